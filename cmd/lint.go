@@ -1,0 +1,102 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/spf13/cobra"
+)
+
+type lintParams struct {
+	out       reportFlags
+	disable   []string
+	listRules bool
+}
+
+func newLintCmd() *cobra.Command {
+	p := &lintParams{}
+	c := &cobra.Command{
+		Use:   "lint FILE...",
+		Short: "Check manifests and snapshots against every rule of Pilotage 1.1 Part II",
+		Long: `Check Pilotage manifests (§5.1) and snapshot files (a manifest plus its guides
+and catalogs, see docs/snapshot.md) against every requirement of Part II that
+a published artifact can show: capability rules (§4.2, §4.3), guides and the
+closed-sets guide (§5.2), risk (§5.3), catalogs (§5.4), retention (§6.6) and
+versioning (§11.1).
+
+Each finding names its rule and spec section and points at file:line:col and
+the JSON Pointer of the value. Use - to read standard input. The kind of
+document is detected from its content.
+
+Exit status: 0 no errors, 1 error findings (or warnings with --strict),
+2 usage errors or unreadable files.`,
+		Example: `  pilotage lint manifest.json
+  pilotage lint --format sarif -o lint.sarif snapshot.json
+  cat manifest.json | pilotage lint -
+  pilotage lint --disable core-guide-size snapshot.json
+  pilotage lint --list-rules --format json`,
+		RunE: func(c *cobra.Command, args []string) error { return runLint(c, p, args) },
+	}
+	p.out.register(c, []report.Format{report.Text, report.JSON, report.SARIF, report.GitHub, report.JUnit})
+	c.Flags().StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
+	c.Flags().BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
+	return c
+}
+
+func runLint(c *cobra.Command, p *lintParams, args []string) error {
+	format, err := p.out.validate()
+	if err != nil {
+		return err
+	}
+	all := rules.All()
+	if p.listRules {
+		return listRules(c, format, all)
+	}
+	if len(args) == 0 {
+		return usageErr("lint needs at least one FILE (or - for standard input); see 'pilotage lint --help'")
+	}
+	cfg := lint.Config{Disabled: map[string]bool{}}
+	for _, id := range p.disable {
+		cfg.Disabled[id] = true
+	}
+	var inputs []*lint.Input
+	for _, name := range args {
+		src, err := readInput(c, name)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, &lint.Input{File: name, Src: src})
+	}
+	rep, err := lint.Run(all, inputs, cfg)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	return p.out.emit(c, format, rep)
+}
+
+func listRules(c *cobra.Command, format report.Format, all []*lint.Rule) error {
+	infos := make([]report.RuleInfo, len(all))
+	for i, r := range all {
+		infos[i] = r.Info()
+	}
+	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
+	switch format {
+	case report.JSON:
+		enc := json.NewEncoder(c.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"rules": infos})
+	case report.Text:
+		tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tCATEGORY\tSECTION\tSEVERITY\tSUMMARY")
+		for _, r := range infos {
+			fmt.Fprintf(tw, "%s\t%s\t§%s\t%s\t%s\n", r.ID, r.Category, r.Section, r.Severity, r.Summary)
+		}
+		return tw.Flush()
+	}
+	return usageErr("--list-rules prints text or json, not %s", format)
+}

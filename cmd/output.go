@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/spf13/cobra"
+)
+
+// reportFlags are the output flags every checking verb shares.
+type reportFlags struct {
+	format string
+	output string
+	strict bool
+	color  string
+	// formats limits --format for verbs that do not write every format.
+	formats []report.Format
+}
+
+func (f *reportFlags) register(c *cobra.Command, formats []report.Format) {
+	f.formats = formats
+	names := make([]string, len(formats))
+	for i, x := range formats {
+		names[i] = string(x)
+	}
+	c.Flags().StringVarP(&f.format, "format", "f", "text", "output format: "+strings.Join(names, ", "))
+	c.Flags().StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of standard output")
+	c.Flags().BoolVar(&f.strict, "strict", false, "exit 1 on warnings too, not only on errors")
+	c.Flags().StringVar(&f.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
+	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return names, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// validate checks the flag values before any work is done, so a typo
+// fails fast with exit 2.
+func (f *reportFlags) validate() (report.Format, error) {
+	format, err := report.ParseFormat(f.format)
+	if err != nil {
+		return "", usageErr("%v", err)
+	}
+	ok := false
+	for _, x := range f.formats {
+		ok = ok || x == format
+	}
+	if !ok {
+		return "", usageErr("format %q is not available for this command", f.format)
+	}
+	switch f.color {
+	case "auto", "always", "never":
+	default:
+		return "", usageErr("unknown --color %q; use auto, always or never", f.color)
+	}
+	return format, nil
+}
+
+// emit writes the report and returns the verb's result: nil when clean,
+// findingsExit when it should fail.
+func (f *reportFlags) emit(c *cobra.Command, format report.Format, rep *report.Report) error {
+	var w io.Writer = c.OutOrStdout()
+	var file *os.File
+	if f.output != "" && f.output != "-" {
+		var err error
+		file, err = os.Create(f.output)
+		if err != nil {
+			return usageErr("cannot write report: %v", err)
+		}
+		w = file
+	}
+	opt := report.Options{Color: f.useColor(w)}
+	err := report.Write(w, format, rep, opt)
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return usageErr("writing report: %v", err)
+	}
+	if rep.Failed(f.strict) {
+		return findingsExit
+	}
+	return nil
+}
+
+func (f *reportFlags) useColor(w io.Writer) bool {
+	switch f.color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	file, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// readInput reads a named file, or standard input for "-".
+func readInput(c *cobra.Command, name string) ([]byte, error) {
+	if name == "-" {
+		b, err := io.ReadAll(c.InOrStdin())
+		if err != nil {
+			return nil, usageErr("reading standard input: %v", err)
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, usageErr("%s: no such file", name)
+		}
+		return nil, usageErr("%s: %v", name, err)
+	}
+	return b, nil
+}
+
+// printf is a short form for writing to the command's standard output.
+func printf(c *cobra.Command, format string, args ...any) {
+	fmt.Fprintf(c.OutOrStdout(), format, args...)
+}

@@ -1,0 +1,47 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/spf13/cobra"
+)
+
+// toolVersion is set at link time (-ldflags "-X ...cmd.toolVersion=v1.2.3");
+// otherwise the module version from the build info is used.
+var toolVersion = ""
+
+func versionString() string {
+	if toolVersion != "" {
+		return toolVersion
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func newVersionCmd() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "version",
+		Short: "Print the pilotage version and the Pilotage spec version it implements",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			switch format {
+			case "text":
+				fmt.Fprintf(c.OutOrStdout(), "pilotage %s (Pilotage %s)\n", versionString(), pilotage.Version)
+			case "json":
+				b, _ := json.Marshal(map[string]string{"version": versionString(), "pilotage": pilotage.Version})
+				fmt.Fprintln(c.OutOrStdout(), string(b))
+			default:
+				return usageErr("unknown format %q; use text or json", format)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	return c
+}

@@ -1,0 +1,637 @@
+// Package jsonpos parses JSON into a tree that remembers where every value
+// and every object key starts and ends in the source, so that a finding
+// about any value can point at file:line:col and at its JSON Pointer.
+//
+// The parser is strict RFC 8259 (no comments, no trailing commas), keeps
+// object members in source order including duplicates, bounds nesting depth,
+// and reports the first syntax error at its exact position. It never panics
+// on any input.
+package jsonpos
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth bounds nesting so hostile input cannot exhaust the stack.
+const MaxDepth = 10000
+
+// Kind is the JSON type of a node.
+type Kind uint8
+
+// The JSON kinds.
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	Object
+	Array
+)
+
+var kindNames = [...]string{"null", "boolean", "number", "string", "object", "array"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Node is one JSON value with its source extent.
+type Node struct {
+	Kind Kind
+	// Start and End are the byte offsets of the value in the source,
+	// End exclusive.
+	Start, End int
+	// Str is the unescaped string of a String node, or the literal text of
+	// a Number node.
+	Str string
+	// Bool is the value of a Bool node.
+	Bool bool
+	// Members are an Object's members in source order, duplicates kept.
+	Members []Member
+	// Elems are an Array's elements.
+	Elems []*Node
+}
+
+// Member is one object member.
+type Member struct {
+	Key string
+	// KeyStart is the byte offset of the key's opening quote.
+	KeyStart int
+	Value    *Node
+}
+
+// Get returns the value of the last member named key (the member
+// encoding/json would keep), or nil when n is not an object or has none.
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != Object {
+		return nil
+	}
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		if n.Members[i].Key == key {
+			return n.Members[i].Value
+		}
+	}
+	return nil
+}
+
+// Has reports whether object n has a member named key.
+func (n *Node) Has(key string) bool { return n.Get(key) != nil }
+
+// Index returns element i of an array, or nil.
+func (n *Node) Index(i int) *Node {
+	if n == nil || n.Kind != Array || i < 0 || i >= len(n.Elems) {
+		return nil
+	}
+	return n.Elems[i]
+}
+
+// Is reports whether n is non-nil and of kind k.
+func (n *Node) Is(k Kind) bool { return n != nil && n.Kind == k }
+
+// String returns the string value of a String node, and "" otherwise.
+func (n *Node) String() string {
+	if n == nil || n.Kind != String {
+		return ""
+	}
+	return n.Str
+}
+
+// At resolves an RFC 6901 JSON Pointer below n; nil when it does not
+// resolve.
+func (n *Node) At(pointer string) *Node {
+	if pointer == "" {
+		return n
+	}
+	if pointer[0] != '/' {
+		return nil
+	}
+	cur := n
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		if cur == nil {
+			return nil
+		}
+		tok = unescapeToken(tok)
+		switch cur.Kind {
+		case Object:
+			cur = cur.Get(tok)
+		case Array:
+			i, err := strconv.Atoi(tok)
+			if err != nil || (len(tok) > 1 && tok[0] == '0') {
+				return nil
+			}
+			cur = cur.Index(i)
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+func unescapeToken(t string) string {
+	if !strings.Contains(t, "~") {
+		return t
+	}
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+}
+
+// Value converts the tree to the plain Go values encoding/json would give
+// with UseNumber: map[string]any, []any, json.Number, string, bool, nil.
+// This is the form JSON Schema validation takes.
+func (n *Node) Value() any {
+	if n == nil {
+		return nil
+	}
+	switch n.Kind {
+	case Bool:
+		return n.Bool
+	case Number:
+		return json.Number(n.Str)
+	case String:
+		return n.Str
+	case Object:
+		m := make(map[string]any, len(n.Members))
+		for _, mem := range n.Members {
+			m[mem.Key] = mem.Value.Value()
+		}
+		return m
+	case Array:
+		a := make([]any, len(n.Elems))
+		for i, e := range n.Elems {
+			a[i] = e.Value()
+		}
+		return a
+	}
+	return nil
+}
+
+// Pos is a source position: byte offset and 1-based line and column.
+// Columns count Unicode characters, as editors do.
+type Pos struct {
+	Offset int
+	Line   int
+	Column int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
+
+// Doc is a parsed JSON document with its source.
+type Doc struct {
+	Src   []byte
+	Root  *Node
+	lines []int // byte offsets of line starts, built on first Position call
+}
+
+// SyntaxError is a JSON syntax error at a position.
+type SyntaxError struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%d:%d: %s", e.Pos.Line, e.Pos.Column, e.Msg)
+}
+
+// Parse parses src. On a syntax error it returns a Doc whose Root is nil
+// (the Doc still answers Position) and a *SyntaxError.
+func Parse(src []byte) (*Doc, error) {
+	d := &Doc{Src: src}
+	p := parser{src: src}
+	p.skipWS()
+	root := p.value(0)
+	if p.err == nil {
+		p.skipWS()
+		if p.i < len(p.src) {
+			p.fail(p.i, "unexpected %s after the top-level value; a JSON document holds exactly one value", p.describe(p.i))
+		}
+	}
+	if p.err != nil {
+		return d, &SyntaxError{Pos: d.Position(p.errAt), Msg: p.err.Error()}
+	}
+	d.Root = root
+	return d, nil
+}
+
+// Position converts a byte offset into a line and column.
+func (d *Doc) Position(offset int) Pos {
+	if d.lines == nil {
+		d.lines = append(d.lines, 0)
+		for i, c := range d.Src {
+			if c == '\n' {
+				d.lines = append(d.lines, i+1)
+			}
+		}
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	if offset > len(d.Src) {
+		offset = len(d.Src)
+	}
+	// Binary search for the last line start <= offset.
+	lo, hi := 0, len(d.lines)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if d.lines[mid] <= offset {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	col := utf8.RuneCount(d.Src[d.lines[lo]:offset]) + 1
+	return Pos{Offset: offset, Line: lo + 1, Column: col}
+}
+
+// Raw returns the source bytes of n.
+func (d *Doc) Raw(n *Node) []byte { return d.Src[n.Start:n.End] }
+
+// Locate returns the position of the value at pointer, falling back to the
+// deepest existing ancestor when the pointer does not resolve (a missing
+// member is reported where its parent object starts). With key true and a
+// pointer naming an object member, it returns the member's key position.
+func (d *Doc) Locate(pointer string, key bool) (Pos, string) {
+	if d.Root == nil {
+		return d.Position(0), ""
+	}
+	tokens := []string{}
+	if pointer != "" {
+		tokens = strings.Split(pointer[1:], "/")
+	}
+	cur := d.Root
+	resolved := ""
+	for i, tok := range tokens {
+		t := unescapeToken(tok)
+		var next *Node
+		keyAt := -1
+		switch cur.Kind {
+		case Object:
+			for j := len(cur.Members) - 1; j >= 0; j-- {
+				if cur.Members[j].Key == t {
+					next, keyAt = cur.Members[j].Value, cur.Members[j].KeyStart
+					break
+				}
+			}
+		case Array:
+			if n, err := strconv.Atoi(t); err == nil {
+				next = cur.Index(n)
+			}
+		}
+		if next == nil {
+			return d.Position(cur.Start), resolved
+		}
+		resolved += "/" + tok
+		if key && keyAt >= 0 && i == len(tokens)-1 {
+			return d.Position(keyAt), resolved
+		}
+		cur = next
+	}
+	return d.Position(cur.Start), resolved
+}
+
+type parser struct {
+	src   []byte
+	i     int
+	err   error
+	errAt int
+}
+
+func (p *parser) fail(at int, format string, args ...any) {
+	if p.err == nil {
+		p.err = fmt.Errorf(format, args...)
+		p.errAt = at
+	}
+}
+
+func (p *parser) describe(at int) string {
+	if at >= len(p.src) {
+		return "end of input"
+	}
+	r, _ := utf8.DecodeRune(p.src[at:])
+	if r == utf8.RuneError {
+		return fmt.Sprintf("byte 0x%02x", p.src[at])
+	}
+	return strconv.QuoteRune(r)
+}
+
+func (p *parser) skipWS() {
+	for p.i < len(p.src) {
+		switch p.src[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) *Node {
+	if depth > MaxDepth {
+		p.fail(p.i, "nesting deeper than %d levels", MaxDepth)
+		return nil
+	}
+	if p.i >= len(p.src) {
+		p.fail(p.i, "unexpected end of input; expected a value")
+		return nil
+	}
+	start := p.i
+	switch c := p.src[p.i]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		s, ok := p.str()
+		if !ok {
+			return nil
+		}
+		return &Node{Kind: String, Start: start, End: p.i, Str: s}
+	case c == 't':
+		return p.literal("true", &Node{Kind: Bool, Bool: true})
+	case c == 'f':
+		return p.literal("false", &Node{Kind: Bool})
+	case c == 'n':
+		return p.literal("null", &Node{Kind: Null})
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	default:
+		p.fail(p.i, "unexpected %s; expected a value (object, array, string, number, true, false or null)", p.describe(p.i))
+		return nil
+	}
+}
+
+func (p *parser) literal(word string, n *Node) *Node {
+	if len(p.src)-p.i < len(word) || string(p.src[p.i:p.i+len(word)]) != word {
+		p.fail(p.i, "invalid literal; expected %q", word)
+		return nil
+	}
+	n.Start = p.i
+	p.i += len(word)
+	n.End = p.i
+	return n
+}
+
+func (p *parser) number() *Node {
+	start := p.i
+	if p.src[p.i] == '-' {
+		p.i++
+	}
+	digits := func() int {
+		s := p.i
+		for p.i < len(p.src) && p.src[p.i] >= '0' && p.src[p.i] <= '9' {
+			p.i++
+		}
+		return p.i - s
+	}
+	intStart := p.i
+	n := digits()
+	if n == 0 {
+		p.fail(p.i, "invalid number: expected a digit after '-'")
+		return nil
+	}
+	if n > 1 && p.src[intStart] == '0' {
+		p.fail(intStart, "invalid number: leading zeros are not allowed")
+		return nil
+	}
+	if p.i < len(p.src) && p.src[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			p.fail(p.i, "invalid number: expected a digit after '.'")
+			return nil
+		}
+	}
+	if p.i < len(p.src) && (p.src[p.i] == 'e' || p.src[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.src) && (p.src[p.i] == '+' || p.src[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			p.fail(p.i, "invalid number: expected a digit in the exponent")
+			return nil
+		}
+	}
+	return &Node{Kind: Number, Start: start, End: p.i, Str: string(p.src[start:p.i])}
+}
+
+// str parses a string starting at the opening quote and returns its
+// unescaped value.
+func (p *parser) str() (string, bool) {
+	start := p.i
+	p.i++ // opening quote
+	// Fast path: no escapes, valid UTF-8, no control characters.
+	j := p.i
+	for j < len(p.src) {
+		c := p.src[j]
+		if c == '"' {
+			s := p.src[p.i:j]
+			if utf8.Valid(s) {
+				p.i = j + 1
+				return string(s), true
+			}
+			break
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		j++
+	}
+	var b strings.Builder
+	for {
+		if p.i >= len(p.src) {
+			p.fail(start, "unterminated string: no closing '\"' before the end of input")
+			return "", false
+		}
+		c := p.src[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return b.String(), true
+		case c < 0x20:
+			p.fail(p.i, "control character 0x%02x in string; escape it (\\n, \\t, \\u00XX)", c)
+			return "", false
+		case c == '\\':
+			if !p.escape(&b) {
+				return "", false
+			}
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			p.i++
+		default:
+			r, size := utf8.DecodeRune(p.src[p.i:])
+			if r == utf8.RuneError && size == 1 {
+				p.fail(p.i, "invalid UTF-8 byte 0x%02x in string", c)
+				return "", false
+			}
+			b.WriteRune(r)
+			p.i += size
+		}
+	}
+}
+
+func (p *parser) escape(b *strings.Builder) bool {
+	at := p.i
+	p.i++
+	if p.i >= len(p.src) {
+		p.fail(at, "unterminated escape sequence")
+		return false
+	}
+	c := p.src[p.i]
+	p.i++
+	switch c {
+	case '"', '\\', '/':
+		b.WriteByte(c)
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't':
+		b.WriteByte('\t')
+	case 'u':
+		r, ok := p.hex4(at)
+		if !ok {
+			return false
+		}
+		if utf16.IsSurrogate(r) {
+			// A high surrogate pairs with a following \uDC00-\uDFFF.
+			if p.i+1 < len(p.src) && p.src[p.i] == '\\' && p.src[p.i+1] == 'u' {
+				save := p.i
+				p.i++
+				r2, ok := p.hex4(save)
+				if !ok {
+					return false
+				}
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					b.WriteRune(d)
+					return true
+				}
+				p.i = save
+			}
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+	default:
+		p.fail(at, "invalid escape '\\%c'; valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX", c)
+		return false
+	}
+	return true
+}
+
+func (p *parser) hex4(at int) (rune, bool) {
+	// p.i points just after 'u'.
+	p.i++
+	if len(p.src)-p.i < 4 {
+		p.fail(at, "invalid \\u escape: expected four hex digits")
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(p.src[p.i:p.i+4]), 16, 32)
+	if err != nil {
+		p.fail(at, "invalid \\u escape: expected four hex digits")
+		return 0, false
+	}
+	p.i += 4
+	return rune(v), true
+}
+
+func (p *parser) object(depth int) *Node {
+	n := &Node{Kind: Object, Start: p.i}
+	p.i++ // {
+	p.skipWS()
+	if p.i < len(p.src) && p.src[p.i] == '}' {
+		p.i++
+		n.End = p.i
+		return n
+	}
+	for {
+		p.skipWS()
+		if p.i >= len(p.src) {
+			p.fail(p.i, "unexpected end of input: the object has no closing '}'")
+			return nil
+		}
+		if p.src[p.i] != '"' {
+			p.fail(p.i, "unexpected %s; expected a member name in double quotes", p.describe(p.i))
+			return nil
+		}
+		keyStart := p.i
+		key, ok := p.str()
+		if !ok {
+			return nil
+		}
+		p.skipWS()
+		if p.i >= len(p.src) || p.src[p.i] != ':' {
+			p.fail(p.i, "unexpected %s; expected ':' after member name %q", p.describe(p.i), key)
+			return nil
+		}
+		p.i++
+		p.skipWS()
+		v := p.value(depth + 1)
+		if v == nil {
+			return nil
+		}
+		n.Members = append(n.Members, Member{Key: key, KeyStart: keyStart, Value: v})
+		p.skipWS()
+		if p.i >= len(p.src) {
+			p.fail(p.i, "unexpected end of input: the object has no closing '}'")
+			return nil
+		}
+		switch p.src[p.i] {
+		case ',':
+			p.i++
+			p.skipWS()
+			if p.i < len(p.src) && p.src[p.i] == '}' {
+				p.fail(p.i, "trailing comma before '}'; remove the last ','")
+				return nil
+			}
+		case '}':
+			p.i++
+			n.End = p.i
+			return n
+		default:
+			p.fail(p.i, "unexpected %s; expected ',' or '}' after an object member", p.describe(p.i))
+			return nil
+		}
+	}
+}
+
+func (p *parser) array(depth int) *Node {
+	n := &Node{Kind: Array, Start: p.i}
+	p.i++ // [
+	p.skipWS()
+	if p.i < len(p.src) && p.src[p.i] == ']' {
+		p.i++
+		n.End = p.i
+		return n
+	}
+	for {
+		p.skipWS()
+		v := p.value(depth + 1)
+		if v == nil {
+			return nil
+		}
+		n.Elems = append(n.Elems, v)
+		p.skipWS()
+		if p.i >= len(p.src) {
+			p.fail(p.i, "unexpected end of input: the array has no closing ']'")
+			return nil
+		}
+		switch p.src[p.i] {
+		case ',':
+			p.i++
+			p.skipWS()
+			if p.i < len(p.src) && p.src[p.i] == ']' {
+				p.fail(p.i, "trailing comma before ']'; remove the last ','")
+				return nil
+			}
+		case ']':
+			p.i++
+			n.End = p.i
+			return n
+		default:
+			p.fail(p.i, "unexpected %s; expected ',' or ']' after an array element", p.describe(p.i))
+			return nil
+		}
+	}
+}

@@ -1,0 +1,162 @@
+// Package lint is the rule framework behind `pilotage lint`: the Rule
+// record (ID, category, spec section, severity, summary), the Pass a rule
+// inspects (a parsed manifest or snapshot with each Language's effective
+// capabilities, guides, catalog and parsed closed-sets guide), and the
+// runner that turns rule reports into positioned findings.
+//
+// Rules live one per file in lint/rules; each is documented in
+// docs/rules/<id>.md.
+package lint
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// Categories group rules in --list-rules and the docs.
+const (
+	CatSyntax       = "syntax"       // JSON and schema structure
+	CatManifest     = "manifest"     // §5.1, §3.3, §11.1
+	CatCapabilities = "capabilities" // §4.2, §4.3
+	CatGuides       = "guides"       // §5.2
+	CatClosedSets   = "closed-sets"  // §5.2 and closed-sets-format.md
+	CatRisk         = "risk"         // §5.3
+	CatCatalog      = "catalog"      // §5.4
+	CatRetention    = "retention"    // §6.6
+)
+
+// Rule is one check, documented in docs/rules/<ID>.md.
+type Rule struct {
+	ID       string
+	Category string
+	// Section is the Part II section the rule enforces, without "§".
+	Section string
+	// Severity is error for a MUST, warning for a SHOULD, info otherwise.
+	Severity report.Severity
+	// Summary is one sentence: what the rule requires.
+	Summary string
+	// Check inspects one input and reports through the pass.
+	Check func(p *Pass)
+}
+
+// Info returns the rule's description for reporters.
+func (r *Rule) Info() report.RuleInfo {
+	return report.RuleInfo{ID: r.ID, Category: r.Category, Section: r.Section, Severity: r.Severity,
+		Summary: r.Summary, Doc: "docs/rules/" + r.ID + ".md"}
+}
+
+// InputKind says what a linted file holds.
+type InputKind int
+
+// The input kinds.
+const (
+	KindUnknown  InputKind = iota
+	KindManifest           // a manifest object (§5.1)
+	KindSnapshot           // a snapshot file (data-model.md)
+)
+
+func (k InputKind) String() string {
+	switch k {
+	case KindManifest:
+		return "manifest"
+	case KindSnapshot:
+		return "snapshot"
+	}
+	return "unknown"
+}
+
+// Locator maps a JSON Pointer into the linted document to the place a
+// finding should point at: for hand-written JSON the value itself, for a
+// document built from PDL the PDL construct it came from.
+type Locator func(pointer string, key bool) (file string, line, col int)
+
+// Grammar holds what is known about the Language's grammar when the input
+// is a PDL definition (reading 14 of data-model.md); nil for plain JSON.
+type Grammar struct {
+	HasBranchesOrLoops bool
+	AcceptsInput       bool
+	NativeStepIDs      bool
+	SummarizedLoops    bool
+}
+
+// Input is one document to lint.
+type Input struct {
+	// File is the name findings carry ("-" for standard input).
+	File string
+	Src  []byte
+	// Locate overrides positions (PDL builds); nil uses Src positions.
+	Locate Locator
+	// Grammars maps a Language id to its grammar facts, when known.
+	Grammars map[string]*Grammar
+}
+
+// Config selects rules.
+type Config struct {
+	// Disabled rule IDs.
+	Disabled map[string]bool
+}
+
+// Run lints every input with the enabled rules and returns the report.
+// Malformed JSON is a finding, never an error; Run fails only on a
+// configuration error (an unknown rule ID in Disabled).
+func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
+	known := map[string]bool{}
+	for _, r := range rules {
+		known[r.ID] = true
+	}
+	var unknown []string
+	for id := range cfg.Disabled {
+		if !known[id] {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("unknown rule %q; list the rules with --list-rules", unknown[0])
+	}
+	rep := &report.Report{Tool: "pilotage lint", Sources: map[string][]byte{}}
+	var enabled []*Rule
+	for _, r := range rules {
+		if !cfg.Disabled[r.ID] {
+			enabled = append(enabled, r)
+			rep.Rules = append(rep.Rules, r.Info())
+		}
+	}
+	for _, in := range inputs {
+		rep.Files = append(rep.Files, in.File)
+		rep.Sources[in.File] = in.Src
+		rep.Add(lintOne(enabled, in)...)
+	}
+	rep.Summary.Files = len(inputs)
+	rep.Summary.Checked = map[string]int{"rules": len(enabled)}
+	rep.Sort()
+	return rep, nil
+}
+
+// lintOne parses one input and runs the rules over it.
+func lintOne(rules []*Rule, in *Input) []report.Finding {
+	doc, err := jsonpos.Parse(in.Src)
+	if err != nil {
+		se := err.(*jsonpos.SyntaxError)
+		return []report.Finding{{
+			Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,
+			Message: "malformed JSON: " + se.Msg, File: in.File,
+			Line: se.Pos.Line, Column: se.Pos.Column, Pointer: "",
+			Hint: "fix the JSON syntax first; no other rule can run on this file",
+		}}
+	}
+	p := newPass(in, doc)
+	for _, r := range rules {
+		p.rule = r
+		r.Check(p)
+	}
+	return p.findings
+}
+
+// RuleJSONSyntax is the ID of the built-in finding for unparsable JSON. It
+// is a rule like any other (lint/rules registers its metadata) but is
+// raised by the runner, since nothing else can run on such a file.
+const RuleJSONSyntax = "json-syntax"

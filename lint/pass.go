@@ -1,0 +1,308 @@
+package lint
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// Pass is what a rule sees of one input: the parsed document and a view
+// of each Language in it. Rules report through it with JSON Pointers; the
+// pass turns pointers into positions.
+type Pass struct {
+	In   *Input
+	Doc  *jsonpos.Doc
+	Kind InputKind
+	// Manifest is the manifest object (the root of a manifest file, or the
+	// snapshot's `manifest` member); nil when absent or not an object.
+	Manifest *jsonpos.Node
+	// ManifestPtr is the pointer of Manifest: "" or "/manifest".
+	ManifestPtr string
+	// Major and Minor are the parsed `pilotage` version; VersionOK is false
+	// when it is missing or not `major.minor`.
+	Major, Minor int
+	VersionOK    bool
+	// Languages are the manifest's Language entries that are objects.
+	Languages []*Language
+
+	rule     *Rule
+	findings []report.Finding
+}
+
+// Language is one Language entry with everything lint knows of it.
+type Language struct {
+	Node    *jsonpos.Node
+	Pointer string // e.g. "/manifest/languages/0"
+	ID      string
+	// Caps is the effective capability map (§4.2). Malformed capability
+	// values are left out (the schema rule reports them).
+	Caps pilotage.Capabilities
+	// HasGuides is true when the input carries this Language's guides
+	// (snapshots); Guides and GuidesPtr are then set.
+	HasGuides bool
+	GuidesPtr string
+	Guides    []*Guide
+	// Catalog is the Language's catalog in a snapshot, or nil.
+	Catalog *Catalog
+	// Grammar is known for PDL inputs only.
+	Grammar *Grammar
+
+	closedSets     *ClosedSets
+	closedSetsDone bool
+}
+
+// Guide is one guide object of a snapshot.
+type Guide struct {
+	Node    *jsonpos.Node
+	Pointer string
+	ID      string
+	Level   string
+	Topics  []string
+	// Body is the guide's body; HasBody is false when it is absent.
+	Body    string
+	HasBody bool
+}
+
+// HasTopic reports whether the guide lists topic t.
+func (g *Guide) HasTopic(t string) bool {
+	for _, x := range g.Topics {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Catalog is one Language's catalog in a snapshot.
+type Catalog struct {
+	Node    *jsonpos.Node
+	Pointer string
+	Entries []*Entry
+}
+
+// Entry is one catalog entry.
+type Entry struct {
+	Node    *jsonpos.Node
+	Pointer string
+	ID      string
+	Kind    string
+}
+
+// ClosedSets is a Language's closed-sets guide, parsed.
+type ClosedSets struct {
+	Guide  *Guide
+	Parsed *closedsets.Parsed
+}
+
+// ClosedSets returns the Language's one closed-sets guide parsed, or nil
+// when the input has no guides, there is not exactly one guide with the
+// topic, or it has no body. Other rules report those conditions.
+func (l *Language) ClosedSets() *ClosedSets {
+	if l.closedSetsDone {
+		return l.closedSets
+	}
+	l.closedSetsDone = true
+	var found []*Guide
+	for _, g := range l.Guides {
+		if g.HasTopic(pilotage.TopicClosedSets) {
+			found = append(found, g)
+		}
+	}
+	if len(found) != 1 || !found[0].HasBody {
+		return nil
+	}
+	l.closedSets = &ClosedSets{Guide: found[0], Parsed: closedsets.Parse([]byte(found[0].Body))}
+	return l.closedSets
+}
+
+// newPass detects what the document is and builds the Language views.
+func newPass(in *Input, doc *jsonpos.Doc) *Pass {
+	p := &Pass{In: in, Doc: doc}
+	root := doc.Root
+	switch {
+	case root.Is(jsonpos.Object) && root.Has("snapshot"):
+		p.Kind = KindSnapshot
+		p.ManifestPtr = "/manifest"
+		p.Manifest = root.Get("manifest")
+	case root.Is(jsonpos.Object) && (root.Has("pilotage") || root.Has("languages")):
+		p.Kind = KindManifest
+		p.Manifest = root
+	default:
+		p.Kind = KindUnknown
+	}
+	if !p.Manifest.Is(jsonpos.Object) {
+		p.Manifest = nil
+		return p
+	}
+	p.Major, p.Minor, p.VersionOK = ParseVersion(p.Manifest.Get("pilotage").String())
+	server := capabilitiesOf(p.Manifest.Get("capabilities"))
+	langs := p.Manifest.Get("languages")
+	if !langs.Is(jsonpos.Array) {
+		return p
+	}
+	for i, ln := range langs.Elems {
+		if !ln.Is(jsonpos.Object) {
+			continue
+		}
+		l := &Language{
+			Node:    ln,
+			Pointer: p.ManifestPtr + "/languages/" + strconv.Itoa(i),
+			ID:      ln.Get("id").String(),
+		}
+		l.Caps = pilotage.Effective(server, capabilitiesOf(ln.Get("capabilities")))
+		if in.Grammars != nil {
+			l.Grammar = in.Grammars[l.ID]
+		}
+		if p.Kind == KindSnapshot {
+			p.attachSnapshotParts(l)
+		}
+		p.Languages = append(p.Languages, l)
+	}
+	return p
+}
+
+// attachSnapshotParts finds the Language's guides and catalog.
+func (p *Pass) attachSnapshotParts(l *Language) {
+	root := p.Doc.Root
+	key := pilotage.EscapePointerToken(l.ID)
+	if gs := root.Get("guides").Get(l.ID); gs.Is(jsonpos.Array) {
+		l.HasGuides = true
+		l.GuidesPtr = "/guides/" + key
+		for i, gn := range gs.Elems {
+			if !gn.Is(jsonpos.Object) {
+				continue
+			}
+			g := &Guide{Node: gn, Pointer: l.GuidesPtr + "/" + strconv.Itoa(i), ID: gn.Get("id").String(),
+				Level: gn.Get("level").String()}
+			for _, t := range gn.Get("topics").Elems {
+				g.Topics = append(g.Topics, t.String())
+			}
+			if b := gn.Get("body"); b.Is(jsonpos.String) {
+				g.Body, g.HasBody = b.Str, true
+			}
+			l.Guides = append(l.Guides, g)
+		}
+	}
+	if cn := root.Get("catalog").Get(l.ID); cn.Is(jsonpos.Object) {
+		c := &Catalog{Node: cn, Pointer: "/catalog/" + key}
+		for i, en := range cn.Get("items").Elems {
+			if !en.Is(jsonpos.Object) {
+				continue
+			}
+			c.Entries = append(c.Entries, &Entry{Node: en, Pointer: c.Pointer + "/items/" + strconv.Itoa(i),
+				ID: en.Get("id").String(), Kind: en.Get("kind").String()})
+		}
+		l.Catalog = c
+	}
+}
+
+// capabilitiesOf reads a capability declaration leniently: members whose
+// value is not a boolean or an object of booleans are left out.
+func capabilitiesOf(n *jsonpos.Node) pilotage.Capabilities {
+	if !n.Is(jsonpos.Object) {
+		return nil
+	}
+	caps := pilotage.Capabilities{}
+	for _, m := range n.Members {
+		switch m.Value.Kind {
+		case jsonpos.Bool:
+			caps[m.Key] = pilotage.CapabilityValue{Declared: m.Value.Bool}
+		case jsonpos.Object:
+			v := pilotage.CapabilityValue{Declared: true, Sub: map[string]bool{}}
+			for _, s := range m.Value.Members {
+				if s.Value.Kind == jsonpos.Bool {
+					v.Sub[s.Key] = s.Value.Bool
+				}
+			}
+			caps[m.Key] = v
+		}
+	}
+	return caps
+}
+
+// ParseVersion parses a `major.minor` version string (§11.1): two
+// non-negative decimal integers without leading zeros or a patch number.
+func ParseVersion(s string) (major, minor int, ok bool) {
+	a, b, found := strings.Cut(s, ".")
+	if !found {
+		return 0, 0, false
+	}
+	num := func(x string) (int, bool) {
+		if x == "" || (len(x) > 1 && x[0] == '0') {
+			return 0, false
+		}
+		for _, c := range x {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+		n, err := strconv.Atoi(x)
+		return n, err == nil
+	}
+	major, ok1 := num(a)
+	minor, ok2 := num(b)
+	return major, minor, ok1 && ok2
+}
+
+// ClosedSetSeverity is the severity of a value outside a closed set
+// (reading 11): an error in a 1.0 or 1.1 manifest, a warning in a later
+// minor version, which may add values.
+func (p *Pass) ClosedSetSeverity() report.Severity {
+	if p.VersionOK && p.Major == pilotage.Major && p.Minor > 1 {
+		return report.Warning
+	}
+	return report.Error
+}
+
+// Decode unmarshals the value at n into v with encoding/json, for rules
+// that want typed access to a small subtree. It reports whether it worked.
+func (p *Pass) Decode(n *jsonpos.Node, v any) bool {
+	if n == nil {
+		return false
+	}
+	return json.Unmarshal(p.Doc.Raw(n), v) == nil
+}
+
+// Report records a finding at the value at pointer, with the rule's
+// severity. hint may be empty.
+func (p *Pass) Report(pointer, message, hint string) {
+	p.ReportAs(p.rule.Severity, pointer, false, message, hint)
+}
+
+// ReportKey records a finding at the member name of the last token of
+// pointer (for "this member should not be here").
+func (p *Pass) ReportKey(pointer, message, hint string) {
+	p.ReportAs(p.rule.Severity, pointer, true, message, hint)
+}
+
+// ReportAs records a finding with an explicit severity, for rules whose
+// severity depends on the input (reading 11, reading 14).
+func (p *Pass) ReportAs(sev report.Severity, pointer string, key bool, message, hint string) {
+	f := report.Finding{Rule: p.rule.ID, Section: p.rule.Section, Severity: sev, Message: message,
+		Hint: hint, File: p.In.File, Pointer: pointer}
+	if p.In.Locate != nil {
+		f.File, f.Line, f.Column = p.In.Locate(pointer, key)
+	} else {
+		pos, resolved := p.Doc.Locate(pointer, key)
+		f.Line, f.Column = pos.Line, pos.Column
+		if resolved == pointer && !key {
+			if n := p.Doc.Root.At(pointer); n != nil && n.Kind != jsonpos.Object && n.Kind != jsonpos.Array {
+				end := p.Doc.Position(n.End)
+				f.EndLine, f.EndColumn = end.Line, end.Column
+			}
+		}
+	}
+	p.findings = append(p.findings, f)
+}
+
+// ReportLine records a finding inside a guide body: line is 1-based within
+// the body. JSON strings cannot point inside themselves, so the finding
+// points at the body member and names the line in the message.
+func (p *Pass) ReportLine(g *Guide, line int, message, hint string) {
+	p.Report(g.Pointer+"/body", "guide "+strconv.Quote(g.ID)+", body line "+strconv.Itoa(line)+": "+message, hint)
+}

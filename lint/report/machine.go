@@ -1,0 +1,289 @@
+package report
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// jsonReport is the stable json contract.
+type jsonReport struct {
+	Findings []Finding `json:"findings"`
+	Summary  Summary   `json:"summary"`
+}
+
+func writeJSON(w io.Writer, r *Report) error {
+	fs := r.Findings
+	if fs == nil {
+		fs = []Finding{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(jsonReport{Findings: fs, Summary: r.Summary})
+}
+
+// githubEscape escapes a workflow-command message (%, CR, LF).
+var githubEscape = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+
+// githubEscapeProp escapes a workflow-command property, which also may not
+// contain ':' or ','.
+var githubEscapeProp = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+
+// writeGitHub prints one GitHub Actions annotation per finding.
+func writeGitHub(w io.Writer, r *Report) error {
+	for _, f := range r.Findings {
+		cmd := "notice"
+		switch f.Severity {
+		case Error:
+			cmd = "error"
+		case Warning:
+			cmd = "warning"
+		}
+		props := []string{"file=" + githubEscapeProp.Replace(f.File)}
+		if f.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", f.Line), fmt.Sprintf("col=%d", f.Column))
+		}
+		if f.EndLine > 0 {
+			props = append(props, fmt.Sprintf("endLine=%d", f.EndLine), fmt.Sprintf("endColumn=%d", f.EndColumn))
+		}
+		props = append(props, "title="+githubEscapeProp.Replace(f.Rule+" (§"+f.Section+")"))
+		msg := f.Message
+		if f.Hint != "" {
+			msg += "\nhint: " + f.Hint
+		}
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), githubEscape.Replace(msg)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SARIF 2.1.0, the subset GitHub code scanning reads.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	InformationURI string      `json:"informationUri,omitempty"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifRule struct {
+	ID                   string            `json:"id"`
+	ShortDescription     sarifText         `json:"shortDescription"`
+	FullDescription      sarifText         `json:"fullDescription"`
+	Help                 sarifText         `json:"help"`
+	DefaultConfiguration sarifRuleConfig   `json:"defaultConfiguration"`
+	Properties           map[string]string `json:"properties,omitempty"`
+}
+
+type sarifRuleConfig struct {
+	Level string `json:"level"`
+}
+
+type sarifResult struct {
+	RuleID    string          `json:"ruleId"`
+	RuleIndex int             `json:"ruleIndex"`
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+	EndLine     int `json:"endLine,omitempty"`
+	EndColumn   int `json:"endColumn,omitempty"`
+}
+
+func sarifLevel(s Severity) string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+func writeSARIF(w io.Writer, r *Report) error {
+	rules := append([]RuleInfo(nil), r.Rules...)
+	known := map[string]bool{}
+	for _, ri := range rules {
+		known[ri.ID] = true
+	}
+	// Findings from rules the report does not describe still need an entry.
+	for _, f := range r.Findings {
+		if !known[f.Rule] {
+			known[f.Rule] = true
+			rules = append(rules, RuleInfo{ID: f.Rule, Section: f.Section, Severity: f.Severity, Summary: f.Rule})
+		}
+	}
+	sort.Slice(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
+	index := map[string]int{}
+	driver := sarifDriver{Name: "pilotage", InformationURI: "https://pilotage.dev", Rules: []sarifRule{}}
+	for i, ri := range rules {
+		index[ri.ID] = i
+		help := fmt.Sprintf("Pilotage 1.1 Part II §%s.", ri.Section)
+		if ri.Doc != "" {
+			help += " See " + ri.Doc + "."
+		}
+		driver.Rules = append(driver.Rules, sarifRule{
+			ID:                   ri.ID,
+			ShortDescription:     sarifText{Text: ri.Summary},
+			FullDescription:      sarifText{Text: ri.Summary + " (§" + ri.Section + ")"},
+			Help:                 sarifText{Text: help},
+			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(ri.Severity)},
+			Properties:           map[string]string{"category": ri.Category, "section": ri.Section},
+		})
+	}
+	results := []sarifResult{}
+	for _, f := range r.Findings {
+		msg := f.Message
+		if f.Hint != "" {
+			msg += " Hint: " + f.Hint
+		}
+		loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: toURI(f.File)}}
+		if f.Line > 0 {
+			loc.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn}
+		}
+		results = append(results, sarifResult{
+			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
+			Message:   sarifText{Text: msg},
+			Locations: []sarifLocation{{PhysicalLocation: loc}},
+		})
+	}
+	log := sarifLog{
+		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
+		Version: "2.1.0",
+		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}
+
+// toURI makes a relative, slash-separated path; "-" (standard input)
+// becomes "stdin".
+func toURI(file string) string {
+	if file == "-" || file == "" {
+		return "stdin"
+	}
+	return strings.ReplaceAll(file, "\\", "/")
+}
+
+// JUnit XML: one test case per input file, failing when the file has an
+// error finding.
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func writeJUnit(w io.Writer, r *Report) error {
+	byFile := map[string][]Finding{}
+	files := append([]string(nil), r.Files...)
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f] = true
+	}
+	for _, f := range r.Findings {
+		byFile[f.File] = append(byFile[f.File], f)
+		if !seen[f.File] {
+			seen[f.File] = true
+			files = append(files, f.File)
+		}
+	}
+	suite := junitSuite{Name: r.Tool, Cases: []junitCase{}}
+	for _, file := range files {
+		c := junitCase{Name: file, Classname: r.Tool}
+		var errs, others []string
+		for _, f := range byFile[file] {
+			line := fmt.Sprintf("%s:%d:%d: %s: %s [%s §%s]", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule, f.Section)
+			if f.Severity == Error {
+				errs = append(errs, line)
+			} else {
+				others = append(others, line)
+			}
+		}
+		if len(errs) > 0 {
+			suite.Failures++
+			c.Failure = &junitFailure{Message: plural(len(errs), "error"), Type: "error", Text: strings.Join(errs, "\n")}
+		}
+		if len(others) > 0 {
+			c.SystemOut = strings.Join(others, "\n")
+		}
+		suite.Cases = append(suite.Cases, c)
+	}
+	suite.Tests = len(suite.Cases)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitSuites{Suites: []junitSuite{suite}}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

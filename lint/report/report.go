@@ -1,0 +1,185 @@
+// Package report holds the finding model every checking command shares
+// (lint, replay, the PDL compiler) and the writers that render a report in
+// the formats people and CI systems read: text, json, sarif, github and
+// junit. The json form is a stable contract: fields are only ever added,
+// and added fields are optional.
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Severity of a finding: error for a MUST, warning for a SHOULD, info for
+// what is worth knowing but breaks nothing.
+type Severity string
+
+// The severities.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Info    Severity = "info"
+)
+
+// Finding is one problem found in one file.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Section  string   `json:"section"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Column   int      `json:"column"`
+	Pointer  string   `json:"pointer"`
+	// EndLine and EndColumn close the underlined range (exclusive end);
+	// zero when only a start is known.
+	EndLine   int    `json:"end_line,omitempty"`
+	EndColumn int    `json:"end_column,omitempty"`
+	Hint      string `json:"hint,omitempty"`
+	// Key groups findings by subject inside a file (replay: the run_id).
+	Key string `json:"key,omitempty"`
+	// Related points at other places the finding involves (replay: the plan
+	// step an entry was matched against).
+	Related []Location `json:"related,omitempty"`
+}
+
+// Location is a place in a file.
+type Location struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Pointer string `json:"pointer"`
+	Note    string `json:"note,omitempty"`
+}
+
+// Summary counts findings by severity, plus what was checked, so that a
+// run that checked nothing can never pass unnoticed.
+type Summary struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos,omitempty"`
+	Files    int `json:"files,omitempty"`
+	// Checked counts the units checked (entries, steps, rules …).
+	Checked map[string]int `json:"checked,omitempty"`
+}
+
+// RuleInfo describes a rule for reporters that list rules (sarif).
+type RuleInfo struct {
+	ID       string   `json:"id"`
+	Category string   `json:"category"`
+	Section  string   `json:"section"`
+	Severity Severity `json:"severity"`
+	Summary  string   `json:"summary"`
+	// Doc is the repository path of the rule's documentation page.
+	Doc string `json:"doc,omitempty"`
+}
+
+// Report is everything a writer needs.
+type Report struct {
+	// Tool names the command, for sarif and junit ("pilotage lint").
+	Tool     string
+	Findings []Finding
+	Summary  Summary
+	// Rules are the rules that ran, for sarif's rule table.
+	Rules []RuleInfo
+	// Files lists every input checked, in order, so junit can emit a test
+	// case per file even when it is clean.
+	Files []string
+	// Sources maps a file name to its bytes, for source snippets in text.
+	Sources map[string][]byte
+}
+
+// Add appends findings and keeps the summary counts in step.
+func (r *Report) Add(fs ...Finding) {
+	for _, f := range fs {
+		r.Findings = append(r.Findings, f)
+		switch f.Severity {
+		case Error:
+			r.Summary.Errors++
+		case Warning:
+			r.Summary.Warnings++
+		default:
+			r.Summary.Infos++
+		}
+	}
+}
+
+// Sort orders findings by file, position, then rule, so output is stable.
+func (r *Report) Sort() {
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.Message < b.Message
+	})
+}
+
+// Failed reports whether the report should fail the command: any error,
+// or with strict any warning too.
+func (r *Report) Failed(strict bool) bool {
+	return r.Summary.Errors > 0 || (strict && r.Summary.Warnings > 0)
+}
+
+// Format names an output format.
+type Format string
+
+// The formats.
+const (
+	Text   Format = "text"
+	JSON   Format = "json"
+	SARIF  Format = "sarif"
+	GitHub Format = "github"
+	JUnit  Format = "junit"
+)
+
+// Formats lists the formats every checking command accepts.
+var Formats = []Format{Text, JSON, SARIF, GitHub, JUnit}
+
+// ParseFormat validates a --format value.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown format %q; use one of: %s", s, strings.Join(names, ", "))
+}
+
+// Options tune the text writer.
+type Options struct {
+	// Color enables ANSI colour in text output.
+	Color bool
+}
+
+// Write renders r in format f.
+func Write(w io.Writer, f Format, r *Report, opt Options) error {
+	switch f {
+	case Text:
+		return writeText(w, r, opt)
+	case JSON:
+		return writeJSON(w, r)
+	case SARIF:
+		return writeSARIF(w, r)
+	case GitHub:
+		return writeGitHub(w, r)
+	case JUnit:
+		return writeJUnit(w, r)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}

@@ -1,0 +1,167 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiBlue   = "\x1b[34m"
+	ansiDim    = "\x1b[2m"
+)
+
+// writeText renders findings the way HCL does: a location and summary
+// line, the source line with the subject underlined, then the hint.
+func writeText(w io.Writer, r *Report, opt Options) error {
+	bw := bufio.NewWriter(w)
+	paint := func(code, s string) string {
+		if !opt.Color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	for _, f := range r.Findings {
+		sevColor := ansiBlue
+		switch f.Severity {
+		case Error:
+			sevColor = ansiRed
+		case Warning:
+			sevColor = ansiYellow
+		}
+		loc := f.File
+		if f.Line > 0 {
+			loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+		}
+		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, loc), paint(sevColor, string(f.Severity)),
+			f.Message, paint(ansiDim, fmt.Sprintf("[%s §%s]", f.Rule, f.Section)))
+		if snip := snippet(r.Sources[f.File], f); snip != "" {
+			bw.WriteString(snip)
+		}
+		if f.Pointer != "" {
+			fmt.Fprintf(bw, "  %s %s\n", paint(ansiDim, "at"), f.Pointer)
+		}
+		for _, rel := range f.Related {
+			fmt.Fprintf(bw, "  %s %s:%d:%d %s\n", paint(ansiDim, "see"), rel.File, rel.Line, rel.Column, rel.Note)
+		}
+		if f.Hint != "" {
+			fmt.Fprintf(bw, "  %s %s\n", paint(ansiBold, "hint:"), f.Hint)
+		}
+		bw.WriteByte('\n')
+	}
+	fmt.Fprintln(bw, summaryLine(r))
+	return bw.Flush()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func summaryLine(r *Report) string {
+	s := r.Summary
+	parts := []string{plural(s.Errors, "error"), plural(s.Warnings, "warning")}
+	if s.Infos > 0 {
+		parts = append(parts, plural(s.Infos, "info"))
+	}
+	line := strings.Join(parts, ", ")
+	if s.Files > 0 {
+		line += " in " + plural(s.Files, "file")
+	}
+	if len(s.Checked) > 0 {
+		keys := sortedKeys(s.Checked)
+		var c []string
+		for _, k := range keys {
+			c = append(c, fmt.Sprintf("%d %s", s.Checked[k], k))
+		}
+		line += " (checked " + strings.Join(c, ", ") + ")"
+	}
+	return line
+}
+
+// snippet renders the finding's source line with a gutter and underlines
+// the subject: to EndColumn when known, otherwise the token at Column.
+func snippet(src []byte, f Finding) string {
+	if src == nil || f.Line < 1 {
+		return ""
+	}
+	line, ok := nthLine(src, f.Line)
+	if !ok {
+		return ""
+	}
+	const maxWidth = 160
+	text := strings.ReplaceAll(string(line), "\t", " ")
+	if utf8.RuneCountInString(text) > maxWidth {
+		// Long lines (minified JSON) are windowed around the column.
+		runes := []rune(text)
+		start := max(f.Column-1-maxWidth/2, 0)
+		end := min(start+maxWidth, len(runes))
+		text = string(runes[start:end])
+		f.Column -= start
+		if f.EndLine == f.Line {
+			f.EndColumn -= start
+		}
+	}
+	width := 1
+	if f.EndLine == f.Line && f.EndColumn > f.Column {
+		width = f.EndColumn - f.Column
+	} else {
+		width = tokenWidth([]rune(text), f.Column-1)
+	}
+	gutter := fmt.Sprintf("%4d | ", f.Line)
+	pad := strings.Repeat(" ", len(gutter)-2) + "| "
+	col := max(f.Column-1, 0)
+	return fmt.Sprintf("%s%s\n%s%s%s\n", gutter, text, pad, strings.Repeat(" ", col), strings.Repeat("^", max(width, 1)))
+}
+
+// tokenWidth guesses the width of the token at col: a quoted string, a
+// word, or one character.
+func tokenWidth(line []rune, col int) int {
+	if col < 0 || col >= len(line) {
+		return 1
+	}
+	if line[col] == '"' {
+		for i := col + 1; i < len(line); i++ {
+			if line[i] == '\\' {
+				i++
+				continue
+			}
+			if line[i] == '"' {
+				return i - col + 1
+			}
+		}
+		return len(line) - col
+	}
+	i := col
+	for i < len(line) && (isWord(line[i])) {
+		i++
+	}
+	return max(i-col, 1)
+}
+
+func isWord(r rune) bool {
+	return r == '_' || r == '-' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+}
+
+func nthLine(src []byte, n int) ([]byte, bool) {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return nil, false
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return bytes.TrimRight(src, "\r"), true
+}

@@ -1,0 +1,111 @@
+package rules
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// Each rule has testdata/<id>.txtar. Its files come in pairs:
+//
+//	-- NAME.json --   a document to lint
+//	-- NAME.want --   the findings of this rule alone, one per line:
+//	                  LINE:COL SEVERITY §SECTION POINTER
+//	                  (empty for a passing fixture)
+//
+// Every fixture whose name starts with "pass" must in addition be clean
+// under all rules, so a passing fixture is a conformant document.
+func TestRuleFixtures(t *testing.T) {
+	for _, r := range All() {
+		t.Run(r.ID, func(t *testing.T) {
+			path := filepath.Join("testdata", r.ID+".txtar")
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatalf("every rule needs %s with failing and passing fixtures: %v", path, err)
+			}
+			files := map[string]string{}
+			for _, f := range ar.Files {
+				files[f.Name] = string(f.Data)
+			}
+			var sawFail, sawPass bool
+			for _, f := range ar.Files {
+				if !strings.HasSuffix(f.Name, ".json") {
+					continue
+				}
+				name := strings.TrimSuffix(f.Name, ".json")
+				want, ok := files[name+".want"]
+				if !ok {
+					t.Fatalf("%s: fixture %s has no %s.want", path, f.Name, name)
+				}
+				got := lintWith([]*lint.Rule{r}, f.Name, f.Data)
+				if strings.TrimSpace(got) != strings.TrimSpace(want) {
+					t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, f.Name, got, want)
+				}
+				if strings.TrimSpace(want) == "" {
+					sawPass = true
+				} else {
+					sawFail = true
+				}
+				if strings.HasPrefix(name, "pass") {
+					if all := lintWith(All(), f.Name, f.Data); all != "" {
+						t.Errorf("%s: %s must be clean under every rule, got:\n%s", path, f.Name, all)
+					}
+				}
+			}
+			if !sawFail || !sawPass {
+				t.Errorf("%s needs at least one failing and one passing fixture (fail=%v pass=%v)", path, sawFail, sawPass)
+			}
+		})
+	}
+}
+
+// lintWith lints one document and renders each finding as a .want line.
+func lintWith(rs []*lint.Rule, name string, src []byte) string {
+	rep, err := lint.Run(rs, []*lint.Input{{File: name, Src: src}}, lint.Config{})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	var b strings.Builder
+	for _, f := range rep.Findings {
+		fmt.Fprintf(&b, "%d:%d %s %s §%s %s\n", f.Line, f.Column, f.Severity, f.Rule, f.Section, f.Pointer)
+	}
+	return b.String()
+}
+
+// TestRulesHaveDocs keeps rules and docs/rules pages in sync: every rule
+// has a page with the required headings, and every page has a rule.
+func TestRulesHaveDocs(t *testing.T) {
+	dir := filepath.Join("..", "..", "docs", "rules")
+	pages := map[string]bool{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".md") && e.Name() != "README.md" {
+			pages[strings.TrimSuffix(e.Name(), ".md")] = true
+		}
+	}
+	for _, r := range All() {
+		if !pages[r.ID] {
+			t.Errorf("rule %s has no docs/rules/%s.md", r.ID, r.ID)
+			continue
+		}
+		delete(pages, r.ID)
+		b, _ := os.ReadFile(filepath.Join(dir, r.ID+".md"))
+		doc := string(b)
+		for _, h := range []string{"# " + r.ID, "## What", "## Why", "## The spec", "## Failing example", "## Fixed example"} {
+			if !strings.Contains(doc, h) {
+				t.Errorf("docs/rules/%s.md lacks %q", r.ID, h)
+			}
+		}
+		if !strings.Contains(doc, "§"+r.Section) {
+			t.Errorf("docs/rules/%s.md does not cite §%s", r.ID, r.Section)
+		}
+	}
+	for id := range pages {
+		t.Errorf("docs/rules/%s.md documents no rule", id)
+	}
+}

@@ -1,0 +1,102 @@
+package pilotage
+
+import "encoding/json"
+
+// LearnRequest is the learn operation (§6.2): empty for the index form.
+type LearnRequest struct {
+	ID    string `json:"id,omitempty"`
+	Topic string `json:"topic,omitempty"`
+}
+
+// LearnIndex answers the index form of learn.
+type LearnIndex struct {
+	Guides []Guide `json:"guides"`
+}
+
+// LearnFetch answers the fetch form of learn.
+type LearnFetch struct {
+	Guide Guide `json:"guide"`
+}
+
+// ValidateRequest is the validate operation (§6.4).
+type ValidateRequest struct {
+	Program json.RawMessage `json:"program"`
+	Context json.RawMessage `json:"context,omitempty"`
+}
+
+// ValidateResponse answers validate (§6.4). Diagnostics is always present.
+type ValidateResponse struct {
+	Valid          bool         `json:"valid"`
+	Diagnostics    []Diagnostic `json:"diagnostics"`
+	CatalogVersion string       `json:"catalog_version,omitempty"`
+	Plan           *Plan        `json:"plan,omitempty"`
+	References     []string     `json:"references,omitempty"`
+}
+
+// ExecuteRequest is the execute operation (§6.5) with the binding's `mode`
+// selector for execution_mode "both".
+type ExecuteRequest struct {
+	Program                json.RawMessage `json:"program,omitempty"`
+	ProgramRef             string          `json:"program_ref,omitempty"`
+	Input                  json.RawMessage `json:"input,omitempty"`
+	Context                json.RawMessage `json:"context,omitempty"`
+	TraceLevel             string          `json:"trace_level,omitempty"`
+	Store                  *bool           `json:"store,omitempty"`
+	ExpectedCatalogVersion string          `json:"expected_catalog_version,omitempty"`
+	IdempotencyKey         string          `json:"idempotency_key,omitempty"`
+	TestRun                *bool           `json:"test_run,omitempty"`
+	Mode                   string          `json:"mode,omitempty"`
+}
+
+// ExecuteResponse answers execute (§6.5).
+type ExecuteResponse struct {
+	RunID          string          `json:"run_id"`
+	Outcome        Outcome         `json:"outcome"`
+	Output         json.RawMessage `json:"output,omitempty"`
+	Trace          *Trace          `json:"trace,omitempty"`
+	Diagnostics    []Diagnostic    `json:"diagnostics,omitempty"`
+	CatalogVersion string          `json:"catalog_version,omitempty"`
+}
+
+// TraceFetchRequest is the trace operation's fetch door (§6.6).
+type TraceFetchRequest struct {
+	RunID      string `json:"run_id"`
+	TraceLevel string `json:"trace_level,omitempty"`
+	Question   string `json:"question,omitempty"`
+}
+
+// TraceFetchResponse answers a trace fetch (§6.6).
+type TraceFetchResponse struct {
+	RunID     string          `json:"run_id"`
+	Outcome   Outcome         `json:"outcome"`
+	Output    json.RawMessage `json:"output,omitempty"`
+	Trace     *Trace          `json:"trace"`
+	Narration string          `json:"narration,omitempty"`
+}
+
+// RequestError is the request-error channel's object (§8, data-model.md):
+// `{"error": {...}}` on the wire.
+type RequestError struct {
+	Kind           string `json:"kind"`
+	Message        string `json:"message"`
+	CatalogVersion string `json:"catalog_version,omitempty"`
+}
+
+// Error implements error.
+func (e *RequestError) Error() string { return e.Kind + ": " + e.Message }
+
+// RequestErrorEnvelope is the wire form `{"error": {...}}`.
+type RequestErrorEnvelope struct {
+	Error RequestError `json:"error"`
+}
+
+// Request error kinds (data-model.md §8), a closed set.
+const (
+	ErrInvalidRequest  = "invalid_request"
+	ErrNotFound        = "not_found"
+	ErrUnsupported     = "unsupported"
+	ErrConflict        = "conflict"
+	ErrUnknownBaseline = "unknown_baseline"
+	ErrResourceLimit   = "resource_limit"
+	ErrInternal        = "internal"
+)

@@ -1,0 +1,155 @@
+package pilotage
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// schemaFS holds the JSON Schemas (draft 2020-12) of the wire structures.
+//
+//go:embed schemas/*.json
+var schemaFS embed.FS
+
+// SchemaBase is the URI prefix of the embedded schemas' $id values.
+const SchemaBase = "https://pilotage.dev/schema/1.1/"
+
+// Schema names, one per structure.
+const (
+	SchemaManifest     = "manifest.json"
+	SchemaLanguage     = "language.json"
+	SchemaGuide        = "guide.json"
+	SchemaCatalogEntry = "catalog-entry.json"
+	SchemaSnapshot     = "snapshot.json"
+	SchemaPlan         = "plan.json"
+	SchemaTrace        = "trace.json"
+	SchemaOutcome      = "outcome.json"
+	SchemaRiskHints    = "risk-hints.json"
+	SchemaCapabilities = "capabilities.json"
+)
+
+var (
+	schemasOnce sync.Once
+	schemas     map[string]*jsonschema.Schema
+	schemasErr  error
+)
+
+// Schema returns the compiled embedded schema with the given name
+// (SchemaManifest, …). The schemas are compiled once, on first use.
+func Schema(name string) (*jsonschema.Schema, error) {
+	schemasOnce.Do(compileSchemas)
+	if schemasErr != nil {
+		return nil, schemasErr
+	}
+	s, ok := schemas[name]
+	if !ok {
+		return nil, fmt.Errorf("no embedded schema %q", name)
+	}
+	return s, nil
+}
+
+// SchemaSource returns the raw text of an embedded schema, for docs and
+// for tools that want to publish it.
+func SchemaSource(name string) ([]byte, error) { return schemaFS.ReadFile("schemas/" + name) }
+
+func compileSchemas() {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	entries, err := schemaFS.ReadDir("schemas")
+	if err != nil {
+		schemasErr = err
+		return
+	}
+	var names []string
+	for _, e := range entries {
+		data, err := schemaFS.ReadFile("schemas/" + e.Name())
+		if err != nil {
+			schemasErr = err
+			return
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			schemasErr = fmt.Errorf("schemas/%s: %w", e.Name(), err)
+			return
+		}
+		if err := c.AddResource(SchemaBase+e.Name(), doc); err != nil {
+			schemasErr = err
+			return
+		}
+		names = append(names, e.Name())
+	}
+	schemas = make(map[string]*jsonschema.Schema, len(names))
+	for _, n := range names {
+		s, err := c.Compile(SchemaBase + n)
+		if err != nil {
+			schemasErr = err
+			return
+		}
+		schemas[n] = s
+	}
+}
+
+// SchemaViolation is one leaf failure of a JSON Schema validation.
+type SchemaViolation struct {
+	// Pointer is the RFC 6901 JSON Pointer of the failing value.
+	Pointer string
+	// Message says what is wrong, in English.
+	Message string
+}
+
+var printer = message.NewPrinter(language.English)
+
+// Violations flattens a jsonschema validation error into its leaf causes,
+// sorted by pointer, so every problem can be reported at its own place.
+// A nil error gives nil; an error of another type gives one violation at "".
+func Violations(err error) []SchemaViolation {
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []SchemaViolation{{Message: err.Error()}}
+	}
+	var out []SchemaViolation
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, SchemaViolation{Pointer: PointerFromTokens(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out
+}
+
+// PointerFromTokens builds an RFC 6901 JSON Pointer from unescaped tokens.
+func PointerFromTokens(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(EscapePointerToken(t))
+	}
+	return b.String()
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// EscapePointerToken escapes one reference token for a JSON Pointer.
+func EscapePointerToken(t string) string {
+	if !strings.ContainsAny(t, "~/") {
+		return t
+	}
+	return pointerEscaper.Replace(t)
+}
