@@ -1,0 +1,158 @@
+// Package language is the compiled model of a PDL definition: everything
+// one `.pdl` file says about its Server and Languages, resolved and
+// checked. The PDL compiler produces it; the emitters (build), the lint
+// bridge, the engine (validate, plan, execute, trace) and the MCP server
+// consume it. It is the contract between those parts, so it holds data
+// only; behaviour lives with its consumers.
+package language
+
+import (
+	"encoding/json"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+)
+
+// Pos is a position in a PDL (or named) source file: 1-based line and
+// column, byte offset.
+type Pos struct {
+	File   string
+	Line   int
+	Column int
+	Offset int
+}
+
+// Server is one compiled PDL file: a Server and its Languages.
+type Server struct {
+	Name    string
+	Version string
+	// Capabilities is the Server-level default declaration (§4.2), nil
+	// when the PDL declares none at server level.
+	Capabilities pilotage.Capabilities
+	Languages    []*Language
+	// Catalog holds every catalog entry of the Server; each Language sees
+	// the entries whose `languages` list names it (or is empty).
+	Catalog    []*Entry
+	Principals []*Principal
+	// Pos is where the server block (or the file) starts.
+	Pos Pos
+}
+
+// Language is one compiled Language.
+type Language struct {
+	ID          string
+	Title       string
+	Description string
+	// Capabilities is the Language-level declaration as authored; the
+	// effective map is pilotage.Effective(server.Capabilities, this).
+	Capabilities pilotage.Capabilities
+
+	Locator            string // pilotage.LocatorJSONPointer | LocatorTextRange
+	ExecutionMode      string // "" when execute is not declared
+	TraceLevel         string
+	Retention          string
+	TraceSubprogram    string // "" means the default, opaque
+	PromotionAuthority string // "" means the default, caller
+	ContextSchema      json.RawMessage
+
+	Limits  Limits
+	Grammar Grammar
+	Sets    closedsets.Sets // every closed set, reserved values included
+	Guides  []*Guide
+
+	// Pos locates the language block; Positions maps a JSON Pointer into
+	// the emitted snapshot (relative to this Language's manifest entry,
+	// guides and catalog) to the PDL construct it came from.
+	Pos       Pos
+	Positions map[string]Pos
+}
+
+// Limits are the evaluation bounds of §10.1.
+type Limits struct {
+	Steps        int           // executed steps per Run (loop iterations count every body step)
+	Time         time.Duration // wall time per Run
+	Depth        int           // nesting depth of programs and expressions (recursion)
+	Iterations   int           // iterations of one loop activation
+	Expansion    int           // nesting of promoted sub-program calls
+	MemoryBytes  int64         // bytes of values a Run may hold (outputs, bindings)
+	ProgramBytes int           // size of a program text accepted by validate
+}
+
+// Grammar is the surface of the fixed step model: the member names a JSON
+// program uses for each construct. A program is
+//
+//	{"steps": [STEP, ...], "output": EXPR}
+//
+// and a STEP has an "id" plus exactly one construct member.
+type Grammar struct {
+	// Call invokes a catalog entry: {"id", Call: "entry.id", Args: {...}}.
+	Call, Args string
+	// Branch selects an arm: {"id", Branch: COND, Arms[0]: [...], Arms[1]: [...]}.
+	// The first arm runs when the condition is true, the second otherwise.
+	Branch string
+	Arms   []string
+	// Loop iterates a list: {"id", Loop: LIST, Item: "name", Body: [...]}.
+	Loop, Item, Body string
+	// Run calls a promoted program: {"id", Run: "program_ref", RunArgs: {...}}.
+	Run, RunArgs string
+	// Expressions names the expression language; "cel" is the only one.
+	Expressions string
+	// Input is true when inline programs accept `input` (bound as the CEL
+	// variable `input`).
+	Input bool
+}
+
+// HasControlFlow reports whether programs can branch or loop.
+func (g *Grammar) HasControlFlow() bool { return g.Branch != "" || g.Loop != "" }
+
+// Guide is one guide with its body.
+type Guide struct {
+	pilotage.Guide
+	// Body is the Markdown text; Generated is true for the closed-sets
+	// guide, which build renders from Sets.
+	Body      string
+	Generated bool
+	// Source is the file the body came from, "" when inline.
+	Source string
+	Pos    Pos
+}
+
+// Entry is a catalog entry and how the local server behaves when a program
+// calls it.
+type Entry struct {
+	pilotage.CatalogEntry
+	Behavior Behavior
+	// Program is the body of a promoted program entry defined in the PDL.
+	Program json.RawMessage
+	Pos     Pos
+}
+
+// Behavior scripts a catalog entry for `pilotage serve`.
+type Behavior struct {
+	// Returns is a fixed output; ReturnsExpr a CEL expression over `input`
+	// whose value is the output. At most one is set; neither means the
+	// call returns null.
+	Returns     json.RawMessage
+	ReturnsExpr string
+	// Fails lists scripted failures, tried in order.
+	Fails []Failure
+	// Latency is added to every call.
+	Latency time.Duration
+}
+
+// Failure makes a call fail with a step status when a CEL condition over
+// `input` holds.
+type Failure struct {
+	Status  string
+	When    string // CEL; empty means always
+	Message string
+}
+
+// Principal is a caller identity with the entries it may see (§10.3).
+type Principal struct {
+	Name  string
+	Token string
+	// Sees are glob patterns over entry ids ("*", "lights.*").
+	Sees []string
+}
