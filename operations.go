@@ -100,3 +100,24 @@ const (
 	ErrResourceLimit   = "resource_limit"
 	ErrInternal        = "internal"
 )
+
+// LookupRequest is the lookup operation's argument object (binding.md):
+// `verb` selects list, get or changed_since; the other members belong to
+// the selected verb.
+type LookupRequest struct {
+	Verb           string `json:"verb"`
+	Kind           string `json:"kind,omitempty"`
+	Tag            string `json:"tag,omitempty"`
+	Q              string `json:"q,omitempty"`
+	Cursor         string `json:"cursor,omitempty"`
+	Limit          int    `json:"limit,omitempty"`
+	ID             string `json:"id,omitempty"`
+	CatalogVersion string `json:"catalog_version,omitempty"`
+}
+
+// Lookup verbs (§6.3).
+const (
+	VerbList         = "list"
+	VerbGet          = "get"
+	VerbChangedSince = "changed_since"
+)
