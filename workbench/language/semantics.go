@@ -1,0 +1,41 @@
+package language
+
+// The workbench engine runs every PDL Language with the same step model, so
+// the prose sections of every closed-sets guide that describe that model
+// are fixed here, next to the model, and the engine implements exactly
+// what they say. The PDL compiler copies them into Sets; a Language may
+// append to them but never contradict them.
+
+// TruncateBytes is the size above which a summary trace truncates a step's
+// `output` (the JSON text's length in bytes).
+const TruncateBytes = 1024
+
+// PreviewRunes is the length of the preview a truncated output keeps.
+const PreviewRunes = 256
+
+// ScopeRulesText describes when values become addressable (§5.2).
+const ScopeRulesText = `Expressions are CEL. A step's result is addressed as ` + "`steps.<id>.output`" + `.
+A step can address the steps before it in its own sequence and in every enclosing sequence, never a later step.
+Steps inside a branch arm or a loop body are addressable only inside that arm or body, after they ran; they are never addressable outside it.
+Inside a loop body the loop variable (the name given by the loop's item member) holds the current element, and ` + "`steps.<id>.output`" + ` of a body step is its value in the current iteration.
+After a branch, ` + "`steps.<branch>.output`" + ` is the output of the last step of the arm that ran (null for an empty arm).
+After a loop, ` + "`steps.<loop>.output`" + ` is a list with one element per iteration: the output of the body's last step (null for an empty body).
+` + "`input`" + ` (the execute request's input) and ` + "`context`" + ` (the validated context, when the Language declares context_schema) are addressable everywhere.`
+
+// ParameterBindingText describes how inline programs receive input (§6.5.5).
+const ParameterBindingText = `An inline program receives the execute request's ` + "`input`" + ` as the CEL variable ` + "`input`" + `; it must be a JSON object, or absent (then ` + "`input`" + ` is an empty object).
+A promoted program's ` + "`input`" + ` must validate against its catalog entry's input_schema; a violation is a validation_error Run with an input_binding diagnostic whose path points into input.
+A call's arguments are an object whose member values are CEL expressions; their values are the entry's input.`
+
+// StepIdentifiersText describes step identity for grammars with native ids.
+const StepIdentifiersText = `Every step has a native identifier, its ` + "`id`" + ` member: unique within the program, non-empty, and free of ` + "`#`" + ` and ` + "`/`" + ` (§3.4). Trace entries use it as the base identifier (§5.8.2).`
+
+// TruncationText describes how summary traces truncate output (§5.8.1).
+const TruncationText = "At level `summary` a step's `output` whose JSON text is longer than 1024 bytes is replaced by " +
+	"`{\"truncated\": true, \"bytes\": N, \"preview\": \"…\"}`: N is the length of the full JSON text in bytes and preview holds its first 256 characters. " +
+	"Shorter outputs appear whole. Step `input` is never present at `summary`."
+
+// OutputText describes the run-level output (§6.5).
+const OutputText = "For an immediate Run or a test run, `output` is the value of the program's top-level `output` expression, evaluated after the last step; " +
+	"it is absent when the program has no `output` member or the Run did not succeed. " +
+	"For a deploy Run, `output` is the installation result `{\"program_ref\": \"…\"}`: the catalog id of the installed program."
