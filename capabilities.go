@@ -111,18 +111,26 @@ func (v CapabilityValue) MarshalJSON() ([]byte, error) {
 func (v *CapabilityValue) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '{' {
-		var m map[string]bool
-		if err := json.Unmarshal(data, &m); err != nil {
+		// *bool, so that a null sub-feature is an error rather than a
+		// silent false (the schema allows booleans only).
+		var raw map[string]*bool
+		if err := json.Unmarshal(data, &raw); err != nil {
 			return fmt.Errorf("capability object must map sub-features to booleans: %w", err)
 		}
-		if m == nil {
-			m = map[string]bool{}
+		m := make(map[string]bool, len(raw))
+		for k, b := range raw {
+			if b == nil {
+				return fmt.Errorf("capability object must map sub-features to booleans: %q is null", k)
+			}
+			m[k] = *b
 		}
 		*v = CapabilityValue{Declared: true, Sub: m}
 		return nil
 	}
+	// encoding/json would decode null into false without a word; a null
+	// capability value is malformed (§4.2), so it is rejected.
 	var b bool
-	if err := json.Unmarshal(data, &b); err != nil {
+	if err := json.Unmarshal(data, &b); err != nil || string(data) == "null" {
 		return fmt.Errorf("capability value must be true, false or an object of booleans")
 	}
 	*v = CapabilityValue{Declared: b}
