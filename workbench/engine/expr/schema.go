@@ -1,0 +1,135 @@
+package expr
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+
+	"github.com/google/cel-go/cel"
+)
+
+// maxSchemaDepth bounds how deep property declarations follow a schema;
+// deeper fields are still reachable, typed dyn.
+const maxSchemaDepth = 3
+
+// maxSchemaDecls bounds the declarations one schema contributes, so a
+// huge catalog schema cannot make every environment expensive.
+const maxSchemaDecls = 128
+
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// reserved are CEL's reserved words; a property with such a name cannot be
+// written as a field selection and gets no declaration of its own.
+var reserved = map[string]bool{
+	"in": true, "as": true, "break": true, "const": true, "continue": true, "else": true,
+	"for": true, "function": true, "if": true, "import": true, "let": true, "loop": true,
+	"package": true, "namespace": true, "return": true, "var": true, "void": true, "while": true,
+	"true": true, "false": true, "null": true,
+}
+
+// IsIdentifier reports whether name can be a CEL variable name.
+func IsIdentifier(name string) bool { return identifier.MatchString(name) && !reserved[name] }
+
+// Schema is a JSON Schema decoded for typing; nil means "anything".
+type Schema map[string]any
+
+// ParseSchema decodes a schema; an absent or malformed schema types as dyn.
+func ParseSchema(raw json.RawMessage) Schema {
+	var s Schema
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	return s
+}
+
+// Property returns the schema of a property and whether the object schema
+// lists it; closed is true when the schema forbids unlisted properties.
+func (s Schema) Property(name string) (prop Schema, listed, closed bool) {
+	if s == nil {
+		return nil, true, false
+	}
+	props, _ := s["properties"].(map[string]any)
+	if ap, ok := s["additionalProperties"].(bool); ok && !ap {
+		closed = true
+	}
+	if props == nil {
+		return nil, !closed, closed
+	}
+	p, ok := props[name]
+	if !ok {
+		return nil, false, closed
+	}
+	m, _ := p.(map[string]any)
+	return Schema(m), true, closed
+}
+
+// Properties lists the property names an object schema declares.
+func (s Schema) Properties() []string {
+	props, _ := s["properties"].(map[string]any)
+	out := make([]string, 0, len(props))
+	for k := range props {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Required lists the required property names.
+func (s Schema) Required() []string {
+	req, _ := s["required"].([]any)
+	var out []string
+	for _, r := range req {
+		if n, ok := r.(string); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Type is the CEL type of values the schema admits. Numbers are dyn: JSON
+// does not say whether 3 is an int or a double, and CEL's arithmetic does
+// not mix them.
+func (s Schema) Type() *cel.Type {
+	if s == nil {
+		return cel.DynType
+	}
+	t, _ := s["type"].(string)
+	switch t {
+	case "string":
+		return cel.StringType
+	case "integer":
+		return cel.IntType
+	case "boolean":
+		return cel.BoolType
+	case "null":
+		return cel.NullType
+	case "array":
+		items, _ := s["items"].(map[string]any)
+		return cel.ListType(Schema(items).Type())
+	case "object":
+		return cel.MapType(cel.StringType, cel.DynType)
+	}
+	return cel.DynType
+}
+
+// Decls declares name with the schema's type and, for objects, each
+// listed property (recursively, bounded) as a qualified name.
+func (s Schema) Decls(name string) []Decl {
+	out := []Decl{{Name: name, Type: s.Type()}}
+	var walk func(prefix string, s Schema, depth int)
+	walk = func(prefix string, s Schema, depth int) {
+		if depth >= maxSchemaDepth || s == nil {
+			return
+		}
+		for _, p := range s.Properties() {
+			if !IsIdentifier(p) || len(out) >= maxSchemaDecls {
+				continue
+			}
+			ps, _, _ := s.Property(p)
+			out = append(out, Decl{Name: prefix + "." + p, Type: ps.Type()})
+			walk(prefix+"."+p, ps, depth+1)
+		}
+	}
+	walk(name, s, 0)
+	return out
+}

@@ -1,0 +1,116 @@
+package expr
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+)
+
+// DecodeJSON decodes JSON into the Go values CEL takes: integral numbers
+// become int64 (so `input.n + 1` stays an int), other numbers float64.
+func DecodeJSON(data []byte) (any, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return normalize(v), nil
+}
+
+func normalize(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if !strings.ContainsAny(string(t), ".eE") {
+			if i, err := t.Int64(); err == nil {
+				return i
+			}
+		}
+		f, _ := t.Float64()
+		return f
+	case []any:
+		for i := range t {
+			t[i] = normalize(t[i])
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = normalize(t[k])
+		}
+	}
+	return v
+}
+
+// FromCEL converts a CEL value into a JSON-compatible Go value. Values
+// JSON cannot hold are rendered the way CEL's JSON mapping does: bytes as
+// base64, timestamps and durations as strings; non-finite doubles fail.
+func FromCEL(v ref.Val) (any, error) {
+	switch t := v.(type) {
+	case types.Null:
+		return nil, nil
+	case types.Bool:
+		return bool(t), nil
+	case types.Int:
+		return int64(t), nil
+	case types.Uint:
+		return int64(t), nil
+	case types.Double:
+		if math.IsNaN(float64(t)) || math.IsInf(float64(t), 0) {
+			return nil, fmt.Errorf("the value %v has no JSON form", float64(t))
+		}
+		return float64(t), nil
+	case types.String:
+		return string(t), nil
+	case types.Bytes:
+		return base64.StdEncoding.EncodeToString([]byte(t)), nil
+	case types.Timestamp:
+		return t.Time.UTC().Format(time.RFC3339Nano), nil
+	case types.Duration:
+		return t.Duration.String(), nil
+	case *types.Err:
+		return nil, t
+	}
+	if m, ok := v.(traits.Mapper); ok {
+		out := map[string]any{}
+		it := m.Iterator()
+		for it.HasNext() == types.True {
+			k := it.Next()
+			ks, ok := k.Value().(string)
+			if !ok {
+				ks = fmt.Sprint(k.Value())
+			}
+			ev, err := FromCEL(m.Get(k))
+			if err != nil {
+				return nil, err
+			}
+			out[ks] = ev
+		}
+		return out, nil
+	}
+	if l, ok := v.(traits.Lister); ok {
+		out := []any{}
+		it := l.Iterator()
+		for it.HasNext() == types.True {
+			ev, err := FromCEL(it.Next())
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ev)
+		}
+		return out, nil
+	}
+	if v.Type() == types.TypeType {
+		return fmt.Sprint(v.Value()), nil
+	}
+	return nil, fmt.Errorf("a value of CEL type %s has no JSON form", v.Type().TypeName())
+}

@@ -1,0 +1,459 @@
+package program
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// Target is a catalog entry as the caller sees it.
+type Target struct {
+	Entry    *pilotage.CatalogEntry
+	Callable bool
+	// Promoted is true for a promoted program (a kind marked promoted).
+	Promoted bool
+}
+
+// Env is what a check needs to know about the world: the grammar, the
+// bounds, the caller's visible catalog and the variables in scope.
+type Env struct {
+	Grammar *language.Grammar
+	Limits  expr.Limits
+	// Lookup resolves an id in the caller's visible catalog; an invisible
+	// entry must look exactly like a missing one (§10.3).
+	Lookup func(id string) (Target, bool)
+	// Visible lists the ids the caller may see, for close-match hints.
+	Visible []string
+	// Code returns preferred when the Language declares that diagnostic
+	// code, and constraint otherwise (§5.5).
+	Code func(preferred string) string
+	// Input declares `input` with this schema when HasInput is true.
+	HasInput bool
+	Input    expr.Schema
+	// Context declares `context` with this schema when HasContext is true.
+	HasContext bool
+	Context    expr.Schema
+}
+
+// Preferred engine diagnostic codes: a Language that declares one of these
+// in its closed set gets it; any other gets constraint.
+const (
+	CodeStepID      = "step_id"
+	CodeDuplicateID = "duplicate_id"
+	CodeScope       = "scope"
+	CodeType        = "type"
+	CodeNotCallable = "not_callable"
+	CodeArguments   = "arguments"
+	CodeField       = "field"
+)
+
+// Checked is the result of Check.
+type Checked struct {
+	Diagnostics []pilotage.Diagnostic
+	// References lists every catalog entry id the program names, sorted.
+	References []string
+}
+
+// reservedRoots are the variables every scope may declare; a loop item
+// cannot take these names.
+var reservedRoots = []string{"input", "context", "steps"}
+
+type checker struct {
+	env   *Env
+	prog  *Program
+	diags []pilotage.Diagnostic
+	// all maps every valid, unique step id to its step.
+	all  map[string]*Step
+	refs map[string]bool
+}
+
+// Check resolves names and checks every expression of prog, filling in
+// Step.Entry, Step.Sub and Expr.X. prog must come from Parse without
+// syntax diagnostics.
+func Check(prog *Program, env *Env) (*Checked, error) {
+	c := &checker{env: env, prog: prog, all: map[string]*Step{}, refs: map[string]bool{}}
+	c.ids()
+	c.targets()
+	root, err := expr.NewEnv(env.Limits, c.rootDecls())
+	if err != nil {
+		return nil, err
+	}
+	if err := c.sequence(prog.Steps, root, nil); err != nil {
+		return nil, err
+	}
+	if prog.Output != nil {
+		var top []string
+		for _, s := range prog.Steps {
+			top = append(top, s.ID)
+		}
+		c.expr(prog.Output, root, top)
+	}
+	out := &Checked{Diagnostics: c.diags}
+	for r := range c.refs {
+		out.References = append(out.References, r)
+	}
+	sort.Strings(out.References)
+	return out, nil
+}
+
+func (c *checker) add(code, sev, ptr, msg, hint string, r *pilotage.CharRange) {
+	c.diags = append(c.diags, pilotage.Diagnostic{Code: code, Severity: sev, Message: msg, Path: pilotage.PointerPath(ptr), Range: r, Hint: hint})
+}
+
+// ids applies §3.4 and uniqueness.
+func (c *checker) ids() {
+	Walk(c.prog.Steps, func(s *Step) {
+		ptr := s.Pointer + "/id"
+		switch {
+		case s.ID == "":
+			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr, "a step id must not be empty", "", nil)
+		case !pilotage.ValidStepID(s.ID):
+			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr,
+				fmt.Sprintf("step id %q contains %q, which is reserved for trace identity (§3.4)", s.ID, reservedChar(s.ID)),
+				"use letters, digits, '_', '-' or '.': "+strings.NewReplacer("#", "_", "/", "_").Replace(s.ID), nil)
+		case c.all[s.ID] != nil:
+			c.add(c.env.Code(CodeDuplicateID), pilotage.SeverityError, ptr,
+				fmt.Sprintf("step id %q is already used at %s", s.ID, c.all[s.ID].Pointer), "step ids are unique within the whole program", nil)
+		default:
+			c.all[s.ID] = s
+		}
+	})
+}
+
+func reservedChar(id string) string {
+	if strings.Contains(id, "#") {
+		return "#"
+	}
+	return "/"
+}
+
+// targets resolves every call and run against the visible catalog.
+func (c *checker) targets() {
+	Walk(c.prog.Steps, func(s *Step) {
+		if s.Kind != Call && s.Kind != Run {
+			return
+		}
+		t, ok := c.env.Lookup(s.Target)
+		if !ok {
+			c.add(pilotage.CodeUnknownName, pilotage.SeverityError, s.TargetPointer,
+				fmt.Sprintf("no catalog entry named %q", s.Target), hint(s.Target, c.env.Visible), nil)
+			return
+		}
+		switch {
+		case s.Kind == Run && !t.Promoted:
+			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer,
+				fmt.Sprintf("%q is a %s, not a promoted program", s.Target, t.Entry.Kind),
+				fmt.Sprintf("call it with %q instead", c.env.Grammar.Call), nil)
+			return
+		case s.Kind == Call && !t.Callable:
+			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer,
+				fmt.Sprintf("%q is of kind %s, which programs cannot call", s.Target, t.Entry.Kind), "", nil)
+			return
+		}
+		s.Entry, s.Sub = t.Entry, t.Promoted
+		c.refs[s.Target] = true
+	})
+}
+
+// rootDecls declares input, context and every step's output.
+func (c *checker) rootDecls() []expr.Decl {
+	var decls []expr.Decl
+	if c.env.HasInput {
+		decls = append(decls, c.env.Input.Decls("input")...)
+	}
+	if c.env.HasContext {
+		decls = append(decls, c.env.Context.Decls("context")...)
+	}
+	ids := make([]string, 0, len(c.all))
+	for id := range c.all {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		s := c.all[id]
+		name := "steps." + id + ".output"
+		if !validPath(id) {
+			continue
+		}
+		switch s.Kind {
+		case Loop:
+			decls = append(decls, expr.Decl{Name: name, Type: cel.ListType(cel.DynType)})
+		case Branch:
+			decls = append(decls, expr.Decl{Name: name, Type: cel.DynType})
+		default:
+			if s.Entry != nil {
+				decls = append(decls, expr.ParseSchema(s.Entry.OutputSchema).Decls(name)...)
+			} else {
+				decls = append(decls, expr.Decl{Name: name, Type: cel.DynType})
+			}
+		}
+	}
+	return decls
+}
+
+// validPath reports whether a step id can be written in a select chain.
+func validPath(id string) bool { return expr.IsIdentifier(id) }
+
+// sequence checks steps in order; visible are the ids addressable from
+// enclosing sequences.
+func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error {
+	vis := append([]string(nil), visible...)
+	for _, s := range steps {
+		switch s.Kind {
+		case Call, Run:
+			c.args(s, env, vis)
+		case Branch:
+			if s.Cond != nil {
+				if x := c.expr(s.Cond, env, vis); x != nil && !assignable(cel.BoolType, x.Type) {
+					c.typeMismatch(s.Cond, "a branch condition must be a bool, this is "+x.Type.String())
+				}
+			}
+			for _, arm := range s.Arms {
+				if err := c.sequence(arm, env, vis); err != nil {
+					return err
+				}
+			}
+		case Loop:
+			elem := cel.DynType
+			if s.List != nil {
+				if x := c.expr(s.List, env, vis); x != nil {
+					switch {
+					case x.Type.Kind() == cel.ListKind && len(x.Type.Parameters()) == 1:
+						elem = x.Type.Parameters()[0]
+					case x.Type.Kind() != cel.DynKind:
+						c.typeMismatch(s.List, "a loop iterates a list, this is "+x.Type.String())
+					}
+				}
+			}
+			inner := env
+			if c.itemOK(s) {
+				var err error
+				if inner, err = env.Extend(expr.Decl{Name: s.Item, Type: elem}); err != nil {
+					return err
+				}
+			}
+			if err := c.sequence(s.Body, inner, vis); err != nil {
+				return err
+			}
+		}
+		if s.ID != "" {
+			vis = append(vis, s.ID)
+		}
+	}
+	return nil
+}
+
+func (c *checker) itemOK(s *Step) bool {
+	ptr := s.Pointer + "/" + pilotage.EscapePointerToken(c.env.Grammar.Item)
+	switch {
+	case s.Item == "":
+		return false
+	case !expr.IsIdentifier(s.Item):
+		c.add(pilotage.CodeConstraint, pilotage.SeverityError, ptr,
+			fmt.Sprintf("the loop variable %q is not a CEL identifier", s.Item), "use letters, digits and '_', starting with a letter", nil)
+		return false
+	}
+	for _, r := range reservedRoots {
+		if s.Item == r {
+			c.add(pilotage.CodeConstraint, pilotage.SeverityError, ptr,
+				fmt.Sprintf("the loop variable cannot be named %q: that name is always in scope", s.Item), "pick another name, e.g. \"item\"", nil)
+			return false
+		}
+	}
+	for e := s.Enclosing; e != nil; e = e.Enclosing {
+		if e.Kind == Loop && e.Item == s.Item {
+			c.add(pilotage.CodeConstraint, pilotage.SeverityError, ptr,
+				fmt.Sprintf("the loop variable %q is already the variable of the enclosing loop %q", s.Item, e.ID), "give the inner loop its own name", nil)
+			return false
+		}
+	}
+	return true
+}
+
+func (c *checker) typeMismatch(e *Expr, msg string) {
+	c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, msg, "", &pilotage.CharRange{Start: 0, End: len([]rune(e.Src))})
+}
+
+// assignable reports whether a value of type from may flow where want is
+// expected; dyn on either side is left to run time.
+func assignable(want, from *cel.Type) bool {
+	if from.Kind() == cel.DynKind || want.Kind() == cel.DynKind {
+		return true
+	}
+	return want.IsAssignableType(from)
+}
+
+// args checks a call's or run's arguments against the entry's
+// input_schema: every argument expression, required members, unknown
+// members of a closed schema and static types.
+func (c *checker) args(s *Step, env *expr.Env, vis []string) {
+	var in expr.Schema
+	if s.Entry != nil {
+		in = expr.ParseSchema(s.Entry.InputSchema)
+	}
+	given := map[string]bool{}
+	for _, a := range s.Args {
+		given[a.Name] = true
+		x := c.expr(a.Expr, env, vis)
+		if in == nil {
+			continue
+		}
+		prop, listed, closed := in.Property(a.Name)
+		switch {
+		case !listed && closed:
+			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, a.Expr.Pointer,
+				fmt.Sprintf("%s takes no argument %q", s.Target, a.Name), hint(a.Name, in.Properties()), nil)
+		case !listed:
+			c.add(c.env.Code(CodeArguments), pilotage.SeverityWarning, a.Expr.Pointer,
+				fmt.Sprintf("%s's input_schema does not list an argument %q", s.Target, a.Name), hint(a.Name, in.Properties()), nil)
+		case x != nil && !assignable(prop.Type(), x.Type):
+			c.typeMismatch(a.Expr, fmt.Sprintf("argument %q of %s must be %s, this is %s", a.Name, s.Target, prop.Type(), x.Type))
+		}
+	}
+	for _, r := range in.Required() {
+		if !given[r] {
+			ptr := s.ArgsPointer
+			if ptr == "" {
+				ptr = s.Pointer
+			}
+			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, ptr,
+				fmt.Sprintf("%s requires the argument %q", s.Target, r), fmt.Sprintf("add %q: \"<CEL expression>\"", r), nil)
+		}
+	}
+}
+
+// expr parses and checks one expression in scope; it returns nil when the
+// expression has errors (already reported).
+func (c *checker) expr(e *Expr, env *expr.Env, visible []string) *expr.Expr {
+	parsed, issues := env.Parse(e.Src)
+	if len(issues) > 0 {
+		c.issues(e, issues, env)
+		return nil
+	}
+	before := len(c.diags)
+	for _, r := range parsed.Refs("steps", "input", "context") {
+		c.ref(e, r, visible)
+	}
+	if hasError(c.diags[before:]) {
+		return nil
+	}
+	x, issues := env.Check(parsed)
+	if len(issues) > 0 {
+		c.issues(e, issues, env)
+		return nil
+	}
+	e.X = x
+	return x
+}
+
+func hasError(ds []pilotage.Diagnostic) bool { return !pilotage.Valid(ds) }
+
+func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env) {
+	for _, is := range issues {
+		r := &pilotage.CharRange{Start: is.Start, End: is.End}
+		switch {
+		case is.Syntax:
+			c.add(pilotage.CodeSyntax, pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, "", r)
+		case is.Undeclared:
+			name := strings.TrimSuffix(strings.TrimPrefix(is.Message, "undeclared reference to '"), "'")
+			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
+				fmt.Sprintf("%q is not defined here", name), hint(name, rootNames(env.Names())), r)
+		default:
+			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, "", r)
+		}
+	}
+}
+
+// rootNames keeps the unqualified variable names, for hints.
+func rootNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !strings.Contains(n, ".") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ref applies the scope rules to `steps.<id>.output…` and checks fields
+// against the schema of input, context and step outputs.
+func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
+	rng := &pilotage.CharRange{Start: r.Start, End: r.End}
+	code := c.env.Code(CodeScope)
+	var schema expr.Schema
+	var fields []string
+	var what string
+	switch r.Root {
+	case "steps":
+		if len(r.Path) < 2 || r.Path[1] != "output" {
+			c.add(code, pilotage.SeverityError, e.Pointer, "a step's result is addressed as steps.<id>.output", "", rng)
+			return
+		}
+		id := r.Path[0]
+		s := c.all[id]
+		if s == nil {
+			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", id), hint(id, visible), rng)
+			return
+		}
+		if !contains(visible, id) {
+			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", id, c.why(s)), hint(id, visible), rng)
+			return
+		}
+		if (s.Kind == Call || s.Kind == Run) && s.Entry != nil {
+			schema = expr.ParseSchema(s.Entry.OutputSchema)
+		}
+		fields, what = r.Path[2:], "steps."+id+".output"
+	case "input":
+		if !c.env.HasInput {
+			return // the checker reports the undeclared name
+		}
+		schema, fields, what = c.env.Input, r.Path, "input"
+	case "context":
+		if !c.env.HasContext {
+			return
+		}
+		schema, fields, what = c.env.Context, r.Path, "context"
+	}
+	for _, f := range fields {
+		if schema == nil || schema["type"] != "object" {
+			return
+		}
+		prop, listed, closed := schema.Property(f)
+		if !listed {
+			sev := pilotage.SeverityWarning
+			if closed {
+				sev = pilotage.SeverityError
+			}
+			c.add(c.env.Code(CodeField), sev, e.Pointer, fmt.Sprintf("%s has no field %q in its schema", what, f), hint(f, schema.Properties()), rng)
+			return
+		}
+		schema, what = prop, what+"."+f
+	}
+}
+
+// why explains the scope rule that hides s.
+func (c *checker) why(s *Step) string {
+	if s.Enclosing != nil {
+		kind := "the loop body of " + s.Enclosing.ID
+		if s.Enclosing.Kind == Branch {
+			kind = fmt.Sprintf("arm %q of %s", c.env.Grammar.Arms[s.Arm], s.Enclosing.ID)
+		}
+		return "it is inside " + kind + " and is addressable only there, after it ran"
+	}
+	return "a step can address only the steps before it"
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

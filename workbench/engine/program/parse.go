@@ -1,0 +1,266 @@
+package program
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// LimitError is a bound of §10.1 exceeded while reading a program: the
+// caller answers it with a resource_limit request error, not diagnostics.
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// parser turns the jsonpos tree into steps, collecting syntax diagnostics.
+type parser struct {
+	g        *language.Grammar
+	maxDepth int
+	diags    []pilotage.Diagnostic
+	limit    *LimitError
+}
+
+// Parse reads a JSON program. Malformed programs give syntax diagnostics;
+// a program nested deeper than maxDepth constructs gives a *LimitError.
+func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
+	doc, err := jsonpos.Parse(src)
+	if err != nil {
+		return nil, []pilotage.Diagnostic{syntax("", "the program is not valid JSON: "+err.Error(), "")}, nil
+	}
+	p := &parser{g: g, maxDepth: maxDepth}
+	prog := p.program(doc.Root)
+	if p.limit != nil {
+		return nil, nil, p.limit
+	}
+	return prog, p.diags, nil
+}
+
+func syntax(ptr, msg, hint string) pilotage.Diagnostic {
+	return pilotage.Diagnostic{Code: pilotage.CodeSyntax, Severity: pilotage.SeverityError, Message: msg, Path: pilotage.PointerPath(ptr), Hint: hint}
+}
+
+func (p *parser) errorf(ptr, hint, format string, args ...any) {
+	p.diags = append(p.diags, syntax(ptr, fmt.Sprintf(format, args...), hint))
+}
+
+func join(ptr, tok string) string { return ptr + "/" + pilotage.EscapePointerToken(tok) }
+
+// members returns an object's members by key, reporting duplicates and
+// members outside allowed.
+func (p *parser) members(n *jsonpos.Node, ptr string, allowed []string) map[string]*jsonpos.Node {
+	out := map[string]*jsonpos.Node{}
+	ok := map[string]bool{}
+	for _, a := range allowed {
+		ok[a] = true
+	}
+	for _, m := range n.Members {
+		mp := join(ptr, m.Key)
+		if _, dup := out[m.Key]; dup {
+			p.errorf(mp, "remove one of the two members", "member %q appears twice", m.Key)
+			continue
+		}
+		if !ok[m.Key] {
+			p.errorf(mp, "allowed here: "+strings.Join(quoteAll(allowed), ", "), "unknown member %q", m.Key)
+			continue
+		}
+		out[m.Key] = m.Value
+	}
+	return out
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+func (p *parser) program(root *jsonpos.Node) *Program {
+	if !root.Is(jsonpos.Object) {
+		p.errorf("", `a program is an object: {"steps": [...], "output": "..."}`, "the program is a JSON %s, not an object", root.Kind)
+		return &Program{}
+	}
+	m := p.members(root, "", []string{"steps", "output"})
+	prog := &Program{}
+	if s, ok := m["steps"]; ok {
+		prog.Steps = p.sequence(s, "/steps", nil, 0, 1)
+	} else {
+		p.errorf("", `add "steps": [] even when the program has no steps`, "the program has no %q member", "steps")
+	}
+	if o, ok := m["output"]; ok {
+		prog.Output = p.expr(o, "/output")
+	}
+	return prog
+}
+
+func (p *parser) sequence(n *jsonpos.Node, ptr string, enclosing *Step, arm, depth int) []*Step {
+	if depth > p.maxDepth {
+		if p.limit == nil {
+			p.limit = &LimitError{Msg: fmt.Sprintf("the program nests constructs deeper than this Language's limit of %d (at %s)", p.maxDepth, ptr)}
+		}
+		return nil
+	}
+	if !n.Is(jsonpos.Array) {
+		p.errorf(ptr, "write the steps as a JSON array", "a step sequence must be an array, not a %s", n.Kind)
+		return nil
+	}
+	var out []*Step
+	for i, e := range n.Elems {
+		if s := p.step(e, ptr+"/"+strconv.Itoa(i), enclosing, arm, depth); s != nil {
+			out = append(out, s)
+		}
+		if p.limit != nil {
+			return nil
+		}
+	}
+	return out
+}
+
+// constructs lists the construct members the Grammar defines, with the
+// members each allows.
+func (p *parser) constructs() map[string][]string {
+	g := p.g
+	out := map[string][]string{}
+	add := func(name string, others ...string) {
+		if name == "" {
+			return
+		}
+		allowed := []string{"id", name}
+		for _, o := range others {
+			if o != "" {
+				allowed = append(allowed, o)
+			}
+		}
+		out[name] = allowed
+	}
+	add(g.Call, g.Args)
+	if len(g.Arms) == 2 {
+		add(g.Branch, g.Arms[0], g.Arms[1])
+	}
+	add(g.Loop, g.Item, g.Body)
+	add(g.Run, g.RunArgs)
+	return out
+}
+
+func (p *parser) step(n *jsonpos.Node, ptr string, enclosing *Step, arm, depth int) *Step {
+	if !n.Is(jsonpos.Object) {
+		p.errorf(ptr, `a step is an object such as {"id": "a", "`+p.g.Call+`": "..."}`, "a step must be an object, not a %s", n.Kind)
+		return nil
+	}
+	cons := p.constructs()
+	var names []string
+	for k := range cons {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var which string
+	for _, k := range names {
+		if n.Has(k) {
+			if which != "" {
+				p.errorf(ptr, "split it into two steps", "a step has exactly one construct, this one has both %q and %q", which, k)
+				return nil
+			}
+			which = k
+		}
+	}
+	if which == "" {
+		p.errorf(ptr, "add one of: "+strings.Join(quoteAll(names), ", "), "the step has no construct member")
+		return nil
+	}
+	m := p.members(n, ptr, cons[which])
+	s := &Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}
+	if id, ok := m["id"]; !ok {
+		p.errorf(ptr, `add "id": "<name>", unique within the program`, "the step has no %q", "id")
+	} else if !id.Is(jsonpos.String) {
+		p.errorf(ptr+"/id", "", "a step id must be a string, not a %s", id.Kind)
+	} else {
+		s.ID = id.Str
+	}
+	g := p.g
+	switch which {
+	case g.Call, g.Run:
+		s.Kind = Call
+		argsName := g.Args
+		if which == g.Run && which != g.Call {
+			s.Kind, argsName = Run, g.RunArgs
+		}
+		t := m[which]
+		s.TargetPointer = join(ptr, which)
+		if !t.Is(jsonpos.String) {
+			p.errorf(s.TargetPointer, "write the catalog id as a string", "%q must name a catalog entry as a string, not a %s", which, t.Kind)
+		} else {
+			s.Target = t.Str
+		}
+		if a, ok := m[argsName]; ok {
+			s.ArgsPointer = join(ptr, argsName)
+			s.Args = p.args(a, s.ArgsPointer)
+		}
+	case g.Branch:
+		s.Kind = Branch
+		s.Cond = p.expr(m[which], join(ptr, which))
+		for i, a := range g.Arms {
+			if n, ok := m[a]; ok {
+				s.Arms[i] = p.sequence(n, join(ptr, a), s, i, depth+1)
+			}
+		}
+	case g.Loop:
+		s.Kind = Loop
+		s.List = p.expr(m[which], join(ptr, which))
+		if it, ok := m[g.Item]; !ok {
+			p.errorf(ptr, fmt.Sprintf(`add %q: "<name>" to name the current element`, g.Item), "the loop has no %q member", g.Item)
+		} else if !it.Is(jsonpos.String) {
+			p.errorf(join(ptr, g.Item), "", "%q must be a string naming the loop variable", g.Item)
+		} else {
+			s.Item = it.Str
+		}
+		if b, ok := m[g.Body]; ok {
+			s.Body = p.sequence(b, join(ptr, g.Body), s, 0, depth+1)
+		}
+	}
+	return s
+}
+
+func (p *parser) args(n *jsonpos.Node, ptr string) []Arg {
+	if !n.Is(jsonpos.Object) {
+		p.errorf(ptr, `write the arguments as an object of CEL expressions: {"name": "input.x"}`, "the arguments must be an object, not a %s", n.Kind)
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []Arg
+	for _, mem := range n.Members {
+		mp := join(ptr, mem.Key)
+		if seen[mem.Key] {
+			p.errorf(mp, "remove one of the two members", "argument %q appears twice", mem.Key)
+			continue
+		}
+		seen[mem.Key] = true
+		if e := p.expr(mem.Value, mp); e != nil {
+			out = append(out, Arg{Name: mem.Key, Expr: e})
+		}
+	}
+	return out
+}
+
+func (p *parser) expr(n *jsonpos.Node, ptr string) *Expr {
+	if !n.Is(jsonpos.String) {
+		hint := "write a CEL expression as a string"
+		if n != nil && (n.Kind == jsonpos.Number || n.Kind == jsonpos.Bool || n.Kind == jsonpos.Null) {
+			hint = fmt.Sprintf("write it as the CEL expression %s", strconv.Quote(jsonLiteral(n)))
+		}
+		p.errorf(ptr, hint, "an expression must be a CEL string, not a %s", n.Kind)
+		return nil
+	}
+	return &Expr{Src: n.Str, Pointer: ptr}
+}
+
+func jsonLiteral(n *jsonpos.Node) string {
+	b, _ := json.Marshal(n.Value())
+	return string(b)
+}

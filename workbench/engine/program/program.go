@@ -1,0 +1,92 @@
+// Package program reads, checks and plans programs of the workbench's fixed
+// step model (workbench/language Grammar, semantics.go): parsing with
+// JSON Pointer locations, the structural and step-identifier rules (§3.4),
+// name resolution against the caller's visible catalog, the scope rules,
+// CEL type-checking against entry schemas (§6.4, §5.5), and plan
+// derivation (§5.6). It never evaluates anything; the engine runs the
+// checked program it returns.
+package program
+
+import (
+	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+)
+
+// Kind is a step's construct.
+type Kind int
+
+// The constructs of the step model.
+const (
+	Call Kind = iota
+	Branch
+	Loop
+	Run
+)
+
+// Program is a parsed program: {"steps": [...], "output": EXPR}.
+type Program struct {
+	Steps []*Step
+	// Output is the top-level output expression, nil when absent.
+	Output *Expr
+}
+
+// Expr is one expression string of the program.
+type Expr struct {
+	Src string
+	// Pointer locates the string in the program.
+	Pointer string
+	// X is the checked expression; nil until Check succeeds for it.
+	X *expr.Expr
+}
+
+// Arg is one member of a call's or run's argument object.
+type Arg struct {
+	Name string
+	Expr *Expr
+}
+
+// Step is one step of any construct.
+type Step struct {
+	ID      string
+	Pointer string
+	Kind    Kind
+	// Target is the catalog entry id a Call names or the program_ref a
+	// Run names; TargetPointer locates it.
+	Target        string
+	TargetPointer string
+	// ArgsPointer locates the argument object ("" when absent).
+	ArgsPointer string
+	Args        []Arg
+	// Cond and Arms belong to a Branch: Arms[0] runs when Cond is true.
+	Cond *Expr
+	Arms [2][]*Step
+	// List, Item and Body belong to a Loop.
+	List *Expr
+	Item string
+	Body []*Step
+
+	// Enclosing is the innermost construct around the step (nil at top
+	// level) and Arm the arm index when that construct is a branch.
+	Enclosing *Step
+	Arm       int
+
+	// Entry is the resolved target after Check.
+	Entry *pilotage.CatalogEntry
+	// Sub is true when the target is a promoted program (its body runs).
+	Sub bool
+}
+
+// Walk calls fn for every step in program order, depth first.
+func Walk(steps []*Step, fn func(*Step)) {
+	for _, s := range steps {
+		fn(s)
+		switch s.Kind {
+		case Branch:
+			Walk(s.Arms[0], fn)
+			Walk(s.Arms[1], fn)
+		case Loop:
+			Walk(s.Body, fn)
+		}
+	}
+}
