@@ -1,8 +1,8 @@
 package closedsets
 
 import (
-	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -40,6 +40,8 @@ type Section struct {
 
 // Problem is a departure from closed-sets-format.md.
 type Problem struct {
+	// Section is the canonical title of the section concerned, or "" for
+	// the body as a whole.
 	Section string
 	Line    int
 	Message string
@@ -70,36 +72,38 @@ var tableColumns = map[string][]string{
 var optionalColumns = map[string]bool{"promoted": true, "meaning": true}
 
 // Parse reads a closed-sets guide body. It never fails: whatever does not
-// follow the format is listed in Problems.
+// follow the format is listed in Problems. Prose sections keep their
+// Markdown source, so Render and Parse round-trip.
 func Parse(body []byte) *Parsed {
 	src := body
-	doc := md.Parser().Parse(text.NewReader(src))
 	p := &Parsed{Sections: map[string]Section{}, Values: map[string]map[string]int{}}
-	lineOf := lineIndex(src)
+	lines := newLineIndex(src)
+	if pr, hostile := tooComplex(src, lines); hostile {
+		p.Problems = append(p.Problems, pr)
+		return p
+	}
+	doc := md.Parser().Parse(text.NewReader(src))
 
-	current := "" // canonical title of the section being read, "" when unrecognised
-	var prose strings.Builder
-	flushProse := func() {
-		if current != "" {
-			p.setProse(current, strings.TrimSpace(prose.String()))
+	current := ""      // canonical title of the section being read, "" when unrecognised
+	proseStart := 0    // offset where the current section's content begins
+	tableRead := false // the current heading's section already had its table
+	flushProse := func(end int) {
+		if current != "" && end > proseStart {
+			p.addProse(current, strings.TrimSpace(string(src[proseStart:end])))
 		}
-		prose.Reset()
 	}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		switch node := n.(type) {
 		case *ast.Heading:
 			if node.Level > 2 {
-				if current != "" {
-					prose.WriteString(plain(node, src) + "\n")
-				}
-				continue
+				continue // a sub-heading belongs to the section's prose
 			}
-			flushProse()
+			flushProse(lines.start(lines.line(node.Pos())))
 			current = ""
 			if node.Level != 2 {
 				continue
 			}
-			title := strings.TrimSpace(plain(node, src))
+			title := headingText(node, src)
 			for _, k := range known {
 				if strings.EqualFold(title, k) {
 					current = k
@@ -108,10 +112,13 @@ func Parse(body []byte) *Parsed {
 			if current == "" {
 				continue
 			}
-			line := lineOf(blockStart(node))
+			line := lines.line(node.Pos())
+			proseStart = lines.start(headingEndLine(node, src, lines) + 1)
+			tableRead = false
 			if prev, dup := p.Sections[current]; dup {
 				p.Problems = append(p.Problems, Problem{Section: current, Line: line,
 					Message: fmt.Sprintf("section %q appears twice (first at line %d); merge them", current, prev.Line)})
+				continue
 			}
 			p.Sections[current] = Section{Title: current, Line: line}
 		case *east.Table:
@@ -121,70 +128,170 @@ func Parse(body []byte) *Parsed {
 			if _, tabled := tableColumns[current]; !tabled {
 				continue
 			}
-			sec := p.Sections[current]
-			if sec.HasTable {
-				p.Problems = append(p.Problems, Problem{Section: current, Line: lineOf(firstOffset(node)),
+			if tableRead {
+				p.Problems = append(p.Problems, Problem{Section: current, Line: lines.line(n.Pos()),
 					Message: fmt.Sprintf("section %q has more than one table; only the first is read", current)})
 				continue
 			}
+			// A repeated section's table is read into the first one's
+			// values, so a value listed in both is still caught.
+			tableRead = true
+			sec := p.Sections[current]
 			sec.HasTable = true
 			p.Sections[current] = sec
-			p.readTable(current, node, src, lineOf)
-		default:
-			if current != "" {
-				prose.WriteString(plain(n, src) + "\n")
-			}
+			p.readTable(current, node, src, lines)
 		}
 	}
-	flushProse()
-	for title, cols := range tableColumns {
-		if sec, ok := p.Sections[title]; ok && !sec.HasTable {
+	flushProse(len(src))
+	for _, title := range known {
+		cols, tabled := tableColumns[title]
+		if sec, ok := p.Sections[title]; ok && tabled && !sec.HasTable {
 			p.Problems = append(p.Problems, Problem{Section: title, Line: sec.Line,
 				Message: fmt.Sprintf("section %q has no table; add a GFM table with columns %s", title, strings.Join(cols, ", "))})
 		}
 	}
+	sort.SliceStable(p.Problems, func(i, j int) bool { return p.Problems[i].Line < p.Problems[j].Line })
 	return p
 }
 
-func (p *Parsed) setProse(title, s string) {
+// Bounds on what Parse hands to goldmark, whose time grows faster than
+// linearly with block nesting: a closed-sets guide is a few kilobytes of
+// headings, tables and prose, so these never bind an honest guide.
+const (
+	MaxBodyBytes = 1 << 20
+	MaxNesting   = 32
+)
+
+// tooComplex reports a body too large or too deeply nested to parse.
+func tooComplex(src []byte, lines lineIndex) (Problem, bool) {
+	if len(src) > MaxBodyBytes {
+		return Problem{Line: 1, Message: fmt.Sprintf("the body is %d bytes; a closed-sets guide of more than %d bytes is not parsed", len(src), MaxBodyBytes)}, true
+	}
+	for n := 1; n <= len(lines.starts); n++ {
+		line := src[lines.start(n):lines.start(n+1)]
+		if d := nesting(line); d > MaxNesting {
+			return Problem{Line: n, Message: fmt.Sprintf("this line opens %d nested block quotes or lists; at most %d are parsed", d, MaxNesting)}, true
+		}
+	}
+	return Problem{}, false
+}
+
+// nesting counts the block-container markers ("> ", "- ", "* ", "+ ",
+// "1. ", "1) ") that open a line; leading indentation counts one level per
+// four columns, since list items also nest by indentation alone.
+func nesting(line []byte) int {
+	width := 0
+	for _, c := range line {
+		if c == ' ' {
+			width++
+		} else if c == '\t' {
+			width += 4
+		} else {
+			break
+		}
+	}
+	if width/4 > MaxNesting {
+		return width / 4
+	}
+	depth, i := 0, 0
+	for {
+		for j := 0; j < 4 && i < len(line) && (line[i] == ' ' || line[i] == '\t'); j++ {
+			i++
+		}
+		switch {
+		case i < len(line) && line[i] == '>':
+			i++
+		case i+1 < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') && (line[i+1] == ' ' || line[i+1] == '\t'):
+			i += 2
+		default:
+			k := i
+			for k < len(line) && k-i < 9 && line[k] >= '0' && line[k] <= '9' {
+				k++
+			}
+			if k == i || k+1 >= len(line) || (line[k] != '.' && line[k] != ')') || (line[k+1] != ' ' && line[k+1] != '\t') {
+				return depth
+			}
+			i = k + 2
+		}
+		depth++
+	}
+}
+
+// headingText is a heading's source text, its lines joined by spaces.
+func headingText(h *ast.Heading, src []byte) string {
+	var parts []string
+	for i := 0; i < h.Lines().Len(); i++ {
+		seg := h.Lines().At(i)
+		parts = append(parts, strings.TrimSpace(string(seg.Value(src))))
+	}
+	return strings.Join(parts, " ")
+}
+
+// headingEndLine is the last line of a heading: the heading line of an ATX
+// heading, the underline of a setext one.
+func headingEndLine(h *ast.Heading, src []byte, lines lineIndex) int {
+	pos := h.Pos()
+	if pos >= 0 && pos < len(src) && src[pos] == '#' {
+		return lines.line(pos)
+	}
+	last := h.Lines().Len() - 1
+	if last < 0 {
+		return lines.line(pos)
+	}
+	return lines.line(h.Lines().At(last).Start) + 1
+}
+
+// addProse records a prose section's text; a duplicated section's prose
+// is appended, so nothing the author wrote is lost.
+func (p *Parsed) addProse(title, s string) {
+	var field *string
 	switch title {
 	case SecScopeRules:
-		p.Sets.ScopeRules = s
+		field = &p.Sets.ScopeRules
 	case SecParameterBinding:
-		p.Sets.ParameterBinding = s
+		field = &p.Sets.ParameterBinding
 	case SecStepIdentifiers:
-		p.Sets.StepIdentifiers = s
+		field = &p.Sets.StepIdentifiers
 	case SecSummaryTruncation:
-		p.Sets.Truncation = s
+		field = &p.Sets.Truncation
 	case SecOutput:
-		p.Sets.Output = s
+		field = &p.Sets.Output
 	case SecLoopDecisions:
-		p.Sets.LoopDecisions = s
+		field = &p.Sets.LoopDecisions
+	default:
+		return
 	}
+	if *field != "" && s != "" {
+		*field += "\n\n"
+	}
+	*field += s
 }
 
 // readTable maps header names to columns, checks the required ones, and
 // reads each row into Sets.
-func (p *Parsed) readTable(title string, t *east.Table, src []byte, lineOf func(int) int) {
+func (p *Parsed) readTable(title string, t *east.Table, src []byte, lines lineIndex) {
 	var header []string
 	var rows [][]string
 	var rowLines []int
+	tableLine := lines.line(t.Pos())
 	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
 		var cells []string
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
-			cells = append(cells, strings.ReplaceAll(strings.TrimSpace(plain(c, src)), `\|`, "|"))
+			cells = append(cells, cellText(c, src))
 		}
 		if _, isHeader := r.(*east.TableHeader); isHeader {
 			header = cells
+			tableLine = lines.line(r.Pos())
 			continue
 		}
 		rows = append(rows, cells)
-		rowLines = append(rowLines, lineOf(firstOffset(r)))
+		rowLines = append(rowLines, lines.line(r.Pos()))
 	}
-	tableLine := lineOf(firstOffset(t))
 	col := map[string]int{}
 	for i, h := range header {
-		col[strings.ToLower(h)] = i
+		if _, dup := col[strings.ToLower(h)]; !dup {
+			col[strings.ToLower(h)] = i
+		}
 	}
 	want := tableColumns[title]
 	if len(header) == 0 || !strings.EqualFold(header[0], want[0]) {
@@ -199,8 +306,11 @@ func (p *Parsed) readTable(title string, t *east.Table, src []byte, lineOf func(
 			return
 		}
 	}
-	values := map[string]int{}
-	p.Values[title] = values
+	values := p.Values[title]
+	if values == nil {
+		values = map[string]int{}
+		p.Values[title] = values
+	}
 	for i, cells := range rows {
 		line := rowLines[i]
 		get := func(name string) string {
@@ -210,7 +320,7 @@ func (p *Parsed) readTable(title string, t *east.Table, src []byte, lineOf func(
 			}
 			return cells[j]
 		}
-		value := strings.Trim(get(want[0]), "`")
+		value := strings.TrimSpace(strings.Trim(get(want[0]), "`"))
 		if value == "" {
 			p.Problems = append(p.Problems, Problem{Section: title, Line: line, Message: fmt.Sprintf("a row of the %q table has an empty %q cell", title, want[0])})
 			continue
@@ -222,11 +332,15 @@ func (p *Parsed) readTable(title string, t *east.Table, src []byte, lineOf func(
 		}
 		values[value] = line
 		boolean := func(name, yes, no string, optional bool) bool {
-			v := strings.ToLower(strings.Trim(get(name), "`"))
+			v := strings.ToLower(strings.TrimSpace(strings.Trim(get(name), "`")))
 			switch {
 			case v == yes:
 				return true
 			case v == no || (optional && v == ""):
+				return false
+			case v == "":
+				p.Problems = append(p.Problems, Problem{Section: title, Line: line,
+					Message: fmt.Sprintf("%q in %q: column %q is empty; write %q or %q", value, title, name, yes, no)})
 				return false
 			}
 			p.Problems = append(p.Problems, Problem{Section: title, Line: line,
@@ -240,9 +354,10 @@ func (p *Parsed) readTable(title string, t *east.Table, src []byte, lineOf func(
 			p.Sets.Kinds = append(p.Sets.Kinds, Kind{Kind: value, Callable: boolean("callable", "yes", "no", false),
 				Promoted: boolean("promoted", "yes", "no", true), Meaning: get("meaning")})
 		case SecRiskLevels:
-			p.Sets.RiskLevels = append(p.Sets.RiskLevels, Risk{Risk: value, Meaning: get("meaning"), Hints: riskHints(
-				boolean("readonly", "true", "false", false), boolean("destructive", "true", "false", false),
-				boolean("openworld", "true", "false", false))})
+			p.Sets.RiskLevels = append(p.Sets.RiskLevels, Risk{Risk: value, Meaning: get("meaning"), Hints: pilotage.RiskHints{
+				ReadOnly:    boolean("readonly", "true", "false", false),
+				Destructive: boolean("destructive", "true", "false", false),
+				OpenWorld:   boolean("openworld", "true", "false", false)}})
 		case SecRunStatuses, SecStepStatuses:
 			s := Status{Status: value, OK: boolean("ok", "true", "false", false),
 				SideEffects: boolean("side effects", "possible", "none", false), Meaning: get("meaning")}
@@ -255,88 +370,49 @@ func (p *Parsed) readTable(title string, t *east.Table, src []byte, lineOf func(
 	}
 }
 
-func riskHints(readOnly, destructive, openWorld bool) (h pilotage.RiskHints) {
-	h.ReadOnly, h.Destructive, h.OpenWorld = readOnly, destructive, openWorld
-	return h
+// cellText is a table cell's Markdown source with escaped pipes restored,
+// so a cell reads back exactly what Render wrote.
+func cellText(c ast.Node, src []byte) string {
+	var b strings.Builder
+	for i := 0; i < c.Lines().Len(); i++ {
+		seg := c.Lines().At(i)
+		b.Write(seg.Value(src))
+	}
+	return strings.TrimSpace(strings.ReplaceAll(b.String(), `\|`, "|"))
 }
 
-// plain returns the text content of a node and its descendants.
-func plain(n ast.Node, src []byte) string {
-	var b bytes.Buffer
-	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch t := c.(type) {
-		case *ast.Text:
-			b.Write(t.Segment.Value(src))
-			if t.SoftLineBreak() || t.HardLineBreak() {
-				b.WriteByte(' ')
-			}
-		case *ast.String:
-			b.Write(t.Value)
-		default:
-			if c.Type() == ast.TypeBlock && c != n && !c.HasChildren() {
-				lines := c.Lines()
-				for i := 0; i < lines.Len(); i++ {
-					s := lines.At(i)
-					b.Write(s.Value(src))
-				}
-			}
-		}
-		return ast.WalkContinue, nil
-	})
-	return b.String()
+// lineIndex maps byte offsets to 1-based lines and back.
+type lineIndex struct {
+	starts []int // offset of each line's first byte
+	size   int   // length of the source
 }
 
-// blockStart is the byte offset where a block's first line starts.
-func blockStart(n ast.Node) int {
-	if l := n.Lines(); l != nil && l.Len() > 0 {
-		return l.At(0).Start
-	}
-	return firstOffset(n)
-}
-
-// firstOffset finds the first source offset inside n.
-func firstOffset(n ast.Node) int {
-	if n.Type() == ast.TypeBlock {
-		if l := n.Lines(); l != nil && l.Len() > 0 {
-			return l.At(0).Start
-		}
-	}
-	if t, ok := n.(*ast.Text); ok {
-		return t.Segment.Start
-	}
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if off := firstOffset(c); off >= 0 {
-			return off
-		}
-	}
-	return -1
-}
-
-// lineIndex returns a function from byte offset to 1-based line.
-func lineIndex(src []byte) func(int) int {
-	var starts []int
-	starts = append(starts, 0)
+func newLineIndex(src []byte) lineIndex {
+	x := lineIndex{starts: []int{0}, size: len(src)}
 	for i, c := range src {
 		if c == '\n' {
-			starts = append(starts, i+1)
+			x.starts = append(x.starts, i+1)
 		}
 	}
-	return func(off int) int {
-		if off < 0 {
-			return 1
-		}
-		lo, hi := 0, len(starts)-1
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			if starts[mid] <= off {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
-		return lo + 1
+	return x
+}
+
+// line is the 1-based line holding offset off (line 1 for a negative one).
+func (x lineIndex) line(off int) int {
+	if off < 0 {
+		return 1
 	}
+	return sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off })
+}
+
+// start is the offset where 1-based line n starts; past the last line it
+// is the end of the source.
+func (x lineIndex) start(n int) int {
+	switch {
+	case n < 1:
+		return 0
+	case n > len(x.starts):
+		return x.size
+	}
+	return x.starts[n-1]
 }
