@@ -37,6 +37,10 @@ type Server struct {
 	Principals []*Principal
 	// Pos is where the server block (or the file) starts.
 	Pos Pos
+	// Positions maps a JSON Pointer into the emitted snapshot that belongs
+	// to no one Language (the manifest's server and capabilities members)
+	// to the PDL construct it came from.
+	Positions map[string]Pos
 }
 
 // Language is one compiled Language.

@@ -1,0 +1,219 @@
+// Package pdl parses and formats PDL, the Pilotage Definition Language:
+// one file of line-oriented statements that describes a Server and its
+// Languages. The syntax is deliberately generic — a statement is a keyword,
+// arguments and an optional block — so the parser stays small, errors
+// recover at line boundaries, and the meaning of each keyword lives in one
+// table in workbench/compile. Comments and blank lines are kept in the tree
+// so the formatter can print them back.
+package pdl
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// File is a parsed PDL file.
+type File struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Body   []*Node `parser:"@@*"`
+}
+
+// Node is one line-level item of a body: a statement, a comment on its own
+// line, or a blank line (kept so the formatter can keep paragraphs).
+type Node struct {
+	Pos     lexer.Position
+	EndPos  lexer.Position
+	Blank   bool   `parser:"(  @EOL"`
+	Comment string `parser:" | @Comment EOL?"`
+	Stmt    *Stmt  `parser:" | @@ )"`
+}
+
+// Stmt is `keyword arg… [{ body }] [# comment]`, ended by a newline, a
+// semicolon or the closing brace of the enclosing block.
+type Stmt struct {
+	Pos     lexer.Position
+	EndPos  lexer.Position
+	Keyword string  `parser:"@Ident"`
+	Args    []*Arg  `parser:"@@*"`
+	Block   *Block  `parser:"@@?"`
+	Comment string  `parser:"@Comment? Semi? EOL?"`
+}
+
+// Block is a braced body.
+type Block struct {
+	Pos lexer.Position
+	// OpenComment is a comment on the line of the opening brace.
+	OpenComment string  `parser:"'{' @Comment? EOL?"`
+	Body        []*Node `parser:"@@*"`
+	EndPos      lexer.Position
+	End         string `parser:"@'}'"`
+}
+
+// Arg is a positional value or a `key=value` option.
+type Arg struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Key    string `parser:"(@Ident '=')?"`
+	Value  *Value `parser:"@@"`
+}
+
+// Value is one literal, kept as written so the formatter can reprint it.
+type Value struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Ident  string `parser:"  @Ident"`
+	Number string `parser:"| @Number"`
+	String string `parser:"| @String"`
+	Raw    string `parser:"| @Raw"`
+	Text   string `parser:"| @Text"`
+}
+
+// Kind names what sort of literal a value is.
+type Kind int
+
+// The value kinds.
+const (
+	KindIdent  Kind = iota // bare word: json-pointer, readOnly, P7D
+	KindNumber             // 10000, 5s, 64MiB
+	KindString             // "double-quoted", Go escapes
+	KindRaw                // `back-quoted`, no escapes, may span lines
+	KindText               // """triple-quoted""", multi-line, indentation stripped
+)
+
+func (k Kind) String() string {
+	return [...]string{"word", "number", "string", "raw string", "text block"}[k]
+}
+
+// Kind reports the value's kind.
+func (v *Value) Kind() Kind {
+	switch {
+	case v.Number != "":
+		return KindNumber
+	case v.String != "":
+		return KindString
+	case v.Raw != "":
+		return KindRaw
+	case v.Text != "":
+		return KindText
+	}
+	return KindIdent
+}
+
+// Literal returns the value as written in the source.
+func (v *Value) Literal() string {
+	switch v.Kind() {
+	case KindNumber:
+		return v.Number
+	case KindString:
+		return v.String
+	case KindRaw:
+		return v.Raw
+	case KindText:
+		return v.Text
+	}
+	return v.Ident
+}
+
+// Str returns the value's content: a word or number as written, a string
+// unquoted, a raw string without its back-quotes, a text block dedented.
+func (v *Value) Str() string {
+	switch v.Kind() {
+	case KindString:
+		s, err := strconv.Unquote(v.String)
+		if err != nil {
+			// The lexer only admits valid Go escapes; this is unreachable
+			// for parsed input but keeps hand-built trees safe.
+			return strings.Trim(v.String, `"`)
+		}
+		return s
+	case KindRaw:
+		return v.Raw[1 : len(v.Raw)-1]
+	case KindText:
+		return Dedent(v.Text[3 : len(v.Text)-3])
+	}
+	return v.Literal()
+}
+
+// Dedent is the text-block rule: drop the first line when it is empty
+// (the text after the opening quotes), drop the last line when it holds
+// only spaces (the closing quotes' indentation), and remove the longest
+// whitespace prefix shared by the non-blank lines. The result ends with a
+// newline unless it is empty.
+func Dedent(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) > 1 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	if n := len(lines); n > 0 && strings.TrimSpace(lines[n-1]) == "" {
+		lines = lines[:n-1]
+	}
+	prefix := ""
+	first := true
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		ws := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		if first {
+			prefix, first = ws, false
+			continue
+		}
+		for !strings.HasPrefix(ws, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString(strings.TrimRight(l[len(prefix):], " \t"))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Option returns the value of option key and whether it is present.
+func (s *Stmt) Option(key string) (*Arg, bool) {
+	for _, a := range s.Args {
+		if a.Key == key {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// Positional returns the arguments without a key, in order.
+func (s *Stmt) Positional() []*Arg {
+	var out []*Arg
+	for _, a := range s.Args {
+		if a.Key == "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Stmts returns the statements of a body, skipping comments and blanks.
+func Stmts(body []*Node) []*Stmt {
+	var out []*Stmt
+	for _, n := range body {
+		if n.Stmt != nil {
+			out = append(out, n.Stmt)
+		}
+	}
+	return out
+}
+
+// Children returns the statements of s's block, or nil without one.
+func (s *Stmt) Children() []*Stmt {
+	if s.Block == nil {
+		return nil
+	}
+	return Stmts(s.Block.Body)
+}

@@ -1,0 +1,59 @@
+package pdl
+
+import (
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// Rule IDs of the findings the PDL parser and compiler raise. They print
+// with the same reporters as lint findings; Section is the Part II section
+// the check serves (PDL itself is not in Part II).
+const (
+	RuleSyntax    = "pdl-syntax"    // the text is not PDL
+	RuleUnknown   = "pdl-unknown"   // a keyword or option PDL does not have here
+	RuleArgs      = "pdl-args"      // wrong number or kind of arguments
+	RuleValue     = "pdl-value"     // a value outside its set, or malformed
+	RuleDuplicate = "pdl-duplicate" // a name defined twice
+	RuleReference = "pdl-reference" // a name that is defined nowhere
+	RuleRequired  = "pdl-required"  // a setting the Language needs is missing
+	RuleFile      = "pdl-file"      // a named file cannot be read
+	RuleJSON      = "pdl-json"      // JSON or JSON Schema that does not compile
+	RuleCEL       = "pdl-cel"       // a CEL expression that does not type-check
+	RuleProgram   = "pdl-program"   // a promoted program body that does not hold
+)
+
+// Rules describes every PDL rule, for reporters that list rules (sarif)
+// and for the docs.
+var Rules = []report.RuleInfo{
+	{ID: RuleSyntax, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "The file must be well-formed PDL: statements, arguments and balanced blocks."},
+	{ID: RuleUnknown, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "Every keyword, option and flag must be one PDL defines in that place."},
+	{ID: RuleArgs, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "Every statement must have the arguments its keyword takes."},
+	{ID: RuleValue, Category: "pdl", Section: "5.1", Severity: report.Error, Summary: "Every value must be one of its closed set, or well-formed for its type."},
+	{ID: RuleDuplicate, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Languages, guides, entries, closed-set values and principals must be defined once."},
+	{ID: RuleReference, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Every name a statement uses (kind, risk, status, entry, Language) must be defined."},
+	{ID: RuleRequired, Category: "pdl", Section: "4.3", Severity: report.Error, Summary: "A Language must state what its capabilities require (execution mode, trace level, retention, guides)."},
+	{ID: RuleFile, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file."},
+	{ID: RuleJSON, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "JSON values must parse, and JSON Schemas must compile."},
+	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input`."},
+	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers."},
+}
+
+// sections maps a rule to its section, so findings need not repeat it.
+var sections = func() map[string]string {
+	m := map[string]string{}
+	for _, r := range Rules {
+		m[r.ID] = r.Section
+	}
+	return m
+}()
+
+// Errorf builds an error finding spanning [pos, end); end may be zero.
+func Errorf(rule string, pos, end lexer.Position, hint, msg string) report.Finding {
+	f := report.Finding{Rule: rule, Section: sections[rule], Severity: report.Error, Message: msg,
+		File: pos.Filename, Line: pos.Line, Column: pos.Column, Hint: hint}
+	if end.Line > 0 {
+		f.EndLine, f.EndColumn = end.Line, end.Column
+	}
+	return f
+}

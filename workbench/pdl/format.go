@@ -1,0 +1,107 @@
+package pdl
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// indentUnit is one level of block indentation.
+const indentUnit = "  "
+
+// Format prints a parsed file in the canonical layout: one statement per
+// line, two-space indentation per block, one space between arguments,
+// options written key=value, a trailing comment two spaces after its
+// statement, at most one blank line in a row and none at the start or end
+// of a block, text blocks re-indented one level deeper than their
+// statement. Literals keep their spelling, so Format changes layout only,
+// never meaning; formatting its own output changes nothing.
+func Format(f *File) []byte {
+	var b bytes.Buffer
+	body(&b, f.Body, 0)
+	return b.Bytes()
+}
+
+// FormatSource parses and formats src. A file with syntax errors is not
+// formatted: the errors come back instead, since recovery rewrote lines.
+func FormatSource(name string, src []byte) ([]byte, []report.Finding) {
+	f, findings := Parse(name, src)
+	if len(findings) > 0 {
+		return nil, findings
+	}
+	return Format(f), nil
+}
+
+func body(b *bytes.Buffer, nodes []*Node, depth int) {
+	ind := strings.Repeat(indentUnit, depth)
+	pendingBlank := false
+	wrote := false
+	for _, n := range nodes {
+		if n.Blank {
+			pendingBlank = wrote
+			continue
+		}
+		if pendingBlank {
+			b.WriteByte('\n')
+			pendingBlank = false
+		}
+		wrote = true
+		if n.Stmt == nil {
+			b.WriteString(ind + strings.TrimRight(n.Comment, " \t\r") + "\n")
+			continue
+		}
+		stmt(b, n.Stmt, depth)
+	}
+}
+
+func stmt(b *bytes.Buffer, s *Stmt, depth int) {
+	ind := strings.Repeat(indentUnit, depth)
+	b.WriteString(ind + s.Keyword)
+	for _, a := range s.Args {
+		b.WriteByte(' ')
+		if a.Key != "" {
+			b.WriteString(a.Key + "=")
+		}
+		b.WriteString(literal(a.Value, depth))
+	}
+	if s.Block != nil {
+		blk := s.Block
+		if len(blk.Body) == 0 && blk.OpenComment == "" {
+			b.WriteString(" {}")
+		} else {
+			b.WriteString(" {")
+			if blk.OpenComment != "" {
+				b.WriteString("  " + strings.TrimRight(blk.OpenComment, " \t\r"))
+			}
+			b.WriteByte('\n')
+			body(b, blk.Body, depth+1)
+			b.WriteString(ind + "}")
+		}
+	}
+	if s.Comment != "" {
+		b.WriteString("  " + strings.TrimRight(s.Comment, " \t\r"))
+	}
+	b.WriteByte('\n')
+}
+
+// literal prints a value; text blocks are re-indented for depth.
+func literal(v *Value, depth int) string {
+	if v.Kind() != KindText {
+		return v.Literal()
+	}
+	ind := strings.Repeat(indentUnit, depth+1)
+	var b strings.Builder
+	b.WriteString(`"""` + "\n")
+	for _, l := range strings.SplitAfter(v.Str(), "\n") {
+		if l == "" {
+			continue
+		}
+		if l != "\n" {
+			b.WriteString(ind)
+		}
+		b.WriteString(l)
+	}
+	b.WriteString(ind + `"""`)
+	return b.String()
+}

@@ -1,0 +1,253 @@
+package pdl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// Bounds that keep hostile input cheap. No real PDL file comes near them.
+const (
+	// MaxFileBytes is the largest file Parse reads.
+	MaxFileBytes = 32 << 20
+	// MaxDepth is the deepest block nesting; PDL itself needs three.
+	MaxDepth = 16
+	// maxSyntaxErrors stops recovery: past this many, later errors are
+	// mostly echoes of earlier ones.
+	maxSyntaxErrors = 20
+)
+
+// Parse reads one PDL file. It returns every syntax error of the file, not
+// only the first: bad tokens and unbalanced braces are found by a scan of
+// the whole token stream, and after a grammar error the parser blanks the
+// rest of the offending line and parses again. The tree it returns (nil
+// only for files over MaxFileBytes or nested past MaxDepth) is the parse
+// of the repaired text, so the compiler can report its own errors too.
+func Parse(name string, src []byte) (*File, []report.Finding) {
+	if len(src) > MaxFileBytes {
+		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
+			"split the definition or move guide bodies into files",
+			fmt.Sprintf("file is %d bytes; PDL files are limited to %d", len(src), MaxFileBytes))}
+	}
+	findings, work, ok := scan(name, bytes.Clone(src))
+	if !ok {
+		return nil, findings
+	}
+	for {
+		f, err := parser.ParseBytes(name, work)
+		if err == nil {
+			return f, findings
+		}
+		var perr participle.Error
+		if !errors.As(err, &perr) || len(findings) >= maxSyntaxErrors {
+			return f, findings
+		}
+		pos := perr.Position()
+		findings = append(findings, grammarFinding(perr, work))
+		if !blankLine(work, pos.Offset) {
+			return f, findings
+		}
+	}
+}
+
+// scan lexes the whole file once, reports invalid tokens and unbalanced
+// braces, and repairs work in place (blanking bad tokens, closing open
+// blocks) so the grammar pass sees only its own kind of error. ok is false
+// when the nesting is too deep to parse safely.
+func scan(name string, work []byte) (findings []report.Finding, repaired []byte, ok bool) {
+	l, _ := lex.LexString(name, string(work))
+	var open []lexer.Position
+	for {
+		t, err := l.Next()
+		if err != nil || t.EOF() {
+			break
+		}
+		switch t.Type {
+		case tokOpenText, tokOpenString, tokOpenRaw, tokInvalid:
+			findings = append(findings, tokenFinding(t))
+			blank(work, t.Pos.Offset, t.Pos.Offset+len(t.Value))
+		case tokPunct:
+			switch t.Value {
+			case "{":
+				open = append(open, t.Pos)
+				if len(open) > MaxDepth {
+					return append(findings, Errorf(RuleSyntax, t.Pos, lexer.Position{},
+						"PDL blocks nest at most three deep; check for a missing }",
+						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, false
+				}
+			case "}":
+				if len(open) == 0 {
+					findings = append(findings, Errorf(RuleSyntax, t.Pos, lexer.Position{},
+						"remove it, or add the { it should close", "unmatched }"))
+					blank(work, t.Pos.Offset, t.Pos.Offset+1)
+					continue
+				}
+				open = open[:len(open)-1]
+			}
+		}
+		if len(findings) >= maxSyntaxErrors {
+			break
+		}
+	}
+	for i := len(open) - 1; i >= 0; i-- {
+		findings = append(findings, Errorf(RuleSyntax, open[i], lexer.Position{},
+			"add the } that closes it", "block is never closed"))
+	}
+	// Close the open blocks at the very end so positions stay unchanged.
+	return findings, append(work, strings.Repeat("\n}", len(open))...), true
+}
+
+// tokenFinding explains a token that no valid PDL token can start.
+func tokenFinding(t lexer.Token) report.Finding {
+	end := t.Pos
+	end.Advance(firstLine(t.Value))
+	switch t.Type {
+	case tokOpenText:
+		return Errorf(RuleSyntax, t.Pos, end, `close the text block with """`, "text block is never closed")
+	case tokOpenString:
+		if strings.HasSuffix(strings.TrimRight(t.Value, " \t\r"), `\`) || !strings.Contains(t.Value[1:], `\`) {
+			return Errorf(RuleSyntax, t.Pos, end, `close the string with " on the same line; use """ for text over several lines`,
+				"string is never closed")
+		}
+		return Errorf(RuleSyntax, t.Pos, end, "use one of the escapes \\\\ \\\" \\n \\t \\uXXXX, or a `raw string`",
+			"string has an invalid escape")
+	case tokOpenRaw:
+		return Errorf(RuleSyntax, t.Pos, end, "close the raw string with `", "raw string is never closed")
+	}
+	r := []rune(t.Value)[0]
+	return Errorf(RuleSyntax, t.Pos, end, "PDL has words, numbers, strings, = { } ; and # comments",
+		fmt.Sprintf("unexpected character %q", r))
+}
+
+// grammarFinding turns a participle error into a finding with a hint.
+func grammarFinding(perr participle.Error, work []byte) report.Finding {
+	pos := perr.Position()
+	var ute *participle.UnexpectedTokenError
+	if errors.As(perr, &ute) {
+		t := ute.Unexpected
+		end := t.Pos
+		end.Advance(firstLine(t.Value))
+		switch {
+		case t.EOF():
+			return Errorf(RuleSyntax, pos, lexer.Position{}, "complete the last statement", "unexpected end of file")
+		case t.Value == "=" && valueMissing(work[t.Pos.Offset+1:]):
+			return Errorf(RuleSyntax, pos, end, "give the option a value: key=value", "option has no value")
+		case t.Value == "=":
+			return Errorf(RuleSyntax, pos, end, "write an option as key=value, where key is a word",
+				"unexpected =")
+		case t.Value == "{":
+			return Errorf(RuleSyntax, pos, end, "a block follows a statement's arguments: keyword args… { … }",
+				"unexpected {")
+		case t.Type == tokEOL:
+			return Errorf(RuleSyntax, pos, lexer.Position{}, "give the option a value: key=value",
+				"option has no value")
+		}
+		return Errorf(RuleSyntax, pos, end, "a statement starts with a keyword (a word) on a new line",
+			fmt.Sprintf("unexpected %s %s", describe(t), clip(t.Value)))
+	}
+	return Errorf(RuleSyntax, pos, lexer.Position{}, "", perr.Message())
+}
+
+// valueMissing reports whether the text after an = holds no value on its
+// line: only spaces, then the line's end, a brace or a comment.
+func valueMissing(rest []byte) bool {
+	line := strings.TrimLeft(firstLine(string(rest)), " \t\r")
+	return line == "" || line[0] == '{' || line[0] == '}' || line[0] == '#' || line[0] == ';'
+}
+
+// describe names a token's type for messages.
+func describe(t lexer.Token) string {
+	for name, typ := range lex.Symbols() {
+		if typ == t.Type {
+			switch name {
+			case "Text":
+				return "text block"
+			case "Raw":
+				return "raw string"
+			}
+			return strings.ToLower(name)
+		}
+	}
+	return "token"
+}
+
+// clip shortens a token for a message.
+func clip(s string) string {
+	s = firstLine(s)
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:40]) + "…"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Placeholder is the keyword recovery writes over a line with a grammar
+// error: the line's tokens become spaces, its braces stay (so blocks stay
+// balanced) and "_" heads them so they still parse. The compiler skips
+// placeholder statements; their error is already reported.
+const Placeholder = "_"
+
+// blankLine repairs the line of a grammar error at offset as Placeholder
+// describes. It reports whether anything changed: no change means
+// recovery cannot progress.
+func blankLine(work []byte, offset int) bool {
+	line := 1 + strings.Count(string(work[:min(offset, len(work))]), "\n")
+	l, _ := lex.LexString("", string(work))
+	var toks []lexer.Token
+	for {
+		t, err := l.Next()
+		if err != nil || t.EOF() || t.Pos.Line > line {
+			break
+		}
+		if t.Pos.Line == line && t.Type != tokWhitespace && t.Type != tokEOL {
+			toks = append(toks, t)
+		}
+	}
+	if len(toks) == 0 {
+		return false
+	}
+	changed := false
+	for _, t := range toks {
+		if t.Type == tokPunct && t.Value != "=" {
+			continue
+		}
+		blank(work, t.Pos.Offset, t.Pos.Offset+len(t.Value))
+		changed = true
+	}
+	at := toks[0].Pos.Offset
+	if toks[0].Type == tokPunct && toks[0].Value != "=" {
+		// The line starts with a brace: the placeholder goes in the space
+		// before it, when there is one.
+		if at == 0 || work[at-1] != ' ' {
+			return changed
+		}
+		at--
+	}
+	if string(work[at:at+1]) != Placeholder {
+		work[at] = Placeholder[0]
+		changed = true
+	}
+	return changed
+}
+
+// blank overwrites work[from:to] with spaces, keeping newlines so every
+// later position stays where it was.
+func blank(work []byte, from, to int) {
+	for i := from; i < to && i < len(work); i++ {
+		if work[i] != '\n' {
+			work[i] = ' '
+		}
+	}
+}
