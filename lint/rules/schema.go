@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint"
@@ -19,12 +20,12 @@ var schemaRule = &lint.Rule{
 	Severity: report.Error,
 	Summary:  "Every structure must have its required (M) members with the JSON types of data-model.md.",
 	Check: func(p *lint.Pass) {
-		name := ""
+		name, root := "", ""
 		switch p.Kind {
 		case lint.KindManifest:
-			name = pilotage.SchemaManifest
+			name, root = pilotage.SchemaManifest, "the manifest"
 		case lint.KindSnapshot:
-			name = pilotage.SchemaSnapshot
+			name, root = pilotage.SchemaSnapshot, "the snapshot"
 		default:
 			return
 		}
@@ -33,14 +34,35 @@ var schemaRule = &lint.Rule{
 			p.Report("", fmt.Sprintf("internal error: embedded schema %s: %v", name, err), "")
 			return
 		}
-		for _, v := range pilotage.Violations(s.Validate(p.Doc.Root.Value())) {
-			p.Report(v.Pointer, v.Message, schemaHint(v.Message))
+		for _, sp := range schemaProblems(s.Validate(p.Doc.Root.Value())) {
+			p.Report(sp.pointer, sp.describe(subject(sp.pointer, root)), schemaHint(sp.pointer))
 		}
 	},
 }
 
-func schemaHint(string) string {
-	return "see the field tables in data-model.md for the required members and their types"
+// schemaHint points at the data-model.md table of the structure that
+// holds the value at pointer.
+func schemaHint(pointer string) string {
+	toks := strings.Split(pointer, "/")
+	last := func(name string) int {
+		for i := len(toks) - 1; i >= 0; i-- {
+			if toks[i] == name {
+				return i
+			}
+		}
+		return -1
+	}
+	switch c, l, g, i := last("capabilities"), last("languages"), last("guides"), last("items"); {
+	case c >= 0 && c >= l:
+		return "a capability declaration maps each capability to true, false or an object of boolean sub-features (§4.2, data-model.md §4.1)"
+	case i > 0 && toks[1] == "catalog" && len(toks) > i+1:
+		return "see the catalog entry table (data-model.md §5.4) for the required members and their types"
+	case g == 1 && toks[0] == "" && len(toks) > 3:
+		return "see the guide table (data-model.md §5.2) for the required members and their types"
+	case l >= 0 && len(toks) > l+1:
+		return "see the Language entry table (data-model.md §5.1) for the required members and their types"
+	}
+	return "see the manifest table (data-model.md §5.1) and, for snapshots, the snapshot file section of data-model.md"
 }
 
 func init() { register(schemaRule) }

@@ -1,0 +1,80 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// contextSchema checks that a Language's `context_schema` (§5.1) is a
+// JSON Schema that compiles: validation checks every context against it
+// (§6.4), and a schema that does not compile makes every context
+// uncheckable. The schema is compiled offline: a `$ref` outside the
+// schema is reported, never fetched, so linting a hostile manifest reads
+// no file and opens no connection.
+var contextSchema = &lint.Rule{
+	ID:       "context-schema",
+	Category: lint.CatManifest,
+	Section:  "5.1",
+	Severity: report.Error,
+	Summary:  "`context_schema` must be a self-contained JSON Schema that compiles (draft 2020-12 unless `$schema` says otherwise).",
+	Check: func(p *lint.Pass) {
+		for _, l := range p.Languages {
+			n := l.Node.Get("context_schema")
+			if !n.Is(jsonpos.Object) {
+				continue // absent, a boolean schema, or malformed (the schema rule)
+			}
+			ptr := l.Pointer + "/context_schema"
+			err := compileOffline(n.Value())
+			var sve *jsonschema.SchemaValidationError
+			if errors.As(err, &sve) {
+				for _, sp := range schemaProblems(sve.Err) {
+					p.Report(ptr+sp.pointer, fmt.Sprintf("%s: context_schema is not a valid JSON Schema: %s", langLabel(l), sp.describe(subject(sp.pointer, "the schema"))),
+						"fix the keyword so that the schema validates against its draft's metaschema (https://json-schema.org/specification)")
+				}
+				continue
+			}
+			var lue *jsonschema.LoadURLError
+			if errors.As(err, &lue) {
+				p.Report(ptr, fmt.Sprintf("%s: context_schema refers to %q, outside itself; lint works offline and fetches nothing", langLabel(l), lue.URL),
+					"make context_schema self-contained: copy the referenced schema under \"$defs\" and refer to it as \"#/$defs/<name>\"; a \"$schema\" must name a standard draft")
+				continue
+			}
+			if err != nil {
+				p.Report(ptr, fmt.Sprintf("%s: context_schema does not compile: %v", langLabel(l), err),
+					"context_schema must be self-contained: a \"$ref\" may point only inside it, such as \"#/$defs/user\"")
+			}
+		}
+	},
+}
+
+// contextSchemaURL is the name the schema is compiled under; errors about
+// references quote it.
+const contextSchemaURL = "urn:pilotage:context_schema"
+
+// compileOffline compiles doc as a JSON Schema without loading anything
+// from outside it.
+func compileOffline(doc any) error {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(offline{})
+	if err := c.AddResource(contextSchemaURL, doc); err != nil {
+		return err
+	}
+	_, err := c.Compile(contextSchemaURL)
+	return err
+}
+
+// offline is a URL loader that loads nothing.
+type offline struct{}
+
+func (offline) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s is outside context_schema and is not fetched", url)
+}
+
+func init() { register(contextSchema) }

@@ -1,0 +1,61 @@
+package suggest
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestClosest(t *testing.T) {
+	set := []string{"json-pointer", "text-range"}
+	for _, c := range []struct{ in, want string }{
+		{"json_pointer", "json-pointer"}, // '_' and '-' alike
+		{"JSON-Pointer", "json-pointer"}, // case ignored
+		{"text-rang", "text-range"},      // one deletion
+		{"txt-rnge", "text-range"},       // two edits in ten runes
+		{"pointer", ""},                  // too far
+		{"", ""},
+	} {
+		if got := Closest(c.in, set); got != c.want {
+			t.Errorf("Closest(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := Closest("x", nil); got != "" {
+		t.Errorf("Closest over an empty set = %q", got)
+	}
+	// One edit is always allowed, even for short values.
+	if got := Closest("ful", []string{"summary", "full"}); got != "full" {
+		t.Errorf("Closest(ful) = %q", got)
+	}
+}
+
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"héllo", "hello", 1}, {"same", "same", 0},
+	} {
+		if got := Distance(c.a, c.b); got != c.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+	// Long input is cut at 64 runes, so a megabyte costs no more than 64.
+	long := strings.Repeat("x", 1<<20)
+	if got := Distance(long, "y"); got != 64 {
+		t.Errorf("Distance(1 MiB, y) = %d, want 64", got)
+	}
+}
+
+func FuzzClosest(f *testing.F) {
+	f.Add("json_pointer", "json-pointer")
+	f.Add("\xff\xfe", "")
+	f.Fuzz(func(t *testing.T, s, v string) {
+		got := Closest(s, []string{v, "summary"})
+		if got != "" && got != v && got != "summary" {
+			t.Fatalf("Closest returned %q, not a member of the set", got)
+		}
+		if d := Distance(s, v); d < 0 || d > maxRunes {
+			t.Fatalf("Distance out of range: %d", d)
+		}
+	})
+}
