@@ -179,7 +179,7 @@ func (p *Pass) attachSnapshotParts(l *Language) {
 			}
 			g := &Guide{Node: gn, Pointer: l.GuidesPtr + "/" + strconv.Itoa(i), ID: gn.Get("id").String(),
 				Level: gn.Get("level").String()}
-			for _, t := range gn.Get("topics").Elems {
+			for _, t := range elems(gn.Get("topics")) {
 				g.Topics = append(g.Topics, t.String())
 			}
 			if b := gn.Get("body"); b.Is(jsonpos.String) {
@@ -190,7 +190,7 @@ func (p *Pass) attachSnapshotParts(l *Language) {
 	}
 	if cn := root.Get("catalog").Get(l.ID); cn.Is(jsonpos.Object) {
 		c := &Catalog{Node: cn, Pointer: "/catalog/" + key}
-		for i, en := range cn.Get("items").Elems {
+		for i, en := range elems(cn.Get("items")) {
 			if !en.Is(jsonpos.Object) {
 				continue
 			}
@@ -199,6 +199,15 @@ func (p *Pass) attachSnapshotParts(l *Language) {
 		}
 		l.Catalog = c
 	}
+}
+
+// elems returns the elements of an array node; nil for a missing member
+// or another kind, so an absent optional array reads as empty (§1.4).
+func elems(n *jsonpos.Node) []*jsonpos.Node {
+	if !n.Is(jsonpos.Array) {
+		return nil
+	}
+	return n.Elems
 }
 
 // capabilitiesOf reads a capability declaration leniently: members whose
