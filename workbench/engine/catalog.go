@@ -1,0 +1,360 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/service"
+)
+
+// entry is one catalog entry as served: the wire form, its scripted
+// behaviour, and for a promoted program its body and baseline.
+type entry struct {
+	wire     pilotage.CatalogEntry
+	behavior language.Behavior
+	prom     *promotion
+	// hash covers every defined field except revision (§5.4).
+	hash string
+	// scripts holds the compiled behaviour expressions, built on first call.
+	scripts *scripts
+}
+
+// state is one immutable snapshot of what the engine serves.
+type state struct {
+	srv        *language.Server
+	langs      map[string]*lang
+	order      []*lang
+	entries    map[string]*entry
+	ids        []string
+	principals map[string]*language.Principal
+}
+
+func (e *Engine) build(srv *language.Server) (*state, error) {
+	st := &state{srv: srv, langs: map[string]*lang{}, entries: map[string]*entry{}, principals: map[string]*language.Principal{}}
+	for _, l := range srv.Languages {
+		lg, err := e.newLang(srv, l)
+		if err != nil {
+			return nil, err
+		}
+		if st.langs[l.ID] != nil {
+			return nil, fmt.Errorf("language %s is defined twice", l.ID)
+		}
+		st.langs[l.ID] = lg
+		st.order = append(st.order, lg)
+	}
+	for _, p := range srv.Principals {
+		st.principals[p.Name] = p
+	}
+	var pdlPrograms []*language.Entry
+	for _, pe := range srv.Catalog {
+		if e.promoted[pe.ID] != nil {
+			continue // an engine-minted reference is immutable; it wins
+		}
+		st.entries[pe.ID] = newEntry(pe.CatalogEntry, pe.Behavior, nil)
+		if len(pe.Program) > 0 {
+			pdlPrograms = append(pdlPrograms, pe)
+		}
+	}
+	for id, pe := range e.promoted {
+		st.entries[id] = pe
+	}
+	// Baselines of PDL programs are recorded against the catalog as first
+	// loaded; a body that changed under the same id is a new promotion.
+	for _, pe := range pdlPrograms {
+		bodyHash := hashBytes(canonical(pe.Program))
+		prom := e.pdlBaselines[pe.ID]
+		if prom == nil || prom.BodyHash != bodyHash {
+			prom = &promotion{Body: pe.Program, BodyHash: bodyHash, Promoter: serverAuthority, Baseline: st.baseline(pe.Program)}
+			e.pdlBaselines[pe.ID] = prom
+		}
+		st.entries[pe.ID].prom = prom
+	}
+	for id := range st.entries {
+		st.ids = append(st.ids, id)
+	}
+	sort.Strings(st.ids)
+	return st, nil
+}
+
+func newEntry(ce pilotage.CatalogEntry, b language.Behavior, prom *promotion) *entry {
+	h := ce
+	h.Revision = ""
+	return &entry{wire: ce, behavior: b, prom: prom, hash: hashBytes(canonical(mustJSON(h))), scripts: &scripts{}}
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only engine-built values reach here, and they marshal
+	}
+	return b
+}
+
+// canonical re-encodes JSON with sorted keys and no insignificant space,
+// so equal values hash equally.
+func canonical(raw []byte) []byte {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	return mustJSON(v)
+}
+
+func hashBytes(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// serverAuthority is the authority of programs the PDL itself defines: it
+// sees every entry.
+const serverAuthority = "\x00server"
+
+// visible reports whether principal may see en from Language langID.
+func (st *state) visible(principal, langID string, en *entry) bool {
+	if len(en.wire.Languages) > 0 && !contains(en.wire.Languages, langID) {
+		return false
+	}
+	if principal == serverAuthority || len(st.principals) == 0 {
+		return true
+	}
+	p := st.principals[principal]
+	if p == nil {
+		return false
+	}
+	for _, pat := range p.Sees {
+		if glob(pat, en.wire.ID) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// glob matches '*' against any run of characters; everything else is
+// literal.
+func glob(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// view is the catalog one principal sees from one Language.
+type view struct {
+	st      *state
+	lang    *lang
+	entries []*entry
+	byID    map[string]*entry
+	version string
+}
+
+func (e *Engine) view(st *state, l *lang, principal string) *view {
+	v := &view{st: st, lang: l, byID: map[string]*entry{}}
+	h := sha256.New()
+	snap := map[string]string{}
+	for _, id := range st.ids {
+		en := st.entries[id]
+		if !st.visible(principal, l.ID, en) {
+			continue
+		}
+		v.entries = append(v.entries, en)
+		v.byID[id] = en
+		snap[id] = en.hash
+		fmt.Fprintf(h, "%s\x00%s\x00", id, en.hash)
+	}
+	v.version = "cv-" + hex.EncodeToString(h.Sum(nil))[:24]
+	e.versions.record(v.version, snap)
+	return v
+}
+
+// versionLog remembers which entries each catalog_version stood for, so
+// changed_since can answer; tokens it has forgotten (or never issued, or
+// issued before a restart) are unknown baselines.
+type versionLog struct {
+	mu    sync.Mutex
+	max   int
+	order []string
+	snaps map[string]map[string]string
+}
+
+func newVersionLog(n int) *versionLog {
+	return &versionLog{max: n, snaps: map[string]map[string]string{}}
+}
+
+func (l *versionLog) record(token string, snap map[string]string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.snaps[token]; ok {
+		return
+	}
+	l.snaps[token] = snap
+	l.order = append(l.order, token)
+	if len(l.order) > l.max {
+		delete(l.snaps, l.order[0])
+		l.order = l.order[1:]
+	}
+}
+
+func (l *versionLog) get(token string) (map[string]string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, ok := l.snaps[token]
+	return s, ok
+}
+
+// Page sizes of list.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 500
+)
+
+// Lookup serves list, get and changed_since (§6.3) within the caller's
+// authorization scope.
+func (e *Engine) Lookup(ctx context.Context, c service.Caller, language string, req pilotage.LookupRequest) (any, error) {
+	st, l, err := e.language(language)
+	if err != nil {
+		return nil, err
+	}
+	if !l.caps.Has(pilotage.CapCatalog) {
+		return nil, unsupported("Language %s does not declare catalog", l.ID)
+	}
+	v := e.view(st, l, c.Principal)
+	switch req.Verb {
+	case pilotage.VerbList:
+		return v.list(req)
+	case pilotage.VerbGet:
+		en := v.byID[req.ID]
+		if req.ID == "" {
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: "get needs an id", CatalogVersion: v.version}
+		}
+		if en == nil {
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no catalog entry %q", req.ID), CatalogVersion: v.version}
+		}
+		return &pilotage.GetResponse{Entry: en.wire, CatalogVersion: v.version}, nil
+	case pilotage.VerbChangedSince:
+		if !l.caps.HasSub(pilotage.CapCatalog, pilotage.SubChangedSince) {
+			return nil, unsupported("Language %s does not declare catalog.changed_since", l.ID)
+		}
+		return v.changedSince(e.versions, req.CatalogVersion)
+	case "":
+		return nil, invalid("lookup needs a verb: list, get or changed_since")
+	}
+	return nil, invalid("unknown lookup verb %q: use list, get or changed_since", req.Verb)
+}
+
+func (v *view) list(req pilotage.LookupRequest) (*pilotage.ListResponse, error) {
+	if req.Q != "" && !v.lang.caps.HasSub(pilotage.CapCatalog, pilotage.SubSearch) {
+		return nil, unsupported("Language %s does not declare catalog.search, so list takes no q", v.lang.ID)
+	}
+	if req.Limit < 0 {
+		return nil, invalid("limit must be positive, got %d", req.Limit)
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = DefaultPageSize
+	}
+	limit = min(limit, MaxPageSize)
+	filter := hashBytes([]byte(req.Kind + "\x00" + req.Tag + "\x00" + req.Q))[:12]
+	after := ""
+	if req.Cursor != "" {
+		a, f, ok := decodeCursor(req.Cursor)
+		if !ok || f != filter {
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: "the cursor is not one this listing returned; pass next_cursor back unchanged with the same filters", CatalogVersion: v.version}
+		}
+		after = a
+	}
+	out := &pilotage.ListResponse{Items: []pilotage.CatalogEntry{}, CatalogVersion: v.version}
+	for _, en := range v.entries {
+		if en.wire.ID <= after && after != "" || !matches(en, req) {
+			continue
+		}
+		if len(out.Items) == limit {
+			out.NextCursor = encodeCursor(out.Items[len(out.Items)-1].ID, filter)
+			break
+		}
+		out.Items = append(out.Items, en.wire)
+	}
+	return out, nil
+}
+
+func matches(en *entry, req pilotage.LookupRequest) bool {
+	w := en.wire
+	if req.Kind != "" && w.Kind != req.Kind || req.Tag != "" && !contains(w.Tags, req.Tag) {
+		return false
+	}
+	text := strings.ToLower(strings.Join(append([]string{w.ID, w.Name, w.Description}, w.Tags...), " "))
+	for _, word := range strings.Fields(strings.ToLower(req.Q)) {
+		if !strings.Contains(text, word) {
+			return false
+		}
+	}
+	return true
+}
+
+// Cursors are opaque to clients (§1.6): the last id served and the filter
+// they belong to.
+func encodeCursor(after, filter string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(filter + ":" + after))
+}
+
+func decodeCursor(c string) (after, filter string, ok bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return "", "", false
+	}
+	filter, after, ok = strings.Cut(string(b), ":")
+	return after, filter, ok && after != ""
+}
+
+func (v *view) changedSince(log *versionLog, token string) (*pilotage.ChangedSinceResponse, error) {
+	old, ok := log.get(token)
+	if token == "" || !ok {
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrUnknownBaseline,
+			Message: "this catalog_version is not one the server can compare against; list the catalog in full", CatalogVersion: v.version}
+	}
+	out := &pilotage.ChangedSinceResponse{CatalogVersion: v.version, Changes: []pilotage.Change{}}
+	for _, en := range v.entries {
+		switch h, was := old[en.wire.ID]; {
+		case !was:
+			out.Changes = append(out.Changes, pilotage.Change{ID: en.wire.ID, Change: pilotage.ChangeAdded})
+		case h != en.hash:
+			out.Changes = append(out.Changes, pilotage.Change{ID: en.wire.ID, Change: pilotage.ChangeModified})
+		}
+	}
+	for id := range old {
+		if v.byID[id] == nil {
+			out.Changes = append(out.Changes, pilotage.Change{ID: id, Change: pilotage.ChangeRemoved})
+		}
+	}
+	sort.Slice(out.Changes, func(i, j int) bool { return out.Changes[i].ID < out.Changes[j].ID })
+	return out, nil
+}

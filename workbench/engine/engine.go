@@ -1,0 +1,267 @@
+// Package engine is the workbench's reference implementation of Pilotage
+// Part II for any compiled Language (workbench/language): discover, learn,
+// lookup, validate with plans, execute with bounded evaluation and traces,
+// promotion and drift, idempotency, retention, and the trace fetch door.
+// It implements workbench/service.Service; the MCP server and the
+// validate/plan/run commands are thin layers over it.
+//
+// Authority (§10.3): when the Server declares principals, a caller sees the
+// entries whose ids match one of its principal's patterns; a caller whose
+// principal is not declared sees nothing. With no principals declared,
+// every caller sees every entry.
+//
+// Diagnostic codes (§5.5): besides the reserved codes, the engine reports
+// step_id, duplicate_id, scope, type, not_callable, arguments and field
+// when the Language's closed set declares them, and constraint otherwise.
+// Step statuses: success, partial, and a scripted failure's status; run
+// statuses: success, the refusals, partial, and a scripted failure's status
+// when the Language lists it as a run status with ok false.
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/service"
+)
+
+var _ service.Service = (*Engine)(nil)
+
+// Options configure an Engine.
+type Options struct {
+	// DataDir holds the durable run store. Without it a Language whose
+	// retention is an ISO duration is served, and declared, as "session":
+	// the engine cannot keep that commitment across a restart (§6.6).
+	DataDir string
+	// Address names the operation address (binding.md: the MCP tool) of
+	// operation op ("learn", "lookup", "validate", "execute", "trace") of
+	// a Language; nil means DefaultAddress.
+	Address func(languageID, op string) string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Engine serves one compiled Server. It is safe for concurrent use.
+type Engine struct {
+	opts  Options
+	store *runstore.Store
+	// mu guards st, promoted and baselines; st itself is immutable.
+	mu       sync.RWMutex
+	st       *state
+	promoted map[string]*entry
+	// pdlBaselines keeps the baseline recorded when a PDL-defined promoted
+	// program was first loaded, so a reload that changes what it
+	// references meets promotion_drift (§5.4).
+	pdlBaselines map[string]*promotion
+	versions     *versionLog
+}
+
+// New starts an engine for srv.
+func New(srv *language.Server, opts Options) (*Engine, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Address == nil {
+		opts.Address = DefaultAddress
+	}
+	store, err := runstore.Open(opts.DataDir, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, store: store, promoted: map[string]*entry{}, pdlBaselines: map[string]*promotion{}, versions: newVersionLog(4096)}
+	if err := e.Reload(srv); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close releases the durable store.
+func (e *Engine) Close() error { return e.store.Close() }
+
+// Reload swaps the served model atomically. Runs in flight finish on the
+// model they started with; promoted programs survive; the next
+// catalog_version reflects the change, so clients meet catalog_drift and
+// promotion_drift for real.
+func (e *Engine) Reload(srv *language.Server) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st, err := e.build(srv)
+	if err != nil {
+		return err
+	}
+	e.st = st
+	return nil
+}
+
+func (e *Engine) state() *state {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.st
+}
+
+var toolUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// DefaultAddress is binding.md's tool naming: the Language id with every
+// character outside [A-Za-z0-9_-] replaced by '_', then '_' and the
+// operation.
+func DefaultAddress(languageID, op string) string {
+	return toolUnsafe.ReplaceAllString(languageID, "_") + "_" + op
+}
+
+// Defaults for Limits a PDL leaves at zero.
+var DefaultLimits = language.Limits{
+	Steps:        10000,
+	Time:         10 * time.Second,
+	Depth:        32,
+	Iterations:   10000,
+	Expansion:    8,
+	MemoryBytes:  32 << 20,
+	ProgramBytes: 1 << 20,
+}
+
+// ExprCost bounds one CEL evaluation (cost units of cel-go).
+const ExprCost = 1_000_000
+
+func resolveLimits(l language.Limits) language.Limits {
+	d := DefaultLimits
+	if l.Steps > 0 {
+		d.Steps = l.Steps
+	}
+	if l.Time > 0 {
+		d.Time = l.Time
+	}
+	if l.Depth > 0 {
+		d.Depth = l.Depth
+	}
+	if l.Iterations > 0 {
+		d.Iterations = l.Iterations
+	}
+	if l.Expansion > 0 {
+		d.Expansion = l.Expansion
+	}
+	if l.MemoryBytes > 0 {
+		d.MemoryBytes = l.MemoryBytes
+	}
+	if l.ProgramBytes > 0 {
+		d.ProgramBytes = l.ProgramBytes
+	}
+	return d
+}
+
+// lang is a Language with what the engine derives from it once.
+type lang struct {
+	*language.Language
+	caps         pilotage.Capabilities
+	limits       language.Limits
+	codes        map[string]bool
+	kinds        map[string]closedsets.Kind
+	levels       []pilotage.RiskLevel
+	runStatuses  map[string]closedsets.Status
+	stepStatuses map[string]closedsets.Status
+	retention    string
+	keep         time.Duration // for an ISO-duration retention
+}
+
+func (e *Engine) newLang(srv *language.Server, l *language.Language) (*lang, error) {
+	lg := &lang{Language: l, caps: pilotage.Effective(srv.Capabilities, l.Capabilities), limits: resolveLimits(l.Limits),
+		codes: map[string]bool{}, kinds: map[string]closedsets.Kind{}, levels: l.Sets.Levels(),
+		runStatuses: map[string]closedsets.Status{}, stepStatuses: map[string]closedsets.Status{}, retention: l.Retention}
+	for _, c := range l.Sets.DiagnosticCodes {
+		lg.codes[c.Code] = true
+	}
+	for _, k := range l.Sets.Kinds {
+		lg.kinds[k.Kind] = k
+	}
+	for _, s := range l.Sets.RunStatuses {
+		lg.runStatuses[s.Status] = s
+	}
+	for _, s := range l.Sets.StepStatuses {
+		lg.stepStatuses[s.Status] = s
+	}
+	switch l.Retention {
+	case "", pilotage.RetentionNone, pilotage.RetentionSession:
+	default:
+		d, err := pilotage.ParseISODuration(l.Retention)
+		if err != nil {
+			return nil, fmt.Errorf("language %s: retention: %w", l.ID, err)
+		}
+		if e.store.Durable() {
+			lg.keep = d
+		} else {
+			lg.retention = pilotage.RetentionSession
+		}
+	}
+	return lg, nil
+}
+
+// code returns preferred when the Language declares it, else constraint.
+func (l *lang) code(preferred string) string {
+	if l.codes[preferred] {
+		return preferred
+	}
+	return pilotage.CodeConstraint
+}
+
+func (e *Engine) language(id string) (*state, *lang, error) {
+	st := e.state()
+	l := st.langs[id]
+	if l == nil {
+		return nil, nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("this server has no Language %q", id)}
+	}
+	return st, l, nil
+}
+
+func unsupported(format string, args ...any) error {
+	return &pilotage.RequestError{Kind: pilotage.ErrUnsupported, Message: fmt.Sprintf(format, args...)}
+}
+
+func invalid(format string, args ...any) error {
+	return &pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: fmt.Sprintf(format, args...)}
+}
+
+func newRunID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "run-" + hex.EncodeToString(b[:])
+}
+
+// Discover returns the manifest (§6.1), with each Language's retention as
+// the engine can honour it.
+func (e *Engine) Discover(ctx context.Context) (*pilotage.Manifest, error) {
+	st := e.state()
+	m := &pilotage.Manifest{Pilotage: pilotage.Version, Capabilities: st.srv.Capabilities, Languages: []pilotage.LanguageEntry{}}
+	if st.srv.Name != "" || st.srv.Version != "" {
+		m.Server = &pilotage.ServerInfo{Name: st.srv.Name, Version: st.srv.Version}
+	}
+	for _, l := range st.order {
+		a := func(op string) string { return e.opts.Address(l.ID, op) }
+		le := pilotage.LanguageEntry{ID: l.ID, Title: l.Title, Description: l.Description, Capabilities: l.Capabilities,
+			Guides: a("learn"), Loop: pilotage.Loop{Validate: a("validate")}, Locator: l.Locator, ContextSchema: l.ContextSchema,
+			ExecutionMode: l.ExecutionMode, TraceLevel: l.TraceLevel, Retention: l.retention,
+			TraceSubprogram: l.TraceSubprogram, PromotionAuthority: l.PromotionAuthority}
+		if l.caps.Has(pilotage.CapCatalog) {
+			le.Catalog = a("lookup")
+		}
+		if l.caps.Has(pilotage.CapExecute) {
+			le.Loop.Execute = a("execute")
+		}
+		if l.caps.Has(pilotage.CapTraceFetch) {
+			le.Loop.Trace = a("trace")
+		}
+		m.Languages = append(m.Languages, le)
+	}
+	return m, nil
+}
+
+// EndSession drops what retention "session" kept for the Session.
+func (e *Engine) EndSession(session string) { e.store.EndSession(session) }

@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
+	"github.com/pilotage-dev/pilotage/workbench/engine/program"
+	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
+	"github.com/pilotage-dev/pilotage/workbench/service"
+)
+
+// request is an execute request after the checks of §6.5.2 step 1.
+type request struct {
+	pilotage.ExecuteRequest
+	caller  service.Caller
+	lang    *lang
+	st      *state
+	view    *view
+	ref     *entry // the promoted program of a program_ref Run
+	mode    string // immediate or deploy
+	testRun bool
+	level   string // the effective trace level
+	keep    bool   // whether the run record is retained
+}
+
+// Execute runs a program or a promoted program in the processing order of
+// §6.5.2: request checks (runnable selection, program_ref resolution under
+// the caller's authority, trace_level, test_run, mode, store, idempotency),
+// then catalog drift, then revalidation or the promotion baseline, then
+// input and context binding, then execution.
+func (e *Engine) Execute(ctx context.Context, c service.Caller, language string, req pilotage.ExecuteRequest) (*pilotage.ExecuteResponse, error) {
+	r, replay, err := e.accept(c, language, req)
+	if err != nil || replay != nil {
+		return replay, err
+	}
+	resp := &pilotage.ExecuteResponse{RunID: newRunID()}
+	if r.lang.caps.Has(pilotage.CapCatalog) {
+		resp.CatalogVersion = r.view.version
+	}
+	// 2. Catalog drift (§6.5.3).
+	if req.ExpectedCatalogVersion != "" && req.ExpectedCatalogVersion != r.view.version {
+		return refuse(resp, pilotage.StatusCatalogDrift, "catalog version mismatch", nil), nil
+	}
+	// 3. Revalidation, or the promotion baseline.
+	var prog *program.Program
+	var ctxVal any
+	if r.ref == nil {
+		ck, err := e.check(r.view, req.Program, req.Context, inline)
+		if err != nil {
+			return nil, err
+		}
+		if !pilotage.Valid(ck.diags) {
+			return refuse(resp, pilotage.StatusValidationError, "the program does not validate", ck.diags), nil
+		}
+		prog, ctxVal = ck.prog, ck.context
+	} else if name := r.st.drifted(r.ref.prom); name != "" {
+		return refuse(resp, pilotage.StatusPromotionDrift,
+			fmt.Sprintf("catalog entry %s changed since %s was promoted; promote the program again", name, r.ref.wire.ID), nil), nil
+	}
+	// 4. Input and context binding (§6.5.5).
+	input, diags := r.bindInput()
+	if r.ref != nil {
+		cd, cv := contextBinding(r.lang, req.Context)
+		diags, ctxVal = append(diags, cd...), cv
+	}
+	if len(diags) > 0 {
+		return refuse(resp, pilotage.StatusValidationError, "the input or context does not bind", diags), nil
+	}
+	if r.ref != nil {
+		// The body was validated at promotion; it is rebuilt with every
+		// name in reach, and each call is authorized as it runs (§10.3).
+		ck, err := e.check(e.view(r.st, r.lang, serverAuthority), r.ref.prom.Body, req.Context, bodyKind{promoted: r.ref})
+		if err != nil {
+			return nil, err
+		}
+		if !pilotage.Valid(ck.diags) {
+			return refuse(resp, pilotage.StatusValidationError, "the promoted program no longer validates", ck.diags), nil
+		}
+		prog = ck.prog
+	}
+	// 5. Execution.
+	var full *pilotage.Trace
+	if r.mode == pilotage.ModeDeploy && !r.testRun {
+		full, err = e.install(r, resp, prog)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		full = e.run(ctx, r, resp, prog, input, ctxVal)
+	}
+	return e.finish(r, resp, full)
+}
+
+// refuse answers a refused Run (§3.6): no trace, never stored or recorded
+// for replay.
+func refuse(resp *pilotage.ExecuteResponse, status, msg string, diags []pilotage.Diagnostic) *pilotage.ExecuteResponse {
+	resp.Outcome = pilotage.Outcome{OK: false, Status: status, Error: msg}
+	resp.Diagnostics = diags
+	return resp
+}
+
+// accept performs §6.5.2 step 1. A replayed idempotent request returns the
+// recorded response instead.
+func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteRequest) (*request, *pilotage.ExecuteResponse, error) {
+	st, l, err := e.language(language)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !l.caps.Has(pilotage.CapExecute) {
+		return nil, nil, unsupported("Language %s does not declare execute", l.ID)
+	}
+	r := &request{ExecuteRequest: req, caller: c, lang: l, st: st, view: e.view(st, l, c.Principal)}
+	hasProg, hasRef := !isAbsent(req.Program), req.ProgramRef != ""
+	switch {
+	case hasProg && hasRef:
+		return nil, nil, invalid("send either program or program_ref, not both")
+	case !hasProg && !hasRef:
+		return nil, nil, invalid("send a program or a program_ref")
+	case hasRef:
+		r.ref = r.view.byID[req.ProgramRef]
+		if r.ref == nil || r.ref.prom == nil {
+			return nil, nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no promoted program %q", req.ProgramRef), CatalogVersion: r.view.version}
+		}
+	}
+	if req.TraceLevel != "" && levelRank(req.TraceLevel) < 0 {
+		return nil, nil, invalid("unknown trace_level %q: use none, summary or full", req.TraceLevel)
+	}
+	r.level = l.ceiling()
+	if req.TraceLevel != "" {
+		r.level = lower(req.TraceLevel, r.level)
+	}
+	if req.TestRun != nil {
+		if !l.caps.HasSub(pilotage.CapExecute, pilotage.SubTestRun) {
+			return nil, nil, unsupported("Language %s does not declare execute.test_run; leave test_run out", l.ID)
+		}
+		r.testRun = *req.TestRun
+	}
+	if err := r.selectMode(); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case req.Store != nil && *req.Store && l.retention == pilotage.RetentionNone:
+		return nil, nil, unsupported("Language %s retains nothing (retention none), so store: true cannot be honoured", l.ID)
+	case req.Store != nil:
+		r.keep = *req.Store
+	default:
+		r.keep = l.retention != pilotage.RetentionNone && l.retention != ""
+	}
+	if req.IdempotencyKey == "" {
+		return r, nil, nil
+	}
+	if !l.caps.HasSub(pilotage.CapExecute, pilotage.SubIdempotency) {
+		return nil, nil, unsupported("Language %s does not declare execute.idempotency; leave idempotency_key out", l.ID)
+	}
+	rec, err := e.store.Replay(req.IdempotencyKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec == nil {
+		return r, nil, nil
+	}
+	if rec.Fingerprint != r.fingerprint() {
+		return nil, nil, &pilotage.RequestError{Kind: pilotage.ErrConflict, Message: "this idempotency_key was used with another runnable or input; use a fresh key"}
+	}
+	var resp pilotage.ExecuteResponse
+	if err := json.Unmarshal(rec.Response, &resp); err != nil {
+		return nil, nil, err
+	}
+	return nil, &resp, nil
+}
+
+// selectMode applies execution_mode and the binding's mode selector.
+func (r *request) selectMode() error {
+	declared := r.lang.ExecutionMode
+	switch {
+	case declared == pilotage.ModeBoth:
+		switch r.Mode {
+		case "", pilotage.ModeImmediate:
+			r.mode = pilotage.ModeImmediate
+		case pilotage.ModeDeploy:
+			r.mode = pilotage.ModeDeploy
+		default:
+			return invalid("unknown mode %q: use immediate or deploy", r.Mode)
+		}
+	case r.Mode != "" && r.Mode != declared:
+		return invalid("Language %s executes in mode %s only; mode %q cannot be selected", r.lang.ID, declared, r.Mode)
+	case declared == "":
+		r.mode = pilotage.ModeImmediate
+	default:
+		r.mode = declared
+	}
+	if r.mode == pilotage.ModeDeploy && r.ref != nil && !r.testRun {
+		return invalid("a deploy Run installs an inline program; %s is already installed", r.ProgramRef)
+	}
+	return nil
+}
+
+// fingerprint identifies the runnable and input of a request (§6.5.6).
+func (r *request) fingerprint() string {
+	return hashBytes(mustJSON([]string{string(canonical(r.Program)), r.ProgramRef, r.mode, fmt.Sprint(r.testRun), string(canonical(r.Input))}))
+}
+
+// bindInput applies the parameter-binding convention (semantics.go) or,
+// for a promoted program, the entry's input_schema.
+func (r *request) bindInput() (any, []pilotage.Diagnostic) {
+	bad := func(ptr, msg string) []pilotage.Diagnostic {
+		return []pilotage.Diagnostic{{Code: pilotage.CodeInputBinding, Severity: pilotage.SeverityError, Message: msg, Path: pilotage.PointerPath(ptr)}}
+	}
+	raw := r.Input
+	if r.ref == nil && !r.lang.Grammar.Input {
+		if !isAbsent(raw) {
+			return nil, bad("", "this Language's inline programs take no input; leave input out")
+		}
+		return nil, nil
+	}
+	if isAbsent(raw) {
+		raw = json.RawMessage(`{}`)
+	}
+	v, err := expr.DecodeJSON(raw)
+	if err != nil {
+		return nil, bad("", "input is not valid JSON: "+err.Error())
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, bad("", "input must be a JSON object")
+	}
+	if r.ref != nil && len(r.ref.wire.InputSchema) > 0 {
+		var out []pilotage.Diagnostic
+		for _, vi := range schemaViolations(r.ref.wire.InputSchema, raw) {
+			out = append(out, bad(vi.Pointer, "input: "+vi.Message)...)
+		}
+		if len(out) > 0 {
+			return nil, out
+		}
+	}
+	return v, nil
+}
+
+func (r *request) traceMode() string {
+	if r.testRun {
+		return pilotage.ModeTestRun
+	}
+	return r.mode
+}
+
+// run executes prog within the Language's limits (§10.1) and returns the
+// full-level trace.
+func (e *Engine) run(ctx context.Context, r *request, resp *pilotage.ExecuteResponse, prog *program.Program, input, ctxVal any) *pilotage.Trace {
+	started := time.Now()
+	rctx, cancel := context.WithTimeout(ctx, r.lang.limits.Time)
+	defer cancel()
+	ru := &runner{ctx: rctx, e: e, st: r.st, lang: r.lang, lim: r.lang.limits, ctxIn: r.Context}
+	auth := r.caller.Principal
+	if r.ref != nil && r.lang.PromotionAuthority == pilotage.AuthorityPromoter {
+		auth = r.ref.prom.Promoter
+	}
+	root := &scope{outputs: map[string]any{}, input: input, context: ctxVal}
+	out, err := ru.sequence(prog.Steps, root, nil, "", auth, 0)
+	var raw json.RawMessage
+	if err == nil && prog.Output != nil {
+		if out, err = ru.eval(prog.Output, root); err == nil {
+			raw, err = ru.hold(out)
+		}
+	}
+	if err != nil {
+		st, _ := err.(*stop)
+		if st == nil {
+			st = &stop{status: pilotage.StatusPartial, msg: err.Error()}
+		}
+		resp.Outcome = pilotage.Outcome{OK: false, Status: st.status, Error: st.msg}
+	} else {
+		resp.Outcome = pilotage.Outcome{OK: true, Status: pilotage.StatusSuccess}
+		resp.Output = raw
+	}
+	return &pilotage.Trace{RunID: resp.RunID, Outcome: resp.Outcome, Steps: ru.steps, Mode: r.traceMode(),
+		CatalogVersion: resp.CatalogVersion, Stats: stats(ru.count, ru.mem, started)}
+}
+
+func stats(steps int, mem int64, started time.Time) json.RawMessage {
+	return mustJSON(map[string]any{"steps_executed": steps, "bytes_held": mem, "elapsed_ms": *elapsed(started)})
+}
+
+// install performs a deploy Run (§6.5.7): the body is promoted into the
+// catalog and the trace describes the installation.
+func (e *Engine) install(r *request, resp *pilotage.ExecuteResponse, prog *program.Program) (*pilotage.Trace, error) {
+	started := time.Now()
+	plan := r.view.plan(prog)
+	id, err := e.promote(r.lang, r.Program, plan, r.caller.Principal)
+	if err != nil {
+		return nil, err
+	}
+	out := mustJSON(map[string]string{"program_ref": id})
+	resp.Outcome = pilotage.Outcome{OK: true, Status: pilotage.StatusSuccess}
+	resp.Output = out
+	if r.lang.caps.Has(pilotage.CapCatalog) {
+		// The catalog now holds the promoted entry.
+		st, _, _ := e.language(r.lang.ID)
+		resp.CatalogVersion = e.view(st, r.lang, r.caller.Principal).version
+	}
+	step := pilotage.TraceStep{ID: "install", Kind: pilotage.KindStep, Input: mustJSON(map[string]any{"program": r.Program}),
+		Output: out, Outcome: resp.Outcome, TMs: elapsed(started)}
+	return &pilotage.Trace{RunID: resp.RunID, Outcome: resp.Outcome, Steps: []pilotage.TraceStep{step}, Mode: pilotage.ModeDeploy,
+		CatalogVersion: resp.CatalogVersion, Stats: stats(1, 0, started)}, nil
+}
+
+// finish attaches the inline trace at the effective level, retains the
+// record as store and retention decide (§6.5, §6.6) and records the
+// response for idempotent replay (§6.5.6).
+func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilotage.Trace) (*pilotage.ExecuteResponse, error) {
+	if r.level != pilotage.LevelNone {
+		resp.Trace = render(full, r.level)
+	}
+	now := e.opts.Now()
+	var expires time.Time
+	if r.keep {
+		rec := &runstore.Record{RunID: resp.RunID, Language: r.lang.ID, Principal: r.caller.Principal, Session: r.caller.Session,
+			Outcome: resp.Outcome, Output: resp.Output, Trace: render(full, r.lang.ceiling())}
+		if r.lang.keep > 0 {
+			expires = now.Add(r.lang.keep)
+			rec.Expires = expires
+			if err := e.store.PutDurable(rec); err != nil {
+				return nil, err
+			}
+		} else {
+			e.store.PutSession(rec)
+		}
+	}
+	if r.IdempotencyKey != "" {
+		recorded := *resp
+		if !r.keep {
+			// store: false forbids keeping the record beyond this
+			// response; a replay then gets the run_id and outcome only.
+			recorded.Output, recorded.Trace = nil, nil
+		}
+		if r.lang.keep > 0 && expires.IsZero() {
+			expires = now.Add(r.lang.keep)
+		}
+		if err := e.store.PutReplay(&runstore.Replay{Key: r.IdempotencyKey, Fingerprint: r.fingerprint(), Response: mustJSON(recorded), Expires: expires}); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}

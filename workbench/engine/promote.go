@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/engine/program"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// promotion is what the server records when a program is promoted (§5.4):
+// the immutable body, who promoted it, and the baseline of every entry the
+// body references (nil for an entry that did not exist).
+type promotion struct {
+	Body     json.RawMessage
+	BodyHash string
+	Promoter string
+	Baseline map[string]*pilotage.Baseline
+}
+
+// references lists the catalog ids a body names, read with grammar g; a
+// body that does not parse references nothing (it fails when it runs).
+func references(body []byte, g *language.Grammar) []string {
+	prog, diags, err := program.Parse(body, g, DefaultLimits.Depth)
+	if err != nil || !pilotage.Valid(diags) {
+		return nil
+	}
+	seen := map[string]bool{}
+	program.Walk(prog.Steps, func(s *program.Step) {
+		if s.Kind == program.Call || s.Kind == program.Run {
+			seen[s.Target] = true
+		}
+	})
+	out := make([]string, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// baseline records the load-bearing fields of what body references.
+func (st *state) baseline(body []byte) map[string]*pilotage.Baseline {
+	out := map[string]*pilotage.Baseline{}
+	if len(st.order) == 0 {
+		return out
+	}
+	for _, id := range references(body, &st.order[0].Grammar) {
+		if en := st.entries[id]; en != nil {
+			b := en.wire.Baseline()
+			out[id] = &b
+		} else {
+			out[id] = nil
+		}
+	}
+	return out
+}
+
+// drifted names the first referenced entry whose load-bearing fields
+// differ from the baseline, or "" (§6.5.2 step 3).
+func (st *state) drifted(p *promotion) string {
+	ids := make([]string, 0, len(p.Baseline))
+	for id := range p.Baseline {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		want := p.Baseline[id]
+		en := st.entries[id]
+		switch {
+		case en == nil && want == nil:
+		case en == nil || want == nil:
+			return id
+		default:
+			now := en.wire.Baseline()
+			if string(canonical(mustJSON(now))) != string(canonical(mustJSON(want))) {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// promotedKind is the kind promoted programs get: the first kind the
+// closed-sets guide marks promoted.
+func (l *lang) promotedKind() string {
+	for _, k := range l.Sets.Kinds {
+		if k.Promoted {
+			return k.Kind
+		}
+	}
+	return "program"
+}
+
+// promote installs body as a promoted program (deploy mode, §6.5.7) and
+// returns its reference. References are immutable (§5.4): a body is named
+// after its hash, and promoting it again after its baseline drifted mints
+// name@N+1; promoting an unchanged body with an unchanged baseline by the
+// same promoter returns the existing reference.
+func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, promoter string) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := e.st
+	bodyHash := hashBytes(canonical(body))
+	name := "program." + bodyHash[:12]
+	prom := &promotion{Body: body, BodyHash: bodyHash, Promoter: promoter, Baseline: st.baseline(body)}
+	n := 1
+	for ; ; n++ {
+		id := fmt.Sprintf("%s@%d", name, n)
+		old := e.promoted[id]
+		if old == nil {
+			break
+		}
+		if old.prom.Promoter == promoter && st.drifted(old.prom) == "" && contains(old.wire.Languages, l.ID) {
+			return id, nil
+		}
+	}
+	id := fmt.Sprintf("%s@%d", name, n)
+	if st.entries[id] != nil {
+		return "", fmt.Errorf("catalog id %s is taken by a PDL entry", id)
+	}
+	hints := plan.MaxRiskHints
+	ce := pilotage.CatalogEntry{
+		ID: id, Kind: l.promotedKind(), Name: "deployed program " + bodyHash[:8],
+		Description: "Installed by a deploy Run: " + strings.TrimSpace(plan.Summary) + ".",
+		Languages:   []string{l.ID}, InputSchema: json.RawMessage(`{"type":"object"}`),
+		Risk: plan.MaxRisk, RiskHints: hints,
+	}
+	en := newEntry(ce, language.Behavior{}, prom)
+	e.promoted[id] = en
+	next := *st
+	next.entries = make(map[string]*entry, len(st.entries)+1)
+	for k, v := range st.entries {
+		next.entries[k] = v
+	}
+	next.entries[id] = en
+	next.ids = append(append([]string(nil), st.ids...), id)
+	sort.Strings(next.ids)
+	e.st = &next
+	return id, nil
+}

@@ -1,0 +1,497 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/cel-go/interpreter"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
+	"github.com/pilotage-dev/pilotage/workbench/engine/program"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// stop ends a Run early: status is the run-level status (partial, or an
+// engine-defined failure status), msg the outcome's error.
+type stop struct {
+	status string
+	msg    string
+}
+
+func (s *stop) Error() string { return s.msg }
+
+// runner executes one checked program against one state snapshot,
+// building the full-level trace as it goes (§5.8.2: flat, in the order
+// execution reached each step).
+type runner struct {
+	ctx   context.Context
+	e     *Engine
+	st    *state
+	lang  *lang
+	lim   language.Limits
+	ctxIn json.RawMessage // the request's context, for promoted bodies
+	steps []pilotage.TraceStep
+	count int
+	mem   int64
+}
+
+// scope holds what a sequence of steps can address.
+type scope struct {
+	parent  *scope
+	outputs map[string]any
+	item    string
+	itemVal any
+	// input and context are set on the root scope of a (sub-)program.
+	input, context any
+}
+
+func (sc *scope) child() *scope { return &scope{parent: sc, outputs: map[string]any{}} }
+
+func (sc *scope) root() *scope {
+	for sc.parent != nil {
+		sc = sc.parent
+	}
+	return sc
+}
+
+// ResolveName implements interpreter.Activation. Qualified names
+// ("steps.read.output.temp", "input.room") walk into the values, so the
+// checker's schema-typed declarations resolve at run time.
+func (sc *scope) ResolveName(name string) (any, bool) {
+	root, rest, _ := strings.Cut(name, ".")
+	var v any
+	switch root {
+	case "input":
+		v = sc.root().input
+	case "context":
+		v = sc.root().context
+	case "steps":
+		id, after, _ := strings.Cut(rest, ".")
+		field, more, _ := strings.Cut(after, ".")
+		if field != "output" {
+			return nil, false
+		}
+		found := false
+		for s := sc; s != nil && !found; s = s.parent {
+			v, found = s.outputs[id]
+		}
+		if !found {
+			return nil, false
+		}
+		rest = more
+	default:
+		found := false
+		for s := sc; s != nil && !found; s = s.parent {
+			if s.item == root {
+				v, found = s.itemVal, true
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	if rest == "" {
+		return v, true
+	}
+	for _, f := range strings.Split(rest, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[f]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// Parent implements interpreter.Activation.
+func (sc *scope) Parent() interpreter.Activation { return nil }
+
+func traceID(prefix, id string, quals []int) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	b.WriteString(id)
+	for _, q := range quals {
+		b.WriteByte('#')
+		b.WriteString(strconv.Itoa(q))
+	}
+	return b.String()
+}
+
+func (r *runner) limitStop(what string) *stop {
+	return &stop{status: pilotage.StatusPartial, msg: "the Run reached its " + what}
+}
+
+// begin counts one executed step against the bounds of §10.1.
+func (r *runner) begin() error {
+	r.count++
+	if r.count > r.lim.Steps {
+		return r.limitStop(fmt.Sprintf("limit of %d steps", r.lim.Steps))
+	}
+	return r.alive()
+}
+
+func (r *runner) alive() error {
+	if r.ctx.Err() != nil {
+		if errors.Is(r.ctx.Err(), context.DeadlineExceeded) {
+			return r.limitStop(fmt.Sprintf("time limit of %s", r.lim.Time))
+		}
+		return &stop{status: pilotage.StatusPartial, msg: "the Run was cancelled"}
+	}
+	return nil
+}
+
+// hold accounts a value against the memory bound and returns its JSON.
+func (r *runner) hold(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, &stop{status: pilotage.StatusPartial, msg: "a value has no JSON form: " + err.Error()}
+	}
+	r.mem += int64(len(b))
+	if r.mem > r.lim.MemoryBytes {
+		return nil, r.limitStop(fmt.Sprintf("memory limit of %d bytes", r.lim.MemoryBytes))
+	}
+	return b, nil
+}
+
+func (r *runner) eval(x *program.Expr, sc *scope) (any, error) {
+	if x == nil || x.X == nil {
+		return nil, &stop{status: pilotage.StatusPartial, msg: "an expression was not checked"}
+	}
+	v, err := x.X.Eval(r.ctx, sc)
+	if err != nil {
+		if e := r.alive(); e != nil {
+			return nil, e
+		}
+		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("evaluating %q: %v", x.Src, err)}
+	}
+	return v, nil
+}
+
+// sequence runs steps in order in scope sc; it returns the last output.
+func (r *runner) sequence(steps []*program.Step, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
+	var last any
+	for _, s := range steps {
+		out, err := r.step(s, sc, quals, prefix, auth, depth)
+		if err != nil {
+			return nil, err
+		}
+		sc.outputs[s.ID] = out
+		last = out
+	}
+	return last, nil
+}
+
+// fail closes entry idx with a failed outcome and passes the stop on.
+func (r *runner) fail(idx int, status string, err error) error {
+	var st *stop
+	if errors.As(err, &st) {
+		st = &stop{status: st.status, msg: err.Error()}
+	} else {
+		st = &stop{status: pilotage.StatusPartial, msg: err.Error()}
+	}
+	if status == "" {
+		status = pilotage.StatusPartial
+	}
+	r.steps[idx].Outcome = pilotage.Outcome{OK: false, Status: status, Error: st.msg}
+	return st
+}
+
+func (r *runner) step(s *program.Step, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	id := traceID(prefix, s.ID, quals)
+	idx := len(r.steps)
+	r.steps = append(r.steps, pilotage.TraceStep{ID: id})
+	var out any
+	var err error
+	switch s.Kind {
+	case program.Call, program.Run:
+		r.steps[idx].Kind = pilotage.KindStep
+		r.steps[idx].Calls = []string{s.Target}
+		// call closes its own entry, successful or not.
+		return r.call(idx, s, sc, auth, depth)
+	case program.Branch:
+		r.steps[idx].Kind = pilotage.KindBranch
+		out, err = r.branch(idx, s, sc, quals, prefix, auth, depth)
+	case program.Loop:
+		r.steps[idx].Kind = pilotage.KindLoop
+		out, err = r.loop(idx, s, sc, quals, prefix, auth, depth)
+	}
+	if err != nil {
+		// A construct whose inside stopped did not complete.
+		return nil, r.fail(idx, pilotage.StatusPartial, err)
+	}
+	raw, err := r.hold(out)
+	if err != nil {
+		return nil, r.fail(idx, pilotage.StatusPartial, err)
+	}
+	r.steps[idx].Output = raw
+	r.steps[idx].Outcome = pilotage.Outcome{OK: true, Status: pilotage.StatusSuccess}
+	r.steps[idx].TMs = elapsed(t0)
+	return out, nil
+}
+
+func elapsed(t0 time.Time) *float64 {
+	ms := math.Round(float64(time.Since(t0).Microseconds())) / 1000
+	return &ms
+}
+
+func (r *runner) branch(idx int, s *program.Step, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
+	v, err := r.eval(s.Cond, sc)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the condition %q gave %v, not a bool", s.Cond.Src, v)}
+	}
+	arm := 1
+	if b {
+		arm = 0
+	}
+	label := r.lang.Grammar.Arms[arm]
+	r.steps[idx].Decisions = []pilotage.Decision{{At: r.steps[idx].ID, Took: label, Because: fmt.Sprintf("%s is %t", s.Cond.Src, b)}}
+	return r.sequence(s.Arms[arm], sc.child(), quals, prefix, auth, depth)
+}
+
+func (r *runner) loop(idx int, s *program.Step, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
+	v, err := r.eval(s.List, sc)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the loop list %q gave %T, not a list", s.List.Src, v)}
+	}
+	at := r.steps[idx].ID
+	outs := []any{}
+	for i, el := range list {
+		if i >= r.lim.Iterations {
+			return nil, r.limitStop(fmt.Sprintf("limit of %d iterations of one loop (the list has %d elements)", r.lim.Iterations, len(list)))
+		}
+		if err := r.alive(); err != nil {
+			return nil, err
+		}
+		r.steps[idx].Decisions = append(r.steps[idx].Decisions, pilotage.Decision{At: at, Took: pilotage.DecisionContinue, Because: fmt.Sprintf("element %d of %d", i+1, len(list))})
+		body := sc.child()
+		body.item, body.itemVal = s.Item, el
+		out, err := r.sequence(s.Body, body, append(append([]int(nil), quals...), i+1), prefix, auth, depth)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+	}
+	r.steps[idx].Decisions = append(r.steps[idx].Decisions, pilotage.Decision{At: at, Took: pilotage.DecisionExit, Because: fmt.Sprintf("all %d elements done", len(list))})
+	return outs, nil
+}
+
+// call evaluates a call's arguments and performs it: a scripted entry's
+// behaviour, or a promoted program's body.
+func (r *runner) call(idx int, s *program.Step, sc *scope, auth string, depth int) (any, error) {
+	t0 := time.Now()
+	args := map[string]any{}
+	for _, a := range s.Args {
+		v, err := r.eval(a.Expr, sc)
+		if err != nil {
+			return nil, r.fail(idx, "", err)
+		}
+		args[a.Name] = v
+	}
+	in, err := r.hold(args)
+	if err != nil {
+		return nil, r.fail(idx, "", err)
+	}
+	r.steps[idx].Input = in
+	en := r.st.entries[s.Target]
+	// §10.3: every name is authorization-checked at execution time.
+	if en == nil || !r.st.visible(auth, r.lang.ID, en) {
+		return nil, r.fail(idx, r.lang.stepStatus("denied"), &stop{status: r.lang.runStatus("denied"), msg: fmt.Sprintf("%s is not available to this caller", s.Target)})
+	}
+	if len(en.wire.InputSchema) > 0 {
+		if vs := schemaViolations(en.wire.InputSchema, in); len(vs) > 0 {
+			return nil, r.fail(idx, "", &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the input of %s does not match its input_schema at %q: %s", s.Target, vs[0].Pointer, vs[0].Message)})
+		}
+	}
+	var out any
+	if en.prom != nil {
+		out, err = r.sub(idx, en, args, auth, depth)
+	} else {
+		out, err = r.behave(idx, en, args)
+	}
+	if err != nil {
+		return nil, err
+	}
+	raw, err := r.hold(out)
+	if err != nil {
+		return nil, r.fail(idx, "", err)
+	}
+	r.steps[idx].Output = raw
+	r.steps[idx].Outcome = pilotage.Outcome{OK: true, Status: pilotage.StatusSuccess}
+	r.steps[idx].TMs = elapsed(t0)
+	return out, nil
+}
+
+// stepStatus returns preferred when the Language lists it as a step
+// status, else partial; runStatus likewise for failed run statuses.
+func (l *lang) stepStatus(preferred string) string {
+	if s, ok := l.stepStatuses[preferred]; ok && !s.OK {
+		return preferred
+	}
+	return pilotage.StatusPartial
+}
+
+func (l *lang) runStatus(preferred string) string {
+	if s, ok := l.runStatuses[preferred]; ok && !s.OK && !pilotage.IsRefusal(preferred) {
+		return preferred
+	}
+	return pilotage.StatusPartial
+}
+
+// scripts are an entry's behaviour expressions, compiled once.
+type scripts struct {
+	once    sync.Once
+	returns *expr.Expr
+	when    []*expr.Expr
+	err     error
+}
+
+func (en *entry) compiled(l *lang) *scripts {
+	sc := en.scripts
+	sc.once.Do(func() {
+		schema := expr.ParseSchema(en.wire.InputSchema)
+		if schema == nil {
+			schema = expr.Schema{"type": "object"}
+		}
+		env, err := expr.NewEnv(expr.Limits{Depth: l.limits.Depth, Size: l.limits.ProgramBytes, Cost: ExprCost}, schema.Decls("input"))
+		if err != nil {
+			sc.err = err
+			return
+		}
+		compile := func(src string) *expr.Expr {
+			p, issues := env.Parse(src)
+			if len(issues) == 0 {
+				var x *expr.Expr
+				if x, issues = env.Check(p); len(issues) == 0 {
+					return x
+				}
+			}
+			if sc.err == nil {
+				sc.err = fmt.Errorf("scripted behaviour of %s: %q: %s", en.wire.ID, src, issues[0].Message)
+			}
+			return nil
+		}
+		if en.behavior.ReturnsExpr != "" {
+			sc.returns = compile(en.behavior.ReturnsExpr)
+		}
+		for _, f := range en.behavior.Fails {
+			if f.When == "" {
+				sc.when = append(sc.when, nil)
+			} else {
+				sc.when = append(sc.when, compile(f.When))
+			}
+		}
+	})
+	return sc
+}
+
+// behave performs a scripted entry: latency (honouring the deadline),
+// the first scripted failure whose condition holds, then the output.
+func (r *runner) behave(idx int, en *entry, args map[string]any) (any, error) {
+	b := &en.behavior
+	if b.Latency > 0 {
+		t := time.NewTimer(b.Latency)
+		select {
+		case <-t.C:
+		case <-r.ctx.Done():
+			t.Stop()
+			return nil, r.fail(idx, "", r.alive())
+		}
+	}
+	sc := en.compiled(r.lang)
+	if sc.err != nil {
+		return nil, r.fail(idx, "", sc.err)
+	}
+	act := &scope{outputs: map[string]any{}, input: args}
+	for i, f := range b.Fails {
+		hit := true
+		if sc.when[i] != nil {
+			v, err := sc.when[i].Eval(r.ctx, act)
+			if err != nil {
+				return nil, r.fail(idx, "", fmt.Errorf("scripted failure condition %q: %v", f.When, err))
+			}
+			hit = v == true
+		}
+		if hit {
+			msg := f.Message
+			if msg == "" {
+				msg = fmt.Sprintf("%s failed with %s", en.wire.ID, f.Status)
+			}
+			return nil, r.fail(idx, r.lang.stepStatus(f.Status), &stop{status: r.lang.runStatus(f.Status), msg: msg})
+		}
+	}
+	switch {
+	case sc.returns != nil:
+		v, err := sc.returns.Eval(r.ctx, act)
+		if err != nil {
+			return nil, r.fail(idx, "", fmt.Errorf("%s's output expression: %v", en.wire.ID, err))
+		}
+		return v, nil
+	case len(b.Returns) > 0:
+		v, err := expr.DecodeJSON(b.Returns)
+		if err != nil {
+			return nil, r.fail(idx, "", err)
+		}
+		return v, nil
+	}
+	return nil, nil
+}
+
+// sub runs a promoted program's body as a sub-program (§5.8.3): under the
+// caller's authority, or the promoter's when the Language declares
+// promotion_authority "promoter" (§10.3); expanded entries are prefixed
+// with the calling entry's id, opaque ones are left out of the trace.
+func (r *runner) sub(idx int, en *entry, args map[string]any, auth string, depth int) (any, error) {
+	if depth+1 > r.lim.Expansion {
+		return nil, r.fail(idx, "", r.limitStop(fmt.Sprintf("sub-program expansion limit of %d", r.lim.Expansion)))
+	}
+	if r.lang.PromotionAuthority == pilotage.AuthorityPromoter {
+		auth = en.prom.Promoter
+	}
+	if name := r.st.drifted(en.prom); name != "" {
+		return nil, r.fail(idx, "", fmt.Errorf("the promoted program %s no longer matches its baseline (%s changed)", en.wire.ID, name))
+	}
+	// Compiled with every name in reach; each call is authorized as it
+	// runs, under auth (§10.3).
+	ck, err := r.e.check(r.e.view(r.st, r.lang, serverAuthority), en.prom.Body, r.ctxIn, bodyKind{promoted: en})
+	if err != nil {
+		return nil, r.fail(idx, "", err)
+	}
+	if !pilotage.Valid(ck.diags) {
+		return nil, r.fail(idx, "", fmt.Errorf("the promoted program %s does not validate here: %s", en.wire.ID, ck.diags[0].Message))
+	}
+	mark := len(r.steps)
+	root := &scope{outputs: map[string]any{}, input: args, context: ck.context}
+	out, err := r.sequence(ck.prog.Steps, root, nil, r.steps[idx].ID+"/", auth, depth+1)
+	if err == nil && ck.prog.Output != nil {
+		out, err = r.eval(ck.prog.Output, root)
+	}
+	if r.lang.TraceSubprogram != pilotage.SubprogramExpanded {
+		r.steps = r.steps[:mark]
+	}
+	if err != nil {
+		return nil, r.fail(idx, pilotage.StatusPartial, fmt.Errorf("the sub-program %s stopped: %w", en.wire.ID, err))
+	}
+	return out, nil
+}

@@ -1,0 +1,275 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
+	"github.com/pilotage-dev/pilotage/workbench/engine/program"
+	"github.com/pilotage-dev/pilotage/workbench/service"
+)
+
+// Validate checks a program against the caller's visible catalog (§6.4).
+// It has no side effects beyond remembering the catalog_version it
+// reports, so changed_since can later compare against it.
+func (e *Engine) Validate(ctx context.Context, c service.Caller, language string, req pilotage.ValidateRequest) (*pilotage.ValidateResponse, error) {
+	st, l, err := e.language(language)
+	if err != nil {
+		return nil, err
+	}
+	if !l.caps.Has(pilotage.CapValidate) {
+		return nil, unsupported("Language %s does not declare validate", l.ID)
+	}
+	v := e.view(st, l, c.Principal)
+	ck, err := e.check(v, req.Program, req.Context, inline)
+	if err != nil {
+		return nil, err
+	}
+	resp := &pilotage.ValidateResponse{Valid: pilotage.Valid(ck.diags), Diagnostics: ck.diags}
+	if l.caps.Has(pilotage.CapCatalog) {
+		resp.CatalogVersion = v.version
+	}
+	if resp.Valid {
+		switch {
+		case l.caps.Has(pilotage.CapPlan):
+			resp.Plan = v.plan(ck.prog)
+		case l.caps.Has(pilotage.CapCatalog):
+			resp.References = ck.refs
+		}
+	}
+	return resp, nil
+}
+
+// plan derives the plan of a valid program, stamped with the snapshot.
+func (v *view) plan(prog *program.Program) *pilotage.Plan {
+	p := program.Plan(prog, v.lang.Grammar.Arms, v.lang.levels)
+	switch v.lang.ExecutionMode {
+	case pilotage.ModeImmediate, pilotage.ModeDeploy:
+		p.Mode = v.lang.ExecutionMode
+	}
+	if v.lang.caps.Has(pilotage.CapCatalog) {
+		p.CatalogVersion = v.version
+	}
+	return p
+}
+
+// bodyKind says whose program is being checked: an inline program binds
+// `input` by the Language's convention, a promoted body by its entry's
+// input_schema.
+type bodyKind struct {
+	promoted *entry
+}
+
+var inline = bodyKind{}
+
+// checked is a program read and checked against one view.
+type checked struct {
+	prog  *program.Program
+	diags []pilotage.Diagnostic
+	refs  []string
+	// context is the bound context value (nil when none).
+	context any
+}
+
+// check reads and checks a program and its context exactly as validate
+// does; execute uses it for revalidation (§6.5.2 step 3). Errors are
+// request errors (resource_limit, invalid_request) or internal ones.
+func (e *Engine) check(v *view, raw, ctxRaw json.RawMessage, body bodyKind) (*checked, error) {
+	l := v.lang
+	if isAbsent(raw) {
+		return nil, invalid("the request has no program")
+	}
+	src := []byte(raw)
+	if l.Locator == pilotage.LocatorTextRange {
+		var text string
+		if json.Unmarshal(raw, &text) == nil {
+			src = []byte(text)
+		}
+	}
+	if len(src) > l.limits.ProgramBytes {
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit,
+			Message: fmt.Sprintf("the program is %d bytes; this Language validates programs of at most %d bytes", len(src), l.limits.ProgramBytes)}
+	}
+	prog, diags, err := program.Parse(src, &l.Grammar, l.limits.Depth)
+	if err != nil {
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit, Message: err.Error()}
+	}
+	ck := &checked{prog: prog}
+	if pilotage.Valid(diags) {
+		env := v.programEnv(body)
+		res, err := program.Check(prog, env)
+		if err != nil {
+			return nil, fmt.Errorf("building the expression environment: %w", err)
+		}
+		diags, ck.refs = res.Diagnostics, res.References
+	}
+	if l.Locator == pilotage.LocatorTextRange {
+		diags = textRanges(src, diags)
+	}
+	cdiags, cval := contextBinding(l, ctxRaw)
+	ck.diags = append(append([]pilotage.Diagnostic{}, diags...), cdiags...)
+	ck.context = cval
+	return ck, nil
+}
+
+func isAbsent(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null"
+}
+
+// programEnv is the checking environment of a program in this view.
+func (v *view) programEnv(body bodyKind) *program.Env {
+	l := v.lang
+	env := &program.Env{
+		Grammar: &l.Grammar,
+		Limits:  expr.Limits{Depth: l.limits.Depth, Size: l.limits.ProgramBytes, Cost: ExprCost},
+		Lookup:  v.target,
+		Code:    l.code,
+		HasInput: l.Grammar.Input, Input: expr.Schema{"type": "object"},
+	}
+	for _, en := range v.entries {
+		env.Visible = append(env.Visible, en.wire.ID)
+	}
+	if body.promoted != nil {
+		env.HasInput, env.Input = true, expr.ParseSchema(body.promoted.wire.InputSchema)
+	}
+	if len(l.ContextSchema) > 0 {
+		env.HasContext, env.Context = true, expr.ParseSchema(l.ContextSchema)
+	}
+	return env
+}
+
+// target resolves an id in the view: invisible and missing look the same.
+func (v *view) target(id string) (program.Target, bool) {
+	en := v.byID[id]
+	if en == nil {
+		return program.Target{}, false
+	}
+	k, known := v.lang.kinds[en.wire.Kind]
+	t := program.Target{Entry: &en.wire, Callable: known && k.Callable, Promoted: en.prom != nil}
+	if !known && len(v.lang.kinds) == 0 {
+		// A Language that enumerates no kinds declares no catalog
+		// semantics to refuse a call by.
+		t.Callable = true
+	}
+	return t, true
+}
+
+// contextBinding applies §6.4's context rules: with context_schema, context
+// must be present and valid; without it, context must be absent.
+func contextBinding(l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any) {
+	diag := func(ptr, msg string) pilotage.Diagnostic {
+		return pilotage.Diagnostic{Code: pilotage.CodeContextBinding, Severity: pilotage.SeverityError, Message: msg, Path: pilotage.PointerPath(ptr)}
+	}
+	if len(l.ContextSchema) == 0 {
+		if !isAbsent(raw) {
+			return []pilotage.Diagnostic{diag("", "this Language takes no context; leave context out")}, nil
+		}
+		return nil, nil
+	}
+	if isAbsent(raw) {
+		return []pilotage.Diagnostic{diag("", "this Language requires context matching its context_schema (see the manifest)")}, nil
+	}
+	var out []pilotage.Diagnostic
+	for _, v := range schemaViolations(l.ContextSchema, raw) {
+		out = append(out, diag(v.Pointer, "context: "+v.Message))
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	val, err := expr.DecodeJSON(raw)
+	if err != nil {
+		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil
+	}
+	return nil, val
+}
+
+var schemaCache sync.Map // canonical schema text → *jsonschema.Schema or error
+
+func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	key := string(canonical(raw))
+	if v, ok := schemaCache.Load(key); ok {
+		if s, ok := v.(*jsonschema.Schema); ok {
+			return s, nil
+		}
+		return nil, v.(error)
+	}
+	s, err := func() (*jsonschema.Schema, error) {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return nil, err
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		url := "mem://schema/" + hashBytes([]byte(key))
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, err
+		}
+		return c.Compile(url)
+	}()
+	if err != nil {
+		schemaCache.Store(key, err)
+		return nil, err
+	}
+	schemaCache.Store(key, s)
+	return s, nil
+}
+
+// schemaViolations validates value against schema. A schema that does not
+// compile admits everything: the catalog is the server's own claim, and a
+// lint rule reports bad schemas.
+func schemaViolations(schema, value json.RawMessage) []pilotage.SchemaViolation {
+	s, err := compileSchema(schema)
+	if err != nil {
+		return nil
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
+	if err != nil {
+		return []pilotage.SchemaViolation{{Message: "not valid JSON: " + err.Error()}}
+	}
+	return pilotage.Violations(s.Validate(inst))
+}
+
+// textRanges turns program diagnostics' JSON Pointers into the text-range
+// dialect (§5.5): the extent of the value in the program text, narrowed to
+// the expression's range when the string has no escapes to map through.
+func textRanges(src []byte, diags []pilotage.Diagnostic) []pilotage.Diagnostic {
+	doc, _ := jsonpos.Parse(src)
+	out := make([]pilotage.Diagnostic, len(diags))
+	for i, d := range diags {
+		start, end := 0, len(src)
+		if doc.Root != nil {
+			if n := doc.Root.At(d.Path.Pointer); n != nil {
+				start, end = n.Start, n.End
+				raw := src[n.Start:n.End]
+				if d.Range != nil && n.Kind == jsonpos.String && !bytes.ContainsRune(raw, '\\') {
+					body := raw[1 : len(raw)-1]
+					start = n.Start + 1 + runeOffset(body, d.Range.Start)
+					end = n.Start + 1 + runeOffset(body, d.Range.End)
+				}
+			}
+		}
+		s, e := doc.Position(start), doc.Position(end)
+		d.Path = pilotage.Path{Text: &pilotage.TextRange{Start: pilotage.LineCol{Line: s.Line, Column: s.Column}, End: pilotage.LineCol{Line: e.Line, Column: e.Column}}}
+		d.Range = nil
+		out[i] = d
+	}
+	return out
+}
+
+func runeOffset(b []byte, runes int) int {
+	off := 0
+	for i := 0; i < runes && off < len(b); i++ {
+		_, n := utf8.DecodeRune(b[off:])
+		off += n
+	}
+	return off
+}
