@@ -37,11 +37,18 @@ func (e *Engine) RemoveEntry(id string) error {
 // editCatalog reloads a copy of the served Server whose catalog edit
 // returns; the model the caller compiled is never mutated.
 func (e *Engine) editCatalog(edit func([]*language.Entry) ([]*language.Entry, error)) error {
-	srv := *e.state().srv
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	srv := *e.st.srv
 	cat, err := edit(append([]*language.Entry(nil), srv.Catalog...))
 	if err != nil {
 		return err
 	}
 	srv.Catalog = cat
-	return e.Reload(&srv)
+	st, err := e.build(&srv)
+	if err != nil {
+		return err
+	}
+	e.st = st
+	return nil
 }

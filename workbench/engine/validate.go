@@ -129,10 +129,10 @@ func isAbsent(raw json.RawMessage) bool {
 func (v *view) programEnv(body bodyKind) *program.Env {
 	l := v.lang
 	env := &program.Env{
-		Grammar: &l.Grammar,
-		Limits:  expr.Limits{Depth: l.limits.Depth, Size: l.limits.ProgramBytes, Cost: ExprCost},
-		Lookup:  v.target,
-		Code:    l.code,
+		Grammar:  &l.Grammar,
+		Limits:   expr.Limits{Depth: l.limits.Depth, Size: l.limits.ProgramBytes, Cost: ExprCost},
+		Lookup:   v.target,
+		Code:     l.code,
 		HasInput: l.Grammar.Input, Input: expr.Schema{"type": "object"},
 	}
 	for _, en := range v.entries {
