@@ -1,0 +1,192 @@
+package cmd
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/spf13/cobra"
+)
+
+type replayParams struct {
+	out        reportFlags
+	plan       string
+	snapshot   string
+	language   string
+	disable    []string
+	maxPerRule int
+	listRules  bool
+}
+
+func newReplayCmd() *cobra.Command {
+	p := &replayParams{}
+	c := &cobra.Command{
+		Use:   "replay TRACE... --plan PLAN",
+		Short: "Check recorded traces against their plan (§5.7, §5.8)",
+		Long: `Check recorded traces against the plan they ran from: trace identity (§5.8.2),
+branch and loop entries and their decisions, trace levels (§5.8.1),
+plan-trace correspondence (§5.8.4) and outcomes (§5.7, §6.5.6), read as
+data-model.md's "Readings the project commits to" settle Part II's open points.
+
+A TRACE is a trace object, an execute response or a trace-fetch response
+carrying one; a directory stands for every *.json file in it, in name order;
+- reads standard input. The plan is a plan object or a validate response
+carrying one. Traces are streamed, so their size does not matter.
+
+With --snapshot, run and step statuses, trace levels, sub-program expansion
+and summary truncation are also checked against the Language's manifest
+entry and closed-sets guide.
+
+Each finding names its rule and spec section, points at the trace entry
+(file:line:col and JSON Pointer) and at the plan step it was matched
+against, and carries the trace's run_id. The summary counts the entries and
+rules checked. See docs/replay.md.
+
+Exit status: 0 no errors, 1 error findings (or warnings with --strict),
+2 usage errors or unreadable files.`,
+		Example: `  pilotage replay trace.json --plan plan.json
+  pilotage replay runs/ --plan plan.json --format junit -o replay.xml
+  pilotage replay run.json --plan validate.json --snapshot snapshot.json
+  engine-run | pilotage replay - --plan plan.json
+  pilotage replay --list-rules`,
+		RunE: func(c *cobra.Command, args []string) error { return runReplay(c, p, args) },
+	}
+	p.out.register(c, report.Formats)
+	f := c.Flags()
+	f.StringVar(&p.plan, "plan", "", "the plan `FILE`: a plan object or a validate response (required)")
+	f.StringVar(&p.snapshot, "snapshot", "", "a snapshot `FILE` of the Language, to check statuses, levels and truncation against its closed sets")
+	f.StringVar(&p.language, "language", "", "the Language `ID` in the snapshot, when it has more than one")
+	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
+	f.IntVar(&p.maxPerRule, "max-per-rule", replay.DefaultMaxPerRule, "list at most `N` findings per rule and trace; the rest are counted")
+	f.BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
+	return c
+}
+
+func runReplay(c *cobra.Command, p *replayParams, args []string) error {
+	format, err := p.out.validate()
+	if err != nil {
+		return err
+	}
+	if p.listRules {
+		var infos []report.RuleInfo
+		for _, r := range replay.Rules() {
+			infos = append(infos, r.RuleInfo)
+		}
+		return printRules(c, format, infos)
+	}
+	if p.plan == "" {
+		return usageErr("replay needs --plan PLAN; see 'pilotage replay --help'")
+	}
+	if len(args) == 0 {
+		return usageErr("replay needs at least one TRACE (a file, a directory, or - for standard input)")
+	}
+	if p.maxPerRule < 1 {
+		return usageErr("--max-per-rule must be at least 1")
+	}
+	planSrc, err := readInput(c, p.plan)
+	if err != nil {
+		return err
+	}
+	plan, err := replay.LoadPlan(p.plan, planSrc)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	opt := replay.Options{Disabled: map[string]bool{}, MaxPerRule: p.maxPerRule}
+	for _, id := range p.disable {
+		opt.Disabled[id] = true
+	}
+	if p.snapshot != "" {
+		src, err := readInput(c, p.snapshot)
+		if err != nil {
+			return err
+		}
+		if opt.Language, err = replay.LoadSnapshot(p.snapshot, src, p.language); err != nil {
+			return usageErr("%v", err)
+		}
+	} else if p.language != "" {
+		return usageErr("--language picks a Language of --snapshot; give --snapshot too")
+	}
+	inputs, err := traceInputs(c, args, []string{p.plan, p.snapshot})
+	if err != nil {
+		return err
+	}
+	rep, err := replay.Run(plan, inputs, opt)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	return p.out.emit(c, format, rep)
+}
+
+// traceInputs expands the TRACE arguments: files as given, directories to
+// their *.json files in name order (leaving out the plan and snapshot when
+// they live there), - to standard input, once.
+func traceInputs(c *cobra.Command, args, exclude []string) ([]replay.Input, error) {
+	skip := map[string]bool{}
+	for _, x := range exclude {
+		if abs, err := filepath.Abs(x); err == nil && x != "" && x != "-" {
+			skip[abs] = true
+		}
+	}
+	stdin := false
+	var inputs []replay.Input
+	for _, a := range args {
+		if a == "-" {
+			if stdin || slices.Contains(exclude, "-") {
+				return nil, usageErr("standard input can be read only once")
+			}
+			stdin = true
+			in := c.InOrStdin()
+			inputs = append(inputs, replay.Input{File: "-", Open: func() (io.ReadCloser, error) { return io.NopCloser(in), nil }})
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil, usageErr("%s: no such file or directory", a)
+			}
+			return nil, usageErr("%s: %v", a, err)
+		}
+		if !st.IsDir() {
+			inputs = append(inputs, fileInput(a))
+			continue
+		}
+		entries, err := os.ReadDir(a)
+		if err != nil {
+			return nil, usageErr("%s: %v", a, err)
+		}
+		var names []string
+		for _, e := range entries {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
+				names = append(names, filepath.Join(a, e.Name()))
+			}
+		}
+		sort.Strings(names)
+		n := 0
+		for _, name := range names {
+			if abs, err := filepath.Abs(name); err == nil && skip[abs] {
+				continue
+			}
+			inputs = append(inputs, fileInput(name))
+			n++
+		}
+		if n == 0 {
+			return nil, usageErr("%s: no trace files (*.json) in the directory", a)
+		}
+	}
+	return inputs, nil
+}
+
+func fileInput(name string) replay.Input {
+	return replay.Input{File: filepath.ToSlash(name), Open: func() (io.ReadCloser, error) {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, usageErr("%s: %v", name, err)
+		}
+		return f, nil
+	}}
+}

@@ -1,0 +1,546 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// checker replays the entries of one trace file against the plan, in
+// order, keeping only the open constructs: one frame per branch or loop
+// activation that later entries may still belong to. Its memory is the
+// plan's size times the nesting depth, not the trace's length.
+type checker struct {
+	plan *Plan
+	lang *Language
+	file string
+	out  *findingBuffer
+	// stack holds the open activations; stack[0] is the top level.
+	stack []*frame
+	// calls holds the latest entry at each expansion depth, so a `/`
+	// prefix can be checked against the entry that called it.
+	calls []string
+	first *site // the first entry, for refused-run
+	// steps and traceAt locate the steps array and the trace object, for
+	// findings about the trace as a whole; set when the file is read.
+	steps   *site
+	traceAt site
+}
+
+// frame is one open activation: the top level, a branch entry or a loop
+// entry, with what its current iteration has seen so far.
+type frame struct {
+	step  *Step  // nil for the top level
+	entry *entry // the construct's entry, nil for the top level
+	// quals are the construct entry's iteration qualifiers: the activation.
+	quals []int
+	// label is the arm a branch took.
+	label string
+	// iter is a loop's current iteration (0 before the first); continues,
+	// exited and summarized come from its decisions.
+	iter       int
+	continues  int
+	exited     bool
+	summarized bool
+	// seen marks the direct steps met in the current iteration; last is
+	// the Ord of the latest one.
+	seen []bool
+	last int
+}
+
+func (f *frame) children(p *Plan) []*Step {
+	switch {
+	case f.step == nil:
+		return p.root
+	case f.step.Kind == pilotage.KindBranch:
+		return f.step.Children(f.label)
+	}
+	return f.step.Children("")
+}
+
+func newChecker(p *Plan, lang *Language, file string, max int) *checker {
+	c := &checker{plan: p, lang: lang, file: file, out: newFindingBuffer(max)}
+	c.stack = []*frame{{seen: make([]bool, len(p.root)), last: -1}}
+	return c
+}
+
+// finding is one report about the trace.
+type finding struct {
+	rule string
+	sev  report.Severity // "" means the rule's default
+	c    cond
+	at   site
+	msg  string
+	hint string
+	rel  []report.Location
+}
+
+func (c *checker) add(f finding) {
+	r := RuleByID(f.rule)
+	sev := f.sev
+	if sev == "" {
+		sev = r.Severity
+	}
+	c.out.add(report.Finding{Rule: f.rule, Section: r.Section, Severity: sev, Message: f.msg, Hint: f.hint,
+		File: c.file, Line: f.at.line, Column: f.at.col, Pointer: f.at.ptr, Related: f.rel}, f.c)
+}
+
+func (c *checker) rel(s *Step) report.Location {
+	return c.plan.location(s, "plan step "+strconv.Quote(s.ID))
+}
+
+// entry checks one trace entry as it streams past.
+func (c *checker) entry(e *entry) {
+	if c.first == nil {
+		c.first = &e.site
+	}
+	if e.bad != nil {
+		c.badEntry(e)
+		return
+	}
+	w := &e.w
+	if w.ID == nil {
+		c.add(finding{rule: RuleTraceShape, at: e.site, msg: "trace step has no id", hint: "every trace step carries its trace step identifier (§5.8.2)"})
+		return
+	}
+	idText := *w.ID
+	s := c.plan.Step(pilotage.BaseID(idText))
+	kind := c.kind(e, s)
+	c.outcome(e)
+	c.levels(e, kind)
+	c.decisionsAt(e, idText)
+	c.truncation(e)
+	id, err := pilotage.ParseTraceID(idText)
+	if err != nil {
+		c.add(finding{rule: RuleIDSyntax, at: e.at("/id"), msg: err.Error(),
+			hint: "a trace step id is base#n… with positive n, prefixed by calling ids and / for expanded sub-program entries"})
+		return
+	}
+	if !c.prefix(e, id, idText) {
+		return // expanded sub-program entries have no plan steps (§5.8.3)
+	}
+	if kind == pilotage.KindBranch || kind == pilotage.KindLoop {
+		if len(w.Calls) > 0 {
+			c.add(finding{rule: RuleControlFlowCalls, at: e.at("/calls"),
+				msg: fmt.Sprintf("%s entry %q carries calls %v; control-flow entries invoke nothing", kind, idText, w.Calls)})
+		}
+	}
+	if s == nil {
+		c.unplanned(e, kind, idText)
+		return
+	}
+	c.calls_(e, s, idText)
+	c.place(e, id, s)
+}
+
+func (c *checker) badEntry(e *entry) {
+	msg := "trace step does not have the shape of a trace step: " + strings.TrimPrefix(e.bad.Error(), "json: ")
+	c.add(finding{rule: RuleTraceShape, at: e.site, msg: msg, hint: "a trace step is an object: id (string), outcome (object), calls (array of strings), decisions (array of {at, took, because})"})
+}
+
+// kind returns the entry's kind as the plan gives it (the trace's own
+// kind when the base is not planned) and checks the two agree.
+func (c *checker) kind(e *entry, s *Step) string {
+	k := e.w.Kind
+	if k != "" && !slices.Contains(pilotage.StepKinds, k) {
+		c.add(finding{rule: RuleEntryKind, at: e.at("/kind"), msg: fmt.Sprintf("entry kind %q is not step, branch or loop", k)})
+		k = ""
+	}
+	if s == nil {
+		return k
+	}
+	if k != "" && k != s.Kind {
+		c.add(finding{rule: RuleEntryKind, at: e.at("/kind"), rel: []report.Location{c.rel(s)},
+			msg: fmt.Sprintf("entry %q has kind %q but its plan step is a %s", *e.w.ID, k, s.Kind)})
+	}
+	return s.Kind
+}
+
+// outcome checks a step outcome (§5.7, reading 10).
+func (c *checker) outcome(e *entry) {
+	o := e.w.Outcome
+	if o == nil {
+		c.add(finding{rule: RuleTraceShape, at: e.site, msg: fmt.Sprintf("trace step %q has no outcome", *e.w.ID), hint: "every trace step carries an outcome {ok, status} (§5.8)"})
+		return
+	}
+	if o.OK == nil || o.Status == nil {
+		c.add(finding{rule: RuleTraceShape, at: e.at("/outcome"), msg: fmt.Sprintf("outcome of %q lacks ok or status", *e.w.ID)})
+		return
+	}
+	st, ok := *o.Status, *o.OK
+	switch {
+	case pilotage.IsRefusal(st):
+		c.add(finding{rule: RuleStepOutcome, at: e.at("/outcome/status"),
+			msg:  fmt.Sprintf("step %q has status %q, which only a refused Run has", *e.w.ID, st),
+			hint: "validation_error, catalog_drift and promotion_drift are run-level only (reading 10)"})
+	case st == pilotage.StatusSuccess && !ok, st == pilotage.StatusPartial && ok:
+		c.add(finding{rule: RuleStepOutcome, at: e.at("/outcome/ok"),
+			msg: fmt.Sprintf("step %q has status %q with ok %v; %s always has ok %v", *e.w.ID, st, ok, st, !ok)})
+	}
+	if c.lang != nil {
+		c.listed(e.at("/outcome"), "step", c.lang.Sets.StepStatuses, st, ok)
+	}
+}
+
+// levels checks what an entry carries at each level (§5.8.1, reading 6).
+// The level may come after the steps, so both readings are kept.
+func (c *checker) levels(e *entry, kind string) {
+	id := *e.w.ID
+	if len(e.w.Input) > 0 {
+		c.add(finding{rule: RuleLevelContent, c: ifSummary, at: e.at("/input"),
+			msg: fmt.Sprintf("entry %q carries input, which a summary trace omits", id)})
+		return
+	}
+	if kind != pilotage.KindBranch && kind != pilotage.KindLoop {
+		c.add(finding{rule: RuleLevelContent, c: ifFull, at: e.site,
+			msg:  fmt.Sprintf("entry %q has no input; at full every executed step carries its input", id),
+			hint: "only branch and loop entries may omit input at full (reading 6)"})
+	}
+}
+
+// decisionsAt checks reading 2: at is the complete id of the entry.
+func (c *checker) decisionsAt(e *entry, id string) {
+	for i, d := range e.w.Decisions {
+		if d.At != id {
+			c.add(finding{rule: RuleDecisionAt, at: e.at("/decisions/" + strconv.Itoa(i) + "/at"),
+				msg:  fmt.Sprintf("decision at %q on entry %q; at is the entry's complete trace id %q", d.At, id, id),
+				hint: "reading 2: at names the construct's entry with its iteration qualifiers"})
+		}
+	}
+}
+
+// prefix checks a `/` prefix against the entries before it and reports
+// whether the entry is unprefixed (so plan correspondence applies).
+func (c *checker) prefix(e *entry, id pilotage.TraceID, text string) bool {
+	d := len(id.Prefixes)
+	if d == 0 {
+		c.calls = append(c.calls[:0], text)
+		return true
+	}
+	caller := text[:strings.LastIndexByte(text, '/')]
+	switch {
+	case d-1 < len(c.calls) && c.calls[d-1] == caller:
+		c.calls = append(c.calls[:d], text)
+	default:
+		before := "no entry"
+		if d-1 < len(c.calls) {
+			before = strconv.Quote(c.calls[d-1])
+		}
+		c.add(finding{rule: RuleIDPrefix, at: e.at("/id"),
+			msg:  fmt.Sprintf("prefix %q of %q names no calling entry before it (the latest entry at that depth is %s)", caller, text, before),
+			hint: "an expanded sub-program's entries follow the entry that called it, prefixed by its complete id (§5.8.2, reading 7)"})
+	}
+	if c.lang != nil && c.lang.TraceSubprogram != "expanded" {
+		c.add(finding{rule: RuleIDPrefix, at: e.at("/id"),
+			msg:  fmt.Sprintf("%q is an expanded sub-program entry, but the Language's trace_subprogram is opaque", text),
+			hint: "with opaque sub-programs the call appears as one entry (§5.8.3)"})
+	}
+	return false
+}
+
+// unplanned handles an unprefixed entry whose base is no plan step
+// (reading 4): an error for control flow and for entries that call
+// something, otherwise info in a completed Run and an error in one that
+// did not complete.
+func (c *checker) unplanned(e *entry, kind, id string) {
+	base := pilotage.BaseID(id)
+	switch {
+	case kind == pilotage.KindBranch || kind == pilotage.KindLoop:
+		c.add(finding{rule: RuleExpectedSet, at: e.at("/id"),
+			msg: fmt.Sprintf("%s entry %q has no plan step %q; branch and loop entries are never unplanned (reading 4)", kind, id, base)})
+	case len(e.w.Calls) > 0:
+		c.add(finding{rule: RuleExpectedSet, at: e.at("/id"),
+			msg:  fmt.Sprintf("entry %q calls %v but the plan has no step %q", id, e.w.Calls, base),
+			hint: "a step that invokes catalog entries has an external effect and is part of the plan (§5.6)"})
+	default:
+		msg := fmt.Sprintf("entry %q has no plan step %q", id, base)
+		c.add(finding{rule: RuleExpectedSet, sev: report.Info, c: ifComplete, at: e.at("/id"), msg: msg + "; taken as a pure step the plan left out",
+			hint: "reading 4: steps with no external effect may be left out of the plan; engines that do so should leave them out of traces too"})
+		c.add(finding{rule: RuleExpectedSet, c: ifIncomplete, at: e.at("/id"), msg: msg,
+			hint: "in a Run that did not complete every unprefixed entry maps to the expected set (§5.8.4)"})
+	}
+}
+
+// calls_ checks reading 5: an entry's calls are listed on its plan step,
+// and a plan step with calls is matched by an entry naming them.
+func (c *checker) calls_(e *entry, s *Step, id string) {
+	for i, name := range e.w.Calls {
+		if !slices.Contains(s.Calls, name) {
+			c.add(finding{rule: RuleEntryCalls, at: e.at("/calls/" + strconv.Itoa(i)), rel: []report.Location{c.rel(s)},
+				msg:  fmt.Sprintf("entry %q calls %q, which its plan step does not list (plan calls: %v)", id, name, s.Calls),
+				hint: "the Engine executes only what the validated program says (§5.8.4)"})
+		}
+	}
+	o := e.w.Outcome
+	if len(s.Calls) > 0 && len(e.w.Calls) == 0 && o != nil && o.OK != nil && *o.OK {
+		c.add(finding{rule: RuleEntryCalls, at: e.site, rel: []report.Location{c.rel(s)},
+			msg:  fmt.Sprintf("entry %q succeeded but names no calls; its plan step calls %v", id, s.Calls),
+			hint: "every trace entry that invokes a catalog entry identifies it in calls, at every level (reading 5)"})
+	}
+}
+
+// armLabel is the arm of chain[j] (a branch) that the step lies in.
+func armLabel(s *Step, j int) string {
+	if j+1 < len(s.Chain) {
+		return s.Chain[j+1].Label
+	}
+	return s.Label
+}
+
+// place fits an unprefixed, planned entry into the open activations:
+// its qualifiers, its construct ancestors, its sibling order and its
+// uniqueness, then opens a frame for a branch or loop.
+func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
+	q, text := id.Iterations, *e.w.ID
+	if len(q) != s.Loops {
+		c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
+			msg:  fmt.Sprintf("%q has %d #n qualifier(s), but step %q is inside %d loop(s)%s", text, len(q), s.ID, s.Loops, loopNames(s)),
+			hint: "one #n per enclosing loop, outermost first (§5.8.2)"})
+		return
+	}
+	chain := s.Chain
+	j := 0
+	for ; j < len(chain) && j+1 < len(c.stack); j++ {
+		f, a := c.stack[j+1], chain[j]
+		if f.step != a || !slices.Equal(f.quals, q[:a.Loops]) {
+			break
+		}
+		if a.Kind == pilotage.KindBranch {
+			if l := armLabel(s, j); f.label != l {
+				c.add(finding{rule: RuleUnselectedArm, at: e.at("/id"), rel: []report.Location{c.rel(s), c.rel(a)},
+					msg: fmt.Sprintf("%q is in arm %q of branch %q, but %q took %q", text, l, a.ID, f.entry.ptrID(), f.label)})
+				return
+			}
+		}
+	}
+	if j < len(chain) {
+		a := chain[j]
+		where := fmt.Sprintf("the body of loop %q", a.ID)
+		if a.Kind == pilotage.KindBranch {
+			where = fmt.Sprintf("arm %q of branch %q", armLabel(s, j), a.ID)
+		}
+		c.add(finding{rule: RuleExpectedSet, at: e.at("/id"), rel: []report.Location{c.rel(s), c.rel(a)},
+			msg:  fmt.Sprintf("%q is in %s, but no entry %s is open here", text, where, activationID(a, q)),
+			hint: "a construct's entry comes before the entries it selects or iterates, and they follow it (reading 1, reading 7)"})
+		return
+	}
+	parent := c.stack[len(chain)]
+	n := 0
+	if parent.step != nil && parent.step.Kind == pilotage.KindLoop {
+		n = q[len(q)-1]
+		if n < parent.iter {
+			c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
+				msg:  fmt.Sprintf("%q belongs to iteration #%d of %q, which came before the current iteration #%d", text, n, parent.entry.ptrID(), parent.iter),
+				hint: "iterations run in order; entries appear in the order execution reached them (§5.8.2)"})
+			return
+		}
+	}
+	c.closeTo(len(chain) + 1)
+	if n > parent.iter {
+		if n > parent.iter+1 {
+			c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
+				msg:  fmt.Sprintf("%q skips from iteration #%d to #%d of %q", text, parent.iter, n, parent.entry.ptrID()),
+				hint: "iteration numbers are 1-based and consecutive per activation (§5.8.2)"})
+		}
+		if parent.iter > 0 {
+			c.endIteration(parent)
+		}
+		parent.iter = n
+	}
+	if parent.seen[s.Ord] {
+		c.add(finding{rule: RuleEntryOnce, at: e.at("/id"), rel: []report.Location{c.rel(s)},
+			msg:  fmt.Sprintf("%q appears a second time in the same %s", text, c.scope(parent)),
+			hint: "every executed step appears exactly once (§5.8.2)"})
+		return
+	}
+	if parent.last > s.Ord {
+		prev := parent.children(c.plan)[parent.last]
+		c.add(finding{rule: RuleEntryOrder, at: e.at("/id"), rel: []report.Location{c.rel(s), c.rel(prev)},
+			msg:  fmt.Sprintf("%q comes after %q, but the plan lists %q first", text, prev.ID, s.ID),
+			hint: "entries appear in the order execution reached them (§5.8.2); for a sequential Language that is plan order"})
+	}
+	parent.seen[s.Ord] = true
+	parent.last = s.Ord
+	switch s.Kind {
+	case pilotage.KindBranch:
+		c.openBranch(e, s, q)
+	case pilotage.KindLoop:
+		c.openLoop(e, s, q)
+	}
+}
+
+// ptrID is the entry's trace id for messages.
+func (e *entry) ptrID() string {
+	if e == nil || e.w.ID == nil {
+		return ""
+	}
+	return *e.w.ID
+}
+
+func loopNames(s *Step) string {
+	var names []string
+	for _, a := range s.Chain {
+		if a.Kind == pilotage.KindLoop {
+			names = append(names, strconv.Quote(a.ID))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(names, ", ") + ")"
+}
+
+// activationID renders the id a construct's entry has for the entry's
+// qualifiers, for messages.
+func activationID(a *Step, q []int) string {
+	return strconv.Quote(pilotage.TraceSegment{Base: a.ID, Iterations: q[:a.Loops]}.String())
+}
+
+func (c *checker) scope(f *frame) string {
+	switch {
+	case f.step == nil:
+		return "trace (top level)"
+	case f.step.Kind == pilotage.KindLoop:
+		return fmt.Sprintf("iteration #%d of %q", f.iter, f.entry.ptrID())
+	}
+	return fmt.Sprintf("arm %q of %q", f.label, f.entry.ptrID())
+}
+
+func (c *checker) openBranch(e *entry, s *Step, q []int) {
+	e.keep()
+	f := &frame{step: s, entry: e, quals: q, last: -1}
+	ds := e.w.Decisions
+	switch {
+	case len(ds) != 1:
+		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions"), rel: []report.Location{c.rel(s)},
+			msg:  fmt.Sprintf("branch entry %q carries %d decisions; a branch activation takes exactly one", *e.w.ID, len(ds)),
+			hint: fmt.Sprintf("one decision {at: %q, took: <one of %v>, because: …}", *e.w.ID, s.Arms)})
+	case !slices.Contains(s.Arms, ds[0].Took):
+		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions/0/took"), rel: []report.Location{c.rel(s)},
+			msg:  fmt.Sprintf("branch entry %q took %q, which is not an arm of %q (arms: %v)", *e.w.ID, ds[0].Took, s.ID, s.Arms),
+			hint: "took is the selected arm's label as the plan's arms list it (§5.8, reading 3)"})
+		f.label = ds[0].Took
+	default:
+		f.label = ds[0].Took
+	}
+	f.seen = make([]bool, len(f.children(c.plan)))
+	c.stack = append(c.stack, f)
+}
+
+func (c *checker) openLoop(e *entry, s *Step, q []int) {
+	e.keep()
+	f := &frame{step: s, entry: e, quals: q, last: -1, seen: make([]bool, len(s.Children("")))}
+	ds := e.w.Decisions
+	if len(ds) == 0 {
+		c.add(finding{rule: RuleLoopDecisions, at: e.site, rel: []report.Location{c.rel(s)},
+			msg:  fmt.Sprintf("loop entry %q carries no decisions", *e.w.ID),
+			hint: "a reached loop records one decision per continue-or-exit evaluation; a zero-iteration loop has one exit (§5.8.2)"})
+	}
+	for i, d := range ds {
+		switch {
+		case d.Took != pilotage.DecisionContinue && d.Took != pilotage.DecisionExit:
+			if c.lang != nil && c.lang.Sets.LoopDecisions != "" {
+				// The Language documents a summarized form (§5.8.2) that
+				// is prose; the iteration count cannot be read from it.
+				f.summarized = true
+				continue
+			}
+			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i) + "/took"), rel: []report.Location{c.rel(s)},
+				msg:  fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision takes continue or exit", *e.w.ID, d.Took),
+				hint: "a summarized form must be documented in the closed-sets guide's Loop decisions section (give --snapshot)"})
+		case f.exited:
+			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i)), rel: []report.Location{c.rel(s)},
+				msg: fmt.Sprintf("loop entry %q has a %s decision after its exit", *e.w.ID, d.Took)})
+		case d.Took == pilotage.DecisionExit:
+			f.exited = true
+		default:
+			f.continues++
+		}
+	}
+	c.stack = append(c.stack, f)
+}
+
+// closeTo closes open activations until n remain.
+func (c *checker) closeTo(n int) {
+	for len(c.stack) > n {
+		f := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		c.closeFrame(f)
+	}
+}
+
+func (c *checker) closeFrame(f *frame) {
+	if f.step == nil || f.step.Kind == pilotage.KindBranch {
+		c.endIteration(f)
+		return
+	}
+	if f.iter > 0 {
+		c.endIteration(f)
+	}
+	if f.summarized {
+		return
+	}
+	id := f.entry.ptrID()
+	if f.iter > f.continues {
+		c.add(finding{rule: RuleLoopDecisions, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(f.step)},
+			msg:  fmt.Sprintf("loop entry %q records %d continue decision(s), but its body ran iteration #%d", id, f.continues, f.iter),
+			hint: "one continue per iteration, then one exit (§5.8.2)"})
+	}
+	if body := f.step.Children(""); len(body) > 0 {
+		for k := f.iter + 1; k <= f.continues; k++ {
+			c.add(finding{rule: RuleExpectedPresent, c: ifComplete, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(body[0])},
+				msg:  fmt.Sprintf("iteration #%d of %q (a continue decision) has none of its body's entries; expected %s", k, id, expectedID(body[0], f.quals, k)),
+				hint: "reading 1: every continue of a loop has the body's expected steps after it"})
+		}
+	}
+	if !f.exited {
+		c.add(finding{rule: RuleLoopDecisions, c: ifComplete, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(f.step)},
+			msg: fmt.Sprintf("loop entry %q has no exit decision, but the Run completed", id)})
+	}
+}
+
+// expectedID is the trace id a direct child of a construct has in the
+// activation quals at iteration iter (0: not inside the construct's loop).
+func expectedID(s *Step, quals []int, iter int) string {
+	q := slices.Clone(quals)
+	if iter > 0 {
+		q = append(q, iter)
+	}
+	return strconv.Quote(pilotage.TraceSegment{Base: s.ID, Iterations: q}.String())
+}
+
+// endIteration reports the direct steps the current iteration of f (or
+// the branch activation, or the top level) did not reach. They are
+// missing only if the Run completed (§5.8.4).
+func (c *checker) endIteration(f *frame) {
+	kids := f.children(c.plan)
+	if f.step != nil && f.step.Kind == pilotage.KindBranch && !slices.Contains(f.step.Arms, f.label) {
+		kids = nil // no valid arm was taken; branch-decision said so
+	}
+	for i, s := range kids {
+		if f.seen[i] {
+			continue
+		}
+		var at site
+		var msg string
+		switch {
+		case f.step == nil:
+			at = c.stepsSite()
+			msg = fmt.Sprintf("step %q is missing; the Run completed and the step is outside every branch arm and loop body", s.ID)
+		case f.step.Kind == pilotage.KindLoop:
+			at = f.entry.at("/id")
+			msg = fmt.Sprintf("%s is missing from iteration #%d of %q", expectedID(s, f.quals, f.iter), f.iter, f.entry.ptrID())
+		default:
+			at = f.entry.at("/id")
+			msg = fmt.Sprintf("%s is missing; %q took arm %q, which contains it", expectedID(s, f.quals, 0), f.entry.ptrID(), f.label)
+		}
+		c.add(finding{rule: RuleExpectedPresent, c: ifComplete, at: at, rel: []report.Location{c.rel(s)}, msg: msg,
+			hint: "a successful Run's trace holds every member of the expected set (§5.8.4)"})
+	}
+	clear(f.seen)
+	f.last = -1
+}

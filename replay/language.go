@@ -1,0 +1,134 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// Language is what replay knows of the Language a trace ran in, from a
+// snapshot: its declared trace ceiling, how it traces sub-programs and its
+// closed sets.
+type Language struct {
+	ID              string
+	TraceLevel      string
+	TraceSubprogram string
+	Sets            closedsets.Sets
+	// engineTruncation is true when the closed-sets guide documents the
+	// workbench engine's summary truncation form, the one form replay can
+	// check; other forms are prose.
+	engineTruncation bool
+}
+
+// snapshotFile is the part of a snapshot (data-model.md) replay reads.
+type snapshotFile struct {
+	Snapshot string `json:"snapshot"`
+	Manifest struct {
+		Languages []snapshotLanguage `json:"languages"`
+	} `json:"manifest"`
+	Guides map[string][]struct {
+		ID     string   `json:"id"`
+		Topics []string `json:"topics"`
+		Body   *string  `json:"body"`
+	} `json:"guides"`
+}
+
+type snapshotLanguage struct {
+	ID              string `json:"id"`
+	TraceLevel      string `json:"trace_level"`
+	TraceSubprogram string `json:"trace_subprogram"`
+}
+
+// LoadSnapshot reads the Language id (or the snapshot's only Language
+// when id is "") and parses its closed-sets guide. A snapshot that does
+// not give replay what it needs is an error: checking against half a
+// closed set would pass traces silently.
+func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
+	var s snapshotFile
+	if err := json.Unmarshal(src, &s); err != nil {
+		return nil, fmt.Errorf("%s: not a snapshot: %v", file, err)
+	}
+	if s.Snapshot == "" {
+		return nil, fmt.Errorf("%s: not a snapshot (no snapshot member); see docs/snapshot.md", file)
+	}
+	langs := s.Manifest.Languages
+	var ids []string
+	for _, l := range langs {
+		ids = append(ids, l.ID)
+	}
+	i := slices.IndexFunc(langs, func(l snapshotLanguage) bool { return l.ID == id })
+	switch {
+	case id == "" && len(langs) == 1:
+		i = 0
+	case id == "":
+		return nil, fmt.Errorf("%s: the snapshot has %d Languages (%s); choose one with --language", file, len(langs), strings.Join(ids, ", "))
+	case i < 0:
+		return nil, fmt.Errorf("%s: no Language %q in the snapshot (it has %s)", file, id, strings.Join(ids, ", "))
+	}
+	l := &Language{ID: langs[i].ID, TraceLevel: langs[i].TraceLevel, TraceSubprogram: langs[i].TraceSubprogram}
+	var body *string
+	for _, g := range s.Guides[l.ID] {
+		if slices.Contains(g.Topics, pilotage.TopicClosedSets) && g.Body != nil {
+			if body != nil {
+				return nil, fmt.Errorf("%s: Language %q has more than one closed-sets guide; run pilotage lint on the snapshot", file, l.ID)
+			}
+			body = g.Body
+		}
+	}
+	if body == nil {
+		return nil, fmt.Errorf("%s: Language %q has no closed-sets guide with a body; run pilotage lint on the snapshot", file, l.ID)
+	}
+	l.Sets = closedsets.Parse([]byte(*body)).Sets
+	l.engineTruncation = strings.Contains(squash(l.Sets.Truncation), squash(language.TruncationText))
+	return l, nil
+}
+
+// squash folds whitespace so a guide's line wrapping does not matter.
+func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// truncatedForm is the engine's summary truncation of an output.
+type truncatedForm struct {
+	Truncated *bool   `json:"truncated"`
+	Bytes     *int    `json:"bytes"`
+	Preview   *string `json:"preview"`
+}
+
+// truncation checks an output against the documented truncation form
+// (§5.8.1): at summary, outputs longer than the limit are truncated and
+// truncated ones follow the form; at full nothing is truncated.
+func (c *checker) truncation(e *entry) {
+	out := e.w.Output
+	if c.lang == nil || !c.lang.engineTruncation || len(out) == 0 {
+		return
+	}
+	id := *e.w.ID
+	var t truncatedForm
+	if out[0] == '{' && json.Unmarshal(out, &t) == nil && t.Truncated != nil && *t.Truncated {
+		c.add(finding{rule: RuleSummaryTruncation, c: ifFull, at: e.at("/output"),
+			msg: fmt.Sprintf("output of %q is truncated, but a full trace carries whole outputs", id)})
+		if t.Bytes == nil || *t.Bytes <= language.TruncateBytes || t.Preview == nil || utf8.RuneCountInString(*t.Preview) > language.PreviewRunes {
+			c.add(finding{rule: RuleSummaryTruncation, c: ifSummary, at: e.at("/output"),
+				msg: fmt.Sprintf("truncated output of %q is not in the documented form", id),
+				hint: fmt.Sprintf("{\"truncated\": true, \"bytes\": N > %d, \"preview\": at most %d characters}, as the closed-sets guide says",
+					language.TruncateBytes, language.PreviewRunes)})
+		}
+		return
+	}
+	if len(out) <= language.TruncateBytes {
+		return
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, out) == nil && buf.Len() > language.TruncateBytes {
+		n := buf.Len()
+		c.add(finding{rule: RuleSummaryTruncation, c: ifSummary, at: e.at("/output"),
+			msg:  fmt.Sprintf("output of %q is %d bytes of JSON; at summary outputs over %d bytes are truncated", id, n, language.TruncateBytes),
+			hint: "the closed-sets guide's Summary truncation section documents the form"})
+	}
+}

@@ -1,0 +1,274 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// Plan is a plan (§5.6) prepared for replay: every step with its place in
+// the program's construct tree and its position in the plan file. It is
+// read whole; plans are small next to the traces checked against them.
+type Plan struct {
+	File string
+	Src  []byte
+	// Mode is the plan's mode: "deploy" plans describe the deployed body.
+	Mode  string
+	Steps []*Step
+	// Findings are plan-shape problems; the checks work around them.
+	Findings []report.Finding
+
+	byID map[string]*Step
+	// root lists the steps outside every branch arm and loop body.
+	root []*Step
+}
+
+// Step is one plan step and where it sits.
+type Step struct {
+	ID    string
+	Kind  string
+	Calls []string
+	// Arms are a branch's arm labels (reading 3).
+	Arms []string
+	// Parent is the innermost enclosing branch or loop, nil at top level;
+	// Label is the arm label when Parent is a branch.
+	Parent *Step
+	Label  string
+	// Chain lists the enclosing constructs, outermost first; Loops counts
+	// the loops among them, which is the number of #n qualifiers the
+	// step's trace ids carry (§5.8.2).
+	Chain []*Step
+	Loops int
+	// Ord is the step's position among its siblings (same parent, same
+	// arm), in plan order.
+	Ord int
+
+	Pointer   string
+	Line, Col int
+	// children holds a construct's direct steps: per arm label for a
+	// branch, under "" for a loop body.
+	children map[string][]*Step
+}
+
+// Children returns the direct steps of a branch arm (label) or of a loop
+// body (label "").
+func (s *Step) Children(label string) []*Step { return s.children[label] }
+
+// Step returns the plan step with the given id, or nil.
+func (p *Plan) Step(id string) *Step { return p.byID[id] }
+
+// Root returns the steps that are neither in a branch arm nor in a loop
+// body: the first part of §5.8.4's expected set.
+func (p *Plan) Root() []*Step { return p.root }
+
+// location is the plan step as a related location for findings.
+func (p *Plan) location(s *Step, note string) report.Location {
+	return report.Location{File: p.File, Line: s.Line, Column: s.Col, Pointer: s.Pointer, Note: note}
+}
+
+// PlanError is a plan that cannot be used at all: not JSON, or no steps.
+type PlanError struct {
+	File      string
+	Line, Col int
+	Msg, Hint string
+}
+
+func (e *PlanError) Error() string {
+	s := fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	if e.Hint != "" {
+		s += " (hint: " + e.Hint + ")"
+	}
+	return s
+}
+
+// LoadPlan reads a plan object or a validate response carrying one (§6.4).
+// Structural problems inside the plan are findings (plan-shape); a file
+// that holds no usable plan is a *PlanError.
+func LoadPlan(file string, src []byte) (*Plan, error) {
+	doc, err := jsonpos.Parse(src)
+	if err != nil {
+		se := err.(*jsonpos.SyntaxError)
+		return nil, &PlanError{File: file, Line: se.Pos.Line, Col: se.Pos.Column, Msg: "malformed JSON: " + se.Msg,
+			Hint: "the plan must be a plan object or a validate response"}
+	}
+	root, ptr := doc.Root, ""
+	if root.Is(jsonpos.Object) && !root.Has("steps") && root.Has("valid") {
+		root, ptr = root.Get("plan"), "/plan"
+		if !root.Is(jsonpos.Object) {
+			return nil, &PlanError{File: file, Line: 1, Col: 1, Msg: "validate response carries no plan",
+				Hint: "a validate response has a plan only when valid is true and the Language declares plan (§5.5)"}
+		}
+	}
+	steps := root.Get("steps")
+	if !steps.Is(jsonpos.Array) {
+		pos := doc.Position(0)
+		if root != nil {
+			pos = doc.Position(root.Start)
+		}
+		return nil, &PlanError{File: file, Line: pos.Line, Col: pos.Column, Msg: "not a plan: no steps array",
+			Hint: "give a plan object (§5.6) or a validate response carrying one"}
+	}
+	p := &Plan{File: file, Src: src, Mode: root.Get("mode").String(), byID: map[string]*Step{}}
+	b := planBuilder{p: p, doc: doc}
+	for i, n := range steps.Elems {
+		b.add(ptr+"/steps/"+strconv.Itoa(i), n)
+	}
+	b.link()
+	return p, nil
+}
+
+// planBuilder turns plan step nodes into Steps and records plan-shape
+// findings on the way.
+type planBuilder struct {
+	p   *Plan
+	doc *jsonpos.Doc
+	// refs keeps each step's arm/loop reference until every id is known.
+	refs map[*Step]planRef
+}
+
+type planRef struct {
+	branch, label, loop string
+	node                *jsonpos.Node
+}
+
+func (b *planBuilder) report(pointer, msg, hint string) {
+	pos, _ := b.doc.Locate(pointer, false)
+	b.p.Findings = append(b.p.Findings, report.Finding{Rule: RulePlanShape, Section: "5.6", Severity: report.Error,
+		Message: msg, Hint: hint, File: b.p.File, Line: pos.Line, Column: pos.Column, Pointer: pointer})
+}
+
+func (b *planBuilder) add(ptr string, n *jsonpos.Node) {
+	if !n.Is(jsonpos.Object) {
+		b.report(ptr, "plan step is not an object", "")
+		return
+	}
+	id := n.Get("id")
+	if !id.Is(jsonpos.String) || id.Str == "" {
+		b.report(ptr, "plan step has no id", "every plan step has a program step identifier (§5.6)")
+		return
+	}
+	if !pilotage.ValidStepID(id.Str) {
+		b.report(ptr+"/id", fmt.Sprintf("plan step id %q contains # or /, which trace identity reserves", id.Str), "§3.4")
+	}
+	if prev := b.p.byID[id.Str]; prev != nil {
+		b.report(ptr+"/id", fmt.Sprintf("plan step id %q is used twice (first at %s)", id.Str, prev.Pointer), "plan step ids are unique")
+		return
+	}
+	pos := b.doc.Position(n.Start)
+	s := &Step{ID: id.Str, Kind: n.Get("kind").String(), Pointer: ptr, Line: pos.Line, Col: pos.Column}
+	if !slices.Contains(pilotage.StepKinds, s.Kind) {
+		b.report(ptr+"/kind", fmt.Sprintf("plan step %q has kind %q; kind is step, branch or loop", s.ID, s.Kind), "")
+		s.Kind = pilotage.KindStep
+	}
+	s.Calls = b.strings(ptr+"/calls", n.Get("calls"))
+	if len(s.Calls) > 0 && s.Kind != pilotage.KindStep {
+		b.report(ptr+"/calls", fmt.Sprintf("%s step %q carries calls; control-flow steps do not", s.Kind, s.ID), "")
+	}
+	s.Arms = b.strings(ptr+"/arms", n.Get("arms"))
+	if s.Kind == pilotage.KindBranch && !n.Has("arms") {
+		b.report(ptr, fmt.Sprintf("branch step %q lists no arms", s.ID),
+			"list every arm label on the branch, so a decision for an empty arm can be checked (reading 3)")
+	}
+	ref := planRef{node: n}
+	if arm := n.Get("arm"); arm.Is(jsonpos.Object) {
+		ref.branch, ref.label = arm.Get("branch").String(), arm.Get("label").String()
+	}
+	ref.loop = n.Get("loop").String()
+	if b.refs == nil {
+		b.refs = map[*Step]planRef{}
+	}
+	b.refs[s] = ref
+	b.p.byID[s.ID] = s
+	b.p.Steps = append(b.p.Steps, s)
+}
+
+// strings reads an optional array of strings (calls, arms).
+func (b *planBuilder) strings(ptr string, n *jsonpos.Node) []string {
+	if n == nil {
+		return nil
+	}
+	if !n.Is(jsonpos.Array) {
+		b.report(ptr, "not an array of strings", "")
+		return nil
+	}
+	var out []string
+	for i, e := range n.Elems {
+		if !e.Is(jsonpos.String) {
+			b.report(ptr+"/"+strconv.Itoa(i), "not a string", "")
+			continue
+		}
+		out = append(out, e.Str)
+	}
+	return out
+}
+
+// link resolves arm and loop references into the construct tree.
+func (b *planBuilder) link() {
+	for _, s := range b.p.Steps {
+		ref := b.refs[s]
+		switch {
+		case ref.branch != "":
+			br := b.p.byID[ref.branch]
+			if br == nil || br.Kind != pilotage.KindBranch {
+				b.report(s.Pointer+"/arm/branch", fmt.Sprintf("step %q is in an arm of %q, which is not a branch step of the plan", s.ID, ref.branch), "")
+				continue
+			}
+			if len(br.Arms) > 0 && !slices.Contains(br.Arms, ref.label) {
+				b.report(s.Pointer+"/arm/label", fmt.Sprintf("step %q is in arm %q, which branch %q does not list in arms %v", s.ID, ref.label, br.ID, br.Arms), "")
+			}
+			s.Parent, s.Label = br, ref.label
+		case ref.loop != "":
+			lp := b.p.byID[ref.loop]
+			if lp == nil || lp.Kind != pilotage.KindLoop {
+				b.report(s.Pointer+"/loop", fmt.Sprintf("step %q is in the body of %q, which is not a loop step of the plan", s.ID, ref.loop), "")
+				continue
+			}
+			s.Parent = lp
+		}
+	}
+	// A reference cycle would make every step in it its own ancestor.
+	for _, s := range b.p.Steps {
+		seen := map[*Step]bool{s: true}
+		for a := s.Parent; a != nil; a = a.Parent {
+			if seen[a] {
+				b.report(s.Pointer, fmt.Sprintf("step %q has arm/loop references that lead into a cycle", s.ID), "")
+				s.Parent, s.Label = nil, ""
+				break
+			}
+			seen[a] = true
+		}
+	}
+	for _, s := range b.p.Steps {
+		for a := s.Parent; a != nil; a = a.Parent {
+			s.Chain = append(s.Chain, a)
+			if a.Kind == pilotage.KindLoop {
+				s.Loops++
+			}
+		}
+		slices.Reverse(s.Chain)
+		if s.Parent == nil {
+			s.Ord = len(b.p.root)
+			b.p.root = append(b.p.root, s)
+			continue
+		}
+		if s.Parent.children == nil {
+			s.Parent.children = map[string][]*Step{}
+		}
+		s.Ord = len(s.Parent.children[s.Label])
+		s.Parent.children[s.Label] = append(s.Parent.children[s.Label], s)
+	}
+	for _, s := range b.p.Steps {
+		if s.Kind == pilotage.KindBranch && len(s.Arms) == 0 {
+			// Without arms the labels the plan's arm steps use are all
+			// that is known (reading 3 asks for arms; plan-shape said so).
+			for l := range s.children {
+				s.Arms = append(s.Arms, l)
+			}
+			slices.Sort(s.Arms)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package replay
+
+import (
+	"io"
+
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+)
+
+// posReader sits between a trace file and its json.Decoder. It keeps the
+// bytes the decoder has read but the checker has not yet passed, so a byte
+// offset can become line:column without holding the file: offsets are
+// asked for in increasing order and everything before the last one is
+// counted once and dropped. Memory is the decoder's read-ahead plus the
+// entry being checked, whatever the file's size.
+type posReader struct {
+	r io.Reader
+	// buf holds the bytes from offset base on; line and col are the
+	// position of base.
+	buf       []byte
+	base      int64
+	line, col int
+	// head keeps the start of the file for source snippets, up to
+	// headLimit bytes; whole is true when head is the entire file.
+	head      []byte
+	headLimit int
+	total     int64
+	eof       bool
+}
+
+func newPosReader(r io.Reader, headLimit int) *posReader {
+	return &posReader{r: r, line: 1, col: 1, headLimit: headLimit}
+}
+
+func (p *posReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.buf = append(p.buf, b[:n]...)
+	if len(p.head) < p.headLimit {
+		p.head = append(p.head, b[:min(n, p.headLimit-len(p.head))]...)
+	}
+	p.total += int64(n)
+	if err == io.EOF {
+		p.eof = true
+	}
+	return n, err
+}
+
+// source returns the whole file when it fit under the head limit.
+func (p *posReader) source() []byte {
+	if p.eof && p.total <= int64(len(p.head)) {
+		return p.head
+	}
+	return nil
+}
+
+// clamp keeps off inside the bytes still held.
+func (p *posReader) clamp(off int64) int64 {
+	return max(p.base, min(off, p.base+int64(len(p.buf))))
+}
+
+// advance moves base to off, counting lines and columns (columns count
+// characters, as jsonpos and editors do).
+func (p *posReader) advance(off int64) {
+	off = p.clamp(off)
+	k := int(off - p.base)
+	for _, c := range p.buf[:k] {
+		switch {
+		case c == '\n':
+			p.line++
+			p.col = 1
+		case c&0xC0 != 0x80: // not a UTF-8 continuation byte
+			p.col++
+		}
+	}
+	p.buf = p.buf[k:]
+	p.base = off
+}
+
+// position returns the line and column of off and forgets what precedes it.
+func (p *posReader) position(off int64) jsonpos.Pos {
+	p.advance(off)
+	return jsonpos.Pos{Offset: int(p.base), Line: p.line, Column: p.col}
+}
+
+// valueStart returns the offset of the value that follows off: past
+// whitespace and one ',' or ':' separator. The decoder has read those
+// bytes by the time it has returned the value.
+func (p *posReader) valueStart(off int64) int64 {
+	off = p.clamp(off)
+	sep := false
+	for i := int(off - p.base); i < len(p.buf); i++ {
+		switch c := p.buf[i]; c {
+		case ' ', '\t', '\n', '\r':
+		case ',', ':':
+			if sep {
+				return p.base + int64(i)
+			}
+			sep = true
+		default:
+			return p.base + int64(i)
+		}
+	}
+	return p.base + int64(len(p.buf))
+}
+
+// bytes returns the held bytes in [from, to); valid until the next advance.
+func (p *posReader) bytes(from, to int64) []byte {
+	from, to = p.clamp(from), p.clamp(to)
+	return p.buf[from-p.base : to-p.base]
+}

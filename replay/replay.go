@@ -1,0 +1,367 @@
+// Package replay checks recorded traces against their plans: trace
+// identity (§5.8.2), control-flow entries and decisions, trace levels
+// (§5.8.1), plan–trace correspondence (§5.8.4) and outcomes (§5.7,
+// §6.5.6), reading Part II's open points as data-model.md's "Readings the
+// project commits to" do. A trace is streamed entry by entry, so memory
+// grows with the plan and the open branch and loop activations, never
+// with the number of steps.
+//
+// Every check is a Rule (rules.go) documented in docs/replay.md, and every
+// finding is a lint/report.Finding, so replay prints and exits exactly as
+// pilotage lint does.
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// sourceLimit is the largest trace file kept whole for source snippets in
+// text output; larger files are reported without snippets.
+const sourceLimit = 1 << 20
+
+// Options tune a replay.
+type Options struct {
+	// Language, from a snapshot, turns on the closed-set checks.
+	Language *Language
+	// Disabled rule IDs.
+	Disabled map[string]bool
+	// MaxPerRule bounds the findings listed per rule and trace file;
+	// 0 means DefaultMaxPerRule.
+	MaxPerRule int
+}
+
+// Input is one trace file to replay, opened when its turn comes.
+type Input struct {
+	File string
+	Open func() (io.ReadCloser, error)
+}
+
+// Run replays every input against the plan and returns the report. It
+// fails only when an input cannot be opened or read, or on an unknown
+// rule ID in Disabled; everything wrong inside a file is a finding.
+func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
+	var unknown []string
+	for id := range opt.Disabled {
+		if RuleByID(id) == nil {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("unknown rule %q; list the rules with --list-rules", unknown[0])
+	}
+	rep := &report.Report{Tool: "pilotage replay", Sources: map[string][]byte{plan.File: plan.Src}}
+	enabled := 0
+	for _, r := range Rules() {
+		if !opt.Disabled[r.ID] {
+			enabled++
+			rep.Rules = append(rep.Rules, r.RuleInfo)
+		}
+	}
+	for _, f := range plan.Findings {
+		if !opt.Disabled[f.Rule] {
+			rep.Add(f)
+		}
+	}
+	entries := 0
+	for _, in := range inputs {
+		rc, err := in.Open()
+		if err != nil {
+			return nil, err
+		}
+		res := Replay(plan, in.File, rc, opt)
+		rc.Close()
+		if res.ReadErr != nil {
+			return nil, fmt.Errorf("%s: %w", in.File, res.ReadErr)
+		}
+		rep.Files = append(rep.Files, in.File)
+		if res.Source != nil {
+			rep.Sources[in.File] = res.Source
+		}
+		rep.Add(res.Findings...)
+		entries += res.Entries
+	}
+	rep.Summary.Files = len(inputs)
+	rep.Summary.Checked = map[string]int{"entries": entries, "rules": enabled, "plan steps": len(plan.Steps)}
+	rep.Sort()
+	return rep, nil
+}
+
+// Result is the replay of one trace file.
+type Result struct {
+	Findings []report.Finding
+	// Entries counts the trace steps read.
+	Entries int
+	// RunID is the Run's run_id, "" when the file has none.
+	RunID string
+	// Source is the whole file when it is small enough for snippets.
+	Source []byte
+	// ReadErr is an I/O error of the reader (not a JSON problem).
+	ReadErr error
+}
+
+// errReader remembers the reader's own error, which the decoder would
+// otherwise report as malformed JSON.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
+
+// Replay checks one trace file, read as a stream, against the plan.
+func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
+	max := opt.MaxPerRule
+	if max <= 0 {
+		max = DefaultMaxPerRule
+	}
+	er := &errReader{r: r}
+	c := newChecker(plan, opt.Language, file, max)
+	s, pr := walk(er, sourceLimit, c.entry)
+	if er.err != nil {
+		return Result{ReadErr: er.err}
+	}
+	fs, runID := c.finish(s)
+	out := fs[:0]
+	for _, f := range fs {
+		if !opt.Disabled[f.Rule] {
+			out = append(out, f)
+		}
+	}
+	return Result{Findings: out, Entries: s.entries, RunID: runID, Source: pr.source()}
+}
+
+// outcomeOf reads an outcome value; ok reports whether ok and status are
+// both there.
+func outcomeOf(l *located) (o wireOutcome, ok bool) {
+	if l == nil || json.Unmarshal(l.raw, &o) != nil {
+		return o, false
+	}
+	return o, o.OK != nil && o.Status != nil
+}
+
+func stringOf(l *located) (string, bool) {
+	var s string
+	if l == nil || json.Unmarshal(l.raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// stepsSite is where findings about the trace as a whole point: its steps
+// array, or the start of the trace.
+func (c *checker) stepsSite() site {
+	if c.steps != nil {
+		return *c.steps
+	}
+	return c.traceAt
+}
+
+// finish runs the checks that need the whole file (run_id, level,
+// outcome and mode may come after the steps) and settles the findings
+// kept until now.
+func (c *checker) finish(s *stream) ([]report.Finding, string) {
+	if s.syntax != nil {
+		return []report.Finding{{Rule: RuleTraceJSON, Section: "5.8", Severity: report.Error, File: c.file,
+			Line: s.syntax.line, Column: s.syntax.col, Message: "malformed JSON: " + s.syntaxMsg,
+			Hint: "fix the JSON first; nothing else in this file was checked"}}, ""
+	}
+	for _, p := range s.shape {
+		c.add(finding{rule: RuleTraceShape, at: p.site, msg: p.msg})
+	}
+	t := s.trace()
+	c.steps, c.traceAt = t.steps, s.traceAt
+	runID, _ := stringOf(t.runID)
+	if runID == "" {
+		runID, _ = stringOf(s.top.runID)
+	}
+	if s.response && t.steps == nil && t.outcome == nil {
+		return c.noTrace(s, runID), runID
+	}
+	if t.steps == nil && t.outcome == nil && t.level == nil && len(s.shape) == 0 {
+		c.add(finding{rule: RuleTraceShape, at: c.traceAt, msg: "not a trace: the file has no steps, level or outcome",
+			hint: "give a trace object (§5.8), an execute response or a trace-fetch response carrying one"})
+	}
+	for _, m := range []struct {
+		v    bool
+		name string
+	}{{t.runID != nil, "run_id"}, {t.level != nil, "level"}, {t.outcome != nil, "outcome"}, {t.steps != nil, "steps"}} {
+		if !m.v {
+			c.add(finding{rule: RuleTraceShape, at: c.traceAt, msg: "trace has no " + m.name, hint: "run_id, level, outcome and steps are required members of a trace (§5.8)"})
+		}
+	}
+	if t.steps != nil {
+		c.closeTo(0)
+	}
+	level, levelOK := c.level(t)
+	o, outcomeOK := c.runOutcome(t)
+	refused := outcomeOK && pilotage.IsRefusal(*o.Status)
+	if refused && s.entries > 0 {
+		c.add(finding{rule: RuleRefusedRun, at: *c.first,
+			msg:  fmt.Sprintf("the Run was refused (%s) but its trace has %d step(s)", *o.Status, s.entries),
+			hint: "a refused Run executed nothing: it returns no trace, or a trace with an empty steps (reading 8)"})
+	}
+	if s.response {
+		c.sameAsResponse(s)
+	}
+	installation := c.installation(t)
+	holds := func(k cond) bool {
+		switch k {
+		case ifComplete:
+			return outcomeOK && *o.OK
+		case ifIncomplete:
+			return outcomeOK && !*o.OK && !refused
+		case ifFull:
+			return levelOK && level == "full"
+		case ifSummary:
+			return levelOK && level != "full"
+		}
+		return true
+	}
+	drop := func(rule string) bool { return RuleByID(rule).UsesPlan && (installation || refused) }
+	return c.out.resolve(holds, drop, c.file, runID), runID
+}
+
+// noTrace handles a response without a trace: right for a refused Run
+// (reading 8) and for level none, but then nothing could be checked.
+func (c *checker) noTrace(s *stream, runID string) []report.Finding {
+	o, ok := outcomeOf(s.top.outcome)
+	if !ok || !pilotage.IsRefusal(*o.Status) {
+		c.add(finding{rule: RuleTraceShape, sev: report.Warning, at: site{line: 1, col: 1},
+			msg:  "the response carries no trace, so nothing was checked against the plan",
+			hint: "execute with trace_level summary or full to get a trace (§5.8.1)"})
+	}
+	all := func(cond) bool { return true }
+	none := func(string) bool { return false }
+	return c.out.resolve(all, none, c.file, runID)
+}
+
+// level checks the trace level (§5.8.1) and returns it; an unknown level
+// reads as summary (§1.3).
+func (c *checker) level(t *traceMembers) (string, bool) {
+	if t.level == nil {
+		return "", false
+	}
+	l, ok := stringOf(t.level)
+	switch {
+	case !ok || (l != "summary" && l != "full"):
+		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("level is %s; a trace's level is summary or full", t.level.raw),
+			hint: "none is a request value and never a trace's level; an unknown level is read as summary (§1.3)"})
+	case l == "full" && c.lang != nil && c.lang.TraceLevel == "summary":
+		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: "level is full, but the Language declares trace_level summary",
+			hint: "the effective level is the lower of the requested level and the declared ceiling (§5.8.1)"})
+	}
+	return l, true
+}
+
+// runOutcome checks the run outcome (§5.7, §6.5.6).
+func (c *checker) runOutcome(t *traceMembers) (wireOutcome, bool) {
+	if t.outcome == nil {
+		return wireOutcome{}, false
+	}
+	o, ok := outcomeOf(t.outcome)
+	if !ok {
+		c.add(finding{rule: RuleTraceShape, at: t.outcome.site, msg: "the run outcome lacks ok or status", hint: "an outcome is {ok: bool, status: string, error?} (§5.7)"})
+		return o, false
+	}
+	st, okv := *o.Status, *o.OK
+	for _, r := range pilotage.ReservedRunStatuses {
+		if r.Status == st && r.OK != okv {
+			c.add(finding{rule: RuleRunOutcome, at: t.outcome.at("/ok"),
+				msg:  fmt.Sprintf("run status %q with ok %v; %s always has ok %v", st, okv, st, r.OK),
+				hint: "a started Run that did not complete is ok: false (§6.5.6); only success is ok: true"})
+		}
+	}
+	reserved := isReserved(st)
+	switch {
+	case c.lang != nil:
+		c.listed(t.outcome.site, "run", c.lang.Sets.RunStatuses, st, okv)
+	case !reserved && okv:
+		c.add(finding{rule: RuleRunOutcome, sev: report.Warning, at: t.outcome.at("/status"),
+			msg:  fmt.Sprintf("engine-defined run status %q with ok true; a completed Run reports success", st),
+			hint: "give --snapshot to check the status against the Language's closed-sets guide"})
+	}
+	return o, true
+}
+
+func isReserved(st string) bool {
+	for _, r := range pilotage.ReservedRunStatuses {
+		if r.Status == st {
+			return true
+		}
+	}
+	return false
+}
+
+// sameAsResponse checks that the response and the trace it carries tell
+// the same Run: same run_id and outcome.
+func (c *checker) sameAsResponse(s *stream) {
+	if a, okA := stringOf(s.top.runID); okA {
+		if b, okB := stringOf(s.inner.runID); okB && a != b {
+			c.add(finding{rule: RuleRunOutcome, at: s.inner.runID.site,
+				msg: fmt.Sprintf("the trace's run_id %q differs from the response's %q", b, a)})
+		}
+	}
+	a, okA := outcomeOf(s.top.outcome)
+	b, okB := outcomeOf(s.inner.outcome)
+	if okA && okB && (*a.OK != *b.OK || *a.Status != *b.Status) {
+		c.add(finding{rule: RuleRunOutcome, at: s.inner.outcome.site,
+			msg: fmt.Sprintf("the trace's outcome (%s, ok %v) differs from the response's (%s, ok %v)", *b.Status, *b.OK, *a.Status, *a.OK)})
+	}
+}
+
+// installation reports whether the trace describes a deploy
+// installation, which is not matched against the body plan (§5.8.4).
+func (c *checker) installation(t *traceMembers) bool {
+	mode, _ := stringOf(t.mode)
+	at := c.traceAt
+	if t.mode != nil {
+		at = t.mode.site
+	}
+	switch {
+	case mode == "deploy":
+		c.add(finding{rule: RuleDeployTrace, at: at, msg: "a deploy installation trace: identity, levels and outcome checked; not matched against the body plan",
+			hint: "body-plan correspondence is checked against a test_run trace (§6.5.7)"})
+		return true
+	case c.plan.Mode == "deploy" && mode == "":
+		c.add(finding{rule: RuleDeployTrace, at: at, msg: "the plan describes a deployed body and the trace has no mode: taken as an installation trace, not matched against the plan",
+			hint: "a test run's trace carries mode test_run; only those are matched against a deploy plan (§5.8.4)"})
+		return true
+	}
+	return false
+}
+
+// listed checks a status against a closed-sets table (§1.5).
+func (c *checker) listed(at site, which string, table []closedsets.Status, st string, ok bool) {
+	if len(table) == 0 {
+		return // the guide has no such table; pilotage lint reports that
+	}
+	var names []string
+	for _, r := range table {
+		if r.Status == st {
+			if r.OK != ok {
+				c.add(finding{rule: RuleClosedSetStatus, at: at,
+					msg: fmt.Sprintf("%s status %q has ok %v, but the closed-sets guide lists it with ok %v", which, st, ok, r.OK)})
+			}
+			return
+		}
+		names = append(names, r.Status)
+	}
+	c.add(finding{rule: RuleClosedSetStatus, at: at,
+		msg:  fmt.Sprintf("%s status %q is not in the Language's closed-sets guide (%s)", which, st, strings.Join(names, ", ")),
+		hint: "every status an Engine uses is enumerated in the closed-sets guide (§1.5, §5.7)"})
+}

@@ -1,0 +1,361 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+)
+
+// site is a place in a trace file: a JSON Pointer and its line:column.
+type site struct {
+	ptr       string
+	line, col int
+}
+
+// located is one JSON value of the trace with its place: enough to point a
+// finding at the value or at any member inside it. The value is parsed
+// for positions only when a finding needs one.
+type located struct {
+	site
+	raw []byte
+	doc *jsonpos.Doc
+}
+
+// at locates the member sub (a JSON Pointer relative to the value). A
+// member that does not exist is reported where the value starts.
+func (l *located) at(sub string) site {
+	s := site{ptr: l.ptr + sub, line: l.line, col: l.col}
+	if sub == "" || l.raw == nil {
+		return s
+	}
+	if l.doc == nil {
+		d, err := jsonpos.Parse(l.raw)
+		if err != nil {
+			return s
+		}
+		l.doc = d
+	}
+	rel, _ := l.doc.Locate(sub, false)
+	if rel.Line == 1 {
+		s.col = l.col + rel.Column - 1
+	} else {
+		s.line, s.col = l.line+rel.Line-1, rel.Column
+	}
+	return s
+}
+
+// keep copies the raw bytes so the value outlives the decoder's buffer
+// (open loop entries are reported on when their activation closes).
+func (l *located) keep() {
+	l.raw = append([]byte(nil), l.raw...)
+	l.doc = nil
+}
+
+// wireOutcome is an Outcome with presence kept: ok and status are required.
+type wireOutcome struct {
+	OK     *bool   `json:"ok"`
+	Status *string `json:"status"`
+	Error  string  `json:"error"`
+}
+
+// wireEntry is one trace step as it is on the wire; raw members keep
+// presence (input: null is present).
+type wireEntry struct {
+	ID        *string             `json:"id"`
+	Kind      string              `json:"kind"`
+	Calls     []string            `json:"calls"`
+	Input     json.RawMessage     `json:"input"`
+	Output    json.RawMessage     `json:"output"`
+	Outcome   *wireOutcome        `json:"outcome"`
+	Decisions []pilotage.Decision `json:"decisions"`
+}
+
+// entry is one decoded trace step and where it is.
+type entry struct {
+	located
+	index int
+	w     wireEntry
+	// bad is the decode error when the entry is not a well-typed step.
+	bad error
+}
+
+// traceMembers are the members of a trace (or of the response around it)
+// that the checks need, wherever they appear in the object.
+type traceMembers struct {
+	runID, level, outcome, mode *located
+	steps                       *site // nil when there is no steps array
+}
+
+// stream is what walking one file found besides the entries.
+type stream struct {
+	// top holds the members of the top-level object, inner those of its
+	// trace member when the file is an execute or trace-fetch response.
+	top, inner traceMembers
+	response   bool
+	// traceAt is where the trace object starts.
+	traceAt site
+	entries int
+	// syntax is the first JSON syntax error, which ends the walk.
+	syntax *site
+	// syntaxMsg describes it.
+	syntaxMsg string
+	// shape lists structural problems met while walking.
+	shape []shapeProblem
+}
+
+type shapeProblem struct {
+	site
+	msg string
+}
+
+// trace returns the members of the trace object itself.
+func (s *stream) trace() *traceMembers {
+	if s.response {
+		return &s.inner
+	}
+	return &s.top
+}
+
+// walker streams one trace file: it walks the top-level object with
+// Decoder.Token and decodes each element of steps on its own, handing it
+// to onEntry before reading the next, so memory does not grow with the
+// number of steps.
+type walker struct {
+	dec     *json.Decoder
+	pr      *posReader
+	s       *stream
+	onEntry func(*entry)
+}
+
+// errStop ends a walk after a syntax error.
+var errStop = errors.New("stop")
+
+func walk(r io.Reader, headLimit int, onEntry func(*entry)) (*stream, *posReader) {
+	pr := newPosReader(r, headLimit)
+	dec := json.NewDecoder(pr)
+	w := &walker{dec: dec, pr: pr, s: &stream{}, onEntry: onEntry}
+	_ = w.document()
+	return w.s, pr
+}
+
+// fail records a decoder error as the file's syntax error.
+func (w *walker) fail(err error) error {
+	off := w.dec.InputOffset()
+	var se *json.SyntaxError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		off = w.pr.total
+		msg = "unexpected end of file"
+	}
+	pos := w.pr.position(off)
+	w.s.syntax = &site{line: pos.Line, col: pos.Column}
+	w.s.syntaxMsg = msg
+	return errStop
+}
+
+func (w *walker) token() (json.Token, error) {
+	t, err := w.dec.Token()
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	return t, nil
+}
+
+func (w *walker) shape(ptr string, off int64, format string, args ...any) {
+	pos := w.pr.position(off)
+	w.s.shape = append(w.s.shape, shapeProblem{site{ptr, pos.Line, pos.Column}, fmt.Sprintf(format, args...)})
+}
+
+func (w *walker) document() error {
+	t, err := w.token()
+	if err != nil {
+		return err
+	}
+	start := w.pr.valueStart(0)
+	pos := w.pr.position(start)
+	w.s.traceAt = site{"", pos.Line, pos.Column}
+	if t != json.Delim('{') {
+		w.shape("", start, "the file holds a %s, not a trace object or a response carrying one", tokenKind(t))
+		return w.skipRest(t)
+	}
+	if err := w.object("", &w.s.top); err != nil {
+		return err
+	}
+	// Anything after the top-level value is malformed JSON.
+	if _, err := w.dec.Token(); err != io.EOF {
+		if err == nil {
+			err = &json.SyntaxError{Offset: w.dec.InputOffset()}
+			return w.failMsg(err, "unexpected data after the top-level value")
+		}
+		return w.fail(err)
+	}
+	return nil
+}
+
+func (w *walker) failMsg(err error, msg string) error {
+	_ = w.fail(err)
+	w.s.syntaxMsg = msg
+	return errStop
+}
+
+// object walks the members of an object whose '{' was just read; prefix
+// is its JSON Pointer.
+func (w *walker) object(prefix string, m *traceMembers) error {
+	for w.dec.More() {
+		t, err := w.token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		ptr := prefix + "/" + pilotage.EscapePointerToken(key)
+		switch {
+		case key == "steps":
+			err = w.steps(ptr, m)
+		case key == "trace" && prefix == "":
+			err = w.traceMember(ptr)
+		case key == "run_id" || key == "level" || key == "outcome" || key == "mode":
+			var v *located
+			v, err = w.small(ptr)
+			switch key {
+			case "run_id":
+				m.runID = v
+			case "level":
+				m.level = v
+			case "outcome":
+				m.outcome = v
+			default:
+				m.mode = v
+			}
+		default:
+			err = w.skipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := w.token() // '}'
+	return err
+}
+
+// small decodes a member value that is small by nature (run_id, level,
+// outcome, mode) and remembers where it is.
+func (w *walker) small(ptr string) (*located, error) {
+	var raw json.RawMessage
+	if err := w.dec.Decode(&raw); err != nil {
+		return nil, w.fail(err)
+	}
+	end := w.dec.InputOffset()
+	start := end - int64(len(raw))
+	pos := w.pr.position(start)
+	return &located{site: site{ptr, pos.Line, pos.Column}, raw: raw}, nil
+}
+
+func (w *walker) traceMember(ptr string) error {
+	prev := w.dec.InputOffset()
+	t, err := w.token()
+	if err != nil {
+		return err
+	}
+	start := w.pr.valueStart(prev)
+	if t == nil { // "trace": null, as for a Run at level none
+		return nil
+	}
+	if t != json.Delim('{') {
+		w.shape(ptr, start, "trace is a %s, not a trace object", tokenKind(t))
+		return w.skipRest(t)
+	}
+	w.s.response = true
+	pos := w.pr.position(start)
+	w.s.traceAt = site{ptr, pos.Line, pos.Column}
+	return w.object(ptr, &w.s.inner)
+}
+
+// steps walks the steps array, one entry at a time.
+func (w *walker) steps(ptr string, m *traceMembers) error {
+	prev := w.dec.InputOffset()
+	t, err := w.token()
+	if err != nil {
+		return err
+	}
+	start := w.pr.valueStart(prev)
+	pos := w.pr.position(start)
+	if t != json.Delim('[') {
+		w.shape(ptr, start, "steps is a %s, not an array of trace steps", tokenKind(t))
+		return w.skipRest(t)
+	}
+	m.steps = &site{ptr, pos.Line, pos.Column}
+	prev = w.dec.InputOffset()
+	for i := 0; w.dec.More(); i++ {
+		e := &entry{index: i}
+		e.bad = w.dec.Decode(&e.w)
+		var te *json.UnmarshalTypeError
+		if e.bad != nil && !errors.As(e.bad, &te) {
+			return w.fail(e.bad)
+		}
+		end := w.dec.InputOffset()
+		from := w.pr.valueStart(prev)
+		e.raw = w.pr.bytes(from, end)
+		p := w.pr.position(from)
+		e.site = site{ptr + "/" + strconv.Itoa(i), p.Line, p.Column}
+		w.s.entries++
+		w.onEntry(e)
+		prev = end
+	}
+	_, err = w.token() // ']'
+	return err
+}
+
+// skipValue skips the next value token by token, without buffering it.
+func (w *walker) skipValue() error {
+	t, err := w.token()
+	if err != nil {
+		return err
+	}
+	return w.skipRest(t)
+}
+
+// skipRest skips the rest of a value whose first token was t.
+func (w *walker) skipRest(t json.Token) error {
+	d, ok := t.(json.Delim)
+	if !ok || d == '}' || d == ']' {
+		return nil
+	}
+	for depth := 1; depth > 0; {
+		t, err := w.token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}
+
+func tokenKind(t json.Token) string {
+	switch t.(type) {
+	case json.Delim:
+		if t == json.Delim('[') {
+			return "array"
+		}
+		return "object"
+	case string:
+		return "string"
+	case float64, json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	}
+	return "null"
+}
