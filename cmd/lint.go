@@ -9,6 +9,7 @@ import (
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/workbench/pdllint"
 	"github.com/spf13/cobra"
 )
 
@@ -72,7 +73,7 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 		}
 		inputs = append(inputs, &lint.Input{File: name, Src: src})
 	}
-	rep, err := lint.Run(all, inputs, cfg)
+	rep, err := pdllint.Run(all, inputs, cfg)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -84,6 +85,11 @@ func listRules(c *cobra.Command, format report.Format, all []*lint.Rule) error {
 	for i, r := range all {
 		infos[i] = r.Info()
 	}
+	return printRules(c, format, infos)
+}
+
+// printRules prints rule descriptions for --list-rules of any checking verb.
+func printRules(c *cobra.Command, format report.Format, infos []report.RuleInfo) error {
 	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
 	switch format {
 	case report.JSON:

@@ -81,6 +81,10 @@ an extension of the Model Context Protocol) and build the servers and clients
 that speak them.
 
   pilotage lint manifest.json      check a manifest or snapshot against Part II
+  pilotage lint lang.pdl           check a PDL definition and what it builds
+  pilotage build lang.pdl          write manifest, snapshot and guides from PDL
+  pilotage fmt -w lang.pdl         print PDL in its canonical layout
+  pilotage replay t.json --plan p  check recorded traces against their plan (§5.8)
   pilotage version                 print the tool and spec versions
 
 Every checking command prints findings as file:line:col with the rule and the
@@ -92,6 +96,9 @@ exits 0 when clean, 1 on findings and 2 on usage errors or unreadable input.`,
 	root.AddCommand(
 		newVersionCmd(),
 		newLintCmd(),
+		newReplayCmd(),
+		newBuildCmd(),
+		newFmtCmd(),
 	)
 	return root
 }
