@@ -28,8 +28,8 @@ var catalogObligation = &lint.Rule{
 			}
 			if c := l.Catalog; c != nil && len(c.Entries) > 0 {
 				reportCap(p, l, pilotage.CapCatalog,
-					fmt.Sprintf("%s does not declare \"catalog\", yet the snapshot holds %d catalog entries for it; each entry is an environment-bound name, so the catalog is required",
-						langLabel(l), len(c.Entries)),
+					fmt.Sprintf("%s does not declare \"catalog\", yet the snapshot holds catalog entries for it (%s); each entry is an environment-bound name, so the catalog is required",
+						langLabel(l), entryIDs(c.Entries)),
 					"declare \"catalog\": true and give the Language a \"catalog\" address; or, if programs never refer to these entries, remove them from the snapshot")
 			}
 			cs := l.ClosedSets()
@@ -39,10 +39,22 @@ var catalogObligation = &lint.Rule{
 			line := cs.Parsed.Sections[closedsets.SecCatalogKinds].Line
 			p.ReportLine(cs.Guide, line,
 				fmt.Sprintf("%s does not declare \"catalog\", yet its closed-sets guide enumerates catalog entry kinds (%s); names of those kinds are environment-bound, so the catalog is required",
-					langLabel(l), quoteList(kindNames(cs.Parsed.Sets.Kinds))),
+					langLabel(l), quoteAll(kindNames(cs.Parsed.Sets.Kinds))),
 				"declare \"catalog\": true for the Language; or, if its programs depend on the grammar alone, remove the \"Catalog entry kinds\" section")
 		}
 	},
+}
+
+// entryIDs names the first entries, enough to recognise the catalog.
+func entryIDs(es []*lint.Entry) string {
+	var ids []string
+	for _, e := range es[:min(len(es), 3)] {
+		ids = append(ids, e.ID)
+	}
+	if len(es) > 3 {
+		return fmt.Sprintf("%s and %d more", quoteAll(ids), len(es)-3)
+	}
+	return quoteAll(ids)
 }
 
 func kindNames(ks []closedsets.Kind) []string {

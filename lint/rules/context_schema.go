@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -44,6 +45,10 @@ var contextSchema = &lint.Rule{
 				p.Report(ptr, fmt.Sprintf("%s: context_schema refers to %q, outside itself; lint works offline and fetches nothing", langLabel(l), lue.URL),
 					"make context_schema self-contained: copy the referenced schema under \"$defs\" and refer to it as \"#/$defs/<name>\"; a \"$schema\" must name a standard draft")
 				continue
+			}
+			var nf *jsonschema.JSONPointerNotFoundError
+			if errors.As(err, &nf) {
+				err = fmt.Errorf("a \"$ref\" points at %q, which does not exist in it", strings.TrimPrefix(nf.URL, contextSchemaURL))
 			}
 			if err != nil {
 				p.Report(ptr, fmt.Sprintf("%s: context_schema does not compile: %v", langLabel(l), err),

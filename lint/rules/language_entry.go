@@ -25,15 +25,24 @@ func langLabel(l *lint.Language) string {
 	return "the Language entry " + indexLabel(l.Pointer)
 }
 
-// indexLabel turns ".../languages/2" into "languages[2]".
+// indexLabel turns ".../languages/2" into "languages[2]", and
+// "/guides/a~11/0" into "\"a/1\"[0]".
 func indexLabel(pointer string) string {
 	i := strings.LastIndexByte(pointer, '/')
 	if i < 0 {
 		return pointer
 	}
 	rest := pointer[:i]
-	j := strings.LastIndexByte(rest, '/')
-	return rest[j+1:] + "[" + pointer[i+1:] + "]"
+	parent := unescapeToken(rest[strings.LastIndexByte(rest, '/')+1:])
+	if strings.Trim(parent, "abcdefghijklmnopqrstuvwxyz_") != "" {
+		parent = strconv.Quote(parent)
+	}
+	return parent + "[" + pointer[i+1:] + "]"
+}
+
+// unescapeToken undoes the RFC 6901 escapes of one pointer token.
+func unescapeToken(t string) string {
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
 }
 
 // serverCaps returns the Server-level capability declaration node and its
@@ -102,6 +111,15 @@ func quoteList(values []string) string {
 		q[i] = strconv.Quote(v)
 	}
 	return orList(q)
+}
+
+// quoteAll renders values as "a", "b", "c".
+func quoteAll(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
 }
 
 // didYouMean returns a hint naming the closest value of set to s ("did you

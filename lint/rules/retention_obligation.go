@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint"
@@ -27,9 +28,15 @@ var retentionObligation = &lint.Rule{
 			if !ok || !retainsNothing(r) {
 				continue
 			}
-			reportCap(p, l, pilotage.CapTraceFetch,
-				fmt.Sprintf("%s declares \"trace_fetch\" but its retention is %q, so no Run can ever be fetched", langLabel(l), r),
-				"drop \"trace_fetch\" and \"loop.trace\", or declare a retention that keeps Runs: \"session\" or a duration such as \"P7D\"")
+			msg := fmt.Sprintf("%s declares \"trace_fetch\" but its retention is %q, so no Run can ever be fetched", langLabel(l), r)
+			hint := "drop \"trace_fetch\" and \"loop.trace\", or declare a retention that keeps Runs: \"session\" or a duration such as \"P7D\""
+			// Point at this Language's own trace_fetch; a Server-level one
+			// is shared, so the Language's retention is the place to fix.
+			if ptr, key := capSite(p, l, pilotage.CapTraceFetch); key && strings.HasPrefix(ptr, l.Pointer+"/") {
+				p.ReportKey(ptr, msg, hint)
+			} else {
+				p.Report(l.Pointer+"/retention", msg, hint)
+			}
 		}
 	},
 }

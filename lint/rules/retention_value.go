@@ -31,7 +31,7 @@ var retentionValue = &lint.Rule{
 			switch {
 			case err != nil:
 				p.ReportAs(p.ClosedSetSeverity(), ptr, false,
-					fmt.Sprintf("%s has retention %q, which is not \"none\", \"session\" or a usable ISO 8601 duration (%v); a client treats it as \"none\"",
+					fmt.Sprintf("%s has retention %q, which is neither \"none\" nor \"session\", and %v; a client treats it as \"none\"",
 						langLabel(l), r, err),
 					retentionHint(r))
 			case d == 0:

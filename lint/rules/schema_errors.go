@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -114,8 +115,11 @@ func (sp schemaProblem) describe(subject string) string {
 		if len(k.Missing) > 1 {
 			noun = "members"
 		}
-		return fmt.Sprintf("%s is missing the required %s %s", subject, noun, quoteList(k.Missing))
+		return fmt.Sprintf("%s is missing the required %s %s", subject, noun, quoteAll(k.Missing))
 	case *kind.MinItems:
+		if k.Want == 1 {
+			return subject + " must not be empty"
+		}
 		return fmt.Sprintf("%s must have at least %d item(s), but has %d", subject, k.Want, k.Got)
 	case *kind.Minimum:
 		return fmt.Sprintf("%s must be at least %s, but is %s", subject, k.Want.RatString(), k.Got.RatString())
@@ -134,7 +138,7 @@ func subject(pointer, root string) string {
 	if last != "" && strings.Trim(last, "0123456789") == "" && i > 0 {
 		return indexLabel(pointer)
 	}
-	return fmt.Sprintf("%q", strings.NewReplacer("~1", "/", "~0", "~").Replace(last))
+	return strconv.Quote(unescapeToken(last))
 }
 
 // typeWord names a JSON type with its article, as a person would.
