@@ -1,0 +1,77 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// entrySchemas checks §5.4: a catalog entry's input_schema and
+// output_schema are JSON Schemas that compile, since execute binds input
+// against input_schema (§6.5.5) and promotion records both in its
+// baseline. They are compiled offline like context_schema: a `$ref`
+// outside the schema is reported, never fetched.
+var entrySchemas = &lint.Rule{
+	ID:       "entry-schemas",
+	Category: lint.CatCatalog,
+	Section:  "5.4",
+	Severity: report.Error,
+	Summary:  "A catalog entry's `input_schema` and `output_schema` must be self-contained JSON Schemas that compile.",
+	Check: func(p *lint.Pass) {
+		for _, l := range p.Languages {
+			if l.Catalog == nil {
+				continue
+			}
+			for _, e := range l.Catalog.Entries {
+				for _, member := range []string{"input_schema", "output_schema"} {
+					n := e.Node.Get(member)
+					if !n.Is(jsonpos.Object) {
+						continue // absent, a boolean schema, or malformed (the schema rule)
+					}
+					ptr := e.Pointer + "/" + member
+					err := compileEntrySchema(n.Value(), member)
+					var sve *jsonschema.SchemaValidationError
+					if errors.As(err, &sve) {
+						for _, v := range pilotage.Violations(sve.Err) {
+							p.Report(ptr+v.Pointer, fmt.Sprintf("%s: %s is not a valid JSON Schema here: %s", entryLabel(e), member, v.Message),
+								"fix the keyword so that the schema validates against its draft's metaschema (https://json-schema.org/specification)")
+						}
+					} else if err != nil {
+						p.Report(ptr, fmt.Sprintf("%s: %s does not compile: %v", entryLabel(e), member, err),
+							fmt.Sprintf("%s must be self-contained: a \"$ref\" may point only inside it, such as \"#/$defs/item\"", member))
+					}
+				}
+			}
+		}
+	},
+}
+
+// compileEntrySchema compiles doc, the entry's member schema, loading
+// nothing from outside it.
+func compileEntrySchema(doc any, member string) error {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(notFetched(member))
+	url := "urn:pilotage:" + member
+	if err := c.AddResource(url, doc); err != nil {
+		return err
+	}
+	_, err := c.Compile(url)
+	return err
+}
+
+// notFetched is a URL loader that loads nothing; its value names the
+// schema the reference was found in.
+type notFetched string
+
+func (m notFetched) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s is outside %s and is not fetched", url, string(m))
+}
+
+func init() { register(entrySchemas) }

@@ -1,0 +1,182 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+)
+
+// This file holds what the guide, closed-sets, risk and catalog rules
+// share: how guides and entries are named in messages, and when a section
+// of the closed-sets guide can be relied on.
+
+// guideLabel names a guide in messages: by its id when it has one, by its
+// position otherwise (the schema rule reports the missing id).
+func guideLabel(g *lint.Guide) string {
+	if g.ID != "" {
+		return "guide " + strconv.Quote(g.ID)
+	}
+	return "the guide " + guideIndex(g)
+}
+
+// guideIndex names a guide by its position, as "guides[2]"; the Language
+// id in its pointer is escaped and would only repeat what the message says.
+func guideIndex(g *lint.Guide) string {
+	return "guides[" + g.Pointer[strings.LastIndexByte(g.Pointer, '/')+1:] + "]"
+}
+
+// entryLabel names a catalog entry in messages.
+func entryLabel(e *lint.Entry) string {
+	if e.ID != "" {
+		return "catalog entry " + strconv.Quote(e.ID)
+	}
+	return "the catalog entry " + indexLabel(e.Pointer)
+}
+
+// closedSetsGuides returns the guides of l that carry the reserved topic.
+func closedSetsGuides(l *lint.Language) []*lint.Guide {
+	var out []*lint.Guide
+	for _, g := range l.Guides {
+		if g.HasTopic(pilotage.TopicClosedSets) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// section returns l's parsed closed-sets guide when it has the named
+// section and that section follows the format. Rules that read a section
+// rely on it only then: closed-sets-format reports a section it cannot
+// read, and closed-sets-sections a missing one, so a broken table never
+// cascades into findings about every value that refers to it.
+func section(l *lint.Language, title string) (*lint.ClosedSets, bool) {
+	cs := l.ClosedSets()
+	if cs == nil || !cs.Parsed.Has(title) {
+		return nil, false
+	}
+	for _, pr := range cs.Parsed.Problems {
+		if pr.Section == title || pr.Section == "" {
+			return nil, false
+		}
+	}
+	return cs, true
+}
+
+// sectionLine is the body line of a section's heading, or of a value's
+// row when the value is listed.
+func sectionLine(cs *lint.ClosedSets, title, value string) int {
+	if line, ok := cs.Parsed.Values[title][value]; ok {
+		return line
+	}
+	return cs.Parsed.Sections[title].Line
+}
+
+// intValue reads an integral JSON number (1e3 included, as JSON Schema
+// counts it); ok is false for anything else.
+func intValue(n *jsonpos.Node) (int64, bool) {
+	if !n.Is(jsonpos.Number) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(n.Str, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// hintsOf reads a risk_hints object whose three members are booleans; ok
+// is false otherwise (the schema rule reports the malformed object).
+func hintsOf(n *jsonpos.Node) (h pilotage.RiskHints, ok bool) {
+	ro, d, ow := n.Get("readOnly"), n.Get("destructive"), n.Get("openWorld")
+	if !ro.Is(jsonpos.Bool) || !d.Is(jsonpos.Bool) || !ow.Is(jsonpos.Bool) {
+		return h, false
+	}
+	return pilotage.RiskHints{ReadOnly: ro.Bool, Destructive: d.Bool, OpenWorld: ow.Bool}, true
+}
+
+// hintsText renders a triple as it is written in JSON.
+func hintsText(h pilotage.RiskHints) string {
+	return fmt.Sprintf(`{"readOnly": %t, "destructive": %t, "openWorld": %t}`, h.ReadOnly, h.Destructive, h.OpenWorld)
+}
+
+// languageIDs returns the ids of the manifest's Languages.
+func languageIDs(p *lint.Pass) []string {
+	var ids []string
+	for _, l := range p.Languages {
+		if l.ID != "" && !slices.Contains(ids, l.ID) {
+			ids = append(ids, l.ID)
+		}
+	}
+	return ids
+}
+
+// strayKeys reports the members of the snapshot's top-level object name
+// (guides or catalog) whose key is not a Language of the manifest.
+func strayKeys(p *lint.Pass, name, what string) {
+	ids := languageIDs(p)
+	obj := p.Doc.Root.Get(name)
+	if !obj.Is(jsonpos.Object) {
+		return // absent or malformed: the schema rule's business
+	}
+	for _, m := range obj.Members {
+		if slices.Contains(ids, m.Key) {
+			continue
+		}
+		hint := fmt.Sprintf("key %q by the id of a Language of the manifest", name)
+		if ids != nil {
+			hint = didYouMean(m.Key, ids)
+		}
+		p.ReportKey("/"+name+"/"+pilotage.EscapePointerToken(m.Key),
+			fmt.Sprintf("the snapshot holds %s under %q, which is not a Language of the manifest", what, m.Key), hint)
+	}
+}
+
+// checkEntryValues reports catalog entries whose member (kind, risk)
+// holds a value that the closed-sets guide's section does not list. The
+// severity follows reading 11; effect says what a client does with the
+// unknown value (§1.3).
+func checkEntryValues(p *lint.Pass, member, title string, listed func(*closedsets.Sets) []string, effect string) {
+	for _, l := range p.Languages {
+		cs, ok := section(l, title)
+		if !ok || l.Catalog == nil {
+			continue
+		}
+		values := listed(&cs.Parsed.Sets)
+		for _, e := range l.Catalog.Entries {
+			v := e.Node.Get(member)
+			if !v.Is(jsonpos.String) || slices.Contains(values, v.Str) {
+				continue
+			}
+			p.ReportAs(p.ClosedSetSeverity(), e.Pointer+"/"+member, false,
+				fmt.Sprintf("%s has %s %q, which the closed-sets guide's %q do not list; %s", entryLabel(e), member, v.Str, title, effect),
+				didYouMean(v.Str, values))
+		}
+	}
+}
+
+// valuesOf lists the first-column values of a closed-sets table, in the
+// guide's order.
+func valuesOf[T any](rows []T, value func(T) string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = value(r)
+	}
+	return out
+}
+
+// andList renders values as "a", "b" and "c": all of them, where
+// quoteList offers a choice.
+func andList(values []string) string {
+	q := quoteList(values)
+	if i := strings.LastIndex(q, `" or "`); i >= 0 {
+		q = q[:i] + `" and "` + q[i+len(`" or "`):]
+	}
+	return q
+}
