@@ -219,11 +219,10 @@ func (p *Parsed) Refs(roots ...string) []Ref {
 		if o, ok := info.GetOffsetRange(cur.ID()); ok {
 			r.Start = int(o.Start)
 		}
-		if o, ok := info.GetOffsetRange(x.ID()); ok {
-			r.End = int(o.Stop)
-		}
-		if r.End <= r.Start {
-			r.End = r.Start + len([]rune(r.Root))
+		r.End = r.Start + len([]rune(r.Root))
+		if o, ok := info.GetOffsetRange(x.ID()); ok && x.Kind() == celast.SelectKind {
+			// A select's range stops where its field name starts.
+			r.End = int(o.Stop) + len([]rune(x.AsSelect().FieldName()))
 		}
 		out = append(out, r)
 	}))

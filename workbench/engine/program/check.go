@@ -116,7 +116,7 @@ func (c *checker) ids() {
 		case !pilotage.ValidStepID(s.ID):
 			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr,
 				fmt.Sprintf("step id %q contains %q, which is reserved for trace identity (§3.4)", s.ID, reservedChar(s.ID)),
-				"use letters, digits, '_', '-' or '.': "+strings.NewReplacer("#", "_", "/", "_").Replace(s.ID), nil)
+				"use letters, digits and '_', e.g. "+strings.NewReplacer("#", "_", "/", "_").Replace(s.ID), nil)
 		case c.all[s.ID] != nil:
 			c.add(c.env.Code(CodeDuplicateID), pilotage.SeverityError, ptr,
 				fmt.Sprintf("step id %q is already used at %s", s.ID, c.all[s.ID].Pointer), "step ids are unique within the whole program", nil)
@@ -148,7 +148,7 @@ func (c *checker) targets() {
 		switch {
 		case s.Kind == Run && !t.Promoted:
 			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer,
-				fmt.Sprintf("%q is a %s, not a promoted program", s.Target, t.Entry.Kind),
+				fmt.Sprintf("%q is of kind %s, not a promoted program", s.Target, t.Entry.Kind),
 				fmt.Sprintf("call it with %q instead", c.env.Grammar.Call), nil)
 			return
 		case s.Kind == Call && !t.Callable:
