@@ -36,10 +36,10 @@ type Node struct {
 type Stmt struct {
 	Pos     lexer.Position
 	EndPos  lexer.Position
-	Keyword string  `parser:"@Ident"`
-	Args    []*Arg  `parser:"@@*"`
-	Block   *Block  `parser:"@@?"`
-	Comment string  `parser:"@Comment? Semi? EOL?"`
+	Keyword string `parser:"@Ident"`
+	Args    []*Arg `parser:"@@*"`
+	Block   *Block `parser:"@@?"`
+	Comment string `parser:"@Comment? Semi? EOL?"`
 }
 
 // Block is a braced body.

@@ -21,6 +21,7 @@ const (
 	RuleJSON      = "pdl-json"      // JSON or JSON Schema that does not compile
 	RuleCEL       = "pdl-cel"       // a CEL expression that does not type-check
 	RuleProgram   = "pdl-program"   // a promoted program body that does not hold
+	RuleExample   = "pdl-example"   // a guide's example program that does not validate
 )
 
 // Rules describes every PDL rule, for reporters that list rules (sarif)
@@ -36,6 +37,7 @@ var Rules = []report.RuleInfo{
 	{ID: RuleFile, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file."},
 	{ID: RuleJSON, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "JSON values must parse, and JSON Schemas must compile."},
 	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input`."},
+	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced json block must validate against its Language."},
 	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers."},
 }
 

@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+)
+
+type buildParams struct {
+	dir   string
+	color string
+}
+
+func newBuildCmd() *cobra.Command {
+	p := &buildParams{}
+	c := &cobra.Command{
+		Use:   "build FILE.pdl",
+		Short: "Compile a PDL definition into a manifest, a snapshot and guide files",
+		Long: `Compile a PDL file (docs/pdl.md) and write what its Server publishes:
+
+  DIR/manifest.json                 the manifest (§5.1)
+  DIR/snapshot.json                 manifest, guides with bodies, catalogs (docs/snapshot.md)
+  DIR/guides/<language>/<guide>.md  every guide, the generated closed-sets guide included
+
+Output is byte-identical for the same input. File names inside the PDL are
+relative to its directory. When the PDL has errors, build writes nothing,
+prints every error with its source line, and exits 2.
+
+Exit status: 0 written, 2 errors in the PDL, usage errors or unwritable output.`,
+		Example: `  pilotage build langs/homeflow/homeflow.pdl
+  pilotage build -o dist langs/calc/calc.pdl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runBuild(c, p, args[0]) },
+	}
+	c.Flags().StringVarP(&p.dir, "output", "o", "out", "write into `DIR`")
+	c.Flags().StringVar(&p.color, "color", "auto", "colour error output: auto, always or never (NO_COLOR disables auto)")
+	return c
+}
+
+func runBuild(c *cobra.Command, p *buildParams, name string) error {
+	flags := reportFlags{color: p.color, formats: []report.Format{report.Text}, format: string(report.Text)}
+	if _, err := flags.validate(); err != nil {
+		return err
+	}
+	res, err := compile.File(name)
+	if err != nil {
+		return usageErr("%s: %v", name, err)
+	}
+	if !res.OK() {
+		rep := &report.Report{Tool: "pilotage build", Sources: res.Sources, Files: []string{name}}
+		rep.Add(res.Findings...)
+		rep.Summary.Files = 1
+		rep.Sort()
+		w := c.ErrOrStderr()
+		if err := report.Write(w, report.Text, rep, report.Options{Color: flags.useColor(w)}); err != nil {
+			return usageErr("writing errors: %v", err)
+		}
+		return &exitError{code: ExitUsage}
+	}
+	files, err := emit.Files(res.Server)
+	if err != nil {
+		return usageErr("%s: %v", name, err)
+	}
+	if err := emit.Write(p.dir, files); err != nil {
+		return usageErr("%v", err)
+	}
+	for _, f := range files {
+		printf(c, "wrote %s/%s\n", p.dir, f.Path)
+	}
+	return nil
+}

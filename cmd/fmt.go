@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+
+	"github.com/rogpeppe/go-internal/diff"
+	"github.com/spf13/cobra"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+type fmtParams struct {
+	write, diff, list bool
+}
+
+func newFmtCmd() *cobra.Command {
+	p := &fmtParams{}
+	c := &cobra.Command{
+		Use:   "fmt [-w|-d|-l] FILE.pdl...",
+		Short: "Print PDL files in the canonical layout",
+		Long: `Format PDL files: one statement per line, two spaces per block, one space
+between arguments, comments and single blank lines kept, text blocks
+re-indented. Formatting changes layout only, never meaning, and formatting
+formatted text changes nothing. Use - to read standard input.
+
+Without flags the formatted text goes to standard output. -w rewrites the
+files that change, -d prints a unified diff, -l lists the files whose
+layout differs.
+
+Exit status: 0 done (or already formatted), 1 with -d or -l when some file
+is not formatted (so CI can check layout), 2 syntax errors or unreadable
+files (printed with their source line; nothing is rewritten).`,
+		Example: `  pilotage fmt langs/homeflow/homeflow.pdl
+  pilotage fmt -w langs/*/*.pdl
+  pilotage fmt -d lang.pdl`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runFmt(c, p, args) },
+	}
+	c.Flags().BoolVarP(&p.write, "write", "w", false, "rewrite files in place")
+	c.Flags().BoolVarP(&p.diff, "diff", "d", false, "print a unified diff instead of the formatted text")
+	c.Flags().BoolVarP(&p.list, "list", "l", false, "list files whose formatting differs")
+	return c
+}
+
+func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
+	if p.write && args[0] == "-" {
+		return usageErr("-w cannot rewrite standard input")
+	}
+	rep := &report.Report{Tool: "pilotage fmt", Sources: map[string][]byte{}}
+	differs := false
+	for _, name := range args {
+		src, err := readInput(c, name)
+		if err != nil {
+			return err
+		}
+		out, findings := pdl.FormatSource(name, src)
+		if len(findings) > 0 {
+			rep.Sources[name] = src
+			rep.Add(findings...)
+			continue
+		}
+		changed := !bytes.Equal(src, out)
+		differs = differs || changed
+		switch {
+		case p.list:
+			if changed {
+				printf(c, "%s\n", name)
+			}
+		case p.diff:
+			if changed {
+				c.OutOrStdout().Write(diff.Diff(name, src, name+" (formatted)", out))
+			}
+		case p.write:
+			if changed {
+				if err := os.WriteFile(name, out, 0o644); err != nil {
+					return usageErr("%v", err)
+				}
+			}
+		default:
+			c.OutOrStdout().Write(out)
+		}
+	}
+	if len(rep.Findings) > 0 {
+		rep.Sort()
+		if err := report.Write(c.ErrOrStderr(), report.Text, rep, report.Options{}); err != nil {
+			return usageErr("writing errors: %v", err)
+		}
+		return &exitError{code: ExitUsage}
+	}
+	if differs && (p.diff || p.list) {
+		return findingsExit
+	}
+	return nil
+}

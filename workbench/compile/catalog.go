@@ -1,0 +1,425 @@
+package compile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/cel-go/cel"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// entryState is one catalog entry while it compiles.
+type entryState struct {
+	e       *language.Entry
+	stmt    *pdl.Stmt
+	kindArg *pdl.Arg
+	riskArg *pdl.Arg
+	fields  map[string]*pdl.Stmt
+	program *pdl.Stmt
+}
+
+// entry compiles `entry "id" kind=K risk=R { … }` (§5.4). Kind and risk
+// are resolved later, against every Language that sees the entry.
+func (c *compiler) entry(s *pdl.Stmt) {
+	p := c.shape(s, 1, 1, true, "kind", "risk")
+	es := &entryState{e: &language.Entry{Pos: pos(s.Pos)}, stmt: s, fields: map[string]*pdl.Stmt{}}
+	e := es.e
+	e.ID = c.word(arg(p, 0), "the entry id")
+	for _, o := range c.entries {
+		if o.e.ID == e.ID && e.ID != "" {
+			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "catalog entry ids are unique (§5.4)", "entry %s is defined twice", e.ID)
+		}
+	}
+	if a, ok := s.Option("kind"); ok {
+		es.kindArg, e.Kind = a, c.word(a, "the kind")
+	} else {
+		c.errf(pdl.RuleRequired, stmtAt{s}, "add kind=KIND (§5.4)", "entry %s has no kind", e.ID)
+	}
+	if a, ok := s.Option("risk"); ok {
+		es.riskArg, e.Risk = a, c.word(a, "the risk")
+	} else {
+		c.errf(pdl.RuleRequired, stmtAt{s}, "add risk=RISK: the most an entry can do (§5.3)", "entry %s has no risk", e.ID)
+	}
+	field := func(f func(*pdl.Stmt)) func(*pdl.Stmt) {
+		return func(ss *pdl.Stmt) {
+			if _, dup := es.fields[ss.Keyword]; dup {
+				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is given twice", ss.Keyword)
+			}
+			es.fields[ss.Keyword] = ss
+			f(ss)
+		}
+	}
+	one := func(ss *pdl.Stmt, what string) string { return c.text(arg(c.shape(ss, 1, 1, false), 0), what) }
+	words := func(ss *pdl.Stmt, what string) []string {
+		var out []string
+		for _, a := range c.shape(ss, 1, -1, false) {
+			out = append(out, c.word(a, what))
+		}
+		return out
+	}
+	b := &e.Behavior
+	c.keywords("an entry", s.Children(), map[string]func(*pdl.Stmt){
+		"name":          field(func(ss *pdl.Stmt) { e.Name = one(ss, "the name") }),
+		"description":   field(func(ss *pdl.Stmt) { e.Description = one(ss, "the description") }),
+		"revision":      field(func(ss *pdl.Stmt) { e.Revision = one(ss, "the revision") }),
+		"tags":          field(func(ss *pdl.Stmt) { e.Tags = words(ss, "a tag") }),
+		"languages":     field(func(ss *pdl.Stmt) { e.Languages = words(ss, "a Language id") }),
+		"input_schema":  field(func(ss *pdl.Stmt) { e.InputSchema = c.schema(ss) }),
+		"output_schema": field(func(ss *pdl.Stmt) { e.OutputSchema = c.schema(ss) }),
+		"returns":       field(func(ss *pdl.Stmt) { b.Returns = c.jsonValue(arg(c.shape(ss, 1, 1, false), 0)) }),
+		"compute": field(func(ss *pdl.Stmt) {
+			a := arg(c.shape(ss, 1, 1, false), 0)
+			b.ReturnsExpr = c.cel(a, false)
+		}),
+		"latency": field(func(ss *pdl.Stmt) {
+			a := arg(c.shape(ss, 1, 1, false), 0)
+			if a == nil {
+				return
+			}
+			d, err := time.ParseDuration(a.Value.Str())
+			if err != nil || d < 0 || d > time.Hour {
+				c.errf(pdl.RuleValue, argAt{a}, "write a duration such as 20ms or 1s", "latency must be a duration up to 1h")
+				return
+			}
+			b.Latency = d
+		}),
+		"fail": func(ss *pdl.Stmt) {
+			p := c.shape(ss, 1, 2, false, "when")
+			f := language.Failure{Status: c.word(arg(p, 0), "the status"), Message: c.text(arg(p, 1), "the message")}
+			if w, ok := ss.Option("when"); ok {
+				f.When = c.cel(w, true)
+			}
+			b.Fails = append(b.Fails, f)
+			es.fields["fail#"+itoa(len(b.Fails)-1)] = ss
+		},
+		"program": field(func(ss *pdl.Stmt) {
+			es.program = ss
+			e.Program = c.jsonValue(arg(c.shape(ss, 1, 1, false), 0))
+		}),
+	})
+	if b.Returns != nil && b.ReturnsExpr != "" {
+		c.errf(pdl.RuleArgs, stmtAt{es.fields["compute"]}, "keep returns (a fixed value) or compute (CEL), not both", "entry %s has both returns and compute", e.ID)
+	}
+	c.entries = append(c.entries, es)
+}
+
+// visible returns the entries Language id sees, in file order, or none
+// when the Language declares no catalog.
+func (c *compiler) visible(id string) []*entryState {
+	ls := c.lang(id)
+	if ls == nil || !pilotage.Effective(c.srv.Capabilities, ls.lang.Capabilities).Has(pilotage.CapCatalog) {
+		return nil
+	}
+	var out []*entryState
+	for _, es := range c.entries {
+		if sees(es.e, id) {
+			out = append(out, es)
+		}
+	}
+	return out
+}
+
+func sees(e *language.Entry, id string) bool {
+	if len(e.Languages) == 0 {
+		return true
+	}
+	for _, l := range e.Languages {
+		if l == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *compiler) lang(id string) *langState {
+	for _, ls := range c.langs {
+		if ls.lang.ID == id {
+			return ls
+		}
+	}
+	return nil
+}
+
+// kinds and risks of a Language: the file's shared values and its own.
+func (c *compiler) kindsOf(ls *langState) []closedsets.Kind {
+	return append(append([]closedsets.Kind(nil), c.shared.kinds...), ls.sets.kinds...)
+}
+
+func (c *compiler) risksOf(ls *langState) []closedsets.Risk {
+	return append(append([]closedsets.Risk(nil), c.shared.risks...), ls.sets.risks...)
+}
+
+func (c *compiler) stepStatusesOf(ls *langState) []string {
+	out := []string{pilotage.StatusPartial}
+	for _, s := range append(append([]closedsets.Status(nil), c.shared.step...), ls.sets.step...) {
+		if !s.OK {
+			out = append(out, s.Status)
+		}
+	}
+	return out
+}
+
+// resolveEntries resolves each entry's kind, risk, languages and failure
+// statuses against every Language that sees it, then checks promoted
+// program bodies.
+func (c *compiler) resolveEntries() {
+	ids := make([]string, len(c.langs))
+	for i, ls := range c.langs {
+		ids[i] = ls.lang.ID
+	}
+	for _, es := range c.entries {
+		e := es.e
+		if ls := es.fields["languages"]; ls != nil {
+			for i, id := range e.Languages {
+				if id != "" && c.lang(id) == nil {
+					c.errf(pdl.RuleReference, argAt{ls.Positional()[i]}, pdl.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", e.ID, id)
+				}
+			}
+		}
+		resolved := false
+		for _, ls := range c.langs {
+			if !sees(e, ls.lang.ID) {
+				continue
+			}
+			if !pilotage.Effective(c.srv.Capabilities, ls.lang.Capabilities).Has(pilotage.CapCatalog) {
+				if len(e.Languages) > 0 {
+					c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in that Language, or remove it from languages (§4.3 rule 2)",
+						"entry %s is for Language %s, which declares no catalog", e.ID, ls.lang.ID)
+				}
+				continue
+			}
+			c.resolveIn(es, ls, !resolved)
+			resolved = true
+		}
+		if !resolved && len(c.langs) > 0 && (len(e.Languages) == 0 || c.lang(e.Languages[0]) != nil) {
+			c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in a Language that should offer it (§4.3 rule 2)",
+				"entry %s is in no Language's catalog", e.ID)
+		}
+	}
+	for _, es := range c.entries {
+		c.srv.Catalog = append(c.srv.Catalog, es.e)
+	}
+	for _, es := range c.entries {
+		if es.program != nil {
+			for _, ls := range c.langs {
+				if sees(es.e, ls.lang.ID) && c.visible(ls.lang.ID) != nil {
+					c.checkProgram(es, ls)
+				}
+			}
+		}
+	}
+}
+
+// resolveIn checks an entry against one Language that sees it; first is
+// true for the first such Language, whose risk hints the entry takes.
+func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
+	e := es.e
+	if e.Kind != "" {
+		var names []string
+		var kind *closedsets.Kind
+		for _, k := range c.kindsOf(ls) {
+			names = append(names, k.Kind)
+			if k.Kind == e.Kind {
+				kind = &k
+			}
+		}
+		switch {
+		case kind == nil:
+			c.errf(pdl.RuleReference, argAt{es.kindArg}, hintOr(pdl.DidYouMean(e.Kind, names), "define it: kind "+e.Kind+" callable \"…\""),
+				"kind %s is not defined for Language %s", e.Kind, ls.lang.ID)
+		case kind.Promoted && es.program == nil:
+			c.errf(pdl.RuleRequired, stmtAt{es.stmt}, `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
+				"entry %s is a promoted program without a body", e.ID)
+		case !kind.Promoted && es.program != nil:
+			c.errf(pdl.RuleValue, stmtAt{es.program}, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", e.ID, e.Kind)
+		}
+		if kind != nil && kind.Promoted && len(e.InputSchema) == 0 {
+			c.errf(pdl.RuleRequired, stmtAt{es.stmt}, "add input_schema `{\"type\": \"object\"}` (§5.4)", "promoted program %s has no input_schema", e.ID)
+		}
+	}
+	if e.Risk != "" {
+		var names []string
+		found := false
+		for _, r := range c.risksOf(ls) {
+			names = append(names, r.Risk)
+			if r.Risk != e.Risk {
+				continue
+			}
+			found = true
+			if first {
+				e.RiskHints = r.Hints
+			} else if e.RiskHints != r.Hints {
+				c.errf(pdl.RuleValue, argAt{es.riskArg}, "define the level once, at file level, for every Language",
+					"risk %s has different hints in the Languages that see entry %s", e.Risk, e.ID)
+			}
+		}
+		if !found {
+			c.errf(pdl.RuleReference, argAt{es.riskArg}, hintOr(pdl.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
+				"risk %s is not defined for Language %s", e.Risk, ls.lang.ID)
+		}
+	}
+	statuses := c.stepStatusesOf(ls)
+	for i, f := range e.Behavior.Fails {
+		if f.Status == "" || slices.Contains(statuses, f.Status) {
+			continue
+		}
+		s := es.fields["fail#"+itoa(i)]
+		c.errf(pdl.RuleReference, argAt{s.Positional()[0]}, hintOr(pdl.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
+			"failure status %s is not a failing step status of Language %s", f.Status, ls.lang.ID)
+	}
+}
+
+// entryPositions records where each member of an emitted entry came from.
+func (c *compiler) entryPositions(l *language.Language, p string, es *entryState) {
+	l.Positions[p] = pos(es.stmt.Pos)
+	if a := arg(es.stmt.Positional(), 0); a != nil {
+		l.Positions[p+"/id"] = pos(a.Pos)
+	}
+	if es.kindArg != nil {
+		l.Positions[p+"/kind"] = pos(es.kindArg.Pos)
+	}
+	if es.riskArg != nil {
+		l.Positions[p+"/risk"] = pos(es.riskArg.Pos)
+		l.Positions[p+"/risk_hints"] = pos(es.riskArg.Pos)
+	}
+	for _, k := range []string{"name", "description", "revision", "tags", "languages", "input_schema", "output_schema"} {
+		if s := es.fields[k]; s != nil {
+			l.Positions[p+"/"+k] = pos(s.Pos)
+		}
+	}
+}
+
+// schema compiles `X_schema `{…}“ or `X_schema file="x.json"`: the JSON
+// must parse and compile as a JSON Schema. It returns the schema with
+// sorted keys, so output does not depend on how it was written.
+func (c *compiler) schema(s *pdl.Stmt) json.RawMessage {
+	p := c.shape(s, 0, 1, false, "file")
+	file, hasFile := s.Option("file")
+	var src []byte
+	var at *pdl.Arg
+	switch {
+	case hasFile && len(p) > 0:
+		c.errf(pdl.RuleArgs, stmtAt{s}, "keep either the inline schema or file=", "%s has both an inline schema and a file", s.Keyword)
+		return nil
+	case hasFile:
+		b, ok := c.read(file, c.text(file, "the file name"))
+		if !ok {
+			return nil
+		}
+		src, at = b, file
+	case len(p) == 1:
+		src, at = []byte(c.text(p[0], "the schema")), p[0]
+	default:
+		c.errf(pdl.RuleArgs, stmtAt{s}, usage[s.Keyword], "%s needs a schema", s.Keyword)
+		return nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+	if err != nil {
+		c.errf(pdl.RuleJSON, argAt{at}, "a schema is one JSON value", "%s is not valid JSON: %v", s.Keyword, err)
+		return nil
+	}
+	comp := jsonschema.NewCompiler()
+	// No loader: a schema may not pull in files or URLs the PDL does not
+	// name, so a hostile definition cannot read the disk through $ref.
+	comp.UseLoader(jsonschema.SchemeURLLoader{})
+	const url = "mem:///schema.json"
+	if err := comp.AddResource(url, doc); err != nil {
+		c.errf(pdl.RuleJSON, argAt{at}, "", "%s: %v", s.Keyword, err)
+		return nil
+	}
+	if _, err := comp.Compile(url); err != nil {
+		c.errf(pdl.RuleJSON, argAt{at}, "check it against JSON Schema draft 2020-12", "%s does not compile: %s", s.Keyword, oneLine(err.Error()))
+		return nil
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// jsonValue parses a JSON literal (a raw string or text block), returning
+// it with sorted keys.
+func (c *compiler) jsonValue(a *pdl.Arg) json.RawMessage {
+	if a == nil {
+		return nil
+	}
+	src := c.text(a, "the JSON value")
+	dec := json.NewDecoder(strings.NewReader(src))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		c.errf(pdl.RuleJSON, argAt{a}, "write one JSON value in `back-quotes` or a \"\"\"text block\"\"\"", "not valid JSON: %v", err)
+		return nil
+	}
+	if dec.More() {
+		c.errf(pdl.RuleJSON, argAt{a}, "write one JSON value", "text after the JSON value")
+		return nil
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+// celEnv declares what entry behaviour may read: the call's input.
+var celEnv = func() *cel.Env {
+	env, err := cel.NewEnv(cel.Variable("input", cel.MapType(cel.StringType, cel.DynType)),
+		cel.ParserExpressionSizeLimit(4096), cel.ParserRecursionLimit(64))
+	if err != nil {
+		panic(err)
+	}
+	return env
+}()
+
+// cel type-checks an expression over `input`; wantBool requires a
+// condition. It returns the source when it checks.
+func (c *compiler) cel(a *pdl.Arg, wantBool bool) string {
+	if a == nil {
+		return ""
+	}
+	src := c.text(a, "the CEL expression")
+	if src == "" {
+		return ""
+	}
+	ast, iss := celEnv.Compile(src)
+	if iss != nil && iss.Err() != nil {
+		c.errf(pdl.RuleCEL, argAt{a}, "expressions are CEL over input, as in input.room == \"garage\"", "CEL: %s", oneLine(iss.Err().Error()))
+		return ""
+	}
+	if wantBool && ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
+		c.errf(pdl.RuleCEL, argAt{a}, "a condition is true or false", "CEL condition has type %s, not bool", ast.OutputType())
+		return ""
+	}
+	return src
+}
+
+func hintOr(h, fallback string) string {
+	if h != "" {
+		return h
+	}
+	return fallback
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func sortStrings(s []string) { sort.Strings(s) }
+
+// unwrapPathError drops the path from a file error: the finding already
+// names the file.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

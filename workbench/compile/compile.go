@@ -1,0 +1,315 @@
+// Package compile turns a parsed PDL file into the compiled Language model
+// (workbench/language): it resolves every name, fills defaults, adds the
+// reserved closed-set values, reads the guides and JSON Schemas the file
+// names, type-checks CEL in entry behaviour, checks promoted program
+// bodies, and records where in the PDL every emitted value came from. It
+// reports every problem it finds as a positioned finding and never stops
+// at the first.
+package compile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// Options tune compilation.
+type Options struct {
+	// ReadFile reads a file the PDL names (a guide, a JSON Schema), given
+	// its path relative to the PDL file's directory Dir. Nil reads from
+	// disk.
+	ReadFile func(path string) ([]byte, error)
+	// Dir is the directory file names are relative to.
+	Dir string
+}
+
+// Result is a compiled file.
+type Result struct {
+	Server   *language.Server
+	Findings []report.Finding
+	// Sources holds the bytes of the PDL file and every file it named, by
+	// the name findings carry, so reporters can show snippets.
+	Sources map[string][]byte
+}
+
+// OK reports whether the file compiled without errors.
+func (r *Result) OK() bool {
+	for _, f := range r.Findings {
+		if f.Severity == report.Error {
+			return false
+		}
+	}
+	return true
+}
+
+// File reads, parses and compiles the PDL file at path.
+func File(path string) (*Result, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Source(path, src, Options{Dir: filepath.Dir(path)}), nil
+}
+
+// Source parses and compiles src, named name.
+func Source(name string, src []byte, opts Options) *Result {
+	f, findings := pdl.Parse(name, src)
+	res := &Result{Findings: findings, Sources: map[string][]byte{name: src}}
+	if f == nil {
+		return res
+	}
+	c := newCompiler(name, opts, res)
+	c.file(f)
+	res.Server = c.srv
+	res.Findings = append(res.Findings, c.findings...)
+	return res
+}
+
+// compiler holds the state of one compilation.
+type compiler struct {
+	name     string
+	opts     Options
+	res      *Result
+	srv      *language.Server
+	findings []report.Finding
+
+	// shared are the closed-set statements at file level, which every
+	// Language inherits.
+	shared setDecls
+	// langs holds each Language's statements and sets while compiling.
+	langs []*langState
+	// entries are the catalog entries with their statements.
+	entries []*entryState
+	// principalStmts locate each principal, in order.
+	principalStmts []*pdl.Stmt
+}
+
+func newCompiler(name string, opts Options, res *Result) *compiler {
+	if opts.ReadFile == nil {
+		dir := opts.Dir
+		opts.ReadFile = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) }
+	}
+	return &compiler{name: name, opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}}}
+}
+
+// errf records an error finding at a statement, argument or value.
+func (c *compiler) errf(rule string, at positioned, hint, format string, args ...any) {
+	pos, end := at.span()
+	c.findings = append(c.findings, pdl.Errorf(rule, pos, end, hint, fmt.Sprintf(format, args...)))
+}
+
+// positioned is anything with a source span.
+type positioned interface {
+	span() (lexer.Position, lexer.Position)
+}
+
+type stmtAt struct{ s *pdl.Stmt }
+type argAt struct{ a *pdl.Arg }
+type valAt struct{ v *pdl.Value }
+
+// A statement's span is its first line: underlining a whole block helps
+// nobody.
+func (x stmtAt) span() (lexer.Position, lexer.Position) {
+	end := x.s.Pos
+	end.Advance(x.s.Keyword)
+	return x.s.Pos, end
+}
+func (x argAt) span() (lexer.Position, lexer.Position) {
+	if strings.Contains(x.a.Value.Literal(), "\n") {
+		end := x.a.Pos
+		end.Advance(x.a.Key)
+		return x.a.Pos, end
+	}
+	return x.a.Pos, x.a.EndPos
+}
+func (x valAt) span() (lexer.Position, lexer.Position) {
+	if strings.Contains(x.v.Literal(), "\n") {
+		end := x.v.Pos
+		end.Advance(`"""`)
+		return x.v.Pos, end
+	}
+	return x.v.Pos, x.v.EndPos
+}
+
+// pos converts a lexer position to the model's.
+func pos(p lexer.Position) language.Pos {
+	return language.Pos{File: p.Filename, Line: p.Line, Column: p.Column, Offset: p.Offset}
+}
+
+// keywords dispatches the statements of one body to handlers, reporting
+// unknown keywords with a did-you-mean over the keywords of that place.
+func (c *compiler) keywords(where string, stmts []*pdl.Stmt, handlers map[string]func(*pdl.Stmt)) {
+	for _, s := range stmts {
+		if s.Keyword == pdl.Placeholder {
+			continue
+		}
+		h, ok := handlers[s.Keyword]
+		if !ok {
+			names := make([]string, 0, len(handlers))
+			for k := range handlers {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			hint := pdl.DidYouMean(s.Keyword, names)
+			if hint == "" {
+				hint = where + " takes: " + strings.Join(names, ", ")
+			}
+			c.errf(pdl.RuleUnknown, stmtAt{s}, hint, "unknown keyword %s in %s", s.Keyword, where)
+			continue
+		}
+		h(s)
+	}
+}
+
+// shape checks a statement's arguments: between min and max positional
+// ones (max < 0: no limit), only the named options, and a block when
+// block is true (and none otherwise). It reports problems and returns
+// the positional arguments.
+func (c *compiler) shape(s *pdl.Stmt, min, max int, block bool, options ...string) []*pdl.Arg {
+	pos := s.Positional()
+	for _, a := range s.Args {
+		if a.Key == "" {
+			continue
+		}
+		known := false
+		for _, o := range options {
+			known = known || o == a.Key
+		}
+		if !known {
+			hint := pdl.DidYouMean(a.Key, options)
+			if hint == "" && len(options) > 0 {
+				hint = s.Keyword + " takes the options: " + strings.Join(options, ", ")
+			} else if hint == "" {
+				hint = s.Keyword + " takes no options"
+			}
+			c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown option %s for %s", a.Key, s.Keyword)
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range s.Args {
+		if a.Key != "" && seen[a.Key] {
+			c.errf(pdl.RuleDuplicate, argAt{a}, "keep one", "option %s given twice", a.Key)
+		}
+		seen[a.Key] = true
+	}
+	switch {
+	case len(pos) < min:
+		c.errf(pdl.RuleArgs, stmtAt{s}, usage[s.Keyword], "%s needs %s, has %d", s.Keyword, count(min), len(pos))
+	case max >= 0 && len(pos) > max:
+		c.errf(pdl.RuleArgs, argAt{pos[max]}, usage[s.Keyword], "%s takes at most %s", s.Keyword, count(max))
+	}
+	if s.Block != nil && !block {
+		c.errf(pdl.RuleArgs, stmtAt{s}, "remove the { … } block", "%s takes no block", s.Keyword)
+	}
+	return pos
+}
+
+func count(n int) string {
+	if n == 1 {
+		return "1 argument"
+	}
+	return fmt.Sprintf("%d arguments", n)
+}
+
+// arg returns positional i, or nil.
+func arg(pos []*pdl.Arg, i int) *pdl.Arg {
+	if i < len(pos) {
+		return pos[i]
+	}
+	return nil
+}
+
+// word returns a as a name: a word or a string. It reports other kinds.
+func (c *compiler) word(a *pdl.Arg, what string) string {
+	if a == nil {
+		return ""
+	}
+	switch a.Value.Kind() {
+	case pdl.KindIdent, pdl.KindString:
+		return a.Value.Str()
+	}
+	c.errf(pdl.RuleArgs, argAt{a}, "write it as a word or a \"string\"", "%s must be a name, not a %s", what, a.Value.Kind())
+	return ""
+}
+
+// text returns a as prose: any string kind.
+func (c *compiler) text(a *pdl.Arg, what string) string {
+	if a == nil {
+		return ""
+	}
+	switch a.Value.Kind() {
+	case pdl.KindString, pdl.KindRaw, pdl.KindText:
+		return a.Value.Str()
+	}
+	c.errf(pdl.RuleArgs, argAt{a}, "quote it: \"…\"", "%s must be a string, not a %s", what, a.Value.Kind())
+	return ""
+}
+
+// oneOf returns a's value when it is one of set, reporting otherwise.
+func (c *compiler) oneOf(a *pdl.Arg, what string, set []string) string {
+	v := c.word(a, what)
+	if v == "" {
+		return ""
+	}
+	for _, x := range set {
+		if x == v {
+			return v
+		}
+	}
+	hint := pdl.DidYouMean(v, set)
+	if hint == "" {
+		hint = "use one of: " + strings.Join(set, ", ")
+	}
+	c.errf(pdl.RuleValue, argAt{a}, hint, "%s %q is not one of %s", what, v, strings.Join(set, ", "))
+	return ""
+}
+
+// usage is the one-line form of each keyword, for argument-count hints.
+var usage = map[string]string{
+	"server":         `server NAME [version="1.0"]`,
+	"risk":           `risk NAME [readOnly] [destructive] [openWorld] "meaning"`,
+	"kind":           `kind NAME [callable] [promoted] "meaning"`,
+	"diagnostic":     `diagnostic CODE "meaning"`,
+	"status":         `status run|step NAME ok=true|false [effects=none|possible] "meaning"`,
+	"language":       `language "family/version" { … }`,
+	"entry":          `entry "id" kind=KIND risk=RISK { … }`,
+	"principal":      `principal NAME token="…" { sees "pattern" … }`,
+	"guide":          `guide ID "Title" level=core|reference|example [file="path.md"] { … }`,
+	"title":          `title "Title"`,
+	"description":    `description "One line."`,
+	"locator":        `locator json-pointer`,
+	"mode":           `mode immediate|deploy|both`,
+	"trace":          `trace summary|full`,
+	"retention":      `retention none|session|P7D`,
+	"subprograms":    `subprograms opaque|expanded`,
+	"promotion":      `promotion caller|promoter`,
+	"context_schema": "context_schema `{…}` or context_schema file=\"schema.json\"",
+	"input_schema":   "input_schema `{…}` or input_schema file=\"schema.json\"",
+	"output_schema":  "output_schema `{…}` or output_schema file=\"schema.json\"",
+	"call":           `call MEMBER ARGS_MEMBER`,
+	"branch":         `branch MEMBER THEN_MEMBER ELSE_MEMBER`,
+	"loop":           `loop MEMBER ITEM_MEMBER BODY_MEMBER`,
+	"run":            `run MEMBER ARGS_MEMBER`,
+	"expressions":    `expressions cel`,
+	"prose":          `prose scope_rules|parameter_binding|step_identifiers|summary_truncation|output|loop_decisions """…"""`,
+	"topics":         `topics TOPIC …`,
+	"body":           `body """…"""`,
+	"name":           `name "Display name"`,
+	"tags":           `tags TAG …`,
+	"languages":      `languages "family/version" …`,
+	"revision":       `revision "r1"`,
+	"returns":        "returns `JSON`",
+	"compute":        "compute `CEL over input`",
+	"fail":           "fail STATUS [when=`CEL`] \"message\"",
+	"latency":        `latency 20ms`,
+	"program":        `program """{ "steps": [ … ] }"""`,
+	"sees":           `sees "pattern" …`,
+}

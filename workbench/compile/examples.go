@@ -1,0 +1,118 @@
+package compile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// md parses guide bodies to find their code blocks.
+var md = goldmark.New()
+
+// example is one fenced ```json block of a guide that holds a program.
+type example struct {
+	src  []byte
+	line int // 1-based line of the block's first content line in the body
+}
+
+// examples returns the program examples of a Markdown body: fenced code
+// blocks with info string json whose content is an object with "steps".
+// Other JSON blocks (inputs, outputs) are not programs and are skipped.
+func examples(body string) []example {
+	src := []byte(body)
+	doc := md.Parser().Parse(text.NewReader(src))
+	var out []example
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		fb, ok := n.(*ast.FencedCodeBlock)
+		if !entering || !ok || string(fb.Language(src)) != "json" {
+			return ast.WalkContinue, nil
+		}
+		var b bytes.Buffer
+		lines := fb.Lines()
+		for i := 0; i < lines.Len(); i++ {
+			seg := lines.At(i)
+			b.Write(seg.Value(src))
+		}
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(b.Bytes(), &probe) != nil || probe["steps"] == nil {
+			return ast.WalkContinue, nil
+		}
+		line := 1
+		if lines.Len() > 0 {
+			line += bytes.Count(src[:lines.At(0).Start], []byte{'\n'})
+		}
+		out = append(out, example{src: b.Bytes(), line: line})
+		return ast.WalkContinue, nil
+	})
+	return out
+}
+
+// checkExamples validates every program example of the Language's
+// authored guides, so a guide never teaches a program the Language
+// rejects. Findings point at the example's line: in the guide's file, or
+// in the PDL for an inline body.
+func (c *compiler) checkExamples(ls *langState) {
+	for j, g := range ls.lang.Guides {
+		if g.Generated || j >= len(ls.guideStmts) {
+			continue
+		}
+		for _, ex := range examples(g.Body) {
+			probs := c.checkBody(ex.src, nil, ls).problems
+			if len(probs) == 0 {
+				continue
+			}
+			for _, p := range probs {
+				pos := problemPos(ex.src, p, func(line, col int) lexer.Position {
+					return c.bodyPos(ls.guideStmts[j], ex.line+line-1, col)
+				})
+				c.findings = append(c.findings, pdl.Errorf(pdl.RuleExample, pos, lexer.Position{}, "fix the example, or the entries it calls",
+					fmt.Sprintf("guide %s: example program %s", g.ID, p)))
+			}
+		}
+	}
+}
+
+// bodyPos maps a 1-based line and column of a guide body to a source
+// position: in the guide's file, or inside the PDL text block.
+func (c *compiler) bodyPos(s *pdl.Stmt, line, col int) lexer.Position {
+	if a, ok := s.Option("file"); ok {
+		return lexer.Position{Filename: c.path(a.Value.Str()), Line: line, Column: col}
+	}
+	for _, ch := range s.Children() {
+		if ch.Keyword == "body" && len(ch.Args) > 0 {
+			return valuePos(ch, ch.Args[0].Value, line, col)
+		}
+	}
+	return s.Pos
+}
+
+// valuePos maps a 1-based line and column of a literal's content to its
+// source position. Text blocks in canonical layout start on the line
+// after """ and are indented one level past their statement s; other
+// literals map to their start.
+func valuePos(s *pdl.Stmt, v *pdl.Value, line, col int) lexer.Position {
+	if v.Kind() != pdl.KindText {
+		return v.Pos
+	}
+	return lexer.Position{Filename: v.Pos.Filename, Line: v.Pos.Line + line, Column: col + s.Pos.Column + 1}
+}
+
+// problemPos maps a problem in a program body src (1-based first line
+// at line) to a position via at.
+func problemPos(src []byte, p problem, at func(line, col int) lexer.Position) lexer.Position {
+	doc, _ := jsonpos.Parse(src)
+	if doc == nil {
+		return at(1, 1)
+	}
+	pos, _ := doc.Locate(p.pointer, false)
+	return at(pos.Line, pos.Column)
+}

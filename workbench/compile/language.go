@@ -1,0 +1,467 @@
+package compile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// langState is one Language while it compiles.
+type langState struct {
+	lang  *language.Language
+	stmt  *pdl.Stmt
+	sets  setDecls
+	prose []proseDecl
+	// guideStmts locate each authored guide, in order.
+	guideStmts []*pdl.Stmt
+	// settings locate the Language's scalar settings by wire name.
+	settings map[string]*pdl.Stmt
+	capsStmt *pdl.Stmt
+}
+
+// proseDecl is a paragraph an author appends to a fixed prose section.
+type proseDecl struct {
+	field func(*closedsets.Sets) *string
+	text  string
+}
+
+// proseFields are the prose sections an author may extend.
+var proseFields = map[string]func(*closedsets.Sets) *string{
+	"scope_rules":        func(s *closedsets.Sets) *string { return &s.ScopeRules },
+	"parameter_binding":  func(s *closedsets.Sets) *string { return &s.ParameterBinding },
+	"step_identifiers":   func(s *closedsets.Sets) *string { return &s.StepIdentifiers },
+	"summary_truncation": func(s *closedsets.Sets) *string { return &s.Truncation },
+	"output":             func(s *closedsets.Sets) *string { return &s.Output },
+	"loop_decisions":     func(s *closedsets.Sets) *string { return &s.LoopDecisions },
+}
+
+// DefaultLimits are the bounds of §10.1 a Language gets unless its limits
+// block says otherwise: generous for real programs, small enough that a
+// hostile program cannot hold a server.
+var DefaultLimits = language.Limits{
+	Steps:        10000,
+	Time:         10 * time.Second,
+	Depth:        32,
+	Iterations:   1000,
+	Expansion:    8,
+	MemoryBytes:  16 << 20,
+	ProgramBytes: 1 << 20,
+}
+
+// DefaultGrammar is the grammar of a Language without a grammar block:
+// every construct, with the member names of the examples.
+var DefaultGrammar = language.Grammar{
+	Call: "call", Args: "with",
+	Branch: "if", Arms: []string{"then", "else"},
+	Loop: "for_each", Item: "as", Body: "do",
+	Run: "run", RunArgs: "with",
+	Expressions: "cel",
+	Input:       true,
+}
+
+// language compiles one language block.
+func (c *compiler) language(s *pdl.Stmt) {
+	p := c.shape(s, 1, 1, true)
+	l := &language.Language{Locator: pilotage.LocatorJSONPointer, Limits: DefaultLimits, Grammar: DefaultGrammar,
+		Pos: pos(s.Pos), Positions: map[string]language.Pos{}}
+	l.Grammar.Arms = append([]string(nil), DefaultGrammar.Arms...)
+	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{},
+		sets: setDecls{c: c, at: maps.Clone(c.shared.at)}}
+	if a := arg(p, 0); a != nil {
+		l.ID = c.word(a, "the Language id")
+		if _, err := pilotage.ParseLanguageID(l.ID); l.ID != "" && err != nil {
+			c.errf(pdl.RuleValue, argAt{a}, `write family/version, as in "homeflow/v1" (§3.3)`, "Language id %q: %v", l.ID, err)
+		}
+		for _, o := range c.langs {
+			if o.lang.ID == l.ID {
+				c.errf(pdl.RuleDuplicate, argAt{a}, "Language ids are unique within a Server (§3.3)", "Language %s is defined twice", l.ID)
+			}
+		}
+	}
+	setting := func(wire string, set []string, dst *string) func(*pdl.Stmt) {
+		return func(ss *pdl.Stmt) {
+			if _, dup := ls.settings[wire]; dup {
+				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is set twice", ss.Keyword)
+			}
+			ls.settings[wire] = ss
+			a := arg(c.shape(ss, 1, 1, false), 0)
+			switch {
+			case dst == nil:
+				// The caller reads the value itself.
+			case set == nil:
+				*dst = c.text(a, ss.Keyword)
+			default:
+				*dst = c.oneOf(a, ss.Keyword, set)
+			}
+		}
+	}
+	c.keywords("a language block", s.Children(), map[string]func(*pdl.Stmt){
+		"title":       setting("title", nil, &l.Title),
+		"description": setting("description", nil, &l.Description),
+		"locator":     setting("locator", []string{pilotage.LocatorJSONPointer}, &l.Locator),
+		"mode":        setting("execution_mode", pilotage.ExecutionModes, &l.ExecutionMode),
+		"trace":       setting("trace_level", pilotage.TraceLevels, &l.TraceLevel),
+		"subprograms": setting("trace_subprogram", pilotage.TraceSubprograms, &l.TraceSubprogram),
+		"promotion":   setting("promotion_authority", pilotage.PromotionAuthorities, &l.PromotionAuthority),
+		"retention": func(ss *pdl.Stmt) {
+			setting("retention", nil, nil)(ss)
+			a := arg(ss.Positional(), 0)
+			l.Retention = c.word(a, "retention")
+			if r := l.Retention; r != "" && r != pilotage.RetentionNone && r != pilotage.RetentionSession {
+				if _, err := pilotage.ParseISODuration(r); err != nil {
+					c.errf(pdl.RuleValue, argAt{a}, "use none, session or an ISO 8601 duration such as P7D or PT1H (§6.6)",
+						"retention %q is not none, session or a duration", r)
+				}
+			}
+		},
+		"context_schema": func(ss *pdl.Stmt) {
+			ls.settings["context_schema"] = ss
+			l.ContextSchema = c.schema(ss)
+		},
+		"capabilities": func(ss *pdl.Stmt) {
+			ls.capsStmt = ss
+			l.Capabilities = c.capabilities(ss, "", l.Positions)
+		},
+		"limits":     func(ss *pdl.Stmt) { c.limits(ss, &l.Limits) },
+		"grammar":    func(ss *pdl.Stmt) { c.grammar(ss, &l.Grammar) },
+		"guide":      func(ss *pdl.Stmt) { c.guide(ls, ss) },
+		"risk":       ls.sets.add,
+		"kind":       ls.sets.add,
+		"diagnostic": ls.sets.add,
+		"status":     ls.sets.add,
+		"prose": func(ss *pdl.Stmt) {
+			p := c.shape(ss, 2, 2, false)
+			names := sortedKeys(proseFields)
+			sec := c.oneOf(arg(p, 0), "the section", names)
+			if f := proseFields[sec]; f != nil {
+				ls.prose = append(ls.prose, proseDecl{field: f, text: strings.TrimSpace(c.text(arg(p, 1), "the paragraph"))})
+			}
+		},
+	})
+	c.langs = append(c.langs, ls)
+}
+
+// limits compiles `limits { steps 10000; time 5s; … }` (§10.1).
+func (c *compiler) limits(s *pdl.Stmt, l *language.Limits) {
+	c.shape(s, 0, 0, true)
+	num := func(dst *int) func(*pdl.Stmt) {
+		return func(ss *pdl.Stmt) {
+			a := arg(c.shape(ss, 1, 1, false), 0)
+			if a == nil {
+				return
+			}
+			n, err := strconv.Atoi(strings.ReplaceAll(a.Value.Str(), "_", ""))
+			if err != nil || n <= 0 || a.Value.Kind() != pdl.KindNumber {
+				c.errf(pdl.RuleValue, argAt{a}, "write a positive whole number, such as 1000", "%s must be a positive number", ss.Keyword)
+				return
+			}
+			*dst = n
+		}
+	}
+	size := func(dst *int64) func(*pdl.Stmt) {
+		return func(ss *pdl.Stmt) {
+			a := arg(c.shape(ss, 1, 1, false), 0)
+			if a == nil {
+				return
+			}
+			n, ok := parseSize(a.Value.Str())
+			if !ok || a.Value.Kind() != pdl.KindNumber {
+				c.errf(pdl.RuleValue, argAt{a}, "write a size such as 512KiB, 16MiB or 1GiB", "%s must be a size in bytes", ss.Keyword)
+				return
+			}
+			*dst = n
+		}
+	}
+	var program int64 = int64(l.ProgramBytes)
+	c.keywords("limits", s.Children(), map[string]func(*pdl.Stmt){
+		"steps":      num(&l.Steps),
+		"depth":      num(&l.Depth),
+		"iterations": num(&l.Iterations),
+		"expansion":  num(&l.Expansion),
+		"memory":     size(&l.MemoryBytes),
+		"program":    size(&program),
+		"time": func(ss *pdl.Stmt) {
+			a := arg(c.shape(ss, 1, 1, false), 0)
+			if a == nil {
+				return
+			}
+			d, err := time.ParseDuration(a.Value.Str())
+			if err != nil || d <= 0 {
+				c.errf(pdl.RuleValue, argAt{a}, "write a duration such as 500ms, 5s or 2m", "time must be a positive duration")
+				return
+			}
+			l.Time = d
+		},
+	})
+	if program > 1<<40 {
+		program = 1 << 40
+	}
+	l.ProgramBytes = int(program)
+}
+
+// parseSize reads 1024, 512KiB, 16MiB, 1GiB (and KB/MB/GB as powers of
+// ten).
+func parseSize(s string) (int64, bool) {
+	s = strings.ReplaceAll(s, "_", "")
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}, {"", 1}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			n, err := strconv.ParseInt(num, 10, 64)
+			if err != nil || n <= 0 || n > (1<<50)/u.mult {
+				return 0, false
+			}
+			return n * u.mult, true
+		}
+	}
+	return 0, false
+}
+
+// grammar compiles the grammar block: only the constructs it lists exist.
+func (c *compiler) grammar(s *pdl.Stmt, g *language.Grammar) {
+	c.shape(s, 0, 0, true)
+	*g = language.Grammar{Expressions: "cel"}
+	members := func(ss *pdl.Stmt, n int, dst ...*string) {
+		p := c.shape(ss, n, n, false)
+		for i, d := range dst {
+			*d = c.word(arg(p, i), "a member name")
+		}
+	}
+	c.keywords("grammar", s.Children(), map[string]func(*pdl.Stmt){
+		"call": func(ss *pdl.Stmt) { members(ss, 2, &g.Call, &g.Args) },
+		"branch": func(ss *pdl.Stmt) {
+			var then, els string
+			members(ss, 3, &g.Branch, &then, &els)
+			g.Arms = []string{then, els}
+		},
+		"loop":  func(ss *pdl.Stmt) { members(ss, 3, &g.Loop, &g.Item, &g.Body) },
+		"run":   func(ss *pdl.Stmt) { members(ss, 2, &g.Run, &g.RunArgs) },
+		"input": func(ss *pdl.Stmt) { c.shape(ss, 0, 0, false); g.Input = true },
+		"expressions": func(ss *pdl.Stmt) {
+			g.Expressions = c.oneOf(arg(c.shape(ss, 1, 1, false), 0), "the expression language", []string{"cel"})
+		},
+	})
+	// Every member name must be distinct from the others and from the
+	// fixed "id", or steps would be ambiguous.
+	seen := map[string]bool{"id": true}
+	for _, m := range []string{g.Call, g.Args, g.Branch, g.Loop, g.Item, g.Body, g.Run, g.RunArgs} {
+		if m == "" {
+			continue
+		}
+		if seen[m] && !(m == g.Args && m == g.RunArgs) {
+			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every construct its own member name", "member name %q is used twice in the grammar", m)
+		}
+		seen[m] = true
+	}
+	for _, a := range g.Arms {
+		if seen[a] {
+			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every construct its own member name", "member name %q is used twice in the grammar", a)
+		}
+		seen[a] = true
+	}
+}
+
+// guide compiles `guide ID "Title" level=L [file="x.md"] { topics …; body … }`.
+func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
+	p := c.shape(s, 2, 2, true, "level", "file")
+	g := &language.Guide{Pos: pos(s.Pos)}
+	g.ID = c.word(arg(p, 0), "the guide id")
+	g.Title = c.text(arg(p, 1), "the guide title")
+	g.MediaType = "text/markdown"
+	if a, ok := s.Option("level"); ok {
+		g.Level = c.oneOf(a, "level", pilotage.GuideLevels)
+	} else {
+		c.errf(pdl.RuleRequired, stmtAt{s}, "add level=core, level=reference or level=example (§5.2)", "guide %s has no level", g.ID)
+	}
+	if g.ID == pilotage.TopicClosedSets {
+		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "choose another id: build generates the closed-sets guide from the sets", "guide id closed-sets is reserved")
+	}
+	for _, o := range ls.lang.Guides {
+		if o.ID == g.ID && g.ID != "" {
+			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "guide ids are unique within a Language (§5.2)", "guide %s is defined twice", g.ID)
+		}
+	}
+	var body *pdl.Stmt
+	c.keywords("a guide", s.Children(), map[string]func(*pdl.Stmt){
+		"topics": func(ss *pdl.Stmt) {
+			for _, a := range c.shape(ss, 1, -1, false) {
+				t := c.word(a, "a topic")
+				if t == pilotage.TopicClosedSets {
+					c.errf(pdl.RuleValue, argAt{a}, "only the generated closed-sets guide carries it (§5.2)", "topic closed-sets is reserved")
+					continue
+				}
+				g.Topics = append(g.Topics, t)
+			}
+		},
+		"description": func(ss *pdl.Stmt) { g.Description = c.text(arg(c.shape(ss, 1, 1, false), 0), "the description") },
+		"body": func(ss *pdl.Stmt) {
+			body = ss
+			g.Body = c.text(arg(c.shape(ss, 1, 1, false), 0), "the body")
+		},
+	})
+	file, hasFile := s.Option("file")
+	switch {
+	case hasFile && body != nil:
+		c.errf(pdl.RuleArgs, stmtAt{body}, "keep either file= or body", "guide %s has both a file and a body", g.ID)
+	case hasFile:
+		name := c.text(file, "the file name")
+		if b, ok := c.read(file, name); ok {
+			g.Body, g.Source = string(b), name
+		}
+	case body == nil:
+		c.errf(pdl.RuleRequired, stmtAt{s}, `add file="guides/x.md" or a body """…""" block`, "guide %s has no content", g.ID)
+	}
+	ls.lang.Guides = append(ls.lang.Guides, g)
+	ls.guideStmts = append(ls.guideStmts, s)
+}
+
+// read reads a file the PDL names, reporting failure at a.
+func (c *compiler) read(a *pdl.Arg, name string) ([]byte, bool) {
+	if name == "" {
+		return nil, false
+	}
+	b, err := c.opts.ReadFile(name)
+	if err != nil {
+		c.errf(pdl.RuleFile, argAt{a}, "file names are relative to the PDL file's directory", "cannot read %s: %v", name, unwrapPathError(err))
+		return nil, false
+	}
+	c.res.Sources[c.path(name)] = b
+	return b, true
+}
+
+// path is the name findings use for a file the PDL names: relative to
+// the PDL's directory, as the user would open it.
+func (c *compiler) path(name string) string {
+	return filepath.ToSlash(filepath.Join(c.opts.Dir, name))
+}
+
+// fillGuide sets the fields derived from the body: size and a version
+// that changes exactly when the content does (§11.2).
+func fillGuide(g *language.Guide) {
+	g.SizeBytes = len(g.Body)
+	sum := sha256.Sum256([]byte(g.Body))
+	g.Version = hex.EncodeToString(sum[:6])
+}
+
+// ClosedSetsTitle is the title of every generated closed-sets guide.
+const ClosedSetsTitle = "Closed sets"
+
+// finishLanguage checks what needs the whole file, builds the closed sets
+// and the generated guide, and records positions. i is the Language's
+// index in the manifest.
+func (c *compiler) finishLanguage(i int, ls *langState) {
+	l := ls.lang
+	caps := pilotage.Effective(c.srv.Capabilities, l.Capabilities)
+	if caps.Has(pilotage.CapExecute) {
+		if l.ExecutionMode == "" && ls.settings["execution_mode"] == nil {
+			l.ExecutionMode = pilotage.ModeImmediate
+		}
+		if l.TraceLevel == "" && ls.settings["trace_level"] == nil {
+			l.TraceLevel = pilotage.LevelFull
+		}
+		if l.Retention == "" && ls.settings["retention"] == nil {
+			l.Retention = pilotage.RetentionSession
+		}
+		if caps.HasSub(pilotage.CapExecute, pilotage.SubTestRun) && l.ExecutionMode == pilotage.ModeImmediate {
+			c.errf(pdl.RuleValue, stmtAt{ls.stmt}, "test runs observe a deployed body: use mode deploy or both (§6.5.7)",
+				"Language %s declares execute test_run but its mode is immediate", l.ID)
+		}
+	} else {
+		for _, wire := range []string{"execution_mode", "trace_level", "retention"} {
+			if s := ls.settings[wire]; s != nil {
+				c.errf(pdl.RuleValue, stmtAt{s}, "declare execute in capabilities, or remove it (§4.3 rule 6)",
+					"%s is set but Language %s does not declare execute", s.Keyword, l.ID)
+			}
+		}
+	}
+	hasGuide := map[string]bool{}
+	for _, g := range l.Guides {
+		hasGuide[g.Level] = true
+	}
+	if !hasGuide[pilotage.GuideCore] {
+		c.errf(pdl.RuleRequired, stmtAt{ls.stmt}, `add guide core "Getting started" level=core file="guides/core.md" (§5.2)`,
+			"Language %s has no core guide", l.ID)
+	}
+	c.checkExamples(ls)
+	l.Sets = c.sets(ls, caps)
+	l.Guides = append(l.Guides, &language.Guide{
+		Guide:     pilotage.Guide{ID: pilotage.TopicClosedSets, Title: ClosedSetsTitle, Level: pilotage.GuideReference, Topics: []string{pilotage.TopicClosedSets}, MediaType: "text/markdown"},
+		Body:      closedsets.Render(ClosedSetsTitle, &l.Sets),
+		Generated: true,
+		Pos:       pos(ls.stmt.Pos),
+	})
+	for _, g := range l.Guides {
+		fillGuide(g)
+	}
+	c.positions(i, ls)
+	c.srv.Languages = append(c.srv.Languages, l)
+}
+
+// positions records, for every value the Language emits, the PDL
+// construct it came from, keyed by its JSON Pointer in the snapshot.
+func (c *compiler) positions(i int, ls *langState) {
+	l := ls.lang
+	mp := "/manifest/languages/" + strconv.Itoa(i)
+	local := l.Positions
+	l.Positions = map[string]language.Pos{mp: pos(ls.stmt.Pos)}
+	if a := arg(ls.stmt.Positional(), 0); a != nil {
+		l.Positions[mp+"/id"] = pos(a.Pos)
+	}
+	for wire, s := range ls.settings {
+		l.Positions[mp+"/"+wire] = pos(s.Pos)
+	}
+	// Capability positions were recorded relative to the block.
+	for k, p := range local {
+		l.Positions[mp+"/capabilities"+k] = p
+	}
+	key := pilotage.EscapePointerToken(l.ID)
+	gp := "/guides/" + key
+	l.Positions[gp] = pos(ls.stmt.Pos)
+	l.Positions["/catalog/"+key] = pos(ls.stmt.Pos)
+	for j, s := range ls.guideStmts {
+		p := gp + "/" + strconv.Itoa(j)
+		l.Positions[p] = pos(s.Pos)
+		if a, ok := s.Option("level"); ok {
+			l.Positions[p+"/level"] = pos(a.Pos)
+		}
+		if a, ok := s.Option("file"); ok {
+			l.Positions[p+"/body"] = pos(a.Pos)
+		}
+		for _, ch := range s.Children() {
+			switch ch.Keyword {
+			case "body":
+				l.Positions[p+"/body"] = pos(ch.Pos)
+			case "topics", "description":
+				l.Positions[p+"/"+ch.Keyword] = pos(ch.Pos)
+			}
+		}
+	}
+	for n, e := range c.visible(l.ID) {
+		c.entryPositions(l, "/catalog/"+key+"/items/"+strconv.Itoa(n), e)
+	}
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func joinWords(ws []string) string { return strings.Join(ws, ", ") }

@@ -1,0 +1,147 @@
+package compile
+
+import (
+	"encoding/json"
+	"fmt"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
+	"github.com/pilotage-dev/pilotage/workbench/engine/program"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// checked is a program body run through the engine's own parser and
+// checker, so a body that builds is a body the engine accepts.
+type checked struct {
+	// problems are the error diagnostics; a limit error too.
+	problems []problem
+	// steps are every step of the body, resolved, in program order.
+	steps []*program.Step
+}
+
+// problem is one error in a program body: where (a JSON Pointer into the
+// body) and what.
+type problem struct {
+	pointer string
+	msg     string
+}
+
+func (p problem) String() string {
+	ptr := p.pointer
+	if ptr == "" {
+		ptr = "/"
+	}
+	return "at " + ptr + ": " + p.msg
+}
+
+// checkBody validates src as a program of Language ls whose input has the
+// given schema (nil: any object).
+func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langState) checked {
+	l := ls.lang
+	prog, diags, err := program.Parse(src, &l.Grammar, l.Limits.Depth)
+	if err != nil {
+		return checked{problems: []problem{{msg: err.Error()}}}
+	}
+	if out := errorDiags(diags); len(out) > 0 {
+		return checked{problems: out}
+	}
+	kinds := map[string][2]bool{}
+	for _, k := range c.kindsOf(ls) {
+		kinds[k.Kind] = [2]bool{k.Callable, k.Promoted}
+	}
+	var visible []string
+	byID := map[string]*pilotage.CatalogEntry{}
+	for _, o := range c.visible(l.ID) {
+		visible = append(visible, o.e.ID)
+		byID[o.e.ID] = &o.e.CatalogEntry
+	}
+	codes := map[string]bool{}
+	for _, d := range append(append([]closedsets.Code(nil), c.shared.codes...), ls.sets.codes...) {
+		codes[d.Code] = true
+	}
+	env := &program.Env{
+		Grammar: &l.Grammar,
+		Limits:  expr.Limits{Depth: l.Limits.Depth, Size: 4096, Cost: 1 << 20},
+		Lookup: func(id string) (program.Target, bool) {
+			ce, ok := byID[id]
+			if !ok {
+				return program.Target{}, false
+			}
+			k := kinds[ce.Kind]
+			return program.Target{Entry: ce, Callable: k[0], Promoted: k[1]}, true
+		},
+		Visible: visible,
+		Code: func(preferred string) string {
+			if codes[preferred] {
+				return preferred
+			}
+			return pilotage.CodeConstraint
+		},
+		HasInput:   l.Grammar.Input,
+		Input:      expr.ParseSchema(inputSchema),
+		HasContext: len(l.ContextSchema) > 0,
+		Context:    expr.ParseSchema(l.ContextSchema),
+	}
+	res, err := program.Check(prog, env)
+	if err != nil {
+		return checked{problems: []problem{{msg: err.Error()}}}
+	}
+	out := checked{problems: errorDiags(res.Diagnostics)}
+	program.Walk(prog.Steps, func(st *program.Step) { out.steps = append(out.steps, st) })
+	return out
+}
+
+// errorDiags formats the error diagnostics of a check.
+func errorDiags(diags []pilotage.Diagnostic) []problem {
+	var out []problem
+	for _, d := range diags {
+		if d.Severity != pilotage.SeverityError {
+			continue
+		}
+		msg := fmt.Sprintf("%s: %s", d.Code, d.Message)
+		if d.Hint != "" {
+			msg += " (" + d.Hint + ")"
+		}
+		out = append(out, problem{pointer: d.Path.Pointer, msg: msg})
+	}
+	return out
+}
+
+// checkProgram validates a promoted program's body for one Language and
+// checks that the entry's risk covers what the body can do: a promoted
+// entry may not claim lower risk than its body (§5.4, §10.4).
+func (c *compiler) checkProgram(es *entryState, ls *langState) {
+	e := es.e
+	if e.Program == nil {
+		return
+	}
+	// Check the text as written, so positions point into the PDL.
+	v := es.program.Args[0].Value
+	src := []byte(v.Str())
+	res := c.checkBody(src, e.InputSchema, ls)
+	for _, p := range res.problems {
+		pos := problemPos(src, p, func(line, col int) lexer.Position { return valuePos(es.program, v, line, col) })
+		c.findings = append(c.findings, pdl.Errorf(pdl.RuleProgram, pos, lexer.Position{}, "",
+			fmt.Sprintf("program of %s (Language %s) %s", e.ID, ls.lang.ID, p)))
+	}
+	if len(res.problems) > 0 {
+		return
+	}
+	var hints []pilotage.RiskHints
+	riskiest := ""
+	for _, st := range res.steps {
+		if st.Entry == nil {
+			continue
+		}
+		hints = append(hints, st.Entry.RiskHints)
+		if riskiest == "" && !e.RiskHints.Covers(st.Entry.RiskHints) {
+			riskiest = st.Entry.ID + " (" + st.Entry.Risk + ")"
+		}
+	}
+	if !e.RiskHints.Covers(pilotage.Aggregate(hints...)) {
+		c.errf(pdl.RuleProgram, argAt{es.riskArg}, "raise the entry's risk to one that covers its body",
+			"promoted program %s claims risk %s but its body calls %s (§5.4)", e.ID, e.Risk, riskiest)
+	}
+}

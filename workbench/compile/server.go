@@ -1,0 +1,161 @@
+package compile
+
+import (
+	"path"
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// file compiles the top level: the server, shared closed sets, Languages,
+// entries and principals, then everything that needs all of them.
+func (c *compiler) file(f *pdl.File) {
+	c.srv.Pos = pos(f.Pos)
+	var langStmts []*pdl.Stmt
+	var entryStmts []*pdl.Stmt
+	c.keywords("the file", pdl.Stmts(f.Body), map[string]func(*pdl.Stmt){
+		"server":       c.server,
+		"capabilities": func(s *pdl.Stmt) { c.srv.Capabilities = c.capabilities(s, "/manifest/capabilities", c.srv.Positions) },
+		"risk":         c.shared.add,
+		"kind":         c.shared.add,
+		"diagnostic":   c.shared.add,
+		"status":       c.shared.add,
+		"language":     func(s *pdl.Stmt) { langStmts = append(langStmts, s) },
+		"entry":        func(s *pdl.Stmt) { entryStmts = append(entryStmts, s) },
+		"principal":    c.principal,
+	})
+	for _, s := range langStmts {
+		c.language(s)
+	}
+	if len(c.langs) == 0 {
+		c.errf(pdl.RuleRequired, stmtAt{&pdl.Stmt{Pos: f.Pos, Keyword: ""}}, `add language "family/v1" { … }`,
+			"the file defines no Language")
+	}
+	for _, s := range entryStmts {
+		c.entry(s)
+	}
+	c.resolveEntries()
+	c.checkPrincipals()
+	for i, ls := range c.langs {
+		c.finishLanguage(i, ls)
+	}
+}
+
+func (c *compiler) server(s *pdl.Stmt) {
+	p := c.shape(s, 1, 1, false, "version")
+	c.srv.Name = c.word(arg(p, 0), "the server name")
+	if v, ok := s.Option("version"); ok {
+		c.srv.Version = c.word(v, "the server version")
+	}
+	c.srv.Positions["/manifest/server"] = pos(s.Pos)
+}
+
+// capabilities compiles a capability block (§4.1, §4.2) and records the
+// position of each capability under ptr.
+func (c *compiler) capabilities(s *pdl.Stmt, ptr string, positions map[string]language.Pos) pilotage.Capabilities {
+	c.shape(s, 0, 0, true)
+	positions[ptr] = pos(s.Pos)
+	caps := pilotage.Capabilities{}
+	handlers := map[string]func(*pdl.Stmt){}
+	for _, spec := range pilotage.CapabilityTable {
+		spec := spec
+		handlers[spec.Name] = func(cs *pdl.Stmt) {
+			if _, dup := caps[spec.Name]; dup {
+				c.errf(pdl.RuleDuplicate, stmtAt{cs}, "list its sub-features on one line", "capability %s declared twice", spec.Name)
+			}
+			positions[ptr+"/"+spec.Name] = pos(cs.Pos)
+			args := c.shape(cs, 0, -1, false)
+			if len(args) == 1 && args[0].Value.Str() == "off" {
+				caps[spec.Name] = pilotage.CapabilityValue{Declared: false}
+				return
+			}
+			if len(args) == 0 {
+				caps[spec.Name] = pilotage.On()
+				return
+			}
+			v := pilotage.CapabilityValue{Declared: true, Sub: map[string]bool{}}
+			for _, a := range args {
+				sub := c.word(a, "a sub-feature")
+				if sub == "" {
+					continue
+				}
+				known := false
+				for _, x := range spec.SubFeatures {
+					known = known || x == sub
+				}
+				if !known {
+					hint := pdl.DidYouMean(sub, spec.SubFeatures)
+					if hint == "" && len(spec.SubFeatures) == 0 {
+						hint = spec.Name + " has no sub-features (§4.1)"
+					} else if hint == "" {
+						hint = spec.Name + " has: " + strings.Join(spec.SubFeatures, ", ") + " (§4.1)"
+					}
+					c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown sub-feature %s of %s", sub, spec.Name)
+					continue
+				}
+				v.Sub[sub] = true
+				positions[ptr+"/"+spec.Name+"/"+sub] = pos(a.Pos)
+			}
+			caps[spec.Name] = v
+		}
+	}
+	c.keywords("capabilities", s.Children(), handlers)
+	return caps
+}
+
+// principal compiles `principal NAME token="…" { sees "glob" … }` (§10.3).
+func (c *compiler) principal(s *pdl.Stmt) {
+	p := c.shape(s, 1, 1, true, "token")
+	pr := &language.Principal{Name: c.word(arg(p, 0), "the principal name")}
+	if t, ok := s.Option("token"); ok {
+		pr.Token = c.text(t, "the token")
+	} else {
+		c.errf(pdl.RuleRequired, stmtAt{s}, `add token="…": the bearer token that authenticates it over HTTP`, "principal %s has no token", pr.Name)
+	}
+	c.keywords("a principal", s.Children(), map[string]func(*pdl.Stmt){
+		"sees": func(ss *pdl.Stmt) {
+			for _, a := range c.shape(ss, 1, -1, false) {
+				g := c.text(a, "a pattern")
+				if _, err := path.Match(g, ""); err != nil {
+					c.errf(pdl.RuleValue, argAt{a}, `patterns use * and ? as in "lights.*"`, "malformed pattern %q", g)
+					continue
+				}
+				pr.Sees = append(pr.Sees, g)
+			}
+		},
+	})
+	for _, other := range c.srv.Principals {
+		if other.Name == pr.Name {
+			c.errf(pdl.RuleDuplicate, stmtAt{s}, "rename one of them", "principal %s is defined twice", pr.Name)
+		}
+		if pr.Token != "" && other.Token == pr.Token {
+			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every principal its own token", "principals %s and %s share a token", other.Name, pr.Name)
+		}
+	}
+	c.srv.Principals = append(c.srv.Principals, pr)
+	c.principalStmts = append(c.principalStmts, s)
+}
+
+// checkPrincipals reports principals that see nothing: a pattern that
+// matches no entry is most likely a misspelling.
+func (c *compiler) checkPrincipals() {
+	for i, pr := range c.srv.Principals {
+		for _, g := range pr.Sees {
+			hit := false
+			for _, e := range c.srv.Catalog {
+				ok, _ := path.Match(g, e.ID)
+				hit = hit || ok
+			}
+			if !hit && len(c.srv.Catalog) > 0 {
+				ids := make([]string, len(c.srv.Catalog))
+				for j, e := range c.srv.Catalog {
+					ids[j] = e.ID
+				}
+				c.errf(pdl.RuleReference, stmtAt{c.principalStmts[i]}, pdl.DidYouMean(g, ids),
+					"principal %s: pattern %q matches no catalog entry", pr.Name, g)
+			}
+		}
+	}
+}

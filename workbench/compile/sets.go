@@ -1,0 +1,199 @@
+package compile
+
+import (
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// setDecls are the closed-set statements of one scope (the file, or one
+// Language), compiled, with the statement of each value for positions.
+type setDecls struct {
+	c     *compiler
+	risks []closedsets.Risk
+	kinds []closedsets.Kind
+	codes []closedsets.Code
+	run   []closedsets.Status
+	step  []closedsets.Status
+	at    map[string]*pdl.Stmt // "risk:safe", "kind:device", …
+}
+
+// add compiles one risk, kind, diagnostic or status statement.
+func (d *setDecls) add(s *pdl.Stmt) {
+	c := d.c
+	if d.at == nil {
+		d.at = map[string]*pdl.Stmt{}
+	}
+	switch s.Keyword {
+	case "risk":
+		p := c.shape(s, 1, 5, false)
+		r := closedsets.Risk{Risk: c.word(arg(p, 0), "the risk level")}
+		flags, meaning := c.flags(p[min(1, len(p)):], "readOnly", "destructive", "openWorld")
+		r.Hints = pilotage.RiskHints{ReadOnly: flags["readOnly"], Destructive: flags["destructive"], OpenWorld: flags["openWorld"]}
+		r.Meaning = meaning
+		if !r.Hints.Consistent() {
+			c.errf(pdl.RuleValue, stmtAt{s}, "a level that destroys cannot be read-only; drop one flag",
+				"risk %s is both readOnly and destructive (§5.3)", r.Risk)
+		}
+		if d.define(s, "risk", r.Risk) {
+			d.risks = append(d.risks, r)
+		}
+	case "kind":
+		p := c.shape(s, 1, 4, false)
+		k := closedsets.Kind{Kind: c.word(arg(p, 0), "the kind")}
+		flags, meaning := c.flags(p[min(1, len(p)):], "callable", "promoted")
+		k.Callable, k.Promoted, k.Meaning = flags["callable"], flags["promoted"], meaning
+		if k.Promoted && !k.Callable {
+			c.errf(pdl.RuleValue, stmtAt{s}, "add callable: promoted programs are run by reference", "promoted kind %s is not callable", k.Kind)
+		}
+		if d.define(s, "kind", k.Kind) {
+			d.kinds = append(d.kinds, k)
+		}
+	case "diagnostic":
+		p := c.shape(s, 1, 2, false)
+		code := closedsets.Code{Code: c.word(arg(p, 0), "the code"), Meaning: c.text(arg(p, 1), "the meaning")}
+		for _, r := range pilotage.ReservedCodes {
+			if r == code.Code {
+				c.errf(pdl.RuleDuplicate, argAt{p[0]}, "remove it: reserved codes are always present (§5.5)", "diagnostic code %s is reserved", code.Code)
+				return
+			}
+		}
+		if d.define(s, "diagnostic", code.Code) {
+			d.codes = append(d.codes, code)
+		}
+	case "status":
+		p := c.shape(s, 2, 3, false, "ok", "effects")
+		scope := c.oneOf(arg(p, 0), "the status scope", []string{"run", "step"})
+		st := closedsets.Status{Status: c.word(arg(p, 1), "the status"), Meaning: c.text(arg(p, 2), "the meaning")}
+		if a, ok := s.Option("ok"); ok {
+			st.OK = c.oneOf(a, "ok", []string{"true", "false"}) == "true"
+		} else {
+			c.errf(pdl.RuleRequired, stmtAt{s}, "add ok=true or ok=false (§5.7)", "status %s does not say whether it is ok", st.Status)
+		}
+		st.SideEffects = !st.OK
+		if a, ok := s.Option("effects"); ok {
+			st.SideEffects = c.oneOf(a, "effects", []string{"none", "possible"}) == "possible"
+		}
+		for _, r := range pilotage.ReservedRunStatuses {
+			if r.Status == st.Status {
+				c.errf(pdl.RuleDuplicate, argAt{p[1]}, "remove it: reserved statuses are always present (§5.7)", "status %s is reserved", st.Status)
+				return
+			}
+		}
+		if scope == "" || !d.define(s, "status "+scope, st.Status) {
+			return
+		}
+		if scope == "run" {
+			d.run = append(d.run, st)
+		} else {
+			d.step = append(d.step, st)
+		}
+	}
+}
+
+// define records a value's statement; false when it is a duplicate.
+func (d *setDecls) define(s *pdl.Stmt, set, value string) bool {
+	if value == "" {
+		return false
+	}
+	if prev, dup := d.at[set+":"+value]; dup {
+		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(prev.Pos.Line), "%s %s is defined twice", set, value)
+		return false
+	}
+	d.at[set+":"+value] = s
+	return true
+}
+
+// flags reads bare-word flags from set followed by an optional meaning
+// string.
+func (c *compiler) flags(args []*pdl.Arg, set ...string) (map[string]bool, string) {
+	out := map[string]bool{}
+	meaning := ""
+	for i, a := range args {
+		if a.Value.Kind() != pdl.KindIdent {
+			if i == len(args)-1 {
+				meaning = c.text(a, "the meaning")
+			} else {
+				c.errf(pdl.RuleArgs, argAt{a}, "flags come first, the meaning last", "unexpected %s", a.Value.Kind())
+			}
+			continue
+		}
+		w := a.Value.Str()
+		known := false
+		for _, f := range set {
+			known = known || f == w
+		}
+		if !known {
+			hint := pdl.DidYouMean(w, set)
+			if hint == "" {
+				hint = "flags here: " + joinWords(set)
+			}
+			c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown flag %s", w)
+			continue
+		}
+		if out[w] {
+			c.errf(pdl.RuleDuplicate, argAt{a}, "keep one", "flag %s given twice", w)
+		}
+		out[w] = true
+	}
+	return out, meaning
+}
+
+// reservedMeanings explains the reserved diagnostic codes (data-model.md).
+var reservedMeanings = map[string]string{
+	pilotage.CodeSyntax:         "The program is not well-formed for the grammar: not JSON, or a member of the wrong shape.",
+	pilotage.CodeUnknownName:    "A name does not resolve in the catalog visible to you; unauthorized names look the same.",
+	pilotage.CodeConstraint:     "Any other violation; the fallback when no more specific code fits.",
+	pilotage.CodeInputBinding:   "The execute request's input does not bind; path points into input.",
+	pilotage.CodeContextBinding: "The context is missing, malformed, unexpected or off-schema; path points into context.",
+}
+
+// sets assembles a Language's closed sets: the reserved values first,
+// then the file's shared values, then the Language's own, each section
+// present exactly when the Language's capabilities and grammar require it.
+func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Sets {
+	l := ls.lang
+	var s closedsets.Sets
+	for _, code := range pilotage.ReservedCodes {
+		s.DiagnosticCodes = append(s.DiagnosticCodes, closedsets.Code{Code: code, Meaning: reservedMeanings[code]})
+	}
+	s.DiagnosticCodes = append(append(s.DiagnosticCodes, c.shared.codes...), ls.sets.codes...)
+	if caps.Has(pilotage.CapCatalog) {
+		s.Kinds = append(append(s.Kinds, c.shared.kinds...), ls.sets.kinds...)
+	}
+	if caps.Has(pilotage.CapCatalog) || caps.Has(pilotage.CapPlan) {
+		s.RiskLevels = append(append(s.RiskLevels, c.shared.risks...), ls.sets.risks...)
+	}
+	if l.Grammar.HasControlFlow() {
+		s.ScopeRules = language.ScopeRulesText
+	}
+	if l.Grammar.Input {
+		s.ParameterBinding = language.ParameterBindingText
+	}
+	s.StepIdentifiers = language.StepIdentifiersText
+	if caps.Has(pilotage.CapExecute) {
+		for _, r := range pilotage.ReservedRunStatuses {
+			s.RunStatuses = append(s.RunStatuses, closedsets.Status{Status: r.Status, OK: r.OK, SideEffects: r.SideEffects, Meaning: r.Meaning})
+		}
+		s.RunStatuses = append(append(s.RunStatuses, c.shared.run...), ls.sets.run...)
+		for _, r := range pilotage.ReservedStepStatuses {
+			s.StepStatuses = append(s.StepStatuses, closedsets.Status{Status: r.Status, OK: r.OK, SideEffects: r.SideEffects, Meaning: r.Meaning})
+		}
+		s.StepStatuses = append(append(s.StepStatuses, c.shared.step...), ls.sets.step...)
+		s.Truncation = language.TruncationText
+		s.Output = language.OutputText
+	}
+	for _, p := range ls.prose {
+		*p.field(&s) = joinProse(*p.field(&s), p.text)
+	}
+	return s
+}
+
+// joinProse appends an author's paragraph to a fixed prose section.
+func joinProse(fixed, extra string) string {
+	if fixed == "" {
+		return extra
+	}
+	return fixed + "\n\n" + extra
+}

@@ -1,0 +1,165 @@
+// Package emit turns a compiled Server (workbench/language) into the
+// artifacts a Pilotage Server publishes: the manifest (§5.1), the snapshot
+// file of data-model.md (manifest, guides with bodies, catalogs), and the
+// guides as Markdown files. Output is byte-identical for the same input:
+// struct members in a fixed order, map keys sorted, no timestamps.
+package emit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// Manifest builds the manifest: one Language entry per Language, with
+// operation addresses named by the binding's rule (binding.md) and present
+// exactly when the effective capabilities declare them (§4.3 rule 7).
+func Manifest(srv *language.Server) *pilotage.Manifest {
+	m := &pilotage.Manifest{Pilotage: pilotage.Version, Capabilities: srv.Capabilities, Languages: []pilotage.LanguageEntry{}}
+	if srv.Name != "" || srv.Version != "" {
+		m.Server = &pilotage.ServerInfo{Name: srv.Name, Version: srv.Version}
+	}
+	for _, l := range srv.Languages {
+		caps := pilotage.Effective(srv.Capabilities, l.Capabilities)
+		e := pilotage.LanguageEntry{
+			ID: l.ID, Title: l.Title, Description: l.Description, Capabilities: l.Capabilities,
+			Guides:             binding.Tool(l.ID, binding.Learn),
+			Loop:               pilotage.Loop{Validate: binding.Tool(l.ID, binding.Validate)},
+			Locator:            l.Locator,
+			ContextSchema:      l.ContextSchema,
+			ExecutionMode:      l.ExecutionMode,
+			TraceLevel:         l.TraceLevel,
+			Retention:          l.Retention,
+			TraceSubprogram:    l.TraceSubprogram,
+			PromotionAuthority: l.PromotionAuthority,
+		}
+		if caps.Has(pilotage.CapCatalog) {
+			e.Catalog = binding.Tool(l.ID, binding.Lookup)
+		}
+		if caps.Has(pilotage.CapExecute) {
+			e.Loop.Execute = binding.Tool(l.ID, binding.Execute)
+		}
+		if caps.Has(pilotage.CapTraceFetch) {
+			e.Loop.Trace = binding.Tool(l.ID, binding.Trace)
+		}
+		m.Languages = append(m.Languages, e)
+	}
+	return m
+}
+
+// Catalog returns the entries Language l sees, in definition order, or
+// nil when l declares no catalog.
+func Catalog(srv *language.Server, l *language.Language) []pilotage.CatalogEntry {
+	if !pilotage.Effective(srv.Capabilities, l.Capabilities).Has(pilotage.CapCatalog) {
+		return nil
+	}
+	items := []pilotage.CatalogEntry{}
+	for _, e := range srv.Catalog {
+		if len(e.Languages) == 0 || slices.Contains(e.Languages, l.ID) {
+			items = append(items, e.CatalogEntry)
+		}
+	}
+	return items
+}
+
+// CatalogVersion is the opaque catalog_version of a list of entries: a
+// hash of everything but `revision`, the one field whose change does not
+// change the version (§5.4, §11.3).
+func CatalogVersion(items []pilotage.CatalogEntry) string {
+	h := sha256.New()
+	for _, e := range items {
+		e.Revision = ""
+		b, _ := json.Marshal(e)
+		h.Write(b)
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// Snapshot builds the snapshot file: the manifest, every Language's
+// guides with their bodies, and each catalog-bearing Language's catalog.
+func Snapshot(srv *language.Server) *pilotage.Snapshot {
+	s := &pilotage.Snapshot{Snapshot: pilotage.SnapshotFormat, Manifest: *Manifest(srv),
+		Guides: map[string][]pilotage.Guide{}}
+	for _, l := range srv.Languages {
+		gs := []pilotage.Guide{}
+		for _, g := range l.Guides {
+			pg := g.Guide
+			body := g.Body
+			pg.Body = &body
+			gs = append(gs, pg)
+		}
+		s.Guides[l.ID] = gs
+		if items := Catalog(srv, l); items != nil {
+			if s.Catalog == nil {
+				s.Catalog = map[string]pilotage.CatalogSnapshot{}
+			}
+			s.Catalog[l.ID] = pilotage.CatalogSnapshot{CatalogVersion: CatalogVersion(items), Items: items}
+		}
+	}
+	return s
+}
+
+// JSON encodes v the way every emitted file is written: two-space
+// indentation, no HTML escaping (guides are Markdown), a final newline.
+func JSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// File is one emitted file: its path relative to the output directory
+// (slash-separated) and its bytes.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Files renders every artifact: manifest.json, snapshot.json and
+// guides/<language prefix>/<guide>.md, in that order.
+func Files(srv *language.Server) ([]File, error) {
+	man, err := JSON(Manifest(srv))
+	if err != nil {
+		return nil, err
+	}
+	snap, err := JSON(Snapshot(srv))
+	if err != nil {
+		return nil, err
+	}
+	out := []File{{"manifest.json", man}, {"snapshot.json", snap}}
+	for _, l := range srv.Languages {
+		for _, g := range l.Guides {
+			// Guide ids may hold any character; the binding's prefix rule
+			// makes them safe as file names too.
+			out = append(out, File{"guides/" + binding.Prefix(l.ID) + "/" + binding.Prefix(g.ID) + ".md", []byte(g.Body)})
+		}
+	}
+	return out, nil
+}
+
+// Write writes Files under dir, creating directories as needed.
+func Write(dir string, files []File) error {
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

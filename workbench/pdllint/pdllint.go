@@ -1,0 +1,120 @@
+// Package pdllint lints a PDL file: it compiles it (the compiler's
+// findings are the PDL-level checks), emits the snapshot the file
+// describes, and runs every lint rule on that snapshot with positions
+// mapped back to the PDL constructs the values came from. The result is
+// one report in the format every checking command prints.
+package pdllint
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// IsPDL reports whether a file name is a PDL file.
+func IsPDL(name string) bool { return strings.HasSuffix(name, ".pdl") }
+
+// Input compiles a PDL file and prepares it for lint.Run. When the file
+// has errors, no lint input is built (the snapshot would be partial) and
+// the compile findings are all there is to report.
+func Input(name string, src []byte, opts compile.Options) (*lint.Input, *compile.Result, error) {
+	res := compile.Source(name, src, opts)
+	if !res.OK() || res.Server == nil {
+		return nil, res, nil
+	}
+	snap, err := emit.JSON(emit.Snapshot(res.Server))
+	if err != nil {
+		return nil, res, err
+	}
+	in := &lint.Input{File: name, Src: snap, Locate: Locator(name, res.Server), Grammars: Grammars(res.Server)}
+	return in, res, nil
+}
+
+// Locator maps a snapshot pointer to the PDL construct it came from: the
+// longest recorded prefix of the pointer, or the file's start.
+func Locator(name string, srv *language.Server) lint.Locator {
+	all := map[string]language.Pos{}
+	for k, v := range srv.Positions {
+		all[k] = v
+	}
+	for _, l := range srv.Languages {
+		for k, v := range l.Positions {
+			all[k] = v
+		}
+	}
+	return func(pointer string, _ bool) (string, int, int) {
+		for p := pointer; ; {
+			if pos, ok := all[p]; ok {
+				return pos.File, pos.Line, pos.Column
+			}
+			if p == "" {
+				return name, 1, 1
+			}
+			p = p[:strings.LastIndexByte(p, '/')]
+		}
+	}
+}
+
+// Grammars states what the lint rules cannot see in a snapshot: each
+// Language's grammar (reading 14 of data-model.md).
+func Grammars(srv *language.Server) map[string]*lint.Grammar {
+	out := map[string]*lint.Grammar{}
+	for _, l := range srv.Languages {
+		out[l.ID] = &lint.Grammar{
+			HasBranchesOrLoops: l.Grammar.HasControlFlow(),
+			AcceptsInput:       l.Grammar.Input,
+			NativeStepIDs:      true,
+		}
+	}
+	return out
+}
+
+// Run is lint.Run for a mix of JSON and PDL inputs: each input whose
+// name ends in .pdl is compiled (file names inside it are relative to its
+// directory) and replaced by its snapshot, its compile findings join the
+// report, and its source replaces the snapshot for text snippets, since
+// every finding points into the PDL.
+func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Report, error) {
+	var linted []*lint.Input
+	var results []*compile.Result
+	for _, in := range inputs {
+		if !IsPDL(in.File) {
+			linted = append(linted, in)
+			continue
+		}
+		li, res, err := Input(in.File, in.Src, compile.Options{Dir: filepath.Dir(in.File)})
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+		if li != nil {
+			linted = append(linted, li)
+		}
+	}
+	rep, err := lint.Run(rules, linted, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rep.Files = nil
+	for _, in := range inputs {
+		rep.Files = append(rep.Files, in.File)
+	}
+	rep.Summary.Files = len(inputs)
+	for _, res := range results {
+		for k, v := range res.Sources {
+			rep.Sources[k] = v
+		}
+		rep.Add(res.Findings...)
+	}
+	if len(results) > 0 {
+		rep.Rules = append(rep.Rules, pdl.Rules...)
+	}
+	rep.Sort()
+	return rep, nil
+}
