@@ -497,7 +497,7 @@ func (c *checker) closeFrame(f *frame) {
 				hint: "reading 1: every continue of a loop has the body's expected steps after it"})
 		}
 	}
-	if !f.exited {
+	if !f.exited && len(f.entry.w.Decisions) > 0 {
 		c.add(finding{rule: RuleLoopDecisions, c: ifComplete, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(f.step)},
 			msg: fmt.Sprintf("loop entry %q has no exit decision, but the Run completed", id)})
 	}

@@ -82,19 +82,18 @@ func (p *posReader) position(off int64) jsonpos.Pos {
 }
 
 // valueStart returns the offset of the value that follows off: past
-// whitespace and one ',' or ':' separator. The decoder has read those
-// bytes by the time it has returned the value.
-func (p *posReader) valueStart(off int64) int64 {
+// whitespace and, when sep is true, one ',' or ':' separator. The decoder
+// has read those bytes by the time it has returned the value.
+func (p *posReader) valueStart(off int64, sep bool) int64 {
 	off = p.clamp(off)
-	sep := false
 	for i := int(off - p.base); i < len(p.buf); i++ {
 		switch c := p.buf[i]; c {
 		case ' ', '\t', '\n', '\r':
 		case ',', ':':
-			if sep {
+			if !sep {
 				return p.base + int64(i)
 			}
-			sep = true
+			sep = false
 		default:
 			return p.base + int64(i)
 		}

@@ -189,12 +189,19 @@ func (c *checker) finish(s *stream) ([]report.Finding, string) {
 	if runID == "" {
 		runID, _ = stringOf(s.top.runID)
 	}
-	if s.response && t.steps == nil && t.outcome == nil {
-		return c.noTrace(s, runID), runID
+	if !s.object {
+		return c.out.resolve(func(cond) bool { return true }, func(string) bool { return false }, c.file, ""), ""
 	}
-	if t.steps == nil && t.outcome == nil && t.level == nil && len(s.shape) == 0 {
+	switch {
+	case s.response && t.steps == nil && t.outcome == nil && t.level == nil:
+		return c.noTrace(s.top.outcome, runID), runID
+	case !s.response && t.steps == nil && t.level == nil && t.outcome != nil && t.runID != nil:
+		// An execute response at level none, or a refused Run's (reading 8).
+		return c.noTrace(t.outcome, runID), runID
+	case t.steps == nil && t.outcome == nil && t.level == nil:
 		c.add(finding{rule: RuleTraceShape, at: c.traceAt, msg: "not a trace: the file has no steps, level or outcome",
 			hint: "give a trace object (§5.8), an execute response or a trace-fetch response carrying one"})
+		return c.out.resolve(func(cond) bool { return true }, func(string) bool { return false }, c.file, runID), runID
 	}
 	for _, m := range []struct {
 		v    bool
@@ -238,16 +245,14 @@ func (c *checker) finish(s *stream) ([]report.Finding, string) {
 
 // noTrace handles a response without a trace: right for a refused Run
 // (reading 8) and for level none, but then nothing could be checked.
-func (c *checker) noTrace(s *stream, runID string) []report.Finding {
-	o, ok := outcomeOf(s.top.outcome)
+func (c *checker) noTrace(outcome *located, runID string) []report.Finding {
+	o, ok := outcomeOf(outcome)
 	if !ok || !pilotage.IsRefusal(*o.Status) {
 		c.add(finding{rule: RuleTraceShape, sev: report.Warning, at: site{line: 1, col: 1},
 			msg:  "the response carries no trace, so nothing was checked against the plan",
 			hint: "execute with trace_level summary or full to get a trace (§5.8.1)"})
 	}
-	all := func(cond) bool { return true }
-	none := func(string) bool { return false }
-	return c.out.resolve(all, none, c.file, runID)
+	return c.out.resolve(func(cond) bool { return true }, func(string) bool { return false }, c.file, runID)
 }
 
 // level checks the trace level (§5.8.1) and returns it; an unknown level

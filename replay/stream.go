@@ -97,6 +97,8 @@ type stream struct {
 	// trace member when the file is an execute or trace-fetch response.
 	top, inner traceMembers
 	response   bool
+	// object is true when the file is a JSON object at all.
+	object bool
 	// traceAt is where the trace object starts.
 	traceAt site
 	entries int
@@ -144,16 +146,28 @@ func walk(r io.Reader, headLimit int, onEntry func(*entry)) (*stream, *posReader
 }
 
 // fail records a decoder error as the file's syntax error.
-func (w *walker) fail(err error) error {
+func (w *walker) fail(err error) error { return w.failIn(err, -1) }
+
+// failIn records a decoder error met while decoding the value that starts
+// at offset start (-1 for a Token error). Decode's offsets count only the
+// bytes its own scanner saw, so the error is found again by parsing the
+// held bytes of the value with jsonpos, which stops at the same place.
+func (w *walker) failIn(err error, start int64) error {
 	off := w.dec.InputOffset()
 	var se *json.SyntaxError
 	msg := err.Error()
 	switch {
-	case errors.As(err, &se):
-		off = se.Offset
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		off = w.pr.total
 		msg = "unexpected end of file"
+	case errors.As(err, &se) && start < 0:
+		off = se.Offset
+	case errors.As(err, &se):
+		_, perr := jsonpos.Parse(w.pr.bytes(start, w.pr.total))
+		var pe *jsonpos.SyntaxError
+		if errors.As(perr, &pe) {
+			off = start + int64(pe.Pos.Offset)
+		}
 	}
 	pos := w.pr.position(off)
 	w.s.syntax = &site{line: pos.Line, col: pos.Column}
@@ -179,13 +193,14 @@ func (w *walker) document() error {
 	if err != nil {
 		return err
 	}
-	start := w.pr.valueStart(0)
+	start := w.pr.valueStart(0, false)
 	pos := w.pr.position(start)
 	w.s.traceAt = site{"", pos.Line, pos.Column}
 	if t != json.Delim('{') {
 		w.shape("", start, "the file holds a %s, not a trace object or a response carrying one", tokenKind(t))
 		return w.skipRest(t)
 	}
+	w.s.object = true
 	if err := w.object("", &w.s.top); err != nil {
 		return err
 	}
@@ -249,8 +264,9 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 // outcome, mode) and remembers where it is.
 func (w *walker) small(ptr string) (*located, error) {
 	var raw json.RawMessage
+	prev := w.dec.InputOffset()
 	if err := w.dec.Decode(&raw); err != nil {
-		return nil, w.fail(err)
+		return nil, w.failIn(err, w.pr.valueStart(prev, true))
 	}
 	end := w.dec.InputOffset()
 	start := end - int64(len(raw))
@@ -264,7 +280,7 @@ func (w *walker) traceMember(ptr string) error {
 	if err != nil {
 		return err
 	}
-	start := w.pr.valueStart(prev)
+	start := w.pr.valueStart(prev, true)
 	if t == nil { // "trace": null, as for a Run at level none
 		return nil
 	}
@@ -285,7 +301,7 @@ func (w *walker) steps(ptr string, m *traceMembers) error {
 	if err != nil {
 		return err
 	}
-	start := w.pr.valueStart(prev)
+	start := w.pr.valueStart(prev, true)
 	pos := w.pr.position(start)
 	if t != json.Delim('[') {
 		w.shape(ptr, start, "steps is a %s, not an array of trace steps", tokenKind(t))
@@ -298,10 +314,10 @@ func (w *walker) steps(ptr string, m *traceMembers) error {
 		e.bad = w.dec.Decode(&e.w)
 		var te *json.UnmarshalTypeError
 		if e.bad != nil && !errors.As(e.bad, &te) {
-			return w.fail(e.bad)
+			return w.failIn(e.bad, w.pr.valueStart(prev, i > 0))
 		}
 		end := w.dec.InputOffset()
-		from := w.pr.valueStart(prev)
+		from := w.pr.valueStart(prev, i > 0)
 		e.raw = w.pr.bytes(from, end)
 		p := w.pr.position(from)
 		e.site = site{ptr + "/" + strconv.Itoa(i), p.Line, p.Column}

@@ -1,0 +1,149 @@
+package replay
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// Each rule has testdata/rules/<id>.txtar. In it:
+//
+//	-- plan.json --        the plan every trace of the archive runs against
+//	-- NAME.plan.json --   (optional) the plan for NAME.json instead
+//	-- snapshot.json --    (optional) the Language, turning on closed sets
+//	-- NAME.json --        a trace file
+//	-- NAME.want --        the findings of this rule alone, one per line:
+//	                       FILE:LINE:COL SEVERITY RULE §SECTION POINTER [key=RUN_ID] [see FILE:LINE:COL]…
+//	                       (empty for a passing fixture)
+//
+// Every trace whose name starts with "pass" must be clean under all rules:
+// a passing fixture is a correct trace.
+func TestRuleFixtures(t *testing.T) {
+	for _, r := range Rules() {
+		t.Run(r.ID, func(t *testing.T) {
+			path := filepath.Join("testdata", "rules", r.ID+".txtar")
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatalf("every rule needs %s with failing and passing fixtures: %v", path, err)
+			}
+			files := map[string][]byte{}
+			for _, f := range ar.Files {
+				files[f.Name] = f.Data
+			}
+			var sawFail, sawPass bool
+			for _, f := range ar.Files {
+				name, ok := strings.CutSuffix(f.Name, ".json")
+				if !ok || strings.HasSuffix(name, ".plan") || name == "plan" || name == "snapshot" {
+					continue
+				}
+				want, ok := files[name+".want"]
+				if !ok {
+					t.Fatalf("%s: fixture %s has no %s.want", path, f.Name, name)
+				}
+				rep := replayFixture(t, files, name)
+				got := render(rep, r.ID)
+				if strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
+					t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, f.Name, got, want)
+				}
+				if strings.TrimSpace(string(want)) == "" {
+					sawPass = true
+				} else {
+					sawFail = true
+				}
+				if strings.HasPrefix(name, "pass") {
+					if all := render(rep, ""); all != "" {
+						t.Errorf("%s: %s must be clean under every rule, got:\n%s", path, f.Name, all)
+					}
+				}
+			}
+			if !sawFail || !sawPass {
+				t.Errorf("%s needs at least one failing and one passing fixture (fail=%v pass=%v)", path, sawFail, sawPass)
+			}
+		})
+	}
+}
+
+// replayFixture replays NAME.json from an archive's files.
+func replayFixture(t *testing.T, files map[string][]byte, name string) *report.Report {
+	t.Helper()
+	planName := name + ".plan.json"
+	if files[planName] == nil {
+		planName = "plan.json"
+	}
+	plan, err := LoadPlan(planName, files[planName])
+	if err != nil {
+		t.Fatalf("%s: %v", planName, err)
+	}
+	var opt Options
+	if snap := files["snapshot.json"]; snap != nil {
+		if opt.Language, err = LoadSnapshot("snapshot.json", snap, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := files[name+".json"]
+	in := Input{File: name + ".json", Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(string(src))), nil }}
+	rep, err := Run(plan, []Input{in}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// render prints the findings of one rule ("" for all) in .want form.
+func render(rep *report.Report, rule string) string {
+	var b strings.Builder
+	for _, f := range rep.Findings {
+		if rule != "" && f.Rule != rule {
+			continue
+		}
+		line := fmt.Sprintf("%s:%d:%d %s %s §%s %s", f.File, f.Line, f.Column, f.Severity, f.Rule, f.Section, f.Pointer)
+		b.WriteString(strings.TrimRight(line, " "))
+		if f.Key != "" {
+			fmt.Fprintf(&b, " key=%s", f.Key)
+		}
+		for _, r := range f.Related {
+			fmt.Fprintf(&b, " see %s:%d:%d", r.File, r.Line, r.Column)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestRulesHaveDocs keeps the rules and docs/replay.md in step: every rule
+// has a section headed by its ID that cites its section, and every rule
+// section of the page has a rule.
+func TestRulesHaveDocs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "replay.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	headings := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^### `([a-z-]+)`").FindAllStringSubmatch(doc, -1) {
+		headings[m[1]] = true
+	}
+	for _, r := range Rules() {
+		if !headings[r.ID] {
+			t.Errorf("docs/replay.md has no section \"### `%s`\"", r.ID)
+			continue
+		}
+		delete(headings, r.ID)
+		sec := doc[strings.Index(doc, "### `"+r.ID+"`"):]
+		if next := strings.Index(sec[1:], "\n### "); next > 0 {
+			sec = sec[:next]
+		}
+		if !strings.Contains(sec, "§"+r.Section) {
+			t.Errorf("docs/replay.md section %s does not cite §%s", r.ID, r.Section)
+		}
+	}
+	for id := range headings {
+		t.Errorf("docs/replay.md documents %s, which is no rule", id)
+	}
+}
