@@ -139,11 +139,13 @@ func section(b *strings.Builder, title, intro string) {
 	}
 }
 
+// prose writes a prose section; it ends with one newline, so exactly one
+// blank line separates it from the next heading.
 func prose(b *strings.Builder, title, text string) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	section(b, title, strings.TrimSpace(text))
+	b.WriteString("\n## " + title + "\n\n" + strings.TrimSpace(text) + "\n")
 }
 
 func statuses(b *strings.Builder, title, intro string, ss []Status) {

@@ -309,3 +309,15 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestRenderBlankLines keeps the rendered guide tidy: sections are
+// separated by exactly one blank line and the body ends in one newline.
+func TestRenderBlankLines(t *testing.T) {
+	body := Render("t", full())
+	if strings.Contains(body, "\n\n\n") {
+		t.Errorf("rendered body has two blank lines in a row:\n%s", body)
+	}
+	if !strings.HasSuffix(body, ".\n") || strings.HasSuffix(body, "\n\n") {
+		t.Errorf("rendered body must end in exactly one newline: %q", body[len(body)-20:])
+	}
+}
