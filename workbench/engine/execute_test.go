@@ -1,0 +1,349 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+var bg = context.Background()
+
+func exec(t *testing.T, e *Engine, principal, session, lang string, req pilotage.ExecuteRequest) *pilotage.ExecuteResponse {
+	t.Helper()
+	resp, err := e.Execute(bg, callerOf(principal, session), lang, req)
+	if err != nil {
+		t.Fatalf("execute: %v", err)
+	}
+	return resp
+}
+
+func reqErr(t *testing.T, err error, kind string) *pilotage.RequestError {
+	t.Helper()
+	var re *pilotage.RequestError
+	if !errors.As(err, &re) || re.Kind != kind {
+		t.Fatalf("want a %s request error, got %v", kind, err)
+	}
+	return re
+}
+
+func boolp(b bool) *bool { return &b }
+
+const fanProgram = `{"steps": [{"id": "f", "call": "fan.set", "with": {"on": "input.on"}}], "output": "steps.f.output"}`
+
+// TestProcessingOrder makes two checks of §6.5.2 fail at once and asserts
+// the earlier one decides the response.
+func TestProcessingOrder(t *testing.T) {
+	srv := homeServer()
+	// noret has test_run but retains nothing, so the test_run and store
+	// checks can fail together.
+	noret := *srv.Languages[0]
+	noret.ID, noret.Retention = "noret/v1", pilotage.RetentionNone
+	noret.Capabilities = caps(pilotage.CapGuides, pilotage.On(), pilotage.CapCatalog, pilotage.On(), pilotage.CapValidate, pilotage.On(),
+		pilotage.CapExecute, pilotage.With(pilotage.SubIdempotency))
+	srv.Languages = append(srv.Languages, &noret)
+	e := newEngine(t, srv, t.TempDir())
+	bad := raw(`{"steps": [{"id": "x", "call": "nope"}]}`)
+	cases := []struct {
+		name   string
+		lang   string
+		req    pilotage.ExecuteRequest
+		kind   string // request error kind, or "" for an outcome
+		status string
+	}{
+		{"selection before ref resolution", "home/v1", pilotage.ExecuteRequest{Program: bad, ProgramRef: "prog.none@1"}, pilotage.ErrInvalidRequest, ""},
+		{"ref resolution before trace level", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.none@1", TraceLevel: "loud"}, pilotage.ErrNotFound, ""},
+		{"trace level before test_run", "noret/v1", pilotage.ExecuteRequest{Program: bad, TraceLevel: "loud", TestRun: boolp(true)}, pilotage.ErrInvalidRequest, ""},
+		{"test_run before store", "noret/v1", pilotage.ExecuteRequest{Program: bad, TestRun: boolp(true), Store: boolp(true)}, pilotage.ErrUnsupported, ""},
+		{"store before idempotency", "noret/v1", pilotage.ExecuteRequest{Program: bad, Store: boolp(true), IdempotencyKey: "k"}, pilotage.ErrUnsupported, ""},
+		{"request checks before drift", "home/v1", pilotage.ExecuteRequest{Program: bad, TraceLevel: "loud", ExpectedCatalogVersion: "old"}, pilotage.ErrInvalidRequest, ""},
+		{"drift before validation", "home/v1", pilotage.ExecuteRequest{Program: bad, ExpectedCatalogVersion: "old"}, "", pilotage.StatusCatalogDrift},
+		{"validation before input binding", "home/v1", pilotage.ExecuteRequest{Program: bad, Input: raw(`[1]`)}, "", pilotage.StatusValidationError},
+		{"input binding before execution", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`7`)}, "", pilotage.StatusValidationError},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp, err := e.Execute(bg, alice, c.lang, c.req)
+			if c.kind != "" {
+				re := reqErr(t, err, c.kind)
+				if c.name == "test_run before store" && !strings.Contains(re.Message, "test_run") {
+					t.Errorf("store decided before test_run: %s", re.Message)
+				}
+				if c.name == "store before idempotency" && !strings.Contains(re.Message, "store") {
+					t.Errorf("idempotency decided before store: %s", re.Message)
+				}
+				return
+			}
+			if err != nil || resp.Outcome.Status != c.status {
+				t.Fatalf("want %s, got %+v %v", c.status, resp, err)
+			}
+			if resp.Trace != nil || resp.RunID == "" {
+				t.Errorf("a refused Run has a run_id and no trace: %+v", resp)
+			}
+			if c.name == "validation before input binding" && (len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Code != pilotage.CodeUnknownName) {
+				t.Errorf("want the program's diagnostics only, got %+v", resp.Diagnostics)
+			}
+			if c.name == "input binding before execution" && resp.Diagnostics[0].Code != pilotage.CodeInputBinding {
+				t.Errorf("want input_binding, got %+v", resp.Diagnostics)
+			}
+		})
+	}
+	// Promotion drift is decided before input binding.
+	changeEntry(t, e, "lights.set", func(en *language.Entry) { en.Risk, en.RiskHints = "dangerous", hintsOf("dangerous") })
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1", Input: raw(`{"rooms": 5}`)})
+	if resp.Outcome.Status != pilotage.StatusPromotionDrift {
+		t.Fatalf("want promotion_drift, got %+v", resp.Outcome)
+	}
+}
+
+// changeEntry applies edit to a copy of a PDL catalog entry and serves it.
+func changeEntry(t *testing.T, e *Engine, id string, edit func(*language.Entry)) {
+	t.Helper()
+	for _, en := range e.state().srv.Catalog {
+		if en.ID == id {
+			cp := *en
+			edit(&cp)
+			if err := e.UpsertEntry(&cp); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no entry %s", id)
+}
+
+// TestDriftRecovery follows §7.5: a catalog change refuses the Run with
+// catalog_drift; changed_since names the change; revalidating gives the
+// token that executes.
+func TestDriftRecovery(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	v1, err := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: raw(fanProgram)})
+	if err != nil || !v1.Valid {
+		t.Fatal(v1, err)
+	}
+	changeEntry(t, e, "fan.set", func(en *language.Entry) { en.Description = "the ceiling fan" })
+	run := pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), ExpectedCatalogVersion: v1.CatalogVersion}
+	resp := exec(t, e, "alice", "s1", "home/v1", run)
+	if resp.Outcome != (pilotage.Outcome{Status: pilotage.StatusCatalogDrift, Error: "catalog version mismatch"}) || resp.CatalogVersion == v1.CatalogVersion {
+		t.Fatalf("want catalog_drift with the new token, got %+v", resp)
+	}
+	ch, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: v1.CatalogVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ch.(*pilotage.ChangedSinceResponse); len(got.Changes) != 1 || got.Changes[0] != (pilotage.Change{ID: "fan.set", Change: pilotage.ChangeModified}) || got.CatalogVersion != resp.CatalogVersion {
+		t.Fatalf("changed_since: %+v", got)
+	}
+	v2, _ := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: raw(fanProgram)})
+	run.ExpectedCatalogVersion = v2.CatalogVersion
+	if resp := exec(t, e, "alice", "s1", "home/v1", run); !resp.Outcome.OK {
+		t.Fatalf("after revalidation: %+v", resp.Outcome)
+	}
+	// A revision-only change keeps the token (§5.4).
+	changeEntry(t, e, "fan.set", func(en *language.Entry) { en.Revision = "r2" })
+	if v3, _ := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: raw(fanProgram)}); v3.CatalogVersion != v2.CatalogVersion {
+		t.Error("a revision-only change changed catalog_version")
+	}
+	// Additions and removals show in changed_since.
+	if err := e.RemoveEntry("weather.fetch"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.UpsertEntry(mkEntry("door.bell", "actuator", "write", "", "", language.Behavior{})); err != nil {
+		t.Fatal(err)
+	}
+	ch, _ = e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: v2.CatalogVersion})
+	want := []pilotage.Change{{ID: "door.bell", Change: pilotage.ChangeAdded}, {ID: "weather.fetch", Change: pilotage.ChangeRemoved}}
+	if got := ch.(*pilotage.ChangedSinceResponse).Changes; !equalJSON(got, want) {
+		t.Errorf("changed_since: got %+v want %+v", got, want)
+	}
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// TestPromotionDrift deploys a program, changes what it references and
+// meets promotion_drift; promoting again mints a new reference (§5.4).
+func TestPromotionDrift(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: pilotage.ModeDeploy})
+	var out struct {
+		Ref string `json:"program_ref"`
+	}
+	if err := json.Unmarshal(dep.Output, &out); err != nil || !strings.HasSuffix(out.Ref, "@1") {
+		t.Fatalf("deploy output %s: %v", dep.Output, err)
+	}
+	got, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: out.Ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := got.(*pilotage.GetResponse).Entry
+	if en.Kind != "program" || en.Risk != "write" || en.RiskHints != hintsOf("write") || len(en.InputSchema) == 0 {
+		t.Errorf("promoted entry: %+v (want kind program, honest risk write, an input_schema)", en)
+	}
+	run := pilotage.ExecuteRequest{ProgramRef: out.Ref, Input: raw(`{"on": true}`), ExpectedCatalogVersion: got.(*pilotage.GetResponse).CatalogVersion}
+	if r := exec(t, e, "alice", "s1", "home/v1", run); !r.Outcome.OK || string(r.Output) != `{"ok":true}` {
+		t.Fatalf("run of the promoted program: %+v %s", r.Outcome, r.Output)
+	}
+	// Name, description and tags are not part of the baseline.
+	changeEntry(t, e, "fan.set", func(en *language.Entry) { en.Name, en.Tags = "Fan", []string{"air"} })
+	run.ExpectedCatalogVersion = ""
+	if r := exec(t, e, "alice", "s1", "home/v1", run); !r.Outcome.OK {
+		t.Fatalf("a cosmetic change drifted the promotion: %+v", r.Outcome)
+	}
+	changeEntry(t, e, "fan.set", func(en *language.Entry) { en.OutputSchema = raw(`{"type":"object"}`) })
+	r := exec(t, e, "alice", "s1", "home/v1", run)
+	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.OK || r.Trace != nil {
+		t.Fatalf("want promotion_drift, got %+v", r)
+	}
+	dep2 := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: pilotage.ModeDeploy})
+	if string(dep2.Output) == string(dep.Output) || !strings.Contains(string(dep2.Output), "@2") {
+		t.Fatalf("promoting again must mint a new reference: %s then %s", dep.Output, dep2.Output)
+	}
+	// The old reference stays what it was: still drifted.
+	if r := exec(t, e, "alice", "s1", "home/v1", run); r.Outcome.Status != pilotage.StatusPromotionDrift {
+		t.Errorf("old reference: %+v", r.Outcome)
+	}
+	// Reloading the PDL with a changed referenced entry drifts a PDL
+	// program too.
+	srv := homeServer()
+	for _, en := range srv.Catalog {
+		if en.ID == "lights.set" {
+			en.InputSchema = raw(`{"type":"object"}`)
+		}
+	}
+	if err := e.Reload(srv); err != nil {
+		t.Fatal(err)
+	}
+	if r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1", Input: raw(`{"rooms": []}`)}); r.Outcome.Status != pilotage.StatusPromotionDrift {
+		t.Errorf("PDL program after reload: %+v", r.Outcome)
+	}
+}
+
+// TestIdempotency: same key, runnable and input replay the first Run;
+// another input conflicts; refused Runs are not recorded; the window
+// survives a restart for a durable Language (§6.5.6).
+func TestIdempotency(t *testing.T) {
+	dir := t.TempDir()
+	e, err := New(homeServer(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k1"}
+	first := exec(t, e, "alice", "s1", "home/v1", req)
+	again := exec(t, e, "alice", "s2", "home/v1", pilotage.ExecuteRequest{Program: raw(`{"output": "steps.f.output", "steps": [{"with": {"on": "input.on"}, "call": "fan.set", "id": "f"}]}`), Input: raw(`{ "on" : true }`), IdempotencyKey: "k1"})
+	if !equalJSON(first, again) {
+		t.Fatalf("replay differs:\n%+v\n%+v", first, again)
+	}
+	_, err = e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": false}`), IdempotencyKey: "k1"})
+	reqErr(t, err, pilotage.ErrConflict)
+	// A refused Run is never recorded: the key stays free.
+	drift := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k2", ExpectedCatalogVersion: "stale"})
+	if drift.Outcome.Status != pilotage.StatusCatalogDrift {
+		t.Fatal(drift.Outcome)
+	}
+	ok := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k2"})
+	if !ok.Outcome.OK || ok.RunID == drift.RunID {
+		t.Fatalf("key of a refused Run replayed: %+v", ok)
+	}
+	e.Close()
+	e2 := newEngine(t, homeServer(), dir)
+	after := exec(t, e2, "alice", "s1", "home/v1", req)
+	if after.RunID != first.RunID {
+		t.Errorf("after a restart the key no longer replays: %s vs %s", after.RunID, first.RunID)
+	}
+}
+
+// TestUnboundedLoopIsBounded runs a program that would execute 10^9 body
+// steps and asserts it ends partial within its limits.
+func TestUnboundedLoopIsBounded(t *testing.T) {
+	srv := homeServer()
+	srv.Languages[0].Limits = language.Limits{Steps: 100000, Time: 3 * time.Second, Iterations: 1000, Depth: 8, Expansion: 3, MemoryBytes: 64 << 20, ProgramBytes: 1 << 20}
+	e := newEngine(t, srv, t.TempDir())
+	xs := make([]int, 1000)
+	in, _ := json.Marshal(map[string]any{"xs": xs})
+	prog := raw(`{"steps": [{"id": "a", "for_each": "input.xs", "as": "x", "do": [
+	  {"id": "b", "for_each": "input.xs", "as": "y", "do": [
+	    {"id": "c", "for_each": "input.xs", "as": "z", "do": [
+	      {"id": "f", "call": "fan.set", "with": {"on": "x == y"}}]}]}]}]}`)
+	start := time.Now()
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Input: in, TraceLevel: pilotage.LevelNone})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %s, beyond the 3s time limit", took)
+	}
+	if resp.Outcome.OK || resp.Outcome.Status != pilotage.StatusPartial || !strings.Contains(resp.Outcome.Error, "limit") {
+		t.Fatalf("want a bounded partial outcome, got %+v", resp.Outcome)
+	}
+	t.Logf("ended: %s", resp.Outcome.Error)
+}
+
+// TestTimeLimit: scripted latency that outlasts the Run's time limit ends
+// partial at the limit, with the trace so far.
+func TestTimeLimit(t *testing.T) {
+	srv := homeServer()
+	srv.Languages[0].Limits.Time = 500 * time.Millisecond
+	e := newEngine(t, srv, t.TempDir())
+	start := time.Now()
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(`{"steps": [{"id": "l", "for_each": "[1,2,3,4,5]", "as": "x", "do": [{"id": "s", "call": "slow.op"}]}]}`)})
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %s", took)
+	}
+	if resp.Outcome.Status != pilotage.StatusPartial || !strings.Contains(resp.Outcome.Error, "time limit") {
+		t.Fatalf("outcome %+v", resp.Outcome)
+	}
+	ids := []string{}
+	for _, s := range resp.Trace.Steps {
+		ids = append(ids, s.ID+"="+s.Outcome.Status)
+	}
+	if strings.Join(ids, ",") != "l=partial,s#1=success,s#2=partial" {
+		t.Errorf("trace so far: %v", ids)
+	}
+}
+
+// TestExpansionLimit: a promoted program that runs itself stops at the
+// expansion bound instead of recursing for ever.
+func TestExpansionLimit(t *testing.T) {
+	srv := homeServer()
+	rec := mkEntry("prog.rec@1", "program", "write", `{"type":"object"}`, "", language.Behavior{})
+	rec.Program = raw(`{"steps": [{"id": "again", "run": "prog.rec@1", "with": {}}]}`)
+	srv.Catalog = append(srv.Catalog, rec)
+	e := newEngine(t, srv, t.TempDir())
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.rec@1"})
+	if resp.Outcome.Status != pilotage.StatusPartial || !strings.Contains(resp.Outcome.Error, "expansion limit of 3") {
+		t.Fatalf("outcome %+v", resp.Outcome)
+	}
+	var ids []string
+	for _, s := range resp.Trace.Steps {
+		ids = append(ids, s.ID)
+	}
+	// Three nested expansions run; the fourth call is refused at the bound.
+	if got := strings.Join(ids, " "); got != "again again/again again/again/again again/again/again/again" {
+		t.Errorf("expanded ids: %s", got)
+	}
+}
+
+// TestAuthorityAtExecution: names inside a promoted body are checked at
+// execution time under the caller's authority (home/v1), or under the
+// promoter's when the Language declares promoter (ctx/v1) (§10.3, §10.4).
+func TestAuthorityAtExecution(t *testing.T) {
+	srv := homeServer()
+	locker := mkEntry("prog.locker@1", "program", "dangerous", `{"type":"object"}`, "", language.Behavior{})
+	locker.Program = raw(`{"steps": [{"id": "open", "call": "lock.open", "with": {}}], "output": "steps.open.output"}`)
+	srv.Catalog = append(srv.Catalog, locker)
+	e := newEngine(t, srv, t.TempDir())
+	r := exec(t, e, "bob", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.locker@1"})
+	if r.Outcome.OK || r.Trace.Steps[0].Outcome.Status != "denied" {
+		t.Fatalf("caller authority: bob ran lock.open: %+v", r.Trace)
+	}
+	r = exec(t, e, "bob", "s1", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: "prog.locker@1", Context: raw(`{"site": "hq"}`)})
+	if !r.Outcome.OK || string(r.Output) != `"opened"` {
+		t.Fatalf("promoter authority: %+v", r.Outcome)
+	}
+}
