@@ -117,6 +117,9 @@ func snippet(src []byte, f Finding) string {
 	} else {
 		width = tokenWidth([]rune(text), f.Column-1)
 	}
+	// A windowed line shows only part of a long subject (a guide body):
+	// the underline stops where the shown text does.
+	width = min(width, max(utf8.RuneCountInString(text)-(f.Column-1), 1))
 	gutter := fmt.Sprintf("%4d | ", f.Line)
 	pad := strings.Repeat(" ", len(gutter)-2) + "| "
 	col := max(f.Column-1, 0)
