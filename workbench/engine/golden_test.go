@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 )
@@ -114,6 +115,9 @@ func TestValidateGolden(t *testing.T) {
 			req := pilotage.ValidateRequest{Program: g.file("program"), Context: g.file("context")}
 			resp, err := e.Validate(context.Background(), callerOf(g.caller, g.session), g.lang, req)
 			g.check(t, resp, err)
+			if err == nil && resp.Plan != nil {
+				assertSchema(t, pilotage.SchemaPlan, resp.Plan)
+			}
 		})
 	}
 }
@@ -131,8 +135,26 @@ func TestExecuteGolden(t *testing.T) {
 			resp, err := e.Execute(context.Background(), callerOf(g.caller, g.session), g.lang, req)
 			g.check(t, resp, err)
 			if err == nil && resp.Trace != nil {
+				assertSchema(t, pilotage.SchemaTrace, resp.Trace)
 				assertTrace(t, e, g.lang, g.caller, req, resp)
 			}
 		})
+	}
+}
+
+// assertSchema validates v against one of the embedded wire schemas.
+func assertSchema(t *testing.T, name string, v any) {
+	t.Helper()
+	s, err := pilotage.Schema(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vi := range pilotage.Violations(s.Validate(inst)) {
+		t.Errorf("%s: %s: %s", name, vi.Pointer, vi.Message)
 	}
 }

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+)
+
+func fetch(e *Engine, principal, session, lang, runID, level string) (*pilotage.TraceFetchResponse, error) {
+	return e.Trace(bg, callerOf(principal, session), lang, pilotage.TraceFetchRequest{RunID: runID, TraceLevel: level})
+}
+
+// TestRetentionDurationSurvivesRestart: a P7D Run is fetchable after the
+// engine reopens its bbolt store, and not after the duration.
+func TestRetentionDurationSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	e, err := New(homeServer(), Options{DataDir: dir, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), TraceLevel: pilotage.LevelNone})
+	if resp.Trace != nil {
+		t.Fatal("level none returned a trace")
+	}
+	e.Close()
+	e2, err := New(homeServer(), Options{DataDir: dir, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	got, err := fetch(e2, "alice", "another-session", "home/v1", resp.RunID, "")
+	if err != nil {
+		t.Fatalf("after restart: %v", err)
+	}
+	// Recorded at the declared level although the Run asked for none.
+	if got.Trace.Level != pilotage.LevelFull || got.Outcome != resp.Outcome || string(got.Output) != string(resp.Output) || len(got.Trace.Steps[0].Input) == 0 {
+		t.Fatalf("fetched %+v", got)
+	}
+	if !strings.Contains(got.Narration, "ended with status success") || !strings.Contains(got.Narration, "fan.set ×1") {
+		t.Errorf("narration: %s", got.Narration)
+	}
+	sum, _ := fetch(e2, "alice", "s", "home/v1", resp.RunID, pilotage.LevelSummary)
+	if sum.Trace.Level != pilotage.LevelSummary || len(sum.Trace.Steps[0].Input) > 0 {
+		t.Errorf("summary fetch: %+v", sum.Trace)
+	}
+	_, err = fetch(e2, "alice", "s", "home/v1", resp.RunID, pilotage.LevelNone)
+	reqErr(t, err, pilotage.ErrInvalidRequest)
+	now = now.Add(7*24*time.Hour + time.Second)
+	_, err = fetch(e2, "alice", "s", "home/v1", resp.RunID, "")
+	reqErr(t, err, pilotage.ErrNotFound)
+}
+
+// TestRetentionSession: ctx/v1 keeps Runs for their Session only, in
+// memory; a summary-level Language never returns more than summary.
+func TestRetentionSession(t *testing.T) {
+	dir := t.TempDir()
+	e := newEngine(t, homeServer(), dir)
+	req := pilotage.ExecuteRequest{Program: raw(`"{\"steps\": [{\"id\": \"f\", \"call\": \"fan.set\", \"with\": {\"on\": \"true\"}}]}"`), Context: raw(`{"site": "hq"}`)}
+	resp := exec(t, e, "alice", "s1", "ctx/v1", req)
+	if !resp.Outcome.OK {
+		t.Fatal(resp.Outcome)
+	}
+	got, err := fetch(e, "alice", "s1", "ctx/v1", resp.RunID, pilotage.LevelFull)
+	if err != nil || got.Trace.Level != pilotage.LevelSummary {
+		t.Fatalf("same session: %+v %v", got, err)
+	}
+	if _, err := fetch(e, "alice", "s2", "ctx/v1", resp.RunID, ""); err == nil {
+		t.Error("another session fetched a session-retained Run")
+	}
+	e.EndSession("s1")
+	if _, err := fetch(e, "alice", "s1", "ctx/v1", resp.RunID, ""); err == nil {
+		t.Error("fetched after the session ended")
+	}
+	resp = exec(t, e, "alice", "s1", "ctx/v1", req)
+	e.Close()
+	e2 := newEngine(t, homeServer(), dir)
+	if _, err := fetch(e2, "alice", "s1", "ctx/v1", resp.RunID, ""); err == nil {
+		t.Error("a session Run survived a restart")
+	}
+}
+
+// TestNotFoundIsUniform: unknown, unstored (store: false), unauthorized,
+// other-Language and refused Runs all give byte-identical not_found.
+func TestNotFoundIsUniform(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	unstored := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), Store: boolp(false)})
+	stored := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), Store: boolp(true)})
+	refused := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), ExpectedCatalogVersion: "x", Store: boolp(true)})
+	if unstored.Trace == nil {
+		t.Fatal("store: false must still return the inline trace")
+	}
+	if _, err := fetch(e, "alice", "s1", "home/v1", stored.RunID, ""); err != nil {
+		t.Fatalf("stored Run: %v", err)
+	}
+	var want []byte
+	for i, c := range []struct{ who, lang, id string }{
+		{"alice", "home/v1", "run-00000000000000000000000000000000"},
+		{"alice", "home/v1", unstored.RunID},
+		{"bob", "home/v1", stored.RunID},
+		{"alice", "ctx/v1", stored.RunID},
+		{"alice", "home/v1", refused.RunID},
+	} {
+		_, err := fetch(e, c.who, "s1", c.lang, c.id, "")
+		re := reqErr(t, err, pilotage.ErrNotFound)
+		b, _ := json.Marshal(pilotage.RequestErrorEnvelope{Error: *re})
+		if i == 0 {
+			want = b
+		} else if string(b) != string(want) {
+			t.Errorf("case %d: %s differs from %s", i, b, want)
+		}
+	}
+}
