@@ -56,8 +56,9 @@ type Block struct {
 type Arg struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Key    string `parser:"(@Ident '=')?"`
-	Value  *Value `parser:"@@"`
+	// Key is the option name without its "=", empty for a positional.
+	Key   string `parser:"@Key?"`
+	Value *Value `parser:"@@"`
 }
 
 // Value is one literal, kept as written so the formatter can reprint it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -42,18 +43,52 @@ func Parse(name string, src []byte) (*File, []report.Finding) {
 	for {
 		f, err := parser.ParseBytes(name, work)
 		if err == nil {
-			return f, findings
+			stripKeys(f.Body)
+			return f, sortFindings(findings)
 		}
 		var perr participle.Error
 		if !errors.As(err, &perr) || len(findings) >= maxSyntaxErrors {
-			return f, findings
+			if f != nil {
+				stripKeys(f.Body)
+			}
+			return f, sortFindings(findings)
 		}
 		pos := perr.Position()
 		findings = append(findings, grammarFinding(perr, work))
 		if !blankLine(work, pos.Offset) {
-			return f, findings
+			if f != nil {
+				stripKeys(f.Body)
+			}
+			return f, sortFindings(findings)
 		}
 	}
+}
+
+// stripKeys drops the "=" the Key token carries from every option.
+func stripKeys(body []*Node) {
+	for _, n := range body {
+		if n.Stmt == nil {
+			continue
+		}
+		for _, a := range n.Stmt.Args {
+			a.Key = strings.TrimSuffix(a.Key, "=")
+		}
+		if n.Stmt.Block != nil {
+			stripKeys(n.Stmt.Block.Body)
+		}
+	}
+}
+
+// sortFindings orders findings by position; scan and grammar errors are
+// found in two passes.
+func sortFindings(fs []report.Finding) []report.Finding {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Line != fs[j].Line {
+			return fs[i].Line < fs[j].Line
+		}
+		return fs[i].Column < fs[j].Column
+	})
+	return fs
 }
 
 // scan lexes the whole file once, reports invalid tokens and unbalanced
@@ -63,7 +98,7 @@ func Parse(name string, src []byte) (*File, []report.Finding) {
 func scan(name string, work []byte) (findings []report.Finding, repaired []byte, ok bool) {
 	l, _ := lex.LexString(name, string(work))
 	var open []lexer.Position
-	for {
+	for len(findings) < maxSyntaxErrors {
 		t, err := l.Next()
 		if err != nil || t.EOF() {
 			break
@@ -91,9 +126,6 @@ func scan(name string, work []byte) (findings []report.Finding, repaired []byte,
 				open = open[:len(open)-1]
 			}
 		}
-		if len(findings) >= maxSyntaxErrors {
-			break
-		}
 	}
 	for i := len(open) - 1; i >= 0; i-- {
 		findings = append(findings, Errorf(RuleSyntax, open[i], lexer.Position{},
@@ -111,7 +143,7 @@ func tokenFinding(t lexer.Token) report.Finding {
 	case tokOpenText:
 		return Errorf(RuleSyntax, t.Pos, end, `close the text block with """`, "text block is never closed")
 	case tokOpenString:
-		if strings.HasSuffix(strings.TrimRight(t.Value, " \t\r"), `\`) || !strings.Contains(t.Value[1:], `\`) {
+		if !closedString(t.Value) {
 			return Errorf(RuleSyntax, t.Pos, end, `close the string with " on the same line; use """ for text over several lines`,
 				"string is never closed")
 		}
@@ -125,6 +157,18 @@ func tokenFinding(t lexer.Token) report.Finding {
 		fmt.Sprintf("unexpected character %q", r))
 }
 
+// closedString reports whether a string token ends in an unescaped quote.
+func closedString(s string) bool {
+	if len(s) < 2 || s[len(s)-1] != '"' {
+		return false
+	}
+	backslashes := 0
+	for i := len(s) - 2; i >= 0 && s[i] == '\\'; i-- {
+		backslashes++
+	}
+	return backslashes%2 == 0
+}
+
 // grammarFinding turns a participle error into a finding with a hint.
 func grammarFinding(perr participle.Error, work []byte) report.Finding {
 	pos := perr.Position()
@@ -134,19 +178,16 @@ func grammarFinding(perr participle.Error, work []byte) report.Finding {
 		end := t.Pos
 		end.Advance(firstLine(t.Value))
 		switch {
+		case afterKey(work[:min(t.Pos.Offset, len(work))]):
+			return Errorf(RuleSyntax, pos, end, "give the option a value: key=value", "option has no value")
 		case t.EOF():
 			return Errorf(RuleSyntax, pos, lexer.Position{}, "complete the last statement", "unexpected end of file")
-		case t.Value == "=" && valueMissing(work[t.Pos.Offset+1:]):
-			return Errorf(RuleSyntax, pos, end, "give the option a value: key=value", "option has no value")
 		case t.Value == "=":
-			return Errorf(RuleSyntax, pos, end, "write an option as key=value, where key is a word",
+			return Errorf(RuleSyntax, pos, end, "write an option as key=value, with no spaces around =",
 				"unexpected =")
 		case t.Value == "{":
 			return Errorf(RuleSyntax, pos, end, "a block follows a statement's arguments: keyword args… { … }",
 				"unexpected {")
-		case t.Type == tokEOL:
-			return Errorf(RuleSyntax, pos, lexer.Position{}, "give the option a value: key=value",
-				"option has no value")
 		}
 		return Errorf(RuleSyntax, pos, end, "a statement starts with a keyword (a word) on a new line",
 			fmt.Sprintf("unexpected %s %s", describe(t), clip(t.Value)))
@@ -154,11 +195,11 @@ func grammarFinding(perr participle.Error, work []byte) report.Finding {
 	return Errorf(RuleSyntax, pos, lexer.Position{}, "", perr.Message())
 }
 
-// valueMissing reports whether the text after an = holds no value on its
-// line: only spaces, then the line's end, a brace or a comment.
-func valueMissing(rest []byte) bool {
-	line := strings.TrimLeft(firstLine(string(rest)), " \t\r")
-	return line == "" || line[0] == '{' || line[0] == '}' || line[0] == '#' || line[0] == ';'
+// afterKey reports whether the text before an unexpected token ends in
+// an option's "=" (spaces aside): the option has no value.
+func afterKey(before []byte) bool {
+	b := bytes.TrimRight(before, " \t\r")
+	return len(b) > 0 && b[len(b)-1] == '='
 }
 
 // describe names a token's type for messages.
@@ -211,7 +252,7 @@ func blankLine(work []byte, offset int) bool {
 		if err != nil || t.EOF() || t.Pos.Line > line {
 			break
 		}
-		if t.Pos.Line == line && t.Type != tokWhitespace && t.Type != tokEOL {
+		if t.Pos.Line == line && t.Type != tokEOL {
 			toks = append(toks, t)
 		}
 	}

@@ -1,0 +1,176 @@
+package pdl
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with the file at path, or rewrites it with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// render prints findings one per line with their full position, so the
+// golden files pin messages, spans and hints exactly.
+func render(fs []report.Finding) []byte {
+	var b bytes.Buffer
+	for _, f := range fs {
+		fmt.Fprintf(&b, "%s:%d:%d", f.File, f.Line, f.Column)
+		if f.EndLine > 0 {
+			fmt.Fprintf(&b, "-%d:%d", f.EndLine, f.EndColumn)
+		}
+		fmt.Fprintf(&b, " %s: %s", f.Rule, f.Message)
+		if f.Hint != "" {
+			fmt.Fprintf(&b, " [hint: %s]", f.Hint)
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// TestErrors parses every file of testdata/errors and compares all of its
+// findings, with positions, with the .errors golden file next to it.
+func TestErrors(t *testing.T) {
+	files, _ := filepath.Glob("testdata/errors/*.pdl")
+	if len(files) == 0 {
+		t.Fatal("no test files")
+	}
+	for _, name := range files {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, fs := Parse(filepath.Base(name), src)
+			if len(fs) == 0 {
+				t.Fatal("no findings for a broken file")
+			}
+			golden(t, name+".errors", render(fs))
+		})
+	}
+}
+
+// TestAllErrorsInOneRun checks that recovery goes on after the first
+// error: three broken lines give three findings, on their own lines, and
+// the good statements after them still parse.
+func TestAllErrorsInOneRun(t *testing.T) {
+	src := "language \"a/v1\" {\n  title = \"x\"\n  mode immediate\n  trace = full\n  retention \"P7D\n  subprograms expanded\n}\n"
+	f, fs := Parse("x.pdl", []byte(src))
+	var lines []int
+	for _, x := range fs {
+		lines = append(lines, x.Line)
+	}
+	if fmt.Sprint(lines) != "[2 4 5]" {
+		t.Fatalf("finding lines = %v, want [2 4 5]:\n%s", lines, render(fs))
+	}
+	var kws []string
+	for _, s := range f.Body[0].Stmt.Children() {
+		kws = append(kws, s.Keyword)
+	}
+	if got := strings.Join(kws, " "); got != "_ mode _ retention subprograms" {
+		t.Errorf("recovered statements = %q", got)
+	}
+}
+
+// TestHostile feeds inputs that must give findings quickly and never
+// panic: binary garbage, deep nesting, a file over the size limit, and
+// long runs of one character.
+func TestHostile(t *testing.T) {
+	rnd := rand.New(rand.NewSource(1))
+	garbage := make([]byte, 64<<10)
+	rnd.Read(garbage)
+	cases := map[string][]byte{
+		"garbage":        garbage,
+		"deep":           bytes.Repeat([]byte("a {\n"), 20000),
+		"deep-oneline":   bytes.Repeat([]byte("{"), 100000),
+		"too-big":        bytes.Repeat([]byte("# x\n"), MaxFileBytes/4+1),
+		"closers":        bytes.Repeat([]byte("}"), 100000),
+		"quotes":         bytes.Repeat([]byte(`"`), 100001),
+		"equals":         bytes.Repeat([]byte("a = = = =\n"), 5000),
+		"nul":            make([]byte, 4096),
+		"unclosed-text":  append([]byte(`x """`), bytes.Repeat([]byte("y\n"), 20000)...),
+		"invalid-utf8":   []byte("language \xff\xfe {\n}\n"),
+		"backtick-storm": append(bytes.Repeat([]byte("a `b` `"), 5000), '`'),
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			_, fs := Parse(name, src)
+			if len(fs) == 0 {
+				t.Error("no findings")
+			}
+			if len(fs) > maxSyntaxErrors+1 {
+				t.Errorf("%d findings; recovery must stop at %d", len(fs), maxSyntaxErrors)
+			}
+			for _, f := range fs {
+				if f.Line < 1 || f.Column < 1 || f.Message == "" {
+					t.Errorf("unpositioned finding %+v", f)
+				}
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// TestLargeFile parses a valid file of 5,000 statements: no findings,
+// and every statement is in the tree.
+func TestLargeFile(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "entry \"e%d\" kind=device risk=safe {\n  name \"Entry %d\"\n}\n", i, i)
+	}
+	f, fs := Parse("big.pdl", []byte(b.String()))
+	if len(fs) != 0 {
+		t.Fatalf("findings: %s", render(fs))
+	}
+	if n := len(Stmts(f.Body)); n != 5000 {
+		t.Errorf("%d statements, want 5000", n)
+	}
+}
+
+// TestValues pins how each literal kind decodes.
+func TestValues(t *testing.T) {
+	src := "s word 12ms \"a\\tb\" `raw \\n` \"\"\"\n    line one\n      indented\n\n    last\n    \"\"\" k=v\n"
+	f, fs := Parse("v.pdl", []byte(src))
+	if len(fs) > 0 {
+		t.Fatal(string(render(fs)))
+	}
+	s := f.Body[0].Stmt
+	var got []string
+	for _, a := range s.Args {
+		got = append(got, fmt.Sprintf("%s|%s|%q", a.Key, a.Value.Kind(), a.Value.Str()))
+	}
+	want := []string{
+		`|word|"word"`, `|number|"12ms"`, `|string|"a\tb"`, `|raw string|"raw \\n"`,
+		`|text block|"line one\n  indented\n\nlast\n"`, `k|word|"v"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
