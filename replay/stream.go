@@ -198,10 +198,12 @@ func (w *walker) document() error {
 	w.s.traceAt = site{"", pos.Line, pos.Column}
 	if t != json.Delim('{') {
 		w.shape("", start, "the file holds a %s, not a trace object or a response carrying one", tokenKind(t))
-		return w.skipRest(t)
+		err = w.skipRest(t)
+	} else {
+		w.s.object = true
+		err = w.object("", &w.s.top)
 	}
-	w.s.object = true
-	if err := w.object("", &w.s.top); err != nil {
+	if err != nil {
 		return err
 	}
 	// Anything after the top-level value is malformed JSON.

@@ -1,0 +1,96 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// fixtureFiles returns every file of the rule fixtures, for fuzz seeds.
+func fixtureFiles(f *testing.F) []txtar.File {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "rules", "*.txtar"))
+	var out []txtar.File
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, ar.Files...)
+	}
+	if len(out) == 0 {
+		f.Fatal("no fixtures to seed from")
+	}
+	return out
+}
+
+// FuzzReplay feeds arbitrary bytes as a trace. Whatever they are, replay
+// ends with findings, never a panic or a hang; malformed JSON is exactly
+// one trace-json finding and well-formed JSON none; every finding names a
+// rule and a position.
+func FuzzReplay(f *testing.F) {
+	planSrc, err := os.ReadFile(filepath.Join("testdata", "plan.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	plan, err := LoadPlan("plan.json", planSrc)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range fixtureFiles(f) {
+		if strings.HasSuffix(file.Name, ".json") {
+			f.Add(file.Data)
+		}
+	}
+	f.Add([]byte(strings.Repeat("[", 20000)))
+	f.Add([]byte(`{"steps": [{"id": "each", "kind": "loop", "decisions": [` + strings.Repeat(`{"at": "each", "took": "continue"},`, 500) + `{}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res := Replay(plan, "fuzz.json", bytes.NewReader(data), Options{MaxPerRule: 5})
+		syntax := 0
+		for _, fd := range res.Findings {
+			if RuleByID(fd.Rule) == nil {
+				t.Fatalf("finding of unknown rule %q", fd.Rule)
+			}
+			if fd.Rule == RuleTraceJSON {
+				syntax++
+			}
+			if fd.Line < 1 && !strings.Contains(fd.Message, "are not listed") {
+				t.Fatalf("finding without a position: %+v", fd)
+			}
+		}
+		if valid := json.Valid(data); valid && syntax > 0 || !valid && (syntax != 1 || len(res.Findings) != 1) {
+			t.Fatalf("json.Valid=%v but %d trace-json findings among %d: %+v", valid, syntax, len(res.Findings), res.Findings)
+		}
+	})
+}
+
+// FuzzLoadPlan feeds arbitrary bytes as a plan: LoadPlan returns a plan
+// or an error, and a trace replays against whatever plan it returned.
+func FuzzLoadPlan(f *testing.F) {
+	trace, err := os.ReadFile(filepath.Join("testdata", "trace.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range fixtureFiles(f) {
+		if strings.HasSuffix(file.Name, "plan.json") {
+			f.Add(file.Data)
+		}
+	}
+	f.Add([]byte(`{"steps": [{"id": "a", "kind": "loop", "loop": "b"}, {"id": "b", "kind": "loop", "loop": "a"}, {"id": "c", "loop": "a"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		plan, err := LoadPlan("fuzz.plan.json", data)
+		if err != nil {
+			return
+		}
+		for _, s := range plan.Steps {
+			if len(s.Chain) > len(plan.Steps) {
+				t.Fatalf("step %q has %d ancestors in a plan of %d steps", s.ID, len(s.Chain), len(plan.Steps))
+			}
+		}
+		Replay(plan, "trace.json", bytes.NewReader(trace), Options{})
+	})
+}
