@@ -89,6 +89,9 @@ type Report struct {
 	Files []string
 	// Sources maps a file name to its bytes, for source snippets in text.
 	Sources map[string][]byte
+	// KeyLabel names what Finding.Key holds ("run_id" for replay), so the
+	// text writer can show it; empty shows no key.
+	KeyLabel string
 }
 
 // Add appends findings and keeps the summary counts in step.

@@ -48,6 +48,9 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 		if f.Pointer != "" {
 			fmt.Fprintf(bw, "  %s %s\n", paint(ansiDim, "at"), f.Pointer)
 		}
+		if f.Key != "" && r.KeyLabel != "" {
+			fmt.Fprintf(bw, "  %s %s %s\n", paint(ansiDim, "in"), r.KeyLabel, f.Key)
+		}
 		for _, rel := range f.Related {
 			fmt.Fprintf(bw, "  %s %s:%d:%d %s\n", paint(ansiDim, "see"), rel.File, rel.Line, rel.Column, rel.Note)
 		}
