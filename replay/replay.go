@@ -58,7 +58,7 @@ func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
 		sort.Strings(unknown)
 		return nil, fmt.Errorf("unknown rule %q; list the rules with --list-rules", unknown[0])
 	}
-	rep := &report.Report{Tool: "pilotage replay", Sources: map[string][]byte{plan.File: plan.Src}}
+	rep := &report.Report{Tool: "pilotage replay", Sources: map[string][]byte{plan.File: plan.Src}, KeyLabel: "run_id"}
 	enabled := 0
 	for _, r := range Rules() {
 		if !opt.Disabled[r.ID] {
