@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/alecthomas/participle/v2/lexer"
 	"io/fs"
 	"slices"
 	"sort"
@@ -187,13 +188,14 @@ func (c *compiler) resolveEntries() {
 				}
 			}
 		}
-		resolved := false
+		resolved, reported := false, false
 		for _, ls := range c.langs {
 			if !sees(e, ls.lang.ID) {
 				continue
 			}
 			if !pilotage.Effective(c.srv.Capabilities, ls.lang.Capabilities).Has(pilotage.CapCatalog) {
 				if len(e.Languages) > 0 {
+					reported = true
 					c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in that Language, or remove it from languages (§4.3 rule 2)",
 						"entry %s is for Language %s, which declares no catalog", e.ID, ls.lang.ID)
 				}
@@ -202,7 +204,7 @@ func (c *compiler) resolveEntries() {
 			c.resolveIn(es, ls, !resolved)
 			resolved = true
 		}
-		if !resolved && len(c.langs) > 0 && (len(e.Languages) == 0 || c.lang(e.Languages[0]) != nil) {
+		if !resolved && !reported && len(c.langs) > 0 && (len(e.Languages) == 0 || c.lang(e.Languages[0]) != nil) {
 			c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in a Language that should offer it (§4.3 rule 2)",
 				"entry %s is in no Language's catalog", e.ID)
 		}
@@ -393,7 +395,17 @@ func (c *compiler) cel(a *pdl.Arg, wantBool bool) string {
 	}
 	ast, iss := celEnv.Compile(src)
 	if iss != nil && iss.Err() != nil {
-		c.errf(pdl.RuleCEL, argAt{a}, "expressions are CEL over input, as in input.room == \"garage\"", "CEL: %s", oneLine(iss.Err().Error()))
+		// Point at the first error inside the literal when it is on one
+		// line: the quote, then the CEL column (0-based in cel-go).
+		first := iss.Errors()[0]
+		pos, end := argAt{a}.span()
+		if col := first.Location.Column(); first.Location.Line() == 1 && !strings.Contains(a.Value.Literal(), "\n") && col >= 0 {
+			pos = a.Value.Pos
+			pos.Column += 1 + col
+			end = lexer.Position{}
+		}
+		c.findings = append(c.findings, pdl.Errorf(pdl.RuleCEL, pos, end, "expressions are CEL over input, as in input.room == \"garage\"",
+			"CEL: "+oneLine(first.Message)))
 		return ""
 	}
 	if wantBool && ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {

@@ -97,7 +97,9 @@ func newCompiler(name string, opts Options, res *Result) *compiler {
 		dir := opts.Dir
 		opts.ReadFile = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) }
 	}
-	return &compiler{name: name, opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}}}
+	c := &compiler{name: name, opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}}}
+	c.shared.c = c
+	return c
 }
 
 // errf records an error finding at a statement, argument or value.

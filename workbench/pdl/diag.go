@@ -54,7 +54,7 @@ var sections = func() map[string]string {
 func Errorf(rule string, pos, end lexer.Position, hint, msg string) report.Finding {
 	f := report.Finding{Rule: rule, Section: sections[rule], Severity: report.Error, Message: msg,
 		File: pos.Filename, Line: pos.Line, Column: pos.Column, Hint: hint}
-	if end.Line > 0 {
+	if end.Line > pos.Line || (end.Line == pos.Line && end.Column > pos.Column) {
 		f.EndLine, f.EndColumn = end.Line, end.Column
 	}
 	return f
