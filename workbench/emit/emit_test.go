@@ -1,0 +1,148 @@
+package emit_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden")
+
+// examples are the Languages of langs/, each built into testdata/golden/<name>.
+var examples = []string{"homeflow", "deploy", "calc"}
+
+func build(t testing.TB, name string) []emit.File {
+	t.Helper()
+	res, err := compile.File(filepath.Join("..", "..", "langs", name, name+".pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK() {
+		t.Fatalf("%s does not compile: %+v", name, res.Findings)
+	}
+	files, err := emit.Files(res.Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestGolden builds every example twice: both builds are byte-identical,
+// and equal to the files under testdata/golden (go test -update rewrites
+// them after a deliberate change).
+func TestGolden(t *testing.T) {
+	for _, name := range examples {
+		t.Run(name, func(t *testing.T) {
+			first, second := build(t, name), build(t, name)
+			if len(first) != len(second) {
+				t.Fatalf("builds differ in file count: %d, %d", len(first), len(second))
+			}
+			dir := filepath.Join("testdata", "golden", name)
+			if *update {
+				os.RemoveAll(dir)
+				if err := emit.Write(dir, first); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var want []string
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					rel, _ := filepath.Rel(dir, p)
+					want = append(want, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+			var got []string
+			for i, f := range first {
+				got = append(got, f.Path)
+				if !bytes.Equal(f.Data, second[i].Data) || f.Path != second[i].Path {
+					t.Errorf("%s differs between two builds", f.Path)
+				}
+				g, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+				if err != nil {
+					t.Errorf("%v (go test -update writes it)", err)
+					continue
+				}
+				if !bytes.Equal(g, f.Data) {
+					t.Errorf("%s differs from its golden file", f.Path)
+				}
+			}
+			if len(want) != len(got) {
+				t.Errorf("golden has %v, build wrote %v", want, got)
+			}
+		})
+	}
+}
+
+// TestSnapshotShape checks the snapshot against data-model.md and the
+// embedded JSON Schema, and the manifest's operation addresses against
+// binding.md.
+func TestSnapshotShape(t *testing.T) {
+	for _, name := range examples {
+		files := build(t, name)
+		var snap pilotage.Snapshot
+		if err := json.Unmarshal(files[1].Data, &snap); err != nil {
+			t.Fatal(err)
+		}
+		sch, err := pilotage.Schema("snapshot.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		json.Unmarshal(files[1].Data, &doc)
+		if err := sch.Validate(doc); err != nil {
+			t.Errorf("%s: snapshot.json fails its schema: %v", name, err)
+		}
+		for _, l := range snap.Manifest.Languages {
+			prefix := strings.NewReplacer("/", "_", ".", "_").Replace(l.ID)
+			if l.Guides != prefix+"_learn" || l.Loop.Validate != prefix+"_validate" {
+				t.Errorf("%s: addresses %q, %q", l.ID, l.Guides, l.Loop.Validate)
+			}
+			caps := pilotage.Effective(snap.Manifest.Capabilities, l.Capabilities)
+			if (l.Catalog != "") != caps.Has(pilotage.CapCatalog) || (l.Loop.Execute != "") != caps.Has(pilotage.CapExecute) ||
+				(l.Loop.Trace != "") != caps.Has(pilotage.CapTraceFetch) {
+				t.Errorf("%s: addresses do not follow the effective capabilities (§4.3 rule 7)", l.ID)
+			}
+			_, hasCatalog := snap.Catalog[l.ID]
+			if hasCatalog != caps.Has(pilotage.CapCatalog) {
+				t.Errorf("%s: catalog present = %v", l.ID, hasCatalog)
+			}
+			closed := 0
+			for _, g := range snap.Guides[l.ID] {
+				if g.Body == nil || g.SizeBytes != len(*g.Body) {
+					t.Errorf("%s: guide %s size_bytes does not match its body", l.ID, g.ID)
+				}
+				for _, tp := range g.Topics {
+					if tp == pilotage.TopicClosedSets {
+						closed++
+					}
+				}
+			}
+			if closed != 1 {
+				t.Errorf("%s: %d closed-sets guides", l.ID, closed)
+			}
+		}
+	}
+}
+
+// TestCatalogVersion: revision alone does not change catalog_version
+// (§5.4); any other field does.
+func TestCatalogVersion(t *testing.T) {
+	a := []pilotage.CatalogEntry{{ID: "x", Kind: "k", Risk: "safe"}}
+	b := []pilotage.CatalogEntry{{ID: "x", Kind: "k", Risk: "safe", Revision: "r2"}}
+	c := []pilotage.CatalogEntry{{ID: "x", Kind: "k", Risk: "write"}}
+	if emit.CatalogVersion(a) != emit.CatalogVersion(b) {
+		t.Error("revision changed catalog_version")
+	}
+	if emit.CatalogVersion(a) == emit.CatalogVersion(c) {
+		t.Error("risk change did not change catalog_version")
+	}
+}

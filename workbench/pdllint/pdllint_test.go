@@ -1,0 +1,101 @@
+package pdllint
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/lint/rules"
+)
+
+func lintFiles(t *testing.T, names ...string) *report.Report {
+	t.Helper()
+	var inputs []*lint.Input
+	for _, n := range names {
+		src, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, &lint.Input{File: n, Src: src})
+	}
+	rep, err := Run(rules.All(), inputs, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestExamplesLintClean: every Language in langs/ passes every lint rule
+// and every PDL check with zero findings, warnings and infos included.
+func TestExamplesLintClean(t *testing.T) {
+	files, _ := filepath.Glob("../../langs/*/*.pdl")
+	if len(files) < 3 {
+		t.Fatalf("found %d examples", len(files))
+	}
+	rep := lintFiles(t, files...)
+	for _, f := range rep.Findings {
+		t.Errorf("%s:%d:%d %s %s: %s", f.File, f.Line, f.Column, f.Severity, f.Rule, f.Message)
+	}
+	if rep.Summary.Files != len(files) || rep.Summary.Checked["rules"] != len(rules.All()) {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+}
+
+// TestFindingsPointIntoPDL: rules that run on the built snapshot report
+// at the PDL line of the construct the value came from.
+func TestFindingsPointIntoPDL(t *testing.T) {
+	name := filepath.Join("testdata", "floor.pdl")
+	src, _ := os.ReadFile(name)
+	rep := lintFiles(t, name)
+	if len(rep.Findings) == 0 {
+		t.Fatal("no findings")
+	}
+	lines := strings.Split(string(src), "\n")
+	found := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.File != name || f.Line < 1 || f.Line > len(lines) {
+			t.Errorf("finding outside the PDL: %+v", f)
+			continue
+		}
+		found[f.Rule+" "+strings.TrimSpace(lines[f.Line-1])] = true
+	}
+	// The line each rule must point at is the construct that breaks it.
+	for _, want := range []string{
+		"capability-floor capabilities {",
+		"capability-dependencies trace_fetch",
+	} {
+		if !found[want] {
+			t.Errorf("no finding %q; got %v", want, found)
+		}
+	}
+	var text bytes.Buffer
+	report.Write(&text, report.Text, rep, report.Options{})
+	if !strings.Contains(text.String(), "|   capabilities {") && !strings.Contains(text.String(), "| capabilities {") {
+		t.Errorf("text report shows no PDL snippet:\n%s", text.String())
+	}
+}
+
+// TestBrokenPDLReportsCompileErrors: a PDL file with errors gives its
+// compile findings (no lint rules run on a partial build), next to
+// findings of other inputs in the same run.
+func TestBrokenPDLReportsCompileErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.pdl")
+	os.WriteFile(bad, []byte("language \"x/v1\" {\n  mode sometimes\n}\n"), 0o644)
+	rep := lintFiles(t, bad)
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%d:%d %s", f.Line, f.Column, f.Rule))
+	}
+	if strings.Join(got, ", ") != "1:1 pdl-required, 2:3 pdl-value, 2:8 pdl-value" {
+		t.Errorf("findings = %v", got)
+	}
+	if !rep.Failed(false) || len(rep.Files) != 1 {
+		t.Errorf("report %+v", rep.Summary)
+	}
+}
