@@ -5,19 +5,24 @@
 // The parser is strict RFC 8259 (no comments, no trailing commas), keeps
 // object members in source order including duplicates, bounds nesting depth,
 // and reports the first syntax error at its exact position. It never panics
-// on any input.
+// on any input. It accepts exactly what encoding/json accepts, except that
+// invalid UTF-8 is an error at its position (RFC 8259 §8.1) where
+// encoding/json would silently replace it with U+FFFD.
 package jsonpos
 
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// MaxDepth bounds nesting so hostile input cannot exhaust the stack.
+// MaxDepth bounds nesting so hostile input cannot exhaust the stack: at
+// most MaxDepth objects and arrays may enclose one another, the same limit
+// encoding/json applies.
 const MaxDepth = 10000
 
 // Kind is the JSON type of a node.
@@ -109,31 +114,63 @@ func (n *Node) At(pointer string) *Node {
 	}
 	cur := n
 	for _, tok := range strings.Split(pointer[1:], "/") {
-		if cur == nil {
-			return nil
-		}
-		tok = unescapeToken(tok)
-		switch cur.Kind {
-		case Object:
-			cur = cur.Get(tok)
-		case Array:
-			i, err := strconv.Atoi(tok)
-			if err != nil || (len(tok) > 1 && tok[0] == '0') {
-				return nil
-			}
-			cur = cur.Index(i)
-		default:
+		if cur, _ = cur.child(tok); cur == nil {
 			return nil
 		}
 	}
 	return cur
 }
 
-func unescapeToken(t string) string {
-	if !strings.Contains(t, "~") {
-		return t
+// child resolves one escaped reference token below n: an object member
+// (the last of duplicates, as Get) with its key offset, or an array element
+// by a decimal index without leading zeros (RFC 6901). keyStart is -1 for
+// array elements; the node is nil when the token does not resolve.
+func (n *Node) child(tok string) (c *Node, keyStart int) {
+	if n == nil {
+		return nil, -1
 	}
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+	switch n.Kind {
+	case Object:
+		key, ok := unescapeToken(tok)
+		if !ok {
+			return nil, -1
+		}
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			if n.Members[i].Key == key {
+				return n.Members[i].Value, n.Members[i].KeyStart
+			}
+		}
+	case Array:
+		if tok == "" || (len(tok) > 1 && tok[0] == '0') {
+			return nil, -1
+		}
+		for _, c := range tok {
+			if c < '0' || c > '9' {
+				return nil, -1
+			}
+		}
+		if i, err := strconv.Atoi(tok); err == nil {
+			return n.Index(i), -1
+		}
+	}
+	return nil, -1
+}
+
+var tokenUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
+// unescapeToken undoes RFC 6901 escaping; ok is false for a '~' not
+// followed by '0' or '1', which makes the pointer malformed.
+func unescapeToken(t string) (string, bool) {
+	i := strings.IndexByte(t, '~')
+	if i < 0 {
+		return t, true
+	}
+	for ; i < len(t); i++ {
+		if t[i] == '~' && (i+1 == len(t) || (t[i+1] != '0' && t[i+1] != '1')) {
+			return "", false
+		}
+	}
+	return tokenUnescaper.Replace(t), true
 }
 
 // Value converts the tree to the plain Go values encoding/json would give
@@ -178,10 +215,17 @@ func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
 
 // Doc is a parsed JSON document with its source.
 type Doc struct {
-	Src   []byte
-	Root  *Node
-	lines []int // byte offsets of line starts, built on first Position call
+	Src  []byte
+	Root *Node
+	// marks are positions every markEvery bytes, built on the first
+	// Position call, so that a position costs a binary search and a short
+	// scan even on a megabyte-long minified line.
+	marks []Pos
 }
+
+// markEvery is the distance between two marks: small enough that the scan
+// from a mark is cheap, large enough that marks cost little memory.
+const markEvery = 512
 
 // SyntaxError is a JSON syntax error at a position.
 type SyntaxError struct {
@@ -213,34 +257,48 @@ func Parse(src []byte) (*Doc, error) {
 	return d, nil
 }
 
-// Position converts a byte offset into a line and column.
+// Position converts a byte offset into a line and column. The column
+// counts characters (utf8.RuneCount of the line up to the offset; an
+// invalid byte counts as one).
 func (d *Doc) Position(offset int) Pos {
-	if d.lines == nil {
-		d.lines = append(d.lines, 0)
-		for i, c := range d.Src {
-			if c == '\n' {
-				d.lines = append(d.lines, i+1)
-			}
+	if d.marks == nil {
+		d.marks = []Pos{{Offset: 0, Line: 1, Column: 1}}
+		scan(d.Src, d.marks[0], len(d.Src), &d.marks)
+	}
+	offset = min(max(offset, 0), len(d.Src))
+	// The last mark at or before offset, then scan to it.
+	i := sort.Search(len(d.marks), func(i int) bool { return d.marks[i].Offset > offset }) - 1
+	return scan(d.Src, d.marks[i], offset, nil)
+}
+
+// scan walks src from p, a character boundary, to offset, counting lines
+// and characters; with marks non-nil it appends a mark at the first
+// character start markEvery bytes after the previous mark. Decoding is
+// limited to src[:offset], so a character cut by offset counts byte by
+// byte, exactly as utf8.RuneCount of the line prefix would.
+func scan(src []byte, p Pos, offset int, marks *[]Pos) Pos {
+	next := p.Offset + markEvery
+	for p.Offset < offset {
+		if marks != nil && p.Offset >= next {
+			*marks = append(*marks, p)
+			next = p.Offset + markEvery
 		}
-	}
-	if offset < 0 {
-		offset = 0
-	}
-	if offset > len(d.Src) {
-		offset = len(d.Src)
-	}
-	// Binary search for the last line start <= offset.
-	lo, hi := 0, len(d.lines)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if d.lines[mid] <= offset {
-			lo = mid
-		} else {
-			hi = mid - 1
+		c := src[p.Offset]
+		switch {
+		case c == '\n':
+			p.Line++
+			p.Column = 1
+			p.Offset++
+			continue
+		case c < utf8.RuneSelf:
+			p.Offset++
+		default:
+			_, size := utf8.DecodeRune(src[p.Offset:offset])
+			p.Offset += size
 		}
+		p.Column++
 	}
-	col := utf8.RuneCount(d.Src[d.lines[lo]:offset]) + 1
-	return Pos{Offset: offset, Line: lo + 1, Column: col}
+	return p
 }
 
 // Raw returns the source bytes of n.
@@ -254,29 +312,14 @@ func (d *Doc) Locate(pointer string, key bool) (Pos, string) {
 	if d.Root == nil {
 		return d.Position(0), ""
 	}
-	tokens := []string{}
-	if pointer != "" {
+	var tokens []string
+	if pointer != "" && pointer[0] == '/' {
 		tokens = strings.Split(pointer[1:], "/")
 	}
 	cur := d.Root
 	resolved := ""
 	for i, tok := range tokens {
-		t := unescapeToken(tok)
-		var next *Node
-		keyAt := -1
-		switch cur.Kind {
-		case Object:
-			for j := len(cur.Members) - 1; j >= 0; j-- {
-				if cur.Members[j].Key == t {
-					next, keyAt = cur.Members[j].Value, cur.Members[j].KeyStart
-					break
-				}
-			}
-		case Array:
-			if n, err := strconv.Atoi(t); err == nil {
-				next = cur.Index(n)
-			}
-		}
+		next, keyAt := cur.child(tok)
 		if next == nil {
 			return d.Position(cur.Start), resolved
 		}
@@ -307,8 +350,8 @@ func (p *parser) describe(at int) string {
 	if at >= len(p.src) {
 		return "end of input"
 	}
-	r, _ := utf8.DecodeRune(p.src[at:])
-	if r == utf8.RuneError {
+	r, size := utf8.DecodeRune(p.src[at:])
+	if r == utf8.RuneError && size == 1 {
 		return fmt.Sprintf("byte 0x%02x", p.src[at])
 	}
 	return strconv.QuoteRune(r)
@@ -325,17 +368,20 @@ func (p *parser) skipWS() {
 	}
 }
 
+// value parses the value at p.i; depth counts the objects and arrays
+// enclosing it.
 func (p *parser) value(depth int) *Node {
-	if depth > MaxDepth {
-		p.fail(p.i, "nesting deeper than %d levels", MaxDepth)
-		return nil
-	}
 	if p.i >= len(p.src) {
 		p.fail(p.i, "unexpected end of input; expected a value")
 		return nil
 	}
 	start := p.i
-	switch c := p.src[p.i]; {
+	c := p.src[p.i]
+	if (c == '{' || c == '[') && depth >= MaxDepth {
+		p.fail(p.i, "nesting deeper than %d levels of objects and arrays", MaxDepth)
+		return nil
+	}
+	switch {
 	case c == '{':
 		return p.object(depth)
 	case c == '[':
@@ -499,7 +545,7 @@ func (p *parser) escape(b *strings.Builder) bool {
 			// A high surrogate pairs with a following \uDC00-\uDFFF.
 			if p.i+1 < len(p.src) && p.src[p.i] == '\\' && p.src[p.i+1] == 'u' {
 				save := p.i
-				p.i++
+				p.i += 2 // past "\u"
 				r2, ok := p.hex4(save)
 				if !ok {
 					return false
@@ -520,9 +566,9 @@ func (p *parser) escape(b *strings.Builder) bool {
 	return true
 }
 
+// hex4 reads the four hex digits of a \u escape; p.i points just after
+// the 'u', at is the escape's backslash (where an error is reported).
 func (p *parser) hex4(at int) (rune, bool) {
-	// p.i points just after 'u'.
-	p.i++
 	if len(p.src)-p.i < 4 {
 		p.fail(at, "invalid \\u escape: expected four hex digits")
 		return 0, false

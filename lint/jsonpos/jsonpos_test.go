@@ -1,0 +1,462 @@
+package jsonpos
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// corpus returns the documents of testdata/corpus.txtar plus the generated
+// ones that cannot be written as text: deep nesting around MaxDepth, huge
+// strings, invalid UTF-8 and a byte-order mark.
+func corpus(t testing.TB) map[string][]byte {
+	ar, err := txtar.ParseFile("testdata/corpus.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string][]byte{}
+	for _, f := range ar.Files {
+		docs[f.Name] = f.Data
+	}
+	nest := func(n int, inner string) []byte {
+		return []byte(strings.Repeat("[", n) + inner + strings.Repeat("]", n))
+	}
+	big := strings.Repeat("pilotage ", 1<<17) // 1.1 MB
+	gen := map[string][]byte{
+		"ok-depth-max-arrays":       nest(MaxDepth, ""),
+		"ok-depth-max-with-scalar":  nest(MaxDepth, "1"),
+		"bad-depth-over-max":        nest(MaxDepth+1, ""),
+		"bad-depth-hostile":         nest(1_000_000, ""),
+		"bad-depth-unclosed":        []byte(strings.Repeat(`{"a":[`, 200_000)),
+		"ok-depth-max-objects":      []byte(strings.Repeat(`{"a":`, MaxDepth) + "1" + strings.Repeat("}", MaxDepth)),
+		"bad-depth-over-objects":    []byte(strings.Repeat(`{"a":`, MaxDepth+1) + "1" + strings.Repeat("}", MaxDepth+1)),
+		"ok-huge-string":            []byte(`{"body": "` + big + `"}`),
+		"ok-huge-escaped-string":    []byte(`["` + strings.Repeat(`\n\u00e9`, 100_000) + `"]`),
+		"ok-huge-array":             []byte("[" + strings.Repeat("1,", 200_000) + "1]"),
+		"ok-long-number":            []byte("[" + strings.Repeat("9", 10_000) + "." + strings.Repeat("1", 10_000) + "]"),
+		"bad-huge-unterminated":     []byte(`"` + big),
+		"bad-bom":                   []byte("\xef\xbb\xbf{}"),
+		"bad-invalid-utf8-string":   []byte("[\"a\xffb\"]"),
+		"bad-invalid-utf8-key":      []byte("{\"\xc3\x28\": 1}"),
+		"bad-invalid-utf8-outside":  []byte("[1, \xff]"),
+		"bad-truncated-utf8":        []byte("[\"\xe6\x97\"]"),
+		"bad-overlong-utf8":         []byte("[\"\xc0\xaf\"]"),
+		"bad-surrogate-utf8":        []byte("[\"\xed\xa0\x80\"]"), // U+D800 encoded directly is not UTF-8
+		"bad-nul-byte":              []byte("[\"a\x00\"]"),
+		"bad-nul-outside":           []byte("[1]\x00"),
+		"ok-escaped-nul":            []byte(`["a\u0000b"]`),
+		"bad-lone-backslash-at-end": []byte(`["\`),
+		"bad-unicode-escape-at-end": []byte(`["\u00`),
+		"ok-replacement-char":       []byte("[\"\xef\xbf\xbd\"]"), // a literal U+FFFD is valid
+	}
+	for k, v := range gen {
+		docs[k+".json"] = v
+	}
+	return docs
+}
+
+// decodeStd decodes src the way JSON Schema validation wants it:
+// encoding/json with UseNumber.
+func decodeStd(src []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data")
+	}
+	return v, nil
+}
+
+// differential checks Parse against encoding/json on one document. Parse
+// must accept exactly what json.Valid accepts, except invalid UTF-8, which
+// it rejects (RFC 8259 §8.1); Value must equal the UseNumber decode; every
+// node's extent must be its exact source text.
+func differential(t testing.TB, name string, src []byte) {
+	doc, err := Parse(src)
+	want := json.Valid(src) && utf8.Valid(src)
+	if (err == nil) != want {
+		t.Fatalf("%s: Parse error = %v, but json.Valid = %v, utf8.Valid = %v", name, err, json.Valid(src), utf8.Valid(src))
+	}
+	if err != nil {
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Fatalf("%s: error %T is not a *SyntaxError", name, err)
+		}
+		checkPos(t, name, src, se.Pos)
+		if doc == nil || doc.Root != nil {
+			t.Fatalf("%s: a failed Parse must return a Doc with a nil Root", name)
+		}
+		return
+	}
+	std, err := decodeStd(src)
+	if err != nil {
+		t.Fatalf("%s: encoding/json cannot decode what Parse accepted: %v", name, err)
+	}
+	if got := doc.Root.Value(); !reflect.DeepEqual(got, std) {
+		t.Fatalf("%s: Value() differs from encoding/json:\n got %.200v\nwant %.200v", name, got, std)
+	}
+	if got, want := string(doc.Raw(doc.Root)), string(bytes.Trim(src, " \t\r\n")); got != want {
+		t.Fatalf("%s: root extent %q, want the trimmed document", name, got)
+	}
+	checkExtents(t, name, doc, doc.Root)
+}
+
+// checkExtents verifies that every node's [Start, End) is its exact source
+// text: a scalar's source decodes to the node, a container's source is
+// delimited by its brackets and holds its children in order, and every key
+// offset points at the key's opening quote. It is linear in the document,
+// so it runs on the deepest and largest corpus documents too.
+func checkExtents(t testing.TB, name string, doc *Doc, n *Node) {
+	if n.Start < 0 || n.End > len(doc.Src) || n.Start >= n.End {
+		t.Fatalf("%s: %s node extent [%d,%d) out of bounds", name, n.Kind, n.Start, n.End)
+	}
+	raw := doc.Raw(n)
+	next := n.Start + 1 // children start after the opening bracket, in order
+	inside := func(c *Node) {
+		if c.Start < next || c.End >= n.End {
+			t.Fatalf("%s: child [%d,%d) is not inside its parent [%d,%d) in order", name, c.Start, c.End, n.Start, n.End)
+		}
+		next = c.End
+		checkExtents(t, name, doc, c)
+	}
+	switch n.Kind {
+	case Object:
+		if raw[0] != '{' || raw[len(raw)-1] != '}' {
+			t.Fatalf("%s: object at %d is not delimited by braces: %.40q", name, n.Start, raw)
+		}
+		for _, m := range n.Members {
+			if m.KeyStart < next || doc.Src[m.KeyStart] != '"' || m.KeyStart >= m.Value.Start {
+				t.Fatalf("%s: key %q offset %d is not its opening quote", name, m.Key, m.KeyStart)
+			}
+			inside(m.Value)
+		}
+	case Array:
+		if raw[0] != '[' || raw[len(raw)-1] != ']' {
+			t.Fatalf("%s: array at %d is not delimited by brackets: %.40q", name, n.Start, raw)
+		}
+		for _, e := range n.Elems {
+			inside(e)
+		}
+	default:
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil || !reflect.DeepEqual(v, n.Value()) || dec.InputOffset() != int64(len(raw)) {
+			t.Fatalf("%s: %s at %d: source %.80q does not decode to %v (%v)", name, n.Kind, n.Start, raw, n.Value(), err)
+		}
+	}
+}
+
+// checkPos verifies that a position is inside the document and that its
+// line and column agree with its offset.
+func checkPos(t testing.TB, name string, src []byte, p Pos) {
+	if p.Offset < 0 || p.Offset > len(src) {
+		t.Fatalf("%s: offset %d outside [0,%d]", name, p.Offset, len(src))
+	}
+	before := src[:p.Offset]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	if p.Line != line || p.Column != col {
+		t.Fatalf("%s: position %d:%d for offset %d, want %d:%d", name, p.Line, p.Column, p.Offset, line, col)
+	}
+}
+
+func TestDifferentialCorpus(t *testing.T) {
+	docs := corpus(t)
+	if len(docs) < 75 {
+		t.Fatalf("corpus has only %d documents", len(docs))
+	}
+	for name, src := range docs {
+		t.Run(name, func(t *testing.T) {
+			differential(t, name, src)
+			_, err := Parse(src)
+			switch {
+			case strings.HasPrefix(name, "ok-") && err != nil:
+				t.Errorf("%s must parse: %v", name, err)
+			case strings.HasPrefix(name, "bad-") && err == nil:
+				t.Errorf("%s must not parse", name)
+			}
+		})
+	}
+}
+
+// Syntax errors are reported at the offending character, as line:col with
+// columns in characters, and say what was expected.
+func TestSyntaxErrorPositions(t *testing.T) {
+	tests := []struct {
+		src  string
+		pos  string
+		says string
+	}{
+		{``, "1:1", "unexpected end of input; expected a value"},
+		{"  \n  ", "2:3", "unexpected end of input"},
+		{`{"a": 1,}`, "1:9", "trailing comma before '}'"},
+		{"[1,\n 2,\n]", "3:1", "trailing comma before ']'"},
+		{`{"a" 1}`, "1:6", `unexpected '1'; expected ':' after member name "a"`},
+		{`{"a": 1 "b": 2}`, "1:9", "expected ',' or '}' after an object member"},
+		{`{a: 1}`, "1:2", "unexpected 'a'; expected a member name in double quotes"},
+		{`[1 2]`, "1:4", "expected ',' or ']' after an array element"},
+		{`{"a": 1} x`, "1:10", "unexpected 'x' after the top-level value"},
+		{`{"a": "abc`, "1:7", "unterminated string"},
+		{"{\n  \"a\": [1, 2]", "2:14", "the object has no closing '}'"},
+		{"[\"line\nbreak\"]", "1:7", "control character 0x0a in string"},
+		{`["\x41"]`, "1:3", `invalid escape '\x'`},
+		{`["\u12"]`, "1:3", "invalid \\u escape"},
+		{`[01]`, "1:2", "leading zeros"},
+		{`[-]`, "1:3", "expected a digit after '-'"},
+		{`[1.]`, "1:4", "expected a digit after '.'"},
+		{`[1e+]`, "1:5", "expected a digit in the exponent"},
+		{`[tru]`, "1:2", `invalid literal; expected "true"`},
+		{`[NaN]`, "1:2", "unexpected 'N'; expected a value"},
+		// Multi-byte characters count as one column each.
+		{`{"é": "ü", "日本語": x}`, "1:19", "unexpected 'x'"},
+		{"{\"😀\": 1,\n \"ß\": ,}", "2:7", "unexpected ','"},
+		// Invalid UTF-8 is reported at the bad byte.
+		{"[\"ab\xffc\"]", "1:5", "invalid UTF-8 byte 0xff in string"},
+		{"[1, \xff]", "1:5", "unexpected byte 0xff"},
+		{"\xef\xbb\xbf{}", "1:1", "unexpected '\\ufeff'"},
+		// A literal U+FFFD is a character, not a bad byte.
+		{"[\xef\xbf\xbd]", "1:2", "unexpected '�'"},
+		{"\t[\r\n\t1,\r\n\t]", "3:2", "trailing comma"},
+		{strings.Repeat("[", MaxDepth+1), "1:10001", "nesting deeper than 10000 levels"},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.src))
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("Parse(%.40q) = %v, want a syntax error", tt.src, err)
+			continue
+		}
+		if se.Pos.String() != tt.pos || !strings.Contains(se.Msg, tt.says) {
+			t.Errorf("Parse(%.40q) error at %s %q; want at %s saying %q", tt.src, se.Pos, se.Msg, tt.pos, tt.says)
+		}
+		if !strings.HasPrefix(err.Error(), tt.pos+": ") {
+			t.Errorf("Error() = %q does not start with the position", err.Error())
+		}
+		checkPos(t, tt.src, []byte(tt.src), se.Pos)
+	}
+}
+
+const pointerDoc = `{
+  "a/b": {"m~n": [10, {"x": "ü"}]},
+  "list": [1, 2, 3],
+  "日本": {"k": true},
+  "dup": 1,
+  "dup": {"inner": null},
+  "": {"": "empty"}
+}`
+
+func TestAt(t *testing.T) {
+	doc, err := Parse([]byte(pointerDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		ptr  string
+		want string // source text of the node, "" when it must not resolve
+	}{
+		{"", pointerDoc},
+		{"/a~1b", `{"m~n": [10, {"x": "ü"}]}`},
+		{"/a~1b/m~0n/0", `10`},
+		{"/a~1b/m~0n/1/x", `"ü"`},
+		{"/list/2", `3`},
+		{"/日本/k", `true`},
+		{"/dup", `{"inner": null}`}, // the last duplicate, as encoding/json keeps
+		{"/dup/inner", `null`},
+		{"/", `{"": "empty"}`},
+		{"//", `"empty"`},
+		{"/a/b", ""},           // unescaped '/' splits tokens
+		{"/a~1b/m~n", ""},      // '~n' is not an escape of '~'
+		{"/list/3", ""},        // out of range
+		{"/list/-1", ""},       // RFC 6901 '-' / negatives name no element
+		{"/list/-", ""},        // the past-the-end element does not exist
+		{"/list/01", ""},       // no leading zeros
+		{"/list/+1", ""},       // no sign
+		{"/list/1x", ""},       // not a number
+		{"/list/", ""},         // empty index
+		{"/list/0/deeper", ""}, // below a scalar
+		{"/missing", ""},
+		{"list", ""}, // not a pointer
+		{"/list/99999999999999999999999", ""},
+	}
+	for _, tt := range tests {
+		n := doc.Root.At(tt.ptr)
+		got := ""
+		if n != nil {
+			got = string(doc.Raw(n))
+		}
+		if got != tt.want {
+			t.Errorf("At(%q) = %q, want %q", tt.ptr, got, tt.want)
+		}
+	}
+	var nilNode *Node
+	if nilNode.At("/x") != nil || nilNode.Get("x") != nil || nilNode.Index(0) != nil || nilNode.String() != "" || nilNode.Is(Null) {
+		t.Error("a nil node resolves nothing")
+	}
+}
+
+// Locate gives the position a finding points at: the value, its key, or
+// the deepest existing ancestor when the pointer does not resolve.
+func TestLocate(t *testing.T) {
+	doc, err := Parse([]byte(pointerDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		ptr      string
+		key      bool
+		pos      string
+		resolved string
+	}{
+		{"", false, "1:1", ""},
+		{"/a~1b", false, "2:10", "/a~1b"},
+		{"/a~1b", true, "2:3", "/a~1b"},
+		{"/a~1b/m~0n/1/x", false, "2:29", "/a~1b/m~0n/1/x"},
+		{"/a~1b/m~0n/1/x", true, "2:24", "/a~1b/m~0n/1/x"},
+		{"/a~1b/m~0n/0", true, "2:19", "/a~1b/m~0n/0"}, // array elements have no key: the value
+		{"/日本/k", false, "4:15", "/日本/k"},              // columns in characters
+		{"/日本/k", true, "4:10", "/日本/k"},
+		{"/dup", true, "6:3", "/dup"}, // the key of the member that counts
+		{"/dup/inner", false, "6:20", "/dup/inner"},
+		{"/missing", false, "1:1", ""},                        // missing member: at the parent object
+		{"/a~1b/m~0n/7", false, "2:18", "/a~1b/m~0n"},         // missing element: at the array
+		{"/a~1b/m~0n/1/x/y", false, "2:29", "/a~1b/m~0n/1/x"}, // below a scalar: at the scalar
+		{"/list/01", false, "3:11", "/list"},
+		{"/list/-1", false, "3:11", "/list"},
+		{"list", false, "1:1", ""},
+		{"//", false, "7:12", "//"},
+		{"/a~1b/m~n", false, "2:10", "/a~1b"}, // a malformed escape resolves nothing
+	}
+	for _, tt := range tests {
+		pos, resolved := doc.Locate(tt.ptr, tt.key)
+		if pos.String() != tt.pos || resolved != tt.resolved {
+			t.Errorf("Locate(%q, %v) = %s %q, want %s %q", tt.ptr, tt.key, pos, resolved, tt.pos, tt.resolved)
+		}
+		checkPos(t, tt.ptr, doc.Src, pos)
+	}
+	// A document that did not parse locates everything at its start.
+	bad, _ := Parse([]byte("{oops"))
+	if pos, res := bad.Locate("/a", false); pos.String() != "1:1" || res != "" {
+		t.Errorf("Locate on a failed parse = %s %q", pos, res)
+	}
+}
+
+func TestPosition(t *testing.T) {
+	src := []byte("ab\n\tçd\r\n😀x\n")
+	doc := &Doc{Src: src}
+	for _, tt := range []struct {
+		off  int
+		want string
+	}{
+		{0, "1:1"}, {2, "1:3"}, {3, "2:1"}, {4, "2:2"}, {6, "2:3"}, {7, "2:4"}, {9, "3:1"},
+		{13, "3:2"}, {15, "4:1"}, {-5, "1:1"}, {1000, "4:1"},
+	} {
+		if got := doc.Position(tt.off); got.String() != tt.want {
+			t.Errorf("Position(%d) = %s, want %s", tt.off, got, tt.want)
+		}
+	}
+}
+
+// Position on long lines goes through marks; at every offset, including
+// offsets inside a multi-byte character and after invalid bytes, it must
+// agree with counting from the start of the line.
+func TestPositionLongLines(t *testing.T) {
+	var b bytes.Buffer
+	for i := 0; b.Len() < 8*markEvery; i++ {
+		switch i % 7 {
+		case 0:
+			b.WriteString("日本語")
+		case 1:
+			b.WriteString("\xff\xe6\x97")
+		case 2:
+			b.WriteString("😀")
+		case 3:
+			if i%3 == 0 {
+				b.WriteString("\r\n")
+			}
+		default:
+			b.WriteString("abc")
+		}
+	}
+	src := b.Bytes()
+	doc := &Doc{Src: src}
+	for off := 0; off <= len(src); off++ {
+		checkPos(t, "long", src, doc.Position(off))
+	}
+	if len(doc.marks) < 8 {
+		t.Errorf("only %d marks on %d bytes", len(doc.marks), len(src))
+	}
+}
+
+func TestNodeAccessors(t *testing.T) {
+	doc, err := Parse([]byte(`{"s": "x", "n": -1.5e3, "b": false, "z": null, "a": [1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := doc.Root
+	if r.Get("s").String() != "x" || r.Get("n").Str != "-1.5e3" || r.Get("b").Bool || !r.Get("b").Is(Bool) ||
+		!r.Get("z").Is(Null) || !r.Has("z") || r.Has("nope") || r.Get("a").Index(0).Str != "1" || r.Get("a").Index(1) != nil ||
+		r.Get("n").String() != "" || r.Get("a").Get("x") != nil {
+		t.Error("accessors disagree with the document")
+	}
+	kinds := []string{}
+	for _, m := range r.Members {
+		kinds = append(kinds, m.Value.Kind.String())
+	}
+	if got := strings.Join(kinds, ","); got != "string,number,boolean,null,array" {
+		t.Errorf("kinds = %s", got)
+	}
+}
+
+// FuzzParse: Parse agrees with encoding/json (json.Valid, UseNumber
+// decode), never panics, and every position it reports is inside the input
+// and consistent with its offset.
+func FuzzParse(f *testing.F) {
+	for _, src := range corpus(f) {
+		if len(src) < 4096 {
+			f.Add(src)
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		differential(t, "fuzz", src)
+		doc, err := Parse(src)
+		if err != nil {
+			return
+		}
+		// Locating every value and key gives in-bounds, consistent positions.
+		var walk func(n *Node, ptr string)
+		walk = func(n *Node, ptr string) {
+			for _, key := range []bool{false, true} {
+				pos, resolved := doc.Locate(ptr, key)
+				checkPos(t, ptr, src, pos)
+				if resolved != ptr {
+					t.Fatalf("Locate(%q) resolved only %q", ptr, resolved)
+				}
+			}
+			if doc.Root.At(ptr) == nil {
+				t.Fatalf("At(%q) does not resolve", ptr)
+			}
+			for _, m := range n.Members {
+				if n.Get(m.Key) != m.Value {
+					continue // an earlier duplicate: pointers name the last one
+				}
+				walk(m.Value, ptr+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(m.Key))
+			}
+			for i, e := range n.Elems {
+				walk(e, ptr+"/"+strconv.Itoa(i))
+			}
+		}
+		walk(doc.Root, "")
+	})
+}
