@@ -1,0 +1,149 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
+	"github.com/pilotage-dev/pilotage/workbench/service"
+)
+
+func (s *Server) discoverHandler() mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if _, err := arguments(req.Params.Arguments); err != nil {
+			return nil, err
+		}
+		m, err := s.svc.Discover(ctx)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		return result(m), nil
+	}
+}
+
+// opHandler serves one operation of one Language: carrier checks, the
+// argument schema (a mismatch is an invalid_request request error, §8),
+// then the service.
+func (s *Server) opHandler(lang string, op binding.Op, def toolSchemas) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := arguments(req.Params.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		if msg := checkArguments(def.check, args); msg != "" {
+			return errorResult(&pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: msg}), nil
+		}
+		v, err := s.dispatch(ctx, s.caller(req.Session, req.Extra), lang, op, args)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		return result(v), nil
+	}
+}
+
+// arguments returns the call's arguments as a JSON object. Absent
+// arguments are the empty object; anything but an object is a carrier
+// failure (binding.md), a JSON-RPC invalid-params error.
+func arguments(raw json.RawMessage) (json.RawMessage, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return json.RawMessage("{}"), nil
+	}
+	if t[0] != '{' {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tool arguments must be a JSON object"}
+	}
+	return t, nil
+}
+
+// checkArguments validates args against the tool's input schema and
+// describes the first violations, "" when they conform.
+func checkArguments(check *jsonschema.Schema, args json.RawMessage) string {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return "arguments are not valid JSON: " + err.Error()
+	}
+	vs := pilotage.Violations(check.Validate(inst))
+	if len(vs) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(vs))
+	for _, v := range vs {
+		at := v.Pointer
+		if at == "" {
+			at = "arguments"
+		}
+		parts = append(parts, at+": "+v.Message)
+	}
+	return "the arguments do not match the tool's input schema: " + strings.Join(parts, "; ")
+}
+
+// dispatch decodes the arguments into the operation's request and calls
+// the service.
+func (s *Server) dispatch(ctx context.Context, c service.Caller, lang string, op binding.Op, args json.RawMessage) (any, error) {
+	switch op {
+	case binding.Learn:
+		return serve(args, func(r pilotage.LearnRequest) (any, error) { return s.svc.Learn(ctx, c, lang, r) })
+	case binding.Lookup:
+		return serve(args, func(r pilotage.LookupRequest) (any, error) { return s.svc.Lookup(ctx, c, lang, r) })
+	case binding.Validate:
+		return serve(args, func(r pilotage.ValidateRequest) (any, error) { return s.svc.Validate(ctx, c, lang, r) })
+	case binding.Execute:
+		return serve(args, func(r pilotage.ExecuteRequest) (any, error) { return s.svc.Execute(ctx, c, lang, r) })
+	case binding.Trace:
+		return serve(args, func(r pilotage.TraceFetchRequest) (any, error) { return s.svc.Trace(ctx, c, lang, r) })
+	}
+	return nil, fmt.Errorf("no operation %q", op)
+}
+
+// serve decodes args into the request type R and calls op; a decoding
+// failure is the request's fault (invalid_request).
+func serve[R any](args json.RawMessage, op func(R) (any, error)) (any, error) {
+	var r R
+	if err := json.Unmarshal(args, &r); err != nil {
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: "arguments: " + err.Error()}
+	}
+	return op(r)
+}
+
+func (s *Server) manifestResource() mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		m, err := s.svc.Discover(ctx)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: binding.ManifestURI, MIMEType: binding.JSONMediaType, Text: string(raw)}}}, nil
+	}
+}
+
+// guideResource reads a guide's body through learn, under the reader's
+// principal, so the resource and the tool can never disagree.
+func (s *Server) guideResource(lang, id, mediaType string) mcp.ResourceHandler {
+	uri := binding.GuideURI(lang, id)
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		v, err := s.svc.Learn(ctx, s.caller(req.Session, req.Extra), lang, pilotage.LearnRequest{ID: id})
+		if err != nil {
+			if re, ok := err.(*pilotage.RequestError); ok && re.Kind == pilotage.ErrNotFound {
+				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			return nil, err
+		}
+		f, ok := v.(*pilotage.LearnFetch)
+		if !ok || f.Guide.Body == nil {
+			return nil, fmt.Errorf("learn %s %s: no guide body", lang, url.PathEscape(id))
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mediaType, Text: *f.Guide.Body}}}, nil
+	}
+}

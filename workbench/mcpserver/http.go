@@ -1,0 +1,46 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SessionIdleTimeout closes an HTTP session no request has touched for
+// this long, so a client that vanishes without DELETE still ends its
+// Session (and its retention "session" runs) eventually.
+const SessionIdleTimeout = 30 * time.Minute
+
+// HTTPHandler serves streamable HTTP. tokens maps a bearer token to the
+// principal it authenticates as; a request without a known token is
+// answered 401 before MCP sees it. The token's principal also pins the
+// Mcp-Session-Id, so one principal cannot continue another's session.
+func (s *Server) HTTPHandler(tokens map[string]string) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: SessionIdleTimeout})
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		principal, ok := lookupToken(tokens, token)
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: principal}, nil
+	}
+	// Tokens here are static PDL secrets with no expiry of their own.
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+}
+
+// lookupToken compares against every token in constant time, so response
+// timing does not reveal how much of a guessed token was right.
+func lookupToken(tokens map[string]string, token string) (string, bool) {
+	found, principal := 0, ""
+	for t, p := range tokens {
+		if subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
+			found, principal = 1, p
+		}
+	}
+	return principal, found == 1
+}

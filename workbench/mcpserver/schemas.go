@@ -1,0 +1,190 @@
+package mcpserver
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+)
+
+// toolsJSON holds every tool's input and output schema. Keeping them as
+// data lets docs and tests read the exact schemas clients see.
+//
+//go:embed tools.json
+var toolsJSON []byte
+
+type toolDef struct {
+	Description string         `json:"description"`
+	Input       map[string]any `json:"input"`
+	Output      map[string]any `json:"output"`
+}
+
+type toolFile struct {
+	Error      map[string]any     `json:"error"`
+	Diagnostic map[string]any     `json:"diagnostic"`
+	Tools      map[string]toolDef `json:"tools"`
+}
+
+// toolSchemas is one tool's published schemas and its compiled input check.
+type toolSchemas struct {
+	description string
+	input       map[string]any
+	output      map[string]any
+	check       *jsonschema.Schema
+}
+
+// loadTools reads tools.json and resolves every $ref into a self-contained
+// schema. Generic clients (the MCP Inspector validates with Ajv's default
+// draft) cannot fetch the embedded schemas' $id URLs and may not know
+// draft 2020-12, so the published schemas carry no $ref, $id or $schema.
+func loadTools() (map[string]toolSchemas, error) {
+	var f toolFile
+	if err := json.Unmarshal(toolsJSON, &f); err != nil {
+		return nil, fmt.Errorf("tools.json: %w", err)
+	}
+	local := map[string]any{"diagnostic": f.Diagnostic}
+	errSchema, err := inline(f.Error, local, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]toolSchemas{}
+	for name, d := range f.Tools {
+		in, err := inline(d.Input, local, 0)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s input: %w", name, err)
+		}
+		resp, err := inline(d.Output, local, 0)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s output: %w", name, err)
+		}
+		// A tool answers with its response or with the request-error
+		// envelope (§8); MCP wants an object schema at the root.
+		output := map[string]any{"type": "object", "anyOf": []any{resp, errSchema}}
+		check, err := compile(name, in)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = toolSchemas{description: d.Description, input: in.(map[string]any), output: output, check: check}
+	}
+	return out, nil
+}
+
+// maxInlineDepth guards against a reference cycle in the schema files.
+const maxInlineDepth = 16
+
+// inline returns v with every {"$ref": name} replaced by the named schema
+// (an embedded root-package schema, "x.json", or a local one) and $id and
+// $schema dropped.
+func inline(v any, local map[string]any, depth int) (any, error) {
+	if depth > maxInlineDepth {
+		return nil, fmt.Errorf("schema references nest deeper than %d", maxInlineDepth)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			target, err := resolve(ref, local)
+			if err != nil {
+				return nil, err
+			}
+			return inline(target, local, depth+1)
+		}
+		m := make(map[string]any, len(x))
+		for k, val := range x {
+			if k == "$id" || k == "$schema" {
+				continue
+			}
+			r, err := inline(val, local, depth)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = r
+		}
+		return m, nil
+	case []any:
+		a := make([]any, len(x))
+		for i, val := range x {
+			r, err := inline(val, local, depth)
+			if err != nil {
+				return nil, err
+			}
+			a[i] = r
+		}
+		return a, nil
+	}
+	return v, nil
+}
+
+func resolve(ref string, local map[string]any) (any, error) {
+	if s, ok := local[ref]; ok {
+		return s, nil
+	}
+	if !strings.HasSuffix(ref, ".json") {
+		return nil, fmt.Errorf("unknown schema reference %q", ref)
+	}
+	src, err := pilotage.SchemaSource(ref)
+	if err != nil {
+		return nil, fmt.Errorf("schema reference %q: %w", ref, err)
+	}
+	var v any
+	if err := json.Unmarshal(src, &v); err != nil {
+		return nil, fmt.Errorf("schema %q: %w", ref, err)
+	}
+	return v, nil
+}
+
+func compile(name string, schema any) (*jsonschema.Schema, error) {
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	url := "mem:///" + name + ".json"
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// forLanguage specialises a per-Language tool's schemas: the description
+// names the Language, and a text-range Language takes its program as a
+// string (binding.md).
+func (t toolSchemas) forLanguage(entry pilotage.LanguageEntry) (toolSchemas, error) {
+	t.description = fmt.Sprintf(t.description, entry.ID)
+	if entry.Locator != pilotage.LocatorTextRange {
+		return t, nil
+	}
+	in := cloneMap(t.input)
+	props, ok := in["properties"].(map[string]any)
+	if !ok {
+		return t, nil
+	}
+	props = cloneMap(props)
+	if _, has := props["program"]; has {
+		props["program"] = map[string]any{"type": "string", "description": "the program text"}
+	}
+	in["properties"] = props
+	check, err := compile(entry.ID, in)
+	if err != nil {
+		return t, err
+	}
+	t.input, t.check = in, check
+	return t, nil
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}

@@ -1,0 +1,291 @@
+// Package mcpserver is the project's MCP binding (shared/spec/binding.md)
+// over any service.Service: it declares the extension in initialize,
+// publishes pilotage_discover and one tool per operation per Language with
+// input and output schemas, the manifest and guides as resources, maps
+// responses and request errors onto tool results, and turns MCP sessions
+// and bearer tokens into the Session and principal of §3.7 and §10.3.
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
+	"github.com/pilotage-dev/pilotage/workbench/service"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Principal is the caller of connections that carry no bearer token
+	// (stdio, in-memory): "the principal the server was started as".
+	Principal string
+	// Logger receives the SDK's and the binding's logs; nil discards them.
+	// On stdio it must not write to standard output.
+	Logger *slog.Logger
+	// Version is the MCP implementation version reported in initialize.
+	Version string
+}
+
+// Server is one MCP server exposing a service.Service.
+type Server struct {
+	svc  service.Service
+	opts Options
+	mcp  *mcp.Server
+	defs map[string]toolSchemas
+
+	mu        sync.Mutex
+	tools     map[string]bool // names currently published
+	resources map[string]bool // URIs currently published
+	sessions  map[*mcp.ServerSession]string
+	ended     sync.WaitGroup // session watchers still to call EndSession
+}
+
+// New builds the MCP server for svc and publishes its tools and resources.
+func New(ctx context.Context, svc service.Service, opts Options) (*Server, error) {
+	defs, err := loadTools()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	m, err := svc.Discover(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("discover: %w", err)
+	}
+	impl := &mcp.Implementation{Name: "pilotage", Version: opts.Version}
+	if m.Server != nil && m.Server.Name != "" {
+		impl.Name = m.Server.Name
+	}
+	// A non-nil Capabilities drops the SDK's historical default logging
+	// capability: this server sends no MCP log messages.
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(binding.ExtensionID, binding.ExtensionSettings())
+	s := &Server{
+		svc:       svc,
+		opts:      opts,
+		defs:      defs,
+		tools:     map[string]bool{},
+		resources: map[string]bool{},
+		sessions:  map[*mcp.ServerSession]string{},
+	}
+	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{Capabilities: caps, Logger: opts.Logger})
+	if err := s.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MCP returns the underlying go-sdk server, to connect transports to.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Refresh re-reads the manifest and guide index and republishes tools and
+// resources, so a reloaded definition shows its new Languages and guides
+// (clients are told through list_changed notifications).
+func (s *Server) Refresh(ctx context.Context) error {
+	m, err := s.svc.Discover(ctx)
+	if err != nil {
+		return fmt.Errorf("discover: %w", err)
+	}
+	type pub struct {
+		tool    *mcp.Tool
+		handler mcp.ToolHandler
+	}
+	want := []pub{}
+	d := s.defs["discover"]
+	want = append(want, pub{tool(binding.DiscoverTool, d, true), s.discoverHandler()})
+	caller := service.Caller{Principal: s.opts.Principal}
+	type res struct {
+		r *mcp.Resource
+		h mcp.ResourceHandler
+	}
+	resources := []res{{&mcp.Resource{URI: binding.ManifestURI, Name: "manifest", Title: "Pilotage manifest",
+		Description: "The Pilotage manifest (§5.1), as pilotage_discover returns it.", MIMEType: binding.JSONMediaType},
+		s.manifestResource()}}
+	for _, entry := range m.Languages {
+		for _, op := range binding.Ops {
+			name := address(entry, op)
+			if name == "" {
+				continue
+			}
+			def, err := s.defs[string(op)].forLanguage(entry)
+			if err != nil {
+				return err
+			}
+			want = append(want, pub{tool(name, def, op != binding.Execute), s.opHandler(entry.ID, op, def)})
+		}
+		guides, err := s.guideIndex(ctx, caller, entry.ID)
+		if err != nil {
+			return err
+		}
+		for _, g := range guides {
+			mt := g.MediaType
+			if mt == "" {
+				mt = "text/markdown"
+			}
+			resources = append(resources, res{&mcp.Resource{URI: binding.GuideURI(entry.ID, g.ID), Name: g.ID, Title: g.Title,
+				Description: g.Description, MIMEType: mt, Size: int64(g.SizeBytes)}, s.guideResource(entry.ID, g.ID, mt)})
+		}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	toolNames := make([]string, len(want))
+	for i, p := range want {
+		toolNames[i] = p.tool.Name
+	}
+	s.tools = replace(s.tools, toolNames, s.mcp.RemoveTools)
+	for _, p := range want {
+		s.mcp.AddTool(p.tool, p.handler)
+	}
+	uris := make([]string, len(resources))
+	for i, r := range resources {
+		uris[i] = r.r.URI
+	}
+	s.resources = replace(s.resources, uris, s.mcp.RemoveResources)
+	for _, r := range resources {
+		s.mcp.AddResource(r.r, r.h)
+	}
+	return nil
+}
+
+// replace removes the published names that are no longer wanted and
+// returns the new published set.
+func replace(published map[string]bool, want []string, remove func(...string)) map[string]bool {
+	keep := make(map[string]bool, len(want))
+	for _, n := range want {
+		keep[n] = true
+	}
+	var stale []string
+	for n := range published {
+		if !keep[n] {
+			stale = append(stale, n)
+		}
+	}
+	remove(stale...)
+	return keep
+}
+
+// address is the operation address the manifest publishes for op, ""
+// when the Language does not declare it (§4.3 rule 7).
+func address(e pilotage.LanguageEntry, op binding.Op) string {
+	switch op {
+	case binding.Learn:
+		return e.Guides
+	case binding.Lookup:
+		return e.Catalog
+	case binding.Validate:
+		return e.Loop.Validate
+	case binding.Execute:
+		return e.Loop.Execute
+	case binding.Trace:
+		return e.Loop.Trace
+	}
+	return ""
+}
+
+// tool builds a tool. Every operation but execute is side-effect free
+// (§6.1–§6.4, §6.6) and says so; execute keeps MCP's conservative defaults.
+func tool(name string, d toolSchemas, readOnly bool) *mcp.Tool {
+	t := &mcp.Tool{Name: name, Description: d.description, InputSchema: d.input, OutputSchema: d.output}
+	if readOnly {
+		t.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+	}
+	return t
+}
+
+func (s *Server) guideIndex(ctx context.Context, c service.Caller, lang string) ([]pilotage.Guide, error) {
+	v, err := s.svc.Learn(ctx, c, lang, pilotage.LearnRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("learn %s: %w", lang, err)
+	}
+	idx, ok := v.(*pilotage.LearnIndex)
+	if !ok {
+		return nil, fmt.Errorf("learn %s: the index form answered %T", lang, v)
+	}
+	return idx.Guides, nil
+}
+
+// caller is the principal and Session of a request: the bearer token's
+// principal over HTTP, the configured one otherwise; one Session per MCP
+// session.
+func (s *Server) caller(ss *mcp.ServerSession, extra *mcp.RequestExtra) service.Caller {
+	c := service.Caller{Principal: s.opts.Principal}
+	if extra != nil && extra.TokenInfo != nil {
+		c.Principal = extra.TokenInfo.UserID
+	}
+	if ss != nil {
+		c.Session = s.session(ss)
+	}
+	return c
+}
+
+// session names an MCP session for the service and, the first time it is
+// seen, arranges for EndSession when it closes, so retention "session"
+// ends with the stdio connection or the Mcp-Session-Id (binding.md).
+func (s *Server) session(ss *mcp.ServerSession) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := s.sessions[ss]; ok {
+		return id
+	}
+	id := ss.ID()
+	if id == "" {
+		// stdio and in-memory sessions have no id of their own.
+		id = rand.Text()
+	}
+	s.sessions[ss] = id
+	s.ended.Add(1)
+	go func() {
+		defer s.ended.Done()
+		_ = ss.Wait()
+		s.mu.Lock()
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+		s.svc.EndSession(id)
+		s.opts.Logger.Info("session ended", "session", id)
+	}()
+	return id
+}
+
+// WaitSessions blocks until every session that has closed has been ended
+// in the service; callers use it after their transports are done.
+func (s *Server) WaitSessions() { s.ended.Wait() }
+
+// result is a processed operation: isError false, the response as
+// structuredContent and the same JSON as one text block (binding.md).
+func result(v any) *mcp.CallToolResult {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return errorResult(&pilotage.RequestError{Kind: pilotage.ErrInternal, Message: "encoding the response: " + err.Error()})
+	}
+	return &mcp.CallToolResult{StructuredContent: json.RawMessage(raw), Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}
+}
+
+// errorResult is a request error (§8): isError true, the envelope as
+// structuredContent and text. Errors that are not request errors are the
+// service's internal failures.
+func errorResult(err error) *mcp.CallToolResult {
+	var re *pilotage.RequestError
+	if !errors.As(err, &re) {
+		re = &pilotage.RequestError{Kind: pilotage.ErrInternal, Message: err.Error()}
+	}
+	raw, _ := json.Marshal(pilotage.RequestErrorEnvelope{Error: *re})
+	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(raw), Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}
+}
+
+// ServeStdio serves one Session on standard input and output until the
+// client disconnects, then ends it in the service.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	err := s.mcp.Run(ctx, &mcp.StdioTransport{})
+	s.WaitSessions()
+	return err
+}
