@@ -103,6 +103,10 @@ func LoadPlan(file string, src []byte) (*Plan, error) {
 				Hint: "a validate response has a plan only when valid is true and the Language declares plan (§5.5)"}
 		}
 	}
+	if root.Has("run_id") || root.Has("trace") {
+		return nil, &PlanError{File: file, Line: 1, Col: 1, Msg: "this is a trace or an execute response, not a plan",
+			Hint: "give the trace as an argument and the plan (or validate response) with --plan"}
+	}
 	steps := root.Get("steps")
 	if !steps.Is(jsonpos.Array) {
 		pos := doc.Position(0)
