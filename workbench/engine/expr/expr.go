@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/interpreter"
+	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
 )
 
 // Decl declares one CEL variable. Name may be qualified
@@ -107,14 +109,47 @@ type Parsed struct {
 	ast *cel.Ast
 }
 
-// Parse parses src. On failure the issues say where.
+// Parse parses src. On failure the issues say where. Parsing depends only
+// on the source and the parser limits, so results are cached: the same
+// expressions are parsed again by every validate and execute of a
+// program. The checker rewrites the AST it checks, so the cache keeps the
+// proto form and every caller gets its own copy.
 func (e *Env) Parse(src string) (*Parsed, []Issue) {
+	key := fmt.Sprintf("%d:%d\x00%s", e.limits.Depth, e.limits.Size, src)
+	if v, ok := parses.get(key); ok {
+		p := v.(parseResult)
+		if p.issues != nil {
+			return nil, p.issues
+		}
+		a := cel.ParsedExprToAstWithSource(p.parsed, common.NewTextSource(src))
+		// The proto form keeps start offsets only; restore the ranges.
+		info := a.NativeRep().SourceInfo()
+		for id, r := range p.ranges {
+			info.SetOffsetRange(id, r)
+		}
+		return &Parsed{src: src, ast: a}, nil
+	}
+	var r parseResult
 	a, iss := e.env.Parse(src)
 	if iss != nil && iss.Err() != nil {
-		return nil, issues(src, iss, nil, true)
+		r.issues = issues(src, iss, nil, true)
+		parses.put(key, r)
+		return nil, r.issues
+	}
+	if pe, err := cel.AstToParsedExpr(a); err == nil {
+		r.parsed, r.ranges = pe, maps.Clone(a.NativeRep().SourceInfo().OffsetRanges())
+		parses.put(key, r)
 	}
 	return &Parsed{src: src, ast: a}, nil
 }
+
+type parseResult struct {
+	parsed *exprpb.ParsedExpr
+	ranges map[int64]celast.OffsetRange
+	issues []Issue
+}
+
+var parses = newCache(8192)
 
 // Expr is a checked, runnable expression.
 type Expr struct {
@@ -219,14 +254,34 @@ func (p *Parsed) Refs(roots ...string) []Ref {
 		if o, ok := info.GetOffsetRange(cur.ID()); ok {
 			r.Start = int(o.Start)
 		}
-		r.End = r.Start + len([]rune(r.Root))
-		if o, ok := info.GetOffsetRange(x.ID()); ok && x.Kind() == celast.SelectKind {
-			// A select's range stops where its field name starts.
-			r.End = int(o.Stop) + len([]rune(x.AsSelect().FieldName()))
-		}
+		r.End = chainEnd([]rune(p.src), r.Start, r.Root, path)
 		out = append(out, r)
 	}))
 	return out
+}
+
+// chainEnd finds where the written chain `root.f1.f2` starting at start
+// ends in src (code points); AST positions do not record it reliably.
+func chainEnd(src []rune, start int, root string, path []string) int {
+	i := start + len([]rune(root))
+	for _, f := range path {
+		j := i
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\n') {
+			j++
+		}
+		if j >= len(src) || src[j] != '.' {
+			break
+		}
+		j++
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\n') {
+			j++
+		}
+		if !strings.HasPrefix(string(src[j:]), f) {
+			break
+		}
+		i = j + len([]rune(f))
+	}
+	return min(i, len(src))
 }
 
 // ErrCost is returned when an evaluation exceeds its cost limit.

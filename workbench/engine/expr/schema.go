@@ -34,13 +34,25 @@ func IsIdentifier(name string) bool { return identifier.MatchString(name) && !re
 type Schema map[string]any
 
 // ParseSchema decodes a schema; an absent or malformed schema types as dyn.
+// Decoded schemas are shared and must not be modified.
 func ParseSchema(raw json.RawMessage) Schema {
-	var s Schema
-	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+	if len(raw) == 0 {
 		return nil
 	}
+	if s, ok := schemas.get(string(raw)); ok {
+		return s.(Schema)
+	}
+	var s Schema
+	if json.Unmarshal(raw, &s) != nil {
+		s = nil
+	}
+	schemas.put(string(raw), s)
 	return s
 }
+
+// schemas caches decoded catalog schemas: the same few are read for every
+// argument of every call of every program.
+var schemas = newCache(4096)
 
 // Property returns the schema of a property and whether the object schema
 // lists it; closed is true when the schema forbids unlisted properties.

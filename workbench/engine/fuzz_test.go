@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+)
+
+// FuzzValidate feeds arbitrary bytes to validate as a program: the answer
+// is a response with diagnostics or a request error, never a panic, an
+// internal error or a hang.
+func FuzzValidate(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "validate", "*.txtar"))
+	for _, file := range files {
+		if a, err := txtar.ParseFile(file); err == nil {
+			for _, fl := range a.Files {
+				if fl.Name == "program" {
+					f.Add(fl.Data)
+				}
+			}
+		}
+	}
+	f.Add([]byte(`{"steps": [{"id": "x", "for_each": "[[[[[]]]]]", "as": "y", "do": [{"id": "z", "if": "y.map(a, a) == []", "then": [], "else": []}]}], "output": "x"}`))
+	e := newEngine(f, homeServer(), "")
+	f.Fuzz(func(t *testing.T, program []byte) {
+		start := time.Now()
+		resp, err := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: program})
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("validation took %s", took)
+		}
+		var re *pilotage.RequestError
+		switch {
+		case err != nil && !errors.As(err, &re):
+			t.Fatalf("internal error: %v", err)
+		case err != nil && re.Kind == pilotage.ErrInternal:
+			t.Fatalf("internal request error: %v", err)
+		case err == nil && resp.Valid != pilotage.Valid(resp.Diagnostics):
+			t.Fatalf("valid is %v with diagnostics %+v", resp.Valid, resp.Diagnostics)
+		case err == nil && resp.Valid && resp.Plan == nil:
+			t.Fatal("a valid program without a plan")
+		}
+		if err == nil {
+			for _, d := range resp.Diagnostics {
+				if d.Range != nil && (d.Range.Start < 0 || d.Range.End < d.Range.Start) {
+					t.Fatalf("bad range %+v", d)
+				}
+			}
+		}
+	})
+}
+
+// FuzzExecute runs arbitrary programs: every Run ends within the
+// Language's limits with an outcome from the closed sets.
+func FuzzExecute(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "validate", "*.txtar"))
+	for _, file := range files {
+		if data, err := os.ReadFile(file); err == nil {
+			for _, fl := range txtar.Parse(data).Files {
+				if fl.Name == "program" {
+					f.Add(fl.Data, []byte(`{"room": "attic", "rooms": ["a", "cellar"]}`))
+				}
+			}
+		}
+	}
+	srv := homeServer()
+	srv.Languages[0].Limits.Time = 500 * time.Millisecond
+	e := newEngine(f, srv, "")
+	statuses := map[string]bool{"success": true, "partial": true, "validation_error": true, "catalog_drift": true, "device_error": true}
+	f.Fuzz(func(t *testing.T, program, input []byte) {
+		start := time.Now()
+		resp, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: program, Input: input, Store: boolp(false)})
+		if took := time.Since(start); took > 3*time.Second {
+			t.Errorf("the Run took %s", took)
+		}
+		var re *pilotage.RequestError
+		if err != nil {
+			if !errors.As(err, &re) || re.Kind == pilotage.ErrInternal {
+				t.Fatalf("internal error: %v", err)
+			}
+			return
+		}
+		if !statuses[resp.Outcome.Status] || resp.Outcome.OK != (resp.Outcome.Status == pilotage.StatusSuccess) {
+			t.Fatalf("outcome %+v", resp.Outcome)
+		}
+	})
+}
