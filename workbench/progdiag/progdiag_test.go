@@ -19,9 +19,9 @@ func TestFindingsPositions(t *testing.T) {
 	input := NewDoc("input.json", []byte("{\n  \"rooms\": 3\n}\n"), false)
 	files := Files{Program: NewDoc("program.json", src, false), Input: input}
 	for _, c := range []struct {
-		name                 string
-		d                    pilotage.Diagnostic
-		file                 string
+		name                   string
+		d                      pilotage.Diagnostic
+		file                   string
 		line, col, eLine, eCol int
 	}{
 		// The value "sensors.read" on line 2, columns 26–39, quotes included.
