@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -69,8 +70,11 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool sarifTool `json:"tool"`
+	// ColumnKind says columns count characters, as every writer's do;
+	// without it consumers assume UTF-16 code units.
+	ColumnKind string        `json:"columnKind"`
+	Results    []sarifResult `json:"results"`
 }
 
 type sarifTool struct {
@@ -101,15 +105,18 @@ type sarifRuleConfig struct {
 }
 
 type sarifResult struct {
-	RuleID    string          `json:"ruleId"`
-	RuleIndex int             `json:"ruleIndex"`
-	Level     string          `json:"level"`
-	Message   sarifText       `json:"message"`
-	Locations []sarifLocation `json:"locations"`
+	RuleID           string          `json:"ruleId"`
+	RuleIndex        int             `json:"ruleIndex"`
+	Level            string          `json:"level"`
+	Message          sarifText       `json:"message"`
+	Locations        []sarifLocation `json:"locations"`
+	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
 }
 
 type sarifLocation struct {
+	ID               int           `json:"id,omitempty"`
 	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          *sarifText    `json:"message,omitempty"`
 }
 
 type sarifPhysical struct {
@@ -179,29 +186,52 @@ func writeSARIF(w io.Writer, r *Report) error {
 		if f.Line > 0 {
 			loc.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn}
 		}
+		var related []sarifLocation
+		for i, rel := range f.Related {
+			rl := sarifLocation{ID: i + 1, PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: toURI(rel.File)}}}
+			if rel.Line > 0 {
+				rl.PhysicalLocation.Region = &sarifRegion{StartLine: rel.Line, StartColumn: rel.Column}
+			}
+			if rel.Note != "" {
+				rl.Message = &sarifText{Text: rel.Note}
+			}
+			related = append(related, rl)
+		}
 		results = append(results, sarifResult{
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
-			Message:   sarifText{Text: msg},
-			Locations: []sarifLocation{{PhysicalLocation: loc}},
+			Message:          sarifText{Text: msg},
+			Locations:        []sarifLocation{{PhysicalLocation: loc}},
+			RelatedLocations: related,
 		})
 	}
 	log := sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}},
+		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, ColumnKind: "unicodeCodePoints", Results: results}},
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
 }
 
-// toURI makes a relative, slash-separated path; "-" (standard input)
+// toURI makes a URI reference of a file name: slash-separated, relative
+// names stay relative (with "./" when the first segment holds a ':', which
+// would otherwise read as a scheme), absolute names become file: URIs, and
+// characters a URI cannot hold are percent-encoded. "-" (standard input)
 // becomes "stdin".
 func toURI(file string) string {
 	if file == "-" || file == "" {
 		return "stdin"
 	}
-	return strings.ReplaceAll(file, "\\", "/")
+	p := strings.ReplaceAll(file, "\\", "/")
+	if len(p) > 2 && p[1] == ':' && p[2] == '/' && ('A' <= p[0] && p[0] <= 'Z' || 'a' <= p[0] && p[0] <= 'z') { // C:/…
+		p = "/" + p
+	}
+	u := url.URL{Path: p}
+	if strings.HasPrefix(p, "/") {
+		u.Scheme = "file"
+	}
+	return u.String()
 }
 
 // JUnit XML: one test case per input file, failing when the file has an
@@ -250,7 +280,7 @@ func writeJUnit(w io.Writer, r *Report) error {
 		c := junitCase{Name: file, Classname: r.Tool}
 		var errs, others []string
 		for _, f := range byFile[file] {
-			line := fmt.Sprintf("%s:%d:%d: %s: %s [%s §%s]", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule, f.Section)
+			line := fmt.Sprintf("%s: %s: %s [%s §%s]", location(f), f.Severity, f.Message, f.Rule, f.Section)
 			if f.Severity == Error {
 				errs = append(errs, line)
 			} else {

@@ -36,11 +36,7 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 		case Warning:
 			sevColor = ansiYellow
 		}
-		loc := f.File
-		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
-		}
-		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, loc), paint(sevColor, string(f.Severity)),
+		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, location(f)), paint(sevColor, string(f.Severity)),
 			f.Message, paint(ansiDim, fmt.Sprintf("[%s §%s]", f.Rule, f.Section)))
 		if snip := snippet(r.Sources[f.File], f); snip != "" {
 			bw.WriteString(snip)
@@ -61,6 +57,14 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 	}
 	fmt.Fprintln(bw, summaryLine(r))
 	return bw.Flush()
+}
+
+// location is file:line:col, or the file alone for a whole-file finding.
+func location(f Finding) string {
+	if f.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+	}
+	return f.File
 }
 
 func plural(n int, word string) string {
