@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
@@ -31,6 +32,12 @@ var contextSchema = &lint.Rule{
 				continue // absent, a boolean schema, or malformed (the schema rule)
 			}
 			ptr := l.Pointer + "/context_schema"
+			if depthOver(n, maxSchemaDepth) {
+				p.ReportAs(report.Warning, ptr, false,
+					fmt.Sprintf("%s: context_schema nests more than %d levels deep, so this tool did not compile it", langLabel(l), maxSchemaDepth),
+					"flatten the schema with \"$defs\" and \"$ref\"; no context needs this depth, and checking it would cost time quadratic in the depth")
+				continue
+			}
 			err := compileOffline(n.Value())
 			var sve *jsonschema.SchemaValidationError
 			if errors.As(err, &sve) {
@@ -51,8 +58,11 @@ var contextSchema = &lint.Rule{
 				err = fmt.Errorf("a \"$ref\" points at %q, which does not exist in it", strings.TrimPrefix(nf.URL, contextSchemaURL))
 			}
 			if err != nil {
-				p.Report(ptr, fmt.Sprintf("%s: context_schema does not compile: %v", langLabel(l), err),
-					"context_schema must be self-contained: a \"$ref\" may point only inside it, such as \"#/$defs/user\"")
+				hint := "context_schema must be self-contained: a \"$ref\" may point only inside it, such as \"#/$defs/user\""
+				if errors.Is(err, errRefCycle) {
+					hint = "break the loop: some schema along the \"$ref\" chain must describe the value itself instead of only referring on"
+				}
+				p.Report(ptr, fmt.Sprintf("%s: context_schema does not compile: %v", langLabel(l), err), hint)
 			}
 		}
 	},
@@ -71,8 +81,56 @@ func compileOffline(doc any) error {
 	if err := c.AddResource(contextSchemaURL, doc); err != nil {
 		return err
 	}
-	_, err := c.Compile(contextSchemaURL)
-	return err
+	sch, err := c.Compile(contextSchemaURL)
+	if err != nil {
+		return err
+	}
+	// A "$ref" chain that loops without consuming input compiles, but
+	// every validation that reaches it fails; probing with an empty
+	// object finds the loops at the root.
+	if ve, ok := sch.Validate(map[string]any{}).(*jsonschema.ValidationError); ok && hasRefCycle(ve) {
+		return errRefCycle
+	}
+	return nil
+}
+
+var errRefCycle = errors.New("its \"$ref\" chain loops back to itself without consuming any input, so every validation fails")
+
+// hasRefCycle reports whether a validation failed on a reference cycle.
+func hasRefCycle(ve *jsonschema.ValidationError) bool {
+	if _, ok := ve.ErrorKind.(*kind.RefCycle); ok {
+		return true
+	}
+	for _, c := range ve.Causes {
+		if hasRefCycle(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxSchemaDepth bounds the nesting of a context_schema lint compiles:
+// metaschema validation costs time quadratic in the depth (a 2000-level
+// schema takes seconds), and real schemas stay far below this.
+const maxSchemaDepth = 128
+
+// depthOver reports whether n nests more than limit levels of objects and
+// arrays.
+func depthOver(n *jsonpos.Node, limit int) bool {
+	if limit < 0 {
+		return true
+	}
+	for _, m := range n.Members {
+		if depthOver(m.Value, limit-1) {
+			return true
+		}
+	}
+	for _, e := range n.Elems {
+		if depthOver(e, limit-1) {
+			return true
+		}
+	}
+	return false
 }
 
 // offline is a URL loader that loads nothing.

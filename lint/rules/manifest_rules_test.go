@@ -1,0 +1,109 @@
+package rules
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// manifestRules are the rules of the manifest, capability, retention and
+// syntax categories, the ones that read a manifest's own members.
+func manifestRules() []*lint.Rule {
+	var out []*lint.Rule
+	for _, r := range All() {
+		switch r.Category {
+		case lint.CatManifest, lint.CatCapabilities, lint.CatRetention, lint.CatSyntax:
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestManifestRulesHostile feeds inputs built to hurt: many Languages, a
+// deep and a self-referencing context_schema, huge strings. Each must
+// finish quickly with findings, never a panic.
+func TestManifestRulesHostile(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(`{"pilotage": "1.1", "capabilities": {"guides": true, "validate": true, "trace_fetch": true}, "languages": [`)
+	for i := range 5000 {
+		if i > 0 {
+			many.WriteString(",")
+		}
+		fmt.Fprintf(&many, `{"id": "l/%d", "guides": "", "loop": {"validate": "v", "trace": "t"}, "locator": "x", "retention": "none"}`, i%100)
+	}
+	many.WriteString(`]}`)
+	deep := `{"pilotage": "1.1", "capabilities": {"guides": true, "validate": true}, "languages": [{"id": "a/1", "guides": "g", "loop": {"validate": "v"}, "locator": "text-range", "context_schema": ` +
+		strings.Repeat(`{"items": `, 2000) + `{"type": "nope"}` + strings.Repeat(`}`, 2000) + `}]}`
+	self := `{"pilotage": "1.1", "capabilities": {"guides": true, "validate": true}, "languages": [{"id": "a/1", "guides": "g", "loop": {"validate": "v"}, "locator": "text-range",
+	  "context_schema": {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}}]}`
+	long := `{"pilotage": "` + strings.Repeat("9", 1<<20) + `.1", "languages": [{"id": "` + strings.Repeat("/", 1<<20) +
+		`", "guides": "g", "loop": {"validate": "v"}, "locator": "` + strings.Repeat("j", 1<<20) + `", "retention": "P` + strings.Repeat("9", 1<<16) + `D"}]}`
+	for _, c := range []struct {
+		name, src string
+		want      []string // findings (as .want lines) that must be among the output
+	}{
+		{"many", many.String(), []string{
+			"error language-id-unique §3.3 /languages/4999/id",
+			"error manifest-consistency §4.3 /languages/4999/guides",
+			"error retention-obligation §4.3 /languages/4999/retention",
+			"error language-field-value §5.1 /languages/4999/locator",
+		}},
+		{"deep", deep, []string{"1:186 warning context-schema §5.1 /languages/0/context_schema"}},
+		{"self-ref", self, []string{"2:22 error context-schema §5.1 /languages/0/context_schema"}},
+		{"long", long, []string{
+			"error pilotage-version §11.1 /pilotage",
+			"error language-id §3.3 /languages/0/id",
+			"error language-field-value §5.1 /languages/0/locator",
+			"error retention-value §6.6 /languages/0/retention",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// The bound is for hangs (quadratic blow-ups), not speed: the
+			// cases take well under a second on an idle machine.
+			start := time.Now()
+			got := lintWith(manifestRules(), c.name+".json", []byte(c.src))
+			if d := time.Since(start); d > time.Minute {
+				t.Fatalf("took %v", d)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(got, w+"\n") {
+					t.Errorf("missing finding %q in:\n%.2000s", w, got)
+				}
+			}
+		})
+	}
+}
+
+// FuzzManifestRules runs the manifest rules over arbitrary bytes, seeded
+// with every fixture of their txtar files. Findings must point at a real
+// position; nothing may panic.
+func FuzzManifestRules(f *testing.F) {
+	rules := manifestRules()
+	for _, r := range rules {
+		ar, err := txtar.ParseFile(filepath.Join("testdata", r.ID+".txtar"))
+		if err != nil {
+			continue
+		}
+		for _, file := range ar.Files {
+			if strings.HasSuffix(file.Name, ".json") {
+				f.Add(file.Data)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		rep, err := lint.Run(rules, []*lint.Input{{File: "f.json", Src: src}}, lint.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range rep.Findings {
+			if fd.Line < 1 || fd.Column < 1 || fd.Message == "" {
+				t.Fatalf("bad finding %+v", fd)
+			}
+		}
+	})
+}
