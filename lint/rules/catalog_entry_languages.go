@@ -21,7 +21,7 @@ var catalogEntryLanguages = &lint.Rule{
 	Severity: report.Error,
 	Summary:  "A catalog entry's `languages` must name Languages of the manifest, including the Language whose catalog lists it.",
 	Check: func(p *lint.Pass) {
-		ids := languageIDs(p)
+		ids, known := languageIDs(p)
 		for _, l := range p.Languages {
 			if l.Catalog == nil {
 				continue
@@ -37,10 +37,10 @@ var catalogEntryLanguages = &lint.Rule{
 						continue
 					}
 					named = append(named, n.Str)
-					if !slices.Contains(ids, n.Str) {
+					if !known[n.Str] {
 						p.Report(e.Pointer+"/languages/"+strconv.Itoa(i),
 							fmt.Sprintf("%s names the Language %q, which the manifest does not have", entryLabel(e), n.Str),
-							didYouMean(n.Str, ids))
+							nearMiss(n.Str, ids, "Language ids of the manifest"))
 					}
 				}
 				if l.ID != "" && !slices.Contains(named, l.ID) {

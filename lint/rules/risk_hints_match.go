@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 
+	pilotage "github.com/pilotage-dev/pilotage"
+
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
 	"github.com/pilotage-dev/pilotage/lint/report"
@@ -25,28 +27,32 @@ var riskHintsMatch = &lint.Rule{
 			if !ok || l.Catalog == nil {
 				continue
 			}
+			// The guide's levels by name, and the first level of each
+			// triple for the hint; a level listed twice is the format
+			// rule's finding, and the first row is the one read.
+			levels := map[string]pilotage.RiskHints{}
+			byHints := map[pilotage.RiskHints]string{}
+			for _, lv := range cs.Parsed.Sets.RiskLevels {
+				levels[lv.Risk] = lv.Hints
+				if _, ok := byHints[lv.Hints]; !ok {
+					byHints[lv.Hints] = lv.Risk
+				}
+			}
 			for _, e := range l.Catalog.Entries {
 				hints, ok := hintsOf(e.Node.Get("risk_hints"))
-				if !ok {
+				risk := e.Node.Get("risk").String()
+				want, known := levels[risk]
+				if !ok || !known || want == hints {
 					continue
 				}
-				risk := e.Node.Get("risk").String()
-				for _, lv := range cs.Parsed.Sets.RiskLevels {
-					if lv.Risk != risk || lv.Hints == hints {
-						continue
-					}
-					hint := fmt.Sprintf("set \"risk_hints\": %s", hintsText(lv.Hints))
-					for _, other := range cs.Parsed.Sets.RiskLevels {
-						if other.Hints == hints {
-							hint += fmt.Sprintf(", or \"risk\": %q if these hints are right", other.Risk)
-							break
-						}
-					}
-					p.Report(e.Pointer+"/risk_hints",
-						fmt.Sprintf("%s has risk %q, whose hints are %s in the closed-sets guide, but its risk_hints are %s",
-							entryLabel(e), risk, hintsText(lv.Hints), hintsText(hints)),
-						hint)
+				hint := fmt.Sprintf("set \"risk_hints\": %s", hintsText(want))
+				if other, ok := byHints[hints]; ok {
+					hint += fmt.Sprintf(", or \"risk\": %q if these hints are right", other)
 				}
+				p.Report(e.Pointer+"/risk_hints",
+					fmt.Sprintf("%s has risk %q, whose hints are %s in the closed-sets guide, but its risk_hints are %s",
+						entryLabel(e), risk, hintsText(want), hintsText(hints)),
+					hint)
 			}
 		}
 	},

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -106,32 +105,35 @@ func hintsText(h pilotage.RiskHints) string {
 	return fmt.Sprintf(`{"readOnly": %t, "destructive": %t, "openWorld": %t}`, h.ReadOnly, h.Destructive, h.OpenWorld)
 }
 
-// languageIDs returns the ids of the manifest's Languages.
-func languageIDs(p *lint.Pass) []string {
+// languageIDs returns the ids of the manifest's Languages, in order and
+// without repeats, and the same ids as a set for lookups.
+func languageIDs(p *lint.Pass) ([]string, map[string]bool) {
 	var ids []string
+	set := map[string]bool{}
 	for _, l := range p.Languages {
-		if l.ID != "" && !slices.Contains(ids, l.ID) {
+		if l.ID != "" && !set[l.ID] {
+			set[l.ID] = true
 			ids = append(ids, l.ID)
 		}
 	}
-	return ids
+	return ids, set
 }
 
 // strayKeys reports the members of the snapshot's top-level object name
 // (guides or catalog) whose key is not a Language of the manifest.
 func strayKeys(p *lint.Pass, name, what string) {
-	ids := languageIDs(p)
+	ids, known := languageIDs(p)
 	obj := p.Doc.Root.Get(name)
 	if !obj.Is(jsonpos.Object) {
 		return // absent or malformed: the schema rule's business
 	}
 	for _, m := range obj.Members {
-		if slices.Contains(ids, m.Key) {
+		if known[m.Key] {
 			continue
 		}
 		hint := fmt.Sprintf("key %q by the id of a Language of the manifest", name)
 		if ids != nil {
-			hint = didYouMean(m.Key, ids)
+			hint = nearMiss(m.Key, ids, "Language ids of the manifest")
 		}
 		p.ReportKey("/"+name+"/"+pilotage.EscapePointerToken(m.Key),
 			fmt.Sprintf("the snapshot holds %s under %q, which is not a Language of the manifest", what, m.Key), hint)
@@ -149,16 +151,34 @@ func checkEntryValues(p *lint.Pass, member, title string, listed func(*closedset
 			continue
 		}
 		values := listed(&cs.Parsed.Sets)
+		known := make(map[string]bool, len(values))
+		for _, v := range values {
+			known[v] = true
+		}
 		for _, e := range l.Catalog.Entries {
 			v := e.Node.Get(member)
-			if !v.Is(jsonpos.String) || slices.Contains(values, v.Str) {
+			if !v.Is(jsonpos.String) || known[v.Str] {
 				continue
 			}
 			p.ReportAs(p.ClosedSetSeverity(), e.Pointer+"/"+member, false,
 				fmt.Sprintf("%s has %s %q, which the closed-sets guide's %q do not list; %s", entryLabel(e), member, v.Str, title, effect),
-				didYouMean(v.Str, values))
+				nearMiss(v.Str, values, "values the section lists"))
 		}
 	}
+}
+
+// maxSuggest bounds the sets a hint searches for a near miss: a set this
+// large is not a closed set anyone misspells a member of, and comparing
+// every value of a hostile document with every other would be quadratic.
+const maxSuggest = 64
+
+// nearMiss is didYouMean for sets that come from the linted document, so
+// may be of any size.
+func nearMiss(v string, set []string, what string) string {
+	if len(set) > maxSuggest {
+		return "use one of the " + what
+	}
+	return didYouMean(v, set)
 }
 
 // valuesOf lists the first-column values of a closed-sets table, in the
