@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,14 +15,12 @@ import (
 // manifestRules are the rules of the manifest, capability, retention and
 // syntax categories, the ones that read a manifest's own members.
 func manifestRules() []*lint.Rule {
-	var out []*lint.Rule
-	for _, r := range All() {
-		switch r.Category {
-		case lint.CatManifest, lint.CatCapabilities, lint.CatRetention, lint.CatSyntax:
-			out = append(out, r)
-		}
-	}
-	return out
+	return rulesIn(lint.CatManifest, lint.CatCapabilities, lint.CatRetention, lint.CatSyntax)
+}
+
+// rulesIn returns the rules of the given categories.
+func rulesIn(categories ...string) []*lint.Rule {
+	return slices.DeleteFunc(All(), func(r *lint.Rule) bool { return !slices.Contains(categories, r.Category) })
 }
 
 // TestManifestRulesHostile feeds inputs built to hurt: many Languages, a
