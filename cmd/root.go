@@ -85,6 +85,9 @@ that speak them.
   pilotage build lang.pdl          write manifest, snapshot and guides from PDL
   pilotage fmt -w lang.pdl         print PDL in its canonical layout
   pilotage replay t.json --plan p  check recorded traces against their plan (§5.8)
+  pilotage serve lang.pdl          serve a PDL definition over MCP (stdio or --http)
+  pilotage validate|plan|run --lang lang.pdl prog.json
+                                   validate, plan or execute a program without MCP
   pilotage version                 print the tool and spec versions
 
 Every checking command prints findings as file:line:col with the rule and the
@@ -99,6 +102,8 @@ exits 0 when clean, 1 on findings and 2 on usage errors or unreadable input.`,
 		newReplayCmd(),
 		newBuildCmd(),
 		newFmtCmd(),
+		newServeCmd(),
 	)
+	root.AddCommand(newProgCmds()...)
 	return root
 }

@@ -19,9 +19,14 @@ const SessionIdleTimeout = 30 * time.Minute
 // principal it authenticates as; a request without a known token is
 // answered 401 before MCP sees it. The token's principal also pins the
 // Mcp-Session-Id, so one principal cannot continue another's session.
+// With no tokens at all (a definition without principals) nothing is
+// authenticated and every caller is Options.Principal.
 func (s *Server) HTTPHandler(tokens map[string]string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: SessionIdleTimeout})
+	if len(tokens) == 0 {
+		return h
+	}
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		principal, ok := lookupToken(tokens, token)
 		if !ok {

@@ -1,0 +1,331 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/progdiag"
+	"github.com/pilotage-dev/pilotage/workbench/service"
+)
+
+// progParams are the flags of validate, plan and run.
+type progParams struct {
+	lang       string
+	language   string
+	principal  string
+	input      string
+	context    string
+	traceLevel string
+	format     string
+	color      string
+}
+
+// progVerb says how each of the three verbs differs.
+type progVerb struct {
+	name, short, long, example string
+	run                        bool
+}
+
+var progVerbs = []progVerb{
+	{name: "validate", short: "Validate a program against a PDL Language without MCP (§6.4)",
+		long: `Validate a program exactly as the Language's <prefix>_validate tool would
+(same engine, same principal rules), without starting a server. With
+--format json the output is the tool's structuredContent: the validate
+response {valid, diagnostics, catalog_version?, plan?, references?}. Text
+output shows each diagnostic at its line and column in the program (or in
+the --context file) with the source line underlined.
+
+Exit status: 0 valid, 1 invalid (an error diagnostic), 2 usage errors,
+unreadable files, a PDL with errors or a request error.`,
+		example: `  pilotage validate --lang langs/homeflow/homeflow.pdl --principal owner program.json
+  pilotage validate --lang langs/calc/calc.pdl --format json - < program.json`},
+	{name: "plan", short: "Show the plan of a program: its steps and their risk (§5.6)",
+		long: `Validate a program and show its plan (§5.6): every step the program may
+run, the catalog entries it calls, its risk and the aggregated maximum risk
+a Host gates on (§7.3). With --format json the output is the validate
+response, plan included (replay --plan accepts it). An invalid program
+prints its diagnostics as validate does.
+
+Exit status: 0 valid, 1 invalid, 2 usage errors, unreadable files, a PDL
+with errors or a request error.`,
+		example: `  pilotage plan --lang langs/homeflow/homeflow.pdl --principal owner program.json`},
+	{name: "run", short: "Execute a program against a PDL Language without MCP (§6.5)", run: true,
+		long: `Execute a program exactly as the Language's <prefix>_execute tool would:
+request checks, re-validation, input and context binding, then bounded
+execution with the catalog behaviour the PDL scripts. With --format json
+the output is the tool's structuredContent: the execute response
+{run_id, outcome, output?, trace?, diagnostics?, catalog_version?}. Text
+output shows the outcome, the output and the trace, or the diagnostics of
+a validation_error.
+
+Exit status: 0 outcome ok, 1 a failed or refused Run (ok false), 2 usage
+errors, unreadable files, a PDL with errors or a request error.`,
+		example: `  pilotage run --lang langs/homeflow/homeflow.pdl --principal owner --input input.json program.json
+  pilotage run --lang langs/calc/calc.pdl --input '-' --format json program.json`},
+}
+
+func newProgCmds() []*cobra.Command {
+	var cmds []*cobra.Command
+	for _, v := range progVerbs {
+		p := &progParams{}
+		c := &cobra.Command{
+			Use: v.name + " --lang FILE.pdl PROGRAM", Short: v.short, Long: v.long, Example: v.example,
+			Args: cobra.ExactArgs(1),
+			RunE: func(c *cobra.Command, args []string) error { return runProg(c, v, p, args[0]) },
+		}
+		f := c.Flags()
+		f.StringVar(&p.lang, "lang", "", "the PDL `FILE` that defines the Language (required)")
+		registerPDLFlags(c, &p.principal, &p.language)
+		f.StringVar(&p.context, "context", "", "read the validation context (§6.4) from `FILE`")
+		if v.run {
+			f.StringVar(&p.input, "input", "", "read the Run's input (§6.5.5) from `FILE`")
+			f.StringVar(&p.traceLevel, "trace-level", "", "request trace level none, summary or full (default: the Language's)")
+		}
+		f.StringVarP(&p.format, "format", "f", "text", "output format: text or json")
+		f.StringVar(&p.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
+		_ = c.MarkFlagRequired("lang")
+		cmds = append(cmds, c)
+	}
+	return cmds
+}
+
+// cliSession is the one Session a validate/plan/run invocation is.
+const cliSession = "cli"
+
+// progFiles are the files a command read, ready for locating diagnostics.
+type progFiles struct {
+	program     json.RawMessage
+	inputRaw    json.RawMessage
+	contextRaw  json.RawMessage
+	files       progdiag.Files
+	sources     map[string][]byte
+	programFile string
+}
+
+func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) error {
+	rf := reportFlags{format: p.format, color: p.color, formats: []report.Format{report.Text, report.JSON}}
+	format, err := rf.validate()
+	if err != nil {
+		return err
+	}
+	res, err := loadPDL(c.ErrOrStderr(), p.lang, rf.useColor(c.ErrOrStderr()))
+	if err != nil {
+		return err
+	}
+	if err := checkPrincipal(res.Server, p.principal); err != nil {
+		return err
+	}
+	lang, err := pickLanguage(res.Server, p.language)
+	if err != nil {
+		return err
+	}
+	pf, err := readProgFiles(c, lang, programFile, p)
+	if err != nil {
+		return err
+	}
+	eng, err := newEngine(res.Server, "")
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	defer eng.EndSession(cliSession)
+	caller := service.Caller{Principal: p.principal, Session: cliSession}
+	ctx := context.Background()
+	w := c.OutOrStdout()
+	if v.run {
+		req := pilotage.ExecuteRequest{Program: pf.program, Input: pf.inputRaw, Context: pf.contextRaw, TraceLevel: p.traceLevel}
+		resp, err := eng.Execute(ctx, caller, lang.ID, req)
+		if err != nil {
+			return requestError(c, format, err)
+		}
+		if format == report.JSON {
+			err = writeJSON(w, resp)
+		} else {
+			err = writeRun(w, resp, pf, rf.useColor(w))
+		}
+		if err != nil {
+			return usageErr("writing output: %v", err)
+		}
+		if !resp.Outcome.OK {
+			return findingsExit
+		}
+		return nil
+	}
+	resp, err := eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: pf.program, Context: pf.contextRaw})
+	if err != nil {
+		return requestError(c, format, err)
+	}
+	switch {
+	case format == report.JSON:
+		err = writeJSON(w, resp)
+	case v.name == "plan" && resp.Valid:
+		err = writePlan(w, resp)
+	default:
+		err = writeDiagnostics(w, resp.Diagnostics, pf, rf.useColor(w))
+	}
+	if err != nil {
+		return usageErr("writing output: %v", err)
+	}
+	if !resp.Valid {
+		return findingsExit
+	}
+	return nil
+}
+
+// readProgFiles reads the program, input and context. A json-pointer
+// Language's program must be JSON (a syntax error is reported at its
+// position, exit 2: there is no program to send); a text-range Language
+// receives the file's text as a string (binding.md).
+func readProgFiles(c *cobra.Command, lang *language.Language, programFile string, p *progParams) (*progFiles, error) {
+	pf := &progFiles{sources: map[string][]byte{}, programFile: programFile}
+	src, err := readInput(c, programFile)
+	if err != nil {
+		return nil, err
+	}
+	text := lang.Locator == pilotage.LocatorTextRange
+	pf.sources[programFile] = src
+	pf.files.Program = progdiag.NewDoc(programFile, src, text)
+	if text {
+		pf.program, _ = json.Marshal(string(src))
+	} else if pf.program, err = jsonFile(programFile, src); err != nil {
+		return nil, err
+	}
+	for _, x := range []struct {
+		name string
+		raw  *json.RawMessage
+		doc  **progdiag.Doc
+	}{{p.input, &pf.inputRaw, &pf.files.Input}, {p.context, &pf.contextRaw, &pf.files.Context}} {
+		if x.name == "" {
+			continue
+		}
+		b, err := readInput(c, x.name)
+		if err != nil {
+			return nil, err
+		}
+		if *x.raw, err = jsonFile(x.name, b); err != nil {
+			return nil, err
+		}
+		pf.sources[x.name] = b
+		*x.doc = progdiag.NewDoc(x.name, b, false)
+	}
+	return pf, nil
+}
+
+// jsonFile checks that src is one JSON value and reports where it is not.
+func jsonFile(name string, src []byte) (json.RawMessage, error) {
+	if _, err := jsonpos.Parse(src); err != nil {
+		var se *jsonpos.SyntaxError
+		if errors.As(err, &se) {
+			return nil, usageErr("%s:%d:%d: not JSON: %s", name, se.Pos.Line, se.Pos.Column, se.Msg)
+		}
+		return nil, usageErr("%s: not JSON: %v", name, err)
+	}
+	return json.RawMessage(src), nil
+}
+
+// requestError prints a request error (§8) and exits 2: the request, not
+// the program, was wrong. JSON output is the tool's error envelope.
+func requestError(c *cobra.Command, format report.Format, err error) error {
+	var re *pilotage.RequestError
+	if !errors.As(err, &re) {
+		return usageErr("%v", err)
+	}
+	if format == report.JSON {
+		_ = writeJSON(c.OutOrStdout(), pilotage.RequestErrorEnvelope{Error: *re})
+		return &exitError{code: ExitUsage}
+	}
+	return usageErr("request error %s: %s", re.Kind, re.Message)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// writeDiagnostics prints diagnostics the way lint prints findings.
+func writeDiagnostics(w io.Writer, diags []pilotage.Diagnostic, pf *progFiles, color bool) error {
+	rep := &report.Report{Tool: "pilotage validate", Sources: pf.sources, Files: []string{pf.programFile}}
+	rep.Add(progdiag.Findings(diags, pf.files)...)
+	rep.Summary.Files = 1
+	return report.Write(w, report.Text, rep, report.Options{Color: color})
+}
+
+func writePlan(w io.Writer, resp *pilotage.ValidateResponse) error {
+	pl := resp.Plan
+	if pl == nil {
+		_, err := fmt.Fprintln(w, "valid; the Language declares no plan (§5.6)")
+		return err
+	}
+	h := pl.MaxRiskHints
+	fmt.Fprintf(w, "plan: %d steps, max_risk %s (readOnly %v, destructive %v, openWorld %v)\n",
+		len(pl.Steps), pl.MaxRisk, h.ReadOnly, h.Destructive, h.OpenWorld)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tKIND\tRISK\tCALLS\tINSIDE")
+	for _, s := range pl.Steps {
+		inside := "-"
+		switch {
+		case s.Arm != nil:
+			inside = fmt.Sprintf("%s arm %s", s.Arm.Branch, s.Arm.Label)
+		case s.Loop != "":
+			inside = "loop " + s.Loop
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), inside)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if resp.CatalogVersion != "" {
+		_, err := fmt.Fprintf(w, "catalog_version %s\n", resp.CatalogVersion)
+		return err
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func writeRun(w io.Writer, resp *pilotage.ExecuteResponse, pf *progFiles, color bool) error {
+	if len(resp.Diagnostics) > 0 {
+		if err := writeDiagnostics(w, resp.Diagnostics, pf, color); err != nil {
+			return err
+		}
+	}
+	line := fmt.Sprintf("run %s: %s", resp.RunID, resp.Outcome.Status)
+	if resp.Outcome.Error != "" {
+		line += ": " + resp.Outcome.Error
+	}
+	fmt.Fprintln(w, line)
+	if len(resp.Output) > 0 {
+		fmt.Fprintf(w, "output: %s\n", resp.Output)
+	}
+	if resp.Trace == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "trace (%s, %d steps):\n", resp.Trace.Level, len(resp.Trace.Steps))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, s := range resp.Trace.Steps {
+		took := make([]string, len(s.Decisions))
+		for i, d := range s.Decisions {
+			took[i] = d.Took
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.ID, s.Outcome.Status, dash(strings.Join(s.Calls, ",")), strings.Join(took, " "))
+	}
+	return tw.Flush()
+}

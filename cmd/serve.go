@@ -1,0 +1,204 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
+)
+
+type serveParams struct {
+	http      string
+	principal string
+	data      string
+	watch     bool
+	poll      time.Duration
+}
+
+func newServeCmd() *cobra.Command {
+	p := &serveParams{}
+	c := &cobra.Command{
+		Use:   "serve FILE.pdl",
+		Short: "Serve a PDL definition as a Pilotage MCP server (stdio or streamable HTTP)",
+		Long: `Serve every Language of a PDL file over MCP, as the project's binding
+(docs/binding.md) says: the extension "dev.pilotage/pilotage" in initialize,
+pilotage_discover, and one tool per operation per Language
+(<prefix>_learn, _lookup, _validate, _execute, _trace), with the workbench
+engine behind them.
+
+By default the server speaks MCP on standard input and output (one client,
+one Session); standard output carries only MCP messages and every log line
+goes to standard error. --principal names the PDL principal the client acts
+as. With --http ADDR it serves streamable HTTP at http://ADDR/mcp instead;
+each request must carry "Authorization: Bearer <token>" with a token a PDL
+principal declares (401 otherwise), and each Mcp-Session-Id is one Session.
+A PDL without principals is served on HTTP without authentication.
+
+--data DIR keeps runs of Languages whose retention is an ISO duration in
+DIR, so they survive a restart; without it such Languages are served with
+retention "session" (§6.6). --watch recompiles the PDL and every file it
+names when one changes and swaps the new definition in, so clients meet
+catalog_drift and promotion_drift for real; a definition with errors is
+reported and the old one kept. See docs/serve.md.
+
+Exit status: 0 after a clean shutdown, 2 when the PDL has errors or the
+flags are wrong.`,
+		Example: `  pilotage serve langs/homeflow/homeflow.pdl --principal owner
+  pilotage serve langs/homeflow/homeflow.pdl --http 127.0.0.1:8080 --data ./runs
+  npx @modelcontextprotocol/inspector --cli pilotage serve langs/calc/calc.pdl --method tools/list`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runServe(c, p, args[0]) },
+	}
+	c.Flags().StringVar(&p.http, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
+	registerPDLFlags(c, &p.principal, nil)
+	c.Flags().StringVar(&p.data, "data", "", "keep durable run records in `DIR` (retention with an ISO duration)")
+	c.Flags().BoolVar(&p.watch, "watch", false, "reload the PDL when it or a file it names changes")
+	c.Flags().DurationVar(&p.poll, "watch-interval", 300*time.Millisecond, "how often --watch looks for changes")
+	return c
+}
+
+func runServe(c *cobra.Command, p *serveParams, name string) error {
+	logw := c.ErrOrStderr()
+	res, err := loadPDL(logw, name, false)
+	if err != nil {
+		return err
+	}
+	if err := checkPrincipal(res.Server, p.principal); err != nil {
+		return err
+	}
+	if p.http != "" && p.principal != "" {
+		return usageErr("--principal is for stdio; over --http the bearer token names the principal")
+	}
+	eng, err := newEngine(res.Server, p.data)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.principal, Logger: logger, Version: versionString()})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if p.watch {
+		go watch(ctx, logw, name, res, p.poll, func(r *compile.Result) error {
+			if err := eng.Reload(r.Server); err != nil {
+				return err
+			}
+			return srv.Refresh(ctx)
+		})
+	}
+	if p.http == "" {
+		if len(res.Server.Principals) > 0 && p.principal == "" {
+			fmt.Fprintln(logw, "pilotage serve: no --principal: the PDL declares principals, so this client sees no catalog entries")
+		}
+		if err := srv.ServeStdio(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			return usageErr("serving stdio: %v", err)
+		}
+		return nil
+	}
+	return serveHTTP(ctx, logw, p.http, srv, tokens(res.Server))
+}
+
+func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.Server, toks map[string]string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageErr("--http %s: %v", addr, err)
+	}
+	if len(toks) == 0 {
+		fmt.Fprintln(logw, "pilotage serve: the PDL declares no principal with a token: HTTP is not authenticated")
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler(toks))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The real address (a :0 port resolved) on one line, for scripts.
+	fmt.Fprintf(logw, "pilotage serve: listening on http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return usageErr("serving HTTP: %v", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shutdown)
+	return nil
+}
+
+// watch polls the PDL's files (the PDL and every guide or schema it
+// named) and reloads on any change of size or modification time.
+func watch(ctx context.Context, logw io.Writer, name string, res *compile.Result, every time.Duration, reload func(*compile.Result) error) {
+	seen := stamps(res)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := stamps(res)
+		if equalStamps(now, seen) {
+			continue
+		}
+		seen = now
+		next, err := compile.File(name)
+		if err != nil {
+			fmt.Fprintf(logw, "pilotage serve: reload: %v; keeping the previous definition\n", err)
+			continue
+		}
+		if !next.OK() {
+			fmt.Fprintln(logw, "pilotage serve: reload: the PDL has errors; keeping the previous definition")
+			_ = writeCompileErrors(logw, name, next, false)
+			continue
+		}
+		if err := reload(next); err != nil {
+			fmt.Fprintf(logw, "pilotage serve: reload: %v; keeping the previous definition\n", err)
+			continue
+		}
+		res = next
+		seen = stamps(res)
+		fmt.Fprintf(logw, "pilotage serve: reloaded %s\n", name)
+	}
+}
+
+type stamp struct {
+	size int64
+	mod  time.Time
+}
+
+func stamps(res *compile.Result) map[string]stamp {
+	m := map[string]stamp{}
+	for f := range res.Sources {
+		if st, err := os.Stat(f); err == nil {
+			m[f] = stamp{st.Size(), st.ModTime()}
+		}
+	}
+	return m
+}
+
+func equalStamps(a, b map[string]stamp) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}

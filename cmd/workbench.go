@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/engine"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// loadPDL compiles a PDL file; errors are printed to w with their source
+// lines and become exit 2, since a broken definition is unusable input.
+func loadPDL(w io.Writer, name string, color bool) (*compile.Result, error) {
+	res, err := compile.File(name)
+	if err != nil {
+		return nil, usageErr("%s: %v", name, err)
+	}
+	if !res.OK() {
+		if err := writeCompileErrors(w, name, res, color); err != nil {
+			return nil, usageErr("writing errors: %v", err)
+		}
+		return nil, &exitError{code: ExitUsage}
+	}
+	return res, nil
+}
+
+func writeCompileErrors(w io.Writer, name string, res *compile.Result, color bool) error {
+	rep := &report.Report{Tool: "pilotage", Sources: res.Sources, Files: []string{name}}
+	rep.Add(res.Findings...)
+	rep.Summary.Files = 1
+	rep.Sort()
+	return report.Write(w, report.Text, rep, report.Options{Color: color})
+}
+
+// newEngine starts the workbench engine with the binding's tool names as
+// operation addresses, so the manifest names exactly the tools serve
+// publishes.
+func newEngine(srv *language.Server, dataDir string) (*engine.Engine, error) {
+	eng, err := engine.New(srv, engine.Options{DataDir: dataDir,
+		Address: func(id, op string) string { return binding.Tool(id, binding.Op(op)) }})
+	if err != nil {
+		return nil, usageErr("starting the engine: %v", err)
+	}
+	return eng, nil
+}
+
+// checkPrincipal rejects a --principal the PDL does not declare: serving
+// as a name the engine does not know would silently show an empty catalog.
+func checkPrincipal(srv *language.Server, name string) error {
+	if name == "" {
+		return nil
+	}
+	var names []string
+	for _, p := range srv.Principals {
+		if p.Name == name {
+			return nil
+		}
+		names = append(names, p.Name)
+	}
+	if len(names) == 0 {
+		return usageErr("--principal %q: the PDL declares no principals", name)
+	}
+	return usageErr("--principal %q is not declared in the PDL; declared: %s", name, strings.Join(names, ", "))
+}
+
+// pickLanguage returns the Language a command works on: --language, or
+// the only one.
+func pickLanguage(srv *language.Server, id string) (*language.Language, error) {
+	var ids []string
+	for _, l := range srv.Languages {
+		if l.ID == id || (id == "" && len(srv.Languages) == 1) {
+			return l, nil
+		}
+		ids = append(ids, l.ID)
+	}
+	slices.Sort(ids)
+	if id == "" {
+		return nil, usageErr("the PDL defines %d Languages; choose one with --language (%s)", len(ids), strings.Join(ids, ", "))
+	}
+	return nil, usageErr("--language %q is not defined in the PDL; defined: %s", id, strings.Join(ids, ", "))
+}
+
+// registerPDLFlags adds the flags every workbench verb shares.
+func registerPDLFlags(c *cobra.Command, principal, language *string) {
+	c.Flags().StringVar(principal, "principal", "", "act as the PDL principal `NAME` (what it may see, §10.3)")
+	if language != nil {
+		c.Flags().StringVar(language, "language", "", "the Language `ID` to use when the PDL defines several")
+	}
+}
+
+// tokens maps each principal's bearer token to its name, for HTTP.
+func tokens(srv *language.Server) map[string]string {
+	m := map[string]string{}
+	for _, p := range srv.Principals {
+		if p.Token != "" {
+			m[p.Token] = p.Name
+		}
+	}
+	return m
+}
