@@ -69,9 +69,9 @@ func caps(kv ...any) pilotage.Capabilities {
 	return c
 }
 
-func guides() []*language.Guide {
+func guides(sets closedsets.Sets) []*language.Guide {
 	core := "# Home\n\nCall sensors and actuators.\n\n## Steps\n\nA program is a list of steps.\n\n### Calls\n\nUse call.\n\n## Loops\n\nUse for_each.\n"
-	cs := closedsets.Render("Closed sets", &closedsets.Sets{ScopeRules: language.ScopeRulesText})
+	cs := closedsets.Render("Closed sets", &sets)
 	return []*language.Guide{
 		{Guide: pilotage.Guide{ID: "core", Title: "Core", Level: pilotage.GuideCore, Version: "1"}, Body: core},
 		{Guide: pilotage.Guide{ID: "closed-sets", Title: "Closed sets", Level: pilotage.GuideReference, Version: "1", Topics: []string{pilotage.TopicClosedSets}}, Body: cs, Generated: true},
@@ -107,17 +107,17 @@ func homeServer() *language.Server {
 	limits := language.Limits{Steps: 200, Time: 2 * time.Second, Depth: 8, Iterations: 100, Expansion: 3, MemoryBytes: 1 << 20, ProgramBytes: 64 << 10}
 	home := &language.Language{ID: "home/v1", Title: "Home", Capabilities: all, Locator: pilotage.LocatorJSONPointer,
 		ExecutionMode: pilotage.ModeBoth, TraceLevel: pilotage.LevelFull, Retention: "P7D", TraceSubprogram: pilotage.SubprogramExpanded,
-		Limits: limits, Grammar: grammar(), Sets: sets("scope", "type", "arguments", "field"), Guides: guides()}
+		Limits: limits, Grammar: grammar(), Sets: sets("scope", "type", "arguments", "field"), Guides: guides(sets("scope", "type", "arguments", "field"))}
 	ctxLang := &language.Language{ID: "ctx/v1", Capabilities: caps(pilotage.CapGuides, pilotage.On(), pilotage.CapCatalog, pilotage.On(),
 		pilotage.CapValidate, pilotage.On(), pilotage.CapPlan, pilotage.On(), pilotage.CapExecute, pilotage.On(), pilotage.CapTraceFetch, pilotage.On()),
 		Locator: pilotage.LocatorTextRange, ExecutionMode: pilotage.ModeImmediate, TraceLevel: pilotage.LevelSummary, Retention: pilotage.RetentionSession,
 		PromotionAuthority: pilotage.AuthorityPromoter,
 		ContextSchema:      raw(`{"type":"object","required":["site"],"properties":{"site":{"type":"string"},"floor":{"type":"integer"}},"additionalProperties":false}`),
-		Limits:             limits, Grammar: grammar(), Sets: sets(), Guides: guides()}
+		Limits:             limits, Grammar: grammar(), Sets: sets(), Guides: guides(sets())}
 	bare := &language.Language{ID: "bare/v1", Capabilities: caps(pilotage.CapGuides, pilotage.On(), pilotage.CapCatalog, pilotage.On(),
 		pilotage.CapValidate, pilotage.On(), pilotage.CapExecute, pilotage.On()),
 		Locator: pilotage.LocatorJSONPointer, ExecutionMode: pilotage.ModeImmediate, TraceLevel: pilotage.LevelSummary, Retention: pilotage.RetentionNone,
-		Limits: limits, Grammar: grammar(), Sets: sets(), Guides: guides()}
+		Limits: limits, Grammar: grammar(), Sets: sets(), Guides: guides(sets())}
 	roomIn := `{"type":"object","required":["room"],"properties":{"room":{"type":"string"}},"additionalProperties":false}`
 	nightly := mkEntry("prog.nightly@1", "program", "write", `{"type":"object","properties":{"rooms":{"type":"array","items":{"type":"string"}}}}`, "", language.Behavior{})
 	nightly.Program = raw(`{"steps":[{"id":"each","for_each":"input.rooms","as":"r","do":[{"id":"off","call":"lights.set","with":{"room":"r","on":"false"}}]}],"output":"size(steps.each.output)"}`)

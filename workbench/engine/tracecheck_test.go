@@ -2,11 +2,14 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
 // assertTrace checks an inline Run's trace against the plan of the same
@@ -24,6 +27,15 @@ func assertTrace(t *testing.T, e *Engine, lang, principal string, req pilotage.E
 	for _, p := range traceProblems(v.Plan, resp.Trace) {
 		t.Error(p)
 	}
+	snap, err := json.Marshal(emit.Snapshot(e.state().srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, err := replay.LoadSnapshot("snapshot.json", snap, lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayClean(t, v, resp, rl)
 }
 
 func traceProblems(plan *pilotage.Plan, tr *pilotage.Trace) []string {
