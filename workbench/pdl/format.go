@@ -67,7 +67,7 @@ func stmt(b *bytes.Buffer, s *Stmt, depth int) {
 	}
 	if s.Block != nil {
 		blk := s.Block
-		if len(blk.Body) == 0 && blk.OpenComment == "" {
+		if onlyBlank(blk.Body) && blk.OpenComment == "" {
 			b.WriteString(" {}")
 		} else {
 			b.WriteString(" {")
@@ -104,4 +104,14 @@ func literal(v *Value, depth int) string {
 	}
 	b.WriteString(ind + `"""`)
 	return b.String()
+}
+
+// onlyBlank reports whether a body holds nothing but blank lines.
+func onlyBlank(nodes []*Node) bool {
+	for _, n := range nodes {
+		if !n.Blank {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,57 @@
+package compile
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+)
+
+// FuzzCompile: any input compiles to findings or to a model that emits,
+// never a panic. Files the PDL names resolve to one small schema and one
+// guide so the fuzzer can reach the code that reads them.
+func FuzzCompile(f *testing.F) {
+	names, _ := filepath.Glob("testdata/errors/*.txtar")
+	for _, n := range names {
+		if ar, err := txtar.ParseFile(n); err == nil {
+			for _, file := range ar.Files {
+				if file.Name == "lang.pdl" {
+					f.Add(file.Data)
+				}
+			}
+		}
+	}
+	more, _ := filepath.Glob("../../langs/*/*.pdl")
+	for _, n := range more {
+		if b, err := os.ReadFile(n); err == nil {
+			f.Add(b)
+		}
+	}
+	read := func(name string) ([]byte, error) {
+		switch filepath.Ext(name) {
+		case ".json":
+			return []byte(`{"type": "object", "properties": {"room": {"type": "string"}}}`), nil
+		case ".md":
+			return []byte("# Guide\n\n```json\n{\"steps\": []}\n```\n"), nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		res := Source("f.pdl", src, Options{ReadFile: read})
+		for _, x := range res.Findings {
+			if x.Line < 1 || x.Message == "" {
+				t.Fatalf("unpositioned finding %+v", x)
+			}
+		}
+		if !res.OK() || res.Server == nil {
+			return
+		}
+		if _, err := emit.Files(res.Server); err != nil {
+			t.Fatalf("a model that compiled does not emit: %v", err)
+		}
+	})
+}
