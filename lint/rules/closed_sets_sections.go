@@ -30,9 +30,6 @@ var closedSetsSections = &lint.Rule{
 				continue // closed-sets-guide or closed-sets-format reports why
 			}
 			for _, r := range requiredSections(l) {
-				if r.severity == "" {
-					continue
-				}
 				text, prose := proseOf(&cs.Parsed.Sets, r.title)
 				switch {
 				case !cs.Parsed.Has(r.title):
@@ -65,8 +62,7 @@ func unreadable(cs *lint.ClosedSets) bool {
 	return false
 }
 
-// required is one section and whether, and why, l needs it. An empty
-// severity means the section is not needed.
+// required is one section l needs, the severity of its absence, and why.
 type required struct {
 	title    string
 	severity report.Severity
@@ -74,39 +70,36 @@ type required struct {
 }
 
 func requiredSections(l *lint.Language) []required {
-	caps := l.Caps
-	need := func(title string, on bool, because string) required {
-		if !on {
-			return required{title: title}
+	var out []required
+	need := func(title string, on bool, because string) {
+		if on {
+			out = append(out, required{title: title, severity: report.Error, because: because})
 		}
-		return required{title: title, severity: report.Error, because: because}
 	}
-	// grammar-dependent sections: required or not when the grammar is
-	// known, info when it is not.
-	byGrammar := func(title string, on func(*lint.Grammar) bool, because string) required {
+	// Grammar-dependent sections: an error when the known grammar needs
+	// them, info when the grammar is not known (reading 14).
+	byGrammar := func(title string, on func(*lint.Grammar) bool, because string) {
 		if l.Grammar == nil {
-			return required{title: title, severity: report.Info,
-				because: because + "; a manifest or snapshot does not show the grammar, so check that it does not apply"}
+			out = append(out, required{title: title, severity: report.Info,
+				because: because + "; a manifest or snapshot does not show the grammar, so check that it does not apply"})
+			return
 		}
-		return need(title, on(l.Grammar), because)
+		need(title, on(l.Grammar), because)
 	}
-	out := []required{
-		need(closedsets.SecDiagnosticCodes, true, "for every Language"),
-		need(closedsets.SecCatalogKinds, caps.Has(pilotage.CapCatalog), "because catalog is declared"),
-		need(closedsets.SecRiskLevels, caps.Has(pilotage.CapCatalog) || caps.Has(pilotage.CapPlan), "because catalog or plan is declared"),
-	}
+	caps := l.Caps
+	need(closedsets.SecDiagnosticCodes, true, "for every Language")
+	need(closedsets.SecCatalogKinds, caps.Has(pilotage.CapCatalog), "because catalog is declared")
+	need(closedsets.SecRiskLevels, caps.Has(pilotage.CapCatalog) || caps.Has(pilotage.CapPlan), "because catalog or plan is declared")
 	for _, t := range []string{closedsets.SecRunStatuses, closedsets.SecStepStatuses, closedsets.SecSummaryTruncation, closedsets.SecOutput} {
-		out = append(out, need(t, caps.Has(pilotage.CapExecute), "because execute is declared"))
+		need(t, caps.Has(pilotage.CapExecute), "because execute is declared")
 	}
-	out = append(out,
-		byGrammar(closedsets.SecScopeRules, func(g *lint.Grammar) bool { return g.HasBranchesOrLoops }, "when the grammar has branches or loops"),
-		byGrammar(closedsets.SecParameterBinding, func(g *lint.Grammar) bool { return g.AcceptsInput }, "when inline programs accept input"),
-		byGrammar(closedsets.SecStepIdentifiers, func(g *lint.Grammar) bool { return !g.NativeStepIDs }, "when the grammar has no native step identifiers (§3.4)"),
-	)
+	byGrammar(closedsets.SecScopeRules, func(g *lint.Grammar) bool { return g.HasBranchesOrLoops }, "when the grammar has branches or loops")
+	byGrammar(closedsets.SecParameterBinding, func(g *lint.Grammar) bool { return g.AcceptsInput }, "when inline programs accept input")
+	byGrammar(closedsets.SecStepIdentifiers, func(g *lint.Grammar) bool { return !g.NativeStepIDs }, "when the grammar has no native step identifiers (§3.4)")
 	// Loop decisions are needed only by an engine that summarizes them
 	// (§5.8), which only a known grammar can say.
 	if l.Grammar != nil {
-		out = append(out, need(closedsets.SecLoopDecisions, l.Grammar.SummarizedLoops, "when loop decisions use a summarized form (§5.8)"))
+		need(closedsets.SecLoopDecisions, l.Grammar.SummarizedLoops, "when loop decisions use a summarized form (§5.8)")
 	}
 	return out
 }
