@@ -321,3 +321,13 @@ func TestRenderBlankLines(t *testing.T) {
 		t.Errorf("rendered body must end in exactly one newline: %q", body[len(body)-20:])
 	}
 }
+
+// BenchmarkParse measures reading a closed-sets guide of every section,
+// the work lint does once per Language.
+func BenchmarkParse(b *testing.B) {
+	body := []byte(Render("bench", full()))
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		Parse(body)
+	}
+}

@@ -177,3 +177,19 @@ func jsonString(s string) string {
 	_ = enc.Encode(s)
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// BenchmarkLintExampleSnapshot measures every rule over the bundled
+// homeflow/v1 snapshot, a realistic single-Language capture.
+func BenchmarkLintExampleSnapshot(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(examples, "snapshot.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	rules := All()
+	for b.Loop() {
+		if _, err := lint.Run(rules, []*lint.Input{{File: "snapshot.json", Src: src}}, lint.Config{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
