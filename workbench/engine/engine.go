@@ -78,6 +78,10 @@ func New(srv *language.Server, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts, store: store, promoted: map[string]*entry{}, pdlBaselines: map[string]*promotion{}, versions: newVersionLog(4096)}
+	if err := e.loadPromoted(); err != nil {
+		store.Close()
+		return nil, err
+	}
 	if err := e.Reload(srv); err != nil {
 		store.Close()
 		return nil, err

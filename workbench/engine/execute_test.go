@@ -347,3 +347,41 @@ func TestAuthorityAtExecution(t *testing.T) {
 		t.Fatalf("promoter authority: %+v", r.Outcome)
 	}
 }
+
+// TestDeployedProgramSurvivesRestart: a program_ref a deploy Run returned
+// still resolves, with its baseline, after the engine reopens its store.
+func TestDeployedProgramSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	e, err := New(homeServer(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: pilotage.ModeDeploy})
+	var out struct {
+		Ref string `json:"program_ref"`
+	}
+	json.Unmarshal(dep.Output, &out)
+	e.Close()
+	e2 := newEngine(t, homeServer(), dir)
+	r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: out.Ref, Input: raw(`{"on": false}`)})
+	if !r.Outcome.OK {
+		t.Fatalf("after restart: %+v", r.Outcome)
+	}
+	changeEntry(t, e2, "fan.set", func(en *language.Entry) { en.Risk, en.RiskHints = "dangerous", hintsOf("dangerous") })
+	if r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: out.Ref}); r.Outcome.Status != pilotage.StatusPromotionDrift {
+		t.Errorf("the restored baseline did not detect drift: %+v", r.Outcome)
+	}
+}
+
+// TestMemoryLimit: values a Run holds are bounded; the Run ends partial.
+func TestMemoryLimit(t *testing.T) {
+	srv := homeServer()
+	srv.Languages[0].Limits.MemoryBytes = 4096
+	e := newEngine(t, srv, t.TempDir())
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{
+		Program: raw(`{"steps": [{"id": "l", "for_each": "input.rooms", "as": "r", "do": [{"id": "s", "call": "sensors.read", "with": {"room": "r + r + r + r + r + r + r + r"}}]}]}`),
+		Input:   raw(`{"rooms": ["` + strings.Repeat("x", 100) + strings.Repeat(`", "`+strings.Repeat("x", 100), 9) + `"]}`)})
+	if resp.Outcome.Status != pilotage.StatusPartial || !strings.Contains(resp.Outcome.Error, "memory limit of 4096 bytes") {
+		t.Fatalf("outcome %+v", resp.Outcome)
+	}
+}

@@ -130,6 +130,9 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 		Risk: plan.MaxRisk, RiskHints: hints,
 	}
 	en := newEntry(ce, language.Behavior{}, prom)
+	if err := e.store.PutPromoted(id, keptPromotion{Entry: ce, Promotion: prom}); err != nil {
+		return "", err
+	}
 	e.promoted[id] = en
 	next := *st
 	next.entries = make(map[string]*entry, len(st.entries)+1)
@@ -141,4 +144,26 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 	sort.Strings(next.ids)
 	e.st = &next
 	return id, nil
+}
+
+// keptPromotion is a promoted program as the durable store keeps it.
+type keptPromotion struct {
+	Entry     pilotage.CatalogEntry `json:"entry"`
+	Promotion *promotion            `json:"promotion"`
+}
+
+// loadPromoted restores the promoted programs a previous process kept.
+func (e *Engine) loadPromoted() error {
+	kept, err := e.store.Promoted()
+	if err != nil {
+		return err
+	}
+	for id, raw := range kept {
+		var k keptPromotion
+		if err := json.Unmarshal(raw, &k); err != nil || k.Promotion == nil {
+			return fmt.Errorf("run store: promoted program %s is unreadable: %v", id, err)
+		}
+		e.promoted[id] = newEntry(k.Entry, language.Behavior{}, k.Promotion)
+	}
+	return nil
 }

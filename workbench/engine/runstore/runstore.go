@@ -43,8 +43,9 @@ type Replay struct {
 }
 
 var (
-	bucketRuns   = []byte("runs")
-	bucketReplay = []byte("idempotency")
+	bucketRuns     = []byte("runs")
+	bucketReplay   = []byte("idempotency")
+	bucketPromoted = []byte("promoted")
 )
 
 // FileName is the bbolt file inside the data directory.
@@ -74,7 +75,7 @@ func Open(dir string, now func() time.Time) (*Store, error) {
 		return nil, fmt.Errorf("run store %s: %w (is another server using this data directory?)", filepath.Join(dir, FileName), err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketRuns, bucketReplay} {
+		for _, b := range [][]byte{bucketRuns, bucketReplay, bucketPromoted} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -235,4 +236,29 @@ func (s *Store) Sweep() error {
 		}
 		return nil
 	})
+}
+
+// PutPromoted keeps a promoted program for good: a reference a deploy Run
+// returned must resolve after a restart (§5.4). Memory-only stores keep
+// nothing; the engine holds its promotions itself.
+func (s *Store) PutPromoted(id string, v any) error {
+	if s.db == nil {
+		return nil
+	}
+	return put(s.db, bucketPromoted, id, v)
+}
+
+// Promoted returns every kept promoted program by id.
+func (s *Store) Promoted() (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	if s.db == nil {
+		return out, nil
+	}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketPromoted).ForEach(func(k, v []byte) error {
+			out[string(k)] = append(json.RawMessage(nil), v...)
+			return nil
+		})
+	})
+	return out, err
 }
