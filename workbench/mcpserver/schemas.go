@@ -65,7 +65,7 @@ func loadTools() (map[string]toolSchemas, error) {
 		// A tool answers with its response or with the request-error
 		// envelope (§8); MCP wants an object schema at the root.
 		output := map[string]any{"type": "object", "anyOf": []any{resp, errSchema}}
-		check, err := compile(name, in)
+		check, err := compile(name, unconstrained(in.(map[string]any)))
 		if err != nil {
 			return nil, err
 		}
@@ -155,29 +155,54 @@ func compile(name string, schema any) (*jsonschema.Schema, error) {
 	return c.Compile(url)
 }
 
-// forLanguage specialises a per-Language tool's schemas: the description
-// names the Language, and a text-range Language takes its program as a
-// string (binding.md).
+// dataMembers are the request members that carry the caller's data: a
+// program, input or context of the wrong shape is answered with a
+// diagnostic (syntax, input_binding, context_binding), never a request
+// error (§8), so the argument check leaves them unconstrained.
+var dataMembers = []string{"program", "input", "context"}
+
+// unconstrained returns the check schema of a published input schema:
+// the same, with the data members accepting any JSON value.
+func unconstrained(in map[string]any) map[string]any {
+	props, ok := in["properties"].(map[string]any)
+	if !ok {
+		return in
+	}
+	props = cloneMap(props)
+	for _, m := range dataMembers {
+		if _, has := props[m]; has {
+			props[m] = map[string]any{}
+		}
+	}
+	out := cloneMap(in)
+	out["properties"] = props
+	return out
+}
+
+// forLanguage specialises a per-Language tool's published schemas: the
+// description names the Language, a text-range Language takes its program
+// as a string (binding.md), and a declared context_schema describes
+// context.
 func (t toolSchemas) forLanguage(entry pilotage.LanguageEntry) (toolSchemas, error) {
 	t.description = fmt.Sprintf(t.description, entry.ID)
-	if entry.Locator != pilotage.LocatorTextRange {
-		return t, nil
-	}
-	in := cloneMap(t.input)
-	props, ok := in["properties"].(map[string]any)
+	props, ok := t.input["properties"].(map[string]any)
 	if !ok {
 		return t, nil
 	}
 	props = cloneMap(props)
-	if _, has := props["program"]; has {
+	if _, has := props["program"]; has && entry.Locator == pilotage.LocatorTextRange {
 		props["program"] = map[string]any{"type": "string", "description": "the program text"}
 	}
-	in["properties"] = props
-	check, err := compile(entry.ID, in)
-	if err != nil {
-		return t, err
+	if _, has := props["context"]; has && len(entry.ContextSchema) > 0 {
+		var cs any
+		if err := json.Unmarshal(entry.ContextSchema, &cs); err != nil {
+			return t, fmt.Errorf("%s: context_schema: %w", entry.ID, err)
+		}
+		props["context"] = cs
 	}
-	t.input, t.check = in, check
+	in := cloneMap(t.input)
+	in["properties"] = props
+	t.input = in
 	return t, nil
 }
 

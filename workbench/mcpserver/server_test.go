@@ -191,6 +191,16 @@ func TestFourChannels(t *testing.T) {
 		t.Fatalf("diagnostics = %v", diags)
 	}
 
+	// The published schema says a program is an object, but a program of
+	// another shape is the program's fault: a diagnostic, not a request
+	// error (§8).
+	for _, prog := range []any{42, "steps", []any{}} {
+		res = call(t, cs, "demo_v1_validate", map[string]any{"program": prog})
+		if got = structured(t, res); res.IsError || got["valid"] != false {
+			t.Fatalf("program %v: isError %v, %v", prog, res.IsError, got)
+		}
+	}
+
 	res = call(t, cs, "demo_v1_execute", map[string]any{"program": map[string]any{"steps": []string{"fail.me"}}})
 	got = structured(t, res)
 	if res.IsError || got["outcome"].(map[string]any)["status"] != "partial" {
