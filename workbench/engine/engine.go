@@ -23,12 +23,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sync"
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/language"
 	"github.com/pilotage-dev/pilotage/workbench/service"
@@ -113,14 +113,8 @@ func (e *Engine) state() *state {
 	return e.st
 }
 
-var toolUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
-
-// DefaultAddress is binding.md's tool naming: the Language id with every
-// character outside [A-Za-z0-9_-] replaced by '_', then '_' and the
-// operation.
-func DefaultAddress(languageID, op string) string {
-	return toolUnsafe.ReplaceAllString(languageID, "_") + "_" + op
-}
+// DefaultAddress is binding.md's tool naming, kept in workbench/binding.
+func DefaultAddress(languageID, op string) string { return binding.Tool(languageID, binding.Op(op)) }
 
 // Defaults for Limits a PDL leaves at zero.
 var DefaultLimits = language.Limits{
