@@ -1,0 +1,101 @@
+package expr
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/interpreter"
+)
+
+var lim = Limits{Depth: 16, Size: 1000, Cost: 10000}
+
+func TestDecodeJSONNumbers(t *testing.T) {
+	v, err := DecodeJSON([]byte(`{"i": 3, "f": 3.5, "e": 1e3, "big": 12345678901234567890, "l": [1, 2.0]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"i": int64(3), "f": 3.5, "e": 1000.0, "big": 1.2345678901234567e19, "l": []any{int64(1), 2.0}}
+	if !reflect.DeepEqual(v, want) {
+		t.Errorf("got %#v", v)
+	}
+}
+
+type vars map[string]any
+
+func (v vars) ResolveName(n string) (any, bool) { x, ok := v[n]; return x, ok }
+func (v vars) Parent() interpreter.Activation   { return nil }
+
+func TestSchemaDeclsTypeFields(t *testing.T) {
+	s := ParseSchema([]byte(`{"type": "object", "properties": {"temp": {"type": "integer"}, "name": {"type": "string"}, "in": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}}`))
+	env, err := NewEnv(lim, s.Decls("out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for src, want := range map[string]string{
+		"out.temp + 1":         "int",
+		"out.tags":             "list(string)",
+		"out.name + 'x'":       "string",
+		"out.other":            "dyn",
+		"out.temp + 'x' == ''": "error",
+	} {
+		p, issues := env.Parse(src)
+		if len(issues) > 0 {
+			t.Fatalf("%s: %v", src, issues)
+		}
+		x, issues := env.Check(p)
+		got := "error"
+		if len(issues) == 0 {
+			got = x.Type.String()
+		}
+		if got != want {
+			t.Errorf("%s: type %s, want %s", src, got, want)
+		}
+	}
+}
+
+func TestIssuesAndRefs(t *testing.T) {
+	env, _ := NewEnv(lim, []Decl{{Name: "steps.a.output", Type: cel.DynType}})
+	if _, issues := env.Parse("1 +"); len(issues) != 1 || !issues[0].Syntax || issues[0].Start != 2 || issues[0].End != 3 {
+		t.Errorf("parse issue: %+v", issues)
+	}
+	deep := strings.Repeat("(", 40) + "1" + strings.Repeat(")", 40)
+	if _, issues := env.Parse(deep); len(issues) == 0 || !issues[0].Syntax {
+		t.Errorf("nesting beyond the parser's recursion limit must be a syntax issue: %+v", issues)
+	}
+	p, _ := env.Parse("size(steps . b.output.x) + steps.a.output")
+	refs := p.Refs("steps")
+	if len(refs) != 2 || refs[0].Start != 5 || refs[0].End != 23 || strings.Join(refs[0].Path, ".") != "b.output.x" {
+		t.Errorf("refs: %+v", refs)
+	}
+	if _, issues := env.Check(mustParse(t, env, "nope + 1")); len(issues) != 1 || !issues[0].Undeclared {
+		t.Errorf("undeclared: %+v", issues)
+	}
+}
+
+func mustParse(t *testing.T, env *Env, src string) *Parsed {
+	p, issues := env.Parse(src)
+	if len(issues) > 0 {
+		t.Fatal(issues)
+	}
+	return p
+}
+
+func TestEvalBounds(t *testing.T) {
+	env, _ := NewEnv(lim, []Decl{{Name: "xs", Type: cel.ListType(cel.IntType)}})
+	x, _ := env.Check(mustParse(t, env, "xs.map(a, xs.map(b, a * b))"))
+	xs := make([]any, 200)
+	for i := range xs {
+		xs[i] = int64(i)
+	}
+	if _, err := x.Eval(context.Background(), vars{"xs": xs}); !errors.Is(err, ErrCost) {
+		t.Errorf("want the cost limit, got %v", err)
+	}
+	y, _ := env.Check(mustParse(t, env, "1.0 / 0.0"))
+	if _, err := y.Eval(context.Background(), vars{}); err == nil {
+		t.Error("infinity has no JSON form")
+	}
+}
