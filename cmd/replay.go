@@ -17,6 +17,7 @@ type replayParams struct {
 	out        reportFlags
 	plan       string
 	snapshot   string
+	lang       string
 	language   string
 	disable    []string
 	maxPerRule int
@@ -38,9 +39,10 @@ carrying one; a directory stands for every *.json file in it, in name order;
 - reads standard input. The plan is a plan object or a validate response
 carrying one. Traces are streamed, so their size does not matter.
 
-With --snapshot, run and step statuses, trace levels, sub-program expansion
-and summary truncation are also checked against the Language's manifest
-entry and closed-sets guide.
+With --snapshot (or --lang, the Language's PDL definition), run and step
+statuses, trace levels, sub-program expansion and summary truncation are
+also checked against the Language's manifest entry and closed-sets guide;
+with --lang, branch labels against its grammar too.
 
 Each finding names its rule and spec section, points at the trace entry
 (file:line:col and JSON Pointer) and at the plan step it was matched
@@ -52,6 +54,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 		Example: `  pilotage replay trace.json --plan plan.json
   pilotage replay runs/ --plan plan.json --format junit -o replay.xml
   pilotage replay run.json --plan validate.json --snapshot snapshot.json
+  pilotage replay run.json --plan plan.json --lang langs/homeflow/homeflow.pdl
   engine-run | pilotage replay - --plan plan.json
   pilotage replay --list-rules`,
 		RunE: func(c *cobra.Command, args []string) error { return runReplay(c, p, args) },
@@ -60,7 +63,8 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	f := c.Flags()
 	f.StringVar(&p.plan, "plan", "", "the plan `FILE`: a plan object or a validate response (required)")
 	f.StringVar(&p.snapshot, "snapshot", "", "a snapshot `FILE` of the Language, to check statuses, levels and truncation against its closed sets")
-	f.StringVar(&p.language, "language", "", "the Language `ID` in the snapshot, when it has more than one")
+	f.StringVar(&p.lang, "lang", "", "a PDL `FILE` defining the Language, instead of --snapshot (also checks arm labels against its grammar)")
+	f.StringVar(&p.language, "language", "", "the Language `ID` in the snapshot or PDL, when it has more than one")
 	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
 	f.IntVar(&p.maxPerRule, "max-per-rule", replay.DefaultMaxPerRule, "list at most `N` findings per rule and trace; the rest are counted")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
@@ -100,18 +104,10 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 	for _, id := range p.disable {
 		opt.Disabled[id] = true
 	}
-	if p.snapshot != "" {
-		src, err := readInput(c, p.snapshot)
-		if err != nil {
-			return err
-		}
-		if opt.Language, err = replay.LoadSnapshot(p.snapshot, src, p.language); err != nil {
-			return usageErr("%v", err)
-		}
-	} else if p.language != "" {
-		return usageErr("--language picks a Language of --snapshot; give --snapshot too")
+	if opt.Language, err = replayLanguage(c, p); err != nil {
+		return err
 	}
-	inputs, err := traceInputs(c, args, []string{p.plan, p.snapshot})
+	inputs, err := traceInputs(c, args, []string{p.plan, p.snapshot, p.lang})
 	if err != nil {
 		return err
 	}
@@ -120,6 +116,37 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 		return usageErr("%v", err)
 	}
 	return p.out.emit(c, format, rep)
+}
+
+// replayLanguage loads the Language from --snapshot or --lang, if given.
+func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error) {
+	switch {
+	case p.snapshot != "" && p.lang != "":
+		return nil, usageErr("give --snapshot or --lang, not both")
+	case p.snapshot != "":
+		src, err := readInput(c, p.snapshot)
+		if err != nil {
+			return nil, err
+		}
+		l, err := replay.LoadSnapshot(p.snapshot, src, p.language)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		return l, nil
+	case p.lang != "":
+		res, err := loadPDL(c.ErrOrStderr(), p.lang, p.out.useColor(c.ErrOrStderr()))
+		if err != nil {
+			return nil, err
+		}
+		l, err := pickLanguage(res.Server, p.language)
+		if err != nil {
+			return nil, err
+		}
+		return replay.FromPDL(l), nil
+	case p.language != "":
+		return nil, usageErr("--language picks a Language of --snapshot or --lang; give one of them too")
+	}
+	return nil, nil
 }
 
 // traceInputs expands the TRACE arguments: files as given, directories to

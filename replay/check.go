@@ -29,6 +29,9 @@ type checker struct {
 	// findings about the trace as a whole; set when the file is read.
 	steps   *site
 	traceAt site
+	// known decides a condition early when the level or outcome came
+	// before the steps; nil until then.
+	known func(cond) bool
 }
 
 // frame is one open activation: the top level, a branch entry or a loop
@@ -79,13 +82,30 @@ type finding struct {
 	rel  []report.Location
 }
 
+// admit reports whether a finding of rule under condition k is still
+// wanted: not when k is already known not to hold (the level or outcome
+// came before the steps), nor when the rule's list is full.
+func (c *checker) admit(rule string, k cond) bool {
+	if c.known != nil && !c.known(k) {
+		return false
+	}
+	return c.out.admit(rule, k)
+}
+
 func (c *checker) add(f finding) {
+	if c.admit(f.rule, f.c) {
+		c.keep(f)
+	}
+}
+
+// keep records an admitted finding.
+func (c *checker) keep(f finding) {
 	r := RuleByID(f.rule)
 	sev := f.sev
 	if sev == "" {
 		sev = r.Severity
 	}
-	c.out.add(report.Finding{Rule: f.rule, Section: r.Section, Severity: sev, Message: f.msg, Hint: f.hint,
+	c.out.keep(report.Finding{Rule: f.rule, Section: r.Section, Severity: sev, Message: f.msg, Hint: f.hint,
 		File: c.file, Line: f.at.line, Column: f.at.col, Pointer: f.at.ptr, Related: f.rel}, f.c)
 }
 
@@ -191,12 +211,16 @@ func (c *checker) outcome(e *entry) {
 func (c *checker) levels(e *entry, kind string) {
 	id := *e.w.ID
 	if len(e.w.Input) > 0 {
-		c.add(finding{rule: RuleLevelContent, c: ifSummary, at: e.at("/input"),
-			msg: fmt.Sprintf("entry %q carries input, which a summary trace omits", id)})
+		// Checked here so a full trace, every entry of which has input,
+		// costs no message per entry.
+		if c.admit(RuleLevelContent, ifSummary) {
+			c.keep(finding{rule: RuleLevelContent, c: ifSummary, at: e.at("/input"),
+				msg: fmt.Sprintf("entry %q carries input, which a summary trace omits", id)})
+		}
 		return
 	}
-	if kind != pilotage.KindBranch && kind != pilotage.KindLoop {
-		c.add(finding{rule: RuleLevelContent, c: ifFull, at: e.site,
+	if kind != pilotage.KindBranch && kind != pilotage.KindLoop && c.admit(RuleLevelContent, ifFull) {
+		c.keep(finding{rule: RuleLevelContent, c: ifFull, at: e.site,
 			msg:  fmt.Sprintf("entry %q has no input; at full every executed step carries its input", id),
 			hint: "only branch and loop entries may omit input at full (reading 6)"})
 	}
@@ -426,6 +450,11 @@ func (c *checker) openBranch(e *entry, s *Step, q []int) {
 		f.label = ds[0].Took
 	default:
 		f.label = ds[0].Took
+		if c.lang != nil && len(c.lang.Arms) > 0 && !slices.Contains(c.lang.Arms, f.label) {
+			c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions/0/took"), rel: []report.Location{c.rel(s)},
+				msg:  fmt.Sprintf("branch entry %q took %q, which is no arm label of the Language's grammar (%v)", *e.w.ID, f.label, c.lang.Arms),
+				hint: "the plan's arms and the trace's labels come from the grammar's branch arms"})
+		}
 	}
 	f.seen = make([]bool, len(f.children(c.plan)))
 	c.stack = append(c.stack, f)

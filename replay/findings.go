@@ -47,13 +47,16 @@ func newFindingBuffer(max int) *findingBuffer {
 	return &findingBuffer{max: max, counts: map[bucket]int{}}
 }
 
-func (b *findingBuffer) add(f report.Finding, c cond) {
-	k := bucket{f.Rule, c}
+// admit counts one finding of rule under c and reports whether it is to
+// be kept; the caller builds the finding only then, so a trace wrong in
+// every entry costs a count per entry, not a message.
+func (b *findingBuffer) admit(rule string, c cond) bool {
+	k := bucket{rule, c}
 	b.counts[k]++
-	if b.counts[k] <= b.max {
-		b.kept = append(b.kept, pending{f, c})
-	}
+	return b.counts[k] <= b.max
 }
+
+func (b *findingBuffer) keep(f report.Finding, c cond) { b.kept = append(b.kept, pending{f, c}) }
 
 // resolve returns the findings whose condition holds, plus one finding per
 // rule that had more than max, saying how many were left out. drop lists

@@ -14,13 +14,16 @@ import (
 )
 
 // Language is what replay knows of the Language a trace ran in, from a
-// snapshot: its declared trace ceiling, how it traces sub-programs and its
-// closed sets.
+// snapshot or a PDL definition: its declared trace ceiling, how it traces
+// sub-programs and its closed sets.
 type Language struct {
 	ID              string
 	TraceLevel      string
 	TraceSubprogram string
 	Sets            closedsets.Sets
+	// Arms are the branch arm labels of the grammar, known from a PDL
+	// definition only (a snapshot does not carry the grammar).
+	Arms []string
 	// engineTruncation is true when the closed-sets guide documents the
 	// workbench engine's summary truncation form, the one form replay can
 	// check; other forms are prose.
@@ -88,6 +91,13 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 	l.Sets = closedsets.Parse([]byte(*body)).Sets
 	l.engineTruncation = strings.Contains(squash(l.Sets.Truncation), squash(language.TruncationText))
 	return l, nil
+}
+
+// FromPDL takes what replay checks from a Language compiled from PDL.
+func FromPDL(l *language.Language) *Language {
+	out := &Language{ID: l.ID, TraceLevel: l.TraceLevel, TraceSubprogram: l.TraceSubprogram, Sets: l.Sets, Arms: l.Grammar.Arms}
+	out.engineTruncation = strings.Contains(squash(l.Sets.Truncation), squash(language.TruncationText))
+	return out
 }
 
 // squash folds whitespace so a guide's line wrapping does not matter.

@@ -131,7 +131,7 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	}
 	er := &errReader{r: r}
 	c := newChecker(plan, opt.Language, file, max)
-	s, pr := walk(er, sourceLimit, c.entry)
+	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, c.entry)
 	if er.err != nil {
 		return Result{ReadErr: er.err}
 	}
@@ -214,7 +214,7 @@ func (c *checker) finish(s *stream) ([]report.Finding, string) {
 	if t.steps != nil {
 		c.closeTo(0)
 	}
-	level, levelOK := c.level(t)
+	c.level(t)
 	o, outcomeOK := c.runOutcome(t)
 	refused := outcomeOK && pilotage.IsRefusal(*o.Status)
 	if refused && s.entries > 0 {
@@ -226,21 +226,37 @@ func (c *checker) finish(s *stream) ([]report.Finding, string) {
 		c.sameAsResponse(s)
 	}
 	installation := c.installation(t)
-	holds := func(k cond) bool {
+	drop := func(rule string) bool { return RuleByID(rule).UsesPlan && (installation || refused) }
+	return c.out.resolve(holds(t, true), drop, c.file, runID), runID
+}
+
+// holds decides the conditions of held findings from a trace's members.
+// Before the end of the file (final false) a member not yet seen may still
+// come, so the conditions that depend on it hold.
+func holds(m *traceMembers, final bool) func(cond) bool {
+	level, _ := stringOf(m.level)
+	o, outcomeOK := outcomeOf(m.outcome)
+	refused := outcomeOK && pilotage.IsRefusal(*o.Status)
+	// m changes as the walk goes on; decide from what it holds now.
+	levelSeen, outcomeSeen := m.level != nil, m.outcome != nil
+	return func(k cond) bool {
 		switch k {
-		case ifComplete:
-			return outcomeOK && *o.OK
-		case ifIncomplete:
+		case ifComplete, ifIncomplete:
+			if !outcomeSeen {
+				return !final
+			}
+			if k == ifComplete {
+				return outcomeOK && *o.OK
+			}
 			return outcomeOK && !*o.OK && !refused
-		case ifFull:
-			return levelOK && level == "full"
-		case ifSummary:
-			return levelOK && level != "full"
+		case ifFull, ifSummary:
+			if !levelSeen {
+				return !final
+			}
+			return (level == "full") == (k == ifFull)
 		}
 		return true
 	}
-	drop := func(rule string) bool { return RuleByID(rule).UsesPlan && (installation || refused) }
-	return c.out.resolve(holds, drop, c.file, runID), runID
 }
 
 // noTrace handles a response without a trace: right for a refused Run
@@ -255,11 +271,11 @@ func (c *checker) noTrace(outcome *located, runID string) []report.Finding {
 	return c.out.resolve(func(cond) bool { return true }, func(string) bool { return false }, c.file, runID)
 }
 
-// level checks the trace level (§5.8.1) and returns it; an unknown level
-// reads as summary (§1.3).
-func (c *checker) level(t *traceMembers) (string, bool) {
+// level checks the trace level (§5.8.1); an unknown level reads as
+// summary (§1.3).
+func (c *checker) level(t *traceMembers) {
 	if t.level == nil {
-		return "", false
+		return
 	}
 	l, ok := stringOf(t.level)
 	switch {
@@ -270,7 +286,6 @@ func (c *checker) level(t *traceMembers) (string, bool) {
 		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: "level is full, but the Language declares trace_level summary",
 			hint: "the effective level is the lower of the requested level and the declared ceiling (§5.8.1)"})
 	}
-	return l, true
 }
 
 // runOutcome checks the run outcome (§5.7, §6.5.6).

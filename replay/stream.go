@@ -128,19 +128,22 @@ func (s *stream) trace() *traceMembers {
 // to onEntry before reading the next, so memory does not grow with the
 // number of steps.
 type walker struct {
-	dec     *json.Decoder
-	pr      *posReader
-	s       *stream
+	dec *json.Decoder
+	pr  *posReader
+	s   *stream
+	// onSteps is called when a steps array starts, with the members seen
+	// so far; onEntry with each entry.
+	onSteps func(*traceMembers)
 	onEntry func(*entry)
 }
 
 // errStop ends a walk after a syntax error.
 var errStop = errors.New("stop")
 
-func walk(r io.Reader, headLimit int, onEntry func(*entry)) (*stream, *posReader) {
+func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry)) (*stream, *posReader) {
 	pr := newPosReader(r, headLimit)
 	dec := json.NewDecoder(pr)
-	w := &walker{dec: dec, pr: pr, s: &stream{}, onEntry: onEntry}
+	w := &walker{dec: dec, pr: pr, s: &stream{}, onSteps: onSteps, onEntry: onEntry}
 	_ = w.document()
 	return w.s, pr
 }
@@ -310,6 +313,7 @@ func (w *walker) steps(ptr string, m *traceMembers) error {
 		return w.skipRest(t)
 	}
 	m.steps = &site{ptr, pos.Line, pos.Column}
+	w.onSteps(m)
 	prev = w.dec.InputOffset()
 	for i := 0; w.dec.More(); i++ {
 		e := &entry{index: i}

@@ -1,0 +1,191 @@
+package replay
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// benchPlan has nested loops and a branch in the outer body:
+//
+//	init; rooms { check; hot ? fan : idle; lamps { dim; log }; done }; end
+//
+// benchRooms and benchLamps give 1000×(5+2×497)+3 = 999,003 steps.
+var benchRooms, benchLamps = 1000, 497
+
+const benchPlan = `{"steps": [
+ {"id": "init", "kind": "step", "calls": ["scene.init"]},
+ {"id": "rooms", "kind": "loop"},
+ {"id": "check", "kind": "step", "calls": ["sensors.read"], "loop": "rooms"},
+ {"id": "hot", "kind": "branch", "arms": ["then", "else"], "loop": "rooms"},
+ {"id": "fan", "kind": "step", "calls": ["fan.set"], "arm": {"branch": "hot", "label": "then"}},
+ {"id": "idle", "kind": "step", "calls": ["fan.idle"], "arm": {"branch": "hot", "label": "else"}},
+ {"id": "lamps", "kind": "loop", "loop": "rooms"},
+ {"id": "dim", "kind": "step", "calls": ["lamp.dim"], "loop": "lamps"},
+ {"id": "log", "kind": "step", "calls": ["log.write"], "loop": "lamps"},
+ {"id": "done", "kind": "step", "calls": ["room.done"], "loop": "rooms"},
+ {"id": "end", "kind": "step", "calls": ["scene.end"]}
+], "max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`
+
+// writeBenchTrace writes a full-level trace of rooms×(5+2×lamps)+3 steps,
+// the way an engine streams one: steps first, outcome after.
+func writeBenchTrace(w io.Writer, rooms, lamps int) (entries int) {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	ok := `"outcome": {"ok": true, "status": "success"}`
+	step := func(id, call string) {
+		if entries > 0 {
+			bw.WriteString(",\n")
+		}
+		fmt.Fprintf(bw, `  {"id": %q, "calls": [%q], "input": {"level": 40}, "output": {"ok": true}, %s, "t_ms": 3}`, id, call, ok)
+		entries++
+	}
+	control := func(id, kind string, decisions []string) {
+		bw.WriteString(",\n")
+		fmt.Fprintf(bw, `  {"id": %q, "kind": %q, %s, "decisions": [`, id, kind, ok)
+		for i, d := range decisions {
+			if i > 0 {
+				bw.WriteString(", ")
+			}
+			fmt.Fprintf(bw, `{"at": %q, "took": %q, "because": "evaluated"}`, id, d)
+		}
+		bw.WriteString("]}")
+		entries++
+	}
+	loopDecisions := func(n int) []string {
+		return append(strings.Split(strings.Repeat("continue,", n), ",")[:n], "exit")
+	}
+	bw.WriteString(`{"run_id": "bench", "steps": [` + "\n")
+	step("init", "scene.init")
+	control("rooms", "loop", loopDecisions(rooms))
+	for r := 1; r <= rooms; r++ {
+		step(fmt.Sprintf("check#%d", r), "sensors.read")
+		if r%3 == 0 {
+			control(fmt.Sprintf("hot#%d", r), "branch", []string{"else"})
+			step(fmt.Sprintf("idle#%d", r), "fan.idle")
+		} else {
+			control(fmt.Sprintf("hot#%d", r), "branch", []string{"then"})
+			step(fmt.Sprintf("fan#%d", r), "fan.set")
+		}
+		control(fmt.Sprintf("lamps#%d", r), "loop", loopDecisions(lamps))
+		for l := 1; l <= lamps; l++ {
+			step(fmt.Sprintf("dim#%d#%d", r, l), "lamp.dim")
+			step(fmt.Sprintf("log#%d#%d", r, l), "log.write")
+		}
+		step(fmt.Sprintf("done#%d", r), "room.done")
+	}
+	step("end", "scene.end")
+	bw.WriteString("\n], \"level\": \"full\", \"outcome\": {\"ok\": true, \"status\": \"success\"}}\n")
+	bw.Flush()
+	return entries
+}
+
+// peakHeap samples the heap's live-object bytes while f runs.
+func peakHeap(f func()) uint64 {
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() {
+		metrics.Read(sample)
+		if v := sample[0].Value.Uint64(); v > peak.Load() {
+			peak.Store(v)
+		}
+	}
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				read()
+			}
+		}
+	}()
+	f()
+	close(stop)
+	<-done
+	read()
+	return peak.Load()
+}
+
+// BenchmarkReplay1M replays a generated 1,000,000-step trace (nested loops
+// and a branch, level full) and compares its throughput with a plain
+// encoding/json Decoder.Token scan of the same file in the same run. It
+// fails when replay is slower than half the scan or when the heap's peak
+// reaches 64 MiB.
+func BenchmarkReplay1M(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "trace.json")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	entries := writeBenchTrace(f, benchRooms, benchLamps)
+	f.Close()
+	st, _ := os.Stat(path)
+	plan, err := LoadPlan("plan.json", []byte(benchPlan))
+	if err != nil || len(plan.Findings) > 0 {
+		b.Fatal(err, plan.Findings)
+	}
+	open := func() *os.File {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return f
+	}
+
+	var scan time.Duration
+	runtime.GC()
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	var peak uint64
+	for range b.N {
+		f := open()
+		var res Result
+		peak = max(peak, peakHeap(func() { res = Replay(plan, "trace.json", f, Options{}) }))
+		f.Close()
+		if len(res.Findings) > 0 || res.Entries != entries {
+			b.Fatalf("replay: %d entries (want %d), findings %v", res.Entries, entries, res.Findings)
+		}
+		b.StopTimer()
+		f = open()
+		start := time.Now()
+		dec := json.NewDecoder(f)
+		for {
+			if _, err := dec.Token(); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+		}
+		scan += time.Since(start)
+		f.Close()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	mb := float64(st.Size()) * float64(b.N) / (1 << 20)
+	replayRate := mb / b.Elapsed().Seconds()
+	scanRate := mb / scan.Seconds()
+	b.ReportMetric(float64(entries), "entries")
+	b.ReportMetric(scanRate, "scan-MB/s")
+	b.ReportMetric(replayRate/scanRate, "replay/scan")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	if replayRate < scanRate/2 {
+		b.Errorf("replay ran at %.0f MB/s, under half the token scan's %.0f MB/s", replayRate, scanRate)
+	}
+	if peak >= 64<<20 {
+		b.Errorf("peak heap %.1f MiB, want under 64 MiB", float64(peak)/(1<<20))
+	}
+}
