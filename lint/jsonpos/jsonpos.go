@@ -337,6 +337,26 @@ type parser struct {
 	i     int
 	err   error
 	errAt int
+	// slab hands out nodes from blocks, one allocation per nodeBlock nodes
+	// instead of one per value: parsing a large catalog is mostly nodes.
+	slab []Node
+	// members and elems are stacks where containers collect their
+	// children before copying them out at their exact length.
+	members []Member
+	elems   []*Node
+}
+
+const nodeBlock = 256
+
+// node returns a fresh node of kind k starting at start.
+func (p *parser) node(k Kind, start int) *Node {
+	if len(p.slab) == 0 {
+		p.slab = make([]Node, nodeBlock)
+	}
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	n.Kind, n.Start = k, start
+	return n
 }
 
 func (p *parser) fail(at int, format string, args ...any) {
@@ -391,13 +411,15 @@ func (p *parser) value(depth int) *Node {
 		if !ok {
 			return nil
 		}
-		return &Node{Kind: String, Start: start, End: p.i, Str: s}
+		n := p.node(String, start)
+		n.End, n.Str = p.i, s
+		return n
 	case c == 't':
-		return p.literal("true", &Node{Kind: Bool, Bool: true})
+		return p.literal("true", Bool, true)
 	case c == 'f':
-		return p.literal("false", &Node{Kind: Bool})
+		return p.literal("false", Bool, false)
 	case c == 'n':
-		return p.literal("null", &Node{Kind: Null})
+		return p.literal("null", Null, false)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	default:
@@ -406,12 +428,13 @@ func (p *parser) value(depth int) *Node {
 	}
 }
 
-func (p *parser) literal(word string, n *Node) *Node {
+func (p *parser) literal(word string, k Kind, b bool) *Node {
 	if len(p.src)-p.i < len(word) || string(p.src[p.i:p.i+len(word)]) != word {
 		p.fail(p.i, "invalid literal; expected %q", word)
 		return nil
 	}
-	n.Start = p.i
+	n := p.node(k, p.i)
+	n.Bool = b
 	p.i += len(word)
 	n.End = p.i
 	return n
@@ -456,7 +479,9 @@ func (p *parser) number() *Node {
 			return nil
 		}
 	}
-	return &Node{Kind: Number, Start: start, End: p.i, Str: string(p.src[start:p.i])}
+	num := p.node(Number, start)
+	num.End, num.Str = p.i, string(p.src[start:p.i])
+	return num
 }
 
 // str parses a string starting at the opening quote and returns its
@@ -583,7 +608,7 @@ func (p *parser) hex4(at int) (rune, bool) {
 }
 
 func (p *parser) object(depth int) *Node {
-	n := &Node{Kind: Object, Start: p.i}
+	n := p.node(Object, p.i)
 	p.i++ // {
 	p.skipWS()
 	if p.i < len(p.src) && p.src[p.i] == '}' {
@@ -591,6 +616,7 @@ func (p *parser) object(depth int) *Node {
 		n.End = p.i
 		return n
 	}
+	base := len(p.members)
 	for {
 		p.skipWS()
 		if p.i >= len(p.src) {
@@ -617,7 +643,7 @@ func (p *parser) object(depth int) *Node {
 		if v == nil {
 			return nil
 		}
-		n.Members = append(n.Members, Member{Key: key, KeyStart: keyStart, Value: v})
+		p.members = append(p.members, Member{Key: key, KeyStart: keyStart, Value: v})
 		p.skipWS()
 		if p.i >= len(p.src) {
 			p.fail(p.i, "unexpected end of input: the object has no closing '}'")
@@ -634,6 +660,8 @@ func (p *parser) object(depth int) *Node {
 		case '}':
 			p.i++
 			n.End = p.i
+			n.Members = append([]Member(nil), p.members[base:]...)
+			p.members = p.members[:base]
 			return n
 		default:
 			p.fail(p.i, "unexpected %s; expected ',' or '}' after an object member", p.describe(p.i))
@@ -643,7 +671,7 @@ func (p *parser) object(depth int) *Node {
 }
 
 func (p *parser) array(depth int) *Node {
-	n := &Node{Kind: Array, Start: p.i}
+	n := p.node(Array, p.i)
 	p.i++ // [
 	p.skipWS()
 	if p.i < len(p.src) && p.src[p.i] == ']' {
@@ -651,13 +679,14 @@ func (p *parser) array(depth int) *Node {
 		n.End = p.i
 		return n
 	}
+	base := len(p.elems)
 	for {
 		p.skipWS()
 		v := p.value(depth + 1)
 		if v == nil {
 			return nil
 		}
-		n.Elems = append(n.Elems, v)
+		p.elems = append(p.elems, v)
 		p.skipWS()
 		if p.i >= len(p.src) {
 			p.fail(p.i, "unexpected end of input: the array has no closing ']'")
@@ -674,6 +703,8 @@ func (p *parser) array(depth int) *Node {
 		case ']':
 			p.i++
 			n.End = p.i
+			n.Elems = append([]*Node(nil), p.elems[base:]...)
+			p.elems = p.elems[:base]
 			return n
 		default:
 			p.fail(p.i, "unexpected %s; expected ',' or ']' after an array element", p.describe(p.i))

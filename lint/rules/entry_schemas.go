@@ -24,6 +24,11 @@ var entrySchemas = &lint.Rule{
 	Severity: report.Error,
 	Summary:  "A catalog entry's `input_schema` and `output_schema` must be self-contained JSON Schemas that compile.",
 	Check: func(p *lint.Pass) {
+		// Catalogs repeat schemas (every table entry of one shape has the
+		// same input_schema); compiling costs ~100µs, so each distinct
+		// source is compiled once per input. Findings are still reported
+		// at every entry.
+		compiled := map[string]error{}
 		for _, l := range p.Languages {
 			if l.Catalog == nil {
 				continue
@@ -35,7 +40,12 @@ var entrySchemas = &lint.Rule{
 						continue // absent, a boolean schema, or malformed (the schema rule)
 					}
 					ptr := e.Pointer + "/" + member
-					err := compileEntrySchema(n.Value(), member)
+					key := member + "\x00" + string(p.Doc.Raw(n))
+					err, done := compiled[key]
+					if !done {
+						err = compileEntrySchema(n.Value(), member)
+						compiled[key] = err
+					}
 					var sve *jsonschema.SchemaValidationError
 					if errors.As(err, &sve) {
 						for _, v := range pilotage.Violations(sve.Err) {
