@@ -1,0 +1,683 @@
+package cmd_test
+
+// End-to-end tests of `pilotage serve`: the built binary driven by the Go
+// SDK's MCP client over stdio (mcp.CommandTransport) and streamable HTTP,
+// through the standard loop of §7.1 and every situation issue 5 names.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
+)
+
+const homeflow = "../langs/homeflow/homeflow.pdl"
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// pilotageBinary builds the command once per test run.
+func pilotageBinary(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "pilotage-bin")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "pilotage")
+		out, err := exec.Command("go", "build", "-o", binPath, "./pilotage").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// syncBuffer collects a child's standard error.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// client is an MCP client session with helpers that check the binding's
+// result shape on every call.
+type client struct {
+	t  testing.TB
+	cs *mcp.ClientSession
+}
+
+// call returns the structured result and whether it was a request error.
+// It fails the test on a carrier error or when the text block and
+// structuredContent differ.
+func (c *client) call(tool string, args any) (map[string]any, bool) {
+	c.t.Helper()
+	res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		c.t.Fatalf("%s: carrier error: %v", tool, err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if len(res.Content) != 1 {
+		c.t.Fatalf("%s: %d content blocks, want 1", tool, len(res.Content))
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	var a, b map[string]any
+	if err := json.Unmarshal(raw, &a); err != nil {
+		c.t.Fatalf("%s: structuredContent: %v", tool, err)
+	}
+	if err := json.Unmarshal([]byte(text), &b); err != nil {
+		c.t.Fatalf("%s: text block is not JSON: %v", tool, err)
+	}
+	if ja, jb := jsonOf(c.t, a), jsonOf(c.t, b); ja != jb {
+		c.t.Fatalf("%s: structuredContent %s differs from text %s", tool, ja, jb)
+	}
+	return a, res.IsError
+}
+
+// ok calls a tool that must be processed (isError false).
+func (c *client) ok(tool string, args any) map[string]any {
+	c.t.Helper()
+	got, isErr := c.call(tool, args)
+	if isErr {
+		c.t.Fatalf("%s %s: request error %s", tool, jsonOf(c.t, args), jsonOf(c.t, got))
+	}
+	return got
+}
+
+// reqErr calls a tool that must answer a request error of kind.
+func (c *client) reqErr(tool string, args any, kind string) map[string]any {
+	c.t.Helper()
+	got, isErr := c.call(tool, args)
+	e, _ := got["error"].(map[string]any)
+	if !isErr || e["kind"] != kind {
+		c.t.Fatalf("%s %s: want request error %s, got isError %v %s", tool, jsonOf(c.t, args), kind, isErr, jsonOf(c.t, got))
+	}
+	return e
+}
+
+func jsonOf(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// decode converts a structured result to a typed response.
+func decode[T any](t testing.TB, m map[string]any) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(jsonOf(t, m)), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// serveStdio starts `pilotage serve ARGS...` as a child speaking MCP on
+// stdio and connects to it.
+func serveStdio(t testing.TB, args ...string) (*client, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(pilotageBinary(t), append([]string{"serve"}, args...)...)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &client{t: t, cs: cs}, stderr
+}
+
+// serveHTTP starts `pilotage serve ARGS... --http 127.0.0.1:0` and returns
+// its endpoint, read from the one line serve prints for scripts.
+func serveHTTP(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(pilotageBinary(t), append(append([]string{"serve"}, args...), "--http", "127.0.0.1:0")...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	re := regexp.MustCompile(`listening on (http://\S+)`)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case url := <-found:
+		return url
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve --http printed no address")
+	}
+	return ""
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b.token != "" {
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connectHTTP(t testing.TB, url, token string) (*client, error) {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &client{t: t, cs: cs}, nil
+}
+
+// morning is the homeflow guide's example program: a loop with a branch.
+var morning = map[string]any{"steps": []any{
+	map[string]any{"id": "each", "for_each": "input.rooms", "as": "r", "do": []any{
+		map[string]any{"id": "read", "call": "sensors.read", "with": map[string]any{"room": "r"}},
+		map[string]any{"id": "dark", "if": "steps.read.output.lux < 200.0",
+			"then": []any{map[string]any{"id": "on", "call": "lights.set", "with": map[string]any{"room": "r", "on": "true"}}},
+			"else": []any{}},
+	}},
+}, "output": "steps.each.output"}
+
+var rooms = map[string]any{"rooms": []any{"living", "attic"}}
+
+// standardLoop drives §7.1 for homeflow/v1 as the owner: discover, learn
+// (index, core guide, a topic), lookup, validate, execute with the
+// catalog_version, verify the trace against the plan, fetch it again.
+func standardLoop(t *testing.T, c *client) {
+	ext, _ := c.cs.InitializeResult().Capabilities.Extensions[binding.ExtensionID].(map[string]any)
+	if ext["version"] != "1.1" || ext["discover"] != binding.DiscoverTool {
+		t.Fatalf("initialize extensions = %v", c.cs.InitializeResult().Capabilities.Extensions)
+	}
+	// 1. discover
+	m := decode[pilotage.Manifest](t, c.ok(binding.DiscoverTool, nil))
+	if len(m.Languages) != 1 || m.Languages[0].ID != "homeflow/v1" {
+		t.Fatalf("manifest languages = %+v", m.Languages)
+	}
+	l := m.Languages[0]
+	if l.Guides != "homeflow_v1_learn" || l.Catalog != "homeflow_v1_lookup" || l.Loop.Validate != "homeflow_v1_validate" ||
+		l.Loop.Execute != "homeflow_v1_execute" || l.Loop.Trace != "homeflow_v1_trace" {
+		t.Fatalf("operation addresses = %+v", l)
+	}
+	// 2. learn: index first, then the core guide, then one topic.
+	idx := decode[pilotage.LearnIndex](t, c.ok(l.Guides, map[string]any{}))
+	core := ""
+	for _, g := range idx.Guides {
+		if g.Body != nil {
+			t.Fatalf("index form carries a body for %s", g.ID)
+		}
+		if g.Level == pilotage.GuideCore {
+			core = g.ID
+		}
+	}
+	if core == "" {
+		t.Fatalf("no core guide in %+v", idx)
+	}
+	g := decode[pilotage.LearnFetch](t, c.ok(l.Guides, map[string]any{"id": core}))
+	if g.Guide.Body == nil || len(*g.Guide.Body) != g.Guide.SizeBytes {
+		t.Fatalf("core guide body missing or size_bytes wrong: %+v", g.Guide)
+	}
+	topic := decode[pilotage.LearnFetch](t, c.ok(l.Guides, map[string]any{"id": core, "topic": "first-program"}))
+	if topic.Guide.Body == nil || !strings.Contains(*topic.Guide.Body, "First program") || len(*topic.Guide.Body) >= len(*g.Guide.Body) {
+		t.Fatalf("topic fetch = %+v", topic.Guide.Body)
+	}
+	c.reqErr(l.Guides, map[string]any{"id": "no-such-guide"}, pilotage.ErrNotFound)
+	// The same guide as an MCP resource.
+	rr, err := c.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: binding.GuideURI(l.ID, core)})
+	if err != nil || rr.Contents[0].Text != *g.Guide.Body {
+		t.Fatalf("guide resource: %v", err)
+	}
+	// 3. lookup
+	list := decode[pilotage.ListResponse](t, c.ok(l.Catalog, map[string]any{"verb": "list"}))
+	if len(list.Items) == 0 || list.CatalogVersion == "" {
+		t.Fatalf("list = %+v", list)
+	}
+	get := decode[pilotage.GetResponse](t, c.ok(l.Catalog, map[string]any{"verb": "get", "id": "sensors.read"}))
+	if get.Entry.ID != "sensors.read" || get.CatalogVersion != list.CatalogVersion {
+		t.Fatalf("get = %+v", get)
+	}
+	// 5. validate: a first draft with a typo, then the fix.
+	bad := c.ok(l.Loop.Validate, map[string]any{"program": map[string]any{"steps": []any{
+		map[string]any{"id": "read", "call": "sensors.raed", "with": map[string]any{"room": `"living"`}}}}})
+	vr := decode[pilotage.ValidateResponse](t, bad)
+	if vr.Valid || len(vr.Diagnostics) == 0 || vr.Diagnostics[0].Code != pilotage.CodeUnknownName || vr.Diagnostics[0].Path.Pointer != "/steps/0/call" {
+		t.Fatalf("typo: %s", jsonOf(t, bad))
+	}
+	v := decode[pilotage.ValidateResponse](t, c.ok(l.Loop.Validate, map[string]any{"program": morning}))
+	if !v.Valid || v.Plan == nil || v.CatalogVersion != list.CatalogVersion {
+		t.Fatalf("validate = %+v", v)
+	}
+	// 7. execute with the catalog_version validation returned, stored.
+	ex := c.ok(l.Loop.Execute, map[string]any{"program": morning, "input": rooms, "expected_catalog_version": v.CatalogVersion,
+		"trace_level": "full", "store": true})
+	run := decode[pilotage.ExecuteResponse](t, ex)
+	if !run.Outcome.OK || run.Outcome.Status != pilotage.StatusSuccess || run.Trace == nil || run.Trace.Level != pilotage.LevelFull {
+		t.Fatalf("execute = %s", jsonOf(t, ex))
+	}
+	if string(run.Output) != `[{"on":true},{"on":true}]` {
+		t.Fatalf("output = %s", run.Output)
+	}
+	// 8. verify: the trace corresponds to the plan (§5.8.4).
+	assertReplays(t, v, ex)
+	// 9. fetch the same record by run_id.
+	fetched := decode[pilotage.TraceFetchResponse](t, c.ok(l.Loop.Trace, map[string]any{"run_id": run.RunID}))
+	if jsonOf(t, fetched.Trace) != jsonOf(t, run.Trace) {
+		t.Fatalf("fetched trace differs:\n%s\n%s", jsonOf(t, fetched.Trace), jsonOf(t, run.Trace))
+	}
+	summary := decode[pilotage.TraceFetchResponse](t, c.ok(l.Loop.Trace, map[string]any{"run_id": run.RunID, "trace_level": "summary"}))
+	if summary.Trace.Level != pilotage.LevelSummary || len(summary.Trace.Steps[1].Input) != 0 {
+		t.Fatalf("summary fetch = %s", jsonOf(t, summary))
+	}
+}
+
+// assertReplays checks an execute response's trace against the validate
+// response's plan with the project's replay checker.
+func assertReplays(t *testing.T, validate any, execute any) {
+	t.Helper()
+	plan, err := replay.LoadPlan("validate.json", []byte(jsonOf(t, validate)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := replay.Replay(plan, "execute.json", strings.NewReader(jsonOf(t, execute)), replay.Options{})
+	for _, f := range res.Findings {
+		if f.Severity == "error" {
+			t.Errorf("replay: %s %s at %s", f.Rule, f.Message, f.Pointer)
+		}
+	}
+}
+
+func TestServeStandardLoopStdio(t *testing.T) {
+	c, stderr := serveStdio(t, homeflow, "--principal", "owner")
+	standardLoop(t, c)
+	if s := stderr.String(); strings.Contains(s, "ERROR") {
+		t.Errorf("stderr: %s", s)
+	}
+}
+
+func TestServeStandardLoopHTTP(t *testing.T) {
+	url := serveHTTP(t, homeflow)
+	c, err := connectHTTP(t, url, "owner-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	standardLoop(t, c)
+}
+
+// Every reserved run status of §5.7 through the MCP tool, refusals with no
+// trace steps (reading 8), and a failed Run with its partial trace.
+func TestServeReservedStatuses(t *testing.T) {
+	c, _ := serveStdio(t, homeflow, "--principal", "owner")
+	exec := "homeflow_v1_execute"
+	status := func(args map[string]any) pilotage.ExecuteResponse {
+		t.Helper()
+		return decode[pilotage.ExecuteResponse](t, c.ok(exec, args))
+	}
+	if r := status(map[string]any{"program": morning, "input": rooms}); r.Outcome.Status != pilotage.StatusSuccess || !r.Outcome.OK {
+		t.Fatalf("success: %+v", r.Outcome)
+	}
+	garage := map[string]any{"steps": []any{
+		map[string]any{"id": "on", "call": "lights.set", "with": map[string]any{"room": `"garage"`, "on": "true"}},
+		map[string]any{"id": "read", "call": "sensors.read", "with": map[string]any{"room": `"garage"`}},
+		map[string]any{"id": "off", "call": "lights.set", "with": map[string]any{"room": `"garage"`, "on": "false"}},
+	}}
+	r := status(map[string]any{"program": garage})
+	if r.Outcome.OK || r.Outcome.Status != pilotage.StatusPartial || r.Trace == nil || len(r.Trace.Steps) != 2 ||
+		r.Trace.Steps[1].Outcome.Status != "unreachable" || len(r.Output) != 0 {
+		t.Fatalf("partial: %s", jsonOf(t, r))
+	}
+	r = status(map[string]any{"program": map[string]any{"steps": []any{map[string]any{"id": "x#1", "call": "nope.nope"}}}})
+	if r.Outcome.OK || r.Outcome.Status != pilotage.StatusValidationError || len(r.Diagnostics) < 2 || (r.Trace != nil && len(r.Trace.Steps) != 0) {
+		t.Fatalf("validation_error: %s", jsonOf(t, r))
+	}
+	// Inline input must be an object (the closed-sets guide's parameter
+	// binding); the published schema says so but the server answers with
+	// a diagnostic, not a request error.
+	r = status(map[string]any{"program": morning, "input": []any{"living"}})
+	if r.Outcome.Status != pilotage.StatusValidationError || r.Diagnostics[0].Code != pilotage.CodeInputBinding {
+		t.Fatalf("input binding: %s", jsonOf(t, r))
+	}
+	r = status(map[string]any{"program": morning, "input": rooms, "expected_catalog_version": "not-the-current-one"})
+	if r.Outcome.OK || r.Outcome.Status != pilotage.StatusCatalogDrift || (r.Trace != nil && len(r.Trace.Steps) != 0) {
+		t.Fatalf("catalog_drift: %s", jsonOf(t, r))
+	}
+	// promotion_drift needs a catalog change: TestServeWatchDrift.
+	c.reqErr(exec, map[string]any{"program": morning, "program_ref": "prog.nightly@1"}, pilotage.ErrInvalidRequest)
+	c.reqErr(exec, map[string]any{}, pilotage.ErrInvalidRequest)
+	c.reqErr(exec, map[string]any{"program": morning, "trace_level": "verbose"}, pilotage.ErrInvalidRequest)
+	c.reqErr(exec, map[string]any{"program": morning, "test_run": true}, pilotage.ErrUnsupported)
+	c.reqErr(exec, map[string]any{"program_ref": "prog.nowhere@1"}, pilotage.ErrNotFound)
+}
+
+// copyLang copies a Language directory so a test may edit it.
+func copyLang(t *testing.T, dir string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// Drift for real (§6.5.2, §7.5): edit the PDL under --watch. An inline
+// program validated before the change meets catalog_drift and recovers by
+// validating again; the promoted program whose referenced entry changed
+// meets promotion_drift, terminally.
+func TestServeWatchDrift(t *testing.T) {
+	dir := copyLang(t, "../langs/homeflow")
+	pdl := filepath.Join(dir, "homeflow.pdl")
+	c, stderr := serveStdio(t, pdl, "--principal", "owner", "--watch", "--watch-interval", "50ms")
+	exec, lookup, validate := "homeflow_v1_execute", "homeflow_v1_lookup", "homeflow_v1_validate"
+	v1 := decode[pilotage.ValidateResponse](t, c.ok(validate, map[string]any{"program": morning}))
+	nightly := map[string]any{"program_ref": "prog.nightly@1", "input": map[string]any{"rooms": []any{"living"}}}
+	prog := decode[pilotage.GetResponse](t, c.ok(lookup, map[string]any{"verb": "get", "id": "prog.nightly@1"}))
+	nightly["expected_catalog_version"] = prog.CatalogVersion
+	if r := decode[pilotage.ExecuteResponse](t, c.ok(exec, nightly)); !r.Outcome.OK {
+		t.Fatalf("promoted program before the change: %s", jsonOf(t, r))
+	}
+
+	src, _ := os.ReadFile(pdl)
+	// lights.set gains an output member: a load-bearing field (§5.4), so
+	// the catalog_version and the nightly program's baseline both change.
+	old := []byte(`output_schema ` + "`" + `{"type": "object", "properties": {"on": {"type": "boolean"}}}` + "`")
+	changed := bytes.Replace(src, old, []byte(`output_schema `+"`"+`{"type": "object", "properties": {"on": {"type": "boolean"}, "level": {"type": "number"}}}`+"`"), 1)
+	if bytes.Equal(changed, src) {
+		t.Fatal("lights.set's output_schema was not found in homeflow.pdl")
+	}
+	if err := os.WriteFile(pdl, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var now pilotage.ListResponse
+	for {
+		now = decode[pilotage.ListResponse](t, c.ok(lookup, map[string]any{"verb": "list"}))
+		if now.CatalogVersion != v1.CatalogVersion {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload after editing the PDL; stderr: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	changes := decode[pilotage.ChangedSinceResponse](t, c.ok(lookup, map[string]any{"verb": "changed_since", "catalog_version": v1.CatalogVersion}))
+	if !strings.Contains(jsonOf(t, changes.Changes), `{"id":"lights.set","change":"modified"}`) {
+		t.Fatalf("changed_since = %s", jsonOf(t, changes))
+	}
+
+	stale := map[string]any{"program": morning, "input": rooms, "expected_catalog_version": v1.CatalogVersion}
+	if r := decode[pilotage.ExecuteResponse](t, c.ok(exec, stale)); r.Outcome.Status != pilotage.StatusCatalogDrift {
+		t.Fatalf("stale token: %s", jsonOf(t, r))
+	}
+	// Recovery: validate against the current snapshot, then execute with
+	// the new token.
+	v2 := decode[pilotage.ValidateResponse](t, c.ok(validate, map[string]any{"program": morning}))
+	if !v2.Valid || v2.CatalogVersion != now.CatalogVersion {
+		t.Fatalf("revalidation: %s", jsonOf(t, v2))
+	}
+	stale["expected_catalog_version"] = v2.CatalogVersion
+	if r := decode[pilotage.ExecuteResponse](t, c.ok(exec, stale)); r.Outcome.Status != pilotage.StatusSuccess {
+		t.Fatalf("after recovery: %s", jsonOf(t, r))
+	}
+
+	prog = decode[pilotage.GetResponse](t, c.ok(lookup, map[string]any{"verb": "get", "id": "prog.nightly@1"}))
+	nightly["expected_catalog_version"] = prog.CatalogVersion
+	for range 2 { // terminal: retrying cannot succeed (§7.5)
+		if r := decode[pilotage.ExecuteResponse](t, c.ok(exec, nightly)); r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.OK {
+			t.Fatalf("promotion_drift: %s", jsonOf(t, r))
+		}
+	}
+
+	// A broken edit is reported on stderr and the served definition stays.
+	if err := os.WriteFile(pdl, append(changed, []byte("\nentry {")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(stderr.String(), "keeping the previous definition") {
+		if time.Now().After(deadline.Add(10 * time.Second)) {
+			t.Fatalf("no report of the broken PDL; stderr: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if after := decode[pilotage.ListResponse](t, c.ok(lookup, map[string]any{"verb": "list"})); after.CatalogVersion != now.CatalogVersion {
+		t.Fatal("a PDL with errors replaced the served definition")
+	}
+}
+
+// Idempotency (§6.5.6): the same key, runnable and input replay the first
+// Run; the same key with other input is a conflict.
+func TestServeIdempotency(t *testing.T) {
+	c, _ := serveStdio(t, homeflow, "--principal", "owner")
+	args := map[string]any{"program": morning, "input": rooms, "idempotency_key": "k-1"}
+	first := c.ok("homeflow_v1_execute", args)
+	again := c.ok("homeflow_v1_execute", args)
+	if jsonOf(t, first) != jsonOf(t, again) {
+		t.Fatalf("replay differs:\n%s\n%s", jsonOf(t, first), jsonOf(t, again))
+	}
+	args["input"] = map[string]any{"rooms": []any{"living"}}
+	c.reqErr("homeflow_v1_execute", args, pilotage.ErrConflict)
+	args["idempotency_key"] = "k-2"
+	if other := c.ok("homeflow_v1_execute", args); other["run_id"] == first["run_id"] {
+		t.Fatal("a fresh key replayed the old Run")
+	}
+}
+
+// notFoundShape is a request error with the run_id taken out, so the
+// errors for different ids can be compared.
+func notFoundShape(t *testing.T, c *client, runID string) string {
+	t.Helper()
+	e := c.reqErr("homeflow_v1_trace", map[string]any{"run_id": runID}, pilotage.ErrNotFound)
+	return strings.ReplaceAll(jsonOf(t, e), runID, "ID")
+}
+
+// Retention (§6.6): with --data, homeflow's P7D keeps stored Runs across a
+// restart; store:false is never fetchable, and looks exactly like an
+// unknown run_id; without --data the Language is served as "session" and
+// its Runs end with the process's one Session.
+func TestServeRetentionAcrossRestart(t *testing.T) {
+	data := t.TempDir()
+	c, _ := serveStdio(t, homeflow, "--principal", "owner", "--data", data)
+	m := decode[pilotage.Manifest](t, c.ok(binding.DiscoverTool, nil))
+	if m.Languages[0].Retention != "P7D" {
+		t.Fatalf("retention with --data = %q", m.Languages[0].Retention)
+	}
+	kept := c.ok("homeflow_v1_execute", map[string]any{"program": morning, "input": rooms, "store": true})["run_id"].(string)
+	dropped := c.ok("homeflow_v1_execute", map[string]any{"program": morning, "input": rooms, "store": false})["run_id"].(string)
+	levelNone := c.ok("homeflow_v1_execute", map[string]any{"program": morning, "input": rooms, "store": true, "trace_level": "none"})
+	if levelNone["trace"] != nil {
+		t.Fatalf("trace_level none returned a trace: %s", jsonOf(t, levelNone))
+	}
+	unknownShape := notFoundShape(t, c, "run-that-never-was")
+	if got := notFoundShape(t, c, dropped); got != unknownShape {
+		t.Fatalf("store:false %s differs from unknown %s", got, unknownShape)
+	}
+	c.cs.Close()
+
+	c2, _ := serveStdio(t, homeflow, "--principal", "owner", "--data", data)
+	f := decode[pilotage.TraceFetchResponse](t, c2.ok("homeflow_v1_trace", map[string]any{"run_id": kept}))
+	if f.RunID != kept || !f.Outcome.OK || f.Trace == nil || len(f.Trace.Steps) == 0 {
+		t.Fatalf("stored Run after restart: %s", jsonOf(t, f))
+	}
+	// Recorded at the declared level even though none was requested inline.
+	nf := decode[pilotage.TraceFetchResponse](t, c2.ok("homeflow_v1_trace", map[string]any{"run_id": levelNone["run_id"]}))
+	if nf.Trace == nil || nf.Trace.Level != pilotage.LevelFull {
+		t.Fatalf("run stored at level none: %s", jsonOf(t, nf))
+	}
+	if got := notFoundShape(t, c2, dropped); got != unknownShape {
+		t.Fatalf("store:false after restart %s differs from unknown %s", got, unknownShape)
+	}
+
+	// Without --data: session retention, gone with the Session.
+	s1, _ := serveStdio(t, homeflow, "--principal", "owner")
+	if r := decode[pilotage.Manifest](t, s1.ok(binding.DiscoverTool, nil)).Languages[0].Retention; r != pilotage.RetentionSession {
+		t.Fatalf("retention without --data = %q, want session", r)
+	}
+	id := s1.ok("homeflow_v1_execute", map[string]any{"program": morning, "input": rooms, "store": true})["run_id"].(string)
+	s1.ok("homeflow_v1_trace", map[string]any{"run_id": id})
+	s1.cs.Close()
+	s2, _ := serveStdio(t, homeflow, "--principal", "owner")
+	if got := notFoundShape(t, s2, id); got != unknownShape {
+		t.Fatalf("session Run in a new Session: %s", got)
+	}
+}
+
+// Two principals over HTTP (§10.3): bearer tokens pick the principal, a
+// missing or unknown token is 401, each Mcp-Session-Id is its own Session,
+// and the guest cannot tell the owner's names from names that do not exist.
+func TestServeHTTPPrincipals(t *testing.T) {
+	url := serveHTTP(t, homeflow)
+	for _, tok := range []string{"", "not-a-token"} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("token %q: HTTP %d, want 401", tok, resp.StatusCode)
+		}
+	}
+	owner, err := connectHTTP(t, url, "owner-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guest, err := connectHTTP(t, url, "guest-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup, validate := "homeflow_v1_lookup", "homeflow_v1_validate"
+	ov := decode[pilotage.ListResponse](t, owner.ok(lookup, map[string]any{"verb": "list"}))
+	gv := decode[pilotage.ListResponse](t, guest.ok(lookup, map[string]any{"verb": "list"}))
+	if ov.CatalogVersion == gv.CatalogVersion || len(gv.Items) >= len(ov.Items) {
+		t.Fatalf("owner %d items %s, guest %d items %s", len(ov.Items), ov.CatalogVersion, len(gv.Items), gv.CatalogVersion)
+	}
+	for _, it := range gv.Items {
+		if !strings.HasPrefix(it.ID, "sensors.") && !strings.HasPrefix(it.ID, "lights.") {
+			t.Fatalf("guest sees %s", it.ID)
+		}
+	}
+	// fan.set exists but the guest may not see it; fan.sett exists for no one.
+	hidden := strings.ReplaceAll(jsonOf(t, guest.reqErr(lookup, map[string]any{"verb": "get", "id": "fan.set"}, pilotage.ErrNotFound)), "fan.set", "NAME")
+	missing := strings.ReplaceAll(jsonOf(t, guest.reqErr(lookup, map[string]any{"verb": "get", "id": "fan.sxt"}, pilotage.ErrNotFound)), "fan.sxt", "NAME")
+	if hidden != missing {
+		t.Fatalf("hidden %s vs missing %s", hidden, missing)
+	}
+	prog := func(name string) map[string]any {
+		return map[string]any{"program": map[string]any{"steps": []any{
+			map[string]any{"id": "s", "call": name, "with": map[string]any{"room": `"living"`, "on": "true"}}}}}
+	}
+	hv := strings.ReplaceAll(jsonOf(t, guest.ok(validate, prog("fan.set"))), "fan.set", "NAME")
+	mv := strings.ReplaceAll(jsonOf(t, guest.ok(validate, prog("fan.sxt"))), "fan.sxt", "NAME")
+	if hv != mv || !strings.Contains(hv, `"unknown_name"`) {
+		t.Fatalf("validate hidden %s vs missing %s", hv, mv)
+	}
+	if strings.Contains(mv, "fan.set") {
+		t.Fatalf("a hint names an entry the guest cannot see: %s", mv)
+	}
+	// Retention "session" (no --data) is per Mcp-Session-Id: the owner's
+	// stored Run is not the guest's, nor another owner session's.
+	id := owner.ok("homeflow_v1_execute", map[string]any{"program": morning, "input": rooms, "store": true})["run_id"].(string)
+	owner.ok("homeflow_v1_trace", map[string]any{"run_id": id})
+	guest.reqErr("homeflow_v1_trace", map[string]any{"run_id": id}, pilotage.ErrNotFound)
+	owner2, err := connectHTTP(t, url, "owner-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner2.reqErr("homeflow_v1_trace", map[string]any{"run_id": id}, pilotage.ErrNotFound)
+}
+
+// A program that would loop 10^9 times (three nested loops over 1000
+// elements) ends within its limits (§10.1) with a bounded outcome and the
+// trace so far.
+func TestServeBoundedLoop(t *testing.T) {
+	c, _ := serveStdio(t, homeflow, "--principal", "owner")
+	xs := make([]any, 1000)
+	for i := range xs {
+		xs[i] = i
+	}
+	inner := map[string]any{"id": "on", "call": "lights.set", "with": map[string]any{"room": `"living"`, "on": "true"}}
+	loop := func(id, as string, body map[string]any) map[string]any {
+		return map[string]any{"id": id, "for_each": "input.xs", "as": as, "do": []any{body}}
+	}
+	prog := map[string]any{"steps": []any{loop("a", "x", loop("b", "y", loop("c", "z", inner)))}}
+	start := time.Now()
+	r := decode[pilotage.ExecuteResponse](t, c.ok("homeflow_v1_execute", map[string]any{"program": prog, "input": map[string]any{"xs": xs}, "trace_level": "summary"}))
+	took := time.Since(start)
+	if r.Outcome.OK || r.Outcome.Status == pilotage.StatusSuccess || pilotage.IsRefusal(r.Outcome.Status) {
+		t.Fatalf("outcome %+v, want a bounded failure of a started Run", r.Outcome)
+	}
+	// homeflow's limits: 10000 steps, 500 iterations per loop, 5 s.
+	if took > 8*time.Second || r.Trace == nil || len(r.Trace.Steps) == 0 || len(r.Trace.Steps) > 10100 {
+		t.Fatalf("took %v, %d trace steps, outcome %+v", took, len(r.Trace.Steps), r.Outcome)
+	}
+}
