@@ -193,3 +193,25 @@ func BenchmarkLintExampleSnapshot(b *testing.B) {
 		}
 	}
 }
+
+// TestExamplesAreTheHomeflowBuild keeps the bundled examples equal to what
+// `pilotage build langs/homeflow/homeflow.pdl` writes, as kept in the
+// emitter's golden files, so the docs never show a Language the project's
+// own PDL no longer defines.
+func TestExamplesAreTheHomeflowBuild(t *testing.T) {
+	golden := filepath.Join("..", "..", "workbench", "emit", "testdata", "golden", "homeflow")
+	for _, name := range []string{"snapshot.json", "manifest.json"} {
+		built, err := os.ReadFile(filepath.Join(golden, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		example, err := os.ReadFile(filepath.Join(examples, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(built, example) {
+			t.Errorf("docs/examples/%s differs from the build of langs/homeflow (%s); copy the build over it",
+				name, filepath.Join("workbench/emit/testdata/golden/homeflow", name))
+		}
+	}
+}
