@@ -326,10 +326,33 @@ func (c *compiler) schema(s *pdl.Stmt) json.RawMessage {
 		c.errf(pdl.RuleArgs, stmtAt{s}, usage[s.Keyword], "%s needs a schema", s.Keyword)
 		return nil
 	}
+	if out, ok := c.schemas[string(src)]; ok {
+		// Catalogs repeat a few schemas many times; each is checked once.
+		if out.err != "" {
+			c.errf(pdl.RuleJSON, argAt{at}, out.hint, "%s %s", s.Keyword, out.err)
+		}
+		return out.schema
+	}
+	out, hint, msg := compileSchema(src)
+	c.schemas[string(src)] = schemaResult{schema: out, err: msg, hint: hint}
+	if msg != "" {
+		c.errf(pdl.RuleJSON, argAt{at}, hint, "%s %s", s.Keyword, msg)
+	}
+	return out
+}
+
+// schemaResult is a compiled schema, or why it does not compile.
+type schemaResult struct {
+	schema    json.RawMessage
+	err, hint string
+}
+
+// compileSchema parses and compiles a JSON Schema, returning it with
+// sorted keys, or a message (completing "<keyword> …") and a hint.
+func compileSchema(src []byte) (out json.RawMessage, hint, msg string) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 	if err != nil {
-		c.errf(pdl.RuleJSON, argAt{at}, "a schema is one JSON value", "%s is not valid JSON: %v", s.Keyword, err)
-		return nil
+		return nil, "a schema is one JSON value", "is not valid JSON: " + err.Error()
 	}
 	comp := jsonschema.NewCompiler()
 	// No loader: a schema may not pull in files or URLs the PDL does not
@@ -337,18 +360,16 @@ func (c *compiler) schema(s *pdl.Stmt) json.RawMessage {
 	comp.UseLoader(jsonschema.SchemeURLLoader{})
 	const url = "mem:///schema.json"
 	if err := comp.AddResource(url, doc); err != nil {
-		c.errf(pdl.RuleJSON, argAt{at}, "", "%s: %v", s.Keyword, err)
-		return nil
+		return nil, "", err.Error()
 	}
 	if _, err := comp.Compile(url); err != nil {
-		c.errf(pdl.RuleJSON, argAt{at}, "check it against JSON Schema draft 2020-12", "%s does not compile: %s", s.Keyword, oneLine(err.Error()))
-		return nil
+		return nil, "check it against JSON Schema draft 2020-12", "does not compile: " + oneLine(err.Error())
 	}
-	out, err := json.Marshal(doc)
+	out, err = json.Marshal(doc)
 	if err != nil {
-		return nil
+		return nil, "", err.Error()
 	}
-	return out
+	return out, "", ""
 }
 
 // jsonValue parses a JSON literal (a raw string or text block), returning
@@ -383,6 +404,22 @@ var celEnv = func() *cel.Env {
 	return env
 }()
 
+// celCompile compiles src once per compilation: generated catalogs repeat
+// the same conditions, and CEL's parser is the costliest step per entry.
+func (c *compiler) celCompile(src string) (*cel.Ast, *cel.Issues) {
+	if r, ok := c.celCache[src]; ok {
+		return r.ast, r.iss
+	}
+	ast, iss := celEnv.Compile(src)
+	c.celCache[src] = celResult{ast, iss}
+	return ast, iss
+}
+
+type celResult struct {
+	ast *cel.Ast
+	iss *cel.Issues
+}
+
 // cel type-checks an expression over `input`; wantBool requires a
 // condition. It returns the source when it checks.
 func (c *compiler) cel(a *pdl.Arg, wantBool bool) string {
@@ -393,7 +430,7 @@ func (c *compiler) cel(a *pdl.Arg, wantBool bool) string {
 	if src == "" {
 		return ""
 	}
-	ast, iss := celEnv.Compile(src)
+	ast, iss := c.celCompile(src)
 	if iss != nil && iss.Err() != nil {
 		// Point at the first error inside the literal when it is on one
 		// line: the quote, then the CEL column (0-based in cel-go).

@@ -90,6 +90,9 @@ type compiler struct {
 	entries []*entryState
 	// principalStmts locate each principal, in order.
 	principalStmts []*pdl.Stmt
+	// schemas and celCache remember what was already checked.
+	schemas  map[string]schemaResult
+	celCache map[string]celResult
 }
 
 func newCompiler(name string, opts Options, res *Result) *compiler {
@@ -97,7 +100,8 @@ func newCompiler(name string, opts Options, res *Result) *compiler {
 		dir := opts.Dir
 		opts.ReadFile = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) }
 	}
-	c := &compiler{name: name, opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}}}
+	c := &compiler{name: name, opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
+		schemas: map[string]schemaResult{}, celCache: map[string]celResult{}}
 	c.shared.c = c
 	return c
 }

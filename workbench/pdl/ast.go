@@ -62,14 +62,13 @@ type Arg struct {
 }
 
 // Value is one literal, kept as written so the formatter can reprint it.
+// One capture for every literal token keeps the parser from trying five
+// alternatives per value; the kind follows from the literal's first
+// character, which the lexer guarantees.
 type Value struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Ident  string `parser:"  @Ident"`
-	Number string `parser:"| @Number"`
-	String string `parser:"| @String"`
-	Raw    string `parser:"| @Raw"`
-	Text   string `parser:"| @Text"`
+	Token  string `parser:"@(Ident | Number | String | Raw | Text)"`
 }
 
 // Kind names what sort of literal a value is.
@@ -91,49 +90,37 @@ func (k Kind) String() string {
 // Kind reports the value's kind.
 func (v *Value) Kind() Kind {
 	switch {
-	case v.Number != "":
-		return KindNumber
-	case v.String != "":
-		return KindString
-	case v.Raw != "":
-		return KindRaw
-	case v.Text != "":
+	case strings.HasPrefix(v.Token, `"""`):
 		return KindText
+	case strings.HasPrefix(v.Token, `"`):
+		return KindString
+	case strings.HasPrefix(v.Token, "`"):
+		return KindRaw
+	case v.Token != "" && isDigit(v.Token[0]):
+		return KindNumber
 	}
 	return KindIdent
 }
 
 // Literal returns the value as written in the source.
-func (v *Value) Literal() string {
-	switch v.Kind() {
-	case KindNumber:
-		return v.Number
-	case KindString:
-		return v.String
-	case KindRaw:
-		return v.Raw
-	case KindText:
-		return v.Text
-	}
-	return v.Ident
-}
+func (v *Value) Literal() string { return v.Token }
 
 // Str returns the value's content: a word or number as written, a string
 // unquoted, a raw string without its back-quotes, a text block dedented.
 func (v *Value) Str() string {
 	switch v.Kind() {
 	case KindString:
-		s, err := strconv.Unquote(v.String)
+		s, err := strconv.Unquote(v.Token)
 		if err != nil {
-			// The lexer only admits valid Go escapes; this is unreachable
-			// for parsed input but keeps hand-built trees safe.
-			return strings.Trim(v.String, `"`)
+			// The lexer only admits strings that unquote; this keeps
+			// hand-built trees safe.
+			return strings.Trim(v.Token, `"`)
 		}
 		return s
 	case KindRaw:
-		return v.Raw[1 : len(v.Raw)-1]
+		return v.Token[1 : len(v.Token)-1]
 	case KindText:
-		return Dedent(v.Text[3 : len(v.Text)-3])
+		return Dedent(v.Token[3 : len(v.Token)-3])
 	}
 	return v.Literal()
 }

@@ -1,0 +1,105 @@
+package emit_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+)
+
+// generated is a PDL file of the size docs/performance.md records: one
+// Language, 5,000 catalog entries (schemas, behaviour, tags) and 50
+// guides, each teaching with a program the compiler validates.
+func generated(entries, guides int) []byte {
+	var b strings.Builder
+	b.WriteString(`server "bench" version="1"
+risk safe readOnly "Reads."
+risk write "Writes."
+kind device callable "A device."
+status step failed ok=false "Failed."
+language "bench/v1" {
+  mode immediate
+  trace full
+  retention session
+  capabilities {
+    guides topic_fetch
+    catalog search changed_since
+    validate
+    plan
+    execute idempotency
+    trace_fetch narrate
+  }
+`)
+	for g := 0; g < guides; g++ {
+		level := "reference"
+		if g == 0 {
+			level = "core"
+		}
+		fmt.Fprintf(&b, "  guide g%d \"Guide %d\" level=%s {\n    topics setup usage\n    body \"\"\"\n      # Guide %d\n\n", g, g, level, g)
+		for p := 0; p < 8; p++ {
+			fmt.Fprintf(&b, "      ## Section %d\n\n      Device %d reads the room and reports its state; call it before you switch anything in that room.\n\n", p, g*8+p)
+		}
+		fmt.Fprintf(&b, "      ```json\n      {\"steps\": [{\"id\": \"a\", \"call\": \"dev%d.read\", \"with\": {\"room\": \"input.room\"}},\n        {\"id\": \"b\", \"if\": \"steps.a.output.ok\", \"then\": [{\"id\": \"c\", \"call\": \"dev%d.read\", \"with\": {\"room\": \"'hall'\"}}], \"else\": []}],\n       \"output\": \"steps.a.output\"}\n      ```\n      \"\"\"\n  }\n", 3*g, 3*g+3)
+	}
+	b.WriteString("}\n")
+	for i := 0; i < entries; i++ {
+		risk, verb := "safe", "read"
+		if i%3 == 2 {
+			risk, verb = "write", "set"
+		}
+		fmt.Fprintf(&b, `entry "dev%d.%s" kind=device risk=%s {
+  name "Device %d"
+  description "Device %d in group %d: %s its state."
+  tags group%d %s
+  input_schema `+"`"+`{"type": "object", "properties": {"room": {"type": "string"}, "level": {"type": "integer", "minimum": %d}}, "required": ["room"]}`+"`"+`
+  output_schema `+"`"+`{"type": "object", "properties": {"ok": {"type": "boolean"}, "value": {"type": "number"}}}`+"`"+`
+  compute `+"`"+`{"ok": input.room != "", "value": %d.0}`+"`"+`
+  fail failed when=`+"`"+`input.room == "x%d"`+"`"+` "offline"
+}
+`, i, verb, risk, i, i, i%20, verb, i%20, verb, i%7, i, i)
+	}
+	return []byte(b.String())
+}
+
+// build compiles and emits src, returning the snapshot bytes.
+func buildSnapshot(b *testing.B, src []byte) []byte {
+	res := compile.Source("bench.pdl", src, compile.Options{})
+	if !res.OK() {
+		b.Fatalf("generated PDL does not compile: %+v", res.Findings[:min(3, len(res.Findings))])
+	}
+	files, err := emit.Files(res.Server)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return files[1].Data
+}
+
+// BenchmarkBuildVsDecode measures, in the same run, parse+compile+build
+// of the generated file against encoding/json decoding the snapshot it
+// emits into any, and reports the ratio (target: at most 3).
+func BenchmarkBuildVsDecode(b *testing.B) {
+	src := generated(5000, 50)
+	snap := buildSnapshot(b, src)
+	b.ReportMetric(float64(len(src)), "pdl-bytes")
+	b.ReportMetric(float64(len(snap)), "snapshot-bytes")
+	var build, decode time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		buildSnapshot(b, src)
+		t1 := time.Now()
+		var v any
+		if err := json.Unmarshal(snap, &v); err != nil {
+			b.Fatal(err)
+		}
+		build += t1.Sub(t0)
+		decode += time.Since(t1)
+	}
+	b.ReportMetric(float64(build.Milliseconds())/float64(b.N), "build-ms/op")
+	b.ReportMetric(float64(decode.Milliseconds())/float64(b.N), "decode-ms/op")
+	b.ReportMetric(float64(build)/float64(decode), "ratio")
+}
