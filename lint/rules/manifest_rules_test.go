@@ -106,3 +106,32 @@ func FuzzManifestRules(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkManifestRules lints a clean manifest of 1,000 Languages, each
+// declaring every capability and its own context_schema, with the
+// manifest rules.
+func BenchmarkManifestRules(b *testing.B) {
+	var src strings.Builder
+	src.WriteString(`{"pilotage": "1.1", "capabilities": {"guides": {"topic_fetch": true}, "validate": true}, "languages": [`)
+	for i := range 1000 {
+		if i > 0 {
+			src.WriteString(",\n")
+		}
+		fmt.Fprintf(&src, `{"id": "w/%[1]d", "capabilities": {"catalog": {"search": true}, "plan": true, "execute": true, "trace_fetch": true},
+ "guides": "w_%[1]d_learn", "catalog": "w_%[1]d_lookup", "loop": {"validate": "w_%[1]d_validate", "execute": "w_%[1]d_execute", "trace": "w_%[1]d_trace"},
+ "locator": "json-pointer", "execution_mode": "both", "trace_level": "full", "retention": "P7D",
+ "context_schema": {"type": "object", "properties": {"tenant_%[1]d": {"type": "string"}}}}`, i)
+	}
+	src.WriteString("]}")
+	data := []byte(src.String())
+	rules := manifestRules()
+	if got := lintWith(rules, "bench.json", data); got != "" {
+		b.Fatalf("benchmark input is not clean:\n%.1000s", got)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := lint.Run(rules, []*lint.Input{{File: "bench.json", Src: data}}, lint.Config{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
