@@ -1,0 +1,176 @@
+package cmd_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+)
+
+var (
+	inspectorOnce sync.Once
+	inspectorBin  string
+	inspectorSkip string
+)
+
+// inspector installs the MCP Inspector from the npm registry into the
+// user's cache directory (once; later runs reuse it) and returns its CLI.
+// Without node/npm or a reachable registry the test is skipped, saying
+// why: it is never passed silently.
+func inspector(t *testing.T) string {
+	t.Helper()
+	inspectorOnce.Do(func() {
+		for _, tool := range []string{"node", "npm"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				inspectorSkip = "MCP Inspector test skipped: " + tool + " is not installed (install Node.js with npm to run it)"
+				return
+			}
+		}
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = os.TempDir()
+		}
+		dir := filepath.Join(cache, "pilotage-tests", "inspector")
+		bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
+		if _, err := os.Stat(bin); err == nil {
+			inspectorBin = bin
+			return
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			inspectorSkip = "MCP Inspector test skipped: " + err.Error()
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund",
+			"@modelcontextprotocol/inspector").CombinedOutput()
+		if err != nil {
+			inspectorSkip = "MCP Inspector test skipped: npm install @modelcontextprotocol/inspector failed (registry unreachable?): " +
+				err.Error() + "\n" + string(out)
+			return
+		}
+		inspectorBin = bin
+	})
+	if inspectorSkip != "" {
+		t.Skip(inspectorSkip)
+	}
+	return inspectorBin
+}
+
+// inspect runs one Inspector CLI call against `pilotage serve` on stdio
+// and returns the printed result and whether it was a tool error. Newer
+// Inspectors exit 5 on isError; older ones exit 0 and print isError.
+func inspect(t *testing.T, serveArgs []string, method string, args ...string) (map[string]any, bool) {
+	t.Helper()
+	argv := append([]string{"--cli", pilotageBinary(t), "serve"}, serveArgs...)
+	argv = append(argv, "--method", method)
+	argv = append(argv, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, inspector(t), argv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("inspector: %v", err)
+	}
+	var res map[string]any
+	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
+		t.Fatalf("inspector %s %v: exit %d, output is not JSON: %v\nstdout: %s\nstderr: %s", method, args, code, jerr, stdout.String(), stderr.String())
+	}
+	isErr, _ := res["isError"].(bool)
+	if code != 0 && !(code == 5 && isErr) {
+		t.Fatalf("inspector %s %v: exit %d\nstderr: %s", method, args, code, stderr.String())
+	}
+	return res, isErr
+}
+
+// structuredOf checks the binding's shape in the Inspector's printout and
+// decodes structuredContent into T.
+func structuredOf[T any](t *testing.T, res map[string]any) T {
+	t.Helper()
+	content, _ := res["content"].([]any)
+	if len(content) != 1 {
+		t.Fatalf("content = %v", res["content"])
+	}
+	text, _ := content[0].(map[string]any)["text"].(string)
+	var fromText any
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		t.Fatalf("text block: %v", err)
+	}
+	if jsonOf(t, fromText) != jsonOf(t, res["structuredContent"]) {
+		t.Fatalf("text %s differs from structuredContent %s", text, jsonOf(t, res["structuredContent"]))
+	}
+	var v T
+	if err := json.Unmarshal([]byte(jsonOf(t, res["structuredContent"])), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The standard loop driven by an MCP client not written here: the MCP
+// Inspector's CLI mode (its SDK also checks every structuredContent
+// against the tool's outputSchema). Each call is a fresh server process,
+// so --data keeps the stored Run for the final fetch.
+func TestInspectorStandardLoop(t *testing.T) {
+	inspector(t)
+	serve := []string{homeflow, "--principal", "owner", "--data", t.TempDir()}
+	tools, _ := inspect(t, serve, "tools/list")
+	if n := len(tools["tools"].([]any)); n != 6 {
+		t.Fatalf("%d tools, want pilotage_discover and five homeflow tools", n)
+	}
+	res, isErr := inspect(t, serve, "tools/call", "--tool-name", "pilotage_discover")
+	if m := structuredOf[pilotage.Manifest](t, res); isErr || m.Languages[0].Loop.Validate != "homeflow_v1_validate" {
+		t.Fatalf("discover: %v", res)
+	}
+	res, _ = inspect(t, serve, "tools/call", "--tool-name", "homeflow_v1_learn", "--tool-arg", "id=core")
+	if g := structuredOf[pilotage.LearnFetch](t, res); g.Guide.Body == nil {
+		t.Fatalf("learn: %v", res)
+	}
+	res, _ = inspect(t, serve, "tools/call", "--tool-name", "homeflow_v1_lookup", "--tool-arg", "verb=get", "id=sensors.read")
+	if g := structuredOf[pilotage.GetResponse](t, res); g.Entry.ID != "sensors.read" {
+		t.Fatalf("lookup: %v", res)
+	}
+	program := "program=" + jsonOf(t, morning)
+	res, isErr = inspect(t, serve, "tools/call", "--tool-name", "homeflow_v1_validate", "--tool-arg",
+		`program={"steps":[{"id":"s","call":"fan.sett","with":{}}]}`)
+	if v := structuredOf[pilotage.ValidateResponse](t, res); isErr || v.Valid || v.Diagnostics[0].Code != "unknown_name" {
+		t.Fatalf("invalid program: isError %v %v", isErr, res)
+	}
+	res, _ = inspect(t, serve, "tools/call", "--tool-name", "homeflow_v1_validate", "--tool-arg", program)
+	v := structuredOf[pilotage.ValidateResponse](t, res)
+	if !v.Valid || v.Plan == nil {
+		t.Fatalf("validate: %v", res)
+	}
+	res, isErr = inspect(t, serve, "tools/call", "--tool-name", "homeflow_v1_execute", "--tool-arg", program,
+		"input="+jsonOf(t, rooms), "expected_catalog_version="+v.CatalogVersion, "store=true")
+	run := structuredOf[pilotage.ExecuteResponse](t, res)
+	if isErr || !run.Outcome.OK || string(run.Output) != `[{"on":true},{"on":true}]` {
+		t.Fatalf("execute: %v", res)
+	}
+	res, _ = inspect(t, serve, "tools/call", "--tool-name", "homeflow_v1_trace", "--tool-arg", "run_id="+run.RunID)
+	if f := structuredOf[pilotage.TraceFetchResponse](t, res); f.RunID != run.RunID || jsonOf(t, f.Trace) != jsonOf(t, run.Trace) {
+		t.Fatalf("trace fetch: %v", res)
+	}
+	// A request error: isError true with the envelope.
+	res, isErr = inspect(t, serve, "tools/call", "--tool-name", "homeflow_v1_trace", "--tool-arg", "run_id=no-such-run")
+	if e := structuredOf[pilotage.RequestErrorEnvelope](t, res); !isErr || e.Error.Kind != pilotage.ErrNotFound {
+		t.Fatalf("unknown run: isError %v %v", isErr, res)
+	}
+	res, _ = inspect(t, serve, "resources/read", "--uri", "pilotage://manifest")
+	if c := res["contents"].([]any)[0].(map[string]any); c["mimeType"] != "application/json" {
+		t.Fatalf("manifest resource: %v", res)
+	}
+}
