@@ -10,6 +10,10 @@
 // principal is not declared sees nothing. With no principals declared,
 // every caller sees every entry.
 //
+// Idempotency keys (§6.5.6) are scoped to the Server across Languages and
+// Sessions, and partitioned by principal, so one principal's key never
+// returns another's recorded Run.
+//
 // Diagnostic codes (§5.5): besides the reserved codes, the engine reports
 // step_id, duplicate_id, scope, type, not_callable, arguments and field
 // when the Language's closed set declares them, and constraint otherwise.

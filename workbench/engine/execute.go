@@ -156,7 +156,7 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 	if !l.caps.HasSub(pilotage.CapExecute, pilotage.SubIdempotency) {
 		return nil, nil, unsupported("Language %s does not declare execute.idempotency; leave idempotency_key out", l.ID)
 	}
-	rec, err := e.store.Replay(req.IdempotencyKey)
+	rec, err := e.store.Replay(r.replayKey())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -199,9 +199,18 @@ func (r *request) selectMode() error {
 	return nil
 }
 
-// fingerprint identifies the runnable and input of a request (§6.5.6).
+// fingerprint identifies the runnable and input of a request (§6.5.6);
+// the Language is part of the runnable.
 func (r *request) fingerprint() string {
-	return hashBytes(mustJSON([]string{string(canonical(r.Program)), r.ProgramRef, r.mode, fmt.Sprint(r.testRun), string(canonical(r.Input))}))
+	return hashBytes(mustJSON([]string{r.lang.ID, string(canonical(r.Program)), r.ProgramRef, r.mode, fmt.Sprint(r.testRun), string(canonical(r.Input))}))
+}
+
+// replayKey scopes an idempotency key to the Server (§6.5.6) and, within
+// it, to the caller's principal: otherwise a caller who reused another
+// principal's key with the same program would be handed that principal's
+// recorded output and trace before any authorization check ran (§10.3).
+func (r *request) replayKey() string {
+	return r.caller.Principal + "\x00" + r.IdempotencyKey
 }
 
 // bindInput applies the parameter-binding convention (semantics.go) or,
@@ -338,7 +347,7 @@ func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilota
 		if r.lang.keep > 0 && expires.IsZero() {
 			expires = now.Add(r.lang.keep)
 		}
-		if err := e.store.PutReplay(&runstore.Replay{Key: r.IdempotencyKey, Fingerprint: r.fingerprint(), Response: mustJSON(recorded), Expires: expires}); err != nil {
+		if err := e.store.PutReplay(&runstore.Replay{Key: r.replayKey(), Fingerprint: r.fingerprint(), Response: mustJSON(recorded), Expires: expires}); err != nil {
 			return nil, err
 		}
 	}

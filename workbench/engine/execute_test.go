@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -244,6 +245,15 @@ func TestIdempotency(t *testing.T) {
 	}
 	_, err = e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": false}`), IdempotencyKey: "k1"})
 	reqErr(t, err, pilotage.ErrConflict)
+	_, err = e.Execute(bg, alice, "bare/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k1"})
+	reqErr(t, err, pilotage.ErrUnsupported) // bare/v1 declares no idempotency
+	_, err = e.Execute(bg, alice, "ctx/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k1"})
+	reqErr(t, err, pilotage.ErrUnsupported)
+	// Another principal's Run under the same key is its own execution.
+	bobs := exec(t, e, "bob", "s1", "home/v1", req)
+	if bobs.RunID == first.RunID {
+		t.Error("bob was handed alice's recorded Run")
+	}
 	// A refused Run is never recorded: the key stays free.
 	drift := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k2", ExpectedCatalogVersion: "stale"})
 	if drift.Outcome.Status != pilotage.StatusCatalogDrift {
@@ -383,5 +393,41 @@ func TestMemoryLimit(t *testing.T) {
 		Input:   raw(`{"rooms": ["` + strings.Repeat("x", 100) + strings.Repeat(`", "`+strings.Repeat("x", 100), 9) + `"]}`)})
 	if resp.Outcome.Status != pilotage.StatusPartial || !strings.Contains(resp.Outcome.Error, "memory limit of 4096 bytes") {
 		t.Fatalf("outcome %+v", resp.Outcome)
+	}
+}
+
+// TestConcurrentUse runs, validates, fetches and edits the catalog from
+// many goroutines at once (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			var err error
+			for i := 0; i < 20 && err == nil; i++ {
+				c := callerOf("alice", fmt.Sprint("s", g))
+				var r *pilotage.ExecuteResponse
+				r, err = e.Execute(bg, c, "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: fmt.Sprint(g, "-", i)})
+				if err == nil {
+					_, err = e.Trace(bg, c, "home/v1", pilotage.TraceFetchRequest{RunID: r.RunID})
+				}
+				if err == nil {
+					_, err = e.Validate(bg, c, "home/v1", pilotage.ValidateRequest{Program: raw(fanProgram)})
+				}
+				if err == nil && i%5 == 0 {
+					err = e.UpsertEntry(mkEntry(fmt.Sprint("extra.", g, ".", i), "sensor", "safe", "", "", language.Behavior{}))
+				}
+			}
+			done <- err
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	l := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: "sensor", Limit: 100}).(*pilotage.ListResponse)
+	if len(l.Items) != 3+8*4 {
+		t.Errorf("concurrent catalog edits lost some: %d sensors", len(l.Items))
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -21,16 +22,23 @@ func FuzzValidate(f *testing.F) {
 		if a, err := txtar.ParseFile(file); err == nil {
 			for _, fl := range a.Files {
 				if fl.Name == "program" {
-					f.Add(fl.Data)
+					f.Add(fl.Data, false)
 				}
 			}
 		}
 	}
-	f.Add([]byte(`{"steps": [{"id": "x", "for_each": "[[[[[]]]]]", "as": "y", "do": [{"id": "z", "if": "y.map(a, a) == []", "then": [], "else": []}]}], "output": "x"}`))
+	f.Add([]byte(`{"steps": [{"id": "x", "for_each": "[[[[[]]]]]", "as": "y", "do": [{"id": "z", "if": "y.map(a, a) == []", "then": [], "else": []}]}], "output": "x"}`), true)
 	e := newEngine(f, homeServer(), "")
-	f.Fuzz(func(t *testing.T, program []byte) {
+	// textRange sends the bytes as the text of a text-range Language's
+	// program (ctx/v1), whose diagnostics carry line/column paths.
+	f.Fuzz(func(t *testing.T, program []byte, textRange bool) {
 		start := time.Now()
-		resp, err := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: program})
+		lang, req := "home/v1", pilotage.ValidateRequest{Program: program}
+		if textRange {
+			s, _ := json.Marshal(string(program))
+			lang, req = "ctx/v1", pilotage.ValidateRequest{Program: s, Context: raw(`{"site": "x"}`)}
+		}
+		resp, err := e.Validate(bg, alice, lang, req)
 		if took := time.Since(start); took > 2*time.Second {
 			t.Errorf("validation took %s", took)
 		}
@@ -42,13 +50,17 @@ func FuzzValidate(f *testing.F) {
 			t.Fatalf("internal request error: %v", err)
 		case err == nil && resp.Valid != pilotage.Valid(resp.Diagnostics):
 			t.Fatalf("valid is %v with diagnostics %+v", resp.Valid, resp.Diagnostics)
-		case err == nil && resp.Valid && resp.Plan == nil:
+		case err == nil && resp.Valid && resp.Plan == nil && lang == "home/v1":
 			t.Fatal("a valid program without a plan")
 		}
 		if err == nil {
 			for _, d := range resp.Diagnostics {
 				if d.Range != nil && (d.Range.Start < 0 || d.Range.End < d.Range.Start) {
 					t.Fatalf("bad range %+v", d)
+				}
+				if tr := d.Path.Text; textRange && d.Code != pilotage.CodeContextBinding && (tr == nil || tr.Start.Line < 1 || tr.Start.Column < 1 ||
+					tr.End.Line < tr.Start.Line || tr.End.Line == tr.Start.Line && tr.End.Column < tr.Start.Column) {
+					t.Fatalf("bad text range %+v", d)
 				}
 			}
 		}
