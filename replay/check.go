@@ -153,7 +153,7 @@ func (c *checker) entry(e *entry) {
 		c.unplanned(e, kind, idText)
 		return
 	}
-	c.calls_(e, s, idText)
+	c.entryCalls(e, s, idText)
 	c.place(e, id, s)
 }
 
@@ -289,9 +289,9 @@ func (c *checker) unplanned(e *entry, kind, id string) {
 	}
 }
 
-// calls_ checks reading 5: an entry's calls are listed on its plan step,
+// entryCalls checks reading 5: an entry's calls are listed on its plan step,
 // and a plan step with calls is matched by an entry naming them.
-func (c *checker) calls_(e *entry, s *Step, id string) {
+func (c *checker) entryCalls(e *entry, s *Step, id string) {
 	for i, name := range e.w.Calls {
 		if !slices.Contains(s.Calls, name) {
 			c.add(finding{rule: RuleEntryCalls, at: e.at("/calls/" + strconv.Itoa(i)), rel: []report.Location{c.rel(s)},
@@ -336,7 +336,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 		if a.Kind == pilotage.KindBranch {
 			if l := armLabel(s, j); f.label != l {
 				c.add(finding{rule: RuleUnselectedArm, at: e.at("/id"), rel: []report.Location{c.rel(s), c.rel(a)},
-					msg: fmt.Sprintf("%q is in arm %q of branch %q, but %q took %q", text, l, a.ID, f.entry.ptrID(), f.label)})
+					msg: fmt.Sprintf("%q is in arm %q of branch %q, but %q took %q", text, l, a.ID, f.entry.traceID(), f.label)})
 				return
 			}
 		}
@@ -358,7 +358,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 		n = q[len(q)-1]
 		if n < parent.iter {
 			c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
-				msg:  fmt.Sprintf("%q belongs to iteration #%d of %q, which came before the current iteration #%d", text, n, parent.entry.ptrID(), parent.iter),
+				msg:  fmt.Sprintf("%q belongs to iteration #%d of %q, which came before the current iteration #%d", text, n, parent.entry.traceID(), parent.iter),
 				hint: "iterations run in order; entries appear in the order execution reached them (§5.8.2)"})
 			return
 		}
@@ -367,7 +367,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 	if n > parent.iter {
 		if n > parent.iter+1 {
 			c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
-				msg:  fmt.Sprintf("%q skips from iteration #%d to #%d of %q", text, parent.iter, n, parent.entry.ptrID()),
+				msg:  fmt.Sprintf("%q skips from iteration #%d to #%d of %q", text, parent.iter, n, parent.entry.traceID()),
 				hint: "iteration numbers are 1-based and consecutive per activation (§5.8.2)"})
 		}
 		if parent.iter > 0 {
@@ -397,8 +397,8 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 	}
 }
 
-// ptrID is the entry's trace id for messages.
-func (e *entry) ptrID() string {
+// traceID is the entry's trace id for messages.
+func (e *entry) traceID() string {
 	if e == nil || e.w.ID == nil {
 		return ""
 	}
@@ -429,9 +429,9 @@ func (c *checker) scope(f *frame) string {
 	case f.step == nil:
 		return "trace (top level)"
 	case f.step.Kind == pilotage.KindLoop:
-		return fmt.Sprintf("iteration #%d of %q", f.iter, f.entry.ptrID())
+		return fmt.Sprintf("iteration #%d of %q", f.iter, f.entry.traceID())
 	}
-	return fmt.Sprintf("arm %q of %q", f.label, f.entry.ptrID())
+	return fmt.Sprintf("arm %q of %q", f.label, f.entry.traceID())
 }
 
 func (c *checker) openBranch(e *entry, s *Step, q []int) {
@@ -513,7 +513,7 @@ func (c *checker) closeFrame(f *frame) {
 	if f.summarized {
 		return
 	}
-	id := f.entry.ptrID()
+	id := f.entry.traceID()
 	if f.iter > f.continues {
 		c.add(finding{rule: RuleLoopDecisions, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(f.step)},
 			msg:  fmt.Sprintf("loop entry %q records %d continue decision(s), but its body ran iteration #%d", id, f.continues, f.iter),
@@ -562,10 +562,10 @@ func (c *checker) endIteration(f *frame) {
 			msg = fmt.Sprintf("step %q is missing; the Run completed and the step is outside every branch arm and loop body", s.ID)
 		case f.step.Kind == pilotage.KindLoop:
 			at = f.entry.at("/id")
-			msg = fmt.Sprintf("%s is missing from iteration #%d of %q", expectedID(s, f.quals, f.iter), f.iter, f.entry.ptrID())
+			msg = fmt.Sprintf("%s is missing from iteration #%d of %q", expectedID(s, f.quals, f.iter), f.iter, f.entry.traceID())
 		default:
 			at = f.entry.at("/id")
-			msg = fmt.Sprintf("%s is missing; %q took arm %q, which contains it", expectedID(s, f.quals, 0), f.entry.ptrID(), f.label)
+			msg = fmt.Sprintf("%s is missing; %q took arm %q, which contains it", expectedID(s, f.quals, 0), f.entry.traceID(), f.label)
 		}
 		c.add(finding{rule: RuleExpectedPresent, c: ifComplete, at: at, rel: []report.Location{c.rel(s)}, msg: msg,
 			hint: "a successful Run's trace holds every member of the expected set (§5.8.4)"})

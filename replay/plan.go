@@ -61,10 +61,6 @@ func (s *Step) Children(label string) []*Step { return s.children[label] }
 // Step returns the plan step with the given id, or nil.
 func (p *Plan) Step(id string) *Step { return p.byID[id] }
 
-// Root returns the steps that are neither in a branch arm nor in a loop
-// body: the first part of §5.8.4's expected set.
-func (p *Plan) Root() []*Step { return p.root }
-
 // location is the plan step as a related location for findings.
 func (p *Plan) location(s *Step, note string) report.Location {
 	return report.Location{File: p.File, Line: s.Line, Column: s.Col, Pointer: s.Pointer, Note: note}

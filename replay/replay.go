@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -100,8 +101,6 @@ type Result struct {
 	Findings []report.Finding
 	// Entries counts the trace steps read.
 	Entries int
-	// RunID is the Run's run_id, "" when the file has none.
-	RunID string
 	// Source is the whole file when it is small enough for snippets.
 	Source []byte
 	// ReadErr is an I/O error of the reader (not a JSON problem).
@@ -135,14 +134,14 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	if er.err != nil {
 		return Result{ReadErr: er.err}
 	}
-	fs, runID := c.finish(s)
+	fs := c.finish(s)
 	out := fs[:0]
 	for _, f := range fs {
 		if !opt.Disabled[f.Rule] {
 			out = append(out, f)
 		}
 	}
-	return Result{Findings: out, Entries: s.entries, RunID: runID, Source: pr.source()}
+	return Result{Findings: out, Entries: s.entries, Source: pr.source()}
 }
 
 // outcomeOf reads an outcome value; ok reports whether ok and status are
@@ -174,11 +173,11 @@ func (c *checker) stepsSite() site {
 // finish runs the checks that need the whole file (run_id, level,
 // outcome and mode may come after the steps) and settles the findings
 // kept until now.
-func (c *checker) finish(s *stream) ([]report.Finding, string) {
+func (c *checker) finish(s *stream) []report.Finding {
 	if s.syntax != nil {
 		return []report.Finding{{Rule: RuleTraceJSON, Section: "5.8", Severity: report.Error, File: c.file,
 			Line: s.syntax.line, Column: s.syntax.col, Message: "malformed JSON: " + s.syntaxMsg,
-			Hint: "fix the JSON first; nothing else in this file was checked"}}, ""
+			Hint: "fix the JSON first; nothing else in this file was checked"}}
 	}
 	for _, p := range s.shape {
 		c.add(finding{rule: RuleTraceShape, at: p.site, msg: p.msg})
@@ -190,23 +189,24 @@ func (c *checker) finish(s *stream) ([]report.Finding, string) {
 		runID, _ = stringOf(s.top.runID)
 	}
 	if !s.object {
-		return c.out.resolve(func(cond) bool { return true }, func(string) bool { return false }, c.file, ""), ""
+		return c.out.resolve(all, none, c.file, "")
 	}
 	switch {
 	case s.response && t.steps == nil && t.outcome == nil && t.level == nil:
-		return c.noTrace(s.top.outcome, runID), runID
+		return c.noTrace(s.top.outcome, runID)
 	case !s.response && t.steps == nil && t.level == nil && t.outcome != nil && t.runID != nil:
 		// An execute response at level none, or a refused Run's (reading 8).
-		return c.noTrace(t.outcome, runID), runID
+		return c.noTrace(t.outcome, runID)
 	case t.steps == nil && t.outcome == nil && t.level == nil:
 		c.add(finding{rule: RuleTraceShape, at: c.traceAt, msg: "not a trace: the file has no steps, level or outcome",
 			hint: "give a trace object (§5.8), an execute response or a trace-fetch response carrying one"})
-		return c.out.resolve(func(cond) bool { return true }, func(string) bool { return false }, c.file, runID), runID
+		return c.out.resolve(all, none, c.file, runID)
 	}
+	badSteps := slices.ContainsFunc(s.shape, func(p shapeProblem) bool { return strings.HasSuffix(p.ptr, "/steps") })
 	for _, m := range []struct {
 		v    bool
 		name string
-	}{{t.runID != nil, "run_id"}, {t.level != nil, "level"}, {t.outcome != nil, "outcome"}, {t.steps != nil, "steps"}} {
+	}{{t.runID != nil, "run_id"}, {t.level != nil, "level"}, {t.outcome != nil, "outcome"}, {t.steps != nil || badSteps, "steps"}} {
 		if !m.v {
 			c.add(finding{rule: RuleTraceShape, at: c.traceAt, msg: "trace has no " + m.name, hint: "run_id, level, outcome and steps are required members of a trace (§5.8)"})
 		}
@@ -227,8 +227,13 @@ func (c *checker) finish(s *stream) ([]report.Finding, string) {
 	}
 	installation := c.installation(t)
 	drop := func(rule string) bool { return RuleByID(rule).UsesPlan && (installation || refused) }
-	return c.out.resolve(holds(t, true), drop, c.file, runID), runID
+	return c.out.resolve(holds(t, true), drop, c.file, runID)
 }
+
+// all and none settle held findings when no condition can be decided (no
+// trace to decide them from): every finding stands, no rule is dropped.
+func all(cond) bool    { return true }
+func none(string) bool { return false }
 
 // holds decides the conditions of held findings from a trace's members.
 // Before the end of the file (final false) a member not yet seen may still
@@ -268,7 +273,7 @@ func (c *checker) noTrace(outcome *located, runID string) []report.Finding {
 			msg:  "the response carries no trace, so nothing was checked against the plan",
 			hint: "execute with trace_level summary or full to get a trace (§5.8.1)"})
 	}
-	return c.out.resolve(func(cond) bool { return true }, func(string) bool { return false }, c.file, runID)
+	return c.out.resolve(all, none, c.file, runID)
 }
 
 // level checks the trace level (§5.8.1); an unknown level reads as

@@ -200,7 +200,7 @@ func (w *walker) document() error {
 	pos := w.pr.position(start)
 	w.s.traceAt = site{"", pos.Line, pos.Column}
 	if t != json.Delim('{') {
-		w.shape("", start, "the file holds a %s, not a trace object or a response carrying one", tokenKind(t))
+		w.shape("", start, "the file holds %s, not a trace object or a response carrying one", tokenKind(t))
 		err = w.skipRest(t)
 	} else {
 		w.s.object = true
@@ -290,7 +290,7 @@ func (w *walker) traceMember(ptr string) error {
 		return nil
 	}
 	if t != json.Delim('{') {
-		w.shape(ptr, start, "trace is a %s, not a trace object", tokenKind(t))
+		w.shape(ptr, start, "trace is %s, not a trace object", tokenKind(t))
 		return w.skipRest(t)
 	}
 	w.s.response = true
@@ -309,7 +309,7 @@ func (w *walker) steps(ptr string, m *traceMembers) error {
 	start := w.pr.valueStart(prev, true)
 	pos := w.pr.position(start)
 	if t != json.Delim('[') {
-		w.shape(ptr, start, "steps is a %s, not an array of trace steps", tokenKind(t))
+		w.shape(ptr, start, "steps is %s, not an array of trace steps", tokenKind(t))
 		return w.skipRest(t)
 	}
 	m.steps = &site{ptr, pos.Line, pos.Column}
@@ -365,19 +365,21 @@ func (w *walker) skipRest(t json.Token) error {
 	return nil
 }
 
+// tokenKind names the JSON type a value's first token starts, with its
+// article, for messages.
 func tokenKind(t json.Token) string {
 	switch t.(type) {
 	case json.Delim:
 		if t == json.Delim('[') {
-			return "array"
+			return "an array"
 		}
-		return "object"
+		return "an object"
 	case string:
-		return "string"
+		return "a string"
 	case float64, json.Number:
-		return "number"
+		return "a number"
 	case bool:
-		return "boolean"
+		return "a boolean"
 	}
 	return "null"
 }
