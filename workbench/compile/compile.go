@@ -67,6 +67,7 @@ func Source(name string, src []byte, opts Options) *Result {
 		return res
 	}
 	c := newCompiler(name, opts, res)
+	c.prepare(f)
 	c.file(f)
 	res.Server = c.srv
 	res.Findings = append(res.Findings, c.findings...)

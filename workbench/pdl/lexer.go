@@ -68,16 +68,21 @@ var lex = pdlLexer{}
 // grammar structs at build time, which is too slow to repeat per file.
 var parser = participle.MustBuild[File](participle.Lexer(lex))
 
-// scanner is one pass over a source text.
+// scanner is one pass over a source text, or over src[pos.Offset:end]
+// when end is set (a chunk parsed on its own, with absolute positions).
 type scanner struct {
 	src string
 	pos lexer.Position
+	end int
 }
 
 // Next returns the next token; whitespace other than newlines is skipped.
 func (s *scanner) Next() (lexer.Token, error) {
 	for {
 		rest := s.src[s.pos.Offset:]
+		if s.end > 0 {
+			rest = s.src[s.pos.Offset:s.end]
+		}
 		if rest == "" {
 			return lexer.EOFToken(s.pos), nil
 		}

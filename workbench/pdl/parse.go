@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -36,9 +38,14 @@ func Parse(name string, src []byte) (*File, []report.Finding) {
 			"split the definition or move guide bodies into files",
 			fmt.Sprintf("file is %d bytes; PDL files are limited to %d", len(src), MaxFileBytes))}
 	}
-	findings, work, ok := scan(name, bytes.Clone(src))
+	findings, work, cuts, ok := scan(name, bytes.Clone(src))
 	if !ok {
 		return nil, findings
+	}
+	if len(findings) == 0 && len(cuts) > 0 {
+		if f := parseChunks(name, work, cuts); f != nil {
+			return f, nil
+		}
 	}
 	for {
 		f, err := parser.ParseBytes(name, work)
@@ -95,9 +102,13 @@ func sortFindings(fs []report.Finding) []report.Finding {
 // braces, and repairs work in place (blanking bad tokens, closing open
 // blocks) so the grammar pass sees only its own kind of error. ok is false
 // when the nesting is too deep to parse safely.
-func scan(name string, work []byte) (findings []report.Finding, repaired []byte, ok bool) {
+//
+// cuts are positions where a top-level statement starts, about
+// chunkBytes apart, where a large file can be split for parsing.
+func scan(name string, work []byte) (findings []report.Finding, repaired []byte, cuts []lexer.Position, ok bool) {
 	l, _ := lex.LexString(name, string(work))
 	var open []lexer.Position
+	last := 0
 	for len(findings) < maxSyntaxErrors {
 		t, err := l.Next()
 		if err != nil || t.EOF() {
@@ -114,7 +125,7 @@ func scan(name string, work []byte) (findings []report.Finding, repaired []byte,
 				if len(open) > MaxDepth {
 					return append(findings, Errorf(RuleSyntax, t.Pos, lexer.Position{},
 						"PDL blocks nest at most three deep; check for a missing }",
-						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, false
+						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, nil, false
 				}
 			case "}":
 				if len(open) == 0 {
@@ -125,6 +136,15 @@ func scan(name string, work []byte) (findings []report.Finding, repaired []byte,
 				}
 				open = open[:len(open)-1]
 			}
+		case tokEOL:
+			// A newline outside any block ends a top-level node: the
+			// text after it parses on its own.
+			if len(open) == 0 && t.Pos.Offset+1-last >= chunkBytes && t.Pos.Offset+1 < len(work) {
+				p := t.Pos
+				p.Advance("\n")
+				cuts = append(cuts, p)
+				last = p.Offset
+			}
 		}
 	}
 	for i := len(open) - 1; i >= 0; i-- {
@@ -132,7 +152,58 @@ func scan(name string, work []byte) (findings []report.Finding, repaired []byte,
 			"add the } that closes it", "block is never closed"))
 	}
 	// Close the open blocks at the very end so positions stay unchanged.
-	return findings, append(work, strings.Repeat("\n}", len(open))...), true
+	return findings, append(work, strings.Repeat("\n}", len(open))...), cuts, true
+}
+
+// chunkBytes is the size above which a file is parsed in pieces, in
+// parallel: participle's parser is reflective and allocates per node, so
+// a generated file with thousands of entries is worth spreading over the
+// CPUs. Small files take the plain path.
+const chunkBytes = 128 << 10
+
+// parseChunks parses work as independent runs of top-level nodes split
+// at cuts, concurrently, and joins them. Positions stay absolute because
+// each chunk's lexer starts at the chunk's position. It returns nil when a
+// chunk does not parse, so the caller falls back to the recovering path.
+func parseChunks(name string, work []byte, cuts []lexer.Position) *File {
+	src := string(work)
+	starts := append([]lexer.Position{{Filename: name, Line: 1, Column: 1}}, cuts...)
+	files := make([]*File, len(starts))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, start := range starts {
+		end := len(src)
+		if i+1 < len(starts) {
+			end = starts[i+1].Offset
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			pl, err := lexer.Upgrade(&scanner{src: src, pos: start, end: end})
+			if err != nil {
+				return
+			}
+			if f, err := parser.ParseFromLexer(pl); err == nil {
+				files[i] = f
+			}
+		}()
+	}
+	wg.Wait()
+	out := &File{}
+	for i, f := range files {
+		if f == nil {
+			return nil
+		}
+		if i == 0 {
+			out.Pos = f.Pos
+		}
+		out.EndPos = f.EndPos
+		out.Body = append(out.Body, f.Body...)
+	}
+	stripKeys(out.Body)
+	return out
 }
 
 // tokenFinding explains a token that no valid PDL token can start.

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,31 @@ func TestValues(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestChunkedParseMatches: a large file is parsed in chunks in parallel;
+// the tree, positions included, must equal the one-piece parse.
+func TestChunkedParseMatches(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 4*chunkBytes; i++ {
+		fmt.Fprintf(&b, "# entry %d\nentry \"e%d\" kind=device risk=safe {  # c\n  name \"É %d\"\n  body \"\"\"\n    text\n\n    more\n    \"\"\"\n}\n\n", i, i, i)
+	}
+	src := []byte(b.String())
+	_, _, cuts, _ := scan("big.pdl", bytes.Clone(src))
+	if len(cuts) < 3 {
+		t.Fatalf("%d cuts; the file should be split", len(cuts))
+	}
+	chunked, fs := Parse("big.pdl", src)
+	if len(fs) > 0 {
+		t.Fatal(string(render(fs)))
+	}
+	whole, err := parser.ParseBytes("big.pdl", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripKeys(whole.Body)
+	if !reflect.DeepEqual(chunked.Body, whole.Body) {
+		t.Fatal("chunked parse differs from the one-piece parse")
 	}
 }
