@@ -135,3 +135,46 @@ func BenchmarkManifestRules(b *testing.B) {
 		}
 	}
 }
+
+// TestCapSite checks where capability findings point (§4.2): the member
+// that governs the capability — Language-level first — or, when none
+// names it, the declaration it belongs in.
+func TestCapSite(t *testing.T) {
+	src := `{"pilotage": "1.1", "capabilities": {"plan": true},
+	  "languages": [
+	    {"id": "a/1", "capabilities": {"plan": false}},
+	    {"id": "b/1", "capabilities": {}},
+	    {"id": "c/1"}
+	  ]}`
+	noServer := `{"pilotage": "1.1", "languages": [{"id": "d/1"}]}`
+	for _, c := range []struct {
+		src      string
+		lang     int
+		cap      string
+		wantPtr  string
+		wantKey  bool
+		language string
+	}{
+		{src, 0, "plan", "/languages/0/capabilities/plan", true, "a/1"}, // Language-level governs
+		{src, 1, "plan", "/capabilities/plan", true, "b/1"},             // Server-level governs
+		{src, 1, "execute", "/languages/1/capabilities", false, "b/1"},  // add it to the Language's declaration
+		{src, 2, "execute", "/capabilities", false, "c/1"},              // or to the Server-level one
+		{noServer, 0, "execute", "/languages/0", false, "d/1"},          // or to the entry itself
+	} {
+		var got string
+		var key bool
+		probe := &lint.Rule{ID: "probe", Check: func(p *lint.Pass) {
+			l := p.Languages[c.lang]
+			if l.ID != c.language {
+				t.Fatalf("language %d is %q", c.lang, l.ID)
+			}
+			got, key = capSite(p, l, c.cap)
+		}}
+		if _, err := lint.Run([]*lint.Rule{probe}, []*lint.Input{{File: "x.json", Src: []byte(c.src)}}, lint.Config{}); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.wantPtr || key != c.wantKey {
+			t.Errorf("%s %s: capSite = %q key=%v, want %q key=%v", c.language, c.cap, got, key, c.wantPtr, c.wantKey)
+		}
+	}
+}
