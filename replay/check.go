@@ -113,6 +113,14 @@ func (c *checker) rel(s *Step) report.Location {
 	return c.plan.location(s, "plan step "+strconv.Quote(s.ID))
 }
 
+// rels relates a finding to the entry's plan step, when it has one.
+func (c *checker) rels(s *Step) []report.Location {
+	if s == nil {
+		return nil
+	}
+	return []report.Location{c.rel(s)}
+}
+
 // entry checks one trace entry as it streams past.
 func (c *checker) entry(e *entry) {
 	if c.first == nil {
@@ -131,8 +139,8 @@ func (c *checker) entry(e *entry) {
 	s := c.plan.Step(pilotage.BaseID(idText))
 	kind := c.kind(e, s)
 	c.outcome(e)
-	c.levels(e, kind)
-	c.decisionsAt(e, idText)
+	c.levels(e, kind, s)
+	c.decisionsAt(e, idText, s)
 	c.truncation(e)
 	id, err := pilotage.ParseTraceID(idText)
 	if err != nil {
@@ -145,7 +153,7 @@ func (c *checker) entry(e *entry) {
 	}
 	if kind == pilotage.KindBranch || kind == pilotage.KindLoop {
 		if len(w.Calls) > 0 {
-			c.add(finding{rule: RuleControlFlowCalls, at: e.at("/calls"),
+			c.add(finding{rule: RuleControlFlowCalls, at: e.at("/calls"), rel: c.rels(s),
 				msg: fmt.Sprintf("%s entry %q carries calls %v; control-flow entries invoke nothing", kind, idText, w.Calls)})
 		}
 	}
@@ -208,29 +216,29 @@ func (c *checker) outcome(e *entry) {
 
 // levels checks what an entry carries at each level (§5.8.1, reading 6).
 // The level may come after the steps, so both readings are kept.
-func (c *checker) levels(e *entry, kind string) {
+func (c *checker) levels(e *entry, kind string, s *Step) {
 	id := *e.w.ID
 	if len(e.w.Input) > 0 {
 		// Checked here so a full trace, every entry of which has input,
 		// costs no message per entry.
 		if c.admit(RuleLevelContent, ifSummary) {
-			c.keep(finding{rule: RuleLevelContent, c: ifSummary, at: e.at("/input"),
+			c.keep(finding{rule: RuleLevelContent, c: ifSummary, at: e.at("/input"), rel: c.rels(s),
 				msg: fmt.Sprintf("entry %q carries input, which a summary trace omits", id)})
 		}
 		return
 	}
 	if kind != pilotage.KindBranch && kind != pilotage.KindLoop && c.admit(RuleLevelContent, ifFull) {
-		c.keep(finding{rule: RuleLevelContent, c: ifFull, at: e.site,
+		c.keep(finding{rule: RuleLevelContent, c: ifFull, at: e.site, rel: c.rels(s),
 			msg:  fmt.Sprintf("entry %q has no input; at full every executed step carries its input", id),
 			hint: "only branch and loop entries may omit input at full (reading 6)"})
 	}
 }
 
 // decisionsAt checks reading 2: at is the complete id of the entry.
-func (c *checker) decisionsAt(e *entry, id string) {
+func (c *checker) decisionsAt(e *entry, id string, s *Step) {
 	for i, d := range e.w.Decisions {
 		if d.At != id {
-			c.add(finding{rule: RuleDecisionAt, at: e.at("/decisions/" + strconv.Itoa(i) + "/at"),
+			c.add(finding{rule: RuleDecisionAt, at: e.at("/decisions/" + strconv.Itoa(i) + "/at"), rel: c.rels(s),
 				msg:  fmt.Sprintf("decision at %q on entry %q; at is the entry's complete trace id %q", d.At, id, id),
 				hint: "reading 2: at names the construct's entry with its iteration qualifiers"})
 		}
