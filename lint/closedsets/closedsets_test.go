@@ -12,6 +12,7 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/guidemd"
 )
 
 var update = flag.Bool("update", false, "rewrite the .golden files of TestParseFixtures")
@@ -191,9 +192,9 @@ func TestParseHostile(t *testing.T) {
 		"deep quotes":    "## Output\n\n" + strings.Repeat(">", 50000) + " x\n",
 		"deep lists":     "## Scope rules\n\n" + strings.Repeat("- ", 20000) + "x\n",
 		"deep ordered":   "## Scope rules\n\n" + strings.Repeat("1. ", 20000) + "x\n",
-		"nested lines":   strings.Repeat("## Output\n"+strings.Repeat("- > ", MaxNesting/2)+"x\n", 20000),
+		"nested lines":   strings.Repeat("## Output\n"+strings.Repeat("- > ", guidemd.MaxNesting/2)+"x\n", 20000),
 		"indented lists": indentedLists(1500),
-		"too large":      strings.Repeat("a", MaxBodyBytes+1),
+		"too large":      strings.Repeat("a", guidemd.MaxBodyBytes+1),
 		"many rows":      "## Diagnostic codes\n\n| code | meaning |\n|---|---|\n" + strings.Repeat("| c | m |\n", 20000),
 		"wide header":    "## Risk levels\n\n|" + strings.Repeat(" risk |", 5000) + "\n|" + strings.Repeat("---|", 5000) + "\n",
 		"many headings":  strings.Repeat("## Output\n", 5000),
@@ -233,7 +234,7 @@ func TestParseHostile(t *testing.T) {
 func indentedLists(n int) string {
 	var b strings.Builder
 	b.WriteString("## Output\n\n")
-	for i := 0; i < n && b.Len() < MaxBodyBytes-n; i++ {
+	for i := 0; i < n && b.Len() < guidemd.MaxBodyBytes-n; i++ {
 		b.WriteString(strings.Repeat(" ", 2*i) + "- x\n")
 	}
 	return b.String()

@@ -5,13 +5,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
-	"github.com/yuin/goldmark/text"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/guidemd"
 )
 
 // Parsed is a closed-sets guide read back from Markdown.
@@ -53,8 +51,6 @@ func (p *Parsed) Has(title string) bool {
 	return ok
 }
 
-var md = goldmark.New(goldmark.WithExtensions(extension.Table))
-
 // known lists the recognised section titles.
 var known = []string{SecDiagnosticCodes, SecCatalogKinds, SecRiskLevels, SecScopeRules, SecParameterBinding,
 	SecStepIdentifiers, SecRunStatuses, SecStepStatuses, SecSummaryTruncation, SecOutput, SecLoopDecisions}
@@ -78,11 +74,11 @@ func Parse(body []byte) *Parsed {
 	src := body
 	p := &Parsed{Sections: map[string]Section{}, Values: map[string]map[string]int{}}
 	lines := newLineIndex(src)
-	if pr, hostile := tooComplex(src, lines); hostile {
-		p.Problems = append(p.Problems, pr)
+	doc, err := guidemd.Parse(src)
+	if tc, ok := err.(*guidemd.TooComplexError); ok {
+		p.Problems = append(p.Problems, Problem{Line: tc.Line, Message: tc.Message})
 		return p
 	}
-	doc := md.Parser().Parse(text.NewReader(src))
 
 	current := ""      // canonical title of the section being read, "" when unrecognised
 	proseStart := 0    // offset where the current section's content begins
@@ -103,7 +99,7 @@ func Parse(body []byte) *Parsed {
 			if node.Level != 2 {
 				continue
 			}
-			title := headingText(node, src)
+			title := guidemd.HeadingText(node, src)
 			for _, k := range known {
 				if strings.EqualFold(title, k) {
 					current = k
@@ -152,79 +148,6 @@ func Parse(body []byte) *Parsed {
 	}
 	sort.SliceStable(p.Problems, func(i, j int) bool { return p.Problems[i].Line < p.Problems[j].Line })
 	return p
-}
-
-// Bounds on what Parse hands to goldmark, whose time grows faster than
-// linearly with block nesting: a closed-sets guide is a few kilobytes of
-// headings, tables and prose, so these never bind an honest guide.
-const (
-	MaxBodyBytes = 1 << 20
-	MaxNesting   = 32
-)
-
-// tooComplex reports a body too large or too deeply nested to parse.
-func tooComplex(src []byte, lines lineIndex) (Problem, bool) {
-	if len(src) > MaxBodyBytes {
-		return Problem{Line: 1, Message: fmt.Sprintf("the body is %d bytes; a closed-sets guide of more than %d bytes is not parsed", len(src), MaxBodyBytes)}, true
-	}
-	for n := 1; n <= len(lines.starts); n++ {
-		line := src[lines.start(n):lines.start(n+1)]
-		if d := nesting(line); d > MaxNesting {
-			return Problem{Line: n, Message: fmt.Sprintf("this line opens %d nested block quotes or lists; at most %d are parsed", d, MaxNesting)}, true
-		}
-	}
-	return Problem{}, false
-}
-
-// nesting counts the block-container markers ("> ", "- ", "* ", "+ ",
-// "1. ", "1) ") that open a line; leading indentation counts one level per
-// four columns, since list items also nest by indentation alone.
-func nesting(line []byte) int {
-	width := 0
-	for _, c := range line {
-		if c == ' ' {
-			width++
-		} else if c == '\t' {
-			width += 4
-		} else {
-			break
-		}
-	}
-	if width/4 > MaxNesting {
-		return width / 4
-	}
-	depth, i := 0, 0
-	for {
-		for j := 0; j < 4 && i < len(line) && (line[i] == ' ' || line[i] == '\t'); j++ {
-			i++
-		}
-		switch {
-		case i < len(line) && line[i] == '>':
-			i++
-		case i+1 < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') && (line[i+1] == ' ' || line[i+1] == '\t'):
-			i += 2
-		default:
-			k := i
-			for k < len(line) && k-i < 9 && line[k] >= '0' && line[k] <= '9' {
-				k++
-			}
-			if k == i || k+1 >= len(line) || (line[k] != '.' && line[k] != ')') || (line[k+1] != ' ' && line[k+1] != '\t') {
-				return depth
-			}
-			i = k + 2
-		}
-		depth++
-	}
-}
-
-// headingText is a heading's source text, its lines joined by spaces.
-func headingText(h *ast.Heading, src []byte) string {
-	var parts []string
-	for i := 0; i < h.Lines().Len(); i++ {
-		seg := h.Lines().At(i)
-		parts = append(parts, strings.TrimSpace(string(seg.Value(src))))
-	}
-	return strings.Join(parts, " ")
 }
 
 // headingEndLine is the last line of a heading: the heading line of an ATX

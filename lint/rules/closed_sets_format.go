@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"mime"
 
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/report"
@@ -26,12 +25,11 @@ var closedSetsFormat = &lint.Rule{
 				continue // closed-sets-guide reports none or several
 			}
 			g := found[0]
-			if mt := g.Node.Get("media_type").String(); mt != "" {
-				if base, _, err := mime.ParseMediaType(mt); err != nil || base != "text/markdown" {
-					p.Report(g.Pointer+"/media_type", fmt.Sprintf("the closed-sets %s has media_type %q, so it cannot be checked: the closed-sets format is Markdown", guideLabel(g), mt),
-						"write the closed-sets guide as Markdown and set \"media_type\": \"text/markdown\" (or leave it out)")
-					continue
-				}
+			if !isMarkdown(g) {
+				p.Report(g.Pointer+"/media_type", fmt.Sprintf("the closed-sets %s has media_type %q, so it cannot be checked: the closed-sets format is Markdown",
+					guideLabel(g), g.Node.Get("media_type").String()),
+					"write the closed-sets guide as Markdown and set \"media_type\": \"text/markdown\" (or leave it out)")
+				continue
 			}
 			if !g.HasBody {
 				p.Report(g.Pointer, fmt.Sprintf("the closed-sets %s has no body, so none of %s's closed sets can be checked", guideLabel(g), langLabel(l)),

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math"
+	"mime"
 	"strconv"
 	"strings"
 
@@ -37,6 +38,17 @@ func entryLabel(e *lint.Entry) string {
 		return "catalog entry " + strconv.Quote(e.ID)
 	}
 	return "the catalog entry " + indexLabel(e.Pointer)
+}
+
+// isMarkdown reports whether the guide's media_type is Markdown, the
+// default (data-model.md §5.2).
+func isMarkdown(g *lint.Guide) bool {
+	mt := g.Node.Get("media_type").String()
+	if mt == "" {
+		return true
+	}
+	base, _, err := mime.ParseMediaType(mt)
+	return err == nil && base == "text/markdown"
 }
 
 // closedSetsGuides returns the guides of l that carry the reserved topic.

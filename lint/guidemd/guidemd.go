@@ -1,0 +1,117 @@
+// Package guidemd reads guide bodies as Markdown (CommonMark + GFM tables,
+// with goldmark) within bounds that keep hostile bodies cheap, and names
+// their topics the way data-model.md §5.2 does: topic t of a guide is the
+// section whose heading text, lower-cased with spaces turned into '-',
+// equals t.
+package guidemd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+// Bounds on what is handed to goldmark, whose time grows faster than
+// linearly with block nesting. Guides are a few kilobytes of headings,
+// tables and prose, so these never bind an honest guide.
+const (
+	MaxBodyBytes = 1 << 20
+	MaxNesting   = 32
+)
+
+// TooComplexError says why a body was not parsed, and where.
+type TooComplexError struct {
+	Line    int // 1-based line in the body
+	Message string
+}
+
+func (e *TooComplexError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Message) }
+
+var md = goldmark.New(goldmark.WithExtensions(extension.Table))
+
+// Parse parses body as Markdown. It refuses, with a *TooComplexError, a
+// body over MaxBodyBytes or one nesting block containers deeper than
+// MaxNesting; it never fails otherwise.
+func Parse(body []byte) (ast.Node, error) {
+	if len(body) > MaxBodyBytes {
+		return nil, &TooComplexError{Line: 1, Message: fmt.Sprintf("the body is %d bytes; a guide of more than %d bytes is not parsed", len(body), MaxBodyBytes)}
+	}
+	for i, l := range strings.Split(string(body), "\n") {
+		if d := nesting(l); d > MaxNesting {
+			return nil, &TooComplexError{Line: i + 1, Message: fmt.Sprintf("this line opens %d nested block quotes or lists; at most %d are parsed", d, MaxNesting)}
+		}
+	}
+	return md.Parser().Parse(text.NewReader(body)), nil
+}
+
+// nesting counts the block-container markers ("> ", "- ", "* ", "+ ",
+// "1. ", "1) ") that open a line; leading indentation counts one level per
+// four columns, since list items also nest by indentation alone.
+func nesting(line string) int {
+	width := 0
+	for _, c := range line {
+		if c == ' ' {
+			width++
+		} else if c == '\t' {
+			width += 4
+		} else {
+			break
+		}
+	}
+	if width/4 > MaxNesting {
+		return width / 4
+	}
+	depth, i := 0, 0
+	for {
+		for j := 0; j < 4 && i < len(line) && (line[i] == ' ' || line[i] == '\t'); j++ {
+			i++
+		}
+		switch {
+		case i < len(line) && line[i] == '>':
+			i++
+		case i+1 < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') && (line[i+1] == ' ' || line[i+1] == '\t'):
+			i += 2
+		default:
+			k := i
+			for k < len(line) && k-i < 9 && line[k] >= '0' && line[k] <= '9' {
+				k++
+			}
+			if k == i || k+1 >= len(line) || (line[k] != '.' && line[k] != ')') || (line[k+1] != ' ' && line[k+1] != '\t') {
+				return depth
+			}
+			i = k + 2
+		}
+		depth++
+	}
+}
+
+// HeadingText is a heading's source text, its lines joined by spaces.
+func HeadingText(h *ast.Heading, src []byte) string {
+	parts := make([]string, 0, h.Lines().Len())
+	for i := 0; i < h.Lines().Len(); i++ {
+		seg := h.Lines().At(i)
+		parts = append(parts, strings.TrimSpace(string(seg.Value(src))))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Slug is the topic id a heading's text names: lower-cased, spaces as '-'.
+func Slug(heading string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(heading)), " ", "-")
+}
+
+// Topics returns the topic ids of a parsed body: the slugs of its
+// top-level headings, in order.
+func Topics(doc ast.Node, src []byte) []string {
+	var out []string
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok {
+			out = append(out, Slug(HeadingText(h, src)))
+		}
+	}
+	return out
+}

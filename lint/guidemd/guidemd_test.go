@@ -1,0 +1,84 @@
+package guidemd
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTopics(t *testing.T) {
+	body := "# Getting started\n\nIntro.\n\n## First program\n\n```\n## not a heading\n```\n\nReading Results\n---------------\n\n> ## Quoted heading\n\n- ## Listed heading\n\n###   Spaces  Around  ###\n"
+	doc, err := Parse([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Topics(doc, []byte(body))
+	// Headings inside a fence, a quote or a list are not topics: only a
+	// top-level heading starts a section a topic fetch can return.
+	want := []string{"getting-started", "first-program", "reading-results", "spaces--around"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Topics = %q, want %q", got, want)
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{"First program": "first-program", "  API ": "api", "Scope Rules": "scope-rules", "a-b c": "a-b-c"} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseBounds(t *testing.T) {
+	cases := map[string]struct {
+		body string
+		line int
+	}{
+		"too large":     {strings.Repeat("a", MaxBodyBytes+1), 1},
+		"deep quotes":   {"ok\n\n" + strings.Repeat("> ", MaxNesting+1) + "x\n", 3},
+		"deep lists":    {strings.Repeat("- ", MaxNesting+1) + "x", 1},
+		"deep ordered":  {"a\nb\n" + strings.Repeat("1. ", MaxNesting+1) + "x", 3},
+		"deep indented": {"x\n" + strings.Repeat(" ", 4*MaxNesting+4) + "- x", 2},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			_, err := Parse([]byte(c.body))
+			var tc *TooComplexError
+			if !errors.As(err, &tc) {
+				t.Fatalf("Parse = %v, want a TooComplexError", err)
+			}
+			if tc.Line != c.line {
+				t.Errorf("reported at line %d, want %d: %v", tc.Line, c.line, tc)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("refusing took %v", d)
+			}
+		})
+	}
+	// At the bound, the body is parsed.
+	at := strings.Repeat("> ", MaxNesting) + "x\n" + strings.Repeat("- ", MaxNesting) + "y\n"
+	if _, err := Parse([]byte(at)); err != nil {
+		t.Errorf("nesting exactly %d must parse: %v", MaxNesting, err)
+	}
+}
+
+// FuzzParse checks that Parse and Topics never panic and that every topic
+// is a slug (lower case, no spaces).
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("# A\n\n## B c\n\nText.\n"))
+	f.Add([]byte("> - 1. ## x\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		doc, err := Parse(body)
+		if err != nil {
+			return
+		}
+		for _, topic := range Topics(doc, body) {
+			if topic != Slug(topic) {
+				t.Fatalf("topic %q is not a slug", topic)
+			}
+		}
+	})
+}
