@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -267,16 +268,17 @@ func (e *Engine) run(ctx context.Context, r *request, resp *pilotage.ExecuteResp
 		auth = r.ref.prom.Promoter
 	}
 	root := &scope{outputs: map[string]any{}, input: input, context: ctxVal}
-	out, err := ru.sequence(prog.Steps, root, nil, "", auth, 0)
+	_, err := ru.sequence(prog.Steps, root, nil, "", auth, 0)
 	var raw json.RawMessage
 	if err == nil && prog.Output != nil {
+		var out any
 		if out, err = ru.eval(prog.Output, root); err == nil {
 			raw, err = ru.hold(out)
 		}
 	}
 	if err != nil {
-		st, _ := err.(*stop)
-		if st == nil {
+		var st *stop
+		if !errors.As(err, &st) {
 			st = &stop{status: pilotage.StatusPartial, msg: err.Error()}
 		}
 		resp.Outcome = pilotage.Outcome{OK: false, Status: st.status, Error: st.msg}

@@ -74,7 +74,7 @@ type checker struct {
 }
 
 // Check resolves names and checks every expression of prog, filling in
-// Step.Entry, Step.Sub and Expr.X. prog must come from Parse without
+// Step.Entry and Expr.X. prog must come from Parse without
 // syntax diagnostics.
 func Check(prog *Program, env *Env) (*Checked, error) {
 	c := &checker{env: env, prog: prog, all: map[string]*Step{}, refs: map[string]bool{}}
@@ -156,7 +156,7 @@ func (c *checker) targets() {
 				fmt.Sprintf("%q is of kind %s, which programs cannot call", s.Target, t.Entry.Kind), "", nil)
 			return
 		}
-		s.Entry, s.Sub = t.Entry, t.Promoted
+		s.Entry = t.Entry
 		c.refs[s.Target] = true
 	})
 }

@@ -73,8 +73,6 @@ type Step struct {
 
 	// Entry is the resolved target after Check.
 	Entry *pilotage.CatalogEntry
-	// Sub is true when the target is a promoted program (its body runs).
-	Sub bool
 }
 
 // Walk calls fn for every step in program order, depth first.
