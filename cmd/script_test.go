@@ -1,7 +1,10 @@
 package cmd_test
 
 import (
+	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/cmd"
@@ -9,12 +12,47 @@ import (
 )
 
 // TestMain lets testscript run the pilotage binary in-process.
+// pilotage-status runs the same binary but prints "exit N" on stderr and
+// exits 0, so a script can tell findings (1) from usage errors (2), which
+// `! exec` cannot.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"pilotage": func() { os.Exit(cmd.Main()) }})
+	testscript.Main(m, map[string]func(){
+		"pilotage": func() { os.Exit(cmd.Main()) },
+		"pilotage-status": func() {
+			code := cmd.Main()
+			fmt.Fprintf(os.Stderr, "exit %d\n", code)
+			os.Exit(0)
+		},
+	})
 }
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script. Set
 // UPDATE_SCRIPTS=1 to rewrite their golden output.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script", UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != ""})
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"stable": stableCmd},
+	})
+}
+
+// ruleCount matches the number of rules a report says it ran (text
+// "43 rules", json "rules": 43), which grows whenever a rule is added.
+var ruleCount = regexp.MustCompile(`\b\d+ rules\b|"rules": \d+`)
+
+// stableCmd is the script command `stable SRC DST`: it copies SRC (a file,
+// stdout or stderr) to DST with the rule count replaced by N, so golden
+// output compared with cmp (and rewritten by UPDATE_SCRIPTS) does not
+// change each time a rule is added.
+func stableCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: stable SRC DST")
+	}
+	out := ruleCount.ReplaceAllStringFunc(ts.ReadFile(args[0]), func(m string) string {
+		if strings.HasPrefix(m, `"`) {
+			return `"rules": N`
+		}
+		return "N rules"
+	})
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
 }

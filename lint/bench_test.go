@@ -137,7 +137,7 @@ func benchGuideSet(lang string) []pilotage.Guide {
 			Topics: topics, MediaType: "text/markdown", Description: title + " of " + lang + ".", Body: &body}
 	}
 	gs := []pilotage.Guide{
-		guide("core", "Getting started", pilotage.GuideCore, []string{"first-program"}, benchProse("Getting started", 3)),
+		guide("core", "Getting started", pilotage.GuideCore, []string{"getting-started"}, benchProse("Getting started", 3)),
 		guide("closed-sets", "Closed sets", pilotage.GuideReference, []string{pilotage.TopicClosedSets}, benchClosedSets()),
 	}
 	for i := len(gs); i < benchGuides/benchLanguages; i++ {

@@ -10,6 +10,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
@@ -140,6 +141,11 @@ func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 func lintOne(rules []*Rule, in *Input) []report.Finding {
 	doc, err := jsonpos.Parse(in.Src)
 	if err != nil {
+		// The finding belongs to the json-syntax rule, so --disable
+		// json-syntax silences it like any other rule.
+		if !slices.ContainsFunc(rules, func(r *Rule) bool { return r.ID == RuleJSONSyntax }) {
+			return nil
+		}
 		se := err.(*jsonpos.SyntaxError)
 		return []report.Finding{{
 			Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,
