@@ -431,3 +431,28 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("concurrent catalog edits lost some: %d sensors", len(l.Items))
 	}
 }
+
+// TestProgramTooLarge: a program beyond the Language's size bound is a
+// resource_limit request error at validate and at execute (§10.1).
+func TestProgramTooLarge(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	step := `{"id": "s%d", "call": "fan.set", "with": {"on": "true"}}`
+	var steps []string
+	for i := 0; len(strings.Join(steps, ",")) < 64<<10; i++ {
+		steps = append(steps, fmt.Sprintf(step, i))
+	}
+	big := raw(`{"steps": [` + strings.Join(steps, ",") + `]}`)
+	_, err := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: big})
+	reqErr(t, err, pilotage.ErrResourceLimit)
+	_, err = e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: big})
+	reqErr(t, err, pilotage.ErrResourceLimit)
+	// Just under the bound, a program of over a thousand steps validates
+	// quickly.
+	fits := raw(`{"steps": [` + strings.Join(steps[:len(steps)-2], ",") + `]}`)
+	start := time.Now()
+	v, err := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: fits})
+	if err != nil || !v.Valid {
+		t.Fatalf("%v %+v", err, v)
+	}
+	t.Logf("%d steps validated in %s", len(steps)-2, time.Since(start))
+}

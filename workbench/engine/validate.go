@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"unicode/utf8"
@@ -106,6 +107,10 @@ func (e *Engine) check(v *view, raw, ctxRaw json.RawMessage, body bodyKind) (*ch
 	if pilotage.Valid(diags) {
 		env := v.programEnv(body)
 		res, err := program.Check(prog, env)
+		var le *program.LimitError
+		if errors.As(err, &le) {
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit, Message: le.Msg}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("building the expression environment: %w", err)
 		}

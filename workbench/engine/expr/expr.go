@@ -32,13 +32,20 @@ type Decl struct {
 
 // Limits bound the parsing and evaluation of one expression.
 type Limits struct {
-	// Depth bounds the parser's recursion (nesting of the expression).
+	// Depth bounds nesting; the parser's recursion limit is derived from
+	// it (see recursionLimit).
 	Depth int
 	// Size bounds the expression's length in code points.
 	Size int
 	// Cost bounds one evaluation in CEL cost units.
 	Cost uint64
 }
+
+// recursionLimit turns a nesting depth into the CEL parser's recursion
+// limit, which counts grammar rules, not visible nesting: `1 + 1 + … + 1`
+// with 30 terms already recurses deeper than 8. Eight rules per level,
+// at least 32 and at most cel-go's own default of 250.
+func recursionLimit(depth int) int { return min(250, max(32, 8*depth)) }
 
 // Env is a CEL environment for one scope of a program.
 type Env struct {
@@ -51,7 +58,7 @@ type Env struct {
 // extension that could build huge values cheaply) and the given variables.
 func NewEnv(l Limits, decls []Decl) (*Env, error) {
 	opts := []cel.EnvOption{
-		cel.ParserRecursionLimit(max(l.Depth, 1)),
+		cel.ParserRecursionLimit(recursionLimit(l.Depth)),
 		cel.ParserExpressionSizeLimit(max(l.Size, 1)),
 		cel.CrossTypeNumericComparisons(true),
 	}
@@ -100,6 +107,9 @@ type Issue struct {
 	Syntax bool
 	// Undeclared is true when the checker met a name with no declaration.
 	Undeclared bool
+	// Limit is true when the expression exceeded a parser bound (nesting
+	// or size): §10.1 makes that a request error, not a diagnostic.
+	Limit bool
 }
 
 // Parsed is an expression that parsed; it can be inspected before it is
@@ -202,7 +212,8 @@ func issues(src string, iss *cel.Issues, parsed *cel.Ast, syntax bool) []Issue {
 			}
 		}
 		out = append(out, Issue{Start: start, End: end, Message: cleanMessage(e.Message), Syntax: syntax,
-			Undeclared: strings.HasPrefix(e.Message, "undeclared reference")})
+			Undeclared: strings.HasPrefix(e.Message, "undeclared reference"),
+			Limit:      strings.Contains(e.Message, "recursion") && strings.Contains(e.Message, "exceeded") || strings.Contains(e.Message, "size exceeds limit")})
 	}
 	return out
 }

@@ -62,9 +62,17 @@ func TestIssuesAndRefs(t *testing.T) {
 	if _, issues := env.Parse("1 +"); len(issues) != 1 || !issues[0].Syntax || issues[0].Start != 2 || issues[0].End != 3 {
 		t.Errorf("parse issue: %+v", issues)
 	}
-	deep := strings.Repeat("(", 40) + "1" + strings.Repeat(")", 40)
-	if _, issues := env.Parse(deep); len(issues) == 0 || !issues[0].Syntax {
-		t.Errorf("nesting beyond the parser's recursion limit must be a syntax issue: %+v", issues)
+	// Depth 16 allows 128 parser recursions: long flat chains pass, deep
+	// nesting is a limit issue (a resource_limit request error upstream).
+	if _, issues := env.Parse(strings.Repeat("1 + ", 40) + "1"); len(issues) > 0 {
+		t.Errorf("a flat chain of 40 additions must parse: %+v", issues)
+	}
+	deep := strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200)
+	if _, issues := env.Parse(deep); len(issues) == 0 || !issues[0].Limit {
+		t.Errorf("nesting beyond the parser's recursion limit must be a limit issue: %+v", issues)
+	}
+	if _, issues := env.Parse(strings.Repeat("1+", 600) + "1"); len(issues) == 0 || !issues[0].Limit {
+		t.Errorf("an expression beyond the size limit must be a limit issue: %+v", issues)
 	}
 	p, _ := env.Parse("size(steps . b.output.x) + steps.a.output")
 	refs := p.Refs("steps")

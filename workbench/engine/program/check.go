@@ -71,11 +71,14 @@ type checker struct {
 	// all maps every valid, unique step id to its step.
 	all  map[string]*Step
 	refs map[string]bool
+	// limit is set when an expression exceeded a parser bound.
+	limit *LimitError
 }
 
 // Check resolves names and checks every expression of prog, filling in
-// Step.Entry and Expr.X. prog must come from Parse without
-// syntax diagnostics.
+// Step.Entry and Expr.X. prog must come from Parse without syntax
+// diagnostics. An expression beyond the parser's bounds gives a
+// *LimitError.
 func Check(prog *Program, env *Env) (*Checked, error) {
 	c := &checker{env: env, prog: prog, all: map[string]*Step{}, refs: map[string]bool{}}
 	c.ids()
@@ -93,6 +96,9 @@ func Check(prog *Program, env *Env) (*Checked, error) {
 			top = append(top, s.ID)
 		}
 		c.expr(prog.Output, root, top)
+	}
+	if c.limit != nil {
+		return nil, c.limit
 	}
 	out := &Checked{Diagnostics: c.diags}
 	for r := range c.refs {
@@ -358,6 +364,10 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env) {
 	for _, is := range issues {
 		r := &pilotage.CharRange{Start: is.Start, End: is.End}
 		switch {
+		case is.Limit:
+			if c.limit == nil {
+				c.limit = &LimitError{Msg: fmt.Sprintf("the expression at %s is too deeply nested or too long for this Language's limits (%s)", e.Pointer, is.Message)}
+			}
 		case is.Syntax:
 			c.add(pilotage.CodeSyntax, pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, "", r)
 		case is.Undeclared:
