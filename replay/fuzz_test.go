@@ -33,14 +33,7 @@ func fixtureFiles(f *testing.F) []txtar.File {
 // one trace-json finding and well-formed JSON none; every finding names a
 // rule and a position.
 func FuzzReplay(f *testing.F) {
-	planSrc, err := os.ReadFile(filepath.Join("testdata", "plan.json"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	plan, err := LoadPlan("plan.json", planSrc)
-	if err != nil {
-		f.Fatal(err)
-	}
+	plan := basePlan(f)
 	for _, file := range fixtureFiles(f) {
 		if strings.HasSuffix(file.Name, ".json") {
 			f.Add(file.Data)

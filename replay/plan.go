@@ -117,9 +117,17 @@ func LoadPlan(file string, src []byte) (*Plan, error) {
 	for i, n := range steps.Elems {
 		b.add(ptr+"/steps/"+strconv.Itoa(i), n)
 	}
-	b.link()
+	if err := b.link(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
+
+// MaxPlanDepth bounds how deeply a plan may nest branches and loops. Every
+// step keeps its chain of enclosing constructs, so a hostile plan nested
+// thousands deep would cost memory quadratic in its size; real programs
+// are bounded far lower (§10.1).
+const MaxPlanDepth = 512
 
 // planBuilder turns plan step nodes into Steps and records plan-shape
 // findings on the way.
@@ -207,7 +215,7 @@ func (b *planBuilder) strings(ptr string, n *jsonpos.Node) []string {
 }
 
 // link resolves arm and loop references into the construct tree.
-func (b *planBuilder) link() {
+func (b *planBuilder) link() error {
 	for _, s := range b.p.Steps {
 		ref := b.refs[s]
 		switch {
@@ -230,7 +238,8 @@ func (b *planBuilder) link() {
 			s.Parent = lp
 		}
 	}
-	// A reference cycle would make every step in it its own ancestor.
+	// A reference cycle would make every step in it its own ancestor, and
+	// nesting beyond MaxPlanDepth is refused before chains are built.
 	for _, s := range b.p.Steps {
 		seen := map[*Step]bool{s: true}
 		for a := s.Parent; a != nil; a = a.Parent {
@@ -239,7 +248,12 @@ func (b *planBuilder) link() {
 				s.Parent, s.Label = nil, ""
 				break
 			}
-			seen[a] = true
+			if seen[a] = true; len(seen) > MaxPlanDepth+1 {
+				pos, _ := b.doc.Locate(s.Pointer, false)
+				return &PlanError{File: b.p.File, Line: pos.Line, Col: pos.Column,
+					Msg:  fmt.Sprintf("step %q is nested more than %d constructs deep, deeper than replay reads", s.ID, MaxPlanDepth),
+					Hint: "no engine bounded as §10.1 requires runs programs nested this deep"}
+			}
 		}
 	}
 	for _, s := range b.p.Steps {
@@ -271,4 +285,5 @@ func (b *planBuilder) link() {
 			slices.Sort(s.Arms)
 		}
 	}
+	return nil
 }

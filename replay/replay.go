@@ -184,7 +184,11 @@ func (c *checker) finish(s *stream) []report.Finding {
 	}
 	t := s.trace()
 	c.steps, c.traceAt = t.steps, s.traceAt
-	runID, _ := stringOf(t.runID)
+	runID, ok := stringOf(t.runID)
+	if t.runID != nil && !ok {
+		c.add(finding{rule: RuleTraceShape, at: t.runID.site, msg: fmt.Sprintf("run_id is %s, not a string", t.runID.raw),
+			hint: "run_id is an opaque string (§3.6)"})
+	}
 	if runID == "" {
 		runID, _ = stringOf(s.top.runID)
 	}

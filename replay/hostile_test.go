@@ -1,0 +1,141 @@
+package replay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// Hostile and huge inputs end as findings or errors, never a panic, a
+// hang or memory out of proportion.
+
+// basePlan loads testdata/plan.json, the plan most rule fixtures use.
+func basePlan(tb testing.TB) *Plan {
+	tb.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", "plan.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := LoadPlan("plan.json", src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+func rulesOf(res Result) string {
+	var ids []string
+	for _, f := range res.Findings {
+		ids = append(ids, fmt.Sprintf("%s@%d:%d", f.Rule, f.Line, f.Column))
+	}
+	slices.Sort(ids)
+	return strings.Join(ids, " ")
+}
+
+func TestHostileTraces(t *testing.T) {
+	plan := basePlan(t)
+	ok := `"outcome": {"ok": true, "status": "success"}`
+	for _, c := range []struct {
+		name  string
+		trace string
+		want  string
+	}{
+		{"empty file", ``, "trace-json@1:1"},
+		{"deep nesting", `{"steps": [` + strings.Repeat("[", 20000), "trace-json@1:"},
+		{"deep inside an entry", `{"run_id": "r", "steps": [{"id": "read", "input": ` + strings.Repeat(`{"a":`, 20000) + `1` + strings.Repeat("}", 20000) + `}]}`, "trace-json@1:"},
+		{"trailing garbage", `{"run_id": "r", "level": "summary", ` + ok + `, "steps": []} {}`, "trace-json@1:"},
+		{"a string", `"trace"`, "trace-shape@1:1"},
+		{"a million qualifiers", `{"run_id": "r", "level": "summary", ` + ok + `, "steps": [{"id": "read` + strings.Repeat("#1", 1<<20) + `", "calls": ["sensors.read"], ` + ok + `}]}`,
+			"expected-present@1:92 expected-present@1:92 expected-present@1:92 trace-id-qualifiers@1:100"},
+		{"an id of slashes", `{"run_id": "r", "level": "summary", ` + ok + `, "steps": [{"id": "` + strings.Repeat("/", 1000) + `", ` + ok + `}]}`, "expected-present@1:92 expected-present@1:92 expected-present@1:92 trace-id-syntax@1:100"},
+		{"wrong types everywhere", `{"run_id": 7, "level": ["full"], "outcome": "fine", "steps": [{"id": 1, "calls": "x", "decisions": {}, "outcome": []}]}`,
+			"trace-level@1:24 trace-shape@1:12 trace-shape@1:45 trace-shape@1:63"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Replay(plan, "hostile.json", strings.NewReader(c.trace), Options{})
+			if got := rulesOf(res); !strings.HasPrefix(got, c.want) {
+				t.Errorf("got %q, want it to start with %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestHugeEntry streams a trace whose one entry is 32 MB: it is read and
+// checked like any other.
+func TestHugeEntry(t *testing.T) {
+	big := `"` + strings.Repeat("x", 32<<20) + `"`
+	trace := `{"run_id": "r", "level": "full", "outcome": {"ok": true, "status": "success"}, "steps": [` +
+		`{"id": "read", "input": {}, "output": ` + big + `, "calls": ["sensors.read"], "outcome": {"ok": true, "status": "success"}},` +
+		`{"id": "hot", "kind": "branch", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "hot", "took": "else"}]},` +
+		`{"id": "each", "kind": "loop", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "each", "took": "exit"}]},` +
+		`{"id": "read", "input": {}, "calls": ["sensors.read"], "outcome": {"ok": true, "status": "success"}}]}`
+	res := Replay(basePlan(t), "huge.json", strings.NewReader(trace), Options{})
+	if got := rulesOf(res); got != "entry-once@1:33554892" {
+		t.Errorf("got %q", got)
+	}
+	if res.Source != nil {
+		t.Error("a 32 MB trace was kept for source snippets")
+	}
+}
+
+// TestFindingsCap: a trace wrong in every one of 10,000 entries lists
+// --max-per-rule findings of each rule and counts the rest.
+func TestFindingsCap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"run_id": "r", "level": "summary", "outcome": {"ok": true, "status": "success"}, "steps": [`)
+	for i := range 10000 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString(`{"id": "read", "input": 1, "calls": ["sensors.read"], "outcome": {"ok": true, "status": "success"}}`)
+	}
+	b.WriteString("]}")
+	res := Replay(basePlan(t), "many.json", strings.NewReader(b.String()), Options{MaxPerRule: 3})
+	counts := map[string]int{}
+	var more []string
+	for _, f := range res.Findings {
+		counts[f.Rule]++
+		if strings.Contains(f.Message, "are not listed") {
+			more = append(more, f.Message)
+		}
+	}
+	if counts[RuleEntryOnce] != 4 || counts[RuleLevelContent] != 4 {
+		t.Errorf("findings per rule: %v", counts)
+	}
+	want := []string{"9996 more entry-once findings in this trace are not listed", "9997 more level-content findings in this trace are not listed"}
+	for _, w := range want {
+		if !strings.Contains(strings.Join(more, "\n"), w) {
+			t.Errorf("no %q among %q", w, more)
+		}
+	}
+}
+
+func TestDeepPlan(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"steps": [{"id": "l0", "kind": "loop"}`)
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, `, {"id": "l%d", "kind": "loop", "loop": "l%d"}`, i, i-1)
+	}
+	b.WriteString("]}")
+	_, err := LoadPlan("deep.json", []byte(b.String()))
+	var pe *PlanError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, `step "l513" is nested more than 512 constructs deep`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestReadError: an I/O error of the trace reader is an error of the run,
+// not a malformed-JSON finding.
+func TestReadError(t *testing.T) {
+	r := iotest.TimeoutReader(bytes.NewReader([]byte(`{"run_id": "r", "steps": [`)))
+	res := Replay(basePlan(t), "broken-pipe.json", iotest.OneByteReader(r), Options{})
+	if res.ReadErr == nil {
+		t.Fatalf("no read error; findings %s", rulesOf(res))
+	}
+}
