@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/guidemd"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -24,7 +24,11 @@ import (
 func guidePrograms(body string) [][]byte {
 	src := []byte(body)
 	var out [][]byte
-	_ = ast.Walk(markdown.Parser().Parse(text.NewReader(src)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	doc, err := guidemd.Parse(src)
+	if err != nil {
+		return nil
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if fb, ok := n.(*ast.FencedCodeBlock); ok && entering && string(fb.Language(src)) == "json" {
 			var b bytes.Buffer
 			for i := 0; i < fb.Lines().Len(); i++ {

@@ -3,14 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/text"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/guidemd"
 	"github.com/pilotage-dev/pilotage/workbench/language"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
@@ -66,14 +63,15 @@ func wireGuide(g *language.Guide, body string) pilotage.Guide {
 	return w
 }
 
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
-
-// topicSection returns the section of a Markdown body whose heading text,
-// lower-cased with spaces as '-', is topic: from its heading to the next
-// heading of the same or a higher level.
+// topicSection returns the section of a Markdown body whose heading is
+// the topic (guidemd's slug rule, the one lint checks topics with): from
+// its heading to the next heading of the same or a higher level.
 func topicSection(body, topic string) (string, bool) {
 	src := []byte(body)
-	doc := markdown.Parser().Parse(text.NewReader(src))
+	doc, err := guidemd.Parse(src)
+	if err != nil {
+		return "", false
+	}
 	type head struct{ level, start int }
 	var heads []head
 	var hit = -1
@@ -87,7 +85,7 @@ func topicSection(body, topic string) (string, bool) {
 			start--
 		}
 		heads = append(heads, head{h.Level, start})
-		if hit < 0 && slug(headingText(h, src)) == topic {
+		if hit < 0 && guidemd.Slug(guidemd.HeadingText(h, src)) == topic {
 			hit = len(heads) - 1
 		}
 	}
@@ -102,17 +100,4 @@ func topicSection(body, topic string) (string, bool) {
 		}
 	}
 	return string(src[heads[hit].start:end]), true
-}
-
-func headingText(h *ast.Heading, src []byte) string {
-	var b strings.Builder
-	for i := 0; i < h.Lines().Len(); i++ {
-		seg := h.Lines().At(i)
-		b.Write(seg.Value(src))
-	}
-	return b.String()
-}
-
-func slug(s string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), " ", "-")
 }
