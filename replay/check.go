@@ -136,7 +136,12 @@ func (c *checker) entry(e *entry) {
 		return
 	}
 	idText := *w.ID
-	s := c.plan.Step(pilotage.BaseID(idText))
+	var s *Step
+	if !strings.Contains(idText, "/") {
+		// Expanded sub-program entries have no steps in the caller's plan
+		// (§5.8.3), even when their base happens to share a plan step's id.
+		s = c.plan.Step(pilotage.BaseID(idText))
+	}
 	kind := c.kind(e, s)
 	c.outcome(e)
 	c.levels(e, kind, s)
