@@ -126,17 +126,17 @@ func TestRulesHaveDocs(t *testing.T) {
 	}
 	doc := string(b)
 	headings := map[string]bool{}
-	for _, m := range regexp.MustCompile("(?m)^### `([a-z-]+)`").FindAllStringSubmatch(doc, -1) {
+	for _, m := range regexp.MustCompile("(?m)^#### `([a-z-]+)`").FindAllStringSubmatch(doc, -1) {
 		headings[m[1]] = true
 	}
 	for _, r := range Rules() {
 		if !headings[r.ID] {
-			t.Errorf("docs/replay.md has no section \"### `%s`\"", r.ID)
+			t.Errorf("docs/replay.md has no section \"#### `%s`\"", r.ID)
 			continue
 		}
 		delete(headings, r.ID)
-		sec := doc[strings.Index(doc, "### `"+r.ID+"`"):]
-		if next := strings.Index(sec[1:], "\n### "); next > 0 {
+		sec := doc[strings.Index(doc, "#### `"+r.ID+"`"):]
+		if next := strings.Index(sec[1:], "\n#"); next > 0 {
 			sec = sec[:next]
 		}
 		if !strings.Contains(sec, "§"+r.Section) {
