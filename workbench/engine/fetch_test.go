@@ -115,3 +115,29 @@ func TestNotFoundIsUniform(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrationEchoesOnlyFacts: narration restates the record and answers
+// a question only by pointing back at the facts.
+func TestNarrationEchoesOnlyFacts(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{
+		Program: raw(`{"steps": [{"id": "h", "if": "input.hot", "then": [{"id": "f", "call": "fan.set", "with": {"on": "true"}}], "else": []},
+		  {"id": "l", "for_each": "input.rooms", "as": "r", "do": [{"id": "o", "call": "lights.set", "with": {"room": "r", "on": "false"}}]}]}`),
+		Input: raw(`{"hot": true, "rooms": ["a", "cellar"]}`)})
+	got, err := e.Trace(bg, alice, "home/v1", pilotage.TraceFetchRequest{RunID: resp.RunID, Question: "Did the fan turn on?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Run " + resp.RunID + " (immediate) ended with status device_error: the cellar lights do not answer. " +
+		"The full trace records 5 step entries. Branch h took \"then\". Loop l ran 2 iterations. Calls: fan.set ×1, lights.set ×2. " +
+		"Entries that did not succeed: l (partial), o#2 (device_error). " +
+		"You asked \"Did the fan turn on?\": this narration only restates the recorded facts above; check the trace entries themselves to answer it."
+	if got.Narration != want {
+		t.Errorf("narration:\n%s\nwant:\n%s", got.Narration, want)
+	}
+	// ctx/v1 does not declare narrate: no narration.
+	r2 := exec(t, e, "alice", "s1", "ctx/v1", pilotage.ExecuteRequest{Program: raw(`"{\"steps\": []}"`), Context: raw(`{"site": "x"}`)})
+	if got, err := e.Trace(bg, alice, "ctx/v1", pilotage.TraceFetchRequest{RunID: r2.RunID, Question: "why?"}); err != nil || got.Narration != "" {
+		t.Errorf("narration without narrate: %+v %v", got, err)
+	}
+}
