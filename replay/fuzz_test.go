@@ -87,3 +87,29 @@ func FuzzLoadPlan(f *testing.F) {
 		Replay(plan, "trace.json", bytes.NewReader(trace), Options{})
 	})
 }
+
+// FuzzLoadSnapshot feeds arbitrary bytes as a snapshot: LoadSnapshot
+// returns a Language or an error, and a trace replays against whatever
+// Language it returned.
+func FuzzLoadSnapshot(f *testing.F) {
+	plan := basePlan(f)
+	trace, err := os.ReadFile(filepath.Join("testdata", "trace.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range fixtureFiles(f) {
+		if file.Name == "snapshot.json" {
+			f.Add(file.Data)
+		}
+	}
+	if src, err := os.ReadFile(filepath.Join("..", "docs", "examples", "snapshot.json")); err == nil {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := LoadSnapshot("fuzz.snapshot.json", data, "")
+		if err != nil {
+			return
+		}
+		Replay(plan, "trace.json", bytes.NewReader(trace), Options{Language: l})
+	})
+}
