@@ -379,8 +379,11 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 	c.closeTo(len(chain) + 1)
 	if n > parent.iter {
 		if n > parent.iter+1 {
-			c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
-				msg:  fmt.Sprintf("%q skips from iteration #%d to #%d of %q", text, parent.iter, n, parent.entry.traceID()),
+			msg := fmt.Sprintf("%q skips from iteration #%d to #%d of %q", text, parent.iter, n, parent.entry.traceID())
+			if parent.iter == 0 {
+				msg = fmt.Sprintf("%q is in iteration #%d, but iteration #1 of %q has no entries", text, n, parent.entry.traceID())
+			}
+			c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)}, msg: msg,
 				hint: "iteration numbers are 1-based and consecutive per activation (§5.8.2)"})
 		}
 		if parent.iter > 0 {
