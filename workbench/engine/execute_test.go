@@ -456,3 +456,17 @@ func TestProgramTooLarge(t *testing.T) {
 	}
 	t.Logf("%d steps validated in %s", len(steps)-2, time.Since(start))
 }
+
+// TestNumericMixing: an int input where the program multiplies by a
+// double fails at run time with an explanation, not a bare overload error.
+func TestNumericMixing(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	prog := raw(`{"steps": [], "output": "input.price * 1.2"}`)
+	if r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Input: raw(`{"price": 10.5}`)}); string(r.Output) != "12.6" {
+		t.Errorf("double input: %+v %s", r.Outcome, r.Output)
+	}
+	r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Input: raw(`{"price": 10}`)})
+	if r.Outcome.Status != pilotage.StatusPartial || !strings.Contains(r.Outcome.Error, "write 2.0, or convert with double(x)") {
+		t.Errorf("int input: %+v", r.Outcome)
+	}
+}

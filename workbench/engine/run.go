@@ -172,7 +172,12 @@ func (r *runner) eval(x *program.Expr, sc *scope) (any, error) {
 		if e := r.alive(); e != nil {
 			return nil, e
 		}
-		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("evaluating %q: %v", x.Src, err)}
+		msg := fmt.Sprintf("evaluating %q: %v", x.Src, err)
+		if strings.Contains(err.Error(), "no such overload") {
+			// At run time the operand types are what the input held.
+			msg += " (CEL does not mix int and double in arithmetic; JSON numbers without a fraction are ints: write 2.0, or convert with double(x))"
+		}
+		return nil, &stop{status: pilotage.StatusPartial, msg: msg}
 	}
 	return v, nil
 }

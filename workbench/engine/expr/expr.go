@@ -295,6 +295,16 @@ func chainEnd(src []rune, start int, root string, path []string) int {
 	return min(i, len(src))
 }
 
+// NumericHint explains CEL's most common type surprise when msg is about
+// it: int and double do not mix in arithmetic, and JSON input numbers
+// without a fraction are ints.
+func NumericHint(msg string) string {
+	if strings.Contains(msg, "overload") && strings.Contains(msg, "int") && strings.Contains(msg, "double") {
+		return "CEL does not mix int and double in arithmetic: write 2.0 instead of 2, or convert with double(x)"
+	}
+	return ""
+}
+
 // ErrCost is returned when an evaluation exceeds its cost limit.
 var ErrCost = errors.New("expression exceeded its evaluation cost limit")
 

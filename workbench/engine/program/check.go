@@ -375,7 +375,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env) {
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
 				fmt.Sprintf("%q is not defined here", name), hint(name, rootNames(env.Names())), r)
 		default:
-			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, "", r)
+			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, expr.NumericHint(is.Message), r)
 		}
 	}
 }
