@@ -19,8 +19,9 @@ type posReader struct {
 	buf       []byte
 	base      int64
 	line, col int
-	// head keeps the start of the file for source snippets, up to
-	// headLimit bytes; whole is true when head is the entire file.
+	// head keeps the file for source snippets while it is no longer than
+	// headLimit bytes; past that it is dropped, so a large file is never
+	// held.
 	head      []byte
 	headLimit int
 	total     int64
@@ -34,10 +35,12 @@ func newPosReader(r io.Reader, headLimit int) *posReader {
 func (p *posReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	p.buf = append(p.buf, b[:n]...)
-	if len(p.head) < p.headLimit {
-		p.head = append(p.head, b[:min(n, p.headLimit-len(p.head))]...)
-	}
 	p.total += int64(n)
+	if p.total <= int64(p.headLimit) {
+		p.head = append(p.head, b[:n]...)
+	} else {
+		p.head = nil
+	}
 	if err == io.EOF {
 		p.eof = true
 	}
@@ -46,7 +49,7 @@ func (p *posReader) Read(b []byte) (int, error) {
 
 // source returns the whole file when it fit under the head limit.
 func (p *posReader) source() []byte {
-	if p.eof && p.total <= int64(len(p.head)) {
+	if p.eof && p.total <= int64(p.headLimit) {
 		return p.head
 	}
 	return nil
