@@ -181,9 +181,12 @@ func (e *Engine) view(st *state, l *lang, principal string) *view {
 	v := &view{st: st, lang: l, byID: map[string]*entry{}}
 	h := sha256.New()
 	snap := map[string]string{}
+	// A Language without catalog has no environment-bound names (§3.2):
+	// its programs can name nothing.
+	hasCatalog := l.caps.Has(pilotage.CapCatalog)
 	for _, id := range st.ids {
 		en := st.entries[id]
-		if !st.visible(principal, l.ID, en) {
+		if !hasCatalog || !st.visible(principal, l.ID, en) {
 			continue
 		}
 		v.entries = append(v.entries, en)

@@ -196,3 +196,22 @@ func TestDiscover(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCatalogNoNames: a Language that does not declare catalog resolves
+// no names, so its programs cannot depend on server state (§3.2).
+func TestNoCatalogNoNames(t *testing.T) {
+	srv := homeServer()
+	pure := *srv.Languages[2]
+	pure.ID = "pure/v1"
+	pure.Capabilities = caps(pilotage.CapGuides, pilotage.On(), pilotage.CapValidate, pilotage.On(), pilotage.CapExecute, pilotage.On())
+	srv.Languages = append(srv.Languages, &pure)
+	e := newEngine(t, srv, t.TempDir())
+	v, err := e.Validate(bg, alice, "pure/v1", pilotage.ValidateRequest{Program: raw(fanProgram)})
+	if err != nil || v.Valid || v.Diagnostics[0].Code != pilotage.CodeUnknownName || v.CatalogVersion != "" {
+		t.Errorf("%+v %v", v, err)
+	}
+	_, err = e.Execute(bg, alice, "pure/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1"})
+	reqErr(t, err, pilotage.ErrNotFound)
+	_, err = e.Lookup(bg, alice, "pure/v1", pilotage.LookupRequest{Verb: pilotage.VerbList})
+	reqErr(t, err, pilotage.ErrUnsupported)
+}
