@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,5 +75,30 @@ func TestReplayDocsExample(t *testing.T) {
 	}
 	if want := "$ " + clean + "\n" + out.String(); !strings.Contains(string(doc), want) {
 		t.Errorf("docs/replay.md does not show the current output of\n  %s\nwhich is:\n%s", clean, out.String())
+	}
+	// Every command of the "More commands" block runs: it exits 0 or 1,
+	// never with a usage error.
+	_, block, _ := strings.Cut(string(doc), "More commands")
+	block, _, _ = strings.Cut(block, "\n```\n\n")
+	n := 0
+	for _, line := range strings.Split(block, "\n") {
+		if !strings.HasPrefix(line, "pilotage replay") {
+			continue
+		}
+		n++
+		args, stdin := strings.Fields(line)[1:], []byte(nil)
+		if i := slices.Index(args, "<"); i >= 0 {
+			if stdin, err = os.ReadFile(args[i+1]); err != nil {
+				t.Fatal(err)
+			}
+			args = args[:i]
+		}
+		out.Reset()
+		if code := run(args, bytes.NewReader(stdin), &out, &out); code == ExitUsage {
+			t.Errorf("%s: exit %d\n%s", line, code, out.String())
+		}
+	}
+	if n < 5 {
+		t.Errorf("found %d commands under \"More commands\" in docs/replay.md", n)
 	}
 }
