@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -65,11 +66,26 @@ func arguments(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // checkArguments validates args against the tool's input schema and
-// describes the first violations, "" when they conform.
+// describes the violations, "" when they conform. The data members
+// (program, input, context) are unconstrained in the check schema, so
+// they are not converted for it: a large program is scanned once, not
+// turned into a tree of values.
 func checkArguments(check *jsonschema.Schema, args json.RawMessage) string {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(args, &members); err != nil {
 		return "arguments are not valid JSON: " + err.Error()
+	}
+	inst := make(map[string]any, len(members))
+	for k, raw := range members {
+		if slices.Contains(dataMembers, k) {
+			inst[k] = nil
+			continue
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return "arguments are not valid JSON: " + err.Error()
+		}
+		inst[k] = v
 	}
 	vs := pilotage.Violations(check.Validate(inst))
 	if len(vs) == 0 {
