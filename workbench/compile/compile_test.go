@@ -3,7 +3,6 @@ package compile
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,26 +11,13 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/pdl/pdltest"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata archives")
 
-// render prints findings one per line with their full position.
-func render(fs []report.Finding) []byte {
-	var b bytes.Buffer
-	for _, f := range fs {
-		fmt.Fprintf(&b, "%s:%d:%d", f.File, f.Line, f.Column)
-		if f.EndLine > 0 {
-			fmt.Fprintf(&b, "-%d:%d", f.EndLine, f.EndColumn)
-		}
-		fmt.Fprintf(&b, " %s: %s", f.Rule, f.Message)
-		if f.Hint != "" {
-			fmt.Fprintf(&b, " [hint: %s]", f.Hint)
-		}
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
+// render is pdltest.Render, short for the many calls here.
+var render = pdltest.Render
 
 // archiveFS serves an archive's files to the compiler.
 func archiveFS(ar *txtar.Archive) func(string) ([]byte, error) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/pdl/pdltest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -35,23 +35,8 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 }
 
-// render prints findings one per line with their full position, so the
-// golden files pin messages, spans and hints exactly.
-func render(fs []report.Finding) []byte {
-	var b bytes.Buffer
-	for _, f := range fs {
-		fmt.Fprintf(&b, "%s:%d:%d", f.File, f.Line, f.Column)
-		if f.EndLine > 0 {
-			fmt.Fprintf(&b, "-%d:%d", f.EndLine, f.EndColumn)
-		}
-		fmt.Fprintf(&b, " %s: %s", f.Rule, f.Message)
-		if f.Hint != "" {
-			fmt.Fprintf(&b, " [hint: %s]", f.Hint)
-		}
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
+// render is pdltest.Render, short for the many calls here.
+var render = pdltest.Render
 
 // TestErrors parses every file of testdata/errors and compares all of its
 // findings, with positions, with the .errors golden file next to it.

@@ -1,0 +1,170 @@
+package compile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+func compileExample(t *testing.T, name string) (*language.Server, string) {
+	t.Helper()
+	path := "../../langs/" + name + "/" + name + ".pdl"
+	res, err := File(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK() {
+		t.Fatalf("%s: %+v", name, res.Findings)
+	}
+	src, _ := os.ReadFile(path)
+	return res.Server, string(src)
+}
+
+// lineOf is the 1-based line of the first line of src starting with
+// prefix (after indentation).
+func lineOf(t *testing.T, src, prefix string) int {
+	t.Helper()
+	for i, l := range strings.Split(src, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line %q", prefix)
+	return 0
+}
+
+// TestHomeflowModel checks what the compiler makes of the homeflow
+// example: settings, grammar, limits, behaviour, principals, sets with
+// reserved values first, the generated guide, and positions.
+func TestHomeflowModel(t *testing.T) {
+	srv, src := compileExample(t, "homeflow")
+	if srv.Name != "homeflow-demo" || srv.Version != "1.0.0" || len(srv.Languages) != 1 {
+		t.Fatalf("server %q %q, %d languages", srv.Name, srv.Version, len(srv.Languages))
+	}
+	l := srv.Languages[0]
+	if l.ExecutionMode != "immediate" || l.TraceLevel != "full" || l.Retention != "P7D" ||
+		l.TraceSubprogram != "expanded" || l.PromotionAuthority != "caller" || l.Locator != pilotage.LocatorJSONPointer {
+		t.Errorf("settings %+v", l)
+	}
+	if !l.Capabilities.HasSub(pilotage.CapCatalog, pilotage.SubChangedSince) || !l.Capabilities.HasSub(pilotage.CapExecute, pilotage.SubIdempotency) {
+		t.Errorf("capabilities %v", l.Capabilities)
+	}
+	want := language.Limits{Steps: 10000, Time: 5 * time.Second, Depth: 16, Iterations: 500, Expansion: 4, MemoryBytes: 8 << 20, ProgramBytes: 256 << 10}
+	if l.Limits != want {
+		t.Errorf("limits %+v, want %+v", l.Limits, want)
+	}
+	g := l.Grammar
+	if g.Call != "call" || g.Args != "with" || g.Branch != "if" || strings.Join(g.Arms, ",") != "then,else" ||
+		g.Loop != "for_each" || g.Item != "as" || g.Body != "do" || g.Run != "run" || !g.Input || g.Expressions != "cel" {
+		t.Errorf("grammar %+v", g)
+	}
+	byID := map[string]*language.Entry{}
+	for _, e := range srv.Catalog {
+		byID[e.ID] = e
+	}
+	sr := byID["sensors.read"]
+	if sr == nil || sr.Risk != "safe" || sr.RiskHints != (pilotage.RiskHints{ReadOnly: true}) ||
+		!strings.Contains(sr.Behavior.ReturnsExpr, `input.room == "attic"`) || sr.Behavior.Latency != 20*time.Millisecond ||
+		len(sr.Behavior.Fails) != 1 || sr.Behavior.Fails[0].Status != "unreachable" || sr.Behavior.Fails[0].When != `input.room == "garage"` {
+		t.Errorf("sensors.read %+v", sr)
+	}
+	if fs := byID["fan.set"]; string(fs.Behavior.Returns) != `{"on":true}` {
+		t.Errorf("fan.set returns %s", fs.Behavior.Returns)
+	}
+	if p := byID["prog.nightly@1"]; p == nil || !strings.Contains(string(p.Program), `"for_each":"input.rooms"`) {
+		t.Errorf("promoted program body: %+v", p)
+	}
+	if len(srv.Principals) != 2 || strings.Join(srv.Principals[1].Sees, " ") != "sensors.* lights.*" || srv.Principals[1].Token != "guest-token" {
+		t.Errorf("principals %+v", srv.Principals)
+	}
+
+	var run, step, codes []string
+	for _, s := range l.Sets.RunStatuses {
+		run = append(run, s.Status)
+	}
+	for _, s := range l.Sets.StepStatuses {
+		step = append(step, s.Status)
+	}
+	for _, c := range l.Sets.DiagnosticCodes[:5] {
+		codes = append(codes, c.Code)
+	}
+	if strings.Join(run, " ") != "success partial validation_error catalog_drift promotion_drift timeout" ||
+		strings.Join(step, " ") != "success partial failed unreachable" || strings.Join(codes, " ") != strings.Join(pilotage.ReservedCodes, " ") {
+		t.Errorf("sets: run %v step %v codes %v", run, step, codes)
+	}
+	if !strings.HasSuffix(l.Sets.ScopeRules, "A room name is a plain string; it is never looked up as a step.") ||
+		!strings.HasPrefix(l.Sets.ScopeRules, language.ScopeRulesText) {
+		t.Errorf("scope rules do not extend the fixed text: %q", l.Sets.ScopeRules)
+	}
+
+	cs := l.Guides[len(l.Guides)-1]
+	sum := sha256.Sum256([]byte(cs.Body))
+	if !cs.Generated || cs.ID != "closed-sets" || cs.Body != closedsets.Render(ClosedSetsTitle, &l.Sets) ||
+		cs.Version != hex.EncodeToString(sum[:6]) || cs.SizeBytes != len(cs.Body) {
+		t.Errorf("closed-sets guide %+v", cs.Guide)
+	}
+
+	for ptr, prefix := range map[string]string{
+		"/manifest/languages/0":                                  `language "homeflow/v1"`,
+		"/manifest/languages/0/execution_mode":                   "mode immediate",
+		"/manifest/languages/0/capabilities/catalog/search":      "catalog search",
+		"/guides/homeflow~1v1/1":                                 `guide devices`,
+		"/catalog/homeflow~1v1/items/1":                          `entry "lights.set"`,
+		"/catalog/homeflow~1v1/items/0/input_schema":             `input_schema file="schemas/room.json"`,
+		"/manifest/languages/0/capabilities/trace_fetch":         "trace_fetch narrate",
+		"/catalog/homeflow~1v1/items/4/risk":                     `entry "prog.nightly@1"`,
+		"/manifest/languages/0/capabilities/execute/idempotency": "execute idempotency",
+	} {
+		p, ok := l.Positions[ptr]
+		if !ok {
+			t.Errorf("no position for %s", ptr)
+			continue
+		}
+		if want := lineOf(t, src, prefix); p.Line != want || !strings.HasSuffix(p.File, "homeflow.pdl") {
+			t.Errorf("%s at %s:%d, want line %d (%s)", ptr, p.File, p.Line, want, prefix)
+		}
+	}
+	if p := srv.Positions["/manifest/server"]; p.Line != lineOf(t, src, "server ") {
+		t.Errorf("server position %+v", p)
+	}
+}
+
+// TestDeployModel: Server-level capabilities, a Language that turns one
+// off, and the settings a deploy Language needs.
+func TestDeployModel(t *testing.T) {
+	srv, _ := compileExample(t, "deploy")
+	l := srv.Languages[0]
+	eff := pilotage.Effective(srv.Capabilities, l.Capabilities)
+	if !srv.Capabilities.Has(pilotage.CapPlan) || eff.Has(pilotage.CapPlan) || !eff.HasSub(pilotage.CapExecute, pilotage.SubTestRun) {
+		t.Errorf("server %v, effective %v", srv.Capabilities, eff)
+	}
+	if l.ExecutionMode != "deploy" || l.TraceLevel != "summary" || l.Retention != "PT1H" || l.PromotionAuthority != "promoter" || len(l.ContextSchema) == 0 {
+		t.Errorf("settings %+v", l)
+	}
+	if g := l.Grammar; g.Call != "do" || g.Branch != "when" || g.Loop != "each" || g.Run != "use" || g.Body != "steps" {
+		t.Errorf("grammar %+v", g)
+	}
+}
+
+// TestCalcModel: a pure Language has no catalog, no kinds or risk levels
+// in its sets, and only the constructs its grammar lists.
+func TestCalcModel(t *testing.T) {
+	srv, _ := compileExample(t, "calc")
+	l := srv.Languages[0]
+	if len(l.Sets.Kinds) != 0 || len(l.Sets.RiskLevels) != 0 || l.Sets.ScopeRules != "" || l.Sets.ParameterBinding == "" {
+		t.Errorf("sets %+v", l.Sets)
+	}
+	if l.Grammar.HasControlFlow() || l.Grammar.Call != "" || !l.Grammar.Input {
+		t.Errorf("grammar %+v", l.Grammar)
+	}
+	if l.Limits.Time != time.Second || l.Limits.Steps != DefaultLimits.Steps {
+		t.Errorf("limits %+v", l.Limits)
+	}
+}
