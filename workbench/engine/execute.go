@@ -230,6 +230,11 @@ func (r *request) bindInput() (any, []pilotage.Diagnostic) {
 	if isAbsent(raw) {
 		raw = json.RawMessage(`{}`)
 	}
+	if int64(len(raw)) > r.lang.limits.MemoryBytes {
+		// The input is held for the whole Run (§10.1 memory bound); one
+		// that cannot fit is refused before anything runs.
+		return nil, bad("", fmt.Sprintf("input is %d bytes; a Run of this Language holds at most %d", len(raw), r.lang.limits.MemoryBytes))
+	}
 	v, err := expr.DecodeJSON(raw)
 	if err != nil {
 		return nil, bad("", "input is not valid JSON: "+err.Error())

@@ -394,6 +394,11 @@ func TestMemoryLimit(t *testing.T) {
 	if resp.Outcome.Status != pilotage.StatusPartial || !strings.Contains(resp.Outcome.Error, "memory limit of 4096 bytes") {
 		t.Fatalf("outcome %+v", resp.Outcome)
 	}
+	// An input that alone exceeds the bound is refused before the Run.
+	resp = exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true, "pad": "` + strings.Repeat("x", 5000) + `"}`)})
+	if resp.Outcome.Status != pilotage.StatusValidationError || resp.Diagnostics[0].Code != pilotage.CodeInputBinding {
+		t.Fatalf("oversized input: %+v", resp)
+	}
 }
 
 // TestConcurrentUse runs, validates, fetches and edits the catalog from
