@@ -17,9 +17,17 @@
 // Diagnostic codes (§5.5): besides the reserved codes, the engine reports
 // step_id, duplicate_id, scope, type, not_callable, arguments and field
 // when the Language's closed set declares them, and constraint otherwise.
-// Step statuses: success, partial, and a scripted failure's status; run
-// statuses: success, the refusals, partial, and a scripted failure's status
-// when the Language lists it as a run status with ok false.
+// Step statuses: success, partial, a scripted failure's status, and denied
+// for a name the Run's authority may not use at execution time (each
+// engine status only when the Language lists it, partial otherwise). Run
+// statuses: success, the three refusals, partial (every bound of §10.1
+// ends a Run as partial, with the trace so far), and a scripted failure's
+// status when the Language lists it as a run status with ok false.
+// Refused Runs carry no trace and are never stored or recorded for replay.
+//
+// Deploy Runs promote the body as "program.<body hash>@N", an immutable
+// reference; promoting the same body again after its baseline drifted
+// mints @N+1. With a data directory, promoted programs survive a restart.
 package engine
 
 import (
