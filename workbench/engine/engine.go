@@ -128,45 +128,8 @@ func (e *Engine) state() *state {
 // DefaultAddress is binding.md's tool naming, kept in workbench/binding.
 func DefaultAddress(languageID, op string) string { return binding.Tool(languageID, binding.Op(op)) }
 
-// Defaults for Limits a PDL leaves at zero.
-var DefaultLimits = language.Limits{
-	Steps:        10000,
-	Time:         10 * time.Second,
-	Depth:        32,
-	Iterations:   10000,
-	Expansion:    8,
-	MemoryBytes:  32 << 20,
-	ProgramBytes: 1 << 20,
-}
-
 // ExprCost bounds one CEL evaluation (cost units of cel-go).
 const ExprCost = 1_000_000
-
-func resolveLimits(l language.Limits) language.Limits {
-	d := DefaultLimits
-	if l.Steps > 0 {
-		d.Steps = l.Steps
-	}
-	if l.Time > 0 {
-		d.Time = l.Time
-	}
-	if l.Depth > 0 {
-		d.Depth = l.Depth
-	}
-	if l.Iterations > 0 {
-		d.Iterations = l.Iterations
-	}
-	if l.Expansion > 0 {
-		d.Expansion = l.Expansion
-	}
-	if l.MemoryBytes > 0 {
-		d.MemoryBytes = l.MemoryBytes
-	}
-	if l.ProgramBytes > 0 {
-		d.ProgramBytes = l.ProgramBytes
-	}
-	return d
-}
 
 // lang is a Language with what the engine derives from it once.
 type lang struct {
@@ -183,7 +146,7 @@ type lang struct {
 }
 
 func (e *Engine) newLang(srv *language.Server, l *language.Language) (*lang, error) {
-	lg := &lang{Language: l, caps: pilotage.Effective(srv.Capabilities, l.Capabilities), limits: resolveLimits(l.Limits),
+	lg := &lang{Language: l, caps: pilotage.Effective(srv.Capabilities, l.Capabilities), limits: l.Limits.WithDefaults(),
 		codes: map[string]bool{}, kinds: map[string]closedsets.Kind{}, levels: l.Sets.Levels(),
 		runStatuses: map[string]closedsets.Status{}, stepStatuses: map[string]closedsets.Status{}, retention: l.Retention}
 	for _, c := range l.Sets.DiagnosticCodes {

@@ -24,7 +24,7 @@ type promotion struct {
 // references lists the catalog ids a body names, read with grammar g; a
 // body that does not parse references nothing (it fails when it runs).
 func references(body []byte, g *language.Grammar) []string {
-	prog, diags, err := program.Parse(body, g, DefaultLimits.Depth)
+	prog, diags, err := program.Parse(body, g, language.DefaultLimits.Depth)
 	if err != nil || !pilotage.Valid(diags) {
 		return nil
 	}
