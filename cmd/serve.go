@@ -57,7 +57,7 @@ Exit status: 0 after a clean shutdown, 2 when the PDL has errors or the
 flags are wrong.`,
 		Example: `  pilotage serve langs/homeflow/homeflow.pdl --principal owner
   pilotage serve langs/homeflow/homeflow.pdl --http 127.0.0.1:8080 --data ./runs
-  npx @modelcontextprotocol/inspector --cli pilotage serve langs/calc/calc.pdl --method tools/list`,
+  npx -y @modelcontextprotocol/inspector --cli pilotage serve langs/calc/calc.pdl --method tools/list`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error { return runServe(c, p, args[0]) },
 	}
