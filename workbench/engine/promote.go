@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,12 +36,7 @@ func references(body []byte, g *language.Grammar) []string {
 			seen[s.Target] = true
 		}
 	})
-	out := make([]string, 0, len(seen))
-	for id := range seen {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // baseline records the load-bearing fields of what body references.
@@ -62,12 +59,7 @@ func (st *state) baseline(body []byte) map[string]*pilotage.Baseline {
 // drifted names the first referenced entry whose load-bearing fields
 // differ from the baseline, or "" (§6.5.2 step 3).
 func (st *state) drifted(p *promotion) string {
-	ids := make([]string, 0, len(p.Baseline))
-	for id := range p.Baseline {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(p.Baseline)) {
 		want := p.Baseline[id]
 		en := st.entries[id]
 		switch {

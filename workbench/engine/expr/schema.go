@@ -2,8 +2,9 @@ package expr
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 
 	"github.com/google/cel-go/cel"
 )
@@ -78,12 +79,7 @@ func (s Schema) Property(name string) (prop Schema, listed, closed bool) {
 // Properties lists the property names an object schema declares.
 func (s Schema) Properties() []string {
 	props, _ := s["properties"].(map[string]any)
-	out := make([]string, 0, len(props))
-	for k := range props {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(props))
 }
 
 // Required lists the required property names.

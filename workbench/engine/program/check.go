@@ -2,7 +2,8 @@ package program
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/google/cel-go/cel"
@@ -100,12 +101,7 @@ func Check(prog *Program, env *Env) (*Checked, error) {
 	if c.limit != nil {
 		return nil, c.limit
 	}
-	out := &Checked{Diagnostics: c.diags}
-	for r := range c.refs {
-		out.References = append(out.References, r)
-	}
-	sort.Strings(out.References)
-	return out, nil
+	return &Checked{Diagnostics: c.diags, References: slices.Sorted(maps.Keys(c.refs))}, nil
 }
 
 func (c *checker) add(code, sev, ptr, msg, hint string, r *pilotage.CharRange) {
@@ -176,12 +172,7 @@ func (c *checker) rootDecls() []expr.Decl {
 	if c.env.HasContext {
 		decls = append(decls, c.env.Context.Decls("context")...)
 	}
-	ids := make([]string, 0, len(c.all))
-	for id := range c.all {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(c.all)) {
 		s := c.all[id]
 		name := "steps." + id + ".output"
 		if !validPath(id) {

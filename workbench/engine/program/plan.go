@@ -2,7 +2,8 @@ package program
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -78,11 +79,7 @@ func summary(n int, calls []string, risk string) string {
 	for _, c := range calls {
 		uniq[c] = true
 	}
-	names := make([]string, 0, len(uniq))
-	for c := range uniq {
-		names = append(names, c)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(uniq))
 	s := fmt.Sprintf("%d steps", n)
 	if n == 1 {
 		s = "1 step"
