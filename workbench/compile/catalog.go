@@ -37,10 +37,10 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	es := &entryState{e: &language.Entry{Pos: pos(s.Pos)}, stmt: s, fields: map[string]*pdl.Stmt{}}
 	e := es.e
 	e.ID = c.word(arg(p, 0), "the entry id")
-	for _, o := range c.entries {
-		if o.e.ID == e.ID && e.ID != "" {
-			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "catalog entry ids are unique (§5.4)", "entry %s is defined twice", e.ID)
-		}
+	if _, dup := c.entryByID[e.ID]; dup && e.ID != "" {
+		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "catalog entry ids are unique (§5.4)", "entry %s is defined twice", e.ID)
+	} else {
+		c.entryByID[e.ID] = es
 	}
 	if a, ok := s.Option("kind"); ok {
 		es.kindArg, e.Kind = a, c.word(a, "the kind")
@@ -117,9 +117,13 @@ func (c *compiler) entry(s *pdl.Stmt) {
 
 // visible returns the entries Language id sees, in file order, or none
 // when the Language declares no catalog.
+// It is called once all entries are known, and remembers its answer.
 func (c *compiler) visible(id string) []*entryState {
+	if out, ok := c.visibleCache[id]; ok || c.tooBig {
+		return out
+	}
 	ls := c.lang(id)
-	if ls == nil || !pilotage.Effective(c.srv.Capabilities, ls.lang.Capabilities).Has(pilotage.CapCatalog) {
+	if ls == nil || !c.hasCatalog(ls) {
 		return nil
 	}
 	var out []*entryState
@@ -128,7 +132,12 @@ func (c *compiler) visible(id string) []*entryState {
 			out = append(out, es)
 		}
 	}
+	c.visibleCache[id] = out
 	return out
+}
+
+func (c *compiler) hasCatalog(ls *langState) bool {
+	return pilotage.Effective(c.srv.Capabilities, ls.lang.Capabilities).Has(pilotage.CapCatalog)
 }
 
 func sees(e *language.Entry, id string) bool {
@@ -143,14 +152,7 @@ func sees(e *language.Entry, id string) bool {
 	return false
 }
 
-func (c *compiler) lang(id string) *langState {
-	for _, ls := range c.langs {
-		if ls.lang.ID == id {
-			return ls
-		}
-	}
-	return nil
-}
+func (c *compiler) lang(id string) *langState { return c.langByID[id] }
 
 // kinds and risks of a Language: the file's shared values and its own.
 func (c *compiler) kindsOf(ls *langState) []closedsets.Kind {
@@ -171,53 +173,79 @@ func (c *compiler) stepStatusesOf(ls *langState) []string {
 	return out
 }
 
+// MaxCatalogItems bounds the catalog items a build lists over all
+// Languages: entries without a languages list appear in every catalog, so
+// a small hostile file could otherwise ask for a quadratic snapshot.
+const MaxCatalogItems = 1 << 20
+
 // resolveEntries resolves each entry's kind, risk, languages and failure
 // statuses against every Language that sees it, then checks promoted
 // program bodies.
 func (c *compiler) resolveEntries() {
 	ids := make([]string, len(c.langs))
+	var catalogLangs []*langState
 	for i, ls := range c.langs {
 		ids[i] = ls.lang.ID
+		if c.hasCatalog(ls) {
+			catalogLangs = append(catalogLangs, ls)
+		}
+	}
+	total := 0
+	for _, es := range c.entries {
+		if n := len(es.e.Languages); n > 0 {
+			total += n
+		} else {
+			total += len(catalogLangs)
+		}
+	}
+	if total > MaxCatalogItems {
+		c.tooBig = true
+		c.errf(pdl.RuleValue, stmtAt{c.entries[0].stmt}, "restrict entries to the Languages that use them with languages \"…\"",
+			"the catalogs would list %d items in all; the limit is %d", total, MaxCatalogItems)
+		return
 	}
 	for _, es := range c.entries {
 		e := es.e
-		if ls := es.fields["languages"]; ls != nil {
+		// The Languages that see the entry, in file order.
+		seers := catalogLangs
+		if len(e.Languages) > 0 {
+			seers = nil
+			ls := es.fields["languages"]
 			for i, id := range e.Languages {
-				if id != "" && c.lang(id) == nil {
+				l := c.lang(id)
+				switch {
+				case id == "":
+				case l == nil:
 					c.errf(pdl.RuleReference, argAt{ls.Positional()[i]}, pdl.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", e.ID, id)
-				}
-			}
-		}
-		resolved, reported := false, false
-		for _, ls := range c.langs {
-			if !sees(e, ls.lang.ID) {
-				continue
-			}
-			if !pilotage.Effective(c.srv.Capabilities, ls.lang.Capabilities).Has(pilotage.CapCatalog) {
-				if len(e.Languages) > 0 {
-					reported = true
+				case !c.hasCatalog(l):
 					c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in that Language, or remove it from languages (§4.3 rule 2)",
-						"entry %s is for Language %s, which declares no catalog", e.ID, ls.lang.ID)
+						"entry %s is for Language %s, which declares no catalog", e.ID, id)
+				default:
+					seers = append(seers, l)
 				}
-				continue
 			}
-			c.resolveIn(es, ls, !resolved)
-			resolved = true
-		}
-		if !resolved && !reported && len(c.langs) > 0 && (len(e.Languages) == 0 || c.lang(e.Languages[0]) != nil) {
+			sort.SliceStable(seers, func(i, j int) bool { return seers[i].index < seers[j].index })
+		} else if len(c.langs) > 0 && len(catalogLangs) == 0 {
 			c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in a Language that should offer it (§4.3 rule 2)",
 				"entry %s is in no Language's catalog", e.ID)
+		}
+		for i, ls := range seers {
+			if i > 0 && ls == seers[i-1] {
+				continue
+			}
+			c.resolveIn(es, ls, i == 0)
 		}
 	}
 	for _, es := range c.entries {
 		c.srv.Catalog = append(c.srv.Catalog, es.e)
 	}
 	for _, es := range c.entries {
-		if es.program != nil {
-			for _, ls := range c.langs {
-				if sees(es.e, ls.lang.ID) && c.visible(ls.lang.ID) != nil {
-					c.checkProgram(es, ls)
-				}
+		if es.program == nil {
+			continue
+		}
+		for _, ls := range catalogLangs {
+			if sees(es.e, ls.lang.ID) {
+				c.checkProgram(es, ls)
 			}
 		}
 	}

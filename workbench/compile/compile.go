@@ -94,6 +94,16 @@ type compiler struct {
 	// schemas and celCache remember what was already checked.
 	schemas  map[string]schemaResult
 	celCache map[string]celResult
+	// Indexes by name, so no check is quadratic in the size of the file.
+	langByID     map[string]*langState
+	entryByID    map[string]*entryState
+	visibleCache map[string][]*entryState
+	// tooBig is set when the catalogs would exceed MaxCatalogItems; no
+	// catalog is then built.
+	tooBig bool
+	// principalNames and principalTokens find duplicates.
+	principalNames  map[string]bool
+	principalTokens map[string]string
 }
 
 func newCompiler(name string, opts Options, res *Result) *compiler {
@@ -102,7 +112,9 @@ func newCompiler(name string, opts Options, res *Result) *compiler {
 		opts.ReadFile = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) }
 	}
 	c := &compiler{name: name, opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
-		schemas: map[string]schemaResult{}, celCache: map[string]celResult{}}
+		schemas: map[string]schemaResult{}, celCache: map[string]celResult{},
+		langByID: map[string]*langState{}, entryByID: map[string]*entryState{}, visibleCache: map[string][]*entryState{},
+		principalNames: map[string]bool{}, principalTokens: map[string]string{}}
 	c.shared.c = c
 	return c
 }

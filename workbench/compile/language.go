@@ -25,6 +25,9 @@ type langState struct {
 	guideStmts []*pdl.Stmt
 	// settings locate the Language's scalar settings by wire name.
 	settings map[string]*pdl.Stmt
+	guideIDs map[string]bool
+	// index is the Language's place in the file.
+	index    int
 	capsStmt *pdl.Stmt
 }
 
@@ -74,17 +77,17 @@ func (c *compiler) language(s *pdl.Stmt) {
 	l := &language.Language{Locator: pilotage.LocatorJSONPointer, Limits: DefaultLimits, Grammar: DefaultGrammar,
 		Pos: pos(s.Pos), Positions: map[string]language.Pos{}}
 	l.Grammar.Arms = append([]string(nil), DefaultGrammar.Arms...)
-	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{},
-		sets: setDecls{c: c, at: maps.Clone(c.shared.at)}}
+	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{}, guideIDs: map[string]bool{},
+		sets: setDecls{c: c, at: maps.Clone(c.shared.at)}, index: len(c.langs)}
 	if a := arg(p, 0); a != nil {
 		l.ID = c.word(a, "the Language id")
 		if _, err := pilotage.ParseLanguageID(l.ID); l.ID != "" && err != nil {
 			c.errf(pdl.RuleValue, argAt{a}, `write family/version, as in "homeflow/v1" (§3.3)`, "Language id %q: %v", l.ID, err)
 		}
-		for _, o := range c.langs {
-			if o.lang.ID == l.ID {
-				c.errf(pdl.RuleDuplicate, argAt{a}, "Language ids are unique within a Server (§3.3)", "Language %s is defined twice", l.ID)
-			}
+		if _, dup := c.langByID[l.ID]; dup {
+			c.errf(pdl.RuleDuplicate, argAt{a}, "Language ids are unique within a Server (§3.3)", "Language %s is defined twice", l.ID)
+		} else if l.ID != "" {
+			c.langByID[l.ID] = ls
 		}
 	}
 	setting := func(wire string, set []string, dst *string) func(*pdl.Stmt) {
@@ -287,11 +290,10 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	if g.ID == pilotage.TopicClosedSets {
 		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "choose another id: build generates the closed-sets guide from the sets", "guide id closed-sets is reserved")
 	}
-	for _, o := range ls.lang.Guides {
-		if o.ID == g.ID && g.ID != "" {
-			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "guide ids are unique within a Language (§5.2)", "guide %s is defined twice", g.ID)
-		}
+	if ls.guideIDs[g.ID] && g.ID != "" {
+		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "guide ids are unique within a Language (§5.2)", "guide %s is defined twice", g.ID)
 	}
+	ls.guideIDs[g.ID] = true
 	var body *pdl.Stmt
 	c.keywords("a guide", s.Children(), map[string]func(*pdl.Stmt){
 		"topics": func(ss *pdl.Stmt) {

@@ -3,6 +3,7 @@ package compile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -166,5 +167,49 @@ func TestCalcModel(t *testing.T) {
 	}
 	if l.Limits.Time != time.Second || l.Limits.Steps != DefaultLimits.Steps {
 		t.Errorf("limits %+v", l.Limits)
+	}
+}
+
+// TestHostileSizes: inputs built to make checks quadratic stay fast and
+// end in a finding: a catalog product over the limit, many duplicate
+// entries, many principals with patterns.
+func TestHostileSizes(t *testing.T) {
+	var many strings.Builder
+	many.WriteString("risk r readOnly \"r\"\nkind k callable \"k\"\n")
+	for i := 0; i < 1100; i++ {
+		fmt.Fprintf(&many, "language \"l%d/v1\" {\n  capabilities {\n    guides\n    validate\n    catalog\n  }\n  guide core \"C\" level=core {\n    body \"# C\"\n  }\n}\n", i)
+	}
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&many, "entry \"e%d\" kind=k risk=r\n", i)
+	}
+	var dups strings.Builder
+	dups.WriteString("risk r readOnly \"r\"\nkind k callable \"k\"\nlanguage \"a/v1\" {\n  capabilities {\n    guides\n    validate\n    catalog\n  }\n  guide core \"C\" level=core {\n    body \"# C\"\n  }\n}\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&dups, "entry \"e%d\" kind=k risk=r\n", i%10000)
+	}
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&dups, "principal p%d token=\"t%d\" {\n  sees \"e*\" \"nothing%d\"\n}\n", i, i, i)
+	}
+	for name, tc := range map[string]struct {
+		src  string
+		want string
+	}{
+		"catalog-product": {many.String(), "the catalogs would list 1100000 items in all; the limit is 1048576"},
+		"duplicates":      {dups.String(), "entry e0 is defined twice"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			res := Source("h.pdl", []byte(tc.src), Options{})
+			found := false
+			for _, f := range res.Findings {
+				found = found || f.Message == tc.want
+			}
+			if !found {
+				t.Errorf("no finding %q among %d", tc.want, len(res.Findings))
+			}
+			if d := time.Since(start); d > 30*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
 	}
 }

@@ -126,32 +126,52 @@ func (c *compiler) principal(s *pdl.Stmt) {
 			}
 		},
 	})
-	for _, other := range c.srv.Principals {
-		if other.Name == pr.Name {
-			c.errf(pdl.RuleDuplicate, stmtAt{s}, "rename one of them", "principal %s is defined twice", pr.Name)
-		}
-		if pr.Token != "" && other.Token == pr.Token {
-			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every principal its own token", "principals %s and %s share a token", other.Name, pr.Name)
-		}
+	if c.principalNames[pr.Name] {
+		c.errf(pdl.RuleDuplicate, stmtAt{s}, "rename one of them", "principal %s is defined twice", pr.Name)
+	}
+	c.principalNames[pr.Name] = true
+	if other, dup := c.principalTokens[pr.Token]; dup && pr.Token != "" {
+		c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every principal its own token", "principals %s and %s share a token", other, pr.Name)
+	} else {
+		c.principalTokens[pr.Token] = pr.Name
 	}
 	c.srv.Principals = append(c.srv.Principals, pr)
 	c.principalStmts = append(c.principalStmts, s)
 }
 
+// matchBudget bounds the pattern-against-entry matches checkPrincipals
+// tries; past it the remaining patterns go unchecked rather than let a
+// hostile file take quadratic time.
+const matchBudget = 10_000_000
+
 // checkPrincipals reports principals that see nothing: a pattern that
 // matches no entry is most likely a misspelling.
 func (c *compiler) checkPrincipals() {
+	if len(c.srv.Catalog) == 0 {
+		return
+	}
+	budget := matchBudget
 	for i, pr := range c.srv.Principals {
 		for _, g := range pr.Sees {
 			hit := false
-			for _, e := range c.srv.Catalog {
-				ok, _ := path.Match(g, e.ID)
-				hit = hit || ok
+			if !strings.ContainsAny(g, `*?[\`) {
+				_, hit = c.entryByID[g]
+			} else {
+				if budget < len(c.srv.Catalog) {
+					return
+				}
+				for _, e := range c.srv.Catalog {
+					budget--
+					if ok, _ := path.Match(g, e.ID); ok {
+						hit = true
+						break
+					}
+				}
 			}
-			if !hit && len(c.srv.Catalog) > 0 {
-				ids := make([]string, len(c.srv.Catalog))
-				for j, e := range c.srv.Catalog {
-					ids[j] = e.ID
+			if !hit {
+				ids := make([]string, 0, min(len(c.srv.Catalog), 1000))
+				for _, e := range c.srv.Catalog[:min(len(c.srv.Catalog), 1000)] {
+					ids = append(ids, e.ID)
 				}
 				c.errf(pdl.RuleReference, stmtAt{c.principalStmts[i]}, pdl.DidYouMean(g, ids),
 					"principal %s: pattern %q matches no catalog entry", pr.Name, g)
