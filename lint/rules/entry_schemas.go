@@ -40,6 +40,14 @@ var entrySchemas = &lint.Rule{
 						continue // absent, a boolean schema, or malformed (the schema rule)
 					}
 					ptr := e.Pointer + "/" + member
+					// As for context_schema: compiling costs time quadratic
+					// in the nesting depth, so a hostile catalog could stall lint.
+					if depthOver(n, maxSchemaDepth) {
+						p.ReportAs(report.Warning, ptr, false,
+							fmt.Sprintf("%s: %s nests more than %d levels deep, so this tool did not compile it", entryLabel(e), member, maxSchemaDepth),
+							"flatten the schema with \"$defs\" and \"$ref\"; checking this depth would cost time quadratic in it")
+						continue
+					}
 					key := member + "\x00" + string(p.Doc.Raw(n))
 					err, done := compiled[key]
 					if !done {

@@ -1,0 +1,69 @@
+package lint_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/lint/rules"
+)
+
+// Hostile snapshots run through every rule: deep nesting where rules
+// descend (capabilities, entry schemas, guide topics), huge strings, many
+// entries with one id. Each must end with findings in bounded time, never a
+// panic or a hang.
+func TestLintHostileSnapshots(t *testing.T) {
+	manifest := `{"pilotage": "1.1", "capabilities": {"guides": true, "validate": true, "catalog": true},
+	  "languages": [{"id": "h/1", "guides": "h_learn", "catalog": "h_lookup", "loop": {"validate": "h_validate"}, "locator": "json-pointer"}]}`
+	snapshot := func(guides, items string) string {
+		return `{"snapshot": "pilotage/1.1", "manifest": ` + manifest + `, "guides": {"h/1": ` + guides +
+			`}, "catalog": {"h/1": {"catalog_version": "1", "items": ` + items + `}}}`
+	}
+	entry := func(id, extra string) string {
+		return `{"id": "` + id + `", "kind": "table", "risk": "safe", "risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}` + extra + `}`
+	}
+	deep := func(open, leaf, close string, n int) string {
+		return strings.Repeat(open, n) + leaf + strings.Repeat(close, n)
+	}
+	many := make([]string, 20000)
+	for i := range many {
+		many[i] = entry("same", "")
+	}
+	// Each case names a rule that must report on it.
+	tests := map[string]struct{ src, rule string }{
+		"deep input_schema":           {snapshot(`[]`, `[`+entry("e", `, "input_schema": `+deep(`{"items": `, `{"type": "nope"}`, `}`, 3000))+`]`), "entry-schemas"},
+		"deep unknown member":         {snapshot(`[]`, `[`+entry("e", `, "x-extra": `+deep(`[`, ``, `]`, jsonpos.MaxDepth-10))+`]`), ""},
+		"too deep":                    {snapshot(`[]`, `[`+entry("e", `, "x": `+deep(`[`, ``, `]`, jsonpos.MaxDepth+1))+`]`), "json-syntax"},
+		"deep capabilities":           {strings.Replace(snapshot(`[]`, `[]`), `"catalog": true}`, `"catalog": true, "plan": `+deep(`{"a": `, `true`, `}`, 5000)+`}`, 1), "schema"},
+		"huge body":                   {snapshot(`[{"id": "core", "title": "c", "level": "core", "version": "1", "size_bytes": 1, "topics": ["closed-sets"], "body": "# `+strings.Repeat("|a", 1<<21)+`"}]`, `[]`), "guide-size-bytes"},
+		"many topics and headings":    {snapshot(`[{"id": "core", "title": "c", "level": "core", "version": "1", "size_bytes": 1, "topics": [`+strings.Repeat(`"x", `, 50000)+`"y"], "body": "`+strings.Repeat(`## x\n`, 50000)+`"}]`, `[]`), "guide-size-bytes"},
+		"20000 entries with one id":   {snapshot(`[]`, `[`+strings.Join(many, ",")+`]`), "catalog-entry-id-unique"},
+		"self-referencing schema":     {snapshot(`[]`, `[`+entry("e", `, "input_schema": {"$ref": "#"}, "output_schema": {"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}`)+`]`), ""}, // valid: cycles are legal JSON Schema
+		"remote ref is never fetched": {snapshot(`[]`, `[`+entry("e", `, "input_schema": {"$ref": "https://example.invalid/schema.json"}`)+`]`), "entry-schemas"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			rep, err := lint.Run(rules.All(), []*lint.Input{{File: "h.json", Src: []byte(tt.src)}}, lint.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Summary.Errors+rep.Summary.Warnings == 0 {
+				t.Errorf("no findings on a hostile snapshot")
+			}
+			found := tt.rule == ""
+			for _, f := range rep.Findings {
+				found = found || f.Rule == tt.rule
+			}
+			if !found {
+				t.Errorf("no %s finding among %d findings", tt.rule, len(rep.Findings))
+			}
+			// A generous bound: the point is "no hang", on a shared machine.
+			if d := time.Since(start); d > time.Minute {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
