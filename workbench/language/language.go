@@ -66,8 +66,11 @@ type Language struct {
 	Guides  []*Guide
 
 	// Pos locates the language block; Positions maps a JSON Pointer into
-	// the emitted snapshot (relative to this Language's manifest entry,
-	// guides and catalog) to the PDL construct it came from.
+	// the emitted snapshot that belongs to this Language — under its
+	// manifest entry, its guides and its catalog, written from the
+	// snapshot's root ("/manifest/languages/0/execution_mode",
+	// "/guides/homeflow~1v1/0/body", "/catalog/homeflow~1v1/items/3") —
+	// to the PDL construct it came from.
 	Pos       Pos
 	Positions map[string]Pos
 }
