@@ -124,6 +124,11 @@ func (c *checker) ids() {
 				fmt.Sprintf("step id %q is already used at %s", s.ID, c.all[s.ID].Pointer), "step ids are unique within the whole program", nil)
 		default:
 			c.all[s.ID] = s
+			if !validPath(s.ID) {
+				c.add(c.env.Code(CodeStepID), pilotage.SeverityWarning, ptr,
+					fmt.Sprintf("step id %q cannot be written in CEL (it is not an identifier, or it is a reserved word), so no expression can address steps.%s.output", s.ID, s.ID),
+					"use letters, digits and '_', starting with a letter", nil)
+			}
 		}
 	})
 }
