@@ -24,21 +24,24 @@ const (
 	RuleExample   = "pdl-example"   // a guide's example program that does not validate
 )
 
+// doc is where every PDL rule is documented.
+const doc = "docs/pdl.md#diagnostics"
+
 // Rules describes every PDL rule, for reporters that list rules (sarif)
 // and for the docs.
 var Rules = []report.RuleInfo{
-	{ID: RuleSyntax, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "The file must be well-formed PDL: statements, arguments and balanced blocks."},
-	{ID: RuleUnknown, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "Every keyword, option and flag must be one PDL defines in that place."},
-	{ID: RuleArgs, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "Every statement must have the arguments its keyword takes."},
-	{ID: RuleValue, Category: "pdl", Section: "5.1", Severity: report.Error, Summary: "Every value must be one of its closed set, or well-formed for its type."},
-	{ID: RuleDuplicate, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Languages, guides, entries, closed-set values and principals must be defined once."},
-	{ID: RuleReference, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Every name a statement uses (kind, risk, status, entry, Language) must be defined."},
-	{ID: RuleRequired, Category: "pdl", Section: "4.3", Severity: report.Error, Summary: "A Language must state what its capabilities require (execution mode, trace level, retention, guides)."},
-	{ID: RuleFile, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file."},
-	{ID: RuleJSON, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "JSON values must parse, and JSON Schemas must compile."},
-	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input`."},
-	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced json block must validate against its Language."},
-	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers."},
+	{ID: RuleSyntax, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "The file must be well-formed PDL: statements, arguments and balanced blocks.", Doc: doc},
+	{ID: RuleUnknown, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "Every keyword, option and flag must be one PDL defines in that place.", Doc: doc},
+	{ID: RuleArgs, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "Every statement must have the arguments its keyword takes.", Doc: doc},
+	{ID: RuleValue, Category: "pdl", Section: "5.1", Severity: report.Error, Summary: "Every value must be one of its closed set, or well-formed for its type.", Doc: doc},
+	{ID: RuleDuplicate, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Languages, guides, entries, closed-set values and principals must be defined once.", Doc: doc},
+	{ID: RuleReference, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Every name a statement uses (kind, risk, status, entry, Language) must be defined.", Doc: doc},
+	{ID: RuleRequired, Category: "pdl", Section: "4.3", Severity: report.Error, Summary: "A Language must state what its capabilities require (execution mode, trace level, retention, guides).", Doc: doc},
+	{ID: RuleFile, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file.", Doc: doc},
+	{ID: RuleJSON, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "JSON values must parse, and JSON Schemas must compile.", Doc: doc},
+	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input`.", Doc: doc},
+	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced json block must validate against its Language.", Doc: doc},
+	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers.", Doc: doc},
 }
 
 // sections maps a rule to its section, so findings need not repeat it.
