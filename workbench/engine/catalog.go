@@ -75,6 +75,9 @@ func (e *Engine) build(srv *language.Server) (*state, error) {
 		if prom == nil || prom.BodyHash != bodyHash {
 			prom = &promotion{Body: pe.Program, BodyHash: bodyHash, Promoter: serverAuthority, Baseline: st.baseline(pe.Program)}
 			e.pdlBaselines[pe.ID] = prom
+			if err := e.store.PutPromoted(pdlKey+pe.ID, keptPromotion{Promotion: prom}); err != nil {
+				return nil, err
+			}
 		}
 		st.entries[pe.ID].prom = prom
 	}

@@ -475,3 +475,26 @@ func TestNumericMixing(t *testing.T) {
 		t.Errorf("int input: %+v", r.Outcome)
 	}
 }
+
+// TestPDLBaselineSurvivesRestart: a PDL edited while the server was down
+// still drifts the PDL's promoted programs: their baseline is the one
+// recorded when the server first loaded them.
+func TestPDLBaselineSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	e, err := New(homeServer(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	srv := homeServer()
+	for _, en := range srv.Catalog {
+		if en.ID == "lights.set" {
+			en.Risk, en.RiskHints = "dangerous", hintsOf("dangerous")
+		}
+	}
+	e2 := newEngine(t, srv, dir)
+	r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1", Input: raw(`{"rooms": []}`)})
+	if r.Outcome.Status != pilotage.StatusPromotionDrift {
+		t.Errorf("edited PDL after restart: %+v", r.Outcome)
+	}
+}

@@ -138,13 +138,20 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 	return id, nil
 }
 
-// keptPromotion is a promoted program as the durable store keeps it.
+// keptPromotion is a promoted program as the durable store keeps it; a
+// PDL program's baseline is kept without an entry (the PDL defines it).
 type keptPromotion struct {
-	Entry     pilotage.CatalogEntry `json:"entry"`
+	Entry     pilotage.CatalogEntry `json:"entry,omitzero"`
 	Promotion *promotion            `json:"promotion"`
 }
 
-// loadPromoted restores the promoted programs a previous process kept.
+// pdlKey prefixes the stored baselines of PDL-defined promoted programs,
+// kept so that a PDL edited between two runs of the server still meets
+// promotion_drift.
+const pdlKey = "pdl\x00"
+
+// loadPromoted restores the promoted programs and PDL program baselines a
+// previous process kept.
 func (e *Engine) loadPromoted() error {
 	kept, err := e.store.Promoted()
 	if err != nil {
@@ -153,7 +160,11 @@ func (e *Engine) loadPromoted() error {
 	for id, raw := range kept {
 		var k keptPromotion
 		if err := json.Unmarshal(raw, &k); err != nil || k.Promotion == nil {
-			return fmt.Errorf("run store: promoted program %s is unreadable: %v", id, err)
+			return fmt.Errorf("run store: promoted program %q is unreadable: %v", id, err)
+		}
+		if pdlID, ok := strings.CutPrefix(id, pdlKey); ok {
+			e.pdlBaselines[pdlID] = k.Promotion
+			continue
 		}
 		e.promoted[id] = newEntry(k.Entry, language.Behavior{}, k.Promotion)
 	}
