@@ -681,3 +681,45 @@ func TestServeBoundedLoop(t *testing.T) {
 		t.Fatalf("took %v, %d trace steps, outcome %+v", took, len(r.Trace.Steps), r.Outcome)
 	}
 }
+
+// Hostile programs are normal input (§10.1): too large is a resource_limit
+// request error on validate; deep nesting the carrier accepts is answered
+// with a diagnostic; nesting past go-sdk's carrier bound (1000 levels) is
+// a carrier failure that ends the stdio session, reported on stderr, and
+// never a hang.
+func TestServeHostilePrograms(t *testing.T) {
+	c, stderr := serveStdio(t, homeflow, "--principal", "owner")
+	// homeflow's program limit is 256 KiB.
+	big := map[string]any{"steps": []any{}, "output": `"` + strings.Repeat("x", 300<<10) + `"`}
+	c.reqErr("homeflow_v1_validate", map[string]any{"program": big}, pilotage.ErrResourceLimit)
+	nested := func(depth int) map[string]any {
+		deep := any("x")
+		for range depth {
+			deep = []any{deep}
+		}
+		return map[string]any{"steps": []any{map[string]any{"id": "s", "call": "lights.set", "with": map[string]any{"room": deep}}}}
+	}
+	got, isErr := c.call("homeflow_v1_validate", map[string]any{"program": nested(900)})
+	if isErr {
+		if e := got["error"].(map[string]any); e["kind"] != pilotage.ErrResourceLimit {
+			t.Fatalf("900-deep program: %s", jsonOf(t, got))
+		}
+	} else if v := decode[pilotage.ValidateResponse](t, got); v.Valid {
+		t.Fatal("a 900-deep program validated")
+	}
+	if m := decode[pilotage.Manifest](t, c.ok(binding.DiscoverTool, nil)); len(m.Languages) != 1 {
+		t.Fatal("no manifest after a deep program")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "homeflow_v1_validate", Arguments: map[string]any{"program": nested(5000)}}); err == nil {
+		t.Fatal("a 5000-deep message was answered; go-sdk's carrier bound has changed, update docs/binding.md")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(stderr.String(), "exceeded maximum nesting depth") {
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -462,3 +462,39 @@ func toolNames(t testing.TB, cs *mcp.ClientSession) []string {
 	sort.Strings(names)
 	return names
 }
+
+// Any bytes as a tool's arguments: a carrier error, a request error or a
+// result, never a panic, and always the binding's result shape.
+func FuzzToolArguments(f *testing.F) {
+	s, err := New(context.Background(), newFake(), Options{Principal: "alice"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	handlers := map[string]mcp.ToolHandler{}
+	for _, op := range binding.Ops {
+		handlers[string(op)] = s.opHandler("demo/v1", op, s.defs[string(op)])
+	}
+	for _, seed := range []string{`{}`, `{"program":{"steps":["lights.on"]}}`, `{"verb":"get","id":"x"}`, `[1]`, `null`, ``,
+		`{"run_id":7}`, `{"program":"x","context":{"a":[[[[]]]]}}`, `{"limit":-1,"verb":"list"}`, "{\"id\":\"\xff\"}"} {
+		for op := range handlers {
+			f.Add(op, []byte(seed))
+		}
+	}
+	f.Fuzz(func(t *testing.T, op string, args []byte) {
+		h, ok := handlers[op]
+		if !ok {
+			return
+		}
+		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: op, Arguments: args}}
+		res, err := h(context.Background(), req)
+		if err != nil {
+			return // a carrier error
+		}
+		if len(res.Content) != 1 || res.StructuredContent == nil {
+			t.Fatalf("result shape %+v", res)
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; string(res.StructuredContent.(json.RawMessage)) != text {
+			t.Fatalf("structuredContent %s differs from text %s", res.StructuredContent, text)
+		}
+	})
+}
