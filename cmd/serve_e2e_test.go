@@ -26,6 +26,9 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/binding"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/engine"
+	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 )
 
 const homeflow = "../langs/homeflow/homeflow.pdl"
@@ -345,6 +348,34 @@ func TestServeStandardLoopStdio(t *testing.T) {
 	if s := stderr.String(); strings.Contains(s, "ERROR") {
 		t.Errorf("stderr: %s", s)
 	}
+}
+
+// The same loop in process: compiler, engine and binding wired as serve
+// wires them, over go-sdk's in-memory transport.
+func TestServeStandardLoopInMemory(t *testing.T) {
+	res, err := compile.File(homeflow)
+	if err != nil || !res.OK() {
+		t.Fatalf("compile: %v %v", err, res.Findings)
+	}
+	eng, err := engine.New(res.Server, engine.Options{Address: func(id, op string) string { return binding.Tool(id, binding.Op(op)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	srv, err := mcpserver.New(context.Background(), eng, mcpserver.Options{Principal: "owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	standardLoop(t, &client{t: t, cs: cs})
 }
 
 func TestServeStandardLoopHTTP(t *testing.T) {
