@@ -110,7 +110,9 @@ func snippet(src []byte, f Finding) string {
 	if utf8.RuneCountInString(text) > maxWidth {
 		// Long lines (minified JSON) are windowed around the column.
 		runes := []rune(text)
-		start := max(f.Column-1-maxWidth/2, 0)
+		// A column past the end of the line (a stale source) must not
+		// slice past it.
+		start := min(max(f.Column-1-maxWidth/2, 0), len(runes))
 		end := min(start+maxWidth, len(runes))
 		text = string(runes[start:end])
 		f.Column -= start

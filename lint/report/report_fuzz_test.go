@@ -1,0 +1,66 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzWriters renders a finding built from arbitrary text and numbers,
+// quoting an arbitrary source, in every format: no writer panics, json and
+// sarif stay valid JSON that decodes back to the same text, junit stays
+// well-formed XML, and github prints exactly one line per finding.
+func FuzzWriters(f *testing.F) {
+	f.Add("retention-value", "6.6", "bad \"P7X\"\nnext", "hint: 100%", "a,b:c.json", "{\n \"a\": 1\n}", 2, 3, 2, 9)
+	f.Add("", "", "", "", "", "", 0, 0, 0, 0)
+	f.Add("r", "1", "\x00\x1b[31m\xff", "\r", "-", strings.Repeat("é", 300), 1, 250, 1, 400)
+	f.Add("r", "1", "m", "", "f", "x", -5, -1, -7, -9)
+	f.Fuzz(func(t *testing.T, rule, section, msg, hint, file, src string, line, col, endLine, endCol int) {
+		fd := Finding{Rule: rule, Section: section, Severity: Warning, Message: msg, Hint: hint, File: file,
+			Line: line, Column: col, EndLine: endLine, EndColumn: endCol, Pointer: "/" + rule,
+			Related: []Location{{File: file, Line: line, Column: col, Note: hint}}}
+		r := &Report{Tool: "fuzz", Files: []string{file}, Sources: map[string][]byte{file: []byte(src)}}
+		r.Add(fd)
+		for _, format := range Formats {
+			var b bytes.Buffer
+			if err := Write(&b, format, r, Options{Color: true}); err != nil {
+				t.Fatalf("%s: %v", format, err)
+			}
+			out := b.Bytes()
+			switch format {
+			case JSON:
+				var back jsonReport
+				if err := json.Unmarshal(out, &back); err != nil {
+					t.Fatalf("json output does not decode: %v\n%s", err, out)
+				}
+				// Invalid UTF-8 comes back as U+FFFD; valid text comes back as it was.
+				if len(back.Findings) != 1 || (utf8.ValidString(msg) && back.Findings[0].Message != msg) {
+					t.Fatalf("json output lost the message: %+v", back.Findings)
+				}
+			case SARIF:
+				if !json.Valid(out) {
+					t.Fatalf("sarif output is not JSON:\n%s", out)
+				}
+			case JUnit:
+				dec := xml.NewDecoder(bytes.NewReader(out))
+				for {
+					_, err := dec.Token()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatalf("junit output is not well-formed XML: %v\n%s", err, out)
+					}
+				}
+			case GitHub:
+				if n := bytes.Count(out, []byte("\n")); n != 1 || !bytes.HasPrefix(out, []byte("::warning ")) {
+					t.Fatalf("github output is not one annotation line:\n%q", out)
+				}
+			}
+		}
+	})
+}
