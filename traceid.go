@@ -1,6 +1,7 @@
 package pilotage
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -86,8 +87,11 @@ func parseSegment(p string) (TraceSegment, error) {
 	seg := TraceSegment{Base: fields[0]}
 	for _, f := range fields[1:] {
 		n, err := strconv.Atoi(f)
+		if errors.Is(err, strconv.ErrRange) && f[0] != '-' && f[0] != '+' && f[0] != '0' {
+			return TraceSegment{}, fmt.Errorf("iteration qualifier %q in %q is too large for an iteration count", "#"+f, p)
+		}
 		if err != nil || n < 1 || f[0] == '0' || f[0] == '+' {
-			return TraceSegment{}, fmt.Errorf("iteration qualifier %q in %q is not a positive integer", "#"+f, p)
+			return TraceSegment{}, fmt.Errorf("iteration qualifier %q in %q is not a positive integer without leading zeros", "#"+f, p)
 		}
 		seg.Iterations = append(seg.Iterations, n)
 	}

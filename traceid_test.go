@@ -71,7 +71,9 @@ func TestParseTraceIDRejects(t *testing.T) {
 		{"call1/", "empty base"},
 		{"call1//body", "empty base"},
 		{"call1#0/body", "#0"}, // prefixes are checked too
-		{"step#99999999999999999999999", "#99999999999999999999999"},
+		{"step#99999999999999999999999", "too large"},
+		{"step#-99999999999999999999999", "not a positive integer"},
+		{"step#01", "without leading zeros"},
 	}
 	checkRejects(t, "ParseTraceID", pilotage.ParseTraceID, tests)
 }
