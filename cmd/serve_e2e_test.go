@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -753,4 +754,86 @@ func TestServeHostilePrograms(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// A deploy-mode Language with a context_schema (langs/deploy): the
+// validate tool publishes the context_schema; missing context is a
+// context_binding diagnostic; execute installs the rule and returns its
+// program_ref, which the catalog then lists; test_run shows the body.
+func TestServeDeployAndContext(t *testing.T) {
+	c, _ := serveStdio(t, "../langs/deploy/deploy.pdl", "--principal", "operator")
+	lt, err := c.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range lt.Tools {
+		if tl.Name == "deploy_v1_validate" {
+			ctxSchema := tl.InputSchema.(map[string]any)["properties"].(map[string]any)["context"]
+			if !strings.Contains(jsonOf(t, ctxSchema), `"required":["environment"]`) {
+				t.Fatalf("validate's context schema = %s, want the Language's context_schema", jsonOf(t, ctxSchema))
+			}
+		}
+	}
+	rule := map[string]any{"steps": []any{
+		map[string]any{"id": "check", "do": "service.status", "args": map[string]any{"service": `"billing"`}},
+		map[string]any{"id": "sick", "when": "!steps.check.output.healthy",
+			"yes": []any{map[string]any{"id": "restart", "do": "service.restart", "args": map[string]any{"service": `"billing"`}}},
+			"no":  []any{}},
+	}}
+	v := decode[pilotage.ValidateResponse](t, c.ok("deploy_v1_validate", map[string]any{"program": rule}))
+	if v.Valid || v.Diagnostics[0].Code != pilotage.CodeContextBinding || v.Diagnostics[0].Path.Pointer != "" {
+		t.Fatalf("validate without context: %s", jsonOf(t, v))
+	}
+	staging := map[string]any{"environment": "staging"}
+	v = decode[pilotage.ValidateResponse](t, c.ok("deploy_v1_validate", map[string]any{"program": rule, "context": staging}))
+	if !v.Valid {
+		t.Fatalf("validate: %s", jsonOf(t, v))
+	}
+	tr := decode[pilotage.ExecuteResponse](t, c.ok("deploy_v1_execute", map[string]any{"program": rule, "context": staging, "test_run": true}))
+	if !tr.Outcome.OK || tr.Trace == nil || tr.Trace.Mode != pilotage.ModeTestRun || len(tr.Trace.Steps) < 3 {
+		t.Fatalf("test_run: %s", jsonOf(t, tr))
+	}
+	inst := decode[pilotage.ExecuteResponse](t, c.ok("deploy_v1_execute", map[string]any{"program": rule, "context": staging}))
+	var out struct {
+		ProgramRef string `json:"program_ref"`
+	}
+	if err := json.Unmarshal(inst.Output, &out); err != nil || !inst.Outcome.OK || inst.Trace.Mode != pilotage.ModeDeploy || out.ProgramRef == "" {
+		t.Fatalf("deploy: %s", jsonOf(t, inst))
+	}
+	got := decode[pilotage.GetResponse](t, c.ok("deploy_v1_lookup", map[string]any{"verb": "get", "id": out.ProgramRef}))
+	if got.Entry.ID != out.ProgramRef || len(got.Entry.InputSchema) == 0 {
+		t.Fatalf("installed rule in the catalog: %s", jsonOf(t, got))
+	}
+}
+
+// A PDL without principals (langs/calc) is served on HTTP without
+// authentication, and only the declared operations get tools: no catalog,
+// no trace fetch (retention none).
+func TestServeHTTPWithoutPrincipals(t *testing.T) {
+	url := serveHTTP(t, "../langs/calc/calc.pdl")
+	c, err := connectHTTP(t, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt, err := c.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if want := []string{"calc_v1_execute", "calc_v1_learn", "calc_v1_validate", "pilotage_discover"}; !slices.Equal(names, want) {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+	r := decode[pilotage.ExecuteResponse](t, c.ok("calc_v1_execute", map[string]any{
+		"program": map[string]any{"steps": []any{}, "output": "input.price * (1.0 + input.vat)"},
+		// Raw JSON keeps "100.0" a double; a Go float64 would marshal as 100,
+		// an int to CEL.
+		"input": json.RawMessage(`{"price": 100.0, "vat": 0.2}`)}))
+	if !r.Outcome.OK || string(r.Output) != "120" && string(r.Output) != "120.0" {
+		t.Fatalf("calc: %s", jsonOf(t, r))
+	}
+	c.reqErr("calc_v1_execute", map[string]any{"program": map[string]any{"steps": []any{}}, "store": true}, pilotage.ErrUnsupported)
 }
