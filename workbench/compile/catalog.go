@@ -489,8 +489,6 @@ func hintOr(h, fallback string) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func sortStrings(s []string) { sort.Strings(s) }
-
 // unwrapPathError drops the path from a file error: the finding already
 // names the file.
 func unwrapPathError(err error) error {

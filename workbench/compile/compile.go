@@ -66,7 +66,7 @@ func Source(name string, src []byte, opts Options) *Result {
 	if f == nil {
 		return res
 	}
-	c := newCompiler(name, opts, res)
+	c := newCompiler(opts, res)
 	c.prepare(f)
 	c.file(f)
 	res.Server = c.srv
@@ -76,7 +76,6 @@ func Source(name string, src []byte, opts Options) *Result {
 
 // compiler holds the state of one compilation.
 type compiler struct {
-	name     string
 	opts     Options
 	res      *Result
 	srv      *language.Server
@@ -106,12 +105,12 @@ type compiler struct {
 	principalTokens map[string]string
 }
 
-func newCompiler(name string, opts Options, res *Result) *compiler {
+func newCompiler(opts Options, res *Result) *compiler {
 	if opts.ReadFile == nil {
 		dir := opts.Dir
 		opts.ReadFile = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) }
 	}
-	c := &compiler{name: name, opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
+	c := &compiler{opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
 		schemas: map[string]schemaResult{}, celCache: map[string]celResult{},
 		langByID: map[string]*langState{}, entryByID: map[string]*entryState{}, visibleCache: map[string][]*entryState{},
 		principalNames: map[string]bool{}, principalTokens: map[string]string{}}

@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"maps"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/engine/program"
 	"github.com/pilotage-dev/pilotage/workbench/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -27,8 +29,10 @@ type langState struct {
 	settings map[string]*pdl.Stmt
 	guideIDs map[string]bool
 	// index is the Language's place in the file.
-	index    int
-	capsStmt *pdl.Stmt
+	index int
+	// env checks programs of the Language; built on first use, once the
+	// catalog is complete.
+	env *program.Env
 }
 
 // proseDecl is a paragraph an author appends to a fixed prose section.
@@ -131,7 +135,6 @@ func (c *compiler) language(s *pdl.Stmt) {
 			l.ContextSchema = c.schema(ss)
 		},
 		"capabilities": func(ss *pdl.Stmt) {
-			ls.capsStmt = ss
 			l.Capabilities = c.capabilities(ss, "", l.Positions)
 		},
 		"limits":     func(ss *pdl.Stmt) { c.limits(ss, &l.Limits) },
@@ -460,10 +463,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sortStrings(keys)
+	sort.Strings(keys)
 	return keys
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-func joinWords(ws []string) string { return strings.Join(ws, ", ") }

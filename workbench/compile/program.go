@@ -47,6 +47,25 @@ func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langSt
 	if out := errorDiags(diags); len(out) > 0 {
 		return checked{problems: out}
 	}
+	env := *c.programEnv(ls)
+	env.Input = expr.ParseSchema(inputSchema)
+	res, err := program.Check(prog, &env)
+	if err != nil {
+		return checked{problems: []problem{{msg: err.Error()}}}
+	}
+	out := checked{problems: errorDiags(res.Diagnostics)}
+	program.Walk(prog.Steps, func(st *program.Step) { out.steps = append(out.steps, st) })
+	return out
+}
+
+// programEnv is what checking any program of ls needs, built once per
+// Language: its grammar, bounds, visible catalog and declared codes. The
+// caller sets Input.
+func (c *compiler) programEnv(ls *langState) *program.Env {
+	if ls.env != nil {
+		return ls.env
+	}
+	l := ls.lang
 	kinds := map[string][2]bool{}
 	for _, k := range c.kindsOf(ls) {
 		kinds[k.Kind] = [2]bool{k.Callable, k.Promoted}
@@ -61,7 +80,7 @@ func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langSt
 	for _, d := range append(append([]closedsets.Code(nil), c.shared.codes...), ls.sets.codes...) {
 		codes[d.Code] = true
 	}
-	env := &program.Env{
+	ls.env = &program.Env{
 		Grammar: &l.Grammar,
 		Limits:  expr.Limits{Depth: l.Limits.Depth, Size: 4096, Cost: 1 << 20},
 		Lookup: func(id string) (program.Target, bool) {
@@ -80,17 +99,10 @@ func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langSt
 			return pilotage.CodeConstraint
 		},
 		HasInput:   l.Grammar.Input,
-		Input:      expr.ParseSchema(inputSchema),
 		HasContext: len(l.ContextSchema) > 0,
 		Context:    expr.ParseSchema(l.ContextSchema),
 	}
-	res, err := program.Check(prog, env)
-	if err != nil {
-		return checked{problems: []problem{{msg: err.Error()}}}
-	}
-	out := checked{problems: errorDiags(res.Diagnostics)}
-	program.Walk(prog.Steps, func(st *program.Step) { out.steps = append(out.steps, st) })
-	return out
+	return ls.env
 }
 
 // errorDiags formats the error diagnostics of a check.

@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"strings"
+
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
 	"github.com/pilotage-dev/pilotage/workbench/language"
@@ -127,7 +129,7 @@ func (c *compiler) flags(args []*pdl.Arg, set ...string) (map[string]bool, strin
 		if !known {
 			hint := pdl.DidYouMean(w, set)
 			if hint == "" {
-				hint = "flags here: " + joinWords(set)
+				hint = "flags here: " + strings.Join(set, ", ")
 			}
 			c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown flag %s", w)
 			continue

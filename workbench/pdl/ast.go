@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
@@ -52,23 +53,51 @@ type Block struct {
 	End         string `parser:"@'}'"`
 }
 
-// Arg is a positional value or a `key=value` option.
+// Arg is a positional value or a `key=value` option. It parses itself
+// (participle's Parseable): arguments are most of a file's tokens and a
+// flat run of them needs none of participle's reflective matching, which
+// halves the parser's time on large catalogs.
 type Arg struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
 	// Key is the option name without its "=", empty for a positional.
-	Key   string `parser:"@Key?"`
-	Value *Value `parser:"@@"`
+	Key   string
+	Value *Value
+}
+
+// Parse reads `[key=]literal`; it reports NextMatch when no argument
+// starts here, and an error when a key has no value.
+func (a *Arg) Parse(lex *lexer.PeekingLexer) error {
+	t := lex.Peek()
+	key := ""
+	if t.Type == tokKey {
+		key = strings.TrimSuffix(t.Value, "=")
+		lex.Next()
+		if v := lex.Peek(); !isLiteral(v.Type) {
+			return &participle.UnexpectedTokenError{Unexpected: *v, Expect: "a value"}
+		}
+	} else if !isLiteral(t.Type) {
+		return participle.NextMatch
+	}
+	start := t.Pos
+	v := lex.Next()
+	end := v.Pos
+	end.Advance(v.Value)
+	*a = Arg{Pos: start, EndPos: end, Key: key, Value: &Value{Pos: v.Pos, EndPos: end, Token: v.Value}}
+	return nil
+}
+
+func isLiteral(t lexer.TokenType) bool {
+	return t == tokIdent || t == tokNumber || t == tokString || t == tokRaw || t == tokText
 }
 
 // Value is one literal, kept as written so the formatter can reprint it.
-// One capture for every literal token keeps the parser from trying five
-// alternatives per value; the kind follows from the literal's first
-// character, which the lexer guarantees.
+// The kind follows from the literal's first character, which the lexer
+// guarantees.
 type Value struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Token  string `parser:"@(Ident | Number | String | Raw | Text)"`
+	Token  string
 }
 
 // Kind names what sort of literal a value is.

@@ -50,38 +50,16 @@ func Parse(name string, src []byte) (*File, []report.Finding) {
 	for {
 		f, err := parser.ParseBytes(name, work)
 		if err == nil {
-			stripKeys(f.Body)
 			return f, sortFindings(findings)
 		}
 		var perr participle.Error
 		if !errors.As(err, &perr) || len(findings) >= maxSyntaxErrors {
-			if f != nil {
-				stripKeys(f.Body)
-			}
 			return f, sortFindings(findings)
 		}
 		pos := perr.Position()
 		findings = append(findings, grammarFinding(perr, work))
 		if !blankLine(work, pos.Offset) {
-			if f != nil {
-				stripKeys(f.Body)
-			}
 			return f, sortFindings(findings)
-		}
-	}
-}
-
-// stripKeys drops the "=" the Key token carries from every option.
-func stripKeys(body []*Node) {
-	for _, n := range body {
-		if n.Stmt == nil {
-			continue
-		}
-		for _, a := range n.Stmt.Args {
-			a.Key = strings.TrimSuffix(a.Key, "=")
-		}
-		if n.Stmt.Block != nil {
-			stripKeys(n.Stmt.Block.Body)
 		}
 	}
 }
@@ -202,7 +180,6 @@ func parseChunks(name string, work []byte, cuts []lexer.Position) *File {
 		out.EndPos = f.EndPos
 		out.Body = append(out.Body, f.Body...)
 	}
-	stripKeys(out.Body)
 	return out
 }
 
