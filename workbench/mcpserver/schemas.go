@@ -12,8 +12,8 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 )
 
-// toolsJSON holds every tool's input and output schema. Keeping them as
-// data lets docs and tests read the exact schemas clients see.
+// toolsJSON holds every tool's input and output schema, as data in one
+// file that reads like the tables of binding.md.
 //
 //go:embed tools.json
 var toolsJSON []byte
