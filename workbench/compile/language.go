@@ -12,6 +12,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
 	"github.com/pilotage-dev/pilotage/workbench/engine/program"
 	"github.com/pilotage-dev/pilotage/workbench/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
@@ -27,7 +28,8 @@ type langState struct {
 	guideStmts []*pdl.Stmt
 	// settings locate the Language's scalar settings by wire name.
 	settings map[string]*pdl.Stmt
-	guideIDs map[string]bool
+	// guideIDs maps each guide's file name to its id.
+	guideIDs map[string]string
 	// index is the Language's place in the file.
 	index int
 	// env checks programs of the Language; built on first use, once the
@@ -81,7 +83,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 	l := &language.Language{Locator: pilotage.LocatorJSONPointer, Limits: DefaultLimits, Grammar: DefaultGrammar,
 		Pos: pos(s.Pos), Positions: map[string]language.Pos{}}
 	l.Grammar.Arms = append([]string(nil), DefaultGrammar.Arms...)
-	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{}, guideIDs: map[string]bool{},
+	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{}, guideIDs: map[string]string{},
 		sets: setDecls{c: c, at: maps.Clone(c.shared.at)}, index: len(c.langs)}
 	if a := arg(p, 0); a != nil {
 		l.ID = c.word(a, "the Language id")
@@ -293,10 +295,18 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	if g.ID == pilotage.TopicClosedSets {
 		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "choose another id: build generates the closed-sets guide from the sets", "guide id closed-sets is reserved")
 	}
-	if ls.guideIDs[g.ID] && g.ID != "" {
-		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "guide ids are unique within a Language (§5.2)", "guide %s is defined twice", g.ID)
+	// Build writes each guide to a file named by the binding's prefix
+	// rule, so ids that differ only in characters it replaces collide.
+	fileName := binding.Prefix(g.ID)
+	if prev, dup := ls.guideIDs[fileName]; dup && g.ID != "" {
+		if prev == g.ID {
+			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "guide ids are unique within a Language (§5.2)", "guide %s is defined twice", g.ID)
+		} else {
+			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "rename one: build writes both to "+fileName+".md", "guides %s and %s have the same file name", prev, g.ID)
+		}
+	} else {
+		ls.guideIDs[fileName] = g.ID
 	}
-	ls.guideIDs[g.ID] = true
 	var body *pdl.Stmt
 	c.keywords("a guide", s.Children(), map[string]func(*pdl.Stmt){
 		"topics": func(ss *pdl.Stmt) {
