@@ -358,7 +358,7 @@ func TestServeStandardLoopInMemory(t *testing.T) {
 	if err != nil || !res.OK() {
 		t.Fatalf("compile: %v %v", err, res.Findings)
 	}
-	eng, err := engine.New(res.Server, engine.Options{Address: func(id, op string) string { return binding.Tool(id, binding.Op(op)) }})
+	eng, err := engine.New(res.Server, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

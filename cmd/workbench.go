@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pilotage-dev/pilotage/lint/report"
-	"github.com/pilotage-dev/pilotage/workbench/binding"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/language"
@@ -38,12 +37,11 @@ func writeCompileErrors(w io.Writer, name string, res *compile.Result, color boo
 	return report.Write(w, report.Text, rep, report.Options{Color: color})
 }
 
-// newEngine starts the workbench engine with the binding's tool names as
-// operation addresses, so the manifest names exactly the tools serve
-// publishes.
+// newEngine starts the workbench engine. Its default operation addresses
+// are workbench/binding's tool names, so the manifest names exactly the
+// tools serve publishes.
 func newEngine(srv *language.Server, dataDir string) (*engine.Engine, error) {
-	eng, err := engine.New(srv, engine.Options{DataDir: dataDir,
-		Address: func(id, op string) string { return binding.Tool(id, binding.Op(op)) }})
+	eng, err := engine.New(srv, engine.Options{DataDir: dataDir})
 	if err != nil {
 		return nil, usageErr("starting the engine: %v", err)
 	}

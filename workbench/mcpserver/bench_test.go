@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/workbench/binding"
 	pdlcompile "github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/service"
@@ -38,7 +37,7 @@ func homeflowEngine(b *testing.B) *engine.Engine {
 	if err != nil || !res.OK() {
 		b.Fatalf("compile: %v %v", err, res.Findings)
 	}
-	eng, err := engine.New(res.Server, engine.Options{Address: func(id, op string) string { return binding.Tool(id, binding.Op(op)) }})
+	eng, err := engine.New(res.Server, engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
