@@ -266,7 +266,8 @@ func writeDiagnostics(w io.Writer, diags []pilotage.Diagnostic, pf *progFiles, c
 func writePlan(w io.Writer, resp *pilotage.ValidateResponse) error {
 	pl := resp.Plan
 	if pl == nil {
-		_, err := fmt.Fprintln(w, "valid; the Language declares no plan (§5.6)")
+		// Without plan a Host gates on the referenced entries (§6.4, §7.3).
+		_, err := fmt.Fprintf(w, "valid; the Language declares no plan (§5.6); references: %s\n", dash(strings.Join(resp.References, ", ")))
 		return err
 	}
 	h := pl.MaxRiskHints
