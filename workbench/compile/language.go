@@ -53,19 +53,6 @@ var proseFields = map[string]func(*closedsets.Sets) *string{
 	"loop_decisions":     func(s *closedsets.Sets) *string { return &s.LoopDecisions },
 }
 
-// DefaultLimits are the bounds of §10.1 a Language gets unless its limits
-// block says otherwise: generous for real programs, small enough that a
-// hostile program cannot hold a server.
-var DefaultLimits = language.Limits{
-	Steps:        10000,
-	Time:         10 * time.Second,
-	Depth:        32,
-	Iterations:   1000,
-	Expansion:    8,
-	MemoryBytes:  16 << 20,
-	ProgramBytes: 1 << 20,
-}
-
 // DefaultGrammar is the grammar of a Language without a grammar block:
 // every construct, with the member names of the examples.
 var DefaultGrammar = language.Grammar{
@@ -80,7 +67,7 @@ var DefaultGrammar = language.Grammar{
 // language compiles one language block.
 func (c *compiler) language(s *pdl.Stmt) {
 	p := c.shape(s, 1, 1, true)
-	l := &language.Language{Locator: pilotage.LocatorJSONPointer, Limits: DefaultLimits, Grammar: DefaultGrammar,
+	l := &language.Language{Locator: pilotage.LocatorJSONPointer, Limits: language.DefaultLimits, Grammar: DefaultGrammar,
 		Pos: pos(s.Pos), Positions: map[string]language.Pos{}}
 	l.Grammar.Arms = append([]string(nil), DefaultGrammar.Arms...)
 	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{}, guideIDs: map[string]string{},

@@ -165,7 +165,7 @@ func TestCalcModel(t *testing.T) {
 	if l.Grammar.HasControlFlow() || l.Grammar.Call != "" || !l.Grammar.Input {
 		t.Errorf("grammar %+v", l.Grammar)
 	}
-	if l.Limits.Time != time.Second || l.Limits.Steps != DefaultLimits.Steps {
+	if l.Limits.Time != time.Second || l.Limits.Steps != language.DefaultLimits.Steps {
 		t.Errorf("limits %+v", l.Limits)
 	}
 }
