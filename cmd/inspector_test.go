@@ -70,7 +70,14 @@ func inspector(t *testing.T) string {
 // Inspectors exit 5 on isError; older ones exit 0 and print isError.
 func inspect(t *testing.T, serveArgs []string, method string, args ...string) (map[string]any, bool) {
 	t.Helper()
-	argv := append([]string{"--cli", pilotageBinary(t), "serve"}, serveArgs...)
+	return inspectTarget(t, append([]string{pilotageBinary(t), "serve"}, serveArgs...), method, args...)
+}
+
+// inspectTarget runs the Inspector CLI against target: a command line
+// (stdio) or an http URL.
+func inspectTarget(t *testing.T, target []string, method string, args ...string) (map[string]any, bool) {
+	t.Helper()
+	argv := append([]string{"--cli"}, target...)
 	argv = append(argv, "--method", method)
 	argv = append(argv, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -172,5 +179,26 @@ func TestInspectorStandardLoop(t *testing.T) {
 	res, _ = inspect(t, serve, "resources/read", "--uri", "pilotage://manifest")
 	if c := res["contents"].([]any)[0].(map[string]any); c["mimeType"] != "application/json" {
 		t.Fatalf("manifest resource: %v", res)
+	}
+}
+
+// The Inspector over streamable HTTP. Its CLI sends no custom headers, so
+// it drives a PDL without principals (langs/calc), served without
+// authentication.
+func TestInspectorHTTP(t *testing.T) {
+	inspector(t)
+	url := serveHTTP(t, "../langs/calc/calc.pdl")
+	target := []string{url, "--transport", "http"}
+	res, isErr := inspectTarget(t, target, "tools/call", "--tool-name", "calc_v1_validate",
+		"--tool-arg", `program={"steps": [], "output": "input.price * (1.0 + input.vat)"}`)
+	if v := structuredOf[pilotage.ValidateResponse](t, res); isErr || !v.Valid {
+		t.Fatalf("validate over HTTP: %v", res)
+	}
+	res, isErr = inspectTarget(t, target, "tools/call", "--tool-name", "calc_v1_execute",
+		"--tool-arg", `program={"steps": [], "output": "input.price * (1.0 + input.vat)"}`, `input={"price": 100.5, "vat": 0.5}`)
+	// JavaScript re-serialises 100.0 as 100, an int to CEL, so the prices
+	// here have fractions.
+	if r := structuredOf[pilotage.ExecuteResponse](t, res); isErr || !r.Outcome.OK || string(r.Output) != "150.75" {
+		t.Fatalf("execute over HTTP: %v", res)
 	}
 }
