@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -30,6 +29,7 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
+	"github.com/pilotage-dev/pilotage/workbench/mcpserver/mcptest"
 )
 
 const homeflow = "../langs/homeflow/homeflow.pdl"
@@ -95,22 +95,11 @@ func (c *client) call(tool string, args any) (map[string]any, bool) {
 	if err != nil {
 		c.t.Fatalf("%s: carrier error: %v", tool, err)
 	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	if len(res.Content) != 1 {
-		c.t.Fatalf("%s: %d content blocks, want 1", tool, len(res.Content))
+	m, err := mcptest.Result(res)
+	if err != nil {
+		c.t.Fatalf("%s: %v", tool, err)
 	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	var a, b map[string]any
-	if err := json.Unmarshal(raw, &a); err != nil {
-		c.t.Fatalf("%s: structuredContent: %v", tool, err)
-	}
-	if err := json.Unmarshal([]byte(text), &b); err != nil {
-		c.t.Fatalf("%s: text block is not JSON: %v", tool, err)
-	}
-	if ja, jb := jsonOf(c.t, a), jsonOf(c.t, b); ja != jb {
-		c.t.Fatalf("%s: structuredContent %s differs from text %s", tool, ja, jb)
-	}
-	return a, res.IsError
+	return m, res.IsError
 }
 
 // ok calls a tool that must be processed (isError false).
@@ -205,20 +194,9 @@ func serveHTTP(t testing.TB, args ...string) string {
 	return ""
 }
 
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 func connectHTTP(t testing.TB, url, token string) (*client, error) {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	cs, err := mcptest.ConnectHTTP(context.Background(), url, token)
 	if err != nil {
 		return nil, err
 	}
@@ -623,20 +601,8 @@ func TestServeRetentionAcrossRestart(t *testing.T) {
 func TestServeHTTPPrincipals(t *testing.T) {
 	url := serveHTTP(t, homeflow)
 	for _, tok := range []string{"", "not-a-token"} {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("token %q: HTTP %d, want 401", tok, resp.StatusCode)
+		if code, err := mcptest.PingStatus(url, tok); err != nil || code != http.StatusUnauthorized {
+			t.Fatalf("token %q: HTTP %d (%v), want 401", tok, code, err)
 		}
 	}
 	owner, err := connectHTTP(t, url, "owner-token")

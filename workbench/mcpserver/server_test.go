@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/pilotage-dev/pilotage/workbench/binding"
+	"github.com/pilotage-dev/pilotage/workbench/mcpserver/mcptest"
 )
 
 func newServer(t testing.TB, f *fakeService, principal string) *Server {
@@ -52,34 +53,14 @@ func call(t testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallT
 	return res
 }
 
-// structured checks the binding's result shape (structuredContent and
-// exactly one text block with the same JSON) and returns the JSON.
+// structured checks the binding's result shape and returns the JSON.
 func structured(t testing.TB, res *mcp.CallToolResult) map[string]any {
 	t.Helper()
-	raw, err := json.Marshal(res.StructuredContent)
+	m, err := mcptest.Result(res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Content) != 1 {
-		t.Fatalf("want one content block, got %d", len(res.Content))
-	}
-	text, ok := res.Content[0].(*mcp.TextContent)
-	if !ok {
-		t.Fatalf("content is %T, want text", res.Content[0])
-	}
-	var a, b any
-	if err := json.Unmarshal(raw, &a); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(text.Text), &b); err != nil {
-		t.Fatalf("text block is not JSON: %v", err)
-	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if !bytes.Equal(ja, jb) {
-		t.Fatalf("structuredContent %s differs from text %s", ja, jb)
-	}
-	return a.(map[string]any)
+	return m
 }
 
 func TestInitializeDeclaresTheExtension(t *testing.T) {
@@ -347,22 +328,11 @@ func TestRefreshRepublishesTools(t *testing.T) {
 // httpClient connects over streamable HTTP with a bearer token.
 func httpClient(t *testing.T, url, token string) (*mcp.ClientSession, error) {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	cs, err := mcptest.ConnectHTTP(context.Background(), url, token)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}
 	return cs, err
-}
-
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // Over HTTP the bearer token decides the principal (§10.3): two principals
@@ -375,19 +345,8 @@ func TestHTTPBearerPrincipals(t *testing.T) {
 	t.Cleanup(srv.Close) // runs after the clients' cleanups close them
 
 	for _, tok := range []string{"", "wrong"} {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("token %q: status %d, want 401", tok, resp.StatusCode)
+		if code, err := mcptest.PingStatus(srv.URL, tok); err != nil || code != http.StatusUnauthorized {
+			t.Errorf("token %q: status %d (%v), want 401", tok, code, err)
 		}
 	}
 	if _, err := httpClient(t, srv.URL, "wrong"); err == nil {
