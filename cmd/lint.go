@@ -56,7 +56,7 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	}
 	all := rules.All()
 	if p.listRules {
-		return listRules(c, format, all)
+		return printRules(c, format, pdllint.Rules(all))
 	}
 	if len(args) == 0 {
 		return usageErr("lint needs at least one FILE (or - for standard input); see 'pilotage lint --help'")
@@ -78,14 +78,6 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 		return usageErr("%v", err)
 	}
 	return p.out.emit(c, format, rep)
-}
-
-func listRules(c *cobra.Command, format report.Format, all []*lint.Rule) error {
-	infos := make([]report.RuleInfo, len(all))
-	for i, r := range all {
-		infos[i] = r.Info()
-	}
-	return printRules(c, format, infos)
 }
 
 // printRules prints rule descriptions for --list-rules of any checking verb.

@@ -27,8 +27,10 @@ const (
 // doc is where every PDL rule is documented.
 const doc = "docs/pdl.md#diagnostics"
 
-// Rules describes every PDL rule, for reporters that list rules (sarif)
-// and for the docs.
+// Rules describes every PDL rule: `pilotage lint --list-rules` lists
+// them next to lint's rules, --disable accepts their IDs, sarif names
+// them, and docs/pdl.md#diagnostics documents them in this order
+// (TestRulesDocumented).
 var Rules = []report.RuleInfo{
 	{ID: RuleSyntax, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "The file must be well-formed PDL: statements, arguments and balanced blocks.", Doc: doc},
 	{ID: RuleUnknown, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "Every keyword, option and flag must be one PDL defines in that place.", Doc: doc},
@@ -40,8 +42,8 @@ var Rules = []report.RuleInfo{
 	{ID: RuleFile, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file.", Doc: doc},
 	{ID: RuleJSON, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "JSON values must parse, and JSON Schemas must compile.", Doc: doc},
 	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input`.", Doc: doc},
-	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced json block must validate against its Language.", Doc: doc},
 	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers.", Doc: doc},
+	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced json block must validate against its Language.", Doc: doc},
 }
 
 // sections maps a rule to its section, so findings need not repeat it.

@@ -7,6 +7,7 @@ package pdllint
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/lint"
@@ -20,11 +21,29 @@ import (
 // IsPDL reports whether a file name is a PDL file.
 func IsPDL(name string) bool { return strings.HasSuffix(name, ".pdl") }
 
-// Input compiles a PDL file and prepares it for lint.Run. When the file
-// has errors, no lint input is built (the snapshot would be partial) and
-// the compile findings are all there is to report.
-func Input(name string, src []byte, opts compile.Options) (*lint.Input, *compile.Result, error) {
+// Rules describes every rule `pilotage lint` applies: the lint rules
+// given and the PDL compiler's (pdl.Rules), so --list-rules shows, and
+// --disable accepts, both kinds.
+func Rules(lintRules []*lint.Rule) []report.RuleInfo {
+	out := make([]report.RuleInfo, 0, len(lintRules)+len(pdl.Rules))
+	for _, r := range lintRules {
+		out = append(out, r.Info())
+	}
+	return append(out, pdl.Rules...)
+}
+
+// isPDLRule reports whether id names a rule of the PDL compiler.
+func isPDLRule(id string) bool {
+	return slices.ContainsFunc(pdl.Rules, func(r report.RuleInfo) bool { return r.ID == id })
+}
+
+// Input compiles a PDL file and prepares it for lint.Run, leaving out the
+// findings of the PDL rules in disabled. When an error remains, no lint
+// input is built (the snapshot would be partial) and the compile findings
+// are all there is to report.
+func Input(name string, src []byte, opts compile.Options, disabled map[string]bool) (*lint.Input, *compile.Result, error) {
 	res := compile.Source(name, src, opts)
+	res.Findings = slices.DeleteFunc(res.Findings, func(f report.Finding) bool { return disabled[f.Rule] })
 	if !res.OK() || res.Server == nil {
 		return nil, res, nil
 	}
@@ -80,7 +99,20 @@ func Grammars(srv *language.Server) map[string]*lint.Grammar {
 // directory) and replaced by its snapshot, its compile findings join the
 // report, and its source replaces the snapshot for text snippets, since
 // every finding points into the PDL.
+//
+// cfg.Disabled may name PDL rules as well as lint rules; a disabled PDL
+// rule's findings are dropped and do not stop the lint rules from running
+// on the build.
 func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Report, error) {
+	lintCfg := lint.Config{Disabled: map[string]bool{}}
+	pdlOff := map[string]bool{}
+	for id, off := range cfg.Disabled {
+		if isPDLRule(id) {
+			pdlOff[id] = off
+		} else {
+			lintCfg.Disabled[id] = off
+		}
+	}
 	var linted []*lint.Input
 	var results []*compile.Result
 	for _, in := range inputs {
@@ -88,7 +120,7 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 			linted = append(linted, in)
 			continue
 		}
-		li, res, err := Input(in.File, in.Src, compile.Options{Dir: filepath.Dir(in.File)})
+		li, res, err := Input(in.File, in.Src, compile.Options{Dir: filepath.Dir(in.File)}, pdlOff)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +129,7 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 			linted = append(linted, li)
 		}
 	}
-	rep, err := lint.Run(rules, linted, cfg)
+	rep, err := lint.Run(rules, linted, lintCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +145,11 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 		rep.Add(res.Findings...)
 	}
 	if len(results) > 0 {
-		rep.Rules = append(rep.Rules, pdl.Rules...)
+		for _, r := range pdl.Rules {
+			if !pdlOff[r.ID] {
+				rep.Rules = append(rep.Rules, r)
+			}
+		}
 	}
 	rep.Sort()
 	return rep, nil

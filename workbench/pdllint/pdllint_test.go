@@ -11,6 +11,7 @@ import (
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
 func lintFiles(t *testing.T, names ...string) *report.Report {
@@ -98,4 +99,91 @@ func TestBrokenPDLReportsCompileErrors(t *testing.T) {
 	if !rep.Failed(false) || len(rep.Files) != 1 {
 		t.Errorf("report %+v", rep.Summary)
 	}
+}
+
+// TestDisablePDLRule: --disable takes PDL rule IDs like lint's: their
+// findings go, the other findings stay, the disabled rule is not listed
+// as run, and a file whose only errors are disabled ones is linted on its
+// build.
+func TestDisablePDLRule(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.pdl")
+	os.WriteFile(bad, []byte("language \"x/v1\" {\n  mode sometimes\n}\n"), 0o644)
+	rep, err := Run(rules.All(), []*lint.Input{{File: bad, Src: mustRead(t, bad)}}, lint.Config{Disabled: map[string]bool{"pdl-value": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%d:%d %s", f.Line, f.Column, f.Rule))
+	}
+	if strings.Join(got, ", ") != "1:1 pdl-required" {
+		t.Errorf("findings = %v", got)
+	}
+	for _, r := range rep.Rules {
+		if r.ID == "pdl-value" {
+			t.Error("disabled rule pdl-value is listed among the rules run")
+		}
+	}
+
+	// Without its only error (a guide example the Language rejects), the
+	// build is linted: floor.pdl's missing validate is then reported.
+	src := strings.Replace(string(mustRead(t, "testdata/floor.pdl")), `body "# Core"`,
+		"body \"\"\"\n      ```json\n      {\"steps\": [{\"id\": \"a#1\"}]}\n      ```\n      \"\"\"", 1)
+	in := []*lint.Input{{File: "floor.pdl", Src: []byte(src)}}
+	rep, err = Run(rules.All(), in, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].Rule != "pdl-example" || hasRule(rep, "capability-floor") {
+		t.Fatalf("an example error must stop lint on the build: %+v", rep.Findings)
+	}
+	rep, err = Run(rules.All(), in, lint.Config{Disabled: map[string]bool{"pdl-example": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasRule(rep, "pdl-example") || !hasRule(rep, "capability-floor") {
+		t.Errorf("with pdl-example disabled the build must be linted: %+v", rep.Findings)
+	}
+
+	// Unknown IDs are still a configuration error.
+	if _, err := Run(rules.All(), in, lint.Config{Disabled: map[string]bool{"pdl-nothing": true}}); err == nil || !strings.Contains(err.Error(), `unknown rule "pdl-nothing"`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestRulesListsBoth: the rule list of `lint --list-rules` holds every
+// lint rule and every PDL rule, once each.
+func TestRulesListsBoth(t *testing.T) {
+	infos := Rules(rules.All())
+	seen := map[string]int{}
+	for _, r := range infos {
+		seen[r.ID]++
+	}
+	for _, id := range []string{"json-syntax", "capability-floor", "pdl-syntax", "pdl-cel", "pdl-example"} {
+		if seen[id] != 1 {
+			t.Errorf("%s listed %d times", id, seen[id])
+		}
+	}
+	if len(seen) != len(infos) || len(infos) != len(rules.All())+len(pdl.Rules) {
+		t.Errorf("%d distinct ids in %d rules", len(seen), len(infos))
+	}
+}
+
+func hasRule(rep *report.Report, id string) bool {
+	for _, f := range rep.Findings {
+		if f.Rule == id {
+			return true
+		}
+	}
+	return false
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
