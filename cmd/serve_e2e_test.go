@@ -654,29 +654,43 @@ func TestServeHTTPPrincipals(t *testing.T) {
 	owner2.reqErr("homeflow_v1_trace", map[string]any{"run_id": id}, pilotage.ErrNotFound)
 }
 
-// A program that would loop 10^9 times (three nested loops over 1000
-// elements) ends within its limits (§10.1) with a bounded outcome and the
-// trace so far.
+// A program that would loop 10^9 times ends within its limits (§10.1)
+// with a bounded outcome and the trace so far: three loops over 1000
+// elements stop at homeflow's 500 iterations per loop; four loops over 200
+// elements (1.6·10^9 iterations, each loop within 500) stop at its 10000
+// steps.
 func TestServeBoundedLoop(t *testing.T) {
 	c, _ := serveStdio(t, homeflow, "--principal", "owner")
-	xs := make([]any, 1000)
-	for i := range xs {
-		xs[i] = i
-	}
 	inner := map[string]any{"id": "on", "call": "lights.set", "with": map[string]any{"room": `"living"`, "on": "true"}}
 	loop := func(id, as string, body map[string]any) map[string]any {
 		return map[string]any{"id": id, "for_each": "input.xs", "as": as, "do": []any{body}}
 	}
-	prog := map[string]any{"steps": []any{loop("a", "x", loop("b", "y", loop("c", "z", inner)))}}
-	start := time.Now()
-	r := decode[pilotage.ExecuteResponse](t, c.ok("homeflow_v1_execute", map[string]any{"program": prog, "input": map[string]any{"xs": xs}, "trace_level": "summary"}))
-	took := time.Since(start)
-	if r.Outcome.OK || r.Outcome.Status == pilotage.StatusSuccess || pilotage.IsRefusal(r.Outcome.Status) {
-		t.Fatalf("outcome %+v, want a bounded failure of a started Run", r.Outcome)
-	}
-	// homeflow's limits: 10000 steps, 500 iterations per loop, 5 s.
-	if took > 8*time.Second || r.Trace == nil || len(r.Trace.Steps) == 0 || len(r.Trace.Steps) > 10100 {
-		t.Fatalf("took %v, %d trace steps, outcome %+v", took, len(r.Trace.Steps), r.Outcome)
+	for _, c2 := range []struct {
+		name  string
+		n     int
+		prog  map[string]any
+		limit string
+	}{
+		{"iterations", 1000, loop("a", "x", loop("b", "y", loop("c", "z", inner))), "500 iterations"},
+		{"steps", 200, loop("a", "w", loop("b", "x", loop("c", "y", loop("d", "z", inner)))), "10000 steps"},
+	} {
+		t.Run(c2.name, func(t *testing.T) {
+			xs := make([]any, c2.n)
+			for i := range xs {
+				xs[i] = i
+			}
+			start := time.Now()
+			r := decode[pilotage.ExecuteResponse](t, c.ok("homeflow_v1_execute", map[string]any{
+				"program": map[string]any{"steps": []any{c2.prog}}, "input": map[string]any{"xs": xs}, "trace_level": "summary"}))
+			took := time.Since(start)
+			if r.Outcome.OK || r.Outcome.Status != pilotage.StatusPartial || !strings.Contains(r.Outcome.Error, c2.limit) {
+				t.Fatalf("outcome %+v, want partial at the limit of %s", r.Outcome, c2.limit)
+			}
+			// homeflow's limits: 10000 steps, 500 iterations per loop, 5 s.
+			if took > 8*time.Second || r.Trace == nil || len(r.Trace.Steps) == 0 || len(r.Trace.Steps) > 10100 {
+				t.Fatalf("took %v, %d trace steps", took, len(r.Trace.Steps))
+			}
+		})
 	}
 }
 
