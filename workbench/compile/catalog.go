@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/alecthomas/participle/v2/lexer"
 	"io/fs"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/google/cel-go/cel"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -70,6 +68,10 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		return out
 	}
 	b := &e.Behavior
+	// Behaviour CEL is checked once the block is read, against the
+	// input_schema wherever in the block it stands.
+	var computeArg *pdl.Arg
+	var whenArgs []*pdl.Arg
 	c.keywords("an entry", s.Children(), map[string]func(*pdl.Stmt){
 		"name":          field(func(ss *pdl.Stmt) { e.Name = one(ss, "the name") }),
 		"description":   field(func(ss *pdl.Stmt) { e.Description = one(ss, "the description") }),
@@ -79,10 +81,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		"input_schema":  field(func(ss *pdl.Stmt) { e.InputSchema = c.schema(ss) }),
 		"output_schema": field(func(ss *pdl.Stmt) { e.OutputSchema = c.schema(ss) }),
 		"returns":       field(func(ss *pdl.Stmt) { b.Returns = c.jsonValue(arg(c.shape(ss, 1, 1, false), 0)) }),
-		"compute": field(func(ss *pdl.Stmt) {
-			a := arg(c.shape(ss, 1, 1, false), 0)
-			b.ReturnsExpr = c.cel(a, false)
-		}),
+		"compute":       field(func(ss *pdl.Stmt) { computeArg = arg(c.shape(ss, 1, 1, false), 0) }),
 		"latency": field(func(ss *pdl.Stmt) {
 			a := arg(c.shape(ss, 1, 1, false), 0)
 			if a == nil {
@@ -98,9 +97,8 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		"fail": func(ss *pdl.Stmt) {
 			p := c.shape(ss, 1, 2, false, "when")
 			f := language.Failure{Status: c.word(arg(p, 0), "the status"), Message: c.text(arg(p, 1), "the message")}
-			if w, ok := ss.Option("when"); ok {
-				f.When = c.cel(w, true)
-			}
+			w, _ := ss.Option("when")
+			whenArgs = append(whenArgs, w)
 			b.Fails = append(b.Fails, f)
 			es.fields["fail#"+itoa(len(b.Fails)-1)] = ss
 		},
@@ -109,6 +107,10 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			e.Program = c.jsonValue(arg(c.shape(ss, 1, 1, false), 0))
 		}),
 	})
+	b.ReturnsExpr = c.cel(computeArg, e.InputSchema, false)
+	for i, w := range whenArgs {
+		b.Fails[i].When = c.cel(w, e.InputSchema, true)
+	}
 	if b.Returns != nil && b.ReturnsExpr != "" {
 		c.errf(pdl.RuleArgs, stmtAt{es.fields["compute"]}, "keep returns (a fixed value) or compute (CEL), not both", "entry %s has both returns and compute", e.ID)
 	}
@@ -420,64 +422,6 @@ func (c *compiler) jsonValue(a *pdl.Arg) json.RawMessage {
 	}
 	out, _ := json.Marshal(v)
 	return out
-}
-
-// celEnv declares what entry behaviour may read: the call's input.
-var celEnv = func() *cel.Env {
-	env, err := cel.NewEnv(cel.Variable("input", cel.MapType(cel.StringType, cel.DynType)),
-		cel.ParserExpressionSizeLimit(4096), cel.ParserRecursionLimit(64))
-	if err != nil {
-		panic(err)
-	}
-	return env
-}()
-
-// celCompile compiles src once per compilation: generated catalogs repeat
-// the same conditions, and CEL's parser is the costliest step per entry.
-func (c *compiler) celCompile(src string) (*cel.Ast, *cel.Issues) {
-	if r, ok := c.celCache[src]; ok {
-		return r.ast, r.iss
-	}
-	ast, iss := celEnv.Compile(src)
-	c.celCache[src] = celResult{ast, iss}
-	return ast, iss
-}
-
-type celResult struct {
-	ast *cel.Ast
-	iss *cel.Issues
-}
-
-// cel type-checks an expression over `input`; wantBool requires a
-// condition. It returns the source when it checks.
-func (c *compiler) cel(a *pdl.Arg, wantBool bool) string {
-	if a == nil {
-		return ""
-	}
-	src := c.text(a, "the CEL expression")
-	if src == "" {
-		return ""
-	}
-	ast, iss := c.celCompile(src)
-	if iss != nil && iss.Err() != nil {
-		// Point at the first error inside the literal when it is on one
-		// line: the quote, then the CEL column (0-based in cel-go).
-		first := iss.Errors()[0]
-		pos, end := argAt{a}.span()
-		if col := first.Location.Column(); first.Location.Line() == 1 && !strings.Contains(a.Value.Literal(), "\n") && col >= 0 {
-			pos = a.Value.Pos
-			pos.Column += 1 + col
-			end = lexer.Position{}
-		}
-		c.findings = append(c.findings, pdl.Errorf(pdl.RuleCEL, pos, end, "expressions are CEL over input, as in input.room == \"garage\"",
-			"CEL: "+oneLine(first.Message)))
-		return ""
-	}
-	if wantBool && ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
-		c.errf(pdl.RuleCEL, argAt{a}, "a condition is true or false", "CEL condition has type %s, not bool", ast.OutputType())
-		return ""
-	}
-	return src
 }
 
 func hintOr(h, fallback string) string {

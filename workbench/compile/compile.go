@@ -90,9 +90,12 @@ type compiler struct {
 	entries []*entryState
 	// principalStmts locate each principal, in order.
 	principalStmts []*pdl.Stmt
-	// schemas and celCache remember what was already checked.
-	schemas  map[string]schemaResult
-	celCache map[string]celResult
+	// schemas and celCache remember what was already checked (celCache
+	// by celKey); inputEnvs are the behaviour CEL environments by
+	// input_schema.
+	schemas   map[string]schemaResult
+	celCache  map[string]celResult
+	inputEnvs map[string]*inputEnv
 	// Indexes by name, so no check is quadratic in the size of the file.
 	langByID     map[string]*langState
 	entryByID    map[string]*entryState
@@ -111,7 +114,7 @@ func newCompiler(opts Options, res *Result) *compiler {
 		opts.ReadFile = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) }
 	}
 	c := &compiler{opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
-		schemas: map[string]schemaResult{}, celCache: map[string]celResult{},
+		schemas: map[string]schemaResult{}, celCache: map[string]celResult{}, inputEnvs: map[string]*inputEnv{},
 		langByID: map[string]*langState{}, entryByID: map[string]*entryState{}, visibleCache: map[string][]*entryState{},
 		principalNames: map[string]bool{}, principalTokens: map[string]string{}}
 	c.shared.c = c

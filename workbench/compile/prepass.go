@@ -1,69 +1,110 @@
 package compile
 
 import (
+	"encoding/json"
 	"runtime"
 	"sync"
 
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
-// prepare compiles every distinct inline JSON Schema and CEL expression of
-// the file's entries concurrently and fills the caches the statement
-// handlers read, so a catalog of thousands of entries uses every CPU for
-// its costliest work. Findings are still raised by the handlers, in file
-// order, so output does not depend on scheduling.
+// prepare compiles every distinct inline JSON Schema, and checks every
+// distinct behaviour CEL expression against its entry's inline
+// input_schema, concurrently, and fills the caches the statement handlers
+// read, so a catalog of thousands of entries uses every CPU for its
+// costliest work. Findings are still raised by the handlers, in file
+// order, so output does not depend on scheduling. What prepare cannot see
+// (schemas in files) the handlers compute themselves.
 func (c *compiler) prepare(f *pdl.File) {
-	var schemas, exprs []string
+	var schemas []string
 	seen := map[string]bool{}
-	add := func(list *[]string, kind string, v *pdl.Value) {
-		switch v.Kind() {
-		case pdl.KindString, pdl.KindRaw, pdl.KindText:
-		default:
-			return
-		}
-		s := v.Str()
-		if !seen[kind+s] {
-			seen[kind+s] = true
-			*list = append(*list, s)
-		}
+	// uses pairs each expression with the inline input_schema source of
+	// its entry ("" without one); inline is false for a schema in a file.
+	type use struct {
+		schema, expr string
+		inline       bool
 	}
+	var uses []use
 	for _, s := range pdl.Stmts(f.Body) {
 		if s.Keyword != "entry" {
 			continue
 		}
+		input, inline := "", true
+		var exprs []string
 		for _, ch := range s.Children() {
 			switch ch.Keyword {
 			case "input_schema", "output_schema":
-				if p := ch.Positional(); len(p) == 1 {
-					add(&schemas, "s", p[0].Value)
+				p := ch.Positional()
+				src, ok := literal(p)
+				if ok && !seen[src] {
+					seen[src] = true
+					schemas = append(schemas, src)
+				}
+				if ch.Keyword == "input_schema" {
+					input, inline = src, ok
 				}
 			case "compute":
-				if p := ch.Positional(); len(p) == 1 {
-					add(&exprs, "c", p[0].Value)
+				if src, ok := literal(ch.Positional()); ok {
+					exprs = append(exprs, src)
 				}
 			case "fail":
 				if w, ok := ch.Option("when"); ok {
-					add(&exprs, "c", w.Value)
+					if src, ok := literal([]*pdl.Arg{w}); ok {
+						exprs = append(exprs, src)
+					}
 				}
 			}
 		}
+		for _, e := range exprs {
+			uses = append(uses, use{input, e, inline})
+		}
 	}
 	schemaOut := make([]schemaResult, len(schemas))
-	celOut := make([]celResult, len(exprs))
 	parallel(len(schemas), func(i int) {
 		out, hint, msg := compileSchema([]byte(schemas[i]))
 		schemaOut[i] = schemaResult{schema: out, err: msg, hint: hint}
 	})
-	parallel(len(exprs), func(i int) {
-		ast, iss := celEnv.Compile(exprs[i])
-		celOut[i] = celResult{ast, iss}
-	})
 	for i, s := range schemas {
 		c.schemas[s] = schemaOut[i]
 	}
-	for i, e := range exprs {
-		c.celCache[e] = celOut[i]
+	// The handlers key expressions by the compiled schema; build each
+	// distinct environment once, then check the distinct pairs.
+	var keys []string
+	var envs []*inputEnv
+	var exprs []string
+	for _, u := range uses {
+		if !u.inline {
+			continue
+		}
+		var schema json.RawMessage
+		if u.schema != "" {
+			schema = c.schemas[u.schema].schema
+		}
+		k := celKey(schema, u.expr)
+		if _, dup := c.celCache[k]; dup {
+			continue
+		}
+		c.celCache[k] = celResult{}
+		keys, envs, exprs = append(keys, k), append(envs, c.inputEnvFor(schema)), append(exprs, u.expr)
 	}
+	celOut := make([]celResult, len(exprs))
+	parallel(len(exprs), func(i int) { celOut[i] = envs[i].checkCEL(exprs[i]) })
+	for i, k := range keys {
+		c.celCache[k] = celOut[i]
+	}
+}
+
+// literal returns the content of a statement's one positional argument
+// when it is a string of any kind.
+func literal(p []*pdl.Arg) (string, bool) {
+	if len(p) != 1 {
+		return "", false
+	}
+	switch p[0].Value.Kind() {
+	case pdl.KindString, pdl.KindRaw, pdl.KindText:
+		return p[0].Value.Str(), true
+	}
+	return "", false
 }
 
 // parallel runs fn(0) … fn(n-1) on GOMAXPROCS workers.

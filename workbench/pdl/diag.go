@@ -41,7 +41,7 @@ var Rules = []report.RuleInfo{
 	{ID: RuleRequired, Category: "pdl", Section: "4.3", Severity: report.Error, Summary: "A Language must state what its capabilities require (execution mode, trace level, retention, guides).", Doc: doc},
 	{ID: RuleFile, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file.", Doc: doc},
 	{ID: RuleJSON, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "JSON values must parse, and JSON Schemas must compile.", Doc: doc},
-	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input`.", Doc: doc},
+	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input` as the entry's input_schema types it.", Doc: doc},
 	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers.", Doc: doc},
 	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced json block must validate against its Language.", Doc: doc},
 }

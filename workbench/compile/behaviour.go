@@ -1,0 +1,163 @@
+package compile
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/google/cel-go/cel"
+
+	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// behaviourLimits bound the parsing of behaviour expressions: the
+// default nesting bound of §10.1 and a size no real script comes near.
+var behaviourLimits = expr.Limits{Depth: language.DefaultLimits.Depth, Size: 4096, Cost: 1 << 20}
+
+// celHint is the hint of every behaviour CEL finding without a better one.
+const celHint = `expressions are CEL over input, as in input.room == "garage"`
+
+// inputEnv is the CEL environment of an entry's behaviour: `input` typed
+// by the entry's input_schema with the engine's schema-typed
+// declarations, exactly as `pilotage serve` compiles the same expressions.
+type inputEnv struct {
+	env    *expr.Env
+	schema expr.Schema
+	err    error
+}
+
+// newInputEnv builds the environment for an input_schema (nil: any
+// object, as the engine reads a missing schema).
+func newInputEnv(inputSchema json.RawMessage) *inputEnv {
+	schema := expr.ParseSchema(inputSchema)
+	if schema == nil {
+		schema = expr.Schema{"type": "object"}
+	}
+	env, err := expr.NewEnv(behaviourLimits, schema.Decls("input"))
+	return &inputEnv{env: env, schema: schema, err: err}
+}
+
+// celResult is a behaviour expression checked in one input environment:
+// its type, or the first problem with it.
+type celResult struct {
+	typ     *cel.Type
+	problem *celProblem
+}
+
+// celProblem is an error inside an expression, at a code-point offset.
+type celProblem struct {
+	start     int
+	msg, hint string
+}
+
+// checkCEL parses and type-checks src in ie. A select chain through
+// `input` must follow properties the schema lists: CEL alone would type a
+// misspelt field as dyn and fail only when the entry is called.
+func (ie *inputEnv) checkCEL(src string) celResult {
+	if ie.err != nil {
+		return celResult{problem: &celProblem{msg: "CEL: " + ie.err.Error(), hint: celHint}}
+	}
+	parsed, issues := ie.env.Parse(src)
+	if len(issues) > 0 {
+		return celResult{problem: issueProblem(issues[0])}
+	}
+	for _, r := range parsed.Refs("input") {
+		schema, what := ie.schema, "input"
+		for _, f := range r.Path {
+			if schema == nil || schema["type"] != "object" {
+				break
+			}
+			prop, listed, _ := schema.Property(f)
+			if !listed {
+				return celResult{problem: &celProblem{start: r.Start,
+					msg:  fmt.Sprintf("CEL: %s has no field %q in the entry's input_schema", what, f),
+					hint: hintOr(pdl.DidYouMean(f, schema.Properties()), "add it to input_schema, or read a field it lists")}}
+			}
+			schema, what = prop, what+"."+f
+		}
+	}
+	x, issues := ie.env.Check(parsed)
+	if len(issues) > 0 {
+		return celResult{problem: issueProblem(issues[0])}
+	}
+	return celResult{typ: x.Type}
+}
+
+func issueProblem(is expr.Issue) *celProblem {
+	return &celProblem{start: is.Start, msg: "CEL: " + is.Message, hint: hintOr(expr.NumericHint(is.Message), celHint)}
+}
+
+// inputEnvFor returns the environment for an input_schema, built once per
+// distinct schema: catalogs share a few schemas over many entries.
+func (c *compiler) inputEnvFor(inputSchema json.RawMessage) *inputEnv {
+	key := string(inputSchema)
+	ie, ok := c.inputEnvs[key]
+	if !ok {
+		ie = newInputEnv(inputSchema)
+		c.inputEnvs[key] = ie
+	}
+	return ie
+}
+
+// celKey identifies a behaviour expression checked against an input_schema.
+func celKey(inputSchema json.RawMessage, src string) string {
+	return string(inputSchema) + "\x00" + src
+}
+
+// cel checks a behaviour expression of an entry whose input_schema is
+// inputSchema; wantBool requires a condition. It returns the source when
+// it checks, and reports a finding at the expression's column otherwise.
+func (c *compiler) cel(a *pdl.Arg, inputSchema json.RawMessage, wantBool bool) string {
+	if a == nil {
+		return ""
+	}
+	src := c.text(a, "the CEL expression")
+	if src == "" {
+		return ""
+	}
+	key := celKey(inputSchema, src)
+	r, ok := c.celCache[key]
+	if !ok {
+		r = c.inputEnvFor(inputSchema).checkCEL(src)
+		c.celCache[key] = r
+	}
+	if p := r.problem; p != nil {
+		pos, end := argAt{a}.span()
+		if at, ok := contentPos(a.Value, p.start); ok {
+			pos, end = at, lexer.Position{}
+		}
+		c.findings = append(c.findings, pdl.Errorf(pdl.RuleCEL, pos, end, p.hint, oneLine(p.msg)))
+		return ""
+	}
+	if wantBool && !cel.BoolType.IsExactType(r.typ) && !cel.DynType.IsExactType(r.typ) {
+		c.errf(pdl.RuleCEL, argAt{a}, "a condition is true or false", "CEL condition has type %s, not bool", r.typ)
+		return ""
+	}
+	return src
+}
+
+// contentPos is the source position of code point offset of a literal's
+// content, when the content is the source text as written: a raw string,
+// or a string without escapes. Text blocks are dedented, so their content
+// columns are not the file's.
+func contentPos(v *pdl.Value, offset int) (lexer.Position, bool) {
+	switch v.Kind() {
+	case pdl.KindRaw:
+	case pdl.KindString:
+		if strings.Contains(v.Token, `\`) {
+			return lexer.Position{}, false
+		}
+	default:
+		return lexer.Position{}, false
+	}
+	content := []rune(v.Token[1 : len(v.Token)-1])
+	if offset < 0 || offset > len(content) {
+		return lexer.Position{}, false
+	}
+	pos := v.Pos
+	pos.Advance(v.Token[:1] + string(content[:offset]))
+	return pos, true
+}
