@@ -222,13 +222,15 @@ func TestBenchSnapshotIsClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Info findings break nothing (a rule added later may point something
+	// out); errors and warnings mean the generator is not conformant.
 	for i, f := range rep.Findings {
 		if i < 10 {
-			t.Errorf("%s:%d:%d %s %s: %s", f.File, f.Line, f.Column, f.Severity, f.Rule, f.Message)
+			t.Logf("%s:%d:%d %s %s: %s", f.File, f.Line, f.Column, f.Severity, f.Rule, f.Message)
 		}
 	}
-	if len(rep.Findings) > 0 {
-		t.Errorf("%d findings on the benchmark snapshot; it should be clean", len(rep.Findings))
+	if n := rep.Summary.Errors + rep.Summary.Warnings; n > 0 {
+		t.Errorf("%d errors and warnings on the benchmark snapshot; it should be clean", n)
 	}
 }
 
