@@ -83,16 +83,9 @@ type Stmt struct {
 func (s *Stmt) parse(lex *lexer.PeekingLexer) error {
 	kw := lex.Next()
 	s.Pos, s.Keyword = kw.Pos, kw.Value
-	for {
-		a := &Arg{}
-		err := a.Parse(lex)
-		if err == participle.NextMatch {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		s.Args = append(s.Args, a)
+	var err error
+	if s.Args, err = many[Arg](lex); err != nil {
+		return err
 	}
 	if t := lex.Peek(); t.Type == tokPunct && t.Value == "{" {
 		s.Block = &Block{}
@@ -128,16 +121,9 @@ func (b *Block) parse(lex *lexer.PeekingLexer) error {
 		lex.Next()
 	}
 	accept(lex, tokEOL)
-	for {
-		n := &Node{}
-		err := n.Parse(lex)
-		if err == participle.NextMatch {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		b.Body = append(b.Body, n)
+	var err error
+	if b.Body, err = many[Node](lex); err != nil {
+		return err
 	}
 	t := lex.Peek()
 	if t.Type != tokPunct || t.Value != "}" {
@@ -147,6 +133,25 @@ func (b *Block) parse(lex *lexer.PeekingLexer) error {
 	b.End = t.Value
 	b.EndPos = lex.Peek().Pos
 	return nil
+}
+
+// many parses Ts until one reports NextMatch.
+func many[T any, P interface {
+	*T
+	Parse(*lexer.PeekingLexer) error
+}](lex *lexer.PeekingLexer) ([]P, error) {
+	var out []P
+	for {
+		x := P(new(T))
+		err := x.Parse(lex)
+		if err == participle.NextMatch {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, x)
+	}
 }
 
 // accept consumes the next token when it has type typ.

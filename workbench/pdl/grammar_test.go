@@ -57,7 +57,7 @@ func TestNodesMatchGrammar(t *testing.T) {
 		t.Fatalf("found %d files", len(files))
 	}
 	extra := map[string]string{
-		"stray-brace": "a {\n  b\n  {\n}\n",
+		"stray-brace":  "a {\n  b\n  {\n}\n",
 		"key-at-start": "a {\n  k=v\n}\n",
 		"semis":        "a { b 1; c 2 } # end\nd;\n\n# x\n",
 		"open-comment": "a { # open\n\n  b\n}\n",
