@@ -87,6 +87,14 @@ func CatalogVersion(items []pilotage.CatalogEntry) string {
 // Snapshot builds the snapshot file: the manifest, every Language's
 // guides with their bodies, and each catalog-bearing Language's catalog.
 func Snapshot(srv *language.Server) *pilotage.Snapshot {
+	return snapshot(srv, func(_ *language.Language, items []pilotage.CatalogEntry) pilotage.CatalogSnapshot {
+		return pilotage.CatalogSnapshot{CatalogVersion: CatalogVersion(items), Items: items}
+	})
+}
+
+// snapshot builds the snapshot with each catalog-bearing Language's
+// catalog made by catalog from the entries it sees.
+func snapshot(srv *language.Server, catalog func(*language.Language, []pilotage.CatalogEntry) pilotage.CatalogSnapshot) *pilotage.Snapshot {
 	s := &pilotage.Snapshot{Snapshot: pilotage.SnapshotFormat, Manifest: *Manifest(srv),
 		Guides: map[string][]pilotage.Guide{}}
 	for _, l := range srv.Languages {
@@ -102,7 +110,7 @@ func Snapshot(srv *language.Server) *pilotage.Snapshot {
 			if s.Catalog == nil {
 				s.Catalog = map[string]pilotage.CatalogSnapshot{}
 			}
-			s.Catalog[l.ID] = pilotage.CatalogSnapshot{CatalogVersion: CatalogVersion(items), Items: items}
+			s.Catalog[l.ID] = catalog(l, items)
 		}
 	}
 	return s
@@ -135,7 +143,7 @@ func Files(srv *language.Server) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, err := JSON(Snapshot(srv))
+	snap, err := SnapshotJSON(srv)
 	if err != nil {
 		return nil, err
 	}

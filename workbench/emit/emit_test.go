@@ -146,3 +146,91 @@ func TestCatalogVersion(t *testing.T) {
 		t.Error("risk change did not change catalog_version")
 	}
 }
+
+// TestSnapshotJSONMatchesEncoder: the spliced, concurrent encoding of the
+// snapshot is byte for byte the plain encoding of Snapshot, for the
+// examples and for a file with what the fast path treats apart: several
+// catalogs in key order unlike file order, an empty catalog, entries seen
+// by one Language only, revisions, and characters json.Marshal escapes
+// for HTML in catalog_version's hash but JSON writes as they are.
+func TestSnapshotJSONMatchesEncoder(t *testing.T) {
+	var srcs [][]byte
+	for _, name := range examples {
+		src, err := os.ReadFile(filepath.Join("..", "..", "langs", name, name+".pdl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, src)
+	}
+	srcs = append(srcs, []byte(`risk safe readOnly "r"
+kind device callable "d"
+language "zeta/v1" {
+  capabilities {
+    guides
+    validate
+    catalog
+  }
+  guide core "G" level=core {
+    body "# G <b>&</b>"
+  }
+}
+language "alpha/v1" {
+  capabilities {
+    guides
+    validate
+    catalog
+  }
+  guide core "G" level=core {
+    body "# G"
+  }
+}
+language "empty/v1" {
+  capabilities {
+    guides
+    validate
+    catalog
+  }
+  guide core "G" level=core {
+    body "# G"
+  }
+}
+entry "a" kind=device risk=safe {
+  description "Reads <room> & more \u2028 \"items\": []"
+  revision "r7"
+  languages "zeta/v1" "alpha/v1"
+  input_schema `+"`"+`{"type": "object", "properties": {"q": {"type": "string", "pattern": "<[a-z]+>&"}}}`+"`"+`
+}
+entry "b" kind=device risk=safe {
+  description "x < y && z"
+  languages "alpha/v1"
+  tags x y
+}
+entry "c" kind=device risk=safe {
+  name "C"
+  languages "zeta/v1"
+  revision "2"
+}
+`), generated(300, 3, true))
+	for i, src := range srcs {
+		res := compile.Source("x.pdl", src, compile.Options{Dir: "../../langs/" + examples[min(i, len(examples)-1)]})
+		if !res.OK() {
+			t.Fatalf("source %d does not compile: %+v", i, res.Findings)
+		}
+		want, err := emit.JSON(emit.Snapshot(res.Server))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := emit.SnapshotJSON(res.Server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			n := 0
+			for n < min(len(got), len(want)) && got[n] == want[n] {
+				n++
+			}
+			t.Errorf("source %d: snapshots differ at byte %d:\n--- got\n%s\n--- want\n%s", i, n,
+				got[max(0, n-200):min(len(got), n+200)], want[max(0, n-200):min(len(want), n+200)])
+		}
+	}
+}

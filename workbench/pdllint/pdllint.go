@@ -47,7 +47,7 @@ func Input(name string, src []byte, opts compile.Options, disabled map[string]bo
 	if !res.OK() || res.Server == nil {
 		return nil, res, nil
 	}
-	snap, err := emit.JSON(emit.Snapshot(res.Server))
+	snap, err := emit.SnapshotJSON(res.Server)
 	if err != nil {
 		return nil, res, err
 	}
