@@ -162,39 +162,14 @@ func TestSnapshotJSONMatchesEncoder(t *testing.T) {
 		}
 		srcs = append(srcs, src)
 	}
-	srcs = append(srcs, []byte(`risk safe readOnly "r"
+	langs := `risk safe readOnly "r"
 kind device callable "d"
-language "zeta/v1" {
-  capabilities {
-    guides
-    validate
-    catalog
-  }
-  guide core "G" level=core {
-    body "# G <b>&</b>"
-  }
-}
-language "alpha/v1" {
-  capabilities {
-    guides
-    validate
-    catalog
-  }
-  guide core "G" level=core {
-    body "# G"
-  }
-}
-language "empty/v1" {
-  capabilities {
-    guides
-    validate
-    catalog
-  }
-  guide core "G" level=core {
-    body "# G"
-  }
-}
-entry "a" kind=device risk=safe {
+`
+	for _, id := range []string{"zeta/v1", "alpha/v1", "empty/v1"} {
+		langs += "language \"" + id + "\" {\n  capabilities {\n    guides\n    validate\n    catalog\n  }\n" +
+			"  guide core \"G\" level=core {\n    body \"# G <b>&</b>\"\n  }\n}\n"
+	}
+	srcs = append(srcs, []byte(langs+`entry "a" kind=device risk=safe {
   description "Reads <room> & more \u2028 \"items\": []"
   revision "r7"
   languages "zeta/v1" "alpha/v1"

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"sync"
@@ -54,7 +55,7 @@ func SnapshotJSON(srv *language.Server) ([]byte, error) {
 	out.Write(head[:start])
 	rest := head[start:]
 	marker := []byte(`"items": []`)
-	for _, id := range sortedKeys(s.Catalog) {
+	for _, id := range slices.Sorted(maps.Keys(s.Catalog)) {
 		i := bytes.Index(rest, marker)
 		if i < 0 {
 			return nil, fmt.Errorf("emit: no items of catalog %s in the snapshot", id)
@@ -156,14 +157,4 @@ func totalLen(encoded map[string]*encodedItems) int {
 		}
 	}
 	return n
-}
-
-// sortedKeys returns a map's keys in the order encoding/json writes them.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
