@@ -312,6 +312,10 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 	}
 }
 
+// entryFields are the members of an emitted entry whose position is
+// the statement that sets them.
+var entryFields = []string{"name", "description", "revision", "tags", "languages", "input_schema", "output_schema"}
+
 // entryPositions records where each member of an emitted entry came from.
 func (c *compiler) entryPositions(l *language.Language, p string, es *entryState) {
 	l.Positions[p] = pos(es.stmt.Pos)
@@ -325,7 +329,7 @@ func (c *compiler) entryPositions(l *language.Language, p string, es *entryState
 		l.Positions[p+"/risk"] = pos(es.riskArg.Pos)
 		l.Positions[p+"/risk_hints"] = pos(es.riskArg.Pos)
 	}
-	for _, k := range []string{"name", "description", "revision", "tags", "languages", "input_schema", "output_schema"} {
+	for _, k := range entryFields {
 		if s := es.fields[k]; s != nil {
 			l.Positions[p+"/"+k] = pos(s.Pos)
 		}

@@ -416,7 +416,11 @@ func (c *compiler) positions(i int, ls *langState) {
 	l := ls.lang
 	mp := "/manifest/languages/" + strconv.Itoa(i)
 	local := l.Positions
-	l.Positions = map[string]language.Pos{mp: pos(ls.stmt.Pos)}
+	visible := c.visible(l.ID)
+	// Sized up front: a large catalog records about ten positions per
+	// entry, and growing the map step by step rehashes them all.
+	l.Positions = make(map[string]language.Pos, 4+len(local)+len(ls.settings)+6*len(ls.guideStmts)+len(entryFields)*len(visible))
+	l.Positions[mp] = pos(ls.stmt.Pos)
 	if a := arg(ls.stmt.Positional(), 0); a != nil {
 		l.Positions[mp+"/id"] = pos(a.Pos)
 	}
@@ -449,7 +453,7 @@ func (c *compiler) positions(i int, ls *langState) {
 			}
 		}
 	}
-	for n, e := range c.visible(l.ID) {
+	for n, e := range visible {
 		c.entryPositions(l, "/catalog/"+key+"/items/"+strconv.Itoa(n), e)
 	}
 }

@@ -149,9 +149,13 @@ func encodeItems(items []pilotage.CatalogEntry) (*encodedItems, error) {
 	return out, nil
 }
 
+// totalLen bounds the bytes the items add to the file, so the output
+// buffer is allocated once: each item with its indentation, comma and
+// newline, and each list's closing line.
 func totalLen(encoded map[string]*encodedItems) int {
 	n := 0
 	for _, e := range encoded {
+		n += len(itemIndent) + len("]\n")
 		for _, it := range e.items {
 			n += len(it) + len(itemIndent) + 2
 		}
