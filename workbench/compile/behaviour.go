@@ -87,7 +87,11 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 }
 
 func issueProblem(is expr.Issue) *celProblem {
-	return &celProblem{start: is.Start, msg: "CEL: " + is.Message, hint: hintOr(expr.NumericHint(is.Message), celHint)}
+	hint := hintOr(expr.NumericHint(is.Message), celHint)
+	if is.Limit {
+		hint = fmt.Sprintf("keep a behaviour expression under %d characters and %d levels of nesting", behaviourLimits.Size, behaviourLimits.Depth)
+	}
+	return &celProblem{start: is.Start, msg: "CEL: " + is.Message, hint: hint}
 }
 
 // inputEnvFor returns the environment for an input_schema, built once per
