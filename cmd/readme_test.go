@@ -1,0 +1,107 @@
+package cmd_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestREADMECommands runs every `./pilotage` command shown in README.md's
+// shell blocks, in order, against copies of the bundled examples, so the
+// README never shows a command that fails. A command may report findings
+// (exit 1: the tour lints a broken example on purpose) but never a usage
+// error or unreadable input (exit 2). `go build` and `go test` lines are
+// what this test and CI already run.
+func TestREADMECommands(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, n := readmeScript(string(readme))
+	if n < 5 {
+		t.Fatalf("found only %d pilotage commands in README.md; the extraction is broken", n)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "readme.txtar"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: dir,
+		Setup: func(env *testscript.Env) error {
+			for _, d := range []string{"langs", filepath.Join("docs", "examples")} {
+				if err := copyTree(filepath.Join("..", d), filepath.Join(env.WorkDir, d)); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+}
+
+var (
+	shBlock  = regexp.MustCompile("(?s)```sh\n(.*?)```")
+	assign   = regexp.MustCompile(`^([A-Z_]+)=(\S+)$`)
+	redirect = regexp.MustCompile(`^(.*?)\s*>\s*(\S+)$`)
+)
+
+// readmeScript turns the README's shell blocks into a testscript script
+// and counts the pilotage commands in it.
+func readmeScript(readme string) (string, int) {
+	var b strings.Builder
+	n := 0
+	for _, m := range shBlock.FindAllStringSubmatch(readme, -1) {
+		text := strings.ReplaceAll(m[1], "\\\n", " ")
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			for _, part := range strings.Split(line, "&&") {
+				part = strings.TrimSpace(part)
+				if a := assign.FindStringSubmatch(part); a != nil {
+					b.WriteString("env " + a[1] + "=" + a[2] + "\n")
+					continue
+				}
+				if !strings.HasPrefix(part, "./pilotage ") {
+					continue
+				}
+				n++
+				cmd, out := part, ""
+				if r := redirect.FindStringSubmatch(part); r != nil {
+					cmd, out = r[1], r[2]
+				}
+				b.WriteString("# " + part + "\n")
+				b.WriteString("exec pilotage-status" + strings.TrimPrefix(cmd, "./pilotage") + "\n")
+				b.WriteString("! stderr '^exit 2$'\n")
+				b.WriteString("! stderr 'panic'\n")
+				if out != "" {
+					b.WriteString("cp stdout " + out + "\n")
+				}
+			}
+		}
+	}
+	return b.String(), n
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}
