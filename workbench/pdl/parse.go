@@ -134,7 +134,7 @@ func scan(name string, work []byte) (findings []report.Finding, repaired []byte,
 }
 
 // chunkBytes is the size above which a file is parsed in pieces, in
-// parallel: participle's parser is reflective and allocates per node, so
+// parallel: lexing and building the tree allocate per token and node, so
 // a generated file with thousands of entries is worth spreading over the
 // CPUs. Small files take the plain path.
 const chunkBytes = 128 << 10
