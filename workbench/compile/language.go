@@ -395,6 +395,15 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 		c.errf(pdl.RuleRequired, stmtAt{ls.stmt}, `add guide core "Getting started" level=core file="guides/core.md" (§5.2)`,
 			"Language %s has no core guide", l.ID)
 	}
+	// Recording positions touches only l.Positions and statements, and a
+	// large catalog makes it the costliest step here: it runs while the
+	// examples are checked and the closed sets built.
+	c.visible(l.ID)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.positions(i, ls)
+	}()
 	c.checkExamples(ls)
 	l.Sets = c.sets(ls, caps)
 	l.Guides = append(l.Guides, &language.Guide{
@@ -406,7 +415,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	for _, g := range l.Guides {
 		fillGuide(g)
 	}
-	c.positions(i, ls)
+	<-done
 	c.srv.Languages = append(c.srv.Languages, l)
 }
 
