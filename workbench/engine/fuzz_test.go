@@ -39,7 +39,7 @@ func FuzzValidate(f *testing.F) {
 			lang, req = "ctx/v1", pilotage.ValidateRequest{Program: s, Context: raw(`{"site": "x"}`)}
 		}
 		resp, err := e.Validate(bg, alice, lang, req)
-		if took := time.Since(start); took > 2*time.Second {
+		if took := time.Since(start); took > 10*time.Second {
 			t.Errorf("validation took %s", took)
 		}
 		var re *pilotage.RequestError
@@ -87,7 +87,7 @@ func FuzzExecute(f *testing.F) {
 	f.Fuzz(func(t *testing.T, program, input []byte) {
 		start := time.Now()
 		resp, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: program, Input: input, Store: boolp(false)})
-		if took := time.Since(start); took > 3*time.Second {
+		if took := time.Since(start); took > 10*time.Second {
 			t.Errorf("the Run took %s", took)
 		}
 		var re *pilotage.RequestError
