@@ -105,19 +105,28 @@ func snippet(src []byte, f Finding) string {
 	if !ok {
 		return ""
 	}
-	const maxWidth = 160
+	const maxWidth, maxUnderline = 160, 60
 	text := strings.ReplaceAll(string(line), "\t", " ")
 	if utf8.RuneCountInString(text) > maxWidth {
-		// Long lines (minified JSON) are windowed around the column.
+		// Long lines (minified JSON, a guide body in one string) are
+		// windowed around the column, with an ellipsis where text is cut.
 		runes := []rune(text)
 		// A column past the end of the line (a stale source) must not
 		// slice past it.
-		start := min(max(f.Column-1-maxWidth/2, 0), len(runes))
+		start := min(max(f.Column-1-maxWidth/4, 0), len(runes))
 		end := min(start+maxWidth, len(runes))
 		text = string(runes[start:end])
 		f.Column -= start
 		if f.EndLine == f.Line {
 			f.EndColumn -= start
+		}
+		if start > 0 {
+			text = "…" + text
+			f.Column++
+			f.EndColumn++
+		}
+		if end < len(runes) {
+			text += "…"
 		}
 	}
 	width := 1
@@ -129,6 +138,11 @@ func snippet(src []byte, f Finding) string {
 	// A windowed line shows only part of a long subject (a guide body):
 	// the underline stops where the shown text does.
 	width = min(width, max(utf8.RuneCountInString(text)-(f.Column-1), 1))
+	// A subject longer than a phrase (a whole guide body) is marked by its
+	// start; a wall of carets would hide the line it points at.
+	if width > maxUnderline {
+		width = 1
+	}
 	gutter := fmt.Sprintf("%4d | ", f.Line)
 	pad := strings.Repeat(" ", len(gutter)-2) + "| "
 	col := max(f.Column-1, 0)
