@@ -74,6 +74,18 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
+// countNoun makes a plural unit name ("rules", "entries", "plan steps")
+// agree with its count.
+func countNoun(n int, plural string) string {
+	switch {
+	case n != 1:
+		return plural
+	case strings.HasSuffix(plural, "ies"):
+		return strings.TrimSuffix(plural, "ies") + "y"
+	}
+	return strings.TrimSuffix(plural, "s")
+}
+
 func summaryLine(r *Report) string {
 	s := r.Summary
 	parts := []string{plural(s.Errors, "error"), plural(s.Warnings, "warning")}
@@ -88,7 +100,7 @@ func summaryLine(r *Report) string {
 		keys := sortedKeys(s.Checked)
 		var c []string
 		for _, k := range keys {
-			c = append(c, fmt.Sprintf("%d %s", s.Checked[k], k))
+			c = append(c, fmt.Sprintf("%d %s", s.Checked[k], countNoun(s.Checked[k], k)))
 		}
 		line += " (checked " + strings.Join(c, ", ") + ")"
 	}
