@@ -81,8 +81,12 @@ func TestManifestRulesHostile(t *testing.T) {
 // FuzzManifestRules runs the manifest rules over arbitrary bytes, seeded
 // with every fixture of their txtar files. Findings must point at a real
 // position; nothing may panic.
-func FuzzManifestRules(f *testing.F) {
-	rules := manifestRules()
+func FuzzManifestRules(f *testing.F) { fuzzRules(f, manifestRules()) }
+
+// fuzzRules seeds f with every .json fixture of the rules' txtar files and
+// checks, for any input, that linting does not fail or panic and that every
+// finding points at a real line and column of the document.
+func fuzzRules(f *testing.F, rules []*lint.Rule) {
 	for _, r := range rules {
 		ar, err := txtar.ParseFile(filepath.Join("testdata", r.ID+".txtar"))
 		if err != nil {
@@ -99,9 +103,10 @@ func FuzzManifestRules(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		lines := strings.Count(string(src), "\n") + 1
 		for _, fd := range rep.Findings {
-			if fd.Line < 1 || fd.Column < 1 || fd.Message == "" {
-				t.Fatalf("bad finding %+v", fd)
+			if fd.Line < 1 || fd.Line > lines || fd.Column < 1 || fd.Message == "" {
+				t.Fatalf("finding at %d:%d (document has %d lines): %+v", fd.Line, fd.Column, lines, fd)
 			}
 		}
 	})

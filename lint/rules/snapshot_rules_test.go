@@ -146,31 +146,8 @@ func withClosedSetsBody(body string) string {
 // over arbitrary bytes, seeded with every fixture of their txtar files.
 // Findings must point at a real position; nothing may panic.
 func FuzzSnapshotRules(f *testing.F) {
-	rules := snapshotRules()
-	for _, r := range rules {
-		ar, err := txtar.ParseFile(filepath.Join("testdata", r.ID+".txtar"))
-		if err != nil {
-			continue
-		}
-		for _, file := range ar.Files {
-			if strings.HasSuffix(file.Name, ".json") {
-				f.Add(file.Data)
-			}
-		}
-	}
 	if b, err := os.ReadFile(filepath.Join(examples, "broken-snapshot.json")); err == nil {
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, src []byte) {
-		rep, err := lint.Run(rules, []*lint.Input{{File: "f.json", Src: src}}, lint.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.Count(string(src), "\n") + 1
-		for _, fd := range rep.Findings {
-			if fd.Line < 1 || fd.Line > lines || fd.Column < 1 || fd.Message == "" {
-				t.Fatalf("finding at %d:%d (document has %d lines): %+v", fd.Line, fd.Column, lines, fd)
-			}
-		}
-	})
+	fuzzRules(f, snapshotRules())
 }
