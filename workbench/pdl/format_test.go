@@ -13,30 +13,20 @@ import (
 // x.pdl.formatted; formatting the result again must change nothing, and
 // the statements must mean what they meant before.
 func TestFormatGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/fmt/*.pdl")
-	if len(files) == 0 {
-		t.Fatal("no test files")
-	}
-	for _, name := range files {
-		t.Run(filepath.Base(name), func(t *testing.T) {
-			src, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, fs := FormatSource(name, src)
-			if len(fs) > 0 {
-				t.Fatal(string(render(fs)))
-			}
-			golden(t, name+".formatted", out)
-			again, _ := FormatSource(name, out)
-			if !bytes.Equal(again, out) {
-				t.Errorf("not idempotent:\n%s", again)
-			}
-			if a, b := meaning(t, src), meaning(t, out); a != b {
-				t.Errorf("meaning changed:\n--- before\n%s\n--- after\n%s", a, b)
-			}
-		})
-	}
+	eachFile(t, "testdata/fmt/*.pdl", func(t *testing.T, name string, src []byte) {
+		out, fs := FormatSource(name, src)
+		if len(fs) > 0 {
+			t.Fatal(string(render(fs)))
+		}
+		golden(t, name+".formatted", out)
+		again, _ := FormatSource(name, out)
+		if !bytes.Equal(again, out) {
+			t.Errorf("not idempotent:\n%s", again)
+		}
+		if a, b := meaning(t, src), meaning(t, out); a != b {
+			t.Errorf("meaning changed:\n--- before\n%s\n--- after\n%s", a, b)
+		}
+	})
 }
 
 // TestExamplesAreFormatted keeps the example Languages in canonical form.

@@ -41,9 +41,23 @@ var render = pdltest.Render
 // TestErrors parses every file of testdata/errors and compares all of its
 // findings, with positions, with the .errors golden file next to it.
 func TestErrors(t *testing.T) {
-	files, _ := filepath.Glob("testdata/errors/*.pdl")
+	eachFile(t, "testdata/errors/*.pdl", func(t *testing.T, name string, src []byte) {
+		_, fs := Parse(filepath.Base(name), src)
+		if len(fs) == 0 {
+			t.Fatal("no findings for a broken file")
+		}
+		golden(t, name+".errors", render(fs))
+	})
+}
+
+// eachFile runs fn as a subtest for every file matching pattern, with its
+// contents; no match at all is a failure, so a moved testdata folder
+// cannot turn a test into one that checks nothing.
+func eachFile(t *testing.T, pattern string, fn func(t *testing.T, name string, src []byte)) {
+	t.Helper()
+	files, _ := filepath.Glob(pattern)
 	if len(files) == 0 {
-		t.Fatal("no test files")
+		t.Fatalf("no test files match %s", pattern)
 	}
 	for _, name := range files {
 		t.Run(filepath.Base(name), func(t *testing.T) {
@@ -51,11 +65,7 @@ func TestErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, fs := Parse(filepath.Base(name), src)
-			if len(fs) == 0 {
-				t.Fatal("no findings for a broken file")
-			}
-			golden(t, name+".errors", render(fs))
+			fn(t, name, src)
 		})
 	}
 }
