@@ -11,7 +11,7 @@ const maxRunes = 64
 // Closest returns the member of set nearest to s by edit distance,
 // ignoring case and treating '-' and '_' alike, when it is near enough to
 // be a likely typo (at most a third of its length, and at least one edit
-// allowed); "" otherwise. Ties go to the earlier member.
+// allowed, for names of two or more characters); "" otherwise. Ties go to the earlier member.
 func Closest(s string, set []string) string {
 	norm := func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "-", "_") }
 	best, bestD := "", -1
@@ -20,17 +20,23 @@ func Closest(s string, set []string) string {
 			best, bestD = v, d
 		}
 	}
-	if bestD < 0 || bestD > max(1, len([]rune(best))/3) {
+	// One-letter names are never typos of each other: "b" is not a
+	// misspelt "a".
+	if n := len([]rune(best)); bestD < 0 || n < 2 || bestD > max(1, n/3) {
 		return ""
 	}
 	return best
 }
 
-// Distance is the Levenshtein distance over runes of the first 64 runes
-// of a and b.
+// Distance is the optimal-string-alignment edit distance over the first
+// 64 runes of a and b: insertions, deletions, substitutions and swaps of
+// two neighbouring runes ("titel" → "title", the commonest typo) each
+// cost one.
 func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	ra, rb = ra[:min(len(ra), maxRunes)], rb[:min(len(rb), maxRunes)]
+	// Three rows: two back for the transposition, one back, current.
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -44,8 +50,11 @@ func Distance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }

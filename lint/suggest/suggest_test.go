@@ -26,6 +26,13 @@ func TestClosest(t *testing.T) {
 	if got := Closest("ful", []string{"summary", "full"}); got != "full" {
 		t.Errorf("Closest(ful) = %q", got)
 	}
+	// Neighbours swapped is one edit; one-letter names are never typos.
+	if got := Closest("titel", []string{"title", "trace"}); got != "title" {
+		t.Errorf("Closest(titel) = %q", got)
+	}
+	if got := Closest("b", []string{"a"}); got != "" {
+		t.Errorf("Closest(b, [a]) = %q, want none", got)
+	}
 }
 
 func TestDistance(t *testing.T) {
@@ -34,6 +41,7 @@ func TestDistance(t *testing.T) {
 		want int
 	}{
 		{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"héllo", "hello", 1}, {"same", "same", 0},
+		{"raed", "read", 1}, {"ab", "ba", 1}, {"abc", "ca", 3},
 	} {
 		if got := Distance(c.a, c.b); got != c.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
