@@ -153,3 +153,32 @@ func EscapePointerToken(t string) string {
 	}
 	return pointerEscaper.Replace(t)
 }
+
+// CompileOffline compiles doc, a decoded JSON Schema (draft 2020-12 unless
+// it says otherwise), loading nothing from outside it: a "$ref" to another
+// document is a compile error naming the schema, never a file or network
+// read. Schemas in manifests, catalogs and PDL files are data from others,
+// so compiling one must not reach the disk or the network.
+func CompileOffline(name string, doc any) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(offlineLoader(name))
+	url := OfflineBase + name
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// offlineLoader loads nothing; its value names the schema a reference was
+// found in.
+type offlineLoader string
+
+func (o offlineLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s is outside %s and is not fetched", url, string(o))
+}
+
+// OfflineBase is the base URI CompileOffline names schemas under: a
+// hierarchical one, so a relative "$ref" resolves to a URL the loader is
+// asked for (and refuses) instead of vanishing.
+const OfflineBase = "mem://pilotage/"

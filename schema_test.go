@@ -172,3 +172,24 @@ func TestPointerFromTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileOfflineFetchesNothing: a schema from a manifest, catalog or
+// PDL file compiles without reading the disk or the network.
+func TestCompileOfflineFetchesNothing(t *testing.T) {
+	for _, ref := range []string{"file:///etc/passwd", "https://example.com/s.json", "other.json"} {
+		_, err := pilotage.CompileOffline("input_schema", map[string]any{"$ref": ref})
+		if err == nil || !strings.Contains(err.Error(), "is not fetched") {
+			t.Errorf("$ref %s: err = %v, want a not-fetched error", ref, err)
+		}
+	}
+	s, err := pilotage.CompileOffline("input_schema", map[string]any{
+		"$defs": map[string]any{"n": map[string]any{"type": "integer"}},
+		"$ref":  "#/$defs/n",
+	})
+	if err != nil {
+		t.Fatalf("an internal $ref must compile: %v", err)
+	}
+	if s.Validate("x") == nil {
+		t.Error("the compiled schema accepts a string for an integer")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
+	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/lint/report"
@@ -49,13 +50,13 @@ var contextSchema = &lint.Rule{
 			}
 			var lue *jsonschema.LoadURLError
 			if errors.As(err, &lue) {
-				p.Report(ptr, fmt.Sprintf("%s: context_schema refers to %q, outside itself; lint works offline and fetches nothing", langLabel(l), lue.URL),
+				p.Report(ptr, fmt.Sprintf("%s: context_schema refers to %q, outside itself; lint works offline and fetches nothing", langLabel(l), strings.TrimPrefix(lue.URL, pilotage.OfflineBase)),
 					"make context_schema self-contained: copy the referenced schema under \"$defs\" and refer to it as \"#/$defs/<name>\"; a \"$schema\" must name a standard draft")
 				continue
 			}
 			var nf *jsonschema.JSONPointerNotFoundError
 			if errors.As(err, &nf) {
-				err = fmt.Errorf("a \"$ref\" points at %q, which does not exist in it", strings.TrimPrefix(nf.URL, contextSchemaURL))
+				err = fmt.Errorf("a \"$ref\" points at %q, which does not exist in it", strings.TrimPrefix(nf.URL, pilotage.OfflineBase+"context_schema"))
 			}
 			if err != nil {
 				hint := "context_schema must be self-contained: a \"$ref\" may point only inside it, such as \"#/$defs/user\""
@@ -68,20 +69,10 @@ var contextSchema = &lint.Rule{
 	},
 }
 
-// contextSchemaURL is the name the schema is compiled under; errors about
-// references quote it.
-const contextSchemaURL = "urn:pilotage:context_schema"
-
 // compileOffline compiles doc as a JSON Schema without loading anything
 // from outside it.
 func compileOffline(doc any) error {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(offline{})
-	if err := c.AddResource(contextSchemaURL, doc); err != nil {
-		return err
-	}
-	sch, err := c.Compile(contextSchemaURL)
+	sch, err := pilotage.CompileOffline("context_schema", doc)
 	if err != nil {
 		return err
 	}
@@ -134,10 +125,4 @@ func depthOver(n *jsonpos.Node, limit int) bool {
 }
 
 // offline is a URL loader that loads nothing.
-type offline struct{}
-
-func (offline) Load(url string) (any, error) {
-	return nil, fmt.Errorf("%s is outside context_schema and is not fetched", url)
-}
-
 func init() { register(contextSchema) }

@@ -51,7 +51,7 @@ var entrySchemas = &lint.Rule{
 					key := member + "\x00" + string(p.Doc.Raw(n))
 					err, done := compiled[key]
 					if !done {
-						err = compileEntrySchema(n.Value(), member)
+						_, err = pilotage.CompileOffline(member, n.Value())
 						compiled[key] = err
 					}
 					var sve *jsonschema.SchemaValidationError
@@ -68,28 +68,6 @@ var entrySchemas = &lint.Rule{
 			}
 		}
 	},
-}
-
-// compileEntrySchema compiles doc, the entry's member schema, loading
-// nothing from outside it.
-func compileEntrySchema(doc any, member string) error {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(notFetched(member))
-	url := "urn:pilotage:" + member
-	if err := c.AddResource(url, doc); err != nil {
-		return err
-	}
-	_, err := c.Compile(url)
-	return err
-}
-
-// notFetched is a URL loader that loads nothing; its value names the
-// schema the reference was found in.
-type notFetched string
-
-func (m notFetched) Load(url string) (any, error) {
-	return nil, fmt.Errorf("%s is outside %s and is not fetched", url, string(m))
 }
 
 func init() { register(entrySchemas) }

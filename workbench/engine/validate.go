@@ -212,13 +212,7 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		url := "mem://schema/" + hashBytes([]byte(key))
-		if err := c.AddResource(url, doc); err != nil {
-			return nil, err
-		}
-		return c.Compile(url)
+		return pilotage.CompileOffline("schema-"+hashBytes([]byte(key)), doc)
 	}()
 	if err != nil {
 		schemaCache.Store(key, err)
