@@ -2,14 +2,13 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/pilotage-dev/pilotage/lint/golden"
+)
 
 // manifestSrc and snapshotSrc are the sources the text writer quotes.
 const manifestSrc = `{
@@ -116,21 +115,7 @@ func TestGolden(t *testing.T) {
 	for name, mk := range cases {
 		for _, gf := range goldenFormats {
 			t.Run(name+"."+gf.ext, func(t *testing.T) {
-				got := render(t, mk(), gf.format, gf.opt)
-				path := filepath.Join("testdata", name+"."+gf.ext)
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s differs from the golden file (go test -run TestGolden -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-				}
+				golden.Check(t, filepath.Join("testdata", name+"."+gf.ext), render(t, mk(), gf.format, gf.opt))
 			})
 		}
 	}
