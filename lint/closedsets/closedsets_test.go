@@ -1,7 +1,6 @@
 package closedsets
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,10 +11,9 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/lint/guidemd"
 )
-
-var update = flag.Bool("update", false, "rewrite the .golden files of TestParseFixtures")
 
 // full has every section of closed-sets-format.md, with cells that need
 // escaping and prose that uses Markdown, so the round trip covers them.
@@ -128,33 +126,9 @@ func TestLevels(t *testing.T) {
 // TestParseFixtures parses every testdata/*.md and compares a dump of the
 // result with NAME.golden (go test -update rewrites them).
 func TestParseFixtures(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.md"))
-	if len(files) == 0 {
-		t.Fatal("no fixtures in testdata")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			src, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := dump(Parse(src))
-			golden := strings.TrimSuffix(f, ".md") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s\n got:\n%s\nwant:\n%s", golden, got, want)
-			}
-		})
-	}
+	golden.Files(t, filepath.Join("testdata", "*.md"), func(t *testing.T, path string, src []byte) {
+		golden.Check(t, strings.TrimSuffix(path, ".md")+".golden", []byte(dump(Parse(src))))
+	})
 }
 
 // dump renders a Parsed deterministically: sections with their lines,
