@@ -7,18 +7,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pilotage-dev/pilotage/lint/golden"
 )
 
 // TestFormatGolden formats every testdata/fmt/x.pdl and compares it with
 // x.pdl.formatted; formatting the result again must change nothing, and
 // the statements must mean what they meant before.
 func TestFormatGolden(t *testing.T) {
-	eachFile(t, "testdata/fmt/*.pdl", func(t *testing.T, name string, src []byte) {
+	golden.Files(t, "testdata/fmt/*.pdl", func(t *testing.T, name string, src []byte) {
 		out, fs := FormatSource(name, src)
 		if len(fs) > 0 {
 			t.Fatal(string(render(fs)))
 		}
-		golden(t, name+".formatted", out)
+		golden.Check(t, name+".formatted", out)
 		again, _ := FormatSource(name, out)
 		if !bytes.Equal(again, out) {
 			t.Errorf("not idempotent:\n%s", again)

@@ -2,38 +2,17 @@ package pdl
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/workbench/pdl/pdltest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // render is pdltest.Render, short for the many calls here.
 var render = pdltest.Render
@@ -41,33 +20,13 @@ var render = pdltest.Render
 // TestErrors parses every file of testdata/errors and compares all of its
 // findings, with positions, with the .errors golden file next to it.
 func TestErrors(t *testing.T) {
-	eachFile(t, "testdata/errors/*.pdl", func(t *testing.T, name string, src []byte) {
+	golden.Files(t, "testdata/errors/*.pdl", func(t *testing.T, name string, src []byte) {
 		_, fs := Parse(filepath.Base(name), src)
 		if len(fs) == 0 {
 			t.Fatal("no findings for a broken file")
 		}
-		golden(t, name+".errors", render(fs))
+		golden.Check(t, name+".errors", render(fs))
 	})
-}
-
-// eachFile runs fn as a subtest for every file matching pattern, with its
-// contents; no match at all is a failure, so a moved testdata folder
-// cannot turn a test into one that checks nothing.
-func eachFile(t *testing.T, pattern string, fn func(t *testing.T, name string, src []byte)) {
-	t.Helper()
-	files, _ := filepath.Glob(pattern)
-	if len(files) == 0 {
-		t.Fatalf("no test files match %s", pattern)
-	}
-	for _, name := range files {
-		t.Run(filepath.Base(name), func(t *testing.T) {
-			src, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fn(t, name, src)
-		})
-	}
 }
 
 // TestAllErrorsInOneRun checks that recovery goes on after the first
