@@ -6,8 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
+	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
@@ -15,15 +14,8 @@ import (
 // never a panic. Files the PDL names resolve to one small schema and one
 // guide so the fuzzer can reach the code that reads them.
 func FuzzCompile(f *testing.F) {
-	names, _ := filepath.Glob("testdata/errors/*.txtar")
-	for _, n := range names {
-		if ar, err := txtar.ParseFile(n); err == nil {
-			for _, file := range ar.Files {
-				if file.Name == "lang.pdl" {
-					f.Add(file.Data)
-				}
-			}
-		}
+	for _, seed := range golden.Sections(f, "testdata/errors/*.txtar", func(name string) bool { return name == "lang.pdl" }) {
+		f.Add(seed)
 	}
 	more, _ := filepath.Glob("../../langs/*/*.pdl")
 	for _, n := range more {
