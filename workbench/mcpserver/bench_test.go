@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
 	pdlcompile "github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/service"
@@ -45,9 +46,10 @@ func homeflowEngine(b *testing.B) *engine.Engine {
 	return eng
 }
 
-// pipeTransports connects client and server by newline-delimited JSON over
-// OS pipes: the stdio framing, without a child process.
-func pipeTransports(b *testing.B) (client, server mcp.Transport) {
+// stdioTransport serves s by ServeIO — the code path of `pilotage serve`
+// on stdin/stdout, newline-delimited JSON with its drain — over OS pipes,
+// without a child process, and returns the client's end.
+func stdioTransport(b *testing.B, s *Server) mcp.Transport {
 	cr, sw, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
@@ -56,19 +58,39 @@ func pipeTransports(b *testing.B) (client, server mcp.Transport) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &mcp.IOTransport{Reader: cr, Writer: cw}, &mcp.IOTransport{Reader: sr, Writer: sw}
+	done := make(chan error, 1)
+	go func() { done <- s.ServeIO(context.Background(), sr, sw) }()
+	b.Cleanup(func() {
+		cw.Close()
+		if err := <-done; err != nil {
+			b.Error(err)
+		}
+		sw.Close()
+	})
+	return &mcp.IOTransport{Reader: cr, Writer: cw}
 }
 
 // BenchmarkRoundTrip measures what the MCP binding adds to validate and
 // execute of a 50-step program, against a no-op tool on the same go-sdk
-// server in the same run. overhead/noop = (MCP cost − in-process cost) /
-// no-op round trip; the target is ≤ 2 (docs/performance.md, "serve").
+// server in the same run (docs/performance.md, "serve"). Five phases run
+// interleaved in rounds, so that drift in the machine's load falls on all
+// of them alike:
+//
+//   - noop: an empty tool, {} in, "{}" out;
+//   - echo: a tool that does nothing but answer a recorded copy of the
+//     real response to the same arguments: what go-sdk spends moving the
+//     payload, the least any binding of this response can cost;
+//   - mcp: the real tool over the transport;
+//   - binding: the real tool's handler called in process, without go-sdk
+//     (argument checks, decoding, the engine, encoding the result);
+//   - direct: the engine call alone.
 func BenchmarkRoundTrip(b *testing.B) {
 	prog := program50()
 	for _, transport := range []string{"inmemory", "stdio"} {
 		b.Run(transport, func(b *testing.B) {
+			ctx := context.Background()
 			eng := homeflowEngine(b)
-			s, err := New(context.Background(), eng, Options{Principal: "owner"})
+			s, err := New(ctx, eng, Options{Principal: "owner"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -76,35 +98,39 @@ func BenchmarkRoundTrip(b *testing.B) {
 				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "{}"}}}, nil
 				})
-			var ct, st mcp.Transport
+			var ct mcp.Transport
 			if transport == "stdio" {
-				ct, st = pipeTransports(b)
+				ct = stdioTransport(b, s)
 			} else {
+				var st mcp.Transport
 				ct, st = mcp.NewInMemoryTransports()
-			}
-			ctx := context.Background()
-			if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
-				b.Fatal(err)
+				if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
+					b.Fatal(err)
+				}
 			}
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer cs.Close()
+			manifest, err := eng.Discover(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
 			caller := service.Caller{Principal: "owner", Session: "bench"}
 			ops := []struct {
-				name   string
+				op     binding.Op
 				args   map[string]any
 				direct func() error
 			}{
-				{"validate", map[string]any{"program": prog}, func() error {
+				{binding.Validate, map[string]any{"program": prog}, func() error {
 					r, err := eng.Validate(ctx, caller, "homeflow/v1", pilotage.ValidateRequest{Program: prog})
 					if err == nil && !r.Valid {
 						err = fmt.Errorf("invalid: %v", r.Diagnostics)
 					}
 					return err
 				}},
-				{"execute", map[string]any{"program": prog, "store": false}, func() error {
+				{binding.Execute, map[string]any{"program": prog, "store": false}, func() error {
 					f := false
 					r, err := eng.Execute(ctx, caller, "homeflow/v1", pilotage.ExecuteRequest{Program: prog, Store: &f})
 					if err == nil && !r.Outcome.OK {
@@ -114,46 +140,56 @@ func BenchmarkRoundTrip(b *testing.B) {
 				}},
 			}
 			for _, op := range ops {
-				b.Run(op.name, func(b *testing.B) {
-					noopCall := func() error {
-						_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}})
-						return err
-					}
-					mcpCall := func() error {
-						res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "homeflow_v1_" + op.name, Arguments: op.args})
-						if err == nil && res.IsError {
-							err = fmt.Errorf("%v", res.StructuredContent)
-						}
-						return err
-					}
-					// echo is a no-op of the same size: it takes the same
-					// arguments and answers a recorded copy of the real
-					// response, so it isolates what the SDK spends moving
-					// the payload from what the binding adds.
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "homeflow_v1_" + op.name, Arguments: op.args})
+				b.Run(string(op.op), func(b *testing.B) {
+					tool := "homeflow_v1_" + string(op.op)
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: op.args})
 					if err != nil {
 						b.Fatal(err)
 					}
 					recorded, _ := json.Marshal(res.StructuredContent)
-					echoName := "echo_" + op.name
-					s.MCP().AddTool(&mcp.Tool{Name: echoName, InputSchema: map[string]any{"type": "object"}},
+					echo := "echo_" + string(op.op)
+					s.MCP().AddTool(&mcp.Tool{Name: echo, InputSchema: map[string]any{"type": "object"}},
 						func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 							return &mcp.CallToolResult{StructuredContent: json.RawMessage(recorded), Content: []mcp.Content{&mcp.TextContent{Text: string(recorded)}}}, nil
 						})
-					echoCall := func() error {
-						_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: echoName, Arguments: op.args})
-						return err
+					def, err := s.defs[string(op.op)].forLanguage(manifest.Languages[0])
+					if err != nil {
+						b.Fatal(err)
 					}
-					noop := measure(b, noopCall)
-					echo := measure(b, echoCall)
-					viaMCP := measure(b, mcpCall)
-					direct := measure(b, op.direct)
+					handler := s.opHandler("homeflow/v1", op.op, def)
+					rawArgs, _ := json.Marshal(op.args)
+					call := func(name string, args any) func() error {
+						return func() error {
+							res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+							if err == nil && res.IsError {
+								err = fmt.Errorf("%s: %v", name, res.StructuredContent)
+							}
+							return err
+						}
+					}
+					costs := interleaved(b, []func() error{
+						call("noop", map[string]any{}),
+						call(echo, op.args),
+						call(tool, op.args),
+						func() error {
+							res, err := handler(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool, Arguments: rawArgs}})
+							if err == nil && res.IsError {
+								err = fmt.Errorf("%v", res.StructuredContent)
+							}
+							return err
+						},
+						op.direct,
+					})
+					noop, echoed, viaMCP, handled, direct := costs[0], costs[1], costs[2], costs[3], costs[4]
 					b.ReportMetric(noop.cpu, "noop-cpu-µs")
-					b.ReportMetric(echo.cpu, "echo-cpu-µs")
+					b.ReportMetric(echoed.cpu, "echo-cpu-µs")
 					b.ReportMetric(viaMCP.cpu, "mcp-cpu-µs")
+					b.ReportMetric(handled.cpu, "binding-cpu-µs")
 					b.ReportMetric(direct.cpu, "direct-cpu-µs")
-					b.ReportMetric((viaMCP.cpu-direct.cpu)/noop.cpu, "cpu-overhead/noop")
-					b.ReportMetric((viaMCP.cpu-direct.cpu)/echo.cpu, "cpu-overhead/echo")
+					b.ReportMetric((viaMCP.cpu-direct.cpu)/noop.cpu, "overhead/noop")
+					b.ReportMetric((viaMCP.cpu-direct.cpu)/echoed.cpu, "overhead/echo")
+					b.ReportMetric(echoed.cpu/noop.cpu, "echo/noop")
+					b.ReportMetric((handled.cpu-direct.cpu)/noop.cpu, "binding/noop")
 					b.ReportMetric((viaMCP.wall-direct.wall)/noop.wall, "wall-overhead/noop")
 					b.ReportMetric(float64(len(recorded)), "response-bytes")
 				})
@@ -167,24 +203,36 @@ func BenchmarkRoundTrip(b *testing.B) {
 // both in µs.
 type cost struct{ cpu, wall float64 }
 
-// measure runs f b.N times as one phase. CPU time is read from the
-// process's rusage around the whole phase, because on a shared machine
-// wall time mostly measures the other tenants; the wall median is kept
-// for comparison.
-func measure(b *testing.B, f func() error) cost {
+// interleaved runs each phase b.N times, in rounds of a few calls per
+// phase, and returns each phase's cost per call. CPU time is read from the
+// process's rusage around each round, because on a shared machine wall
+// time mostly measures the other tenants; the wall median is kept for
+// comparison.
+func interleaved(b *testing.B, phases []func() error) []cost {
 	b.Helper()
-	walls := make([]time.Duration, 0, b.N)
-	before := cpuTime(b)
-	for range b.N {
-		t0 := time.Now()
-		if err := f(); err != nil {
-			b.Fatal(err)
+	const round = 10
+	cpu := make([]time.Duration, len(phases))
+	walls := make([][]time.Duration, len(phases))
+	for done := 0; done < b.N; done += round {
+		n := min(round, b.N-done)
+		for i, f := range phases {
+			before := cpuTime(b)
+			for range n {
+				t0 := time.Now()
+				if err := f(); err != nil {
+					b.Fatal(err)
+				}
+				walls[i] = append(walls[i], time.Since(t0))
+			}
+			cpu[i] += cpuTime(b) - before
 		}
-		walls = append(walls, time.Since(t0))
 	}
-	cpu := cpuTime(b) - before
-	slices.Sort(walls)
-	return cost{cpu: float64(cpu.Microseconds()) / float64(b.N), wall: float64(walls[len(walls)/2].Microseconds())}
+	out := make([]cost, len(phases))
+	for i := range phases {
+		slices.Sort(walls[i])
+		out[i] = cost{cpu: float64(cpu[i].Microseconds()) / float64(b.N), wall: float64(walls[i][len(walls[i])/2].Microseconds())}
+	}
+	return out
 }
 
 func cpuTime(b *testing.B) time.Duration {

@@ -38,7 +38,9 @@ type message struct {
 	Method string          `json:"method"`
 }
 
-// count classifies one line (a message or a batch of them).
+// count classifies one line (a message or a batch of them) read from the
+// client. The line is decoded, so that what go-sdk will reject as a
+// message is not waited for.
 func count(line []byte) (requests, responses int) {
 	line = bytes.TrimSpace(line)
 	var msgs []message
@@ -63,6 +65,73 @@ func count(line []byte) (requests, responses int) {
 		}
 	}
 	return requests, responses
+}
+
+// countWritten counts the responses in what go-sdk writes: a message or a
+// batch, always valid JSON from its encoder, which never escapes the
+// ASCII member names "id" and "method". Responses carry whole plans and
+// traces (binding.md sends them twice, as structuredContent and text), so
+// instead of decoding them this scan only follows nesting and strings to
+// find each message's top-level members — a fraction of a decode's cost
+// on every answer (docs/performance.md, "serve").
+func countWritten(p []byte) (responses int) {
+	p = bytes.TrimSpace(p)
+	msgDepth := 1 // the depth of each message's members
+	if len(p) > 0 && p[0] == '[' {
+		msgDepth = 2
+	}
+	depth := 0
+	hasID, hasMethod, atKey := false, false, false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '{':
+			depth++
+			if depth == msgDepth {
+				hasID, hasMethod, atKey = false, false, true
+			}
+		case '[':
+			depth++
+		case '}':
+			if depth == msgDepth && hasID && !hasMethod {
+				responses++
+			}
+			depth--
+		case ']':
+			depth--
+		case ',':
+			atKey = depth == msgDepth
+		case '"':
+			end := stringEnd(p, i)
+			if end == len(p) {
+				return responses
+			}
+			if atKey && depth == msgDepth {
+				atKey = false
+				switch string(p[i+1 : end]) {
+				case "id":
+					hasID = !bytes.HasPrefix(bytes.TrimLeft(p[end+1:], " \t\r\n:"), []byte("null"))
+				case "method":
+					hasMethod = true
+				}
+			}
+			i = end
+		}
+	}
+	return responses
+}
+
+// stringEnd is the index of the quote that closes the string opening at
+// p[start], or len(p) for an unterminated one.
+func stringEnd(p []byte, start int) int {
+	for i := start + 1; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return len(p)
 }
 
 type drainReader struct {
@@ -119,7 +188,7 @@ type drainWriter struct {
 // batch) with one call ending in a newline.
 func (dw drainWriter) Write(p []byte) (int, error) {
 	n, err := dw.w.Write(p)
-	_, resp := count(p)
+	resp := countWritten(p)
 	dw.d.mu.Lock()
 	dw.d.responses += resp
 	dw.d.mu.Unlock()

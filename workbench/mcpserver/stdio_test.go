@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -54,4 +55,75 @@ func TestCountMessages(t *testing.T) {
 			t.Errorf("count(%s) = %d, %d; want %d, %d", c.line, req, resp, c.req, c.resp)
 		}
 	}
+}
+
+// countWritten must agree with a decode on every valid message or batch
+// whose member names are written without escapes (go-sdk's encoder never
+// escapes "id" or "method").
+func TestCountWritten(t *testing.T) {
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":"a\"b","result":{"content":[{"type":"text","text":"{\"id\":1,\"method\":\"x\"}"}],"structuredContent":{"id":2,"method":"m","steps":[{"id":"s0"}]}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"id":3}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id" : null ,"error":{"code":-32700,"message":"x"}}`,
+		`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"y"}},{"jsonrpc":"2.0","method":"n"}]`,
+		` {"result":[1,{"id":2}],"id":9} ` + "\n",
+		`{"id":1,"id":null,"result":{}}`,
+	} {
+		if got, want := countWritten([]byte(line)), decodedResponses([]byte(line)); got != want {
+			t.Errorf("countWritten(%s) = %d, a decode counts %d", line, got, want)
+		}
+	}
+}
+
+func FuzzCountWritten(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"text":"\"id\""}}`))
+	f.Add([]byte(`[{"id":1,"result":{}},{"method":"m","id":2}]`))
+	f.Add([]byte(`{"id":{"method":1},"result":[]}`))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		got := countWritten(p) // never panics, whatever p is
+		if !json.Valid(p) || bytes.Contains(p, []byte(`\u`)) {
+			return
+		}
+		if want := decodedResponses(p); got != want {
+			t.Errorf("countWritten(%q) = %d, a decode counts %d", p, got, want)
+		}
+	})
+}
+
+// decodedResponses is countWritten's reference: decode each message's
+// members exactly (no case folding) and count those with a non-null id
+// and no method.
+func decodedResponses(p []byte) int {
+	var msgs []map[string]json.RawMessage
+	p = bytes.TrimSpace(p)
+	if len(p) > 0 && p[0] == '[' {
+		var raw []json.RawMessage
+		if json.Unmarshal(p, &raw) != nil {
+			return 0
+		}
+		for _, r := range raw {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(r, &m) == nil {
+				msgs = append(msgs, m)
+			}
+		}
+	} else {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(p, &m) != nil {
+			return 0
+		}
+		msgs = append(msgs, m)
+	}
+	n := 0
+	for _, m := range msgs {
+		id, hasID := m["id"]
+		_, hasMethod := m["method"]
+		if hasID && string(id) != "null" && !hasMethod {
+			n++
+		}
+	}
+	return n
 }
