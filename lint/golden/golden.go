@@ -17,6 +17,7 @@ package golden
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,8 +51,29 @@ func Check(t testing.TB, path string, got []byte) {
 		t.Fatalf("%v (go test -update writes it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+		t.Errorf("%s differs (go test -update rewrites it):\n%s", path, diff(got, want))
 	}
+}
+
+// diff shows got and want whole when they are short; otherwise the lines
+// around the first that differs, so a change in a large golden file (a
+// whole snapshot) is found without scrolling through both copies.
+func diff(got, want []byte) string {
+	const short, before, after = 40, 3, 6
+	g, w := lines(got), lines(want)
+	if len(g) <= short && len(w) <= short {
+		return fmt.Sprintf("--- got\n%s\n--- want\n%s", got, want)
+	}
+	first := 0
+	for first < len(g) && first < len(w) && g[first] == w[first] {
+		first++
+	}
+	window := func(lines []string) string {
+		from, to := max(first-before, 0), min(first+after, len(lines))
+		return strings.Join(lines[min(from, to):to], "")
+	}
+	return fmt.Sprintf("first difference at line %d (got %d lines, want %d)\n--- got\n%s\n--- want\n%s",
+		first+1, len(g), len(w), window(g), window(w))
 }
 
 // Files runs fn as a subtest, named by the file's base name, for every
@@ -151,7 +173,7 @@ func (a *Archive) Check(t testing.TB, name string, got []byte) {
 		t.Fatalf("%s has no section %s (go test -update adds it)", a.Path, name)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s: %s differs (go test -update rewrites it):\n--- got\n%s--- want\n%s", a.Path, name, got, want)
+		t.Errorf("%s: %s differs (go test -update rewrites it):\n%s", a.Path, name, diff(got, want))
 	}
 }
 
@@ -170,6 +192,16 @@ func Sections(t testing.TB, pattern string, keep func(name string) bool) [][]byt
 	}
 	if len(out) == 0 {
 		t.Fatalf("no section of %s is a seed", pattern)
+	}
+	return out
+}
+
+// lines splits b after each newline, without the empty piece after the
+// last one.
+func lines(b []byte) []string {
+	out := strings.SplitAfter(string(b), "\n")
+	if out[len(out)-1] == "" {
+		out = out[:len(out)-1]
 	}
 	return out
 }

@@ -101,6 +101,28 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// A long golden file's difference is shown around its first changed line.
+func TestCheckLongDiff(t *testing.T) {
+	var want, got strings.Builder
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&want, "line %d\n", i)
+		if i == 50 {
+			got.WriteString("changed\n")
+		} else {
+			fmt.Fprintf(&got, "line %d\n", i)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "long.golden")
+	write(t, path, want.String())
+	r := run(t, func(tb testing.TB) { Check(tb, path, []byte(got.String())) })
+	r.expect(t, false, "first difference at line 50 (got 100 lines, want 100)", "line 47\n", "changed\nline 51\n", "line 50\n")
+	for _, far := range []string{"line 46\n", "line 56\n"} {
+		if strings.Contains(r.errs[0], far) {
+			t.Errorf("the difference shows %q, far from line 50:\n%s", far, r.errs[0])
+		}
+	}
+}
+
 const archive = `comment stays
 -- lang.pdl --
 language "a/v1"
