@@ -3,18 +3,16 @@ package emit_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/golden")
 
 // examples are the Languages of langs/, each built into testdata/golden/<name>.
 var examples = []string{"homeflow", "deploy", "calc"}
@@ -46,11 +44,17 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("builds differ in file count: %d, %d", len(first), len(second))
 			}
 			dir := filepath.Join("testdata", "golden", name)
-			if *update {
+			if golden.Updating() {
+				// Start empty, so a file the build no longer writes goes.
 				os.RemoveAll(dir)
-				if err := emit.Write(dir, first); err != nil {
-					t.Fatal(err)
+			}
+			var got []string
+			for i, f := range first {
+				got = append(got, f.Path)
+				if !bytes.Equal(f.Data, second[i].Data) || f.Path != second[i].Path {
+					t.Errorf("%s differs between two builds", f.Path)
 				}
+				golden.Check(t, filepath.Join(dir, filepath.FromSlash(f.Path)), f.Data)
 			}
 			var want []string
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -60,21 +64,6 @@ func TestGolden(t *testing.T) {
 				}
 				return nil
 			})
-			var got []string
-			for i, f := range first {
-				got = append(got, f.Path)
-				if !bytes.Equal(f.Data, second[i].Data) || f.Path != second[i].Path {
-					t.Errorf("%s differs between two builds", f.Path)
-				}
-				g, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
-				if err != nil {
-					t.Errorf("%v (go test -update writes it)", err)
-					continue
-				}
-				if !bytes.Equal(g, f.Data) {
-					t.Errorf("%s differs from its golden file", f.Path)
-				}
-			}
 			if len(want) != len(got) {
 				t.Errorf("golden has %v, build wrote %v", want, got)
 			}
