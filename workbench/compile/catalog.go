@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"sort"
@@ -383,27 +384,58 @@ type schemaResult struct {
 
 // compileSchema parses and compiles a JSON Schema, returning it with
 // sorted keys, or a message (completing "<keyword> …") and a hint.
+// It compiles the way lint and the engine do, with pilotage.CompileOffline:
+// a schema may not pull in files or URLs, so a hostile definition cannot
+// read the disk or the network through "$ref", and what compiles here
+// compiles for them.
 func compileSchema(src []byte) (out json.RawMessage, hint, msg string) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 	if err != nil {
 		return nil, "a schema is one JSON value", "is not valid JSON: " + err.Error()
 	}
-	comp := jsonschema.NewCompiler()
-	// No loader: a schema may not pull in files or URLs the PDL does not
-	// name, so a hostile definition cannot read the disk through $ref.
-	comp.UseLoader(jsonschema.SchemeURLLoader{})
-	const url = "mem:///schema.json"
-	if err := comp.AddResource(url, doc); err != nil {
-		return nil, "", err.Error()
-	}
-	if _, err := comp.Compile(url); err != nil {
-		return nil, "check it against JSON Schema draft 2020-12", "does not compile: " + oneLine(err.Error())
+	if _, err := pilotage.CompileOffline(schemaName, doc); err != nil {
+		msg, hint := schemaProblem(err)
+		return nil, hint, msg
 	}
 	out, err = json.Marshal(doc)
 	if err != nil {
 		return nil, "", err.Error()
 	}
 	return out, "", ""
+}
+
+// schemaName is what compileSchema names every schema for
+// pilotage.CompileOffline. The results are shared by every keyword with
+// the same text, so the messages leave the name out and say "it".
+const schemaName = "schema"
+
+// schemaProblem says why a schema does not compile, completing
+// "<keyword> …", with a hint: the metaschema's complaints with the
+// pointers they are at, a reference outside the schema, or a "$ref" to a
+// place the schema does not have.
+func schemaProblem(err error) (msg, hint string) {
+	var sve *jsonschema.SchemaValidationError
+	var lue *jsonschema.LoadURLError
+	var nf *jsonschema.JSONPointerNotFoundError
+	switch {
+	case errors.As(err, &sve):
+		var parts []string
+		for _, v := range pilotage.Violations(sve.Err) {
+			at := v.Pointer
+			if at == "" {
+				at = "the top"
+			}
+			parts = append(parts, "at "+at+": "+oneLine(v.Message))
+		}
+		return "is not a valid JSON Schema: " + strings.Join(parts, "; "), "check it against JSON Schema draft 2020-12"
+	case errors.As(err, &lue):
+		return fmt.Sprintf("refers to %q, outside itself; schemas are compiled offline and nothing is fetched", strings.TrimPrefix(lue.URL, pilotage.OfflineBase)),
+			`make it self-contained: copy the referenced schema under "$defs" and refer to it as "#/$defs/<name>"; a "$schema" must name a standard draft`
+	case errors.As(err, &nf):
+		return fmt.Sprintf(`has a "$ref" to %q, which is not in it`, strings.TrimPrefix(nf.URL, pilotage.OfflineBase+schemaName)),
+			`define the part under "$defs", or point the "$ref" at a part the schema has`
+	}
+	return "does not compile: " + oneLine(err.Error()), "check it against JSON Schema draft 2020-12"
 }
 
 // jsonValue parses a JSON literal (a raw string or text block), returning
