@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/lint/rules"
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // FuzzLint runs every rule over arbitrary bytes: lint gives findings or a
@@ -19,17 +19,9 @@ import (
 // rule and a position inside the input, and every writer renders the
 // report. Seeds are the rule fixtures and the documentation's examples.
 func FuzzLint(f *testing.F) {
-	fixtures, _ := filepath.Glob(filepath.Join("rules", "testdata", "*.txtar"))
-	for _, path := range fixtures {
-		ar, err := txtar.ParseFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, file := range ar.Files {
-			if strings.HasSuffix(file.Name, ".json") {
-				f.Add(file.Data)
-			}
-		}
+	isJSON := func(name string) bool { return strings.HasSuffix(name, ".json") }
+	for _, seed := range golden.Sections(f, filepath.Join("rules", "testdata", "*.txtar"), isJSON) {
+		f.Add(seed)
 	}
 	examples, _ := filepath.Glob(filepath.Join("..", "docs", "examples", "*.json"))
 	for _, path := range examples {
