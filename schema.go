@@ -182,3 +182,36 @@ func (o offlineLoader) Load(url string) (any, error) {
 // hierarchical one, so a relative "$ref" resolves to a URL the loader is
 // asked for (and refuses) instead of vanishing.
 const OfflineBase = "mem://pilotage/"
+
+// CompileFailure is why CompileOffline refused a schema, in the parts a
+// message needs; at most one is set, and none for any other error (then
+// the error's own text is all there is to say).
+type CompileFailure struct {
+	// Violations are where the schema breaks its draft's metaschema, by
+	// pointer into the schema.
+	Violations []SchemaViolation
+	// Outside is a document the schema names by "$ref" or "$schema" but
+	// does not contain: an absolute URL, or a relative one as written.
+	Outside string
+	// Dangling is a "$ref" into the schema that points at nothing, as a
+	// fragment ("#/$defs/item").
+	Dangling string
+}
+
+// ExplainCompileError takes apart an error of CompileOffline(name, …), so
+// that every tool words a bad schema from the same facts instead of
+// matching the JSON Schema library's errors and URLs itself.
+func ExplainCompileError(name string, err error) CompileFailure {
+	var sve *jsonschema.SchemaValidationError
+	var lue *jsonschema.LoadURLError
+	var nf *jsonschema.JSONPointerNotFoundError
+	switch {
+	case errors.As(err, &sve):
+		return CompileFailure{Violations: Violations(sve.Err)}
+	case errors.As(err, &lue):
+		return CompileFailure{Outside: strings.TrimPrefix(lue.URL, OfflineBase)}
+	case errors.As(err, &nf):
+		return CompileFailure{Dangling: strings.TrimPrefix(nf.URL, OfflineBase+name)}
+	}
+	return CompileFailure{}
+}

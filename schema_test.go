@@ -193,3 +193,47 @@ func TestCompileOfflineFetchesNothing(t *testing.T) {
 		t.Error("the compiled schema accepts a string for an integer")
 	}
 }
+
+// TestExplainCompileError: each way CompileOffline refuses a schema comes
+// apart into the facts a message needs, with the library's URLs removed.
+func TestExplainCompileError(t *testing.T) {
+	for _, tt := range []struct {
+		schema string
+		want   string
+	}{
+		{`{"type": 12, "required": [1]}`, `violations [/required/0: got number, want string /type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string' /type: got number, want array]`},
+		{`{"$ref": "other.json"}`, `outside other.json`},
+		{`{"$ref": "file:///etc/passwd"}`, `outside file:///etc/passwd`},
+		{`{"$schema": "https://example.com/my-draft"}`, `outside https://example.com/my-draft`},
+		{`{"$ref": "#/$defs/item"}`, `dangling #/$defs/item`},
+	} {
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(tt.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err = pilotage.CompileOffline("input_schema", doc); err == nil {
+			t.Errorf("%s compiles", tt.schema)
+			continue
+		}
+		f := pilotage.ExplainCompileError("input_schema", err)
+		var got string
+		switch {
+		case f.Violations != nil:
+			var vs []string
+			for _, v := range f.Violations {
+				vs = append(vs, v.Pointer+": "+v.Message)
+			}
+			got = "violations [" + strings.Join(vs, " ") + "]"
+		case f.Outside != "":
+			got = "outside " + f.Outside
+		case f.Dangling != "":
+			got = "dangling " + f.Dangling
+		}
+		if got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.schema, got, tt.want)
+		}
+	}
+	if f := pilotage.ExplainCompileError("x", errors.New("other")); f.Violations != nil || f.Outside != "" || f.Dangling != "" {
+		t.Errorf("an unrelated error explained as %+v", f)
+	}
+}
