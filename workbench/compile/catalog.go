@@ -414,13 +414,11 @@ const schemaName = "schema"
 // pointers they are at, a reference outside the schema, or a "$ref" to a
 // place the schema does not have.
 func schemaProblem(err error) (msg, hint string) {
-	var sve *jsonschema.SchemaValidationError
-	var lue *jsonschema.LoadURLError
-	var nf *jsonschema.JSONPointerNotFoundError
+	f := pilotage.ExplainCompileError(schemaName, err)
 	switch {
-	case errors.As(err, &sve):
+	case f.Violations != nil:
 		var parts []string
-		for _, v := range pilotage.Violations(sve.Err) {
+		for _, v := range f.Violations {
 			at := v.Pointer
 			if at == "" {
 				at = "the top"
@@ -428,11 +426,11 @@ func schemaProblem(err error) (msg, hint string) {
 			parts = append(parts, "at "+at+": "+oneLine(v.Message))
 		}
 		return "is not a valid JSON Schema: " + strings.Join(parts, "; "), "check it against JSON Schema draft 2020-12"
-	case errors.As(err, &lue):
-		return fmt.Sprintf("refers to %q, outside itself; schemas are compiled offline and nothing is fetched", strings.TrimPrefix(lue.URL, pilotage.OfflineBase)),
+	case f.Outside != "":
+		return fmt.Sprintf("refers to %q, outside itself; schemas are compiled offline and nothing is fetched", f.Outside),
 			`make it self-contained: copy the referenced schema under "$defs" and refer to it as "#/$defs/<name>"; a "$schema" must name a standard draft`
-	case errors.As(err, &nf):
-		return fmt.Sprintf(`has a "$ref" to %q, which is not in it`, strings.TrimPrefix(nf.URL, pilotage.OfflineBase+schemaName)),
+	case f.Dangling != "":
+		return fmt.Sprintf(`has a "$ref" to %q, which is not in it`, f.Dangling),
 			`define the part under "$defs", or point the "$ref" at a part the schema has`
 	}
 	return "does not compile: " + oneLine(err.Error()), "check it against JSON Schema draft 2020-12"
