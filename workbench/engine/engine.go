@@ -75,6 +75,8 @@ type Engine struct {
 	// references meets promotion_drift (§5.4).
 	pdlBaselines map[string]*promotion
 	versions     *versionLog
+	// keys holds the idempotency keys of Runs in flight.
+	keys keyLocks
 }
 
 // New starts an engine for srv.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -34,9 +35,18 @@ type request struct {
 // then catalog drift, then revalidation or the promotion baseline, then
 // input and context binding, then execution.
 func (e *Engine) Execute(ctx context.Context, c service.Caller, language string, req pilotage.ExecuteRequest) (*pilotage.ExecuteResponse, error) {
-	r, replay, err := e.accept(c, language, req)
-	if err != nil || replay != nil {
-		return replay, err
+	r, err := e.accept(c, language, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.IdempotencyKey != "" {
+		// Held until the Run is recorded, so two concurrent requests
+		// with one key are one execution (§6.5.6), not two that both
+		// missed the record.
+		defer e.keys.lock(r.replayKey())()
+		if replay, err := e.replayed(r); err != nil || replay != nil {
+			return replay, err
+		}
 	}
 	resp := &pilotage.ExecuteResponse{RunID: newRunID()}
 	if r.lang.caps.Has(pilotage.CapCatalog) {
@@ -104,31 +114,31 @@ func refuse(resp *pilotage.ExecuteResponse, status, msg string, diags []pilotage
 	return resp
 }
 
-// accept performs §6.5.2 step 1. A replayed idempotent request returns the
-// recorded response instead.
-func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteRequest) (*request, *pilotage.ExecuteResponse, error) {
+// accept performs §6.5.2 step 1 up to the idempotency check, which
+// replayed makes under the key's lock.
+func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteRequest) (*request, error) {
 	st, l, err := e.language(language)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !l.caps.Has(pilotage.CapExecute) {
-		return nil, nil, unsupported("Language %s does not declare execute", l.ID)
+		return nil, unsupported("Language %s does not declare execute", l.ID)
 	}
 	r := &request{ExecuteRequest: req, caller: c, lang: l, st: st, view: e.view(st, l, c.Principal)}
 	hasProg, hasRef := !isAbsent(req.Program), req.ProgramRef != ""
 	switch {
 	case hasProg && hasRef:
-		return nil, nil, invalid("send either program or program_ref, not both")
+		return nil, invalid("send either program or program_ref, not both")
 	case !hasProg && !hasRef:
-		return nil, nil, invalid("send a program or a program_ref")
+		return nil, invalid("send a program or a program_ref")
 	case hasRef:
 		r.ref = r.view.byID[req.ProgramRef]
 		if r.ref == nil || r.ref.prom == nil {
-			return nil, nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no promoted program %q", req.ProgramRef), CatalogVersion: r.view.version}
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no promoted program %q", req.ProgramRef), CatalogVersion: r.view.version}
 		}
 	}
 	if req.TraceLevel != "" && levelRank(req.TraceLevel) < 0 {
-		return nil, nil, invalid("unknown trace_level %q: use none, summary or full", req.TraceLevel)
+		return nil, invalid("unknown trace_level %q: use none, summary or full", req.TraceLevel)
 	}
 	r.level = l.ceiling()
 	if req.TraceLevel != "" {
@@ -136,42 +146,43 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 	}
 	if req.TestRun != nil {
 		if !l.caps.HasSub(pilotage.CapExecute, pilotage.SubTestRun) {
-			return nil, nil, unsupported("Language %s does not declare execute.test_run; leave test_run out", l.ID)
+			return nil, unsupported("Language %s does not declare execute.test_run; leave test_run out", l.ID)
 		}
 		r.testRun = *req.TestRun
 	}
 	if err := r.selectMode(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	switch {
 	case req.Store != nil && *req.Store && l.retention == pilotage.RetentionNone:
-		return nil, nil, unsupported("Language %s retains nothing (retention none), so store: true cannot be honoured", l.ID)
+		return nil, unsupported("Language %s retains nothing (retention none), so store: true cannot be honoured", l.ID)
 	case req.Store != nil:
 		r.keep = *req.Store
 	default:
 		r.keep = l.retention != pilotage.RetentionNone && l.retention != ""
 	}
-	if req.IdempotencyKey == "" {
-		return r, nil, nil
+	if req.IdempotencyKey != "" && !l.caps.HasSub(pilotage.CapExecute, pilotage.SubIdempotency) {
+		return nil, unsupported("Language %s does not declare execute.idempotency; leave idempotency_key out", l.ID)
 	}
-	if !l.caps.HasSub(pilotage.CapExecute, pilotage.SubIdempotency) {
-		return nil, nil, unsupported("Language %s does not declare execute.idempotency; leave idempotency_key out", l.ID)
-	}
+	return r, nil
+}
+
+// replayed finishes §6.5.2 step 1 for an idempotency key: the recorded
+// response of the key's first Run, a conflict when the key came with
+// another runnable or input, or nil for a key not yet used.
+func (e *Engine) replayed(r *request) (*pilotage.ExecuteResponse, error) {
 	rec, err := e.store.Replay(r.replayKey())
-	if err != nil {
-		return nil, nil, err
-	}
-	if rec == nil {
-		return r, nil, nil
+	if err != nil || rec == nil {
+		return nil, err
 	}
 	if rec.Fingerprint != r.fingerprint() {
-		return nil, nil, &pilotage.RequestError{Kind: pilotage.ErrConflict, Message: "this idempotency_key was used with another runnable or input; use a fresh key"}
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrConflict, Message: "this idempotency_key was used with another runnable or input; use a fresh key"}
 	}
 	var resp pilotage.ExecuteResponse
 	if err := json.Unmarshal(rec.Response, &resp); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return nil, &resp, nil
+	return &resp, nil
 }
 
 // selectMode applies execution_mode and the binding's mode selector.
@@ -359,4 +370,41 @@ func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilota
 		}
 	}
 	return resp, nil
+}
+
+// keyLocks serialises the Runs of one idempotency key; a key's lock is
+// dropped when its last holder releases it, so the map holds only keys in
+// flight.
+type keyLocks struct {
+	mu   sync.Mutex
+	held map[string]*keyLock
+}
+
+type keyLock struct {
+	sync.Mutex
+	waiters int
+}
+
+// lock takes the lock of key and returns its release.
+func (k *keyLocks) lock(key string) (unlock func()) {
+	k.mu.Lock()
+	if k.held == nil {
+		k.held = map[string]*keyLock{}
+	}
+	l := k.held[key]
+	if l == nil {
+		l = &keyLock{}
+		k.held[key] = l
+	}
+	l.waiters++
+	k.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		k.mu.Lock()
+		if l.waiters--; l.waiters == 0 {
+			delete(k.held, key)
+		}
+		k.mu.Unlock()
+	}
 }
