@@ -87,6 +87,21 @@ func (l *lang) promotedKind() string {
 	return "program"
 }
 
+// promotedHints are the risk_hints a promoted entry declares with risk:
+// that level's own hints, so risk and risk_hints agree (§5.3), joined with
+// the body's aggregate, so the entry is never presented as safer than its
+// body (§5.4 honest risk) even when no declared level covers the aggregate.
+// The plan's max_risk_hints alone would understate a level chosen because
+// it was the least risky one covering them.
+func (l *lang) promotedHints(risk string, agg pilotage.RiskHints) pilotage.RiskHints {
+	for _, lv := range l.levels {
+		if lv.Name == risk {
+			return lv.Hints.Max(agg)
+		}
+	}
+	return agg
+}
+
 // promote installs body as a promoted program (deploy mode, §6.5.7) and
 // returns its reference. References are immutable (§5.4): a body is named
 // after its hash, and promoting it again after its baseline drifted mints
@@ -114,7 +129,7 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 	if st.entries[id] != nil {
 		return "", fmt.Errorf("catalog id %s is taken by a PDL entry", id)
 	}
-	hints := plan.MaxRiskHints
+	hints := l.promotedHints(plan.MaxRisk, plan.MaxRiskHints)
 	ce := pilotage.CatalogEntry{
 		ID: id, Kind: l.promotedKind(), Name: "deployed program " + bodyHash[:8],
 		Description: "Installed by a deploy Run: " + strings.TrimSpace(plan.Summary) + ".",
