@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -178,10 +179,19 @@ type view struct {
 	entries []*entry
 	byID    map[string]*entry
 	version string
+	// principal is whose view this is.
+	principal string
+}
+
+// logKey keys a token's snapshot in the version log per principal and
+// Language, so a token issued to another caller is an unknown baseline,
+// never a diff that names entries this caller may not see (§10.3).
+func (v *view) logKey(token string) string {
+	return v.principal + "\x00" + v.lang.ID + "\x00" + token
 }
 
 func (e *Engine) view(st *state, l *lang, principal string) *view {
-	v := &view{st: st, lang: l, byID: map[string]*entry{}}
+	v := &view{st: st, lang: l, byID: map[string]*entry{}, principal: principal}
 	h := sha256.New()
 	snap := map[string]string{}
 	// A Language without catalog has no environment-bound names (§3.2):
@@ -198,13 +208,13 @@ func (e *Engine) view(st *state, l *lang, principal string) *view {
 		fmt.Fprintf(h, "%s\x00%s\x00", id, en.hash)
 	}
 	v.version = "cv-" + hex.EncodeToString(h.Sum(nil))[:24]
-	e.versions.record(v.version, snap)
+	e.versions.record(v.logKey(v.version), snap)
 	return v
 }
 
-// versionLog remembers which entries each catalog_version stood for, so
-// changed_since can answer; tokens it has forgotten (or never issued, or
-// issued before a restart) are unknown baselines.
+// versionLog remembers which entries each catalog_version stood for, for
+// whom, so changed_since can answer; tokens it has forgotten (or never
+// issued to this caller, or issued before a restart) are unknown baselines.
 type versionLog struct {
 	mu    sync.Mutex
 	max   int
@@ -254,23 +264,34 @@ func (e *Engine) Lookup(ctx context.Context, c service.Caller, language string, 
 		return nil, unsupported("Language %s does not declare catalog", l.ID)
 	}
 	v := e.view(st, l, c.Principal)
+	out, err := v.lookup(e.versions, req)
+	// Every lookup answer, a request error included, carries the caller's
+	// current token (§6.3), so a client can resynchronise from any of them.
+	var re *pilotage.RequestError
+	if errors.As(err, &re) && re.CatalogVersion == "" {
+		re.CatalogVersion = v.version
+	}
+	return out, err
+}
+
+func (v *view) lookup(log *versionLog, req pilotage.LookupRequest) (any, error) {
 	switch req.Verb {
 	case pilotage.VerbList:
 		return v.list(req)
 	case pilotage.VerbGet:
 		en := v.byID[req.ID]
 		if req.ID == "" {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: "get needs an id", CatalogVersion: v.version}
+			return nil, invalid("get needs an id")
 		}
 		if en == nil {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no catalog entry %q", req.ID), CatalogVersion: v.version}
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no catalog entry %q", req.ID)}
 		}
 		return &pilotage.GetResponse{Entry: en.wire, CatalogVersion: v.version}, nil
 	case pilotage.VerbChangedSince:
-		if !l.caps.HasSub(pilotage.CapCatalog, pilotage.SubChangedSince) {
-			return nil, unsupported("Language %s does not declare catalog.changed_since", l.ID)
+		if !v.lang.caps.HasSub(pilotage.CapCatalog, pilotage.SubChangedSince) {
+			return nil, unsupported("Language %s does not declare catalog.changed_since", v.lang.ID)
 		}
-		return v.changedSince(e.versions, req.CatalogVersion)
+		return v.changedSince(log, req.CatalogVersion)
 	case "":
 		return nil, invalid("lookup needs a verb: list, get or changed_since")
 	}
@@ -294,7 +315,7 @@ func (v *view) list(req pilotage.LookupRequest) (*pilotage.ListResponse, error) 
 	if req.Cursor != "" {
 		a, f, ok := decodeCursor(req.Cursor)
 		if !ok || f != filter {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: "the cursor is not one this listing returned; pass next_cursor back unchanged with the same filters", CatalogVersion: v.version}
+			return nil, invalid("the cursor is not one this listing returned; pass next_cursor back unchanged with the same filters")
 		}
 		after = a
 	}
@@ -342,10 +363,10 @@ func decodeCursor(c string) (after, filter string, ok bool) {
 }
 
 func (v *view) changedSince(log *versionLog, token string) (*pilotage.ChangedSinceResponse, error) {
-	old, ok := log.get(token)
+	old, ok := log.get(v.logKey(token))
 	if token == "" || !ok {
 		return nil, &pilotage.RequestError{Kind: pilotage.ErrUnknownBaseline,
-			Message: "this catalog_version is not one the server can compare against; list the catalog in full", CatalogVersion: v.version}
+			Message: "this catalog_version is not one the server can compare against; list the catalog in full"}
 	}
 	out := &pilotage.ChangedSinceResponse{CatalogVersion: v.version, Changes: []pilotage.Change{}}
 	for _, en := range v.entries {
