@@ -50,9 +50,17 @@ func TestRetentionDurationSurvivesRestart(t *testing.T) {
 	}
 	_, err = fetch(e2, "alice", "s", "home/v1", resp.RunID, pilotage.LevelNone)
 	reqErr(t, err, pilotage.ErrInvalidRequest)
+	// Expired looks exactly like never existed (§6.6 indistinguishability).
 	now = now.Add(7*24*time.Hour + time.Second)
 	_, err = fetch(e2, "alice", "s", "home/v1", resp.RunID, "")
-	reqErr(t, err, pilotage.ErrNotFound)
+	expired := reqErr(t, err, pilotage.ErrNotFound)
+	_, err = fetch(e2, "alice", "s", "home/v1", "run-00000000000000000000000000000000", "")
+	if unknown := reqErr(t, err, pilotage.ErrNotFound); *unknown != *expired {
+		t.Errorf("expired %+v differs from unknown %+v", expired, unknown)
+	}
+	// bare/v1 declares no trace_fetch: the operation does not exist there.
+	_, err = fetch(e2, "alice", "s", "bare/v1", resp.RunID, "")
+	reqErr(t, err, pilotage.ErrUnsupported)
 }
 
 // TestRetentionSession: ctx/v1 keeps Runs for their Session only, in
