@@ -73,7 +73,7 @@ func benchLanguage(id string) pilotage.LanguageEntry {
 		Guides:  prefix + "_learn",
 		Catalog: prefix + "_lookup",
 		Loop:    pilotage.Loop{Validate: prefix + "_validate", Execute: prefix + "_execute", Trace: prefix + "_trace"},
-		Locator: pilotage.LocatorJSONPointer, ExecutionMode: pilotage.ModeImmediate,
+		Locator: pilotage.LocatorJSONPointer, ExecutionMode: pilotage.ModeBoth,
 		TraceLevel: pilotage.LevelFull, Retention: "P7D",
 	}
 }
