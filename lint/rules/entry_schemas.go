@@ -56,8 +56,11 @@ var entrySchemas = &lint.Rule{
 					}
 					var sve *jsonschema.SchemaValidationError
 					if errors.As(err, &sve) {
-						for _, v := range pilotage.Violations(sve.Err) {
-							p.Report(ptr+v.Pointer, fmt.Sprintf("%s: %s is not a valid JSON Schema here: %s", entryLabel(e), member, v.Message),
+						// schemaProblems, as for context_schema: one wrong
+						// "type" is one finding, not one per alternative the
+						// metaschema allows there.
+						for _, sp := range schemaProblems(sve.Err) {
+							p.Report(ptr+sp.pointer, fmt.Sprintf("%s: %s is not a valid JSON Schema here: %s", entryLabel(e), member, sp.describe(subject(sp.pointer, "the schema"))),
 								"fix the keyword so that the schema validates against its draft's metaschema (https://json-schema.org/specification)")
 						}
 					} else if err != nil {
