@@ -17,6 +17,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 )
 
@@ -80,19 +81,7 @@ func readJSON(t *testing.T, name string, v any) {
 func TestBrokenExample(t *testing.T) {
 	got := lintFile(t, "broken-snapshot.json")
 	text := strings.Join(got, "\n") + "\n"
-	golden := filepath.Join("testdata", "examples", "broken-snapshot.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if text != string(want) {
-		t.Errorf("findings on docs/examples/broken-snapshot.json changed (go test -update rewrites the golden file)\n got:\n%s\nwant:\n%s", text, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "examples", "broken-snapshot.golden"), []byte(text))
 	rules := map[string]bool{}
 	for _, line := range got {
 		rules[strings.Fields(line)[2]] = true
@@ -139,7 +128,7 @@ func TestExampleClosedSetsIsRendered(t *testing.T) {
 	if rendered == body {
 		return
 	}
-	if !*update {
+	if !golden.Updating() {
 		t.Fatalf("the example's closed-sets body is not closedsets.Render's output (go test -update rewrites it)\n got:\n%s\nwant:\n%s", body, rendered)
 	}
 	sum := sha256.Sum256([]byte(rendered))

@@ -1,34 +1,18 @@
 package rules
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite docs/rules/README.md and the examples' golden files")
+	"github.com/pilotage-dev/pilotage/lint/golden"
+)
 
 // TestRulesIndex keeps docs/rules/README.md, the index of every rule, equal
 // to what rules.All() says; go test -update rewrites it.
 func TestRulesIndex(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "rules", "README.md")
-	want := rulesIndex()
-	if *update {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./lint/rules -run TestRulesIndex -update writes it)", err)
-	}
-	if string(got) != want {
-		t.Errorf("docs/rules/README.md is out of date with the rules; run go test ./lint/rules -run TestRulesIndex -update")
-	}
+	golden.Check(t, filepath.Join("..", "..", "docs", "rules", "README.md"), []byte(rulesIndex()))
 }
 
 // rulesIndex renders the index: one table row per rule, sorted by ID.

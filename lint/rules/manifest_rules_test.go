@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 )
 
 // manifestRules are the rules of the manifest, capability, retention and
@@ -87,15 +87,10 @@ func FuzzManifestRules(f *testing.F) { fuzzRules(f, manifestRules()) }
 // checks, for any input, that linting does not fail or panic and that every
 // finding points at a real line and column of the document.
 func fuzzRules(f *testing.F, rules []*lint.Rule) {
+	isJSON := func(name string) bool { return strings.HasSuffix(name, ".json") }
 	for _, r := range rules {
-		ar, err := txtar.ParseFile(filepath.Join("testdata", r.ID+".txtar"))
-		if err != nil {
-			continue
-		}
-		for _, file := range ar.Files {
-			if strings.HasSuffix(file.Name, ".json") {
-				f.Add(file.Data)
-			}
+		for _, seed := range golden.Sections(f, filepath.Join("testdata", r.ID+".txtar"), isJSON) {
+			f.Add(seed)
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

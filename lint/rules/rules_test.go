@@ -8,58 +8,30 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 )
 
-// Each rule has testdata/<id>.txtar. Its files come in pairs:
+// Each rule has testdata/<id>.txtar, checked by golden.RuleFixtures. Its
+// files come in pairs:
 //
 //	-- NAME.json --   a document to lint
 //	-- NAME.want --   the findings of this rule alone, one per line:
-//	                  LINE:COL SEVERITY §SECTION POINTER
+//	                  LINE:COL SEVERITY RULE §SECTION POINTER
 //	                  (empty for a passing fixture)
 //
 // Every fixture whose name starts with "pass" must in addition be clean
 // under all rules, so a passing fixture is a conformant document.
 func TestRuleFixtures(t *testing.T) {
+	every := func(string) bool { return true }
 	for _, r := range All() {
 		t.Run(r.ID, func(t *testing.T) {
-			path := filepath.Join("testdata", r.ID+".txtar")
-			ar, err := txtar.ParseFile(path)
-			if err != nil {
-				t.Fatalf("every rule needs %s with failing and passing fixtures: %v", path, err)
-			}
-			files := map[string]string{}
-			for _, f := range ar.Files {
-				files[f.Name] = string(f.Data)
-			}
-			var sawFail, sawPass bool
-			for _, f := range ar.Files {
-				if !strings.HasSuffix(f.Name, ".json") {
-					continue
+			golden.RuleFixtures(t, filepath.Join("testdata", r.ID+".txtar"), every, func(a *golden.Archive, name string, all bool) string {
+				src, _ := a.File(name + ".json")
+				if all {
+					return lintWith(All(), name+".json", src)
 				}
-				name := strings.TrimSuffix(f.Name, ".json")
-				want, ok := files[name+".want"]
-				if !ok {
-					t.Fatalf("%s: fixture %s has no %s.want", path, f.Name, name)
-				}
-				got := lintWith([]*lint.Rule{r}, f.Name, f.Data)
-				if strings.TrimSpace(got) != strings.TrimSpace(want) {
-					t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, f.Name, got, want)
-				}
-				if strings.TrimSpace(want) == "" {
-					sawPass = true
-				} else {
-					sawFail = true
-				}
-				if strings.HasPrefix(name, "pass") {
-					if all := lintWith(All(), f.Name, f.Data); all != "" {
-						t.Errorf("%s: %s must be clean under every rule, got:\n%s", path, f.Name, all)
-					}
-				}
-			}
-			if !sawFail || !sawPass {
-				t.Errorf("%s needs at least one failing and one passing fixture (fail=%v pass=%v)", path, sawFail, sawPass)
-			}
+				return lintWith([]*lint.Rule{r}, name+".json", src)
+			})
 		})
 	}
 }

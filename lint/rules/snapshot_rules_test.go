@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 )
 
 // snapshotRules are the rules of the guides, closed-sets, risk and catalog
@@ -28,17 +28,11 @@ func snapshotRules() []*lint.Rule {
 // fixture returns one document of a rule's txtar file.
 func fixture(t testing.TB, rule, name string) []byte {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("testdata", rule+".txtar"))
-	if err != nil {
-		t.Fatal(err)
+	data, ok := golden.ReadArchive(t, filepath.Join("testdata", rule+".txtar")).File(name)
+	if !ok {
+		t.Fatalf("%s.txtar has no %s", rule, name)
 	}
-	for _, f := range ar.Files {
-		if f.Name == name {
-			return f.Data
-		}
-	}
-	t.Fatalf("%s.txtar has no %s", rule, name)
-	return nil
+	return data
 }
 
 // TestClosedSetsSectionsWithGrammar checks reading 14 from the PDL side:
