@@ -14,8 +14,6 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/workbench/binding"
-	pdlcompile "github.com/pilotage-dev/pilotage/workbench/compile"
-	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
@@ -29,21 +27,6 @@ func program50() json.RawMessage {
 	}
 	raw, _ := json.Marshal(map[string]any{"steps": steps, "output": "steps.s49.output"})
 	return raw
-}
-
-// homeflowEngine serves langs/homeflow with the real engine.
-func homeflowEngine(b *testing.B) *engine.Engine {
-	b.Helper()
-	res, err := pdlcompile.File("../../langs/homeflow/homeflow.pdl")
-	if err != nil || !res.OK() {
-		b.Fatalf("compile: %v %v", err, res.Findings)
-	}
-	eng, err := engine.New(res.Server, engine.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { eng.Close() })
-	return eng
 }
 
 // stdioTransport serves s by ServeIO — the code path of `pilotage serve`

@@ -13,13 +13,9 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 )
 
-// TestRealEngineCarrierRules drives the reference engine serving
-// langs/homeflow through an MCP client (binding.md): every answer, of
-// every outcome the engine has, keeps the binding's result shape and
-// validates against the output schema its tool publishes; invalid
-// programs and failed or refused Runs are results (isError false), request
-// errors are isError results with the envelope (§8).
-func TestRealEngineCarrierRules(t *testing.T) {
+// homeflowEngine serves langs/homeflow with the real engine.
+func homeflowEngine(t testing.TB) *engine.Engine {
+	t.Helper()
 	res, err := pdlcompile.File("../../langs/homeflow/homeflow.pdl")
 	if err != nil || !res.OK() {
 		t.Fatalf("compile: %v %v", err, res.Findings)
@@ -29,7 +25,17 @@ func TestRealEngineCarrierRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	s, err := New(context.Background(), eng, Options{Principal: "owner"})
+	return eng
+}
+
+// TestRealEngineCarrierRules drives the reference engine serving
+// langs/homeflow through an MCP client (binding.md): every answer, of
+// every outcome the engine has, keeps the binding's result shape and
+// validates against the output schema its tool publishes; invalid
+// programs and failed or refused Runs are results (isError false), request
+// errors are isError results with the envelope (§8).
+func TestRealEngineCarrierRules(t *testing.T) {
+	s, err := New(context.Background(), homeflowEngine(t), Options{Principal: "owner"})
 	if err != nil {
 		t.Fatal(err)
 	}
