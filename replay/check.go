@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -32,6 +33,8 @@ type checker struct {
 	// known decides a condition early when the level or outcome came
 	// before the steps; nil until then.
 	known func(cond) bool
+	// errorDiagnostics counts a response's error-severity diagnostics.
+	errorDiagnostics int
 }
 
 // frame is one open activation: the top level, a branch entry or a loop
@@ -50,9 +53,10 @@ type frame struct {
 	exited     bool
 	summarized bool
 	// seen marks the direct steps met in the current iteration; last is
-	// the Ord of the latest one.
-	seen []bool
-	last int
+	// the Ord of the latest one and max the highest: execution passed
+	// every step listed before it (expected-reached).
+	seen      []bool
+	last, max int
 }
 
 func (f *frame) children(p *Plan) []*Step {
@@ -67,7 +71,7 @@ func (f *frame) children(p *Plan) []*Step {
 
 func newChecker(p *Plan, lang *Language, file string, max int) *checker {
 	c := &checker{plan: p, lang: lang, file: file, out: newFindingBuffer(max)}
-	c.stack = []*frame{{seen: make([]bool, len(p.root)), last: -1}}
+	c.stack = []*frame{{seen: make([]bool, len(p.root)), last: -1, max: -1}}
 	return c
 }
 
@@ -144,6 +148,7 @@ func (c *checker) entry(e *entry) {
 	}
 	kind := c.kind(e, s)
 	c.outcome(e)
+	c.duration(e)
 	c.levels(e, kind, s)
 	c.decisionsAt(e, idText, s)
 	c.truncation(e)
@@ -216,6 +221,15 @@ func (c *checker) outcome(e *entry) {
 	}
 	if c.lang != nil {
 		c.listed(e.at("/outcome"), "step", c.lang.Sets.StepStatuses, st, ok)
+	}
+}
+
+// duration checks t_ms, the step's duration in milliseconds: a number,
+// never negative (data-model.md §5.8).
+func (c *checker) duration(e *entry) {
+	var ms float64
+	if len(e.w.TMs) > 0 && (json.Unmarshal(e.w.TMs, &ms) != nil || ms < 0) {
+		c.add(finding{rule: RuleTraceShape, at: e.at("/t_ms"), msg: fmt.Sprintf("t_ms of %q is %s; it is a duration in milliseconds, a number ≥ 0", *e.w.ID, e.w.TMs)})
 	}
 }
 
@@ -376,7 +390,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 			return
 		}
 	}
-	c.closeTo(len(chain) + 1)
+	c.closeTo(len(chain)+1, true)
 	if n > parent.iter {
 		if n > parent.iter+1 {
 			msg := fmt.Sprintf("%q skips from iteration #%d to #%d of %q", text, parent.iter, n, parent.entry.traceID())
@@ -387,7 +401,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 				hint: "iteration numbers are 1-based and consecutive per activation (§5.8.2)"})
 		}
 		if parent.iter > 0 {
-			c.endIteration(parent)
+			c.endIteration(parent, true)
 		}
 		parent.iter = n
 	}
@@ -405,6 +419,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 	}
 	parent.seen[s.Ord] = true
 	parent.last = s.Ord
+	parent.max = max(parent.max, s.Ord)
 	switch s.Kind {
 	case pilotage.KindBranch:
 		c.openBranch(e, s, q)
@@ -452,7 +467,7 @@ func (c *checker) scope(f *frame) string {
 
 func (c *checker) openBranch(e *entry, s *Step, q []int) {
 	e.keep()
-	f := &frame{step: s, entry: e, quals: q, last: -1}
+	f := &frame{step: s, entry: e, quals: q, last: -1, max: -1}
 	ds := e.w.Decisions
 	switch {
 	case len(ds) != 1:
@@ -478,7 +493,7 @@ func (c *checker) openBranch(e *entry, s *Step, q []int) {
 
 func (c *checker) openLoop(e *entry, s *Step, q []int) {
 	e.keep()
-	f := &frame{step: s, entry: e, quals: q, last: -1, seen: make([]bool, len(s.Children("")))}
+	f := &frame{step: s, entry: e, quals: q, last: -1, max: -1, seen: make([]bool, len(s.Children("")))}
 	ds := e.w.Decisions
 	if len(ds) == 0 {
 		c.add(finding{rule: RuleLoopDecisions, at: e.site, rel: []report.Location{c.rel(s)},
@@ -509,22 +524,26 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 	c.stack = append(c.stack, f)
 }
 
-// closeTo closes open activations until n remain.
-func (c *checker) closeTo(n int) {
+// closeTo closes open activations until n remain. passed says a later
+// entry closes them, so execution went past them; otherwise the trace
+// ended inside them.
+func (c *checker) closeTo(n int, passed bool) {
 	for len(c.stack) > n {
 		f := c.stack[len(c.stack)-1]
 		c.stack = c.stack[:len(c.stack)-1]
-		c.closeFrame(f)
+		c.closeFrame(f, passed)
 	}
 }
 
-func (c *checker) closeFrame(f *frame) {
+func (c *checker) closeFrame(f *frame, passed bool) {
 	if f.step == nil || f.step.Kind == pilotage.KindBranch {
-		c.endIteration(f)
+		c.endIteration(f, passed)
 		return
 	}
+	// Decisions are recorded as the loop runs (reading 7): a continue
+	// after the current iteration or the exit shows it ended.
 	if f.iter > 0 {
-		c.endIteration(f)
+		c.endIteration(f, passed || f.exited || f.continues > f.iter)
 	}
 	if f.summarized {
 		return
@@ -537,14 +556,21 @@ func (c *checker) closeFrame(f *frame) {
 	}
 	if body := f.step.Children(""); len(body) > 0 {
 		for k := f.iter + 1; k <= f.continues; k++ {
-			c.add(finding{rule: RuleExpectedPresent, c: ifComplete, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(body[0])},
-				msg:  fmt.Sprintf("iteration #%d of %q (a continue decision) has none of its body's entries; expected %s", k, id, expectedID(body[0], f.quals, k)),
+			msg := fmt.Sprintf("iteration #%d of %q (a continue decision) has none of its body's entries; expected %s", k, id, expectedID(body[0], f.quals, k))
+			c.add(finding{rule: RuleExpectedPresent, c: ifComplete, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(body[0])}, msg: msg,
 				hint: "reading 1: every continue of a loop has the body's expected steps after it"})
+			if passed || f.exited || k < f.continues {
+				c.add(finding{rule: RuleExpectedReached, c: ifIncomplete, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(body[0])}, msg: msg,
+					hint: "a later decision or entry shows the iteration ended: only steps not yet reached may be absent (§5.8.4)"})
+			}
 		}
 	}
 	if !f.exited && len(f.entry.w.Decisions) > 0 {
-		c.add(finding{rule: RuleLoopDecisions, c: ifComplete, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(f.step)},
-			msg: fmt.Sprintf("loop entry %q has no exit decision, but the Run completed", id)})
+		msg, k := fmt.Sprintf("loop entry %q has no exit decision, but the Run completed", id), ifComplete
+		if passed {
+			msg, k = fmt.Sprintf("loop entry %q has no exit decision, but entries after the loop follow", id), always
+		}
+		c.add(finding{rule: RuleLoopDecisions, c: k, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(f.step)}, msg: msg})
 	}
 }
 
@@ -560,8 +586,11 @@ func expectedID(s *Step, quals []int, iter int) string {
 
 // endIteration reports the direct steps the current iteration of f (or
 // the branch activation, or the top level) did not reach. They are
-// missing only if the Run completed (§5.8.4).
-func (c *checker) endIteration(f *frame) {
+// missing if the Run completed, and also in a Run that did not complete
+// when execution went past them (§5.8.4): passed says a later entry
+// closed the iteration, and a step listed before the furthest one seen
+// was passed on the way.
+func (c *checker) endIteration(f *frame, passed bool) {
 	kids := f.children(c.plan)
 	if f.step != nil && f.step.Kind == pilotage.KindBranch && !slices.Contains(f.step.Arms, f.label) {
 		kids = nil // no valid arm was taken; branch-decision said so
@@ -583,9 +612,19 @@ func (c *checker) endIteration(f *frame) {
 			at = f.entry.at("/id")
 			msg = fmt.Sprintf("%s is missing; %q took arm %q, which contains it", expectedID(s, f.quals, 0), f.entry.traceID(), f.label)
 		}
-		c.add(finding{rule: RuleExpectedPresent, c: ifComplete, at: at, rel: []report.Location{c.rel(s)}, msg: msg,
+		rel := []report.Location{c.rel(s)}
+		c.add(finding{rule: RuleExpectedPresent, c: ifComplete, at: at, rel: rel, msg: msg,
 			hint: "a successful Run's trace holds every member of the expected set (§5.8.4)"})
+		if passed || i < f.max {
+			why := "an entry listed after it in the plan appears"
+			if passed {
+				why = "a later entry closed " + c.scope(f)
+			}
+			c.add(finding{rule: RuleExpectedReached, c: ifIncomplete, at: at, rel: rel,
+				msg:  fmt.Sprintf("%s is missing from %s, though execution went past it: %s", expectedID(s, f.quals, f.iter), c.scope(f), why),
+				hint: "in a Run that did not complete only steps not yet reached may be absent (§5.8.4); replay takes plan order for execution order, as entry-order does"})
+		}
 	}
 	clear(f.seen)
-	f.last = -1
+	f.last, f.max = -1, -1
 }

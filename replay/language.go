@@ -20,7 +20,11 @@ type Language struct {
 	ID              string
 	TraceLevel      string
 	TraceSubprogram string
-	Sets            closedsets.Sets
+	// ExecutionMode is immediate, deploy or both (§6.5.7); TestRun says
+	// whether execute.test_run is declared, nil when it cannot be told.
+	ExecutionMode string
+	TestRun       *bool
+	Sets          closedsets.Sets
 	// Arms are the branch arm labels of the grammar, known from a PDL
 	// definition only (a snapshot does not carry the grammar).
 	Arms []string
@@ -34,7 +38,8 @@ type Language struct {
 type snapshotFile struct {
 	Snapshot string `json:"snapshot"`
 	Manifest struct {
-		Languages []snapshotLanguage `json:"languages"`
+		Capabilities pilotage.Capabilities `json:"capabilities"`
+		Languages    []snapshotLanguage    `json:"languages"`
 	} `json:"manifest"`
 	Guides map[string][]struct {
 		ID     string   `json:"id"`
@@ -44,9 +49,11 @@ type snapshotFile struct {
 }
 
 type snapshotLanguage struct {
-	ID              string `json:"id"`
-	TraceLevel      string `json:"trace_level"`
-	TraceSubprogram string `json:"trace_subprogram"`
+	ID              string                `json:"id"`
+	Capabilities    pilotage.Capabilities `json:"capabilities"`
+	ExecutionMode   string                `json:"execution_mode"`
+	TraceLevel      string                `json:"trace_level"`
+	TraceSubprogram string                `json:"trace_subprogram"`
 }
 
 // LoadSnapshot reads the Language id (or the snapshot's only Language
@@ -75,7 +82,9 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 	case i < 0:
 		return nil, fmt.Errorf("%s: no Language %q in the snapshot (it has %s)", file, id, strings.Join(ids, ", "))
 	}
-	l := &Language{ID: langs[i].ID, TraceLevel: langs[i].TraceLevel, TraceSubprogram: langs[i].TraceSubprogram}
+	testRun := pilotage.Effective(s.Manifest.Capabilities, langs[i].Capabilities).HasSub(pilotage.CapExecute, pilotage.SubTestRun)
+	l := &Language{ID: langs[i].ID, TraceLevel: langs[i].TraceLevel, TraceSubprogram: langs[i].TraceSubprogram,
+		ExecutionMode: langs[i].ExecutionMode, TestRun: &testRun}
 	var body *string
 	for _, g := range s.Guides[l.ID] {
 		if slices.Contains(g.Topics, pilotage.TopicClosedSets) && g.Body != nil {
@@ -95,7 +104,14 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 
 // FromPDL takes what replay checks from a Language compiled from PDL.
 func FromPDL(l *language.Language) *Language {
-	out := &Language{ID: l.ID, TraceLevel: l.TraceLevel, TraceSubprogram: l.TraceSubprogram, Sets: l.Sets, Arms: l.Grammar.Arms}
+	out := &Language{ID: l.ID, TraceLevel: l.TraceLevel, TraceSubprogram: l.TraceSubprogram, Sets: l.Sets, Arms: l.Grammar.Arms,
+		ExecutionMode: l.ExecutionMode}
+	if _, ok := l.Capabilities[pilotage.CapExecute]; ok {
+		// A Language-level execute governs in full (§4.2); otherwise the
+		// Server-level default decides, which the Language does not hold.
+		testRun := l.Capabilities.HasSub(pilotage.CapExecute, pilotage.SubTestRun)
+		out.TestRun = &testRun
+	}
 	out.engineTruncation = strings.Contains(squash(l.Sets.Truncation), squash(language.TruncationText))
 	return out
 }

@@ -17,14 +17,23 @@ type Plan struct {
 	File string
 	Src  []byte
 	// Mode is the plan's mode: "deploy" plans describe the deployed body.
-	Mode  string
-	Steps []*Step
+	Mode string
+	// CatalogVersion is the snapshot the plan was derived at, "" when the
+	// plan does not say (catalog-version).
+	CatalogVersion string
+	Steps          []*Step
 	// Findings are plan-shape problems; the checks work around them.
 	Findings []report.Finding
 
 	byID map[string]*Step
 	// root lists the steps outside every branch arm and loop body.
 	root []*Step
+	// doc and ptr (the plan object's pointer) place findings about the
+	// plan that are made after loading (plan-risk against the Language).
+	doc *jsonpos.Doc
+	ptr string
+	// risk is what plan-risk checks against the Language, read once.
+	risk planRisk
 }
 
 // Step is one plan step and where it sits.
@@ -46,6 +55,11 @@ type Step struct {
 	// Ord is the step's position among its siblings (same parent, same
 	// arm), in plan order.
 	Ord int
+
+	// Risk and Hints are the step's risk and risk_hints (§5.3); Hints is
+	// nil when absent or malformed.
+	Risk  string
+	Hints *pilotage.RiskHints
 
 	Pointer   string
 	Line, Col int
@@ -112,14 +126,20 @@ func LoadPlan(file string, src []byte) (*Plan, error) {
 		return nil, &PlanError{File: file, Line: pos.Line, Col: pos.Column, Msg: "not a plan: no steps array",
 			Hint: "give a plan object (§5.6) or a validate response carrying one"}
 	}
-	p := &Plan{File: file, Src: src, Mode: root.Get("mode").String(), byID: map[string]*Step{}}
+	p := &Plan{File: file, Src: src, Mode: root.Get("mode").String(), CatalogVersion: root.Get("catalog_version").String(),
+		byID: map[string]*Step{}, doc: doc, ptr: ptr}
 	b := planBuilder{p: p, doc: doc}
+	if m := root.Get("mode"); m != nil && (!m.Is(jsonpos.String) || (m.Str != pilotage.ModeImmediate && m.Str != pilotage.ModeDeploy)) {
+		b.report(ptr+"/mode", fmt.Sprintf("plan mode is %s; a plan describes an immediate program or a deployed body", doc.Raw(m)),
+			"mode is immediate or deploy (§5.6); test_run is a trace's mode, never a plan's")
+	}
 	for i, n := range steps.Elems {
 		b.add(ptr+"/steps/"+strconv.Itoa(i), n)
 	}
 	if err := b.link(); err != nil {
 		return nil, err
 	}
+	p.checkRisk(root)
 	return p, nil
 }
 
@@ -144,9 +164,15 @@ type planRef struct {
 }
 
 func (b *planBuilder) report(pointer, msg, hint string) {
-	pos, _ := b.doc.Locate(pointer, false)
-	b.p.Findings = append(b.p.Findings, report.Finding{Rule: RulePlanShape, Section: "5.6", Severity: report.Error,
-		Message: msg, Hint: hint, File: b.p.File, Line: pos.Line, Column: pos.Column, Pointer: pointer})
+	b.p.Findings = append(b.p.Findings, b.p.finding(RulePlanShape, pointer, msg, hint))
+}
+
+// finding is a finding of rule about the plan, at pointer.
+func (p *Plan) finding(rule, pointer, msg, hint string) report.Finding {
+	pos, _ := p.doc.Locate(pointer, false)
+	r := RuleByID(rule)
+	return report.Finding{Rule: rule, Section: r.Section, Severity: r.Severity,
+		Message: msg, Hint: hint, File: p.File, Line: pos.Line, Column: pos.Column, Pointer: pointer}
 }
 
 func (b *planBuilder) add(ptr string, n *jsonpos.Node) {
@@ -173,6 +199,7 @@ func (b *planBuilder) add(ptr string, n *jsonpos.Node) {
 		s.Kind = pilotage.KindStep
 	}
 	s.Calls = b.strings(ptr+"/calls", n.Get("calls"))
+	b.p.stepRisk(s, n)
 	if len(s.Calls) > 0 && s.Kind != pilotage.KindStep {
 		b.report(ptr+"/calls", fmt.Sprintf("%s step %q carries calls; control-flow steps do not", s.Kind, s.ID), "")
 	}

@@ -74,6 +74,7 @@ func planOf(r *rand.Rand, prog []*node) pilotage.Plan {
 			s := pilotage.PlanStep{ID: n.id, Kind: n.kind, Arms: n.arms}
 			if n.kind == pilotage.KindStep {
 				s.Calls = []string{"svc." + n.id}
+				s.Risk, s.RiskHints = "write", &pilotage.RiskHints{}
 			}
 			switch {
 			case parent != nil && parent.kind == pilotage.KindBranch:
@@ -95,6 +96,17 @@ func planOf(r *rand.Rand, prog []*node) pilotage.Plan {
 		}
 	}
 	walk(prog, nil, "", "")
+	// max_risk_hints is the aggregate of the steps' hints (§5.3): read-only
+	// when no step calls anything.
+	var hints []pilotage.RiskHints
+	for _, s := range p.Steps {
+		if s.RiskHints != nil {
+			hints = append(hints, *s.RiskHints)
+		}
+	}
+	if p.MaxRiskHints = pilotage.Aggregate(hints...); p.MaxRiskHints.ReadOnly {
+		p.MaxRisk = "safe"
+	}
 	return p
 }
 
@@ -192,7 +204,7 @@ func record(seed uint64) recorded {
 	prog := g.seq(0)
 	plan, _ := json.MarshalIndent(planOf(r, prog), "", " ")
 	x := &interp{r: r, full: r.IntN(2) == 0, budget: -1, armEntries: map[int]int{}}
-	if r.IntN(3) == 0 {
+	if r.IntN(2) == 0 {
 		x.budget = r.IntN(12) + 1
 	}
 	x.seq(prog, nil)
@@ -316,6 +328,27 @@ var mutations = map[string]mutation{
 	"drop": func(r *rand.Rand, rec recorded) ([]pilotage.TraceStep, bool) {
 		i, ok := pick(r, unprefixed(rec.steps))
 		if !ok || !rec.outcome.OK {
+			return nil, false
+		}
+		return slices.Delete(slices.Clone(rec.steps), i, i+1), true
+	},
+	// In a Run that stopped, dropping a step that a later entry shows
+	// was passed (a later sibling, the next iteration, an entry after its
+	// arm or body) is caught by expected-reached (§5.8.4): only steps not
+	// yet reached may be absent.
+	"drop-passed": func(r *rand.Rand, rec recorded) ([]pilotage.TraceStep, bool) {
+		if rec.outcome.OK {
+			return nil, false
+		}
+		idx := unprefixed(rec.steps)
+		var passed []int
+		for k, i := range idx[:max(len(idx)-1, 0)] {
+			if rec.steps[i].Kind == "" && idx[k+1] > i {
+				passed = append(passed, i)
+			}
+		}
+		i, ok := pick(r, passed)
+		if !ok {
 			return nil, false
 		}
 		return slices.Delete(slices.Clone(rec.steps), i, i+1), true

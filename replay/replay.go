@@ -67,7 +67,7 @@ func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
 			rep.Rules = append(rep.Rules, r.RuleInfo)
 		}
 	}
-	for _, f := range plan.Findings {
+	for _, f := range append(slices.Clone(plan.Findings), plan.riskAgainst(opt.Language)...) {
 		if !opt.Disabled[f.Rule] {
 			rep.Add(f)
 		}
@@ -130,7 +130,7 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	}
 	er := &errReader{r: r}
 	c := newChecker(plan, opt.Language, file, max)
-	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, c.entry)
+	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, c.entry, c.diagnostic)
 	if er.err != nil {
 		return Result{ReadErr: er.err}
 	}
@@ -197,10 +197,10 @@ func (c *checker) finish(s *stream) []report.Finding {
 	}
 	switch {
 	case s.response && t.steps == nil && t.outcome == nil && t.level == nil:
-		return c.noTrace(s.top.outcome, runID)
+		return c.noTrace(s, s.top.outcome, runID)
 	case !s.response && t.steps == nil && t.level == nil && t.outcome != nil && t.runID != nil:
 		// An execute response at level none, or a refused Run's (reading 8).
-		return c.noTrace(t.outcome, runID)
+		return c.noTrace(s, t.outcome, runID)
 	case t.steps == nil && t.outcome == nil && t.level == nil:
 		c.add(finding{rule: RuleTraceShape, at: c.traceAt, msg: "not a trace: the file has no steps, level or outcome",
 			hint: "give a trace object (§5.8), an execute response or a trace-fetch response carrying one"})
@@ -216,7 +216,7 @@ func (c *checker) finish(s *stream) []report.Finding {
 		}
 	}
 	if t.steps != nil {
-		c.closeTo(0)
+		c.closeTo(0, false)
 	}
 	c.level(t)
 	o, outcomeOK := c.runOutcome(t)
@@ -228,9 +228,16 @@ func (c *checker) finish(s *stream) []report.Finding {
 	}
 	if s.response {
 		c.sameAsResponse(s)
+		c.response(&s.top)
 	}
+	c.mode(t)
+	c.catalogVersion(t)
 	installation := c.installation(t)
-	drop := func(rule string) bool { return RuleByID(rule).UsesPlan && (installation || refused) }
+	drop := func(rule string) bool {
+		// A trace object's own members are all it has: diagnostics there
+		// are an unknown member, ignored (§1.2).
+		return RuleByID(rule).UsesPlan && (installation || refused) || rule == RuleDiagnostics && !s.response
+	}
 	return c.out.resolve(holds(t, true), drop, c.file, runID)
 }
 
@@ -270,7 +277,8 @@ func holds(m *traceMembers, final bool) func(cond) bool {
 
 // noTrace handles a response without a trace: right for a refused Run
 // (reading 8) and for level none, but then nothing could be checked.
-func (c *checker) noTrace(outcome *located, runID string) []report.Finding {
+func (c *checker) noTrace(s *stream, outcome *located, runID string) []report.Finding {
+	c.response(&s.top)
 	o, ok := outcomeOf(outcome)
 	if !ok || !pilotage.IsRefusal(*o.Status) {
 		c.add(finding{rule: RuleTraceShape, sev: report.Warning, at: site{line: 1, col: 1},
@@ -291,6 +299,9 @@ func (c *checker) level(t *traceMembers) {
 	case !ok || (l != "summary" && l != "full"):
 		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("level is %s; a trace's level is summary or full", t.level.raw),
 			hint: "none is a request value and never a trace's level; an unknown level is read as summary (§1.3)"})
+	case c.lang != nil && c.lang.TraceLevel == "":
+		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("a trace of Language %q, which declares no trace_level: it does not declare execute", c.lang.ID),
+			hint: "only a Language that declares execute runs programs and traces them (§4.3 rule 4, §5.8.1)"})
 	case l == "full" && c.lang != nil && c.lang.TraceLevel == "summary":
 		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: "level is full, but the Language declares trace_level summary",
 			hint: "the effective level is the lower of the requested level and the declared ceiling (§5.8.1)"})
@@ -350,6 +361,53 @@ func (c *checker) sameAsResponse(s *stream) {
 	if okA && okB && (*a.OK != *b.OK || *a.Status != *b.Status) {
 		c.add(finding{rule: RuleRunOutcome, at: s.inner.outcome.site,
 			msg: fmt.Sprintf("the trace's outcome (%s, ok %v) differs from the response's (%s, ok %v)", *b.Status, *b.OK, *a.Status, *a.OK)})
+	}
+}
+
+// traceModes are the values of a trace's mode (data-model.md §5.8).
+var traceModes = []string{pilotage.ModeImmediate, pilotage.ModeDeploy, pilotage.ModeTestRun}
+
+// mode checks the trace's mode: a closed set, and with the Language one
+// its execution_mode (§6.5.7) and execute.test_run allow.
+func (c *checker) mode(t *traceMembers) {
+	if t.mode == nil {
+		return
+	}
+	m, ok := stringOf(t.mode)
+	switch {
+	case !ok || !slices.Contains(traceModes, m):
+		c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("mode is %s; a trace's mode is immediate, deploy or test_run", t.mode.raw)})
+	case c.lang == nil:
+	case m == pilotage.ModeTestRun:
+		if c.lang.TestRun != nil && !*c.lang.TestRun {
+			c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("a test_run trace, but Language %q does not declare execute.test_run", c.lang.ID),
+				hint: "test_run is accepted only when execute.test_run is declared (§6.5)"})
+		}
+	case c.lang.ExecutionMode != "" && c.lang.ExecutionMode != pilotage.ModeBoth && m != c.lang.ExecutionMode:
+		c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("a %s trace, but Language %q has execution_mode %s", m, c.lang.ID, c.lang.ExecutionMode),
+			hint: "a Language runs programs in its declared execution mode; both allows immediate and deploy (§6.5.7)"})
+	}
+}
+
+// catalogVersion checks that the Run executed at the catalog_version the
+// plan was derived at: §5.8.4 ties a trace to its plan at one
+// catalog_version, and a Client that supplied the plan's token as
+// expected_catalog_version gets catalog_drift otherwise (§6.5.2, §6.5.3).
+func (c *checker) catalogVersion(t *traceMembers) {
+	if t.catalogVersion == nil {
+		return
+	}
+	v, ok := stringOf(t.catalogVersion)
+	switch {
+	case !ok:
+		c.add(finding{rule: RuleTraceShape, at: t.catalogVersion.site, msg: fmt.Sprintf("catalog_version is %s, not a string", t.catalogVersion.raw),
+			hint: "catalog_version is an opaque token (§5.4)"})
+	case c.plan.CatalogVersion != "" && v != c.plan.CatalogVersion:
+		pos, _ := c.plan.doc.Locate(c.plan.ptr+"/catalog_version", false)
+		c.add(finding{rule: RuleCatalogVersion, at: t.catalogVersion.site,
+			rel:  []report.Location{{File: c.plan.File, Line: pos.Line, Column: pos.Column, Pointer: c.plan.ptr + "/catalog_version", Note: "the plan's catalog_version"}},
+			msg:  fmt.Sprintf("the Run executed at catalog_version %q, but the plan was derived at %q", v, c.plan.CatalogVersion),
+			hint: "correspondence holds at one catalog_version (§5.8.4); executing with the plan's token as expected_catalog_version returns catalog_drift instead (§6.5.2)"})
 	}
 }
 

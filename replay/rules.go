@@ -46,6 +46,12 @@ const (
 	RuleClosedSetStatus   = "closed-set-status"
 	RuleSummaryTruncation = "summary-truncation"
 	RulePlanShape         = "plan-shape"
+	RuleExpectedReached   = "expected-reached"
+	RuleCatalogVersion    = "catalog-version"
+	RuleTraceMode         = "trace-mode"
+	RuleRunOutput         = "run-output"
+	RuleDiagnostics       = "response-diagnostics"
+	RulePlanRisk          = "plan-risk"
 )
 
 // Categories group the rules in --list-rules and docs/replay.md.
@@ -82,13 +88,19 @@ var rules = []*Rule{
 	{report.RuleInfo{ID: RuleUnselectedArm, Category: CatCorrespondence, Section: "5.8.4", Severity: report.Error, Summary: "Steps of branch arms that were not selected are absent.", Doc: doc(RuleUnselectedArm)}, true},
 	{report.RuleInfo{ID: RuleExpectedPresent, Category: CatCorrespondence, Section: "5.8.4", Severity: report.Error, Summary: "A successful Run's trace holds every expected step, loop-body steps once per iteration (reading 1).", Doc: doc(RuleExpectedPresent)}, true},
 	{report.RuleInfo{ID: RuleEntryCalls, Category: CatCorrespondence, Section: "5.8.4", Severity: report.Error, Summary: "An entry's calls are listed on its plan step, and a plan step with calls is matched by an entry naming them (reading 5).", Doc: doc(RuleEntryCalls)}, true},
+	{report.RuleInfo{ID: RuleExpectedReached, Category: CatCorrespondence, Section: "5.8.4", Severity: report.Warning, Summary: "In a Run that did not complete, every expected step that execution passed appears: those before a later entry of their sequence, and every step of an iteration or arm that a later entry closed.", Doc: doc(RuleExpectedReached)}, true},
+	{report.RuleInfo{ID: RuleCatalogVersion, Category: CatCorrespondence, Section: "5.8.4", Severity: report.Error, Summary: "A started Run executed at the catalog_version its plan was derived at.", Doc: doc(RuleCatalogVersion)}, true},
+	{report.RuleInfo{ID: RuleTraceMode, Category: CatCorrespondence, Section: "6.5.7", Severity: report.Error, Summary: "A trace's mode is immediate, deploy or test_run, one the Language's execution_mode and execute.test_run allow.", Doc: doc(RuleTraceMode)}, false},
 	{report.RuleInfo{ID: RuleDeployTrace, Category: CatCorrespondence, Section: "5.8.4", Severity: report.Info, Summary: "A deploy installation trace is not matched against the body plan.", Doc: doc(RuleDeployTrace)}, false},
 	{report.RuleInfo{ID: RuleRunOutcome, Category: CatOutcomes, Section: "5.7", Severity: report.Error, Summary: "The run outcome's ok agrees with its status; a started Run that did not complete is ok: false.", Doc: doc(RuleRunOutcome)}, false},
 	{report.RuleInfo{ID: RuleRefusedRun, Category: CatOutcomes, Section: "3.6", Severity: report.Error, Summary: "A refused Run (validation_error, catalog_drift, promotion_drift) has no executed steps (reading 8).", Doc: doc(RuleRefusedRun)}, false},
 	{report.RuleInfo{ID: RuleStepOutcome, Category: CatOutcomes, Section: "5.7", Severity: report.Error, Summary: "A step outcome's ok agrees with its status; run-only statuses never appear on steps (reading 10).", Doc: doc(RuleStepOutcome)}, false},
+	{report.RuleInfo{ID: RuleRunOutput, Category: CatOutcomes, Section: "6.5", Severity: report.Error, Summary: "A response carries output only when its outcome is ok.", Doc: doc(RuleRunOutput)}, false},
+	{report.RuleInfo{ID: RuleDiagnostics, Category: CatOutcomes, Section: "6.5.2", Severity: report.Error, Summary: "A validation_error response attaches its diagnostics, at least one an error; each diagnostic has code, severity, message and path, with a code from the Language's closed set.", Doc: doc(RuleDiagnostics)}, false},
 	{report.RuleInfo{ID: RuleClosedSetStatus, Category: CatClosedSets, Section: "1.5", Severity: report.Error, Summary: "Run and step statuses are listed in the Language's closed-sets guide, with the ok it gives them.", Doc: doc(RuleClosedSetStatus)}, false},
 	{report.RuleInfo{ID: RuleSummaryTruncation, Category: CatClosedSets, Section: "5.8.1", Severity: report.Error, Summary: "Step outputs are truncated exactly as the closed-sets guide documents.", Doc: doc(RuleSummaryTruncation)}, false},
-	{report.RuleInfo{ID: RulePlanShape, Category: CatPlan, Section: "5.6", Severity: report.Error, Summary: "The plan is a plan: unique step ids, arm and loop references to branch and loop steps, labels listed in arms, no calls on control flow.", Doc: doc(RulePlanShape)}, false},
+	{report.RuleInfo{ID: RulePlanShape, Category: CatPlan, Section: "5.6", Severity: report.Error, Summary: "The plan is a plan: unique step ids, arm and loop references to branch and loop steps, labels listed in arms, no calls on control flow, a mode of immediate or deploy.", Doc: doc(RulePlanShape)}, false},
+	{report.RuleInfo{ID: RulePlanRisk, Category: CatPlan, Section: "5.3", Severity: report.Error, Summary: "The plan carries max_risk and max_risk_hints, every step its risk and risk_hints; hints are consistent, max_risk_hints is their aggregate, and with the Language every risk is a declared level with its hints and max_risk is the least risky level covering the aggregate.", Doc: doc(RulePlanRisk)}, false},
 }
 
 var byID = func() map[string]*Rule {

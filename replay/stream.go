@@ -72,6 +72,7 @@ type wireEntry struct {
 	Input     json.RawMessage     `json:"input"`
 	Output    json.RawMessage     `json:"output"`
 	Outcome   *wireOutcome        `json:"outcome"`
+	TMs       json.RawMessage     `json:"t_ms"`
 	Decisions []pilotage.Decision `json:"decisions"`
 }
 
@@ -87,8 +88,27 @@ type entry struct {
 // traceMembers are the members of a trace (or of the response around it)
 // that the checks need, wherever they appear in the object.
 type traceMembers struct {
-	runID, level, outcome, mode *located
-	steps                       *site // nil when there is no steps array
+	runID, level, outcome, mode, catalogVersion *located
+	steps                                       *site // nil when there is no steps array
+	// output is where a non-null output member is; only its presence
+	// matters (§6.5), so its value is skipped, never held.
+	output *site
+}
+
+// wireDiagnostic is one diagnostic of an execute response (§5.5), with
+// presence kept for the required members.
+type wireDiagnostic struct {
+	Code     *string         `json:"code"`
+	Severity *string         `json:"severity"`
+	Message  *string         `json:"message"`
+	Path     json.RawMessage `json:"path"`
+}
+
+// diagnostic is one decoded diagnostic and where it is.
+type diagnostic struct {
+	located
+	w   wireDiagnostic
+	bad error
 }
 
 // stream is what walking one file found besides the entries.
@@ -135,15 +155,18 @@ type walker struct {
 	// so far; onEntry with each entry.
 	onSteps func(*traceMembers)
 	onEntry func(*entry)
+	// onDiagnostic is called with each element of the top-level
+	// diagnostics array, one at a time like the steps.
+	onDiagnostic func(*diagnostic)
 }
 
 // errStop ends a walk after a syntax error.
 var errStop = errors.New("stop")
 
-func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry)) (*stream, *posReader) {
+func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), onDiagnostic func(*diagnostic)) (*stream, *posReader) {
 	pr := newPosReader(r, headLimit)
 	dec := json.NewDecoder(pr)
-	w := &walker{dec: dec, pr: pr, s: &stream{}, onSteps: onSteps, onEntry: onEntry}
+	w := &walker{dec: dec, pr: pr, s: &stream{}, onSteps: onSteps, onEntry: onEntry, onDiagnostic: onDiagnostic}
 	_ = w.document()
 	return w.s, pr
 }
@@ -241,7 +264,11 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 			err = w.steps(ptr, m)
 		case key == "trace" && prefix == "":
 			err = w.traceMember(ptr)
-		case key == "run_id" || key == "level" || key == "outcome" || key == "mode":
+		case key == "diagnostics" && prefix == "":
+			err = w.diagnostics(ptr)
+		case key == "output":
+			m.output, err = w.presence(ptr)
+		case key == "run_id" || key == "level" || key == "outcome" || key == "mode" || key == "catalog_version":
 			var v *located
 			v, err = w.small(ptr)
 			switch key {
@@ -251,6 +278,8 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 				m.level = v
 			case "outcome":
 				m.outcome = v
+			case "catalog_version":
+				m.catalogVersion = v
 			default:
 				m.mode = v
 			}
@@ -301,38 +330,75 @@ func (w *walker) traceMember(ptr string) error {
 
 // steps walks the steps array, one entry at a time.
 func (w *walker) steps(ptr string, m *traceMembers) error {
+	var e *entry
+	return w.array(ptr, "steps", "trace steps", func(at site) { m.steps = &at; w.onSteps(m) },
+		func(i int) any { e = &entry{index: i}; return &e.w },
+		func(raw []byte, at site, bad error) {
+			e.raw, e.site, e.bad = raw, at, bad
+			w.s.entries++
+			w.onEntry(e)
+		})
+}
+
+// array walks the array value of member ptr one element at a time: each
+// element is decoded into target(i) and handed to done with its bytes
+// and place before the next is read, so memory does not grow with the
+// array. A value that is not an array is a shape problem; an element of
+// the wrong type is done's to report (bad).
+func (w *walker) array(ptr, name, of string, opened func(site), target func(i int) any, done func(raw []byte, at site, bad error)) error {
 	prev := w.dec.InputOffset()
 	t, err := w.token()
 	if err != nil {
 		return err
 	}
 	start := w.pr.valueStart(prev, true)
-	pos := w.pr.position(start)
 	if t != json.Delim('[') {
-		w.shape(ptr, start, "steps is %s, not an array of trace steps", tokenKind(t))
+		w.shape(ptr, start, "%s is %s, not an array of %s", name, tokenKind(t), of)
 		return w.skipRest(t)
 	}
-	m.steps = &site{ptr, pos.Line, pos.Column}
-	w.onSteps(m)
+	if opened != nil {
+		pos := w.pr.position(start)
+		opened(site{ptr, pos.Line, pos.Column})
+	}
 	prev = w.dec.InputOffset()
 	for i := 0; w.dec.More(); i++ {
-		e := &entry{index: i}
-		e.bad = w.dec.Decode(&e.w)
+		bad := w.dec.Decode(target(i))
 		var te *json.UnmarshalTypeError
-		if e.bad != nil && !errors.As(e.bad, &te) {
-			return w.failIn(e.bad, w.pr.valueStart(prev, i > 0))
+		if bad != nil && !errors.As(bad, &te) {
+			return w.failIn(bad, w.pr.valueStart(prev, i > 0))
 		}
 		end := w.dec.InputOffset()
 		from := w.pr.valueStart(prev, i > 0)
-		e.raw = w.pr.bytes(from, end)
 		p := w.pr.position(from)
-		e.site = site{ptr + "/" + strconv.Itoa(i), p.Line, p.Column}
-		w.s.entries++
-		w.onEntry(e)
+		done(w.pr.bytes(from, end), site{ptr + "/" + strconv.Itoa(i), p.Line, p.Column}, bad)
 		prev = end
 	}
 	_, err = w.token() // ']'
 	return err
+}
+
+// presence skips a member's value and returns where it is, or nil when
+// it is null (an absent optional member and null mean the same here).
+func (w *walker) presence(ptr string) (*site, error) {
+	prev := w.dec.InputOffset()
+	t, err := w.token()
+	if err != nil || t == nil {
+		return nil, err
+	}
+	pos := w.pr.position(w.pr.valueStart(prev, true))
+	return &site{ptr, pos.Line, pos.Column}, w.skipRest(t)
+}
+
+// diagnostics walks a response's diagnostics array one element at a
+// time; anything else there is a shape problem.
+func (w *walker) diagnostics(ptr string) error {
+	var d *diagnostic
+	return w.array(ptr, "diagnostics", "diagnostics", nil,
+		func(int) any { d = &diagnostic{}; return &d.w },
+		func(raw []byte, at site, bad error) {
+			d.raw, d.site, d.bad = raw, at, bad
+			w.onDiagnostic(d)
+		})
 }
 
 // skipValue skips the next value token by token, without buffering it.
