@@ -20,7 +20,8 @@ func TestReplayExitCodes(t *testing.T) {
 		}
 		return p
 	}
-	plan := write("plan.json", `{"steps": [{"id": "open", "kind": "step", "calls": ["a"]}, {"id": "read", "kind": "step", "calls": ["b"]}],
+	plan := write("plan.json", `{"steps": [{"id": "open", "kind": "step", "calls": ["a"], "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}},
+		{"id": "read", "kind": "step", "calls": ["b"], "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}],
 		"max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`)
 	entry := func(id, call string) string {
 		return `{"id": "` + id + `", "calls": ["` + call + `"], "outcome": {"ok": true, "status": "success"}}`
