@@ -20,7 +20,10 @@ Steps inside a branch arm or a loop body are addressable only inside that arm or
 Inside a loop body the loop variable (the name given by the loop's item member) holds the current element, and ` + "`steps.<id>.output`" + ` of a body step is its value in the current iteration.
 After a branch, ` + "`steps.<branch>.output`" + ` is the output of the last step of the arm that ran (null for an empty arm).
 After a loop, ` + "`steps.<loop>.output`" + ` is a list with one element per iteration: the output of the body's last step (null for an empty body).
-` + "`input`" + ` (the execute request's input) and ` + "`context`" + ` (the validated context, when the Language declares context_schema) are addressable everywhere.`
+` + "`input`" + ` (the execute request's input) and ` + "`context`" + ` (the validated context, when the Language declares context_schema) are addressable everywhere.
+A JSON number takes its CEL type from the schema that describes it (an entry's input_schema or output_schema, the context_schema): where the schema says ` + "`\"type\": \"number\"`" + ` it is a double, so 10 is read as 10.0 and ` + "`input.price * 1.2`" + ` works; where it says ` + "`\"type\": \"integer\"`" + ` it is an int.
+A number no schema types (any field of an inline program's ` + "`input`" + `, a field whose schema has no single numeric type) is an int when its JSON text has no fraction or exponent, and a double otherwise.
+CEL does not mix int and double in arithmetic: write 2.0 instead of 2, or convert with double(x) or int(x). An int may be passed where an argument's schema says number.`
 
 // ParameterBindingText describes how inline programs receive input (§6.5.5).
 const ParameterBindingText = `An inline program receives the execute request's ` + "`input`" + ` as the CEL variable ` + "`input`" + `; it must be a JSON object, or absent (then ` + "`input`" + ` is an empty object).

@@ -13,12 +13,12 @@ import (
 	"maps"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/interpreter"
-	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
 )
 
 // Decl declares one CEL variable. Name may be qualified
@@ -28,6 +28,9 @@ import (
 type Decl struct {
 	Name string
 	Type *cel.Type
+	// conv retypes the numbers of the variable's value as its schema says
+	// (see numbers.go); nil when the schema types no number.
+	conv *conv
 }
 
 // Limits bound the parsing and evaluation of one expression.
@@ -47,16 +50,60 @@ type Limits struct {
 // at least 32 and at most cel-go's own default of 250.
 func recursionLimit(depth int) int { return min(250, max(32, 8*depth)) }
 
-// Env is a CEL environment for one scope of a program.
+// Env is a CEL environment for one scope of a program. Environments are
+// shared: every NewEnv or Extend with the same limits and declarations
+// returns the same Env while it is cached, and the Env remembers the
+// expressions checked in it, because validate and execute check the same
+// program's expressions again on every call. An Env is safe for
+// concurrent use.
 type Env struct {
+	// key is the Env's identity: its limits and every declaration, with
+	// the declaration's number typing (envKey).
+	key    string
 	env    *cel.Env
 	limits Limits
 	names  []string
+	// conv maps the declared names whose values hold schema-typed numbers
+	// to their conversion.
+	conv map[string]*conv
+
+	mu      sync.Mutex
+	checked map[string]checkResult
+	// uncached is set once the Env left the cache (or would outgrow it
+	// by itself): its later checks are not remembered, so memory stays
+	// within the cache's budget.
+	uncached bool
 }
+
+type checkResult struct {
+	x      *Expr
+	issues []Issue
+}
+
+// Cache budgets, in estimated bytes. Measured with cel-go v0.31: an
+// environment costs about 20 KB plus 130 bytes per declaration once its
+// checker is built, a checked expression about 25-100 bytes per
+// character of source.
+const (
+	envBudget   = 64 << 20
+	parseBudget = 32 << 20
+	envBase     = 24 << 10
+	perDecl     = 256
+	perChar     = 96
+	perEntry    = 512
+)
+
+// envs holds environments by identity; each Env's weight grows with the
+// expressions checked in it.
+var envs = newCache(envBudget)
 
 // NewEnv builds the root environment: the CEL standard library only (no
 // extension that could build huge values cheaply) and the given variables.
 func NewEnv(l Limits, decls []Decl) (*Env, error) {
+	key := envKey(fmt.Sprintf("%d:%d:%d", l.Depth, l.Size, l.Cost), decls)
+	if v, ok := envs.get(key); ok {
+		return v.(*Env), nil
+	}
 	opts := []cel.EnvOption{
 		cel.ParserRecursionLimit(recursionLimit(l.Depth)),
 		cel.ParserExpressionSizeLimit(max(l.Size, 1)),
@@ -69,11 +116,15 @@ func NewEnv(l Limits, decls []Decl) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{env: env, limits: l, names: names(nil, decls)}, nil
+	return cacheEnv(&Env{key: key, env: env, limits: l, names: names(nil, decls), conv: convs(nil, decls)}, len(decls)), nil
 }
 
 // Extend adds variables for an inner scope (a loop's item variable).
 func (e *Env) Extend(decls ...Decl) (*Env, error) {
+	key := envKey(e.key+"\x00extend", decls)
+	if v, ok := envs.get(key); ok {
+		return v.(*Env), nil
+	}
 	opts := make([]cel.EnvOption, len(decls))
 	for i, d := range decls {
 		opts[i] = cel.Variable(d.Name, d.Type)
@@ -82,7 +133,33 @@ func (e *Env) Extend(decls ...Decl) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{env: env, limits: e.limits, names: names(e.names, decls)}, nil
+	return cacheEnv(&Env{key: key, env: env, limits: e.limits, names: names(e.names, decls), conv: convs(e.conv, decls)}, len(e.names)+len(decls)), nil
+}
+
+// cacheEnv stores a new Env, or returns the one a concurrent caller
+// stored first under the same identity.
+func cacheEnv(e *Env, ndecls int) *Env {
+	e.checked = map[string]checkResult{}
+	return envs.put(e.key, e, envBase+perDecl*ndecls).(*Env)
+}
+
+// envKey is the identity of an environment: what precedes it (limits, or
+// the parent's key) and each declaration's name, CEL type and number
+// typing.
+func envKey(base string, decls []Decl) string {
+	var b strings.Builder
+	b.WriteString(base)
+	for _, d := range decls {
+		b.WriteByte('\n')
+		b.WriteString(d.Name)
+		b.WriteByte(' ')
+		b.WriteString(d.Type.String())
+		if d.conv != nil {
+			b.WriteByte(' ')
+			d.conv.key(&b)
+		}
+	}
+	return b.String()
 }
 
 func names(base []string, decls []Decl) []string {
@@ -91,6 +168,19 @@ func names(base []string, decls []Decl) []string {
 		out = append(out, d.Name)
 	}
 	sort.Strings(out)
+	return out
+}
+
+func convs(base map[string]*conv, decls []Decl) map[string]*conv {
+	out := maps.Clone(base)
+	for _, d := range decls {
+		if d.conv != nil {
+			if out == nil {
+				out = map[string]*conv{}
+			}
+			out[d.Name] = d.conv
+		}
+	}
 	return out
 }
 
@@ -113,7 +203,8 @@ type Issue struct {
 }
 
 // Parsed is an expression that parsed; it can be inspected before it is
-// checked.
+// checked. Its AST is shared with every other caller that parsed the same
+// text under the same limits, and is only read.
 type Parsed struct {
 	src string
 	ast *cel.Ast
@@ -122,8 +213,7 @@ type Parsed struct {
 // Parse parses src. On failure the issues say where. Parsing depends only
 // on the source and the parser limits, so results are cached: the same
 // expressions are parsed again by every validate and execute of a
-// program. The checker rewrites the AST it checks, so the cache keeps the
-// proto form and every caller gets its own copy.
+// program.
 func (e *Env) Parse(src string) (*Parsed, []Issue) {
 	key := fmt.Sprintf("%d:%d\x00%s", e.limits.Depth, e.limits.Size, src)
 	if v, ok := parses.get(key); ok {
@@ -131,59 +221,102 @@ func (e *Env) Parse(src string) (*Parsed, []Issue) {
 		if p.issues != nil {
 			return nil, p.issues
 		}
-		a := cel.ParsedExprToAstWithSource(p.parsed, common.NewTextSource(src))
-		// The proto form keeps start offsets only; restore the ranges.
-		info := a.NativeRep().SourceInfo()
-		for id, r := range p.ranges {
-			info.SetOffsetRange(id, r)
-		}
-		return &Parsed{src: src, ast: a}, nil
+		return &Parsed{src: src, ast: p.ast}, nil
 	}
 	var r parseResult
 	a, iss := e.env.Parse(src)
 	if iss != nil && iss.Err() != nil {
 		r.issues = issues(src, iss, nil, true)
-		parses.put(key, r)
-		return nil, r.issues
+	} else {
+		r.ast = a
 	}
-	if pe, err := cel.AstToParsedExpr(a); err == nil {
-		r.parsed, r.ranges = pe, maps.Clone(a.NativeRep().SourceInfo().OffsetRanges())
-		parses.put(key, r)
+	parses.put(key, r, perEntry+perChar*len(src))
+	if r.issues != nil {
+		return nil, r.issues
 	}
 	return &Parsed{src: src, ast: a}, nil
 }
 
 type parseResult struct {
-	parsed *exprpb.ParsedExpr
-	ranges map[int64]celast.OffsetRange
+	ast    *cel.Ast
 	issues []Issue
 }
 
-var parses = newCache(8192)
+var parses = newCache(parseBudget)
 
-// Expr is a checked, runnable expression.
+// Expr is a checked, runnable expression. It is shared by every check of
+// the same source in the same environment, and safe for concurrent use.
 type Expr struct {
 	Source string
 	// Type is the static type the checker inferred.
 	Type *cel.Type
 	prg  cel.Program
+	conv map[string]*conv
 }
 
 // Check type-checks p in this environment and prepares it for evaluation
-// under the cost limit.
+// under the cost limit. The result, issues included, is remembered in
+// the environment: it depends only on the environment and the source.
 func (e *Env) Check(p *Parsed) (*Expr, []Issue) {
-	checked, iss := e.env.Check(p.ast)
+	e.mu.Lock()
+	r, ok := e.checked[p.src]
+	e.mu.Unlock()
+	if ok {
+		return r.x, r.issues
+	}
+	r = e.check(p)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if prev, ok := e.checked[p.src]; ok {
+		return prev.x, prev.issues
+	}
+	if !e.uncached {
+		if envs.grow(e.key, perEntry+perChar*len(p.src)) {
+			e.checked[p.src] = r
+		} else {
+			e.uncached = true
+		}
+	}
+	return r.x, r.issues
+}
+
+func (e *Env) check(p *Parsed) checkResult {
+	// The checker rewrites the AST it checks, and p's is shared: check a
+	// copy.
+	a, err := p.copyAST()
+	if err != nil {
+		var iss *cel.Issues
+		if a, iss = e.env.Parse(p.src); iss != nil && iss.Err() != nil {
+			return checkResult{issues: issues(p.src, iss, nil, true)}
+		}
+	}
+	checked, iss := e.env.Check(a)
 	if iss != nil && iss.Err() != nil {
-		return nil, issues(p.src, iss, p.ast, false)
+		return checkResult{issues: issues(p.src, iss, p.ast, false)}
 	}
 	prg, err := e.env.Program(checked,
 		cel.CostLimit(e.limits.Cost),
 		cel.InterruptCheckFrequency(64),
 		cel.EvalOptions(cel.OptTrackCost))
 	if err != nil {
-		return nil, []Issue{{Start: 0, End: runeLen(p.src), Message: err.Error()}}
+		return checkResult{issues: []Issue{{Start: 0, End: runeLen(p.src), Message: err.Error()}}}
 	}
-	return &Expr{Source: p.src, Type: checked.OutputType(), prg: prg}, nil
+	return checkResult{x: &Expr{Source: p.src, Type: checked.OutputType(), prg: prg, conv: e.conv}}
+}
+
+// copyAST copies the parsed AST through its proto form, which keeps start
+// offsets only; the ranges are restored from the original.
+func (p *Parsed) copyAST() (*cel.Ast, error) {
+	pe, err := cel.AstToParsedExpr(p.ast)
+	if err != nil {
+		return nil, err
+	}
+	a := cel.ParsedExprToAstWithSource(pe, common.NewTextSource(p.src))
+	info := a.NativeRep().SourceInfo()
+	for id, r := range p.ast.NativeRep().SourceInfo().OffsetRanges() {
+		info.SetOffsetRange(id, r)
+	}
+	return a, nil
 }
 
 func issues(src string, iss *cel.Issues, parsed *cel.Ast, syntax bool) []Issue {
@@ -296,11 +429,11 @@ func chainEnd(src []rune, start int, root string, path []string) int {
 }
 
 // NumericHint explains CEL's most common type surprise when msg is about
-// it: int and double do not mix in arithmetic, and JSON input numbers
-// without a fraction are ints.
+// it: int and double do not mix in arithmetic. A schema's number is a
+// double and its integer an int (numbers.go).
 func NumericHint(msg string) string {
 	if strings.Contains(msg, "overload") && strings.Contains(msg, "int") && strings.Contains(msg, "double") {
-		return "CEL does not mix int and double in arithmetic: write 2.0 instead of 2, or convert with double(x)"
+		return "CEL does not mix int and double in arithmetic (a schema's number is a double, its integer an int): write 2.0 instead of 2, or convert with double(x) or int(x)"
 	}
 	return ""
 }
@@ -313,6 +446,9 @@ var ErrCost = errors.New("expression exceeded its evaluation cost limit")
 // []any, map[string]any). The context's deadline interrupts long
 // comprehensions.
 func (x *Expr) Eval(ctx context.Context, act interpreter.Activation) (any, error) {
+	if len(x.conv) > 0 {
+		act = typed{act, x.conv}
+	}
 	out, _, err := x.prg.ContextEval(ctx, act)
 	if err != nil {
 		if strings.Contains(err.Error(), "cost limit exceeded") {

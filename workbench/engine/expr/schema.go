@@ -47,13 +47,13 @@ func ParseSchema(raw json.RawMessage) Schema {
 	if json.Unmarshal(raw, &s) != nil {
 		s = nil
 	}
-	schemas.put(string(raw), s)
+	schemas.put(string(raw), s, perEntry+16*len(raw))
 	return s
 }
 
 // schemas caches decoded catalog schemas: the same few are read for every
 // argument of every call of every program.
-var schemas = newCache(4096)
+var schemas = newCache(16 << 20)
 
 // Property returns the schema of a property and whether the object schema
 // lists it; closed is true when the schema forbids unlisted properties.
@@ -94,9 +94,9 @@ func (s Schema) Required() []string {
 	return out
 }
 
-// Type is the CEL type of values the schema admits. Numbers are dyn: JSON
-// does not say whether 3 is an int or a double, and CEL's arithmetic does
-// not mix them.
+// Type is the CEL type of values the schema admits. A number is a double
+// and an integer an int (numbers.go converts values to match); a schema
+// without a single type is dyn.
 func (s Schema) Type() *cel.Type {
 	if s == nil {
 		return cel.DynType
@@ -105,6 +105,8 @@ func (s Schema) Type() *cel.Type {
 	switch t {
 	case "string":
 		return cel.StringType
+	case "number":
+		return cel.DoubleType
 	case "integer":
 		return cel.IntType
 	case "boolean":
@@ -121,11 +123,13 @@ func (s Schema) Type() *cel.Type {
 }
 
 // Decls declares name with the schema's type and, for objects, each
-// listed property (recursively, bounded) as a qualified name.
+// listed property (recursively, bounded) as a qualified name. Each
+// declaration carries the number typing of its part of the schema.
 func (s Schema) Decls(name string) []Decl {
-	out := []Decl{{Name: name, Type: s.Type()}}
-	var walk func(prefix string, s Schema, depth int)
-	walk = func(prefix string, s Schema, depth int) {
+	root := convOf(s, 0)
+	out := []Decl{{Name: name, Type: s.Type(), conv: root}}
+	var walk func(prefix string, s Schema, c *conv, depth int)
+	walk = func(prefix string, s Schema, c *conv, depth int) {
 		if depth >= maxSchemaDepth || s == nil {
 			return
 		}
@@ -134,10 +138,14 @@ func (s Schema) Decls(name string) []Decl {
 				continue
 			}
 			ps, _, _ := s.Property(p)
-			out = append(out, Decl{Name: prefix + "." + p, Type: ps.Type()})
-			walk(prefix+"."+p, ps, depth+1)
+			var pc *conv
+			if c != nil {
+				pc = c.props[p]
+			}
+			out = append(out, Decl{Name: prefix + "." + p, Type: ps.Type(), conv: pc})
+			walk(prefix+"."+p, ps, pc, depth+1)
 		}
 	}
-	walk(name, s, 0)
+	walk(name, s, root, 0)
 	return out
 }

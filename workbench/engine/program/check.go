@@ -283,13 +283,9 @@ func (c *checker) typeMismatch(e *Expr, msg string) {
 }
 
 // assignable reports whether a value of type from may flow where want is
-// expected; dyn on either side is left to run time.
-func assignable(want, from *cel.Type) bool {
-	if from.Kind() == cel.DynKind || want.Kind() == cel.DynKind {
-		return true
-	}
-	return want.IsAssignableType(from)
-}
+// expected (expr.Assignable: dyn is left to run time, an int fits a
+// number).
+func assignable(want, from *cel.Type) bool { return expr.Assignable(want, from) }
 
 // args checks a call's or run's arguments against the entry's
 // input_schema: every argument expression, required members, unknown

@@ -1,0 +1,148 @@
+package expr
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/cel-go/cel"
+)
+
+func TestCacheEvictsLeastRecentlyUsedByWeight(t *testing.T) {
+	c := newCache(100)
+	c.put("a", 1, 29) // weight 30 with the key
+	c.put("b", 2, 29)
+	c.put("c", 3, 29)
+	c.get("a") // a is now more recent than b
+	c.put("d", 4, 29)
+	if _, ok := c.get("b"); ok {
+		t.Error("b was least recently used and must be gone")
+	}
+	for _, k := range []string{"a", "c", "d"} {
+		if _, ok := c.get(k); !ok {
+			t.Errorf("%s must still be cached", k)
+		}
+	}
+	if c.total > c.max {
+		t.Errorf("total %d over the budget %d", c.total, c.max)
+	}
+	if v := c.put("a", 99, 1); v != 1 {
+		t.Errorf("the first value stored wins, got %v", v)
+	}
+	if !c.grow("d", 10) || c.total > c.max {
+		t.Errorf("growing d within budget: total %d", c.total)
+	}
+	if c.grow("d", 1000) {
+		t.Error("an entry grown past the whole budget must be dropped")
+	}
+	c.put("huge", 0, 1000)
+	if _, ok := c.get("huge"); ok || c.total > c.max {
+		t.Errorf("an entry heavier than the budget must not stay (total %d)", c.total)
+	}
+}
+
+func TestEnvAndCheckAreShared(t *testing.T) {
+	decls := ParseSchema([]byte(priced)).Decls("input")
+	a, _ := NewEnv(lim, decls)
+	b, _ := NewEnv(lim, decls)
+	if a != b {
+		t.Error("the same declarations must give the same environment")
+	}
+	x, _ := a.Check(mustParse(t, a, "input.price * 2.0"))
+	y, _ := b.Check(mustParse(t, b, "input.price * 2.0"))
+	if x == nil || x != y {
+		t.Error("the same expression in the same environment must be checked once")
+	}
+	_, i1 := a.Check(mustParse(t, a, "input.price + 'x'"))
+	_, i2 := a.Check(mustParse(t, a, "input.price + 'x'"))
+	if len(i1) != 1 || len(i2) != 1 || i1[0] != i2[0] {
+		t.Errorf("issues must be remembered as well: %+v %+v", i1, i2)
+	}
+	in1, _ := a.Extend(Decl{Name: "item", Type: cel.IntType})
+	in2, _ := b.Extend(Decl{Name: "item", Type: cel.IntType})
+	in3, _ := a.Extend(Decl{Name: "item", Type: cel.StringType})
+	if in1 != in2 || in1 == in3 {
+		t.Error("extended environments are shared by identity, and only by identity")
+	}
+	if _, issues := in3.Check(mustParse(t, in3, "item + 1")); len(issues) == 0 {
+		t.Error("a string item plus an int must not check")
+	}
+}
+
+// A hostile stream of distinct, long expressions must not grow the caches
+// past their budgets (§10.1): they evict, and an environment whose checked
+// expressions alone would fill the budget stops remembering them.
+func TestCachesStayWithinBudget(t *testing.T) {
+	const budget = 1 << 20
+	saved := [2]*cache{parses, envs}
+	parses, envs = newCache(budget), newCache(budget)
+	t.Cleanup(func() { parses, envs = saved[0], saved[1] })
+	env, err := NewEnv(lim, []Decl{{Name: "n", Type: cel.IntType}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	elems := strings.Repeat(", 1", 300) // about 900 characters: 87 KB of estimated weight
+	const n = 16
+	for i := range n {
+		src := fmt.Sprintf("size([%d%s]) + n", i, elems)
+		x, issues := env.Check(mustParse(t, env, src))
+		if len(issues) > 0 || x == nil {
+			t.Fatalf("expression %d: %v", i, issues)
+		}
+		if parses.total > budget || envs.total > budget {
+			t.Fatalf("over budget: parses %d, environments %d", parses.total, envs.total)
+		}
+	}
+	if len(parses.m) >= n {
+		t.Errorf("the parse cache kept all %d expressions", len(parses.m))
+	}
+	env.mu.Lock()
+	uncached, kept := env.uncached, len(env.checked)
+	env.mu.Unlock()
+	if !uncached || kept >= n {
+		t.Errorf("the environment kept %d expressions and uncached is %v", kept, uncached)
+	}
+}
+
+// Run with -race: shared environments, parses and programs are used from
+// many goroutines at once.
+func TestConcurrentChecksAgree(t *testing.T) {
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			env, err := NewEnv(lim, ParseSchema([]byte(priced)).Decls("input"))
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			for i := range 20 {
+				src := fmt.Sprintf("input.price * %d.5 + double(input.count)", (g+i)%5)
+				p, issues := env.Parse(src)
+				if len(issues) > 0 {
+					errs <- issues[0].Message
+					return
+				}
+				x, issues := env.Check(p)
+				if len(issues) > 0 {
+					errs <- issues[0].Message
+					return
+				}
+				in, _ := DecodeJSON([]byte(`{"price": 2, "count": 1}`))
+				v, err := x.Eval(context.Background(), inputVars{in.(map[string]any)})
+				if want := 2*(float64((g+i)%5)+0.5) + 1; err != nil || v != want {
+					errs <- fmt.Sprintf("%s = %v %v, want %v", src, v, err, want)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
