@@ -1,0 +1,41 @@
+package rules
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/golden"
+)
+
+// TestOperationAddressesMessages keeps the messages and hints of every
+// failing fixture of operation-addresses in its NAME.messages section (go
+// test -update rewrites them). The .want lines say where the rule fires;
+// these say what it tells the reader: both Languages of a prefix
+// collision, the operation that holds a shared tool first, and the name
+// binding.md expects.
+func TestOperationAddressesMessages(t *testing.T) {
+	a := golden.ReadArchive(t, filepath.Join("testdata", operationAddresses.ID+".txtar"))
+	checked := 0
+	for _, f := range a.Files {
+		name, ok := strings.CutSuffix(f.Name, ".json")
+		if !ok || !strings.HasPrefix(name, "fail") {
+			continue
+		}
+		rep, err := lint.Run([]*lint.Rule{operationAddresses}, []*lint.Input{{File: f.Name, Src: f.Data}}, lint.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, fd := range rep.Findings {
+			fmt.Fprintf(&b, "%s %s\n  %s\n  hint: %s\n", fd.Pointer, fd.Severity, fd.Message, fd.Hint)
+		}
+		a.Check(t, name+".messages", []byte(b.String()))
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no failing fixture in the archive")
+	}
+}
