@@ -23,17 +23,17 @@ import (
 var benchRooms, benchLamps = 1000, 497
 
 const benchPlan = `{"steps": [
- {"id": "init", "kind": "step", "calls": ["scene.init"]},
+ {"id": "init", "kind": "step", "calls": ["scene.init"], "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}},
  {"id": "rooms", "kind": "loop"},
- {"id": "check", "kind": "step", "calls": ["sensors.read"], "loop": "rooms"},
+ {"id": "check", "kind": "step", "calls": ["sensors.read"], "loop": "rooms", "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}},
  {"id": "hot", "kind": "branch", "arms": ["then", "else"], "loop": "rooms"},
- {"id": "fan", "kind": "step", "calls": ["fan.set"], "arm": {"branch": "hot", "label": "then"}},
- {"id": "idle", "kind": "step", "calls": ["fan.idle"], "arm": {"branch": "hot", "label": "else"}},
+ {"id": "fan", "kind": "step", "calls": ["fan.set"], "arm": {"branch": "hot", "label": "then"}, "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}},
+ {"id": "idle", "kind": "step", "calls": ["fan.idle"], "arm": {"branch": "hot", "label": "else"}, "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}},
  {"id": "lamps", "kind": "loop", "loop": "rooms"},
- {"id": "dim", "kind": "step", "calls": ["lamp.dim"], "loop": "lamps"},
- {"id": "log", "kind": "step", "calls": ["log.write"], "loop": "lamps"},
- {"id": "done", "kind": "step", "calls": ["room.done"], "loop": "rooms"},
- {"id": "end", "kind": "step", "calls": ["scene.end"]}
+ {"id": "dim", "kind": "step", "calls": ["lamp.dim"], "loop": "lamps", "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}},
+ {"id": "log", "kind": "step", "calls": ["log.write"], "loop": "lamps", "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}},
+ {"id": "done", "kind": "step", "calls": ["room.done"], "loop": "rooms", "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}},
+ {"id": "end", "kind": "step", "calls": ["scene.end"], "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}
 ], "max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`
 
 // writeBenchTrace writes a full-level trace of rooms×(5+2×lamps)+3 steps,

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -227,9 +226,8 @@ func (c *checker) outcome(e *entry) {
 // duration checks t_ms, the step's duration in milliseconds: a number,
 // never negative (data-model.md §5.8).
 func (c *checker) duration(e *entry) {
-	var ms float64
-	if len(e.w.TMs) > 0 && (json.Unmarshal(e.w.TMs, &ms) != nil || ms < 0) {
-		c.add(finding{rule: RuleTraceShape, at: e.at("/t_ms"), msg: fmt.Sprintf("t_ms of %q is %s; it is a duration in milliseconds, a number ≥ 0", *e.w.ID, e.w.TMs)})
+	if bad := e.w.TMs.bad; bad != nil {
+		c.add(finding{rule: RuleTraceShape, at: e.at("/t_ms"), msg: fmt.Sprintf("t_ms of %q is %s; it is a duration in milliseconds, a number ≥ 0", *e.w.ID, bad)})
 	}
 }
 

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,8 +73,32 @@ type wireEntry struct {
 	Input     json.RawMessage     `json:"input"`
 	Output    json.RawMessage     `json:"output"`
 	Outcome   *wireOutcome        `json:"outcome"`
-	TMs       json.RawMessage     `json:"t_ms"`
+	TMs       millis              `json:"t_ms"`
 	Decisions []pilotage.Decision `json:"decisions"`
+}
+
+// millis is a step's t_ms as decoded: bad holds the value when it is not
+// a number ≥ 0 (data-model.md §5.8). Every entry of a timed trace has
+// one, so a good value is judged from its first bytes without being kept
+// or parsed: the decoder has already checked that it is valid JSON.
+type millis struct{ bad []byte }
+
+func (m *millis) UnmarshalJSON(b []byte) error {
+	switch {
+	case b[0] == 'n': // null: absent
+	case b[0] == '-' && !negativeZero(b), b[0] != '-' && (b[0] < '0' || b[0] > '9'):
+		m.bad = append([]byte(nil), b...)
+	}
+	return nil
+}
+
+// negativeZero reports whether a JSON number starting with - is zero: no
+// digit but 0 in its significand ("-0", "-0.000", "-0e5").
+func negativeZero(b []byte) bool {
+	if i := bytes.IndexAny(b, "eE"); i >= 0 {
+		b = b[:i]
+	}
+	return !bytes.ContainsAny(b, "123456789")
 }
 
 // entry is one decoded trace step and where it is.
