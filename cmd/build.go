@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pilotage-dev/pilotage/lint/report"
-	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
@@ -31,7 +30,7 @@ prints every error with its source line, and exits 2.
 Exit status: 0 written, 2 errors in the PDL, usage errors or unwritable output.`,
 		Example: `  pilotage build langs/homeflow/homeflow.pdl
   pilotage build -o dist langs/calc/calc.pdl`,
-		Args: cobra.ExactArgs(1),
+		Args: needArgs(1, 1, "one FILE.pdl"),
 		RunE: func(c *cobra.Command, args []string) error { return runBuild(c, p, args[0]) },
 	}
 	c.Flags().StringVarP(&p.dir, "output", "o", "out", "write into `DIR`")
@@ -44,27 +43,16 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if _, err := flags.validate(); err != nil {
 		return err
 	}
-	res, err := compile.File(name)
+	res, err := loadPDL(c.ErrOrStderr(), name, flags.useColor(c.ErrOrStderr()))
 	if err != nil {
-		return usageErr("%s: %v", name, err)
-	}
-	if !res.OK() {
-		rep := &report.Report{Tool: "pilotage build", Sources: res.Sources, Files: []string{name}}
-		rep.Add(res.Findings...)
-		rep.Summary.Files = 1
-		rep.Sort()
-		w := c.ErrOrStderr()
-		if err := report.Write(w, report.Text, rep, report.Options{Color: flags.useColor(w)}); err != nil {
-			return usageErr("writing errors: %v", err)
-		}
-		return &exitError{code: ExitUsage}
+		return err
 	}
 	files, err := emit.Files(res.Server)
 	if err != nil {
 		return usageErr("%s: %v", name, err)
 	}
 	if err := emit.Write(p.dir, files); err != nil {
-		return usageErr("%v", err)
+		return usageErr("cannot write the build: %v", fileErr(err))
 	}
 	for _, f := range files {
 		printf(c, "wrote %s/%s\n", p.dir, f.Path)

@@ -23,20 +23,25 @@ func newLintCmd() *cobra.Command {
 	p := &lintParams{}
 	c := &cobra.Command{
 		Use:   "lint FILE...",
-		Short: "Check manifests and snapshots against every rule of Pilotage 1.1 Part II",
+		Short: "Check manifests, snapshots and PDL files against every rule of Pilotage 1.1 Part II",
 		Long: `Check Pilotage manifests (§5.1) and snapshot files (a manifest plus its guides
 and catalogs, see docs/snapshot.md) against every requirement of Part II that
 a published artifact can show: capability rules (§4.2, §4.3), guides and the
 closed-sets guide (§5.2), risk (§5.3), catalogs (§5.4), retention (§6.6) and
 versioning (§11.1).
 
+A FILE.pdl is compiled as build would compile it: its PDL errors are
+reported, then what it builds is linted, with every finding placed in the
+PDL source (docs/pdl.md).
+
 Each finding names its rule and spec section and points at file:line:col and
 the JSON Pointer of the value. Use - to read standard input. The kind of
-document is detected from its content.
+JSON document is detected from its content.
 
 Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 2 usage errors or unreadable files.`,
 		Example: `  pilotage lint manifest.json
+  pilotage lint langs/homeflow/homeflow.pdl
   pilotage lint --format sarif -o lint.sarif snapshot.json
   cat manifest.json | pilotage lint -
   pilotage lint --disable core-guide-size snapshot.json
@@ -60,6 +65,9 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	}
 	if len(args) == 0 {
 		return usageErr("lint needs at least one FILE (or - for standard input); see 'pilotage lint --help'")
+	}
+	if err := oneStdin(args...); err != nil {
+		return err
 	}
 	cfg := lint.Config{Disabled: map[string]bool{}}
 	for _, id := range p.disable {

@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -22,10 +24,7 @@ type reportFlags struct {
 
 func (f *reportFlags) register(c *cobra.Command, formats []report.Format) {
 	f.formats = formats
-	names := make([]string, len(formats))
-	for i, x := range formats {
-		names[i] = string(x)
-	}
+	names := f.formatNames()
 	c.Flags().StringVarP(&f.format, "format", "f", "text", "output format: "+strings.Join(names, ", "))
 	c.Flags().StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	c.Flags().BoolVar(&f.strict, "strict", false, "exit 1 on warnings too, not only on errors")
@@ -33,6 +32,14 @@ func (f *reportFlags) register(c *cobra.Command, formats []report.Format) {
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return names, cobra.ShellCompDirectiveNoFileComp
 	})
+}
+
+func (f *reportFlags) formatNames() []string {
+	names := make([]string, len(f.formats))
+	for i, x := range f.formats {
+		names[i] = string(x)
+	}
+	return names
 }
 
 // validate checks the flag values before any work is done, so a typo
@@ -47,7 +54,7 @@ func (f *reportFlags) validate() (report.Format, error) {
 		ok = ok || x == format
 	}
 	if !ok {
-		return "", usageErr("format %q is not available for this command", f.format)
+		return "", usageErr("format %q is not available for this command; use %s", f.format, strings.Join(f.formatNames(), " or "))
 	}
 	switch f.color {
 	case "auto", "always", "never":
@@ -66,7 +73,7 @@ func (f *reportFlags) emit(c *cobra.Command, format report.Format, rep *report.R
 		var err error
 		file, err = os.Create(f.output)
 		if err != nil {
-			return usageErr("cannot write report: %v", err)
+			return usageErr("cannot write the report: %v", fileErr(err))
 		}
 		w = file
 	}
@@ -107,7 +114,7 @@ func (f *reportFlags) useColor(w io.Writer) bool {
 // readInput reads a named file, or standard input for "-".
 func readInput(c *cobra.Command, name string) ([]byte, error) {
 	if name == "-" {
-		b, err := io.ReadAll(c.InOrStdin())
+		b, err := io.ReadAll(stdinOf(c))
 		if err != nil {
 			return nil, usageErr("reading standard input: %v", err)
 		}
@@ -115,12 +122,50 @@ func readInput(c *cobra.Command, name string) ([]byte, error) {
 	}
 	b, err := os.ReadFile(name)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, usageErr("%s: no such file", name)
-		}
-		return nil, usageErr("%s: %v", name, err)
+		return nil, usageErr("%v", fileErr(err))
 	}
 	return b, nil
+}
+
+// stdinOf is the command's standard input. When it is a terminal, a line
+// on standard error says that the command waits for it: otherwise
+// `pilotage lint -` typed by hand looks like a hang.
+func stdinOf(c *cobra.Command) io.Reader {
+	in := c.InOrStdin()
+	if f, ok := in.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			fmt.Fprintln(c.ErrOrStderr(), "pilotage: reading standard input; end it with Ctrl-D")
+		}
+	}
+	return in
+}
+
+// oneStdin rejects a command line that names standard input ("-") for
+// more than one input: the second reader would meet an empty stream and
+// report a puzzling "unexpected end of input" about it.
+func oneStdin(names ...string) error {
+	n := 0
+	for _, x := range names {
+		if x == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErr("standard input (-) can be read only once, but %d inputs name it; give the others as files", n)
+	}
+	return nil
+}
+
+// fileErr says what went wrong with a file as "NAME: reason". It drops
+// the Go operation ("open", "read", "mkdir") that *fs.PathError puts
+// between them ("adir: read adir: is a directory"), which tells a user
+// nothing and names the file twice.
+func fileErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
 }
 
 // printf is a short form for writing to the command's standard output.

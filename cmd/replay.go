@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -92,6 +91,9 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 	if p.maxPerRule < 1 {
 		return usageErr("--max-per-rule must be at least 1")
 	}
+	if err := oneStdin(append([]string{p.plan, p.snapshot}, args...)...); err != nil {
+		return err
+	}
 	planSrc, err := readInput(c, p.plan)
 	if err != nil {
 		return err
@@ -128,6 +130,11 @@ func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error)
 		if err != nil {
 			return nil, err
 		}
+		// replay.LoadSnapshot decodes with encoding/json, whose syntax
+		// errors carry no line or column; jsonFile places them.
+		if _, err := jsonFile(p.snapshot, src); err != nil {
+			return nil, err
+		}
 		l, err := replay.LoadSnapshot(p.snapshot, src, p.language)
 		if err != nil {
 			return nil, usageErr("%v", err)
@@ -151,7 +158,8 @@ func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error)
 
 // traceInputs expands the TRACE arguments: files as given, directories to
 // their *.json files in name order (leaving out the plan and snapshot when
-// they live there), - to standard input, once.
+// they live there), - to standard input (runReplay made sure it is named
+// once).
 func traceInputs(c *cobra.Command, args, exclude []string) ([]replay.Input, error) {
 	skip := map[string]bool{}
 	for _, x := range exclude {
@@ -159,24 +167,16 @@ func traceInputs(c *cobra.Command, args, exclude []string) ([]replay.Input, erro
 			skip[abs] = true
 		}
 	}
-	stdin := false
 	var inputs []replay.Input
 	for _, a := range args {
 		if a == "-" {
-			if stdin || slices.Contains(exclude, "-") {
-				return nil, usageErr("standard input can be read only once")
-			}
-			stdin = true
-			in := c.InOrStdin()
+			in := stdinOf(c)
 			inputs = append(inputs, replay.Input{File: "-", Open: func() (io.ReadCloser, error) { return io.NopCloser(in), nil }})
 			continue
 		}
 		st, err := os.Stat(a)
 		if err != nil {
-			if os.IsNotExist(err) {
-				return nil, usageErr("%s: no such file or directory", a)
-			}
-			return nil, usageErr("%s: %v", a, err)
+			return nil, usageErr("%v", fileErr(err))
 		}
 		if !st.IsDir() {
 			inputs = append(inputs, fileInput(a))
@@ -184,7 +184,7 @@ func traceInputs(c *cobra.Command, args, exclude []string) ([]replay.Input, erro
 		}
 		entries, err := os.ReadDir(a)
 		if err != nil {
-			return nil, usageErr("%s: %v", a, err)
+			return nil, usageErr("%v", fileErr(err))
 		}
 		var names []string
 		for _, e := range entries {
@@ -212,7 +212,7 @@ func fileInput(name string) replay.Input {
 	return replay.Input{File: filepath.ToSlash(name), Open: func() (io.ReadCloser, error) {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, usageErr("%s: %v", name, err)
+			return nil, usageErr("%v", fileErr(err))
 		}
 		return f, nil
 	}}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -53,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	c, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
 	}
@@ -64,10 +65,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	// Cobra's own errors (unknown flag, unknown command, bad arity).
+	// Cobra's own errors (unknown flag, unknown command, a required flag
+	// missing): point at the help of the verb that was meant, not the
+	// root's list of verbs.
 	fmt.Fprintln(stderr, "pilotage:", err)
-	fmt.Fprintln(stderr, "Run 'pilotage --help' for usage.")
+	fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", c.CommandPath())
 	return ExitUsage
+}
+
+// needArgs checks a verb's number of arguments and, when it is wrong,
+// says what the verb takes ("build takes one FILE.pdl") instead of
+// cobra's "accepts 1 arg(s), received 0". max < 0 means no upper bound.
+func needArgs(min, max int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) >= min && (max < 0 || len(args) <= max) {
+			return nil
+		}
+		got := "none"
+		if len(args) > 0 {
+			got = fmt.Sprintf("%d: %s", len(args), strings.Join(args, " "))
+		}
+		return usageErr("%s takes %s; got %s. See '%s --help'", c.Name(), what, got, c.CommandPath())
+	}
 }
 
 // newRoot builds the command tree. Every verb is registered here, in one
@@ -90,9 +109,13 @@ that speak them.
                                    validate, plan or execute a program without MCP
   pilotage version                 print the tool and spec versions
 
-Every checking command prints findings as file:line:col with the rule and the
-spec section it enforces, takes --format text|json|sarif|github|junit, and
-exits 0 when clean, 1 on findings and 2 on usage errors or unreadable input.`,
+lint and replay print findings as file:line:col with the rule and the spec
+section it enforces, in --format text, json, sarif, github or junit;
+validate, plan, run and version take --format text or json. Every command
+exits 0 when clean, 1 on findings (an invalid program, a failed Run, fmt -l
+finding unformatted files) and 2 on usage errors or unreadable input.
+
+  pilotage COMMAND --help          what a command does, its exit codes, examples`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -81,7 +81,7 @@ func newProgCmds() []*cobra.Command {
 		p := &progParams{}
 		c := &cobra.Command{
 			Use: v.name + " --lang FILE.pdl PROGRAM", Short: v.short, Long: v.long, Example: v.example,
-			Args: cobra.ExactArgs(1),
+			Args: needArgs(1, 1, "one PROGRAM file (or - for standard input)"),
 			RunE: func(c *cobra.Command, args []string) error { return runProg(c, v, p, args[0]) },
 		}
 		f := c.Flags()
@@ -188,6 +188,9 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 // position, exit 2: there is no program to send); a text-range Language
 // receives the file's text as a string (binding.md).
 func readProgFiles(c *cobra.Command, lang *language.Language, programFile string, p *progParams) (*progFiles, error) {
+	if err := oneStdin(programFile, p.input, p.context); err != nil {
+		return nil, err
+	}
 	pf := &progFiles{sources: map[string][]byte{}, programFile: programFile}
 	src, err := readInput(c, programFile)
 	if err != nil {

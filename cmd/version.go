@@ -28,7 +28,7 @@ func newVersionCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the pilotage version and the Pilotage spec version it implements",
-		Args:  cobra.NoArgs,
+		Args:  needArgs(0, 0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			switch format {
 			case "text":
@@ -42,6 +42,6 @@ func newVersionCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	c.Flags().StringVarP(&format, "format", "f", "text", "output format: text or json")
 	return c
 }

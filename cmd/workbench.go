@@ -18,7 +18,7 @@ import (
 func loadPDL(w io.Writer, name string, color bool) (*compile.Result, error) {
 	res, err := compile.File(name)
 	if err != nil {
-		return nil, usageErr("%s: %v", name, err)
+		return nil, usageErr("%v", fileErr(err))
 	}
 	if !res.OK() {
 		if err := writeCompileErrors(w, name, res, color); err != nil {
