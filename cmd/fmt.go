@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"os"
+	"slices"
 
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/cobra"
@@ -27,7 +28,7 @@ formatted text changes nothing. Use - to read standard input.
 
 Without flags the formatted text goes to standard output. -w rewrites the
 files that change, -d prints a unified diff, -l lists the files whose
-layout differs.
+layout differs; they combine, as gofmt's do (-l -w lists and rewrites).
 
 Exit status: 0 done (or already formatted), 1 with -d or -l when some file
 is not formatted (so CI can check layout), 2 syntax errors or unreadable
@@ -35,7 +36,7 @@ files (printed with their source line; nothing is rewritten).`,
 		Example: `  pilotage fmt langs/homeflow/homeflow.pdl
   pilotage fmt -w langs/*/*.pdl
   pilotage fmt -d lang.pdl`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needArgs(1, -1, "one or more FILE.pdl (or - for standard input)"),
 		RunE: func(c *cobra.Command, args []string) error { return runFmt(c, p, args) },
 	}
 	c.Flags().BoolVarP(&p.write, "write", "w", false, "rewrite files in place")
@@ -45,11 +46,19 @@ files (printed with their source line; nothing is rewritten).`,
 }
 
 func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
-	if p.write && args[0] == "-" {
+	if p.write && slices.Contains(args, "-") {
 		return usageErr("-w cannot rewrite standard input")
+	}
+	if err := oneStdin(args...); err != nil {
+		return err
 	}
 	rep := &report.Report{Tool: "pilotage fmt", Sources: map[string][]byte{}}
 	differs := false
+	// Files are rewritten only once every file has been read and
+	// formatted, so that one syntax error or unreadable file leaves all of
+	// them as they were, as the help promises.
+	var rewrite []string
+	var formatted [][]byte
 	for _, name := range args {
 		src, err := readInput(c, name)
 		if err != nil {
@@ -63,22 +72,17 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 		}
 		changed := !bytes.Equal(src, out)
 		differs = differs || changed
-		switch {
-		case p.list:
-			if changed {
-				printf(c, "%s\n", name)
-			}
-		case p.diff:
-			if changed {
-				c.OutOrStdout().Write(diff.Diff(name, src, name+" (formatted)", out))
-			}
-		case p.write:
-			if changed {
-				if err := os.WriteFile(name, out, 0o644); err != nil {
-					return usageErr("%v", err)
-				}
-			}
-		default:
+		if p.list && changed {
+			printf(c, "%s\n", name)
+		}
+		if p.diff && changed {
+			c.OutOrStdout().Write(diff.Diff(name, src, name+" (formatted)", out))
+		}
+		if p.write && changed {
+			rewrite = append(rewrite, name)
+			formatted = append(formatted, out)
+		}
+		if !p.list && !p.diff && !p.write {
 			c.OutOrStdout().Write(out)
 		}
 	}
@@ -88,6 +92,11 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 			return usageErr("writing errors: %v", err)
 		}
 		return &exitError{code: ExitUsage}
+	}
+	for i, name := range rewrite {
+		if err := os.WriteFile(name, formatted[i], 0o644); err != nil {
+			return usageErr("%v", fileErr(err))
+		}
 	}
 	if differs && (p.diff || p.list) {
 		return findingsExit
