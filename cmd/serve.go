@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +13,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 )
@@ -40,7 +46,9 @@ engine behind them.
 
 By default the server speaks MCP on standard input and output (one client,
 one Session); standard output carries only MCP messages and every log line
-goes to standard error. --principal names the PDL principal the client acts
+goes to standard error. A line of input that is not a JSON-RPC 2.0 message
+is answered with a Parse error (-32700) or an Invalid Request (-32600), and
+logged with its line number; the Session goes on. --principal names the PDL principal the client acts
 as. With --http ADDR it serves streamable HTTP at http://ADDR/mcp instead;
 each request must carry "Authorization: Bearer <token>" with a token a PDL
 principal declares (401 otherwise), and each Mcp-Session-Id is one Session.
@@ -58,7 +66,7 @@ flags are wrong.`,
 		Example: `  pilotage serve langs/homeflow/homeflow.pdl --principal owner
   pilotage serve langs/homeflow/homeflow.pdl --http 127.0.0.1:8080 --data ./runs
   npx -y @modelcontextprotocol/inspector --cli pilotage serve langs/calc/calc.pdl --method tools/list`,
-		Args: cobra.ExactArgs(1),
+		Args: needArgs(1, 1, "one FILE.pdl"),
 		RunE: func(c *cobra.Command, args []string) error { return runServe(c, p, args[0]) },
 	}
 	c.Flags().StringVar(&p.http, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
@@ -70,6 +78,13 @@ flags are wrong.`,
 }
 
 func runServe(c *cobra.Command, p *serveParams, name string) error {
+	// Flags are checked before the PDL is compiled, which can take a while.
+	if p.http != "" && p.principal != "" {
+		return usageErr("--principal is for stdio; over --http the bearer token names the principal")
+	}
+	if p.watch && p.poll <= 0 {
+		return usageErr("--watch-interval must be more than zero, such as 300ms or 2s")
+	}
 	logw := c.ErrOrStderr()
 	res, err := loadPDL(logw, name, false)
 	if err != nil {
@@ -77,9 +92,6 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 	}
 	if err := checkPrincipal(res.Server, p.principal); err != nil {
 		return err
-	}
-	if p.http != "" && p.principal != "" {
-		return usageErr("--principal is for stdio; over --http the bearer token names the principal")
 	}
 	eng, err := newEngine(res.Server, p.data)
 	if err != nil {
@@ -105,7 +117,9 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 		if len(res.Server.Principals) > 0 && p.principal == "" {
 			fmt.Fprintln(logw, "pilotage serve: no --principal: the PDL declares principals, so this client sees no catalog entries")
 		}
-		if err := srv.ServeStdio(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		out := &syncWriter{w: c.OutOrStdout()}
+		in := &stdioGuard{in: bufio.NewReader(c.InOrStdin()), out: out, log: logw}
+		if err := srv.ServeIO(ctx, in, out); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return usageErr("serving stdio: %v", err)
 		}
 		return nil
@@ -201,4 +215,156 @@ func equalStamps(a, b map[string]stamp) bool {
 		}
 	}
 	return true
+}
+
+// stdioGuard stands between standard input and the MCP server. go-sdk
+// ends the whole Session on a line that is not a JSON-RPC message (a
+// stray log line, a typo in a hand-written request) and drops the answers
+// it is still computing. JSON-RPC 2.0 (§5.1) instead answers such a line
+// with Parse error or Invalid Request and carries on: the guard writes
+// that answer itself, says on standard error where the line went wrong,
+// and passes only messages on.
+type stdioGuard struct {
+	in      *bufio.Reader
+	out     *syncWriter
+	log     io.Writer
+	line    int    // lines read, for the log
+	pending []byte // the rest of an admitted line
+	err     error  // the reader's error, returned once pending is used up
+}
+
+func (g *stdioGuard) Read(p []byte) (int, error) {
+	for len(g.pending) == 0 {
+		if g.err != nil {
+			return 0, g.err
+		}
+		line, err := g.in.ReadBytes('\n')
+		g.err = err
+		if len(line) > 0 {
+			g.line++
+			if g.admit(line) {
+				g.pending = line
+			}
+		}
+	}
+	n := copy(p, g.pending)
+	g.pending = g.pending[n:]
+	return n, nil
+}
+
+// admit reports whether go-sdk can take the line (it decodes each message
+// with jsonrpc.DecodeMessage, so the guard asks the same function);
+// otherwise it answers the client.
+func (g *stdioGuard) admit(line []byte) bool {
+	msg := bytes.TrimSpace(line)
+	if len(msg) == 0 {
+		return true // go-sdk skips blank lines
+	}
+	bad := ""
+	if msg[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(msg, &batch) == nil && len(batch) == 0 {
+			bad = "an empty batch"
+		}
+		for _, m := range batch {
+			if bad = messageProblem(m); bad != "" {
+				break
+			}
+		}
+	} else {
+		bad = messageProblem(msg)
+	}
+	if bad == "" {
+		return true
+	}
+	code := jsonrpc.CodeInvalidRequest
+	var se *jsonpos.SyntaxError
+	if _, err := jsonpos.Parse(bytes.TrimRight(line, "\r\n")); errors.As(err, &se) {
+		code, bad = jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
+	}
+	fmt.Fprintf(g.log, "pilotage serve: input line %d: %s; answered with JSON-RPC error %d\n", g.line, bad, code)
+	reply, _ := json.Marshal(jsonrpcError{JSONRPC: "2.0", ID: requestID(msg),
+		Error: jsonrpc.Error{Code: int64(code), Message: fmt.Sprintf("line %d: %s", g.line, bad)}})
+	g.out.Write(append(reply, '\n'))
+	return false
+}
+
+// jsonrpcError is a JSON-RPC 2.0 error response (§5.1).
+type jsonrpcError struct {
+	JSONRPC string        `json:"jsonrpc"`
+	ID      any           `json:"id"`
+	Error   jsonrpc.Error `json:"error"`
+}
+
+// messageProblem says why raw is not a JSON-RPC 2.0 message go-sdk
+// accepts, in the words of the JSON-RPC 2.0 specification (§4, §5), or
+// returns "" when it is one. Only a rejected message pays for the
+// explanation.
+func messageProblem(raw []byte) string {
+	_, err := jsonrpc.DecodeMessage(raw)
+	if err == nil {
+		return ""
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return "a message must be a JSON object"
+	}
+	var version string
+	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != "2.0" {
+		return `"jsonrpc" must be "2.0"`
+	}
+	if id, ok := m["id"]; ok && idValue(id) == nil && string(id) != "null" {
+		return `"id" must be a string, a number or null`
+	}
+	var method string
+	if raw, ok := m["method"]; ok && json.Unmarshal(raw, &method) != nil {
+		return `"method" must be a string`
+	}
+	_, request := m["method"]
+	_, result := m["result"]
+	_, failure := m["error"]
+	if !request && !result && !failure {
+		return `a message needs "method" (a request or notification), or "result" or "error" (a response)`
+	}
+	return err.Error()
+}
+
+// requestID is the id of a message when it is a string or a number, so
+// that an Invalid Request answer can name it; nil (JSON null) otherwise,
+// as JSON-RPC 2.0 §5 asks.
+func requestID(msg []byte) any {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if len(msg) == 0 || msg[0] != '{' || json.Unmarshal(msg, &m) != nil {
+		return nil
+	}
+	return idValue(m.ID)
+}
+
+// idValue is raw when it is a string or a number (an id JSON-RPC allows
+// besides null), nil otherwise.
+func idValue(raw json.RawMessage) any {
+	var id any
+	if json.Unmarshal(raw, &id) != nil {
+		return nil
+	}
+	switch id.(type) {
+	case string, float64:
+		return raw
+	}
+	return nil
+}
+
+// syncWriter lets the guard's answers and go-sdk's share standard output
+// a whole line at a time (go-sdk writes each message with one Write).
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
