@@ -35,8 +35,9 @@ reported, then what it builds is linted, with every finding placed in the
 PDL source (docs/pdl.md).
 
 Each finding names its rule and spec section and points at file:line:col and
-the JSON Pointer of the value. Use - to read standard input. The kind of
-JSON document is detected from its content.
+the JSON Pointer of the value. Use - to read standard input, JSON or PDL
+(told apart by content). The kind of JSON document is detected from its
+content too.
 
 Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 2 usage errors or unreadable files.`,

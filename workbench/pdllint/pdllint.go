@@ -6,6 +6,8 @@
 package pdllint
 
 import (
+	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +22,23 @@ import (
 
 // IsPDL reports whether a file name is a PDL file.
 func IsPDL(name string) bool { return strings.HasSuffix(name, ".pdl") }
+
+// isPDLInput reports whether an input is PDL: a file named *.pdl, or
+// standard input ("-", which has no suffix to go by) that reads as PDL. A
+// JSON document starts with a value; a PDL file starts with a comment or a
+// keyword, and true, false and null are the only JSON values that also
+// start with a letter.
+func isPDLInput(in *lint.Input) bool {
+	if in.File != "-" {
+		return IsPDL(in.File)
+	}
+	s := bytes.TrimLeft(in.Src, " \t\r\n\ufeff")
+	if len(s) == 0 {
+		return false
+	}
+	c := s[0] | 0x20 // ASCII lower case
+	return s[0] == '#' || ('a' <= c && c <= 'z' && !json.Valid(s))
+}
 
 // Rules describes every rule `pilotage lint` applies: the lint rules
 // given and the PDL compiler's (pdl.Rules), so --list-rules shows, and
@@ -95,7 +114,7 @@ func Grammars(srv *language.Server) map[string]*lint.Grammar {
 }
 
 // Run is lint.Run for a mix of JSON and PDL inputs: each input whose
-// name ends in .pdl is compiled (file names inside it are relative to its
+// name ends in .pdl (or standard input that reads as PDL) is compiled (file names inside it are relative to its
 // directory) and replaced by its snapshot, its compile findings join the
 // report, and its source replaces the snapshot for text snippets, since
 // every finding points into the PDL.
@@ -116,7 +135,7 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 	var linted []*lint.Input
 	var results []*compile.Result
 	for _, in := range inputs {
-		if !IsPDL(in.File) {
+		if !isPDLInput(in) {
 			linted = append(linted, in)
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -113,10 +114,7 @@ func TestDisablePDLRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, f := range rep.Findings {
-		got = append(got, fmt.Sprintf("%d:%d %s", f.Line, f.Column, f.Rule))
-	}
+	got := findingKeys(rep)
 	if strings.Join(got, ", ") != "1:1 pdl-required" {
 		t.Errorf("findings = %v", got)
 	}
@@ -186,4 +184,52 @@ func mustRead(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestStdinKind: standard input has no .pdl suffix, so its content says
+// whether it is PDL (a comment or a keyword first) or JSON (a value
+// first); JSON's literals true, false and null stay JSON.
+func TestStdinKind(t *testing.T) {
+	for src, want := range map[string]bool{
+		"language \"a/v1\" {}":        true,
+		"\n  # comment\nserver \"s\"": true,
+		"\ufeffrisk safe \"Reads.\"":  true,
+		`{"pilotage": "1.1"}`:         false,
+		" [1]":                        false,
+		"true":                        false,
+		"null\n":                      false,
+		"":                            false,
+		"\x00\x01":                    false,
+	} {
+		if got := isPDLInput(&lint.Input{File: "-", Src: []byte(src)}); got != want {
+			t.Errorf("isPDLInput(- = %q) = %v, want %v", src, got, want)
+		}
+	}
+	// A named file goes by its suffix only.
+	if isPDLInput(&lint.Input{File: "x.json", Src: []byte("language \"a/v1\" {}")}) {
+		t.Error("x.json holding PDL text was taken for PDL")
+	}
+
+	// Linted from standard input, a PDL file's findings point into it.
+	src := mustRead(t, filepath.Join("testdata", "floor.pdl"))
+	rep, err := Run(rules.All(), []*lint.Input{{File: "-", Src: src}}, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].File != "-" || rep.Findings[0].Rule == "json-syntax" {
+		t.Fatalf("PDL on standard input was not compiled: %+v", rep.Findings)
+	}
+	got, want := findingKeys(rep), findingKeys(lintFiles(t, filepath.Join("testdata", "floor.pdl")))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("standard input gave %v, the file %v", got, want)
+	}
+}
+
+// findingKeys is each finding's rule and position, without the file name.
+func findingKeys(rep *report.Report) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		out = append(out, fmt.Sprintf("%d:%d %s", f.Line, f.Column, f.Rule))
+	}
+	return out
 }
