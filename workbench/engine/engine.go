@@ -238,5 +238,7 @@ func (e *Engine) Discover(ctx context.Context) (*pilotage.Manifest, error) {
 	return m, nil
 }
 
-// EndSession drops what retention "session" kept for the Session.
+// EndSession drops what retention "session" kept for the Session; its
+// idempotency records follow runstore.ReplayGrace later, so a client that
+// reconnects can still retry (§6.5.6).
 func (e *Engine) EndSession(session string) { e.store.EndSession(session) }

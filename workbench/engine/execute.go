@@ -365,7 +365,9 @@ func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilota
 		if r.lang.keep > 0 && expires.IsZero() {
 			expires = now.Add(r.lang.keep)
 		}
-		if err := e.store.PutReplay(&runstore.Replay{Key: r.replayKey(), Fingerprint: r.fingerprint(), Response: mustJSON(recorded), Expires: expires}); err != nil {
+		// Without an expiry the record lives in memory with the caller's
+		// Session and a grace after it (runstore.ReplayGrace).
+		if err := e.store.PutReplay(&runstore.Replay{Key: r.replayKey(), Fingerprint: r.fingerprint(), Response: mustJSON(recorded), Expires: expires, Session: r.caller.Session}); err != nil {
 			return nil, err
 		}
 	}

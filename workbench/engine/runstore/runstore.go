@@ -2,6 +2,10 @@
 // idempotency records for execute replay (§6.5, §6.6): retention "session"
 // in memory, per Session; ISO-duration retention in a bbolt file under a
 // data directory, so the commitment survives a restart.
+//
+// Memory stays bounded for a long-lived server: an in-memory idempotency
+// record is dropped ReplayGrace after its Session ends, and expired
+// durable records are deleted from the file every DurableSweepEvery.
 package runstore
 
 import (
@@ -38,8 +42,57 @@ type Replay struct {
 	Key         string          `json:"key"`
 	Fingerprint string          `json:"fingerprint"`
 	Response    json.RawMessage `json:"response"`
-	// Expires is zero for records kept in memory for the process lifetime.
+	// Expires is zero for records kept in memory, which live while
+	// Session does and ReplayGrace after it ends.
 	Expires time.Time `json:"expires,omitzero"`
+	// Session is the Session of the first Run; only in-memory records
+	// use it, so it is not written to the file.
+	Session string `json:"-"`
+}
+
+// ReplayGrace is how long an in-memory idempotency record outlives its
+// Session. §6.5.6 asks for a window at least as long as the retention,
+// here the Session; the retry that matters most comes from a client that
+// lost its transport and repeats the request, with the same key, from a
+// NEW Session, so the record must not vanish the moment the old one
+// closes. An hour covers a reconnect and a retry loop with backoff while
+// keeping a server that sees many short Sessions bounded.
+const ReplayGrace = time.Hour
+
+// replaySweepEvery spaces the sweeps of in-memory idempotency records, so
+// PutReplay and Replay pay for them at most once a minute; between sweeps
+// a record past its grace is already invisible to Replay.
+const replaySweepEvery = time.Minute
+
+// DurableSweepEvery is how often a store with a data directory deletes
+// expired durable records: readers never see them (Get and Replay check
+// Expires), but without the sweep the file would keep every record ever
+// written until the next restart.
+const DurableSweepEvery = time.Hour
+
+// memReplay is an in-memory idempotency record and the Session it is
+// kept for.
+type memReplay struct {
+	*Replay
+	owner *replaySession
+}
+
+// replaySession indexes the in-memory idempotency records of one Session,
+// so a sweep visits only the records it drops.
+type replaySession struct {
+	keys  []string
+	ended time.Time // zero while the Session lives
+}
+
+// live reports whether the Session's records are still to be replayed.
+func (r *replaySession) live(now time.Time) bool {
+	return r.ended.IsZero() || now.Before(r.ended.Add(ReplayGrace))
+}
+
+// endedSession is one EndSession, queued in the order Sessions ended.
+type endedSession struct {
+	id string
+	at time.Time
 }
 
 var (
@@ -55,15 +108,31 @@ const FileName = "runs.db"
 type Store struct {
 	mu      sync.Mutex
 	session map[string]map[string]*Record
-	replay  map[string]*Replay
-	db      *bolt.DB
-	now     func() time.Time
+	replay  map[string]*memReplay
+	// sessions holds the Sessions with in-memory idempotency records;
+	// ended lists those that ended, oldest first, for the sweep.
+	sessions  map[string]*replaySession
+	ended     []endedSession
+	lastSweep time.Time
+	db        *bolt.DB
+	now       func() time.Time
+	// stop ends the durable sweeper and done reports it has returned;
+	// both nil without a data directory.
+	stop, done chan struct{}
+	closing    sync.Once
 }
 
 // Open opens a store. With dir "" nothing is durable: durable writes are
-// refused, and the engine must declare "session" instead (§6.6).
+// refused, and the engine must declare "session" instead (§6.6). With a
+// directory, expired records are swept now and every DurableSweepEvery
+// until Close.
 func Open(dir string, now func() time.Time) (*Store, error) {
-	s := &Store{session: map[string]map[string]*Record{}, replay: map[string]*Replay{}, now: now}
+	return open(dir, now, DurableSweepEvery)
+}
+
+// open is Open with the durable sweep interval as a parameter, for tests.
+func open(dir string, now func() time.Time, sweepEvery time.Duration) (*Store, error) {
+	s := &Store{session: map[string]map[string]*Record{}, replay: map[string]*memReplay{}, sessions: map[string]*replaySession{}, now: now}
 	if dir == "" {
 		return s, nil
 	}
@@ -87,18 +156,48 @@ func Open(dir string, now func() time.Time) (*Store, error) {
 		return nil, fmt.Errorf("run store: %w", err)
 	}
 	s.db = db
-	return s, s.Sweep()
+	if err := s.Sweep(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	go s.sweepDurable(sweepEvery)
+	return s, nil
+}
+
+// sweepDurable runs Sweep every interval until Close. A failed sweep is
+// retried at the next tick: expired records are invisible to readers
+// meanwhile, so only the file's size waits for it.
+func (s *Store) sweepDurable(every time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			_ = s.Sweep()
+		}
+	}
 }
 
 // Durable reports whether the store can keep records across a restart.
 func (s *Store) Durable() bool { return s.db != nil }
 
-// Close releases the bbolt file.
+// Close stops the durable sweeper and releases the bbolt file. Closing
+// twice is harmless.
 func (s *Store) Close() error {
 	if s.db == nil {
 		return nil
 	}
-	return s.db.Close()
+	var err error
+	s.closing.Do(func() {
+		close(s.stop)
+		<-s.done
+		err = s.db.Close()
+	})
+	return err
 }
 
 // ErrNotDurable is returned for a durable write to a memory-only store.
@@ -167,20 +266,28 @@ func (s *Store) Get(runID, session string) (*Record, error) {
 	return &r, nil
 }
 
-// EndSession drops the Session's records.
+// EndSession drops the Session's run records at once and starts the
+// ReplayGrace of its in-memory idempotency records.
 func (s *Store) EndSession(session string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.session, session)
+	if rs := s.sessions[session]; rs != nil && rs.ended.IsZero() {
+		rs.ended = s.now()
+		s.ended = append(s.ended, endedSession{id: session, at: rs.ended})
+	}
 }
 
 // Replay returns the idempotency record of key, if any and unexpired.
 func (s *Store) Replay(key string) (*Replay, error) {
 	s.mu.Lock()
+	now := s.now()
+	s.sweepReplays(now)
 	r := s.replay[key]
+	live := r != nil && r.owner.live(now)
 	s.mu.Unlock()
-	if r != nil {
-		return r, nil
+	if live {
+		return r.Replay, nil
 	}
 	if s.db == nil {
 		return nil, nil
@@ -195,15 +302,54 @@ func (s *Store) Replay(key string) (*Replay, error) {
 
 // PutReplay records an idempotency key: durably when r.Expires is set
 // (the window must outlast the retention period, §6.5.6), otherwise in
-// memory for the process lifetime.
+// memory while r.Session lives and ReplayGrace after it ends.
 func (s *Store) PutReplay(r *Replay) error {
 	if !r.Expires.IsZero() && s.db != nil {
 		return put(s.db, bucketReplay, r.Key, r)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.replay[r.Key] = r
+	s.sweepReplays(s.now())
+	rs := s.sessions[r.Session]
+	if rs == nil {
+		rs = &replaySession{}
+		s.sessions[r.Session] = rs
+	}
+	// A Session that runs again after EndSession is live again; its
+	// queued end no longer matches and the sweep skips it.
+	rs.ended = time.Time{}
+	rs.keys = append(rs.keys, r.Key)
+	s.replay[r.Key] = &memReplay{Replay: r, owner: rs}
 	return nil
+}
+
+// sweepReplays drops the in-memory idempotency records of Sessions that
+// ended ReplayGrace ago, at most once per replaySweepEvery. It visits the
+// ended Sessions in the order they ended and stops at the first still in
+// its grace, so it costs the records it drops, not all records. The
+// caller holds s.mu.
+func (s *Store) sweepReplays(now time.Time) {
+	if now.Sub(s.lastSweep) < replaySweepEvery {
+		return
+	}
+	s.lastSweep = now
+	for len(s.ended) > 0 && !now.Before(s.ended[0].at.Add(ReplayGrace)) {
+		e := s.ended[0]
+		s.ended[0] = endedSession{}
+		s.ended = s.ended[1:]
+		rs := s.sessions[e.id]
+		if rs == nil || !rs.ended.Equal(e.at) {
+			continue
+		}
+		for _, k := range rs.keys {
+			// A key whose record expired unswept may have been
+			// recorded again by a later Session; that record stays.
+			if m := s.replay[k]; m != nil && m.owner == rs {
+				delete(s.replay, k)
+			}
+		}
+		delete(s.sessions, e.id)
+	}
 }
 
 // Sweep deletes expired durable records.
