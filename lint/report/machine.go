@@ -163,14 +163,14 @@ func writeSARIF(w io.Writer, r *Report) error {
 	driver := sarifDriver{Name: "pilotage", InformationURI: "https://pilotage.dev", Rules: []sarifRule{}}
 	for i, ri := range rules {
 		index[ri.ID] = i
-		help := fmt.Sprintf("Pilotage 1.1 Part II §%s.", ri.Section)
+		help := source(ri.Section) + "."
 		if ri.Doc != "" {
 			help += " See " + ri.Doc + "."
 		}
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID:                   ri.ID,
 			ShortDescription:     sarifText{Text: ri.Summary},
-			FullDescription:      sarifText{Text: ri.Summary + " (§" + ri.Section + ")"},
+			FullDescription:      sarifText{Text: ri.Summary + " (" + Cite(ri.Section) + ")"},
 			Help:                 sarifText{Text: help},
 			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(ri.Severity)},
 			Properties:           map[string]string{"category": ri.Category, "section": ri.Section},
@@ -280,7 +280,7 @@ func writeJUnit(w io.Writer, r *Report) error {
 		c := junitCase{Name: file, Classname: r.Tool}
 		var errs, others []string
 		for _, f := range byFile[file] {
-			line := fmt.Sprintf("%s: %s: %s [%s §%s]", location(f), f.Severity, f.Message, f.Rule, f.Section)
+			line := fmt.Sprintf("%s: %s: %s [%s %s]", location(f), f.Severity, f.Message, f.Rule, Cite(f.Section))
 			if f.Severity == Error {
 				errs = append(errs, line)
 			} else {

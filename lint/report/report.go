@@ -25,7 +25,9 @@ const (
 
 // Finding is one problem found in one file.
 type Finding struct {
-	Rule     string   `json:"rule"`
+	Rule string `json:"rule"`
+	// Section is what the rule enforces: a section number of Part II
+	// ("5.8.2") or the name of another document of the spec ("binding.md").
 	Section  string   `json:"section"`
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
@@ -63,6 +65,24 @@ type Summary struct {
 	Files    int `json:"files,omitempty"`
 	// Checked counts the units checked (entries, steps, rules …).
 	Checked map[string]int `json:"checked,omitempty"`
+}
+
+// Cite is a section as people write it: "§5.8.2" for a section of Part
+// II, the document's own name ("binding.md") for the rest of the spec.
+func Cite(section string) string {
+	if section != "" && section[0] >= '0' && section[0] <= '9' {
+		return "§" + section
+	}
+	return section
+}
+
+// source names the document a section belongs to, for the help text of
+// machine formats.
+func source(section string) string {
+	if c := Cite(section); c != section {
+		return "Pilotage 1.1 Part II " + c
+	}
+	return "Pilotage 1.1 " + section
 }
 
 // RuleInfo describes a rule for reporters that list rules (sarif).

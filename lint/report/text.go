@@ -37,7 +37,7 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 			sevColor = ansiYellow
 		}
 		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, location(f)), paint(sevColor, string(f.Severity)),
-			f.Message, paint(ansiDim, fmt.Sprintf("[%s §%s]", f.Rule, f.Section)))
+			f.Message, paint(ansiDim, fmt.Sprintf("[%s %s]", f.Rule, Cite(f.Section))))
 		if snip := snippet(r.Sources[f.File], f); snip != "" {
 			bw.WriteString(snip)
 		}
