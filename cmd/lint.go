@@ -101,7 +101,7 @@ func printRules(c *cobra.Command, format report.Format, infos []report.RuleInfo)
 		tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tCATEGORY\tSECTION\tSEVERITY\tSUMMARY")
 		for _, r := range infos {
-			fmt.Fprintf(tw, "%s\t%s\t§%s\t%s\t%s\n", r.ID, r.Category, r.Section, r.Severity, r.Summary)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Category, report.Cite(r.Section), r.Severity, r.Summary)
 		}
 		return tw.Flush()
 	}

@@ -54,7 +54,7 @@ func TestRuleDocExamples(t *testing.T) {
 			if got := firstTextLine(t, "failing.json", failDoc); want != got {
 				t.Errorf("the page says pilotage lint failing.json prints first\n  %s\nbut it prints\n  %s", want, got)
 			}
-			if suffix := "[" + r.ID + " §" + r.Section + "]"; !strings.HasSuffix(want, suffix) {
+			if suffix := "[" + r.ID + " " + report.Cite(r.Section) + "]"; !strings.HasSuffix(want, suffix) {
 				t.Errorf("the first finding of the failing example should be %s's, ending in %s", r.ID, suffix)
 			}
 

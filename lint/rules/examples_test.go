@@ -19,6 +19,7 @@ import (
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
 	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // The bundled examples in docs/examples are what the README lints first:
@@ -39,7 +40,7 @@ func lintFile(t *testing.T, name string) []string {
 	}
 	var out []string
 	for _, f := range rep.Findings {
-		out = append(out, fmt.Sprintf("%d:%d %s %s §%s %s\n  %s", f.Line, f.Column, f.Severity, f.Rule, f.Section, f.Pointer, f.Message))
+		out = append(out, fmt.Sprintf("%d:%d %s %s %s %s\n  %s", f.Line, f.Column, f.Severity, f.Rule, report.Cite(f.Section), f.Pointer, f.Message))
 	}
 	return out
 }

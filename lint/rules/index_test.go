@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // TestRulesIndex keeps docs/rules/README.md, the index of every rule, equal
@@ -36,7 +37,7 @@ version (reading 11). Turn a rule off with ` + "`--disable ID`" + `; list them w
 |---|---|---|---|---|
 `)
 	for _, r := range All() {
-		fmt.Fprintf(&b, "| [%s](%s.md) | %s | §%s | %s | %s |\n", r.ID, r.ID, r.Category, r.Section, r.Severity,
+		fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s | %s | %s |\n", r.ID, r.ID, r.Category, report.Cite(r.Section), r.Severity,
 			strings.ReplaceAll(r.Summary, "|", `\|`))
 	}
 	return b.String()

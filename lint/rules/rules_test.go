@@ -9,6 +9,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // Each rule has testdata/<id>.txtar, checked by golden.RuleFixtures. Its
@@ -44,7 +45,7 @@ func lintWith(rs []*lint.Rule, name string, src []byte) string {
 	}
 	var b strings.Builder
 	for _, f := range rep.Findings {
-		fmt.Fprintf(&b, "%d:%d %s %s §%s %s\n", f.Line, f.Column, f.Severity, f.Rule, f.Section, f.Pointer)
+		fmt.Fprintf(&b, "%d:%d %s %s %s %s\n", f.Line, f.Column, f.Severity, f.Rule, report.Cite(f.Section), f.Pointer)
 	}
 	return b.String()
 }
@@ -73,8 +74,8 @@ func TestRulesHaveDocs(t *testing.T) {
 				t.Errorf("docs/rules/%s.md lacks %q", r.ID, h)
 			}
 		}
-		if !strings.Contains(doc, "§"+r.Section) {
-			t.Errorf("docs/rules/%s.md does not cite §%s", r.ID, r.Section)
+		if !strings.Contains(doc, report.Cite(r.Section)) {
+			t.Errorf("docs/rules/%s.md does not cite %s", r.ID, report.Cite(r.Section))
 		}
 	}
 	for id := range pages {
