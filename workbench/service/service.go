@@ -37,6 +37,8 @@ type Service interface {
 	Execute(ctx context.Context, c Caller, language string, req pilotage.ExecuteRequest) (*pilotage.ExecuteResponse, error)
 	// Trace fetches a stored Run (§6.6).
 	Trace(ctx context.Context, c Caller, language string, req pilotage.TraceFetchRequest) (*pilotage.TraceFetchResponse, error)
-	// EndSession drops what retention "session" kept for the Session.
+	// EndSession ends the Session: what retention "session" kept for it
+	// goes (the reference engine keeps its idempotency keys a grace period
+	// longer, so a client that reconnects can still retry, §6.5.6).
 	EndSession(session string)
 }
