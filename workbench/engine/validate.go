@@ -197,29 +197,45 @@ func contextBinding(l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any) {
 	return nil, val
 }
 
-var schemaCache sync.Map // canonical schema text → *jsonschema.Schema or error
+// schemaCache holds compiled JSON Schemas by their text as written: the
+// same catalog schemas validate every call's input, and looking the text
+// up costs far less than canonicalising it first. The schemas are the
+// server's own (catalog, context_schema), but a catalog that changes
+// over a long run brings new ones, so the cache starts over when full.
+var schemaCache = struct {
+	sync.Mutex
+	m map[string]schemaResult
+}{m: map[string]schemaResult{}}
+
+type schemaResult struct {
+	s   *jsonschema.Schema
+	err error
+}
+
+const maxCachedSchemas = 4096
 
 func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	key := string(canonical(raw))
-	if v, ok := schemaCache.Load(key); ok {
-		if s, ok := v.(*jsonschema.Schema); ok {
-			return s, nil
-		}
-		return nil, v.(error)
+	schemaCache.Lock()
+	r, ok := schemaCache.m[string(raw)]
+	schemaCache.Unlock()
+	if ok {
+		return r.s, r.err
 	}
-	s, err := func() (*jsonschema.Schema, error) {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			return nil, err
-		}
-		return pilotage.CompileOffline("schema-"+hashBytes([]byte(key)), doc)
-	}()
-	if err != nil {
-		schemaCache.Store(key, err)
-		return nil, err
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err == nil {
+		// Named by the canonical text, so equal schemas written
+		// differently report the same locations.
+		r.s, r.err = pilotage.CompileOffline("schema-"+hashBytes(canonical(raw)), doc)
+	} else {
+		r.err = err
 	}
-	schemaCache.Store(key, s)
-	return s, nil
+	schemaCache.Lock()
+	defer schemaCache.Unlock()
+	if len(schemaCache.m) >= maxCachedSchemas {
+		schemaCache.m = map[string]schemaResult{}
+	}
+	schemaCache.m[string(raw)] = r
+	return r.s, r.err
 }
 
 // schemaViolations validates value against schema. A schema that does not

@@ -55,6 +55,13 @@ func TestEnvAndCheckAreShared(t *testing.T) {
 	if x == nil || x != y {
 		t.Error("the same expression in the same environment must be checked once")
 	}
+	r1, r2 := mustParse(t, a, "input.price + n.m").Refs("input"), mustParse(t, b, "input.price + n.m").Refs("input")
+	if len(r1) != 1 || &r1[0] != &r2[0] {
+		t.Errorf("the references of one parse must be found once: %+v %+v", r1, r2)
+	}
+	if r3 := mustParse(t, a, "input.price + n.m").Refs("input", "n"); len(r3) != 2 {
+		t.Errorf("other roots are other references: %+v", r3)
+	}
 	_, i1 := a.Check(mustParse(t, a, "input.price + 'x'"))
 	_, i2 := a.Check(mustParse(t, a, "input.price + 'x'"))
 	if len(i1) != 1 || len(i2) != 1 || i1[0] != i2[0] {

@@ -208,6 +208,7 @@ type Issue struct {
 type Parsed struct {
 	src string
 	ast *cel.Ast
+	r   *parseResult
 }
 
 // Parse parses src. On failure the issues say where. Parsing depends only
@@ -216,30 +217,30 @@ type Parsed struct {
 // program.
 func (e *Env) Parse(src string) (*Parsed, []Issue) {
 	key := fmt.Sprintf("%d:%d\x00%s", e.limits.Depth, e.limits.Size, src)
-	if v, ok := parses.get(key); ok {
-		p := v.(parseResult)
-		if p.issues != nil {
-			return nil, p.issues
+	v, ok := parses.get(key)
+	if !ok {
+		r := &parseResult{}
+		a, iss := e.env.Parse(src)
+		if iss != nil && iss.Err() != nil {
+			r.issues = issues(src, iss, nil, true)
+		} else {
+			r.ast = a
 		}
-		return &Parsed{src: src, ast: p.ast}, nil
+		v = parses.put(key, r, perEntry+perChar*len(src))
 	}
-	var r parseResult
-	a, iss := e.env.Parse(src)
-	if iss != nil && iss.Err() != nil {
-		r.issues = issues(src, iss, nil, true)
-	} else {
-		r.ast = a
-	}
-	parses.put(key, r, perEntry+perChar*len(src))
+	r := v.(*parseResult)
 	if r.issues != nil {
 		return nil, r.issues
 	}
-	return &Parsed{src: src, ast: a}, nil
+	return &Parsed{src: src, ast: r.ast, r: r}, nil
 }
 
 type parseResult struct {
 	ast    *cel.Ast
 	issues []Issue
+	// refs remembers Refs by its roots.
+	mu   sync.Mutex
+	refs map[string][]Ref
 }
 
 var parses = newCache(parseBudget)
@@ -372,7 +373,23 @@ type Ref struct {
 // Refs lists every maximal select chain rooted at one of the named
 // identifiers, outermost chains only. Comprehension variables that shadow
 // a root are not told apart: programs cannot bind the reserved roots.
+// The result is remembered with the parse and must not be modified.
 func (p *Parsed) Refs(roots ...string) []Ref {
+	key := strings.Join(roots, ".")
+	p.r.mu.Lock()
+	defer p.r.mu.Unlock()
+	if refs, ok := p.r.refs[key]; ok {
+		return refs
+	}
+	if p.r.refs == nil {
+		p.r.refs = map[string][]Ref{}
+	}
+	refs := p.refs(roots)
+	p.r.refs[key] = refs
+	return refs
+}
+
+func (p *Parsed) refs(roots []string) []Ref {
 	want := map[string]bool{}
 	for _, r := range roots {
 		want[r] = true
