@@ -24,7 +24,10 @@ type Language struct {
 	// whether execute.test_run is declared, nil when it cannot be told.
 	ExecutionMode string
 	TestRun       *bool
-	Sets          closedsets.Sets
+	// Narrate says whether trace_fetch.narrate is declared, nil when it
+	// cannot be told.
+	Narrate *bool
+	Sets    closedsets.Sets
 	// Arms are the branch arm labels of the grammar, known from a PDL
 	// definition only (a snapshot does not carry the grammar).
 	Arms []string
@@ -82,9 +85,10 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 	case i < 0:
 		return nil, fmt.Errorf("%s: no Language %q in the snapshot (it has %s)", file, id, strings.Join(ids, ", "))
 	}
-	testRun := pilotage.Effective(s.Manifest.Capabilities, langs[i].Capabilities).HasSub(pilotage.CapExecute, pilotage.SubTestRun)
+	eff := pilotage.Effective(s.Manifest.Capabilities, langs[i].Capabilities)
+	testRun, narrate := eff.HasSub(pilotage.CapExecute, pilotage.SubTestRun), eff.HasSub(pilotage.CapTraceFetch, pilotage.SubNarrate)
 	l := &Language{ID: langs[i].ID, TraceLevel: langs[i].TraceLevel, TraceSubprogram: langs[i].TraceSubprogram,
-		ExecutionMode: langs[i].ExecutionMode, TestRun: &testRun}
+		ExecutionMode: langs[i].ExecutionMode, TestRun: &testRun, Narrate: &narrate}
 	var body *string
 	for _, g := range s.Guides[l.ID] {
 		if slices.Contains(g.Topics, pilotage.TopicClosedSets) && g.Body != nil {
@@ -106,14 +110,23 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 func FromPDL(l *language.Language) *Language {
 	out := &Language{ID: l.ID, TraceLevel: l.TraceLevel, TraceSubprogram: l.TraceSubprogram, Sets: l.Sets, Arms: l.Grammar.Arms,
 		ExecutionMode: l.ExecutionMode}
-	if _, ok := l.Capabilities[pilotage.CapExecute]; ok {
-		// A Language-level execute governs in full (§4.2); otherwise the
-		// Server-level default decides, which the Language does not hold.
-		testRun := l.Capabilities.HasSub(pilotage.CapExecute, pilotage.SubTestRun)
-		out.TestRun = &testRun
-	}
+	// A Language-level declaration governs its capability in full (§4.2);
+	// otherwise the Server-level default decides, which the Language does
+	// not hold, and the sub-feature stays unknown.
+	out.TestRun = languageSub(l.Capabilities, pilotage.CapExecute, pilotage.SubTestRun)
+	out.Narrate = languageSub(l.Capabilities, pilotage.CapTraceFetch, pilotage.SubNarrate)
 	out.engineTruncation = strings.Contains(squash(l.Sets.Truncation), squash(language.TruncationText))
 	return out
+}
+
+// languageSub tells whether a Language-level declaration declares the
+// sub-feature, or nil when it does not name the capability.
+func languageSub(c pilotage.Capabilities, capability, sub string) *bool {
+	if _, ok := c[capability]; !ok {
+		return nil
+	}
+	has := c.HasSub(capability, sub)
+	return &has
 }
 
 // squash folds whitespace so a guide's line wrapping does not matter.

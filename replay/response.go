@@ -59,6 +59,22 @@ func (c *checker) diagnostic(d *diagnostic) {
 		hint: "a diagnostic code never holds a value outside the closed set; constraint is the fallback (§5.5)"})
 }
 
+// narration checks a response that carries narration, which only the
+// fetch door returns (§6.6): for a Language declaring trace_fetch.narrate,
+// and never for a refused Run, which is not retrievable there.
+func (c *checker) narration(at site, status string) {
+	if pilotage.IsRefusal(status) {
+		c.add(finding{rule: RuleFetchNarration, at: at,
+			msg:  fmt.Sprintf("a response with narration, which only the fetch door returns, for a Run refused with %s", status),
+			hint: "refused Runs are never retained and are not retrievable through the fetch door (§6.5, §6.6)"})
+	}
+	if c.lang != nil && c.lang.Narrate != nil && !*c.lang.Narrate {
+		c.add(finding{rule: RuleFetchNarration, at: at,
+			msg:  fmt.Sprintf("the response carries narration, but Language %q does not declare trace_fetch.narrate", c.lang.ID),
+			hint: "by default the fetch door returns the recorded facts and no interpretation; narration needs narrate: true (§6.6)"})
+	}
+}
+
 // response checks what an execute or trace-fetch response says beside
 // its trace: output only with ok (§6.5), and the diagnostics a
 // validation_error attaches (§6.5.2).
@@ -71,6 +87,9 @@ func (c *checker) response(top *traceMembers) {
 		c.add(finding{rule: RuleRunOutput, at: *top.output,
 			msg:  fmt.Sprintf("the response carries output, but its outcome is %s with ok false", *o.Status),
 			hint: "output appears only when outcome.ok is true and the Language produces a result (§6.5)"})
+	}
+	if top.narration != nil {
+		c.narration(*top.narration, *o.Status)
 	}
 	if *o.Status == pilotage.StatusValidationError && c.errorDiagnostics == 0 {
 		c.add(finding{rule: RuleDiagnostics, at: top.outcome.site,

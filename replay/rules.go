@@ -52,6 +52,7 @@ const (
 	RuleRunOutput         = "run-output"
 	RuleDiagnostics       = "response-diagnostics"
 	RulePlanRisk          = "plan-risk"
+	RuleFetchNarration    = "fetch-narration"
 )
 
 // Categories group the rules in --list-rules and docs/replay.md.
@@ -97,6 +98,7 @@ var rules = []*Rule{
 	{report.RuleInfo{ID: RuleStepOutcome, Category: CatOutcomes, Section: "5.7", Severity: report.Error, Summary: "A step outcome's ok agrees with its status; run-only statuses never appear on steps (reading 10).", Doc: doc(RuleStepOutcome)}, false},
 	{report.RuleInfo{ID: RuleRunOutput, Category: CatOutcomes, Section: "6.5", Severity: report.Error, Summary: "A response carries output only when its outcome is ok.", Doc: doc(RuleRunOutput)}, false},
 	{report.RuleInfo{ID: RuleDiagnostics, Category: CatOutcomes, Section: "6.5.2", Severity: report.Error, Summary: "A validation_error response attaches its diagnostics, at least one an error; each diagnostic has code, severity, message and path, with a code from the Language's closed set.", Doc: doc(RuleDiagnostics)}, false},
+	{report.RuleInfo{ID: RuleFetchNarration, Category: CatOutcomes, Section: "6.6", Severity: report.Error, Summary: "Narration comes only from the fetch door of a Language declaring trace_fetch.narrate, and never for a refused Run.", Doc: doc(RuleFetchNarration)}, false},
 	{report.RuleInfo{ID: RuleClosedSetStatus, Category: CatClosedSets, Section: "1.5", Severity: report.Error, Summary: "Run and step statuses are listed in the Language's closed-sets guide, with the ok it gives them.", Doc: doc(RuleClosedSetStatus)}, false},
 	{report.RuleInfo{ID: RuleSummaryTruncation, Category: CatClosedSets, Section: "5.8.1", Severity: report.Error, Summary: "Step outputs are truncated exactly as the closed-sets guide documents.", Doc: doc(RuleSummaryTruncation)}, false},
 	{report.RuleInfo{ID: RulePlanShape, Category: CatPlan, Section: "5.6", Severity: report.Error, Summary: "The plan is a plan: unique step ids, arm and loop references to branch and loop steps, labels listed in arms, no calls on control flow, a mode of immediate or deploy.", Doc: doc(RulePlanShape)}, false},

@@ -115,9 +115,10 @@ type entry struct {
 type traceMembers struct {
 	runID, level, outcome, mode, catalogVersion *located
 	steps                                       *site // nil when there is no steps array
-	// output is where a non-null output member is; only its presence
-	// matters (§6.5), so its value is skipped, never held.
-	output *site
+	// output and narration are where non-null members of those names
+	// are; only their presence matters (§6.5, §6.6), so their values are
+	// skipped, never held.
+	output, narration *site
 }
 
 // wireDiagnostic is one diagnostic of an execute response (§5.5), with
@@ -293,6 +294,8 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 			err = w.diagnostics(ptr)
 		case key == "output":
 			m.output, err = w.presence(ptr)
+		case key == "narration" && prefix == "":
+			m.narration, err = w.presence(ptr)
 		case key == "run_id" || key == "level" || key == "outcome" || key == "mode" || key == "catalog_version":
 			var v *located
 			v, err = w.small(ptr)
