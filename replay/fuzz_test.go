@@ -8,25 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 )
 
-// fixtureFiles returns every file of the rule fixtures, for fuzz seeds.
-func fixtureFiles(f *testing.F) []txtar.File {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "rules", "*.txtar"))
-	var out []txtar.File
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		out = append(out, ar.Files...)
-	}
-	if len(out) == 0 {
-		f.Fatal("no fixtures to seed from")
-	}
-	return out
-}
+// fixtures are the rule fixtures, the seeds of every fuzz target here.
+var fixtures = filepath.Join("testdata", "rules", "*.txtar")
 
 // FuzzReplay feeds arbitrary bytes as a trace. Whatever they are, replay
 // ends with findings, never a panic or a hang; malformed JSON is exactly
@@ -34,10 +20,8 @@ func fixtureFiles(f *testing.F) []txtar.File {
 // rule and a position.
 func FuzzReplay(f *testing.F) {
 	plan := basePlan(f)
-	for _, file := range fixtureFiles(f) {
-		if strings.HasSuffix(file.Name, ".json") {
-			f.Add(file.Data)
-		}
+	for _, seed := range golden.Sections(f, fixtures, func(name string) bool { return strings.HasSuffix(name, ".json") }) {
+		f.Add(seed)
 	}
 	f.Add([]byte(strings.Repeat("[", 20000)))
 	f.Add([]byte(`{"steps": [{"id": "each", "kind": "loop", "decisions": [` + strings.Repeat(`{"at": "each", "took": "continue"},`, 500) + `{}]}]}`))
@@ -68,10 +52,8 @@ func FuzzLoadPlan(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, file := range fixtureFiles(f) {
-		if strings.HasSuffix(file.Name, "plan.json") {
-			f.Add(file.Data)
-		}
+	for _, seed := range golden.Sections(f, fixtures, func(name string) bool { return strings.HasSuffix(name, "plan.json") }) {
+		f.Add(seed)
 	}
 	f.Add([]byte(`{"steps": [{"id": "a", "kind": "loop", "loop": "b"}, {"id": "b", "kind": "loop", "loop": "a"}, {"id": "c", "loop": "a"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -97,10 +79,8 @@ func FuzzLoadSnapshot(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, file := range fixtureFiles(f) {
-		if file.Name == "snapshot.json" {
-			f.Add(file.Data)
-		}
+	for _, seed := range golden.Sections(f, fixtures, func(name string) bool { return name == "snapshot.json" }) {
+		f.Add(seed)
 	}
 	if src, err := os.ReadFile(filepath.Join("..", "docs", "examples", "snapshot.json")); err == nil {
 		f.Add(src)

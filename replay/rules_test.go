@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -9,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/lint/report"
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// Each rule has testdata/rules/<id>.txtar. In it:
+// Each rule has testdata/rules/<id>.txtar, checked by golden.RuleFixtures.
+// In it:
 //
 //	-- plan.json --        the plan every trace of the archive runs against
 //	-- NAME.plan.json --   (optional) the plan for NAME.json instead
@@ -26,69 +28,44 @@ import (
 // Every trace whose name starts with "pass" must be clean under all rules:
 // a passing fixture is a correct trace.
 func TestRuleFixtures(t *testing.T) {
+	// A plan or a snapshot is context the traces of the archive share.
+	isTrace := func(name string) bool {
+		return name != "plan" && name != "snapshot" && !strings.HasSuffix(name, ".plan")
+	}
 	for _, r := range Rules() {
 		t.Run(r.ID, func(t *testing.T) {
-			path := filepath.Join("testdata", "rules", r.ID+".txtar")
-			ar, err := txtar.ParseFile(path)
-			if err != nil {
-				t.Fatalf("every rule needs %s with failing and passing fixtures: %v", path, err)
-			}
-			files := map[string][]byte{}
-			for _, f := range ar.Files {
-				files[f.Name] = f.Data
-			}
-			var sawFail, sawPass bool
-			for _, f := range ar.Files {
-				name, ok := strings.CutSuffix(f.Name, ".json")
-				if !ok || strings.HasSuffix(name, ".plan") || name == "plan" || name == "snapshot" {
-					continue
+			golden.RuleFixtures(t, filepath.Join("testdata", "rules", r.ID+".txtar"), isTrace, func(a *golden.Archive, name string, all bool) string {
+				rep := replayFixture(t, a, name)
+				if all {
+					return render(rep, "")
 				}
-				want, ok := files[name+".want"]
-				if !ok {
-					t.Fatalf("%s: fixture %s has no %s.want", path, f.Name, name)
-				}
-				rep := replayFixture(t, files, name)
-				got := render(rep, r.ID)
-				if strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
-					t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, f.Name, got, want)
-				}
-				if strings.TrimSpace(string(want)) == "" {
-					sawPass = true
-				} else {
-					sawFail = true
-				}
-				if strings.HasPrefix(name, "pass") {
-					if all := render(rep, ""); all != "" {
-						t.Errorf("%s: %s must be clean under every rule, got:\n%s", path, f.Name, all)
-					}
-				}
-			}
-			if !sawFail || !sawPass {
-				t.Errorf("%s needs at least one failing and one passing fixture (fail=%v pass=%v)", path, sawFail, sawPass)
-			}
+				return render(rep, r.ID)
+			})
 		})
 	}
 }
 
-// replayFixture replays NAME.json from an archive's files.
-func replayFixture(t *testing.T, files map[string][]byte, name string) *report.Report {
+// replayFixture replays NAME.json of an archive against its NAME.plan.json
+// or else its plan.json, with the Language of its snapshot.json if any.
+func replayFixture(t *testing.T, a *golden.Archive, name string) *report.Report {
 	t.Helper()
 	planName := name + ".plan.json"
-	if files[planName] == nil {
+	if _, ok := a.File(planName); !ok {
 		planName = "plan.json"
 	}
-	plan, err := LoadPlan(planName, files[planName])
+	planSrc, _ := a.File(planName)
+	plan, err := LoadPlan(planName, planSrc)
 	if err != nil {
 		t.Fatalf("%s: %v", planName, err)
 	}
 	var opt Options
-	if snap := files["snapshot.json"]; snap != nil {
+	if snap, ok := a.File("snapshot.json"); ok {
 		if opt.Language, err = LoadSnapshot("snapshot.json", snap, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	src := files[name+".json"]
-	in := Input{File: name + ".json", Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(string(src))), nil }}
+	src, _ := a.File(name + ".json")
+	in := Input{File: name + ".json", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }}
 	rep, err := Run(plan, []Input{in}, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -3,29 +3,25 @@ package engine
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 )
+
+// programSeeds are the programs of the validate golden cases.
+func programSeeds(f *testing.F) [][]byte {
+	return golden.Sections(f, filepath.Join("testdata", "validate", "*.txtar"), func(name string) bool { return name == "program" })
+}
 
 // FuzzValidate feeds arbitrary bytes to validate as a program: the answer
 // is a response with diagnostics or a request error, never a panic, an
 // internal error or a hang.
 func FuzzValidate(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "validate", "*.txtar"))
-	for _, file := range files {
-		if a, err := txtar.ParseFile(file); err == nil {
-			for _, fl := range a.Files {
-				if fl.Name == "program" {
-					f.Add(fl.Data, false)
-				}
-			}
-		}
+	for _, program := range programSeeds(f) {
+		f.Add(program, false)
 	}
 	f.Add([]byte(`{"steps": [{"id": "x", "for_each": "[[[[[]]]]]", "as": "y", "do": [{"id": "z", "if": "y.map(a, a) == []", "then": [], "else": []}]}], "output": "x"}`), true)
 	e := newEngine(f, homeServer(), "")
@@ -70,15 +66,8 @@ func FuzzValidate(f *testing.F) {
 // FuzzExecute runs arbitrary programs: every Run ends within the
 // Language's limits with an outcome from the closed sets.
 func FuzzExecute(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "validate", "*.txtar"))
-	for _, file := range files {
-		if data, err := os.ReadFile(file); err == nil {
-			for _, fl := range txtar.Parse(data).Files {
-				if fl.Name == "program" {
-					f.Add(fl.Data, []byte(`{"room": "attic", "rooms": ["a", "cellar"]}`))
-				}
-			}
-		}
+	for _, program := range programSeeds(f) {
+		f.Add(program, []byte(`{"room": "attic", "rooms": ["a", "cellar"]}`))
 	}
 	srv := homeServer()
 	srv.Languages[0].Limits.Time = 500 * time.Millisecond
