@@ -1,10 +1,7 @@
 package cmd
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,14 +10,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/spf13/cobra"
 
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 )
@@ -100,7 +94,14 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 	defer eng.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// No time on log lines: an MCP host that captures stderr stamps them.
+	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey && len(groups) == 0 {
+				return slog.Attr{}
+			}
+			return a
+		}}))
 	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.principal, Logger: logger, Version: versionString()})
 	if err != nil {
 		return usageErr("%v", err)
@@ -117,9 +118,7 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 		if len(res.Server.Principals) > 0 && p.principal == "" {
 			fmt.Fprintln(logw, "pilotage serve: no --principal: the PDL declares principals, so this client sees no catalog entries")
 		}
-		out := &syncWriter{w: c.OutOrStdout()}
-		in := &stdioGuard{in: bufio.NewReader(c.InOrStdin()), out: out, log: logw}
-		if err := srv.ServeIO(ctx, in, out); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		if err := srv.ServeIO(ctx, c.InOrStdin(), c.OutOrStdout()); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return usageErr("serving stdio: %v", err)
 		}
 		return nil
@@ -215,156 +214,4 @@ func equalStamps(a, b map[string]stamp) bool {
 		}
 	}
 	return true
-}
-
-// stdioGuard stands between standard input and the MCP server. go-sdk
-// ends the whole Session on a line that is not a JSON-RPC message (a
-// stray log line, a typo in a hand-written request) and drops the answers
-// it is still computing. JSON-RPC 2.0 (§5.1) instead answers such a line
-// with Parse error or Invalid Request and carries on: the guard writes
-// that answer itself, says on standard error where the line went wrong,
-// and passes only messages on.
-type stdioGuard struct {
-	in      *bufio.Reader
-	out     *syncWriter
-	log     io.Writer
-	line    int    // lines read, for the log
-	pending []byte // the rest of an admitted line
-	err     error  // the reader's error, returned once pending is used up
-}
-
-func (g *stdioGuard) Read(p []byte) (int, error) {
-	for len(g.pending) == 0 {
-		if g.err != nil {
-			return 0, g.err
-		}
-		line, err := g.in.ReadBytes('\n')
-		g.err = err
-		if len(line) > 0 {
-			g.line++
-			if g.admit(line) {
-				g.pending = line
-			}
-		}
-	}
-	n := copy(p, g.pending)
-	g.pending = g.pending[n:]
-	return n, nil
-}
-
-// admit reports whether go-sdk can take the line (it decodes each message
-// with jsonrpc.DecodeMessage, so the guard asks the same function);
-// otherwise it answers the client.
-func (g *stdioGuard) admit(line []byte) bool {
-	msg := bytes.TrimSpace(line)
-	if len(msg) == 0 {
-		return true // go-sdk skips blank lines
-	}
-	bad := ""
-	if msg[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(msg, &batch) == nil && len(batch) == 0 {
-			bad = "an empty batch"
-		}
-		for _, m := range batch {
-			if bad = messageProblem(m); bad != "" {
-				break
-			}
-		}
-	} else {
-		bad = messageProblem(msg)
-	}
-	if bad == "" {
-		return true
-	}
-	code := jsonrpc.CodeInvalidRequest
-	var se *jsonpos.SyntaxError
-	if _, err := jsonpos.Parse(bytes.TrimRight(line, "\r\n")); errors.As(err, &se) {
-		code, bad = jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
-	}
-	fmt.Fprintf(g.log, "pilotage serve: input line %d: %s; answered with JSON-RPC error %d\n", g.line, bad, code)
-	reply, _ := json.Marshal(jsonrpcError{JSONRPC: "2.0", ID: requestID(msg),
-		Error: jsonrpc.Error{Code: int64(code), Message: fmt.Sprintf("line %d: %s", g.line, bad)}})
-	g.out.Write(append(reply, '\n'))
-	return false
-}
-
-// jsonrpcError is a JSON-RPC 2.0 error response (§5.1).
-type jsonrpcError struct {
-	JSONRPC string        `json:"jsonrpc"`
-	ID      any           `json:"id"`
-	Error   jsonrpc.Error `json:"error"`
-}
-
-// messageProblem says why raw is not a JSON-RPC 2.0 message go-sdk
-// accepts, in the words of the JSON-RPC 2.0 specification (§4, §5), or
-// returns "" when it is one. Only a rejected message pays for the
-// explanation.
-func messageProblem(raw []byte) string {
-	_, err := jsonrpc.DecodeMessage(raw)
-	if err == nil {
-		return ""
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return "a message must be a JSON object"
-	}
-	var version string
-	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != "2.0" {
-		return `"jsonrpc" must be "2.0"`
-	}
-	if id, ok := m["id"]; ok && idValue(id) == nil && string(id) != "null" {
-		return `"id" must be a string, a number or null`
-	}
-	var method string
-	if raw, ok := m["method"]; ok && json.Unmarshal(raw, &method) != nil {
-		return `"method" must be a string`
-	}
-	_, request := m["method"]
-	_, result := m["result"]
-	_, failure := m["error"]
-	if !request && !result && !failure {
-		return `a message needs "method" (a request or notification), or "result" or "error" (a response)`
-	}
-	return err.Error()
-}
-
-// requestID is the id of a message when it is a string or a number, so
-// that an Invalid Request answer can name it; nil (JSON null) otherwise,
-// as JSON-RPC 2.0 §5 asks.
-func requestID(msg []byte) any {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if len(msg) == 0 || msg[0] != '{' || json.Unmarshal(msg, &m) != nil {
-		return nil
-	}
-	return idValue(m.ID)
-}
-
-// idValue is raw when it is a string or a number (an id JSON-RPC allows
-// besides null), nil otherwise.
-func idValue(raw json.RawMessage) any {
-	var id any
-	if json.Unmarshal(raw, &id) != nil {
-		return nil
-	}
-	switch id.(type) {
-	case string, float64:
-		return raw
-	}
-	return nil
-}
-
-// syncWriter lets the guard's answers and go-sdk's share standard output
-// a whole line at a time (go-sdk writes each message with one Write).
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -288,14 +287,4 @@ func errorResult(err error) *mcp.CallToolResult {
 // client disconnects, then ends it in the service.
 func (s *Server) ServeStdio(ctx context.Context) error {
 	return s.ServeIO(ctx, os.Stdin, os.Stdout)
-}
-
-// ServeIO serves one Session of newline-delimited JSON-RPC (the stdio
-// framing) on r and w. When r ends, the requests already read are
-// answered before the Session closes.
-func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
-	d := newDrain()
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: drainReader{r, d}, Writer: drainWriter{w, d}})
-	s.WaitSessions()
-	return err
 }

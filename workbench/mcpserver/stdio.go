@@ -1,71 +1,287 @@
 package mcpserver
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 )
 
 // DrainTimeout bounds how long end of input waits for answers still being
 // computed (a Run is bounded by its own time limit, usually far less).
 const DrainTimeout = time.Minute
 
-// drain pairs the stdio reader and writer so that end of input waits for
-// the answers to the requests already read. go-sdk ends the session as
-// soon as a read returns EOF, which would drop those answers: a client
-// that writes its requests and closes stdin (`printf … | pilotage serve`)
-// would get nothing back.
+// ServeIO serves one Session of newline-delimited JSON-RPC (the stdio
+// framing) on r and w, between two guards go-sdk's own stdio transport
+// lacks:
+//
+//   - a line that is not a JSON-RPC 2.0 message (a stray log line, a typo
+//     in a hand-written request) would end the whole Session and drop the
+//     answers still being computed; JSON-RPC 2.0 §5.1 instead answers it
+//     with Parse error or Invalid Request and carries on, so the reader
+//     writes that answer itself, logs where the line went wrong, and
+//     passes only messages on;
+//   - end of input would end the Session at once, so a client that writes
+//     its requests and closes stdin (`printf … | pilotage serve`) would
+//     get nothing back; the reader holds end of input until every request
+//     read has been answered (or DrainTimeout passes).
+func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
+	d := &drain{}
+	d.answered = sync.NewCond(&d.mu)
+	out := &lineWriter{w: w, d: d}
+	in := &lineReader{in0: r, in: bufio.NewReader(r), out: out, d: d, log: s.opts.Logger}
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	s.WaitSessions()
+	return err
+}
+
+// drain counts the requests read and the responses written.
 type drain struct {
 	mu        sync.Mutex
 	answered  *sync.Cond
 	requests  int // requests read (messages with an id and a method)
 	responses int // responses written (messages with an id and no method)
-	partial   []byte
 }
 
-func newDrain() *drain {
-	d := &drain{}
-	d.answered = sync.NewCond(&d.mu)
-	return d
+// wait blocks until every request read has been answered, or DrainTimeout.
+func (d *drain) wait() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	deadline := time.AfterFunc(DrainTimeout, func() {
+		d.mu.Lock()
+		d.responses = d.requests
+		d.mu.Unlock()
+		d.answered.Broadcast()
+	})
+	defer deadline.Stop()
+	for d.responses < d.requests {
+		d.answered.Wait()
+	}
 }
 
-// message is the part of a JSON-RPC message that tells a request from a
-// response.
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
+// lineReader passes go-sdk the lines of in that are JSON-RPC messages,
+// answers the others, and counts requests for the drain.
+type lineReader struct {
+	in0     io.Reader // what in reads, for Close
+	in      *bufio.Reader
+	out     *lineWriter
+	d       *drain
+	log     interface{ Warn(string, ...any) }
+	line    int    // lines read, for the log
+	// protocol is the MCP version the client's initialize asked for:
+	// go-sdk ends the Session on a batch under 2025-06-18 and later, so
+	// the reader answers such a batch itself.
+	protocol string
+	pending []byte // the rest of an admitted line
+	err     error  // the reader's error, returned once pending is used up
 }
 
-// count classifies one line (a message or a batch of them) read from the
-// client. The line is decoded, so that what go-sdk will reject as a
-// message is not waited for.
-func count(line []byte) (requests, responses int) {
-	line = bytes.TrimSpace(line)
-	var msgs []message
-	if len(line) > 0 && line[0] == '[' {
-		if json.Unmarshal(line, &msgs) != nil {
-			return 0, 0
+func (lr *lineReader) Read(p []byte) (int, error) {
+	for len(lr.pending) == 0 {
+		if lr.err != nil {
+			if errors.Is(lr.err, io.EOF) {
+				lr.d.wait()
+			}
+			return 0, lr.err
+		}
+		line, err := lr.in.ReadBytes('\n')
+		lr.err = err
+		if len(line) > 0 {
+			lr.line++
+			if lr.admit(line) {
+				lr.pending = line
+			}
+		}
+	}
+	n := copy(p, lr.pending)
+	lr.pending = lr.pending[n:]
+	return n, nil
+}
+
+// Close closes the underlying reader when it can be closed.
+func (lr *lineReader) Close() error {
+	if c, ok := lr.in0.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// admit reports whether go-sdk can take the line, decoding it with the
+// function go-sdk uses (jsonrpc.DecodeMessage), and counts its requests;
+// a line go-sdk would refuse is answered here.
+func (lr *lineReader) admit(line []byte) bool {
+	msg := bytes.TrimSpace(line)
+	if len(msg) == 0 {
+		return true // go-sdk skips blank lines
+	}
+	var msgs []json.RawMessage
+	bad := ""
+	if msg[0] == '[' {
+		if json.Unmarshal(msg, &msgs) == nil && len(msgs) == 0 {
+			bad = "an empty batch"
 		}
 	} else {
-		var m message
-		if json.Unmarshal(line, &m) != nil {
-			return 0, 0
-		}
-		msgs = []message{m}
+		msgs = []json.RawMessage{msg}
 	}
+	if bad == "" && msg[0] == '[' && lr.protocol >= noBatches {
+		bad = "JSON-RPC batches are not part of MCP " + noBatches + " and later"
+	}
+	calls := 0
 	for _, m := range msgs {
-		switch {
-		case len(m.ID) == 0 || string(m.ID) == "null":
-		case m.Method != "":
-			requests++
-		default:
-			responses++
+		if bad != "" {
+			break
+		}
+		decoded, err := jsonrpc.DecodeMessage(m)
+		if err != nil {
+			bad = messageProblem(m, err)
+			break
+		}
+		if req, ok := decoded.(*jsonrpc.Request); ok && req.IsCall() {
+			calls++
+			if req.Method == "initialize" {
+				lr.protocol = requestedProtocol(req.Params)
+			}
 		}
 	}
-	return requests, responses
+	if msgs == nil && bad == "" {
+		bad = "a message must be a JSON object"
+	}
+	if bad == "" {
+		lr.d.mu.Lock()
+		lr.d.requests += calls
+		lr.d.mu.Unlock()
+		return true
+	}
+	code := jsonrpc.CodeInvalidRequest
+	var se *jsonpos.SyntaxError
+	if _, err := jsonpos.Parse(msg); errors.As(err, &se) {
+		code, bad = jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
+	}
+	lr.log.Warn("input line is not a JSON-RPC message; answered with a JSON-RPC error", "line", lr.line, "problem", bad, "code", code)
+	reply, _ := json.Marshal(jsonrpcError{JSONRPC: "2.0", ID: requestID(msg),
+		Error: jsonrpc.Error{Code: int64(code), Message: fmt.Sprintf("line %d: %s", lr.line, bad)}})
+	lr.out.answer(append(reply, '\n'))
+	return false
 }
+
+// noBatches is the first MCP version without JSON-RPC batches.
+const noBatches = "2025-06-18"
+
+// requestedProtocol is the protocolVersion of initialize params. An
+// absent or unreadable one reads as noBatches: go-sdk then answers with
+// its latest version, which has no batches either.
+func requestedProtocol(params json.RawMessage) string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.ProtocolVersion == "" {
+		return noBatches
+	}
+	return p.ProtocolVersion
+}
+
+// jsonrpcError is a JSON-RPC 2.0 error response (§5.1).
+type jsonrpcError struct {
+	JSONRPC string        `json:"jsonrpc"`
+	ID      any           `json:"id"`
+	Error   jsonrpc.Error `json:"error"`
+}
+
+// messageProblem says why raw, which go-sdk refused with err, is not a
+// JSON-RPC 2.0 message, in the words of the JSON-RPC 2.0 specification
+// (§4, §5). Only a refused message pays for the explanation.
+func messageProblem(raw []byte, err error) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return "a message must be a JSON object"
+	}
+	var version string
+	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != "2.0" {
+		return `"jsonrpc" must be "2.0"`
+	}
+	if id, ok := m["id"]; ok && idValue(id) == nil && string(id) != "null" {
+		return `"id" must be a string, a number or null`
+	}
+	var method string
+	if raw, ok := m["method"]; ok && json.Unmarshal(raw, &method) != nil {
+		return `"method" must be a string`
+	}
+	_, request := m["method"]
+	_, result := m["result"]
+	_, failure := m["error"]
+	if !request && !result && !failure {
+		return `a message needs "method" (a request or notification), or "result" or "error" (a response)`
+	}
+	return err.Error()
+}
+
+// requestID is the id of a message when it is a string or a number, so
+// that an Invalid Request answer can name it; nil (JSON null) otherwise,
+// as JSON-RPC 2.0 §5 asks.
+func requestID(msg []byte) any {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if len(msg) == 0 || msg[0] != '{' || json.Unmarshal(msg, &m) != nil {
+		return nil
+	}
+	return idValue(m.ID)
+}
+
+// idValue is raw when it is a string or a number (an id JSON-RPC allows
+// besides null), nil otherwise.
+func idValue(raw json.RawMessage) any {
+	var id any
+	if json.Unmarshal(raw, &id) != nil {
+		return nil
+	}
+	switch id.(type) {
+	case string, float64:
+		return raw
+	}
+	return nil
+}
+
+// lineWriter lets the reader's answers and go-sdk's share the output a
+// whole line at a time (go-sdk writes each message or batch with one
+// Write ending in a newline), and counts the responses for the drain.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	d  *drain
+}
+
+// Write is go-sdk's: its responses count for the drain.
+func (lw *lineWriter) Write(p []byte) (int, error) {
+	n, err := lw.answer(p)
+	resp := countWritten(p)
+	lw.d.mu.Lock()
+	lw.d.responses += resp
+	lw.d.mu.Unlock()
+	lw.d.answered.Broadcast()
+	return n, err
+}
+
+// answer writes p whole; the reader's own answers go here, uncounted, as
+// they answer no request the drain counted.
+func (lw *lineWriter) answer(p []byte) (int, error) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.w.Write(p)
+}
+
+// Close leaves the underlying writer (standard output) open.
+func (lw *lineWriter) Close() error { return nil }
 
 // countWritten counts the responses in what go-sdk writes: a message or a
 // batch, always valid JSON from its encoder, which never escapes the
@@ -133,68 +349,3 @@ func stringEnd(p []byte, start int) int {
 	}
 	return len(p)
 }
-
-type drainReader struct {
-	r io.Reader
-	d *drain
-}
-
-func (dr drainReader) Read(p []byte) (int, error) {
-	n, err := dr.r.Read(p)
-	d := dr.d
-	d.mu.Lock()
-	d.partial = append(d.partial, p[:n]...)
-	for {
-		i := bytes.IndexByte(d.partial, '\n')
-		if i < 0 {
-			break
-		}
-		req, _ := count(d.partial[:i])
-		d.requests += req
-		d.partial = d.partial[i+1:]
-	}
-	if err == io.EOF {
-		req, _ := count(d.partial)
-		d.requests += req
-		d.partial = nil
-		deadline := time.AfterFunc(DrainTimeout, func() {
-			d.mu.Lock()
-			d.responses = d.requests
-			d.mu.Unlock()
-			d.answered.Broadcast()
-		})
-		for d.responses < d.requests {
-			d.answered.Wait()
-		}
-		deadline.Stop()
-	}
-	d.mu.Unlock()
-	return n, err
-}
-
-func (dr drainReader) Close() error {
-	if c, ok := dr.r.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
-}
-
-type drainWriter struct {
-	w io.Writer
-	d *drain
-}
-
-// Write counts the responses in data; go-sdk writes each message (or
-// batch) with one call ending in a newline.
-func (dw drainWriter) Write(p []byte) (int, error) {
-	n, err := dw.w.Write(p)
-	resp := countWritten(p)
-	dw.d.mu.Lock()
-	dw.d.responses += resp
-	dw.d.mu.Unlock()
-	dw.d.answered.Broadcast()
-	return n, err
-}
-
-// Close leaves the underlying writer (standard output) open.
-func (dw drainWriter) Close() error { return nil }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -37,22 +39,59 @@ func TestServeIOAnswersBeforeEOF(t *testing.T) {
 	}
 }
 
-func TestCountMessages(t *testing.T) {
+// admit passes go-sdk the lines it can take, counting their calls for
+// the drain, and answers the rest with a JSON-RPC error naming the line.
+func TestAdmit(t *testing.T) {
 	for _, c := range []struct {
-		line      string
-		req, resp int
+		line     string
+		calls    int    // requests counted when admitted
+		code     string // the answer's error code when refused
+		protocol string // the version initialize asked for
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, 1, 0},
-		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0, 0},
-		{`{"jsonrpc":"2.0","id":1,"result":{}}`, 0, 1},
-		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, 0, 0},
-		{`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"},{"jsonrpc":"2.0","method":"n"}]`, 2, 0},
-		{`not json`, 0, 0},
-		{``, 0, 0},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, 1, "", ""},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0, "", ""},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, 0, "", ""},
+		{`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"},{"jsonrpc":"2.0","method":"n"}]`, 2, "", "2025-03-26"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"a"}]`, 0, "-32600", "2025-06-18"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"a"}]`, 0, "-32600", "2025-11-25"},
+		{"  \r", 0, "", ""},
+		{`not json`, 0, "-32700", ""},
+		{`[]`, 0, "-32600", ""},
+		{`42`, 0, "-32600", ""},
+		{`{"jsonrpc":"1.0","id":3,"method":"ping"}`, 0, "-32600", ""},
+		{`[{"jsonrpc":"2.0","id":1,"method":"a"},{}]`, 0, "-32600", ""},
 	} {
-		req, resp := count([]byte(c.line))
-		if req != c.req || resp != c.resp {
-			t.Errorf("count(%s) = %d, %d; want %d, %d", c.line, req, resp, c.req, c.resp)
+		var out bytes.Buffer
+		d := &drain{}
+		lr := &lineReader{out: &lineWriter{w: &out, d: d}, d: d, log: slog.New(slog.DiscardHandler), line: 7, protocol: c.protocol}
+		admitted := lr.admit([]byte(c.line + "\n"))
+		if admitted != (c.code == "") || d.requests != c.calls {
+			t.Errorf("admit(%s) = %v counting %d calls; want %v, %d", c.line, admitted, d.requests, c.code == "", c.calls)
+		}
+		if want := `"code":` + c.code + `,"message":"line 7: `; c.code != "" && !strings.Contains(out.String(), want) {
+			t.Errorf("admit(%s) answered %q, want %s", c.line, out.String(), want)
+		}
+		if c.code == "" && out.Len() > 0 {
+			t.Errorf("admit(%s) answered %q for an admitted line", c.line, out.String())
+		}
+		if d.responses != 0 {
+			t.Errorf("admit(%s): its own answer counted as a response", c.line)
+		}
+	}
+}
+
+// The version an initialize asks for decides whether batches are taken.
+func TestAdmitRemembersProtocol(t *testing.T) {
+	for params, want := range map[string]string{
+		`{"protocolVersion":"2025-03-26","capabilities":{}}`: "2025-03-26",
+		`{"capabilities":{}}`:                                noBatches,
+		`{"protocolVersion":7}`:                              noBatches,
+	} {
+		d := &drain{}
+		lr := &lineReader{out: &lineWriter{w: io.Discard, d: d}, d: d, log: slog.New(slog.DiscardHandler)}
+		lr.admit([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + params + "}\n"))
+		if lr.protocol != want {
+			t.Errorf("initialize with %s: protocol %q, want %q", params, lr.protocol, want)
 		}
 	}
 }
