@@ -102,7 +102,7 @@ func scan(name string, work []byte) (findings []report.Finding, repaired []byte,
 				open = append(open, t.Pos)
 				if len(open) > MaxDepth {
 					return append(findings, Errorf(RuleSyntax, t.Pos, lexer.Position{},
-						"PDL blocks nest at most three deep; check for a missing }",
+						"valid PDL never nests blocks more than three deep, so this is most likely a { without its }",
 						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, nil, false
 				}
 			case "}":
