@@ -5,11 +5,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -103,13 +105,23 @@ type SchemaViolation struct {
 	Pointer string
 	// Message says what is wrong, in English.
 	Message string
+	// Kind is the failure as the JSON Schema library describes it, for a
+	// tool that words its own message (lint); nil when the error was not
+	// a validation error.
+	Kind jsonschema.ErrorKind
 }
 
 var printer = message.NewPrinter(language.English)
 
 // Violations flattens a jsonschema validation error into its leaf causes,
 // sorted by pointer, so every problem can be reported at its own place.
-// A nil error gives nil; an error of another type gives one violation at "".
+// It drops the noise of alternatives (anyOf, oneOf, a list of types): a
+// type mismatch at a place that also has a failure of another kind at or
+// below it only says that one alternative did not apply, and the other
+// failure is the one to fix ("got string, want array" about a correct
+// string that missed an enum is noise). Type mismatches left at one place
+// are merged into one listing every accepted type. A nil error gives nil;
+// an error of another type gives one violation at "".
 func Violations(err error) []SchemaViolation {
 	if err == nil {
 		return nil
@@ -118,11 +130,11 @@ func Violations(err error) []SchemaViolation {
 	if !errors.As(err, &ve) {
 		return []SchemaViolation{{Message: err.Error()}}
 	}
-	var out []SchemaViolation
+	var leaves []SchemaViolation
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, SchemaViolation{Pointer: PointerFromTokens(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+			leaves = append(leaves, SchemaViolation{Pointer: PointerFromTokens(e.InstanceLocation), Kind: e.ErrorKind})
 			return
 		}
 		for _, c := range e.Causes {
@@ -130,8 +142,46 @@ func Violations(err error) []SchemaViolation {
 		}
 	}
 	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].Pointer < leaves[j].Pointer })
+
+	var out []SchemaViolation
+	for i, lf := range leaves {
+		t, isType := lf.Kind.(*kind.Type)
+		if isType && explainedElsewhere(leaves, i) {
+			continue
+		}
+		if n := len(out); isType && n > 0 && out[n-1].Pointer == lf.Pointer {
+			if prev, ok := out[n-1].Kind.(*kind.Type); ok {
+				want := append(slices.Clone(prev.Want), t.Want...)
+				slices.Sort(want)
+				out[n-1].Kind = &kind.Type{Got: prev.Got, Want: slices.Compact(want)}
+				continue
+			}
+		}
+		out = append(out, lf)
+	}
+	for i := range out {
+		out[i].Message = out[i].Kind.LocalizedString(printer)
+	}
 	return out
+}
+
+// explainedElsewhere reports whether leaf i, a type mismatch, sits at or
+// above a failure that is not a type mismatch at its own place.
+func explainedElsewhere(leaves []SchemaViolation, i int) bool {
+	p := leaves[i].Pointer
+	for j, o := range leaves {
+		if j == i {
+			continue
+		}
+		if _, isType := o.Kind.(*kind.Type); isType && o.Pointer == p {
+			continue
+		}
+		if o.Pointer == p || strings.HasPrefix(o.Pointer, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // PointerFromTokens builds an RFC 6901 JSON Pointer from unescaped tokens.

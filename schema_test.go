@@ -157,6 +157,65 @@ func TestViolations(t *testing.T) {
 	}
 }
 
+// TestViolationsAlternatives: a branch of anyOf/oneOf (or of a type
+// list) that does not apply is no violation of its own when another
+// failure at or below the same place says what to fix, and the type
+// mismatches left at one place become one; a type error with nothing
+// else to explain it is kept.
+func TestViolationsAlternatives(t *testing.T) {
+	for _, tt := range []struct {
+		name, schema, value string
+		want                []string
+	}{
+		{"anyOf: the branch the value was meant for speaks",
+			`{"anyOf": [{"type": "array"}, {"type": "string", "enum": ["a", "b"]}]}`, `"c"`,
+			[]string{`: value must be one of 'a', 'b'`}},
+		{"oneOf: the object branch speaks, not the integer one",
+			`{"oneOf": [{"type": "integer"}, {"type": "object", "required": ["x"]}]}`, `{}`,
+			[]string{`: missing property 'x'`}},
+		{"no branch applies: one mismatch listing every type",
+			`{"anyOf": [{"type": "string"}, {"type": "integer"}]}`, `true`,
+			[]string{`: got boolean, want integer or string`}},
+		{"a type list is one mismatch too",
+			`{"type": ["string", "null"]}`, `3`,
+			[]string{`: got number, want null or string`}},
+		{"nested: a failure deep in a branch explains the mismatch above it",
+			`{"properties": {"a": {"anyOf": [{"type": "array"}, {"type": "object", "properties": {"b": {"type": "integer"}}}]}}}`, `{"a": {"b": "x"}}`,
+			[]string{`/a/b: got string, want integer`}},
+		{"a real type error is kept beside a failure above it",
+			`{"properties": {"n": {"type": "integer"}}, "required": ["m"]}`, `{"n": "x"}`,
+			[]string{`: missing property 'm'`, `/n: got string, want integer`}},
+		{"type errors at two places are two violations",
+			`{"properties": {"n": {"type": "integer"}, "s": {"type": "string"}}}`, `{"n": "x", "s": 1}`,
+			[]string{`/n: got string, want integer`, `/s: got number, want string`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(tt.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := pilotage.CompileOffline("schema", doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			value, err := jsonschema.UnmarshalJSON(strings.NewReader(tt.value))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range pilotage.Violations(s.Validate(value)) {
+				if v.Kind == nil {
+					t.Errorf("violation %+v has no Kind", v)
+				}
+				got = append(got, v.Pointer+": "+v.Message)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("%s on %s:\n got %q\nwant %q", tt.schema, tt.value, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestPointerFromTokens(t *testing.T) {
 	for _, tt := range []struct {
 		tokens []string
@@ -201,7 +260,7 @@ func TestExplainCompileError(t *testing.T) {
 		schema string
 		want   string
 	}{
-		{`{"type": 12, "required": [1]}`, `violations [/required/0: got number, want string /type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string' /type: got number, want array]`},
+		{`{"type": 12, "required": [1]}`, `violations [/required/0: got number, want string /type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string']`},
 		{`{"$ref": "other.json"}`, `outside other.json`},
 		{`{"$ref": "file:///etc/passwd"}`, `outside file:///etc/passwd`},
 		{`{"$schema": "https://example.com/my-draft"}`, `outside https://example.com/my-draft`},

@@ -3,7 +3,6 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -40,23 +39,20 @@ var contextSchema = &lint.Rule{
 				continue
 			}
 			err := compileOffline(n.Value())
-			var sve *jsonschema.SchemaValidationError
-			if errors.As(err, &sve) {
-				for _, sp := range schemaProblems(sve.Err) {
-					p.Report(ptr+sp.pointer, fmt.Sprintf("%s: context_schema is not a valid JSON Schema: %s", langLabel(l), sp.describe(subject(sp.pointer, "the schema"))),
+			f := pilotage.ExplainCompileError(contextSchemaName, err)
+			switch {
+			case f.Violations != nil:
+				for _, v := range f.Violations {
+					p.Report(ptr+v.Pointer, fmt.Sprintf("%s: context_schema is not a valid JSON Schema: %s", langLabel(l), describe(v, subject(v.Pointer, "the schema"))),
 						"fix the keyword so that the schema validates against its draft's metaschema (https://json-schema.org/specification)")
 				}
 				continue
-			}
-			var lue *jsonschema.LoadURLError
-			if errors.As(err, &lue) {
-				p.Report(ptr, fmt.Sprintf("%s: context_schema refers to %q, outside itself; lint works offline and fetches nothing", langLabel(l), strings.TrimPrefix(lue.URL, pilotage.OfflineBase)),
+			case f.Outside != "":
+				p.Report(ptr, fmt.Sprintf("%s: context_schema refers to %q, outside itself; lint works offline and fetches nothing", langLabel(l), f.Outside),
 					"make context_schema self-contained: copy the referenced schema under \"$defs\" and refer to it as \"#/$defs/<name>\"; a \"$schema\" must name a standard draft")
 				continue
-			}
-			var nf *jsonschema.JSONPointerNotFoundError
-			if errors.As(err, &nf) {
-				err = fmt.Errorf("a \"$ref\" points at %q, which does not exist in it", strings.TrimPrefix(nf.URL, pilotage.OfflineBase+"context_schema"))
+			case f.Dangling != "":
+				err = fmt.Errorf("a \"$ref\" points at %q, which does not exist in it", f.Dangling)
 			}
 			if err != nil {
 				hint := "context_schema must be self-contained: a \"$ref\" may point only inside it, such as \"#/$defs/user\""
@@ -69,10 +65,14 @@ var contextSchema = &lint.Rule{
 	},
 }
 
+// contextSchemaName is what the rule names a context_schema for
+// pilotage.CompileOffline and ExplainCompileError.
+const contextSchemaName = "context_schema"
+
 // compileOffline compiles doc as a JSON Schema without loading anything
 // from outside it.
 func compileOffline(doc any) error {
-	sch, err := pilotage.CompileOffline("context_schema", doc)
+	sch, err := pilotage.CompileOffline(contextSchemaName, doc)
 	if err != nil {
 		return err
 	}
@@ -124,5 +124,4 @@ func depthOver(n *jsonpos.Node, limit int) bool {
 	return false
 }
 
-// offline is a URL loader that loads nothing.
 func init() { register(contextSchema) }

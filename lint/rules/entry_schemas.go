@@ -1,10 +1,7 @@
 package rules
 
 import (
-	"errors"
 	"fmt"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint"
@@ -54,13 +51,12 @@ var entrySchemas = &lint.Rule{
 						_, err = pilotage.CompileOffline(member, n.Value())
 						compiled[key] = err
 					}
-					var sve *jsonschema.SchemaValidationError
-					if errors.As(err, &sve) {
-						// schemaProblems, as for context_schema: one wrong
-						// "type" is one finding, not one per alternative the
-						// metaschema allows there.
-						for _, sp := range schemaProblems(sve.Err) {
-							p.Report(ptr+sp.pointer, fmt.Sprintf("%s: %s is not a valid JSON Schema here: %s", entryLabel(e), member, sp.describe(subject(sp.pointer, "the schema"))),
+					// pilotage.Violations, as for context_schema: one wrong
+					// "type" is one finding, not one per alternative the
+					// metaschema allows there.
+					if vs := pilotage.ExplainCompileError(member, err).Violations; vs != nil {
+						for _, v := range vs {
+							p.Report(ptr+v.Pointer, fmt.Sprintf("%s: %s is not a valid JSON Schema here: %s", entryLabel(e), member, describe(v, subject(v.Pointer, "the schema"))),
 								"fix the keyword so that the schema validates against its draft's metaschema (https://json-schema.org/specification)")
 						}
 					} else if err != nil {

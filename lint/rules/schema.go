@@ -34,8 +34,8 @@ var schemaRule = &lint.Rule{
 			p.Report("", fmt.Sprintf("internal error: embedded schema %s: %v", name, err), "")
 			return
 		}
-		for _, sp := range schemaProblems(s.Validate(p.Doc.Root.Value())) {
-			p.Report(sp.pointer, sp.describe(subject(sp.pointer, root)), schemaHint(sp.pointer))
+		for _, v := range pilotage.Violations(s.Validate(p.Doc.Root.Value())) {
+			p.Report(v.Pointer, describe(v, subject(v.Pointer, root)), schemaHint(v.Pointer))
 		}
 	},
 }

@@ -1,105 +1,24 @@
 package rules
 
 import (
-	"errors"
 	"fmt"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 )
 
-// This file turns JSON Schema validation errors into findings people can
-// act on, for the schema rule (documents against the embedded schemas)
-// and context-schema (schemas against their metaschema).
+// This file words JSON Schema violations as findings people can act on,
+// for the schema rule (documents against the embedded schemas) and
+// context-schema and entry-schemas (schemas against their metaschema).
 
-// schemaProblem is one leaf failure of a validation, at a JSON Pointer
-// into the validated value.
-type schemaProblem struct {
-	pointer string
-	kind    jsonschema.ErrorKind
-}
-
-// schemaProblems flattens a validation error into its leaf failures,
-// sorted by pointer, and drops the noise of alternatives (anyOf, oneOf,
-// `type` lists): a type mismatch at a place that also has another failure
-// at or below it only says that one alternative did not apply, and the
-// other failure is the one to fix. Mismatches at one place are merged
-// into one that lists every accepted type. A nil error gives nil; an
-// error that is not a validation error gives nil too (callers report it
-// as it is).
-func schemaProblems(err error) []schemaProblem {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil
-	}
-	var leaves []schemaProblem
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, schemaProblem{pilotage.PointerFromTokens(e.InstanceLocation), e.ErrorKind})
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].pointer < leaves[j].pointer })
-
-	var out []schemaProblem
-	for i, lf := range leaves {
-		t, isType := lf.kind.(*kind.Type)
-		if !isType {
-			out = append(out, lf)
-			continue
-		}
-		if explainedElsewhere(leaves, i) {
-			continue
-		}
-		if n := len(out); n > 0 && out[n-1].pointer == lf.pointer {
-			if prev, ok := out[n-1].kind.(*kind.Type); ok {
-				want := append(slices.Clone(prev.Want), t.Want...)
-				slices.Sort(want)
-				out[n-1].kind = &kind.Type{Got: prev.Got, Want: slices.Compact(want)}
-				continue
-			}
-		}
-		out = append(out, lf)
-	}
-	return out
-}
-
-// explainedElsewhere reports whether leaf i, a type mismatch, sits at or
-// above a failure of another kind.
-func explainedElsewhere(leaves []schemaProblem, i int) bool {
-	p := leaves[i].pointer
-	for j, o := range leaves {
-		if j == i {
-			continue
-		}
-		if _, isType := o.kind.(*kind.Type); isType && o.pointer == p {
-			continue
-		}
-		if o.pointer == p || strings.HasPrefix(o.pointer, p+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-var printer = message.NewPrinter(language.English)
-
-// describe says what is wrong, naming the value as subject: `"id" must
-// be a string, not a number`.
-func (sp schemaProblem) describe(subject string) string {
-	switch k := sp.kind.(type) {
+// describe says what is wrong at v's place, naming the value there as
+// subject: `"id" must be a string, not a number`. v comes from
+// pilotage.Violations, which has already dropped the noise of alternatives.
+func describe(v pilotage.SchemaViolation, subject string) string {
+	switch k := v.Kind.(type) {
 	case *kind.Type:
 		var want []string
 		for _, w := range k.Want {
@@ -124,7 +43,7 @@ func (sp schemaProblem) describe(subject string) string {
 	case *kind.Minimum:
 		return fmt.Sprintf("%s must be at least %s, but is %s", subject, k.Want.RatString(), k.Got.RatString())
 	}
-	return subject + ": " + sp.kind.LocalizedString(printer)
+	return subject + ": " + v.Message
 }
 
 // subject names the value at pointer in messages: `"id"`, `languages[0]`,
