@@ -8,6 +8,8 @@ package expr
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -57,8 +59,8 @@ func recursionLimit(depth int) int { return min(250, max(32, 8*depth)) }
 // program's expressions again on every call. An Env is safe for
 // concurrent use.
 type Env struct {
-	// key is the Env's identity: its limits and every declaration, with
-	// the declaration's number typing (envKey).
+	// key is the Env's identity: a hash of its limits and every
+	// declaration, with the declaration's number typing (envKey).
 	key    string
 	env    *cel.Env
 	limits Limits
@@ -145,7 +147,8 @@ func cacheEnv(e *Env, ndecls int) *Env {
 
 // envKey is the identity of an environment: what precedes it (limits, or
 // the parent's key) and each declaration's name, CEL type and number
-// typing.
+// typing, hashed so that an extended environment's key does not copy a
+// large program's declarations once per loop.
 func envKey(base string, decls []Decl) string {
 	var b strings.Builder
 	b.WriteString(base)
@@ -159,7 +162,8 @@ func envKey(base string, decls []Decl) string {
 			d.conv.key(&b)
 		}
 	}
-	return b.String()
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:])
 }
 
 func names(base []string, decls []Decl) []string {
