@@ -72,18 +72,18 @@ func (d *drain) wait() {
 // lineReader passes go-sdk the lines of in that are JSON-RPC messages,
 // answers the others, and counts requests for the drain.
 type lineReader struct {
-	in0     io.Reader // what in reads, for Close
-	in      *bufio.Reader
-	out     *lineWriter
-	d       *drain
-	log     interface{ Warn(string, ...any) }
-	line    int    // lines read, for the log
+	in0  io.Reader // what in reads, for Close
+	in   *bufio.Reader
+	out  *lineWriter
+	d    *drain
+	log  interface{ Warn(string, ...any) }
+	line int // lines read, for the log
 	// protocol is the MCP version the client's initialize asked for:
 	// go-sdk ends the Session on a batch under 2025-06-18 and later, so
 	// the reader answers such a batch itself.
 	protocol string
-	pending []byte // the rest of an admitted line
-	err     error  // the reader's error, returned once pending is used up
+	pending  []byte // the rest of an admitted line
+	err      error  // the reader's error, returned once pending is used up
 }
 
 func (lr *lineReader) Read(p []byte) (int, error) {
