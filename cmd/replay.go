@@ -149,7 +149,7 @@ func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error)
 		if err != nil {
 			return nil, err
 		}
-		return replay.FromPDL(l), nil
+		return replay.FromPDL(res.Server, l), nil
 	case p.language != "":
 		return nil, usageErr("--language picks a Language of --snapshot or --lang; give one of them too")
 	}

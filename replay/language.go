@@ -21,13 +21,13 @@ type Language struct {
 	TraceLevel      string
 	TraceSubprogram string
 	// ExecutionMode is immediate, deploy or both (§6.5.7); TestRun says
-	// whether execute.test_run is declared, nil when it cannot be told.
+	// whether execute.test_run is declared and Narrate whether
+	// trace_fetch.narrate is, both in the Language's effective
+	// capabilities (§4.2).
 	ExecutionMode string
-	TestRun       *bool
-	// Narrate says whether trace_fetch.narrate is declared, nil when it
-	// cannot be told.
-	Narrate *bool
-	Sets    closedsets.Sets
+	TestRun       bool
+	Narrate       bool
+	Sets          closedsets.Sets
 	// Arms are the branch arm labels of the grammar, known from a PDL
 	// definition only (a snapshot does not carry the grammar).
 	Arms []string
@@ -85,10 +85,9 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 	case i < 0:
 		return nil, fmt.Errorf("%s: no Language %q in the snapshot (it has %s)", file, id, strings.Join(ids, ", "))
 	}
-	eff := pilotage.Effective(s.Manifest.Capabilities, langs[i].Capabilities)
-	testRun, narrate := eff.HasSub(pilotage.CapExecute, pilotage.SubTestRun), eff.HasSub(pilotage.CapTraceFetch, pilotage.SubNarrate)
 	l := &Language{ID: langs[i].ID, TraceLevel: langs[i].TraceLevel, TraceSubprogram: langs[i].TraceSubprogram,
-		ExecutionMode: langs[i].ExecutionMode, TestRun: &testRun, Narrate: &narrate}
+		ExecutionMode: langs[i].ExecutionMode}
+	l.declare(pilotage.Effective(s.Manifest.Capabilities, langs[i].Capabilities))
 	var body *string
 	for _, g := range s.Guides[l.ID] {
 		if slices.Contains(g.Topics, pilotage.TopicClosedSets) && g.Body != nil {
@@ -106,27 +105,23 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 	return l, nil
 }
 
-// FromPDL takes what replay checks from a Language compiled from PDL.
-func FromPDL(l *language.Language) *Language {
+// FromPDL takes what replay checks from Language l of the Server srv, both
+// compiled from PDL. The Server is needed for the capabilities: a Language
+// that does not name execute or trace_fetch itself has the Server-level
+// declaration of it (§4.2).
+func FromPDL(srv *language.Server, l *language.Language) *Language {
 	out := &Language{ID: l.ID, TraceLevel: l.TraceLevel, TraceSubprogram: l.TraceSubprogram, Sets: l.Sets, Arms: l.Grammar.Arms,
 		ExecutionMode: l.ExecutionMode}
-	// A Language-level declaration governs its capability in full (§4.2);
-	// otherwise the Server-level default decides, which the Language does
-	// not hold, and the sub-feature stays unknown.
-	out.TestRun = languageSub(l.Capabilities, pilotage.CapExecute, pilotage.SubTestRun)
-	out.Narrate = languageSub(l.Capabilities, pilotage.CapTraceFetch, pilotage.SubNarrate)
+	out.declare(pilotage.Effective(srv.Capabilities, l.Capabilities))
 	out.engineTruncation = strings.Contains(squash(l.Sets.Truncation), squash(language.TruncationText))
 	return out
 }
 
-// languageSub tells whether a Language-level declaration declares the
-// sub-feature, or nil when it does not name the capability.
-func languageSub(c pilotage.Capabilities, capability, sub string) *bool {
-	if _, ok := c[capability]; !ok {
-		return nil
-	}
-	has := c.HasSub(capability, sub)
-	return &has
+// declare takes the sub-features replay checks from the Language's
+// effective capabilities (§4.2), whether a snapshot or PDL gave them.
+func (l *Language) declare(eff pilotage.Capabilities) {
+	l.TestRun = eff.HasSub(pilotage.CapExecute, pilotage.SubTestRun)
+	l.Narrate = eff.HasSub(pilotage.CapTraceFetch, pilotage.SubNarrate)
 }
 
 // squash folds whitespace so a guide's line wrapping does not matter.

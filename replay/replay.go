@@ -379,7 +379,7 @@ func (c *checker) mode(t *traceMembers) {
 		c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("mode is %s; a trace's mode is immediate, deploy or test_run", t.mode.raw)})
 	case c.lang == nil:
 	case m == pilotage.ModeTestRun:
-		if c.lang.TestRun != nil && !*c.lang.TestRun {
+		if !c.lang.TestRun {
 			c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("a test_run trace, but Language %q does not declare execute.test_run", c.lang.ID),
 				hint: "test_run is accepted only when execute.test_run is declared (§6.5)"})
 		}

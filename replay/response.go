@@ -68,7 +68,7 @@ func (c *checker) narration(at site, status string) {
 			msg:  fmt.Sprintf("a response with narration, which only the fetch door returns, for a Run refused with %s", status),
 			hint: "refused Runs are never retained and are not retrievable through the fetch door (§6.5, §6.6)"})
 	}
-	if c.lang != nil && c.lang.Narrate != nil && !*c.lang.Narrate {
+	if c.lang != nil && !c.lang.Narrate {
 		c.add(finding{rule: RuleFetchNarration, at: at,
 			msg:  fmt.Sprintf("the response carries narration, but Language %q does not declare trace_fetch.narrate", c.lang.ID),
 			hint: "by default the fetch door returns the recorded facts and no interpretation; narration needs narrate: true (§6.6)"})

@@ -1,0 +1,61 @@
+package replay
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+)
+
+// TestFromPDLEffectiveCapabilities: the Server-level declaration of
+// execute and trace_fetch governs a Language that does not name them
+// itself, with or without test_run and narrate, and a Language-level
+// declaration replaces it in full (§4.2); a test_run trace (§6.5.7) and a
+// narrated response (§6.6) are findings exactly when the effective
+// capabilities lack the sub-feature.
+func TestFromPDLEffectiveCapabilities(t *testing.T) {
+	a := golden.ReadArchive(t, filepath.Join("testdata", "server-capabilities.txtar"))
+	planSrc, _ := a.File("plan.json")
+	plan, err := LoadPlan("plan.json", planSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const notDeclared = "narrated.json:1:77 error fetch-narration §6.6 /narration key=r2\n" +
+		"test_run.json:1:92 error trace-mode §6.5.7 /mode key=r1\n"
+	for _, tt := range []struct {
+		pdl              string
+		testRun, narrate bool
+		want             string
+	}{
+		{"server.pdl", true, true, ""},
+		{"server-off.pdl", false, false, notDeclared},
+		{"language.pdl", false, false, notDeclared},
+	} {
+		t.Run(tt.pdl, func(t *testing.T) {
+			src, _ := a.File(tt.pdl)
+			res := compile.Source(tt.pdl, src, compile.Options{})
+			if !res.OK() || len(res.Server.Languages) != 1 {
+				t.Fatalf("%s does not compile to one Language: %+v", tt.pdl, res.Findings)
+			}
+			l := FromPDL(res.Server, res.Server.Languages[0])
+			if l.TestRun != tt.testRun || l.Narrate != tt.narrate {
+				t.Errorf("TestRun, Narrate = %v, %v; want %v, %v", l.TestRun, l.Narrate, tt.testRun, tt.narrate)
+			}
+			var inputs []Input
+			for _, name := range []string{"test_run.json", "narrated.json"} {
+				data, _ := a.File(name)
+				inputs = append(inputs, Input{File: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }})
+			}
+			rep, err := Run(plan, inputs, Options{Language: l})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render(rep, ""); got != tt.want {
+				t.Errorf("findings:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
