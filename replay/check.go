@@ -463,11 +463,20 @@ func (c *checker) scope(f *frame) string {
 	return fmt.Sprintf("arm %q of %q", f.label, f.entry.traceID())
 }
 
+// failed reports whether the entry's outcome says it did not succeed: a
+// construct whose condition or list failed is traced without a decision.
+func (e *entry) failed() bool {
+	return e.w.Outcome != nil && e.w.Outcome.OK != nil && !*e.w.Outcome.OK
+}
+
 func (c *checker) openBranch(e *entry, s *Step, q []int) {
 	e.keep()
 	f := &frame{step: s, entry: e, quals: q, last: -1, max: -1}
 	ds := e.w.Decisions
 	switch {
+	case len(ds) == 0 && e.failed():
+		// Reached, so traced (§5.8.2), but its condition could not be
+		// evaluated: no arm was taken and none of the arms' steps follow.
 	case len(ds) != 1:
 		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions"), rel: []report.Location{c.rel(s)},
 			msg:  fmt.Sprintf("branch entry %q carries %d decisions; a branch activation takes exactly one", *e.w.ID, len(ds)),
@@ -493,7 +502,7 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 	e.keep()
 	f := &frame{step: s, entry: e, quals: q, last: -1, max: -1, seen: make([]bool, len(s.Children("")))}
 	ds := e.w.Decisions
-	if len(ds) == 0 {
+	if len(ds) == 0 && !e.failed() {
 		c.add(finding{rule: RuleLoopDecisions, at: e.site, rel: []report.Location{c.rel(s)},
 			msg:  fmt.Sprintf("loop entry %q carries no decisions", *e.w.ID),
 			hint: "a reached loop records one decision per continue-or-exit evaluation; a zero-iteration loop has one exit (§5.8.2)"})

@@ -212,31 +212,6 @@ func (r *runner) fail(idx int, status string, err error) error {
 }
 
 func (r *runner) step(s *program.Step, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
-	// A branch's condition and a loop's list are evaluated as execution
-	// reaches the construct; when that fails, the construct never
-	// activated, so it has no entry (it could name no decision), and the
-	// outcome says which step stopped the Run.
-	var pre any
-	switch s.Kind {
-	case program.Branch:
-		v, err := r.eval(s.Cond, sc)
-		if err != nil {
-			return nil, stepErr(s, err)
-		}
-		if _, ok := v.(bool); !ok {
-			return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("step %s: the condition %q gave %v, not a bool", s.ID, s.Cond.Src, v)}
-		}
-		pre = v
-	case program.Loop:
-		v, err := r.eval(s.List, sc)
-		if err != nil {
-			return nil, stepErr(s, err)
-		}
-		if _, ok := v.([]any); !ok {
-			return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("step %s: the loop list %q gave %T, not a list", s.ID, s.List.Src, v)}
-		}
-		pre = v
-	}
 	if err := r.begin(); err != nil {
 		return nil, err
 	}
@@ -254,10 +229,10 @@ func (r *runner) step(s *program.Step, sc *scope, quals []int, prefix, auth stri
 		return r.call(idx, s, sc, auth, depth)
 	case program.Branch:
 		r.steps[idx].Kind = pilotage.KindBranch
-		out, err = r.branch(idx, s, pre.(bool), sc, quals, prefix, auth, depth)
+		out, err = r.branch(idx, s, sc, quals, prefix, auth, depth)
 	case program.Loop:
 		r.steps[idx].Kind = pilotage.KindLoop
-		out, err = r.loop(idx, s, pre.([]any), sc, quals, prefix, auth, depth)
+		out, err = r.loop(idx, s, sc, quals, prefix, auth, depth)
 	}
 	if err != nil {
 		// A construct whose inside stopped did not complete.
@@ -273,21 +248,23 @@ func (r *runner) step(s *program.Step, sc *scope, quals []int, prefix, auth stri
 	return out, nil
 }
 
-// stepErr names the step in a stop that happened before it had an entry.
-func stepErr(s *program.Step, err error) error {
-	var st *stop
-	if errors.As(err, &st) {
-		return &stop{status: st.status, msg: "step " + s.ID + ": " + st.msg}
-	}
-	return err
-}
-
 func elapsed(t0 time.Time) *float64 {
 	ms := math.Round(float64(time.Since(t0).Microseconds())) / 1000
 	return &ms
 }
 
-func (r *runner) branch(idx int, s *program.Step, b bool, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
+// branch decides and runs one arm. A reached construct is activated and
+// traced (§5.8.2): when its condition cannot be evaluated, its entry
+// stays, failed and without a decision, since none was taken.
+func (r *runner) branch(idx int, s *program.Step, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
+	v, err := r.eval(s.Cond, sc)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the condition %q gave %v, not a bool", s.Cond.Src, v)}
+	}
 	arm := 1
 	if b {
 		arm = 0
@@ -297,7 +274,18 @@ func (r *runner) branch(idx int, s *program.Step, b bool, sc *scope, quals []int
 	return r.sequence(s.Arms[arm], sc.child(), quals, prefix, auth, depth)
 }
 
-func (r *runner) loop(idx int, s *program.Step, list []any, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
+// loop runs the body once per element, recording a continue before each
+// iteration and an exit after the last; a list that cannot be evaluated
+// leaves the entry failed without decisions, like branch.
+func (r *runner) loop(idx int, s *program.Step, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
+	v, err := r.eval(s.List, sc)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the loop list %q gave %T, not a list", s.List.Src, v)}
+	}
 	at := r.steps[idx].ID
 	outs := []any{}
 	for i, el := range list {
