@@ -198,3 +198,22 @@ entry "c" kind=device risk=safe {
 		}
 	}
 }
+
+// TestDocsExamplesAreTheBuild keeps the bundled examples honest
+// (docs/examples/README.md): snapshot.json and manifest.json are what
+// building langs/homeflow writes, byte for byte.
+func TestDocsExamplesAreTheBuild(t *testing.T) {
+	built := map[string][]byte{}
+	for _, f := range build(t, "homeflow") {
+		built[f.Path] = f.Data
+	}
+	for _, name := range []string{"snapshot.json", "manifest.json"} {
+		doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "examples", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(doc, built[name]) {
+			t.Errorf("docs/examples/%s is not what building langs/homeflow writes; copy it from `pilotage build langs/homeflow/homeflow.pdl -o out`", name)
+		}
+	}
+}

@@ -175,7 +175,7 @@ func (r *runner) eval(x *program.Expr, sc *scope) (any, error) {
 		msg := fmt.Sprintf("evaluating %q: %v", x.Src, err)
 		if strings.Contains(err.Error(), "no such overload") {
 			// At run time the operand types are what the input held.
-			msg += " (CEL does not mix int and double in arithmetic; JSON numbers without a fraction are ints: write 2.0, or convert with double(x))"
+			msg += " (CEL does not mix int and double in arithmetic; a number its schema types as number is a double, but one without a schema type and without a fraction is an int: type it number in the schema, write 2.0, or convert with double(x))"
 		}
 		return nil, &stop{status: pilotage.StatusPartial, msg: msg}
 	}
