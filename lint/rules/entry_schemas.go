@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 
-	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/lint/report"
@@ -48,21 +47,10 @@ var entrySchemas = &lint.Rule{
 					key := member + "\x00" + string(p.Doc.Raw(n))
 					err, done := compiled[key]
 					if !done {
-						_, err = pilotage.CompileOffline(member, n.Value())
+						err = compileOffline(member, n.Value())
 						compiled[key] = err
 					}
-					// pilotage.Violations, as for context_schema: one wrong
-					// "type" is one finding, not one per alternative the
-					// metaschema allows there.
-					if vs := pilotage.ExplainCompileError(member, err).Violations; vs != nil {
-						for _, v := range vs {
-							p.Report(ptr+v.Pointer, fmt.Sprintf("%s: %s is not a valid JSON Schema here: %s", entryLabel(e), member, describe(v, subject(v.Pointer, "the schema"))),
-								"fix the keyword so that the schema validates against its draft's metaschema (https://json-schema.org/specification)")
-						}
-					} else if err != nil {
-						p.Report(ptr, fmt.Sprintf("%s: %s does not compile: %v", entryLabel(e), member, err),
-							fmt.Sprintf("%s must be self-contained: a \"$ref\" may point only inside it, such as \"#/$defs/item\"", member))
-					}
+					reportCompileFailure(p, ptr, entryLabel(e), member, err)
 				}
 			}
 		}

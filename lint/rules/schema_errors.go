@@ -1,13 +1,16 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint"
 )
 
 // This file words JSON Schema violations as findings people can act on,
@@ -79,4 +82,65 @@ func orList(words []string) string {
 		return strings.Join(words, "")
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// compileOffline compiles doc as the JSON Schema called name without
+// loading anything from outside it, and refuses one whose "$ref" chain
+// loops without consuming input: it compiles, but every validation that
+// reaches it fails. Probing with an empty object finds such loops at the
+// root.
+func compileOffline(name string, doc any) error {
+	sch, err := pilotage.CompileOffline(name, doc)
+	if err != nil {
+		return err
+	}
+	if ve, ok := sch.Validate(map[string]any{}).(*jsonschema.ValidationError); ok && hasRefCycle(ve) {
+		return errRefCycle
+	}
+	return nil
+}
+
+var errRefCycle = errors.New("its \"$ref\" chain loops back to itself without consuming any input, so every validation fails")
+
+// hasRefCycle reports whether a validation failed on a reference cycle.
+func hasRefCycle(ve *jsonschema.ValidationError) bool {
+	if _, ok := ve.ErrorKind.(*kind.RefCycle); ok {
+		return true
+	}
+	for _, c := range ve.Causes {
+		if hasRefCycle(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// reportCompileFailure reports why the schema member of owner, at ptr,
+// did not compile (err from compileOffline(member, …)), worded from
+// pilotage.ExplainCompileError's facts the same way for every schema lint
+// compiles, never with the library's own text or internal URLs.
+func reportCompileFailure(p *lint.Pass, ptr, owner, member string, err error) {
+	f := pilotage.ExplainCompileError(member, err)
+	switch {
+	case f.Violations != nil:
+		for _, v := range f.Violations {
+			p.Report(ptr+v.Pointer, fmt.Sprintf("%s: %s is not a valid JSON Schema: %s", owner, member, describe(v, subject(v.Pointer, "the schema"))),
+				"fix the keyword so that the schema validates against its draft's metaschema (https://json-schema.org/specification)")
+		}
+		return
+	case f.Outside != "":
+		p.Report(ptr, fmt.Sprintf("%s: %s refers to %q, outside itself; lint works offline and fetches nothing", owner, member, f.Outside),
+			fmt.Sprintf("make %s self-contained: copy the referenced schema under \"$defs\" and refer to it as \"#/$defs/<name>\"; a \"$schema\" must name a standard draft", member))
+		return
+	case f.Dangling != "":
+		err = fmt.Errorf("a \"$ref\" points at %q, which does not exist in it", f.Dangling)
+	}
+	if err == nil {
+		return
+	}
+	hint := fmt.Sprintf("%s must be self-contained: a \"$ref\" may point only inside it, such as \"#/$defs/item\"", member)
+	if errors.Is(err, errRefCycle) {
+		hint = "break the loop: some schema along the \"$ref\" chain must describe the value itself instead of only referring on"
+	}
+	p.Report(ptr, fmt.Sprintf("%s: %s does not compile: %v", owner, member, err), hint)
 }
