@@ -1,0 +1,201 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
+)
+
+const opInitialize = "initialize"
+
+// extension checks the extension declaration of the initialize result
+// (binding.md) and the major version (§11.1). It returns the discover
+// tool's name, and false when Pilotage must not be used with the server.
+func (c *checker) extension() (string, bool) {
+	caps := c.cs.InitializeResult().Capabilities
+	ptr := "/capabilities/extensions/" + strings.ReplaceAll(binding.ExtensionID, "/", "~1")
+	var raw any
+	if caps != nil {
+		raw = caps.Extensions[binding.ExtensionID]
+	}
+	settings, ok := raw.(map[string]any)
+	if !ok {
+		c.find(RuleExtension, opInitialize, ptr, "the initialize result does not declare the extension %q (want %s)", binding.ExtensionID, settingsJSON())
+		return binding.DiscoverTool, true
+	}
+	discover, _ := settings["discover"].(string)
+	if discover == "" {
+		c.find(RuleExtension, opInitialize, ptr+"/discover", "the extension names no discover tool (want %q)", binding.DiscoverTool)
+		discover = binding.DiscoverTool
+	} else if discover != binding.DiscoverTool {
+		c.find(RuleExtension, opInitialize, ptr+"/discover", "the discover tool is %q; the binding names it %q", discover, binding.DiscoverTool)
+	}
+	version, _ := settings["version"].(string)
+	if version == "" {
+		c.find(RuleExtension, opInitialize, ptr+"/version", "the extension declares no version (want %q)", pilotage.Version)
+		return discover, true
+	}
+	server, sok := major(version)
+	client, _ := major(pilotage.Version)
+	switch {
+	case !sok:
+		c.find(RuleVersion, opInitialize, ptr+"/version", "version %q is not MAJOR.MINOR", version)
+	case server > client:
+		c.find(RuleVersion, opInitialize, ptr+"/version", "the server speaks Pilotage %s, a major version above this client's %s; a client must not use Pilotage with it, so conform stops here", version, pilotage.Version)
+		return discover, false
+	}
+	return discover, true
+}
+
+func settingsJSON() string {
+	b, _ := json.Marshal(binding.ExtensionSettings())
+	return string(b)
+}
+
+// major is the major number of a MAJOR.MINOR version.
+func major(v string) (int, bool) {
+	var maj, min int
+	var rest string
+	n, _ := fmt.Sscanf(v, "%d.%d%s", &maj, &min, &rest)
+	return maj, n == 2 && maj >= 0 && fmt.Sprintf("%d.%d", maj, min) == v
+}
+
+// listTools reads tools/list, following cursors within MaxPages.
+func (c *checker) listTools() map[string]*mcp.Tool {
+	tools := map[string]*mcp.Tool{}
+	c.pages("tools/list", func(ctx context.Context, cursor string) (string, error) {
+		res, err := c.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return "", err
+		}
+		for _, t := range res.Tools {
+			tools[t.Name] = t
+		}
+		return res.NextCursor, nil
+	})
+	return tools
+}
+
+// listResources reads resources/list, following cursors within MaxPages.
+func (c *checker) listResources() map[string]*mcp.Resource {
+	out := map[string]*mcp.Resource{}
+	c.pages("resources/list", func(ctx context.Context, cursor string) (string, error) {
+		res, err := c.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			return "", err
+		}
+		for _, r := range res.Resources {
+			out[r.URI] = r
+		}
+		return res.NextCursor, nil
+	})
+	return out
+}
+
+// pages follows an MCP list's cursors: at most MaxPages pages, stopping
+// at a cursor seen before.
+func (c *checker) pages(op string, page func(ctx context.Context, cursor string) (string, error)) {
+	seen := map[string]bool{}
+	cursor := ""
+	for n := 0; ; n++ {
+		if n == c.opt.MaxPages {
+			c.find(RuleBounds, op, "/nextCursor", "still more pages after %d (--max-pages); the rest was not read", n)
+			return
+		}
+		var next string
+		_, err := c.request(func(ctx context.Context) (*mcp.CallToolResult, error) {
+			var err error
+			next, err = page(ctx, cursor)
+			return nil, err
+		})
+		if err != nil {
+			c.fail(RuleAnswers, op, "", err, "")
+			return
+		}
+		if next == "" {
+			return
+		}
+		if seen[next] {
+			c.find(RulePaging, op, "/nextCursor", "nextCursor %q was returned before: the cursors loop", next)
+			return
+		}
+		seen[next] = true
+		cursor = next
+	}
+}
+
+// tools checks that every tool the manifest names is published with an
+// object input and output schema (binding.md).
+func (c *checker) tools(published map[string]*mcp.Tool, names []string) {
+	for _, name := range names {
+		t, ok := published[name]
+		if !ok {
+			c.find(RuleTools, "tools/list", "/tools", "the manifest names the tool %q, but tools/list does not list it", name)
+			continue
+		}
+		for _, s := range []struct {
+			member string
+			schema any
+		}{{"inputSchema", t.InputSchema}, {"outputSchema", t.OutputSchema}} {
+			m, _ := s.schema.(map[string]any)
+			if m == nil || m["type"] != "object" {
+				c.find(RuleTools, "tools/list", "/tools/"+name+"/"+s.member, "tool %q has no object %s; every tool declares one so a generic client can call it", name, s.member)
+			}
+		}
+	}
+}
+
+// resources checks the manifest resource against discover's manifest
+// and each published guide resource against the body learn returned.
+func (c *checker) resources(published map[string]*mcp.Resource, manifest json.RawMessage, guides map[string][]guide) {
+	if _, ok := published[binding.ManifestURI]; !ok {
+		c.find(RuleResources, "resources/list", "/resources", "the manifest resource %s is not listed", binding.ManifestURI)
+	} else if text, ok := c.readResource(binding.ManifestURI); ok && !sameJSON([]byte(text), manifest) {
+		c.find(RuleResources, "resources/read "+binding.ManifestURI, "/contents/0/text", "the manifest resource differs from the manifest pilotage_discover returned")
+	}
+	for lang, gs := range guides {
+		prefix := binding.GuideURI(lang, "")
+		known := map[string]bool{}
+		for _, g := range gs {
+			uri := binding.GuideURI(lang, g.ID)
+			known[uri] = true
+			if _, ok := published[uri]; !ok || g.Body == nil {
+				continue
+			}
+			if text, ok := c.readResource(uri); ok && text != *g.Body {
+				c.find(RuleResources, "resources/read "+uri, "/contents/0/text", "the guide resource differs from the body learn returns for guide %q", g.ID)
+			}
+		}
+		for uri := range published {
+			if strings.HasPrefix(uri, prefix) && !known[uri] {
+				c.find(RuleResources, "resources/list", "/resources", "resource %s names no guide of the learn index of %s", uri, lang)
+			}
+		}
+	}
+}
+
+// readResource reads a text resource; a failure is a finding.
+func (c *checker) readResource(uri string) (string, bool) {
+	op := "resources/read " + uri
+	var res *mcp.ReadResourceResult
+	_, err := c.request(func(ctx context.Context) (*mcp.CallToolResult, error) {
+		var err error
+		res, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		return nil, err
+	})
+	switch {
+	case err != nil:
+		c.fail(RuleResources, op, "", err, "")
+	case len(res.Contents) != 1 || res.Contents[0] == nil:
+		c.find(RuleResources, op, "/contents", "%d contents, want 1", len(res.Contents))
+	default:
+		return res.Contents[0].Text, true
+	}
+	return "", false
+}

@@ -1,0 +1,301 @@
+// Package conform checks a running Pilotage server over MCP
+// (shared/spec/binding.md): it connects as a client, checks the
+// extension declaration, the tools and resources, and the result channels
+// (§8), reads everything the server publishes through discover, learn and
+// lookup into a snapshot (docs/snapshot.md) that every lint rule checks, and,
+// given a program, validates it and (only when asked) executes it and
+// checks the trace with every replay rule. A live server thus gets the
+// findings its published artifacts would get from `pilotage lint` and
+// `pilotage replay`, plus what only a live server can show.
+//
+// Findings of lint and replay point into the files conform saves (the
+// snapshot, the plan, the run and the fetched trace), so a user can open
+// them and re-run lint or replay on them; findings about the exchange
+// itself name the MCP operation ("tools/call homeflow_v1_lookup") and
+// point at the JSON Pointer of the value in its result.
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+)
+
+// Defaults of the bounds; each has a flag in cmd/conform.go.
+const (
+	DefaultTimeout  = 30 * time.Second
+	DefaultMaxItems = 100000
+	DefaultMaxPages = 1000
+)
+
+// Options tune a check.
+type Options struct {
+	// Dir receives snapshot.json and, with a program, plan.json, run.json
+	// and trace.json; findings point into these files. It is created when
+	// missing.
+	Dir string
+	// Timeout bounds each MCP request, initialize included.
+	Timeout time.Duration
+	// MaxItems bounds the guides and catalog items read per Language;
+	// MaxPages the lookup pages and tools/list or resources/list pages.
+	MaxItems, MaxPages int
+	// Program, when set, is validated (and with Execute, executed) in the
+	// Language LanguageID ("" for the manifest's only Language).
+	Program    *Program
+	LanguageID string
+	Execute    bool
+	// Status receives progress lines; nil discards them.
+	Status io.Writer
+	// Version is the client version sent in initialize.
+	Version string
+}
+
+// Program is a program to run through the loop, with its input.
+type Program struct {
+	File  string
+	Src   []byte
+	Input json.RawMessage // nil when there is none
+}
+
+// ConnectError is a failure to reach or initialize the server: no check
+// could run (exit 2 in the CLI).
+type ConnectError struct{ Err error }
+
+func (e *ConnectError) Error() string { return e.Err.Error() }
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// Check connects through t, runs every check and returns the report. It
+// fails with a *ConnectError when the server cannot be started, reached or
+// initialized, and with another error when the program or the save
+// directory is unusable; everything wrong with the server is a finding.
+func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, error) {
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.MaxItems <= 0 {
+		opt.MaxItems = DefaultMaxItems
+	}
+	if opt.MaxPages <= 0 {
+		opt.MaxPages = DefaultMaxPages
+	}
+	if opt.Status == nil {
+		opt.Status = io.Discard
+	}
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "pilotage-conform", Version: opt.Version}, nil)
+	cctx, cancel := context.WithTimeout(ctx, opt.Timeout)
+	cs, err := client.Connect(cctx, t, nil)
+	cancel()
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("the server did not answer initialize within %v (--timeout)", opt.Timeout)
+		}
+		return nil, &ConnectError{fmt.Errorf("connecting: %w", err)}
+	}
+	defer cs.Close()
+	c := &checker{ctx: ctx, cs: cs, opt: opt,
+		rep: &report.Report{Tool: "pilotage conform", Sources: map[string][]byte{}}}
+	if info := cs.InitializeResult().ServerInfo; info != nil {
+		c.status("connected to %s %s", info.Name, info.Version)
+	}
+	if err := c.run(); err != nil {
+		return nil, err
+	}
+	return c.finish(), nil
+}
+
+// checker holds one conform run.
+type checker struct {
+	ctx      context.Context
+	cs       *mcp.ClientSession
+	opt      Options
+	rep      *report.Report
+	requests int
+	// stopped is the reason the server can no longer be asked (a timeout,
+	// a closed connection); later calls fail with it and add no finding.
+	stopped error
+	// ruleIDs counts the rules that ran, lint's and replay's included.
+	infos []report.RuleInfo
+	// files lists the files and operations findings point at, in order.
+	files []string
+}
+
+func (c *checker) status(format string, args ...any) {
+	fmt.Fprintf(c.opt.Status, "pilotage conform: "+format+"\n", args...)
+}
+
+// find adds a finding of one of conform's own rules about an operation.
+func (c *checker) find(rule, op, pointer, format string, args ...any) {
+	r := ruleInfo(rule)
+	c.file(op)
+	c.rep.Add(report.Finding{Rule: rule, Section: r.Section, Severity: r.Severity, File: op, Pointer: pointer,
+		Message: fmt.Sprintf(format, args...)})
+}
+
+// file records a file or operation the report covers.
+func (c *checker) file(name string) {
+	for _, f := range c.files {
+		if f == name {
+			return
+		}
+	}
+	c.files = append(c.files, name)
+}
+
+func (c *checker) finish() *report.Report {
+	c.rep.Rules = append(Rules(), c.infos...)
+	c.rep.Files = c.files
+	c.rep.Summary.Files = len(c.files)
+	c.rep.Summary.Checked = map[string]int{"rules": len(c.rep.Rules), "requests": c.requests}
+	c.rep.Sort()
+	return c.rep
+}
+
+// save writes a file into the save directory and returns the name
+// findings carry.
+func (c *checker) save(name string, data []byte) (string, error) {
+	path := filepath.ToSlash(filepath.Join(c.opt.Dir, name))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", err
+	}
+	c.file(path)
+	return path, nil
+}
+
+// answer is a tool call's result, as conform reads it.
+type answer struct {
+	op string
+	// raw is the result's JSON: the text block as the server wrote it
+	// when it agrees with structuredContent (it keeps the server's member
+	// order for the saved files), structuredContent otherwise.
+	raw     json.RawMessage
+	isError bool
+	// err is a carrier failure or a timeout; raw is then nil.
+	err error
+}
+
+// call calls a tool and checks the result's channel shape (binding.md):
+// one text block with the same JSON as structuredContent, which for a
+// request error is the error envelope.
+func (c *checker) call(name string, args any) answer {
+	a := answer{op: "tools/call " + name}
+	res, err := c.request(func(ctx context.Context) (*mcp.CallToolResult, error) {
+		return c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	})
+	if err != nil {
+		a.err = err
+		return a
+	}
+	a.isError = res.IsError
+	rule := RuleResultShape
+	if res.IsError {
+		rule = RuleRequestError
+	}
+	structured, serr := json.Marshal(res.StructuredContent)
+	var text *mcp.TextContent
+	if len(res.Content) == 1 {
+		text, _ = res.Content[0].(*mcp.TextContent)
+	}
+	switch {
+	case res.StructuredContent == nil || serr != nil:
+		c.find(rule, a.op, "/structuredContent", "the result has no structuredContent; the binding carries the response there")
+	case text == nil:
+		c.find(rule, a.op, "/content", "the result has %d content blocks (or one that is not text); the binding wants exactly one text block with the JSON", len(res.Content))
+	case !sameJSON(structured, []byte(text.Text)):
+		c.find(rule, a.op, "/content/0/text", "the text block is not the same JSON as structuredContent")
+	default:
+		a.raw = json.RawMessage(text.Text)
+	}
+	if a.raw == nil && serr == nil && res.StructuredContent != nil {
+		a.raw = structured
+	}
+	if a.raw != nil && string(a.raw) != "null" && a.raw[0] != '{' {
+		c.find(rule, a.op, "/structuredContent", "structuredContent is not a JSON object")
+	} else if a.raw != nil && a.isError {
+		c.envelope(a.op, a.raw)
+	}
+	return a
+}
+
+// request runs one MCP request under the timeout. A timeout or a lost
+// connection stops the run: asking again would wait again for nothing.
+func (c *checker) request(do func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	if c.stopped != nil {
+		return nil, errStopped
+	}
+	c.requests++
+	ctx, cancel := context.WithTimeout(c.ctx, c.opt.Timeout)
+	defer cancel()
+	res, err := do(ctx)
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+		c.stopped = fmt.Errorf("no answer within %v (--timeout); conform stopped asking", c.opt.Timeout)
+		return nil, c.stopped
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		c.stopped = fmt.Errorf("the connection closed (%v); conform stopped asking", err)
+		return nil, c.stopped
+	}
+	return nil, err
+}
+
+// errStopped answers every request after the one that stopped the run;
+// its finding has been reported once already.
+var errStopped = errors.New("conform stopped asking")
+
+// fail reports a failed request, unless it failed only because an
+// earlier one stopped the run.
+func (c *checker) fail(rule, op, pointer string, err error, format string, args ...any) {
+	if errors.Is(err, errStopped) {
+		return
+	}
+	c.find(rule, op, pointer, format+"%v", append(args, err)...)
+}
+
+// expect reports an answer that should be a processed result and is not;
+// it returns whether the answer can be used.
+func (c *checker) expect(a answer, what string) bool {
+	switch {
+	case a.err != nil:
+		c.fail(RuleAnswers, a.op, "", a.err, "%s: ", what)
+	case a.isError:
+		c.find(RuleAnswers, a.op, "/structuredContent/error", "%s: a request error: %s", what, compact(a.raw))
+	case a.raw == nil:
+		// the shape finding has been reported by call.
+	default:
+		return true
+	}
+	return false
+}
+
+// sameJSON compares two JSON texts as values.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// compact shortens JSON for a message.
+func compact(raw []byte) string {
+	const max = 200
+	s := string(raw)
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}

@@ -1,0 +1,152 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+	"github.com/pilotage-dev/pilotage/workbench/engine"
+	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
+)
+
+const homeflowDir = "../../langs/homeflow/"
+
+// homeflow compiles langs/homeflow for the reference server.
+func homeflow(t testing.TB) *compile.Result {
+	t.Helper()
+	res, err := compile.File(homeflowDir + "homeflow.pdl")
+	if err != nil || !res.OK() {
+		t.Fatalf("compile: %v %v", err, res.Findings)
+	}
+	return res
+}
+
+// reference serves res with the workbench engine as principal.
+func reference(t testing.TB, res *compile.Result, principal string) *mcp.Server {
+	t.Helper()
+	eng, err := engine.New(res.Server, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	s, err := mcpserver.New(context.Background(), eng, mcpserver.Options{Principal: principal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.MCP()
+}
+
+// inMemory connects a server over an in-memory transport and returns the
+// client's end.
+func inMemory(t testing.TB, s *mcp.Server) mcp.Transport {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ct
+}
+
+func readFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func check(t testing.TB, tr mcp.Transport, opt Options) *report.Report {
+	t.Helper()
+	if opt.Dir == "" {
+		opt.Dir = t.TempDir()
+	}
+	rep, err := Check(context.Background(), tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func findings(rep *report.Report) string {
+	var b bytes.Buffer
+	_ = report.Write(&b, report.Text, rep, report.Options{})
+	return b.String()
+}
+
+// The reference server conforms: no finding from conform's own rules,
+// from every lint rule on what it publishes, or from every replay rule on
+// the trace of a real Run and of its fetch.
+func TestReferenceServerIsClean(t *testing.T) {
+	res := homeflow(t)
+	dir := t.TempDir()
+	rep := check(t, inMemory(t, reference(t, res, "owner")), Options{Dir: dir, Execute: true, Program: &Program{
+		File:  "evening.json",
+		Src:   readFile(t, homeflowDir+"programs/evening.json"),
+		Input: readFile(t, homeflowDir+"programs/evening.input.json"),
+	}})
+	if len(rep.Findings) != 0 {
+		t.Fatalf("findings on the reference server:\n%s", findings(rep))
+	}
+	for _, f := range []string{"snapshot.json", "plan.json", "run.json", "trace.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not saved: %v", f, err)
+		}
+	}
+	// What conform read from the server is what build emits from the same
+	// PDL: the same guides with their bodies and the same catalog entries
+	// (the engine orders and versions its catalog its own way), and the
+	// same manifest but for retention, which serve without --data turns
+	// into "session" (docs/serve.md).
+	built, err := emit.SnapshotJSON(res.Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want struct {
+		Manifest struct {
+			Languages []map[string]any `json:"languages"`
+		} `json:"manifest"`
+		Guides  map[string]any `json:"guides"`
+		Catalog map[string]struct {
+			Items []map[string]any `json:"items"`
+		} `json:"catalog"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "snapshot.json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(built, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Guides, want.Guides) {
+		t.Errorf("guides differ from build's")
+	}
+	l := got.Manifest.Languages[0]
+	if l["retention"] != "session" {
+		t.Errorf("retention %v", l["retention"])
+	}
+	l["retention"] = want.Manifest.Languages[0]["retention"]
+	if !reflect.DeepEqual(got.Manifest, want.Manifest) {
+		t.Errorf("manifest differs from build's:\n%v\n%v", got.Manifest, want.Manifest)
+	}
+	for id, c := range want.Catalog {
+		byID := func(items []map[string]any) func(i, j int) bool {
+			return func(i, j int) bool { return items[i]["id"].(string) < items[j]["id"].(string) }
+		}
+		g := got.Catalog[id].Items
+		sort.Slice(g, byID(g))
+		sort.Slice(c.Items, byID(c.Items))
+		if len(g) == 0 || !reflect.DeepEqual(g, c.Items) {
+			t.Errorf("catalog of %s differs from build's:\n%v\n%v", id, g, c.Items)
+		}
+	}
+}

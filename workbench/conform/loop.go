@@ -1,0 +1,299 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+)
+
+// absent is an id no server publishes: asking for it must be a
+// not_found request error (data-model.md §8).
+const absent = "pilotage-conform.absent/0"
+
+// snapshotFile is the snapshot (docs/snapshot.md) assembled from the
+// server's answers, kept as the server wrote them: decoding them into
+// typed values would hide what lint must see (unknown members, wrong
+// types, member order for positions).
+type snapshotFile struct {
+	Snapshot string                       `json:"snapshot"`
+	Manifest json.RawMessage              `json:"manifest"`
+	Guides   map[string][]json.RawMessage `json:"guides"`
+	Catalog  map[string]*catalogFile      `json:"catalog,omitempty"`
+}
+
+type catalogFile struct {
+	CatalogVersion json.RawMessage   `json:"catalog_version"`
+	Items          []json.RawMessage `json:"items"`
+}
+
+// guide is what conform reads of a guide object.
+type guide struct {
+	ID   string  `json:"id"`
+	Body *string `json:"body"`
+}
+
+// run is the whole check after initialize.
+func (c *checker) run() error {
+	discover, ok := c.extension()
+	if !ok {
+		return nil
+	}
+	tools := c.listTools()
+	m := c.call(discover, nil)
+	if !c.expect(m, "discover") {
+		return nil
+	}
+	snap := &snapshotFile{Snapshot: pilotage.SnapshotFormat, Manifest: m.raw, Guides: map[string][]json.RawMessage{}}
+	var man pilotage.Manifest
+	if err := json.Unmarshal(m.raw, &man); err != nil {
+		// lint reports what is wrong with it; nothing else can be asked.
+		c.status("the manifest does not decode (%v); linting it alone", err)
+	}
+	c.status("discover: %d Languages", len(man.Languages))
+	names := []string{discover}
+	for _, l := range man.Languages {
+		for _, a := range []string{l.Guides, l.Catalog, l.Loop.Validate, l.Loop.Execute, l.Loop.Trace} {
+			if a != "" && !slices.Contains(names, a) {
+				names = append(names, a)
+			}
+		}
+	}
+	c.tools(tools, names)
+	guides := map[string][]guide{}
+	for _, l := range man.Languages {
+		if l.Guides != "" {
+			guides[l.ID], snap.Guides[l.ID] = c.learn(l)
+		}
+		if l.Catalog != "" {
+			if snap.Catalog == nil {
+				snap.Catalog = map[string]*catalogFile{}
+			}
+			snap.Catalog[l.ID] = c.lookup(l)
+		}
+		c.requestErrors(l)
+	}
+	c.carrierErrors(discover)
+	c.resources(c.listResources(), m.raw, guides)
+	src, err := emit.JSON(snap)
+	if err != nil {
+		return err
+	}
+	path, err := c.save("snapshot.json", src)
+	if err != nil {
+		return err
+	}
+	c.status("saved the snapshot in %s", path)
+	if err := c.lint(path, src); err != nil {
+		return err
+	}
+	if c.opt.Program != nil {
+		return c.program(&man, path, src)
+	}
+	return nil
+}
+
+// learn reads a Language's guide index and every guide with its body.
+func (c *checker) learn(l pilotage.LanguageEntry) ([]guide, []json.RawMessage) {
+	a := c.call(l.Guides, map[string]any{})
+	var idx struct {
+		Guides []json.RawMessage `json:"guides"`
+	}
+	if !c.expect(a, "learn index of "+l.ID) || json.Unmarshal(a.raw, &idx) != nil {
+		return nil, []json.RawMessage{}
+	}
+	if len(idx.Guides) > c.opt.MaxItems {
+		c.find(RuleBounds, a.op, "/structuredContent/guides", "%d guides; only the first %d (--max-items) were read", len(idx.Guides), c.opt.MaxItems)
+		idx.Guides = idx.Guides[:c.opt.MaxItems]
+	}
+	var gs []guide
+	raws := []json.RawMessage{}
+	for _, raw := range idx.Guides {
+		var g guide
+		_ = json.Unmarshal(raw, &g)
+		if g.ID != "" {
+			f := c.call(l.Guides, map[string]any{"id": g.ID})
+			var fetched struct {
+				Guide json.RawMessage `json:"guide"`
+			}
+			if c.expect(f, fmt.Sprintf("learn %q of %s", g.ID, l.ID)) && json.Unmarshal(f.raw, &fetched) == nil && fetched.Guide != nil {
+				raw = fetched.Guide
+				_ = json.Unmarshal(raw, &g)
+			}
+		}
+		gs = append(gs, g)
+		raws = append(raws, raw)
+	}
+	c.status("learn %s: %d guides", l.ID, len(gs))
+	return gs, raws
+}
+
+// lookup reads a Language's whole catalog through list, following
+// cursors within the bounds.
+func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
+	cat := &catalogFile{Items: []json.RawMessage{}}
+	seen := map[string]bool{}
+	cursor := ""
+	pages := 0
+	for {
+		if pages == c.opt.MaxPages {
+			c.find(RuleBounds, "tools/call "+l.Catalog, "/structuredContent/next_cursor", "still more pages after %d (--max-pages); the rest of the catalog of %s was not read", pages, l.ID)
+			break
+		}
+		args := map[string]any{"verb": pilotage.VerbList}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		a := c.call(l.Catalog, args)
+		var page struct {
+			Items          []json.RawMessage `json:"items"`
+			NextCursor     string            `json:"next_cursor"`
+			CatalogVersion json.RawMessage   `json:"catalog_version"`
+		}
+		if !c.expect(a, "lookup list of "+l.ID) || json.Unmarshal(a.raw, &page) != nil {
+			break
+		}
+		pages++
+		if pages == 1 {
+			cat.CatalogVersion = page.CatalogVersion
+		} else if string(page.CatalogVersion) != string(cat.CatalogVersion) {
+			c.find(RulePaging, a.op, "/structuredContent/catalog_version", "page %d is at catalog_version %s, page 1 at %s: the catalog read is not one version", pages, page.CatalogVersion, cat.CatalogVersion)
+		}
+		room := c.opt.MaxItems - len(cat.Items)
+		if len(page.Items) > room {
+			cat.Items = append(cat.Items, page.Items[:room]...)
+			c.find(RuleBounds, a.op, "/structuredContent/items", "the catalog of %s has more than %d items (--max-items); the rest was not read", l.ID, c.opt.MaxItems)
+			break
+		}
+		cat.Items = append(cat.Items, page.Items...)
+		if page.NextCursor == "" {
+			break
+		}
+		if seen[page.NextCursor] {
+			c.find(RulePaging, a.op, "/structuredContent/next_cursor", "next_cursor %q was returned before: the cursors of %s loop", page.NextCursor, l.ID)
+			break
+		}
+		seen[page.NextCursor] = true
+		cursor = page.NextCursor
+	}
+	c.status("lookup %s: %d items in %d pages", l.ID, len(cat.Items), pages)
+	return cat
+}
+
+// requestErrors provokes harmless request errors: an unknown guide, entry
+// and run are not_found (data-model.md §8).
+func (c *checker) requestErrors(l pilotage.LanguageEntry) {
+	if l.Guides != "" {
+		c.notFound(c.call(l.Guides, map[string]any{"id": absent}), "an unknown guide id")
+	}
+	if l.Catalog != "" {
+		c.notFound(c.call(l.Catalog, map[string]any{"verb": pilotage.VerbGet, "id": absent}), "lookup get of an unknown id")
+	}
+	if l.Loop.Trace != "" {
+		c.notFound(c.call(l.Loop.Trace, map[string]any{"run_id": absent}), "an unknown run_id")
+	}
+}
+
+// requestErrorKinds is the closed set of request error kinds (§8).
+var requestErrorKinds = []string{pilotage.ErrInvalidRequest, pilotage.ErrNotFound, pilotage.ErrUnsupported,
+	pilotage.ErrConflict, pilotage.ErrUnknownBaseline, pilotage.ErrResourceLimit, pilotage.ErrInternal}
+
+// notFound checks the answer to a request for something that does not
+// exist.
+func (c *checker) notFound(a answer, what string) {
+	switch {
+	case a.err != nil && c.stopped != nil:
+		c.fail(RuleAnswers, a.op, "", a.err, "%s: ", what)
+	case a.err != nil:
+		c.find(RuleRequestError, a.op, "", "%s was answered with a JSON-RPC error (%v); it is a request error: isError true with the error envelope", what, a.err)
+	case !a.isError:
+		c.find(RuleRequestError, a.op, "/isError", "%s was answered as a processed result; it is a request error of kind not_found", what)
+	case a.raw != nil:
+		var env struct {
+			Error struct {
+				Kind string `json:"kind"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(a.raw, &env) == nil && env.Error.Kind != pilotage.ErrNotFound && slices.Contains(requestErrorKinds, env.Error.Kind) {
+			c.find(RuleRequestError, a.op, "/structuredContent/error/kind", "%s is a request error of kind %q; unknown guides, entries and runs are not_found", what, env.Error.Kind)
+		}
+	}
+}
+
+// envelope checks a request error's structuredContent: {"error": {kind,
+// message, catalog_version?}} with a kind of the closed set.
+func (c *checker) envelope(op string, raw json.RawMessage) {
+	var env struct {
+		Error *struct {
+			Kind    *string `json:"kind"`
+			Message *string `json:"message"`
+		} `json:"error"`
+	}
+	switch {
+	case json.Unmarshal(raw, &env) != nil || env.Error == nil:
+		c.find(RuleRequestError, op, "/structuredContent", "a request error's structuredContent is not {\"error\": {\"kind\", \"message\"}}: %s", compact(raw))
+	case env.Error.Kind == nil || !slices.Contains(requestErrorKinds, *env.Error.Kind):
+		c.find(RuleRequestError, op, "/structuredContent/error/kind", "the error kind is not one of %v", requestErrorKinds)
+	case env.Error.Message == nil:
+		c.find(RuleRequestError, op, "/structuredContent/error/message", "the request error has no message")
+	}
+}
+
+// carrierErrors checks that carrier failures travel as JSON-RPC errors:
+// an unknown tool, and arguments that are not an object (binding.md).
+func (c *checker) carrierErrors(discover string) {
+	for _, probe := range []struct {
+		tool, what string
+		args       any
+	}{
+		{"pilotage_conform_no_such_tool", "a call of an unknown tool", map[string]any{}},
+		{discover, "a call whose arguments are an array", json.RawMessage("[]")},
+	} {
+		op := "tools/call " + probe.tool
+		_, err := c.request(func(ctx context.Context) (*mcp.CallToolResult, error) {
+			return c.cs.CallTool(ctx, &mcp.CallToolParams{Name: probe.tool, Arguments: probe.args})
+		})
+		var rpc *jsonrpc.Error
+		switch {
+		case err == nil:
+			c.find(RuleCarrierError, op, "", "%s was answered with a tool result; it is a carrier failure, a JSON-RPC error", probe.what)
+		case c.stopped != nil:
+			c.fail(RuleAnswers, op, "", err, "%s: ", probe.what)
+		case !errors.As(err, &rpc):
+			c.find(RuleCarrierError, op, "", "%s failed without a JSON-RPC error: %v", probe.what, err)
+		}
+	}
+}
+
+// lint runs every lint rule on the saved snapshot.
+func (c *checker) lint(path string, src []byte) error {
+	rep, err := lint.Run(rules.All(), []*lint.Input{{File: path, Src: src}}, lint.Config{})
+	if err != nil {
+		return err
+	}
+	c.merge(rep)
+	return nil
+}
+
+// merge adds another checker's findings, sources and rules.
+func (c *checker) merge(rep *report.Report) {
+	c.rep.Add(rep.Findings...)
+	for f, src := range rep.Sources {
+		c.rep.Sources[f] = src
+	}
+	for _, r := range rep.Rules {
+		if !slices.ContainsFunc(c.infos, func(x report.RuleInfo) bool { return x.ID == r.ID }) {
+			c.infos = append(c.infos, r)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package conform
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/replay"
+)
+
+// program runs the loop with the user's program: validate → plan, and with
+// Execute, execute and the fetch door, then every replay rule on the
+// traces against the plan (§5.8.4), with the Language read from the
+// snapshot the server published.
+func (c *checker) program(man *pilotage.Manifest, snapPath string, snapSrc []byte) error {
+	l, err := pickLanguage(man, c.opt.LanguageID)
+	if err != nil {
+		return err
+	}
+	var prog any = json.RawMessage(c.opt.Program.Src)
+	if l.Locator == pilotage.LocatorTextRange {
+		// A text-valued program travels as a string (binding.md).
+		prog = string(c.opt.Program.Src)
+	} else if !json.Valid(c.opt.Program.Src) {
+		return fmt.Errorf("%s: not JSON, but Language %s locates programs by json-pointer", c.opt.Program.File, l.ID)
+	}
+	if c.opt.Execute && l.Loop.Execute == "" {
+		return fmt.Errorf("--execute: Language %s declares no execute operation", l.ID)
+	}
+	v := c.call(l.Loop.Validate, map[string]any{"program": prog})
+	if !c.expect(v, "validate "+c.opt.Program.File) {
+		return nil
+	}
+	planPath, planSrc, err := c.saveAnswer("plan.json", v.raw)
+	if err != nil {
+		return err
+	}
+	var valid struct {
+		Valid       bool            `json:"valid"`
+		Diagnostics json.RawMessage `json:"diagnostics"`
+	}
+	if json.Unmarshal(v.raw, &valid) != nil || !valid.Valid {
+		c.find(RuleProgramChecks, v.op, "/structuredContent/valid", "%s does not validate in %s: %s", c.opt.Program.File, l.ID, compact(valid.Diagnostics))
+		return nil
+	}
+	plan, err := replay.LoadPlan(planPath, planSrc)
+	if err != nil {
+		c.find(RuleAnswers, v.op, "/structuredContent/plan", "validate returned no plan replay can use: %v", err)
+		return nil
+	}
+	if !c.opt.Execute {
+		c.status("validated %s; not executed (execute may have side effects: give --execute)", c.opt.Program.File)
+		return nil
+	}
+	eff := man.EffectiveCapabilities(&l)
+	args := map[string]any{"program": prog}
+	if c.opt.Program.Input != nil {
+		args["input"] = c.opt.Program.Input
+	}
+	if l.ExecutionMode == pilotage.ModeBoth {
+		args["mode"] = pilotage.ModeImmediate
+	}
+	fetch := l.Loop.Trace != "" && eff.Has(pilotage.CapTraceFetch)
+	if fetch {
+		// store: true keeps the Run for the fetch door (§6.5).
+		args["store"] = true
+	}
+	e := c.call(l.Loop.Execute, args)
+	if !c.expect(e, "execute "+c.opt.Program.File) {
+		return nil
+	}
+	runPath, runSrc, err := c.saveAnswer("run.json", e.raw)
+	if err != nil {
+		return err
+	}
+	c.status("executed %s: %s", c.opt.Program.File, runPath)
+	traces := map[string][]byte{runPath: runSrc}
+	order := []string{runPath}
+	if fetch {
+		if path, src := c.fetch(l, e); path != "" {
+			traces[path] = src
+			order = append(order, path)
+		}
+	}
+	lang, err := replay.LoadSnapshot(snapPath, snapSrc, l.ID)
+	if err != nil {
+		// lint has reported what the snapshot lacks; replay still checks
+		// everything that does not need the closed sets.
+		c.status("replaying without the Language's closed sets: %v", err)
+		lang = nil
+	}
+	var inputs []replay.Input
+	for _, name := range order {
+		src := traces[name]
+		inputs = append(inputs, replay.Input{File: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }})
+	}
+	rep, err := replay.Run(plan, inputs, replay.Options{Language: lang})
+	if err != nil {
+		return err
+	}
+	c.merge(rep)
+	return nil
+}
+
+// fetch asks the fetch door for the Run execute returned and checks it is
+// the same Run (§6.6); replay then checks its level against the
+// Language's. It returns the saved file, "" when there is none.
+func (c *checker) fetch(l pilotage.LanguageEntry, e answer) (string, []byte) {
+	var run struct {
+		RunID   string          `json:"run_id"`
+		Outcome json.RawMessage `json:"outcome"`
+	}
+	if json.Unmarshal(e.raw, &run) != nil || run.RunID == "" {
+		return "", nil
+	}
+	f := c.call(l.Loop.Trace, map[string]any{"run_id": run.RunID})
+	if !c.expect(f, "trace fetch of run "+run.RunID) {
+		return "", nil
+	}
+	var got struct {
+		RunID   string          `json:"run_id"`
+		Outcome json.RawMessage `json:"outcome"`
+	}
+	_ = json.Unmarshal(f.raw, &got)
+	if got.RunID != run.RunID {
+		c.find(RuleFetchSameRun, f.op, "/structuredContent/run_id", "the fetch door returned run_id %q for run %q", got.RunID, run.RunID)
+	} else if !sameJSON(got.Outcome, run.Outcome) {
+		c.find(RuleFetchSameRun, f.op, "/structuredContent/outcome", "the fetched outcome %s differs from the one execute returned, %s", compact(got.Outcome), compact(run.Outcome))
+	}
+	path, src, err := c.saveAnswer("trace.json", f.raw)
+	if err != nil {
+		c.status("%v", err)
+		return "", nil
+	}
+	return path, src
+}
+
+// saveAnswer saves an answer's JSON, indented so findings have lines.
+func (c *checker) saveAnswer(name string, raw json.RawMessage) (string, []byte, error) {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return "", nil, err
+	}
+	b.WriteByte('\n')
+	path, err := c.save(name, b.Bytes())
+	return path, b.Bytes(), err
+}
+
+// pickLanguage finds the Language a program runs in: the one named, or
+// the manifest's only one.
+func pickLanguage(man *pilotage.Manifest, id string) (pilotage.LanguageEntry, error) {
+	var ids []string
+	for _, l := range man.Languages {
+		if l.ID == id || (id == "" && len(man.Languages) == 1) {
+			return l, nil
+		}
+		ids = append(ids, l.ID)
+	}
+	if id == "" {
+		return pilotage.LanguageEntry{}, fmt.Errorf("the server has %d Languages (%s); choose one with --language", len(ids), strings.Join(ids, ", "))
+	}
+	return pilotage.LanguageEntry{}, fmt.Errorf("--language %q: the server has no such Language (it has %s)", id, strings.Join(ids, ", "))
+}

@@ -1,0 +1,71 @@
+package conform
+
+import "github.com/pilotage-dev/pilotage/lint/report"
+
+// Conform's own rules: what only a running server can show (the MCP
+// binding, the result channels, paging, the fetch door). Everything a
+// published artifact shows is left to the lint rules, and everything a
+// trace shows to the replay rules, run on what the server returned.
+const (
+	RuleExtension     = "binding-extension"
+	RuleVersion       = "binding-version"
+	RuleTools         = "binding-tools"
+	RuleResources     = "binding-resources"
+	RuleResultShape   = "result-channel"
+	RuleRequestError  = "request-error-channel"
+	RuleCarrierError  = "carrier-error-channel"
+	RuleAnswers       = "operation-answers"
+	RulePaging        = "lookup-paging"
+	RuleBounds        = "read-bounds"
+	RuleFetchSameRun  = "trace-fetch-run"
+	RuleProgramChecks = "program-valid"
+)
+
+// Section names for rules of the binding, which is not part of Part II.
+const bindingDoc = "binding.md"
+
+var own = []report.RuleInfo{
+	{ID: RuleExtension, Category: "binding", Section: bindingDoc, Severity: report.Error,
+		Summary: `initialize declares capabilities.extensions["dev.pilotage/pilotage"] with a version and the discover tool.`},
+	{ID: RuleVersion, Category: "binding", Section: "11.1", Severity: report.Error,
+		Summary: "The server's extension major version is not above the client's; a client must not use Pilotage with a newer major."},
+	{ID: RuleTools, Category: "binding", Section: bindingDoc, Severity: report.Error,
+		Summary: "Every tool the manifest names is listed by tools/list, with an object inputSchema and outputSchema."},
+	{ID: RuleResources, Category: "binding", Section: bindingDoc, Severity: report.Error,
+		Summary: "pilotage://manifest holds the manifest discover returns, and guide resources, when published, hold the guides learn returns."},
+	{ID: RuleResultShape, Category: "channels", Section: "8", Severity: report.Error,
+		Summary: "A processed operation answers isError false, the response as structuredContent and the same JSON as one text block."},
+	{ID: RuleRequestError, Category: "channels", Section: "8", Severity: report.Error,
+		Summary: `A request error answers isError true with {"error": {"kind", "message"}} of a closed kind; unknown guides, entries and runs are not_found.`},
+	{ID: RuleCarrierError, Category: "channels", Section: "8", Severity: report.Error,
+		Summary: "An unknown tool or arguments that are not an object are JSON-RPC errors, not tool results."},
+	{ID: RuleAnswers, Category: "operations", Section: "6", Severity: report.Error,
+		Summary: "discover, learn, lookup, validate, execute and trace answer a well-formed request, within the timeout."},
+	{ID: RulePaging, Category: "operations", Section: "6.3", Severity: report.Error,
+		Summary: "lookup list cursors lead to the end of the catalog without repeating, at one catalog_version."},
+	{ID: RuleBounds, Category: "operations", Section: "6.3", Severity: report.Warning,
+		Summary: "Conform read everything the server publishes within its bounds (--max-items, --max-pages); what lies beyond was not checked."},
+	{ID: RuleFetchSameRun, Category: "operations", Section: "6.6", Severity: report.Error,
+		Summary: "The fetch door returns the Run execute returned: same run_id and outcome."},
+	{ID: RuleProgramChecks, Category: "operations", Section: "6.4", Severity: report.Error,
+		Summary: "The --program given validates, so it can be planned and executed; otherwise the loop checks cannot run."},
+}
+
+// Rules describes conform's own rules, for --list-rules and sarif.
+func Rules() []report.RuleInfo {
+	out := make([]report.RuleInfo, len(own))
+	for i, r := range own {
+		r.Doc = "docs/conform.md"
+		out[i] = r
+	}
+	return out
+}
+
+func ruleInfo(id string) report.RuleInfo {
+	for _, r := range own {
+		if r.ID == id {
+			return r
+		}
+	}
+	panic("conform: unknown rule " + id)
+}
