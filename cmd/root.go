@@ -105,6 +105,7 @@ that speak them.
   pilotage fmt -w lang.pdl         print PDL in its canonical layout
   pilotage replay t.json --plan p  check recorded traces against their plan (§5.8)
   pilotage serve lang.pdl          serve a PDL definition over MCP (stdio or --http)
+  pilotage conform -- COMMAND      check a running server over MCP (or --http URL)
   pilotage validate|plan|run --lang lang.pdl prog.json
                                    validate, plan or execute a program without MCP
   pilotage version                 print the tool and spec versions
@@ -126,6 +127,7 @@ finding unformatted files) and 2 on usage errors or unreadable input.
 		newBuildCmd(),
 		newFmtCmd(),
 		newServeCmd(),
+		newConformCmd(),
 	)
 	root.AddCommand(newProgCmds()...)
 	return root

@@ -3,6 +3,7 @@ package cmd_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,12 +28,17 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script. Set
-// UPDATE_SCRIPTS=1 to rewrite their golden output.
+// UPDATE_SCRIPTS=1 to rewrite their golden output. Each script's work
+// directory holds a copy of langs/, so scripts can run the bundled
+// Languages (conform serves langs/homeflow) without keeping copies of
+// them that would drift.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:           "testdata/script",
-		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"stable": stableCmd},
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			return copyTree(filepath.Join("..", "langs"), filepath.Join(env.WorkDir, "langs"))
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"stable": stableCmd},
 	})
 }
 

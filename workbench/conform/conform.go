@@ -290,6 +290,14 @@ func sameJSON(a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// count is "1 page", "2 pages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // compact shortens JSON for a message.
 func compact(raw []byte) string {
 	const max = 200

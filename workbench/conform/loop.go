@@ -60,7 +60,7 @@ func (c *checker) run() error {
 		// lint reports what is wrong with it; nothing else can be asked.
 		c.status("the manifest does not decode (%v); linting it alone", err)
 	}
-	c.status("discover: %d Languages", len(man.Languages))
+	c.status("discover: %s", count(len(man.Languages), "Language"))
 	names := []string{discover}
 	for _, l := range man.Languages {
 		for _, a := range []string{l.Guides, l.Catalog, l.Loop.Validate, l.Loop.Execute, l.Loop.Trace} {
@@ -134,7 +134,7 @@ func (c *checker) learn(l pilotage.LanguageEntry) ([]guide, []json.RawMessage) {
 		gs = append(gs, g)
 		raws = append(raws, raw)
 	}
-	c.status("learn %s: %d guides", l.ID, len(gs))
+	c.status("learn %s: %s", l.ID, count(len(gs), "guide"))
 	return gs, raws
 }
 
@@ -186,7 +186,7 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 		seen[page.NextCursor] = true
 		cursor = page.NextCursor
 	}
-	c.status("lookup %s: %d items in %d pages", l.ID, len(cat.Items), pages)
+	c.status("lookup %s: %s in %s", l.ID, count(len(cat.Items), "item"), count(pages, "page"))
 	return cat
 }
 

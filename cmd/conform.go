@@ -1,0 +1,182 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/pilotage-dev/pilotage/workbench/conform"
+)
+
+type conformParams struct {
+	out       reportFlags
+	http      string
+	token     string
+	save      string
+	timeout   time.Duration
+	maxItems  int
+	maxPages  int
+	program   string
+	input     string
+	language  string
+	execute   bool
+	listRules bool
+}
+
+func newConformCmd() *cobra.Command {
+	p := &conformParams{}
+	c := &cobra.Command{
+		Use:   "conform [flags] -- COMMAND [ARG...] | conform --http URL [--token TOKEN]",
+		Short: "Check a running Pilotage server over MCP with the rules lint and replay apply to files",
+		Long: `Connect to a running Pilotage server as an MCP client and check it: the
+extension declaration and its major version (binding.md, §11.1), that every
+tool the manifest names is published with input and output schemas, the
+manifest and guide resources, and the result channels (§8): processed
+results, a harmless request error (an unknown guide, entry or run must be
+not_found) and carrier failures (an unknown tool).
+
+Everything the server publishes is read through discover, learn and lookup
+(every guide with its body, the whole catalog, following cursors within
+--max-items and --max-pages) into a snapshot (docs/snapshot.md) that every
+lint rule checks, so the server gets exactly the findings its artifacts
+would get from 'pilotage lint'.
+
+With --program, the program is validated into a plan; with --execute too
+(execute may have side effects on a real server, so it never runs without
+it), it is executed, the Run is fetched again when the Language declares
+trace_fetch, and every replay rule checks the traces against the plan.
+
+What the server returned is saved in --save DIR (a new temporary directory
+when not given, named on standard error): snapshot.json, plan.json,
+run.json and trace.json. Lint and replay findings point into these files,
+so 'pilotage lint DIR/snapshot.json' and 'pilotage replay DIR/run.json
+--plan DIR/plan.json' reproduce them; findings about the exchange itself
+name the MCP operation and the JSON Pointer in its result. Progress lines
+go to standard error; a stdio server's standard error is passed through.
+See docs/conform.md.
+
+Exit status: 0 clean, 1 error findings (or warnings with --strict), 2 usage
+errors or a server that cannot be started, reached or initialized.`,
+		Example: `  pilotage conform -- pilotage serve langs/homeflow/homeflow.pdl --principal owner
+  pilotage conform --save out -- ./my-server --stdio
+  pilotage conform --http http://127.0.0.1:8080/mcp --token s3cret
+  pilotage conform --program langs/homeflow/programs/evening.json \
+      --input langs/homeflow/programs/evening.input.json --execute \
+      -- pilotage serve langs/homeflow/homeflow.pdl --principal owner
+  pilotage conform --format sarif -o conform.sarif -- ./my-server
+  pilotage conform --list-rules`,
+		RunE: func(c *cobra.Command, args []string) error { return runConform(c, p, args) },
+	}
+	p.out.register(c, report.Formats)
+	f := c.Flags()
+	f.StringVar(&p.http, "http", "", "check the streamable-HTTP server at `URL` instead of a COMMAND")
+	f.StringVar(&p.token, "token", "", "send \"Authorization: Bearer `TOKEN`\" over --http")
+	f.StringVar(&p.save, "save", "", "save what the server returned in `DIR` (default: a new temporary directory)")
+	f.DurationVar(&p.timeout, "timeout", conform.DefaultTimeout, "give up on a request the server has not answered in this `DURATION`")
+	f.IntVar(&p.maxItems, "max-items", conform.DefaultMaxItems, "read at most `N` guides and N catalog items per Language")
+	f.IntVar(&p.maxPages, "max-pages", conform.DefaultMaxPages, "follow at most `N` pages of a list")
+	f.StringVar(&p.program, "program", "", "validate the program in `FILE` (and run it with --execute)")
+	f.StringVar(&p.input, "input", "", "the program's input, a JSON `FILE`, for --execute")
+	f.StringVar(&p.language, "language", "", "the Language `ID` --program is written in, when the server has more than one")
+	f.BoolVar(&p.execute, "execute", false, "execute --program on the server (it may have side effects) and replay its trace")
+	f.BoolVar(&p.listRules, "list-rules", false, "list the rules (conform's, lint's and replay's) and exit")
+	return c
+}
+
+func runConform(c *cobra.Command, p *conformParams, args []string) error {
+	format, err := p.out.validate()
+	if err != nil {
+		return err
+	}
+	if p.listRules {
+		return printRules(c, format, conformRules())
+	}
+	var tr mcp.Transport
+	switch {
+	case p.http != "" && len(args) > 0:
+		return usageErr("give --http URL or -- COMMAND, not both")
+	case p.http != "":
+		tr = conform.HTTP(p.http, p.token)
+	case len(args) == 0:
+		return usageErr("conform needs a server: -- COMMAND [ARG...] to start one on stdio, or --http URL; see 'pilotage conform --help'")
+	case p.token != "":
+		return usageErr("--token is for --http; a stdio server runs as the principal it was started as")
+	case c.ArgsLenAtDash() != 0:
+		return usageErr("put -- before the server's COMMAND, so its flags are not read as conform's: pilotage conform [flags] -- %s", args[0])
+	default:
+		tr = conform.Command(args[0], args[1:], c.ErrOrStderr())
+	}
+	if p.timeout <= 0 || p.maxItems < 1 || p.maxPages < 1 {
+		return usageErr("--timeout, --max-items and --max-pages must be more than zero")
+	}
+	opt := conform.Options{Dir: p.save, Timeout: p.timeout, MaxItems: p.maxItems, MaxPages: p.maxPages,
+		LanguageID: p.language, Execute: p.execute, Status: c.ErrOrStderr(), Version: versionString()}
+	if opt.Program, err = conformProgram(c, p); err != nil {
+		return err
+	}
+	if opt.Dir == "" {
+		if opt.Dir, err = os.MkdirTemp("", "pilotage-conform-"); err != nil {
+			return usageErr("--save: %v", err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := conform.Check(ctx, tr, opt)
+	if err != nil {
+		var ce *conform.ConnectError
+		if errors.As(err, &ce) {
+			return usageErr("%v", err)
+		}
+		return usageErr("%v", fileErr(err))
+	}
+	return p.out.emit(c, format, rep)
+}
+
+// conformProgram reads --program and --input.
+func conformProgram(c *cobra.Command, p *conformParams) (*conform.Program, error) {
+	switch {
+	case p.program == "" && (p.input != "" || p.execute || p.language != ""):
+		return nil, usageErr("--input, --execute and --language need --program FILE")
+	case p.program == "":
+		return nil, nil
+	}
+	if err := oneStdin(p.program, p.input); err != nil {
+		return nil, err
+	}
+	src, err := readInput(c, p.program)
+	if err != nil {
+		return nil, err
+	}
+	prog := &conform.Program{File: p.program, Src: src}
+	if p.input != "" {
+		in, err := readInput(c, p.input)
+		if err != nil {
+			return nil, err
+		}
+		if prog.Input, err = jsonFile(p.input, in); err != nil {
+			return nil, err
+		}
+	}
+	return prog, nil
+}
+
+// conformRules lists every rule conform runs: its own, lint's and replay's.
+func conformRules() []report.RuleInfo {
+	infos := conform.Rules()
+	for _, r := range rules.All() {
+		infos = append(infos, r.Info())
+	}
+	for _, r := range replay.Rules() {
+		infos = append(infos, r.RuleInfo)
+	}
+	return infos
+}
