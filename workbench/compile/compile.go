@@ -306,7 +306,7 @@ var usage = map[string]string{
 	"guide":          `guide ID "Title" level=core|reference|example [file="path.md"] { … }`,
 	"title":          `title "Title"`,
 	"description":    `description "One line."`,
-	"locator":        `locator json-pointer`,
+	"locator":        `locator json-pointer|text-range`,
 	"mode":           `mode immediate|deploy|both`,
 	"trace":          `trace summary|full`,
 	"retention":      `retention none|session|P7D`,

@@ -3,6 +3,7 @@ package compile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -11,8 +12,10 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
+	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
+	"github.com/pilotage-dev/pilotage/workbench/progdiag"
 )
 
 // md parses guide bodies to find their code blocks.
@@ -27,7 +30,13 @@ type example struct {
 // examples returns the program examples of a Markdown body: fenced code
 // blocks with info string json whose content is an object with "steps".
 // Other JSON blocks (inputs, outputs) are not programs and are skipped.
-func examples(body string) []example {
+//
+// With textual true (a text-range Language) a program is text, and text that
+// is not well-formed is still a program: the engine answers it with a
+// syntax diagnostic rather than refusing the request. So a block that is
+// not valid JSON but names "steps" is an example too, and a typo in a
+// taught program is reported instead of silently skipped.
+func examples(body string, textual bool) []example {
 	src := []byte(body)
 	doc := md.Parser().Parse(text.NewReader(src))
 	var out []example
@@ -43,7 +52,11 @@ func examples(body string) []example {
 			b.Write(seg.Value(src))
 		}
 		var probe map[string]json.RawMessage
-		if json.Unmarshal(b.Bytes(), &probe) != nil || probe["steps"] == nil {
+		program := json.Unmarshal(b.Bytes(), &probe) == nil && probe["steps"] != nil
+		if textual && !json.Valid(b.Bytes()) && bytes.Contains(b.Bytes(), []byte(`"steps"`)) {
+			program = true
+		}
+		if !program {
 			return ast.WalkContinue, nil
 		}
 		line := 1
@@ -65,16 +78,16 @@ func (c *compiler) checkExamples(ls *langState) {
 		if g.Generated || j >= len(ls.guideStmts) {
 			continue
 		}
-		for _, ex := range examples(g.Body) {
+		for _, ex := range examples(g.Body, ls.lang.Locator == pilotage.LocatorTextRange) {
 			probs := c.checkBody(ex.src, nil, ls).problems
 			if len(probs) == 0 {
 				continue
 			}
 			for _, p := range probs {
-				pos := problemPos(ex.src, p, func(line, col int) lexer.Position {
+				pos, end := problemPos(ex.src, p, func(line, col int) lexer.Position {
 					return c.bodyPos(ls.guideStmts[j], ex.line+line-1, col)
 				})
-				c.findings = append(c.findings, pdl.Errorf(pdl.RuleExample, pos, lexer.Position{}, "fix the example, or the entries it calls",
+				c.findings = append(c.findings, pdl.Errorf(pdl.RuleExample, pos, end, "fix the example, or the entries it calls",
 					fmt.Sprintf("guide %s: example program %s", g.ID, p)))
 			}
 		}
@@ -107,12 +120,23 @@ func valuePos(s *pdl.Stmt, v *pdl.Value, line, col int) lexer.Position {
 }
 
 // problemPos maps a problem in a program body src (1-based first line
-// at line) to a position via at.
-func problemPos(src []byte, p problem, at func(line, col int) lexer.Position) lexer.Position {
-	doc, _ := jsonpos.Parse(src)
-	if doc == nil {
-		return at(1, 1)
+// at line) to a start and end position via at. A body that is not JSON
+// is placed where its parse stops; any other problem where
+// `pilotage validate` places the engine's diagnostic (progdiag): the
+// value at its path, narrowed to its range inside an expression. The
+// end is the start when the extent spans lines.
+func problemPos(src []byte, p problem, at func(line, col int) lexer.Position) (pos, end lexer.Position) {
+	if _, err := jsonpos.Parse(src); err != nil {
+		var se *jsonpos.SyntaxError
+		if !errors.As(err, &se) {
+			return at(1, 1), lexer.Position{}
+		}
+		return at(se.Pos.Line, se.Pos.Column), lexer.Position{}
 	}
-	pos, _ := doc.Locate(p.pointer, false)
-	return at(pos.Line, pos.Column)
+	f := progdiag.Findings([]pilotage.Diagnostic{p.diag}, progdiag.Files{Program: progdiag.NewDoc("", src, false)})[0]
+	pos = at(f.Line, f.Column)
+	if f.EndLine == f.Line {
+		end = at(f.EndLine, f.EndColumn)
+	}
+	return pos, end
 }

@@ -103,7 +103,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 	c.keywords("a language block", s.Children(), map[string]func(*pdl.Stmt){
 		"title":       setting("title", nil, &l.Title),
 		"description": setting("description", nil, &l.Description),
-		"locator":     setting("locator", []string{pilotage.LocatorJSONPointer}, &l.Locator),
+		"locator":     setting("locator", pilotage.Locators, &l.Locator),
 		"mode":        setting("execution_mode", pilotage.ExecutionModes, &l.ExecutionMode),
 		"trace":       setting("trace_level", pilotage.TraceLevels, &l.TraceLevel),
 		"subprograms": setting("trace_subprogram", pilotage.TraceSubprograms, &l.TraceSubprogram),

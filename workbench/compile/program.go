@@ -21,15 +21,16 @@ type checked struct {
 	steps []*program.Step
 }
 
-// problem is one error in a program body: where (a JSON Pointer into the
-// body) and what.
+// problem is one error in a program body: the engine's diagnostic, whose
+// path (a JSON Pointer into the body) and range say where, and the text
+// that says what.
 type problem struct {
-	pointer string
-	msg     string
+	diag pilotage.Diagnostic
+	msg  string
 }
 
 func (p problem) String() string {
-	ptr := p.pointer
+	ptr := p.diag.Path.Pointer
 	if ptr == "" {
 		ptr = "/"
 	}
@@ -116,7 +117,7 @@ func errorDiags(diags []pilotage.Diagnostic) []problem {
 		if d.Hint != "" {
 			msg += " (" + d.Hint + ")"
 		}
-		out = append(out, problem{pointer: d.Path.Pointer, msg: msg})
+		out = append(out, problem{diag: d, msg: msg})
 	}
 	return out
 }
@@ -134,8 +135,8 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 	src := []byte(v.Str())
 	res := c.checkBody(src, e.InputSchema, ls)
 	for _, p := range res.problems {
-		pos := problemPos(src, p, func(line, col int) lexer.Position { return valuePos(es.program, v, line, col) })
-		c.findings = append(c.findings, pdl.Errorf(pdl.RuleProgram, pos, lexer.Position{}, "",
+		pos, end := problemPos(src, p, func(line, col int) lexer.Position { return valuePos(es.program, v, line, col) })
+		c.findings = append(c.findings, pdl.Errorf(pdl.RuleProgram, pos, end, "",
 			fmt.Sprintf("program of %s (Language %s) %s", e.ID, ls.lang.ID, p)))
 	}
 	if len(res.problems) > 0 {
