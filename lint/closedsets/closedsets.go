@@ -40,7 +40,12 @@ var (
 // prose section a Language documents. A zero-length slice or empty string
 // means the section is absent.
 type Sets struct {
-	DiagnosticCodes  []Code
+	DiagnosticCodes []Code
+	// DiagnosticPaths is the prose after the Diagnostic codes table: how a
+	// diagnostic's path locates it, in the Language's locator dialect
+	// (§5.5). A model writing a text program needs to know that paths are
+	// line and column ranges, not JSON Pointers.
+	DiagnosticPaths  string
 	Kinds            []Kind
 	RiskLevels       []Risk
 	ScopeRules       string
@@ -104,6 +109,9 @@ func Render(title string, s *Sets) string {
 			rows[i] = []string{c.Code, c.Meaning}
 		}
 		table(&b, []string{"code", "meaning"}, rows)
+		if t := strings.TrimSpace(s.DiagnosticPaths); t != "" {
+			b.WriteString("\n" + t + "\n")
+		}
 	}
 	if len(s.Kinds) > 0 {
 		section(&b, SecCatalogKinds, "Every catalog entry has one of these kinds. Only callable kinds may be called from a program.")

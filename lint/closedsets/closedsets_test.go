@@ -27,6 +27,7 @@ func full() *Sets {
 			{Code: "context_binding", Meaning: "context does not bind"},
 			{Code: "E_loop", Meaning: "a backslash \\ stays"},
 		},
+		DiagnosticPaths: "A `path` is a line and column range.\n\nInput findings point into `input`.",
 		Kinds: []Kind{
 			{Kind: "device", Callable: true, Meaning: "a device"},
 			{Kind: "room", Meaning: "a room, not callable"},

@@ -84,6 +84,11 @@ func Parse(body []byte) *Parsed {
 	proseStart := 0    // offset where the current section's content begins
 	tableRead := false // the current heading's section already had its table
 	flushProse := func(end int) {
+		// The prose of Diagnostic codes that is kept is what follows its
+		// table (DiagnosticPaths); the sentence before it is fixed.
+		if current == SecDiagnosticCodes && !tableRead {
+			return
+		}
 		if current != "" && end > proseStart {
 			p.addProse(current, strings.TrimSpace(string(src[proseStart:end])))
 		}
@@ -136,6 +141,9 @@ func Parse(body []byte) *Parsed {
 			sec.HasTable = true
 			p.Sections[current] = sec
 			p.readTable(current, node, src, lines)
+			if last := node.LastChild(); last != nil {
+				proseStart = lines.start(lines.line(last.Pos()) + 1)
+			}
 		}
 	}
 	flushProse(len(src))
@@ -169,6 +177,8 @@ func headingEndLine(h *ast.Heading, src []byte, lines lineIndex) int {
 func (p *Parsed) addProse(title, s string) {
 	var field *string
 	switch title {
+	case SecDiagnosticCodes:
+		field = &p.Sets.DiagnosticPaths
 	case SecScopeRules:
 		field = &p.Sets.ScopeRules
 	case SecParameterBinding:

@@ -1,5 +1,7 @@
 package language
 
+import pilotage "github.com/pilotage-dev/pilotage"
+
 // The workbench engine runs every PDL Language with the same step model, so
 // the prose sections of every closed-sets guide that describe that model
 // are fixed here, next to the model, and the engine implements exactly
@@ -42,3 +44,17 @@ const TruncationText = "At level `summary` a step's `output` whose JSON text is 
 const OutputText = "For an immediate Run or a test run, `output` is the value of the program's top-level `output` expression, evaluated after the last step; " +
 	"it is absent when the program has no `output` member or the Run did not succeed. " +
 	"For a deploy Run, `output` is the installation result `{\"program_ref\": \"…\"}`: the catalog id of the installed program."
+
+// DiagnosticPathsText says how a diagnostic's path locates it under each
+// locator dialect (§5.5); the closed-sets guide states the Language's one
+// after its Diagnostic codes table. A text-range Language's program is the
+// same JSON step model, sent as a string: positions count in that text.
+var DiagnosticPathsText = map[string]string{
+	pilotage.LocatorJSONPointer: "Programs are JSON values (locator `json-pointer`, §5.5). A diagnostic's `path` is a JSON Pointer into the program, such as `/steps/0/call`; `\"\"` is the whole program. " +
+		"When the finding is inside an expression, `range` gives its start and end in that string as 0-based, end-exclusive code-point offsets. " +
+		"An `input_binding` or `context_binding` diagnostic's `path` is a JSON Pointer into the input or the context instead.",
+	pilotage.LocatorTextRange: "Programs are text (locator `text-range`, §5.5): send the program as one JSON string holding the program text, written as the examples write it. " +
+		"A diagnostic's `path` is `{\"start\": {\"line\": L, \"column\": C}, \"end\": {\"line\": L, \"column\": C}}` in that text: lines and columns are 1-based, columns count characters, and `end` is the position just after the last character of the finding. " +
+		"A finding about the whole program, such as text that is not JSON, spans the whole text. `range` is never used. " +
+		"An `input_binding` or `context_binding` diagnostic's `path` is a JSON Pointer into the input or the context.",
+}
