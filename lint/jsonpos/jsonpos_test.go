@@ -106,6 +106,11 @@ func differential(t testing.TB, name string, src []byte) {
 	if got := doc.Root.Value(); !reflect.DeepEqual(got, std) {
 		t.Fatalf("%s: Value() differs from encoding/json:\n got %.200v\nwant %.200v", name, got, std)
 	}
+	// ParseShared builds the same tree, strings shared or not.
+	shared, err := ParseShared(src)
+	if err != nil || !reflect.DeepEqual(shared.Root, doc.Root) {
+		t.Fatalf("%s: ParseShared gives another tree than Parse (error %v)", name, err)
+	}
 	if got, want := string(doc.Raw(doc.Root)), string(bytes.Trim(src, " \t\r\n")); got != want {
 		t.Fatalf("%s: root extent %q, want the trimmed document", name, got)
 	}
@@ -416,6 +421,52 @@ func TestNodeAccessors(t *testing.T) {
 	}
 	if got := strings.Join(kinds, ","); got != "string,number,boolean,null,array" {
 		t.Errorf("kinds = %s", got)
+	}
+}
+
+// Parse copies strings; ParseShared's strings without escapes are views of
+// the source, and strings with escapes are copies in both.
+func TestParseSharedStrings(t *testing.T) {
+	src := []byte(`{"key": "value", "n": 12, "esc": "a\nb", "a": ["x", "y"]}`)
+	copied, err := Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := ParseShared(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		if src[i] == 'y' || src[i] == '2' || src[i] == 'b' {
+			src[i] = 'Z'
+		}
+	}
+	if got := copied.Root.Get("a").Index(1).Str + copied.Root.Get("n").Str + copied.Root.Get("esc").Str; got != "y12a\nb" {
+		t.Errorf("Parse's strings changed with the source: %q", got)
+	}
+	if got := shared.Root.Get("a").Index(1).Str + shared.Root.Get("n").Str + shared.Root.Get("esc").Str; got != "Z1Za\nb" {
+		t.Errorf("ParseShared's strings = %q, want views of the source where unescaped", got)
+	}
+	if m := shared.Root.Members[0]; m.Key != "keZ" {
+		t.Errorf("ParseShared's key = %q, want a view of the source", m.Key)
+	}
+}
+
+// A container's members and elements come from shared blocks; appending
+// to one must not overwrite its neighbour's.
+func TestAppendDoesNotClobber(t *testing.T) {
+	doc, err := Parse([]byte(`[[1, 2], [3], {"a": 1}, {"b": 2}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, third := doc.Root.Index(0), doc.Root.Index(2)
+	_ = append(first.Elems, third)
+	_ = append(third.Members, Member{Key: "x", Value: third})
+	if got := doc.Root.Index(1).Index(0).Str; got != "3" {
+		t.Errorf("second array's element = %q after an append to the first", got)
+	}
+	if doc.Root.Index(3).Get("b") == nil {
+		t.Error("fourth object lost its member after an append to the third")
 	}
 }
 
