@@ -15,47 +15,45 @@ import (
 	"github.com/pilotage-dev/pilotage/lint/rules"
 )
 
-// The benchmark input of issue 2: a snapshot with 10,000 catalog entries
-// and 200 guides, as a real Server would publish it.
-const (
-	benchLanguages = 4
-	benchEntries   = 10_000
-	benchGuides    = 200
-	// benchShapes is the number of distinct output schemas per Language.
-	benchShapes = 50
-)
+// benchShape sizes a generated snapshot.
+type benchShape struct {
+	languages int
+	entries   int // catalog entries in all
+	guides    int // guides in all
+	shapes    int // distinct output schemas per Language
+	paras     int // sections of a reference or example guide's body, ~600 bytes each
+}
 
-var (
-	benchOnce sync.Once
-	benchSrc  []byte
-)
+// benchStandard is the benchmark input of issue 2: a snapshot with 10,000
+// catalog entries and 200 guides, as a real Server would publish it.
+var benchStandard = benchShape{languages: 4, entries: 10_000, guides: 200, shapes: 50, paras: 6}
 
-// benchSnapshot builds the snapshot once, deterministically, in memory:
-// four Languages that declare every capability, each with a core guide, a
-// closed-sets guide rendered by closedsets.Render, reference and example
-// guides of a few kilobytes, and 2,500 catalog entries with input and
-// output schemas whose risk matches the closed-sets guide.
-func benchSnapshot() []byte {
-	benchOnce.Do(func() {
-		snap := pilotage.Snapshot{
-			Snapshot: pilotage.SnapshotFormat,
-			Manifest: pilotage.Manifest{Pilotage: "1.1", Server: &pilotage.ServerInfo{Name: "bench", Version: "1.0.0"}},
-			Guides:   map[string][]pilotage.Guide{},
-			Catalog:  map[string]pilotage.CatalogSnapshot{},
-		}
-		for l := range benchLanguages {
-			id := fmt.Sprintf("family%d/v%d", l, l+1)
-			snap.Manifest.Languages = append(snap.Manifest.Languages, benchLanguage(id))
-			snap.Guides[id] = benchGuideSet(id)
-			snap.Catalog[id] = pilotage.CatalogSnapshot{CatalogVersion: fmt.Sprintf("v%d-2026-11-29", l), Items: benchCatalog(id, l)}
-		}
-		b, err := json.MarshalIndent(snap, "", "  ")
-		if err != nil {
-			panic(err)
-		}
-		benchSrc = b
-	})
-	return benchSrc
+// benchSnapshot builds the standard snapshot once.
+var benchSnapshot = sync.OnceValue(func() []byte { return generateSnapshot(benchStandard) })
+
+// generateSnapshot builds a snapshot deterministically, in memory: Languages
+// that declare every capability, each with a core guide, a closed-sets
+// guide rendered by closedsets.Render, reference and example guides of
+// sh.paras sections, and catalog entries with input and output schemas
+// whose risk matches the closed-sets guide.
+func generateSnapshot(sh benchShape) []byte {
+	snap := pilotage.Snapshot{
+		Snapshot: pilotage.SnapshotFormat,
+		Manifest: pilotage.Manifest{Pilotage: "1.1", Server: &pilotage.ServerInfo{Name: "bench", Version: "1.0.0"}},
+		Guides:   map[string][]pilotage.Guide{},
+		Catalog:  map[string]pilotage.CatalogSnapshot{},
+	}
+	for l := range sh.languages {
+		id := fmt.Sprintf("family%d/v%d", l, l+1)
+		snap.Manifest.Languages = append(snap.Manifest.Languages, benchLanguage(id))
+		snap.Guides[id] = benchGuideSet(id, sh)
+		snap.Catalog[id] = pilotage.CatalogSnapshot{CatalogVersion: fmt.Sprintf("v%d-2026-11-29", l), Items: benchCatalog(id, l, sh)}
+	}
+	b, err := json.MarshalIndent(snap, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func benchLanguage(id string) pilotage.LanguageEntry {
@@ -129,9 +127,9 @@ func benchClosedSets() string {
 	return closedsets.Render("Closed sets", sets)
 }
 
-// benchGuideSet returns the Language's share of the 200 guides: a core
-// guide, the closed-sets guide, and reference and example guides.
-func benchGuideSet(lang string) []pilotage.Guide {
+// benchGuideSet returns the Language's share of the guides: a core guide,
+// the closed-sets guide, and reference and example guides.
+func benchGuideSet(lang string, sh benchShape) []pilotage.Guide {
 	guide := func(id, title, level string, topics []string, body string) pilotage.Guide {
 		return pilotage.Guide{ID: id, Title: title, Level: level, Version: "2026.11." + id, SizeBytes: len(body),
 			Topics: topics, MediaType: "text/markdown", Description: title + " of " + lang + ".", Body: &body}
@@ -140,13 +138,13 @@ func benchGuideSet(lang string) []pilotage.Guide {
 		guide("core", "Getting started", pilotage.GuideCore, []string{"getting-started"}, benchProse("Getting started", 3)),
 		guide("closed-sets", "Closed sets", pilotage.GuideReference, []string{pilotage.TopicClosedSets}, benchClosedSets()),
 	}
-	for i := len(gs); i < benchGuides/benchLanguages; i++ {
+	for i := len(gs); i < sh.guides/sh.languages; i++ {
 		level := pilotage.GuideReference
 		if i%3 == 0 {
 			level = pilotage.GuideExample
 		}
 		id := fmt.Sprintf("guide-%03d", i)
-		gs = append(gs, guide(id, "Topic "+id, level, []string{"topic-" + id}, benchProse("Topic "+id, 6)))
+		gs = append(gs, guide(id, "Topic "+id, level, []string{"topic-" + id}, benchProse("Topic "+id, sh.paras)))
 	}
 	return gs
 }
@@ -164,9 +162,9 @@ func benchProse(title string, paras int) string {
 	return b.String()
 }
 
-// benchCatalog returns the Language's share of the 10,000 entries.
-func benchCatalog(lang string, l int) []pilotage.CatalogEntry {
-	n := benchEntries / benchLanguages
+// benchCatalog returns the Language's share of the entries.
+func benchCatalog(lang string, l int, sh benchShape) []pilotage.CatalogEntry {
+	n := sh.entries / sh.languages
 	items := make([]pilotage.CatalogEntry, 0, n)
 	for i := range n {
 		kind := benchKinds[i%len(benchKinds)]
@@ -180,10 +178,10 @@ func benchCatalog(lang string, l int) []pilotage.CatalogEntry {
 		}
 		if kind.Callable {
 			// Entries of a kind share an input shape; result shapes come in
-			// benchShapes variants per Language, as tables share column
+			// sh.shapes variants per Language, as tables share column
 			// layouts. Each distinct schema is compiled once per run.
 			e.InputSchema = json.RawMessage(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string","description":"The %s id."},"limit":{"type":"integer","minimum":1,"maximum":1000},"filter":{"type":"object","properties":{"field":{"type":"string"},"value":{}}}}}`, kind.Kind))
-			e.OutputSchema = json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object","properties":{"col_%[1]d_%[2]d":{"type":"string"},"n_%[1]d":{"type":"number"}}}},"count":{"type":"integer"}}}`, l, i%benchShapes))
+			e.OutputSchema = json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object","properties":{"col_%[1]d_%[2]d":{"type":"string"},"n_%[1]d":{"type":"number"}}}},"count":{"type":"integer"}}}`, l, i%sh.shapes))
 		}
 		if i%7 == 0 {
 			e.Revision = fmt.Sprintf("r%d", i)
@@ -215,8 +213,8 @@ func TestBenchSnapshotIsClean(t *testing.T) {
 	for _, c := range doc.Catalog {
 		entries += len(c.Items)
 	}
-	if guides != benchGuides || entries != benchEntries {
-		t.Fatalf("snapshot has %d guides and %d entries, want %d and %d", guides, entries, benchGuides, benchEntries)
+	if guides != benchStandard.guides || entries != benchStandard.entries {
+		t.Fatalf("snapshot has %d guides and %d entries, want %d and %d", guides, entries, benchStandard.guides, benchStandard.entries)
 	}
 	rep, err := lint.Run(rules.All(), benchInputs(src), lint.Config{})
 	if err != nil {
