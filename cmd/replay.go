@@ -130,11 +130,6 @@ func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error)
 		if err != nil {
 			return nil, err
 		}
-		// replay.LoadSnapshot decodes with encoding/json, whose syntax
-		// errors carry no line or column; jsonFile places them.
-		if _, err := jsonFile(p.snapshot, src); err != nil {
-			return nil, err
-		}
 		l, err := replay.LoadSnapshot(p.snapshot, src, p.language)
 		if err != nil {
 			return nil, usageErr("%v", err)

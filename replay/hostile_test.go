@@ -124,7 +124,7 @@ func TestDeepPlan(t *testing.T) {
 	}
 	b.WriteString("]}")
 	_, err := LoadPlan("deep.json", []byte(b.String()))
-	var pe *PlanError
+	var pe *InputError
 	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, `step "l513" is nested more than 512 constructs deep`) {
 		t.Fatalf("got %v", err)
 	}

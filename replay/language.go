@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/workbench/language"
 )
 
@@ -62,11 +64,21 @@ type snapshotLanguage struct {
 // LoadSnapshot reads the Language id (or the snapshot's only Language
 // when id is "") and parses its closed-sets guide. A snapshot that does
 // not give replay what it needs is an error: checking against half a
-// closed set would pass traces silently.
+// closed set would pass traces silently. A file that is not JSON, or has
+// a member replay reads with the wrong type, is an *InputError at the
+// line:col of the problem.
 func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
+	doc, err := jsonpos.Parse(src)
+	if err != nil {
+		se := err.(*jsonpos.SyntaxError)
+		return nil, &InputError{File: file, Line: se.Pos.Line, Col: se.Pos.Column, Msg: "malformed JSON: " + se.Msg,
+			Hint: "give the snapshot.json pilotage build writes; docs/snapshot.md describes the format"}
+	}
 	var s snapshotFile
-	if err := json.Unmarshal(src, &s); err != nil {
-		return nil, fmt.Errorf("%s: not a snapshot: %v", file, err)
+	if p := decodeNode(doc, doc.Root, "", reflect.ValueOf(&s).Elem()); p != nil {
+		pos := doc.Position(p.node.Start)
+		return nil, &InputError{File: file, Line: pos.Line, Col: pos.Column, Msg: "not a snapshot replay can read: " + p.msg,
+			Hint: "run pilotage lint on the snapshot to see every problem in it; docs/snapshot.md describes the format"}
 	}
 	if s.Snapshot == "" {
 		return nil, fmt.Errorf("%s: not a snapshot (no snapshot member); see docs/snapshot.md", file)

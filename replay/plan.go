@@ -80,14 +80,15 @@ func (p *Plan) location(s *Step, note string) report.Location {
 	return report.Location{File: p.File, Line: s.Line, Column: s.Col, Pointer: s.Pointer, Note: note}
 }
 
-// PlanError is a plan that cannot be used at all: not JSON, or no steps.
-type PlanError struct {
+// InputError is a plan or snapshot that cannot be used at all (not JSON,
+// no steps, a member of the wrong type), at the place that shows it.
+type InputError struct {
 	File      string
 	Line, Col int
 	Msg, Hint string
 }
 
-func (e *PlanError) Error() string {
+func (e *InputError) Error() string {
 	s := fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 	if e.Hint != "" {
 		s += " (hint: " + e.Hint + ")"
@@ -97,24 +98,24 @@ func (e *PlanError) Error() string {
 
 // LoadPlan reads a plan object or a validate response carrying one (§6.4).
 // Structural problems inside the plan are findings (plan-shape); a file
-// that holds no usable plan is a *PlanError.
+// that holds no usable plan is an *InputError.
 func LoadPlan(file string, src []byte) (*Plan, error) {
 	doc, err := jsonpos.Parse(src)
 	if err != nil {
 		se := err.(*jsonpos.SyntaxError)
-		return nil, &PlanError{File: file, Line: se.Pos.Line, Col: se.Pos.Column, Msg: "malformed JSON: " + se.Msg,
+		return nil, &InputError{File: file, Line: se.Pos.Line, Col: se.Pos.Column, Msg: "malformed JSON: " + se.Msg,
 			Hint: "the plan must be a plan object or a validate response"}
 	}
 	root, ptr := doc.Root, ""
 	if root.Is(jsonpos.Object) && !root.Has("steps") && root.Has("valid") {
 		root, ptr = root.Get("plan"), "/plan"
 		if !root.Is(jsonpos.Object) {
-			return nil, &PlanError{File: file, Line: 1, Col: 1, Msg: "validate response carries no plan",
+			return nil, &InputError{File: file, Line: 1, Col: 1, Msg: "validate response carries no plan",
 				Hint: "a validate response has a plan only when valid is true and the Language declares plan (§5.5)"}
 		}
 	}
 	if root.Has("run_id") || root.Has("trace") {
-		return nil, &PlanError{File: file, Line: 1, Col: 1, Msg: "this is a trace or an execute response, not a plan",
+		return nil, &InputError{File: file, Line: 1, Col: 1, Msg: "this is a trace or an execute response, not a plan",
 			Hint: "give the trace as an argument and the plan (or validate response) with --plan"}
 	}
 	steps := root.Get("steps")
@@ -123,7 +124,7 @@ func LoadPlan(file string, src []byte) (*Plan, error) {
 		if root != nil {
 			pos = doc.Position(root.Start)
 		}
-		return nil, &PlanError{File: file, Line: pos.Line, Col: pos.Column, Msg: "not a plan: no steps array",
+		return nil, &InputError{File: file, Line: pos.Line, Col: pos.Column, Msg: "not a plan: no steps array",
 			Hint: "give a plan object (§5.6) or a validate response carrying one"}
 	}
 	p := &Plan{File: file, Src: src, Mode: root.Get("mode").String(), CatalogVersion: root.Get("catalog_version").String(),
@@ -277,7 +278,7 @@ func (b *planBuilder) link() error {
 			}
 			if seen[a] = true; len(seen) > MaxPlanDepth+1 {
 				pos, _ := b.doc.Locate(s.Pointer, false)
-				return &PlanError{File: b.p.File, Line: pos.Line, Col: pos.Column,
+				return &InputError{File: b.p.File, Line: pos.Line, Col: pos.Column,
 					Msg:  fmt.Sprintf("step %q is nested more than %d constructs deep, deeper than replay reads", s.ID, MaxPlanDepth),
 					Hint: "no engine bounded as §10.1 requires runs programs nested this deep"}
 			}

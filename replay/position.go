@@ -2,6 +2,7 @@ package replay
 
 import (
 	"io"
+	"unicode/utf8"
 
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 )
@@ -19,6 +20,9 @@ type posReader struct {
 	buf       []byte
 	base      int64
 	line, col int
+	// lastSig is the last byte before base that is not white space (0
+	// at the start): the context a syntax error at base is read in.
+	lastSig byte
 	// head keeps the file for source snippets while it is no longer than
 	// headLimit bytes; past that it is dropped, so a large file is never
 	// held.
@@ -74,6 +78,12 @@ func (p *posReader) advance(off int64) {
 			p.col++
 		}
 	}
+	for i := k - 1; i >= 0; i-- {
+		if c := p.buf[i]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			p.lastSig = c
+			break
+		}
+	}
 	p.buf = p.buf[k:]
 	p.base = off
 }
@@ -108,4 +118,24 @@ func (p *posReader) valueStart(off int64, sep bool) int64 {
 func (p *posReader) bytes(from, to int64) []byte {
 	from, to = p.clamp(from), p.clamp(to)
 	return p.buf[from-p.base : to-p.base]
+}
+
+// completeRune reads the rest of a UTF-8 sequence that the held bytes end
+// in the middle of (a reader may return a byte at a time), so an error
+// at it names the character rather than its first byte. It reads no more
+// than the sequence needs, since the stream may be a pipe still open.
+func (p *posReader) completeRune() {
+	start := len(p.buf) - 1
+	for start > 0 && start > len(p.buf)-utf8.UTFMax && !utf8.RuneStart(p.buf[start]) {
+		start--
+	}
+	var one [1]byte
+	for range utf8.UTFMax {
+		if start < 0 || utf8.FullRune(p.buf[start:]) {
+			return
+		}
+		if _, err := p.Read(one[:]); err != nil {
+			return
+		}
+	}
 }

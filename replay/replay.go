@@ -131,6 +131,11 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	er := &errReader{r: r}
 	c := newChecker(plan, opt.Language, file, max)
 	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, c.entry, c.diagnostic)
+	if s.syntax != nil {
+		// The walk stopped at the error; the rest of a small file is
+		// read so the finding shows the line in text output.
+		_, _ = io.Copy(io.Discard, io.LimitReader(pr, sourceLimit+1-pr.total))
+	}
 	if er.err != nil {
 		return Result{ReadErr: er.err}
 	}

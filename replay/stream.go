@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
@@ -177,6 +178,10 @@ type walker struct {
 	dec *json.Decoder
 	pr  *posReader
 	s   *stream
+	// open holds the opening '{' or '[' of every object and array the
+	// walk is inside, outermost first: what a syntax error needs to be
+	// worded and placed as in the whole document (syntaxAt).
+	open []byte
 	// onSteps is called when a steps array starts, with the members seen
 	// so far; onEntry with each entry.
 	onSteps func(*traceMembers)
@@ -197,40 +202,133 @@ func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(
 	return w.s, pr
 }
 
-// fail records a decoder error as the file's syntax error.
-func (w *walker) fail(err error) error { return w.failIn(err, -1) }
-
-// failIn records a decoder error met while decoding the value that starts
-// at offset start (-1 for a Token error). Decode's offsets count only the
-// bytes its own scanner saw, so the error is found again by parsing the
-// held bytes of the value with jsonpos, which stops at the same place.
-func (w *walker) failIn(err error, start int64) error {
-	off := w.dec.InputOffset()
-	var se *json.SyntaxError
-	msg := err.Error()
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		off = w.pr.total
-		msg = "unexpected end of file"
-	case errors.As(err, &se) && start < 0:
-		off = se.Offset
-	case errors.As(err, &se):
-		_, perr := jsonpos.Parse(w.pr.bytes(start, w.pr.total))
-		var pe *jsonpos.SyntaxError
-		if errors.As(perr, &pe) {
-			off = start + int64(pe.Pos.Offset)
+// failAt records the decoder's error err, met reading what follows offset
+// prev, as the file's syntax error, placed and worded as pilotage lint
+// places and words it (lint/jsonpos). The decoder's own errors are no
+// use for that: a Token error's offset is at the bad byte or one past it
+// depending on the token, a Decode error's counts from the start of the
+// value, and their wording is encoding/json's. So the bytes still held
+// from prev on are parsed again by jsonpos behind resume(prev), a prefix
+// that puts jsonpos where the decoder was: the same enclosing objects and
+// arrays (so the same depth limit) and the same expectation. jsonpos then
+// stops at the first bad byte with lint's message.
+func (w *walker) failAt(err error, prev int64) error {
+	// The decoder ends a number at the first byte that cannot continue
+	// it, so "01" is 0 then 1 to it but a leading zero to jsonpos: a
+	// number that ends at prev (on a digit, as every number does) is
+	// parsed again too.
+	before := w.pr.bytes(w.pr.base, prev)
+	if i := len(before); i > 0 && '0' <= before[i-1] && before[i-1] <= '9' {
+		for i > 0 && bytes.IndexByte([]byte("0123456789+-.eE"), before[i-1]) >= 0 {
+			i--
 		}
+		prev = w.pr.base + int64(i)
 	}
+	w.pr.completeRune()
+	prefix := w.resume(prev)
+	src := append([]byte(prefix), w.pr.bytes(prev, w.pr.total)...)
+	off, msg := w.dec.InputOffset(), err.Error()
+	var se *jsonpos.SyntaxError
+	if _, perr := jsonpos.Parse(src); errors.As(perr, &se) && se.Pos.Offset >= len(prefix) {
+		off, msg = w.pr.clamp(prev)+int64(se.Pos.Offset-len(prefix)), se.Msg
+	}
+	// Otherwise the decoder refused what jsonpos accepts, which their
+	// differential tests (lint/jsonpos) rule out; its words stand.
 	pos := w.pr.position(off)
 	w.s.syntax = &site{line: pos.Line, col: pos.Column}
 	w.s.syntaxMsg = msg
 	return errStop
 }
 
+// resume returns the JSON text that leaves a parser in the state the
+// decoder was in at offset prev: inside w.open, and in the innermost of
+// them after its opening, a separator, a member name or a value, as the
+// last byte before prev that is not white space tells. A member name is
+// copied, so messages about it name it.
+func (w *walker) resume(prev int64) string {
+	before := w.pr.bytes(w.pr.base, prev)
+	last := len(before) - 1
+	for last >= 0 && isSpace(before[last]) {
+		last--
+	}
+	c := w.pr.lastSig
+	if last >= 0 {
+		c = before[last]
+	}
+	if len(w.open) == 0 {
+		if c == 0 {
+			return "" // before the top-level value
+		}
+		return "null" // after it
+	}
+	var b strings.Builder
+	for _, d := range w.open[:len(w.open)-1] {
+		if d == '{' {
+			b.WriteString(`{"":`)
+		} else {
+			b.WriteByte('[')
+		}
+	}
+	inner := w.open[len(w.open)-1]
+	switch {
+	case c == inner: // just opened
+		b.WriteByte(inner)
+	case inner == '[' && c == ',':
+		b.WriteString("[null,")
+	case inner == '[':
+		b.WriteString("[null")
+	case c == ',':
+		b.WriteString(`{"":null,`)
+	case c == ':':
+		b.WriteString(`{"":`)
+	case c == '"' && last >= 0:
+		if name, ok := memberName(before[:last+1]); ok {
+			b.WriteByte('{')
+			b.Write(name)
+			break
+		}
+		fallthrough
+	default:
+		b.WriteString(`{"":null`)
+	}
+	return b.String()
+}
+
+// memberName returns the string that ends src when it is a member name:
+// the byte before it, white space aside, opens the object or separates
+// it from the previous member. Inside a string a '"' is always escaped,
+// so its opening quote is the first '"' before the end that is preceded
+// by an even number of backslashes.
+func memberName(src []byte) ([]byte, bool) {
+	for i := len(src) - 2; i >= 0; i-- {
+		if src[i] != '"' {
+			continue
+		}
+		n := 0
+		for j := i - 1; j >= 0 && src[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 1 {
+			continue
+		}
+		j := i - 1
+		for j >= 0 && isSpace(src[j]) {
+			j--
+		}
+		return src[i:], j >= 0 && (src[j] == '{' || src[j] == ',')
+	}
+	return nil, false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// token reads the next token; on a syntax error it records the error and
+// returns errStop.
 func (w *walker) token() (json.Token, error) {
+	prev := w.dec.InputOffset()
 	t, err := w.dec.Token()
 	if err != nil {
-		return nil, w.fail(err)
+		return nil, w.failAt(err, prev)
 	}
 	return t, nil
 }
@@ -258,26 +356,22 @@ func (w *walker) document() error {
 	if err != nil {
 		return err
 	}
-	// Anything after the top-level value is malformed JSON.
+	// Anything after the top-level value is malformed JSON: jsonpos,
+	// resumed after a value, says so at the first byte of it.
+	prev := w.dec.InputOffset()
 	if _, err := w.dec.Token(); err != io.EOF {
 		if err == nil {
-			err = &json.SyntaxError{Offset: w.dec.InputOffset()}
-			return w.failMsg(err, "unexpected data after the top-level value")
+			err = errors.New("data after the top-level value")
 		}
-		return w.fail(err)
+		return w.failAt(err, prev)
 	}
 	return nil
-}
-
-func (w *walker) failMsg(err error, msg string) error {
-	_ = w.fail(err)
-	w.s.syntaxMsg = msg
-	return errStop
 }
 
 // object walks the members of an object whose '{' was just read; prefix
 // is its JSON Pointer.
 func (w *walker) object(prefix string, m *traceMembers) error {
+	w.open = append(w.open, '{')
 	for w.dec.More() {
 		t, err := w.token()
 		if err != nil {
@@ -319,6 +413,7 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 		}
 	}
 	_, err := w.token() // '}'
+	w.open = w.open[:len(w.open)-1]
 	return err
 }
 
@@ -328,7 +423,7 @@ func (w *walker) small(ptr string) (*located, error) {
 	var raw json.RawMessage
 	prev := w.dec.InputOffset()
 	if err := w.dec.Decode(&raw); err != nil {
-		return nil, w.failIn(err, w.pr.valueStart(prev, true))
+		return nil, w.failAt(err, prev)
 	}
 	end := w.dec.InputOffset()
 	start := end - int64(len(raw))
@@ -388,12 +483,13 @@ func (w *walker) array(ptr, name, of string, opened func(site), target func(i in
 		pos := w.pr.position(start)
 		opened(site{ptr, pos.Line, pos.Column})
 	}
+	w.open = append(w.open, '[')
 	prev = w.dec.InputOffset()
 	for i := 0; w.dec.More(); i++ {
 		bad := w.dec.Decode(target(i))
 		var te *json.UnmarshalTypeError
 		if bad != nil && !errors.As(bad, &te) {
-			return w.failIn(bad, w.pr.valueStart(prev, i > 0))
+			return w.failAt(bad, prev)
 		}
 		end := w.dec.InputOffset()
 		from := w.pr.valueStart(prev, i > 0)
@@ -402,6 +498,7 @@ func (w *walker) array(ptr, name, of string, opened func(site), target func(i in
 		prev = end
 	}
 	_, err = w.token() // ']'
+	w.open = w.open[:len(w.open)-1]
 	return err
 }
 
@@ -444,16 +541,18 @@ func (w *walker) skipRest(t json.Token) error {
 	if !ok || d == '}' || d == ']' {
 		return nil
 	}
-	for depth := 1; depth > 0; {
+	outer := len(w.open)
+	w.open = append(w.open, byte(d))
+	for len(w.open) > outer {
 		t, err := w.token()
 		if err != nil {
 			return err
 		}
 		switch t {
 		case json.Delim('{'), json.Delim('['):
-			depth++
+			w.open = append(w.open, byte(t.(json.Delim)))
 		case json.Delim('}'), json.Delim(']'):
-			depth--
+			w.open = w.open[:len(w.open)-1]
 		}
 	}
 	return nil

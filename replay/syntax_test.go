@@ -1,0 +1,102 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/iotest"
+	"unicode/utf8"
+
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+)
+
+// checkSyntaxLikeLint replays data, read whole and one byte at a time
+// (the decoder's read-ahead, and so the bytes replay still holds, differ),
+// and requires the trace-json finding that pilotage lint would give the
+// same bytes: at jsonpos's line:col, with its message (§5.8: a trace is
+// well-formed JSON). Inputs the two parsers may judge differently are
+// left out: invalid UTF-8 (jsonpos refuses it, encoding/json replaces it).
+func checkSyntaxLikeLint(t *testing.T, plan *Plan, data []byte) {
+	t.Helper()
+	if !utf8.Valid(data) {
+		return
+	}
+	_, perr := jsonpos.Parse(data)
+	var want *jsonpos.SyntaxError
+	if perr != nil && !errors.As(perr, &want) {
+		t.Fatalf("jsonpos: %v", perr)
+	}
+	for _, r := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data))} {
+		res := Replay(plan, "t.json", r, Options{})
+		var got []string
+		for _, f := range res.Findings {
+			if f.Rule == RuleTraceJSON {
+				got = append(got, jsonpos.Pos{Line: f.Line, Column: f.Column}.String()+" "+f.Message)
+			}
+		}
+		switch {
+		case want == nil && len(got) > 0:
+			t.Fatalf("%q is JSON, but replay reports %q", data, got)
+		case want == nil:
+		case len(got) != 1 || got[0] != want.Pos.String()+" malformed JSON: "+want.Msg:
+			t.Fatalf("%q:\n got %q\nwant [%s malformed JSON: %s]", data, got, want.Pos, want.Msg)
+		}
+	}
+}
+
+// TestSyntaxErrorsLikeLint corrupts a valid trace a thousand ways (a byte
+// dropped, replaced or inserted, the file cut short) and checks every
+// result with checkSyntaxLikeLint: the first syntax error of a streamed
+// trace is placed and worded exactly as lint places and words it in the
+// whole file, wherever it is (top level, steps, inside an entry, in a
+// skipped member, after the top-level value).
+func TestSyntaxErrorsLikeLint(t *testing.T) {
+	plan := basePlan(t)
+	src, err := os.ReadFile(filepath.Join("testdata", "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A response carrying the trace adds skipped members and nesting.
+	resp := []byte(`{"diagnostics": [{"code": "c", "severity": "info", "message": "m", "path": [1, "a"]}], "meta": {"x": [[], {}, -1.5e3, "q\"\\"]}, "trace": ` +
+		string(src) + `, "outcome": {"ok": true, "status": "success"}}`)
+	rng := rand.New(rand.NewPCG(11, 17))
+	const alphabet = "{}[],:\" \n0-.eatrun\\x/"
+	for _, base := range [][]byte{src, resp} {
+		checkSyntaxLikeLint(t, plan, base)
+		for range 500 {
+			b := bytes.Clone(base)
+			i := rng.IntN(len(b))
+			c := alphabet[rng.IntN(len(alphabet))]
+			switch rng.IntN(4) {
+			case 0:
+				b = append(b[:i], b[i+1:]...)
+			case 1:
+				b[i] = c
+			case 2:
+				b = append(b[:i], append([]byte{c}, b[i:]...)...)
+			default:
+				b = b[:i]
+			}
+			checkSyntaxLikeLint(t, plan, b)
+		}
+	}
+}
+
+// FuzzSyntaxErrorsLikeLint is checkSyntaxLikeLint over arbitrary bytes.
+func FuzzSyntaxErrorsLikeLint(f *testing.F) {
+	plan := basePlan(f)
+	for _, seed := range []string{"", "x{}", "{} {}", `{"steps": [,]}`, `{"a" 1}`, `{"a": [1 2]}`, `{"a": {"b": tru}}`, `[{"a":1,}]`, "{\"a\": \"\x01\"}"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if json.Valid(data) != (func() bool { _, err := jsonpos.Parse(data); return err == nil })() {
+			return // a nesting depth the two count differently
+		}
+		checkSyntaxLikeLint(t, plan, data)
+	})
+}
