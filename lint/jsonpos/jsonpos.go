@@ -179,9 +179,19 @@ func unescapeToken(t string) (string, bool) {
 // Value converts the tree to the plain Go values encoding/json would give
 // with UseNumber: map[string]any, []any, json.Number, string, bool, nil.
 // This is the form JSON Schema validation takes.
-func (n *Node) Value() any {
+func (n *Node) Value() any { return n.ValueWith(nil) }
+
+// ValueWith is Value, except that a node for which replace (when non-nil)
+// returns ok stands for the value it returns, and its subtree is not
+// converted: a caller that checks a large subtree separately leaves it out.
+func (n *Node) ValueWith(replace func(*Node) (any, bool)) any {
 	if n == nil {
 		return nil
+	}
+	if replace != nil {
+		if v, ok := replace(n); ok {
+			return v
+		}
 	}
 	switch n.Kind {
 	case Bool:
@@ -193,13 +203,13 @@ func (n *Node) Value() any {
 	case Object:
 		m := make(map[string]any, len(n.Members))
 		for _, mem := range n.Members {
-			m[mem.Key] = mem.Value.Value()
+			m[mem.Key] = mem.Value.ValueWith(replace)
 		}
 		return m
 	case Array:
 		a := make([]any, len(n.Elems))
 		for i, e := range n.Elems {
-			a[i] = e.Value()
+			a[i] = e.ValueWith(replace)
 		}
 		return a
 	}

@@ -470,6 +470,19 @@ func TestAppendDoesNotClobber(t *testing.T) {
 	}
 }
 
+func TestValueWith(t *testing.T) {
+	doc, err := Parse([]byte(`{"keep": [1, {"x": true}], "cut": {"deep": [1, 2, 3]}, "s": "t"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := doc.Root.Get("cut")
+	got := doc.Root.ValueWith(func(n *Node) (any, bool) { return "replaced", n == cut })
+	want := map[string]any{"keep": []any{json.Number("1"), map[string]any{"x": true}}, "cut": "replaced", "s": "t"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ValueWith = %v, want %v", got, want)
+	}
+}
+
 // FuzzParse: Parse agrees with encoding/json (json.Valid, UseNumber
 // decode), never panics, and every position it reports is inside the input
 // and consistent with its offset.

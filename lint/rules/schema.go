@@ -2,10 +2,14 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
@@ -34,10 +38,75 @@ var schemaRule = &lint.Rule{
 			p.Report("", fmt.Sprintf("internal error: embedded schema %s: %v", name, err), "")
 			return
 		}
-		for _, v := range pilotage.Violations(s.Validate(p.Doc.Root.Value())) {
-			p.Report(v.Pointer, describe(v, subject(v.Pointer, root)), schemaHint(v.Pointer))
+		for _, pc := range schemaPieces(p.Doc.Root, p.Kind, s) {
+			for _, v := range pilotage.Violations(pc.schema.Validate(pc.node.ValueWith(pc.cut))) {
+				ptr := pc.pointer + v.Pointer
+				v.Pointer = ptr
+				p.Report(ptr, describe(v, subject(ptr, root)), schemaHint(ptr))
+			}
 		}
 	},
+}
+
+// schemaPiece is a subtree validated on its own against schema, with the
+// nodes cut marks left out (they are pieces of their own).
+type schemaPiece struct {
+	pointer string
+	node    *jsonpos.Node
+	schema  *jsonschema.Schema
+	cut     func(*jsonpos.Node) (any, bool)
+}
+
+// schemaPieces splits the validation of a snapshot so that no more than
+// one guide or one catalog entry is converted to Go values at a time:
+// converting a large snapshot whole doubled lint's memory. The snapshot
+// schema applies guide.json to each element of a guides array and
+// catalog-entry.json to each element of a catalog's items, and says
+// nothing else of those arrays but their type (TestSnapshotSchemaSplits
+// keeps it so), so validating the root with those arrays empty and each
+// element against its own schema finds the same violations. A manifest is
+// small and validated whole.
+func schemaPieces(rootNode *jsonpos.Node, kind lint.InputKind, rootSchema *jsonschema.Schema) []schemaPiece {
+	emptied := map[*jsonpos.Node]bool{}
+	root := schemaPiece{node: rootNode, schema: rootSchema,
+		cut: func(n *jsonpos.Node) (any, bool) { return []any{}, emptied[n] }}
+	if kind != lint.KindSnapshot {
+		return []schemaPiece{root}
+	}
+	pieces := []schemaPiece{root}
+	each := func(array *jsonpos.Node, ptr, name string) {
+		s, err := pilotage.Schema(name)
+		if err != nil || !array.Is(jsonpos.Array) {
+			return // left to the root's validation, which reports the type
+		}
+		emptied[array] = true
+		for i, e := range array.Elems {
+			pieces = append(pieces, schemaPiece{pointer: ptr + "/" + strconv.Itoa(i), node: e, schema: s})
+		}
+	}
+	// Only the last of duplicate members is validated, as in the decoded
+	// value (and Get) the last one wins.
+	guides := rootNode.Get("guides")
+	for _, m := range members(guides) {
+		if guides.Get(m.Key) == m.Value {
+			each(m.Value, "/guides/"+pilotage.EscapePointerToken(m.Key), pilotage.SchemaGuide)
+		}
+	}
+	catalog := rootNode.Get("catalog")
+	for _, m := range members(catalog) {
+		if catalog.Get(m.Key) == m.Value {
+			each(m.Value.Get("items"), "/catalog/"+pilotage.EscapePointerToken(m.Key)+"/items", pilotage.SchemaCatalogEntry)
+		}
+	}
+	return pieces
+}
+
+// members returns the members of an object node; nil for another kind.
+func members(n *jsonpos.Node) []jsonpos.Member {
+	if !n.Is(jsonpos.Object) {
+		return nil
+	}
+	return n.Members
 }
 
 // schemaHint points at the data-model.md table of the structure that
