@@ -213,3 +213,27 @@ func TestHostileSizes(t *testing.T) {
 		})
 	}
 }
+
+// TestLocatorInClosedSets: every Language's closed-sets guide states its
+// locator dialect after the Diagnostic codes table (§5.5), and the guide
+// read back by lint keeps it: langs/notes is text-range, homeflow
+// json-pointer.
+func TestLocatorInClosedSets(t *testing.T) {
+	for name, locator := range map[string]string{"notes": pilotage.LocatorTextRange, "homeflow": pilotage.LocatorJSONPointer} {
+		srv, _ := compileExample(t, name)
+		l := srv.Languages[0]
+		if l.Locator != locator {
+			t.Errorf("%s: locator %q, want %q", name, l.Locator, locator)
+		}
+		var body string
+		for _, g := range l.Guides {
+			if g.Generated {
+				body = g.Body
+			}
+		}
+		p := closedsets.Parse([]byte(body))
+		if want := language.DiagnosticPathsText[locator]; p.Sets.DiagnosticPaths != want || !strings.Contains(want, "locator `"+locator+"`") {
+			t.Errorf("%s: the closed-sets guide's paths paragraph is %q, want %q", name, p.Sets.DiagnosticPaths, want)
+		}
+	}
+}

@@ -14,8 +14,17 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
-// examples are the Languages of langs/, each built into testdata/golden/<name>.
-var examples = []string{"homeflow", "deploy", "calc"}
+// examples are the Languages of langs/ (langs/<name>/<name>.pdl), each
+// built into testdata/golden/<name>; a new example gets its goldens with
+// -update.
+var examples = func() []string {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "langs", "*", "*.pdl"))
+	var names []string
+	for _, f := range files {
+		names = append(names, strings.TrimSuffix(filepath.Base(f), ".pdl"))
+	}
+	return names
+}()
 
 func build(t testing.TB, name string) []emit.File {
 	t.Helper()

@@ -256,11 +256,24 @@ func schemaViolations(schema, value json.RawMessage) []pilotage.SchemaViolation 
 // textRanges turns program diagnostics' JSON Pointers into the text-range
 // dialect (§5.5): the extent of the value in the program text, narrowed to
 // the expression's range when the string has no escapes to map through.
+// Text that is not JSON has no values: its syntax diagnostic is the
+// character where the parse stopped (empty at the end of the text), which
+// a JSON Pointer cannot say and a line:column range can.
 func textRanges(src []byte, diags []pilotage.Diagnostic) []pilotage.Diagnostic {
-	doc, _ := jsonpos.Parse(src)
+	doc, perr := jsonpos.Parse(src)
+	var se *jsonpos.SyntaxError
+	errors.As(perr, &se)
 	out := make([]pilotage.Diagnostic, len(diags))
 	for i, d := range diags {
 		start, end := 0, len(src)
+		if se != nil && d.Code == pilotage.CodeSyntax && se.Pos.Offset <= len(src) {
+			start = se.Pos.Offset
+			end = start
+			if start < len(src) {
+				_, n := utf8.DecodeRune(src[start:])
+				end += n
+			}
+		}
 		if doc.Root != nil {
 			if n := doc.Root.At(d.Path.Pointer); n != nil {
 				start, end = n.Start, n.End

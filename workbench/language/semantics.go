@@ -55,6 +55,6 @@ var DiagnosticPathsText = map[string]string{
 		"An `input_binding` or `context_binding` diagnostic's `path` is a JSON Pointer into the input or the context instead.",
 	pilotage.LocatorTextRange: "Programs are text (locator `text-range`, §5.5): send the program as one JSON string holding the program text, written as the examples write it. " +
 		"A diagnostic's `path` is `{\"start\": {\"line\": L, \"column\": C}, \"end\": {\"line\": L, \"column\": C}}` in that text: lines and columns are 1-based, columns count characters, and `end` is the position just after the last character of the finding. " +
-		"A finding about the whole program, such as text that is not JSON, spans the whole text. `range` is never used. " +
+		"Text that is not JSON gets a `syntax` diagnostic at the character where reading stopped (an empty range at the end when the text ends early); a finding about the whole program spans all of it. `range` is never used. " +
 		"An `input_binding` or `context_binding` diagnostic's `path` is a JSON Pointer into the input or the context.",
 }
