@@ -202,3 +202,19 @@ func TestInspectorHTTP(t *testing.T) {
 		t.Fatalf("execute over HTTP: %v", res)
 	}
 }
+
+// The Inspector with a text-range Language (langs/notes): the validate
+// tool's program is a string in its input schema, so the Inspector sends
+// the text after program= as typed, and the diagnostic's path is a
+// line:column range in that text (§5.5), here the quoted entry name.
+func TestInspectorTextProgram(t *testing.T) {
+	inspector(t)
+	serve := []string{"../langs/notes/notes.pdl"}
+	res, isErr := inspect(t, serve, "tools/call", "--tool-name", "notes_v1_validate", "--tool-arg",
+		`program={"steps": [{"id": "a", "call": "notes.serch", "with": {}}]}`)
+	v := structuredOf[pilotage.ValidateResponse](t, res)
+	want := pilotage.TextRange{Start: pilotage.LineCol{Line: 1, Column: 32}, End: pilotage.LineCol{Line: 1, Column: 45}}
+	if isErr || v.Valid || len(v.Diagnostics) != 1 || v.Diagnostics[0].Path.Text == nil || *v.Diagnostics[0].Path.Text != want {
+		t.Fatalf("want one unknown_name at 1:32-1:45: isError %v %v", isErr, res)
+	}
+}
