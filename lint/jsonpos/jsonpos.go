@@ -230,6 +230,8 @@ func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
 type Doc struct {
 	Src  []byte
 	Root *Node
+	// shared is set by ParseShared: strings may be views of Src.
+	shared bool
 	// marks are positions every markEvery bytes, built on the first
 	// Position call, so that a position costs a binary search and a short
 	// scan even on a megabyte-long minified line.
@@ -263,7 +265,7 @@ func Parse(src []byte) (*Doc, error) { return parse(src, false) }
 func ParseShared(src []byte) (*Doc, error) { return parse(src, true) }
 
 func parse(src []byte, shared bool) (*Doc, error) {
-	d := &Doc{Src: src}
+	d := &Doc{Src: src, shared: shared}
 	p := parser{src: src, shared: shared}
 	p.skipWS()
 	root := p.value(0)
@@ -326,6 +328,14 @@ func scan(src []byte, p Pos, offset int, marks *[]Pos) Pos {
 
 // Raw returns the source bytes of n.
 func (d *Doc) Raw(n *Node) []byte { return d.Src[n.Start:n.End] }
+
+// Text returns the source text of n as a string, a view of Src for a
+// document from ParseShared and a copy otherwise: a map keyed by the text
+// of large values then costs no copy of them.
+func (d *Doc) Text(n *Node) string {
+	p := parser{shared: d.shared}
+	return p.text(d.Raw(n))
+}
 
 // Locate returns the position of the value at pointer, falling back to the
 // deepest existing ancestor when the pointer does not resolve (a missing

@@ -450,6 +450,16 @@ func TestParseSharedStrings(t *testing.T) {
 	if m := shared.Root.Members[0]; m.Key != "keZ" {
 		t.Errorf("ParseShared's key = %q, want a view of the source", m.Key)
 	}
+	if got := copied.Text(copied.Root.Get("a")) + shared.Text(shared.Root.Get("a")); got != `["x", "Z"]["x", "Z"]` {
+		// Text is taken after the change: both see the source as it is now.
+		t.Errorf("Text = %q", got)
+	}
+	text := copied.Text(copied.Root.Get("n"))
+	sharedText := shared.Text(shared.Root.Get("n"))
+	src[bytes.IndexByte(src, '1')] = '7'
+	if text != "1Z" || sharedText != "7Z" {
+		t.Errorf("Text after a change of the source: copy %q (want 1Z), view %q (want 7Z)", text, sharedText)
+	}
 }
 
 // A container's members and elements come from shared blocks; appending

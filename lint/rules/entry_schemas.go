@@ -24,7 +24,8 @@ var entrySchemas = &lint.Rule{
 		// same input_schema); compiling costs ~100µs, so each distinct
 		// source is compiled once per input. Findings are still reported
 		// at every entry.
-		compiled := map[string]error{}
+		type source struct{ member, text string }
+		compiled := map[source]error{}
 		for _, l := range p.Languages {
 			if l.Catalog == nil {
 				continue
@@ -44,7 +45,7 @@ var entrySchemas = &lint.Rule{
 							"flatten the schema with \"$defs\" and \"$ref\"; checking this depth would cost time quadratic in it")
 						continue
 					}
-					key := member + "\x00" + string(p.Doc.Raw(n))
+					key := source{member, p.Doc.Text(n)} // no copy: lint parses with ParseShared
 					err, done := compiled[key]
 					if !done {
 						err = compileOffline(member, n.Value())

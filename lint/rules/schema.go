@@ -1,9 +1,12 @@
 package rules
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -80,8 +83,9 @@ func schemaPieces(rootNode *jsonpos.Node, kind lint.InputKind, rootSchema *jsons
 			return // left to the root's validation, which reports the type
 		}
 		emptied[array] = true
+		typeOnly := typeOnlyMembers(name)
 		for i, e := range array.Elems {
-			pieces = append(pieces, schemaPiece{pointer: ptr + "/" + strconv.Itoa(i), node: e, schema: s})
+			pieces = append(pieces, schemaPiece{pointer: ptr + "/" + strconv.Itoa(i), node: e, schema: s, cut: stubs(e, typeOnly)})
 		}
 	}
 	// Only the last of duplicate members is validated, as in the decoded
@@ -99,6 +103,83 @@ func schemaPieces(rootNode *jsonpos.Node, kind lint.InputKind, rootSchema *jsons
 		}
 	}
 	return pieces
+}
+
+// stubs leaves out of an element's conversion the containers the schema
+// checks only for their type (an entry's input_schema and output_schema,
+// most of an entry's nodes): an empty one of the same type stands in.
+func stubs(elem *jsonpos.Node, typeOnly map[string]bool) func(*jsonpos.Node) (any, bool) {
+	var cut []*jsonpos.Node
+	for _, m := range members(elem) {
+		if typeOnly[m.Key] {
+			cut = append(cut, m.Value)
+		}
+	}
+	if cut == nil {
+		return nil
+	}
+	return func(n *jsonpos.Node) (any, bool) {
+		if !slices.Contains(cut, n) {
+			return nil, false
+		}
+		switch n.Kind {
+		case jsonpos.Object:
+			return map[string]any{}, true
+		case jsonpos.Array:
+			return []any{}, true
+		}
+		return nil, false
+	}
+}
+
+// typeOnlyMembers returns the properties of the embedded object schema
+// name whose subschema has no keyword but "type" and annotations, so that
+// only the JSON type of their value matters; none when the schema has a
+// keyword that could look at a property another way.
+func typeOnlyMembers(name string) map[string]bool {
+	typeOnlyOnce.Do(func() {
+		typeOnlyCache = map[string]map[string]bool{}
+		for _, n := range []string{pilotage.SchemaGuide, pilotage.SchemaCatalogEntry} {
+			typeOnlyCache[n] = readTypeOnly(n)
+		}
+	})
+	return typeOnlyCache[name]
+}
+
+var (
+	typeOnlyOnce  sync.Once
+	typeOnlyCache map[string]map[string]bool
+)
+
+// schemaAnnotations are the keywords that constrain nothing.
+var schemaAnnotations = []string{"$schema", "$id", "$comment", "title", "description"}
+
+func readTypeOnly(name string) map[string]bool {
+	src, err := pilotage.SchemaSource(name)
+	var s map[string]json.RawMessage
+	if err != nil || json.Unmarshal(src, &s) != nil {
+		return nil
+	}
+	for k := range s {
+		if !slices.Contains(schemaAnnotations, k) && k != "type" && k != "required" && k != "properties" {
+			return nil
+		}
+	}
+	var props map[string]map[string]json.RawMessage
+	if json.Unmarshal(s["properties"], &props) != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for prop, sub := range props {
+		only := len(sub) > 0
+		for k := range sub {
+			only = only && (k == "type" || slices.Contains(schemaAnnotations, k))
+		}
+		if only {
+			out[prop] = true
+		}
+	}
+	return out
 }
 
 // members returns the members of an object node; nil for another kind.

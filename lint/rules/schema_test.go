@@ -37,6 +37,7 @@ func TestSchemaPiecesMatchWhole(t *testing.T) {
 		`{"snapshot": "pilotage/1.1", "manifest": {}, "guides": {}, "catalog": {"b": {"items": [{"id": 2, "risk_hints": {"readOnly": 1}}, []], "items": [{"kind": "k"}]}, "c": 3}}`,
 		`{"snapshot": "pilotage/1.1", "manifest": {}, "guides": [], "catalog": {"x~/y": {"catalog_version": "1", "items": [{"input_schema": 1}]}}}`,
 		`{"snapshot": 1, "guides": {"a": [{"id": "g"}]}, "guides": {"b": [{"id": 1}]}}`,
+		`{"snapshot": "pilotage/1.1", "manifest": {}, "guides": {}, "catalog": {"b": {"catalog_version": "1", "items": [{"id": "e", "kind": "k", "risk": "r", "risk_hints": {}, "input_schema": [{"type": 1}], "output_schema": "s"}, {"input_schema": {"type": 3}, "input_schema": null, "output_schema": {}, "tags": [1]}]}}}`,
 	} {
 		docs = append(docs, []byte(d))
 	}
@@ -72,6 +73,15 @@ func TestSchemaPiecesMatchWhole(t *testing.T) {
 	}
 	if checked < 50 {
 		t.Errorf("only %d documents checked; the fixtures were not found", checked)
+	}
+}
+
+// The entry's schemas, most of a catalog's nodes, are the members only
+// typed by catalog-entry.json, and so left out of the conversion.
+func TestTypeOnlyMembers(t *testing.T) {
+	got := typeOnlyMembers(pilotage.SchemaCatalogEntry)
+	if !got["input_schema"] || !got["output_schema"] || got["risk_hints"] || got["tags"] {
+		t.Errorf("type-only members of catalog-entry.json = %v; want input_schema and output_schema, not risk_hints or tags", got)
 	}
 }
 
