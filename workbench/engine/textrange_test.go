@@ -12,8 +12,8 @@ import (
 // end just after the last character (§5.5): a name where it is written,
 // an expression problem inside the expression, text that is not JSON at
 // the character where the parse stopped (an empty range at the end of the
-// text when it ends early), and a context finding as a JSON Pointer into
-// context, never a range.
+// text when it ends early), and context and input findings as JSON
+// Pointers into the context and the input, never ranges.
 func TestTextRangePaths(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
 	type lc = pilotage.LineCol
@@ -57,5 +57,9 @@ func TestTextRangePaths(t *testing.T) {
 	}
 	if len(v.Diagnostics) != 1 || v.Diagnostics[0].Code != pilotage.CodeContextBinding || v.Diagnostics[0].Path.Text != nil || v.Diagnostics[0].Path.Pointer != "/site" {
 		t.Errorf("a context finding must be a JSON Pointer into context (§5.5): %+v", v.Diagnostics)
+	}
+	r := exec(t, e, "alice", "s1", "ctx/v1", pilotage.ExecuteRequest{Program: prog, Input: raw(`[1]`), Context: raw(`{"site": "x"}`)})
+	if len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != pilotage.CodeInputBinding || r.Diagnostics[0].Path.Text != nil {
+		t.Errorf("an input finding must be a JSON Pointer into input (§5.5): %+v", r.Diagnostics)
 	}
 }
