@@ -6,6 +6,7 @@ import (
 	"sort"
 	"text/tabwriter"
 
+	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/lint/rules"
@@ -17,6 +18,7 @@ type lintParams struct {
 	out       reportFlags
 	disable   []string
 	listRules bool
+	progress  string
 }
 
 func newLintCmd() *cobra.Command {
@@ -39,6 +41,10 @@ the JSON Pointer of the value. Use - to read standard input, JSON or PDL
 (told apart by content). The kind of JSON document is detected from its
 content too.
 
+When the inputs come to 16 MB or more (or to an unknown size), a line on
+standard error shows what is read and checked, when standard error is a
+terminal (--progress auto); it is erased at the end.
+
 Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 2 usage errors or unreadable files.`,
 		Example: `  pilotage lint manifest.json
@@ -52,6 +58,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	p.out.register(c, []report.Format{report.Text, report.JSON, report.SARIF, report.GitHub, report.JUnit})
 	c.Flags().StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
 	c.Flags().BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
+	progressFlag(c, &p.progress)
 	return c
 }
 
@@ -59,6 +66,10 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	format, err := p.out.validate()
 	if err != nil {
 		return err
+	}
+	mode, err := progress.ParseMode(p.progress)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	all := rules.All()
 	if p.listRules {
@@ -74,15 +85,24 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	for _, id := range p.disable {
 		cfg.Disabled[id] = true
 	}
+	// Files are read whole, quickly; the line mostly shows that the
+	// checking, which cannot be counted, goes on.
+	m := progress.Start(c.ErrOrStderr(), mode, inputsSize(c, args), "lint", "")
+	defer m.Stop()
 	var inputs []*lint.Input
+	var read int64
 	for _, name := range args {
 		src, err := readInput(c, name)
 		if err != nil {
 			return err
 		}
+		m.AddBytes(int64(len(src)))
+		read += int64(len(src))
 		inputs = append(inputs, &lint.Input{File: name, Src: src})
 	}
+	m.SetPhase(fmt.Sprintf("checking %s (%s)", countFiles(len(inputs)), progress.MB(read)))
 	rep, err := pdllint.Run(all, inputs, cfg)
+	m.Stop()
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -106,4 +126,11 @@ func printRules(c *cobra.Command, format report.Format, infos []report.RuleInfo)
 		return tw.Flush()
 	}
 	return usageErr("--list-rules prints text or json, not %s", format)
+}
+
+func countFiles(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }

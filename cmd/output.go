@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/spf13/cobra"
 )
@@ -100,15 +101,7 @@ func (f *reportFlags) useColor(w io.Writer) bool {
 	case "never":
 		return false
 	}
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	file, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := file.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return os.Getenv("NO_COLOR") == "" && progress.IsTerminal(w)
 }
 
 // readInput reads a named file, or standard input for "-".
@@ -132,10 +125,8 @@ func readInput(c *cobra.Command, name string) ([]byte, error) {
 // `pilotage lint -` typed by hand looks like a hang.
 func stdinOf(c *cobra.Command) io.Reader {
 	in := c.InOrStdin()
-	if f, ok := in.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			fmt.Fprintln(c.ErrOrStderr(), "pilotage: reading standard input; end it with Ctrl-D")
-		}
+	if f, ok := in.(*os.File); ok && progress.IsTerminal(f) {
+		fmt.Fprintln(c.ErrOrStderr(), "pilotage: reading standard input; end it with Ctrl-D")
 	}
 	return in
 }

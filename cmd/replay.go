@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/spf13/cobra"
@@ -21,6 +22,7 @@ type replayParams struct {
 	disable    []string
 	maxPerRule int
 	listRules  bool
+	progress   string
 }
 
 func newReplayCmd() *cobra.Command {
@@ -48,6 +50,10 @@ Each finding names its rule and spec section, points at the trace entry
 against, and carries the trace's run_id. The summary counts the entries and
 rules checked. See docs/replay.md.
 
+While traces of 16 MB or more (or of unknown size) are read, a line on
+standard error shows the bytes read, the steps checked and the rate, when
+standard error is a terminal (--progress auto); it is erased at the end.
+
 Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 2 usage errors or unreadable files.`,
 		Example: `  pilotage replay trace.json --plan plan.json
@@ -67,6 +73,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
 	f.IntVar(&p.maxPerRule, "max-per-rule", replay.DefaultMaxPerRule, "list at most `N` findings per rule and trace; the rest are counted")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
+	progressFlag(c, &p.progress)
 	return c
 }
 
@@ -74,6 +81,10 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 	format, err := p.out.validate()
 	if err != nil {
 		return err
+	}
+	mode, err := progress.ParseMode(p.progress)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	if p.listRules {
 		var infos []report.RuleInfo
@@ -113,7 +124,18 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 	if err != nil {
 		return err
 	}
+	var names []string
+	for _, in := range inputs {
+		names = append(names, in.File)
+	}
+	m := progress.Start(c.ErrOrStderr(), mode, inputsSize(c, names), "replay", "steps")
+	defer m.Stop()
+	if m != nil {
+		meteredInputs(m, inputs)
+		opt.OnEntry = m.Add
+	}
 	rep, err := replay.Run(plan, inputs, opt)
+	m.Stop()
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -37,6 +37,10 @@ type Options struct {
 	// MaxPerRule bounds the findings listed per rule and trace file;
 	// 0 means DefaultMaxPerRule.
 	MaxPerRule int
+	// OnEntry, when set, is called after each trace entry is checked,
+	// for a progress display; it runs on the replaying goroutine and
+	// must be cheap.
+	OnEntry func()
 }
 
 // Input is one trace file to replay, opened when its turn comes.
@@ -130,7 +134,11 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	}
 	er := &errReader{r: r}
 	c := newChecker(plan, opt.Language, file, max)
-	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, c.entry, c.diagnostic)
+	onEntry := c.entry
+	if opt.OnEntry != nil {
+		onEntry = func(e *entry) { c.entry(e); opt.OnEntry() }
+	}
+	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, onEntry, c.diagnostic)
 	if s.syntax != nil {
 		// The walk stopped at the error; the rest of a small file is
 		// read so the finding shows the line in text output.

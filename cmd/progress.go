@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"io"
+	"os"
+
+	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/spf13/cobra"
+)
+
+// progressFlag registers --progress on a verb whose work can take long.
+func progressFlag(c *cobra.Command, mode *string) {
+	c.Flags().StringVar(mode, "progress", string(progress.Auto), progress.FlagUsage)
+}
+
+// inputsSize is the total size of the named inputs, for a progress line;
+// 0 (unknown) when one of them is standard input from a pipe or cannot
+// be stated, since a percentage of part of the work would mislead.
+func inputsSize(c *cobra.Command, names []string) int64 {
+	var total int64
+	for _, name := range names {
+		var st os.FileInfo
+		var err error
+		if name == "-" {
+			f, ok := c.InOrStdin().(*os.File)
+			if !ok {
+				return 0
+			}
+			st, err = f.Stat()
+		} else {
+			st, err = os.Stat(name)
+		}
+		if err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		total += st.Size()
+	}
+	return total
+}
+
+// meteredInputs makes every input count the bytes read from it on m.
+func meteredInputs(m *progress.Meter, inputs []replay.Input) {
+	for i := range inputs {
+		open := inputs[i].Open
+		inputs[i].Open = func() (io.ReadCloser, error) {
+			rc, err := open()
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				io.Reader
+				io.Closer
+			}{m.Reader(rc), rc}, nil
+		}
+	}
+}
