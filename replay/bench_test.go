@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pilotage-dev/pilotage/cmd/progress"
 )
 
 // benchPlan has nested loops and a branch in the outer body:
@@ -136,8 +138,24 @@ func peakMetric(name string, f func()) uint64 {
 // and a branch, level full) and compares its throughput with a plain
 // encoding/json Decoder.Token scan of the same file in the same run. It
 // fails when replay is slower than half the scan or when the heap's peak
-// reaches 64 MiB.
+// reaches 64 MiB. The progress case replays as pilotage replay
+// --progress=always does: bytes counted through the meter's reader and
+// every entry counted, with the line drawn (into io.Discard).
 func BenchmarkReplay1M(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		benchReplay1M(b, func(f io.Reader) (io.Reader, Options, func()) { return f, Options{}, func() {} })
+	})
+	b.Run("progress", func(b *testing.B) {
+		benchReplay1M(b, func(f io.Reader) (io.Reader, Options, func()) {
+			m := progress.Start(io.Discard, progress.Always, 0, "replay", "steps")
+			return m.Reader(f), Options{OnEntry: m.Add}, m.Stop
+		})
+	})
+}
+
+// benchReplay1M is BenchmarkReplay1M with setup turning the trace file
+// into the reader and options a replay gets, and what ends the replay.
+func benchReplay1M(b *testing.B, setup func(io.Reader) (io.Reader, Options, func())) {
 	path := filepath.Join(b.TempDir(), "trace.json")
 	f, err := os.Create(path)
 	if err != nil {
@@ -166,7 +184,11 @@ func BenchmarkReplay1M(b *testing.B) {
 	for range b.N {
 		f := open()
 		var res Result
-		peak = max(peak, peakHeap(func() { res = Replay(plan, "trace.json", f, Options{}) }))
+		peak = max(peak, peakHeap(func() {
+			r, opt, end := setup(f)
+			res = Replay(plan, "trace.json", r, opt)
+			end()
+		}))
 		f.Close()
 		if len(res.Findings) > 0 || res.Entries != entries {
 			b.Fatalf("replay: %d entries (want %d), findings %v", res.Entries, entries, res.Findings)
