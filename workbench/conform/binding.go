@@ -145,7 +145,7 @@ func (c *checker) tools(published map[string]*mcp.Tool, names []string) {
 		}{{"inputSchema", t.InputSchema}, {"outputSchema", t.OutputSchema}} {
 			m, _ := s.schema.(map[string]any)
 			if m == nil || m["type"] != "object" {
-				c.find(RuleTools, "tools/list", "/tools/"+name+"/"+s.member, "tool %q has no object %s; every tool declares one so a generic client can call it", name, s.member)
+				c.find(RuleTools, "tools/list", "/tools", "tool %q has no object %s; every tool declares one so a generic client can call it", name, s.member)
 			}
 		}
 	}

@@ -95,9 +95,7 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 		return nil, err
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "pilotage-conform", Version: opt.Version}, nil)
-	cctx, cancel := context.WithTimeout(ctx, opt.Timeout)
-	cs, err := client.Connect(cctx, t, nil)
-	cancel()
+	cs, err := connect(ctx, client, t, opt.Timeout)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("the server did not answer initialize within %v (--timeout)", opt.Timeout)
@@ -114,6 +112,30 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 		return nil, err
 	}
 	return c.finish(), nil
+}
+
+// connect initializes the session within the timeout. The go-sdk stops
+// waiting for the answer when the context ends, but not a write the peer
+// never reads (an in-memory pipe, a full OS pipe); the select returns
+// anyway, leaving that goroutine to end with the process.
+func connect(ctx context.Context, client *mcp.Client, t mcp.Transport, timeout time.Duration) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type result struct {
+		cs  *mcp.ClientSession
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		cs, err := client.Connect(ctx, t, nil)
+		done <- result{cs, err}
+	}()
+	select {
+	case r := <-done:
+		return r.cs, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // checker holds one conform run.

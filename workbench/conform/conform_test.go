@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/lint/rules"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
@@ -148,5 +151,48 @@ func TestReferenceServerIsClean(t *testing.T) {
 		if len(g) == 0 || !reflect.DeepEqual(g, c.Items) {
 			t.Errorf("catalog of %s differs from build's:\n%v\n%v", id, g, c.Items)
 		}
+	}
+}
+
+// The fake serving the example snapshot is a conformant server: no
+// finding. This keeps the broken variants below honest.
+func TestFakeServingACleanSnapshotIsClean(t *testing.T) {
+	f := newFake(t, "../../docs/examples/snapshot.json")
+	rep := check(t, inMemory(t, f.server()), Options{})
+	if len(rep.Findings) != 0 {
+		t.Fatalf("findings:\n%s", findings(rep))
+	}
+}
+
+// A server publishing broken artifacts gets exactly the findings `pilotage
+// lint` gives the same artifacts as a file, each pointing at the value in
+// the saved snapshot.
+func TestPublishedArtifactsGetLintsFindings(t *testing.T) {
+	const file = "../../docs/examples/broken-snapshot.json"
+	dir := t.TempDir()
+	rep := check(t, inMemory(t, newFake(t, file).server()), Options{Dir: dir})
+	want, err := lint.Run(rules.All(), []*lint.Input{{File: file, Src: readFile(t, file)}}, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Findings) == 0 {
+		t.Fatal("the broken example has no findings")
+	}
+	key := func(f report.Finding) string { return f.Rule + " " + f.Pointer + " " + f.Message }
+	var got, exp []string
+	saved := filepath.ToSlash(filepath.Join(dir, "snapshot.json"))
+	for _, f := range rep.Findings {
+		if f.File != saved || f.Line < 1 {
+			t.Errorf("finding not placed in the saved snapshot: %+v", f)
+		}
+		got = append(got, key(f))
+	}
+	for _, f := range want.Findings {
+		exp = append(exp, key(f))
+	}
+	sort.Strings(got)
+	sort.Strings(exp)
+	if !reflect.DeepEqual(got, exp) {
+		t.Errorf("conform:\n%s\nlint:\n%s", strings.Join(got, "\n"), strings.Join(exp, "\n"))
 	}
 }
