@@ -40,7 +40,7 @@ type fake struct {
 	pageSize  int
 	// skip leaves tools unpublished; noOutput publishes them without an
 	// outputSchema.
-	skip, noOutput map[string]bool
+	skip, noOutput     map[string]bool
 	noManifestResource bool
 	// arrayResult answers arguments that are not an object with a tool
 	// result instead of a JSON-RPC error.
