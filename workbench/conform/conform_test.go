@@ -35,7 +35,7 @@ func homeflow(t testing.TB) *compile.Result {
 }
 
 // reference serves res with the workbench engine as principal.
-func reference(t testing.TB, res *compile.Result, principal string) *mcp.Server {
+func reference(t testing.TB, res *compile.Result, principal string) *mcpserver.Server {
 	t.Helper()
 	eng, err := engine.New(res.Server, engine.Options{})
 	if err != nil {
@@ -46,7 +46,7 @@ func reference(t testing.TB, res *compile.Result, principal string) *mcp.Server 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.MCP()
+	return s
 }
 
 // inMemory connects a server over an in-memory transport and returns the
@@ -93,7 +93,7 @@ func findings(rep *report.Report) string {
 func TestReferenceServerIsClean(t *testing.T) {
 	res := homeflow(t)
 	dir := t.TempDir()
-	rep := check(t, inMemory(t, reference(t, res, "owner")), Options{Dir: dir, Execute: true, Program: &Program{
+	rep := check(t, inMemory(t, reference(t, res, "owner").MCP()), Options{Dir: dir, Execute: true, Program: &Program{
 		File:  "evening.json",
 		Src:   readFile(t, homeflowDir+"programs/evening.json"),
 		Input: readFile(t, homeflowDir+"programs/evening.input.json"),

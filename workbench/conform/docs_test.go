@@ -1,0 +1,57 @@
+package conform
+
+import (
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Every command docs/conform.md shows is run by an end-to-end script
+// (cmd/testdata/script/conform*.txtar), so the page never shows a command
+// that does not work.
+func TestDocsCommandsAreRun(t *testing.T) {
+	doc := string(readFile(t, "../../docs/conform.md"))
+	scripts, err := filepath.Glob("../../cmd/testdata/script/conform*.txtar")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no conform scripts: %v", err)
+	}
+	var all strings.Builder
+	for _, s := range scripts {
+		all.Write(readFile(t, s))
+	}
+	n := 0
+	for _, block := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(doc, -1) {
+		for _, line := range strings.Split(strings.TrimSpace(block[1]), "\n") {
+			n++
+			if !strings.Contains(all.String(), "exec "+line+"\n") {
+				t.Errorf("docs/conform.md shows %q, which no conform script runs", line)
+			}
+		}
+	}
+	if n < 3 {
+		t.Fatalf("found %d commands in docs/conform.md; the extraction is broken", n)
+	}
+}
+
+// Over streamable HTTP with a bearer token (--http URL --token T), the
+// reference server is clean too, and the catalog read is the token's
+// principal's (§10.3): the guest sees fewer entries than the owner.
+func TestHTTPWithToken(t *testing.T) {
+	res := homeflow(t)
+	items := map[string]int{}
+	for _, token := range []string{"owner-token", "guest-token"} {
+		hs := httptest.NewServer(reference(t, res, "").HTTPHandler(map[string]string{"owner-token": "owner", "guest-token": "guest"}))
+		t.Cleanup(hs.Close)
+		dir := t.TempDir()
+		rep := check(t, HTTP(hs.URL, token), Options{Dir: dir})
+		if len(rep.Findings) != 0 {
+			t.Fatalf("%s: findings:\n%s", token, findings(rep))
+		}
+		items[token] = strings.Count(string(readFile(t, filepath.Join(dir, "snapshot.json"))), `"risk_hints"`)
+	}
+	if items["guest-token"] >= items["owner-token"] || items["guest-token"] == 0 {
+		t.Errorf("catalog items read: %v; the guest should see some, fewer than the owner", items)
+	}
+}
