@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pilotage-dev/pilotage/workbench/mcpserver/mcptest"
+	"github.com/pilotage-dev/pilotage/workbench/binding"
 )
 
 // MaxMessageBytes bounds one message from the server. Over stdio the
@@ -29,7 +29,7 @@ func Command(name string, args []string, stderr io.Writer) mcp.Transport {
 // "Authorization: Bearer token" when token is not empty.
 func HTTP(url, token string) mcp.Transport {
 	return &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true,
-		HTTPClient: &http.Client{Transport: bounded{mcptest.Bearer{Token: token}}}}
+		HTTPClient: &http.Client{Transport: bounded{binding.Bearer{Token: token}}}}
 }
 
 // bounded fails a response body that grows past MaxMessageBytes, instead

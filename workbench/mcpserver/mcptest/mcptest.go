@@ -12,25 +12,14 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pilotage-dev/pilotage/workbench/binding"
 )
-
-// Bearer is an http.RoundTripper that adds "Authorization: Bearer Token"
-// (nothing when Token is empty).
-type Bearer struct{ Token string }
-
-// RoundTrip implements http.RoundTripper.
-func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.Token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.Token)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // ConnectHTTP opens an MCP client session on a streamable-HTTP endpoint
 // with a bearer token.
 func ConnectHTTP(ctx context.Context, url, token string) (*mcp.ClientSession, error) {
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: Bearer{token}}}
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: binding.Bearer{Token: token}}}
 	return mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "1"}, nil).Connect(ctx, tr, nil)
 }
 
@@ -43,7 +32,7 @@ func PingStatus(url, token string) (int, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := Bearer{token}.RoundTrip(req)
+	resp, err := binding.Bearer{Token: token}.RoundTrip(req)
 	if err != nil {
 		return 0, err
 	}
