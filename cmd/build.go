@@ -25,7 +25,10 @@ func newBuildCmd() *cobra.Command {
 
 Output is byte-identical for the same input. File names inside the PDL are
 relative to its directory. When the PDL has errors, build writes nothing,
-prints every error with its source line, and exits 2.
+prints every error with its source line, and exits 2. For the errors in a
+machine format (json, sarif, github, junit), run pilotage lint FILE.pdl
+--format …: it reports the same compile errors, then lints what build
+would write.
 
 Exit status: 0 written, 2 errors in the PDL, usage errors or unwritable output.`,
 		Example: `  pilotage build langs/homeflow/homeflow.pdl
