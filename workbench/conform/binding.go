@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -152,7 +154,12 @@ func (c *checker) tools(published map[string]*mcp.Tool, names []string) {
 }
 
 // resources checks the manifest resource against discover's manifest
-// and each published guide resource against the body learn returned.
+// and the guide resources of each Language against its learn index.
+// Guide resources are the project's addition to the shared binding
+// (docs/binding.md), so a Language whose guides have none is fine; but
+// once a server publishes one, a client may rely on them, so every guide
+// of the index has one holding the body learn returns, and none names a
+// guide the index lacks.
 func (c *checker) resources(published map[string]*mcp.Resource, manifest json.RawMessage, guides map[string][]guide) {
 	if _, ok := published[binding.ManifestURI]; !ok {
 		c.find(RuleResources, "resources/list", "/resources", "the manifest resource %s is not listed", binding.ManifestURI)
@@ -161,21 +168,37 @@ func (c *checker) resources(published map[string]*mcp.Resource, manifest json.Ra
 	}
 	for lang, gs := range guides {
 		prefix := binding.GuideURI(lang, "")
-		known := map[string]bool{}
+		// extra ends holding the guide resources no guide of the index
+		// claimed.
+		extra := map[string]bool{}
+		for uri := range published {
+			if strings.HasPrefix(uri, prefix) {
+				extra[uri] = true
+			}
+		}
+		if len(extra) == 0 {
+			continue
+		}
 		for _, g := range gs {
+			if g.ID == "" {
+				// lint reports the guide without an id.
+				continue
+			}
 			uri := binding.GuideURI(lang, g.ID)
-			known[uri] = true
-			if _, ok := published[uri]; !ok || g.Body == nil {
+			delete(extra, uri)
+			if _, ok := published[uri]; !ok {
+				c.find(RuleResources, "resources/list", "/resources", "guide %q of %s has no resource %s, though the server publishes guide resources of %s", g.ID, lang, uri, lang)
+				continue
+			}
+			if g.Body == nil {
 				continue
 			}
 			if text, ok := c.readResource(uri); ok && text != *g.Body {
 				c.find(RuleResources, "resources/read "+uri, "/contents/0/text", "the guide resource differs from the body learn returns for guide %q", g.ID)
 			}
 		}
-		for uri := range published {
-			if strings.HasPrefix(uri, prefix) && !known[uri] {
-				c.find(RuleResources, "resources/list", "/resources", "resource %s names no guide of the learn index of %s", uri, lang)
-			}
+		for _, uri := range slices.Sorted(maps.Keys(extra)) {
+			c.find(RuleResources, "resources/list", "/resources", "resource %s names no guide of the learn index of %s", uri, lang)
 		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/workbench/binding"
 )
 
@@ -45,7 +44,101 @@ func TestBindingViolations(t *testing.T) {
 	}
 	dir := t.TempDir()
 	rep := check(t, inMemory(t, f.server()), Options{Dir: dir})
-	golden.Check(t, "testdata/binding-violations.golden", []byte(strings.ReplaceAll(findings(rep), dir, "DIR")))
+	checkGolden(t, "testdata/binding-violations.golden", rep, dir)
+}
+
+// A server whose guide resources disagree with learn (docs/binding.md):
+// a guide without its resource, a resource with another body, and a
+// resource for a guide the learn index does not list. Each is a
+// binding-resources finding naming the resource (golden file).
+func TestGuideResourceViolations(t *testing.T) {
+	s := reference(t, homeflow(t), "owner").MCP()
+	const lang = "homeflow/v1"
+	s.RemoveResources(binding.GuideURI(lang, "morning"))
+	for _, id := range []string{"devices", "retired"} {
+		uri := binding.GuideURI(lang, id)
+		s.AddResource(&mcp.Resource{URI: uri, Name: id, MIMEType: "text/markdown"},
+			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "# Not what learn says\n"}}}, nil
+			})
+	}
+	dir := t.TempDir()
+	rep := check(t, inMemory(t, s), Options{Dir: dir})
+	checkGolden(t, "testdata/guide-resources.golden", rep, dir)
+}
+
+// A fetch door that returns another Run than execute returned (§6.6): a
+// different run_id, a different outcome, a trace above the level execute
+// recorded ("The fetch door MUST NOT return more than was recorded"), and
+// a refused Run that is retrievable although a refused Run is never
+// retained. The reference server runs langs/homeflow's evening program;
+// a middleware rewrites one tool's answer. Each case has a golden file of
+// conform's findings, replay's on the saved files included.
+func TestFetchDoorViolations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// summary makes the Language declare trace_level summary, so
+		// execute records a summary trace and full is above it.
+		summary bool
+		tool    string
+		edit    func(run map[string]any)
+	}{
+		{"other-run-id", false, "homeflow_v1_trace", func(run map[string]any) { run["run_id"] = "run-of-someone-else" }},
+		{"other-outcome", false, "homeflow_v1_trace", func(run map[string]any) {
+			run["outcome"] = map[string]any{"ok": false, "status": "timeout"}
+		}},
+		{"level-above-recorded", true, "homeflow_v1_trace", func(run map[string]any) {
+			trace := run["trace"].(map[string]any)
+			trace["level"] = "full"
+			for _, step := range trace["steps"].([]any) {
+				step.(map[string]any)["input"] = map[string]any{"room": "living"}
+			}
+		}},
+		{"refused-run-retained", false, "homeflow_v1_execute", func(run map[string]any) {
+			run["outcome"] = map[string]any{"ok": false, "status": "catalog_drift"}
+			delete(run, "trace")
+			delete(run, "output")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := homeflow(t)
+			if tc.summary {
+				res.Server.Languages[0].TraceLevel = "summary"
+			}
+			s := reference(t, res, "owner").MCP()
+			s.AddReceivingMiddleware(rewriteTool(t, tc.tool, tc.edit))
+			dir := t.TempDir()
+			rep := check(t, inMemory(t, s), Options{Dir: dir, Execute: true, Program: evening(t)})
+			checkGolden(t, "testdata/fetch-"+tc.name+".golden", rep, dir)
+		})
+	}
+}
+
+// rewriteTool is a server middleware that passes the processed result of
+// one tool through edit, in both channels, so they stay the same JSON.
+func rewriteTool(t *testing.T, tool string, edit func(map[string]any)) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			out, err := next(ctx, method, req)
+			call, ok := req.(*mcp.CallToolRequest)
+			res, _ := out.(*mcp.CallToolResult)
+			if err != nil || !ok || call.Params.Name != tool || res == nil || res.IsError {
+				return out, err
+			}
+			raw, err := json.Marshal(res.StructuredContent)
+			var v map[string]any
+			if err == nil {
+				err = json.Unmarshal(raw, &v)
+			}
+			if err != nil {
+				t.Errorf("%s: %v", tool, err)
+				return out, nil
+			}
+			edit(v)
+			raw, _ = json.Marshal(v)
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(raw), Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}, nil
+		}
+	}
 }
 
 // A server declaring a newer major version must not be used (§11.1):

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/lint/rules"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -60,6 +62,15 @@ func inMemory(t testing.TB, s *mcp.Server) mcp.Transport {
 	return ct
 }
 
+// evening is langs/homeflow's example program with its input.
+func evening(t testing.TB) *Program {
+	return &Program{
+		File:  "evening.json",
+		Src:   readFile(t, homeflowDir+"programs/evening.json"),
+		Input: readFile(t, homeflowDir+"programs/evening.input.json"),
+	}
+}
+
 func readFile(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(name)
@@ -87,17 +98,27 @@ func findings(rep *report.Report) string {
 	return b.String()
 }
 
+// runID matches the engine's random run ids.
+var runID = regexp.MustCompile(`run-[0-9a-f]{32}`)
+
+// checkGolden compares the findings with a golden file (-update rewrites
+// it), with what changes from run to run replaced: the save directory by
+// DIR, and the engine's run ids by one of the same length, so the carets
+// under a snippet stay where they were.
+func checkGolden(t *testing.T, name string, rep *report.Report, dir string) {
+	t.Helper()
+	out := strings.ReplaceAll(findings(rep), dir, "DIR")
+	out = runID.ReplaceAllLiteralString(out, "run-"+strings.Repeat("X", 32))
+	golden.Check(t, name, []byte(out))
+}
+
 // The reference server conforms: no finding from conform's own rules,
 // from every lint rule on what it publishes, or from every replay rule on
 // the trace of a real Run and of its fetch.
 func TestReferenceServerIsClean(t *testing.T) {
 	res := homeflow(t)
 	dir := t.TempDir()
-	rep := check(t, inMemory(t, reference(t, res, "owner").MCP()), Options{Dir: dir, Execute: true, Program: &Program{
-		File:  "evening.json",
-		Src:   readFile(t, homeflowDir+"programs/evening.json"),
-		Input: readFile(t, homeflowDir+"programs/evening.input.json"),
-	}})
+	rep := check(t, inMemory(t, reference(t, res, "owner").MCP()), Options{Dir: dir, Execute: true, Program: evening(t)})
 	if len(rep.Findings) != 0 {
 		t.Fatalf("findings on the reference server:\n%s", findings(rep))
 	}

@@ -105,30 +105,66 @@ func (c *checker) program(man *pilotage.Manifest, snapPath string, snapSrc []byt
 	return nil
 }
 
-// fetch asks the fetch door for the Run execute returned and checks it is
-// the same Run (§6.6); replay then checks its level against the
-// Language's. It returns the saved file, "" when there is none.
-func (c *checker) fetch(l pilotage.LanguageEntry, e answer) (string, []byte) {
-	var run struct {
-		RunID   string          `json:"run_id"`
-		Outcome json.RawMessage `json:"outcome"`
+// runFacts is what conform compares between the Run execute returned
+// and the one the fetch door returns.
+type runFacts struct {
+	RunID   string          `json:"run_id"`
+	Outcome json.RawMessage `json:"outcome"`
+	Trace   *struct {
+		Level string `json:"level"`
+	} `json:"trace"`
+}
+
+// status is the outcome's status, "" when it has none.
+func (r *runFacts) status() string {
+	var o struct {
+		Status string `json:"status"`
 	}
+	_ = json.Unmarshal(r.Outcome, &o)
+	return o.Status
+}
+
+// level is the trace's level, "" when there is no trace.
+func (r *runFacts) level() string {
+	if r.Trace == nil {
+		return ""
+	}
+	return r.Trace.Level
+}
+
+// levelRank orders the trace levels a trace can state (§5.8.1); 0 for
+// anything else, which replay reports.
+var levelRank = map[string]int{pilotage.LevelSummary: 1, pilotage.LevelFull: 2}
+
+// fetch asks the fetch door for the Run execute returned and checks it is
+// the same Run (§6.6): the same run_id and outcome, and a trace at no
+// higher level than recorded. Conform sends execute no trace_level, so
+// the effective level is the Language's ceiling and the inline trace is
+// the recorded one. A refused Run is never retained, so its fetch is
+// not_found. replay then checks the fetched trace against the plan. It
+// returns the saved file, "" when there is none.
+func (c *checker) fetch(l pilotage.LanguageEntry, e answer) (string, []byte) {
+	var run runFacts
 	if json.Unmarshal(e.raw, &run) != nil || run.RunID == "" {
+		return "", nil
+	}
+	if pilotage.IsRefusal(run.status()) {
+		c.notFound(c.call(l.Loop.Trace, map[string]any{"run_id": run.RunID}), fmt.Sprintf("a fetch of run %q, refused (%s) and so never retained (§6.6)", run.RunID, run.status()))
 		return "", nil
 	}
 	f := c.call(l.Loop.Trace, map[string]any{"run_id": run.RunID})
 	if !c.expect(f, "trace fetch of run "+run.RunID) {
 		return "", nil
 	}
-	var got struct {
-		RunID   string          `json:"run_id"`
-		Outcome json.RawMessage `json:"outcome"`
-	}
+	var got runFacts
 	_ = json.Unmarshal(f.raw, &got)
 	if got.RunID != run.RunID {
 		c.find(RuleFetchSameRun, f.op, "/structuredContent/run_id", "the fetch door returned run_id %q for run %q", got.RunID, run.RunID)
 	} else if !sameJSON(got.Outcome, run.Outcome) {
 		c.find(RuleFetchSameRun, f.op, "/structuredContent/outcome", "the fetched outcome %s differs from the one execute returned, %s", compact(got.Outcome), compact(run.Outcome))
+	}
+	if recorded, fetched := levelRank[run.level()], levelRank[got.level()]; recorded > 0 && fetched > recorded {
+		c.find(RuleFetchSameRun, f.op, "/structuredContent/trace/level", "the fetch door returned the trace at level %s, but execute recorded it at %s: the fetch door must not return more than was recorded", got.level(), run.level())
 	}
 	path, src, err := c.saveAnswer("trace.json", f.raw)
 	if err != nil {

@@ -32,7 +32,7 @@ var own = []report.RuleInfo{
 	{ID: RuleTools, Category: "binding", Section: bindingDoc, Severity: report.Error,
 		Summary: "Every tool the manifest names is listed by tools/list, with an object inputSchema and outputSchema."},
 	{ID: RuleResources, Category: "binding", Section: bindingDoc, Severity: report.Error,
-		Summary: "pilotage://manifest holds the manifest discover returns, and guide resources, when published, hold the guides learn returns."},
+		Summary: "pilotage://manifest holds the manifest discover returns; when a Language's guides are published as resources, every guide of the learn index has one holding its body, and none names another guide."},
 	{ID: RuleResultShape, Category: "channels", Section: "8", Severity: report.Error,
 		Summary: "A processed operation answers isError false, the response as structuredContent and the same JSON as one text block."},
 	{ID: RuleRequestError, Category: "channels", Section: "8", Severity: report.Error,
@@ -46,7 +46,7 @@ var own = []report.RuleInfo{
 	{ID: RuleBounds, Category: "operations", Section: "6.3", Severity: report.Warning,
 		Summary: "Conform read everything the server publishes within its bounds (--max-items, --max-pages); what lies beyond was not checked."},
 	{ID: RuleFetchSameRun, Category: "operations", Section: "6.6", Severity: report.Error,
-		Summary: "The fetch door returns the Run execute returned: same run_id and outcome."},
+		Summary: "The fetch door returns the Run execute returned: the same run_id and outcome, and a trace at no higher level than recorded."},
 	{ID: RuleProgramChecks, Category: "operations", Section: "6.4", Severity: report.Error,
 		Summary: "The --program given validates, so it can be planned and executed; otherwise the loop checks cannot run."},
 }
