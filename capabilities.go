@@ -111,18 +111,24 @@ func (v CapabilityValue) MarshalJSON() ([]byte, error) {
 func (v *CapabilityValue) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '{' {
-		// *bool, so that a null sub-feature is an error rather than a
-		// silent false (the schema allows booleans only).
-		var raw map[string]*bool
+		// Each member is read as written, so that null (which
+		// encoding/json would make a silent false) and any other
+		// non-boolean are named in the error (the schema allows booleans
+		// only).
+		var raw map[string]json.RawMessage
 		if err := json.Unmarshal(data, &raw); err != nil {
-			return fmt.Errorf("capability object must map sub-features to booleans: %w", err)
+			return fmt.Errorf("capability object is not valid JSON")
 		}
 		m := make(map[string]bool, len(raw))
 		for k, b := range raw {
-			if b == nil {
-				return fmt.Errorf("capability object must map sub-features to booleans: %q is null", k)
+			switch string(bytes.TrimSpace(b)) {
+			case "true":
+				m[k] = true
+			case "false":
+				m[k] = false
+			default:
+				return fmt.Errorf("capability object must map sub-features to booleans (true or false): %q is %s", k, jsonKind(b))
 			}
-			m[k] = *b
 		}
 		*v = CapabilityValue{Declared: true, Sub: m}
 		return nil
@@ -166,4 +172,26 @@ func Effective(server, language Capabilities) Capabilities {
 		out[k] = v
 	}
 	return out
+}
+
+// jsonKind names the kind of a JSON value for messages: "null", "a string",
+// "a number", "an object", "an array".
+func jsonKind(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return "empty"
+	}
+	switch t[0] {
+	case 'n':
+		return "null"
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
 }

@@ -61,6 +61,10 @@ func TestCapabilityValueJSONErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), "boolean") {
 			t.Errorf("UnmarshalJSON(%s): error %q does not say booleans are expected", in, err)
 		}
+		// And it is worded here, not by encoding/json.
+		if strings.Contains(err.Error(), "json:") || strings.Contains(err.Error(), "Go value") {
+			t.Errorf("UnmarshalJSON(%s): error %q leaks encoding/json's wording", in, err)
+		}
 	}
 }
 
