@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +251,31 @@ func TestInitializeTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 40*time.Second {
 		t.Errorf("took %v", d)
+	}
+}
+
+// A server that never reads its input leaves conform's initialize write
+// blocked; the timeout must tear the connection down so that write, and
+// every goroutine of the session, ends: a check leaves no goroutine
+// behind. The server is a pair of pipes nobody serves; the goroutine
+// count gets a generous while to settle, since goroutines end
+// asynchronously.
+func TestInitializeTimeoutLeaksNothing(t *testing.T) {
+	before := runtime.NumGoroutine()
+	fromServer, _ := io.Pipe()
+	_, toServer := io.Pipe()
+	_, err := Check(context.Background(), &mcp.IOTransport{Reader: fromServer, Writer: toServer},
+		Options{Dir: t.TempDir(), Timeout: 300 * time.Millisecond})
+	var ce *ConnectError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a connection failure", err)
+	}
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(20 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if after > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines before the check, %d after:\n%s", before, after, buf[:runtime.Stack(buf, true)])
 	}
 }

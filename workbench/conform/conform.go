@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,8 +117,11 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 
 // connect initializes the session within the timeout. The go-sdk stops
 // waiting for the answer when the context ends, but not a write the peer
-// never reads (an in-memory pipe, a full OS pipe); the select returns
-// anyway, leaving that goroutine to end with the process.
+// never reads (a child that never reads its standard input, a full OS
+// pipe). So on a timeout connect closes the connection itself: that ends
+// the write, stops a child process (the go-sdk closes its standard input,
+// then signals and kills it) and lets Connect return, and connect waits
+// for it, so a failed check leaves no goroutine and no process behind.
 func connect(ctx context.Context, client *mcp.Client, t mcp.Transport, timeout time.Duration) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -125,16 +129,58 @@ func connect(ctx context.Context, client *mcp.Client, t mcp.Transport, timeout t
 		cs  *mcp.ClientSession
 		err error
 	}
+	ct := &closableTransport{Transport: t}
 	done := make(chan result, 1)
 	go func() {
-		cs, err := client.Connect(ctx, t, nil)
+		cs, err := client.Connect(ctx, ct, nil)
 		done <- result{cs, err}
 	}()
 	select {
 	case r := <-done:
 		return r.cs, r.err
 	case <-ctx.Done():
+		ct.close()
+		if r := <-done; r.cs != nil {
+			// initialize was answered as the time ran out; too late.
+			r.cs.Close()
+		}
 		return nil, ctx.Err()
+	}
+}
+
+// closableTransport keeps the connection its transport opens, so connect
+// can close it while the go-sdk is still blocked on it.
+type closableTransport struct {
+	mcp.Transport
+	mu     sync.Mutex
+	conn   mcp.Connection
+	closed bool
+}
+
+func (t *closableTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		// The time ran out while the transport was connecting.
+		conn.Close()
+		return nil, errors.New("connection closed at the timeout")
+	}
+	t.conn = conn
+	return conn, nil
+}
+
+// close closes the connection, or the one the transport is still opening.
+func (t *closableTransport) close() {
+	t.mu.Lock()
+	conn := t.conn
+	t.closed = true
+	t.mu.Unlock()
+	if conn != nil {
+		conn.Close()
 	}
 }
 
