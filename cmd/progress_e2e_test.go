@@ -11,8 +11,8 @@ import (
 )
 
 // TestReplayInterruptWithProgress: Ctrl-C (SIGINT) ends a replay that is
-// drawing its progress line at once, as it does without one: the meter's
-// goroutine holds nothing up. The trace comes from a pipe that never
+// drawing its progress line at once, killed by the signal as it is
+// without one, and the line is erased first. The trace comes from a pipe that never
 // ends, so only the signal can end the run.
 func TestReplayInterruptWithProgress(t *testing.T) {
 	plan := filepath.Join(t.TempDir(), "plan.json")
@@ -50,6 +50,11 @@ func TestReplayInterruptWithProgress(t *testing.T) {
 		ee, ok := err.(*exec.ExitError)
 		if !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
 			t.Errorf("replay ended with %v, want killed by SIGINT", err)
+		}
+		// The meter erased its line before the signal ended the process:
+		// standard error ends with blanks and a carriage return.
+		if out := stderr.String(); !strings.HasSuffix(out, " \r") {
+			t.Errorf("the progress line was left on the terminal: standard error ends %q", out[max(0, len(out)-80):])
 		}
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()

@@ -22,9 +22,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -105,12 +107,20 @@ func start(w io.Writer, mode Mode, total int64, label, unit string, every time.D
 	}
 	m := &Meter{w: w, label: label, unit: unit, total: total, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
 	m.draw()
-	go m.loop(every)
+	// Ctrl-C must still end the work at once, as without a meter, but not
+	// leave a half-drawn line on the terminal: the meter takes the signal,
+	// erases the line, and raises the signal again with Go's default
+	// handling restored, so the process ends killed by it (exit 130 in a
+	// shell), exactly as before.
+	interrupt := make(chan os.Signal, 1)
+	signal.Notify(interrupt, os.Interrupt, syscall.SIGTERM)
+	go m.loop(every, interrupt)
 	return m
 }
 
-func (m *Meter) loop(every time.Duration) {
+func (m *Meter) loop(every time.Duration, interrupt chan os.Signal) {
 	defer close(m.done)
+	defer signal.Stop(interrupt)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -119,6 +129,13 @@ func (m *Meter) loop(every time.Duration) {
 			return
 		case <-t.C:
 			m.draw()
+		case sig := <-interrupt:
+			m.erase()
+			signal.Stop(interrupt)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Signal(sig)
+			}
+			return
 		}
 	}
 }
@@ -175,10 +192,15 @@ func (m *Meter) Stop() {
 	m.stopped.Do(func() {
 		close(m.stop)
 		<-m.done
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		fmt.Fprintf(m.w, "\r%s\r", strings.Repeat(" ", m.width))
+		m.erase()
 	})
+}
+
+// erase blanks the line and puts the cursor back at its start.
+func (m *Meter) erase() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fmt.Fprintf(m.w, "\r%s\r", strings.Repeat(" ", m.width))
 }
 
 func (m *Meter) draw() {
