@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -64,8 +65,12 @@ name the MCP operation and the JSON Pointer in its result. Progress lines
 go to standard error; a stdio server's standard error is passed through.
 See docs/conform.md.
 
+Ctrl-C (SIGINT) or SIGTERM stops the check: a stdio server is sent SIGTERM
+at once and killed 2s later if it is still running, and nothing is reported.
+
 Exit status: 0 clean, 1 error findings (or warnings with --strict), 2 usage
-errors or a server that cannot be started, reached or initialized.`,
+errors or a server that cannot be started, reached or initialized, 130
+after Ctrl-C (143 after SIGTERM).`,
 		Example: `  pilotage conform -- pilotage serve langs/homeflow/homeflow.pdl --principal owner
   pilotage conform --save out -- ./my-server --stdio
   pilotage conform --http http://127.0.0.1:8080/mcp --token s3cret
@@ -100,6 +105,8 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 	if p.listRules {
 		return printRules(c, format, conformRules())
 	}
+	ctx, stop := interruptible()
+	defer stop()
 	var tr mcp.Transport
 	switch {
 	case p.http != "" && len(args) > 0:
@@ -113,7 +120,7 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 	case c.ArgsLenAtDash() != 0:
 		return usageErr("put -- before the server's COMMAND, so its flags are not read as conform's: pilotage conform [flags] -- %s", args[0])
 	default:
-		tr = conform.Command(args[0], args[1:], c.ErrOrStderr())
+		tr = conform.Command(ctx, args[0], args[1:], c.ErrOrStderr())
 	}
 	if p.timeout <= 0 || p.maxItems < 1 || p.maxPages < 1 {
 		return usageErr("--timeout, --max-items and --max-pages must be more than zero")
@@ -128,9 +135,11 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 			return usageErr("--save: %v", err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	rep, err := conform.Check(ctx, tr, opt)
+	var sig signalled
+	if errors.As(context.Cause(ctx), &sig) {
+		return &exitError{code: 128 + int(sig.sig), err: fmt.Errorf("conform stopped: %v", sig.sig)}
+	}
 	if err != nil {
 		var ce *conform.ConnectError
 		if errors.As(err, &ce) {
@@ -139,6 +148,35 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 		return usageErr("%v", fileErr(err))
 	}
 	return p.out.emit(c, format, rep)
+}
+
+// signalled is the cause of a context a signal ended.
+type signalled struct{ sig syscall.Signal }
+
+func (s signalled) Error() string { return s.sig.String() }
+
+// interruptible returns a context that SIGINT or SIGTERM ends with a
+// signalled cause, so conform can stop its child server and every
+// request, then exit with 128 + the signal's number (130 for Ctrl-C):
+// the status a shell reports for a verb that does not catch the signal
+// and dies of it. Only the first signal is caught; a second one kills
+// pilotage at once.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			cancel(signalled{s.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+	}
 }
 
 // conformProgram reads --program and --input.

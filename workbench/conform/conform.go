@@ -77,8 +77,9 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 
 // Check connects through t, runs every check and returns the report. It
 // fails with a *ConnectError when the server cannot be started, reached or
-// initialized, and with another error when the program or the save
-// directory is unusable; everything wrong with the server is a finding.
+// initialized, with ctx's error when ctx ends first, and with another
+// error when the program or the save directory is unusable; everything
+// wrong with the server is a finding.
 func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
@@ -110,6 +111,11 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 		c.status("connected to %s %s", info.Name, info.Version)
 	}
 	if err := c.run(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		// Interrupted: the requests since failed for that reason, not the
+		// server's, so there is no report to give.
 		return nil, err
 	}
 	return c.finish(), nil

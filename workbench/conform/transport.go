@@ -1,10 +1,13 @@
 package conform
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
+	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -16,13 +19,25 @@ import (
 // JSON response body is read whole, so HTTP gets the same bound here.
 const MaxMessageBytes = mcp.DefaultMaxLineLength
 
+// StopGrace is how long a child server gets to exit after conform closes
+// its standard input, and again after it is sent SIGTERM, before it is
+// killed: long enough for a server to finish a write, short enough that
+// the end of a check, a timeout or Ctrl-C never waits long for one that
+// ignores both.
+const StopGrace = 2 * time.Second
+
 // Command is the transport to a server started as a child process that
 // speaks MCP on its standard input and output; its standard error goes to
-// stderr.
-func Command(name string, args []string, stderr io.Writer) mcp.Transport {
-	cmd := exec.Command(name, args...)
+// stderr. When ctx ends (the CLI ends it on SIGINT and SIGTERM), the
+// child is sent SIGTERM at once and killed StopGrace later, whatever
+// conform is waiting for; when the check ends, closing the connection
+// stops it the same way, after first closing its standard input.
+func Command(ctx context.Context, name string, args []string, stderr io.Writer) mcp.Transport {
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stderr = stderr
-	return &mcp.CommandTransport{Command: cmd}
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = StopGrace
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: StopGrace}
 }
 
 // HTTP is the streamable-HTTP transport to url, sending
