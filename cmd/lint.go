@@ -63,13 +63,9 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 }
 
 func runLint(c *cobra.Command, p *lintParams, args []string) error {
-	format, err := p.out.validate()
+	format, mode, err := p.out.validateWithProgress(p.progress)
 	if err != nil {
 		return err
-	}
-	mode, err := progress.ParseMode(p.progress)
-	if err != nil {
-		return usageErr("%v", err)
 	}
 	all := rules.All()
 	if p.listRules {
