@@ -131,13 +131,18 @@ func (r *runner) limitStop(what string) *stop {
 	return &stop{status: pilotage.StatusPartial, msg: "the Run reached its " + what}
 }
 
-// begin counts one executed step against the bounds of §10.1.
+// begin counts one executed step against the bounds of §10.1. A step
+// the bounds refuse is not begun: it is neither counted in
+// stats.steps_executed nor traced.
 func (r *runner) begin() error {
-	r.count++
-	if r.count > r.lim.Steps {
+	if r.count >= r.lim.Steps {
 		return r.limitStop(fmt.Sprintf("limit of %d steps", r.lim.Steps))
 	}
-	return r.alive()
+	if err := r.alive(); err != nil {
+		return err
+	}
+	r.count++
+	return nil
 }
 
 func (r *runner) alive() error {
