@@ -70,7 +70,8 @@ func TestGuideResourceViolations(t *testing.T) {
 }
 
 // A fetch door that returns another Run than execute returned (§6.6): a
-// different run_id, a different outcome, a trace above the level execute
+// different run_id, a different outcome, a trace that is not the envelope
+// execute returned though at the same level, a trace above the level execute
 // recorded ("The fetch door MUST NOT return more than was recorded"), and
 // a refused Run that is retrievable although a refused Run is never
 // retained. The reference server runs langs/homeflow's evening program;
@@ -95,6 +96,10 @@ func TestFetchDoorViolations(t *testing.T) {
 			for _, step := range trace["steps"].([]any) {
 				step.(map[string]any)["input"] = map[string]any{"room": "living"}
 			}
+		}},
+		{"other-trace", false, "homeflow_v1_trace", func(run map[string]any) {
+			step := run["trace"].(map[string]any)["steps"].([]any)[0].(map[string]any)
+			step["output"] = map[string]any{"rewritten": true}
 		}},
 		{"refused-run-retained", false, "homeflow_v1_execute", func(run map[string]any) {
 			run["outcome"] = map[string]any{"ok": false, "status": "catalog_drift"}

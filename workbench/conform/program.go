@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -110,9 +113,7 @@ func (c *checker) program(man *pilotage.Manifest, snapPath string, snapSrc []byt
 type runFacts struct {
 	RunID   string          `json:"run_id"`
 	Outcome json.RawMessage `json:"outcome"`
-	Trace   *struct {
-		Level string `json:"level"`
-	} `json:"trace"`
+	Trace   json.RawMessage `json:"trace"`
 }
 
 // status is the outcome's status, "" when it has none.
@@ -126,10 +127,72 @@ func (r *runFacts) status() string {
 
 // level is the trace's level, "" when there is no trace.
 func (r *runFacts) level() string {
-	if r.Trace == nil {
-		return ""
+	var t struct {
+		Level string `json:"level"`
 	}
-	return r.Trace.Level
+	_ = json.Unmarshal(r.Trace, &t)
+	return t.Level
+}
+
+// firstDifference compares two decoded JSON values and returns the JSON
+// Pointer of the first place they differ (members in sorted order), with
+// false; "" and true when they are equal.
+func firstDifference(a, b any, at string) (string, bool) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return at, false
+		}
+		keys := make([]string, 0, len(x)+len(y))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		for k := range y {
+			if _, dup := x[k]; !dup {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			xv, inX := x[k]
+			yv, inY := y[k]
+			p := at + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+			if inX != inY {
+				return p, false
+			}
+			if d, ok := firstDifference(xv, yv, p); !ok {
+				return d, false
+			}
+		}
+		return "", true
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			return at, false
+		}
+		for i := range min(len(x), len(y)) {
+			if d, ok := firstDifference(x[i], y[i], at+"/"+strconv.Itoa(i)); !ok {
+				return d, false
+			}
+		}
+		if len(x) != len(y) {
+			return at + "/" + strconv.Itoa(min(len(x), len(y))), false
+		}
+		return "", true
+	}
+	if reflect.DeepEqual(a, b) {
+		return "", true
+	}
+	return at, false
+}
+
+// orRoot names an empty pointer for messages.
+func orRoot(at string) string {
+	if at == "" {
+		return "its root"
+	}
+	return at
 }
 
 // levelRank orders the trace levels a trace can state (§5.8.1); 0 for
@@ -165,6 +228,15 @@ func (c *checker) fetch(l pilotage.LanguageEntry, e answer) (string, []byte) {
 	}
 	if recorded, fetched := levelRank[run.level()], levelRank[got.level()]; recorded > 0 && fetched > recorded {
 		c.find(RuleFetchSameRun, f.op, "/structuredContent/trace/level", "the fetch door returned the trace at level %s, but execute recorded it at %s: the fetch door must not return more than was recorded", got.level(), run.level())
+	} else if got.RunID == run.RunID && recorded == fetched && recorded > 0 {
+		// Fetched at the level it was recorded at, the trace is "the same
+		// trace envelope that rode the execute response" (§6.6).
+		var x, y any
+		_ = json.Unmarshal(run.Trace, &x)
+		_ = json.Unmarshal(got.Trace, &y)
+		if at, ok := firstDifference(x, y, ""); !ok {
+			c.find(RuleFetchSameRun, f.op, "/structuredContent/trace"+at, "the fetched trace differs at %s from the one that rode the execute response; at the same level the fetch door returns the same trace envelope (§6.6)", orRoot(at))
+		}
 	}
 	path, src, err := c.saveAnswer("trace.json", f.raw)
 	if err != nil {
