@@ -23,8 +23,9 @@ func rulesIndex() string {
 
 Every rule ` + "`pilotage lint`" + ` applies, generated from the rule registry
 (` + "`go test ./lint/rules -run TestRulesIndex -update`" + ` rewrites this file). Each
-rule enforces one requirement of Pilotage 1.1 Part II (the section column) or
-one reading of ` + "`data-model.md`" + `, and has a page with what it checks, why,
+rule enforces one requirement of Pilotage 1.1 Part II (the section column),
+of the project's MCP binding (` + "`binding.md`" + ` in that column) or one reading of
+` + "`data-model.md`" + `, and has a page with what it checks, why,
 the text it enforces and a failing and a fixed example.
 
 Severity: ` + "`error`" + ` for a MUST, ` + "`warning`" + ` for a SHOULD, ` + "`info`" + ` for what a
