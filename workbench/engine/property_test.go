@@ -1,0 +1,393 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// The property test: programs nobody wrote by hand (propgen_test.go),
+// each validated, then executed at trace levels full, summary and none
+// and as a test run (§6.5.7), with the invariants below checked on every
+// answer. A failure names its seed; `go test ./workbench/engine -run
+// TestGeneratedPrograms -seed N` runs that one case again.
+
+var (
+	propSeed  = flag.Uint64("seed", 0, "TestGeneratedPrograms: run only this seed (a failure prints its seed)")
+	propSeeds = flag.Int("seeds", defaultSeeds, "TestGeneratedPrograms: how many seeds to run, from 1")
+)
+
+// defaultSeeds is what CI runs: a few seconds on an idle core, and enough
+// that every behaviour below is reached several times.
+const defaultSeeds = 600
+
+// homeLimits are home/v1's bounds; tight/v1 has small ones that small
+// programs and inputs reach, so limits trip often (§10.1).
+var (
+	homeLimits  = homeServer().Languages[0].Limits
+	tightLimits = language.Limits{Steps: 12, Time: 30 * time.Second, Depth: 4, Iterations: 5, Expansion: 3, MemoryBytes: 1 << 20, ProgramBytes: 64 << 10}
+)
+
+// propServer is homeServer plus tight/v1, home/v1 with tightLimits.
+func propServer() *language.Server {
+	srv := homeServer()
+	tight := *srv.Languages[0]
+	tight.ID, tight.Limits = "tight/v1", tightLimits
+	srv.Languages = append(srv.Languages, &tight)
+	return srv
+}
+
+// propEnv is one engine the generated cases share, with replay's view of
+// each Language from the engine's snapshot (its closed sets).
+type propEnv struct {
+	e   *Engine
+	dir string
+	rl  map[string]*replay.Language
+}
+
+func newPropEnv(t testing.TB) *propEnv {
+	dir := t.TempDir()
+	srv := propServer()
+	p := &propEnv{e: newEngine(t, srv, dir), dir: dir, rl: map[string]*replay.Language{}}
+	snap, err := json.Marshal(emit.Snapshot(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range srv.Languages {
+		if p.rl[l.ID], err = replay.LoadSnapshot("snapshot.json", snap, l.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// tally counts the behaviours the cases reached, so the test fails when a
+// change to the generator or the catalog stops reaching one.
+type tally map[string]int
+
+// behaviours every run of the default seed range must reach.
+var behaviours = []string{"valid", "invalid", "too deep", "success", "device_error", "runtime error",
+	"step limit", "iteration limit", "zero-iteration loop", "sub-program", "branch", "summary truncation"}
+
+func TestGeneratedPrograms(t *testing.T) {
+	p := newPropEnv(t)
+	if *propSeed != 0 {
+		t.Run(fmt.Sprintf("seed=%d", *propSeed), func(t *testing.T) { p.check(t, generate(*propSeed), tally{}) })
+		return
+	}
+	seen := tally{}
+	for seed := uint64(1); seed <= uint64(*propSeeds); seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { p.check(t, generate(seed), seen) })
+	}
+	t.Logf("behaviours reached: %v", seen)
+	for _, b := range behaviours {
+		if seen[b] == 0 && *propSeeds >= defaultSeeds {
+			t.Errorf("no seed reached %q: the generator no longer covers it", b)
+		}
+	}
+}
+
+// FuzzGeneratedPrograms: the fuzzer's input seeds the generator. The
+// corpus under testdata/fuzz/FuzzGeneratedPrograms holds a seed for each
+// behaviour of TestGeneratedPrograms, named after it.
+func FuzzGeneratedPrograms(f *testing.F) {
+	p := newPropEnv(f)
+	f.Fuzz(func(t *testing.T, seed uint64) { p.check(t, generate(seed), tally{}) })
+}
+
+// check runs one generated case and asserts every property.
+func (p *propEnv) check(t *testing.T, c *genCase, seen tally) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("reproduce with: go test ./workbench/engine -run TestGeneratedPrograms -seed %d\nlanguage %s, %s\nprogram: %s\ninput: %s",
+				c.seed, c.lang, c.describe(), c.program, c.input)
+		}
+	})
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	// Validate has no side effects (§6.1, §6.4): the catalog_version and
+	// the run store are as they were.
+	before := p.sideState(t, c.lang)
+	v, verr := p.e.Validate(bg, alice, c.lang, pilotage.ValidateRequest{Program: c.program})
+	if after := p.sideState(t, c.lang); after != before {
+		t.Errorf("validate changed the engine's state:\nbefore %s\nafter  %s", before, after)
+	}
+	req := pilotage.ExecuteRequest{Program: c.program, Input: c.input}
+	switch c.expect {
+	case expectTooDeep:
+		seen["too deep"]++
+		reqErr(t, verr, pilotage.ErrResourceLimit)
+		_, err := p.e.Execute(bg, alice, c.lang, req)
+		reqErr(t, err, pilotage.ErrResourceLimit)
+		return
+	case expectInvalid:
+		seen["invalid"]++
+		p.checkInvalid(t, c, v, verr, req)
+		return
+	}
+	if verr != nil || !v.Valid || v.Plan == nil {
+		t.Fatalf("validate: %v, diagnostics %+v", verr, v)
+	}
+	seen["valid"]++
+	// §5.3: max_risk_hints aggregates the hints of every call step.
+	if want := pilotage.Aggregate(c.hints...); v.Plan.MaxRiskHints != want {
+		t.Errorf("plan max_risk_hints %+v, want the aggregate %+v of the program's calls", v.Plan.MaxRiskHints, want)
+	}
+	p.checkRuns(t, c, v, req, seen)
+}
+
+// describe says what the generator meant the case to be.
+func (c *genCase) describe() string {
+	switch c.expect {
+	case expectInvalid:
+		return fmt.Sprintf("made invalid with %s (want code %s)", c.mistake, c.wantCode)
+	case expectTooDeep:
+		return "nested past the depth bound"
+	}
+	return "valid"
+}
+
+// sideState is what validate must leave alone: the catalog as listed, and
+// the run store's files.
+func (p *propEnv) sideState(t *testing.T, lang string) string {
+	list := lookup(t, p.e, "alice", lang, pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 100})
+	var b strings.Builder
+	b.Write(mustJSON(list))
+	err := filepath.WalkDir(p.dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "\n%s %d %s", d.Name(), info.Size(), info.ModTime().Format(time.RFC3339Nano))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// checkInvalid: validate reports the mistake with codes from the
+// Language's closed set (§5.5), and execute refuses the program with the
+// same diagnostics and runs nothing (§6.5.2 step 3, §3.6).
+func (p *propEnv) checkInvalid(t *testing.T, c *genCase, v *pilotage.ValidateResponse, verr error, req pilotage.ExecuteRequest) {
+	if verr != nil {
+		t.Fatalf("validate: %v", verr)
+	}
+	if v.Valid || len(v.Diagnostics) == 0 {
+		t.Fatalf("validate accepted a program with %s: %+v", c.mistake, v)
+	}
+	_, l, _ := p.e.language(c.lang)
+	found := false
+	for _, d := range v.Diagnostics {
+		if !l.codes[d.Code] {
+			t.Errorf("diagnostic code %q is not in %s's closed set: %+v", d.Code, c.lang, d)
+		}
+		found = found || d.Code == c.wantCode && d.Severity == pilotage.SeverityError
+	}
+	if !found {
+		t.Errorf("a program with %s: no %s error in %+v", c.mistake, c.wantCode, v.Diagnostics)
+	}
+	resp, err := p.e.Execute(bg, alice, c.lang, req)
+	if err != nil {
+		t.Fatalf("execute: %v", err)
+	}
+	if resp.Outcome.Status != pilotage.StatusValidationError || resp.Outcome.OK || resp.Trace != nil || resp.Output != nil {
+		t.Errorf("execute of an invalid program: %+v", resp)
+	}
+	if !equalJSON(resp.Diagnostics, v.Diagnostics) {
+		t.Errorf("execute's diagnostics differ from validate's:\n%s\n%s", mustJSON(resp.Diagnostics), mustJSON(v.Diagnostics))
+	}
+}
+
+// checkRuns executes a valid program at every level and as a test run.
+func (p *propEnv) checkRuns(t *testing.T, c *genCase, v *pilotage.ValidateResponse, req pilotage.ExecuteRequest, seen tally) {
+	exec := func(level string, edit func(*pilotage.ExecuteRequest)) *pilotage.ExecuteResponse {
+		t.Helper()
+		r := req
+		r.TraceLevel = level
+		r.Store = boolp(false)
+		if edit != nil {
+			edit(&r)
+		}
+		resp, err := p.e.Execute(bg, alice, c.lang, r)
+		if err != nil {
+			t.Fatalf("execute at %s: %v", level, err)
+		}
+		return resp
+	}
+	run := func(level string, edit func(*pilotage.ExecuteRequest)) *pilotage.ExecuteResponse {
+		t.Helper()
+		resp := exec(level, edit)
+		if resp.Trace != nil {
+			replayClean(t, v, resp, p.rl[c.lang])
+			for _, problem := range traceProblems(v.Plan, resp.Trace) {
+				t.Error(problem)
+			}
+		}
+		return resp
+	}
+	// The full Run is stored (the Language retains P7D), so the fetch
+	// door and validate's side effects have a record to look at.
+	full := run(pilotage.LevelFull, func(r *pilotage.ExecuteRequest) { r.Store = nil })
+	p.checkOutcome(t, c, full, seen)
+	fetched, err := p.e.Trace(bg, alice, c.lang, pilotage.TraceFetchRequest{RunID: full.RunID, TraceLevel: pilotage.LevelFull})
+	if err != nil {
+		t.Fatalf("fetch: %v", err)
+	}
+	if !equalJSON(fetched.Trace, full.Trace) {
+		t.Errorf("the fetch door returned another trace than execute:\n%s\n%s", mustJSON(fetched.Trace), mustJSON(full.Trace))
+	}
+	// Determinism: the same program and input give the same response
+	// but for run_id and timings (so this one need not be replayed).
+	if again := exec(pilotage.LevelFull, nil); !sameRun(again, full) {
+		t.Errorf("two Runs of one program differ:\n%s\n%s", comparable(full), comparable(again))
+	}
+	// §5.8.1: a summary trace is the full one rendered at summary.
+	summary := run(pilotage.LevelSummary, nil)
+	if want := render(full.Trace, pilotage.LevelSummary); !sameRun(summary.Trace, want) {
+		t.Errorf("the summary trace is not the full trace at summary:\n%s\n%s", comparable(summary.Trace), comparable(want))
+	}
+	if slices.ContainsFunc(summary.Trace.Steps, func(s pilotage.TraceStep) bool { return bytes.HasPrefix(s.Output, []byte(`{"truncated":true`)) }) {
+		seen["summary truncation"]++
+	}
+	// §6.5.6: at none only run_id and outcome (and the output) remain.
+	none := run(pilotage.LevelNone, nil)
+	if none.Trace != nil || !equalJSON(none.Outcome, full.Outcome) || string(none.Output) != string(full.Output) {
+		t.Errorf("at level none: %s, want no trace and the outcome and output of %s", mustJSON(none), mustJSON(full))
+	}
+	// §6.5.7: a test run is an ordinary execution trace in mode test_run.
+	test := run(pilotage.LevelFull, func(r *pilotage.ExecuteRequest) { r.Mode, r.TestRun = pilotage.ModeDeploy, boolp(true) })
+	if test.Trace == nil || test.Trace.Mode != pilotage.ModeTestRun {
+		t.Fatalf("a test run's trace: %s", mustJSON(test.Trace))
+	}
+	test.Trace.Mode = full.Trace.Mode
+	if !sameRun(test, full) {
+		t.Errorf("a test run differs from an immediate Run but for its mode:\n%s\n%s", comparable(test), comparable(full))
+	}
+}
+
+// comparable is v as indented JSON with run ids and timings normalised,
+// for messages.
+func comparable(v any) []byte {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return normalise(b)
+}
+
+// sameRun reports whether two responses or traces are equal but for
+// their run ids and timings. It compares JSON, as a client would, but
+// blanks those fields in the values rather than in the text: a
+// regular expression over every trace was most of the test's time.
+func sameRun[T pilotage.ExecuteResponse | pilotage.Trace](a, b *T) bool {
+	return string(mustJSON(untimed(a))) == string(mustJSON(untimed(b)))
+}
+
+func untimed[T pilotage.ExecuteResponse | pilotage.Trace](v *T) any {
+	switch v := any(v).(type) {
+	case *pilotage.ExecuteResponse:
+		r := *v
+		r.RunID = ""
+		if r.Trace != nil {
+			r.Trace = untimed(r.Trace).(*pilotage.Trace)
+		}
+		return &r
+	case *pilotage.Trace:
+		tr := *v
+		tr.RunID = ""
+		tr.Steps = slices.Clone(tr.Steps)
+		for i := range tr.Steps {
+			tr.Steps[i].TMs = nil
+		}
+		var stats map[string]any
+		if json.Unmarshal(tr.Stats, &stats) == nil {
+			delete(stats, "elapsed_ms")
+			tr.Stats = mustJSON(stats)
+		}
+		return &tr
+	}
+	return nil
+}
+
+// checkOutcome asserts the invariants of one full-level Run: statuses from
+// the closed sets, stats.steps_executed, and the bounds of §10.1.
+func (p *propEnv) checkOutcome(t *testing.T, c *genCase, resp *pilotage.ExecuteResponse, seen tally) {
+	_, l, _ := p.e.language(c.lang)
+	lim := l.limits
+	o, tr := resp.Outcome, resp.Trace
+	if s, ok := l.runStatuses[o.Status]; !ok || s.OK != o.OK || o.OK != (o.Status == pilotage.StatusSuccess) || pilotage.IsRefusal(o.Status) {
+		t.Errorf("outcome %+v: a started Run ends success (ok) or a failure status of the closed set", o)
+	}
+	// The engine counts every step it began: each has one entry in a
+	// full trace of a Language with expanded sub-programs, and a step the
+	// step bound refused was not begun.
+	var stats struct {
+		Steps *int `json:"steps_executed"`
+	}
+	if err := json.Unmarshal(tr.Stats, &stats); err != nil || stats.Steps == nil {
+		t.Fatalf("stats %s: %v", tr.Stats, err)
+	}
+	if *stats.Steps != len(tr.Steps) {
+		t.Errorf("stats.steps_executed is %d, the trace has %d entries", *stats.Steps, len(tr.Steps))
+	}
+	if len(tr.Steps) > lim.Steps {
+		t.Errorf("%d trace entries, more than the bound of %d steps", len(tr.Steps), lim.Steps)
+	}
+	var failedLoops []pilotage.TraceStep
+	for _, s := range tr.Steps {
+		continues := 0
+		for _, d := range s.Decisions {
+			if d.Took == pilotage.DecisionContinue {
+				continues++
+			}
+		}
+		switch {
+		case s.Kind == pilotage.KindLoop && continues > lim.Iterations:
+			t.Errorf("loop %s ran %d iterations, more than the bound of %d", s.ID, continues, lim.Iterations)
+		case s.Kind == pilotage.KindLoop && !s.Outcome.OK:
+			failedLoops = append(failedLoops, s)
+		case s.Kind == pilotage.KindLoop && len(s.Decisions) == 1:
+			seen["zero-iteration loop"]++
+		case s.Kind == pilotage.KindBranch:
+			seen["branch"]++
+		case strings.Contains(s.ID, "/"):
+			seen["sub-program"]++
+		}
+	}
+	switch {
+	case o.OK:
+		seen["success"]++
+	case strings.Contains(o.Error, fmt.Sprintf("limit of %d steps", lim.Steps)):
+		seen["step limit"]++
+		if o.Status != pilotage.StatusPartial || len(tr.Steps) != lim.Steps {
+			t.Errorf("a Run stopped by the step bound: %s with %d entries, want partial with exactly %d", o.Status, len(tr.Steps), lim.Steps)
+		}
+	case strings.Contains(o.Error, fmt.Sprintf("limit of %d iterations", lim.Iterations)):
+		seen["iteration limit"]++
+		if o.Status != pilotage.StatusPartial || !slices.ContainsFunc(failedLoops, func(s pilotage.TraceStep) bool { return len(s.Decisions) == lim.Iterations }) {
+			t.Errorf("a Run stopped by the iteration bound: %s, want partial and a failed loop with %d continue decisions", o.Status, lim.Iterations)
+		}
+	case o.Status == "device_error":
+		seen["device_error"]++
+	case o.Status == pilotage.StatusPartial:
+		seen["runtime error"]++
+	}
+}
