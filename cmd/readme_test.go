@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,16 +19,30 @@ import (
 // error or unreadable input (exit 2). `go build` and `go test` lines are
 // what this test and CI already run.
 func TestREADMECommands(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	runDocCommands(t, "README.md", 5, "./pilotage ")
+}
+
+// TestServeDocCommands does the same for the validate, plan and run
+// commands of docs/serve.md ("Without MCP"); its serve commands are left
+// out, since a server started with --http runs until it is stopped.
+func TestServeDocCommands(t *testing.T) {
+	runDocCommands(t, filepath.Join("docs", "serve.md"), 4,
+		"pilotage validate ", "pilotage plan ", "pilotage run ")
+}
+
+// runDocCommands runs the commands of a page's shell blocks that start
+// with one of prefixes, and fails when it finds fewer than min of them.
+func runDocCommands(t *testing.T, page string, min int, prefixes ...string) {
+	doc, err := os.ReadFile(filepath.Join("..", page))
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, n := readmeScript(string(readme))
-	if n < 5 {
-		t.Fatalf("found only %d pilotage commands in README.md; the extraction is broken", n)
+	script, n := docScript(string(doc), prefixes)
+	if n < min {
+		t.Fatalf("found only %d pilotage commands in %s; the extraction is broken", n, page)
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "readme.txtar"), []byte(script), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "doc.txtar"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
@@ -49,12 +64,13 @@ var (
 	redirect = regexp.MustCompile(`^(.*?)\s*>\s*(\S+)$`)
 )
 
-// readmeScript turns the README's shell blocks into a testscript script
-// and counts the pilotage commands in it.
-func readmeScript(readme string) (string, int) {
+// docScript turns the commands of a page's shell blocks that start with
+// one of prefixes (and the variable assignments they use) into a
+// testscript script, and counts the commands.
+func docScript(doc string, prefixes []string) (string, int) {
 	var b strings.Builder
 	n := 0
-	for _, m := range shBlock.FindAllStringSubmatch(readme, -1) {
+	for _, m := range shBlock.FindAllStringSubmatch(doc, -1) {
 		text := strings.ReplaceAll(m[1], "\\\n", " ")
 		for _, line := range strings.Split(text, "\n") {
 			line = strings.TrimSpace(line)
@@ -67,7 +83,7 @@ func readmeScript(readme string) (string, int) {
 					b.WriteString("env " + a[1] + "=" + a[2] + "\n")
 					continue
 				}
-				if !strings.HasPrefix(part, "./pilotage ") {
+				if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(part, p) }) {
 					continue
 				}
 				n++
@@ -76,7 +92,8 @@ func readmeScript(readme string) (string, int) {
 					cmd, out = r[1], r[2]
 				}
 				b.WriteString("# " + part + "\n")
-				b.WriteString("exec pilotage-status" + strings.TrimPrefix(cmd, "./pilotage") + "\n")
+				_, args, _ := strings.Cut(cmd, " ")
+				b.WriteString("exec pilotage-status " + args + "\n")
 				b.WriteString("! stderr '^exit 2$'\n")
 				b.WriteString("! stderr 'panic'\n")
 				if out != "" {
