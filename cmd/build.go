@@ -19,9 +19,10 @@ func newBuildCmd() *cobra.Command {
 		Short: "Compile a PDL definition into a manifest, a snapshot and guide files",
 		Long: `Compile a PDL file (docs/pdl.md) and write what its Server publishes:
 
-  DIR/manifest.json                 the manifest (§5.1)
-  DIR/snapshot.json                 manifest, guides with bodies, catalogs (docs/snapshot.md)
-  DIR/guides/<language>/<guide>.md  every guide, the generated closed-sets guide included
+  DIR/manifest.json               the manifest (§5.1)
+  DIR/snapshot.json               manifest, guides with bodies, catalogs (docs/snapshot.md)
+  DIR/guides/<prefix>/<guide>.md  every guide, the generated closed-sets guide included;
+                                  <prefix> is the Language's tool prefix (homeflow/v1: homeflow_v1)
 
 Output is byte-identical for the same input. File names inside the PDL are
 relative to its directory. When the PDL has errors, build writes nothing,
