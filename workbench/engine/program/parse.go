@@ -3,6 +3,7 @@ package program
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,10 +63,11 @@ func (p *parser) members(n *jsonpos.Node, ptr string, allowed []string) map[stri
 	for _, m := range n.Members {
 		mp := join(ptr, m.Key)
 		if _, dup := out[m.Key]; dup {
+			// The last one stays: it is the one the member's JSON Pointer
+			// names (jsonpos resolves duplicates to the last), so later
+			// diagnostics point at the value they are about.
 			p.errorf(mp, "remove one of the two members", "member %q appears twice", m.Key)
-			continue
-		}
-		if !ok[m.Key] {
+		} else if !ok[m.Key] {
 			p.errorf(mp, "allowed here: "+strings.Join(quoteAll(allowed), ", "), "unknown member %q", m.Key)
 			continue
 		}
@@ -237,8 +239,9 @@ func (p *parser) args(n *jsonpos.Node, ptr string) []Arg {
 	for _, mem := range n.Members {
 		mp := join(ptr, mem.Key)
 		if seen[mem.Key] {
+			// As in members, the last one stays, the one mp names.
 			p.errorf(mp, "remove one of the two members", "argument %q appears twice", mem.Key)
-			continue
+			out = slices.DeleteFunc(out, func(a Arg) bool { return a.Name == mem.Key })
 		}
 		seen[mem.Key] = true
 		if e := p.expr(mem.Value, mp); e != nil {
