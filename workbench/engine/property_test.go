@@ -80,7 +80,7 @@ type tally map[string]int
 
 // behaviours every run of the default seed range must reach.
 var behaviours = []string{"valid", "invalid", "too deep", "success", "device_error", "runtime error",
-	"step limit", "iteration limit", "zero-iteration loop", "sub-program", "branch", "summary truncation"}
+	"step limit", "iteration limit", "zero-iteration loop", "sub-program", "branch", "summary truncation", "deployed", "stored"}
 
 func TestGeneratedPrograms(t *testing.T) {
 	p := newPropEnv(t)
@@ -246,16 +246,19 @@ func (p *propEnv) checkRuns(t *testing.T, c *genCase, v *pilotage.ValidateRespon
 		}
 		return resp
 	}
-	// The full Run is stored (the Language retains P7D), so the fetch
-	// door and validate's side effects have a record to look at.
-	full := run(pilotage.LevelFull, func(r *pilotage.ExecuteRequest) { r.Store = nil })
+	// A stored full Run (the Language retains P7D) gives the fetch door,
+	// and validate's side effects in later cases, a record to look at.
+	full := run(pilotage.LevelFull, func(r *pilotage.ExecuteRequest) { r.Store = &c.store })
 	p.checkOutcome(t, c, full, seen)
-	fetched, err := p.e.Trace(bg, alice, c.lang, pilotage.TraceFetchRequest{RunID: full.RunID, TraceLevel: pilotage.LevelFull})
-	if err != nil {
-		t.Fatalf("fetch: %v", err)
-	}
-	if !equalJSON(fetched.Trace, full.Trace) {
-		t.Errorf("the fetch door returned another trace than execute:\n%s\n%s", mustJSON(fetched.Trace), mustJSON(full.Trace))
+	if c.store {
+		seen["stored"]++
+		fetched, err := p.e.Trace(bg, alice, c.lang, pilotage.TraceFetchRequest{RunID: full.RunID, TraceLevel: pilotage.LevelFull})
+		if err != nil {
+			t.Fatalf("fetch: %v", err)
+		}
+		if !equalJSON(fetched.Trace, full.Trace) {
+			t.Errorf("the fetch door returned another trace than execute:\n%s\n%s", mustJSON(fetched.Trace), mustJSON(full.Trace))
+		}
 	}
 	// Determinism: the same program and input give the same response
 	// but for run_id and timings (so this one need not be replayed).
@@ -283,6 +286,45 @@ func (p *propEnv) checkRuns(t *testing.T, c *genCase, v *pilotage.ValidateRespon
 	test.Trace.Mode = full.Trace.Mode
 	if !sameRun(test, full) {
 		t.Errorf("a test run differs from an immediate Run but for its mode:\n%s\n%s", comparable(test), comparable(full))
+	}
+	if c.deploy {
+		seen["deployed"]++
+		p.checkDeployed(t, c, full)
+	}
+}
+
+// checkDeployed installs the program (§6.5.7) and runs it by its
+// program_ref: the Run is the inline Run step for step (a promoted
+// program is its body, §5.4), and its trace replays clean against the
+// body's plan (§5.6).
+func (p *propEnv) checkDeployed(t *testing.T, c *genCase, inline *pilotage.ExecuteResponse) {
+	dep, err := p.e.Execute(bg, alice, c.lang, pilotage.ExecuteRequest{Program: c.program, Mode: pilotage.ModeDeploy, Store: boolp(false)})
+	if err != nil || !dep.Outcome.OK {
+		t.Fatalf("deploy: %v %s", err, mustJSON(dep))
+	}
+	var out struct {
+		Ref string `json:"program_ref"`
+	}
+	if err := json.Unmarshal(dep.Output, &out); err != nil || out.Ref == "" {
+		t.Fatalf("deploy output %s: %v", dep.Output, err)
+	}
+	// The plan at the catalog_version the installation moved to.
+	v, err := p.e.Validate(bg, alice, c.lang, pilotage.ValidateRequest{Program: c.program})
+	if err != nil || !v.Valid {
+		t.Fatalf("validate after deploy: %v %+v", err, v)
+	}
+	resp, err := p.e.Execute(bg, alice, c.lang, pilotage.ExecuteRequest{ProgramRef: out.Ref, Input: c.input, TraceLevel: pilotage.LevelFull, Store: boolp(false)})
+	if err != nil {
+		t.Fatalf("execute %s: %v", out.Ref, err)
+	}
+	replayClean(t, v, resp, p.rl[c.lang])
+	if resp.Trace == nil {
+		t.Fatalf("no trace: %s", mustJSON(resp))
+	}
+	tr := *resp.Trace
+	tr.CatalogVersion, resp.CatalogVersion, resp.Trace = inline.Trace.CatalogVersion, inline.CatalogVersion, &tr
+	if !sameRun(resp, inline) {
+		t.Errorf("the Run of %s differs from the inline Run but for catalog_version:\n%s\n%s", out.Ref, comparable(resp), comparable(inline))
 	}
 }
 

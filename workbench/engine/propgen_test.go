@@ -38,6 +38,9 @@ type genCase struct {
 	// hints are the risk hints of every call step, anywhere in the
 	// program, for max_risk_hints (§5.3).
 	hints []pilotage.RiskHints
+	// deploy: the program is also installed and run by its program_ref;
+	// store: its full Run is kept (retention P7D) and fetched back.
+	deploy, store bool
 }
 
 // itemKind is the type of a loop variable: what its list holds.
@@ -174,6 +177,11 @@ func generate(seed uint64) *genCase {
 	c.hints = g.hints
 	c.program = mustJSON(prog)
 	c.input = g.input()
+	// Drawn last, so the draws above, and the corpus seeds' cases, stay.
+	// Both write to the run store's file, whose fsync costs more than
+	// the rest of a case, hence one case in eight.
+	c.deploy = c.expect == expectValid && r.IntN(8) == 0
+	c.store = r.IntN(8) == 0
 	return c
 }
 
