@@ -88,8 +88,10 @@ type compiler struct {
 	langs []*langState
 	// entries are the catalog entries with their statements.
 	entries []*entryState
-	// principalStmts locate each principal, in order.
-	principalStmts []*pdl.Stmt
+	// principalPatterns locate each principal's sees patterns, in order,
+	// beside its Sees, so a pattern that matches nothing is reported at
+	// itself.
+	principalPatterns [][]*pdl.Arg
 	// schemas and celCache remember what was already checked (celCache
 	// by celKey); inputEnvs are the behaviour CEL environments by
 	// input_schema.

@@ -114,6 +114,7 @@ func (c *compiler) principal(s *pdl.Stmt) {
 	} else {
 		c.errf(pdl.RuleRequired, stmtAt{s}, `add token="…": the bearer token that authenticates it over HTTP`, "principal %s has no token", pr.Name)
 	}
+	var patterns []*pdl.Arg
 	c.keywords("a principal", s.Children(), map[string]func(*pdl.Stmt){
 		"sees": func(ss *pdl.Stmt) {
 			for _, a := range c.shape(ss, 1, -1, false) {
@@ -123,6 +124,7 @@ func (c *compiler) principal(s *pdl.Stmt) {
 					continue
 				}
 				pr.Sees = append(pr.Sees, g)
+				patterns = append(patterns, a)
 			}
 		},
 	})
@@ -136,7 +138,7 @@ func (c *compiler) principal(s *pdl.Stmt) {
 		c.principalTokens[pr.Token] = pr.Name
 	}
 	c.srv.Principals = append(c.srv.Principals, pr)
-	c.principalStmts = append(c.principalStmts, s)
+	c.principalPatterns = append(c.principalPatterns, patterns)
 }
 
 // matchBudget bounds the pattern-against-entry matches checkPrincipals
@@ -152,7 +154,7 @@ func (c *compiler) checkPrincipals() {
 	}
 	budget := matchBudget
 	for i, pr := range c.srv.Principals {
-		for _, g := range pr.Sees {
+		for j, g := range pr.Sees {
 			hit := false
 			if !strings.ContainsAny(g, `*?[\`) {
 				_, hit = c.entryByID[g]
@@ -173,7 +175,7 @@ func (c *compiler) checkPrincipals() {
 				for _, e := range c.srv.Catalog[:min(len(c.srv.Catalog), 1000)] {
 					ids = append(ids, e.ID)
 				}
-				c.errf(pdl.RuleReference, stmtAt{c.principalStmts[i]}, pdl.DidYouMean(g, ids),
+				c.errf(pdl.RuleReference, argAt{c.principalPatterns[i][j]}, pdl.DidYouMean(g, ids),
 					"principal %s: pattern %q matches no catalog entry", pr.Name, g)
 			}
 		}
