@@ -375,6 +375,9 @@ func (p *propEnv) checkOutcome(t *testing.T, c *genCase, resp *pilotage.ExecuteR
 	_, l, _ := p.e.language(c.lang)
 	lim := l.limits
 	o, tr := resp.Outcome, resp.Trace
+	if tr == nil {
+		t.Fatalf("a Run at level full without a trace: %s", mustJSON(resp))
+	}
 	if s, ok := l.runStatuses[o.Status]; !ok || s.OK != o.OK || o.OK != (o.Status == pilotage.StatusSuccess) || pilotage.IsRefusal(o.Status) {
 		t.Errorf("outcome %+v: a started Run ends success (ok) or a failure status of the closed set", o)
 	}
