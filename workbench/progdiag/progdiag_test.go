@@ -1,6 +1,7 @@
 package progdiag
 
 import (
+	"bytes"
 	"os"
 	"testing"
 
@@ -73,7 +74,8 @@ func TestTextRangeAndUnparsable(t *testing.T) {
 }
 
 // Any program, pointer and range: a finding with a position inside the
-// file, never a panic.
+// file (its line at most the file's last) and an underline that does not
+// end before it starts, never a panic.
 func FuzzFindings(f *testing.F) {
 	src, _ := os.ReadFile("testdata/program.json")
 	f.Add(src, "/steps/1/if", 3, 9)
@@ -84,6 +86,9 @@ func FuzzFindings(f *testing.F) {
 		fs := Findings([]pilotage.Diagnostic{d}, Files{Program: NewDoc("p.json", prog, false)})
 		if len(fs) != 1 || fs[0].Line < 1 || fs[0].Column < 1 {
 			t.Fatalf("finding %+v", fs)
+		}
+		if x := fs[0]; x.Line > bytes.Count(prog, []byte("\n"))+1 || x.EndLine != 0 && (x.EndLine != x.Line || x.EndColumn < x.Column) {
+			t.Fatalf("finding %+v outside the program or with its end before its start", x)
 		}
 	})
 }
