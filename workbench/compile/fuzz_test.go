@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,8 +11,8 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
-// FuzzCompile: any input compiles to findings or to a model that emits,
-// never a panic. Files the PDL names resolve to one small schema and one
+// FuzzCompile: any input compiles to findings placed inside the file or
+// to a model that emits, never a panic. Files the PDL names resolve to one small schema and one
 // guide so the fuzzer can reach the code that reads them.
 func FuzzCompile(f *testing.F) {
 	for _, seed := range golden.Sections(f, "testdata/errors/*.txtar", func(name string) bool { return name == "lang.pdl" }) {
@@ -34,9 +35,13 @@ func FuzzCompile(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		res := Source("f.pdl", src, Options{ReadFile: read})
+		lines := bytes.Count(src, []byte("\n")) + 1
 		for _, x := range res.Findings {
 			if x.Line < 1 || x.Message == "" {
 				t.Fatalf("unpositioned finding %+v", x)
+			}
+			if x.File == "f.pdl" && x.Line > lines {
+				t.Fatalf("finding at line %d of a %d-line file: %+v", x.Line, lines, x)
 			}
 		}
 		if !res.OK() || res.Server == nil {
