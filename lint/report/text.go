@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 )
 
 const (
@@ -28,6 +27,7 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 		}
 		return code + s + ansiReset
 	}
+	var lines lineReader
 	for _, f := range r.Findings {
 		sevColor := ansiBlue
 		switch f.Severity {
@@ -38,8 +38,8 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 		}
 		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, location(f)), paint(sevColor, string(f.Severity)),
 			f.Message, paint(ansiDim, fmt.Sprintf("[%s %s]", f.Rule, Cite(f.Section))))
-		if snip := snippet(r.Sources[f.File], f); snip != "" {
-			bw.WriteString(snip)
+		if line, ok := lines.line(f.File, r.Sources[f.File], f.Line); ok {
+			bw.WriteString(snippet(line, f))
 		}
 		if f.Pointer != "" {
 			fmt.Fprintf(bw, "  %s %s\n", paint(ansiDim, "at"), f.Pointer)
@@ -109,47 +109,39 @@ func summaryLine(r *Report) string {
 
 // snippet renders the finding's source line with a gutter and underlines
 // the subject: to EndColumn when known, otherwise the token at Column.
-func snippet(src []byte, f Finding) string {
-	if src == nil || f.Line < 1 {
-		return ""
-	}
-	line, ok := nthLine(src, f.Line)
-	if !ok {
-		return ""
-	}
+func snippet(line []rune, f Finding) string {
 	const maxWidth, maxUnderline = 160, 60
-	text := strings.ReplaceAll(string(line), "\t", " ")
-	if utf8.RuneCountInString(text) > maxWidth {
+	text := line
+	if len(text) > maxWidth {
 		// Long lines (minified JSON, a guide body in one string) are
 		// windowed around the column, with an ellipsis where text is cut.
-		runes := []rune(text)
 		// A column past the end of the line (a stale source) must not
 		// slice past it.
-		start := min(max(f.Column-1-maxWidth/4, 0), len(runes))
-		end := min(start+maxWidth, len(runes))
-		text = string(runes[start:end])
+		start := min(max(f.Column-1-maxWidth/4, 0), len(line))
+		end := min(start+maxWidth, len(line))
+		text = line[start:end]
 		f.Column -= start
 		if f.EndLine == f.Line {
 			f.EndColumn -= start
 		}
 		if start > 0 {
-			text = "…" + text
+			text = append([]rune{'…'}, text...)
 			f.Column++
 			f.EndColumn++
 		}
-		if end < len(runes) {
-			text += "…"
+		if end < len(line) {
+			text = append(text[:len(text):len(text)], '…')
 		}
 	}
 	width := 1
 	if f.EndLine == f.Line && f.EndColumn > f.Column {
 		width = f.EndColumn - f.Column
 	} else {
-		width = tokenWidth([]rune(text), f.Column-1)
+		width = tokenWidth(text, f.Column-1)
 	}
 	// A windowed line shows only part of a long subject (a guide body):
 	// the underline stops where the shown text does.
-	width = min(width, max(utf8.RuneCountInString(text)-(f.Column-1), 1))
+	width = min(width, max(len(text)-(f.Column-1), 1))
 	// A subject longer than a phrase (a whole guide body) is marked by its
 	// start; a wall of carets would hide the line it points at.
 	if width > maxUnderline {
@@ -158,7 +150,51 @@ func snippet(src []byte, f Finding) string {
 	gutter := fmt.Sprintf("%4d | ", f.Line)
 	pad := strings.Repeat(" ", len(gutter)-2) + "| "
 	col := max(f.Column-1, 0)
-	return fmt.Sprintf("%s%s\n%s%s%s\n", gutter, text, pad, strings.Repeat(" ", col), strings.Repeat("^", max(width, 1)))
+	shown := strings.ReplaceAll(string(text), "\t", " ")
+	return fmt.Sprintf("%s%s\n%s%s%s\n", gutter, shown, pad, strings.Repeat(" ", col), strings.Repeat("^", max(width, 1)))
+}
+
+// lineReader gives the text writer each finding's source line as
+// characters. Findings come sorted by file and line, often many on one
+// line (a minified JSON file is a single line): it indexes a file's line
+// starts once and keeps the last line decoded, so n findings on one long
+// line cost one decoding, not n (40,000 findings on a 400 KB line took
+// minutes when every finding decoded the whole line).
+type lineReader struct {
+	file   string
+	starts []int // offset of each line's first byte; nil before the first file
+	n      int   // the line decoded in runes, 0 for none
+	runes  []rune
+}
+
+// line is line n (1-based) of file, whose source is src, without its end
+// of line; false when src is nil or has no line n.
+func (lr *lineReader) line(file string, src []byte, n int) ([]rune, bool) {
+	if src == nil || n < 1 {
+		return nil, false
+	}
+	if lr.starts == nil || file != lr.file {
+		lr.file, lr.starts, lr.n, lr.runes = file, []int{0}, 0, nil
+		for off := 0; ; {
+			i := bytes.IndexByte(src[off:], '\n')
+			if i < 0 {
+				break
+			}
+			off += i + 1
+			lr.starts = append(lr.starts, off)
+		}
+	}
+	if n > len(lr.starts) {
+		return nil, false
+	}
+	if n != lr.n {
+		end := len(src)
+		if n < len(lr.starts) {
+			end = lr.starts[n] - 1
+		}
+		lr.n, lr.runes = n, []rune(string(bytes.TrimRight(src[lr.starts[n-1]:end], "\r")))
+	}
+	return lr.runes, true
 }
 
 // tokenWidth guesses the width of the token at col: a quoted string, a
@@ -188,18 +224,4 @@ func tokenWidth(line []rune, col int) int {
 
 func isWord(r rune) bool {
 	return r == '_' || r == '-' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-}
-
-func nthLine(src []byte, n int) ([]byte, bool) {
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(src, '\n')
-		if j < 0 {
-			return nil, false
-		}
-		src = src[j+1:]
-	}
-	if j := bytes.IndexByte(src, '\n'); j >= 0 {
-		src = src[:j]
-	}
-	return bytes.TrimRight(src, "\r"), true
 }
