@@ -27,6 +27,10 @@ const (
 	CatRisk         = "risk"         // §5.3
 	CatCatalog      = "catalog"      // §5.4
 	CatRetention    = "retention"    // §6.6
+	// CatEvolution rules compare the input with an earlier capture of the
+	// same Server (Config.Baseline): §1.5, §5.4 and §11.2 state what may
+	// and may not change between two captures, which no one document shows.
+	CatEvolution = "evolution"
 )
 
 // Rule is one check, documented in docs/rules/<ID>.md.
@@ -101,11 +105,16 @@ type Input struct {
 type Config struct {
 	// Disabled rule IDs.
 	Disabled map[string]bool
+	// Baseline is an earlier capture (a manifest or snapshot) that every
+	// input is compared with by the evolution rules; nil for none. Like an
+	// Input, its Src must not change while Run runs or the report is used.
+	Baseline *Input
 }
 
 // Run lints every input with the enabled rules and returns the report.
 // Malformed JSON is a finding, never an error; Run fails only on a
-// configuration error (an unknown rule ID in Disabled).
+// configuration error: an unknown rule ID in Disabled, or a Baseline that
+// is not a manifest or snapshot (there is nothing to compare with).
 func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 	known := map[string]bool{}
 	for _, r := range rules {
@@ -121,7 +130,15 @@ func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 		sort.Strings(unknown)
 		return nil, fmt.Errorf("unknown rule %q; list the rules with --list-rules", unknown[0])
 	}
+	base, err := baselinePass(cfg.Baseline)
+	if err != nil {
+		return nil, err
+	}
 	rep := &report.Report{Tool: "pilotage lint", Sources: map[string][]byte{}}
+	if base != nil {
+		// Related locations point into the baseline; text output quotes it.
+		rep.Sources[base.In.File] = base.In.Src
+	}
 	var enabled []*Rule
 	for _, r := range rules {
 		if !cfg.Disabled[r.ID] {
@@ -132,7 +149,7 @@ func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 	for _, in := range inputs {
 		rep.Files = append(rep.Files, in.File)
 		rep.Sources[in.File] = in.Src
-		rep.Add(lintOne(enabled, in)...)
+		rep.Add(lintOne(enabled, in, base)...)
 	}
 	rep.Summary.Files = len(inputs)
 	rep.Summary.Checked = map[string]int{"rules": len(enabled)}
@@ -140,8 +157,27 @@ func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 	return rep, nil
 }
 
-// lintOne parses one input and runs the rules over it.
-func lintOne(rules []*Rule, in *Input) []report.Finding {
+// baselinePass parses the baseline into the pass its rules compare with;
+// nil without one.
+func baselinePass(in *Input) (*Pass, error) {
+	if in == nil {
+		return nil, nil
+	}
+	doc, err := jsonpos.ParseShared(in.Src)
+	if err != nil {
+		se := err.(*jsonpos.SyntaxError)
+		return nil, fmt.Errorf("baseline %s:%d:%d: malformed JSON: %s", in.File, se.Pos.Line, se.Pos.Column, se.Msg)
+	}
+	p := newPass(in, doc)
+	if p.Kind == KindUnknown {
+		return nil, fmt.Errorf("baseline %s is neither a manifest nor a snapshot, so there is nothing to compare with", in.File)
+	}
+	return p, nil
+}
+
+// lintOne parses one input and runs the rules over it, with base (nil
+// for none) as the pass's Baseline.
+func lintOne(rules []*Rule, in *Input, base *Pass) []report.Finding {
 	// The tree's strings share in.Src's memory instead of copying it: the
 	// report keeps Src anyway, and on a large snapshot the copies were a
 	// fifth of the tree.
@@ -161,6 +197,7 @@ func lintOne(rules []*Rule, in *Input) []report.Finding {
 		}}
 	}
 	p := newPass(in, doc)
+	p.Baseline = base
 	for _, r := range rules {
 		p.rule = r
 		r.Check(p)

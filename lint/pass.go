@@ -29,6 +29,10 @@ type Pass struct {
 	VersionOK    bool
 	// Languages are the manifest's Language entries that are objects.
 	Languages []*Language
+	// Baseline is the earlier capture the input is compared with
+	// (Config.Baseline), seen the same way; nil without one, and then the
+	// evolution rules, which need it, do nothing.
+	Baseline *Pass
 
 	rule     *Rule
 	findings []report.Finding
@@ -76,6 +80,29 @@ func (g *Guide) HasTopic(t string) bool {
 		}
 	}
 	return false
+}
+
+// Guide returns the Language's guide with the given id, or nil when there
+// is none or the id repeats (guide-id-unique's finding), since then no one
+// guide is the one to compare with.
+func (l *Language) Guide(id string) *Guide {
+	return only(l.Guides, func(g *Guide) bool { return g.ID == id })
+}
+
+// only returns the one element of xs that match accepts, or nil when none
+// or several do: the evolution rules pair values of two captures by id,
+// and a repeated id (another rule's finding) pairs with nothing.
+func only[T any](xs []*T, match func(*T) bool) *T {
+	var found *T
+	for _, x := range xs {
+		if match(x) {
+			if found != nil {
+				return nil
+			}
+			found = x
+		}
+	}
+	return found
 }
 
 // Catalog is one Language's catalog in a snapshot.
@@ -293,25 +320,79 @@ func (p *Pass) ReportKey(pointer, message, hint string) {
 // severity depends on the input (reading 11, reading 14).
 func (p *Pass) ReportAs(sev report.Severity, pointer string, key bool, message, hint string) {
 	f := report.Finding{Rule: p.rule.ID, Section: p.rule.Section, Severity: sev, Message: message,
-		Hint: hint, File: p.In.File, Pointer: pointer}
+		Hint: hint, Pointer: pointer}
+	f.File, f.Line, f.Column, f.EndLine, f.EndColumn = p.position(pointer, key)
+	p.findings = append(p.findings, f)
+}
+
+// ReportRelated records a finding at the value at pointer that also
+// names other places, such as the same value in the baseline (Location).
+func (p *Pass) ReportRelated(sev report.Severity, pointer, message, hint string, related ...report.Location) {
+	p.ReportAs(sev, pointer, false, message, hint)
+	p.findings[len(p.findings)-1].Related = related
+}
+
+// Location is where the value at pointer is in this pass's document, for
+// a related location of a finding in another document (the baseline's
+// side of a comparison).
+func (p *Pass) Location(pointer, note string) report.Location {
+	file, line, col, _, _ := p.position(pointer, false)
+	return report.Location{File: file, Line: line, Column: col, Pointer: pointer, Note: note}
+}
+
+// position maps a pointer (or, with key, its last member name) to the
+// place a finding shows: through the input's Locator when it has one,
+// otherwise in the JSON source, with an end for a scalar value.
+func (p *Pass) position(pointer string, key bool) (file string, line, col, endLine, endCol int) {
 	if p.In.Locate != nil {
-		f.File, f.Line, f.Column = p.In.Locate(pointer, key)
-	} else {
-		pos, resolved := p.Doc.Locate(pointer, key)
-		f.Line, f.Column = pos.Line, pos.Column
-		if resolved == pointer && !key {
-			if n := p.Doc.Root.At(pointer); n != nil && n.Kind != jsonpos.Object && n.Kind != jsonpos.Array {
-				end := p.Doc.Position(n.End)
-				f.EndLine, f.EndColumn = end.Line, end.Column
-			}
+		file, line, col = p.In.Locate(pointer, key)
+		return file, line, col, 0, 0
+	}
+	pos, resolved := p.Doc.Locate(pointer, key)
+	if resolved == pointer && !key {
+		if n := p.Doc.Root.At(pointer); n != nil && n.Kind != jsonpos.Object && n.Kind != jsonpos.Array {
+			end := p.Doc.Position(n.End)
+			endLine, endCol = end.Line, end.Column
 		}
 	}
-	p.findings = append(p.findings, f)
+	return p.In.File, pos.Line, pos.Column, endLine, endCol
+}
+
+// Language returns the Language entry with the given id, or nil. When the
+// id repeats (language-id-unique's finding) there is no one entry to
+// compare with, so it returns nil too.
+func (p *Pass) Language(id string) *Language {
+	return only(p.Languages, func(l *Language) bool { return l.ID == id })
+}
+
+// LanguagePair is one Language in the input and in the baseline.
+type LanguagePair struct {
+	Now, Before *Language
+}
+
+// BaselinePairs pairs each Language of the input with the baseline's
+// Language of the same id, for the evolution rules: none without a
+// baseline, and none for an id that is missing or repeats on either side.
+func (p *Pass) BaselinePairs() []LanguagePair {
+	if p.Baseline == nil {
+		return nil
+	}
+	var out []LanguagePair
+	for _, l := range p.Languages {
+		if l.ID == "" || p.Language(l.ID) == nil {
+			continue
+		}
+		if old := p.Baseline.Language(l.ID); old != nil {
+			out = append(out, LanguagePair{Now: l, Before: old})
+		}
+	}
+	return out
 }
 
 // ReportLine records a finding inside a guide body: line is 1-based within
 // the body. JSON strings cannot point inside themselves, so the finding
-// points at the body member and names the line in the message.
-func (p *Pass) ReportLine(g *Guide, line int, message, hint string) {
-	p.Report(g.Pointer+"/body", "guide "+strconv.Quote(g.ID)+", body line "+strconv.Itoa(line)+": "+message, hint)
+// points at the body member and names the line in the message. related
+// are other places the finding involves (the baseline's guide).
+func (p *Pass) ReportLine(g *Guide, line int, message, hint string, related ...report.Location) {
+	p.ReportRelated(p.rule.Severity, g.Pointer+"/body", "guide "+strconv.Quote(g.ID)+", body line "+strconv.Itoa(line)+": "+message, hint, related...)
 }

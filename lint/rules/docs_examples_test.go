@@ -26,7 +26,11 @@ import (
 //   - the fixed document is clean under every rule;
 //   - a ```markdown block under either heading is an excerpt shown for
 //     reading (a closed-sets table is hard to read inside a JSON string):
-//     it must occur verbatim in the body of a guide of that document.
+//     it must occur verbatim in the body of a guide of that document;
+//   - a page of an evolution rule, which compares two captures, has a
+//     "## Baseline" section whose first ```json block is the earlier
+//     capture, saved as baseline.json: both examples are linted with
+//     --baseline baseline.json, and the console block's command says so.
 //
 // The documents are linted the way `pilotage lint` lints a JSON file
 // (every rule, text output), so a page cannot drift from the tool.
@@ -43,22 +47,28 @@ func TestRuleDocExamples(t *testing.T) {
 			if failDoc == "" || fixedDoc == "" {
 				t.Fatalf("docs/rules/%s.md needs a json block under each of \"Failing example\" and \"Fixed example\"", r.ID)
 			}
+			wantCmd, base := "$ pilotage lint failing.json", (*lint.Input)(nil)
+			if b := sections["Baseline"].first("json"); b != "" {
+				wantCmd, base = "$ pilotage lint --baseline baseline.json failing.json", &lint.Input{File: "baseline.json", Src: []byte(b)}
+			} else if r.Category == lint.CatEvolution {
+				t.Fatalf("docs/rules/%s.md compares two captures and needs a json block under \"Baseline\"", r.ID)
+			}
 
-			if got := lintWith(All(), "failing.json", []byte(failDoc)); !strings.Contains(got, " "+r.ID+" ") {
+			if got := lintAgainst(All(), "failing.json", []byte(failDoc), base); !strings.Contains(got, " "+r.ID+" ") {
 				t.Errorf("the failing example does not raise %s; got:\n%s", r.ID, got)
 			}
 			cmd, want, _ := strings.Cut(strings.TrimSpace(fail.first("console")), "\n")
-			if cmd != "$ pilotage lint failing.json" || strings.Contains(want, "\n") {
-				t.Errorf("under \"Failing example\", a console block must hold \"$ pilotage lint failing.json\" and the first line it prints, got:\n%s", fail.first("console"))
+			if cmd != wantCmd || strings.Contains(want, "\n") {
+				t.Errorf("under \"Failing example\", a console block must hold %q and the first line it prints, got:\n%s", wantCmd, fail.first("console"))
 			}
-			if got := firstTextLine(t, "failing.json", failDoc); want != got {
+			if got := firstTextLine(t, "failing.json", failDoc, base); want != got {
 				t.Errorf("the page says pilotage lint failing.json prints first\n  %s\nbut it prints\n  %s", want, got)
 			}
 			if suffix := "[" + r.ID + " " + report.Cite(r.Section) + "]"; !strings.HasSuffix(want, suffix) {
 				t.Errorf("the first finding of the failing example should be %s's, ending in %s", r.ID, suffix)
 			}
 
-			if got := lintWith(All(), "fixed.json", []byte(fixedDoc)); got != "" {
+			if got := lintAgainst(All(), "fixed.json", []byte(fixedDoc), base); got != "" {
 				t.Errorf("the fixed example is not clean:\n%s", got)
 			}
 
@@ -77,10 +87,11 @@ func TestRuleDocExamples(t *testing.T) {
 	}
 }
 
-// firstTextLine is the first line `pilotage lint NAME` prints for doc.
-func firstTextLine(t *testing.T, name, doc string) string {
+// firstTextLine is the first line `pilotage lint NAME` prints for doc
+// (with --baseline when base is not nil).
+func firstTextLine(t *testing.T, name, doc string, base *lint.Input) string {
 	t.Helper()
-	rep, err := lint.Run(All(), []*lint.Input{{File: name, Src: []byte(doc)}}, lint.Config{})
+	rep, err := lint.Run(All(), []*lint.Input{{File: name, Src: []byte(doc)}}, lint.Config{Baseline: base})
 	if err != nil {
 		t.Fatal(err)
 	}

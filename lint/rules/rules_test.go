@@ -19,6 +19,8 @@ import (
 //	-- NAME.want --   the findings of this rule alone, one per line:
 //	                  LINE:COL SEVERITY RULE §SECTION POINTER
 //	                  (empty for a passing fixture)
+//	-- NAME.baseline.json --  optional: an earlier capture, lint's
+//	                  --baseline, for the evolution rules
 //
 // Every fixture whose name starts with "pass" must in addition be clean
 // under all rules, so a passing fixture is a conformant document.
@@ -28,18 +30,34 @@ func TestRuleFixtures(t *testing.T) {
 		t.Run(r.ID, func(t *testing.T) {
 			golden.RuleFixtures(t, filepath.Join("testdata", r.ID+".txtar"), every, func(a *golden.Archive, name string, all bool) string {
 				src, _ := a.File(name + ".json")
+				base := baselineInput(a, name)
 				if all {
-					return lintWith(All(), name+".json", src)
+					return lintAgainst(All(), name+".json", src, base)
 				}
-				return lintWith([]*lint.Rule{r}, name+".json", src)
+				return lintAgainst([]*lint.Rule{r}, name+".json", src, base)
 			})
 		})
 	}
 }
 
+// baselineInput is the fixture's NAME.baseline.json, or nil.
+func baselineInput(a *golden.Archive, name string) *lint.Input {
+	src, ok := a.File(name + ".baseline.json")
+	if !ok {
+		return nil
+	}
+	return &lint.Input{File: name + ".baseline.json", Src: src}
+}
+
 // lintWith lints one document and renders each finding as a .want line.
 func lintWith(rs []*lint.Rule, name string, src []byte) string {
-	rep, err := lint.Run(rs, []*lint.Input{{File: name, Src: src}}, lint.Config{})
+	return lintAgainst(rs, name, src, nil)
+}
+
+// lintAgainst is lintWith comparing the document with base, an earlier
+// capture (--baseline), when base is not nil.
+func lintAgainst(rs []*lint.Rule, name string, src []byte, base *lint.Input) string {
+	rep, err := lint.Run(rs, []*lint.Input{{File: name, Src: src}}, lint.Config{Baseline: base})
 	if err != nil {
 		return "error: " + err.Error()
 	}
