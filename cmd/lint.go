@@ -3,6 +3,8 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sort"
 	"text/tabwriter"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/pdllint"
 	"github.com/spf13/cobra"
 )
@@ -19,6 +22,7 @@ type lintParams struct {
 	disable   []string
 	listRules bool
 	progress  string
+	baseline  string
 }
 
 func newLintCmd() *cobra.Command {
@@ -41,6 +45,14 @@ the JSON Pointer of the value. Use - to read standard input, JSON or PDL
 (told apart by content). The kind of JSON document is detected from its
 content too.
 
+With --baseline OLD, each input is also compared with OLD, an earlier
+capture of the same Server (the snapshot or manifest of the last release, or
+the PDL file it was built from), by the rules of category evolution: a guide
+whose body changed keeps its version (§11.2), catalog_version does not
+follow the catalog's entries (§5.4), a Language id's closed sets changed
+(§1.5). Their findings point at the input and name the place in OLD as a
+related location.
+
 When the inputs come to 16 MB or more (or to an unknown size), a line on
 standard error shows what is read and checked, when standard error is a
 terminal (--progress auto); it is erased at the end.
@@ -52,12 +64,14 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
   pilotage lint --format sarif -o lint.sarif snapshot.json
   cat manifest.json | pilotage lint -
   pilotage lint --disable core-guide-size snapshot.json
+  pilotage lint --baseline old/snapshot.json out/snapshot.json
   pilotage lint --list-rules --format json`,
 		RunE: func(c *cobra.Command, args []string) error { return runLint(c, p, args) },
 	}
 	p.out.register(c, []report.Format{report.Text, report.JSON, report.SARIF, report.GitHub, report.JUnit})
 	c.Flags().StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
 	c.Flags().BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
+	c.Flags().StringVar(&p.baseline, "baseline", "", "compare every input with the earlier capture `OLD` (a snapshot, manifest or .pdl file)")
 	progressFlag(c, &p.progress)
 	return c
 }
@@ -74,12 +88,17 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	if len(args) == 0 {
 		return usageErr("lint needs at least one FILE (or - for standard input); see 'pilotage lint --help'")
 	}
-	if err := oneStdin(args...); err != nil {
+	if err := oneStdin(append(slices.Clip(args), p.baseline)...); err != nil {
 		return err
 	}
 	cfg := lint.Config{Disabled: map[string]bool{}}
 	for _, id := range p.disable {
 		cfg.Disabled[id] = true
+	}
+	if p.baseline != "" {
+		if cfg.Baseline, err = readBaseline(c, p.baseline); err != nil {
+			return err
+		}
 	}
 	// Files are read whole, quickly; the line mostly shows that the
 	// checking, which cannot be counted, goes on.
@@ -103,6 +122,33 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 		return usageErr("%v", err)
 	}
 	return p.out.emit(c, format, rep)
+}
+
+// readBaseline reads the --baseline capture. A file named *.pdl is built the way
+// lint builds a PDL input, so the evolution rules see the snapshot it
+// describes with positions in the PDL; one that does not compile leaves
+// nothing to compare with, a usage error like an unreadable file.
+func readBaseline(c *cobra.Command, name string) (*lint.Input, error) {
+	src, err := readInput(c, name)
+	if err != nil {
+		return nil, err
+	}
+	if !pdllint.IsPDL(name) {
+		return &lint.Input{File: name, Src: src}, nil
+	}
+	in, res, err := pdllint.Input(name, src, compile.Options{Dir: filepath.Dir(name)}, nil)
+	if err != nil {
+		return nil, usageErr("baseline %s: %v", name, err)
+	}
+	if in == nil {
+		why := "it defines no Language"
+		if i := slices.IndexFunc(res.Findings, func(f report.Finding) bool { return f.Severity == report.Error }); i >= 0 {
+			f := res.Findings[i]
+			why = fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Column, f.Message)
+		}
+		return nil, usageErr("baseline %s does not build, so there is nothing to compare with: %s", name, why)
+	}
+	return in, nil
 }
 
 // printRules prints rule descriptions for --list-rules of any checking verb.

@@ -39,7 +39,7 @@ var closedSetsFixed = &lint.Rule{
 					continue
 				}
 				now, before := set.values(&cs.Parsed.Sets), set.values(&ocs.Parsed.Sets)
-				hint := "give the Language a new version in its id (" + strconv.Quote(l.ID) + " → a new id) when a closed set changes, or restore the baseline's set"
+				hint := "a changed closed set needs a new Language version: publish it under a new id (the same family, a new version component, §11.2), or restore the baseline's set"
 				for _, v := range slices.Sorted(maps.Keys(now)) {
 					was, ok := before[v]
 					line := cs.Parsed.Values[set.title][v]

@@ -123,7 +123,7 @@ func Grammars(srv *language.Server) map[string]*lint.Grammar {
 // rule's findings are dropped and do not stop the lint rules from running
 // on the build.
 func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Report, error) {
-	lintCfg := lint.Config{Disabled: map[string]bool{}}
+	lintCfg := lint.Config{Disabled: map[string]bool{}, Baseline: cfg.Baseline}
 	pdlOff := map[string]bool{}
 	for id, off := range cfg.Disabled {
 		if isPDLRule(id) {
