@@ -65,6 +65,43 @@ func TestParseBounds(t *testing.T) {
 	}
 }
 
+// Bodies just under MaxBodyBytes built from what makes Markdown parsers
+// slow: goldmark's link parser took 28 s on 200 KB of "[a](" and 19 s on
+// '['s then ']'s before guidemd stopped parsing inline content (and grows
+// with the square of the size). Each must now parse in well under the
+// generous bound, and a table and a heading in it are still read.
+func TestHostileBodiesAreCheap(t *testing.T) {
+	fill := func(unit string) string {
+		return strings.Repeat(unit, (MaxBodyBytes-100)/len(unit))
+	}
+	half := (MaxBodyBytes - 100) / 2
+	for name, body := range map[string]string{
+		"unclosed links":   fill("[a]("),
+		"brackets":         strings.Repeat("[", half) + strings.Repeat("]", half),
+		"images":           fill("!["),
+		"link definitions": fill("[a]: b\n"),
+		"emphasis":         fill("**_"),
+		"code spans":       fill("a`"),
+		"autolinks":        fill("<a:"),
+		"table rows":       "| a | b |\n|---|---|\n" + fill("| [x]( | *y |\n"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := []byte("# Top\n\n" + body)
+			start := time.Now()
+			doc, err := Parse(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("parsing %d bytes took %v", len(src), d)
+			}
+			if got := Topics(doc, src); len(got) == 0 || got[0] != "top" {
+				t.Errorf("topics %q, want the heading \"top\" first", got)
+			}
+		})
+	}
+}
+
 // FuzzParse checks that Parse and Topics never panic and that every topic
 // is a slug (lower case, no spaces).
 func FuzzParse(f *testing.F) {
