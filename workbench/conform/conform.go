@@ -342,11 +342,17 @@ func (c *checker) fail(rule, op, pointer string, err error, format string, args 
 // expect reports an answer that should be a processed result and is not;
 // it returns whether the answer can be used.
 func (c *checker) expect(a answer, what string) bool {
+	return c.expectAs(RuleAnswers, a, what, "")
+}
+
+// expectAs is expect with the finding under rule, and why appended to a
+// request error's message.
+func (c *checker) expectAs(rule string, a answer, what, why string) bool {
 	switch {
 	case a.err != nil:
-		c.fail(RuleAnswers, a.op, "", a.err, "%s: ", what)
+		c.fail(rule, a.op, "", a.err, "%s: ", what)
 	case a.isError:
-		c.find(RuleAnswers, a.op, "/structuredContent/error", "%s: a request error: %s", what, compact(a.raw))
+		c.find(rule, a.op, "/structuredContent/error", "%s: a request error: %s%s", what, compact(a.raw), why)
 	case a.raw == nil:
 		// the shape finding has been reported by call.
 	default:

@@ -156,7 +156,12 @@ func (f *fake) learn(lang string, args map[string]any) (any, string) {
 
 func (f *fake) lookup(lang string, args map[string]any) (any, string) {
 	cat := f.snap.Catalog[lang]
-	if args["verb"] != "list" {
+	switch args["verb"] {
+	case "changed_since":
+		// The fake keeps no earlier catalog to compare with.
+		return "no baseline", "unknown_baseline"
+	case "list":
+	default:
 		return "no entry", "not_found"
 	}
 	n := 1

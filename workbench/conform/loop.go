@@ -82,6 +82,9 @@ func (c *checker) run() error {
 			snap.Catalog[l.ID] = c.lookup(l)
 		}
 		c.requestErrors(l)
+		if l.Catalog != "" {
+			c.changedSince(&man, l)
+		}
 	}
 	c.carrierErrors(discover)
 	c.resources(c.listResources(), m.raw, guides)
@@ -211,23 +214,7 @@ var requestErrorKinds = []string{pilotage.ErrInvalidRequest, pilotage.ErrNotFoun
 // notFound checks the answer to a request for something that does not
 // exist.
 func (c *checker) notFound(a answer, what string) {
-	switch {
-	case a.err != nil && c.stopped != nil:
-		c.fail(RuleAnswers, a.op, "", a.err, "%s: ", what)
-	case a.err != nil:
-		c.find(RuleRequestError, a.op, "", "%s was answered with a JSON-RPC error (%v); it is a request error: isError true with the error envelope", what, a.err)
-	case !a.isError:
-		c.find(RuleRequestError, a.op, "/isError", "%s was answered as a processed result; it is a request error of kind not_found", what)
-	case a.raw != nil:
-		var env struct {
-			Error struct {
-				Kind string `json:"kind"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(a.raw, &env) == nil && env.Error.Kind != pilotage.ErrNotFound && slices.Contains(requestErrorKinds, env.Error.Kind) {
-			c.find(RuleRequestError, a.op, "/structuredContent/error/kind", "%s is a request error of kind %q; unknown guides, entries and runs are not_found", what, env.Error.Kind)
-		}
-	}
+	c.requestErrorOf(RuleRequestError, a, what, pilotage.ErrNotFound, "§8: unknown guides, entries and runs are not_found")
 }
 
 // envelope checks a request error's structuredContent: {"error": {kind,

@@ -54,6 +54,12 @@ func (c *checker) program(man *pilotage.Manifest, snapPath string, snapSrc []byt
 		c.find(RuleAnswers, v.op, "/structuredContent/plan", "validate returned no plan replay can use: %v", err)
 		return nil
 	}
+	u, haveU := withUnknownName(l, c.opt.Program.Src, catalogIDs(snapSrc, l.ID))
+	if haveU {
+		c.validateUnknownName(l, u)
+	} else {
+		c.status("%s names no catalog entry of %s; no unknown_name probe", c.opt.Program.File, l.ID)
+	}
 	if !c.opt.Execute {
 		c.status("validated %s; not executed (execute may have side effects: give --execute)", c.opt.Program.File)
 		return nil
@@ -66,6 +72,9 @@ func (c *checker) program(man *pilotage.Manifest, snapPath string, snapSrc []byt
 	if l.ExecutionMode == pilotage.ModeBoth {
 		args["mode"] = pilotage.ModeImmediate
 	}
+	// The refusals first, with the arguments of the Run below: on a
+	// conformant server they run nothing, so the Run is the only one.
+	c.executeRefusals(man, l, args, u, haveU)
 	fetch := l.Loop.Trace != "" && eff.Has(pilotage.CapTraceFetch)
 	if fetch {
 		// store: true keeps the Run for the fetch door (§6.5).

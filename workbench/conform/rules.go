@@ -19,6 +19,11 @@ const (
 	RuleBounds        = "read-bounds"
 	RuleFetchSameRun  = "trace-fetch-run"
 	RuleProgramChecks = "program-valid"
+	RuleChangedSince  = "lookup-changed-since"
+	RuleUnknownName   = "validate-unknown-name"
+	RuleRefusals      = "execute-refusals"
+	RuleDriftText     = "catalog-drift-text"
+	RuleNotFoundSame  = "not-found-indistinguishable"
 )
 
 // Section names for rules of the binding, which is not part of Part II.
@@ -49,6 +54,16 @@ var own = []report.RuleInfo{
 		Summary: "The fetch door returns the Run execute returned: the same run_id and outcome, a trace at no higher level than recorded, and at the same level the same trace envelope."},
 	{ID: RuleProgramChecks, Category: "operations", Section: "6.4", Severity: report.Error,
 		Summary: "The --program given validates, so it can be planned and executed; otherwise the loop checks cannot run."},
+	{ID: RuleChangedSince, Category: "operations", Section: "6.3", Severity: report.Error,
+		Summary: "lookup changed_since from a catalog_version the server never issued is an unknown_baseline request error where the verb is declared, and a request error where it is not."},
+	{ID: RuleUnknownName, Category: "operations", Section: "5.5", Severity: report.Error,
+		Summary: "With --program: the program with one catalog name replaced by one that cannot exist validates as invalid, with an unknown_name diagnostic whose path locates the name."},
+	{ID: RuleRefusals, Category: "operations", Section: "6.5.2", Severity: report.Error,
+		Summary: "With --execute: execute refuses before running anything: a drifted expected_catalog_version is a catalog_drift outcome, an invalid inline program a validation_error outcome with diagnostics (neither with trace steps or output), an unknown program_ref, an unknown trace_level and store: true under retention none are request errors, and a request both malformed and drifted gets the request error (the first failing check wins)."},
+	{ID: RuleDriftText, Category: "operations", Section: "6.5.2", Severity: report.Info,
+		Summary: `With --execute: the catalog_drift outcome's error is the text §6.5.2 shows, "catalog version mismatch"; error is an optional short description (§5.7), so another text is only noted.`},
+	{ID: RuleNotFoundSame, Category: "channels", Section: "6.6", Severity: report.Error,
+		Summary: "With --execute, when the Language declares trace_fetch: a fetch of a refused (never retained) Run and a fetch of an unknown run_id give the same request error: the same kind and the same message once the run_id is taken out."},
 }
 
 // Rules describes conform's own rules, for --list-rules and sarif.
