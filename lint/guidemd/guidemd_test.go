@@ -102,13 +102,22 @@ func TestHostileBodiesAreCheap(t *testing.T) {
 	}
 }
 
-// FuzzParse checks that Parse and Topics never panic and that every topic
-// is a slug (lower case, no spaces).
+// FuzzParse checks that Parse and Topics never panic, that Parse ends
+// within a bound far above its linear cost, and that every topic is a
+// slug (lower case, no spaces).
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("# A\n\n## B c\n\nText.\n"))
 	f.Add([]byte("> - 1. ## x\n"))
+	// The shapes that were quadratic (TestHostileBodiesAreCheap), small,
+	// for the fuzzer to grow and vary.
+	f.Add([]byte(strings.Repeat("[a](", 64)))
+	f.Add([]byte(strings.Repeat("[a]: b\n", 64)))
 	f.Fuzz(func(t *testing.T, body []byte) {
+		start := time.Now()
 		doc, err := Parse(body)
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("parsing %d bytes took %v", len(body), d)
+		}
 		if err != nil {
 			return
 		}
