@@ -42,8 +42,9 @@ func newConformCmd() *cobra.Command {
 extension declaration and its major version (binding.md, §11.1), that every
 tool the manifest names is published with input and output schemas, the
 manifest and guide resources, and the result channels (§8): processed
-results, a harmless request error (an unknown guide, entry or run must be
-not_found) and carrier failures (an unknown tool).
+results, harmless request errors (an unknown guide, entry or run must be
+not_found; lookup changed_since from a made-up baseline, unknown_baseline)
+and carrier failures (an unknown tool).
 
 Everything the server publishes is read through discover, learn and lookup
 (every guide with its body, the whole catalog, following cursors within
@@ -55,6 +56,13 @@ With --program, the program is validated into a plan; with --execute too
 (execute may have side effects on a real server, so it never runs without
 it), it is executed, the Run is fetched again when the Language declares
 trace_fetch, and every replay rule checks the traces against the plan.
+--program also probes validate with one catalog name of the program
+replaced by one that cannot exist (invalid, unknown_name, §5.5). --execute
+also sends execute requests a conformant server refuses before running
+anything (§6.5.2): a drifted expected_catalog_version, the program made
+invalid, an unknown program_ref or trace_level, store: true under
+retention none. A broken server might act on them; a conformant one must
+not.
 
 What the server returned is saved in --save DIR (a new temporary directory
 when not given, named on standard error): snapshot.json, plan.json,
