@@ -124,27 +124,128 @@ func TestFetchDoorViolations(t *testing.T) {
 // rewriteTool is a server middleware that passes the processed result of
 // one tool through edit, in both channels, so they stay the same JSON.
 func rewriteTool(t *testing.T, tool string, edit func(map[string]any)) mcp.Middleware {
+	return onCall(t, tool, func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+		res := next(args)
+		if res == nil || res.IsError {
+			return res
+		}
+		raw, err := json.Marshal(res.StructuredContent)
+		var v map[string]any
+		if err == nil {
+			err = json.Unmarshal(raw, &v)
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tool, err)
+			return res
+		}
+		edit(v)
+		return result(v, false)
+	})
+}
+
+// onCall is a server middleware for the calls of one tool: answer gets
+// the call's arguments and next, which asks the server with (possibly
+// changed) arguments, and returns the result sent instead.
+func onCall(t *testing.T, tool string, answer func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			out, err := next(ctx, method, req)
 			call, ok := req.(*mcp.CallToolRequest)
-			res, _ := out.(*mcp.CallToolResult)
-			if err != nil || !ok || call.Params.Name != tool || res == nil || res.IsError {
-				return out, err
+			var args map[string]any
+			if !ok || call.Params.Name != tool || json.Unmarshal(call.Params.Arguments, &args) != nil {
+				return next(ctx, method, req)
 			}
-			raw, err := json.Marshal(res.StructuredContent)
-			var v map[string]any
-			if err == nil {
-				err = json.Unmarshal(raw, &v)
-			}
-			if err != nil {
-				t.Errorf("%s: %v", tool, err)
-				return out, nil
-			}
-			edit(v)
-			raw, _ = json.Marshal(v)
-			return &mcp.CallToolResult{StructuredContent: json.RawMessage(raw), Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}, nil
+			return answer(args, func(args map[string]any) *mcp.CallToolResult {
+				call.Params.Arguments, _ = json.Marshal(args)
+				out, err := next(ctx, method, call)
+				res, _ := out.(*mcp.CallToolResult)
+				if err != nil || res == nil {
+					t.Errorf("%s: %v", tool, err)
+				}
+				return res
+			}), nil
 		}
+	}
+}
+
+// result is a tool result carrying v in both channels.
+func result(v any, isError bool) *mcp.CallToolResult {
+	raw, _ := json.Marshal(v)
+	return &mcp.CallToolResult{IsError: isError, StructuredContent: json.RawMessage(raw), Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}
+}
+
+// Servers that answer a refusal Part II fixes otherwise than it says: a
+// middleware on the reference server changes one answer (or the request
+// the server sees), and conform names the operation and the pointer in
+// its answer (golden file per case). Every case runs the --execute
+// probes, which the reference server refuses without running anything.
+func TestRefusalViolations(t *testing.T) {
+	hasAbsentName := func(args map[string]any) bool {
+		raw, _ := json.Marshal(args["program"])
+		return strings.Contains(string(raw), absentSuffix)
+	}
+	for _, tc := range []struct {
+		name, tool string
+		answer     func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult
+	}{
+		// §6.3: changed_since from a baseline never issued, answered as
+		// if there were no changes.
+		{"changed-since-answered", "homeflow_v1_lookup", func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+			if args["verb"] == "changed_since" {
+				return result(map[string]any{"catalog_version": "v1", "changes": []any{}}, false)
+			}
+			return next(args)
+		}},
+		// §5.5: the unknown name is reported at the program's root and
+		// as a constraint.
+		{"unknown-name-misplaced", "homeflow_v1_validate", func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+			if !hasAbsentName(args) {
+				return next(args)
+			}
+			return result(map[string]any{"valid": false, "catalog_version": "v1", "diagnostics": []any{
+				map[string]any{"code": "unknown_name", "severity": "error", "message": "unknown name", "path": "/steps"}}}, false)
+		}},
+		// §6.5.3: a server that ignores expected_catalog_version runs the
+		// program although the catalog drifted.
+		{"drift-ignored", "homeflow_v1_execute", func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+			delete(args, "expected_catalog_version")
+			return next(args)
+		}},
+		// §6.5.2 step 3: a server that does not revalidate runs an
+		// invalid program, here answered as a success.
+		{"invalid-program-run", "homeflow_v1_execute", func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+			if hasAbsentName(args) {
+				return result(map[string]any{"run_id": "run-" + strings.Repeat("0", 32), "outcome": map[string]any{"ok": true, "status": "success"}, "output": map[string]any{}}, false)
+			}
+			return next(args)
+		}},
+		// §6.5.2: drift checked before the request's well-formedness, an
+		// unknown program_ref invalid_request rather than not_found, and
+		// another drift text (info).
+		{"order-and-kinds", "homeflow_v1_execute", func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+			switch {
+			case args["expected_catalog_version"] != nil:
+				return result(map[string]any{"run_id": "run-" + strings.Repeat("1", 32), "outcome": map[string]any{"ok": false, "status": "catalog_drift", "error": "stale catalog"}}, false)
+			case args["program_ref"] != nil:
+				return result(map[string]any{"error": map[string]any{"kind": "invalid_request", "message": "bad program_ref"}}, true)
+			}
+			return next(args)
+		}},
+		// §6.6: a refused Run's fetch tells it apart from an unknown one.
+		{"refused-fetch-distinguishable", "homeflow_v1_trace", func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+			res := next(args)
+			if res.IsError && args["run_id"] != absent {
+				return result(map[string]any{"error": map[string]any{"kind": "not_found", "message": "that Run was refused, so it was not stored"}}, true)
+			}
+			return res
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := reference(t, homeflow(t), "owner").MCP()
+			s.AddReceivingMiddleware(onCall(t, tc.tool, tc.answer))
+			dir := t.TempDir()
+			rep := check(t, inMemory(t, s), Options{Dir: dir, Execute: true, Program: evening(t)})
+			checkGolden(t, "testdata/refusal-"+tc.name+".golden", rep, dir)
+		})
 	}
 }
 

@@ -272,7 +272,7 @@ func (c *checker) refusedRun(a answer, what, want, why string) (string, outcome)
 	if len(run.Output) > 0 && string(run.Output) != "null" {
 		c.find(RuleRefusals, a.op, "/structuredContent/output", "%s: the response has an output; output appears only when outcome.ok is true (§6.5)", what)
 	}
-	if want == pilotage.StatusValidationError && len(run.Diagnostics) == 0 {
+	if o.Status == pilotage.StatusValidationError && len(run.Diagnostics) == 0 {
 		c.find(RuleRefusals, a.op, "/structuredContent/diagnostics", "%s: a validation_error outcome without diagnostics; the Server must attach them (%s)", what, why)
 	}
 	return run.RunID, o
