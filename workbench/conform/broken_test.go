@@ -385,3 +385,18 @@ func TestInitializeTimeoutLeaksNothing(t *testing.T) {
 		t.Errorf("%d goroutines before the check, %d after:\n%s", before, after, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// Without --execute, conform sends no execute request at all, probes
+// included: they stop at validate, lookup and trace fetch.
+func TestNoExecuteWithoutFlag(t *testing.T) {
+	s := reference(t, homeflow(t), "owner").MCP()
+	calls := 0
+	s.AddReceivingMiddleware(onCall(t, "homeflow_v1_execute", func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+		calls++
+		return next(args)
+	}))
+	rep := check(t, inMemory(t, s), Options{Program: evening(t)})
+	if len(rep.Findings) != 0 || calls != 0 {
+		t.Fatalf("%d execute calls, findings:\n%s", calls, findings(rep))
+	}
+}
