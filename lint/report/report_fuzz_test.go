@@ -5,15 +5,19 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
 // FuzzWriters renders a finding built from arbitrary text and numbers,
-// quoting an arbitrary source, in every format: no writer panics, json and
-// sarif stay valid JSON that decodes back to the same text, junit stays
+// quoting an arbitrary source, in every format: no writer panics, text
+// quotes a bounded window of the source line, json and sarif stay valid JSON that decodes back to the same text, junit stays
 // well-formed XML, and github prints exactly one line per finding.
+// gutter starts a quoted source line of the text format.
+var gutter = regexp.MustCompile(`^ *-?[0-9]+ \| `)
+
 func FuzzWriters(f *testing.F) {
 	f.Add("retention-value", "6.6", "bad \"P7X\"\nnext", "hint: 100%", "a,b:c.json", "{\n \"a\": 1\n}", 2, 3, 2, 9)
 	f.Add("", "", "", "", "", "", 0, 0, 0, 0)
@@ -54,6 +58,18 @@ func FuzzWriters(f *testing.F) {
 					}
 					if err != nil {
 						t.Fatalf("junit output is not well-formed XML: %v\n%s", err, out)
+					}
+				}
+			case Text:
+				// The quoted source line is a window of at most 160
+				// characters and an ellipsis at either end, however long
+				// the line (checked when no other text can hold a newline).
+				if strings.ContainsAny(msg+hint+file+rule+section, "\r\n") {
+					break
+				}
+				for _, l := range strings.Split(string(out), "\n") {
+					if m := gutter.FindStringIndex(l); m != nil && utf8.RuneCountInString(l[m[1]:]) > 162 {
+						t.Fatalf("quoted line of %d characters:\n%s", utf8.RuneCountInString(l[m[1]:]), l)
 					}
 				}
 			case GitHub:
