@@ -155,15 +155,15 @@ func snippet(line []rune, f Finding) string {
 }
 
 // lineReader gives the text writer each finding's source line as
-// characters. Findings come sorted by file and line, often many on one
-// line (a minified JSON file is a single line): it indexes a file's line
-// starts once and keeps the last line decoded, so n findings on one long
-// line cost one decoding, not n (40,000 findings on a 400 KB line took
-// minutes when every finding decoded the whole line).
+// characters. It indexes each file's line starts once, and findings come
+// sorted by file and line, often many on one line (a minified JSON file is
+// a single line), so it keeps the last line decoded: n findings on one
+// long line cost one decoding, not n (40,000 findings on a 400 KB line
+// took minutes when every finding decoded the whole line).
 type lineReader struct {
-	file   string
-	starts []int // offset of each line's first byte; nil before the first file
-	n      int   // the line decoded in runes, 0 for none
+	starts map[string][]int // per file, the offset of each line's first byte
+	file   string           // the file of the decoded line
+	n      int              // the decoded line, 0 for none
 	runes  []rune
 }
 
@@ -173,26 +173,31 @@ func (lr *lineReader) line(file string, src []byte, n int) ([]rune, bool) {
 	if src == nil || n < 1 {
 		return nil, false
 	}
-	if lr.starts == nil || file != lr.file {
-		lr.file, lr.starts, lr.n, lr.runes = file, []int{0}, 0, nil
+	if lr.starts == nil {
+		lr.starts = map[string][]int{}
+	}
+	starts, ok := lr.starts[file]
+	if !ok {
+		starts = []int{0}
 		for off := 0; ; {
 			i := bytes.IndexByte(src[off:], '\n')
 			if i < 0 {
 				break
 			}
 			off += i + 1
-			lr.starts = append(lr.starts, off)
+			starts = append(starts, off)
 		}
+		lr.starts[file] = starts
 	}
-	if n > len(lr.starts) {
+	if n > len(starts) {
 		return nil, false
 	}
-	if n != lr.n {
+	if file != lr.file || n != lr.n {
 		end := len(src)
-		if n < len(lr.starts) {
-			end = lr.starts[n] - 1
+		if n < len(starts) {
+			end = starts[n] - 1
 		}
-		lr.n, lr.runes = n, []rune(string(bytes.TrimRight(src[lr.starts[n-1]:end], "\r")))
+		lr.file, lr.n, lr.runes = file, n, []rune(string(bytes.TrimRight(src[starts[n-1]:end], "\r")))
 	}
 	return lr.runes, true
 }
