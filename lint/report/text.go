@@ -27,7 +27,7 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 		}
 		return code + s + ansiReset
 	}
-	var lines lineReader
+	lines := lineReader{}
 	for _, f := range r.Findings {
 		sevColor := ansiBlue
 		switch f.Severity {
@@ -155,51 +155,50 @@ func snippet(line []rune, f Finding) string {
 }
 
 // lineReader gives the text writer each finding's source line as
-// characters. It indexes each file's line starts once, and findings come
-// sorted by file and line, often many on one line (a minified JSON file is
-// a single line), so it keeps the last line decoded: n findings on one
-// long line cost one decoding, not n (40,000 findings on a 400 KB line
-// took minutes when every finding decoded the whole line).
-type lineReader struct {
-	starts map[string][]int // per file, the offset of each line's first byte
-	file   string           // the file of the decoded line
-	n      int              // the decoded line, 0 for none
+// characters. Findings come sorted by file and line, often many on one
+// line (a minified JSON file is a single line), so for each file it
+// indexes the line starts once and keeps the last line it decoded: n
+// findings on one long line cost one decoding, not n (40,000 findings on
+// a 400 KB line took minutes when every finding decoded the whole line),
+// also when the findings of two files alternate.
+type lineReader map[string]*fileLines
+
+type fileLines struct {
+	starts []int // offset of each line's first byte
+	n      int   // the decoded line, 0 for none
 	runes  []rune
 }
 
 // line is line n (1-based) of file, whose source is src, without its end
 // of line; false when src is nil or has no line n.
-func (lr *lineReader) line(file string, src []byte, n int) ([]rune, bool) {
+func (lr lineReader) line(file string, src []byte, n int) ([]rune, bool) {
 	if src == nil || n < 1 {
 		return nil, false
 	}
-	if lr.starts == nil {
-		lr.starts = map[string][]int{}
-	}
-	starts, ok := lr.starts[file]
-	if !ok {
-		starts = []int{0}
+	fl := lr[file]
+	if fl == nil {
+		fl = &fileLines{starts: []int{0}}
 		for off := 0; ; {
 			i := bytes.IndexByte(src[off:], '\n')
 			if i < 0 {
 				break
 			}
 			off += i + 1
-			starts = append(starts, off)
+			fl.starts = append(fl.starts, off)
 		}
-		lr.starts[file] = starts
+		lr[file] = fl
 	}
-	if n > len(starts) {
+	if n > len(fl.starts) {
 		return nil, false
 	}
-	if file != lr.file || n != lr.n {
+	if n != fl.n {
 		end := len(src)
-		if n < len(starts) {
-			end = starts[n] - 1
+		if n < len(fl.starts) {
+			end = fl.starts[n] - 1
 		}
-		lr.file, lr.n, lr.runes = file, n, []rune(string(bytes.TrimRight(src[starts[n-1]:end], "\r")))
+		fl.n, fl.runes = n, []rune(string(bytes.TrimRight(src[fl.starts[n-1]:end], "\r")))
 	}
-	return lr.runes, true
+	return fl.runes, true
 }
 
 // tokenWidth guesses the width of the token at col: a quoted string, a
