@@ -28,12 +28,7 @@ const homeflowDir = "../../langs/homeflow/"
 
 // homeflow compiles langs/homeflow for the reference server.
 func homeflow(t testing.TB) *compile.Result {
-	t.Helper()
-	res, err := compile.File(homeflowDir + "homeflow.pdl")
-	if err != nil || !res.OK() {
-		t.Fatalf("compile: %v %v", err, res.Findings)
-	}
-	return res
+	return compiled(t, homeflowDir+"homeflow.pdl")
 }
 
 // reference serves res with the workbench engine as principal.

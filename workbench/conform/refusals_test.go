@@ -1,0 +1,93 @@
+package conform
+
+import (
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+)
+
+// compiled compiles the Language of a PDL file for the reference server.
+func compiled(t testing.TB, pdl string) *compile.Result {
+	t.Helper()
+	res, err := compile.File(pdl)
+	if err != nil || !res.OK() {
+		t.Fatalf("compile %s: %v %v", pdl, err, res.Findings)
+	}
+	return res
+}
+
+// keepNothing is testdata/keepnothing, a Language executing under
+// retention none (§6.5), with its program.
+func keepNothing(t testing.TB) (*compile.Result, *Program) {
+	const dir = "testdata/keepnothing/"
+	return compiled(t, dir+"keepnothing.pdl"), &Program{
+		File:  "hello.json",
+		Src:   readFile(t, dir+"hello.json"),
+		Input: readFile(t, dir+"hello.input.json"),
+	}
+}
+
+// The refusal probes that homeflow does not reach pass on the reference
+// server: store: true under retention none (testdata/keepnothing, §6.5).
+// Each counts its probe's requests, so a probe that stops being sent
+// fails here rather than passing silently.
+func TestRefusalProbesOnOtherLanguagesAreClean(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lang func(testing.TB) (*compile.Result, *Program)
+		tool string
+		// probe tells the probe's request among the tool's calls.
+		probe func(args map[string]any) bool
+	}{
+		{"store under retention none", keepNothing, "keepnothing_v1_execute", func(args map[string]any) bool { return args["store"] == true }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, prog := tc.lang(t)
+			s := reference(t, res, "owner").MCP()
+			probes := 0
+			s.AddReceivingMiddleware(onCall(t, tc.tool, func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+				if tc.probe(args) {
+					probes++
+				}
+				return next(args)
+			}))
+			rep := check(t, inMemory(t, s), Options{Execute: true, Program: prog})
+			if len(rep.Findings) != 0 || probes != 1 {
+				t.Fatalf("%d probe requests (want 1), findings:\n%s", probes, findings(rep))
+			}
+		})
+	}
+}
+
+// Servers of those Languages that answer the probe otherwise than Part II
+// says: a middleware on the reference server changes one answer, and
+// conform names the operation and the pointer in it (golden file per
+// case).
+func TestRefusalViolationsOnOtherLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lang func(testing.TB) (*compile.Result, *Program)
+		tool string
+		mw   func(t *testing.T, tool string) mcp.Middleware
+	}{
+		// §6.5: store: true under retention none dropped and the Run
+		// executed, as if the server could keep it.
+		{"store-accepted", keepNothing, "keepnothing_v1_execute", func(t *testing.T, tool string) mcp.Middleware {
+			return onCall(t, tool, func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+				delete(args, "store")
+				return next(args)
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, prog := tc.lang(t)
+			s := reference(t, res, "owner").MCP()
+			s.AddReceivingMiddleware(tc.mw(t, tc.tool))
+			dir := t.TempDir()
+			rep := check(t, inMemory(t, s), Options{Dir: dir, Execute: true, Program: prog})
+			checkGolden(t, "testdata/refusal-"+tc.name+".golden", rep, dir)
+		})
+	}
+}
