@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,10 +30,23 @@ func keepNothing(t testing.TB) (*compile.Result, *Program) {
 	}
 }
 
+const notesDir = "../../langs/notes/"
+
+// notes is langs/notes, a text-range Language (§5.5), with its example
+// program.
+func notes(t testing.TB) (*compile.Result, *Program) {
+	return compiled(t, notesDir+"notes.pdl"), &Program{
+		File:  "digest.txt",
+		Src:   readFile(t, notesDir+"programs/digest.txt"),
+		Input: readFile(t, notesDir+"programs/digest.input.json"),
+	}
+}
+
 // The refusal probes that homeflow does not reach pass on the reference
-// server: store: true under retention none (testdata/keepnothing, §6.5).
-// Each counts its probe's requests, so a probe that stops being sent
-// fails here rather than passing silently.
+// server: store: true under retention none (testdata/keepnothing, §6.5),
+// and the text-range unknown_name probe (notes, §5.5). Each counts its
+// probe's requests, so a probe that stops being sent fails here rather
+// than passing silently.
 func TestRefusalProbesOnOtherLanguagesAreClean(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -42,6 +56,10 @@ func TestRefusalProbesOnOtherLanguagesAreClean(t *testing.T) {
 		probe func(args map[string]any) bool
 	}{
 		{"store under retention none", keepNothing, "keepnothing_v1_execute", func(args map[string]any) bool { return args["store"] == true }},
+		{"notes unknown name as text", notes, "notes_v1_validate", func(args map[string]any) bool {
+			p, _ := args["program"].(string)
+			return strings.Contains(p, absentSuffix)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, prog := tc.lang(t)
@@ -78,6 +96,23 @@ func TestRefusalViolationsOnOtherLanguages(t *testing.T) {
 			return onCall(t, tool, func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
 				delete(args, "store")
 				return next(args)
+			})
+		}},
+		// §5.5: the unknown_name range moved one line down, off the name.
+		{"unknown-name-range-moved", notes, "notes_v1_validate", func(t *testing.T, tool string) mcp.Middleware {
+			return rewriteTool(t, tool, func(res map[string]any) {
+				diags, _ := res["diagnostics"].([]any)
+				for _, d := range diags {
+					d := d.(map[string]any)
+					if d["code"] != "unknown_name" {
+						continue
+					}
+					r := d["path"].(map[string]any)
+					for _, end := range []string{"start", "end"} {
+						pos := r[end].(map[string]any)
+						pos["line"] = pos["line"].(float64) + 1
+					}
+				}
 			})
 		}},
 	} {
