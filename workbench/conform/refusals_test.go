@@ -32,8 +32,8 @@ func keepNothing(t testing.TB) (*compile.Result, *Program) {
 
 const notesDir = "../../langs/notes/"
 
-// notes is langs/notes, a text-range Language (§5.5), with its example
-// program.
+// notes is langs/notes, a text-range Language (§5.5) whose catalog does
+// not declare changed_since (§6.3), with its example program.
 func notes(t testing.TB) (*compile.Result, *Program) {
 	return compiled(t, notesDir+"notes.pdl"), &Program{
 		File:  "digest.txt",
@@ -44,9 +44,9 @@ func notes(t testing.TB) (*compile.Result, *Program) {
 
 // The refusal probes that homeflow does not reach pass on the reference
 // server: store: true under retention none (testdata/keepnothing, §6.5),
-// and the text-range unknown_name probe (notes, §5.5). Each counts its
-// probe's requests, so a probe that stops being sent fails here rather
-// than passing silently.
+// and the text-range unknown_name probe and changed_since undeclared
+// (notes, §5.5, §6.3). Each counts its probe's requests, so a probe that
+// stops being sent fails here rather than passing silently.
 func TestRefusalProbesOnOtherLanguagesAreClean(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -60,6 +60,7 @@ func TestRefusalProbesOnOtherLanguagesAreClean(t *testing.T) {
 			p, _ := args["program"].(string)
 			return strings.Contains(p, absentSuffix)
 		}},
+		{"notes changed_since undeclared", notes, "notes_v1_lookup", func(args map[string]any) bool { return args["verb"] == "changed_since" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, prog := tc.lang(t)
@@ -113,6 +114,16 @@ func TestRefusalViolationsOnOtherLanguages(t *testing.T) {
 						pos["line"] = pos["line"].(float64) + 1
 					}
 				}
+			})
+		}},
+		// §6.3: changed_since, which notes does not declare, answered
+		// as if there were no changes.
+		{"changed-since-undeclared-answered", notes, "notes_v1_lookup", func(t *testing.T, tool string) mcp.Middleware {
+			return onCall(t, tool, func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+				if args["verb"] == "changed_since" {
+					return result(map[string]any{"catalog_version": "v1", "changes": []any{}}, false)
+				}
+				return next(args)
 			})
 		}},
 	} {
