@@ -61,11 +61,13 @@ func (c *checker) run() error {
 		c.status("the manifest does not decode (%v); linting it alone", err)
 	}
 	c.status("discover: %s", count(len(man.Languages), "Language"))
-	names := []string{discover}
+	// The tools the manifest names, each once, in order; a set beside the
+	// list keeps this linear in a manifest of many Languages.
+	names, named := []string{discover}, map[string]bool{discover: true}
 	for _, l := range man.Languages {
 		for _, a := range []string{l.Guides, l.Catalog, l.Loop.Validate, l.Loop.Execute, l.Loop.Trace} {
-			if a != "" && !slices.Contains(names, a) {
-				names = append(names, a)
+			if a != "" && !named[a] {
+				names, named[a] = append(names, a), true
 			}
 		}
 	}
