@@ -35,18 +35,36 @@ var (
 const defaultSeeds = 600
 
 // homeLimits are home/v1's bounds; tight/v1 has small ones that small
-// programs and inputs reach, so limits trip often (§10.1).
+// programs and inputs reach, so limits trip often (§10.1). mem/v1 and
+// timed/v1 are home/v1 with one bound made small: memory, which the
+// outputs a Run holds reach but its input does not (execute refuses an
+// input larger than the memory bound before running, so the generator's
+// inputs, at most about 600 bytes, must stay below it), and time, which
+// one call of slow.op (300 ms) passes.
 var (
 	homeLimits  = homeServer().Languages[0].Limits
 	tightLimits = language.Limits{Steps: 12, Time: 30 * time.Second, Depth: 4, Iterations: 5, Expansion: 3, MemoryBytes: 1 << 20, ProgramBytes: 64 << 10}
+	memLimits   = withLimits(func(l *language.Limits) { l.MemoryBytes = 1 << 10 })
+	timedLimits = withLimits(func(l *language.Limits) { l.Time = 100 * time.Millisecond })
 )
 
-// propServer is homeServer plus tight/v1, home/v1 with tightLimits.
+func withLimits(edit func(*language.Limits)) language.Limits {
+	l := homeLimits
+	edit(&l)
+	return l
+}
+
+// propServer is homeServer plus copies of home/v1 with other limits.
 func propServer() *language.Server {
 	srv := homeServer()
-	tight := *srv.Languages[0]
-	tight.ID, tight.Limits = "tight/v1", tightLimits
-	srv.Languages = append(srv.Languages, &tight)
+	for _, v := range []struct {
+		id  string
+		lim language.Limits
+	}{{"tight/v1", tightLimits}, {"mem/v1", memLimits}, {"timed/v1", timedLimits}} {
+		l := *srv.Languages[0]
+		l.ID, l.Limits = v.id, v.lim
+		srv.Languages = append(srv.Languages, &l)
+	}
 	return srv
 }
 
@@ -80,7 +98,7 @@ type tally map[string]int
 
 // behaviours every run of the default seed range must reach.
 var behaviours = []string{"valid", "invalid", "too deep", "success", "device_error", "runtime error",
-	"step limit", "iteration limit", "zero-iteration loop", "sub-program", "branch", "summary truncation", "deployed", "stored"}
+	"step limit", "iteration limit", "memory limit", "time limit", "zero-iteration loop", "sub-program", "branch", "summary truncation", "deployed", "stored"}
 
 func TestGeneratedPrograms(t *testing.T) {
 	p := newPropEnv(t)
@@ -127,6 +145,9 @@ func (p *propEnv) check(t *testing.T, c *genCase, seen tally) {
 	v, verr := p.e.Validate(bg, alice, c.lang, pilotage.ValidateRequest{Program: c.program})
 	if after := p.sideState(t, c.lang); after != before {
 		t.Errorf("validate changed the engine's state:\nbefore %s\nafter  %s", before, after)
+	}
+	if _, l, _ := p.e.language(c.lang); int64(len(c.input)) > l.limits.MemoryBytes {
+		t.Fatalf("the generated input has %d bytes, more than %s's memory bound of %d: execute would refuse it before running (§10.1)", len(c.input), c.lang, l.limits.MemoryBytes)
 	}
 	req := pilotage.ExecuteRequest{Program: c.program, Input: c.input}
 	switch c.expect {
@@ -385,9 +406,10 @@ func (p *propEnv) checkOutcome(t *testing.T, c *genCase, resp *pilotage.ExecuteR
 	// full trace of a Language with expanded sub-programs, and a step the
 	// step bound refused was not begun.
 	var stats struct {
-		Steps *int `json:"steps_executed"`
+		Steps *int   `json:"steps_executed"`
+		Held  *int64 `json:"bytes_held"`
 	}
-	if err := json.Unmarshal(tr.Stats, &stats); err != nil || stats.Steps == nil {
+	if err := json.Unmarshal(tr.Stats, &stats); err != nil || stats.Steps == nil || stats.Held == nil {
 		t.Fatalf("stats %s: %v", tr.Stats, err)
 	}
 	if *stats.Steps != len(tr.Steps) {
@@ -395,6 +417,22 @@ func (p *propEnv) checkOutcome(t *testing.T, c *genCase, resp *pilotage.ExecuteR
 	}
 	if len(tr.Steps) > lim.Steps {
 		t.Errorf("%d trace entries, more than the bound of %d steps", len(tr.Steps), lim.Steps)
+	}
+	// Every input and output a completed step carries was held, so the
+	// trace holds no more than the Run did, nor than the memory bound:
+	// the value that would pass the bound is refused, not kept.
+	var traced int64
+	for _, s := range tr.Steps {
+		if s.Outcome.OK {
+			traced += int64(len(s.Input) + len(s.Output))
+		}
+	}
+	if traced > min(*stats.Held, lim.MemoryBytes) {
+		t.Errorf("the trace's completed steps carry %d bytes, more than stats.bytes_held %d or the memory bound of %d", traced, *stats.Held, lim.MemoryBytes)
+	}
+	memStop := fmt.Sprintf("memory limit of %d bytes", lim.MemoryBytes)
+	if stopped := strings.Contains(o.Error, memStop); stopped != (*stats.Held > lim.MemoryBytes) {
+		t.Errorf("stats.bytes_held is %d with a memory bound of %d, but the outcome is %+v", *stats.Held, lim.MemoryBytes, o)
 	}
 	var failedLoops []pilotage.TraceStep
 	for _, s := range tr.Steps {
@@ -424,6 +462,25 @@ func (p *propEnv) checkOutcome(t *testing.T, c *genCase, resp *pilotage.ExecuteR
 		seen["step limit"]++
 		if o.Status != pilotage.StatusPartial || len(tr.Steps) != lim.Steps {
 			t.Errorf("a Run stopped by the step bound: %s with %d entries, want partial with exactly %d", o.Status, len(tr.Steps), lim.Steps)
+		}
+	case strings.Contains(o.Error, memStop):
+		seen["memory limit"]++
+		// The stop passes outwards: every step it ended (the one whose
+		// value passed the bound and the constructs around it) names it.
+		if o.Status != pilotage.StatusPartial {
+			t.Errorf("a Run stopped by the memory bound ends %s, want partial", o.Status)
+		}
+		for _, s := range tr.Steps {
+			if !s.Outcome.OK && !strings.Contains(s.Outcome.Error, memStop) {
+				t.Errorf("in a Run stopped by the memory bound, step %s failed with %+v", s.ID, s.Outcome)
+			}
+		}
+	case strings.Contains(o.Error, fmt.Sprintf("time limit of %s", lim.Time)):
+		seen["time limit"]++
+		// The generator puts the slow call first (rebound), so the bound
+		// stops the Run inside it, after one step.
+		if o.Status != pilotage.StatusPartial || len(tr.Steps) != 1 || tr.Steps[0].Outcome.OK || tr.Steps[0].Outcome.Error != o.Error {
+			t.Errorf("a Run stopped by the time bound: %+v with steps %s, want partial and one failed step with the same error", o, mustJSON(tr.Steps))
 		}
 	case strings.Contains(o.Error, fmt.Sprintf("limit of %d iterations", lim.Iterations)):
 		seen["iteration limit"]++

@@ -175,14 +175,36 @@ func generate(seed uint64) *genCase {
 		prog.Steps = g.nest(prog.Steps, g.lim.depth)
 	}
 	c.hints = g.hints
-	c.program = mustJSON(prog)
 	c.input = g.input()
 	// Drawn last, so the draws above, and the corpus seeds' cases, stay.
 	// Both write to the run store's file, whose fsync costs more than
 	// the rest of a case, hence one case in eight.
 	c.deploy = c.expect == expectValid && r.IntN(8) == 0
 	c.store = r.IntN(8) == 0
+	if c.lang == "home/v1" && c.expect == expectValid {
+		g.rebound(c, &prog.Steps)
+	}
+	c.program = mustJSON(prog)
 	return c
+}
+
+// rebound moves some of home/v1's valid programs, unchanged, to mem/v1,
+// where holding their outputs reaches the memory bound (§10.1); and a
+// very few to timed/v1, behind a first call of slow.op that outlasts its
+// time bound. A timed case costs its time bound at each of its five
+// Runs, so there are two or three of them in the default seeds, and
+// none is deployed, which would add a sixth. slow.op comes first so
+// that the bound always stops the Run in that call, whatever the load
+// on the machine: the determinism the test asserts holds.
+func (g *gen) rebound(c *genCase, steps *[]*gstep) {
+	switch k := g.r.IntN(400); {
+	case k < 5:
+		c.lang, c.deploy = "timed/v1", false
+		*steps = append([]*gstep{{id: "slow", kind: pilotage.KindStep, call: "slow.op"}}, *steps...)
+		c.hints = append(c.hints, hintsOf("safe"))
+	case k < 100:
+		c.lang = "mem/v1"
+	}
 }
 
 func (g *gen) fresh() string {

@@ -155,7 +155,9 @@ func (r *runner) alive() error {
 	return nil
 }
 
-// hold accounts a value against the memory bound and returns its JSON.
+// hold accounts a value against the memory bound and returns its JSON,
+// also when the bound refuses it: a call refused for its arguments still
+// shows them, since at full every executed step carries its input.
 func (r *runner) hold(v any) (json.RawMessage, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -163,7 +165,7 @@ func (r *runner) hold(v any) (json.RawMessage, error) {
 	}
 	r.mem += int64(len(b))
 	if r.mem > r.lim.MemoryBytes {
-		return nil, r.limitStop(fmt.Sprintf("memory limit of %d bytes", r.lim.MemoryBytes))
+		return b, r.limitStop(fmt.Sprintf("memory limit of %d bytes", r.lim.MemoryBytes))
 	}
 	return b, nil
 }
@@ -329,10 +331,10 @@ func (r *runner) call(idx int, s *program.Step, sc *scope, auth string, depth in
 		args[a.Name] = v
 	}
 	in, err := r.hold(args)
+	r.steps[idx].Input = in
 	if err != nil {
 		return nil, r.fail(idx, "", err)
 	}
-	r.steps[idx].Input = in
 	en := r.st.entries[s.Target]
 	// §10.3: every name is authorization-checked at execution time.
 	if en == nil || !r.st.visible(auth, r.lang.ID, en) {
