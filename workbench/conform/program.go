@@ -49,10 +49,15 @@ func (c *checker) program(man *pilotage.Manifest, snapPath string, snapSrc []byt
 		c.find(RuleProgramChecks, v.op, "/structuredContent/valid", "%s does not validate in %s: %s", c.opt.Program.File, l.ID, compact(valid.Diagnostics))
 		return nil
 	}
-	plan, err := replay.LoadPlan(planPath, planSrc)
-	if err != nil {
-		c.find(RuleAnswers, v.op, "/structuredContent/plan", "validate returned no plan replay can use: %v", err)
-		return nil
+	// Without plan declared, validate returns no plan (§5.6) and the Run
+	// is checked without one: the result channels and the fetch door, not
+	// the plan–trace correspondence.
+	var plan *replay.Plan
+	if man.EffectiveCapabilities(&l).Has(pilotage.CapPlan) {
+		if plan, err = replay.LoadPlan(planPath, planSrc); err != nil {
+			c.find(RuleAnswers, v.op, "/structuredContent/plan", "validate returned no plan replay can use: %v", err)
+			return nil
+		}
 	}
 	u, haveU := withUnknownName(l, c.opt.Program.Src, catalogIDs(snapSrc, l.ID))
 	if haveU {
@@ -96,6 +101,10 @@ func (c *checker) program(man *pilotage.Manifest, snapPath string, snapSrc []byt
 			traces[path] = src
 			order = append(order, path)
 		}
+	}
+	if plan == nil {
+		c.status("%s declares no plan: the Run is not replayed against one", l.ID)
+		return nil
 	}
 	lang, err := replay.LoadSnapshot(snapPath, snapSrc, l.ID)
 	if err != nil {

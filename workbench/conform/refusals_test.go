@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
@@ -135,5 +136,23 @@ func TestRefusalViolationsOnOtherLanguages(t *testing.T) {
 			rep := check(t, inMemory(t, s), Options{Dir: dir, Execute: true, Program: prog})
 			checkGolden(t, "testdata/refusal-"+tc.name+".golden", rep, dir)
 		})
+	}
+}
+
+// A Language without plan (langs/calc) gets no plan from validate (§5.6):
+// conform runs the program and checks the Run's channels without one,
+// and reports nothing for the plan's absence.
+func TestLanguageWithoutPlan(t *testing.T) {
+	var status strings.Builder
+	prog := &Program{File: "total.json", Src: []byte(`{"steps": [], "output": "input.price * (1.0 + input.vat)"}`), Input: []byte(`{"price": 10.5, "vat": 0.2}`)}
+	rep := check(t, inMemory(t, reference(t, compiled(t, "../../langs/calc/calc.pdl"), "").MCP()),
+		Options{Dir: t.TempDir(), Program: prog, Execute: true, Status: &status})
+	for _, f := range rep.Findings {
+		if f.Severity != report.Info {
+			t.Errorf("%s: %s", f.Rule, f.Message)
+		}
+	}
+	if !strings.Contains(status.String(), "calc/v1 declares no plan") {
+		t.Errorf("status does not say the Run is not replayed:\n%s", status.String())
 	}
 }
