@@ -136,7 +136,6 @@ type positioned interface {
 
 type stmtAt struct{ s *pdl.Stmt }
 type argAt struct{ a *pdl.Arg }
-type valAt struct{ v *pdl.Value }
 
 // A statement's span is its first line: underlining a whole block helps
 // nobody.
@@ -152,14 +151,6 @@ func (x argAt) span() (lexer.Position, lexer.Position) {
 		return x.a.Pos, end
 	}
 	return x.a.Pos, x.a.EndPos
-}
-func (x valAt) span() (lexer.Position, lexer.Position) {
-	if strings.Contains(x.v.Literal(), "\n") {
-		end := x.v.Pos
-		end.Advance(`"""`)
-		return x.v.Pos, end
-	}
-	return x.v.Pos, x.v.EndPos
 }
 
 // pos converts a lexer position to the model's.

@@ -73,6 +73,7 @@ func TestInitializeDeclaresTheExtension(t *testing.T) {
 	if ext["version"] != "1.1" || ext["discover"] != "pilotage_discover" {
 		t.Fatalf("extension settings = %v", ext)
 	}
+	//lint:ignore SA1019 the test checks that the deprecated capability is not declared
 	if caps.Logging != nil {
 		t.Errorf("logging capability declared, but the server sends no log messages")
 	}

@@ -37,7 +37,8 @@ type inputVars struct{ in map[string]any }
 func (v inputVars) ResolveName(n string) (any, bool) {
 	var x any = map[string]any{"input": v.in}
 	for _, f := range strings.Split(n, ".") {
-		m, ok := x.(map[string]any)
+		m, _ := x.(map[string]any) // nil when x is no object: m[f] misses
+		var ok bool
 		if x, ok = m[f]; !ok {
 			return nil, false
 		}
