@@ -26,6 +26,7 @@ type conformParams struct {
 	timeout   time.Duration
 	maxItems  int
 	maxPages  int
+	maxLangs  int
 	program   string
 	input     string
 	language  string
@@ -50,7 +51,9 @@ Everything the server publishes is read through discover, learn and lookup
 (every guide with its body, the whole catalog, following cursors within
 --max-items and --max-pages) into a snapshot (docs/snapshot.md) that every
 lint rule checks, so the server gets exactly the findings its artifacts
-would get from 'pilotage lint'.
+would get from 'pilotage lint'. Only the first --max-languages Languages
+of the manifest are read and checked; the others get no request, are left
+out of the snapshot, and a read-bounds warning counts them.
 
 With --program, the program is validated into a plan; with --execute too
 (execute may have side effects on a real server, so it never runs without
@@ -97,6 +100,7 @@ after Ctrl-C (143 after SIGTERM).`,
 	f.DurationVar(&p.timeout, "timeout", conform.DefaultTimeout, "give up on a request the server has not answered in this `DURATION`")
 	f.IntVar(&p.maxItems, "max-items", conform.DefaultMaxItems, "read at most `N` guides and N catalog items per Language")
 	f.IntVar(&p.maxPages, "max-pages", conform.DefaultMaxPages, "follow at most `N` pages of a list")
+	f.IntVar(&p.maxLangs, "max-languages", conform.DefaultMaxLanguages, "read and check at most the first `N` Languages of the manifest")
 	f.StringVar(&p.program, "program", "", "validate the program in `FILE` (and run it with --execute)")
 	f.StringVar(&p.input, "input", "", "the program's input, a JSON `FILE`, for --execute")
 	f.StringVar(&p.language, "language", "", "the Language `ID` --program is written in, when the server has more than one")
@@ -130,10 +134,10 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 	default:
 		tr = conform.Command(ctx, args[0], args[1:], c.ErrOrStderr())
 	}
-	if p.timeout <= 0 || p.maxItems < 1 || p.maxPages < 1 {
-		return usageErr("--timeout, --max-items and --max-pages must be more than zero")
+	if p.timeout <= 0 || p.maxItems < 1 || p.maxPages < 1 || p.maxLangs < 1 {
+		return usageErr("--timeout, --max-items, --max-pages and --max-languages must be more than zero")
 	}
-	opt := conform.Options{Dir: p.save, Timeout: p.timeout, MaxItems: p.maxItems, MaxPages: p.maxPages,
+	opt := conform.Options{Dir: p.save, Timeout: p.timeout, MaxItems: p.maxItems, MaxPages: p.maxPages, MaxLanguages: p.maxLangs,
 		LanguageID: p.language, Execute: p.execute, Status: c.ErrOrStderr(), Version: versionString()}
 	if opt.Program, err = conformProgram(c, p); err != nil {
 		return err

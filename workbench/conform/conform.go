@@ -37,6 +37,10 @@ const (
 	DefaultTimeout  = 30 * time.Second
 	DefaultMaxItems = 100000
 	DefaultMaxPages = 1000
+	// DefaultMaxLanguages is far above the Languages one server publishes
+	// in practice, far below the tens of thousands a 16 MiB manifest can
+	// list.
+	DefaultMaxLanguages = 100
 )
 
 // Options tune a check.
@@ -50,6 +54,10 @@ type Options struct {
 	// MaxItems bounds the guides and catalog items read per Language;
 	// MaxPages the lookup pages and tools/list or resources/list pages.
 	MaxItems, MaxPages int
+	// MaxLanguages bounds the Languages of the manifest conform reads and
+	// checks: the first MaxLanguages; the others get no request and are
+	// left out of the snapshot.
+	MaxLanguages int
 	// Program, when set, is validated (and with Execute, executed) in the
 	// Language LanguageID ("" for the manifest's only Language).
 	Program    *Program
@@ -89,6 +97,9 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 	}
 	if opt.MaxPages <= 0 {
 		opt.MaxPages = DefaultMaxPages
+	}
+	if opt.MaxLanguages <= 0 {
+		opt.MaxLanguages = DefaultMaxLanguages
 	}
 	if opt.Status == nil {
 		opt.Status = io.Discard

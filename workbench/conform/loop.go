@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,6 +62,27 @@ func (c *checker) run() error {
 		c.status("the manifest does not decode (%v); linting it alone", err)
 	}
 	c.status("discover: %s", count(len(man.Languages), "Language"))
+	// The program's Language is chosen first, so a wrong --language fails
+	// before any other request.
+	lang := 0
+	if c.opt.Program != nil {
+		var err error
+		if lang, err = pickLanguage(&man, c.opt.LanguageID); err != nil {
+			return err
+		}
+		if lang >= c.opt.MaxLanguages {
+			return fmt.Errorf("--language %q is Language %d of the manifest, past the first %d conform reads; raise --max-languages", c.opt.LanguageID, lang+1, c.opt.MaxLanguages)
+		}
+	}
+	if n := len(man.Languages); n > c.opt.MaxLanguages {
+		// Each Language costs learn, lookup (every page) and probe
+		// requests; a manifest of thousands would take hours. The
+		// Languages past the bound are left out of the snapshot too, so
+		// lint does not report the guides and catalog conform never read.
+		c.find(RuleBounds, m.op, "/structuredContent/languages", "%d Languages; only the first %d (--max-languages) were read and checked, and snapshot.json lists only them; raise --max-languages to check the other %d", n, c.opt.MaxLanguages, n-c.opt.MaxLanguages)
+		man.Languages = man.Languages[:c.opt.MaxLanguages]
+		snap.Manifest = firstLanguages(m.raw, c.opt.MaxLanguages)
+	}
 	// The tools the manifest names, each once, in order; a set beside the
 	// list keeps this linear in a manifest of many Languages.
 	names, named := []string{discover}, map[string]bool{discover: true}
@@ -103,7 +125,7 @@ func (c *checker) run() error {
 		return err
 	}
 	if c.opt.Program != nil {
-		return c.program(&man, path, src)
+		return c.program(&man, man.Languages[lang], path, src)
 	}
 	return nil
 }
@@ -285,4 +307,53 @@ func (c *checker) merge(rep *report.Report) {
 			c.infos = append(c.infos, r)
 		}
 	}
+}
+
+// firstLanguages is the manifest as the server wrote it, but with only
+// the first n entries of its languages array (of every "languages"
+// member, should there be duplicates), so the snapshot keeps the
+// server's bytes, and lint's positions, for what conform read. The
+// manifest decoded into more than n Languages, so it is valid JSON; a
+// manifest it cannot cut is returned whole.
+func firstLanguages(raw json.RawMessage, n int) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return raw
+	}
+	var out []byte
+	from := 0 // the start of raw not copied yet
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return raw
+		}
+		if key != "languages" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return raw
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return raw
+		}
+		cut := false
+		for i := 0; dec.More(); i++ {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return raw
+			}
+			if i == n-1 {
+				out, cut = append(out, raw[from:dec.InputOffset()]...), true
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return raw
+		}
+		if cut {
+			// Resume at the closing bracket, dropping the entries past n.
+			from = int(dec.InputOffset()) - 1
+		}
+	}
+	return append(out, raw[from:]...)
 }

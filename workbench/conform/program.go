@@ -18,11 +18,7 @@ import (
 // Execute, execute and the fetch door, then every replay rule on the
 // traces against the plan (§5.8.4), with the Language read from the
 // snapshot the server published.
-func (c *checker) program(man *pilotage.Manifest, snapPath string, snapSrc []byte) error {
-	l, err := pickLanguage(man, c.opt.LanguageID)
-	if err != nil {
-		return err
-	}
+func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snapPath string, snapSrc []byte) error {
 	var prog any = json.RawMessage(c.opt.Program.Src)
 	if l.Locator == pilotage.LocatorTextRange {
 		// A text-valued program travels as a string (binding.md).
@@ -275,18 +271,18 @@ func (c *checker) saveAnswer(name string, raw json.RawMessage) (string, []byte, 
 	return path, b.Bytes(), err
 }
 
-// pickLanguage finds the Language a program runs in: the one named, or
-// the manifest's only one.
-func pickLanguage(man *pilotage.Manifest, id string) (pilotage.LanguageEntry, error) {
+// pickLanguage finds the index of the Language a program runs in: the
+// one named, or the manifest's only one.
+func pickLanguage(man *pilotage.Manifest, id string) (int, error) {
 	var ids []string
-	for _, l := range man.Languages {
+	for i, l := range man.Languages {
 		if l.ID == id || (id == "" && len(man.Languages) == 1) {
-			return l, nil
+			return i, nil
 		}
 		ids = append(ids, l.ID)
 	}
 	if id == "" {
-		return pilotage.LanguageEntry{}, fmt.Errorf("the server has %d Languages (%s); choose one with --language", len(ids), strings.Join(ids, ", "))
+		return 0, fmt.Errorf("the server has %d Languages (%s); choose one with --language", len(ids), strings.Join(ids, ", "))
 	}
-	return pilotage.LanguageEntry{}, fmt.Errorf("--language %q: the server has no such Language (it has %s)", id, strings.Join(ids, ", "))
+	return 0, fmt.Errorf("--language %q: the server has no such Language (it has %s)", id, strings.Join(ids, ", "))
 }

@@ -49,7 +49,7 @@ var own = []report.RuleInfo{
 	{ID: RulePaging, Category: "operations", Section: "6.3", Severity: report.Error,
 		Summary: "lookup list cursors lead to the end of the catalog without repeating, at one catalog_version."},
 	{ID: RuleBounds, Category: "operations", Section: "6.3", Severity: report.Warning,
-		Summary: "Conform read everything the server publishes within its bounds (--max-items, --max-pages); what lies beyond was not checked."},
+		Summary: "Conform read everything the server publishes within its bounds (--max-items, --max-pages, --max-languages); what lies beyond was not checked."},
 	{ID: RuleFetchSameRun, Category: "operations", Section: "6.6", Severity: report.Error,
 		Summary: "The fetch door returns the Run execute returned: the same run_id and outcome, a trace at no higher level than recorded, and at the same level the same trace envelope."},
 	{ID: RuleProgramChecks, Category: "operations", Section: "6.4", Severity: report.Error,
