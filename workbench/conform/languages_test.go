@@ -2,6 +2,7 @@ package conform
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -120,5 +121,19 @@ func TestFirstLanguages(t *testing.T) {
 		if got := string(firstLanguages(json.RawMessage(tc.raw), tc.n)); got != tc.want {
 			t.Errorf("firstLanguages(%s, %d) = %s, want %s", tc.raw, tc.n, got, tc.want)
 		}
+	}
+}
+
+// A message listing a server's Languages names ten and counts the rest.
+func TestSomeOf(t *testing.T) {
+	ids := []string{}
+	for i := range 12 {
+		ids = append(ids, fmt.Sprintf("l%d/1", i))
+	}
+	if got, want := someOf(ids[:2]), "l0/1, l1/1"; got != want {
+		t.Errorf("someOf(2) = %q, want %q", got, want)
+	}
+	if got := someOf(ids); !strings.HasSuffix(got, "l9/1 and 2 more") || strings.Contains(got, "l10/1") {
+		t.Errorf("someOf(12) = %q", got)
 	}
 }

@@ -282,7 +282,17 @@ func pickLanguage(man *pilotage.Manifest, id string) (int, error) {
 		ids = append(ids, l.ID)
 	}
 	if id == "" {
-		return 0, fmt.Errorf("the server has %d Languages (%s); choose one with --language", len(ids), strings.Join(ids, ", "))
+		return 0, fmt.Errorf("the server has %d Languages (%s); choose one with --language", len(ids), someOf(ids))
 	}
-	return 0, fmt.Errorf("--language %q: the server has no such Language (it has %s)", id, strings.Join(ids, ", "))
+	return 0, fmt.Errorf("--language %q: the server has no such Language (it has %s)", id, someOf(ids))
+}
+
+// someOf lists ids for a message, the first ten of a longer list and a
+// count of the rest: a server may list thousands of Languages.
+func someOf(ids []string) string {
+	const shown = 10
+	if len(ids) <= shown {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:shown], ", "), len(ids)-shown)
 }
