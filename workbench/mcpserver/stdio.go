@@ -147,6 +147,12 @@ func (lr *lineReader) admit(line []byte) bool {
 			break
 		}
 		if req, ok := decoded.(*jsonrpc.Request); ok && req.IsCall() {
+			if _, number := req.ID.Raw().(int64); number {
+				if id := fractionalID(m); id != nil {
+					bad = fmt.Sprintf(`"id" %s has a fraction or an exponent; use an integer or a string (JSON-RPC 2.0 §4: numbers SHOULD NOT contain fractional parts)`, id)
+					break
+				}
+			}
 			calls++
 			if req.Method == "initialize" {
 				lr.protocol = requestedProtocol(req.Params)
@@ -287,29 +293,69 @@ func (lw *lineWriter) Close() error { return nil }
 // batch, always valid JSON from its encoder, which never escapes the
 // ASCII member names "id" and "method". Responses carry whole plans and
 // traces (binding.md sends them twice, as structuredContent and text), so
-// instead of decoding them this scan only follows nesting and strings to
-// find each message's top-level members — a fraction of a decode's cost
-// on every answer (docs/performance.md, "serve").
+// instead of decoding them scanMessages only follows nesting and strings
+// to find each message's top-level members — a fraction of a decode's
+// cost on every answer (docs/performance.md, "serve").
 func countWritten(p []byte) (responses int) {
+	hasID, hasMethod := false, false
+	scanMessages(p, func(name, value []byte) {
+		switch string(name) {
+		case "id":
+			hasID = !bytes.HasPrefix(value, []byte("null"))
+		case "method":
+			hasMethod = true
+		}
+	}, func() {
+		if hasID && !hasMethod {
+			responses++
+		}
+		hasID, hasMethod = false, false
+	})
+	return responses
+}
+
+// fractionalID is the id of a message when it is a number with a fraction
+// or an exponent, as written; nil otherwise. go-sdk keeps numeric ids as
+// integers, so it would answer 1.5 as 1 and the client would never match
+// the answer; JSON-RPC 2.0 §4 says such ids SHOULD NOT be used.
+func fractionalID(msg []byte) (id []byte) {
+	scanMessages(msg, func(name, value []byte) {
+		if string(name) != "id" {
+			return
+		}
+		id = nil // the last "id" is the one a decoder keeps
+		n := 0
+		for n < len(value) && bytes.IndexByte([]byte("+-0123456789.eE"), value[n]) >= 0 {
+			n++
+		}
+		if n > 0 && bytes.ContainsAny(value[:n], ".eE") {
+			id = value[:n]
+		}
+	}, func() {})
+	return id
+}
+
+// scanMessages follows the nesting and strings of a message or a batch of
+// them without decoding it, and calls member for each top-level member of
+// each message — its name as written and the input from its value on —
+// and done at the end of each message.
+func scanMessages(p []byte, member func(name, value []byte), done func()) {
 	p = bytes.TrimSpace(p)
 	msgDepth := 1 // the depth of each message's members
 	if len(p) > 0 && p[0] == '[' {
 		msgDepth = 2
 	}
-	depth := 0
-	hasID, hasMethod, atKey := false, false, false
+	depth, atKey := 0, false
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; c {
 		case '{':
 			depth++
-			if depth == msgDepth {
-				hasID, hasMethod, atKey = false, false, true
-			}
+			atKey = depth == msgDepth
 		case '[':
 			depth++
 		case '}':
-			if depth == msgDepth && hasID && !hasMethod {
-				responses++
+			if depth == msgDepth {
+				done()
 			}
 			depth--
 		case ']':
@@ -319,21 +365,15 @@ func countWritten(p []byte) (responses int) {
 		case '"':
 			end := stringEnd(p, i)
 			if end == len(p) {
-				return responses
+				return
 			}
 			if atKey && depth == msgDepth {
 				atKey = false
-				switch string(p[i+1 : end]) {
-				case "id":
-					hasID = !bytes.HasPrefix(bytes.TrimLeft(p[end+1:], " \t\r\n:"), []byte("null"))
-				case "method":
-					hasMethod = true
-				}
+				member(p[i+1:end], bytes.TrimLeft(p[end+1:], " \t\r\n:"))
 			}
 			i = end
 		}
 	}
-	return responses
 }
 
 // stringEnd is the index of the quote that closes the string opening at

@@ -60,6 +60,10 @@ func TestAdmit(t *testing.T) {
 		{`42`, 0, "-32600", ""},
 		{`{"jsonrpc":"1.0","id":3,"method":"ping"}`, 0, "-32600", ""},
 		{`[{"jsonrpc":"2.0","id":1,"method":"a"},{}]`, 0, "-32600", ""},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, 0, "-32600", ""},
+		{`{"jsonrpc":"2.0","id":2E1,"method":"ping"}`, 0, "-32600", ""},
+		{`{"jsonrpc":"2.0","id":"1.5","method":"ping"}`, 1, "", ""},
+		{`{"jsonrpc":"2.0","method":"ping","params":{"id":1.5},"id":3}`, 1, "", ""},
 	} {
 		var out bytes.Buffer
 		d := &drain{}
@@ -165,4 +169,43 @@ func decodedResponses(p []byte) int {
 		}
 	}
 	return n
+}
+
+// fractionalID agrees with a decode on every valid message whose member
+// names are written without escapes: the last top-level "id", when it is
+// a number written with a fraction or an exponent.
+func FuzzFractionalID(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`))
+	f.Add([]byte(`{"id":{"id":1.5},"method":"m"}`))
+	f.Add([]byte(`{"id":1.5,"id":2}`))
+	f.Add([]byte(`{"id":-0e0}`))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		got := fractionalID(p) // never panics, whatever p is
+		var m map[string]json.RawMessage
+		if bytes.Contains(p, []byte(`\u`)) || json.Unmarshal(p, &m) != nil {
+			return
+		}
+		id := bytes.TrimSpace(m["id"])
+		var want []byte
+		if len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9') && bytes.ContainsAny(id, ".eE") {
+			want = id
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("fractionalID(%q) = %q, a decode finds %q", p, got, want)
+		}
+	})
+}
+
+// A fractional id is answered with that id, so the client can match the
+// error to its request (go-sdk would have answered as id 1).
+func TestAdmitEchoesFractionalID(t *testing.T) {
+	var out bytes.Buffer
+	d := &drain{}
+	lr := &lineReader{out: &lineWriter{w: &out, d: d}, d: d, log: slog.New(slog.DiscardHandler), line: 1}
+	if lr.admit([]byte(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}` + "\n")) {
+		t.Fatal("admitted a request whose id has a fraction")
+	}
+	if !strings.HasPrefix(out.String(), `{"jsonrpc":"2.0","id":1.5,"error":{"code":-32600,`) {
+		t.Errorf("answer %s, want an Invalid Request for id 1.5", out.String())
+	}
 }
