@@ -155,7 +155,11 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 	if err != nil {
 		var ce *conform.ConnectError
 		if errors.As(err, &ce) {
-			return usageErr("%v", err)
+			hint := "the COMMAND after -- must start an MCP server speaking on its standard input and output, such as: pilotage serve lang.pdl"
+			if p.http != "" {
+				hint = "--http takes the server's streamable-HTTP endpoint, such as http://127.0.0.1:8080/mcp, and --token its bearer token"
+			}
+			return usageErr("%v\n  hint: %s", err, hint)
 		}
 		return usageErr("%v", fileErr(err))
 	}
