@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -154,5 +155,32 @@ func TestLanguageWithoutPlan(t *testing.T) {
 	}
 	if !strings.Contains(status.String(), "calc/v1 declares no plan") {
 		t.Errorf("status does not say the Run is not replayed:\n%s", status.String())
+	}
+}
+
+// A --program the server finds invalid is a program-valid finding (§6.4)
+// naming its diagnostics, and nothing is executed, even with --execute.
+func TestInvalidProgramIsReported(t *testing.T) {
+	prog := &Program{File: "typo.json", Src: []byte(`{"steps": [{"id": "a", "call": "lights.sett", "with": {"room": "\"living\"", "on": "true"}}]}`)}
+	s := reference(t, homeflow(t), "owner").MCP()
+	executes := 0
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params.Name == "homeflow_v1_execute" {
+				executes++
+			}
+			return next(ctx, method, req)
+		}
+	})
+	rep := check(t, inMemory(t, s), Options{Dir: t.TempDir(), Program: prog, Execute: true})
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.Rule+": "+f.Message)
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], RuleProgramChecks+": typo.json does not validate in homeflow/v1: ") || !strings.Contains(got[0], "unknown_name") {
+		t.Errorf("findings %q, want one %s finding with the unknown_name diagnostic", got, RuleProgramChecks)
+	}
+	if executes != 0 {
+		t.Errorf("%d execute calls for a program that does not validate", executes)
 	}
 }
