@@ -75,6 +75,25 @@ func (c *cache) grow(k string, w int) bool {
 
 // evict drops least recently used entries until the total fits; an entry
 // heavier than the whole budget is dropped too.
+// reset drops every entry.
+func (c *cache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ll.Init()
+	c.m = map[string]*list.Element{}
+	c.total = 0
+}
+
+// ResetCaches drops every cached environment, parsed expression and
+// decoded schema. Results do not change, only their cost: a host may call
+// it to give the memory back, and a benchmark to measure what a fresh
+// process (one pilotage build) pays.
+func ResetCaches() {
+	envs.reset()
+	parses.reset()
+	schemas.reset()
+}
+
 func (c *cache) evict() {
 	for c.total > c.max {
 		el := c.ll.Back()

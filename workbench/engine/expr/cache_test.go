@@ -153,3 +153,22 @@ func TestConcurrentChecksAgree(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// ResetCaches empties every cache; what was cached is built again, with
+// the same result.
+func TestResetCaches(t *testing.T) {
+	decls := ParseSchema([]byte(priced)).Decls("input")
+	a, _ := NewEnv(lim, decls)
+	x, _ := a.Check(mustParse(t, a, "input.price * 2.0"))
+	ResetCaches()
+	for _, c := range []*cache{envs, parses, schemas} {
+		if c.total != 0 || len(c.m) != 0 || c.ll.Len() != 0 {
+			t.Fatalf("a cache holds %d entries (weight %d) after ResetCaches", len(c.m), c.total)
+		}
+	}
+	b, _ := NewEnv(lim, decls)
+	y, issues := b.Check(mustParse(t, b, "input.price * 2.0"))
+	if b == a || y == x || len(issues) != 0 || y.Source != x.Source || !y.Type.IsExactType(x.Type) {
+		t.Error("after ResetCaches the environment and the check must be built anew, alike")
+	}
+}
