@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -16,16 +17,25 @@ import (
 // homeflowEngine serves langs/homeflow with the real engine.
 func homeflowEngine(t testing.TB) *engine.Engine {
 	t.Helper()
-	res, err := pdlcompile.File("../../langs/homeflow/homeflow.pdl")
-	if err != nil || !res.OK() {
-		t.Fatalf("compile: %v %v", err, res.Findings)
-	}
-	eng, err := engine.New(res.Server, engine.Options{})
+	eng, err := newHomeflowEngine()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
 	return eng
+}
+
+// newHomeflowEngine is homeflowEngine outside a test: the benchmark's
+// server process has no testing.TB.
+func newHomeflowEngine() (*engine.Engine, error) {
+	res, err := pdlcompile.File("../../langs/homeflow/homeflow.pdl")
+	if err != nil {
+		return nil, err
+	}
+	if !res.OK() {
+		return nil, fmt.Errorf("compile langs/homeflow: %v", res.Findings)
+	}
+	return engine.New(res.Server, engine.Options{})
 }
 
 // TestRealEngineCarrierRules drives the reference engine serving
