@@ -28,7 +28,16 @@ func newVersionCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the pilotage version and the Pilotage spec version it implements",
-		Args:  needArgs(0, 0, "no arguments"),
+		Long: `Print the version of this pilotage build and the version of the Pilotage
+spec it implements (1.1: Part II and the MCP binding). A release build
+prints its tag; a build from a checkout prints its module version, or
+"devel". --format json prints {"pilotage": SPEC, "version": TOOL} on one
+line, for scripts.
+
+Exit status: 0 printed, 2 usage errors.`,
+		Example: `  pilotage version
+  pilotage version --format json`,
+		Args: needArgs(0, 0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			switch format {
 			case "text":

@@ -1,0 +1,34 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEveryVerbHelpTeaches holds every verb to what the root help
+// promises ("pilotage COMMAND --help: what a command does, its exit
+// codes, examples"): a long description, an "Exit status" paragraph and
+// at least one example, and flags named alike across verbs, so a user who
+// learned -f and -o on one verb is not refused them on another.
+func TestEveryVerbHelpTeaches(t *testing.T) {
+	for _, c := range newRoot().Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue // cobra's own
+		}
+		if c.Long == "" {
+			t.Errorf("%s --help has no description beyond its one-line summary", c.Name())
+		}
+		if !strings.Contains(c.Long, "Exit status: 0 ") {
+			t.Errorf("%s --help does not give its exit status", c.Name())
+		}
+		if !strings.Contains(c.Example, "pilotage "+c.Name()) {
+			t.Errorf("%s --help shows no example of itself", c.Name())
+		}
+		if f := c.Flags().Lookup("format"); f != nil && f.Shorthand != "f" {
+			t.Errorf("%s --format has shorthand %q; every other verb's is -f", c.Name(), f.Shorthand)
+		}
+		if f := c.Flags().Lookup("output"); f != nil && f.Shorthand != "o" {
+			t.Errorf("%s --output has shorthand %q; every other verb's is -o", c.Name(), f.Shorthand)
+		}
+	}
+}
