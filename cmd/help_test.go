@@ -30,5 +30,10 @@ func TestEveryVerbHelpTeaches(t *testing.T) {
 		if f := c.Flags().Lookup("output"); f != nil && f.Shorthand != "o" {
 			t.Errorf("%s --output has shorthand %q; every other verb's is -o", c.Name(), f.Shorthand)
 		}
+		// A verb whose output can be JSON can write it to a file, as
+		// lint, replay and conform do, instead of refusing -o.
+		if f := c.Flags().Lookup("format"); f != nil && c.Name() != "version" && c.Flags().Lookup("output") == nil {
+			t.Errorf("%s takes --format but not -o/--output FILE", c.Name())
+		}
 	}
 }

@@ -68,28 +68,40 @@ func (f *reportFlags) validate() (report.Format, error) {
 // emit writes the report and returns the verb's result: nil when clean,
 // findingsExit when it should fail.
 func (f *reportFlags) emit(c *cobra.Command, format report.Format, rep *report.Report) error {
-	var w io.Writer = c.OutOrStdout()
-	var file *os.File
-	if f.output != "" && f.output != "-" {
-		var err error
-		file, err = os.Create(f.output)
-		if err != nil {
-			return usageErr("cannot write the report: %v", fileErr(err))
-		}
-		w = file
-	}
-	opt := report.Options{Color: f.useColor(w)}
-	err := report.Write(w, format, rep, opt)
-	if file != nil {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-	}
+	err := writeOutput(c, f.output, "the report", func(w io.Writer) error {
+		return report.Write(w, format, rep, report.Options{Color: f.useColor(w)})
+	})
 	if err != nil {
-		return usageErr("writing report: %v", err)
+		return err
 	}
 	if rep.Failed(f.strict) {
 		return findingsExit
+	}
+	return nil
+}
+
+// writeOutput runs write on the file -o names, or on standard output
+// without -o or with -o -. The file is created only once the verb has
+// its output, so a verb that fails first leaves no empty file behind.
+// Both failures are usage errors (exit 2) that say what could not be
+// written.
+func writeOutput(c *cobra.Command, name, what string, write func(io.Writer) error) error {
+	if name == "" || name == "-" {
+		if err := write(c.OutOrStdout()); err != nil {
+			return usageErr("writing %s: %v", what, err)
+		}
+		return nil
+	}
+	file, err := os.Create(name)
+	if err != nil {
+		return usageErr("cannot write %s: %v", what, fileErr(err))
+	}
+	err = write(file)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return usageErr("writing %s: %v", what, fileErr(err))
 	}
 	return nil
 }

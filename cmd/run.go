@@ -28,6 +28,7 @@ type progParams struct {
 	context    string
 	traceLevel string
 	format     string
+	output     string
 	color      string
 }
 
@@ -93,6 +94,7 @@ func newProgCmds() []*cobra.Command {
 			f.StringVar(&p.traceLevel, "trace-level", "", "request trace level none, summary or full (default: the Language's)")
 		}
 		f.StringVarP(&p.format, "format", "f", "text", "output format: text or json")
+		f.StringVarP(&p.output, "output", "o", "", "write the output to `FILE` instead of standard output")
 		f.StringVar(&p.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
 		_ = c.MarkFlagRequired("lang")
 		cmds = append(cmds, c)
@@ -142,20 +144,20 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 	defer eng.EndSession(cliSession)
 	caller := service.Caller{Principal: p.principal, Session: cliSession}
 	ctx := context.Background()
-	w := c.OutOrStdout()
 	if v.run {
 		req := pilotage.ExecuteRequest{Program: pf.program, Input: pf.inputRaw, Context: pf.contextRaw, TraceLevel: p.traceLevel}
 		resp, err := eng.Execute(ctx, caller, lang.ID, req)
 		if err != nil {
-			return requestError(c, format, err)
+			return requestError(c, format, p.output, err)
 		}
-		if format == report.JSON {
-			err = writeJSON(w, resp)
-		} else {
-			err = writeRun(w, resp, pf, rf.useColor(w))
-		}
+		err = writeOutput(c, p.output, "the output", func(w io.Writer) error {
+			if format == report.JSON {
+				return writeJSON(w, resp)
+			}
+			return writeRun(w, resp, pf, rf.useColor(w))
+		})
 		if err != nil {
-			return usageErr("writing output: %v", err)
+			return err
 		}
 		if !resp.Outcome.OK {
 			return findingsExit
@@ -164,18 +166,19 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 	}
 	resp, err := eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: pf.program, Context: pf.contextRaw})
 	if err != nil {
-		return requestError(c, format, err)
+		return requestError(c, format, p.output, err)
 	}
-	switch {
-	case format == report.JSON:
-		err = writeJSON(w, resp)
-	case v.name == "plan" && resp.Valid:
-		err = writePlan(w, resp)
-	default:
-		err = writeDiagnostics(w, resp.Diagnostics, pf, rf.useColor(w))
-	}
+	err = writeOutput(c, p.output, "the output", func(w io.Writer) error {
+		switch {
+		case format == report.JSON:
+			return writeJSON(w, resp)
+		case v.name == "plan" && resp.Valid:
+			return writePlan(w, resp)
+		}
+		return writeDiagnostics(w, resp.Diagnostics, pf, rf.useColor(w))
+	})
 	if err != nil {
-		return usageErr("writing output: %v", err)
+		return err
 	}
 	if !resp.Valid {
 		return findingsExit
@@ -238,14 +241,19 @@ func jsonFile(name string, src []byte) (json.RawMessage, error) {
 }
 
 // requestError prints a request error (§8) and exits 2: the request, not
-// the program, was wrong. JSON output is the tool's error envelope.
-func requestError(c *cobra.Command, format report.Format, err error) error {
+// the program, was wrong. JSON output is the tool's error envelope,
+// written where -o says, as a response would be.
+func requestError(c *cobra.Command, format report.Format, output string, err error) error {
 	var re *pilotage.RequestError
 	if !errors.As(err, &re) {
 		return usageErr("%v", err)
 	}
 	if format == report.JSON {
-		_ = writeJSON(c.OutOrStdout(), pilotage.RequestErrorEnvelope{Error: *re})
+		if err := writeOutput(c, output, "the output", func(w io.Writer) error {
+			return writeJSON(w, pilotage.RequestErrorEnvelope{Error: *re})
+		}); err != nil {
+			return err
+		}
 		return &exitError{code: ExitUsage}
 	}
 	return usageErr("request error %s: %s", re.Kind, re.Message)
