@@ -129,7 +129,7 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.Server, toks map[string]string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return usageErr("--http %s: %v", addr, err)
+		return usageErr("--http %s: %v; give HOST:PORT, such as 127.0.0.1:8080 (port 0 picks a free one)", addr, listenErr(err))
 	}
 	if len(toks) == 0 {
 		fmt.Fprintln(logw, "pilotage serve: the PDL declares no principal with a token: HTTP is not authenticated")
@@ -152,6 +152,26 @@ func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.
 	return nil
 }
 
+// listenErr is why net.Listen failed, without the Go operations it wraps
+// the reason in ("listen tcp: address x: missing port in address",
+// "listen tcp 127.0.0.1:80: bind: permission denied"), which name the
+// address a second time and tell a user nothing.
+func listenErr(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		err = oe.Err
+	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	var ae *net.AddrError
+	if errors.As(err, &ae) {
+		return errors.New(ae.Err)
+	}
+	return err
+}
+
 // watch polls the PDL's files (the PDL and every guide or schema it
 // named) and reloads on any change of size or modification time.
 func watch(ctx context.Context, logw io.Writer, name string, res *compile.Result, every time.Duration, reload func(*compile.Result) error) {
@@ -171,7 +191,7 @@ func watch(ctx context.Context, logw io.Writer, name string, res *compile.Result
 		seen = now
 		next, err := compile.File(name)
 		if err != nil {
-			fmt.Fprintf(logw, "pilotage serve: reload: %v; keeping the previous definition\n", err)
+			fmt.Fprintf(logw, "pilotage serve: reload: %v; keeping the previous definition\n", fileErr(err))
 			continue
 		}
 		if !next.OK() {

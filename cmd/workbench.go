@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"errors"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -42,6 +45,16 @@ func writeCompileErrors(w io.Writer, name string, res *compile.Result, color boo
 // tools serve publishes.
 func newEngine(srv *language.Server, dataDir string) (*engine.Engine, error) {
 	eng, err := engine.New(srv, engine.Options{DataDir: dataDir})
+	var pe *fs.PathError
+	if err != nil && dataDir != "" && errors.As(err, &pe) {
+		// The data directory could not be made or opened: name the flag
+		// and the file system's reason, not Go's "mkdir" or "open".
+		why := pe.Err.Error()
+		if filepath.Clean(pe.Path) != filepath.Clean(dataDir) {
+			why = pe.Path + ": " + why
+		}
+		return nil, usageErr("--data %s: %s; give a directory serve may create and write", dataDir, why)
+	}
 	if err != nil {
 		return nil, usageErr("starting the engine: %v", err)
 	}
