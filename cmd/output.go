@@ -137,10 +137,23 @@ func readInput(c *cobra.Command, name string) ([]byte, error) {
 // `pilotage lint -` typed by hand looks like a hang.
 func stdinOf(c *cobra.Command) io.Reader {
 	in := c.InOrStdin()
-	if f, ok := in.(*os.File); ok && progress.IsTerminal(f) {
+	if f, ok := in.(*os.File); ok && progress.IsTerminal(f) && !isNullDevice(f) {
 		fmt.Fprintln(c.ErrOrStderr(), "pilotage: reading standard input; end it with Ctrl-D")
 	}
 	return in
+}
+
+// isNullDevice reports whether f is the null device. It is a character
+// device like a terminal, which progress.IsTerminal accepts for output,
+// but as input it ends at once: a command run with </dev/null (cron, CI,
+// nohup) waits for no one and must not ask for Ctrl-D.
+func isNullDevice(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(st, null)
 }
 
 // oneStdin rejects a command line that names standard input ("-") for
