@@ -3,6 +3,7 @@ package cmd
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestEveryVerbHelpTeaches holds every verb to what the root help
@@ -17,6 +18,13 @@ func TestEveryVerbHelpTeaches(t *testing.T) {
 		}
 		if c.Long == "" {
 			t.Errorf("%s --help has no description beyond its one-line summary", c.Name())
+		}
+		// Prose is wrapped for an 80-column terminal; indented lines
+		// (tables, examples) may run longer.
+		for _, line := range strings.Split(c.Long, "\n") {
+			if n := utf8.RuneCountInString(line); n > 80 && !strings.HasPrefix(line, " ") {
+				t.Errorf("%s --help has a line of %d characters: %q", c.Name(), n, line)
+			}
 		}
 		if !strings.Contains(c.Long, "Exit status: 0 ") {
 			t.Errorf("%s --help does not give its exit status", c.Name())

@@ -42,11 +42,12 @@ By default the server speaks MCP on standard input and output (one client,
 one Session); standard output carries only MCP messages and every log line
 goes to standard error. A line of input that is not a JSON-RPC 2.0 message
 is answered with a Parse error (-32700) or an Invalid Request (-32600), and
-logged with its line number; the Session goes on. --principal names the PDL principal the client acts
-as. With --http ADDR it serves streamable HTTP at http://ADDR/mcp instead;
-each request must carry "Authorization: Bearer <token>" with a token a PDL
-principal declares (401 otherwise), and each Mcp-Session-Id is one Session.
-A PDL without principals is served on HTTP without authentication.
+logged with its line number; the Session goes on. --principal names the
+PDL principal the client acts as. With --http ADDR it serves streamable
+HTTP at http://ADDR/mcp instead; each request must carry "Authorization:
+Bearer <token>" with a token a PDL principal declares (401 otherwise), and
+each Mcp-Session-Id is one Session. A PDL without principals is served on
+HTTP without authentication.
 
 --data DIR keeps runs of Languages whose retention is an ISO duration in
 DIR, so they survive a restart; without it such Languages are served with
@@ -55,8 +56,8 @@ names when one changes and swaps the new definition in, so clients meet
 catalog_drift and promotion_drift for real; a definition with errors is
 reported and the old one kept. See docs/serve.md.
 
-Exit status: 0 after a clean shutdown, 2 when the PDL has errors or the
-flags are wrong.`,
+Exit status: 0 after a clean shutdown, 2 when the PDL has errors, the
+flags are wrong, or the --http address or --data directory cannot be used.`,
 		Example: `  pilotage serve langs/homeflow/homeflow.pdl --principal owner
   pilotage serve langs/homeflow/homeflow.pdl --http 127.0.0.1:8080 --data ./runs
   npx -y @modelcontextprotocol/inspector --cli pilotage serve langs/calc/calc.pdl --method tools/list`,
