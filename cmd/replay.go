@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -201,8 +202,23 @@ func traceInputs(c *cobra.Command, args, exclude []string) ([]replay.Input, erro
 		}
 		var names []string
 		for _, e := range entries {
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
-				names = append(names, filepath.Join(a, e.Name()))
+			if !strings.HasSuffix(e.Name(), ".json") {
+				continue
+			}
+			name := filepath.Join(a, e.Name())
+			regular := e.Type().IsRegular()
+			if e.Type()&fs.ModeSymlink != 0 {
+				// A symlinked trace (CI artifact directories are full of
+				// them) is a trace; skipping it would pass a broken one
+				// unseen. A link that leads nowhere is named, not skipped.
+				st, err := os.Stat(name)
+				if err != nil {
+					return nil, usageErr("%v", fileErr(err))
+				}
+				regular = st.Mode().IsRegular()
+			}
+			if regular {
+				names = append(names, name)
 			}
 		}
 		sort.Strings(names)
