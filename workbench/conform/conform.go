@@ -111,12 +111,14 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 	cs, err := connect(ctx, client, t, opt.Timeout)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("the server did not answer initialize within %v (--timeout)", opt.Timeout)
+			err = fmt.Errorf("the server did not answer initialize within %v (--timeout); a server slow to start needs a longer --timeout", opt.Timeout)
+		} else if why, _ := explain(t, " initialize"); why != nil {
+			err = why
 		}
 		return nil, &ConnectError{fmt.Errorf("connecting: %w", err)}
 	}
 	defer cs.Close()
-	c := &checker{ctx: ctx, cs: cs, opt: opt,
+	c := &checker{ctx: ctx, cs: cs, opt: opt, transport: t,
 		rep: &report.Report{Tool: "pilotage conform", Sources: map[string][]byte{}}}
 	if info := cs.InitializeResult().ServerInfo; info != nil {
 		c.status("connected to %s %s", info.Name, info.Version)
@@ -165,6 +167,15 @@ func connect(ctx context.Context, client *mcp.Client, t mcp.Transport, timeout t
 	}
 }
 
+// explain is what t knows of why its connection failed, or nil, and
+// whether the connection is lost for sure.
+func explain(t mcp.Transport, awaited string) (why error, lost bool) {
+	if x, ok := t.(explainer); ok {
+		return x.failure(awaited)
+	}
+	return nil, false
+}
+
 // closableTransport keeps the connection its transport opens, so connect
 // can close it while the go-sdk is still blocked on it.
 type closableTransport struct {
@@ -203,11 +214,12 @@ func (t *closableTransport) close() {
 
 // checker holds one conform run.
 type checker struct {
-	ctx      context.Context
-	cs       *mcp.ClientSession
-	opt      Options
-	rep      *report.Report
-	requests int
+	ctx       context.Context
+	cs        *mcp.ClientSession
+	transport mcp.Transport // to explain a closed connection
+	opt       Options
+	rep       *report.Report
+	requests  int
 	// stopped is the reason the server can no longer be asked (a timeout,
 	// a closed connection); later calls fail with it and add no finding.
 	stopped error
@@ -289,13 +301,20 @@ func (c *checker) call(name string, args any) answer {
 		rule = RuleRequestError
 	}
 	structured, serr := json.Marshal(res.StructuredContent)
-	var text *mcp.TextContent
+	first := firstText(res.Content)
+	var text *mcp.TextContent // the only content block, when it is text
 	if len(res.Content) == 1 {
-		text, _ = res.Content[0].(*mcp.TextContent)
+		text = first
 	}
 	switch {
 	case res.StructuredContent == nil || serr != nil:
-		c.find(rule, a.op, "/structuredContent", "the result has no structuredContent; the binding carries the response there")
+		// The text is all the server said; quoting it shows what went
+		// wrong (a "tool not found" text, a stack trace).
+		said := ""
+		if first != nil {
+			said = fmt.Sprintf(" (its text: %q)", compact([]byte(first.Text)))
+		}
+		c.find(rule, a.op, "/structuredContent", "the result has no structuredContent; the binding carries the response there%s", said)
 	case text == nil:
 		c.find(rule, a.op, "/content", "the result has %d content blocks (or one that is not text); the binding wants exactly one text block with the JSON", len(res.Content))
 	case !sameJSON(structured, []byte(text.Text)):
@@ -330,11 +349,20 @@ func (c *checker) request(do func(context.Context) (*mcp.CallToolResult, error))
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 		c.stopped = fmt.Errorf("no answer within %v (--timeout); conform stopped asking", c.opt.Timeout)
 		return nil, c.stopped
-	case errors.Is(err, mcp.ErrConnectionClosed):
-		c.stopped = fmt.Errorf("the connection closed (%v); conform stopped asking", err)
-		return nil, c.stopped
 	}
-	return nil, err
+	why, lost := explain(c.transport, "")
+	switch {
+	case lost:
+		// The go-sdk may report the line that broke the connection as
+		// this call's error, and only the next call as a closed one.
+		err = why
+	case !errors.Is(err, mcp.ErrConnectionClosed):
+		return nil, err
+	case why != nil:
+		err = why
+	}
+	c.stopped = fmt.Errorf("the connection closed (%v); conform stopped asking", err)
+	return nil, c.stopped
 }
 
 // errStopped answers every request after the one that stopped the run;
@@ -362,14 +390,23 @@ func (c *checker) expectAs(rule string, a answer, what, why string) bool {
 	switch {
 	case a.err != nil:
 		c.fail(rule, a.op, "", a.err, "%s: ", what)
-	case a.isError:
-		c.find(rule, a.op, "/structuredContent/error", "%s: a request error: %s%s", what, compact(a.raw), why)
 	case a.raw == nil:
 		// the shape finding has been reported by call.
+	case a.isError:
+		c.find(rule, a.op, "/structuredContent/error", "%s: a request error: %s%s", what, compact(a.raw), why)
 	default:
 		return true
 	}
 	return false
+}
+
+// firstText is the first content block when it is text, or nil.
+func firstText(content []mcp.Content) *mcp.TextContent {
+	if len(content) == 0 {
+		return nil
+	}
+	t, _ := content[0].(*mcp.TextContent)
+	return t
 }
 
 // sameJSON compares two JSON texts as values.

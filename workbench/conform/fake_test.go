@@ -35,8 +35,9 @@ type fake struct {
 		} `json:"catalog"`
 	}
 	manifest json.RawMessage
-	// extension is what initialize declares; nil declares nothing.
-	extension map[string]any
+	// extension is the settings initialize declares (an object, or
+	// something else to break it); nil declares no extension.
+	extension any
 	pageSize  int
 	// skip leaves tools unpublished; noOutput publishes them without an
 	// outputSchema.
@@ -73,7 +74,7 @@ func newFake(t testing.TB, snapshotFile string) *fake {
 func (f *fake) server() *mcp.Server {
 	caps := &mcp.ServerCapabilities{}
 	if f.extension != nil {
-		caps.AddExtension(binding.ExtensionID, f.extension)
+		caps.Extensions = map[string]any{binding.ExtensionID: f.extension}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "1"}, &mcp.ServerOptions{Capabilities: caps})
 	object := map[string]any{"type": "object"}
@@ -106,7 +107,8 @@ func (f *fake) server() *mcp.Server {
 			return res, nil
 		})
 	}
-	discover, _ := f.extension["discover"].(string)
+	settings, _ := f.extension.(map[string]any)
+	discover, _ := settings["discover"].(string)
 	if discover == "" {
 		discover = binding.DiscoverTool
 	}

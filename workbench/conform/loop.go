@@ -46,11 +46,17 @@ type guide struct {
 
 // run is the whole check after initialize.
 func (c *checker) run() error {
-	discover, ok := c.extension()
+	discover, declared, ok := c.extension()
 	if !ok {
 		return nil
 	}
-	tools := c.listTools()
+	var tools map[string]*mcp.Tool
+	if caps := c.cs.InitializeResult().Capabilities; declared || (caps != nil && caps.Tools != nil) {
+		tools = c.listTools()
+	}
+	if !declared && !c.undeclared(tools) {
+		return nil
+	}
 	m := c.call(discover, nil)
 	if !c.expect(m, "discover") {
 		return nil

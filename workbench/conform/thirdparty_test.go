@@ -1,0 +1,249 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pilotage-dev/pilotage/workbench/binding"
+)
+
+// TestMain lets the test binary play a stdio server that dies mid-check
+// (see TestServerDiesMidCheck): a real child process, as conform meets it.
+func TestMain(m *testing.M) {
+	if os.Getenv(dyingChildEnv) != "" {
+		dyingChild()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+const dyingChildEnv = "PILOTAGE_CONFORM_TEST_DYING_CHILD"
+
+// dyingChild answers initialize as a Pilotage server, then, asked for
+// the manifest, prints a Go panic on its standard output, as a crashing
+// server whose runtime writes there would, and exits 2.
+func dyingChild() {
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(binding.ExtensionID, binding.ExtensionSettings())
+	s := mcp.NewServer(&mcp.Implementation{Name: "dying", Version: "1"}, &mcp.ServerOptions{Capabilities: caps})
+	object := map[string]any{"type": "object"}
+	s.AddTool(&mcp.Tool{Name: binding.DiscoverTool, InputSchema: object, OutputSchema: object},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Println("panic: runtime error: invalid memory address or nil pointer dereference")
+			os.Exit(2)
+			return nil, nil
+		})
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+	os.Exit(0)
+}
+
+// plainServer is an MCP server that knows nothing of Pilotage, as the MCP
+// project's example servers (everything, memory): a tool of its own when
+// tools is set, and the extensions given.
+func plainServer(tools bool, extensions ...string) *mcp.Server {
+	caps := &mcp.ServerCapabilities{}
+	for _, id := range extensions {
+		caps.AddExtension(id, map[string]any{})
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "plain", Version: "1"}, &mcp.ServerOptions{Capabilities: caps})
+	if tools {
+		s.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo"}}}, nil
+			})
+	}
+	return s
+}
+
+// A server that does not declare the extension (binding.md) and has no
+// pilotage_discover tool is not a Pilotage server: one finding says so,
+// naming what was looked for, and conform asks nothing else (no discover
+// call failing, no cascade of Pilotage findings). A server that forgot
+// the declaration but publishes the discover tool is checked on, and one
+// that declares the extension with settings that are not an object too.
+func TestNotAPilotageServer(t *testing.T) {
+	const want = `want "dev.pilotage/pilotage": {"discover":"pilotage_discover","version":"1.1"}`
+	for _, tc := range []struct {
+		name     string
+		server   func(t *testing.T) *mcp.Server
+		requests int
+		findings string
+	}{
+		{"plain tools server", func(*testing.T) *mcp.Server { return plainServer(true) }, 1,
+			"initialize: error: not a Pilotage server: the initialize result does not declare the Pilotage extension in capabilities.extensions (" + want + "; it declares none), and tools/list lists no tool pilotage_discover; nothing else was checked [binding-extension binding.md]\n" +
+				"  at /capabilities/extensions/dev.pilotage~1pilotage\n\n" +
+				"1 error, 0 warnings in 1 file (checked 1 request, 17 rules)\n"},
+		{"no tools, other extensions", func(*testing.T) *mcp.Server { return plainServer(false, "io.example/b", "io.example/a") }, 0,
+			"initialize: error: not a Pilotage server: the initialize result does not declare the Pilotage extension in capabilities.extensions (" + want + "; it declares only io.example/a, io.example/b), and it declares no tools capability; nothing else was checked [binding-extension binding.md]\n" +
+				"  at /capabilities/extensions/dev.pilotage~1pilotage\n\n" +
+				"1 error, 0 warnings in 1 file (checked 0 requests, 17 rules)\n"},
+		{"undeclared Pilotage server", func(t *testing.T) *mcp.Server {
+			f := newFake(t, cleanSnapshot)
+			f.extension = nil
+			return f.server()
+		}, 18, "initialize: error: the initialize result does not declare the Pilotage extension in capabilities.extensions (" + want + "), though tools/list lists pilotage_discover; checked as a Pilotage server [binding-extension binding.md]\n"},
+		{"settings not an object", func(t *testing.T) *mcp.Server {
+			f := newFake(t, cleanSnapshot)
+			f.extension = true
+			return f.server()
+		}, 18, "initialize: error: the extension's settings are true, not an object (want {\"discover\":\"pilotage_discover\",\"version\":\"1.1\"}) [binding-extension binding.md]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := check(t, inMemory(t, tc.server(t)), Options{})
+			got := findings(rep)
+			if !strings.HasPrefix(got, tc.findings) || (tc.requests < 2 && got != tc.findings) {
+				t.Errorf("findings:\n%s\nwant (first):\n%s", got, tc.findings)
+			}
+			if n := len(rep.Findings); n != 1 {
+				t.Errorf("%d findings, want 1", n)
+			}
+			if n := rep.Summary.Checked["requests"]; n != tc.requests {
+				t.Errorf("%d requests, want %d", n, tc.requests)
+			}
+		})
+	}
+}
+
+// A discover answered with a tool error carrying only text (what a plain
+// MCP server says of a tool it lacks) is one finding that quotes the
+// text, not also an empty "a request error" finding.
+func TestDiscoverAnsweredWithTextOnly(t *testing.T) {
+	f := newFake(t, cleanSnapshot)
+	f.answer = func(_ context.Context, tool string, _ map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+		if tool == binding.DiscoverTool {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "Tool pilotage_discover not found"}}}, nil
+		}
+		return res, nil
+	}
+	rep := check(t, inMemory(t, f.server()), Options{})
+	want := `tools/call pilotage_discover: error: the result has no structuredContent; the binding carries the response there (its text: "Tool pilotage_discover not found") [request-error-channel §8]` + "\n" +
+		"  at /structuredContent\n\n"
+	if got := findings(rep); !strings.HasPrefix(got, want) || len(rep.Findings) != 1 {
+		t.Errorf("findings:\n%s\nwant only:\n%s", got, want)
+	}
+}
+
+// connectFailure runs conform on tr and returns its connection failure.
+func connectFailure(t *testing.T, tr mcp.Transport) string {
+	t.Helper()
+	_, err := Check(context.Background(), tr, Options{Dir: t.TempDir(), Timeout: 20 * time.Second})
+	var ce *ConnectError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a connection failure", err)
+	}
+	return err.Error()
+}
+
+// A stdio server that fails before initialize is reported in its own
+// terms: the line it wrote on standard output that cannot be JSON-RPC
+// (quoted, at most badLineMax bytes), or its exit status; not the
+// go-sdk's error chain ("calling "initialize": client is closing: EOF").
+func TestStdioServerFailsBeforeInitialize(t *testing.T) {
+	const rule = "a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error"
+	for _, tc := range []struct{ name, script, want string }{
+		{"exits at once", "exit 3", "connecting: the server ended (exit status 3) without answering initialize"},
+		{"exits 0 silently", "exit 0", "connecting: the server ended (exit status 0) without answering initialize"},
+		{"banner on stdout", `echo "Starting server..."; sleep 60`,
+			`connecting: the server wrote "Starting server..." on its standard output before answering initialize; that is not a JSON-RPC message: ` + rule},
+		{"html after blank lines", `printf '\n  \n<html><body>hi</body></html>\n'; exit 1`,
+			`connecting: the server wrote "<html><body>hi</body></html>" on its standard output before answering initialize; that is not a JSON-RPC message: ` + rule},
+		{"long line", `printf '%0300d\n' 0; exit 1`,
+			`connecting: the server wrote "` + strings.Repeat("0", badLineMax) + `" on its standard output before answering initialize; that is not a JSON-RPC message: ` + rule},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			if got := connectFailure(t, Command(context.Background(), "sh", []string{"-c", tc.script}, io.Discard)); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			// A child that ignores its closed input is stopped: SIGTERM
+			// after StopGrace.
+			if d := time.Since(start); d > 30*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// A stdio server that dies after initialize ends the check with one
+// operation-answers finding naming what it wrote, and conform asks
+// nothing more. The child is this test binary (TestMain), a real
+// process, as a crashing server is.
+func TestServerDiesMidCheck(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := Command(context.Background(), "env", []string{dyingChildEnv + "=1", self}, io.Discard)
+	rep := check(t, tr, Options{Timeout: 20 * time.Second})
+	want := `tools/call pilotage_discover: error: discover: the connection closed (the server wrote "panic: runtime error: invalid memory address or nil pointer dereference" on its standard output before answering; that is not a JSON-RPC message: a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error); conform stopped asking [operation-answers §6]`
+	if got := findings(rep); !strings.HasPrefix(got, want+"\n") || len(rep.Findings) != 1 {
+		t.Errorf("findings:\n%s\nwant only:\n%s", got, want)
+	}
+}
+
+// lineWatch keeps the start of the first line that cannot be JSON-RPC,
+// however the reads split the output, and passes every byte through.
+func TestLineWatch(t *testing.T) {
+	for _, tc := range []struct{ out, bad string }{
+		{"{\"jsonrpc\":\"2.0\"}\n[1]\n", ""},
+		{"{\"a\":1}\n  {\"b\":2}\r\n\nnot json\nlater junk\n", "not json"},
+		{"{\"x\":\"" + strings.Repeat("y", 5000) + "\"}\nboom", "boom"},
+		{strings.Repeat("z", 500), strings.Repeat("z", badLineMax)},
+		{"", ""},
+	} {
+		for name, r := range map[string]func(io.Reader) io.Reader{
+			"whole":    func(r io.Reader) io.Reader { return r },
+			"one byte": iotest.OneByteReader,
+			"halves":   iotest.HalfReader,
+		} {
+			w := &lineWatch{r: r(strings.NewReader(tc.out))}
+			got, err := io.ReadAll(w)
+			if err != nil || !bytes.Equal(got, []byte(tc.out)) {
+				t.Errorf("%s %.20q: read %.20q, %v", name, tc.out, got, err)
+			}
+			if w.bad() != tc.bad {
+				t.Errorf("%s %.20q: bad line %q, want %q", name, tc.out, w.bad(), tc.bad)
+			}
+		}
+	}
+}
+
+// --http at a URL that is no MCP endpoint says what it answered: an
+// HTML page, a 404, or nothing at all (the connection refused).
+func TestHTTPNotMCP(t *testing.T) {
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><body>Welcome</body></html>")
+	}))
+	defer html.Close()
+	missing := httptest.NewServer(http.NotFoundHandler())
+	defer missing.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	for _, tc := range []struct{ url, want string }{
+		{html.URL + "/mcp", `connecting: POST ` + html.URL + `/mcp was answered 200 OK with Content-Type "text/html; charset=utf-8", not an MCP response (application/json or text/event-stream)`},
+		{missing.URL + "/mcp", `connecting: POST ` + missing.URL + `/mcp was answered 404 Not Found, not an MCP response`},
+		{closed, `connecting: POST ` + closed + `: dial tcp `},
+	} {
+		if got := connectFailure(t, HTTP(tc.url, "")); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("got  %s\nwant %s…", got, tc.want)
+		}
+	}
+}
