@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"path/filepath"
+
 	"github.com/spf13/cobra"
 
 	"github.com/pilotage-dev/pilotage/lint/report"
@@ -47,6 +49,15 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if _, err := flags.validate(); err != nil {
 		return err
 	}
+	// An empty DIR wrote into the current directory while saying
+	// "wrote /manifest.json", and "-" made a directory named "-" where
+	// every other verb's -o - means standard output.
+	switch p.dir {
+	case "":
+		return usageErr("-o needs a DIR; write -o . for the current directory")
+	case "-":
+		return usageErr("build writes several files, so -o takes a DIR, not - (standard output)")
+	}
 	res, err := loadPDL(c.ErrOrStderr(), name, flags.useColor(c.ErrOrStderr()))
 	if err != nil {
 		return err
@@ -59,7 +70,7 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 		return usageErr("cannot write the build: %v", fileErr(err))
 	}
 	for _, f := range files {
-		printf(c, "wrote %s/%s\n", p.dir, f.Path)
+		printf(c, "wrote %s\n", filepath.ToSlash(filepath.Join(p.dir, f.Path)))
 	}
 	return nil
 }
