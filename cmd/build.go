@@ -49,13 +49,9 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if _, err := flags.validate(); err != nil {
 		return err
 	}
-	// An empty DIR wrote into the current directory while saying
-	// "wrote /manifest.json", and "-" made a directory named "-" where
-	// every other verb's -o - means standard output.
-	switch p.dir {
-	case "":
-		return usageErr("-o needs a DIR; write -o . for the current directory")
-	case "-":
+	// "-" made a directory named "-" where every other verb's -o -
+	// means standard output (an empty DIR is refused by refuseEmpty).
+	if p.dir == "-" {
 		return usageErr("build writes several files, so -o takes a DIR, not - (standard output)")
 	}
 	res, err := loadPDL(c.ErrOrStderr(), name, flags.useColor(c.ErrOrStderr()))

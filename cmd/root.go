@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes shared by every verb.
@@ -89,6 +91,32 @@ func needArgs(min, max int, what string) cobra.PositionalArgs {
 	}
 }
 
+// refuseEmpty rejects an empty file argument or flag value before a verb
+// runs. It is what `pilotage lint "$FILE"` or `--baseline "$OLD"` become
+// when the shell variable is not set: an empty file name failed as
+// ": no such file or directory", and an empty --baseline, --lang or
+// --http silently meant "none", so a check or a server ran without the
+// input the user meant to give. Words after -- (conform's server command)
+// are the server's, not pilotage's, and are left alone.
+func refuseEmpty(c *cobra.Command, args []string) error {
+	if n := c.ArgsLenAtDash(); n >= 0 {
+		args = args[:n]
+	}
+	if slices.Contains(args, "") {
+		return usageErr("an argument is empty (an unset shell variable?); name a file, or - for standard input")
+	}
+	var empty []string
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if f.Value.Type() == "string" && f.Value.String() == "" {
+			empty = append(empty, "--"+f.Name)
+		}
+	})
+	if len(empty) > 0 {
+		return usageErr("%s is given an empty value (an unset shell variable?); give a value, or leave the flag out", strings.Join(empty, ", "))
+	}
+	return nil
+}
+
 // newRoot builds the command tree. Every verb is registered here, in one
 // place, so the tree can be read at a glance.
 func newRoot() *cobra.Command {
@@ -117,8 +145,9 @@ exits 0 when clean, 1 on findings (an invalid program, a failed Run, fmt -l
 finding unformatted files) and 2 on usage errors or unreadable input.
 
   pilotage COMMAND --help          what a command does, its exit codes, examples`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: refuseEmpty,
 	}
 	root.AddCommand(
 		newVersionCmd(),
