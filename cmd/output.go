@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/lint/report"
@@ -127,7 +128,7 @@ func readInput(c *cobra.Command, name string) ([]byte, error) {
 	}
 	b, err := os.ReadFile(name)
 	if err != nil {
-		return nil, usageErr("%v", fileErr(err))
+		return nil, usageErr("%v", readErr(err))
 	}
 	return b, nil
 }
@@ -182,6 +183,15 @@ func fileErr(err error) error {
 		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
 	}
 	return err
+}
+
+// readErr is fileErr for a file a verb reads: a directory named where a
+// file is meant also says what to do, since only replay takes directories.
+func readErr(err error) error {
+	if errors.Is(err, syscall.EISDIR) {
+		return fmt.Errorf("%v; name the files in it instead", fileErr(err))
+	}
+	return fileErr(err)
 }
 
 // printf is a short form for writing to the command's standard output.

@@ -21,7 +21,7 @@ import (
 func loadPDL(w io.Writer, name string, color bool) (*compile.Result, error) {
 	res, err := compile.File(name)
 	if err != nil {
-		return nil, usageErr("%v", fileErr(err))
+		return nil, usageErr("%v", readErr(err))
 	}
 	if !res.OK() {
 		if err := writeCompileErrors(w, name, res, color); err != nil {
