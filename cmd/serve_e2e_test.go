@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -701,8 +703,9 @@ func TestServeBoundedLoop(t *testing.T) {
 // Hostile programs are normal input (§10.1): too large is a resource_limit
 // request error on validate; deep nesting the carrier accepts is answered
 // with a diagnostic; nesting past go-sdk's carrier bound (1000 levels) is
-// a carrier failure that ends the stdio session, reported on stderr, and
-// never a hang.
+// a carrier failure, answered Invalid Request (-32600) and logged on
+// stderr, after which the stdio Session goes on (docs/binding.md, "Edges
+// and limits"); never a hang.
 func TestServeHostilePrograms(t *testing.T) {
 	c, stderr := serveStdio(t, homeflow, "--principal", "owner")
 	// homeflow's program limit is 256 KiB.
@@ -728,8 +731,12 @@ func TestServeHostilePrograms(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "homeflow_v1_validate", Arguments: map[string]any{"program": nested(5000)}}); err == nil {
+	_, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "homeflow_v1_validate", Arguments: map[string]any{"program": nested(5000)}})
+	if err == nil {
 		t.Fatal("a 5000-deep message was answered; go-sdk's carrier bound has changed, update docs/binding.md")
+	}
+	if we := (*jsonrpc.Error)(nil); !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidRequest {
+		t.Fatalf("a 5000-deep message: %v, want an Invalid Request (%d)", err, jsonrpc.CodeInvalidRequest)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(stderr.String(), "exceeded maximum nesting depth") {
@@ -737,6 +744,9 @@ func TestServeHostilePrograms(t *testing.T) {
 			t.Fatalf("stderr: %s", stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if m := decode[pilotage.Manifest](t, c.ok(binding.DiscoverTool, nil)); len(m.Languages) != 1 {
+		t.Fatal("no manifest after a message past the carrier's nesting bound: the Session ended")
 	}
 }
 
