@@ -337,7 +337,9 @@ func writeRun(w io.Writer, resp *pilotage.ExecuteResponse, pf *progFiles, color 
 		for i, d := range s.Decisions {
 			took[i] = d.Took
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.ID, s.Outcome.Status, dash(strings.Join(s.Calls, ",")), strings.Join(took, " "))
+		// "-" for no decisions, as for no calls: an empty last cell left
+		// the line ending in tabwriter's padding.
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.ID, s.Outcome.Status, dash(strings.Join(s.Calls, ",")), dash(strings.Join(took, " ")))
 	}
 	return tw.Flush()
 }
