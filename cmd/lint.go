@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
@@ -83,6 +84,9 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	}
 	all := rules.All()
 	if p.listRules {
+		if err := listRulesAlone(args); err != nil {
+			return err
+		}
 		return printRules(c, format, pdllint.Rules(all))
 	}
 	if len(args) == 0 {
@@ -149,6 +153,16 @@ func readBaseline(c *cobra.Command, name string) (*lint.Input, error) {
 		return nil, usageErr("baseline %s does not build, so there is nothing to compare with: %s", name, why)
 	}
 	return in, nil
+}
+
+// listRulesAlone refuses --list-rules next to inputs to check: it checks
+// nothing, so a CI line that gained --list-rules exited 0 whatever its
+// files held.
+func listRulesAlone(args []string) error {
+	if len(args) > 0 {
+		return usageErr("--list-rules lists the rules and checks nothing, so it takes no inputs (got %s); drop one or the other", strings.Join(args, " "))
+	}
+	return nil
 }
 
 // printRules prints rule descriptions for --list-rules of any checking verb.

@@ -84,6 +84,9 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 		return err
 	}
 	if p.listRules {
+		if err := listRulesAlone(args); err != nil {
+			return err
+		}
 		var infos []report.RuleInfo
 		for _, r := range replay.Rules() {
 			infos = append(infos, r.RuleInfo)
