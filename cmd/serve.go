@@ -80,6 +80,11 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 	if p.watch && p.poll <= 0 {
 		return usageErr("--watch-interval must be more than zero, such as 300ms or 2s")
 	}
+	// Without --watch the interval would be ignored, and the user who
+	// gave it would wait for reloads that never come.
+	if !p.watch && c.Flags().Changed("watch-interval") {
+		return usageErr("--watch-interval is how often --watch looks for changes; add --watch")
+	}
 	logw := c.ErrOrStderr()
 	res, err := loadPDL(logw, name, false)
 	if err != nil {
