@@ -96,10 +96,11 @@ func needArgs(min, max int, what string) cobra.PositionalArgs {
 // when the shell variable is not set: an empty file name failed as
 // ": no such file or directory", and an empty --baseline, --lang or
 // --http silently meant "none", so a check or a server ran without the
-// input the user meant to give. Words after -- (conform's server command)
-// are the server's, not pilotage's, and are left alone.
+// input the user meant to give. Words after conform's -- are the server's
+// command line, not pilotage's, and are left alone; after any other
+// verb's -- they are still files (lint -- -odd-name.json).
 func refuseEmpty(c *cobra.Command, args []string) error {
-	if n := c.ArgsLenAtDash(); n >= 0 {
+	if n := c.ArgsLenAtDash(); n >= 0 && c.Name() == "conform" {
 		args = args[:n]
 	}
 	if slices.Contains(args, "") {
