@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
@@ -40,13 +39,13 @@ Exit status: 0 written, 2 errors in the PDL, usage errors or unwritable output.`
 		RunE: func(c *cobra.Command, args []string) error { return runBuild(c, p, args[0]) },
 	}
 	c.Flags().StringVarP(&p.dir, "output", "o", "out", "write into `DIR`")
-	c.Flags().StringVar(&p.color, "color", "auto", "colour error output: auto, always or never (NO_COLOR disables auto)")
+	registerErrorColor(c, &p.color)
 	return c
 }
 
 func runBuild(c *cobra.Command, p *buildParams, name string) error {
-	flags := reportFlags{color: p.color, formats: []report.Format{report.Text}, format: string(report.Text)}
-	if _, err := flags.validate(); err != nil {
+	color, err := errorColor(c, p.color)
+	if err != nil {
 		return err
 	}
 	// "-" made a directory named "-" where every other verb's -o -
@@ -54,7 +53,7 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if p.dir == "-" {
 		return usageErr("build writes several files, so -o takes a DIR, not - (standard output)")
 	}
-	res, err := loadPDL(c.ErrOrStderr(), name, flags.useColor(c.ErrOrStderr()))
+	res, err := loadPDL(c.ErrOrStderr(), name, color)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 type fmtParams struct {
 	write, diff, list bool
+	color             string
 }
 
 func newFmtCmd() *cobra.Command {
@@ -42,10 +43,15 @@ files (printed with their source line; nothing is rewritten).`,
 	c.Flags().BoolVarP(&p.write, "write", "w", false, "rewrite files in place")
 	c.Flags().BoolVarP(&p.diff, "diff", "d", false, "print a unified diff instead of the formatted text")
 	c.Flags().BoolVarP(&p.list, "list", "l", false, "list files whose formatting differs")
+	registerErrorColor(c, &p.color)
 	return c
 }
 
 func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
+	color, err := errorColor(c, p.color)
+	if err != nil {
+		return err
+	}
 	if p.write && slices.Contains(args, "-") {
 		return usageErr("-w cannot rewrite standard input")
 	}
@@ -88,7 +94,7 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 	}
 	if len(rep.Findings) > 0 {
 		rep.Sort()
-		if err := report.Write(c.ErrOrStderr(), report.Text, rep, report.Options{}); err != nil {
+		if err := report.Write(c.ErrOrStderr(), report.Text, rep, report.Options{Color: color}); err != nil {
 			return usageErr("writing errors: %v", err)
 		}
 		return &exitError{code: ExitUsage}

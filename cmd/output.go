@@ -117,6 +117,22 @@ func (f *reportFlags) useColor(w io.Writer) bool {
 	return os.Getenv("NO_COLOR") == "" && progress.IsTerminal(w)
 }
 
+// registerErrorColor adds --color to a verb whose only coloured output
+// is its PDL errors on standard error (build, fmt).
+func registerErrorColor(c *cobra.Command, color *string) {
+	c.Flags().StringVar(color, "color", "auto", "colour error output: auto, always or never (NO_COLOR disables auto)")
+}
+
+// errorColor checks such a --color value and says whether the errors are
+// coloured.
+func errorColor(c *cobra.Command, color string) (bool, error) {
+	f := reportFlags{color: color, formats: []report.Format{report.Text}, format: string(report.Text)}
+	if _, err := f.validate(); err != nil {
+		return false, err
+	}
+	return f.useColor(c.ErrOrStderr()), nil
+}
+
 // readInput reads a named file, or standard input for "-".
 func readInput(c *cobra.Command, name string) ([]byte, error) {
 	if name == "-" {
