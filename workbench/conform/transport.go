@@ -3,6 +3,7 @@ package conform
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -49,11 +50,11 @@ func Command(ctx context.Context, name string, args []string, stderr io.Writer) 
 }
 
 // explainer is a transport that can say why its connection failed in the
-// terms of its carrier, or nil when it knows nothing better than the
-// go-sdk's error; lost is true when that reason ends the connection.
+// terms of its carrier, or nil when it knows nothing better than err,
+// the go-sdk's error; lost is true when that reason ends the connection.
 // awaited is " initialize" while connecting, "" after.
 type explainer interface {
-	failure(awaited string) (why error, lost bool)
+	failure(awaited string, err error) (why error, lost bool)
 }
 
 // child runs the server and watches its output and its end.
@@ -82,7 +83,16 @@ func (c *child) Connect(ctx context.Context) (mcp.Connection, error) {
 	return (&mcp.IOTransport{Reader: io.NopCloser(&c.out), Writer: c}).Connect(ctx)
 }
 
-func (c *child) Write(p []byte) (int, error) { return c.stdin.Write(p) }
+// Write writes to the child's standard input. A broken pipe means the
+// child closed it, most often by exiting, which the go-sdk may learn
+// from this write before it reads the end of the output.
+func (c *child) Write(p []byte) (int, error) {
+	n, err := c.stdin.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		c.out.gone()
+	}
+	return n, err
+}
 
 // Close ends the connection the way the MCP stdio transport asks: close
 // the child's standard input, wait StopGrace for it to exit, then send
@@ -90,6 +100,7 @@ func (c *child) Write(p []byte) (int, error) { return c.stdin.Write(p) }
 // has been reaped.
 func (c *child) Close() error {
 	c.stop.Do(func() {
+		c.out.stopping()
 		c.stdin.Close()
 		done := make(chan error, 1)
 		go func() { done <- c.cmd.Wait() }()
@@ -122,77 +133,123 @@ func (c *child) Close() error {
 }
 
 // failure says what the child did instead of answering: wrote a line
-// that is not JSON-RPC, or ended.
-func (c *child) failure(awaited string) (error, bool) {
-	if line := c.out.bad(); line != "" {
-		return fmt.Errorf("the server wrote %q on its standard output before answering%s; that is not a JSON-RPC message: a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error", line, awaited), true
+// that cannot be JSON-RPC, or ended; both end the connection. Failing
+// that, err (the go-sdk's) gets the start of the last line the child
+// wrote, which is most often the message the go-sdk could not read (a
+// JSON log line, an error response).
+func (c *child) failure(awaited string, err error) (error, bool) {
+	w := c.out.state()
+	if w.bad != "" {
+		return fmt.Errorf("the server wrote %q on its standard output before answering%s; that is not a JSON-RPC message: a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error", w.bad, awaited), true
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.ended {
-		return nil, false
+	if w.gone {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.ended {
+			return fmt.Errorf("the server closed its standard output or input without answering%s", awaited), true
+		}
+		status := "exit status 0"
+		if c.end != nil {
+			status = c.end.Error()
+		}
+		return fmt.Errorf("the server ended (%s) without answering%s", status, awaited), true
 	}
-	status := "exit status 0"
-	if c.end != nil {
-		status = c.end.Error()
+	if w.last != "" && err != nil {
+		return fmt.Errorf("%w (the last line the server wrote on its standard output starts %q)", err, w.last), false
 	}
-	return fmt.Errorf("the server ended (%s) without answering%s", status, awaited), true
+	return nil, false
 }
 
-// badLineMax bounds the start of a bad line lineWatch keeps for a message.
+// badLineMax bounds the start of a line lineWatch keeps for a message.
 const badLineMax = 120
 
-// lineWatch passes the child's standard output through and keeps the
+// lineWatch passes the child's standard output through, keeping the
 // start of its first line that cannot be a JSON-RPC message (one that
-// does not start with '{' or '['): the banner or log line a server
-// wrongly writes there. It looks at no more than each line's start, so
-// it costs nothing on long messages.
+// does not start with '{' or '['; the banner or log line a server
+// wrongly writes there) and of its last line, and whether the output
+// ended before conform stopped the child. It copies at most badLineMax bytes of a line, so it costs
+// little on long messages.
 type lineWatch struct {
-	r io.Reader
-	// midLine: the start of the current line has been seen; keep: that
-	// start is bad and still being kept.
-	midLine, keep bool
-	mu            sync.Mutex
-	first         []byte
-	done          bool
+	r  io.Reader
+	mu sync.Mutex
+	// cur is the start of the line being read; started: past its
+	// leading blanks.
+	cur     []byte
+	started bool
+	seen    watchState
+	// stopped: conform is stopping the child, so the end of its output
+	// is no longer the child's doing.
+	stopped bool
+}
+
+func (w *lineWatch) stopping() {
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+}
+
+// watchState is what lineWatch saw.
+type watchState struct {
+	bad, last string
+	// gone: the child closed its output (or its input, see child.Write)
+	// before conform stopped it: it ended on its own.
+	gone bool
 }
 
 func (w *lineWatch) Read(p []byte) (int, error) {
 	n, err := w.r.Read(p)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for rest := p[:n]; len(rest) > 0 && !w.done; {
-		if w.midLine {
-			nl := bytes.IndexByte(rest, '\n')
-			if w.keep {
-				line := rest
-				if nl >= 0 {
-					line = rest[:nl]
-				}
-				w.first = append(w.first, line[:min(len(line), badLineMax-len(w.first))]...)
+	for rest := p[:n]; len(rest) > 0; {
+		if !w.started {
+			if c := rest[0]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+				rest = rest[1:]
+				continue
 			}
-			if nl < 0 {
-				break
-			}
-			w.midLine, rest = false, rest[nl+1:]
-			w.done = w.keep
-			continue
+			w.started, w.cur = true, w.cur[:0]
 		}
-		switch rest[0] {
-		case ' ', '\t', '\r', '\n':
-			rest = rest[1:]
-		default:
-			w.midLine, w.keep = true, rest[0] != '{' && rest[0] != '['
+		nl := bytes.IndexByte(rest, '\n')
+		line := rest
+		if nl >= 0 {
+			line = rest[:nl]
 		}
+		w.cur = append(w.cur, line[:min(len(line), badLineMax-len(w.cur))]...)
+		if nl < 0 {
+			break
+		}
+		w.seen = w.current()
+		w.started, rest = false, rest[nl+1:]
+	}
+	if err == io.EOF && !w.stopped {
+		w.seen.gone = true
 	}
 	return n, err
 }
 
-// bad is the start of the first bad line, "" when there was none.
-func (w *lineWatch) bad() string {
+// gone records that the child closed its input before conform stopped it.
+func (w *lineWatch) gone() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return string(w.first)
+	w.seen.gone = w.seen.gone || !w.stopped
+}
+
+// current is what was seen, the line being read included.
+func (w *lineWatch) current() watchState {
+	s := w.seen
+	if !w.started {
+		return s
+	}
+	s.last = string(bytes.TrimRight(w.cur, "\r"))
+	if s.bad == "" && w.cur[0] != '{' && w.cur[0] != '[' {
+		s.bad = s.last
+	}
+	return s
+}
+
+func (w *lineWatch) state() watchState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.current()
 }
 
 // HTTP is the streamable-HTTP transport to url, sending
@@ -213,7 +270,7 @@ type httpTransport struct {
 
 // failure is the last answer that was not MCP's; the go-sdk reports
 // such an answer as the error of one call, not of the connection.
-func (t *httpTransport) failure(string) (error, bool) { return t.answers.failure(), false }
+func (t *httpTransport) failure(string, error) (error, bool) { return t.answers.failure(), false }
 
 // watched records the last HTTP exchange that could not carry MCP, and
 // forgets it at the next one that could.
