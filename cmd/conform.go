@@ -45,7 +45,10 @@ tool the manifest names is published with input and output schemas, the
 manifest and guide resources, and the result channels (§8): processed
 results, harmless request errors (an unknown guide, entry or run must be
 not_found; lookup changed_since from a made-up baseline, unknown_baseline)
-and carrier failures (an unknown tool).
+and carrier failures (an unknown tool). A server that declares no
+Pilotage extension and has no pilotage_discover tool (a plain MCP server)
+gets one binding-extension finding saying it is not a Pilotage server,
+and nothing else is asked.
 
 Everything the server publishes is read through discover, learn and lookup
 (every guide with its body, the whole catalog, following cursors within
