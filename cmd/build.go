@@ -65,7 +65,9 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 		return usageErr("cannot write the build: %v", fileErr(err))
 	}
 	for _, f := range files {
-		printf(c, "wrote %s\n", filepath.ToSlash(filepath.Join(p.dir, f.Path)))
+		if err := printf(c, "wrote %s\n", filepath.ToSlash(filepath.Join(p.dir, f.Path))); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -79,17 +79,23 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 		changed := !bytes.Equal(src, out)
 		differs = differs || changed
 		if p.list && changed {
-			printf(c, "%s\n", name)
+			if err := printf(c, "%s\n", name); err != nil {
+				return err
+			}
 		}
 		if p.diff && changed {
-			c.OutOrStdout().Write(diff.Diff(name, src, name+" (formatted)", out))
+			if err := printf(c, "%s", diff.Diff(name, src, name+" (formatted)", out)); err != nil {
+				return err
+			}
 		}
 		if p.write && changed {
 			rewrite = append(rewrite, name)
 			formatted = append(formatted, out)
 		}
 		if !p.list && !p.diff && !p.write {
-			c.OutOrStdout().Write(out)
+			if err := printf(c, "%s", out); err != nil {
+				return err
+			}
 		}
 	}
 	if len(rep.Findings) > 0 {

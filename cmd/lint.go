@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -170,16 +171,20 @@ func printRules(c *cobra.Command, format report.Format, infos []report.RuleInfo)
 	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
 	switch format {
 	case report.JSON:
-		enc := json.NewEncoder(c.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"rules": infos})
+		return writeOutput(c, "", "the rules", func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(map[string]any{"rules": infos})
+		})
 	case report.Text:
-		tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tCATEGORY\tSECTION\tSEVERITY\tSUMMARY")
-		for _, r := range infos {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Category, report.Cite(r.Section), r.Severity, r.Summary)
-		}
-		return tw.Flush()
+		return writeOutput(c, "", "the rules", func(w io.Writer) error {
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tCATEGORY\tSECTION\tSEVERITY\tSUMMARY")
+			for _, r := range infos {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Category, report.Cite(r.Section), r.Severity, r.Summary)
+			}
+			return tw.Flush()
+		})
 	}
 	return usageErr("--list-rules prints text or json, not %s", format)
 }

@@ -89,7 +89,7 @@ func (f *reportFlags) emit(c *cobra.Command, format report.Format, rep *report.R
 func writeOutput(c *cobra.Command, name, what string, write func(io.Writer) error) error {
 	if name == "" || name == "-" {
 		if err := write(c.OutOrStdout()); err != nil {
-			return usageErr("writing %s: %v", what, err)
+			return usageErr("writing %s: %v", what, fileErr(err))
 		}
 		return nil
 	}
@@ -210,7 +210,12 @@ func readErr(err error) error {
 	return fileErr(err)
 }
 
-// printf is a short form for writing to the command's standard output.
-func printf(c *cobra.Command, format string, args ...any) {
-	fmt.Fprintf(c.OutOrStdout(), format, args...)
+// printf writes to the command's standard output. A failed write (a full
+// disk) is a usage error, so `pilotage fmt x.pdl > y.pdl` never exits 0
+// with y.pdl cut short.
+func printf(c *cobra.Command, format string, args ...any) error {
+	if _, err := fmt.Fprintf(c.OutOrStdout(), format, args...); err != nil {
+		return usageErr("writing standard output: %v", fileErr(err))
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"fmt"
 	"runtime/debug"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -41,14 +40,12 @@ Exit status: 0 printed, 2 usage errors.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			switch format {
 			case "text":
-				fmt.Fprintf(c.OutOrStdout(), "pilotage %s (Pilotage %s)\n", versionString(), pilotage.Version)
+				return printf(c, "pilotage %s (Pilotage %s)\n", versionString(), pilotage.Version)
 			case "json":
 				b, _ := json.Marshal(map[string]string{"version": versionString(), "pilotage": pilotage.Version})
-				fmt.Fprintln(c.OutOrStdout(), string(b))
-			default:
-				return usageErr("unknown format %q; use text or json", format)
+				return printf(c, "%s\n", b)
 			}
-			return nil
+			return usageErr("unknown format %q; use text or json", format)
 		},
 	}
 	c.Flags().StringVarP(&format, "format", "f", "text", "output format: text or json")

@@ -1,0 +1,44 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fullDisk is a standard output on which every write fails, as on a full
+// disk or a device such as /dev/full.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestFailedStdoutWrite: a verb whose standard output cannot be written
+// exits 2 and says so, instead of exiting 0 with its output lost (fmt
+// x.pdl > y.pdl on a full disk left y.pdl cut short) or blaming the
+// command line ("Run 'pilotage lint --help' for usage").
+func TestFailedStdoutWrite(t *testing.T) {
+	messy := filepath.Join(t.TempDir(), "messy.pdl")
+	if err := os.WriteFile(messy, []byte("language  \"x/v1\"  {\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"fmt", homeflowPDL},
+		{"fmt", "-l", messy},
+		{"fmt", "-d", messy},
+		{"build", "-o", filepath.Join(t.TempDir(), "out"), homeflowPDL},
+		{"version"},
+		{"lint", "--list-rules"},
+		{"replay", "--list-rules", "--format", "json"},
+		{"lint", exampleSnap},
+		{"validate", "--lang", homeflowPDL, "--principal", "owner", eveningJSON},
+	} {
+		var stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), fullDisk{}, &stderr)
+		if code != ExitUsage || !strings.Contains(stderr.String(), "no space left on device") || strings.Contains(stderr.String(), "--help") {
+			t.Errorf("%v onto a full disk: exit %d, want %d with the reason\n%s", args, code, ExitUsage, stderr.String())
+		}
+	}
+}
