@@ -34,6 +34,8 @@ func TestFailedStdoutWrite(t *testing.T) {
 		{"replay", "--list-rules", "--format", "json"},
 		{"lint", exampleSnap},
 		{"validate", "--lang", homeflowPDL, "--principal", "owner", eveningJSON},
+		{"run", "--lang", homeflowPDL, "--principal", "owner", "--input", eveningInput, "--trace-level", "none", eveningJSON},
+		{"plan", "--lang", homeflowPDL, "--principal", "owner", eveningJSON},
 	} {
 		var stderr bytes.Buffer
 		code := run(args, strings.NewReader(""), fullDisk{}, &stderr)

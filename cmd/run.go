@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -313,9 +314,13 @@ func dash(s string) string {
 	return s
 }
 
+// writeRun prints a Run. It is composed in memory and written at once, so
+// a failed write (a full disk) is one error returned, not a line lost
+// unseen.
 func writeRun(w io.Writer, resp *pilotage.ExecuteResponse, pf *progFiles, color bool) error {
+	var b bytes.Buffer
 	if len(resp.Diagnostics) > 0 {
-		if err := writeDiagnostics(w, resp.Diagnostics, pf, color); err != nil {
+		if err := writeDiagnostics(&b, resp.Diagnostics, pf, color); err != nil {
 			return err
 		}
 	}
@@ -323,23 +328,24 @@ func writeRun(w io.Writer, resp *pilotage.ExecuteResponse, pf *progFiles, color 
 	if resp.Outcome.Error != "" {
 		line += ": " + resp.Outcome.Error
 	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintln(&b, line)
 	if len(resp.Output) > 0 {
-		fmt.Fprintf(w, "output: %s\n", resp.Output)
+		fmt.Fprintf(&b, "output: %s\n", resp.Output)
 	}
-	if resp.Trace == nil {
-		return nil
-	}
-	fmt.Fprintf(w, "trace (%s, %d steps):\n", resp.Trace.Level, len(resp.Trace.Steps))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, s := range resp.Trace.Steps {
-		took := make([]string, len(s.Decisions))
-		for i, d := range s.Decisions {
-			took[i] = d.Took
+	if resp.Trace != nil {
+		fmt.Fprintf(&b, "trace (%s, %d steps):\n", resp.Trace.Level, len(resp.Trace.Steps))
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, s := range resp.Trace.Steps {
+			took := make([]string, len(s.Decisions))
+			for i, d := range s.Decisions {
+				took[i] = d.Took
+			}
+			// "-" for no decisions, as for no calls: an empty last cell left
+			// the line ending in tabwriter's padding.
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.ID, s.Outcome.Status, dash(strings.Join(s.Calls, ",")), dash(strings.Join(took, " ")))
 		}
-		// "-" for no decisions, as for no calls: an empty last cell left
-		// the line ending in tabwriter's padding.
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.ID, s.Outcome.Status, dash(strings.Join(s.Calls, ",")), dash(strings.Join(took, " ")))
+		tw.Flush()
 	}
-	return tw.Flush()
+	_, err := w.Write(b.Bytes())
+	return err
 }
