@@ -250,7 +250,8 @@ func TestLineWatch(t *testing.T) {
 }
 
 // --http at a URL that is no MCP endpoint says what it answered: an
-// HTML page, a 404, or nothing at all (the connection refused).
+// HTML page, a 404, or nothing at all (the connection refused); at one
+// that wants a bearer token, that --token is missing or refused.
 func TestHTTPNotMCP(t *testing.T) {
 	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -259,18 +260,24 @@ func TestHTTPNotMCP(t *testing.T) {
 	defer html.Close()
 	missing := httptest.NewServer(http.NotFoundHandler())
 	defer missing.Close()
+	locked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	defer locked.Close()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	closed := "http://" + l.Addr().String() + "/mcp"
 	l.Close()
-	for _, tc := range []struct{ url, want string }{
-		{html.URL + "/mcp", `connecting: POST ` + html.URL + `/mcp was answered 200 OK with Content-Type "text/html; charset=utf-8", not an MCP response (application/json or text/event-stream)`},
-		{missing.URL + "/mcp", `connecting: POST ` + missing.URL + `/mcp was answered 404 Not Found, not an MCP response`},
-		{closed, `connecting: POST ` + closed + `: dial tcp `},
+	for _, tc := range []struct{ url, token, want string }{
+		{locked.URL + "/mcp", "", `connecting: POST ` + locked.URL + `/mcp was answered 401 Unauthorized: the server wants a bearer token: give it with --token`},
+		{locked.URL + "/mcp", "t", `connecting: POST ` + locked.URL + `/mcp was answered 401 Unauthorized: the server does not accept the --token given`},
+		{html.URL + "/mcp", "", `connecting: POST ` + html.URL + `/mcp was answered 200 OK with Content-Type "text/html; charset=utf-8", not an MCP response (application/json or text/event-stream)`},
+		{missing.URL + "/mcp", "", `connecting: POST ` + missing.URL + `/mcp was answered 404 Not Found, not an MCP response`},
+		{closed, "", `connecting: POST ` + closed + `: dial tcp `},
 	} {
-		if got := connectFailure(t, HTTP(tc.url, "")); !strings.HasPrefix(got, tc.want) {
+		if got := connectFailure(t, HTTP(tc.url, tc.token)); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("got  %s\nwant %s…", got, tc.want)
 		}
 	}

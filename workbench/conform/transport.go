@@ -255,7 +255,7 @@ func (w *lineWatch) state() watchState {
 // HTTP is the streamable-HTTP transport to url, sending
 // "Authorization: Bearer token" when token is not empty.
 func HTTP(url, token string) mcp.Transport {
-	w := &watched{next: bounded{binding.Bearer{Token: token}}}
+	w := &watched{next: bounded{binding.Bearer{Token: token}}, token: token != ""}
 	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
 		DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: w}}, answers: w}
 }
@@ -275,9 +275,10 @@ func (t *httpTransport) failure(string, error) (error, bool) { return t.answers.
 // watched records the last HTTP exchange that could not carry MCP, and
 // forgets it at the next one that could.
 type watched struct {
-	next http.RoundTripper
-	mu   sync.Mutex
-	last error
+	next  http.RoundTripper
+	token bool // a bearer token is sent
+	mu    sync.Mutex
+	last  error
 }
 
 func (w *watched) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -286,6 +287,14 @@ func (w *watched) RoundTrip(r *http.Request) (*http.Response, error) {
 	switch {
 	case err != nil:
 		why = fmt.Errorf("%s %s: %w", r.Method, r.URL, err)
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		// An MCP endpoint that wants a token (binding.md: the caller's
+		// authority over HTTP is a bearer token).
+		hint := "the server wants a bearer token: give it with --token"
+		if w.token {
+			hint = "the server does not accept the --token given"
+		}
+		why = fmt.Errorf("%s %s was answered %s: %s", r.Method, r.URL, resp.Status, hint)
 	case resp.StatusCode/100 != 2:
 		why = fmt.Errorf("%s %s was answered %s, not an MCP response", r.Method, r.URL, resp.Status)
 	case resp.StatusCode != http.StatusAccepted && !mcpMediaType(resp.Header.Get("Content-Type")):
