@@ -23,6 +23,10 @@ const celHint = `expressions are CEL over input, as in input.room == "garage"`
 // inputEnv is the CEL environment of an entry's behaviour: `input` typed
 // by the entry's input_schema with the engine's schema-typed
 // declarations, exactly as `pilotage serve` compiles the same expressions.
+// It is private (expr.NewPrivateEnv): the compiler checks each distinct
+// expression once and keeps only its type, and the engine's own checks
+// run under other limits, so the engine's caches would only add a copy of
+// every parse and a live heap of programs that nothing reads again.
 type inputEnv struct {
 	env    *expr.Env
 	schema expr.Schema
@@ -36,7 +40,7 @@ func newInputEnv(inputSchema json.RawMessage) *inputEnv {
 	if schema == nil {
 		schema = expr.Schema{"type": "object"}
 	}
-	env, err := expr.NewEnv(behaviourLimits, schema.Decls("input"))
+	env, err := expr.NewPrivateEnv(behaviourLimits, schema.Decls("input"))
 	return &inputEnv{env: env, schema: schema, err: err}
 }
 

@@ -56,8 +56,8 @@ func recursionLimit(depth int) int { return min(250, max(32, 8*depth)) }
 // shared: every NewEnv or Extend with the same limits and declarations
 // returns the same Env while it is cached, and the Env remembers the
 // expressions checked in it, because validate and execute check the same
-// program's expressions again on every call. An Env is safe for
-// concurrent use.
+// program's expressions again on every call. An Env from NewPrivateEnv
+// is outside every cache (see there). An Env is safe for concurrent use.
 type Env struct {
 	// key is the Env's identity: a hash of its limits and every
 	// declaration, with the declaration's number typing (envKey).
@@ -75,6 +75,9 @@ type Env struct {
 	// by itself): its later checks are not remembered, so memory stays
 	// within the cache's budget.
 	uncached bool
+	// private is set for an Env from NewPrivateEnv, and for those
+	// extended from it: parses are its callers' own, not cached.
+	private bool
 }
 
 type checkResult struct {
@@ -106,6 +109,29 @@ func NewEnv(l Limits, decls []Decl) (*Env, error) {
 	if v, ok := envs.get(key); ok {
 		return v.(*Env), nil
 	}
+	e, err := newEnv(key, l, decls)
+	if err != nil {
+		return nil, err
+	}
+	return cacheEnv(e, len(decls)), nil
+}
+
+// NewPrivateEnv builds the same environment as NewEnv outside every
+// cache, for a caller that checks each expression once and keeps what
+// it needs (pilotage build): its parses are not shared, so the checker
+// rewrites them in place instead of a copy, and nothing it parses or
+// checks stays alive for the garbage collector to mark once the caller
+// lets go of it.
+func NewPrivateEnv(l Limits, decls []Decl) (*Env, error) {
+	e, err := newEnv("", l, decls)
+	if err != nil {
+		return nil, err
+	}
+	e.uncached, e.private = true, true
+	return e, nil
+}
+
+func newEnv(key string, l Limits, decls []Decl) (*Env, error) {
 	opts := []cel.EnvOption{
 		cel.ParserRecursionLimit(recursionLimit(l.Depth)),
 		cel.ParserExpressionSizeLimit(max(l.Size, 1)),
@@ -118,14 +144,18 @@ func NewEnv(l Limits, decls []Decl) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cacheEnv(&Env{key: key, env: env, limits: l, names: names(nil, decls), conv: convs(nil, decls)}, len(decls)), nil
+	return &Env{key: key, env: env, limits: l, names: names(nil, decls), conv: convs(nil, decls)}, nil
 }
 
-// Extend adds variables for an inner scope (a loop's item variable).
+// Extend adds variables for an inner scope (a loop's item variable). The
+// inner scope of a private Env is private too.
 func (e *Env) Extend(decls ...Decl) (*Env, error) {
-	key := envKey(e.key+"\x00extend", decls)
-	if v, ok := envs.get(key); ok {
-		return v.(*Env), nil
+	key := ""
+	if !e.private {
+		key = envKey(e.key+"\x00extend", decls)
+		if v, ok := envs.get(key); ok {
+			return v.(*Env), nil
+		}
 	}
 	opts := make([]cel.EnvOption, len(decls))
 	for i, d := range decls {
@@ -135,7 +165,12 @@ func (e *Env) Extend(decls ...Decl) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cacheEnv(&Env{key: key, env: env, limits: e.limits, names: names(e.names, decls), conv: convs(e.conv, decls)}, len(e.names)+len(decls)), nil
+	inner := &Env{key: key, env: env, limits: e.limits, names: names(e.names, decls), conv: convs(e.conv, decls)}
+	if e.private {
+		inner.uncached, inner.private = true, true
+		return inner, nil
+	}
+	return cacheEnv(inner, len(e.names)+len(decls)), nil
 }
 
 // cacheEnv stores a new Env, or returns the one a concurrent caller
@@ -207,43 +242,62 @@ type Issue struct {
 }
 
 // Parsed is an expression that parsed; it can be inspected before it is
-// checked. Its AST is shared with every other caller that parsed the same
-// text under the same limits, and is only read.
+// checked. From a shared Env its AST is shared with every other caller
+// that parsed the same text under the same limits, and is only read: the
+// checker, which rewrites the AST it checks, gets a copy. From a private
+// Env the AST is this Parsed's own, and its first check rewrites it.
 type Parsed struct {
 	src string
-	ast *cel.Ast
 	r   *parseResult
 }
 
 // Parse parses src. On failure the issues say where. Parsing depends only
-// on the source and the parser limits, so results are cached: the same
-// expressions are parsed again by every validate and execute of a
-// program.
+// on the source and the parser limits, so a shared Env caches results:
+// the same expressions are parsed again by every validate and execute of
+// a program.
 func (e *Env) Parse(src string) (*Parsed, []Issue) {
-	key := fmt.Sprintf("%d:%d\x00%s", e.limits.Depth, e.limits.Size, src)
-	v, ok := parses.get(key)
-	if !ok {
-		r := &parseResult{}
-		a, iss := e.env.Parse(src)
-		if iss != nil && iss.Err() != nil {
-			r.issues = issues(src, iss, nil, true)
-		} else {
-			r.ast = a
+	var r *parseResult
+	if e.private {
+		r = parse(e.env, src)
+		r.private = true
+	} else {
+		key := fmt.Sprintf("%d:%d\x00%s", e.limits.Depth, e.limits.Size, src)
+		v, ok := parses.get(key)
+		if !ok {
+			v = parses.put(key, parse(e.env, src), perEntry+perChar*len(src))
 		}
-		v = parses.put(key, r, perEntry+perChar*len(src))
+		r = v.(*parseResult)
 	}
-	r := v.(*parseResult)
 	if r.issues != nil {
 		return nil, r.issues
 	}
-	return &Parsed{src: src, ast: r.ast, r: r}, nil
+	return &Parsed{src: src, r: r}, nil
+}
+
+func parse(env *cel.Env, src string) *parseResult {
+	r := &parseResult{parser: env}
+	a, iss := env.Parse(src)
+	if iss != nil && iss.Err() != nil {
+		r.issues = issues(src, iss, nil, true)
+	} else {
+		r.ast = a
+	}
+	return r
 }
 
 type parseResult struct {
-	ast    *cel.Ast
+	// parser parsed the source, and parses it again when a private AST
+	// was taken by a check and is needed once more.
+	parser *cel.Env
 	issues []Issue
+
+	mu sync.Mutex
+	// ast is the parse. A shared one is never modified and is read
+	// without mu. A private one is read under mu, and the first check
+	// takes it (ast becomes nil) to rewrite it.
+	ast     *cel.Ast
+	private bool
 	// refs remembers Refs by its roots.
-	mu   sync.Mutex
 	refs map[string][]Ref
 }
 
@@ -260,8 +314,8 @@ type Expr struct {
 }
 
 // Check type-checks p in this environment and prepares it for evaluation
-// under the cost limit. The result, issues included, is remembered in
-// the environment: it depends only on the environment and the source.
+// under the cost limit. A shared Env remembers the result, issues
+// included: it depends only on the environment and the source.
 func (e *Env) Check(p *Parsed) (*Expr, []Issue) {
 	e.mu.Lock()
 	r, ok := e.checked[p.src]
@@ -286,18 +340,13 @@ func (e *Env) Check(p *Parsed) (*Expr, []Issue) {
 }
 
 func (e *Env) check(p *Parsed) checkResult {
-	// The checker rewrites the AST it checks, and p's is shared: check a
-	// copy.
-	a, err := p.copyAST()
-	if err != nil {
-		var iss *cel.Issues
-		if a, iss = e.env.Parse(p.src); iss != nil && iss.Err() != nil {
-			return checkResult{issues: issues(p.src, iss, nil, true)}
-		}
+	a, ranges, iss := p.take()
+	if iss != nil {
+		return checkResult{issues: issues(p.src, iss, nil, true)}
 	}
 	checked, iss := e.env.Check(a)
 	if iss != nil && iss.Err() != nil {
-		return checkResult{issues: issues(p.src, iss, p.ast, false)}
+		return checkResult{issues: issues(p.src, iss, ranges, false)}
 	}
 	prg, err := e.env.Program(checked,
 		cel.CostLimit(e.limits.Cost),
@@ -309,29 +358,72 @@ func (e *Env) check(p *Parsed) checkResult {
 	return checkResult{x: &Expr{Source: p.src, Type: checked.OutputType(), prg: prg, conv: e.conv}}
 }
 
-// copyAST copies the parsed AST through its proto form, which keeps start
+// take returns an AST of p for the checker to rewrite, and the source
+// ranges of the parse by expression id, which issues are located by. A
+// shared parse gives a copy (whose ranges the proto form loses); a
+// private one gives its own AST the first time, and is parsed again after
+// that. The checker drops the ranges of the nodes it removes, but it
+// removes only the operands of a select chain it resolved as one declared
+// name, without visiting them, so no issue names a removed node. Parse
+// issues are returned only if parsing again fails, which the same parser
+// on the same text does not.
+func (p *Parsed) take() (*cel.Ast, map[int64]celast.OffsetRange, *cel.Issues) {
+	r := p.r
+	if !r.private {
+		if a, err := copyAST(r.ast, p.src); err == nil {
+			return a, r.ast.NativeRep().SourceInfo().OffsetRanges(), nil
+		}
+	} else {
+		r.mu.Lock()
+		a := r.ast
+		r.ast = nil
+		r.mu.Unlock()
+		if a != nil {
+			return a, a.NativeRep().SourceInfo().OffsetRanges(), nil
+		}
+	}
+	a, iss := p.reparse()
+	if a == nil {
+		return nil, nil, iss
+	}
+	return a, a.NativeRep().SourceInfo().OffsetRanges(), nil
+}
+
+// reparse parses p's source again: for a private parse whose AST a check
+// took, or a shared one that does not copy.
+func (p *Parsed) reparse() (*cel.Ast, *cel.Issues) {
+	a, iss := p.r.parser.Parse(p.src)
+	if iss != nil && iss.Err() != nil {
+		return nil, iss
+	}
+	return a, nil
+}
+
+// copyAST copies a parsed AST through its proto form, which keeps start
 // offsets only; the ranges are restored from the original.
-func (p *Parsed) copyAST() (*cel.Ast, error) {
-	pe, err := cel.AstToParsedExpr(p.ast)
+func copyAST(orig *cel.Ast, src string) (*cel.Ast, error) {
+	pe, err := cel.AstToParsedExpr(orig)
 	if err != nil {
 		return nil, err
 	}
-	a := cel.ParsedExprToAstWithSource(pe, common.NewTextSource(p.src))
+	a := cel.ParsedExprToAstWithSource(pe, common.NewTextSource(src))
 	info := a.NativeRep().SourceInfo()
-	for id, r := range p.ast.NativeRep().SourceInfo().OffsetRanges() {
+	for id, r := range orig.NativeRep().SourceInfo().OffsetRanges() {
 		info.SetOffsetRange(id, r)
 	}
 	return a, nil
 }
 
-func issues(src string, iss *cel.Issues, parsed *cel.Ast, syntax bool) []Issue {
+// issues locates cel-go's errors in src: by the source range of the
+// expression an error names, if ranges has it, else by its location.
+func issues(src string, iss *cel.Issues, ranges map[int64]celast.OffsetRange, syntax bool) []Issue {
 	s := common.NewTextSource(src)
 	n := runeLen(src)
 	var out []Issue
 	for _, e := range iss.Errors() {
 		start, end := -1, -1
-		if parsed != nil && e.ExprID != 0 {
-			if r, ok := parsed.NativeRep().SourceInfo().GetOffsetRange(e.ExprID); ok {
+		if e.ExprID != 0 {
+			if r, ok := ranges[e.ExprID]; ok {
 				start, end = int(r.Start), int(r.Stop)
 			}
 		}
@@ -385,23 +477,31 @@ func (p *Parsed) Refs(roots ...string) []Ref {
 	if refs, ok := p.r.refs[key]; ok {
 		return refs
 	}
+	if p.r.ast == nil {
+		// A check took this private parse's AST, and rewrote it.
+		a, iss := p.reparse()
+		if iss != nil {
+			return nil
+		}
+		p.r.ast = a
+	}
 	if p.r.refs == nil {
 		p.r.refs = map[string][]Ref{}
 	}
-	refs := p.refs(roots)
+	refs := p.refs(p.r.ast, roots)
 	p.r.refs[key] = refs
 	return refs
 }
 
-func (p *Parsed) refs(roots []string) []Ref {
+func (p *Parsed) refs(a *cel.Ast, roots []string) []Ref {
 	want := map[string]bool{}
 	for _, r := range roots {
 		want[r] = true
 	}
-	info := p.ast.NativeRep().SourceInfo()
+	info := a.NativeRep().SourceInfo()
 	inner := map[int64]bool{}
 	var out []Ref
-	celast.PreOrderVisit(p.ast.NativeRep().Expr(), celast.NewExprVisitor(func(x celast.Expr) {
+	celast.PreOrderVisit(a.NativeRep().Expr(), celast.NewExprVisitor(func(x celast.Expr) {
 		if inner[x.ID()] || (x.Kind() != celast.SelectKind && x.Kind() != celast.IdentKind) {
 			return
 		}
