@@ -352,7 +352,7 @@ func TestInitializeTimeout(t *testing.T) {
 	start := time.Now()
 	_, err = Check(context.Background(), ct, Options{Dir: t.TempDir(), Timeout: 300 * time.Millisecond})
 	var ce *ConnectError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "did not answer initialize within 300ms") {
+	if !errors.As(err, &ce) || err.Error() != "connecting: the server did not answer initialize within 300ms (--timeout); a server slow to start needs a longer --timeout" {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > 40*time.Second {
