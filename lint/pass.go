@@ -20,7 +20,7 @@ type Pass struct {
 	Kind InputKind
 	// Manifest is the manifest object (the root of a manifest file, or the
 	// snapshot's `manifest` member); nil when absent or not an object.
-	Manifest *jsonpos.Node
+	Manifest jsonpos.Node
 	// ManifestPtr is the pointer of Manifest: "" or "/manifest".
 	ManifestPtr string
 	// Major and Minor are the parsed `pilotage` version; VersionOK is false
@@ -40,7 +40,7 @@ type Pass struct {
 
 // Language is one Language entry with everything lint knows of it.
 type Language struct {
-	Node    *jsonpos.Node
+	Node    jsonpos.Node
 	Pointer string // e.g. "/manifest/languages/0"
 	ID      string
 	// Caps is the effective capability map (§4.2). Malformed capability
@@ -62,7 +62,7 @@ type Language struct {
 
 // Guide is one guide object of a snapshot.
 type Guide struct {
-	Node    *jsonpos.Node
+	Node    jsonpos.Node
 	Pointer string
 	ID      string
 	Level   string
@@ -107,14 +107,14 @@ func only[T any](xs []*T, match func(*T) bool) *T {
 
 // Catalog is one Language's catalog in a snapshot.
 type Catalog struct {
-	Node    *jsonpos.Node
+	Node    jsonpos.Node
 	Pointer string
 	Entries []*Entry
 }
 
 // Entry is one catalog entry.
 type Entry struct {
-	Node    *jsonpos.Node
+	Node    jsonpos.Node
 	Pointer string
 	ID      string
 	Kind    string
@@ -163,7 +163,7 @@ func newPass(in *Input, doc *jsonpos.Doc) *Pass {
 		p.Kind = KindUnknown
 	}
 	if !p.Manifest.Is(jsonpos.Object) {
-		p.Manifest = nil
+		p.Manifest = jsonpos.Node{}
 		return p
 	}
 	p.Major, p.Minor, p.VersionOK = ParseVersion(p.Manifest.Get("pilotage").String())
@@ -172,7 +172,7 @@ func newPass(in *Input, doc *jsonpos.Doc) *Pass {
 	if !langs.Is(jsonpos.Array) {
 		return p
 	}
-	for i, ln := range langs.Elems {
+	for i, ln := range langs.Elems() {
 		if !ln.Is(jsonpos.Object) {
 			continue
 		}
@@ -200,24 +200,24 @@ func (p *Pass) attachSnapshotParts(l *Language) {
 	if gs := root.Get("guides").Get(l.ID); gs.Is(jsonpos.Array) {
 		l.HasGuides = true
 		l.GuidesPtr = "/guides/" + key
-		for i, gn := range gs.Elems {
+		for i, gn := range gs.Elems() {
 			if !gn.Is(jsonpos.Object) {
 				continue
 			}
 			g := &Guide{Node: gn, Pointer: l.GuidesPtr + "/" + strconv.Itoa(i), ID: gn.Get("id").String(),
 				Level: gn.Get("level").String()}
-			for _, t := range elems(gn.Get("topics")) {
+			for _, t := range gn.Get("topics").Elems() {
 				g.Topics = append(g.Topics, t.String())
 			}
 			if b := gn.Get("body"); b.Is(jsonpos.String) {
-				g.Body, g.HasBody = b.Str, true
+				g.Body, g.HasBody = b.Str(), true
 			}
 			l.Guides = append(l.Guides, g)
 		}
 	}
 	if cn := root.Get("catalog").Get(l.ID); cn.Is(jsonpos.Object) {
 		c := &Catalog{Node: cn, Pointer: "/catalog/" + key}
-		for i, en := range elems(cn.Get("items")) {
+		for i, en := range cn.Get("items").Elems() {
 			if !en.Is(jsonpos.Object) {
 				continue
 			}
@@ -228,31 +228,22 @@ func (p *Pass) attachSnapshotParts(l *Language) {
 	}
 }
 
-// elems returns the elements of an array node; nil for a missing member
-// or another kind, so an absent optional array reads as empty (§1.4).
-func elems(n *jsonpos.Node) []*jsonpos.Node {
-	if !n.Is(jsonpos.Array) {
-		return nil
-	}
-	return n.Elems
-}
-
 // capabilitiesOf reads a capability declaration leniently: members whose
 // value is not a boolean or an object of booleans are left out.
-func capabilitiesOf(n *jsonpos.Node) pilotage.Capabilities {
+func capabilitiesOf(n jsonpos.Node) pilotage.Capabilities {
 	if !n.Is(jsonpos.Object) {
 		return nil
 	}
 	caps := pilotage.Capabilities{}
-	for _, m := range n.Members {
-		switch m.Value.Kind {
+	for _, m := range n.Members() {
+		switch m.Value.Kind() {
 		case jsonpos.Bool:
-			caps[m.Key] = pilotage.CapabilityValue{Declared: m.Value.Bool}
+			caps[m.Key] = pilotage.CapabilityValue{Declared: m.Value.Bool()}
 		case jsonpos.Object:
 			v := pilotage.CapabilityValue{Declared: true, Sub: map[string]bool{}}
-			for _, s := range m.Value.Members {
-				if s.Value.Kind == jsonpos.Bool {
-					v.Sub[s.Key] = s.Value.Bool
+			for _, s := range m.Value.Members() {
+				if s.Value.Kind() == jsonpos.Bool {
+					v.Sub[s.Key] = s.Value.Bool()
 				}
 			}
 			caps[m.Key] = v
@@ -297,8 +288,8 @@ func (p *Pass) ClosedSetSeverity() report.Severity {
 
 // Decode unmarshals the value at n into v with encoding/json, for rules
 // that want typed access to a small subtree. It reports whether it worked.
-func (p *Pass) Decode(n *jsonpos.Node, v any) bool {
-	if n == nil {
+func (p *Pass) Decode(n jsonpos.Node, v any) bool {
+	if !n.Exists() {
 		return false
 	}
 	return json.Unmarshal(p.Doc.Raw(n), v) == nil
@@ -350,8 +341,8 @@ func (p *Pass) position(pointer string, key bool) (file string, line, col, endLi
 	}
 	pos, resolved := p.Doc.Locate(pointer, key)
 	if resolved == pointer && !key {
-		if n := p.Doc.Root.At(pointer); n != nil && n.Kind != jsonpos.Object && n.Kind != jsonpos.Array {
-			end := p.Doc.Position(n.End)
+		if n := p.Doc.Root.At(pointer); n.Exists() && n.Kind() != jsonpos.Object && n.Kind() != jsonpos.Array {
+			end := p.Doc.Position(n.End())
 			endLine, endCol = end.Line, end.Column
 		}
 	}

@@ -15,13 +15,13 @@ import (
 // typeProblem is a value of a snapshot that replay cannot read into the
 // Go type it needs, with its place.
 type typeProblem struct {
-	node *jsonpos.Node
+	node jsonpos.Node
 	msg  string
 }
 
 // mismatch words a value of JSON type got where type want is read.
-func mismatch(n *jsonpos.Node, ptr string, want reflect.Type) *typeProblem {
-	k := n.Kind.String()
+func mismatch(n jsonpos.Node, ptr string, want reflect.Type) *typeProblem {
+	k := n.Kind().String()
 	a := "a "
 	if k == "object" || k == "array" {
 		a = "an "
@@ -47,31 +47,31 @@ var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 // the jsonpos tree instead knows the line:col and JSON Pointer of every
 // value. Members are matched by their exact name (member names are case
 // sensitive in every Pilotage document) and unknown ones are ignored.
-func decodeNode(doc *jsonpos.Doc, n *jsonpos.Node, ptr string, v reflect.Value) *typeProblem {
+func decodeNode(doc *jsonpos.Doc, n jsonpos.Node, ptr string, v reflect.Value) *typeProblem {
 	t := v.Type()
 	switch {
-	case n == nil:
+	case !n.Exists():
 		return nil
 	case reflect.PointerTo(t).Implements(unmarshaler):
 		return decodeScalar(doc, n, ptr, v) // null included, as json.Unmarshal passes it on
-	case n.Kind == jsonpos.Null:
+	case n.Kind() == jsonpos.Null:
 		return nil // null leaves the zero value, as json.Unmarshal does
 	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Struct && t.Kind() != reflect.Map && t.Kind() != reflect.Slice:
 		return decodeScalar(doc, n, ptr, v)
 	case t.Kind() == reflect.Pointer:
 		v.Set(reflect.New(t.Elem()))
 		return decodeNode(doc, n, ptr, v.Elem())
-	case t.Kind() == reflect.Slice && n.Kind == jsonpos.Array:
-		v.Set(reflect.MakeSlice(t, len(n.Elems), len(n.Elems)))
-		for i, e := range n.Elems {
+	case t.Kind() == reflect.Slice && n.Kind() == jsonpos.Array:
+		v.Set(reflect.MakeSlice(t, n.Len(), n.Len()))
+		for i, e := range n.Elems() {
 			if p := decodeNode(doc, e, ptr+"/"+strconv.Itoa(i), v.Index(i)); p != nil {
 				return p
 			}
 		}
 		return nil
-	case t.Kind() == reflect.Map && n.Kind == jsonpos.Object:
-		v.Set(reflect.MakeMapWithSize(t, len(n.Members)))
-		for _, m := range n.Members {
+	case t.Kind() == reflect.Map && n.Kind() == jsonpos.Object:
+		v.Set(reflect.MakeMapWithSize(t, n.Len()))
+		for _, m := range n.Members() {
 			e := reflect.New(t.Elem()).Elem()
 			if p := decodeNode(doc, m.Value, ptr+"/"+pilotage.EscapePointerToken(m.Key), e); p != nil {
 				return p
@@ -79,8 +79,8 @@ func decodeNode(doc *jsonpos.Doc, n *jsonpos.Node, ptr string, v reflect.Value) 
 			v.SetMapIndex(reflect.ValueOf(m.Key).Convert(t.Key()), e)
 		}
 		return nil
-	case t.Kind() == reflect.Struct && n.Kind == jsonpos.Object:
-		for _, m := range n.Members {
+	case t.Kind() == reflect.Struct && n.Kind() == jsonpos.Object:
+		for _, m := range n.Members() {
 			if i := fieldByName(t, m.Key); i >= 0 {
 				if p := decodeNode(doc, m.Value, ptr+"/"+pilotage.EscapePointerToken(m.Key), v.Field(i)); p != nil {
 					return p
@@ -94,7 +94,7 @@ func decodeNode(doc *jsonpos.Doc, n *jsonpos.Node, ptr string, v reflect.Value) 
 
 // decodeScalar decodes a leaf with encoding/json, which knows the
 // number ranges and the types' own UnmarshalJSON, and words its refusal.
-func decodeScalar(doc *jsonpos.Doc, n *jsonpos.Node, ptr string, v reflect.Value) *typeProblem {
+func decodeScalar(doc *jsonpos.Doc, n jsonpos.Node, ptr string, v reflect.Value) *typeProblem {
 	err := json.Unmarshal(doc.Raw(n), v.Addr().Interface())
 	var te *json.UnmarshalTypeError
 	switch {

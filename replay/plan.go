@@ -121,8 +121,8 @@ func LoadPlan(file string, src []byte) (*Plan, error) {
 	steps := root.Get("steps")
 	if !steps.Is(jsonpos.Array) {
 		pos := doc.Position(0)
-		if root != nil {
-			pos = doc.Position(root.Start)
+		if root.Exists() {
+			pos = doc.Position(root.Start())
 		}
 		return nil, &InputError{File: file, Line: pos.Line, Col: pos.Column, Msg: "not a plan: no steps array",
 			Hint: "give a plan object (§5.6) or a validate response carrying one"}
@@ -130,11 +130,11 @@ func LoadPlan(file string, src []byte) (*Plan, error) {
 	p := &Plan{File: file, Src: src, Mode: root.Get("mode").String(), CatalogVersion: root.Get("catalog_version").String(),
 		byID: map[string]*Step{}, doc: doc, ptr: ptr}
 	b := planBuilder{p: p, doc: doc}
-	if m := root.Get("mode"); m != nil && (!m.Is(jsonpos.String) || (m.Str != pilotage.ModeImmediate && m.Str != pilotage.ModeDeploy)) {
+	if m := root.Get("mode"); m.Exists() && (!m.Is(jsonpos.String) || (m.Str() != pilotage.ModeImmediate && m.Str() != pilotage.ModeDeploy)) {
 		b.report(ptr+"/mode", fmt.Sprintf("plan mode is %s; a plan describes an immediate program or a deployed body", doc.Raw(m)),
 			"mode is immediate or deploy (§5.6); test_run is a trace's mode, never a plan's")
 	}
-	for i, n := range steps.Elems {
+	for i, n := range steps.Elems() {
 		b.add(ptr+"/steps/"+strconv.Itoa(i), n)
 	}
 	if err := b.link(); err != nil {
@@ -161,7 +161,7 @@ type planBuilder struct {
 
 type planRef struct {
 	branch, label, loop string
-	node                *jsonpos.Node
+	node                jsonpos.Node
 }
 
 func (b *planBuilder) report(pointer, msg, hint string) {
@@ -176,25 +176,25 @@ func (p *Plan) finding(rule, pointer, msg, hint string) report.Finding {
 		Message: msg, Hint: hint, File: p.File, Line: pos.Line, Column: pos.Column, Pointer: pointer}
 }
 
-func (b *planBuilder) add(ptr string, n *jsonpos.Node) {
+func (b *planBuilder) add(ptr string, n jsonpos.Node) {
 	if !n.Is(jsonpos.Object) {
 		b.report(ptr, "plan step is not an object", "")
 		return
 	}
 	id := n.Get("id")
-	if !id.Is(jsonpos.String) || id.Str == "" {
+	if !id.Is(jsonpos.String) || id.Str() == "" {
 		b.report(ptr, "plan step has no id", "every plan step has a program step identifier (§5.6)")
 		return
 	}
-	if !pilotage.ValidStepID(id.Str) {
-		b.report(ptr+"/id", fmt.Sprintf("plan step id %q contains # or /, which trace identity reserves", id.Str), "§3.4")
+	if !pilotage.ValidStepID(id.Str()) {
+		b.report(ptr+"/id", fmt.Sprintf("plan step id %q contains # or /, which trace identity reserves", id.Str()), "§3.4")
 	}
-	if prev := b.p.byID[id.Str]; prev != nil {
-		b.report(ptr+"/id", fmt.Sprintf("plan step id %q is used twice (first at %s)", id.Str, prev.Pointer), "plan step ids are unique")
+	if prev := b.p.byID[id.Str()]; prev != nil {
+		b.report(ptr+"/id", fmt.Sprintf("plan step id %q is used twice (first at %s)", id.Str(), prev.Pointer), "plan step ids are unique")
 		return
 	}
-	pos := b.doc.Position(n.Start)
-	s := &Step{ID: id.Str, Kind: n.Get("kind").String(), Pointer: ptr, Line: pos.Line, Col: pos.Column}
+	pos := b.doc.Position(n.Start())
+	s := &Step{ID: id.Str(), Kind: n.Get("kind").String(), Pointer: ptr, Line: pos.Line, Col: pos.Column}
 	if !slices.Contains(pilotage.StepKinds, s.Kind) {
 		b.report(ptr+"/kind", fmt.Sprintf("plan step %q has kind %q; kind is step, branch or loop", s.ID, s.Kind), "")
 		s.Kind = pilotage.KindStep
@@ -223,8 +223,8 @@ func (b *planBuilder) add(ptr string, n *jsonpos.Node) {
 }
 
 // strings reads an optional array of strings (calls, arms).
-func (b *planBuilder) strings(ptr string, n *jsonpos.Node) []string {
-	if n == nil {
+func (b *planBuilder) strings(ptr string, n jsonpos.Node) []string {
+	if !n.Exists() {
 		return nil
 	}
 	if !n.Is(jsonpos.Array) {
@@ -232,12 +232,12 @@ func (b *planBuilder) strings(ptr string, n *jsonpos.Node) []string {
 		return nil
 	}
 	var out []string
-	for i, e := range n.Elems {
+	for i, e := range n.Elems() {
 		if !e.Is(jsonpos.String) {
 			b.report(ptr+"/"+strconv.Itoa(i), "not a string", "")
 			continue
 		}
-		out = append(out, e.Str)
+		out = append(out, e.Str())
 	}
 	return out
 }

@@ -21,13 +21,13 @@ type planRisk struct {
 // stepRisk reads a plan step's risk and risk_hints. Both are required on
 // a step of kind step (data-model.md §5.6; §5.3: wherever risk appears,
 // both representations are required) and optional on branches and loops.
-func (p *Plan) stepRisk(s *Step, n *jsonpos.Node) {
+func (p *Plan) stepRisk(s *Step, n jsonpos.Node) {
 	risk, hints := n.Get("risk"), n.Get("risk_hints")
 	var missing []string
-	if risk == nil {
+	if !risk.Exists() {
 		missing = append(missing, "risk")
 	}
-	if hints == nil {
+	if !hints.Exists() {
 		missing = append(missing, "risk_hints")
 	}
 	if len(missing) > 0 && (s.Kind == pilotage.KindStep || len(missing) == 1) {
@@ -35,25 +35,25 @@ func (p *Plan) stepRisk(s *Step, n *jsonpos.Node) {
 			fmt.Sprintf("plan step %q has no %s", s.ID, strings.Join(missing, " and ")),
 			"a plan step carries both risk and risk_hints; branches and loops may carry neither, never one alone (§5.3)"))
 	}
-	if risk != nil {
+	if risk.Exists() {
 		s.Risk = p.riskName(s.Pointer+"/risk", risk)
 	}
-	if hints != nil {
+	if hints.Exists() {
 		s.Hints = p.hints(s.Pointer+"/risk_hints", hints)
 	}
 }
 
-func (p *Plan) riskName(ptr string, n *jsonpos.Node) string {
-	if !n.Is(jsonpos.String) || n.Str == "" {
+func (p *Plan) riskName(ptr string, n jsonpos.Node) string {
+	if !n.Is(jsonpos.String) || n.Str() == "" {
 		p.Findings = append(p.Findings, p.finding(RulePlanRisk, ptr, fmt.Sprintf("risk is %s, not a risk level's name", p.doc.Raw(n)), ""))
 		return ""
 	}
-	return n.Str
+	return n.Str()
 }
 
 // hints reads a risk_hints value: an object with the three booleans
 // readOnly, destructive and openWorld, which agree with each other.
-func (p *Plan) hints(ptr string, n *jsonpos.Node) *pilotage.RiskHints {
+func (p *Plan) hints(ptr string, n jsonpos.Node) *pilotage.RiskHints {
 	var w struct {
 		ReadOnly    *bool `json:"readOnly"`
 		Destructive *bool `json:"destructive"`
@@ -76,17 +76,17 @@ func (p *Plan) hints(ptr string, n *jsonpos.Node) *pilotage.RiskHints {
 // checks that max_risk_hints is the aggregate of the steps' hints: the
 // maximum risk is computed from risk_hints, readOnly as the AND,
 // destructive and openWorld as the OR (§5.3).
-func (p *Plan) checkRisk(root *jsonpos.Node) {
+func (p *Plan) checkRisk(root jsonpos.Node) {
 	for _, m := range []string{"max_risk", "max_risk_hints"} {
 		if !root.Has(m) {
 			p.Findings = append(p.Findings, p.finding(RulePlanRisk, p.ptr, "plan has no "+m, "a plan carries max_risk and max_risk_hints (§5.6)"))
 		}
 	}
-	if n := root.Get("max_risk"); n != nil {
+	if n := root.Get("max_risk"); n.Exists() {
 		p.risk.max = p.riskName(p.ptr+"/max_risk", n)
 	}
 	n := root.Get("max_risk_hints")
-	if n == nil {
+	if !n.Exists() {
 		return
 	}
 	if p.risk.hints = p.hints(p.ptr+"/max_risk_hints", n); p.risk.hints == nil {

@@ -8,15 +8,38 @@
 // on any input. It accepts exactly what encoding/json accepts, except that
 // invalid UTF-8 is an error at its position (RFC 8259 §8.1) where
 // encoding/json would silently replace it with U+FFFD.
+//
+// The tree is compact because lint holds the whole tree of a large snapshot
+// while its rules run: every value and every object key is one 20-byte
+// record with 32-bit offsets, kept in fixed-size chunks of one slab (no
+// regrowth copies, no spare capacity beyond the last chunk); a container
+// lists its children as a range of one shared index slice; a string or a
+// number is read from the source between its offsets, and only a string
+// with escapes keeps an unescaped copy. A value's key is the record just
+// before the value's, so an object lists its key records only. That is
+// about one byte of tree per byte of input, where a tree of pointers and
+// string headers took 2.7.
+//
+// A Node is a small value, the document and an index, rather than a
+// pointer to a record: a record cannot reach the shared children and
+// strings without a pointer to its document in each record, 8 more bytes
+// on every value. The zero Node stands for a value that is not there (a
+// missing member, an element out of range) and every accessor but Kind,
+// Bool, Start and End accepts it.
+//
+// Offsets are 32-bit, so the parser refuses an input larger than MaxSize
+// with a SyntaxError instead of wrapping around.
 package jsonpos
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -25,6 +48,9 @@ import (
 // most MaxDepth objects and arrays may enclose one another, the same limit
 // encoding/json applies.
 const MaxDepth = 10000
+
+// MaxSize is the largest input the parser accepts: offsets are 32-bit.
+const MaxSize = math.MaxUint32
 
 // Kind is the JSON type of a node.
 type Kind uint8
@@ -43,23 +69,53 @@ var kindNames = [...]string{"null", "boolean", "number", "string", "object", "ar
 
 func (k Kind) String() string { return kindNames[k] }
 
-// Node is one JSON value with its source extent. A large document is
-// mostly nodes, so the two one-byte fields come last, where they share one
-// word (88 bytes a node instead of 96).
+// record is one value or object key of the tree.
+type record struct {
+	// start and end are the byte offsets of the value in the source, end
+	// exclusive.
+	start, end uint32
+	// a and b depend on the kind: an Object's key records or an Array's
+	// elements are kids[a:a+b]; a String with escapes is strs[a].
+	a, b  uint32
+	kind  Kind
+	flags uint8
+}
+
+const (
+	// flagTrue is the value of a Bool.
+	flagTrue = 1 << iota
+	// flagEscaped marks a String whose value is in strs, not in the source.
+	flagEscaped
+)
+
+// chunkShift sets the records per chunk (4096, 80 KB): large enough that
+// the chunk list stays short, small enough that the unused tail of the
+// last chunk costs little next to a document that needs several.
+const (
+	chunkShift = 12
+	chunkLen   = 1 << chunkShift
+)
+
+// Doc is a parsed JSON document with its source.
+type Doc struct {
+	Src []byte
+	// Root is the top-level value; the zero Node after a syntax error.
+	Root Node
+
+	// chunks hold the records, chunkLen in each but the last.
+	chunks [][]record
+	kids   []uint32
+	strs   []string
+	// marks are positions every markEvery bytes, built on the first
+	// Position call, so that a position costs a binary search and a short
+	// scan even on a megabyte-long minified line.
+	marks []Pos
+}
+
+// Node is one JSON value of a Doc, or the zero Node for none.
 type Node struct {
-	// Start and End are the byte offsets of the value in the source,
-	// End exclusive.
-	Start, End int
-	// Str is the unescaped string of a String node, or the literal text of
-	// a Number node.
-	Str string
-	// Members are an Object's members in source order, duplicates kept.
-	Members []Member
-	// Elems are an Array's elements.
-	Elems []*Node
-	Kind  Kind
-	// Bool is the value of a Bool node.
-	Bool bool
+	d *Doc
+	i uint32
 }
 
 // Member is one object member.
@@ -67,58 +123,176 @@ type Member struct {
 	Key string
 	// KeyStart is the byte offset of the key's opening quote.
 	KeyStart int
-	Value    *Node
+	Value    Node
+}
+
+func (n Node) rec() *record { return &n.d.chunks[n.i>>chunkShift][n.i&(chunkLen-1)] }
+
+// Exists reports whether n is a value, not the zero Node.
+func (n Node) Exists() bool { return n.d != nil }
+
+// Is reports whether n exists and is of kind k.
+func (n Node) Is(k Kind) bool { return n.d != nil && n.rec().kind == k }
+
+// Kind is the JSON type of n, which must exist.
+func (n Node) Kind() Kind { return n.rec().kind }
+
+// Bool is the value of a Bool node, which must exist.
+func (n Node) Bool() bool { return n.rec().flags&flagTrue != 0 }
+
+// Start is the byte offset of the value in the source.
+func (n Node) Start() int { return int(n.rec().start) }
+
+// End is the byte offset just after the value.
+func (n Node) End() int { return int(n.rec().end) }
+
+// Str returns the unescaped value of a String node or the literal text of
+// a Number node, and "" for other nodes and the zero Node. It copies
+// nothing: the text is a view of the source or of the unescaped copy.
+func (n Node) Str() string {
+	if n.d == nil {
+		return ""
+	}
+	return n.d.str(n.rec())
+}
+
+// String returns the value of a String node, and "" otherwise.
+func (n Node) String() string {
+	if !n.Is(String) {
+		return ""
+	}
+	return n.Str()
+}
+
+func (d *Doc) str(r *record) string {
+	switch {
+	case r.kind == String && r.flags&flagEscaped != 0:
+		return d.strs[r.a]
+	case r.kind == String:
+		return view(d.Src[r.start+1 : r.end-1])
+	case r.kind == Number:
+		return view(d.Src[r.start:r.end])
+	}
+	return ""
+}
+
+// view returns b as a string without copying; b must not change while
+// the string is in use.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// children returns the key records of an Object or the elements of an
+// Array, and nil for other nodes and the zero Node.
+func (n Node) children() []uint32 {
+	if n.d == nil {
+		return nil
+	}
+	r := n.rec()
+	if r.kind != Object && r.kind != Array {
+		return nil
+	}
+	return n.d.kids[r.a : r.a+r.b]
+}
+
+// Len is the number of members of an Object or elements of an Array, and
+// 0 for other nodes.
+func (n Node) Len() int { return len(n.children()) }
+
+// member returns the member whose key record is k.
+func (n Node) member(k uint32) Member {
+	key := Node{n.d, k}
+	return Member{Key: key.Str(), KeyStart: key.Start(), Value: Node{n.d, k + 1}}
+}
+
+// Members yields the members of an Object in source order, duplicates
+// kept, with their index; nothing for other nodes.
+func (n Node) Members() iter.Seq2[int, Member] {
+	return func(yield func(int, Member) bool) {
+		if !n.Is(Object) {
+			return
+		}
+		for i, k := range n.children() {
+			if !yield(i, n.member(k)) {
+				return
+			}
+		}
+	}
+}
+
+// Elems yields the elements of an Array with their index; nothing for
+// other nodes.
+func (n Node) Elems() iter.Seq2[int, Node] {
+	return func(yield func(int, Node) bool) {
+		if !n.Is(Array) {
+			return
+		}
+		for i, k := range n.children() {
+			if !yield(i, Node{n.d, k}) {
+				return
+			}
+		}
+	}
+}
+
+// lookup returns the key record of the last member named key (the member
+// encoding/json would keep).
+func (n Node) lookup(key string) (uint32, bool) {
+	if !n.Is(Object) {
+		return 0, false
+	}
+	kids := n.children()
+	for i := len(kids) - 1; i >= 0; i-- {
+		if (Node{n.d, kids[i]}).Str() == key {
+			return kids[i], true
+		}
+	}
+	return 0, false
 }
 
 // Get returns the value of the last member named key (the member
-// encoding/json would keep), or nil when n is not an object or has none.
-func (n *Node) Get(key string) *Node {
-	if n == nil || n.Kind != Object {
-		return nil
+// encoding/json would keep), or the zero Node when n is not an object or
+// has none.
+func (n Node) Get(key string) Node {
+	if k, ok := n.lookup(key); ok {
+		return Node{n.d, k + 1}
 	}
-	for i := len(n.Members) - 1; i >= 0; i-- {
-		if n.Members[i].Key == key {
-			return n.Members[i].Value
-		}
-	}
-	return nil
+	return Node{}
 }
 
 // Has reports whether object n has a member named key.
-func (n *Node) Has(key string) bool { return n.Get(key) != nil }
-
-// Index returns element i of an array, or nil.
-func (n *Node) Index(i int) *Node {
-	if n == nil || n.Kind != Array || i < 0 || i >= len(n.Elems) {
-		return nil
-	}
-	return n.Elems[i]
+func (n Node) Has(key string) bool {
+	_, ok := n.lookup(key)
+	return ok
 }
 
-// Is reports whether n is non-nil and of kind k.
-func (n *Node) Is(k Kind) bool { return n != nil && n.Kind == k }
-
-// String returns the string value of a String node, and "" otherwise.
-func (n *Node) String() string {
-	if n == nil || n.Kind != String {
-		return ""
+// Index returns element i of an array, or the zero Node.
+func (n Node) Index(i int) Node {
+	if !n.Is(Array) {
+		return Node{}
 	}
-	return n.Str
+	if kids := n.children(); i >= 0 && i < len(kids) {
+		return Node{n.d, kids[i]}
+	}
+	return Node{}
 }
 
-// At resolves an RFC 6901 JSON Pointer below n; nil when it does not
-// resolve.
-func (n *Node) At(pointer string) *Node {
+// At resolves an RFC 6901 JSON Pointer below n; the zero Node when it does
+// not resolve.
+func (n Node) At(pointer string) Node {
 	if pointer == "" {
 		return n
 	}
 	if pointer[0] != '/' {
-		return nil
+		return Node{}
 	}
 	cur := n
 	for _, tok := range strings.Split(pointer[1:], "/") {
-		if cur, _ = cur.child(tok); cur == nil {
-			return nil
+		if cur, _ = cur.child(tok); !cur.Exists() {
+			return Node{}
 		}
 	}
 	return cur
@@ -127,36 +301,32 @@ func (n *Node) At(pointer string) *Node {
 // child resolves one escaped reference token below n: an object member
 // (the last of duplicates, as Get) with its key offset, or an array element
 // by a decimal index without leading zeros (RFC 6901). keyStart is -1 for
-// array elements; the node is nil when the token does not resolve.
-func (n *Node) child(tok string) (c *Node, keyStart int) {
-	if n == nil {
-		return nil, -1
-	}
-	switch n.Kind {
-	case Object:
+// array elements; the node is the zero Node when the token does not
+// resolve.
+func (n Node) child(tok string) (c Node, keyStart int) {
+	switch {
+	case n.Is(Object):
 		key, ok := unescapeToken(tok)
 		if !ok {
-			return nil, -1
+			return Node{}, -1
 		}
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			if n.Members[i].Key == key {
-				return n.Members[i].Value, n.Members[i].KeyStart
-			}
+		if k, ok := n.lookup(key); ok {
+			return Node{n.d, k + 1}, (Node{n.d, k}).Start()
 		}
-	case Array:
+	case n.Is(Array):
 		if tok == "" || (len(tok) > 1 && tok[0] == '0') {
-			return nil, -1
+			return Node{}, -1
 		}
 		for _, c := range tok {
 			if c < '0' || c > '9' {
-				return nil, -1
+				return Node{}, -1
 			}
 		}
 		if i, err := strconv.Atoi(tok); err == nil {
 			return n.Index(i), -1
 		}
 	}
-	return nil, -1
+	return Node{}, -1
 }
 
 var tokenUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
@@ -179,13 +349,13 @@ func unescapeToken(t string) (string, bool) {
 // Value converts the tree to the plain Go values encoding/json would give
 // with UseNumber: map[string]any, []any, json.Number, string, bool, nil.
 // This is the form JSON Schema validation takes.
-func (n *Node) Value() any { return n.ValueWith(nil) }
+func (n Node) Value() any { return n.ValueWith(nil) }
 
 // ValueWith is Value, except that a node for which replace (when non-nil)
 // returns ok stands for the value it returns, and its subtree is not
 // converted: a caller that checks a large subtree separately leaves it out.
-func (n *Node) ValueWith(replace func(*Node) (any, bool)) any {
-	if n == nil {
+func (n Node) ValueWith(replace func(Node) (any, bool)) any {
+	if !n.Exists() {
 		return nil
 	}
 	if replace != nil {
@@ -193,22 +363,22 @@ func (n *Node) ValueWith(replace func(*Node) (any, bool)) any {
 			return v
 		}
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case Bool:
-		return n.Bool
+		return n.Bool()
 	case Number:
-		return json.Number(n.Str)
+		return json.Number(n.Str())
 	case String:
-		return n.Str
+		return n.Str()
 	case Object:
-		m := make(map[string]any, len(n.Members))
-		for _, mem := range n.Members {
+		m := make(map[string]any, n.Len())
+		for _, mem := range n.Members() {
 			m[mem.Key] = mem.Value.ValueWith(replace)
 		}
 		return m
 	case Array:
-		a := make([]any, len(n.Elems))
-		for i, e := range n.Elems {
+		a := make([]any, n.Len())
+		for i, e := range n.Elems() {
 			a[i] = e.ValueWith(replace)
 		}
 		return a
@@ -226,18 +396,6 @@ type Pos struct {
 
 func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
 
-// Doc is a parsed JSON document with its source.
-type Doc struct {
-	Src  []byte
-	Root *Node
-	// shared is set by ParseShared: strings may be views of Src.
-	shared bool
-	// marks are positions every markEvery bytes, built on the first
-	// Position call, so that a position costs a binary search and a short
-	// scan even on a megabyte-long minified line.
-	marks []Pos
-}
-
 // markEvery is the distance between two marks: small enough that the scan
 // from a mark is cheap, large enough that marks cost little memory.
 const markEvery = 512
@@ -252,23 +410,33 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%d:%d: %s", e.Pos.Line, e.Pos.Column, e.Msg)
 }
 
-// Parse parses src. On a syntax error it returns a Doc whose Root is nil
-// (the Doc still answers Position) and a *SyntaxError. The tree's strings
-// are copies, so they stay valid whatever becomes of src.
-func Parse(src []byte) (*Doc, error) { return parse(src, false) }
+// Parse parses src. On a syntax error it returns a Doc whose Root is the
+// zero Node (the Doc still answers Position) and a *SyntaxError. The Doc
+// of a document that parses holds a copy of src, so the tree and its
+// strings stay valid whatever becomes of src.
+func Parse(src []byte) (*Doc, error) {
+	d, err := ParseShared(src)
+	if err == nil {
+		d.Src = bytes.Clone(src)
+	}
+	return d, err
+}
 
 // ParseShared is Parse for a caller that keeps src unchanged for as long as
-// it uses the tree or any string taken from it: every string without
-// escapes (nearly every key, id and number) shares src's memory instead of
-// being copied, which saves most of the tree's string bytes on a large
-// document. Changing src afterwards changes those strings.
-func ParseShared(src []byte) (*Doc, error) { return parse(src, true) }
-
-func parse(src []byte, shared bool) (*Doc, error) {
-	d := &Doc{Src: src, shared: shared}
-	p := parser{src: src, shared: shared}
+// it uses the tree or any string taken from it: the Doc reads src itself
+// instead of a copy, and every string without escapes (nearly every key,
+// id and number) is a view of it. Changing src afterwards changes those
+// strings.
+func ParseShared(src []byte) (*Doc, error) {
+	d := &Doc{Src: src}
+	if uint64(len(src)) > MaxSize {
+		// Position would scan the whole input to say 1:1.
+		return d, &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1},
+			Msg: fmt.Sprintf("the input is %d bytes; at most %d bytes (4 GiB) can be parsed", len(src), MaxSize)}
+	}
+	p := parser{src: src, d: d}
 	p.skipWS()
-	root := p.value(0)
+	p.value(0)
 	if p.err == nil {
 		p.skipWS()
 		if p.i < len(p.src) {
@@ -276,9 +444,10 @@ func parse(src []byte, shared bool) (*Doc, error) {
 		}
 	}
 	if p.err != nil {
+		*d = Doc{Src: src}
 		return d, &SyntaxError{Pos: d.Position(p.errAt), Msg: p.err.Error()}
 	}
-	d.Root = root
+	d.Root = Node{d, 0}
 	return d, nil
 }
 
@@ -327,22 +496,18 @@ func scan(src []byte, p Pos, offset int, marks *[]Pos) Pos {
 }
 
 // Raw returns the source bytes of n.
-func (d *Doc) Raw(n *Node) []byte { return d.Src[n.Start:n.End] }
+func (d *Doc) Raw(n Node) []byte { return d.Src[n.Start():n.End()] }
 
-// Text returns the source text of n as a string, a view of Src for a
-// document from ParseShared and a copy otherwise: a map keyed by the text
-// of large values then costs no copy of them.
-func (d *Doc) Text(n *Node) string {
-	p := parser{shared: d.shared}
-	return p.text(d.Raw(n))
-}
+// Text returns the source text of n as a string, a view of Src: a map
+// keyed by the text of large values then costs no copy of them.
+func (d *Doc) Text(n Node) string { return view(d.Raw(n)) }
 
 // Locate returns the position of the value at pointer, falling back to the
 // deepest existing ancestor when the pointer does not resolve (a missing
 // member is reported where its parent object starts). With key true and a
 // pointer naming an object member, it returns the member's key position.
 func (d *Doc) Locate(pointer string, key bool) (Pos, string) {
-	if d.Root == nil {
+	if !d.Root.Exists() {
 		return d.Position(0), ""
 	}
 	var tokens []string
@@ -353,8 +518,8 @@ func (d *Doc) Locate(pointer string, key bool) (Pos, string) {
 	resolved := ""
 	for i, tok := range tokens {
 		next, keyAt := cur.child(tok)
-		if next == nil {
-			return d.Position(cur.Start), resolved
+		if !next.Exists() {
+			return d.Position(cur.Start()), resolved
 		}
 		resolved += "/" + tok
 		if key && keyAt >= 0 && i == len(tokens)-1 {
@@ -362,430 +527,5 @@ func (d *Doc) Locate(pointer string, key bool) (Pos, string) {
 		}
 		cur = next
 	}
-	return d.Position(cur.Start), resolved
-}
-
-type parser struct {
-	src []byte
-	// shared makes strings views of src (ParseShared).
-	shared bool
-	i      int
-	err    error
-	errAt  int
-	// slab hands out nodes from blocks, one allocation per nodeBlock nodes
-	// instead of one per value: parsing a large catalog is mostly nodes.
-	slab []Node
-	// members and elems are stacks where containers collect their
-	// children before copying them out at their exact length, into
-	// memberSlab and elemSlab: blocks again, so that a document's many
-	// small objects cost neither one allocation each nor the rounding up
-	// to a size class.
-	members    []Member
-	elems      []*Node
-	memberSlab []Member
-	elemSlab   []*Node
-}
-
-const (
-	nodeBlock   = 256
-	memberBlock = 1024
-	elemBlock   = 1024
-)
-
-// carve copies stack[base:] into the front of *slab, taking a new block
-// of at least block items when the slab is short, and returns the copy
-// with its capacity cut to its length, so that an append by a caller
-// reallocates instead of overwriting the next container's items.
-func carve[T any](slab *[]T, stack []T, base, block int) []T {
-	n := len(stack) - base
-	if len(*slab) < n {
-		*slab = make([]T, max(n, block))
-	}
-	out := (*slab)[:n:n]
-	copy(out, stack[base:])
-	*slab = (*slab)[n:]
-	return out
-}
-
-// text returns b as a string: a copy, or with p.shared a view of src.
-func (p *parser) text(b []byte) string {
-	if p.shared && len(b) > 0 {
-		return unsafe.String(&b[0], len(b))
-	}
-	return string(b)
-}
-
-// node returns a fresh node of kind k starting at start.
-func (p *parser) node(k Kind, start int) *Node {
-	if len(p.slab) == 0 {
-		p.slab = make([]Node, nodeBlock)
-	}
-	n := &p.slab[0]
-	p.slab = p.slab[1:]
-	n.Kind, n.Start = k, start
-	return n
-}
-
-func (p *parser) fail(at int, format string, args ...any) {
-	if p.err == nil {
-		p.err = fmt.Errorf(format, args...)
-		p.errAt = at
-	}
-}
-
-func (p *parser) describe(at int) string {
-	if at >= len(p.src) {
-		return "end of input"
-	}
-	r, size := utf8.DecodeRune(p.src[at:])
-	if r == utf8.RuneError && size == 1 {
-		return fmt.Sprintf("byte 0x%02x", p.src[at])
-	}
-	return strconv.QuoteRune(r)
-}
-
-func (p *parser) skipWS() {
-	for p.i < len(p.src) {
-		switch p.src[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-// value parses the value at p.i; depth counts the objects and arrays
-// enclosing it.
-func (p *parser) value(depth int) *Node {
-	if p.i >= len(p.src) {
-		p.fail(p.i, "unexpected end of input; expected a value")
-		return nil
-	}
-	start := p.i
-	c := p.src[p.i]
-	if (c == '{' || c == '[') && depth >= MaxDepth {
-		p.fail(p.i, "nesting deeper than %d levels of objects and arrays", MaxDepth)
-		return nil
-	}
-	switch {
-	case c == '{':
-		return p.object(depth)
-	case c == '[':
-		return p.array(depth)
-	case c == '"':
-		s, ok := p.str()
-		if !ok {
-			return nil
-		}
-		n := p.node(String, start)
-		n.End, n.Str = p.i, s
-		return n
-	case c == 't':
-		return p.literal("true", Bool, true)
-	case c == 'f':
-		return p.literal("false", Bool, false)
-	case c == 'n':
-		return p.literal("null", Null, false)
-	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
-	default:
-		p.fail(p.i, "unexpected %s; expected a value (object, array, string, number, true, false or null)", p.describe(p.i))
-		return nil
-	}
-}
-
-func (p *parser) literal(word string, k Kind, b bool) *Node {
-	if len(p.src)-p.i < len(word) || string(p.src[p.i:p.i+len(word)]) != word {
-		p.fail(p.i, "invalid literal; expected %q", word)
-		return nil
-	}
-	n := p.node(k, p.i)
-	n.Bool = b
-	p.i += len(word)
-	n.End = p.i
-	return n
-}
-
-func (p *parser) number() *Node {
-	start := p.i
-	if p.src[p.i] == '-' {
-		p.i++
-	}
-	digits := func() int {
-		s := p.i
-		for p.i < len(p.src) && p.src[p.i] >= '0' && p.src[p.i] <= '9' {
-			p.i++
-		}
-		return p.i - s
-	}
-	intStart := p.i
-	n := digits()
-	if n == 0 {
-		p.fail(p.i, "invalid number: expected a digit after '-'")
-		return nil
-	}
-	if n > 1 && p.src[intStart] == '0' {
-		p.fail(intStart, "invalid number: leading zeros are not allowed")
-		return nil
-	}
-	if p.i < len(p.src) && p.src[p.i] == '.' {
-		p.i++
-		if digits() == 0 {
-			p.fail(p.i, "invalid number: expected a digit after '.'")
-			return nil
-		}
-	}
-	if p.i < len(p.src) && (p.src[p.i] == 'e' || p.src[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.src) && (p.src[p.i] == '+' || p.src[p.i] == '-') {
-			p.i++
-		}
-		if digits() == 0 {
-			p.fail(p.i, "invalid number: expected a digit in the exponent")
-			return nil
-		}
-	}
-	num := p.node(Number, start)
-	num.End, num.Str = p.i, p.text(p.src[start:p.i])
-	return num
-}
-
-// str parses a string starting at the opening quote and returns its
-// unescaped value.
-func (p *parser) str() (string, bool) {
-	start := p.i
-	p.i++ // opening quote
-	// Fast path: no escapes, valid UTF-8, no control characters.
-	j := p.i
-	for j < len(p.src) {
-		c := p.src[j]
-		if c == '"' {
-			s := p.src[p.i:j]
-			if utf8.Valid(s) {
-				p.i = j + 1
-				return p.text(s), true
-			}
-			break
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
-		j++
-	}
-	// Unescaping never lengthens a string, so the bytes up to the closing
-	// quote bound the result: one allocation, no regrowth (guide bodies
-	// are long and full of \n).
-	for j < len(p.src) && p.src[j] != '"' {
-		if p.src[j] == '\\' {
-			j++
-		}
-		j++
-	}
-	var b strings.Builder
-	b.Grow(min(j, len(p.src)) - p.i)
-	for {
-		if p.i >= len(p.src) {
-			p.fail(start, "unterminated string: no closing '\"' before the end of input")
-			return "", false
-		}
-		c := p.src[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return b.String(), true
-		case c < 0x20:
-			p.fail(p.i, "control character 0x%02x in string; escape it (\\n, \\t, \\u00XX)", c)
-			return "", false
-		case c == '\\':
-			if !p.escape(&b) {
-				return "", false
-			}
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-			p.i++
-		default:
-			r, size := utf8.DecodeRune(p.src[p.i:])
-			if r == utf8.RuneError && size == 1 {
-				p.fail(p.i, "invalid UTF-8 byte 0x%02x in string", c)
-				return "", false
-			}
-			b.WriteRune(r)
-			p.i += size
-		}
-	}
-}
-
-func (p *parser) escape(b *strings.Builder) bool {
-	at := p.i
-	p.i++
-	if p.i >= len(p.src) {
-		p.fail(at, "unterminated escape sequence")
-		return false
-	}
-	c := p.src[p.i]
-	p.i++
-	switch c {
-	case '"', '\\', '/':
-		b.WriteByte(c)
-	case 'b':
-		b.WriteByte('\b')
-	case 'f':
-		b.WriteByte('\f')
-	case 'n':
-		b.WriteByte('\n')
-	case 'r':
-		b.WriteByte('\r')
-	case 't':
-		b.WriteByte('\t')
-	case 'u':
-		r, ok := p.hex4(at)
-		if !ok {
-			return false
-		}
-		if utf16.IsSurrogate(r) {
-			// A high surrogate pairs with a following \uDC00-\uDFFF.
-			if p.i+1 < len(p.src) && p.src[p.i] == '\\' && p.src[p.i+1] == 'u' {
-				save := p.i
-				p.i += 2 // past "\u"
-				r2, ok := p.hex4(save)
-				if !ok {
-					return false
-				}
-				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-					b.WriteRune(d)
-					return true
-				}
-				p.i = save
-			}
-			r = utf8.RuneError
-		}
-		b.WriteRune(r)
-	default:
-		p.fail(at, "invalid escape '\\%c'; valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX", c)
-		return false
-	}
-	return true
-}
-
-// hex4 reads the four hex digits of a \u escape; p.i points just after
-// the 'u', at is the escape's backslash (where an error is reported).
-func (p *parser) hex4(at int) (rune, bool) {
-	if len(p.src)-p.i < 4 {
-		p.fail(at, "invalid \\u escape: expected four hex digits")
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(p.src[p.i:p.i+4]), 16, 32)
-	if err != nil {
-		p.fail(at, "invalid \\u escape: expected four hex digits")
-		return 0, false
-	}
-	p.i += 4
-	return rune(v), true
-}
-
-func (p *parser) object(depth int) *Node {
-	n := p.node(Object, p.i)
-	p.i++ // {
-	p.skipWS()
-	if p.i < len(p.src) && p.src[p.i] == '}' {
-		p.i++
-		n.End = p.i
-		return n
-	}
-	base := len(p.members)
-	for {
-		p.skipWS()
-		if p.i >= len(p.src) {
-			p.fail(p.i, "unexpected end of input: the object has no closing '}'")
-			return nil
-		}
-		if p.src[p.i] != '"' {
-			p.fail(p.i, "unexpected %s; expected a member name in double quotes", p.describe(p.i))
-			return nil
-		}
-		keyStart := p.i
-		key, ok := p.str()
-		if !ok {
-			return nil
-		}
-		p.skipWS()
-		if p.i >= len(p.src) || p.src[p.i] != ':' {
-			p.fail(p.i, "unexpected %s; expected ':' after member name %q", p.describe(p.i), key)
-			return nil
-		}
-		p.i++
-		p.skipWS()
-		v := p.value(depth + 1)
-		if v == nil {
-			return nil
-		}
-		p.members = append(p.members, Member{Key: key, KeyStart: keyStart, Value: v})
-		p.skipWS()
-		if p.i >= len(p.src) {
-			p.fail(p.i, "unexpected end of input: the object has no closing '}'")
-			return nil
-		}
-		switch p.src[p.i] {
-		case ',':
-			p.i++
-			p.skipWS()
-			if p.i < len(p.src) && p.src[p.i] == '}' {
-				p.fail(p.i, "trailing comma before '}'; remove the last ','")
-				return nil
-			}
-		case '}':
-			p.i++
-			n.End = p.i
-			n.Members = carve(&p.memberSlab, p.members, base, memberBlock)
-			p.members = p.members[:base]
-			return n
-		default:
-			p.fail(p.i, "unexpected %s; expected ',' or '}' after an object member", p.describe(p.i))
-			return nil
-		}
-	}
-}
-
-func (p *parser) array(depth int) *Node {
-	n := p.node(Array, p.i)
-	p.i++ // [
-	p.skipWS()
-	if p.i < len(p.src) && p.src[p.i] == ']' {
-		p.i++
-		n.End = p.i
-		return n
-	}
-	base := len(p.elems)
-	for {
-		p.skipWS()
-		v := p.value(depth + 1)
-		if v == nil {
-			return nil
-		}
-		p.elems = append(p.elems, v)
-		p.skipWS()
-		if p.i >= len(p.src) {
-			p.fail(p.i, "unexpected end of input: the array has no closing ']'")
-			return nil
-		}
-		switch p.src[p.i] {
-		case ',':
-			p.i++
-			p.skipWS()
-			if p.i < len(p.src) && p.src[p.i] == ']' {
-				p.fail(p.i, "trailing comma before ']'; remove the last ','")
-				return nil
-			}
-		case ']':
-			p.i++
-			n.End = p.i
-			n.Elems = carve(&p.elemSlab, p.elems, base, elemBlock)
-			p.elems = p.elems[:base]
-			return n
-		default:
-			p.fail(p.i, "unexpected %s; expected ',' or ']' after an array element", p.describe(p.i))
-			return nil
-		}
-	}
+	return d.Position(cur.Start()), resolved
 }

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -94,8 +98,8 @@ func differential(t testing.TB, name string, src []byte) {
 			t.Fatalf("%s: error %T is not a *SyntaxError", name, err)
 		}
 		checkPos(t, name, src, se.Pos)
-		if doc == nil || doc.Root != nil {
-			t.Fatalf("%s: a failed Parse must return a Doc with a nil Root", name)
+		if doc == nil || doc.Root.Exists() {
+			t.Fatalf("%s: a failed Parse must return a Doc with the zero Root", name)
 		}
 		return
 	}
@@ -108,7 +112,7 @@ func differential(t testing.TB, name string, src []byte) {
 	}
 	// ParseShared builds the same tree, strings shared or not.
 	shared, err := ParseShared(src)
-	if err != nil || !reflect.DeepEqual(shared.Root, doc.Root) {
+	if err != nil || dump(shared.Root) != dump(doc.Root) {
 		t.Fatalf("%s: ParseShared gives another tree than Parse (error %v)", name, err)
 	}
 	if got, want := string(doc.Raw(doc.Root)), string(bytes.Trim(src, " \t\r\n")); got != want {
@@ -122,35 +126,35 @@ func differential(t testing.TB, name string, src []byte) {
 // delimited by its brackets and holds its children in order, and every key
 // offset points at the key's opening quote. It is linear in the document,
 // so it runs on the deepest and largest corpus documents too.
-func checkExtents(t testing.TB, name string, doc *Doc, n *Node) {
-	if n.Start < 0 || n.End > len(doc.Src) || n.Start >= n.End {
-		t.Fatalf("%s: %s node extent [%d,%d) out of bounds", name, n.Kind, n.Start, n.End)
+func checkExtents(t testing.TB, name string, doc *Doc, n Node) {
+	if n.Start() < 0 || n.End() > len(doc.Src) || n.Start() >= n.End() {
+		t.Fatalf("%s: %s node extent [%d,%d) out of bounds", name, n.Kind(), n.Start(), n.End())
 	}
 	raw := doc.Raw(n)
-	next := n.Start + 1 // children start after the opening bracket, in order
-	inside := func(c *Node) {
-		if c.Start < next || c.End >= n.End {
-			t.Fatalf("%s: child [%d,%d) is not inside its parent [%d,%d) in order", name, c.Start, c.End, n.Start, n.End)
+	next := n.Start() + 1 // children start after the opening bracket, in order
+	inside := func(c Node) {
+		if c.Start() < next || c.End() >= n.End() {
+			t.Fatalf("%s: child [%d,%d) is not inside its parent [%d,%d) in order", name, c.Start(), c.End(), n.Start(), n.End())
 		}
-		next = c.End
+		next = c.End()
 		checkExtents(t, name, doc, c)
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case Object:
 		if raw[0] != '{' || raw[len(raw)-1] != '}' {
-			t.Fatalf("%s: object at %d is not delimited by braces: %.40q", name, n.Start, raw)
+			t.Fatalf("%s: object at %d is not delimited by braces: %.40q", name, n.Start(), raw)
 		}
-		for _, m := range n.Members {
-			if m.KeyStart < next || doc.Src[m.KeyStart] != '"' || m.KeyStart >= m.Value.Start {
+		for _, m := range n.Members() {
+			if m.KeyStart < next || doc.Src[m.KeyStart] != '"' || m.KeyStart >= m.Value.Start() {
 				t.Fatalf("%s: key %q offset %d is not its opening quote", name, m.Key, m.KeyStart)
 			}
 			inside(m.Value)
 		}
 	case Array:
 		if raw[0] != '[' || raw[len(raw)-1] != ']' {
-			t.Fatalf("%s: array at %d is not delimited by brackets: %.40q", name, n.Start, raw)
+			t.Fatalf("%s: array at %d is not delimited by brackets: %.40q", name, n.Start(), raw)
 		}
-		for _, e := range n.Elems {
+		for _, e := range n.Elems() {
 			inside(e)
 		}
 	default:
@@ -158,9 +162,29 @@ func checkExtents(t testing.TB, name string, doc *Doc, n *Node) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if err := dec.Decode(&v); err != nil || !reflect.DeepEqual(v, n.Value()) || dec.InputOffset() != int64(len(raw)) {
-			t.Fatalf("%s: %s at %d: source %.80q does not decode to %v (%v)", name, n.Kind, n.Start, raw, n.Value(), err)
+			t.Fatalf("%s: %s at %d: source %.80q does not decode to %v (%v)", name, n.Kind(), n.Start(), raw, n.Value(), err)
 		}
 	}
+}
+
+// dump renders a tree with every kind, extent, key, key offset and string,
+// so that two trees compare equal only when they are the same.
+func dump(n Node) string {
+	var b strings.Builder
+	var walk func(n Node)
+	walk = func(n Node) {
+		fmt.Fprintf(&b, "%s[%d,%d)%q(", n.Kind(), n.Start(), n.End(), n.Str())
+		for _, m := range n.Members() {
+			fmt.Fprintf(&b, "%q@%d:", m.Key, m.KeyStart)
+			walk(m.Value)
+		}
+		for _, e := range n.Elems() {
+			walk(e)
+		}
+		b.WriteString(")")
+	}
+	walk(n)
+	return b.String()
 }
 
 // checkPos verifies that a position is inside the document and that its
@@ -298,16 +322,23 @@ func TestAt(t *testing.T) {
 	for _, tt := range tests {
 		n := doc.Root.At(tt.ptr)
 		got := ""
-		if n != nil {
+		if n.Exists() {
 			got = string(doc.Raw(n))
 		}
 		if got != tt.want {
 			t.Errorf("At(%q) = %q, want %q", tt.ptr, got, tt.want)
 		}
 	}
-	var nilNode *Node
-	if nilNode.At("/x") != nil || nilNode.Get("x") != nil || nilNode.Index(0) != nil || nilNode.String() != "" || nilNode.Is(Null) {
-		t.Error("a nil node resolves nothing")
+	var none Node
+	if none.Exists() || none.At("/x").Exists() || none.Get("x").Exists() || none.Index(0).Exists() || none.String() != "" ||
+		none.Str() != "" || none.Is(Null) || none.Has("x") || none.Len() != 0 || none.Value() != nil {
+		t.Error("the zero Node resolves nothing")
+	}
+	for range none.Members() {
+		t.Error("the zero Node has members")
+	}
+	for range none.Elems() {
+		t.Error("the zero Node has elements")
 	}
 }
 
@@ -405,27 +436,40 @@ func TestPositionLongLines(t *testing.T) {
 }
 
 func TestNodeAccessors(t *testing.T) {
-	doc, err := Parse([]byte(`{"s": "x", "n": -1.5e3, "b": false, "z": null, "a": [1]}`))
+	doc, err := Parse([]byte(`{"s": "x", "n": -1.5e3, "b": false, "t": true, "z": null, "a": [1], "e": {}, "esc": "\u00e9\"\\"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := doc.Root
-	if r.Get("s").String() != "x" || r.Get("n").Str != "-1.5e3" || r.Get("b").Bool || !r.Get("b").Is(Bool) ||
-		!r.Get("z").Is(Null) || !r.Has("z") || r.Has("nope") || r.Get("a").Index(0).Str != "1" || r.Get("a").Index(1) != nil ||
-		r.Get("n").String() != "" || r.Get("a").Get("x") != nil {
+	if r.Get("s").String() != "x" || r.Get("n").Str() != "-1.5e3" || r.Get("b").Bool() || !r.Get("t").Bool() || !r.Get("b").Is(Bool) ||
+		!r.Get("z").Is(Null) || !r.Has("z") || r.Has("nope") || r.Get("a").Index(0).Str() != "1" || r.Get("a").Index(1).Exists() ||
+		r.Get("a").Index(-1).Exists() || r.Get("n").String() != "" || r.Get("a").Get("x").Exists() || r.Get("s").Index(0).Exists() ||
+		r.Get("esc").String() != "é\"\\" || r.Get("z").Str() != "" || r.Len() != 8 || r.Get("a").Len() != 1 ||
+		r.Get("e").Len() != 0 || r.Get("s").Len() != 0 {
 		t.Error("accessors disagree with the document")
 	}
 	kinds := []string{}
-	for _, m := range r.Members {
-		kinds = append(kinds, m.Value.Kind.String())
+	for i, m := range r.Members() {
+		if i != len(kinds) {
+			t.Errorf("member %q has index %d, want %d", m.Key, i, len(kinds))
+		}
+		kinds = append(kinds, m.Value.Kind().String())
 	}
-	if got := strings.Join(kinds, ","); got != "string,number,boolean,null,array" {
+	if got := strings.Join(kinds, ","); got != "string,number,boolean,boolean,null,array,object,string" {
 		t.Errorf("kinds = %s", got)
+	}
+	// Ending a loop early stops the iteration.
+	for i := range r.Members() {
+		if i > 0 {
+			t.Fatal("Members went on after the loop ended")
+		}
+		break
 	}
 }
 
-// Parse copies strings; ParseShared's strings without escapes are views of
-// the source, and strings with escapes are copies in both.
+// Parse copies the source once the document parses; ParseShared's strings
+// without escapes and its Text are views of the caller's source, strings
+// with escapes are copies in both.
 func TestParseSharedStrings(t *testing.T) {
 	src := []byte(`{"key": "value", "n": 12, "esc": "a\nb", "a": ["x", "y"]}`)
 	copied, err := Parse(src)
@@ -436,47 +480,114 @@ func TestParseSharedStrings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	text := copied.Text(copied.Root.Get("n"))
+	sharedText := shared.Text(shared.Root.Get("n"))
 	for i := range src {
 		if src[i] == 'y' || src[i] == '2' || src[i] == 'b' {
 			src[i] = 'Z'
 		}
 	}
-	if got := copied.Root.Get("a").Index(1).Str + copied.Root.Get("n").Str + copied.Root.Get("esc").Str; got != "y12a\nb" {
+	if got := copied.Root.Get("a").Index(1).Str() + copied.Root.Get("n").Str() + copied.Root.Get("esc").Str(); got != "y12a\nb" {
 		t.Errorf("Parse's strings changed with the source: %q", got)
 	}
-	if got := shared.Root.Get("a").Index(1).Str + shared.Root.Get("n").Str + shared.Root.Get("esc").Str; got != "Z1Za\nb" {
+	if got := shared.Root.Get("a").Index(1).Str() + shared.Root.Get("n").Str() + shared.Root.Get("esc").Str(); got != "Z1Za\nb" {
 		t.Errorf("ParseShared's strings = %q, want views of the source where unescaped", got)
 	}
-	if m := shared.Root.Members[0]; m.Key != "keZ" {
-		t.Errorf("ParseShared's key = %q, want a view of the source", m.Key)
+	for _, m := range shared.Root.Members() {
+		if m.Key != "keZ" {
+			t.Errorf("ParseShared's key = %q, want a view of the source", m.Key)
+		}
+		break
 	}
-	if got := copied.Text(copied.Root.Get("a")) + shared.Text(shared.Root.Get("a")); got != `["x", "Z"]["x", "Z"]` {
-		// Text is taken after the change: both see the source as it is now.
-		t.Errorf("Text = %q", got)
+	if got := copied.Text(copied.Root.Get("a")) + shared.Text(shared.Root.Get("a")); got != `["x", "y"]["x", "Z"]` {
+		t.Errorf("Text after a change of the source = %q", got)
 	}
-	text := copied.Text(copied.Root.Get("n"))
-	sharedText := shared.Text(shared.Root.Get("n"))
-	src[bytes.IndexByte(src, '1')] = '7'
-	if text != "1Z" || sharedText != "7Z" {
-		t.Errorf("Text after a change of the source: copy %q (want 1Z), view %q (want 7Z)", text, sharedText)
+	if text != "12" || sharedText != "1Z" {
+		t.Errorf("Text taken before a change of the source: copy %q (want 12), view %q (want 1Z)", text, sharedText)
 	}
 }
 
-// A container's members and elements come from shared blocks; appending
-// to one must not overwrite its neighbour's.
-func TestAppendDoesNotClobber(t *testing.T) {
-	doc, err := Parse([]byte(`[[1, 2], [3], {"a": 1}, {"b": 2}]`))
+// Records come in chunks of chunkLen and children are ranges of one
+// shared slice: containers whose records straddle a chunk boundary, and
+// nested containers closing between a parent's children, keep their own
+// children.
+func TestChunksAndRanges(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"outer": [`)
+	for i := range 3 * chunkLen / 4 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id": %d, "tags": ["t%d", [%d]], "e": {}}`, i, i, i)
+	}
+	b.WriteString(`], "after": "last"}`)
+	doc, err := ParseShared([]byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, third := doc.Root.Index(0), doc.Root.Index(2)
-	_ = append(first.Elems, third)
-	_ = append(third.Members, Member{Key: "x", Value: third})
-	if got := doc.Root.Index(1).Index(0).Str; got != "3" {
-		t.Errorf("second array's element = %q after an append to the first", got)
+	if len(doc.chunks) < 3 {
+		t.Fatalf("only %d chunks: the document does not cross chunk boundaries", len(doc.chunks))
 	}
-	if doc.Root.Index(3).Get("b") == nil {
-		t.Error("fourth object lost its member after an append to the third")
+	outer := doc.Root.Get("outer")
+	if outer.Len() != 3*chunkLen/4 || doc.Root.Get("after").String() != "last" {
+		t.Fatalf("outer has %d elements, after = %q", outer.Len(), doc.Root.Get("after").String())
+	}
+	for i, e := range outer.Elems() {
+		id, tags := e.Get("id").Str(), e.Get("tags")
+		want := strconv.Itoa(i)
+		if id != want || tags.Index(0).String() != "t"+want || tags.Index(1).Index(0).Str() != want || e.Get("e").Len() != 0 {
+			t.Fatalf("element %d = %s", i, doc.Raw(e))
+		}
+	}
+	checkExtents(t, "chunks", doc, doc.Root)
+}
+
+// An input larger than MaxSize is refused, not parsed with offsets that
+// wrap around. The input is a slice header of MaxSize+1 bytes over a
+// one-byte array: allocating 4 GiB would take the machine's memory, and
+// the parser must refuse it by its length before reading any of it.
+func TestMaxSize(t *testing.T) {
+	if strconv.IntSize < 64 {
+		t.Skip("a slice over 4 GiB needs 64-bit ints")
+	}
+	one := []byte("1")
+	huge := unsafe.Slice(&one[0], uint64(MaxSize)+1)
+	for _, parse := range []func([]byte) (*Doc, error){Parse, ParseShared} {
+		doc, err := parse(huge)
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Pos.String() != "1:1" || !strings.Contains(se.Msg, "at most 4294967295 bytes") || doc.Root.Exists() {
+			t.Errorf("parsing %d bytes: %v", len(huge), err)
+		}
+	}
+}
+
+// The point of the representation: a tree of about one byte per input
+// byte. A record must stay 20 bytes, and parsing the example snapshot of
+// docs/examples must allocate at most one byte per input byte besides the
+// unescaped copies of its strings with escapes (its guide bodies, more
+// than half of it), children slice regrowth included.
+func TestTreeSize(t *testing.T) {
+	if got := unsafe.Sizeof(record{}); got != 20 {
+		t.Errorf("a record is %d bytes, want 20", got)
+	}
+	src, err := os.ReadFile("../../docs/examples/snapshot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	doc, err := ParseShared(src)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unescaped := 0
+	for _, s := range doc.strs {
+		unescaped += len(s)
+	}
+	perByte := float64(int(after.TotalAlloc-before.TotalAlloc)-unescaped) / float64(len(src))
+	if perByte > 1 {
+		t.Errorf("parsing %d bytes allocated %.2f bytes per byte besides %d bytes of unescaped strings, want at most 1", len(src), perByte, unescaped)
 	}
 }
 
@@ -486,7 +597,7 @@ func TestValueWith(t *testing.T) {
 		t.Fatal(err)
 	}
 	cut := doc.Root.Get("cut")
-	got := doc.Root.ValueWith(func(n *Node) (any, bool) { return "replaced", n == cut })
+	got := doc.Root.ValueWith(func(n Node) (any, bool) { return "replaced", n == cut })
 	want := map[string]any{"keep": []any{json.Number("1"), map[string]any{"x": true}}, "cut": "replaced", "s": "t"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ValueWith = %v, want %v", got, want)
@@ -509,8 +620,8 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		// Locating every value and key gives in-bounds, consistent positions.
-		var walk func(n *Node, ptr string)
-		walk = func(n *Node, ptr string) {
+		var walk func(n Node, ptr string)
+		walk = func(n Node, ptr string) {
 			for _, key := range []bool{false, true} {
 				pos, resolved := doc.Locate(ptr, key)
 				checkPos(t, ptr, src, pos)
@@ -518,16 +629,19 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("Locate(%q) resolved only %q", ptr, resolved)
 				}
 			}
-			if doc.Root.At(ptr) == nil {
-				t.Fatalf("At(%q) does not resolve", ptr)
+			if doc.Root.At(ptr) != n {
+				t.Fatalf("At(%q) does not resolve to its node", ptr)
 			}
-			for _, m := range n.Members {
+			for _, m := range n.Members() {
 				if n.Get(m.Key) != m.Value {
 					continue // an earlier duplicate: pointers name the last one
 				}
 				walk(m.Value, ptr+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(m.Key))
 			}
-			for i, e := range n.Elems {
+			for i, e := range n.Elems() {
+				if n.Index(i) != e {
+					t.Fatalf("Index(%d) of %q is not its element", i, ptr)
+				}
 				walk(e, ptr+"/"+strconv.Itoa(i))
 			}
 		}

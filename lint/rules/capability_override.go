@@ -33,11 +33,11 @@ var capabilityOverride = &lint.Rule{
 			if !lc.Is(jsonpos.Object) {
 				continue
 			}
-			for _, m := range lc.Members {
+			for _, m := range lc.Members() {
 				sv := server.Get(m.Key)
 				// false drops the capability with its sub-features plainly;
 				// a malformed value is the schema rule's.
-				if declared := m.Value.Is(jsonpos.Object) || m.Value.Is(jsonpos.Bool) && m.Value.Bool; !declared {
+				if declared := m.Value.Is(jsonpos.Object) || m.Value.Is(jsonpos.Bool) && m.Value.Bool(); !declared {
 					continue
 				}
 				lost := lostSubFeatures(sv, l.Caps, m.Key)
@@ -59,7 +59,7 @@ var capabilityOverride = &lint.Rule{
 
 // lostSubFeatures lists the sub-features the Server-level value sv of
 // capability c declares but the effective map does not.
-func lostSubFeatures(sv *jsonpos.Node, caps pilotage.Capabilities, c string) []string {
+func lostSubFeatures(sv jsonpos.Node, caps pilotage.Capabilities, c string) []string {
 	var lost []string
 	for _, sub := range trueSubs(sv) {
 		if !caps.HasSub(c, sub) && !slices.Contains(lost, sub) {
@@ -70,13 +70,13 @@ func lostSubFeatures(sv *jsonpos.Node, caps pilotage.Capabilities, c string) []s
 }
 
 // trueSubs lists the sub-features an object value sets to true.
-func trueSubs(v *jsonpos.Node) []string {
+func trueSubs(v jsonpos.Node) []string {
 	if !v.Is(jsonpos.Object) {
 		return nil
 	}
 	var out []string
-	for _, s := range v.Members {
-		if s.Value.Is(jsonpos.Bool) && s.Value.Bool {
+	for _, s := range v.Members() {
+		if s.Value.Is(jsonpos.Bool) && s.Value.Bool() {
 			out = append(out, s.Key)
 		}
 	}

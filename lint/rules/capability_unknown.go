@@ -30,11 +30,11 @@ var capabilityUnknown = &lint.Rule{
 }
 
 // checkDeclaration reports the unknown identifiers of one declaration.
-func checkDeclaration(p *lint.Pass, decl *jsonpos.Node, ptr string) {
+func checkDeclaration(p *lint.Pass, decl jsonpos.Node, ptr string) {
 	if !decl.Is(jsonpos.Object) {
 		return
 	}
-	for _, m := range decl.Members {
+	for _, m := range decl.Members() {
 		mptr := ptr + "/" + pilotage.EscapePointerToken(m.Key)
 		spec, ok := pilotage.LookupCapability(m.Key)
 		if !ok {
@@ -44,7 +44,7 @@ func checkDeclaration(p *lint.Pass, decl *jsonpos.Node, ptr string) {
 		if !m.Value.Is(jsonpos.Object) {
 			continue
 		}
-		for _, s := range m.Value.Members {
+		for _, s := range m.Value.Members() {
 			if slices.Contains(spec.SubFeatures, s.Key) {
 				continue
 			}

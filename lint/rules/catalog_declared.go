@@ -21,7 +21,7 @@ var catalogDeclared = &lint.Rule{
 	Severity: report.Error,
 	Summary:  "A snapshot must hold a catalog for exactly the Languages that declare `catalog`.",
 	Check: func(p *lint.Pass) {
-		if p.Kind != lint.KindSnapshot || p.Manifest == nil {
+		if p.Kind != lint.KindSnapshot || !p.Manifest.Exists() {
 			return
 		}
 		for _, l := range p.Languages {

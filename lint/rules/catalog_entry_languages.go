@@ -28,19 +28,19 @@ var catalogEntryLanguages = &lint.Rule{
 			}
 			for _, e := range l.Catalog.Entries {
 				langs := e.Node.Get("languages")
-				if !langs.Is(jsonpos.Array) || len(langs.Elems) == 0 {
+				if !langs.Is(jsonpos.Array) || langs.Len() == 0 {
 					continue // absent or empty: every Language of the Server
 				}
 				var named []string
-				for i, n := range langs.Elems {
+				for i, n := range langs.Elems() {
 					if !n.Is(jsonpos.String) {
 						continue
 					}
-					named = append(named, n.Str)
-					if !known[n.Str] {
+					named = append(named, n.Str())
+					if !known[n.Str()] {
 						p.Report(e.Pointer+"/languages/"+strconv.Itoa(i),
-							fmt.Sprintf("%s names the Language %q, which the manifest does not have", entryLabel(e), n.Str),
-							nearMiss(n.Str, ids, "Language ids of the manifest"))
+							fmt.Sprintf("%s names the Language %q, which the manifest does not have", entryLabel(e), n.Str()),
+							nearMiss(n.Str(), ids, "Language ids of the manifest"))
 					}
 				}
 				if l.ID != "" && !slices.Contains(named, l.ID) {

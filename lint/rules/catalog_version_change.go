@@ -42,16 +42,16 @@ var catalogVersionChange = &lint.Rule{
 			related := p.Baseline.Location(old.Catalog.Pointer+"/catalog_version", "the baseline's catalog_version")
 			changes := catalogChanges(now, before)
 			switch {
-			case len(changes) > 0 && v.Str == ov.Str:
+			case len(changes) > 0 && v.Str() == ov.Str():
 				p.ReportRelated(report.Error, l.Catalog.Pointer+"/catalog_version",
 					fmt.Sprintf("the catalog of %s changed since the baseline (%s) but catalog_version is still %s",
-						langLabel(l), summarize(changes), strconv.Quote(v.Str)),
+						langLabel(l), summarize(changes), strconv.Quote(v.Str())),
 					"compute catalog_version from every defined field of every visible entry except revision, so it changes with them",
 					related)
-			case len(changes) == 0 && v.Str != ov.Str:
+			case len(changes) == 0 && v.Str() != ov.Str():
 				p.ReportRelated(report.Warning, l.Catalog.Pointer+"/catalog_version",
 					fmt.Sprintf("the catalog of %s is the same as in the baseline but catalog_version changed from %s to %s, which refuses Clients' executions as catalog_drift for nothing",
-						langLabel(l), strconv.Quote(ov.Str), strconv.Quote(v.Str)),
+						langLabel(l), strconv.Quote(ov.Str()), strconv.Quote(v.Str())),
 					"derive catalog_version from the visible entries only (not from time, revision or entries the Client cannot see)",
 					related)
 			}
@@ -79,7 +79,7 @@ func entriesByID(p *lint.Pass, c *lint.Catalog) map[string]map[string][]byte {
 		fields := map[string][]byte{}
 		for _, f := range entryFields {
 			var v any
-			if n := e.Node.Get(f); n != nil && p.Decode(n, &v) {
+			if n := e.Node.Get(f); n.Exists() && p.Decode(n, &v) {
 				fields[f], _ = json.Marshal(v)
 			}
 		}

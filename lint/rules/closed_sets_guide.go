@@ -36,8 +36,8 @@ var closedSetsGuide = &lint.Rule{
 					"merge the closed sets into one guide and remove the topic from the others")
 			}
 			for _, g := range found {
-				if lv := g.Node.Get("level"); lv.Is(jsonpos.String) && lv.Str != pilotage.GuideReference {
-					p.Report(g.Pointer+"/level", fmt.Sprintf("the closed-sets %s has level %q; §5.2 requires \"reference\"", guideLabel(g), lv.Str),
+				if lv := g.Node.Get("level"); lv.Is(jsonpos.String) && lv.Str() != pilotage.GuideReference {
+					p.Report(g.Pointer+"/level", fmt.Sprintf("the closed-sets %s has level %q; §5.2 requires \"reference\"", guideLabel(g), lv.Str()),
 						"set \"level\": \"reference\"")
 				}
 			}

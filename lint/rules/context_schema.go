@@ -45,16 +45,16 @@ const maxSchemaDepth = 128
 
 // depthOver reports whether n nests more than limit levels of objects and
 // arrays.
-func depthOver(n *jsonpos.Node, limit int) bool {
+func depthOver(n jsonpos.Node, limit int) bool {
 	if limit < 0 {
 		return true
 	}
-	for _, m := range n.Members {
+	for _, m := range n.Members() {
 		if depthOver(m.Value, limit-1) {
 			return true
 		}
 	}
-	for _, e := range n.Elems {
+	for _, e := range n.Elems() {
 		if depthOver(e, limit-1) {
 			return true
 		}

@@ -19,7 +19,7 @@ var documentKind = &lint.Rule{
 				"a manifest is an object with \"pilotage\" and \"languages\"; a snapshot has \"snapshot\": \"pilotage/1.1\" and a \"manifest\"")
 			return
 		}
-		if p.Kind == lint.KindSnapshot && p.Manifest == nil {
+		if p.Kind == lint.KindSnapshot && !p.Manifest.Exists() {
 			p.Report("/manifest", "the snapshot has no manifest object, so nothing in it could be checked",
 				"add \"manifest\": {\"pilotage\": \"1.1\", \"languages\": [...]}")
 		}

@@ -107,16 +107,16 @@ func TestExampleClosedSetsIsRendered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g *jsonpos.Node
-	for i := 0; doc.Root.At("/guides/homeflow~1v1/"+strconv.Itoa(i)) != nil; i++ {
+	var g jsonpos.Node
+	for i := 0; doc.Root.At("/guides/homeflow~1v1/" + strconv.Itoa(i)).Exists(); i++ {
 		n := doc.Root.At("/guides/homeflow~1v1/" + strconv.Itoa(i))
-		for j := 0; n.At("/topics/"+strconv.Itoa(j)) != nil; j++ {
+		for j := 0; n.At("/topics/" + strconv.Itoa(j)).Exists(); j++ {
 			if n.At("/topics/"+strconv.Itoa(j)).String() == pilotage.TopicClosedSets {
 				g = n
 			}
 		}
 	}
-	if g == nil {
+	if !g.Exists() {
 		t.Fatal("docs/examples/snapshot.json has no closed-sets guide for homeflow/v1")
 	}
 	body := g.Get("body").String()
@@ -133,7 +133,7 @@ func TestExampleClosedSetsIsRendered(t *testing.T) {
 		t.Fatalf("the example's closed-sets body is not closedsets.Render's output (go test -update rewrites it)\n got:\n%s\nwant:\n%s", body, rendered)
 	}
 	sum := sha256.Sum256([]byte(rendered))
-	out := splice(src, map[*jsonpos.Node]string{
+	out := splice(src, map[jsonpos.Node]string{
 		g.Get("body"):       jsonString(rendered),
 		g.Get("size_bytes"): strconv.Itoa(len(rendered)),
 		g.Get("version"):    jsonString(hex.EncodeToString(sum[:])[:12]),
@@ -145,15 +145,15 @@ func TestExampleClosedSetsIsRendered(t *testing.T) {
 
 // splice replaces the source of each node with new text, keeping the rest
 // of the file (and its formatting) as it is.
-func splice(src []byte, repl map[*jsonpos.Node]string) []byte {
-	nodes := make([]*jsonpos.Node, 0, len(repl))
+func splice(src []byte, repl map[jsonpos.Node]string) []byte {
+	nodes := make([]jsonpos.Node, 0, len(repl))
 	for n := range repl {
 		nodes = append(nodes, n)
 	}
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Start > nodes[j].Start })
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Start() > nodes[j].Start() })
 	out := append([]byte(nil), src...)
 	for _, n := range nodes {
-		out = append(out[:n.Start], append([]byte(repl[n]), out[n.End:]...)...)
+		out = append(out[:n.Start()], append([]byte(repl[n]), out[n.End():]...)...)
 	}
 	return out
 }

@@ -23,13 +23,13 @@ var guideLevel = &lint.Rule{
 		for _, l := range p.Languages {
 			for _, g := range l.Guides {
 				lv := g.Node.Get("level")
-				if !lv.Is(jsonpos.String) || slices.Contains(pilotage.GuideLevels, lv.Str) {
+				if !lv.Is(jsonpos.String) || slices.Contains(pilotage.GuideLevels, lv.Str()) {
 					continue
 				}
 				p.ReportAs(p.ClosedSetSeverity(), g.Pointer+"/level",
 					false, fmt.Sprintf("%s has level %q, which is not one of %s; a client treats an unknown level as \"reference\" (§1.3)",
-						guideLabel(g), lv.Str, quoteList(pilotage.GuideLevels)),
-					didYouMean(lv.Str, pilotage.GuideLevels))
+						guideLabel(g), lv.Str(), quoteList(pilotage.GuideLevels)),
+					didYouMean(lv.Str(), pilotage.GuideLevels))
 			}
 		}
 	},

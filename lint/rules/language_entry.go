@@ -47,7 +47,7 @@ func unescapeToken(t string) string {
 
 // serverCaps returns the Server-level capability declaration node and its
 // pointer; the node is nil when the manifest has none.
-func serverCaps(p *lint.Pass) (*jsonpos.Node, string) {
+func serverCaps(p *lint.Pass) (jsonpos.Node, string) {
 	return p.Manifest.Get("capabilities"), p.ManifestPtr + "/capabilities"
 }
 

@@ -66,7 +66,7 @@ func (a address) name() string {
 }
 
 // checkAddress checks address a, member of obj (at ptr).
-func checkAddress(p *lint.Pass, l *lint.Language, obj *jsonpos.Node, ptr string, a address) {
+func checkAddress(p *lint.Pass, l *lint.Language, obj jsonpos.Node, ptr string, a address) {
 	n, fptr := obj.Get(a.field), ptr+"/"+a.field
 	declared := l.Caps.Has(a.capability)
 	if capMalformed(p, l, a.capability) {
@@ -77,14 +77,14 @@ func checkAddress(p *lint.Pass, l *lint.Language, obj *jsonpos.Node, ptr string,
 		tool = binding.Tool(l.ID, a.op)
 	}
 	switch {
-	case n == nil && declared && !a.always:
+	case !n.Exists() && declared && !a.always:
 		p.Report(ptr, fmt.Sprintf("%s declares %q but has no %q address", langLabel(l), a.capability, a.name()),
 			fmt.Sprintf("add \"%s\": %q here, the tool that serves %q for this Language", a.field, tool, a.capability))
-	case n != nil && !declared && !a.always:
+	case n.Exists() && !declared && !a.always:
 		p.ReportKey(fptr, fmt.Sprintf("%s has a %q address but does not declare %q; the effective capability map is authoritative, so this address is invalid",
 			langLabel(l), a.name(), a.capability),
 			fmt.Sprintf("remove %q, or declare %q if the Language really provides it", a.name(), a.capability))
-	case n.Is(jsonpos.String) && n.Str == "":
+	case n.Is(jsonpos.String) && n.Str() == "":
 		p.Report(fptr, fmt.Sprintf("%s has an empty %q address, which names no operation", langLabel(l), a.name()),
 			fmt.Sprintf("write the name of the tool that serves the operation, such as %q", tool))
 	}

@@ -25,7 +25,7 @@ var pilotageVersion = &lint.Rule{
 		if !n.Is(jsonpos.String) {
 			return // missing or not a string: the schema rule reports it
 		}
-		ptr, v := p.ManifestPtr+"/pilotage", n.Str
+		ptr, v := p.ManifestPtr+"/pilotage", n.Str()
 		fix := fmt.Sprintf("write \"pilotage\": %q", pilotage.Version)
 		switch {
 		case !p.VersionOK && strings.Count(v, ".") == 2 && hasPatch(v):

@@ -55,9 +55,9 @@ var schemaRule = &lint.Rule{
 // nodes cut marks left out (they are pieces of their own).
 type schemaPiece struct {
 	pointer string
-	node    *jsonpos.Node
+	node    jsonpos.Node
 	schema  *jsonschema.Schema
-	cut     func(*jsonpos.Node) (any, bool)
+	cut     func(jsonpos.Node) (any, bool)
 }
 
 // schemaPieces splits the validation of a snapshot so that no more than
@@ -69,35 +69,35 @@ type schemaPiece struct {
 // keeps it so), so validating the root with those arrays empty and each
 // element against its own schema finds the same violations. A manifest is
 // small and validated whole.
-func schemaPieces(rootNode *jsonpos.Node, kind lint.InputKind, rootSchema *jsonschema.Schema) []schemaPiece {
-	emptied := map[*jsonpos.Node]bool{}
+func schemaPieces(rootNode jsonpos.Node, kind lint.InputKind, rootSchema *jsonschema.Schema) []schemaPiece {
+	emptied := map[jsonpos.Node]bool{}
 	root := schemaPiece{node: rootNode, schema: rootSchema,
-		cut: func(n *jsonpos.Node) (any, bool) { return []any{}, emptied[n] }}
+		cut: func(n jsonpos.Node) (any, bool) { return []any{}, emptied[n] }}
 	if kind != lint.KindSnapshot {
 		return []schemaPiece{root}
 	}
 	pieces := []schemaPiece{root}
-	each := func(array *jsonpos.Node, ptr, name string) {
+	each := func(array jsonpos.Node, ptr, name string) {
 		s, err := pilotage.Schema(name)
 		if err != nil || !array.Is(jsonpos.Array) {
 			return // left to the root's validation, which reports the type
 		}
 		emptied[array] = true
 		typeOnly := typeOnlyMembers(name)
-		for i, e := range array.Elems {
+		for i, e := range array.Elems() {
 			pieces = append(pieces, schemaPiece{pointer: ptr + "/" + strconv.Itoa(i), node: e, schema: s, cut: stubs(e, typeOnly)})
 		}
 	}
 	// Only the last of duplicate members is validated, as in the decoded
 	// value (and Get) the last one wins.
 	guides := rootNode.Get("guides")
-	for _, m := range members(guides) {
+	for _, m := range guides.Members() {
 		if guides.Get(m.Key) == m.Value {
 			each(m.Value, "/guides/"+pilotage.EscapePointerToken(m.Key), pilotage.SchemaGuide)
 		}
 	}
 	catalog := rootNode.Get("catalog")
-	for _, m := range members(catalog) {
+	for _, m := range catalog.Members() {
 		if catalog.Get(m.Key) == m.Value {
 			each(m.Value.Get("items"), "/catalog/"+pilotage.EscapePointerToken(m.Key)+"/items", pilotage.SchemaCatalogEntry)
 		}
@@ -108,9 +108,9 @@ func schemaPieces(rootNode *jsonpos.Node, kind lint.InputKind, rootSchema *jsons
 // stubs leaves out of an element's conversion the containers the schema
 // checks only for their type (an entry's input_schema and output_schema,
 // most of an entry's nodes): an empty one of the same type stands in.
-func stubs(elem *jsonpos.Node, typeOnly map[string]bool) func(*jsonpos.Node) (any, bool) {
-	var cut []*jsonpos.Node
-	for _, m := range members(elem) {
+func stubs(elem jsonpos.Node, typeOnly map[string]bool) func(jsonpos.Node) (any, bool) {
+	var cut []jsonpos.Node
+	for _, m := range elem.Members() {
 		if typeOnly[m.Key] {
 			cut = append(cut, m.Value)
 		}
@@ -118,11 +118,11 @@ func stubs(elem *jsonpos.Node, typeOnly map[string]bool) func(*jsonpos.Node) (an
 	if cut == nil {
 		return nil
 	}
-	return func(n *jsonpos.Node) (any, bool) {
+	return func(n jsonpos.Node) (any, bool) {
 		if !slices.Contains(cut, n) {
 			return nil, false
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case jsonpos.Object:
 			return map[string]any{}, true
 		case jsonpos.Array:
@@ -180,14 +180,6 @@ func readTypeOnly(name string) map[string]bool {
 		}
 	}
 	return out
-}
-
-// members returns the members of an object node; nil for another kind.
-func members(n *jsonpos.Node) []jsonpos.Member {
-	if !n.Is(jsonpos.Object) {
-		return nil
-	}
-	return n.Members
 }
 
 // schemaHint points at the data-model.md table of the structure that

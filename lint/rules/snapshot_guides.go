@@ -18,7 +18,7 @@ var snapshotGuides = &lint.Rule{
 	Severity: report.Error,
 	Summary:  "A snapshot must hold the guides of every Language of its manifest, keyed by Language id, and no others.",
 	Check: func(p *lint.Pass) {
-		if p.Kind != lint.KindSnapshot || p.Manifest == nil {
+		if p.Kind != lint.KindSnapshot || !p.Manifest.Exists() {
 			return
 		}
 		for _, l := range p.Languages {

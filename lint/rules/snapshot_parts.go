@@ -91,11 +91,11 @@ func sectionLine(cs *lint.ClosedSets, title, value string) int {
 
 // intValue reads an integral JSON number (1e3 included, as JSON Schema
 // counts it); ok is false for anything else.
-func intValue(n *jsonpos.Node) (int64, bool) {
+func intValue(n jsonpos.Node) (int64, bool) {
 	if !n.Is(jsonpos.Number) {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(n.Str, 64)
+	f, err := strconv.ParseFloat(n.Str(), 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		return 0, false
 	}
@@ -104,12 +104,12 @@ func intValue(n *jsonpos.Node) (int64, bool) {
 
 // hintsOf reads a risk_hints object whose three members are booleans; ok
 // is false otherwise (the schema rule reports the malformed object).
-func hintsOf(n *jsonpos.Node) (h pilotage.RiskHints, ok bool) {
+func hintsOf(n jsonpos.Node) (h pilotage.RiskHints, ok bool) {
 	ro, d, ow := n.Get("readOnly"), n.Get("destructive"), n.Get("openWorld")
 	if !ro.Is(jsonpos.Bool) || !d.Is(jsonpos.Bool) || !ow.Is(jsonpos.Bool) {
 		return h, false
 	}
-	return pilotage.RiskHints{ReadOnly: ro.Bool, Destructive: d.Bool, OpenWorld: ow.Bool}, true
+	return pilotage.RiskHints{ReadOnly: ro.Bool(), Destructive: d.Bool(), OpenWorld: ow.Bool()}, true
 }
 
 // hintsText renders a triple as it is written in JSON.
@@ -139,7 +139,7 @@ func strayKeys(p *lint.Pass, name, what string) {
 	if !obj.Is(jsonpos.Object) {
 		return // absent or malformed: the schema rule's business
 	}
-	for _, m := range obj.Members {
+	for _, m := range obj.Members() {
 		if known[m.Key] {
 			continue
 		}
@@ -169,12 +169,12 @@ func checkEntryValues(p *lint.Pass, member, title string, listed func(*closedset
 		}
 		for _, e := range l.Catalog.Entries {
 			v := e.Node.Get(member)
-			if !v.Is(jsonpos.String) || known[v.Str] {
+			if !v.Is(jsonpos.String) || known[v.Str()] {
 				continue
 			}
 			p.ReportAs(p.ClosedSetSeverity(), e.Pointer+"/"+member, false,
-				fmt.Sprintf("%s has %s %q, which the closed-sets guide's %q do not list; %s", entryLabel(e), member, v.Str, title, effect),
-				nearMiss(v.Str, values, "values the section lists"))
+				fmt.Sprintf("%s has %s %q, which the closed-sets guide's %q do not list; %s", entryLabel(e), member, v.Str(), title, effect),
+				nearMiss(v.Str(), values, "values the section lists"))
 		}
 	}
 }

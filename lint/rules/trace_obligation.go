@@ -25,7 +25,7 @@ var traceObligation = &lint.Rule{
 			}
 			n := l.Node.Get("trace_level")
 			switch {
-			case n == nil:
+			case !n.Exists():
 				p.Report(l.Pointer, fmt.Sprintf("%s declares \"execute\" but no \"trace_level\"; there is no conformant execute without trace support", langLabel(l)),
 					"add \"trace_level\": \"summary\", or \"full\" if traces carry every step's input and output")
 			case n.String() == pilotage.LevelNone:

@@ -274,14 +274,14 @@ func textRanges(src []byte, diags []pilotage.Diagnostic) []pilotage.Diagnostic {
 				end += n
 			}
 		}
-		if doc.Root != nil {
-			if n := doc.Root.At(d.Path.Pointer); n != nil {
-				start, end = n.Start, n.End
-				raw := src[n.Start:n.End]
-				if d.Range != nil && n.Kind == jsonpos.String && !bytes.ContainsRune(raw, '\\') {
+		if doc.Root.Exists() {
+			if n := doc.Root.At(d.Path.Pointer); n.Exists() {
+				start, end = n.Start(), n.End()
+				raw := src[n.Start():n.End()]
+				if d.Range != nil && n.Kind() == jsonpos.String && !bytes.ContainsRune(raw, '\\') {
 					body := raw[1 : len(raw)-1]
-					start = n.Start + 1 + runeOffset(body, d.Range.Start)
-					end = n.Start + 1 + runeOffset(body, d.Range.End)
+					start = n.Start() + 1 + runeOffset(body, d.Range.Start)
+					end = n.Start() + 1 + runeOffset(body, d.Range.End)
 				}
 			}
 		}

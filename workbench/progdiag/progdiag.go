@@ -99,14 +99,14 @@ func locate(doc *Doc, d pilotage.Diagnostic, f *report.Finding) {
 		return // the value is missing: point at its parent, no extent
 	}
 	n := doc.json.Root.At(d.Path.Pointer)
-	if n == nil {
+	if !n.Exists() {
 		return
 	}
-	start, end := n.Start, n.End
-	if d.Range != nil && n.Kind == jsonpos.String {
-		s, e, ok := rawRange(doc.Src[n.Start:n.End], d.Range.Start, d.Range.End)
+	start, end := n.Start(), n.End()
+	if d.Range != nil && n.Kind() == jsonpos.String {
+		s, e, ok := rawRange(doc.Src[n.Start():n.End()], d.Range.Start, d.Range.End)
 		if ok {
-			start, end = n.Start+s, n.Start+e
+			start, end = n.Start()+s, n.Start()+e
 		}
 	}
 	sp, ep := doc.json.Position(start), doc.json.Position(end)

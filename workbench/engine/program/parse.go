@@ -54,13 +54,13 @@ func join(ptr, tok string) string { return ptr + "/" + pilotage.EscapePointerTok
 
 // members returns an object's members by key, reporting duplicates and
 // members outside allowed.
-func (p *parser) members(n *jsonpos.Node, ptr string, allowed []string) map[string]*jsonpos.Node {
-	out := map[string]*jsonpos.Node{}
+func (p *parser) members(n jsonpos.Node, ptr string, allowed []string) map[string]jsonpos.Node {
+	out := map[string]jsonpos.Node{}
 	ok := map[string]bool{}
 	for _, a := range allowed {
 		ok[a] = true
 	}
-	for _, m := range n.Members {
+	for _, m := range n.Members() {
 		mp := join(ptr, m.Key)
 		if _, dup := out[m.Key]; dup {
 			// The last one stays: it is the one the member's JSON Pointer
@@ -84,9 +84,9 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-func (p *parser) program(root *jsonpos.Node) *Program {
+func (p *parser) program(root jsonpos.Node) *Program {
 	if !root.Is(jsonpos.Object) {
-		p.errorf("", `a program is an object: {"steps": [...], "output": "..."}`, "the program is a JSON %s, not an object", root.Kind)
+		p.errorf("", `a program is an object: {"steps": [...], "output": "..."}`, "the program is a JSON %s, not an object", root.Kind())
 		return &Program{}
 	}
 	m := p.members(root, "", []string{"steps", "output"})
@@ -102,7 +102,7 @@ func (p *parser) program(root *jsonpos.Node) *Program {
 	return prog
 }
 
-func (p *parser) sequence(n *jsonpos.Node, ptr string, enclosing *Step, arm, depth int) []*Step {
+func (p *parser) sequence(n jsonpos.Node, ptr string, enclosing *Step, arm, depth int) []*Step {
 	if depth > p.maxDepth {
 		if p.limit == nil {
 			p.limit = &LimitError{Msg: fmt.Sprintf("the program nests constructs deeper than this Language's limit of %d (at %s)", p.maxDepth, ptr)}
@@ -110,11 +110,11 @@ func (p *parser) sequence(n *jsonpos.Node, ptr string, enclosing *Step, arm, dep
 		return nil
 	}
 	if !n.Is(jsonpos.Array) {
-		p.errorf(ptr, "write the steps as a JSON array", "a step sequence must be an array, not a %s", n.Kind)
+		p.errorf(ptr, "write the steps as a JSON array", "a step sequence must be an array, not a %s", n.Kind())
 		return nil
 	}
 	var out []*Step
-	for i, e := range n.Elems {
+	for i, e := range n.Elems() {
 		if s := p.step(e, ptr+"/"+strconv.Itoa(i), enclosing, arm, depth); s != nil {
 			out = append(out, s)
 		}
@@ -151,9 +151,9 @@ func (p *parser) constructs() map[string][]string {
 	return out
 }
 
-func (p *parser) step(n *jsonpos.Node, ptr string, enclosing *Step, arm, depth int) *Step {
+func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth int) *Step {
 	if !n.Is(jsonpos.Object) {
-		p.errorf(ptr, `a step is an object such as {"id": "a", "`+p.g.Call+`": "..."}`, "a step must be an object, not a %s", n.Kind)
+		p.errorf(ptr, `a step is an object such as {"id": "a", "`+p.g.Call+`": "..."}`, "a step must be an object, not a %s", n.Kind())
 		return nil
 	}
 	cons := p.constructs()
@@ -181,9 +181,9 @@ func (p *parser) step(n *jsonpos.Node, ptr string, enclosing *Step, arm, depth i
 	if id, ok := m["id"]; !ok {
 		p.errorf(ptr, `add "id": "<name>", unique within the program`, "the step has no %q", "id")
 	} else if !id.Is(jsonpos.String) {
-		p.errorf(ptr+"/id", "", "a step id must be a string, not a %s", id.Kind)
+		p.errorf(ptr+"/id", "", "a step id must be a string, not a %s", id.Kind())
 	} else {
-		s.ID = id.Str
+		s.ID = id.Str()
 	}
 	g := p.g
 	switch which {
@@ -196,9 +196,9 @@ func (p *parser) step(n *jsonpos.Node, ptr string, enclosing *Step, arm, depth i
 		t := m[which]
 		s.TargetPointer = join(ptr, which)
 		if !t.Is(jsonpos.String) {
-			p.errorf(s.TargetPointer, "write the catalog id as a string", "%q must name a catalog entry as a string, not a %s", which, t.Kind)
+			p.errorf(s.TargetPointer, "write the catalog id as a string", "%q must name a catalog entry as a string, not a %s", which, t.Kind())
 		} else {
-			s.Target = t.Str
+			s.Target = t.Str()
 		}
 		if a, ok := m[argsName]; ok {
 			s.ArgsPointer = join(ptr, argsName)
@@ -220,7 +220,7 @@ func (p *parser) step(n *jsonpos.Node, ptr string, enclosing *Step, arm, depth i
 		} else if !it.Is(jsonpos.String) {
 			p.errorf(join(ptr, g.Item), "", "%q must be a string naming the loop variable", g.Item)
 		} else {
-			s.Item = it.Str
+			s.Item = it.Str()
 		}
 		if b, ok := m[g.Body]; ok {
 			s.Body = p.sequence(b, join(ptr, g.Body), s, 0, depth+1)
@@ -229,14 +229,14 @@ func (p *parser) step(n *jsonpos.Node, ptr string, enclosing *Step, arm, depth i
 	return s
 }
 
-func (p *parser) args(n *jsonpos.Node, ptr string) []Arg {
+func (p *parser) args(n jsonpos.Node, ptr string) []Arg {
 	if !n.Is(jsonpos.Object) {
-		p.errorf(ptr, `write the arguments as an object of CEL expressions: {"name": "input.x"}`, "the arguments must be an object, not a %s", n.Kind)
+		p.errorf(ptr, `write the arguments as an object of CEL expressions: {"name": "input.x"}`, "the arguments must be an object, not a %s", n.Kind())
 		return nil
 	}
 	seen := map[string]bool{}
 	var out []Arg
-	for _, mem := range n.Members {
+	for _, mem := range n.Members() {
 		mp := join(ptr, mem.Key)
 		if seen[mem.Key] {
 			// As in members, the last one stays, the one mp names.
@@ -251,19 +251,19 @@ func (p *parser) args(n *jsonpos.Node, ptr string) []Arg {
 	return out
 }
 
-func (p *parser) expr(n *jsonpos.Node, ptr string) *Expr {
+func (p *parser) expr(n jsonpos.Node, ptr string) *Expr {
 	if !n.Is(jsonpos.String) {
 		hint := "write a CEL expression as a string"
-		if n != nil && (n.Kind == jsonpos.Number || n.Kind == jsonpos.Bool || n.Kind == jsonpos.Null) {
+		if n.Exists() && (n.Kind() == jsonpos.Number || n.Kind() == jsonpos.Bool || n.Kind() == jsonpos.Null) {
 			hint = fmt.Sprintf("write it as the CEL expression %s", strconv.Quote(jsonLiteral(n)))
 		}
-		p.errorf(ptr, hint, "an expression must be a CEL string, not a %s", n.Kind)
+		p.errorf(ptr, hint, "an expression must be a CEL string, not a %s", n.Kind())
 		return nil
 	}
-	return &Expr{Src: n.Str, Pointer: ptr}
+	return &Expr{Src: n.Str(), Pointer: ptr}
 }
 
-func jsonLiteral(n *jsonpos.Node) string {
+func jsonLiteral(n jsonpos.Node) string {
 	b, _ := json.Marshal(n.Value())
 	return string(b)
 }

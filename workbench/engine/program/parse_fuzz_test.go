@@ -56,11 +56,11 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, d := range diags {
-			if d.Code != pilotage.CodeSyntax || d.Severity != pilotage.SeverityError || doc.Root.At(d.Path.Pointer) == nil {
+			if d.Code != pilotage.CodeSyntax || d.Severity != pilotage.SeverityError || !doc.Root.At(d.Path.Pointer).Exists() {
 				t.Fatalf("diagnostic %+v does not point into the program", d)
 			}
 		}
-		at := func(what, ptr string, kind jsonpos.Kind) *jsonpos.Node {
+		at := func(what, ptr string, kind jsonpos.Kind) jsonpos.Node {
 			n := doc.Root.At(ptr)
 			if !n.Is(kind) {
 				t.Fatalf("%s at %q is %v, want a %v", what, ptr, n, kind)
@@ -68,14 +68,14 @@ func FuzzParse(f *testing.F) {
 			return n
 		}
 		expr := func(what string, e *program.Expr) {
-			if e != nil && at(what, e.Pointer, jsonpos.String).Str != e.Src {
+			if e != nil && at(what, e.Pointer, jsonpos.String).Str() != e.Src {
 				t.Fatalf("%s %q is not the string at %s", what, e.Src, e.Pointer)
 			}
 		}
 		expr("output", prog.Output)
 		program.Walk(prog.Steps, func(s *program.Step) {
 			at("step", s.Pointer, jsonpos.Object)
-			if s.Target != "" && at("target", s.TargetPointer, jsonpos.String).Str != s.Target {
+			if s.Target != "" && at("target", s.TargetPointer, jsonpos.String).Str() != s.Target {
 				t.Fatalf("target %q is not the string at %s", s.Target, s.TargetPointer)
 			}
 			if s.ArgsPointer != "" {

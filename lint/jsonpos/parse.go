@@ -1,0 +1,415 @@
+package jsonpos
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+type parser struct {
+	src []byte
+	d   *Doc
+	i   int
+	err error
+	// errAt is the offset of err.
+	errAt int
+	// open holds the children of the containers being parsed, each
+	// container's above the ones of its parent; a container moves its own
+	// to d.kids when it closes, so that its children are one range there.
+	open []uint32
+	// n is the number of records.
+	n uint32
+}
+
+// record appends a record of kind k starting at start and returns its
+// index with a pointer to it, valid until the next record: the first
+// chunk grows by appending, so that a small document costs a small chunk.
+func (p *parser) record(k Kind, start int) (uint32, *record) {
+	i := p.n
+	switch c := i >> chunkShift; {
+	case int(c) == len(p.d.chunks):
+		// The first chunk starts at one record per 32 bytes of input (a
+		// large snapshot has one per 25, prose-heavy documents fewer) and
+		// grows to chunkLen: a one-line message costs a few records, and
+		// growing the first chunk of a large document copies 80 KB.
+		size := chunkLen
+		if c == 0 {
+			size = min(chunkLen, len(p.src)/32+8)
+		}
+		p.d.chunks = append(p.d.chunks, make([]record, 0, size))
+	}
+	c := &p.d.chunks[i>>chunkShift]
+	*c = append(*c, record{kind: k, start: uint32(start)})
+	p.n++
+	return i, &(*c)[len(*c)-1]
+}
+
+// close ends the container whose record is i at p.i and gives it the
+// children pushed on p.open since base.
+func (p *parser) close(i uint32, base int) {
+	r := (Node{p.d, i}).rec()
+	r.end = uint32(p.i)
+	r.a, r.b = uint32(len(p.d.kids)), uint32(len(p.open)-base)
+	p.d.kids = append(p.d.kids, p.open[base:]...)
+	p.open = p.open[:base]
+}
+
+func (p *parser) fail(at int, format string, args ...any) {
+	if p.err == nil {
+		p.err = fmt.Errorf(format, args...)
+		p.errAt = at
+	}
+}
+
+func (p *parser) describe(at int) string {
+	if at >= len(p.src) {
+		return "end of input"
+	}
+	r, size := utf8.DecodeRune(p.src[at:])
+	if r == utf8.RuneError && size == 1 {
+		return fmt.Sprintf("byte 0x%02x", p.src[at])
+	}
+	return strconv.QuoteRune(r)
+}
+
+func (p *parser) skipWS() {
+	for p.i < len(p.src) {
+		switch p.src[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// value parses the value at p.i into a record; depth counts the objects
+// and arrays enclosing it. It reports false after a syntax error.
+func (p *parser) value(depth int) bool {
+	if p.i >= len(p.src) {
+		p.fail(p.i, "unexpected end of input; expected a value")
+		return false
+	}
+	c := p.src[p.i]
+	if (c == '{' || c == '[') && depth >= MaxDepth {
+		p.fail(p.i, "nesting deeper than %d levels of objects and arrays", MaxDepth)
+		return false
+	}
+	switch {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		_, ok := p.str()
+		return ok
+	case c == 't':
+		return p.literal("true", Bool, flagTrue)
+	case c == 'f':
+		return p.literal("false", Bool, 0)
+	case c == 'n':
+		return p.literal("null", Null, 0)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	default:
+		p.fail(p.i, "unexpected %s; expected a value (object, array, string, number, true, false or null)", p.describe(p.i))
+		return false
+	}
+}
+
+func (p *parser) literal(word string, k Kind, flags uint8) bool {
+	if len(p.src)-p.i < len(word) || string(p.src[p.i:p.i+len(word)]) != word {
+		p.fail(p.i, "invalid literal; expected %q", word)
+		return false
+	}
+	_, r := p.record(k, p.i)
+	r.flags = flags
+	p.i += len(word)
+	r.end = uint32(p.i)
+	return true
+}
+
+func (p *parser) number() bool {
+	start := p.i
+	if p.src[p.i] == '-' {
+		p.i++
+	}
+	digits := func() int {
+		s := p.i
+		for p.i < len(p.src) && p.src[p.i] >= '0' && p.src[p.i] <= '9' {
+			p.i++
+		}
+		return p.i - s
+	}
+	intStart := p.i
+	n := digits()
+	if n == 0 {
+		p.fail(p.i, "invalid number: expected a digit after '-'")
+		return false
+	}
+	if n > 1 && p.src[intStart] == '0' {
+		p.fail(intStart, "invalid number: leading zeros are not allowed")
+		return false
+	}
+	if p.i < len(p.src) && p.src[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			p.fail(p.i, "invalid number: expected a digit after '.'")
+			return false
+		}
+	}
+	if p.i < len(p.src) && (p.src[p.i] == 'e' || p.src[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.src) && (p.src[p.i] == '+' || p.src[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			p.fail(p.i, "invalid number: expected a digit in the exponent")
+			return false
+		}
+	}
+	_, r := p.record(Number, start)
+	r.end = uint32(p.i)
+	return true
+}
+
+// str parses a string starting at the opening quote into a record and
+// returns its index. A string without escapes is read from the source;
+// the others are unescaped into d.strs.
+func (p *parser) str() (uint32, bool) {
+	start := p.i
+	p.i++ // opening quote
+	// Fast path: no escapes, valid UTF-8, no control characters.
+	j := p.i
+	for j < len(p.src) {
+		c := p.src[j]
+		if c == '"' {
+			if utf8.Valid(p.src[p.i:j]) {
+				p.i = j + 1
+				k, r := p.record(String, start)
+				r.end = uint32(p.i)
+				return k, true
+			}
+			break
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		j++
+	}
+	// Unescaping never lengthens a string, so the bytes up to the closing
+	// quote bound the result: one allocation, no regrowth (guide bodies
+	// are long and full of \n).
+	for j < len(p.src) && p.src[j] != '"' {
+		if p.src[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	var b strings.Builder
+	b.Grow(min(j, len(p.src)) - p.i)
+	for {
+		if p.i >= len(p.src) {
+			p.fail(start, "unterminated string: no closing '\"' before the end of input")
+			return 0, false
+		}
+		c := p.src[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			k, r := p.record(String, start)
+			r.end, r.flags, r.a = uint32(p.i), flagEscaped, uint32(len(p.d.strs))
+			p.d.strs = append(p.d.strs, b.String())
+			return k, true
+		case c < 0x20:
+			p.fail(p.i, "control character 0x%02x in string; escape it (\\n, \\t, \\u00XX)", c)
+			return 0, false
+		case c == '\\':
+			if !p.escape(&b) {
+				return 0, false
+			}
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			p.i++
+		default:
+			r, size := utf8.DecodeRune(p.src[p.i:])
+			if r == utf8.RuneError && size == 1 {
+				p.fail(p.i, "invalid UTF-8 byte 0x%02x in string", c)
+				return 0, false
+			}
+			b.WriteRune(r)
+			p.i += size
+		}
+	}
+}
+
+func (p *parser) escape(b *strings.Builder) bool {
+	at := p.i
+	p.i++
+	if p.i >= len(p.src) {
+		p.fail(at, "unterminated escape sequence")
+		return false
+	}
+	c := p.src[p.i]
+	p.i++
+	switch c {
+	case '"', '\\', '/':
+		b.WriteByte(c)
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't':
+		b.WriteByte('\t')
+	case 'u':
+		r, ok := p.hex4(at)
+		if !ok {
+			return false
+		}
+		if utf16.IsSurrogate(r) {
+			// A high surrogate pairs with a following \uDC00-\uDFFF.
+			if p.i+1 < len(p.src) && p.src[p.i] == '\\' && p.src[p.i+1] == 'u' {
+				save := p.i
+				p.i += 2 // past "\u"
+				r2, ok := p.hex4(save)
+				if !ok {
+					return false
+				}
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					b.WriteRune(d)
+					return true
+				}
+				p.i = save
+			}
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+	default:
+		p.fail(at, "invalid escape '\\%c'; valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX", c)
+		return false
+	}
+	return true
+}
+
+// hex4 reads the four hex digits of a \u escape; p.i points just after
+// the 'u', at is the escape's backslash (where an error is reported).
+func (p *parser) hex4(at int) (rune, bool) {
+	if len(p.src)-p.i < 4 {
+		p.fail(at, "invalid \\u escape: expected four hex digits")
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(p.src[p.i:p.i+4]), 16, 32)
+	if err != nil {
+		p.fail(at, "invalid \\u escape: expected four hex digits")
+		return 0, false
+	}
+	p.i += 4
+	return rune(v), true
+}
+
+// object parses an object: its record, then for each member the key's
+// record immediately followed by the value's, so that only the keys are
+// listed as its children.
+func (p *parser) object(depth int) bool {
+	idx, base, empty := p.begin(Object, '}')
+	if empty {
+		return true
+	}
+	for {
+		p.skipWS()
+		if p.i >= len(p.src) {
+			p.fail(p.i, "unexpected end of input: the object has no closing '}'")
+			return false
+		}
+		if p.src[p.i] != '"' {
+			p.fail(p.i, "unexpected %s; expected a member name in double quotes", p.describe(p.i))
+			return false
+		}
+		key, ok := p.str()
+		if !ok {
+			return false
+		}
+		p.open = append(p.open, key)
+		p.skipWS()
+		if p.i >= len(p.src) || p.src[p.i] != ':' {
+			p.fail(p.i, "unexpected %s; expected ':' after member name %q", p.describe(p.i), (Node{p.d, key}).Str())
+			return false
+		}
+		p.i++
+		p.skipWS()
+		if !p.value(depth + 1) {
+			return false
+		}
+		if done, ok := p.separator(idx, base, '}', "object", "an object member"); done || !ok {
+			return ok
+		}
+	}
+}
+
+func (p *parser) array(depth int) bool {
+	idx, base, empty := p.begin(Array, ']')
+	if empty {
+		return true
+	}
+	for {
+		p.skipWS()
+		p.open = append(p.open, p.n)
+		if !p.value(depth + 1) {
+			return false
+		}
+		if done, ok := p.separator(idx, base, ']', "array", "an array element"); done || !ok {
+			return ok
+		}
+	}
+}
+
+// begin records the container of kind k at its opening bracket and
+// returns its record and the base of its children on p.open; empty
+// reports a closing bracket right after the opening one, the container
+// closed already.
+func (p *parser) begin(k Kind, closing byte) (idx uint32, base int, empty bool) {
+	idx, _ = p.record(k, p.i)
+	p.i++
+	p.skipWS()
+	base = len(p.open)
+	if p.i < len(p.src) && p.src[p.i] == closing {
+		p.i++
+		p.close(idx, base)
+		return idx, base, true
+	}
+	return idx, base, false
+}
+
+// separator reads what follows a member or an element of the container
+// idx: a ',' and then not the closing bracket, or the closing bracket,
+// which closes the container and sets done. ok is false after a syntax
+// error.
+func (p *parser) separator(idx uint32, base int, closing byte, container, item string) (done, ok bool) {
+	p.skipWS()
+	if p.i >= len(p.src) {
+		p.fail(p.i, "unexpected end of input: the %s has no closing '%c'", container, closing)
+		return false, false
+	}
+	switch p.src[p.i] {
+	case ',':
+		p.i++
+		p.skipWS()
+		if p.i < len(p.src) && p.src[p.i] == closing {
+			p.fail(p.i, "trailing comma before '%c'; remove the last ','", closing)
+			return false, false
+		}
+		return false, true
+	case closing:
+		p.i++
+		p.close(idx, base)
+		return true, true
+	}
+	p.fail(p.i, "unexpected %s; expected ',' or '%c' after %s", p.describe(p.i), closing, item)
+	return false, false
+}
