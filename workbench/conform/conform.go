@@ -112,7 +112,7 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("the server did not answer initialize within %v (--timeout); a server slow to start needs a longer --timeout", opt.Timeout)
-		} else if why, _ := explain(t, " initialize"); why != nil {
+		} else if why, _ := explain(t, " initialize", err); why != nil {
 			err = why
 		}
 		return nil, &ConnectError{fmt.Errorf("connecting: %w", err)}
@@ -169,9 +169,9 @@ func connect(ctx context.Context, client *mcp.Client, t mcp.Transport, timeout t
 
 // explain is what t knows of why its connection failed, or nil, and
 // whether the connection is lost for sure.
-func explain(t mcp.Transport, awaited string) (why error, lost bool) {
+func explain(t mcp.Transport, awaited string, err error) (why error, lost bool) {
 	if x, ok := t.(explainer); ok {
-		return x.failure(awaited)
+		return x.failure(awaited, err)
 	}
 	return nil, false
 }
@@ -350,7 +350,7 @@ func (c *checker) request(do func(context.Context) (*mcp.CallToolResult, error))
 		c.stopped = fmt.Errorf("no answer within %v (--timeout); conform stopped asking", c.opt.Timeout)
 		return nil, c.stopped
 	}
-	why, lost := explain(c.transport, "")
+	why, lost := explain(c.transport, "", err)
 	switch {
 	case lost:
 		// The go-sdk may report the line that broke the connection as
