@@ -10,20 +10,20 @@
 // encoding/json would silently replace it with U+FFFD.
 //
 // The tree is compact because lint holds the whole tree of a large snapshot
-// while its rules run: every value and every object key is one 20-byte
-// record with 32-bit offsets, kept in fixed-size chunks of one slab (no
-// regrowth copies, no spare capacity beyond the last chunk); a container
-// lists its children as a range of one shared index slice; a string or a
-// number is read from the source between its offsets, and only a string
+// while its rules run: every value and every object key is one 16-byte
+// record with 32-bit offsets, kept in fixed-size chunks (no regrowth
+// copies, no spare capacity beyond the last chunk); a container lists its
+// children as a count and a range of one shared index slice; a string or
+// a number is read from the source between its offsets, and only a string
 // with escapes keeps an unescaped copy. A value's key is the record just
 // before the value's, so an object lists its key records only. That is
-// about one byte of tree per byte of input, where a tree of pointers and
+// under one byte of tree per byte of input, where a tree of pointers and
 // string headers took 2.7.
 //
 // A Node is a small value, the document and an index, rather than a
 // pointer to a record: a record cannot reach the shared children and
-// strings without a pointer to its document in each record, 8 more bytes
-// on every value. The zero Node stands for a value that is not there (a
+// strings without a pointer to its document in each record, which would
+// make it half as large again. The zero Node stands for a value that is not there (a
 // missing member, an element out of range) and every accessor but Kind,
 // Bool, Start and End accepts it.
 //
@@ -74,9 +74,10 @@ type record struct {
 	// start and end are the byte offsets of the value in the source, end
 	// exclusive.
 	start, end uint32
-	// a and b depend on the kind: an Object's key records or an Array's
-	// elements are kids[a:a+b]; a String with escapes is strs[a].
-	a, b  uint32
+	// aux depends on the kind: an Object or an Array has kids[aux]
+	// children, its key records or its elements, in the kids that follow;
+	// a String with escapes is strs[aux].
+	aux   uint32
 	kind  Kind
 	flags uint8
 }
@@ -88,7 +89,7 @@ const (
 	flagEscaped
 )
 
-// chunkShift sets the records per chunk (4096, 80 KB): large enough that
+// chunkShift sets the records per chunk (4096, 64 KB): large enough that
 // the chunk list stays short, small enough that the unused tail of the
 // last chunk costs little next to a document that needs several.
 const (
@@ -167,7 +168,7 @@ func (n Node) String() string {
 func (d *Doc) str(r *record) string {
 	switch {
 	case r.kind == String && r.flags&flagEscaped != 0:
-		return d.strs[r.a]
+		return d.strs[r.aux]
 	case r.kind == String:
 		return view(d.Src[r.start+1 : r.end-1])
 	case r.kind == Number:
@@ -195,7 +196,7 @@ func (n Node) children() []uint32 {
 	if r.kind != Object && r.kind != Array {
 		return nil
 	}
-	return n.d.kids[r.a : r.a+r.b]
+	return n.d.kids[r.aux+1 : r.aux+1+n.d.kids[r.aux]]
 }
 
 // Len is the number of members of an Object or elements of an Array, and

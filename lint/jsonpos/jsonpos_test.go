@@ -562,13 +562,13 @@ func TestMaxSize(t *testing.T) {
 }
 
 // The point of the representation: a tree of about one byte per input
-// byte. A record must stay 20 bytes, and parsing the example snapshot of
+// byte. A record must stay 16 bytes, and parsing the example snapshot of
 // docs/examples must allocate at most one byte per input byte besides the
 // unescaped copies of its strings with escapes (its guide bodies, more
 // than half of it), children slice regrowth included.
 func TestTreeSize(t *testing.T) {
-	if got := unsafe.Sizeof(record{}); got != 20 {
-		t.Errorf("a record is %d bytes, want 20", got)
+	if got := unsafe.Sizeof(record{}); got != 16 {
+		t.Errorf("a record is %d bytes, want 16", got)
 	}
 	src, err := os.ReadFile("../../docs/examples/snapshot.json")
 	if err != nil {

@@ -33,7 +33,7 @@ func (p *parser) record(k Kind, start int) (uint32, *record) {
 		// The first chunk starts at one record per 32 bytes of input (a
 		// large snapshot has one per 25, prose-heavy documents fewer) and
 		// grows to chunkLen: a one-line message costs a few records, and
-		// growing the first chunk of a large document copies 80 KB.
+		// growing the first chunk of a large document copies 64 KB.
 		size := chunkLen
 		if c == 0 {
 			size = min(chunkLen, len(p.src)/32+8)
@@ -51,7 +51,8 @@ func (p *parser) record(k Kind, start int) (uint32, *record) {
 func (p *parser) close(i uint32, base int) {
 	r := (Node{p.d, i}).rec()
 	r.end = uint32(p.i)
-	r.a, r.b = uint32(len(p.d.kids)), uint32(len(p.open)-base)
+	r.aux = uint32(len(p.d.kids))
+	p.d.kids = append(p.d.kids, uint32(len(p.open)-base))
 	p.d.kids = append(p.d.kids, p.open[base:]...)
 	p.open = p.open[:base]
 }
@@ -220,7 +221,7 @@ func (p *parser) str() (uint32, bool) {
 		case c == '"':
 			p.i++
 			k, r := p.record(String, start)
-			r.end, r.flags, r.a = uint32(p.i), flagEscaped, uint32(len(p.d.strs))
+			r.end, r.flags, r.aux = uint32(p.i), flagEscaped, uint32(len(p.d.strs))
 			p.d.strs = append(p.d.strs, b.String())
 			return k, true
 		case c < 0x20:
