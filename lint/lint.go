@@ -11,10 +11,10 @@ package lint
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/lint/suggest"
 )
 
 // Categories group rules in --list-rules and the docs.
@@ -116,19 +116,12 @@ type Config struct {
 // configuration error: an unknown rule ID in Disabled, or a Baseline that
 // is not a manifest or snapshot (there is nothing to compare with).
 func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
-	known := map[string]bool{}
-	for _, r := range rules {
-		known[r.ID] = true
+	known := make([]string, len(rules))
+	for i, r := range rules {
+		known[i] = r.ID
 	}
-	var unknown []string
-	for id := range cfg.Disabled {
-		if !known[id] {
-			unknown = append(unknown, id)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return nil, fmt.Errorf("unknown rule %q; list the rules with --list-rules", unknown[0])
+	if err := suggest.UnknownRule(cfg.Disabled, known); err != nil {
+		return nil, err
 	}
 	base, err := baselinePass(cfg.Baseline)
 	if err != nil {
