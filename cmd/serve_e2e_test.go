@@ -735,11 +735,12 @@ func TestServeHostilePrograms(t *testing.T) {
 	if err == nil {
 		t.Fatal("a 5000-deep message was answered; go-sdk's carrier bound has changed, update docs/binding.md")
 	}
-	if we := (*jsonrpc.Error)(nil); !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidRequest {
-		t.Fatalf("a 5000-deep message: %v, want an Invalid Request (%d)", err, jsonrpc.CodeInvalidRequest)
+	const tooDeep = "levels deep; this server reads messages up to 1000 levels"
+	if we := (*jsonrpc.Error)(nil); !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(we.Message, tooDeep) {
+		t.Fatalf("a 5000-deep message: %v, want an Invalid Request (%d) saying %q", err, jsonrpc.CodeInvalidRequest, tooDeep)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stderr.String(), "exceeded maximum nesting depth") {
+	for !strings.Contains(stderr.String(), tooDeep) {
 		if time.Now().After(deadline) {
 			t.Fatalf("stderr: %s", stderr.String())
 		}

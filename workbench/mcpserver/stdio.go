@@ -169,9 +169,13 @@ func (lr *lineReader) admit(line []byte) bool {
 		return true
 	}
 	code := jsonrpc.CodeInvalidRequest
-	var se *jsonpos.SyntaxError
-	if _, err := jsonpos.Parse(msg); errors.As(err, &se) {
-		code, bad = jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
+	// A line nested past the carrier's depth is answered for its depth: a
+	// parse would stop at its own, deeper bound and call it "not JSON".
+	if nesting(msg) <= carrierDepth {
+		var se *jsonpos.SyntaxError
+		if _, err := jsonpos.Parse(msg); errors.As(err, &se) {
+			code, bad = jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
+		}
 	}
 	lr.log.Warn("input line is not a JSON-RPC message; answered with a JSON-RPC error", "line", lr.line, "problem", bad, "code", code)
 	reply, _ := json.Marshal(jsonrpcError{JSONRPC: "2.0", ID: requestID(msg),
@@ -207,6 +211,9 @@ type jsonrpcError struct {
 // JSON-RPC 2.0 message, in the words of the JSON-RPC 2.0 specification
 // (§4, §5). Only a refused message pays for the explanation.
 func messageProblem(raw []byte, err error) string {
+	if depth := nesting(raw); depth > carrierDepth {
+		return fmt.Sprintf("the message nests %d levels deep; this server reads messages up to %d levels", depth, carrierDepth)
+	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return "a message must be a JSON object"
@@ -231,17 +238,51 @@ func messageProblem(raw []byte, err error) string {
 	return err.Error()
 }
 
+// carrierDepth is how deep go-sdk reads a JSON-RPC message (its
+// internal defaultMaxDepth); TestServeHostilePrograms in cmd notices if
+// it changes.
+const carrierDepth = 1000
+
+// nesting is how deeply the arrays and objects of msg nest, read like
+// scanMessages reads: strings skipped, nothing decoded.
+func nesting(msg []byte) (deepest int) {
+	depth := 0
+	for i := 0; i < len(msg); i++ {
+		switch msg[i] {
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth--
+		case '"':
+			i = stringEnd(msg, i)
+		}
+	}
+	return deepest
+}
+
 // requestID is the id of a message when it is a string or a number, so
 // that an Invalid Request answer can name it; nil (JSON null) otherwise,
-// as JSON-RPC 2.0 §5 asks.
-func requestID(msg []byte) any {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if len(msg) == 0 || msg[0] != '{' || json.Unmarshal(msg, &m) != nil {
+// as JSON-RPC 2.0 §5 asks. The id is found by a scan, not a decode, so a
+// message too deep or too broken to decode past its id is still named.
+func requestID(msg []byte) (id any) {
+	if len(msg) == 0 || msg[0] != '{' {
 		return nil
 	}
-	return idValue(m.ID)
+	scanMessages(msg, func(name, value []byte) {
+		if string(name) != "id" {
+			return
+		}
+		id = nil // the last "id" is the one a decoder keeps
+		if len(value) > 0 && value[0] == '"' {
+			if end := stringEnd(value, 0); end < len(value) {
+				id = idValue(value[:end+1])
+			}
+		} else if num := numberToken(value); len(num) > 0 {
+			id = idValue(num)
+		}
+	}, func() {})
+	return id
 }
 
 // idValue is raw when it is a string or a number (an id JSON-RPC allows
@@ -324,15 +365,21 @@ func fractionalID(msg []byte) (id []byte) {
 			return
 		}
 		id = nil // the last "id" is the one a decoder keeps
-		n := 0
-		for n < len(value) && bytes.IndexByte([]byte("+-0123456789.eE"), value[n]) >= 0 {
-			n++
-		}
-		if n > 0 && bytes.ContainsAny(value[:n], ".eE") {
-			id = value[:n]
+		if num := numberToken(value); bytes.ContainsAny(num, ".eE") {
+			id = num
 		}
 	}, func() {})
 	return id
+}
+
+// numberToken is the JSON number at the start of value, as written
+// (empty when value does not start with one).
+func numberToken(value []byte) []byte {
+	n := 0
+	for n < len(value) && bytes.IndexByte([]byte("+-0123456789.eE"), value[n]) >= 0 {
+		n++
+	}
+	return value[:n]
 }
 
 // scanMessages follows the nesting and strings of a message or a batch of

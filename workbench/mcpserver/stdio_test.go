@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -81,6 +82,29 @@ func TestAdmit(t *testing.T) {
 		if d.responses != 0 {
 			t.Errorf("admit(%s): its own answer counted as a response", c.line)
 		}
+	}
+}
+
+// A message nested past what go-sdk reads is answered Invalid Request in
+// the server's words, naming its depth and the bound, at every depth —
+// also past encoding/json's own bound of 10000, where it is still JSON.
+func TestAdmitTooDeep(t *testing.T) {
+	for _, depth := range []int{carrierDepth + 1, 5000, 20000} {
+		deep := strings.Repeat(`[`, depth) + `"]"` + strings.Repeat(`]`, depth)
+		line := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{"a":` + deep + `}}}`
+		var out bytes.Buffer
+		d := &drain{}
+		lr := &lineReader{out: &lineWriter{w: &out, d: d}, d: d, log: slog.New(slog.DiscardHandler), line: 1}
+		if lr.admit([]byte(line + "\n")) {
+			t.Fatalf("depth %d: admitted", depth)
+		}
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"line 1: the message nests %d levels deep; this server reads messages up to %d levels"}}`, depth+3, carrierDepth)
+		if got := strings.TrimSpace(out.String()); got != want {
+			t.Errorf("depth %d: answered\n%s\nwant\n%s", depth, got, want)
+		}
+	}
+	if lr := (&lineReader{d: &drain{}}); !lr.admit([]byte(`{"jsonrpc":"2.0","method":"n","params":{"a":` + strings.Repeat(`[`, carrierDepth-3) + strings.Repeat(`]`, carrierDepth-3) + "}}\n")) {
+		t.Error("a message exactly at the bound was refused")
 	}
 }
 
@@ -192,6 +216,27 @@ func FuzzFractionalID(f *testing.F) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("fractionalID(%q) = %q, a decode finds %q", p, got, want)
+		}
+	})
+}
+
+// requestID finds by a scan the id a decode finds, on every JSON object
+// whose member names are written without escapes.
+func FuzzRequestID(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`))
+	f.Add([]byte(`{"id":"a\"b","params":{"id":3}}`))
+	f.Add([]byte(`{"id":1,"id":"two"}`))
+	f.Add([]byte(`{"id":null}`))
+	f.Add([]byte(`{"id":[1]}`))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		got := requestID(p) // never panics, whatever p is
+		var m map[string]json.RawMessage
+		if bytes.Contains(p, []byte(`\u`)) || json.Unmarshal(p, &m) != nil {
+			return
+		}
+		want := idValue(m["id"])
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("requestID(%q) = %s, a decode finds %s", p, got, want)
 		}
 	})
 }
