@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -324,13 +325,56 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // token reads the next token; on a syntax error it records the error and
 // returns errStop.
+//
+// Token, unlike Decode, does not bound nesting, so the walk does: every
+// object and array is opened by a token read here with w.open holding
+// exactly the ones around it, and one opened at jsonpos.MaxDepth is the
+// syntax error lint reports there (failAt lets jsonpos word and place it).
 func (w *walker) token() (json.Token, error) {
 	prev := w.dec.InputOffset()
 	t, err := w.dec.Token()
+	if err == nil && (t == json.Delim('{') || t == json.Delim('[')) && len(w.open) >= jsonpos.MaxDepth {
+		err = errTooDeep
+	}
 	if err != nil {
 		return nil, w.failAt(err, prev)
 	}
 	return t, nil
+}
+
+// errTooDeep stands for the decoder's error when the walk finds nesting
+// beyond jsonpos.MaxDepth; failAt replaces it with jsonpos's message.
+var errTooDeep = errors.New("nesting too deep")
+
+// tooDeep reports whether raw, a value the decoder has just accepted
+// inside the objects and arrays of w.open, nests deeper in the whole
+// document than jsonpos.MaxDepth allows. Decode bounds depth from the
+// start of the value it decodes, lint from the start of the file, so a
+// steps entry 9,999 deep is fine to one and too deep to the other. A value
+// of n bytes nests at most n/2 deep, so only a large one is scanned.
+func (w *walker) tooDeep(raw []byte) bool {
+	room := jsonpos.MaxDepth - len(w.open)
+	if len(raw) <= 2*room {
+		return false
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case inString && c == '\\':
+			i++ // the escaped byte cannot end the string
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > room {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 func (w *walker) shape(ptr string, off int64, format string, args ...any) {
@@ -422,8 +466,8 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 func (w *walker) small(ptr string) (*located, error) {
 	var raw json.RawMessage
 	prev := w.dec.InputOffset()
-	if err := w.dec.Decode(&raw); err != nil {
-		return nil, w.failAt(err, prev)
+	if err := w.dec.Decode(&raw); err != nil || w.tooDeep(raw) {
+		return nil, w.failAt(cmp.Or(err, errTooDeep), prev)
 	}
 	end := w.dec.InputOffset()
 	start := end - int64(len(raw))
@@ -492,6 +536,9 @@ func (w *walker) array(ptr, name, of string, opened func(site), target func(i in
 			return w.failAt(bad, prev)
 		}
 		end := w.dec.InputOffset()
+		if w.tooDeep(w.pr.bytes(prev, end)) {
+			return w.failAt(errTooDeep, prev)
+		}
 		from := w.pr.valueStart(prev, i > 0)
 		p := w.pr.position(from)
 		done(w.pr.bytes(from, end), site{ptr + "/" + strconv.Itoa(i), p.Line, p.Column}, bad)

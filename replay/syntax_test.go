@@ -2,12 +2,12 @@ package replay
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
@@ -94,9 +94,40 @@ func FuzzSyntaxErrorsLikeLint(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if json.Valid(data) != (func() bool { _, err := jsonpos.Parse(data); return err == nil })() {
-			return // a nesting depth the two count differently
-		}
 		checkSyntaxLikeLint(t, plan, data)
 	})
+}
+
+// TestDeepNestingLikeLint: nesting beyond jsonpos.MaxDepth is a syntax
+// error wherever it is, worded and placed as lint words and places it:
+// a top-level array or a skipped member (walked token by token), a steps
+// entry or a small member deep enough for lint but not for the decoder,
+// which counts from the start of the value it decodes.
+func TestDeepNestingLikeLint(t *testing.T) {
+	plan := basePlan(t)
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for _, c := range []struct {
+		data    string
+		tooDeep bool
+	}{
+		{strings.Repeat("[", 20000), true},
+		{"\n\n  " + strings.Repeat("[", 20000), true},
+		{strings.Repeat(`{"a":`, 20000), true},
+		{deep(10001), true},
+		{`{"meta": ` + deep(10000) + `}`, true},
+		{`{"steps": [` + strings.Repeat("[", 20000), true},
+		{`{"steps": [1, ` + deep(9999) + `]}`, true},
+		{`{"steps": [{"id": "read", "input": "[[[[", "output": ` + deep(9998) + `}]}`, true},
+		{`{"trace": {"steps": [` + deep(9998) + `]}}`, true},
+		{`{"diagnostics": [` + deep(9999) + `]}`, true},
+		{`{"run_id": ` + deep(10000) + `}`, true},
+		{deep(10000), false},
+		{`{"steps": [` + deep(9998) + `], "meta": ` + deep(9999) + `}`, false},
+	} {
+		_, err := jsonpos.Parse([]byte(c.data))
+		if got := err != nil && strings.Contains(err.Error(), "nesting deeper than"); got != c.tooDeep {
+			t.Fatalf("%.40q…: jsonpos says %v, the test expects too deep = %v", c.data, err, c.tooDeep)
+		}
+		checkSyntaxLikeLint(t, plan, []byte(c.data))
+	}
 }
