@@ -74,9 +74,9 @@ type record struct {
 	// start and end are the byte offsets of the value in the source, end
 	// exclusive.
 	start, end uint32
-	// aux depends on the kind: an Object or an Array has kids[aux]
-	// children, its key records or its elements, in the kids that follow;
-	// a String with escapes is strs[aux].
+	// aux depends on the kind: an Object or an Array has as many
+	// children as the kid at aux says, its key records or its elements,
+	// in the kids that follow; a String with escapes is strs[aux].
 	aux   uint32
 	kind  Kind
 	flags uint8
@@ -89,13 +89,51 @@ const (
 	flagEscaped
 )
 
-// chunkShift sets the records per chunk (4096, 64 KB): large enough that
-// the chunk list stays short, small enough that the unused tail of the
-// last chunk costs little next to a document that needs several.
+// chunkShift sets the items per chunk (4096; 64 KB of records, 16 KB
+// of kids): large enough that the chunk list stays short, small enough
+// that the unused tail of the last chunk costs little next to a document
+// that needs several.
 const (
 	chunkShift = 12
 	chunkLen   = 1 << chunkShift
 )
+
+// slab holds items in chunks, addressed by one uint32: chunk i>>chunkShift,
+// item i&(chunkLen-1). One append-grown slice would copy itself again and
+// again on a large document (by a quarter at a time once it is large) and
+// keep up to a quarter unused; chunks are never copied but the first,
+// which starts small so that a small document costs little and grows to
+// chunkLen.
+type slab[T any] struct {
+	// chunks hold up to chunkLen items, but a run longer than that has a
+	// chunk of its own: its items are reached from its start only.
+	chunks [][]T
+}
+
+// reserve appends a run of n zero items, contiguous in one chunk, and
+// returns the index of the first and the run. first is the capacity the
+// first chunk starts with.
+func (s *slab[T]) reserve(n, first int) (uint32, []T) {
+	last := len(s.chunks) - 1
+	if last < 0 || len(s.chunks[last])+n > chunkLen {
+		size := chunkLen
+		if last < 0 {
+			size = min(chunkLen, first)
+		}
+		s.chunks = append(s.chunks, make([]T, 0, max(size, n)))
+		last++
+	}
+	c := &s.chunks[last]
+	i := len(*c)
+	*c = append(*c, make([]T, n)...)
+	return uint32(last<<chunkShift + i), (*c)[i : i+n]
+}
+
+// run returns the n items from index i, a run that reserve returned.
+func (s *slab[T]) run(i uint32, n uint32) []T {
+	off := i & (chunkLen - 1)
+	return s.chunks[i>>chunkShift][off : off+n]
+}
 
 // Doc is a parsed JSON document with its source.
 type Doc struct {
@@ -103,10 +141,11 @@ type Doc struct {
 	// Root is the top-level value; the zero Node after a syntax error.
 	Root Node
 
-	// chunks hold the records, chunkLen in each but the last.
-	chunks [][]record
-	kids   []uint32
-	strs   []string
+	records slab[record]
+	// kids hold each container's children as a run: the count, then the
+	// indices of the children's records.
+	kids slab[uint32]
+	strs []string
 	// marks are positions every markEvery bytes, built on the first
 	// Position call, so that a position costs a binary search and a short
 	// scan even on a megabyte-long minified line.
@@ -127,7 +166,7 @@ type Member struct {
 	Value    Node
 }
 
-func (n Node) rec() *record { return &n.d.chunks[n.i>>chunkShift][n.i&(chunkLen-1)] }
+func (n Node) rec() *record { return &n.d.records.run(n.i, 1)[0] }
 
 // Exists reports whether n is a value, not the zero Node.
 func (n Node) Exists() bool { return n.d != nil }
@@ -196,7 +235,7 @@ func (n Node) children() []uint32 {
 	if r.kind != Object && r.kind != Array {
 		return nil
 	}
-	return n.d.kids[r.aux+1 : r.aux+1+n.d.kids[r.aux]]
+	return n.d.kids.run(r.aux, n.d.kids.run(r.aux, 1)[0]+1)[1:]
 }
 
 // Len is the number of members of an Object or elements of an Array, and

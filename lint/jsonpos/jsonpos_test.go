@@ -525,8 +525,9 @@ func TestChunksAndRanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.chunks) < 3 {
-		t.Fatalf("only %d chunks: the document does not cross chunk boundaries", len(doc.chunks))
+	if len(doc.records.chunks) < 3 || len(doc.kids.chunks) < 3 {
+		t.Fatalf("only %d chunks of records and %d of kids: the document does not cross chunk boundaries",
+			len(doc.records.chunks), len(doc.kids.chunks))
 	}
 	outer := doc.Root.Get("outer")
 	if outer.Len() != 3*chunkLen/4 || doc.Root.Get("after").String() != "last" {

@@ -19,31 +19,21 @@ type parser struct {
 	// container's above the ones of its parent; a container moves its own
 	// to d.kids when it closes, so that its children are one range there.
 	open []uint32
-	// n is the number of records.
+	// n is the index the next record gets: records are reserved one at a
+	// time, so each chunk fills up before the next starts and the indices
+	// have no gaps.
 	n uint32
 }
 
 // record appends a record of kind k starting at start and returns its
-// index with a pointer to it, valid until the next record: the first
-// chunk grows by appending, so that a small document costs a small chunk.
+// index with a pointer to it, valid until the next record.
 func (p *parser) record(k Kind, start int) (uint32, *record) {
-	i := p.n
-	switch c := i >> chunkShift; {
-	case int(c) == len(p.d.chunks):
-		// The first chunk starts at one record per 32 bytes of input (a
-		// large snapshot has one per 25, prose-heavy documents fewer) and
-		// grows to chunkLen: a one-line message costs a few records, and
-		// growing the first chunk of a large document copies 64 KB.
-		size := chunkLen
-		if c == 0 {
-			size = min(chunkLen, len(p.src)/32+8)
-		}
-		p.d.chunks = append(p.d.chunks, make([]record, 0, size))
-	}
-	c := &p.d.chunks[i>>chunkShift]
-	*c = append(*c, record{kind: k, start: uint32(start)})
+	// The first chunk starts at one record per 32 bytes of input (a large
+	// snapshot has one per 25, prose-heavy documents fewer).
+	i, r := p.d.records.reserve(1, len(p.src)/32+8)
+	r[0].kind, r[0].start = k, uint32(start)
 	p.n++
-	return i, &(*c)[len(*c)-1]
+	return i, &r[0]
 }
 
 // close ends the container whose record is i at p.i and gives it the
@@ -51,9 +41,11 @@ func (p *parser) record(k Kind, start int) (uint32, *record) {
 func (p *parser) close(i uint32, base int) {
 	r := (Node{p.d, i}).rec()
 	r.end = uint32(p.i)
-	r.aux = uint32(len(p.d.kids))
-	p.d.kids = append(p.d.kids, uint32(len(p.open)-base))
-	p.d.kids = append(p.d.kids, p.open[base:]...)
+	children := p.open[base:]
+	var run []uint32
+	r.aux, run = p.d.kids.reserve(len(children)+1, len(p.src)/32+8)
+	run[0] = uint32(len(children))
+	copy(run[1:], children)
 	p.open = p.open[:base]
 }
 
