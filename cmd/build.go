@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +27,15 @@ func newBuildCmd() *cobra.Command {
   DIR/guides/<prefix>/<guide>.md  every guide, the generated closed-sets guide included;
                                   <prefix> is the Language's tool prefix (homeflow/v1: homeflow_v1)
 
-Output is byte-identical for the same input. File names inside the PDL are
+Output is byte-identical for the same input. Building over an earlier
+build replaces its files, and a *.md file left in a DIR/guides/<prefix>/
+directory this build writes (a guide since removed or renamed in the PDL)
+is removed, each named on standard error ("removed stale …"), so a server
+or lint never reads a guide the definition no longer has. Nothing else is
+deleted: a DIR/guides/ directory of no Language of this build (one renamed
+or removed) is named on standard error and left for you to delete.
+
+File names inside the PDL are
 relative to its directory. When the PDL has errors, build writes nothing,
 prints every error with its source line, and exits 2. For the errors in a
 machine format (json, sarif, github, junit), run pilotage lint FILE.pdl
@@ -64,10 +74,29 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if err := emit.Write(p.dir, files); err != nil {
 		return usageErr("cannot write the build: %v", fileErr(err))
 	}
+	stale, err := emit.RemoveStale(p.dir, files)
+	if err != nil {
+		return usageErr("removing stale guides of an earlier build: %v", fileErr(err))
+	}
 	for _, f := range files {
-		if err := printf(c, "wrote %s\n", filepath.ToSlash(filepath.Join(p.dir, f.Path))); err != nil {
+		if err := printf(c, "wrote %s\n", outPath(p.dir, f.Path)); err != nil {
 			return err
 		}
 	}
+	for _, f := range stale.Removed {
+		fmt.Fprintf(c.ErrOrStderr(), "removed stale %s\n", outPath(p.dir, f))
+	}
+	for _, d := range stale.Left {
+		fmt.Fprintf(c.ErrOrStderr(), "left %s: no Language of this build has that tool prefix; delete it if an earlier build wrote it\n", outPath(p.dir, d))
+	}
 	return nil
+}
+
+// outPath is a path under the output directory as build names it.
+func outPath(dir, rel string) string {
+	p := filepath.ToSlash(filepath.Join(dir, rel))
+	if strings.HasSuffix(rel, "/") {
+		p += "/"
+	}
+	return p
 }

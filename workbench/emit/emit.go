@@ -11,8 +11,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"sort"
+	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/workbench/binding"
@@ -170,4 +173,79 @@ func Write(dir string, files []File) error {
 		}
 	}
 	return nil
+}
+
+// Stale is what an earlier build left under DIR/guides/ that this build
+// did not write.
+type Stale struct {
+	// Removed lists the *.md files (slash-separated, relative to DIR) that
+	// RemoveStale deleted from the guides/<prefix>/ directories this build
+	// writes: guides since removed or renamed in the PDL.
+	Removed []string
+	// Left lists the guides/<name>/ directories no Language of this build
+	// writes into (a Language renamed or removed, or someone else's files),
+	// left in place because build does not own them.
+	Left []string
+}
+
+// RemoveStale deletes, after Write(dir, files), every regular *.md file in
+// a guides/<prefix>/ directory of files that files does not hold, so a
+// server or `lint DIR/...` never reads a guide the definition no longer
+// has. It deletes nothing else: not other kinds of files, not
+// subdirectories, not what lies outside the directories this build writes
+// guides into; those only show up in Left. A listed file is kept when it
+// is the same file as one just written, so a guide renamed only in letter
+// case is not deleted on a case-insensitive file system.
+func RemoveStale(dir string, files []File) (Stale, error) {
+	written := map[string][]os.FileInfo{}
+	for _, f := range files {
+		d := path.Dir(f.Path)
+		if path.Dir(d) != "guides" {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			return Stale{}, err
+		}
+		written[d] = append(written[d], fi)
+	}
+	var st Stale
+	dirs := make([]string, 0, len(written))
+	for d := range written {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(d)))
+		if err != nil {
+			return st, err
+		}
+		for _, e := range ents {
+			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil {
+				return st, err
+			}
+			if slices.ContainsFunc(written[d], func(w os.FileInfo) bool { return os.SameFile(w, fi) }) {
+				continue
+			}
+			p := d + "/" + e.Name()
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+				return st, err
+			}
+			st.Removed = append(st.Removed, p)
+		}
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "guides"))
+	if err != nil && !os.IsNotExist(err) {
+		return st, err
+	}
+	for _, e := range ents {
+		if e.IsDir() && written["guides/"+e.Name()] == nil {
+			st.Left = append(st.Left, "guides/"+e.Name()+"/")
+		}
+	}
+	return st, nil
 }
