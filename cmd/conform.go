@@ -13,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pilotage-dev/pilotage/lint/report"
-	"github.com/pilotage-dev/pilotage/lint/rules"
-	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/conform"
 )
 
@@ -31,6 +29,7 @@ type conformParams struct {
 	input     string
 	language  string
 	execute   bool
+	disable   []string
 	listRules bool
 }
 
@@ -92,6 +91,7 @@ after Ctrl-C (143 after SIGTERM).`,
       --input langs/homeflow/programs/evening.input.json --execute \
       -- pilotage serve langs/homeflow/homeflow.pdl --principal owner
   pilotage conform --format sarif -o conform.sarif -- ./my-server
+  pilotage conform --disable lookup-paging,core-guide-size -- ./my-server
   pilotage conform --list-rules`,
 		RunE: func(c *cobra.Command, args []string) error { return runConform(c, p, args) },
 	}
@@ -108,6 +108,7 @@ after Ctrl-C (143 after SIGTERM).`,
 	f.StringVar(&p.input, "input", "", "the program's input, a JSON `FILE`, for --execute")
 	f.StringVar(&p.language, "language", "", "the Language `ID` --program is written in, when the server has more than one")
 	f.BoolVar(&p.execute, "execute", false, "execute --program on the server (it may have side effects) and replay its trace")
+	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule (conform's, lint's or replay's) by `ID` (repeatable, or comma-separated)")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules (conform's, lint's and replay's) and exit")
 	return c
 }
@@ -118,7 +119,16 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 		return err
 	}
 	if p.listRules {
-		return printRules(c, format, conformRules())
+		// A server to check, on stdio or over HTTP, is an input like
+		// lint's files: --list-rules would ignore it.
+		inputs := args
+		if p.http != "" {
+			inputs = append([]string{"--http", p.http}, args...)
+		}
+		if err := listRulesAlone(inputs); err != nil {
+			return err
+		}
+		return printRules(c, format, conform.AllRules())
 	}
 	ctx, stop := interruptible()
 	defer stop()
@@ -141,7 +151,13 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 		return usageErr("--timeout, --max-items, --max-pages and --max-languages must be more than zero")
 	}
 	opt := conform.Options{Dir: p.save, Timeout: p.timeout, MaxItems: p.maxItems, MaxPages: p.maxPages, MaxLanguages: p.maxLangs,
-		LanguageID: p.language, Execute: p.execute, Status: c.ErrOrStderr(), Version: versionString()}
+		LanguageID: p.language, Execute: p.execute, Status: c.ErrOrStderr(), Version: versionString(), Disabled: map[string]bool{}}
+	for _, id := range p.disable {
+		opt.Disabled[id] = true
+	}
+	if err := conform.CheckDisabled(opt.Disabled); err != nil {
+		return usageErr("%v", err)
+	}
 	if opt.Program, err = conformProgram(c, p); err != nil {
 		return err
 	}
@@ -224,16 +240,4 @@ func conformProgram(c *cobra.Command, p *conformParams) (*conform.Program, error
 		}
 	}
 	return prog, nil
-}
-
-// conformRules lists every rule conform runs: its own, lint's and replay's.
-func conformRules() []report.RuleInfo {
-	infos := conform.Rules()
-	for _, r := range rules.All() {
-		infos = append(infos, r.Info())
-	}
-	for _, r := range replay.Rules() {
-		infos = append(infos, r.RuleInfo)
-	}
-	return infos
 }

@@ -67,6 +67,10 @@ type Options struct {
 	Status io.Writer
 	// Version is the client version sent in initialize.
 	Version string
+	// Disabled rule IDs, of AllRules: conform's own rules' findings are
+	// not reported, and lint and replay run without theirs, as with
+	// their own --disable.
+	Disabled map[string]bool
 }
 
 // Program is a program to run through the loop, with its input.
@@ -86,9 +90,14 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // Check connects through t, runs every check and returns the report. It
 // fails with a *ConnectError when the server cannot be started, reached or
 // initialized, with ctx's error when ctx ends first, and with another
-// error when the program or the save directory is unusable; everything
+// error when the program or the save directory is unusable or a
+// Disabled ID names no rule; everything
 // wrong with the server is a finding.
 func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, error) {
+	if err := CheckDisabled(opt.Disabled); err != nil {
+		// Before the server is started: nothing would be checked.
+		return nil, err
+	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
@@ -235,6 +244,9 @@ func (c *checker) status(format string, args ...any) {
 
 // find adds a finding of one of conform's own rules about an operation.
 func (c *checker) find(rule, op, pointer, format string, args ...any) {
+	if c.opt.Disabled[rule] {
+		return
+	}
 	r := ruleInfo(rule)
 	c.file(op)
 	c.rep.Add(report.Finding{Rule: rule, Section: r.Section, Severity: r.Severity, File: op, Pointer: pointer,
@@ -252,7 +264,12 @@ func (c *checker) file(name string) {
 }
 
 func (c *checker) finish() *report.Report {
-	c.rep.Rules = append(Rules(), c.infos...)
+	for _, r := range Rules() {
+		if !c.opt.Disabled[r.ID] {
+			c.rep.Rules = append(c.rep.Rules, r)
+		}
+	}
+	c.rep.Rules = append(c.rep.Rules, c.infos...)
 	c.rep.Files = c.files
 	c.rep.Summary.Files = len(c.files)
 	c.rep.Summary.Checked = map[string]int{"rules": len(c.rep.Rules), "requests": c.requests}

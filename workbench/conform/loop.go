@@ -294,7 +294,7 @@ func (c *checker) carrierErrors(discover string) {
 
 // lint runs every lint rule on the saved snapshot.
 func (c *checker) lint(path string, src []byte) error {
-	rep, err := lint.Run(rules.All(), []*lint.Input{{File: path, Src: src}}, lint.Config{})
+	rep, err := lint.Run(rules.All(), []*lint.Input{{File: path, Src: src}}, lint.Config{Disabled: disabledOf(c.opt.Disabled, lintRules())})
 	if err != nil {
 		return err
 	}

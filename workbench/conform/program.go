@@ -114,7 +114,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		src := traces[name]
 		inputs = append(inputs, replay.Input{File: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }})
 	}
-	rep, err := replay.Run(plan, inputs, replay.Options{Language: lang})
+	rep, err := replay.Run(plan, inputs, replay.Options{Language: lang, Disabled: disabledOf(c.opt.Disabled, replayRules())})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,11 @@
 package conform
 
-import "github.com/pilotage-dev/pilotage/lint/report"
+import (
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/lint/suggest"
+	"github.com/pilotage-dev/pilotage/replay"
+)
 
 // Conform's own rules: what only a running server can show (the MCP
 // binding, the result channels, paging, the fetch door). Everything a
@@ -72,6 +77,52 @@ func Rules() []report.RuleInfo {
 	for i, r := range own {
 		r.Doc = "docs/conform.md"
 		out[i] = r
+	}
+	return out
+}
+
+// AllRules describes every rule a check runs: conform's own, lint's and
+// replay's, for --list-rules and --disable.
+func AllRules() []report.RuleInfo {
+	return append(append(Rules(), lintRules()...), replayRules()...)
+}
+
+// lintRules describes the lint rules conform runs on the snapshot.
+func lintRules() []report.RuleInfo {
+	var infos []report.RuleInfo
+	for _, r := range rules.All() {
+		infos = append(infos, r.Info())
+	}
+	return infos
+}
+
+// replayRules describes the replay rules conform runs on the Run.
+func replayRules() []report.RuleInfo {
+	var infos []report.RuleInfo
+	for _, r := range replay.Rules() {
+		infos = append(infos, r.RuleInfo)
+	}
+	return infos
+}
+
+// CheckDisabled fails on the first disabled ID that names none of
+// AllRules, with the error lint's and replay's --disable give.
+func CheckDisabled(disabled map[string]bool) error {
+	var ids []string
+	for _, r := range AllRules() {
+		ids = append(ids, r.ID)
+	}
+	return suggest.UnknownRule(disabled, ids)
+}
+
+// disabledOf is the part of the disabled IDs that names one of infos,
+// for lint and replay, which refuse an ID that is not theirs.
+func disabledOf(disabled map[string]bool, infos []report.RuleInfo) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range infos {
+		if disabled[r.ID] {
+			out[r.ID] = true
+		}
 	}
 	return out
 }
