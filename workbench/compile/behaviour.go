@@ -83,11 +83,11 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 			schema, what = prop, what+"."+f
 		}
 	}
-	x, issues := ie.env.Check(parsed)
+	typ, issues := ie.env.Type(parsed)
 	if len(issues) > 0 {
 		return celResult{problem: issueProblem(issues[0])}
 	}
-	return celResult{typ: x.Type}
+	return celResult{typ: typ}
 }
 
 func issueProblem(is expr.Issue) *celProblem {

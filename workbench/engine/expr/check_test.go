@@ -66,7 +66,8 @@ func TestOneParseCheckedAgainstTwoSchemas(t *testing.T) {
 
 // A private Env checks exactly as a shared one: the same types, and the
 // same issues at the same offsets, although it checks the parse itself
-// instead of a copy whose ranges were restored.
+// instead of a copy whose ranges were restored. Type, which does not
+// plan the program, finds what Check finds.
 func TestPrivateEnvChecksAsShared(t *testing.T) {
 	srcs := []string{
 		"input.price * 2.0",
@@ -96,6 +97,13 @@ func TestPrivateEnvChecksAsShared(t *testing.T) {
 		}
 		if (x1 == nil) != (x2 == nil) || x1 != nil && !x1.Type.IsExactType(x2.Type) {
 			t.Errorf("%s: shared %+v, private %+v", src, x1, x2)
+		}
+		typ, i3 := private.Type(mustParse(t, private, src))
+		if !reflect.DeepEqual(i1, i3) || (x1 == nil) != (typ == nil) || x1 != nil && !x1.Type.IsExactType(typ) {
+			t.Errorf("%s: Check gives %+v %+v, Type gives %v %+v", src, x1, i1, typ, i3)
+		}
+		if typ, i4 := shared.Type(mustParse(t, shared, src)); !reflect.DeepEqual(i1, i4) || x1 != nil && typ != x1.Type {
+			t.Errorf("%s: in a shared Env, Type must give what Check remembered: %v %+v", src, typ, i4)
 		}
 	}
 	if len(private.checked) != 0 || len(parses.m) != len(srcs) {
