@@ -11,21 +11,22 @@
 //
 // The tree is compact because lint holds the whole tree of a large snapshot
 // while its rules run: every value and every object key is one 16-byte
-// record with 32-bit offsets, kept in fixed-size chunks (no regrowth
-// copies, no spare capacity beyond the last chunk); a container lists its
-// children as a count and a range of one shared index slice; a string or
-// a number is read from the source between its offsets, and only a string
-// with escapes keeps an unescaped copy. A value's key is the record just
-// before the value's, so an object lists its key records only. That is
-// under one byte of tree per byte of input, where a tree of pointers and
-// string headers took 2.7.
+// record with 32-bit offsets; a container's children are a count and the
+// children's record indices in one shared slab of indices; records and
+// indices are kept in fixed-size chunks (no regrowth copies, no spare
+// capacity beyond the last chunk). A string or a number is read from the
+// source between its offsets, and only a string with escapes keeps an
+// unescaped copy. A value's key is the record just before the value's, so
+// an object lists its key records only. That is under one byte of tree per
+// byte of input (TestTreeSize), where a tree of pointers and string
+// headers took 2.7.
 //
 // A Node is a small value, the document and an index, rather than a
 // pointer to a record: a record cannot reach the shared children and
 // strings without a pointer to its document in each record, which would
-// make it half as large again. The zero Node stands for a value that is not there (a
-// missing member, an element out of range) and every accessor but Kind,
-// Bool, Start and End accepts it.
+// make it half as large again. The zero Node stands for a value that is
+// not there (a missing member, an element out of range) and every accessor
+// but Kind, Bool, Start and End accepts it.
 //
 // Offsets are 32-bit, so the parser refuses an input larger than MaxSize
 // with a SyntaxError instead of wrapping around.
