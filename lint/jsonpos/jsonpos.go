@@ -161,10 +161,8 @@ type Node struct {
 
 // Member is one object member.
 type Member struct {
-	Key string
-	// KeyStart is the byte offset of the key's opening quote.
-	KeyStart int
-	Value    Node
+	Key   string
+	Value Node
 }
 
 func (n Node) rec() *record { return &n.d.records.run(n.i, 1)[0] }
@@ -246,7 +244,7 @@ func (n Node) Len() int { return len(n.children()) }
 // member returns the member whose key record is k.
 func (n Node) member(k uint32) Member {
 	key := Node{n.d, k}
-	return Member{Key: key.Str(), KeyStart: key.Start(), Value: Node{n.d, k + 1}}
+	return Member{Key: key.Str(), Value: Node{n.d, k + 1}}
 }
 
 // Members yields the members of an Object in source order, duplicates

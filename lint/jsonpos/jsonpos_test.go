@@ -144,9 +144,10 @@ func checkExtents(t testing.TB, name string, doc *Doc, n Node) {
 		if raw[0] != '{' || raw[len(raw)-1] != '}' {
 			t.Fatalf("%s: object at %d is not delimited by braces: %.40q", name, n.Start(), raw)
 		}
-		for _, m := range n.Members() {
-			if m.KeyStart < next || doc.Src[m.KeyStart] != '"' || m.KeyStart >= m.Value.Start() {
-				t.Fatalf("%s: key %q offset %d is not its opening quote", name, m.Key, m.KeyStart)
+		for i, m := range n.Members() {
+			key := keyOf(n, i)
+			if key.Start() < next || doc.Src[key.Start()] != '"' || doc.Src[key.End()-1] != '"' || key.End() >= m.Value.Start() || key.Str() != m.Key {
+				t.Fatalf("%s: key %q extent [%d,%d) is not its quoted source", name, m.Key, key.Start(), key.End())
 			}
 			inside(m.Value)
 		}
@@ -167,6 +168,10 @@ func checkExtents(t testing.TB, name string, doc *Doc, n Node) {
 	}
 }
 
+// keyOf is the key record of member i of object n, which Locate reports
+// for a member's key.
+func keyOf(n Node, i int) Node { return Node{n.d, n.children()[i]} }
+
 // dump renders a tree with every kind, extent, key, key offset and string,
 // so that two trees compare equal only when they are the same.
 func dump(n Node) string {
@@ -174,8 +179,8 @@ func dump(n Node) string {
 	var walk func(n Node)
 	walk = func(n Node) {
 		fmt.Fprintf(&b, "%s[%d,%d)%q(", n.Kind(), n.Start(), n.End(), n.Str())
-		for _, m := range n.Members() {
-			fmt.Fprintf(&b, "%q@%d:", m.Key, m.KeyStart)
+		for i, m := range n.Members() {
+			fmt.Fprintf(&b, "%q@%d:", m.Key, keyOf(n, i).Start())
 			walk(m.Value)
 		}
 		for _, e := range n.Elems() {
