@@ -7,12 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
 type buildParams struct {
-	dir   string
-	color string
+	dir        string
+	color      string
+	maxPerRule int
 }
 
 func newBuildCmd() *cobra.Command {
@@ -37,7 +39,9 @@ or removed) is named on standard error and left for you to delete.
 
 File names inside the PDL are
 relative to its directory. When the PDL has errors, build writes nothing,
-prints every error with its source line, and exits 2. For the errors in a
+prints every error with its source line (at most --max-per-rule of one
+rule, 50 by default; the rest are counted in one more finding, as lint
+counts them), and exits 2. For the errors in a
 machine format (json, sarif, github, junit), run pilotage lint FILE.pdl
 --format …: it reports the same compile errors, then lints what build
 would write.
@@ -50,6 +54,7 @@ Exit status: 0 written, 2 errors in the PDL, usage errors or unwritable output.`
 	}
 	c.Flags().StringVarP(&p.dir, "output", "o", "out", "write into `DIR`")
 	registerErrorColor(c, &p.color)
+	maxPerRuleFlag(c, &p.maxPerRule)
 	return c
 }
 
@@ -63,9 +68,21 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if p.dir == "-" {
 		return usageErr("build writes several files, so -o takes a DIR, not - (standard output)")
 	}
-	res, err := loadPDL(c.ErrOrStderr(), name, color)
-	if err != nil {
+	if err := checkMaxPerRule(p.maxPerRule); err != nil {
 		return err
+	}
+	// loadPDL would print every error: a file repeating one wrong line
+	// gives hundreds of thousands, so build caps them as lint does.
+	res, err := compile.File(name)
+	if err != nil {
+		return usageErr("%v", readErr(err))
+	}
+	if !res.OK() {
+		res.Findings = capPerRule(res.Findings, p.maxPerRule)
+		if err := writeCompileErrors(c.ErrOrStderr(), name, res, color); err != nil {
+			return usageErr("writing errors: %v", err)
+		}
+		return &exitError{code: ExitUsage}
 	}
 	files, err := emit.Files(res.Server)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/pdllint"
 	"github.com/spf13/cobra"
@@ -25,6 +26,8 @@ type lintParams struct {
 	listRules bool
 	progress  string
 	baseline  string
+	// maxPerRule bounds the findings listed per rule and file.
+	maxPerRule int
 }
 
 func newLintCmd() *cobra.Command {
@@ -55,6 +58,12 @@ follow the catalog's entries (§5.4), a Language id's closed sets changed
 (§1.5). Their findings point at the input and name the place in OLD as a
 related location.
 
+At most --max-per-rule findings of one rule are listed per file (50 by
+default, as replay lists per trace); the rest are counted in one more
+finding of that rule ("N more RULE findings in this file are not listed"),
+in every format, so a file wrong in every line gives a report of bounded
+size that still fails.
+
 When the inputs come to 16 MB or more (or to an unknown size), a line on
 standard error shows what is read and checked, when standard error is a
 terminal (--progress auto); it is erased at the end.
@@ -74,6 +83,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	c.Flags().StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
 	c.Flags().BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
 	c.Flags().StringVar(&p.baseline, "baseline", "", "compare every input with the earlier capture `OLD` (a snapshot, manifest or .pdl file)")
+	maxPerRuleFlag(c, &p.maxPerRule)
 	progressFlag(c, &p.progress)
 	return c
 }
@@ -92,6 +102,9 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	}
 	if len(args) == 0 {
 		return usageErr("lint needs at least one FILE (or - for standard input); see 'pilotage lint --help'")
+	}
+	if err := checkMaxPerRule(p.maxPerRule); err != nil {
+		return err
 	}
 	if err := oneStdin(append(slices.Clip(args), p.baseline)...); err != nil {
 		return err
@@ -126,7 +139,86 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	capReport(rep, p.maxPerRule)
 	return p.out.emit(c, format, rep)
+}
+
+// maxPerRuleFlag registers --max-per-rule with replay's default, for the
+// verbs that report findings of whole files (lint, build).
+func maxPerRuleFlag(c *cobra.Command, n *int) {
+	c.Flags().IntVar(n, "max-per-rule", replay.DefaultMaxPerRule, "list at most `N` findings per rule and file; the rest are counted")
+}
+
+func checkMaxPerRule(n int) error {
+	if n < 1 {
+		return usageErr("--max-per-rule must be at least 1")
+	}
+	return nil
+}
+
+// capPerRule keeps, in the order given, at most max findings of each rule
+// in each file, and counts the rest in one finding per rule and file,
+// worded like replay's (replay/findings.go), with the rule's section and
+// the gravest severity left out, so the omission shows in every format
+// and an error still fails the run. A PDL file repeating one wrong line
+// 300,000 times otherwise prints hundreds of megabytes.
+func capPerRule(fs []report.Finding, max int) []report.Finding {
+	type key struct{ file, rule string }
+	seen := map[key]int{}
+	var out []report.Finding
+	var order []key
+	omitted := map[key]report.Finding{}
+	for _, f := range fs {
+		k := key{f.File, f.Rule}
+		seen[k]++
+		if seen[k] <= max {
+			out = append(out, f)
+			continue
+		}
+		o, ok := omitted[k]
+		if !ok {
+			order = append(order, k)
+			o = report.Finding{Rule: f.Rule, Section: f.Section, Severity: f.Severity, File: f.File,
+				Hint: "raise --max-per-rule to list them"}
+		}
+		if graver(f.Severity, o.Severity) {
+			o.Severity = f.Severity
+		}
+		omitted[k] = o
+	}
+	for _, k := range order {
+		o := omitted[k]
+		o.Message = fmt.Sprintf("%d more %s findings in this file are not listed", seen[k]-max, k.rule)
+		out = append(out, o)
+	}
+	return out
+}
+
+// graver reports whether severity a outranks b (error, warning, info).
+func graver(a, b report.Severity) bool {
+	rank := func(s report.Severity) int {
+		switch s {
+		case report.Error:
+			return 2
+		case report.Warning:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
+}
+
+// capReport caps rep's findings with capPerRule and counts the summary
+// again from what is listed, as replay's report counts.
+func capReport(rep *report.Report, max int) {
+	fs := capPerRule(rep.Findings, max)
+	if len(fs) == len(rep.Findings) {
+		return
+	}
+	rep.Findings = nil
+	rep.Summary.Errors, rep.Summary.Warnings, rep.Summary.Infos = 0, 0, 0
+	rep.Add(fs...)
+	rep.Sort()
 }
 
 // readBaseline reads the --baseline capture. A file named *.pdl is built the way
