@@ -21,10 +21,30 @@ func writeJSON(w io.Writer, r *Report) error {
 	if fs == nil {
 		fs = []Finding{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(jsonReport{Findings: fs, Summary: r.Summary})
+	return writeIndentedJSON(w, jsonReport{Findings: fs, Summary: r.Summary})
 }
+
+// writeIndentedJSON writes v as indented JSON and a newline, with DEL and
+// the C1 controls escaped as well (\u007f, \u0085): encoding/json escapes
+// only the C0 ones, and a report shown with cat must not drive a terminal
+// either (visible.go). Those characters can only be inside strings, where
+// the escape stands for the same character, so decoders read the same data.
+func writeIndentedJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = jsonControls.WriteString(w, string(b)+"\n")
+	return err
+}
+
+var jsonControls = func() *strings.Replacer {
+	var pairs []string
+	for r := rune(0x7f); r <= 0x9f; r++ {
+		pairs = append(pairs, string(r), fmt.Sprintf(`\u%04x`, r))
+	}
+	return strings.NewReplacer(pairs...)
+}()
 
 // githubEscape escapes a workflow-command message (%, CR, LF).
 var githubEscape = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
@@ -36,6 +56,7 @@ var githubEscapeProp = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A",
 // writeGitHub prints one GitHub Actions annotation per finding.
 func writeGitHub(w io.Writer, r *Report) error {
 	for _, f := range r.Findings {
+		f = f.visible()
 		cmd := "notice"
 		switch f.Severity {
 		case Error:
@@ -209,9 +230,7 @@ func writeSARIF(w io.Writer, r *Report) error {
 		Version: "2.1.0",
 		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, ColumnKind: "unicodeCodePoints", Results: results}},
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	return writeIndentedJSON(w, log)
 }
 
 // toURI makes a URI reference of a file name: slash-separated, relative
@@ -277,9 +296,10 @@ func writeJUnit(w io.Writer, r *Report) error {
 	}
 	suite := junitSuite{Name: r.Tool, Cases: []junitCase{}}
 	for _, file := range files {
-		c := junitCase{Name: file, Classname: r.Tool}
+		c := junitCase{Name: visible(file), Classname: r.Tool}
 		var errs, others []string
 		for _, f := range byFile[file] {
+			f = f.visible()
 			line := fmt.Sprintf("%s: %s: %s [%s %s]", location(f), f.Severity, f.Message, f.Rule, Cite(f.Section))
 			if f.Severity == Error {
 				errs = append(errs, line)

@@ -12,7 +12,8 @@ import (
 )
 
 // FuzzWriters renders a finding built from arbitrary text and numbers,
-// quoting an arbitrary source, in every format: no writer panics, text
+// quoting an arbitrary source, in every format: no writer panics, none
+// lets a control through (text without colour: colour is escapes), text
 // quotes a bounded window of the source line, json and sarif stay valid JSON that decodes back to the same text, junit stays
 // well-formed XML, and github prints exactly one line per finding.
 // gutter starts a quoted source line of the text format.
@@ -35,6 +36,11 @@ func FuzzWriters(f *testing.F) {
 				t.Fatalf("%s: %v", format, err)
 			}
 			out := b.Bytes()
+			if format == Text {
+				controlFree(t, format, render(t, r, Text, Options{}))
+			} else {
+				controlFree(t, format, out)
+			}
 			switch format {
 			case JSON:
 				var back jsonReport

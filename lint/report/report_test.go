@@ -108,7 +108,7 @@ func render(t *testing.T, r *Report, f Format, opt Options) []byte {
 // TestGolden renders each report in each format and compares it with
 // testdata/<case>.<format>; go test -run TestGolden -update rewrites them.
 func TestGolden(t *testing.T) {
-	cases := map[string]func() *Report{"full": fullReport, "empty": emptyReport}
+	cases := map[string]func() *Report{"full": fullReport, "empty": emptyReport, "hostile": hostileReport}
 	if len(Formats) != 5 {
 		t.Fatalf("a format was added or removed; give it golden files here")
 	}

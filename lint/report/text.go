@@ -29,6 +29,8 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 	}
 	lines := lineReader{}
 	for _, f := range r.Findings {
+		file := f.File
+		f = f.visible()
 		sevColor := ansiBlue
 		switch f.Severity {
 		case Error:
@@ -38,7 +40,7 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 		}
 		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, location(f)), paint(sevColor, string(f.Severity)),
 			f.Message, paint(ansiDim, fmt.Sprintf("[%s %s]", f.Rule, Cite(f.Section))))
-		if line, ok := lines.line(f.File, r.Sources[f.File], f.Line); ok {
+		if line, ok := lines.line(file, r.Sources[file], f.Line); ok {
 			bw.WriteString(snippet(line, f))
 		}
 		if f.Pointer != "" {
@@ -109,8 +111,15 @@ func summaryLine(r *Report) string {
 
 // snippet renders the finding's source line with a gutter and underlines
 // the subject: to EndColumn when known, otherwise the token at Column.
-func snippet(line []rune, f Finding) string {
+// Controls in the line are shown escaped (visible.go), and the window and
+// the caret count the escapes' characters.
+func snippet(shown shownLine, f Finding) string {
 	const maxWidth, maxUnderline = 160, 60
+	f.Column = shown.column(f.Column)
+	if f.EndLine == f.Line {
+		f.EndColumn = shown.column(f.EndColumn)
+	}
+	line := shown.text
 	text := line
 	if len(text) > maxWidth {
 		// Long lines (minified JSON, a guide body in one string) are
@@ -150,12 +159,11 @@ func snippet(line []rune, f Finding) string {
 	gutter := fmt.Sprintf("%4d | ", f.Line)
 	pad := strings.Repeat(" ", len(gutter)-2) + "| "
 	col := max(f.Column-1, 0)
-	shown := strings.ReplaceAll(string(text), "\t", " ")
-	return fmt.Sprintf("%s%s\n%s%s%s\n", gutter, shown, pad, strings.Repeat(" ", col), strings.Repeat("^", max(width, 1)))
+	return fmt.Sprintf("%s%s\n%s%s%s\n", gutter, strings.ReplaceAll(string(text), "\t", " "), pad, strings.Repeat(" ", col), strings.Repeat("^", max(width, 1)))
 }
 
 // lineReader gives the text writer each finding's source line as
-// characters. Findings come sorted by file and line, often many on one
+// characters, as it shows them (shownLine). Findings come sorted by file and line, often many on one
 // line (a minified JSON file is a single line), so for each file it
 // indexes the line starts once and keeps the last line it decoded: n
 // findings on one long line cost one decoding, not n (40,000 findings on
@@ -166,14 +174,14 @@ type lineReader map[string]*fileLines
 type fileLines struct {
 	starts []int // offset of each line's first byte
 	n      int   // the decoded line, 0 for none
-	runes  []rune
+	shown  shownLine
 }
 
 // line is line n (1-based) of file, whose source is src, without its end
-// of line; false when src is nil or has no line n.
-func (lr lineReader) line(file string, src []byte, n int) ([]rune, bool) {
+// of line and with its controls escaped; false when src is nil or has no line n.
+func (lr lineReader) line(file string, src []byte, n int) (shownLine, bool) {
 	if src == nil || n < 1 {
-		return nil, false
+		return shownLine{}, false
 	}
 	fl := lr[file]
 	if fl == nil {
@@ -189,16 +197,16 @@ func (lr lineReader) line(file string, src []byte, n int) ([]rune, bool) {
 		lr[file] = fl
 	}
 	if n > len(fl.starts) {
-		return nil, false
+		return shownLine{}, false
 	}
 	if n != fl.n {
 		end := len(src)
 		if n < len(fl.starts) {
 			end = fl.starts[n] - 1
 		}
-		fl.n, fl.runes = n, []rune(string(bytes.TrimRight(src[fl.starts[n-1]:end], "\r")))
+		fl.n, fl.shown = n, newShownLine([]rune(string(bytes.TrimRight(src[fl.starts[n-1]:end], "\r"))))
 	}
-	return fl.runes, true
+	return fl.shown, true
 }
 
 // tokenWidth guesses the width of the token at col: a quoted string, a

@@ -1,0 +1,126 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// The text, github and junit formats are read on terminals and in CI logs,
+// and what they print comes from the files checked: a message quotes a
+// name, a snippet quotes a source line. A linted snapshot is untrusted
+// input, so none of its bytes may reach the reader as a control: ESC
+// would start a terminal escape sequence (colours, cursor moves, window
+// titles, OSC 8 links), CR would overwrite the line it ends, NUL and the
+// C1 controls are read as controls by some terminals. Those formats show
+// each such character as a hexadecimal escape: \x1b for a C0 control or
+// DEL (\x0d for CR too: one form for every control is easier to read
+// than Go's mix of \r, \a and \x1b), \u009b for a C1 control, and \xff
+// for a byte that is not UTF-8 (an 8-bit terminal reads 0x9b as CSI;
+// snippets show U+FFFD instead, as they decode the line into characters).
+// Tab and newline stay: a tab is harmless (snippets turn it into a space
+// so carets line up) and newlines are the line structure of a message. The json and sarif formats
+// carry the text unchanged, escaped as JSON escapes it (writeIndentedJSON):
+// they are data for programs, which may need the exact text.
+// docs/replay.md ("Output and exit codes") documents this.
+
+// isControl reports whether r is shown escaped: a C0 control other than
+// tab and newline, DEL, or a C1 control.
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n') || (0x7f <= r && r <= 0x9f)
+}
+
+// escapeRune is the escape isControl's characters are shown as.
+func escapeRune(r rune) string {
+	if r < 0x80 {
+		return fmt.Sprintf(`\x%02x`, r)
+	}
+	return fmt.Sprintf(`\u%04x`, r)
+}
+
+// visible returns s with every control and every byte that is not UTF-8
+// escaped; s itself when there is none, which is nearly always.
+func visible(s string) string {
+	var b strings.Builder
+	done := 0
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		var esc string
+		switch {
+		case r == utf8.RuneError && n == 1:
+			esc = fmt.Sprintf(`\x%02x`, s[i])
+		case isControl(r):
+			esc = escapeRune(r)
+		}
+		if esc != "" {
+			b.WriteString(s[done:i])
+			b.WriteString(esc)
+			done = i + n
+		}
+		i += n
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// shownLine is a source line as the text format shows it: its controls
+// escaped as visible escapes them.
+type shownLine struct {
+	text []rune
+	// at[i] is where character i of the source line starts in text; nil
+	// when nothing was escaped and text is the line itself.
+	at []int
+	// n is the source line's length in characters.
+	n int
+}
+
+func newShownLine(line []rune) shownLine {
+	if !slices.ContainsFunc(line, isControl) {
+		return shownLine{text: line, n: len(line)}
+	}
+	l := shownLine{text: make([]rune, 0, len(line)+16), at: make([]int, len(line)), n: len(line)}
+	for i, r := range line {
+		l.at[i] = len(l.text)
+		if isControl(r) {
+			l.text = append(l.text, []rune(escapeRune(r))...)
+		} else {
+			l.text = append(l.text, r)
+		}
+	}
+	return l
+}
+
+// column moves a 1-based column of the source line to the shown text, so
+// a caret still points at its subject. A column past the end of the line
+// stays as far past the new end.
+func (l shownLine) column(col int) int {
+	switch i := col - 1; {
+	case l.at == nil || i < 0:
+		return col
+	case i >= l.n:
+		return col + len(l.text) - l.n
+	default:
+		return l.at[i] + 1
+	}
+}
+
+// visible returns f with every text it shows escaped as visible escapes
+// it; f's Related is copied, never changed in place.
+func (f Finding) visible() Finding {
+	for _, p := range []*string{&f.Rule, &f.Section, &f.Message, &f.File, &f.Pointer, &f.Hint, &f.Key} {
+		*p = visible(*p)
+	}
+	if f.Related != nil {
+		rel := make([]Location, len(f.Related))
+		for i, l := range f.Related {
+			l.File, l.Pointer, l.Note = visible(l.File), visible(l.Pointer), visible(l.Note)
+			rel[i] = l
+		}
+		f.Related = rel
+	}
+	return f
+}
