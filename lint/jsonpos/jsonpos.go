@@ -51,7 +51,7 @@ import (
 const MaxDepth = 10000
 
 // MaxSize is the largest input the parser accepts: offsets are 32-bit.
-const MaxSize = math.MaxUint32
+const MaxSize = uint64(math.MaxUint32)
 
 // Kind is the JSON type of a node.
 type Kind uint8
@@ -471,7 +471,7 @@ func ParseShared(src []byte) (*Doc, error) {
 	if uint64(len(src)) > MaxSize {
 		// Position would scan the whole input to say 1:1.
 		return d, &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1},
-			Msg: fmt.Sprintf("the input is %d bytes; at most %d bytes (4 GiB) can be parsed", len(src), MaxSize)}
+			Msg: fmt.Sprintf("the input is %d bytes; at most %d bytes can be parsed, since positions are 32-bit", len(src), MaxSize)}
 	}
 	p := parser{src: src, d: d}
 	p.skipWS()

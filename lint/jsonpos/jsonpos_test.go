@@ -548,25 +548,6 @@ func TestChunksAndRanges(t *testing.T) {
 	checkExtents(t, "chunks", doc, doc.Root)
 }
 
-// An input larger than MaxSize is refused, not parsed with offsets that
-// wrap around. The input is a slice header of MaxSize+1 bytes over a
-// one-byte array: allocating 4 GiB would take the machine's memory, and
-// the parser must refuse it by its length before reading any of it.
-func TestMaxSize(t *testing.T) {
-	if strconv.IntSize < 64 {
-		t.Skip("a slice over 4 GiB needs 64-bit ints")
-	}
-	one := []byte("1")
-	huge := unsafe.Slice(&one[0], uint64(MaxSize)+1)
-	for _, parse := range []func([]byte) (*Doc, error){Parse, ParseShared} {
-		doc, err := parse(huge)
-		var se *SyntaxError
-		if !errors.As(err, &se) || se.Pos.String() != "1:1" || !strings.Contains(se.Msg, "at most 4294967295 bytes") || doc.Root.Exists() {
-			t.Errorf("parsing %d bytes: %v", len(huge), err)
-		}
-	}
-}
-
 // The point of the representation: a tree of about one byte per input
 // byte. A record must stay 16 bytes, and parsing the example snapshot of
 // docs/examples must allocate at most one byte per input byte besides the
