@@ -1,7 +1,6 @@
 package cmd_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -9,9 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/pilotage-dev/pilotage/lint/golden"
 )
 
 // The MCP project's example servers conform is run against: MCP servers
@@ -20,63 +20,6 @@ import (
 var thirdPartyServers = []string{
 	"@modelcontextprotocol/server-everything@2026.8.31",
 	"@modelcontextprotocol/server-memory@2026.8.31",
-}
-
-// npmInstalls holds one *npmInstalled per install directory.
-var npmInstalls sync.Map
-
-type npmInstalled struct {
-	once sync.Once
-	bin  string // node_modules/.bin
-	skip string
-}
-
-// npmInstall installs pkgs from the npm registry into dir, a directory
-// of the user's cache directory (once per test binary; later runs reuse
-// it when it holds the command cmd), and returns its node_modules/.bin.
-// Without node/npm or a reachable registry the test is skipped, saying
-// why: it is never passed silently. A new pin of a version needs a new
-// dir. (The MCP Inspector tests in inspector_test.go install their
-// package the same way and could call this.)
-func npmInstall(t *testing.T, dir, cmd string, pkgs ...string) string {
-	t.Helper()
-	v, _ := npmInstalls.LoadOrStore(dir, &npmInstalled{})
-	in := v.(*npmInstalled)
-	in.once.Do(func() {
-		why := "test skipped: npm install " + strings.Join(pkgs, " ")
-		for _, tool := range []string{"node", "npm"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				in.skip = why + ": " + tool + " is not installed (install Node.js with npm to run it)"
-				return
-			}
-		}
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			cache = os.TempDir()
-		}
-		prefix := filepath.Join(cache, "pilotage-tests", dir)
-		bin := filepath.Join(prefix, "node_modules", ".bin")
-		if _, err := os.Stat(filepath.Join(bin, cmd)); err == nil {
-			in.bin = bin
-			return
-		}
-		if err := os.MkdirAll(prefix, 0o755); err != nil {
-			in.skip = why + ": " + err.Error()
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		args := append([]string{"install", "--prefix", prefix, "--no-audit", "--no-fund"}, pkgs...)
-		if out, err := exec.CommandContext(ctx, "npm", args...).CombinedOutput(); err != nil {
-			in.skip = fmt.Sprintf("%s failed (registry unreachable?): %v\n%s", why, err, out)
-			return
-		}
-		in.bin = bin
-	})
-	if in.skip != "" {
-		t.Skip(in.skip)
-	}
-	return in.bin
 }
 
 // notPilotage is the one finding conform gives an MCP server that does
@@ -90,7 +33,8 @@ const notPilotage = `initialize: error: not a Pilotage server: the initialize re
 // not a crash, a hang, a Go error chain or findings about the Pilotage
 // tools such a server never meant to publish.
 func TestConformThirdPartyServers(t *testing.T) {
-	bin := npmInstall(t, "mcp-servers-2026.8.31", "mcp-server-memory", thirdPartyServers...)
+	// A new pin needs a new directory.
+	bin := filepath.Join(golden.NPMInstall(t, "mcp-servers-2026.8.31", "node_modules/.bin/mcp-server-memory", thirdPartyServers...), "node_modules", ".bin")
 	everything := filepath.Join(bin, "mcp-server-everything")
 	port := freePort(t)
 	http := exec.Command(everything, "streamableHttp")

@@ -1,68 +1,24 @@
 package cmd_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 )
 
-var (
-	inspectorOnce sync.Once
-	inspectorBin  string
-	inspectorSkip string
-)
-
-// inspector installs the MCP Inspector from the npm registry into the
-// user's cache directory (once; later runs reuse it) and returns its CLI.
-// Without node/npm or a reachable registry the test is skipped, saying
-// why: it is never passed silently.
+// inspector installs the MCP Inspector from the npm registry
+// (golden.NPMInstall: once, into the user's cache directory, skipped with
+// the reason without node and npm) and returns its CLI.
 func inspector(t *testing.T) string {
 	t.Helper()
-	inspectorOnce.Do(func() {
-		for _, tool := range []string{"node", "npm"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				inspectorSkip = "MCP Inspector test skipped: " + tool + " is not installed (install Node.js with npm to run it)"
-				return
-			}
-		}
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			cache = os.TempDir()
-		}
-		dir := filepath.Join(cache, "pilotage-tests", "inspector")
-		bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
-		if _, err := os.Stat(bin); err == nil {
-			inspectorBin = bin
-			return
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			inspectorSkip = "MCP Inspector test skipped: " + err.Error()
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund",
-			"@modelcontextprotocol/inspector").CombinedOutput()
-		if err != nil {
-			inspectorSkip = "MCP Inspector test skipped: npm install @modelcontextprotocol/inspector failed (registry unreachable?): " +
-				err.Error() + "\n" + string(out)
-			return
-		}
-		inspectorBin = bin
-	})
-	if inspectorSkip != "" {
-		t.Skip(inspectorSkip)
-	}
-	return inspectorBin
+	const cli = "node_modules/.bin/mcp-inspector"
+	return filepath.Join(golden.NPMInstall(t, "inspector", cli, "@modelcontextprotocol/inspector"), cli)
 }
 
 // inspect runs one Inspector CLI call against `pilotage serve` on stdio
@@ -82,17 +38,7 @@ func inspectTarget(t *testing.T, target []string, method string, args ...string)
 	argv = append(argv, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, inspector(t), argv...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("inspector: %v", err)
-	}
+	stdout, stderr, code := runExit(t, exec.CommandContext(ctx, inspector(t), argv...))
 	var res map[string]any
 	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
 		t.Fatalf("inspector %s %v: exit %d, output is not JSON: %v\nstdout: %s\nstderr: %s", method, args, code, jerr, stdout.String(), stderr.String())

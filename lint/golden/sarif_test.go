@@ -1,0 +1,15 @@
+package golden
+
+import "testing"
+
+// ValidSARIF accepts a minimal SARIF 2.1.0 log and refuses one the schema
+// must refuse (a driver without a name, a level SARIF has not), so the
+// validation the verbs' tests rely on is not vacuous.
+func TestValidSARIF(t *testing.T) {
+	SARIFSchema(t) // skips here, not in the recorder, without npm
+	const ok = `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"pilotage"}},"results":[]}]}`
+	run(t, func(tb testing.TB) { ValidSARIF(tb, "the minimal log", []byte(ok)) }).expect(t, false)
+	const bad = `{"version":"2.1.0","runs":[{"tool":{"driver":{}},"results":[{"level":"fatal","message":{"text":"x"}}]}]}`
+	run(t, func(tb testing.TB) { ValidSARIF(tb, "the bad log", []byte(bad)) }).expect(t, false, "the bad log is not valid SARIF 2.1.0")
+	run(t, func(tb testing.TB) { ValidSARIF(tb, "the text", []byte("0 errors")) }).expect(t, false, "the text is not JSON")
+}
