@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -30,13 +31,19 @@ const (
 // only the first: bad tokens and unbalanced braces are found by a scan of
 // the whole token stream, and after a grammar error the parser blanks the
 // rest of the offending line and parses again. The tree it returns (nil
-// only for files over MaxFileBytes or nested past MaxDepth) is the parse
-// of the repaired text, so the compiler can report its own errors too.
+// only for files over MaxFileBytes, nested past MaxDepth, or in UTF-16 or
+// UTF-32, which get one finding that says so) is the parse of the
+// repaired text, so the compiler can report its own errors too.
 func Parse(name string, src []byte) (*File, []report.Finding) {
 	if len(src) > MaxFileBytes {
 		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
 			"split the definition or move guide bodies into files",
 			fmt.Sprintf("file is %d bytes; PDL files are limited to %d", len(src), MaxFileBytes))}
+	}
+	if desc, enc := notUTF8(src); desc != "" {
+		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
+			"save it as UTF-8 (your editor's Save As offers the encoding), or convert it: iconv -f "+enc+" -t UTF-8",
+			desc+"; PDL files are UTF-8")}
 	}
 	findings, work, cuts, ok := scan(name, bytes.Clone(src))
 	if !ok {
@@ -96,6 +103,12 @@ func scan(name string, work []byte) (findings []report.Finding, repaired []byte,
 		case tokOpenText, tokOpenString, tokOpenRaw, tokInvalid:
 			findings = append(findings, tokenFinding(t))
 			blank(work, t.Pos.Offset, t.Pos.Offset+len(t.Value))
+		case tokString, tokText, tokRaw, tokComment:
+			// Bytes that are not UTF-8 would reach the artifacts as
+			// U+FFFD without a word; the first of each token is reported.
+			if !utf8.ValidString(t.Value) {
+				findings = append(findings, invalidUTF8(t))
+			}
 		case tokPunct:
 			switch t.Value {
 			case "{":
@@ -200,9 +213,32 @@ func tokenFinding(t lexer.Token) report.Finding {
 	case tokOpenRaw:
 		return Errorf(RuleSyntax, t.Pos, end, "close the raw string with `", "raw string is never closed")
 	}
-	r := []rune(t.Value)[0]
+	r, size := utf8.DecodeRuneInString(t.Value)
+	if r == utf8.RuneError && size == 1 {
+		return invalidUTF8(t)
+	}
 	return Errorf(RuleSyntax, t.Pos, end, "PDL has words, numbers, strings, = { } ; and # comments",
 		fmt.Sprintf("unexpected character %q", r))
+}
+
+// invalidUTF8 reports the first byte of t that is not UTF-8. Quoting it
+// as a character would show U+FFFD, which a file may well hold for real;
+// the byte and the cause say more.
+func invalidUTF8(t lexer.Token) report.Finding {
+	i := 0
+	for i < len(t.Value) {
+		r, n := utf8.DecodeRuneInString(t.Value[i:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		i += n
+	}
+	pos := t.Pos
+	pos.Advance(t.Value[:i])
+	end := pos
+	end.Column++
+	return Errorf(RuleSyntax, pos, end, "PDL files are UTF-8: save the file as UTF-8",
+		fmt.Sprintf("byte 0x%02x is not UTF-8", t.Value[min(i, len(t.Value)-1)]))
 }
 
 // closedString reports whether a string token ends in an unescaped quote.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -152,5 +153,41 @@ func TestChunkedParseMatches(t *testing.T) {
 	}
 	if !reflect.DeepEqual(chunked.Body, whole.Body) {
 		t.Fatal("chunked parse differs from the one-piece parse")
+	}
+}
+
+// TestByteOrderMark: a UTF-8 byte order mark at the start of a file is
+// skipped and takes no column (docs/pdl.md, "The file"): a clean file
+// parses to the same tree and formats to the same text without it, and a
+// broken one gives the same findings at the same line:col.
+func TestByteOrderMark(t *testing.T) {
+	clean, err := os.ReadFile("../../langs/homeflow/homeflow.pdl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken, err := os.ReadFile("testdata/errors/many_errors.pdl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, fs := Parse("homeflow.pdl", clean)
+	fb, fsb := Parse("homeflow.pdl", append([]byte(utf8BOM), clean...))
+	if len(fs) > 0 || len(fsb) > 0 {
+		t.Fatalf("findings: %s / with a BOM: %s", render(fs), render(fsb))
+	}
+	if a, b := Format(f), Format(fb); !bytes.Equal(a, b) {
+		t.Errorf("the file formats differently with a BOM:\n%s\n---\n%s", a, b)
+	}
+	if a, b := f.Body[0].Pos, fb.Body[0].Pos; a.Line != b.Line || a.Column != b.Column || b.Offset != a.Offset+len(utf8BOM) {
+		t.Errorf("first node at %+v, with a BOM at %+v: want the same line:col, the offset 3 bytes on", a, b)
+	}
+	_, want := Parse("many_errors.pdl", broken)
+	_, got := Parse("many_errors.pdl", append([]byte(utf8BOM), broken...))
+	if !bytes.Equal(render(got), render(want)) {
+		t.Errorf("findings with a BOM:\n%s\nwithout:\n%s", render(got), render(want))
+	}
+	// Elsewhere U+FEFF is a character like any other that no token starts with.
+	_, fs = Parse("x.pdl", []byte("language \"a/v1\" {\n"+utf8BOM+"}\n"))
+	if got := render(fs); !bytes.Contains(got, []byte(`x.pdl:2:1-2:2 pdl-syntax: unexpected character '\ufeff'`)) {
+		t.Errorf("a BOM inside the file: %s", got)
 	}
 }
