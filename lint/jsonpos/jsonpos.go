@@ -28,8 +28,9 @@
 // not there (a missing member, an element out of range) and every accessor
 // but Kind, Bool, Start and End accepts it.
 //
-// Offsets are 32-bit, so the parser refuses an input larger than MaxSize
-// with a SyntaxError instead of wrapping around.
+// Offsets and indices are 32-bit, so the parser refuses an input larger
+// than MaxSize, and one near that size with more children than the
+// indices reach, with a SyntaxError instead of wrapping around.
 package jsonpos
 
 import (
@@ -111,12 +112,22 @@ type slab[T any] struct {
 	chunks [][]T
 }
 
+// maxChunks is the number of chunks a uint32 index reaches. Records fill
+// their chunks and are never more than the input's bytes, so they fit
+// below MaxSize; children leave the tails of chunks unused and, near
+// MaxSize, could need more.
+const maxChunks = 1 << (32 - chunkShift)
+
 // reserve appends a run of n zero items, contiguous in one chunk, and
-// returns the index of the first and the run. first is the capacity the
-// first chunk starts with.
-func (s *slab[T]) reserve(n, first int) (uint32, []T) {
+// returns the index of the first and the run; ok is false when the run
+// needs a chunk past maxChunks. first is the capacity the first chunk
+// starts with.
+func (s *slab[T]) reserve(n, first int) (i uint32, run []T, ok bool) {
 	last := len(s.chunks) - 1
 	if last < 0 || len(s.chunks[last])+n > chunkLen {
+		if len(s.chunks) == maxChunks {
+			return 0, nil, false
+		}
 		size := chunkLen
 		if last < 0 {
 			size = min(chunkLen, first)
@@ -125,9 +136,9 @@ func (s *slab[T]) reserve(n, first int) (uint32, []T) {
 		last++
 	}
 	c := &s.chunks[last]
-	i := len(*c)
+	off := len(*c)
 	*c = append(*c, make([]T, n)...)
-	return uint32(last<<chunkShift + i), (*c)[i : i+n]
+	return uint32(last<<chunkShift + off), (*c)[off : off+n], true
 }
 
 // run returns the n items from index i, a run that reserve returned.

@@ -548,6 +548,39 @@ func TestChunksAndRanges(t *testing.T) {
 	checkExtents(t, "chunks", doc, doc.Root)
 }
 
+// Records and children are addressed by uint32 indices. Past the last
+// chunk those reach, parsing fails with an error rather than wrapping an
+// index around: the slabs start here as full as a document near MaxSize
+// could make them (every chunk one full chunk, shared).
+func TestIndexOverflow(t *testing.T) {
+	for _, fill := range []func(d *Doc){
+		func(d *Doc) { d.records.chunks = fullChunks[record]() },
+		func(d *Doc) { d.kids.chunks = fullChunks[uint32]() },
+	} {
+		p := parser{src: []byte(`{"a": [1]}`), d: &Doc{}}
+		fill(p.d)
+		if p.value(0); p.err == nil || p.err.Error() != tooMany {
+			t.Errorf("parsing past the last addressable chunk: error %v, want %q", p.err, tooMany)
+		}
+	}
+	// One chunk less is enough.
+	p := parser{src: []byte(`{"a": [1]}`), d: &Doc{}}
+	p.d.kids.chunks = fullChunks[uint32]()[1:]
+	if p.value(0); p.err != nil {
+		t.Errorf("parsing with a chunk left: %v", p.err)
+	}
+}
+
+// fullChunks returns maxChunks chunks that are full.
+func fullChunks[T any]() [][]T {
+	full := make([]T, chunkLen)
+	chunks := make([][]T, maxChunks)
+	for i := range chunks {
+		chunks[i] = full
+	}
+	return chunks
+}
+
 // The point of the representation: a tree of about one byte per input
 // byte. A record must stay 16 bytes, and parsing the example snapshot of
 // docs/examples must allocate at most one byte per input byte besides the

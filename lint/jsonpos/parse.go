@@ -23,14 +23,25 @@ type parser struct {
 	// time, so each chunk fills up before the next starts and the indices
 	// have no gaps.
 	n uint32
+	// spare stands in for a record that did not fit (reserve's ok false),
+	// so that parsing goes on to the error without a special case.
+	spare [1]record
 }
+
+// tooMany is the error of a document whose records or children need
+// indices past 32 bits.
+const tooMany = "the document has more values and members than 32-bit indices reach"
 
 // record appends a record of kind k starting at start and returns its
 // index with a pointer to it, valid until the next record.
 func (p *parser) record(k Kind, start int) (uint32, *record) {
 	// The first chunk starts at one record per 32 bytes of input (a large
 	// snapshot has one per 25, prose-heavy documents fewer).
-	i, r := p.d.records.reserve(1, len(p.src)/32+8)
+	i, r, ok := p.d.records.reserve(1, len(p.src)/32+8)
+	if !ok {
+		p.fail(p.i, tooMany)
+		r = p.spare[:]
+	}
 	r[0].kind, r[0].start = k, uint32(start)
 	p.n++
 	return i, &r[0]
@@ -42,11 +53,14 @@ func (p *parser) close(i uint32, base int) {
 	r := (Node{p.d, i}).rec()
 	r.end = uint32(p.i)
 	children := p.open[base:]
-	var run []uint32
-	r.aux, run = p.d.kids.reserve(len(children)+1, len(p.src)/32+8)
-	run[0] = uint32(len(children))
-	copy(run[1:], children)
 	p.open = p.open[:base]
+	aux, run, ok := p.d.kids.reserve(len(children)+1, len(p.src)/32+8)
+	if !ok {
+		p.fail(p.i, tooMany)
+		return
+	}
+	r.aux, run[0] = aux, uint32(len(children))
+	copy(run[1:], children)
 }
 
 func (p *parser) fail(at int, format string, args ...any) {
