@@ -72,11 +72,12 @@ type Env struct {
 	mu      sync.Mutex
 	checked map[string]checkResult
 	// uncached is set once the Env left the cache (or would outgrow it
-	// by itself): its later checks are not remembered, so memory stays
-	// within the cache's budget.
+	// by itself), and from the start if private: its later checks are
+	// not remembered, so memory stays within the cache's budget.
 	uncached bool
 	// private is set for an Env from NewPrivateEnv, and for those
-	// extended from it: parses are its callers' own, not cached.
+	// extended from it: it has no key, and parses are its callers' own,
+	// not cached.
 	private bool
 }
 
