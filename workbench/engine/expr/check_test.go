@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/cel-go/cel"
 )
 
 // Three input schemas under which `input.x` has three types; in the last
@@ -108,6 +110,17 @@ func TestPrivateEnvChecksAsShared(t *testing.T) {
 	}
 	if len(private.checked) != 0 || len(parses.m) != len(srcs) {
 		t.Errorf("a private Env remembers nothing and caches no parse: %d checked, %d parses cached", len(private.checked), len(parses.m))
+	}
+	envsBefore := len(envs.m)
+	inner, err := private.Extend(Decl{Name: "item", Type: cel.IntType})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, issues := inner.Check(mustParse(t, inner, "item + input.count")); len(issues) > 0 || x.Type.String() != "int" {
+		t.Errorf("a private Env's inner scope: %v %v", x, issues)
+	}
+	if !inner.private || len(envs.m) != envsBefore || len(parses.m) != len(srcs) {
+		t.Error("the inner scope of a private Env must be private, outside the caches")
 	}
 }
 
