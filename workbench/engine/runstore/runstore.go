@@ -139,9 +139,13 @@ func open(dir string, now func() time.Time, sweepEvery time.Duration) (*Store, e
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("run store: %w", err)
 	}
-	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	path := filepath.Join(dir, FileName)
+	if err := checkFile(path); err != nil {
+		return nil, openError(path, err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
-		return nil, fmt.Errorf("run store %s: %w (is another server using this data directory?)", filepath.Join(dir, FileName), err)
+		return nil, openError(path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketRuns, bucketReplay, bucketPromoted} {
@@ -153,7 +157,7 @@ func open(dir string, now func() time.Time, sweepEvery time.Duration) (*Store, e
 	})
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("run store: %w", err)
+		return nil, openError(path, err)
 	}
 	s.db = db
 	if err := s.Sweep(); err != nil {

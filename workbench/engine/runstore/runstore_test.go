@@ -1,6 +1,11 @@
 package runstore
 
 import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +79,9 @@ func TestMemoryOnly(t *testing.T) {
 	}
 }
 
+// TestLockedDirectory: a data directory in use by another store is
+// refused within the lock timeout, with a message that says so and what
+// to do, not that the file is invalid.
 func TestLockedDirectory(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(dir, time.Now)
@@ -81,7 +89,106 @@ func TestLockedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := Open(dir, time.Now); err == nil {
-		t.Error("two stores opened one data directory")
+	_, err = Open(dir, time.Now)
+	if !errors.Is(err, errLocked) || !strings.Contains(err.Error(), "is locked by another process") || !strings.Contains(err.Error(), "data directory of its own") {
+		t.Errorf("a second store on one data directory: %v", err)
+	}
+}
+
+// TestNotARunStore: a runs.db that is some other file is named as such,
+// with the way out; moving it away, as the message says, lets the store
+// start empty.
+func TestNotARunStore(t *testing.T) {
+	for name, content := range map[string][]byte{
+		"text":  []byte("hello\n"),
+		"json":  []byte(`{"runs": []}`),
+		"zeros": make([]byte, 64<<10),
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, FileName)
+			if err := os.WriteFile(path, content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Open(dir, time.Now)
+			if !errors.Is(err, errNotRunStore) || errors.Is(err, errLocked) ||
+				!strings.Contains(err.Error(), path+" is not a run store (not a bbolt database): move the file away") {
+				t.Fatalf("got %v", err)
+			}
+			if err := os.Rename(path, path+".old"); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(dir, time.Now)
+			if err != nil {
+				t.Fatalf("after moving the file away: %v", err)
+			}
+			s.Close()
+		})
+	}
+}
+
+// TestDamagedRunStore: a run store cut short or with both meta pages
+// broken is refused as damaged, without crashing (a truncated file made
+// bbolt read past the end of its memory map: SIGBUS, the process gone);
+// one broken meta page is what bbolt recovers from, so it still opens.
+func TestDamagedRunStore(t *testing.T) {
+	src := t.TempDir()
+	s, err := Open(src, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutDurable(&Record{RunID: "r1", Trace: &pilotage.Trace{RunID: "r1"}, Expires: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	good, err := os.ReadFile(filepath.Join(src, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageSize := os.Getpagesize()
+	brokenMeta := func(pages ...int) []byte {
+		b := bytes.Clone(good)
+		for _, p := range pages {
+			b[p*pageSize+boltPageHeader+boltMetaSummed-1] ^= 0xff // inside the checksummed part
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name    string
+		content []byte
+		want    string // "" when the store opens
+	}{
+		{"cut to one page", good[:pageSize], "is damaged"},
+		{"cut to two pages", good[:2*pageSize], "is damaged (it is"},
+		// A new store has four pages (two meta, freelist, root), so three
+		// is short of any meta page's count.
+		{"cut to three pages", good[:3*pageSize], "is damaged (it is"},
+		{"both meta pages broken", brokenMeta(0, 1), "is damaged (neither meta page is valid)"},
+		{"one meta page broken", brokenMeta(0), ""},
+		{"the other meta page broken", brokenMeta(1), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, FileName), c.content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(dir, time.Now)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("a store bbolt can recover was refused: %v", err)
+				}
+				defer s.Close()
+				// The record is there or not, as the meta page bbolt
+				// fell back to is the newer or the older one; reading
+				// works either way.
+				if _, err := s.Get("r1", "any"); err != nil {
+					t.Errorf("reading a recovered store: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, errDamaged) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "move the file away") {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+		})
 	}
 }
