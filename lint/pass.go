@@ -19,7 +19,7 @@ type Pass struct {
 	Doc  *jsonpos.Doc
 	Kind InputKind
 	// Manifest is the manifest object (the root of a manifest file, or the
-	// snapshot's `manifest` member); nil when absent or not an object.
+	// snapshot's `manifest` member); the zero Node when absent or not an object.
 	Manifest jsonpos.Node
 	// ManifestPtr is the pointer of Manifest: "" or "/manifest".
 	ManifestPtr string

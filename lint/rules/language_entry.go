@@ -46,7 +46,7 @@ func unescapeToken(t string) string {
 }
 
 // serverCaps returns the Server-level capability declaration node and its
-// pointer; the node is nil when the manifest has none.
+// pointer; the node is the zero Node when the manifest has none.
 func serverCaps(p *lint.Pass) (jsonpos.Node, string) {
 	return p.Manifest.Get("capabilities"), p.ManifestPtr + "/capabilities"
 }
