@@ -198,6 +198,9 @@ var errStop = errors.New("stop")
 func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), onDiagnostic func(*diagnostic)) (*stream, *posReader) {
 	pr := newPosReader(r, headLimit)
 	dec := json.NewDecoder(pr)
+	// Numbers stay text: a skipped 1e999 is valid JSON (lint accepts it),
+	// but as a float64 it would be a decoding error taken for a syntax one.
+	dec.UseNumber()
 	w := &walker{dec: dec, pr: pr, s: &stream{}, onSteps: onSteps, onEntry: onEntry, onDiagnostic: onDiagnostic}
 	_ = w.document()
 	return w.s, pr

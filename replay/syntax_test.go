@@ -87,10 +87,26 @@ func TestSyntaxErrorsLikeLint(t *testing.T) {
 	}
 }
 
+// TestHugeNumbersAreJSON: a number too large for a float64 is valid JSON
+// (RFC 8259 §6 leaves range to implementations), so a trace holding one
+// where replay only skips or notes presence is not malformed.
+func TestHugeNumbersAreJSON(t *testing.T) {
+	plan := basePlan(t)
+	for _, data := range []string{
+		`{"a": 1e999}`,
+		`{"meta": [-1e999, {"x": 1E+400}], "steps": []}`,
+		`{"steps": [], "output": 1e999}`,
+		`{"trace": {"steps": [], "output": [1e999]}, "narration": 1e999}`,
+		`[1e999]`,
+	} {
+		checkSyntaxLikeLint(t, plan, []byte(data))
+	}
+}
+
 // FuzzSyntaxErrorsLikeLint is checkSyntaxLikeLint over arbitrary bytes.
 func FuzzSyntaxErrorsLikeLint(f *testing.F) {
 	plan := basePlan(f)
-	for _, seed := range []string{"", "x{}", "{} {}", `{"steps": [,]}`, `{"a" 1}`, `{"a": [1 2]}`, `{"a": {"b": tru}}`, `[{"a":1,}]`, "{\"a\": \"\x01\"}"} {
+	for _, seed := range []string{"", "x{}", "{} {}", `{"a": 1e999}`, `{"steps": [,]}`, `{"a" 1}`, `{"a": [1 2]}`, `{"a": {"b": tru}}`, `[{"a":1,}]`, "{\"a\": \"\x01\"}"} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
