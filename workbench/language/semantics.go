@@ -15,17 +15,41 @@ const TruncateBytes = 1024
 // PreviewRunes is the length of the preview a truncated output keeps.
 const PreviewRunes = 256
 
-// ScopeRulesText describes when values become addressable (§5.2).
-const ScopeRulesText = `Expressions are CEL. A step's result is addressed as ` + "`steps.<id>.output`" + `.
-A step can address the steps before it in its own sequence and in every enclosing sequence, never a later step.
+// ScopeRulesText describes when values become addressable (§5.2) in a
+// grammar with branches or loops.
+const ScopeRulesText = scopeSteps + scopeNested + scopeEverywhere + scopeNumbers
+
+// The scope rules are written from these parts, so every grammar's
+// section says the shared rules in the same words.
+const (
+	scopeSteps  = `Expressions are CEL. A step's result is addressed as ` + "`steps.<id>.output`" + `.` + "\n"
+	scopeNested = `A step can address the steps before it in its own sequence and in every enclosing sequence, never a later step.
 Steps inside a branch arm or a loop body are addressable only inside that arm or body, after they ran; they are never addressable outside it.
 Inside a loop body the loop variable (the name given by the loop's item member) holds the current element, and ` + "`steps.<id>.output`" + ` of a body step is its value in the current iteration.
 After a branch, ` + "`steps.<branch>.output`" + ` is the output of the last step of the arm that ran (null for an empty arm).
-After a loop, ` + "`steps.<loop>.output`" + ` is a list with one element per iteration: the output of the body's last step (null for an empty body).
-` + "`input`" + ` (the execute request's input) and ` + "`context`" + ` (the validated context, when the Language declares context_schema) are addressable everywhere.
-A JSON number takes its CEL type from the schema that describes it (an entry's input_schema or output_schema, the context_schema): where the schema says ` + "`\"type\": \"number\"`" + ` it is a double, so 10 is read as 10.0 and ` + "`input.price * 1.2`" + ` works; where it says ` + "`\"type\": \"integer\"`" + ` it is an int.
+After a loop, ` + "`steps.<loop>.output`" + ` is a list with one element per iteration: the output of the body's last step (null for an empty body).` + "\n"
+	scopeFlat       = `The grammar has no branches or loops, so a program's steps form one sequence: a step can address the steps before it, never a later step, and the program's ` + "`output`" + ` expression can address every step.` + "\n"
+	scopeNone       = `Expressions are CEL. The grammar has no step constructs, so a program's ` + "`steps`" + ` is always empty and its one expression is ` + "`output`" + `.` + "\n"
+	scopeEverywhere = "`input`" + ` (the execute request's input) and ` + "`context`" + ` (the validated context, when the Language declares context_schema) are addressable everywhere.` + "\n"
+	scopeNumbers    = `A JSON number takes its CEL type from the schema that describes it (an entry's input_schema or output_schema, the context_schema): where the schema says ` + "`\"type\": \"number\"`" + ` it is a double, so 10 is read as 10.0 and ` + "`input.price * 1.2`" + ` works; where it says ` + "`\"type\": \"integer\"`" + ` it is an int.
 A number no schema types (any field of an inline program's ` + "`input`" + `, a field whose schema has no single numeric type) is an int when its JSON text has no fraction or exponent, and a double otherwise.
 CEL does not mix int and double in arithmetic: write 2.0 instead of 2, or convert with double(x) or int(x). An int may be passed where an argument's schema says number.`
+)
+
+// ScopeRules is the closed-sets guide's Scope rules section for g. §5.2
+// requires the section only of a grammar with branches or loops, but a
+// manifest or snapshot does not show the grammar (data-model.md reading
+// 14), so every Language states its scope rule: what an expression may
+// read in its programs, and how numbers are typed.
+func ScopeRules(g *Grammar) string {
+	switch {
+	case g.HasControlFlow():
+		return ScopeRulesText
+	case g.Call == "" && g.Run == "":
+		return scopeNone + scopeEverywhere + scopeNumbers
+	}
+	return scopeSteps + scopeFlat + scopeEverywhere + scopeNumbers
+}
 
 // ParameterBindingText describes how inline programs receive input (§6.5.5).
 const ParameterBindingText = `An inline program receives the execute request's ` + "`input`" + ` as the CEL variable ` + "`input`" + `; it must be a JSON object, or absent (then ` + "`input`" + ` is an empty object).
