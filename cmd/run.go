@@ -231,7 +231,7 @@ func readProgFiles(c *cobra.Command, lang *language.Language, programFile string
 
 // jsonFile checks that src is one JSON value and reports where it is not.
 func jsonFile(name string, src []byte) (json.RawMessage, error) {
-	if _, err := jsonpos.Parse(src); err != nil {
+	if _, err := jsonpos.ParseShared(src); err != nil {
 		var se *jsonpos.SyntaxError
 		if errors.As(err, &se) {
 			return nil, usageErr("%s:%d:%d: not JSON: %s", name, se.Pos.Line, se.Pos.Column, se.Msg)
