@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -61,26 +62,78 @@ type explainer interface {
 type child struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	out   lineWatch
-	stop  sync.Once
-	mu    sync.Mutex
-	ended bool
-	end   error // cmd.Wait's error once ended: nil for exit status 0
+	// stdout is the read end of the child's standard output: a pipe of
+	// conform's own rather than cmd.StdoutPipe, which cmd.Wait closes
+	// once the child is reaped, losing a line the child wrote just
+	// before it exited if no read had taken it yet.
+	stdout *os.File
+	out    lineWatch
+	// drained is closed once copyOut has read stdout to its end (or
+	// Close gave up on it).
+	drained chan struct{}
+	stop    sync.Once
+	mu      sync.Mutex
+	ended   bool
+	end     error // cmd.Wait's error once ended: nil for exit status 0
 }
 
 func (c *child) Connect(ctx context.Context) (mcp.Connection, error) {
-	stdout, err := c.cmd.StdoutPipe()
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
+	c.cmd.Stdout = pw
+	if c.stdin, err = c.cmd.StdinPipe(); err == nil {
+		err = c.cmd.Start()
+	}
+	// The child has its own copy of the write end; conform's would keep
+	// the output from ever ending.
+	pw.Close()
+	if err != nil {
+		pr.Close()
 		return nil, err
 	}
-	if err := c.cmd.Start(); err != nil {
-		return nil, err
+	c.stdout, c.out.r, c.drained = pr, pr, make(chan struct{})
+	toSDK, fromChild := io.Pipe()
+	go c.copyOut(fromChild)
+	return (&mcp.IOTransport{Reader: toSDK, Writer: c}).Connect(ctx)
+}
+
+// copyOut passes the child's output through lineWatch to the go-sdk, and
+// reads it to its end even once the go-sdk has stopped reading (the
+// connection closed): so lineWatch sees every line the child wrote, the
+// last one before it exited included, whichever of its exit, a write to
+// it and the read of its output comes first.
+func (c *child) copyOut(to *io.PipeWriter) {
+	_, err := io.Copy(&whileRead{w: to}, &c.out)
+	to.CloseWithError(err) // nil: the go-sdk reads the end of the output
+	c.stdout.Close()
+	close(c.drained)
+}
+
+// whileRead writes to w until a write fails (the go-sdk closed its end),
+// then drops what follows.
+type whileRead struct {
+	w      io.Writer
+	failed bool
+}
+
+func (d *whileRead) Write(p []byte) (int, error) {
+	if !d.failed {
+		_, err := d.w.Write(p)
+		d.failed = err != nil
 	}
-	c.out.r = stdout
-	return (&mcp.IOTransport{Reader: io.NopCloser(&c.out), Writer: c}).Connect(ctx)
+	return len(p), nil
+}
+
+// settle waits, at most StopGrace, until the child's output has been
+// read to its end: once the child has ended or closed its input, what it
+// wrote before may still be in the pipe.
+func (c *child) settle() {
+	select {
+	case <-c.drained:
+	case <-time.After(StopGrace):
+	}
 }
 
 // Write writes to the child's standard input. A broken pipe means the
@@ -100,6 +153,9 @@ func (c *child) Write(p []byte) (int, error) {
 // has been reaped.
 func (c *child) Close() error {
 	c.stop.Do(func() {
+		// The child's output gets StopGrace from now, alongside the
+		// child itself.
+		outGrace := time.Now().Add(StopGrace)
 		c.out.stopping()
 		c.stdin.Close()
 		done := make(chan error, 1)
@@ -119,9 +175,21 @@ func (c *child) Close() error {
 		}
 		if !ok {
 			// Wait returns once the killed child is reaped and, at the
-			// latest, cmd.WaitDelay later if its children hold the pipes.
+			// latest, cmd.WaitDelay later if its children hold its input.
 			c.cmd.Process.Kill()
 			err = <-done
+		}
+		// The output ends with the child, unless a process it started
+		// (a daemon) holds it open: that one gets what is left of the
+		// grace, then conform stops reading, so no goroutine is left
+		// behind. What the child wrote is all in the pipe by now, and a
+		// tenth of the grace is ages for copyOut to read it, should the
+		// child have used the whole grace to exit.
+		select {
+		case <-c.drained:
+		case <-time.After(max(time.Until(outGrace), StopGrace/10)):
+			c.stdout.Close()
+			<-c.drained
 		}
 		c.mu.Lock()
 		c.ended, c.end = true, err
@@ -139,6 +207,13 @@ func (c *child) Close() error {
 // JSON log line, an error response).
 func (c *child) failure(awaited string, err error) (error, bool) {
 	w := c.out.state()
+	if w.gone && w.bad == "" && c.drained != nil {
+		// The child ended, or closed its input (a broken pipe on a
+		// write): the line it wrote before, if any, may not have been
+		// read yet, and it says more than the end does.
+		c.settle()
+		w = c.out.state()
+	}
 	if w.bad != "" {
 		return fmt.Errorf("the server wrote %q on its standard output before answering%s; that is not a JSON-RPC message: a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error", w.bad, awaited), true
 	}
