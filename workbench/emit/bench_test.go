@@ -122,8 +122,13 @@ func benchBuild(b *testing.B, src []byte) {
 	if decodeCPU > 0 {
 		// Build runs on every CPU and decode on one, so on an idle
 		// machine this is above the wall-clock ratio; under load it is
-		// the steadier of the two.
+		// the steadier of the two. Its two sides are reported too: a
+		// change to the build can move the decode's cost (a larger heap
+		// left by the build makes the collector run less often during
+		// the decode).
 		b.ReportMetric(float64(buildCPU)/float64(decodeCPU), "cpu-ratio")
+		b.ReportMetric(float64(buildCPU)/1e6/float64(b.N), "build-cpu-ms/op")
+		b.ReportMetric(float64(decodeCPU)/1e6/float64(b.N), "decode-cpu-ms/op")
 	}
 	b.ReportMetric(float64(len(src)>>10), "pdl-KiB")
 	b.ReportMetric(float64(len(snap)>>10), "snapshot-KiB")
