@@ -32,6 +32,19 @@ func TestSARIFOutputIsValid(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	brokenAbs, err := filepath.Abs("../docs/examples/broken-snapshot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A file name a URI must escape: a space, a '%', a '#'.
+	awkward := filepath.Join(dir, "my broken 100% #1.json")
+	broken, err := os.ReadFile(brokenAbs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(awkward, broken, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	serve := []string{"--", pilotageBinary(t), "serve", homeflow, "--principal", "owner"}
 	const replayDir = "../docs/examples/replay/"
 	for _, tc := range []struct {
@@ -41,6 +54,11 @@ func TestSARIFOutputIsValid(t *testing.T) {
 	}{
 		{"lint clean json", []string{"lint", "../docs/examples/snapshot.json", "../docs/examples/manifest.json"}, false},
 		{"lint findings json", []string{"lint", "../docs/examples/broken-snapshot.json"}, true},
+		// An absolute path, as conform's findings in the files it saves
+		// carry (--save is absolute here, and a temporary directory
+		// without it).
+		{"lint findings absolute", []string{"lint", brokenAbs}, true},
+		{"lint findings awkward name", []string{"lint", awkward}, true},
 		{"lint clean pdl", []string{"lint", homeflow, "../langs/notes/notes.pdl"}, false},
 		{"lint findings pdl", []string{"lint", badPDL}, true},
 		{"replay clean", []string{"replay", replayDir + "trace.json", "--plan", replayDir + "plan.json"}, false},
