@@ -46,12 +46,13 @@ var jsonControls = func() *strings.Replacer {
 	return strings.NewReplacer(pairs...)
 }()
 
-// githubEscape escapes a workflow-command message (%, CR, LF).
-var githubEscape = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+// githubEscape escapes a workflow-command message (%, LF); a CR, like
+// every control but newline and tab, is already shown as \x0d (visible).
+var githubEscape = strings.NewReplacer("%", "%25", "\n", "%0A")
 
 // githubEscapeProp escapes a workflow-command property, which also may not
 // contain ':' or ','.
-var githubEscapeProp = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+var githubEscapeProp = strings.NewReplacer("%", "%25", "\n", "%0A", ":", "%3A", ",", "%2C")
 
 // writeGitHub prints one GitHub Actions annotation per finding.
 func writeGitHub(w io.Writer, r *Report) error {
