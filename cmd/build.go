@@ -91,17 +91,18 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if err := emit.Write(p.dir, files); err != nil {
 		return usageErr("cannot write the build: %v", fileErr(err))
 	}
-	stale, err := emit.RemoveStale(p.dir, files)
-	if err != nil {
-		return usageErr("removing stale guides of an earlier build: %v", fileErr(err))
-	}
 	for _, f := range files {
 		if err := printf(c, "wrote %s\n", outPath(p.dir, f.Path)); err != nil {
 			return err
 		}
 	}
+	// What was removed before a failure is named too.
+	stale, err := emit.RemoveStale(p.dir, files)
 	for _, f := range stale.Removed {
 		fmt.Fprintf(c.ErrOrStderr(), "removed stale %s\n", outPath(p.dir, f))
+	}
+	if err != nil {
+		return usageErr("removing stale guides of an earlier build: %v", fileErr(err))
 	}
 	for _, d := range stale.Left {
 		fmt.Fprintf(c.ErrOrStderr(), "left %s: no Language of this build has that tool prefix; delete it if an earlier build wrote it\n", outPath(p.dir, d))
