@@ -24,8 +24,9 @@ func writeJSON(w io.Writer, r *Report) error {
 	return writeIndentedJSON(w, jsonReport{Findings: fs, Summary: r.Summary})
 }
 
-// writeIndentedJSON writes v as indented JSON and a newline, with DEL and
-// the C1 controls escaped as well (\u007f, \u0085): encoding/json escapes
+// writeIndentedJSON writes v as indented JSON and a newline, with DEL,
+// the C1 controls and the bidirectional formatting characters escaped as
+// well (\u007f, \u0085, \u202e): encoding/json escapes
 // only the C0 ones, and a report shown with cat must not drive a terminal
 // either (visible.go). Those characters can only be inside strings, where
 // the escape stands for the same character, so decoders read the same data.
@@ -40,8 +41,10 @@ func writeIndentedJSON(w io.Writer, v any) error {
 
 var jsonControls = func() *strings.Replacer {
 	var pairs []string
-	for r := rune(0x7f); r <= 0x9f; r++ {
-		pairs = append(pairs, string(r), fmt.Sprintf(`\u%04x`, r))
+	for r := rune(0x7f); r <= 0x2069; r++ {
+		if isControl(r) {
+			pairs = append(pairs, string(r), fmt.Sprintf(`\u%04x`, r))
+		}
 	}
 	return strings.NewReplacer(pairs...)
 }()

@@ -19,6 +19,10 @@ import (
 // than Go's mix of \r, \a and \x1b), \u009b for a C1 control, and \xff
 // for a byte that is not UTF-8 (an 8-bit terminal reads 0x9b as CSI;
 // snippets show U+FFFD instead, as they decode the line into characters).
+// The bidirectional formatting characters (U+061C, U+200E, U+200F,
+// U+202A–U+202E, U+2066–U+2069) are escaped too, as \u202e: they control
+// nothing but reorder what is shown, so a message or snippet could read
+// differently from the bytes it quotes ("Trojan Source", CVE-2021-42574).
 // Tab and newline stay: a tab is harmless (snippets turn it into a space
 // so carets line up) and newlines are the line structure of a message. The json and sarif formats
 // carry the text unchanged, escaped as JSON escapes it (writeIndentedJSON):
@@ -26,9 +30,15 @@ import (
 // docs/replay.md ("Output and exit codes") documents this.
 
 // isControl reports whether r is shown escaped: a C0 control other than
-// tab and newline, DEL, or a C1 control.
+// tab and newline, DEL, a C1 control, or a bidirectional formatting
+// character.
 func isControl(r rune) bool {
-	return (r < 0x20 && r != '\t' && r != '\n') || (0x7f <= r && r <= 0x9f)
+	return (r < 0x20 && r != '\t' && r != '\n') || (0x7f <= r && r <= 0x9f) || isBidi(r)
+}
+
+// isBidi reports whether r is a bidirectional formatting character.
+func isBidi(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || (0x202a <= r && r <= 0x202e) || (0x2066 <= r && r <= 0x2069)
 }
 
 // escapeRune is the escape isControl's characters are shown as.
