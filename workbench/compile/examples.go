@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -111,21 +112,39 @@ func (c *compiler) bodyPos(s *pdl.Stmt, line, col int) lexer.Position {
 	}
 	for _, ch := range s.Children() {
 		if ch.Keyword == "body" && len(ch.Args) > 0 {
-			return valuePos(ch, ch.Args[0].Value, line, col)
+			return valuePos(ch.Args[0].Value, line, col)
 		}
 	}
 	return s.Pos
 }
 
 // valuePos maps a 1-based line and column of a literal's content to its
-// source position. Text blocks in canonical layout start on the line
-// after """ and are indented one level past their statement s; other
-// literals map to their start.
-func valuePos(s *pdl.Stmt, v *pdl.Value, line, col int) lexer.Position {
+// source position. A text block's content is its token dedented
+// (pdl.Dedent), so each content line is found in the token as written:
+// on the line of the opening quotes when the text starts there, after
+// however much indentation the block's lines share. Other literals map
+// to their start.
+func valuePos(v *pdl.Value, line, col int) lexer.Position {
 	if v.Kind() != pdl.KindText {
 		return v.Pos
 	}
-	return lexer.Position{Filename: v.Pos.Filename, Line: v.Pos.Line + line, Column: col + s.Pos.Column + 1}
+	raw := strings.Split(strings.ReplaceAll(v.Token[3:len(v.Token)-3], "\r\n", "\n"), "\n")
+	content := strings.Split(v.Str(), "\n")
+	i := line - 1
+	if len(raw) > 1 && strings.TrimSpace(raw[0]) == "" {
+		i++ // Dedent drops an empty first line
+	}
+	if line < 1 || line > len(content) || i >= len(raw) {
+		return v.Pos
+	}
+	// The dedented line is the raw line without the shared indentation,
+	// and only white space precedes it there.
+	indent := max(0, strings.Index(raw[i], content[line-1]))
+	pos := lexer.Position{Filename: v.Pos.Filename, Line: v.Pos.Line + i, Column: indent + col}
+	if i == 0 {
+		pos.Column += v.Pos.Column + 2 // after the opening """
+	}
+	return pos
 }
 
 // problemPos maps a problem in a program body src (1-based first line

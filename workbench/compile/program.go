@@ -135,7 +135,7 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 	src := []byte(v.Str())
 	res := c.checkBody(src, e.InputSchema, ls)
 	for _, p := range res.problems {
-		pos, end := problemPos(src, p, func(line, col int) lexer.Position { return valuePos(es.program, v, line, col) })
+		pos, end := problemPos(src, p, func(line, col int) lexer.Position { return valuePos(v, line, col) })
 		c.findings = append(c.findings, pdl.Errorf(pdl.RuleProgram, pos, end, "",
 			fmt.Sprintf("program of %s (Language %s) %s", e.ID, ls.lang.ID, p)))
 	}
