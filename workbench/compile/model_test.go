@@ -159,7 +159,7 @@ func TestDeployModel(t *testing.T) {
 func TestCalcModel(t *testing.T) {
 	srv, _ := compileExample(t, "calc")
 	l := srv.Languages[0]
-	if len(l.Sets.Kinds) != 0 || len(l.Sets.RiskLevels) != 0 || l.Sets.ScopeRules != "" || l.Sets.ParameterBinding == "" {
+	if len(l.Sets.Kinds) != 0 || len(l.Sets.RiskLevels) != 0 || l.Sets.ScopeRules != language.ScopeRules(&l.Grammar) || l.Sets.ParameterBinding == "" {
 		t.Errorf("sets %+v", l.Sets)
 	}
 	if l.Grammar.HasControlFlow() || l.Grammar.Call != "" || !l.Grammar.Input {

@@ -168,9 +168,7 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 	if caps.Has(pilotage.CapCatalog) || caps.Has(pilotage.CapPlan) {
 		s.RiskLevels = append(append(s.RiskLevels, c.shared.risks...), ls.sets.risks...)
 	}
-	if l.Grammar.HasControlFlow() {
-		s.ScopeRules = language.ScopeRulesText
-	}
+	s.ScopeRules = language.ScopeRules(&l.Grammar)
 	if l.Grammar.Input {
 		s.ParameterBinding = language.ParameterBindingText
 	}
