@@ -1,7 +1,6 @@
 package pdl
 
 import (
-	"bytes"
 	"io"
 	"strconv"
 	"strings"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/pilotage-dev/pilotage/lint/textenc"
 )
 
 // Token types of the PDL lexer. The Open* types and Invalid are what no
@@ -87,11 +88,11 @@ func (s *scanner) Next() (lexer.Token, error) {
 		if rest == "" {
 			return lexer.EOFToken(s.pos), nil
 		}
-		if s.pos.Offset == 0 && strings.HasPrefix(rest, utf8BOM) {
+		if s.pos.Offset == 0 && strings.HasPrefix(rest, textenc.UTF8BOM) {
 			// A UTF-8 byte order mark is skipped (docs/pdl.md, "The
 			// file"). Editors do not show it, so it is no column either:
 			// the first character after it is line 1, column 1.
-			s.pos.Offset += len(utf8BOM)
+			s.pos.Offset += len(textenc.UTF8BOM)
 			continue
 		}
 		switch c := rest[0]; c {
@@ -142,33 +143,6 @@ func (s *scanner) Next() (lexer.Token, error) {
 		_, n := utf8.DecodeRuneInString(rest)
 		return s.emit(tokInvalid, n), nil
 	}
-}
-
-// utf8BOM is U+FEFF, the byte order mark, in UTF-8.
-const utf8BOM = "\ufeff"
-
-// notUTF8 describes a file that is plainly not UTF-8 (a PDL file is,
-// docs/pdl.md) and names its encoding as iconv does: one that starts with
-// a UTF-16 or UTF-32 byte order mark, or UTF-16 text without one, whose
-// first character, ASCII in any PDL file, has a NUL byte beside it. Lexed
-// as UTF-8 such a file is a wall of "unexpected character" errors that
-// never name the cause. It returns "" for any other file.
-func notUTF8(src []byte) (desc, enc string) {
-	switch {
-	case bytes.HasPrefix(src, []byte{0xff, 0xfe, 0, 0}):
-		return "the file is UTF-32 (byte order mark FF FE 00 00)", "UTF-32"
-	case bytes.HasPrefix(src, []byte{0, 0, 0xfe, 0xff}):
-		return "the file is UTF-32 (byte order mark 00 00 FE FF)", "UTF-32"
-	case bytes.HasPrefix(src, []byte{0xff, 0xfe}):
-		return "the file is UTF-16 (byte order mark FF FE)", "UTF-16"
-	case bytes.HasPrefix(src, []byte{0xfe, 0xff}):
-		return "the file is UTF-16 (byte order mark FE FF)", "UTF-16"
-	case len(src) >= 2 && src[0] != 0 && src[1] == 0:
-		return "the file looks like UTF-16 without a byte order mark (its second byte is NUL)", "UTF-16LE"
-	case len(src) >= 2 && src[0] == 0 && src[1] != 0:
-		return "the file looks like UTF-16 without a byte order mark (its first byte is NUL)", "UTF-16BE"
-	}
-	return "", ""
 }
 
 // emit returns the next n bytes as a token and advances past them.

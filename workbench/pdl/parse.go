@@ -14,6 +14,7 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/lint/textenc"
 )
 
 // Bounds that keep hostile input cheap. No real PDL file comes near them.
@@ -40,10 +41,9 @@ func Parse(name string, src []byte) (*File, []report.Finding) {
 			"split the definition or move guide bodies into files",
 			fmt.Sprintf("file is %d bytes; PDL files are limited to %d", len(src), MaxFileBytes))}
 	}
-	if desc, enc := notUTF8(src); desc != "" {
+	if enc := textenc.Sniff(src); enc.Foreign() {
 		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
-			"save it as UTF-8 (your editor's Save As offers the encoding), or convert it: iconv -f "+enc+" -t UTF-8",
-			desc+"; PDL files are UTF-8")}
+			enc.Convert(), "the file "+enc.Shows+"; PDL files are UTF-8")}
 	}
 	findings, work, cuts, ok := scan(name, bytes.Clone(src))
 	if !ok {

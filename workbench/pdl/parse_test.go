@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/lint/textenc"
 	"github.com/pilotage-dev/pilotage/workbench/pdl/pdltest"
 )
 
@@ -170,23 +171,23 @@ func TestByteOrderMark(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, fs := Parse("homeflow.pdl", clean)
-	fb, fsb := Parse("homeflow.pdl", append([]byte(utf8BOM), clean...))
+	fb, fsb := Parse("homeflow.pdl", append([]byte(textenc.UTF8BOM), clean...))
 	if len(fs) > 0 || len(fsb) > 0 {
 		t.Fatalf("findings: %s / with a BOM: %s", render(fs), render(fsb))
 	}
 	if a, b := Format(f), Format(fb); !bytes.Equal(a, b) {
 		t.Errorf("the file formats differently with a BOM:\n%s\n---\n%s", a, b)
 	}
-	if a, b := f.Body[0].Pos, fb.Body[0].Pos; a.Line != b.Line || a.Column != b.Column || b.Offset != a.Offset+len(utf8BOM) {
+	if a, b := f.Body[0].Pos, fb.Body[0].Pos; a.Line != b.Line || a.Column != b.Column || b.Offset != a.Offset+len(textenc.UTF8BOM) {
 		t.Errorf("first node at %+v, with a BOM at %+v: want the same line:col, the offset 3 bytes on", a, b)
 	}
 	_, want := Parse("many_errors.pdl", broken)
-	_, got := Parse("many_errors.pdl", append([]byte(utf8BOM), broken...))
+	_, got := Parse("many_errors.pdl", append([]byte(textenc.UTF8BOM), broken...))
 	if !bytes.Equal(render(got), render(want)) {
 		t.Errorf("findings with a BOM:\n%s\nwithout:\n%s", render(got), render(want))
 	}
 	// Elsewhere U+FEFF is a character like any other that no token starts with.
-	_, fs = Parse("x.pdl", []byte("language \"a/v1\" {\n"+utf8BOM+"}\n"))
+	_, fs = Parse("x.pdl", []byte("language \"a/v1\" {\n"+textenc.UTF8BOM+"}\n"))
 	if got := render(fs); !bytes.Contains(got, []byte(`x.pdl:2:1-2:2 pdl-syntax: unexpected character '\ufeff'`)) {
 		t.Errorf("a BOM inside the file: %s", got)
 	}
