@@ -30,6 +30,9 @@ type posReader struct {
 	headLimit int
 	total     int64
 	eof       bool
+	// ahead holds the bytes peek read, which Read gives the decoder
+	// before reading on.
+	ahead []byte
 }
 
 func newPosReader(r io.Reader, headLimit int) *posReader {
@@ -37,6 +40,12 @@ func newPosReader(r io.Reader, headLimit int) *posReader {
 }
 
 func (p *posReader) Read(b []byte) (int, error) {
+	if len(p.ahead) > 0 {
+		// Already held and counted by peek.
+		n := copy(b, p.ahead)
+		p.ahead = p.ahead[n:]
+		return n, nil
+	}
 	n, err := p.r.Read(b)
 	p.buf = append(p.buf, b[:n]...)
 	p.total += int64(n)
@@ -49,6 +58,25 @@ func (p *posReader) Read(b []byte) (int, error) {
 		p.eof = true
 	}
 	return n, err
+}
+
+// peek returns the first n bytes of the file (fewer when it is shorter,
+// or when reading fails: the decoder then meets the same end or error),
+// read ahead of the decoder, which gets them first: what they say about
+// the encoding is the syntax error lint reports for the file, before any
+// byte is decoded (walk, jsonpos.CheckEncoding).
+func (p *posReader) peek(n int) []byte {
+	var b []byte
+	for len(b) < n && !p.eof {
+		buf := make([]byte, n-len(b))
+		k, err := p.Read(buf)
+		b = append(b, buf[:k]...)
+		if err != nil {
+			break
+		}
+	}
+	p.ahead = b
+	return b
 }
 
 // source returns the whole file when it fit under the head limit.

@@ -197,6 +197,12 @@ var errStop = errors.New("stop")
 
 func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), onDiagnostic func(*diagnostic)) (*stream, *posReader) {
 	pr := newPosReader(r, headLimit)
+	// A byte order mark, or a file in UTF-16 or UTF-32, is the one error
+	// lint reports at 1:1 for the file; decoded, it would be a bad first
+	// character, or a bad second one after a '{' read as UTF-16.
+	if se := jsonpos.CheckEncoding(pr.peek(4)); se != nil {
+		return &stream{syntax: &site{line: 1, col: 1}, syntaxMsg: se.Msg}, pr
+	}
 	dec := json.NewDecoder(pr)
 	// Numbers stay text: a skipped 1e999 is valid JSON (lint accepts it),
 	// but as a float64 it would be a decoding error taken for a syntax one.
@@ -229,7 +235,10 @@ func (w *walker) failAt(err error, prev int64) error {
 		prev = w.pr.base + int64(i)
 	}
 	w.pr.completeRune()
-	prefix := w.resume(prev)
+	// The space keeps a resumed parse from reading its first bytes as an
+	// encoding ('[' then a NUL looks like UTF-16): the file's own start
+	// was checked before the walk (jsonpos.CheckEncoding).
+	prefix := " " + w.resume(prev)
 	src := append([]byte(prefix), w.pr.bytes(prev, w.pr.total)...)
 	off, msg := w.dec.InputOffset(), err.Error()
 	var se *jsonpos.SyntaxError

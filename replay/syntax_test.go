@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/pilotage-dev/pilotage/lint/jsonpos"
@@ -20,10 +21,11 @@ import (
 // and requires the trace-json finding that pilotage lint would give the
 // same bytes: at jsonpos's line:col, with its message (§5.8: a trace is
 // well-formed JSON). Inputs the two parsers may judge differently are
-// left out: invalid UTF-8 (jsonpos refuses it, encoding/json replaces it).
+// left out: invalid UTF-8 (jsonpos refuses it, encoding/json replaces
+// it), but for a file in UTF-16 or UTF-32, which both name at 1:1.
 func checkSyntaxLikeLint(t *testing.T, plan *Plan, data []byte) {
 	t.Helper()
-	if !utf8.Valid(data) {
+	if !utf8.Valid(data) && jsonpos.CheckEncoding(data) == nil {
 		return
 	}
 	_, perr := jsonpos.Parse(data)
@@ -103,10 +105,53 @@ func TestHugeNumbersAreJSON(t *testing.T) {
 	}
 }
 
+// TestEncodingLikeLint: a trace that starts with a UTF-8 byte order mark
+// or is in UTF-16 or UTF-32 is one finding at 1:1 in lint's words
+// (jsonpos.CheckEncoding, RFC 8259 §8.1), however the bytes arrive; NUL
+// bytes or a U+FEFF further on are bad characters where they are, even
+// right after an opening bracket, where a resumed parse starts.
+func TestEncodingLikeLint(t *testing.T) {
+	plan := basePlan(t)
+	src, err := os.ReadFile(filepath.Join("testdata", "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le, be []byte
+	for _, u := range utf16.Encode([]rune(string(src))) {
+		le, be = append(le, byte(u), byte(u>>8)), append(be, byte(u>>8), byte(u))
+	}
+	for _, c := range []struct {
+		data []byte
+		says string // "" for a bad character where it is, no encoding named
+	}{
+		{append([]byte("\xef\xbb\xbf"), src...), "starts with a UTF-8 byte order mark"},
+		{append([]byte{0xff, 0xfe}, le...), "is UTF-16 (byte order mark FF FE)"},
+		{append([]byte{0xfe, 0xff}, be...), "is UTF-16 (byte order mark FE FF)"},
+		{le, "looks like UTF-16 without a byte order mark"},
+		{be[:3], "looks like UTF-16 without a byte order mark"},
+		{[]byte("\xef\xbb"), ""},
+		{[]byte(" \xef\xbb\xbf{}"), ""},
+		{[]byte("  {\x00}"), ""},
+		{[]byte("  [\x00]"), ""},
+		{[]byte("\n{\"steps\": [\x00]}"), ""},
+	} {
+		checkSyntaxLikeLint(t, plan, c.data)
+		res := Replay(plan, "t.json", iotest.OneByteReader(bytes.NewReader(c.data)), Options{})
+		if len(res.Findings) != 1 {
+			t.Fatalf("%.20q: %d findings, want 1", c.data, len(res.Findings))
+		}
+		f := res.Findings[0]
+		named := strings.Contains(f.Message, "(RFC 8259 §8.1)")
+		if c.says == "" && named || c.says != "" && (!strings.Contains(f.Message, c.says) || f.Line != 1 || f.Column != 1) {
+			t.Errorf("%.20q: %d:%d %s; want %q", c.data, f.Line, f.Column, f.Message, c.says)
+		}
+	}
+}
+
 // FuzzSyntaxErrorsLikeLint is checkSyntaxLikeLint over arbitrary bytes.
 func FuzzSyntaxErrorsLikeLint(f *testing.F) {
 	plan := basePlan(f)
-	for _, seed := range []string{"", "x{}", "{} {}", `{"a": 1e999}`, `{"steps": [,]}`, `{"a" 1}`, `{"a": [1 2]}`, `{"a": {"b": tru}}`, `[{"a":1,}]`, "{\"a\": \"\x01\"}"} {
+	for _, seed := range []string{"", "x{}", "{} {}", `{"a": 1e999}`, `{"steps": [,]}`, `{"a" 1}`, `{"a": [1 2]}`, `{"a": {"b": tru}}`, `[{"a":1,}]`, "{\"a\": \"\x01\"}", "\xef\xbb\xbf{}", "{\x00}\x00", " [\x00"} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -7,7 +7,10 @@
 // and reports the first syntax error at its exact position. It never panics
 // on any input. It accepts exactly what encoding/json accepts, except that
 // invalid UTF-8 is an error at its position (RFC 8259 §8.1) where
-// encoding/json would silently replace it with U+FFFD.
+// encoding/json would silently replace it with U+FFFD. A document that
+// starts with a byte order mark or is plainly UTF-16 or UTF-32 (both of
+// which encoding/json refuses too) is one error at 1:1 that names the
+// encoding and how to fix it (CheckEncoding).
 //
 // The tree is compact because lint holds the whole tree of a large snapshot
 // while its rules run: every value and every object key is one 16-byte
@@ -44,6 +47,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/pilotage-dev/pilotage/lint/textenc"
 )
 
 // MaxDepth bounds nesting so hostile input cannot exhaust the stack: at
@@ -484,6 +489,9 @@ func ParseShared(src []byte) (*Doc, error) {
 		return d, &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1},
 			Msg: fmt.Sprintf("the input is %d bytes; at most %d bytes can be parsed, since positions are 32-bit", len(src), MaxSize)}
 	}
+	if se := CheckEncoding(src); se != nil {
+		return d, se
+	}
 	p := parser{src: src, d: d}
 	p.skipWS()
 	p.value(0)
@@ -499,6 +507,30 @@ func ParseShared(src []byte) (*Doc, error) {
 	}
 	d.Root = Node{d, 0}
 	return d, nil
+}
+
+// CheckEncoding returns the error of a document whose first bytes (four
+// are enough) show it is not plain UTF-8, or nil. JSON exchanged between
+// systems must be UTF-8 without a byte order mark (RFC 8259 §8.1). A
+// parser may ignore a UTF-8 mark, but encoding/json refuses it, so a
+// manifest or snapshot served with one breaks Go clients: lint reports it
+// rather than accept what a client would not. Parsed byte by byte, such a
+// document would get "unexpected '\ufeff'" or "unexpected byte 0xff",
+// which do not say what is wrong; the encoding is named as PDL names it
+// (lint/textenc). Replay asks this of a trace's first bytes before its
+// decoder reads them, so the two commands say the same of the same file.
+func CheckEncoding(head []byte) *SyntaxError {
+	enc := textenc.Sniff(head)
+	var msg string
+	switch {
+	case enc.UTF8WithBOM():
+		msg = "the file " + enc.Shows + ", which JSON exchanged between systems must not carry (RFC 8259 §8.1) and Go's encoding/json refuses: save it as UTF-8 without BOM"
+	case enc.Foreign():
+		msg = "the file " + enc.Shows + "; JSON exchanged between systems must be UTF-8 (RFC 8259 §8.1): " + enc.Convert()
+	default:
+		return nil
+	}
+	return &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1}, Msg: msg}
 }
 
 // Position converts a byte offset into a line and column. The column

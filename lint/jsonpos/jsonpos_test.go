@@ -20,7 +20,7 @@ import (
 
 // corpus returns the documents of testdata/corpus.txtar plus the generated
 // ones that cannot be written as text: deep nesting around MaxDepth, huge
-// strings, invalid UTF-8 and a byte-order mark.
+// strings, invalid UTF-8, a byte-order mark and UTF-16 and UTF-32 text.
 func corpus(t testing.TB) map[string][]byte {
 	ar, err := txtar.ParseFile("testdata/corpus.txtar")
 	if err != nil {
@@ -48,6 +48,9 @@ func corpus(t testing.TB) map[string][]byte {
 		"ok-long-number":            []byte("[" + strings.Repeat("9", 10_000) + "." + strings.Repeat("1", 10_000) + "]"),
 		"bad-huge-unterminated":     []byte(`"` + big),
 		"bad-bom":                   []byte("\xef\xbb\xbf{}"),
+		"bad-utf16le-bom":           []byte("\xff\xfe{\x00}\x00"),
+		"bad-utf16be-no-bom":        []byte("\x00[\x00]"),
+		"bad-utf32le-no-bom":        []byte("[\x00\x00\x00]\x00\x00\x00"),
 		"bad-invalid-utf8-string":   []byte("[\"a\xffb\"]"),
 		"bad-invalid-utf8-key":      []byte("{\"\xc3\x28\": 1}"),
 		"bad-invalid-utf8-outside":  []byte("[1, \xff]"),
@@ -259,7 +262,18 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		// Invalid UTF-8 is reported at the bad byte.
 		{"[\"ab\xffc\"]", "1:5", "invalid UTF-8 byte 0xff in string"},
 		{"[1, \xff]", "1:5", "unexpected byte 0xff"},
-		{"\xef\xbb\xbf{}", "1:1", "unexpected '\\ufeff'"},
+		// A byte order mark, or a file plainly in UTF-16 or UTF-32, is named
+		// at 1:1 with what to do (RFC 8259 §8.1, CheckEncoding); a U+FEFF
+		// anywhere else is a character like any other.
+		{"\xef\xbb\xbf{}", "1:1", "the file starts with a UTF-8 byte order mark (EF BB BF), which JSON exchanged between systems must not carry (RFC 8259 §8.1) and Go's encoding/json refuses: save it as UTF-8 without BOM"},
+		{"\xef\xbb\xbf", "1:1", "starts with a UTF-8 byte order mark"},
+		{"\xff\xfe{\x00}\x00", "1:1", "the file is UTF-16 (byte order mark FF FE); JSON exchanged between systems must be UTF-8 (RFC 8259 §8.1): save it as UTF-8 (your editor's Save As offers the encoding), or convert it: iconv -f UTF-16 -t UTF-8"},
+		{"\x00[\x00]", "1:1", "looks like UTF-16 without a byte order mark (its first byte is NUL); JSON exchanged between systems must be UTF-8 (RFC 8259 §8.1): save it as UTF-8 (your editor's Save As offers the encoding), or convert it: iconv -f UTF-16BE -t UTF-8"},
+		{"{\x00\x00\x00}\x00\x00\x00", "1:1", "looks like UTF-32 without a byte order mark (its second to fourth bytes are NUL); JSON exchanged between systems must be UTF-8 (RFC 8259 §8.1): save it as UTF-8 (your editor's Save As offers the encoding), or convert it: iconv -f UTF-32LE -t UTF-8"},
+		{" \xef\xbb\xbf{}", "1:2", "unexpected '\\ufeff'"},
+		{"[\xef\xbb\xbf]", "1:2", "unexpected '\\ufeff'"},
+		// A NUL later than beside the first character is a bad byte where it is.
+		{"  \x00", "1:3", "unexpected '\\x00'"},
 		// A literal U+FFFD is a character, not a bad byte.
 		{"[\xef\xbf\xbd]", "1:2", "unexpected '�'"},
 		{"\t[\r\n\t1,\r\n\t]", "3:2", "trailing comma"},
