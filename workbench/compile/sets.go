@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"slices"
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -152,8 +153,9 @@ var reservedMeanings = map[string]string{
 }
 
 // sets assembles a Language's closed sets: the reserved values first,
-// then the file's shared values, then the Language's own, each section
-// present exactly when the Language's capabilities and grammar require it.
+// then the file's shared values, then the Language's own, each table
+// present exactly when the Language's capabilities require it, and each
+// prose section written for its grammar and capabilities.
 func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Sets {
 	l := ls.lang
 	var s closedsets.Sets
@@ -168,11 +170,17 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 	if caps.Has(pilotage.CapCatalog) || caps.Has(pilotage.CapPlan) {
 		s.RiskLevels = append(append(s.RiskLevels, c.shared.risks...), ls.sets.risks...)
 	}
-	s.ScopeRules = language.ScopeRules(&l.Grammar)
-	if l.Grammar.Input {
-		s.ParameterBinding = language.ParameterBindingText
-	}
-	s.StepIdentifiers = language.StepIdentifiersText
+	// The grammar-dependent prose is written for every Language, each
+	// section saying only what its grammar and capabilities have
+	// (semantics.go): a snapshot does not show the grammar, so lint could
+	// not tell a section left out because it does not apply from one
+	// forgotten (data-model.md reading 14).
+	g := &l.Grammar
+	promoted := l.ExecutionMode == pilotage.ModeDeploy || l.ExecutionMode == pilotage.ModeBoth ||
+		slices.ContainsFunc(s.Kinds, func(k closedsets.Kind) bool { return k.Promoted })
+	s.ScopeRules = language.ScopeRules(g)
+	s.ParameterBinding = language.ParameterBinding(g, promoted)
+	s.StepIdentifiers = language.StepIdentifiers(g)
 	if caps.Has(pilotage.CapExecute) {
 		for _, r := range pilotage.ReservedRunStatuses {
 			s.RunStatuses = append(s.RunStatuses, closedsets.Status{Status: r.Status, OK: r.OK, SideEffects: r.SideEffects, Meaning: r.Meaning})
@@ -182,8 +190,8 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 			s.StepStatuses = append(s.StepStatuses, closedsets.Status{Status: r.Status, OK: r.OK, SideEffects: r.SideEffects, Meaning: r.Meaning})
 		}
 		s.StepStatuses = append(append(s.StepStatuses, c.shared.step...), ls.sets.step...)
-		s.Truncation = language.TruncationText
-		s.Output = language.OutputText
+		s.Truncation = language.Truncation(g)
+		s.Output = language.Output(g, l.ExecutionMode, caps.HasSub(pilotage.CapExecute, pilotage.SubTestRun))
 	}
 	for _, p := range ls.prose {
 		*p.field(&s) = joinProse(*p.field(&s), p.text)

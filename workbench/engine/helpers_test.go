@@ -30,6 +30,7 @@ func hintsOf(risk string) pilotage.RiskHints {
 }
 
 func sets(codes ...string) closedsets.Sets {
+	g := grammar()
 	s := closedsets.Sets{
 		Kinds: []closedsets.Kind{
 			{Kind: "sensor", Callable: true}, {Kind: "actuator", Callable: true},
@@ -37,10 +38,10 @@ func sets(codes ...string) closedsets.Sets {
 		},
 		RiskLevels:       testLevels,
 		ScopeRules:       language.ScopeRulesText,
-		ParameterBinding: language.ParameterBindingText,
+		ParameterBinding: language.ParameterBinding(&g, true),
 		StepIdentifiers:  language.StepIdentifiersText,
 		Truncation:       language.TruncationText,
-		Output:           language.OutputText,
+		Output:           language.Output(&g, pilotage.ModeBoth, true),
 	}
 	for _, c := range append(append([]string{}, pilotage.ReservedCodes...), codes...) {
 		s.DiagnosticCodes = append(s.DiagnosticCodes, closedsets.Code{Code: c, Meaning: c})

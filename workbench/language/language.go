@@ -113,6 +113,10 @@ type Grammar struct {
 // HasControlFlow reports whether programs can branch or loop.
 func (g *Grammar) HasControlFlow() bool { return g.Branch != "" || g.Loop != "" }
 
+// HasSteps reports whether the grammar has any step construct; without
+// one a program's steps are always empty and it is one output expression.
+func (g *Grammar) HasSteps() bool { return g.Call != "" || g.Run != "" || g.HasControlFlow() }
+
 // Guide is one guide with its body.
 type Guide struct {
 	pilotage.Guide

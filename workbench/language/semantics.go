@@ -1,6 +1,10 @@
 package language
 
-import pilotage "github.com/pilotage-dev/pilotage"
+import (
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+)
 
 // The workbench engine runs every PDL Language with the same step model, so
 // the prose sections of every closed-sets guide that describe that model
@@ -45,29 +49,105 @@ func ScopeRules(g *Grammar) string {
 	switch {
 	case g.HasControlFlow():
 		return ScopeRulesText
-	case g.Call == "" && g.Run == "":
+	case !g.HasSteps():
 		return scopeNone + scopeEverywhere + scopeNumbers
 	}
 	return scopeSteps + scopeFlat + scopeEverywhere + scopeNumbers
 }
 
-// ParameterBindingText describes how inline programs receive input (§6.5.5).
-const ParameterBindingText = `An inline program receives the execute request's ` + "`input`" + ` as the CEL variable ` + "`input`" + `; it must be a JSON object, or absent (then ` + "`input`" + ` is an empty object).
-A promoted program's ` + "`input`" + ` must validate against its catalog entry's input_schema; a violation is a validation_error Run with an input_binding diagnostic whose path points into input.
-A call's arguments are an object whose member values are CEL expressions; their values are the entry's input.`
+// ParameterBinding is the closed-sets guide's Parameter binding section
+// (§5.2, §6.5.5) for g. promoted is true when the Language has promoted
+// programs (a catalog kind marked promoted, or a deploy mode that installs
+// them). §5.2 requires the section when inline programs accept input; the
+// others state that they take none, for the reason ScopeRules gives. Each
+// sentence is about a way input reaches a program that the Language has.
+func ParameterBinding(g *Grammar, promoted bool) string {
+	parts := []string{bindingNoInput}
+	if g.Input {
+		parts[0] = bindingInline
+	}
+	if promoted {
+		parts = append(parts, bindingPromoted)
+	}
+	if g.Call != "" || g.Run != "" {
+		parts = append(parts, bindingArgs)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// The sentences ParameterBinding is written from.
+const (
+	bindingInline   = `An inline program receives the execute request's ` + "`input`" + ` as the CEL variable ` + "`input`" + `; it must be a JSON object, or absent (then ` + "`input`" + ` is an empty object).`
+	bindingNoInput  = `An inline program takes no input: its expressions have no ` + "`input`" + ` variable, and an execute request that sends ` + "`input`" + ` with one is a validation_error Run with an input_binding diagnostic.`
+	bindingPromoted = `A promoted program's ` + "`input`" + ` must validate against its catalog entry's input_schema; a violation is a validation_error Run with an input_binding diagnostic whose path points into input.`
+	bindingArgs     = `A call's arguments are an object whose member values are CEL expressions; their values are the entry's input.`
+)
 
 // StepIdentifiersText describes step identity for grammars with native ids.
 const StepIdentifiersText = `Every step has a native identifier, its ` + "`id`" + ` member: unique within the program, non-empty, and free of ` + "`#`" + ` and ` + "`/`" + ` (§3.4). Trace entries use it as the base identifier (§5.8.2).`
 
+// stepIdentifiersNone is the Step identifiers section of a grammar
+// without steps: there is nothing to identify.
+const stepIdentifiersNone = `The grammar has no step constructs, so a program has no steps and its traces no step entries: there are no step identifiers (§3.4, §5.8.2).`
+
+// StepIdentifiers is the closed-sets guide's Step identifiers section for
+// g. §5.2 requires it only of a grammar without native step ids, which no
+// PDL grammar is, but a snapshot does not show that (data-model.md reading
+// 14), so every Language states how its steps are identified, or that it
+// has none.
+func StepIdentifiers(g *Grammar) string {
+	if !g.HasSteps() {
+		return stepIdentifiersNone
+	}
+	return StepIdentifiersText
+}
+
 // TruncationText describes how summary traces truncate output (§5.8.1).
+// replay recognizes the engine's truncation by this text.
 const TruncationText = "At level `summary` a step's `output` whose JSON text is longer than 1024 bytes is replaced by " +
 	"`{\"truncated\": true, \"bytes\": N, \"preview\": \"…\"}`: N is the length of the full JSON text in bytes and preview holds its first 256 characters. " +
 	"Shorter outputs appear whole. Step `input` is never present at `summary`."
 
-// OutputText describes the run-level output (§6.5).
-const OutputText = "For an immediate Run or a test run, `output` is the value of the program's top-level `output` expression, evaluated after the last step; " +
-	"it is absent when the program has no `output` member or the Run did not succeed. " +
-	"For a deploy Run, `output` is the installation result `{\"program_ref\": \"…\"}`: the catalog id of the installed program."
+// truncationNone is the Summary truncation section of a grammar without
+// steps: only step outputs are ever truncated, and there are none.
+const truncationNone = "A summary trace truncates only step outputs, and a program of this grammar has no steps: its traces have no step entries at any level, so nothing is truncated."
+
+// Truncation is the closed-sets guide's Summary truncation section for g
+// (§5.8.1), which §5.2 requires whenever execute is declared: the engine's
+// form where programs have steps, and that nothing is truncated where
+// they have none.
+func Truncation(g *Grammar) string {
+	if !g.HasSteps() {
+		return truncationNone
+	}
+	return TruncationText
+}
+
+// Output is the closed-sets guide's Output section (§6.5): what the
+// run-level output means in each kind of Run the Language has. mode is its
+// execution_mode; testRun is true when it declares execute's test_run.
+func Output(g *Grammar, mode string, testRun bool) string {
+	evaluated := "evaluated after the last step"
+	if !g.HasSteps() {
+		evaluated = "evaluated once, as the program has no steps"
+	}
+	var runs []string
+	if mode == pilotage.ModeImmediate || mode == pilotage.ModeBoth {
+		runs = append(runs, "an immediate Run")
+	}
+	if testRun {
+		runs = append(runs, "a test run")
+	}
+	var parts []string
+	if len(runs) > 0 {
+		parts = append(parts, "For "+strings.Join(runs, " or ")+", `output` is the value of the program's top-level `output` expression, "+evaluated+"; "+
+			"it is absent when the program has no `output` member or the Run did not succeed.")
+	}
+	if mode == pilotage.ModeDeploy || mode == pilotage.ModeBoth {
+		parts = append(parts, "For a deploy Run, `output` is the installation result `{\"program_ref\": \"…\"}`: the catalog id of the installed program.")
+	}
+	return strings.Join(parts, " ")
+}
 
 // DiagnosticPathsText says how a diagnostic's path locates it under each
 // locator dialect (§5.5); the closed-sets guide states the Language's one

@@ -50,3 +50,106 @@ func TestScopeRules(t *testing.T) {
 		})
 	}
 }
+
+// The grammar shapes the section tests share: every construct, flat calls,
+// promoted runs only, and none (calc).
+var (
+	everyConstruct = Grammar{Call: "call", Args: "with", Branch: "if", Arms: []string{"then", "else"}, Loop: "for_each", Item: "as", Body: "do",
+		Run: "run", RunArgs: "with", Input: true}
+	callsOnly = Grammar{Call: "call", Args: "with"}
+	runsOnly  = Grammar{Run: "run", RunArgs: "with", Input: true}
+	noSteps   = Grammar{Input: true}
+)
+
+// section is one case of a fixed prose section: what it must say and what
+// it must not, since the grammar or capabilities lack it.
+type section struct {
+	name        string
+	got         string
+	want, wantN []string
+}
+
+func checkSections(t *testing.T, cases []section) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.TrimSpace(tc.got) == "" {
+				t.Fatal("empty section: §5.2 and lint's closed-sets-sections need prose under every heading written")
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(tc.got, s) {
+					t.Errorf("missing %q in:\n%s", s, tc.got)
+				}
+			}
+			for _, s := range tc.wantN {
+				if strings.Contains(tc.got, s) {
+					t.Errorf("mentions %q, which the Language does not have:\n%s", s, tc.got)
+				}
+			}
+		})
+	}
+}
+
+// Parameter binding (§5.2, §6.5.5) speaks of inline input, promoted
+// programs and call arguments only where the Language has them: calc's
+// section once described calls and promoted programs it cannot have.
+func TestParameterBinding(t *testing.T) {
+	checkSections(t, []section{
+		{"every construct, promoted programs", ParameterBinding(&everyConstruct, true),
+			[]string{"as the CEL variable `input`", "A promoted program's `input` must validate", "A call's arguments"}, []string{"takes no input"}},
+		{"calls without input", ParameterBinding(&callsOnly, false),
+			[]string{"takes no input", "validation_error Run with an input_binding diagnostic", "A call's arguments"},
+			[]string{"as the CEL variable", "promoted"}},
+		{"promoted runs only", ParameterBinding(&runsOnly, true),
+			[]string{"as the CEL variable `input`", "A promoted program's", "arguments"}, nil},
+		{"no steps (calc)", ParameterBinding(&noSteps, false),
+			[]string{"as the CEL variable `input`", "empty object"}, []string{"promoted", "call", "catalog", "argument"}},
+	})
+}
+
+// Step identifiers (§3.4, §5.2): the native ids of a grammar with steps;
+// a stepless grammar says it has none instead of describing ids.
+func TestStepIdentifiers(t *testing.T) {
+	checkSections(t, []section{
+		{"every construct", StepIdentifiers(&everyConstruct), []string{"native identifier, its `id` member", "§5.8.2"}, nil},
+		{"calls only", StepIdentifiers(&callsOnly), []string{"native identifier"}, nil},
+		{"branches only", StepIdentifiers(&Grammar{Branch: "if", Arms: []string{"then", "else"}}), []string{"native identifier"}, nil},
+		{"no steps (calc)", StepIdentifiers(&noSteps), []string{"no step constructs", "no step identifiers"}, []string{"`id` member", "base identifier"}},
+	})
+	if StepIdentifiers(&callsOnly) != StepIdentifiersText {
+		t.Error("a grammar with steps gets the fixed text")
+	}
+}
+
+// Summary truncation (§5.8.1): the engine's form where steps exist, kept
+// word for word since replay recognizes the engine's truncation by it;
+// nothing to truncate where programs have no steps.
+func TestTruncation(t *testing.T) {
+	checkSections(t, []section{
+		{"calls only", Truncation(&callsOnly), []string{"1024 bytes", "first 256 characters"}, nil},
+		{"no steps (calc)", Truncation(&noSteps), []string{"no steps", "nothing is truncated"}, []string{"1024", "preview"}},
+	})
+	for _, g := range []*Grammar{&everyConstruct, &callsOnly, &runsOnly} {
+		if Truncation(g) != TruncationText {
+			t.Errorf("%+v: a grammar with steps gets the text replay recognizes", *g)
+		}
+	}
+}
+
+// Output (§6.5): one sentence per kind of Run the Language has; an
+// immediate Language does not describe deploy Runs, a deploy one without
+// test_run has no Run that evaluates the output expression.
+func TestOutput(t *testing.T) {
+	checkSections(t, []section{
+		{"immediate (homeflow)", Output(&everyConstruct, "immediate", false),
+			[]string{"For an immediate Run, `output`", "after the last step"}, []string{"deploy", "test run"}},
+		{"deploy with test runs (deploy)", Output(&everyConstruct, "deploy", true),
+			[]string{"For a test run, `output`", "For a deploy Run, `output` is the installation result"}, []string{"immediate"}},
+		{"deploy only", Output(&callsOnly, "deploy", false),
+			[]string{"For a deploy Run"}, []string{"immediate", "test run", "output` expression"}},
+		{"both with test runs", Output(&everyConstruct, "both", true),
+			[]string{"For an immediate Run or a test run", "For a deploy Run"}, nil},
+		{"no steps (calc)", Output(&noSteps, "immediate", false),
+			[]string{"For an immediate Run", "evaluated once, as the program has no steps"}, []string{"last step", "deploy", "test run"}},
+	})
+}
