@@ -84,7 +84,12 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 			}
 		}
 		if p.diff && changed {
-			if err := printf(c, "%s", diff.Diff(name, src, name+" (formatted)", out)); err != nil {
+			// The diff is shown, not data: its source lines have their
+			// controls escaped as lint's text report escapes them, so a
+			// string or comment of the file cannot drive the terminal.
+			// Without -d the formatted file is written as it is.
+			shown := report.Visible(string(diff.Diff(name, src, name+" (formatted)", out)))
+			if err := printf(c, "%s", shown); err != nil {
 				return err
 			}
 		}

@@ -77,6 +77,10 @@ func visible(s string) string {
 	return b.String()
 }
 
+// Visible is visible for commands that show a file's text on a terminal
+// outside a report: pilotage fmt -d prints source lines in its diff.
+func Visible(s string) string { return visible(s) }
+
 // shownLine is a source line as the text format shows it: its controls
 // escaped as visible escapes them.
 type shownLine struct {
