@@ -154,9 +154,14 @@ func (c *checker) targets() {
 		}
 		switch {
 		case s.Kind == Run && !t.Promoted:
+			// A grammar without a call construct cannot reach the entry
+			// at all; the hint must not name an empty member.
+			fix := "name a promoted program: this Language has no construct that calls other entries"
+			if c.env.Grammar.Call != "" {
+				fix = fmt.Sprintf("call it with %q instead", c.env.Grammar.Call)
+			}
 			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer,
-				fmt.Sprintf("%q is of kind %s, not a promoted program", s.Target, t.Entry.Kind),
-				fmt.Sprintf("call it with %q instead", c.env.Grammar.Call), nil)
+				fmt.Sprintf("%q is of kind %s, not a promoted program", s.Target, t.Entry.Kind), fix, nil)
 			return
 		case s.Kind == Call && !t.Callable:
 			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer,

@@ -3,8 +3,8 @@ package program
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -113,6 +113,15 @@ func (p *parser) sequence(n jsonpos.Node, ptr string, enclosing *Step, arm, dept
 		p.errorf(ptr, "write the steps as a JSON array", "a step sequence must be an array, not a %s", n.Kind())
 		return nil
 	}
+	if len(p.constructs()) == 0 {
+		// With no step construct there is no step to write: say so once,
+		// where a hint naming the missing construct would list nothing.
+		if n.Len() > 0 {
+			p.errorf(ptr, `remove the steps: write "steps": [] and put the computation in "output"`,
+				"this Language has no steps; a program is only its output expression")
+		}
+		return nil
+	}
 	var out []*Step
 	for i, e := range n.Elems() {
 		if s := p.step(e, ptr+"/"+strconv.Itoa(i), enclosing, arm, depth); s != nil {
@@ -151,17 +160,23 @@ func (p *parser) constructs() map[string][]string {
 	return out
 }
 
+// example is the construct member a hint shows a step with: the call
+// where the grammar has one, else its first construct in sorted order
+// (sequence never reads steps of a grammar with none).
+func (p *parser) example() string {
+	if p.g.Call != "" {
+		return p.g.Call
+	}
+	return slices.Sorted(maps.Keys(p.constructs()))[0]
+}
+
 func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth int) *Step {
 	if !n.Is(jsonpos.Object) {
-		p.errorf(ptr, `a step is an object such as {"id": "a", "`+p.g.Call+`": "..."}`, "a step must be an object, not a %s", n.Kind())
+		p.errorf(ptr, `a step is an object such as {"id": "a", "`+p.example()+`": "..."}`, "a step must be an object, not a %s", n.Kind())
 		return nil
 	}
 	cons := p.constructs()
-	var names []string
-	for k := range cons {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(cons))
 	var which string
 	for _, k := range names {
 		if n.Has(k) {

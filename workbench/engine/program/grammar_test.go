@@ -1,0 +1,97 @@
+package program_test
+
+import (
+	"strings"
+	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
+	"github.com/pilotage-dev/pilotage/workbench/engine/program"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// stepless is calc's grammar (langs/calc): input and no step construct.
+var stepless = language.Grammar{Input: true}
+
+// runsOnly has promoted runs and nothing else: no call construct.
+var runsOnly = language.Grammar{Run: "run", RunArgs: "with", Input: true}
+
+// emptyListing reports a hint that names a member or list the grammar
+// left empty: a quoted empty name, or a list that ends after its colon.
+func emptyListing(hint string) bool {
+	return strings.Contains(hint, `""`) || strings.HasSuffix(strings.TrimSpace(hint), ":")
+}
+
+func parse(t *testing.T, src string, g *language.Grammar) (*program.Program, []pilotage.Diagnostic) {
+	t.Helper()
+	prog, diags, err := program.Parse([]byte(src), g, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog, diags
+}
+
+// In a grammar with no step construct a step is itself the error: one
+// syntax diagnostic (the code for a program not well-formed for its
+// grammar, §5.5) on the steps array, whatever the steps hold, instead of
+// one per step with the hint "add one of: " and nothing after it.
+func TestStepsInAStepless(t *testing.T) {
+	for _, src := range []string{
+		`{"steps": [{"id": "a", "call": "x"}], "output": "1"}`,
+		`{"steps": [{}, 7, {"id": "b", "run": "p"}], "output": "1"}`,
+	} {
+		_, diags := parse(t, src, &stepless)
+		if len(diags) != 1 {
+			t.Fatalf("%s: want one diagnostic, got %+v", src, diags)
+		}
+		d := diags[0]
+		if d.Code != pilotage.CodeSyntax || d.Path.Pointer != "/steps" || !strings.Contains(d.Message, "has no steps") ||
+			!strings.Contains(d.Hint, `"steps": []`) || emptyListing(d.Hint) {
+			t.Errorf("%s: got %+v", src, d)
+		}
+	}
+	// The program calc's guide teaches stays valid.
+	prog, diags := parse(t, `{"steps": [], "output": "input.price * (1.0 + input.vat)"}`, &stepless)
+	if len(diags) != 0 || len(prog.Steps) != 0 || prog.Output == nil {
+		t.Errorf("an empty steps list is the stepless program: %+v, %+v", prog, diags)
+	}
+}
+
+// A grammar without a call construct gives hints that name the members it
+// has: a step example with its run member, and no "call it with" an empty
+// name when a run names an entry that is not a promoted program.
+func TestHintsOfAGrammarWithoutCall(t *testing.T) {
+	_, diags := parse(t, `{"steps": [7, {"id": "a"}]}`, &runsOnly)
+	if len(diags) != 2 {
+		t.Fatalf("want two diagnostics, got %+v", diags)
+	}
+	for _, d := range diags {
+		if !strings.Contains(d.Hint, `"run"`) || emptyListing(d.Hint) {
+			t.Errorf("%s: hint %q should name the run member", d.Message, d.Hint)
+		}
+	}
+
+	prog, diags := parse(t, `{"steps": [{"id": "a", "run": "lamp"}]}`, &runsOnly)
+	if len(diags) != 0 {
+		t.Fatalf("%+v", diags)
+	}
+	lamp := &pilotage.CatalogEntry{ID: "lamp", Kind: "device"}
+	ck, err := program.Check(prog, &program.Env{
+		Grammar: &runsOnly,
+		Limits:  expr.Limits{Depth: 8, Size: 1000, Cost: 1000},
+		Lookup: func(id string) (program.Target, bool) {
+			return program.Target{Entry: lamp, Callable: true}, id == lamp.ID
+		},
+		Visible: []string{lamp.ID},
+		Code:    func(string) string { return pilotage.CodeConstraint },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ck.Diagnostics) != 1 || ck.Diagnostics[0].Path.Pointer != "/steps/0/run" {
+		t.Fatalf("want the run of a device refused, got %+v", ck.Diagnostics)
+	}
+	if h := ck.Diagnostics[0].Hint; h == "" || emptyListing(h) || strings.Contains(h, "call it with") {
+		t.Errorf("hint %q names a call construct the grammar does not have", h)
+	}
+}
