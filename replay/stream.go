@@ -235,10 +235,10 @@ func (w *walker) failAt(err error, prev int64) error {
 		prev = w.pr.base + int64(i)
 	}
 	w.pr.completeRune()
-	// The space keeps a resumed parse from reading its first bytes as an
-	// encoding ('[' then a NUL looks like UTF-16): the file's own start
-	// was checked before the walk (jsonpos.CheckEncoding).
-	prefix := " " + w.resume(prev)
+	// Two spaces keep a resumed parse from reading its first bytes as an
+	// encoding ('[' or one space, then a NUL, looks like UTF-16): the
+	// file's own start was checked before the walk (jsonpos.CheckEncoding).
+	prefix := "  " + w.resume(prev)
 	src := append([]byte(prefix), w.pr.bytes(prev, w.pr.total)...)
 	off, msg := w.dec.InputOffset(), err.Error()
 	var se *jsonpos.SyntaxError
