@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
@@ -71,18 +70,9 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if err := checkMaxPerRule(p.maxPerRule); err != nil {
 		return err
 	}
-	// loadPDL would print every error: a file repeating one wrong line
-	// gives hundreds of thousands, so build caps them as lint does.
-	res, err := compile.File(name)
+	res, err := loadPDL(c.ErrOrStderr(), name, color, p.maxPerRule)
 	if err != nil {
-		return usageErr("%v", readErr(err))
-	}
-	if !res.OK() {
-		res.Findings = capPerRule(res.Findings, p.maxPerRule)
-		if err := writeCompileErrors(c.ErrOrStderr(), name, res, color); err != nil {
-			return usageErr("writing errors: %v", err)
-		}
-		return &exitError{code: ExitUsage}
+		return err
 	}
 	files, err := emit.Files(res.Server)
 	if err != nil {

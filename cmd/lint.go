@@ -14,7 +14,6 @@ import (
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/lint/rules"
-	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/pdllint"
 	"github.com/spf13/cobra"
@@ -59,10 +58,10 @@ follow the catalog's entries (§5.4), a Language id's closed sets changed
 related location.
 
 At most --max-per-rule findings of one rule are listed per file (50 by
-default, as replay lists per trace); the rest are counted in one more
-finding of that rule ("N more RULE findings in this file are not listed"),
-in every format, so a file wrong in every line gives a report of bounded
-size that still fails.
+default, as build and replay list); the rest are counted in one more
+finding of that rule at the gravest severity among them ("N more RULE
+findings in this file are not listed"), in every format, so a file wrong
+in every line gives a report of bounded size that still fails.
 
 When the inputs come to 16 MB or more (or to an unknown size), a line on
 standard error shows what is read and checked, when standard error is a
@@ -109,7 +108,7 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	if err := oneStdin(append(slices.Clip(args), p.baseline)...); err != nil {
 		return err
 	}
-	cfg := lint.Config{Disabled: map[string]bool{}}
+	cfg := lint.Config{Disabled: map[string]bool{}, MaxPerRule: p.maxPerRule}
 	for _, id := range p.disable {
 		cfg.Disabled[id] = true
 	}
@@ -139,14 +138,13 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	capReport(rep, p.maxPerRule)
 	return p.out.emit(c, format, rep)
 }
 
-// maxPerRuleFlag registers --max-per-rule with replay's default, for the
-// verbs that report findings of whole files (lint, build).
+// maxPerRuleFlag registers --max-per-rule, for every verb that reports
+// findings (lint, build, replay).
 func maxPerRuleFlag(c *cobra.Command, n *int) {
-	c.Flags().IntVar(n, "max-per-rule", replay.DefaultMaxPerRule, "list at most `N` findings per rule and file; the rest are counted")
+	c.Flags().IntVar(n, "max-per-rule", report.DefaultMaxPerRule, "list at most `N` findings per rule and file; the rest are counted")
 }
 
 func checkMaxPerRule(n int) error {
@@ -154,71 +152,6 @@ func checkMaxPerRule(n int) error {
 		return usageErr("--max-per-rule must be at least 1")
 	}
 	return nil
-}
-
-// capPerRule keeps, in the order given, at most max findings of each rule
-// in each file, and counts the rest in one finding per rule and file,
-// worded like replay's (replay/findings.go), with the rule's section and
-// the gravest severity left out, so the omission shows in every format
-// and an error still fails the run. A PDL file repeating one wrong line
-// 300,000 times otherwise prints hundreds of megabytes.
-func capPerRule(fs []report.Finding, max int) []report.Finding {
-	type key struct{ file, rule string }
-	seen := map[key]int{}
-	var out []report.Finding
-	var order []key
-	omitted := map[key]report.Finding{}
-	for _, f := range fs {
-		k := key{f.File, f.Rule}
-		seen[k]++
-		if seen[k] <= max {
-			out = append(out, f)
-			continue
-		}
-		o, ok := omitted[k]
-		if !ok {
-			order = append(order, k)
-			o = report.Finding{Rule: f.Rule, Section: f.Section, Severity: f.Severity, File: f.File,
-				Hint: "raise --max-per-rule to list them"}
-		}
-		if graver(f.Severity, o.Severity) {
-			o.Severity = f.Severity
-		}
-		omitted[k] = o
-	}
-	for _, k := range order {
-		o := omitted[k]
-		o.Message = fmt.Sprintf("%d more %s findings in this file are not listed", seen[k]-max, k.rule)
-		out = append(out, o)
-	}
-	return out
-}
-
-// graver reports whether severity a outranks b (error, warning, info).
-func graver(a, b report.Severity) bool {
-	rank := func(s report.Severity) int {
-		switch s {
-		case report.Error:
-			return 2
-		case report.Warning:
-			return 1
-		}
-		return 0
-	}
-	return rank(a) > rank(b)
-}
-
-// capReport caps rep's findings with capPerRule and counts the summary
-// again from what is listed, as replay's report counts.
-func capReport(rep *report.Report, max int) {
-	fs := capPerRule(rep.Findings, max)
-	if len(fs) == len(rep.Findings) {
-		return
-	}
-	rep.Findings = nil
-	rep.Summary.Errors, rep.Summary.Warnings, rep.Summary.Infos = 0, 0, 0
-	rep.Add(fs...)
-	rep.Sort()
 }
 
 // readBaseline reads the --baseline capture. A file named *.pdl is built the way

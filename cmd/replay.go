@@ -44,11 +44,14 @@ carrying one. Traces are streamed, so their size does not matter.
 With --snapshot (or --lang, the Language's PDL definition), run and step
 statuses, trace levels, sub-program expansion and summary truncation are
 also checked against the Language's manifest entry and closed-sets guide;
-with --lang, branch labels against its grammar too.
+with --lang, branch labels against its grammar too. A PDL with errors is
+printed with at most --max-per-rule of one rule listed, and exits 2.
 
 Each finding names its rule and spec section, points at the trace entry
 (file:line:col and JSON Pointer) and at the plan step it was matched
-against, and carries the trace's run_id. The summary counts the entries and
+against, and carries the trace's run_id. At most --max-per-rule findings
+of one rule are listed per trace file; the rest are counted in one more
+finding, as lint counts them. The summary counts the entries and
 rules checked. See docs/replay.md.
 
 While traces of 16 MB or more (or of unknown size) are read, a line on
@@ -72,8 +75,8 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	f.StringVar(&p.lang, "lang", "", "a PDL `FILE` defining the Language, instead of --snapshot (also checks arm labels against its grammar)")
 	f.StringVar(&p.language, "language", "", "the Language `ID` in the snapshot or PDL, when it has more than one")
 	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
-	f.IntVar(&p.maxPerRule, "max-per-rule", replay.DefaultMaxPerRule, "list at most `N` findings per rule and trace; the rest are counted")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
+	maxPerRuleFlag(c, &p.maxPerRule)
 	progressFlag(c, &p.progress)
 	return c
 }
@@ -99,8 +102,8 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 	if len(args) == 0 {
 		return usageErr("replay needs at least one TRACE (a file, a directory, or - for standard input)")
 	}
-	if p.maxPerRule < 1 {
-		return usageErr("--max-per-rule must be at least 1")
+	if err := checkMaxPerRule(p.maxPerRule); err != nil {
+		return err
 	}
 	if err := oneStdin(append([]string{p.plan, p.snapshot}, args...)...); err != nil {
 		return err
@@ -158,7 +161,7 @@ func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error)
 		}
 		return l, nil
 	case p.lang != "":
-		res, err := loadPDL(c.ErrOrStderr(), p.lang, p.out.useColor(c.ErrOrStderr()))
+		res, err := loadPDL(c.ErrOrStderr(), p.lang, p.out.useColor(c.ErrOrStderr()), p.maxPerRule)
 		if err != nil {
 			return nil, err
 		}

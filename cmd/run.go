@@ -87,7 +87,7 @@ func newProgCmds() []*cobra.Command {
 			RunE: func(c *cobra.Command, args []string) error { return runProg(c, v, p, args[0]) },
 		}
 		f := c.Flags()
-		f.StringVar(&p.lang, "lang", "", "the PDL `FILE` that defines the Language (required)")
+		f.StringVar(&p.lang, "lang", "", "the PDL `FILE` that defines the Language (required); "+pdlErrorsCap)
 		registerPDLFlags(c, &p.principal, &p.language)
 		f.StringVar(&p.context, "context", "", "read the validation context (§6.4) from `FILE`")
 		if v.run {
@@ -122,7 +122,7 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 	if err != nil {
 		return err
 	}
-	res, err := loadPDL(c.ErrOrStderr(), p.lang, rf.useColor(c.ErrOrStderr()))
+	res, err := loadPDL(c.ErrOrStderr(), p.lang, rf.useColor(c.ErrOrStderr()), report.DefaultMaxPerRule)
 	if err != nil {
 		return err
 	}

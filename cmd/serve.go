@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 )
@@ -56,6 +57,9 @@ names when one changes and swaps the new definition in, so clients meet
 catalog_drift and promotion_drift for real; a definition with errors is
 reported and the old one kept. See docs/serve.md.
 
+The PDL's errors are printed on standard error with their source lines;
+` + pdlErrorsCap + `.
+
 Exit status: 0 after a clean shutdown, 2 when the PDL has errors, the
 flags are wrong, or the --http address or --data directory cannot be used.`,
 		Example: `  pilotage serve langs/homeflow/homeflow.pdl --principal owner
@@ -86,7 +90,7 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 		return usageErr("--watch-interval is how often --watch looks for changes; add --watch")
 	}
 	logw := c.ErrOrStderr()
-	res, err := loadPDL(logw, name, false)
+	res, err := loadPDL(logw, name, false, report.DefaultMaxPerRule)
 	if err != nil {
 		return err
 	}
@@ -202,7 +206,7 @@ func watch(ctx context.Context, logw io.Writer, name string, res *compile.Result
 		}
 		if !next.OK() {
 			fmt.Fprintln(logw, "pilotage serve: reload: the PDL has errors; keeping the previous definition")
-			_ = writeCompileErrors(logw, name, next, false)
+			_ = writeCompileErrors(logw, name, next, false, report.DefaultMaxPerRule)
 			continue
 		}
 		if err := reload(next); err != nil {

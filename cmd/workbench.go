@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -17,14 +18,16 @@ import (
 )
 
 // loadPDL compiles a PDL file; errors are printed to w with their source
-// lines and become exit 2, since a broken definition is unusable input.
-func loadPDL(w io.Writer, name string, color bool) (*compile.Result, error) {
+// lines, at most max of one rule (a file repeating one wrong line gives
+// hundreds of thousands), and become exit 2, since a broken definition is
+// unusable input.
+func loadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, error) {
 	res, err := compile.File(name)
 	if err != nil {
 		return nil, usageErr("%v", readErr(err))
 	}
 	if !res.OK() {
-		if err := writeCompileErrors(w, name, res, color); err != nil {
+		if err := writeCompileErrors(w, name, res, color, max); err != nil {
 			return nil, usageErr("writing errors: %v", err)
 		}
 		return nil, &exitError{code: ExitUsage}
@@ -32,13 +35,21 @@ func loadPDL(w io.Writer, name string, color bool) (*compile.Result, error) {
 	return res, nil
 }
 
-func writeCompileErrors(w io.Writer, name string, res *compile.Result, color bool) error {
-	rep := &report.Report{Tool: "pilotage", Sources: res.Sources, Files: []string{name}}
+// writeCompileErrors prints a compile's findings as text, at most max of
+// one rule, counting the rest as lint does.
+func writeCompileErrors(w io.Writer, name string, res *compile.Result, color bool, max int) error {
+	rep := &report.Report{Tool: "pilotage", Sources: res.Sources, Files: []string{name}, Cap: report.NewCap(max)}
 	rep.Add(res.Findings...)
 	rep.Summary.Files = 1
 	rep.Sort()
 	return report.Write(w, report.Text, rep, report.Options{Color: color})
 }
+
+// pdlErrorsCap says, in the help of the verbs that need a PDL that
+// compiles (serve, validate, plan, run), how many of its errors they
+// print: the default cap of lint and build, as they have no findings of
+// their own to cap and so no --max-per-rule.
+var pdlErrorsCap = fmt.Sprintf("at most %d errors of one rule are listed, the rest counted", report.DefaultMaxPerRule)
 
 // newEngine starts the workbench engine. Its default operation addresses
 // are workbench/binding's tool names, so the manifest names exactly the

@@ -109,6 +109,9 @@ type Config struct {
 	// input is compared with by the evolution rules; nil for none. Like an
 	// Input, its Src must not change while Run runs or the report is used.
 	Baseline *Input
+	// MaxPerRule, when above 0, lists at most that many findings of one
+	// rule per file and counts the rest (report.Cap).
+	MaxPerRule int
 }
 
 // Run lints every input with the enabled rules and returns the report.
@@ -128,6 +131,9 @@ func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 		return nil, err
 	}
 	rep := &report.Report{Tool: "pilotage lint", Sources: map[string][]byte{}}
+	if cfg.MaxPerRule > 0 {
+		rep.Cap = report.NewCap(cfg.MaxPerRule)
+	}
 	if base != nil {
 		// Related locations point into the baseline; text output quotes it.
 		rep.Sources[base.In.File] = base.In.Src

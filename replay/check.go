@@ -85,31 +85,39 @@ type finding struct {
 	rel  []report.Location
 }
 
-// admit reports whether a finding of rule under condition k is still
-// wanted: not when k is already known not to hold (the level or outcome
-// came before the steps), nor when the rule's list is full.
-func (c *checker) admit(rule string, k cond) bool {
+// admit reports whether a finding of rule with severity sev ("" for the
+// rule's) under condition k is still wanted: not when k is already known
+// not to hold (the level or outcome came before the steps), nor when the
+// rule's list is full.
+func (c *checker) admit(rule string, sev report.Severity, k cond) bool {
 	if c.known != nil && !c.known(k) {
 		return false
 	}
-	return c.out.admit(rule, k)
+	return c.out.admit(c.head(rule, sev), k)
+}
+
+// head is a finding of rule in this file with what a report.Cap reads:
+// rule, section, severity ("" for the rule's) and file.
+func (c *checker) head(rule string, sev report.Severity) report.Finding {
+	r := RuleByID(rule)
+	if sev == "" {
+		sev = r.Severity
+	}
+	return report.Finding{Rule: rule, Section: r.Section, Severity: sev, File: c.file}
 }
 
 func (c *checker) add(f finding) {
-	if c.admit(f.rule, f.c) {
+	if c.admit(f.rule, f.sev, f.c) {
 		c.keep(f)
 	}
 }
 
 // keep records an admitted finding.
 func (c *checker) keep(f finding) {
-	r := RuleByID(f.rule)
-	sev := f.sev
-	if sev == "" {
-		sev = r.Severity
-	}
-	c.out.keep(report.Finding{Rule: f.rule, Section: r.Section, Severity: sev, Message: f.msg, Hint: f.hint,
-		File: c.file, Line: f.at.line, Column: f.at.col, Pointer: f.at.ptr, Related: f.rel}, f.c)
+	rf := c.head(f.rule, f.sev)
+	rf.Message, rf.Hint, rf.Related = f.msg, f.hint, f.rel
+	rf.Line, rf.Column, rf.Pointer = f.at.line, f.at.col, f.at.ptr
+	c.out.keep(rf, f.c)
 }
 
 func (c *checker) rel(s *Step) report.Location {
@@ -238,13 +246,13 @@ func (c *checker) levels(e *entry, kind string, s *Step) {
 	if len(e.w.Input) > 0 {
 		// Checked here so a full trace, every entry of which has input,
 		// costs no message per entry.
-		if c.admit(RuleLevelContent, ifSummary) {
+		if c.admit(RuleLevelContent, "", ifSummary) {
 			c.keep(finding{rule: RuleLevelContent, c: ifSummary, at: e.at("/input"), rel: c.rels(s),
 				msg: fmt.Sprintf("entry %q carries input, which a summary trace omits", id)})
 		}
 		return
 	}
-	if kind != pilotage.KindBranch && kind != pilotage.KindLoop && c.admit(RuleLevelContent, ifFull) {
+	if kind != pilotage.KindBranch && kind != pilotage.KindLoop && c.admit(RuleLevelContent, "", ifFull) {
 		c.keep(finding{rule: RuleLevelContent, c: ifFull, at: e.site, rel: c.rels(s),
 			msg:  fmt.Sprintf("entry %q has no input; at full every executed step carries its input", id),
 			hint: "only branch and loop entries may omit input at full (reading 6)"})

@@ -1,10 +1,6 @@
 package replay
 
-import (
-	"fmt"
-
-	"github.com/pilotage-dev/pilotage/lint/report"
-)
+import "github.com/pilotage-dev/pilotage/lint/report"
 
 // cond says when a finding holds. A trace's level, outcome and mode may
 // come after its steps in the file, so findings that depend on them are
@@ -19,71 +15,62 @@ const (
 	ifSummary         // the trace level is summary (or unknown, §1.3)
 )
 
-// DefaultMaxPerRule is how many findings of one rule one trace file
-// reports before the rest are counted instead of listed. It bounds memory
-// on huge broken traces and keeps reports readable.
-const DefaultMaxPerRule = 50
-
 // pending is a finding waiting for the end of its file.
 type pending struct {
 	f report.Finding
 	c cond
 }
 
-type bucket struct {
-	rule string
-	c    cond
-}
-
 // findingBuffer keeps at most max findings per rule and condition, and
-// counts the rest.
+// counts the rest, so memory stays bounded however long the trace. Each
+// condition has its own cap: findings waiting on a condition that turns
+// out not to hold must not take the places of those that stand.
 type findingBuffer struct {
-	max    int
-	kept   []pending
-	counts map[bucket]int
+	max  int
+	kept []pending
+	caps map[cond]*report.Cap
 }
 
 func newFindingBuffer(max int) *findingBuffer {
-	return &findingBuffer{max: max, counts: map[bucket]int{}}
+	return &findingBuffer{max: max, caps: map[cond]*report.Cap{}}
 }
 
-// admit counts one finding of rule under c and reports whether it is to
-// be kept; the caller builds the finding only then, so a trace wrong in
-// every entry costs a count per entry, not a message.
-func (b *findingBuffer) admit(rule string, c cond) bool {
-	k := bucket{rule, c}
-	b.counts[k]++
-	return b.counts[k] <= b.max
+// admit counts one finding under c and reports whether it is to be kept;
+// f needs only its rule, section, severity and file, so the caller
+// builds the message only then, and a trace wrong in every entry costs a
+// count per entry, not a message.
+func (b *findingBuffer) admit(f report.Finding, c cond) bool {
+	k := b.caps[c]
+	if k == nil {
+		k = report.NewCap(b.max)
+		b.caps[c] = k
+	}
+	return k.Admit(f)
 }
 
 func (b *findingBuffer) keep(f report.Finding, c cond) { b.kept = append(b.kept, pending{f, c}) }
 
-// resolve returns the findings whose condition holds, plus one finding per
-// rule that had more than max, saying how many were left out. drop lists
-// rules whose findings do not apply to this trace at all.
-func (b *findingBuffer) resolve(holds func(cond) bool, drop func(rule string) bool, file, key string) []report.Finding {
+// resolve returns the findings whose condition holds, at most max of a
+// rule, plus one finding per rule that had more, saying how many were
+// left out (report.Cap). drop lists rules whose findings do not apply to
+// this trace at all.
+func (b *findingBuffer) resolve(holds func(cond) bool, drop func(rule string) bool, key string) []report.Finding {
+	all := report.NewCap(b.max)
 	var out []report.Finding
 	for _, p := range b.kept {
-		if holds(p.c) && !drop(p.f.Rule) {
-			p.f.Key = key
+		if holds(p.c) && !drop(p.f.Rule) && all.Admit(p.f) {
 			out = append(out, p.f)
 		}
 	}
-	extra := map[string]int{}
-	var order []string
-	for k, n := range b.counts {
-		if n > b.max && holds(k.c) && !drop(k.rule) {
-			if extra[k.rule] == 0 {
-				order = append(order, k.rule)
-			}
-			extra[k.rule] += n - b.max
+	keep := func(rule string) bool { return !drop(rule) }
+	for _, c := range []cond{always, ifComplete, ifIncomplete, ifFull, ifSummary} {
+		if k := b.caps[c]; k != nil && holds(c) {
+			all.Include(k, keep)
 		}
 	}
-	for _, id := range order {
-		r := RuleByID(id)
-		out = append(out, report.Finding{Rule: id, Section: r.Section, Severity: r.Severity, File: file, Key: key,
-			Message: fmt.Sprintf("%d more %s findings in this trace are not listed", extra[id], id),
-			Hint:    "raise --max-per-rule to list them"})
+	out = append(out, all.Left()...)
+	for i := range out {
+		out[i].Key = key
 	}
 	return out
 }

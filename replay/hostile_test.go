@@ -108,7 +108,7 @@ func TestFindingsCap(t *testing.T) {
 	if counts[RuleEntryOnce] != 4 || counts[RuleLevelContent] != 4 {
 		t.Errorf("findings per rule: %v", counts)
 	}
-	want := []string{"9996 more entry-once findings in this trace are not listed", "9997 more level-content findings in this trace are not listed"}
+	want := []string{"9996 more entry-once findings in this file are not listed", "9997 more level-content findings in this file are not listed"}
 	for _, w := range want {
 		if !strings.Contains(strings.Join(more, "\n"), w) {
 			t.Errorf("no %q among %q", w, more)

@@ -35,7 +35,7 @@ type Options struct {
 	// Disabled rule IDs.
 	Disabled map[string]bool
 	// MaxPerRule bounds the findings listed per rule and trace file;
-	// 0 means DefaultMaxPerRule.
+	// 0 means report.DefaultMaxPerRule.
 	MaxPerRule int
 	// OnEntry, when set, is called after each trace entry is checked,
 	// for a progress display; it runs on the replaying goroutine and
@@ -130,7 +130,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	max := opt.MaxPerRule
 	if max <= 0 {
-		max = DefaultMaxPerRule
+		max = report.DefaultMaxPerRule
 	}
 	er := &errReader{r: r}
 	c := newChecker(plan, opt.Language, file, max)
@@ -206,7 +206,7 @@ func (c *checker) finish(s *stream) []report.Finding {
 		runID, _ = stringOf(s.top.runID)
 	}
 	if !s.object {
-		return c.out.resolve(all, none, c.file, "")
+		return c.out.resolve(all, none, "")
 	}
 	switch {
 	case s.response && t.steps == nil && t.outcome == nil && t.level == nil:
@@ -217,7 +217,7 @@ func (c *checker) finish(s *stream) []report.Finding {
 	case t.steps == nil && t.outcome == nil && t.level == nil:
 		c.add(finding{rule: RuleTraceShape, at: c.traceAt, msg: "not a trace: the file has no steps, level or outcome",
 			hint: "give a trace object (§5.8), an execute response or a trace-fetch response carrying one"})
-		return c.out.resolve(all, none, c.file, runID)
+		return c.out.resolve(all, none, runID)
 	}
 	badSteps := slices.ContainsFunc(s.shape, func(p shapeProblem) bool { return strings.HasSuffix(p.ptr, "/steps") })
 	for _, m := range []struct {
@@ -251,7 +251,7 @@ func (c *checker) finish(s *stream) []report.Finding {
 		// are an unknown member, ignored (§1.2).
 		return RuleByID(rule).UsesPlan && (installation || refused) || rule == RuleDiagnostics && !s.response
 	}
-	return c.out.resolve(holds(t, true), drop, c.file, runID)
+	return c.out.resolve(holds(t, true), drop, runID)
 }
 
 // all and none settle held findings when no condition can be decided (no
@@ -298,7 +298,7 @@ func (c *checker) noTrace(s *stream, outcome *located, runID string) []report.Fi
 			msg:  "the response carries no trace, so nothing was checked against the plan",
 			hint: "execute with trace_level summary or full to get a trace (§5.8.1)"})
 	}
-	return c.out.resolve(all, none, c.file, runID)
+	return c.out.resolve(all, none, runID)
 }
 
 // level checks the trace level (§5.8.1); an unknown level reads as

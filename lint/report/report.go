@@ -8,6 +8,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -112,25 +113,69 @@ type Report struct {
 	// KeyLabel names what Finding.Key holds ("run_id" for replay), so the
 	// text writer can show it; empty shows no key.
 	KeyLabel string
+	// Cap, when set, lists at most its number of findings per rule and
+	// file: Add counts the rest without keeping them (a PDL file
+	// repeating one wrong line 300,000 times spent most of lint's time
+	// growing and sorting the list), and Sort adds the findings that
+	// count them. The summary counts what is listed.
+	Cap *Cap
+	// left are the findings of Cap.Left that Sort added last, replaced
+	// when findings are added after a Sort.
+	left []Finding
 }
 
 // Add appends findings and keeps the summary counts in step.
 func (r *Report) Add(fs ...Finding) {
 	for _, f := range fs {
-		r.Findings = append(r.Findings, f)
-		switch f.Severity {
-		case Error:
-			r.Summary.Errors++
-		case Warning:
-			r.Summary.Warnings++
-		default:
-			r.Summary.Infos++
+		if r.Cap != nil && !r.Cap.Admit(f) {
+			continue
 		}
+		r.Findings = append(r.Findings, f)
+		r.count(f, 1)
 	}
 }
 
-// Sort orders findings by file, position, then rule, so output is stable.
+// count adds d findings of f's severity to the summary.
+func (r *Report) count(f Finding, d int) {
+	switch f.Severity {
+	case Error:
+		r.Summary.Errors += d
+	case Warning:
+		r.Summary.Warnings += d
+	default:
+		r.Summary.Infos += d
+	}
+}
+
+// addLeft puts Cap's counts of what it left out in the findings, in
+// place of those an earlier Sort added (pdllint adds the PDL compiler's
+// findings after lint.Run has sorted its own).
+func (r *Report) addLeft() {
+	if r.Cap == nil {
+		return
+	}
+	if len(r.left) > 0 {
+		type id struct{ file, rule, msg string }
+		was := map[id]bool{}
+		for _, f := range r.left {
+			was[id{f.File, f.Rule, f.Message}] = true
+			r.count(f, -1)
+		}
+		r.Findings = slices.DeleteFunc(r.Findings, func(f Finding) bool {
+			return f.Line == 0 && f.Hint == capHint && was[id{f.File, f.Rule, f.Message}]
+		})
+	}
+	r.left = r.Cap.Left()
+	for _, f := range r.left {
+		r.Findings = append(r.Findings, f)
+		r.count(f, 1)
+	}
+}
+
+// Sort adds the counts of what Cap left out, then orders findings by
+// file, position, then rule, so output is stable.
 func (r *Report) Sort() {
+	r.addLeft()
 	sort.SliceStable(r.Findings, func(i, j int) bool {
 		a, b := r.Findings[i], r.Findings[j]
 		if a.File != b.File {

@@ -121,9 +121,9 @@ func Grammars(srv *language.Server) map[string]*lint.Grammar {
 //
 // cfg.Disabled may name PDL rules as well as lint rules; a disabled PDL
 // rule's findings are dropped and do not stop the lint rules from running
-// on the build.
+// on the build. cfg.MaxPerRule caps the compile findings too.
 func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Report, error) {
-	lintCfg := lint.Config{Disabled: map[string]bool{}, Baseline: cfg.Baseline}
+	lintCfg := lint.Config{Disabled: map[string]bool{}, Baseline: cfg.Baseline, MaxPerRule: cfg.MaxPerRule}
 	pdlOff := map[string]bool{}
 	for id, off := range cfg.Disabled {
 		if isPDLRule(id) {

@@ -1,0 +1,112 @@
+package report
+
+import "fmt"
+
+// DefaultMaxPerRule is how many findings of one rule one file lists
+// before the rest are counted instead: every checking verb's default for
+// --max-per-rule.
+const DefaultMaxPerRule = 50
+
+// Cap lists at most a number of findings of each rule in each file, in
+// the order they are offered, and counts the rest, so a file wrong in
+// every line gives a report of bounded size, and a producer that offers
+// findings as it goes (replay's stream) keeps bounded memory. What it
+// left out is told by one finding per rule and file (Left), in every
+// format, so the omission shows and an error left out still fails the
+// run. lint, build and replay all cap through it.
+type Cap struct {
+	max   int
+	keys  map[capKey]*capCount
+	order []capKey // the keys with findings left out, in order of the first
+}
+
+// capHint is the hint of a finding that counts others.
+const capHint = "raise --max-per-rule to list them"
+
+type capKey struct{ file, rule string }
+
+type capCount struct {
+	listed, left int
+	// sum counts those left out: their rule, section and file, and the
+	// gravest severity among them.
+	sum Finding
+}
+
+// NewCap returns a cap of max findings per rule and file; max is at
+// least 1, or nothing would be listed and a failing file could pass.
+func NewCap(max int) *Cap {
+	return &Cap{max: max, keys: map[capKey]*capCount{}}
+}
+
+// Admit counts f and reports whether it is listed. Only its rule,
+// section, severity and file are read, so a producer can offer a finding
+// before building its message and build it only when it is listed.
+func (c *Cap) Admit(f Finding) bool {
+	k := capKey{f.File, f.Rule}
+	n := c.keys[k]
+	if n == nil {
+		n = &capCount{}
+		c.keys[k] = n
+	}
+	if n.listed < c.max {
+		n.listed++
+		return true
+	}
+	c.leave(k, n, f, 1)
+	return false
+}
+
+// leave counts count findings like f as left out.
+func (c *Cap) leave(k capKey, n *capCount, f Finding, count int) {
+	if n.left == 0 {
+		c.order = append(c.order, k)
+		n.sum = Finding{Rule: f.Rule, Section: f.Section, Severity: f.Severity, File: f.File, Hint: capHint}
+	} else if graver(f.Severity, n.sum.Severity) {
+		n.sum.Severity = f.Severity
+	}
+	n.left += count
+}
+
+// Include counts what o left out, of the rules keep accepts, as left out
+// by c too. Replay caps the findings that wait on different conditions
+// apart and settles those that hold in one cap at the end of the trace.
+func (c *Cap) Include(o *Cap, keep func(rule string) bool) {
+	for _, k := range o.order {
+		if !keep(k.rule) {
+			continue
+		}
+		n := c.keys[k]
+		if n == nil {
+			n = &capCount{}
+			c.keys[k] = n
+		}
+		c.leave(k, n, o.keys[k].sum, o.keys[k].left)
+	}
+}
+
+// Left returns one finding per rule and file that had findings left out,
+// saying how many, in the order the first of them was left out.
+func (c *Cap) Left() []Finding {
+	out := make([]Finding, 0, len(c.order))
+	for _, k := range c.order {
+		n := c.keys[k]
+		f := n.sum
+		f.Message = fmt.Sprintf("%d more %s findings in this file are not listed", n.left, k.rule)
+		out = append(out, f)
+	}
+	return out
+}
+
+// graver reports whether severity a outranks b (error, warning, info).
+func graver(a, b Severity) bool {
+	rank := func(s Severity) int {
+		switch s {
+		case Error:
+			return 2
+		case Warning:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
+}
