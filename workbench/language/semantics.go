@@ -19,9 +19,9 @@ const TruncateBytes = 1024
 // PreviewRunes is the length of the preview a truncated output keeps.
 const PreviewRunes = 256
 
-// ScopeRulesText describes when values become addressable (§5.2) in a
-// grammar with branches or loops.
-const ScopeRulesText = scopeSteps + scopeNested + scopeEverywhere + scopeNumbers
+// ScopeRulesText is the Scope rules section (§5.2) of a grammar with every
+// construct and input, homeflow's.
+var ScopeRulesText = ScopeRules(&Grammar{Call: "call", Branch: "if", Arms: []string{"then", "else"}, Loop: "for_each", Run: "run", Input: true})
 
 // The scope rules are written from these parts, so every grammar's
 // section says the shared rules in the same words.
@@ -35,24 +35,51 @@ After a loop, ` + "`steps.<loop>.output`" + ` is a list with one element per ite
 	scopeFlat       = `The grammar has no branches or loops, so a program's steps form one sequence: a step can address the steps before it, never a later step, and the program's ` + "`output`" + ` expression can address every step.` + "\n"
 	scopeNone       = `Expressions are CEL. The grammar has no step constructs, so a program's ` + "`steps`" + ` is always empty and its one expression is ` + "`output`" + `.` + "\n"
 	scopeEverywhere = "`input`" + ` (the execute request's input) and ` + "`context`" + ` (the validated context, when the Language declares context_schema) are addressable everywhere.` + "\n"
-	scopeNumbers    = `A JSON number takes its CEL type from the schema that describes it (an entry's input_schema or output_schema, the context_schema): where the schema says ` + "`\"type\": \"number\"`" + ` it is a double, so 10 is read as 10.0 and ` + "`input.price * 1.2`" + ` works; where it says ` + "`\"type\": \"integer\"`" + ` it is an int.
-A number no schema types (any field of an inline program's ` + "`input`" + `, a field whose schema has no single numeric type) is an int when its JSON text has no fraction or exponent, and a double otherwise.
-CEL does not mix int and double in arithmetic: write 2.0 instead of 2, or convert with double(x) or int(x). An int may be passed where an argument's schema says number.`
+	scopeNoInput    = "`context`" + ` (the validated context, when the Language declares context_schema) is addressable everywhere; ` + "`input`" + ` is bound only as the Parameter binding section says.` + "\n"
+	// The number rules name the schemas an expression meets: entries'
+	// only where steps call entries, an inline input only where the
+	// grammar takes one.
+	scopeNumbersCalls   = `A JSON number takes its CEL type from the schema that describes it (an entry's input_schema or output_schema, the context_schema)`
+	scopeNumbersNoCalls = `A JSON number takes its CEL type from the schema that describes it (the context_schema, or an input_schema the input is validated against)`
+	scopeNumbersTyped   = `: where the schema says ` + "`\"type\": \"number\"`" + ` it is a double, so 10 is read as 10.0 and ` + "`input.price * 1.2`" + ` works; where it says ` + "`\"type\": \"integer\"`" + ` it is an int.` + "\n"
+	scopeUntypedInput   = `A number no schema types (any field of an inline program's ` + "`input`" + `, a field whose schema has no single numeric type)`
+	scopeUntyped        = `A number no schema types (a field whose schema has no single numeric type)`
+	scopeUntypedRule    = ` is an int when its JSON text has no fraction or exponent, and a double otherwise.` + "\n" +
+		`CEL does not mix int and double in arithmetic: write 2.0 instead of 2, or convert with double(x) or int(x).`
+	scopeArgs = ` An int may be passed where an argument's schema says number.`
 )
 
 // ScopeRules is the closed-sets guide's Scope rules section for g. §5.2
 // requires the section only of a grammar with branches or loops, but a
 // manifest or snapshot does not show the grammar (data-model.md reading
 // 14), so every Language states its scope rule: what an expression may
-// read in its programs, and how numbers are typed.
+// read in its programs, and how numbers are typed, naming only the
+// constructs and variables the grammar has.
 func ScopeRules(g *Grammar) string {
+	var b strings.Builder
 	switch {
 	case g.HasControlFlow():
-		return ScopeRulesText
-	case !g.HasSteps():
-		return scopeNone + scopeEverywhere + scopeNumbers
+		b.WriteString(scopeSteps + scopeNested)
+	case g.HasSteps():
+		b.WriteString(scopeSteps + scopeFlat)
+	default:
+		b.WriteString(scopeNone)
 	}
-	return scopeSteps + scopeFlat + scopeEverywhere + scopeNumbers
+	calls := g.Call != "" || g.Run != ""
+	b.WriteString(pick(g.Input, scopeEverywhere, scopeNoInput))
+	b.WriteString(pick(calls, scopeNumbersCalls, scopeNumbersNoCalls) + scopeNumbersTyped)
+	b.WriteString(pick(g.Input, scopeUntypedInput, scopeUntyped) + scopeUntypedRule)
+	b.WriteString(pick(calls, scopeArgs, ""))
+	return b.String()
+}
+
+// pick is yes when on holds and no otherwise: the choice between two
+// wordings of a sentence.
+func pick(on bool, yes, no string) string {
+	if on {
+		return yes
+	}
+	return no
 }
 
 // ParameterBinding is the closed-sets guide's Parameter binding section
