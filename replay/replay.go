@@ -16,12 +16,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
 	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/lint/suggest"
 )
 
 // sourceLimit is the largest trace file kept whole for source snippets in
@@ -53,15 +53,12 @@ type Input struct {
 // fails only when an input cannot be opened or read, or on an unknown
 // rule ID in Disabled; everything wrong inside a file is a finding.
 func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
-	var unknown []string
-	for id := range opt.Disabled {
-		if RuleByID(id) == nil {
-			unknown = append(unknown, id)
-		}
+	known := make([]string, len(rules))
+	for i, r := range rules {
+		known[i] = r.ID
 	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return nil, fmt.Errorf("unknown rule %q; list the rules with --list-rules", unknown[0])
+	if err := suggest.UnknownRule(opt.Disabled, known); err != nil {
+		return nil, err
 	}
 	rep := &report.Report{Tool: "pilotage replay", Sources: map[string][]byte{plan.File: plan.Src}, KeyLabel: "run_id"}
 	enabled := 0
