@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/cmd"
+	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -27,8 +28,10 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestScripts runs the end-to-end CLI scripts in testdata/script. Set
-// UPDATE_SCRIPTS=1 to rewrite their golden output. Each script's work
+// TestScripts runs the end-to-end CLI scripts in testdata/script. With
+// the project's one -update flag (lint/golden: go test ./cmd -run
+// TestScripts -update) a failing cmp whose expected file is a section of
+// the script rewrites that section instead. Each script's work
 // directory holds a copy of langs/, so scripts can run the bundled
 // Languages (conform serves langs/homeflow) without keeping copies of
 // them that would drift.
@@ -38,7 +41,8 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			return copyTree(filepath.Join("..", "langs"), filepath.Join(env.WorkDir, "langs"))
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"stable": stableCmd},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"stable": stableCmd},
+		UpdateScripts: golden.Updating(),
 	})
 }
 
@@ -48,7 +52,7 @@ var ruleCount = regexp.MustCompile(`\b\d+ rules\b|"rules": \d+`)
 
 // stableCmd is the script command `stable SRC DST`: it copies SRC (a file,
 // stdout or stderr) to DST with the rule count replaced by N, so golden
-// output compared with cmp (and rewritten by UPDATE_SCRIPTS) does not
+// output compared with cmp (and rewritten by -update) does not
 // change each time a rule is added.
 func stableCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
