@@ -163,7 +163,7 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 		s.DiagnosticCodes = append(s.DiagnosticCodes, closedsets.Code{Code: code, Meaning: reservedMeanings[code]})
 	}
 	s.DiagnosticCodes = append(append(s.DiagnosticCodes, c.shared.codes...), ls.sets.codes...)
-	s.DiagnosticPaths = language.DiagnosticPathsText[l.Locator]
+	s.DiagnosticPaths = language.DiagnosticPaths(l.Locator, &l.Grammar)
 	if caps.Has(pilotage.CapCatalog) {
 		s.Kinds = append(append(s.Kinds, c.shared.kinds...), ls.sets.kinds...)
 	}

@@ -176,16 +176,43 @@ func Output(g *Grammar, mode string, testRun bool) string {
 	return strings.Join(parts, " ")
 }
 
-// DiagnosticPathsText says how a diagnostic's path locates it under each
-// locator dialect (§5.5); the closed-sets guide states the Language's one
-// after its Diagnostic codes table. A text-range Language's program is the
-// same JSON step model, sent as a string: positions count in that text.
+// DiagnosticPaths says how a diagnostic's path locates it under locator
+// (§5.5); the closed-sets guide states the Language's one after its
+// Diagnostic codes table. A text-range Language's program is the same JSON
+// step model, sent as a string: positions count in that text. The example
+// pointer is one a program of g can have: deploy's call member is `do`,
+// and calc's programs have no steps. "" for an unknown locator.
+func DiagnosticPaths(locator string, g *Grammar) string {
+	switch locator {
+	case pilotage.LocatorJSONPointer:
+		return "Programs are JSON values (locator `json-pointer`, §5.5). A diagnostic's `path` is a JSON Pointer into the program, such as `" + examplePointer(g) + "`; `\"\"` is the whole program. " +
+			"When the finding is inside an expression, `range` gives its start and end in that string as 0-based, end-exclusive code-point offsets. " +
+			"An `input_binding` or `context_binding` diagnostic's `path` is a JSON Pointer into the input or the context instead."
+	case pilotage.LocatorTextRange:
+		return "Programs are text (locator `text-range`, §5.5): send the program as one JSON string holding the program text, written as the examples write it. " +
+			"A diagnostic's `path` is `{\"start\": {\"line\": L, \"column\": C}, \"end\": {\"line\": L, \"column\": C}}` in that text: lines and columns are 1-based, columns count characters, and `end` is the position just after the last character of the finding. " +
+			"Text that is not JSON gets a `syntax` diagnostic at the character where reading stopped (an empty range at the end when the text ends early); a finding about the whole program spans all of it. `range` is never used. " +
+			"An `input_binding` or `context_binding` diagnostic's `path` is a JSON Pointer into the input or the context."
+	}
+	return ""
+}
+
+// examplePointer is a JSON Pointer a program of g can have: its first
+// step's call member, its id where the grammar has steps but no call, and
+// the output expression where it has no steps.
+func examplePointer(g *Grammar) string {
+	switch {
+	case g.Call != "":
+		return "/steps/0/" + pilotage.EscapePointerToken(g.Call)
+	case g.HasSteps():
+		return "/steps/0/id"
+	}
+	return "/output"
+}
+
+// DiagnosticPathsText is DiagnosticPaths of each locator for a grammar
+// whose call member is `call`, the default grammar's.
 var DiagnosticPathsText = map[string]string{
-	pilotage.LocatorJSONPointer: "Programs are JSON values (locator `json-pointer`, §5.5). A diagnostic's `path` is a JSON Pointer into the program, such as `/steps/0/call`; `\"\"` is the whole program. " +
-		"When the finding is inside an expression, `range` gives its start and end in that string as 0-based, end-exclusive code-point offsets. " +
-		"An `input_binding` or `context_binding` diagnostic's `path` is a JSON Pointer into the input or the context instead.",
-	pilotage.LocatorTextRange: "Programs are text (locator `text-range`, §5.5): send the program as one JSON string holding the program text, written as the examples write it. " +
-		"A diagnostic's `path` is `{\"start\": {\"line\": L, \"column\": C}, \"end\": {\"line\": L, \"column\": C}}` in that text: lines and columns are 1-based, columns count characters, and `end` is the position just after the last character of the finding. " +
-		"Text that is not JSON gets a `syntax` diagnostic at the character where reading stopped (an empty range at the end when the text ends early); a finding about the whole program spans all of it. `range` is never used. " +
-		"An `input_binding` or `context_binding` diagnostic's `path` is a JSON Pointer into the input or the context.",
+	pilotage.LocatorJSONPointer: DiagnosticPaths(pilotage.LocatorJSONPointer, &Grammar{Call: "call"}),
+	pilotage.LocatorTextRange:   DiagnosticPaths(pilotage.LocatorTextRange, &Grammar{Call: "call"}),
 }

@@ -3,6 +3,8 @@ package language
 import (
 	"strings"
 	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
 )
 
 // Every grammar gets a Scope rules section (§5.2): a snapshot does not show
@@ -134,4 +136,21 @@ func TestOutput(t *testing.T) {
 		{"no steps (calc)", Output(&noSteps, "immediate", false),
 			[]string{"For an immediate Run", "evaluated once, as the program has no steps"}, []string{"last step", "deploy", "test run"}},
 	})
+}
+
+// The paths paragraph after the Diagnostic codes table (§5.5) shows a
+// pointer a program of the grammar can have: deploy names its call member
+// `do`, and calc's programs have no steps to point into.
+func TestDiagnosticPaths(t *testing.T) {
+	jp := pilotage.LocatorJSONPointer
+	checkSections(t, []section{
+		{"call member call", DiagnosticPaths(jp, &everyConstruct), []string{"locator `json-pointer`", "such as `/steps/0/call`"}, nil},
+		{"call member do (deploy)", DiagnosticPaths(jp, &Grammar{Call: "do", Args: "args"}), []string{"such as `/steps/0/do`"}, []string{"/call"}},
+		{"promoted runs only", DiagnosticPaths(jp, &runsOnly), []string{"such as `/steps/0/id`"}, []string{"/call"}},
+		{"no steps (calc)", DiagnosticPaths(jp, &noSteps), []string{"such as `/output`"}, []string{"/steps"}},
+		{"text-range (notes)", DiagnosticPaths(pilotage.LocatorTextRange, &everyConstruct), []string{"locator `text-range`", "1-based"}, []string{"JSON Pointer into the program"}},
+	})
+	if DiagnosticPaths("xpath", &everyConstruct) != "" {
+		t.Error("an unknown locator has no paragraph")
+	}
 }
