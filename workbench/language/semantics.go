@@ -105,7 +105,7 @@ func ParameterBinding(g *Grammar, promoted bool) string {
 // The sentences ParameterBinding is written from.
 const (
 	bindingInline   = `An inline program receives the execute request's ` + "`input`" + ` as the CEL variable ` + "`input`" + `; it must be a JSON object, or absent (then ` + "`input`" + ` is an empty object).`
-	bindingNoInput  = `An inline program takes no input: its expressions have no ` + "`input`" + ` variable, and an execute request that sends ` + "`input`" + ` with one is a validation_error Run with an input_binding diagnostic.`
+	bindingNoInput  = `An inline program takes no input: its expressions have no ` + "`input`" + ` variable, and an execute request that sends ` + "`input`" + ` with an inline program is a validation_error Run with an input_binding diagnostic.`
 	bindingPromoted = `A promoted program's ` + "`input`" + ` must validate against its catalog entry's input_schema; a violation is a validation_error Run with an input_binding diagnostic whose path points into input.`
 	bindingArgs     = `A call's arguments are an object whose member values are CEL expressions; their values are the entry's input.`
 )
