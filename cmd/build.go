@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,7 +36,10 @@ directory this build writes (a guide since removed or renamed in the PDL)
 is removed, each named on standard error ("removed stale …"), so a server
 or lint never reads a guide the definition no longer has. Nothing else is
 deleted: a DIR/guides/ directory of no Language of this build (one renamed
-or removed) is named on standard error and left for you to delete.
+or removed) is named on standard error and left for you to delete. The
+definition's own files (the PDL and every file it names) are never
+replaced or removed: a build that would write over one is refused before
+anything is written.
 
 File names inside the PDL are
 relative to its directory. When the PDL has errors, build writes nothing,
@@ -78,7 +83,9 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if err != nil {
 		return usageErr("%s: %v", name, err)
 	}
-	if err := emit.Write(p.dir, files); err != nil {
+	// The definition's own files are never replaced or removed.
+	sources := slices.Collect(maps.Keys(res.Sources))
+	if err := emit.Write(p.dir, files, sources); err != nil {
 		return usageErr("cannot write the build: %v", fileErr(err))
 	}
 	for _, f := range files {
@@ -87,7 +94,7 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 		}
 	}
 	// What was removed before a failure is named too.
-	stale, err := emit.RemoveStale(p.dir, files)
+	stale, err := emit.RemoveStale(p.dir, files, sources)
 	for _, f := range stale.Removed {
 		fmt.Fprintf(c.ErrOrStderr(), "removed stale %s\n", outPath(p.dir, f))
 	}

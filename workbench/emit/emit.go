@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -161,8 +162,18 @@ func Files(srv *language.Server) ([]File, error) {
 	return out, nil
 }
 
-// Write writes Files under dir, creating directories as needed.
-func Write(dir string, files []File) error {
+// Write writes Files under dir, creating directories as needed. Before
+// it writes anything, it refuses to replace a file of keep — the
+// definition's own sources: `-o .` beside a PDL whose guide bodies sit
+// where the build writes its guides would otherwise overwrite them.
+func Write(dir string, files []File, keep []string) error {
+	kept := statAll(keep)
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if fi, err := os.Stat(p); err == nil && sameAsAny(fi, kept) {
+			return fmt.Errorf("%s is a file the definition reads; writing the build there would replace it: choose another output directory", filepath.ToSlash(p))
+		}
+	}
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -173,6 +184,22 @@ func Write(dir string, files []File) error {
 		}
 	}
 	return nil
+}
+
+// statAll is the FileInfo of every path that exists.
+func statAll(paths []string) []os.FileInfo {
+	var out []os.FileInfo
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			out = append(out, fi)
+		}
+	}
+	return out
+}
+
+// sameAsAny reports whether fi is the same file as one of infos.
+func sameAsAny(fi os.FileInfo, infos []os.FileInfo) bool {
+	return slices.ContainsFunc(infos, func(o os.FileInfo) bool { return os.SameFile(fi, o) })
 }
 
 // Stale is what an earlier build left under DIR/guides/ that this build
@@ -195,8 +222,10 @@ type Stale struct {
 // subdirectories, not what lies outside the directories this build writes
 // guides into; those only show up in Left. A listed file is kept when it
 // is the same file as one just written, so a guide renamed only in letter
-// case is not deleted on a case-insensitive file system.
-func RemoveStale(dir string, files []File) (Stale, error) {
+// case is not deleted on a case-insensitive file system, and a file of
+// keep (the definition's own sources) is never deleted.
+func RemoveStale(dir string, files []File, keep []string) (Stale, error) {
+	kept := statAll(keep)
 	written := map[string][]os.FileInfo{}
 	for _, f := range files {
 		d := path.Dir(f.Path)
@@ -228,7 +257,7 @@ func RemoveStale(dir string, files []File) (Stale, error) {
 			if err != nil {
 				return st, err
 			}
-			if slices.ContainsFunc(written[d], func(w os.FileInfo) bool { return os.SameFile(w, fi) }) {
+			if sameAsAny(fi, written[d]) || sameAsAny(fi, kept) {
 				continue
 			}
 			p := d + "/" + e.Name()
