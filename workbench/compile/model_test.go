@@ -232,7 +232,7 @@ func TestLocatorInClosedSets(t *testing.T) {
 			}
 		}
 		p := closedsets.Parse([]byte(body))
-		if want := language.DiagnosticPathsText[locator]; p.Sets.DiagnosticPaths != want || !strings.Contains(want, "locator `"+locator+"`") {
+		if want := language.DiagnosticPaths(locator, &l.Grammar); p.Sets.DiagnosticPaths != want || !strings.Contains(want, "locator `"+locator+"`") {
 			t.Errorf("%s: the closed-sets guide's paths paragraph is %q, want %q", name, p.Sets.DiagnosticPaths, want)
 		}
 	}

@@ -274,6 +274,9 @@ func (c *checker) saveAnswer(name string, raw json.RawMessage) (string, []byte, 
 // pickLanguage finds the index of the Language a program runs in: the
 // one named, or the manifest's only one.
 func pickLanguage(man *pilotage.Manifest, id string) (int, error) {
+	if len(man.Languages) == 0 {
+		return 0, fmt.Errorf("the server lists no Languages (its manifest's languages is empty), so there is none to run the program in")
+	}
 	var ids []string
 	for i, l := range man.Languages {
 		if l.ID == id || (id == "" && len(man.Languages) == 1) {

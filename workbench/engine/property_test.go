@@ -40,12 +40,15 @@ const defaultSeeds = 600
 // outputs a Run holds reach but its input does not (execute refuses an
 // input larger than the memory bound before running, so the generator's
 // inputs, at most about 600 bytes, must stay below it), and time, which
-// one call of slow.op (300 ms) passes.
+// one call of slow.op (300 ms) passes. The time bound is 250 ms, not
+// less: the bound must stop every timed Run inside that first call, so
+// the work before it (checks, binding) may take up to 250 ms on a loaded
+// machine before two Runs of one program could stop at different places.
 var (
 	homeLimits  = homeServer().Languages[0].Limits
 	tightLimits = language.Limits{Steps: 12, Time: 30 * time.Second, Depth: 4, Iterations: 5, Expansion: 3, MemoryBytes: 1 << 20, ProgramBytes: 64 << 10}
 	memLimits   = withLimits(func(l *language.Limits) { l.MemoryBytes = 1 << 10 })
-	timedLimits = withLimits(func(l *language.Limits) { l.Time = 100 * time.Millisecond })
+	timedLimits = withLimits(func(l *language.Limits) { l.Time = 250 * time.Millisecond })
 )
 
 func withLimits(edit func(*language.Limits)) language.Limits {

@@ -209,10 +209,3 @@ func examplePointer(g *Grammar) string {
 	}
 	return "/output"
 }
-
-// DiagnosticPathsText is DiagnosticPaths of each locator for a grammar
-// whose call member is `call`, the default grammar's.
-var DiagnosticPathsText = map[string]string{
-	pilotage.LocatorJSONPointer: DiagnosticPaths(pilotage.LocatorJSONPointer, &Grammar{Call: "call"}),
-	pilotage.LocatorTextRange:   DiagnosticPaths(pilotage.LocatorTextRange, &Grammar{Call: "call"}),
-}
