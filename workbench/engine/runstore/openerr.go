@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Opening a data directory's runs.db fails for three reasons a user must
@@ -44,11 +44,11 @@ func (e *fileError) Unwrap() error { return e.kind }
 // with what to do about it; errors.Is tells the three kinds apart.
 func openError(path string, err error) error {
 	switch {
-	case errors.Is(err, bolt.ErrTimeout):
+	case errors.Is(err, berrors.ErrTimeout):
 		return fmt.Errorf("run store %s is %w, most likely another pilotage serve with the same --data directory: stop it, or give this server a data directory of its own", path, errLocked)
-	case errors.Is(err, errNotRunStore), errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrVersionMismatch), errors.Is(err, bolt.ErrIncompatibleValue):
+	case errors.Is(err, errNotRunStore), errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrIncompatibleValue):
 		return fmt.Errorf("run store %s is %w (%v): move the file away and a new, empty one is created, or use another data directory (--data)", path, errNotRunStore, err)
-	case errors.Is(err, errDamaged), errors.Is(err, bolt.ErrChecksum):
+	case errors.Is(err, errDamaged), errors.Is(err, berrors.ErrChecksum):
 		return fmt.Errorf("run store %s is %w (%v): move the file away to start with an empty run store (the durable runs and idempotency records in it are lost), or restore it from a backup", path, errDamaged, err)
 	}
 	return fmt.Errorf("run store %s: %w", path, err)
