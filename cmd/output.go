@@ -70,7 +70,7 @@ func (f *reportFlags) validate() (report.Format, error) {
 // findingsExit when it should fail.
 func (f *reportFlags) emit(c *cobra.Command, format report.Format, rep *report.Report) error {
 	err := writeOutput(c, f.output, "the report", func(w io.Writer) error {
-		return report.Write(w, format, rep, report.Options{Color: f.useColor(w)})
+		return report.Write(w, format, rep, report.Options{Color: f.useColor(w), Strict: f.strict})
 	})
 	if err != nil {
 		return err

@@ -258,7 +258,7 @@ func toURI(file string) string {
 }
 
 // JUnit XML: one test case per input file, failing when the file has an
-// error finding.
+// error finding, or with strict a warning.
 type junitSuites struct {
 	XMLName xml.Name     `xml:"testsuites"`
 	Suites  []junitSuite `xml:"testsuite"`
@@ -284,7 +284,7 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-func writeJUnit(w io.Writer, r *Report) error {
+func writeJUnit(w io.Writer, r *Report, strict bool) error {
 	byFile := map[string][]Finding{}
 	files := append([]string(nil), r.Files...)
 	seen := map[string]bool{}
@@ -301,19 +301,32 @@ func writeJUnit(w io.Writer, r *Report) error {
 	suite := junitSuite{Name: r.Tool, Cases: []junitCase{}}
 	for _, file := range files {
 		c := junitCase{Name: visible(file), Classname: r.Tool}
-		var errs, others []string
+		var fails, others []string
+		var errs, warns int
 		for _, f := range byFile[file] {
 			f = f.visible()
 			line := fmt.Sprintf("%s: %s: %s [%s %s]", location(f), f.Severity, f.Message, f.Rule, Cite(f.Section))
-			if f.Severity == Error {
-				errs = append(errs, line)
-			} else {
+			switch {
+			case f.Severity == Error:
+				errs++
+				fails = append(fails, line)
+			case f.Severity == Warning && strict:
+				warns++
+				fails = append(fails, line)
+			default:
 				others = append(others, line)
 			}
 		}
-		if len(errs) > 0 {
+		if len(fails) > 0 {
 			suite.Failures++
-			c.Failure = &junitFailure{Message: plural(len(errs), "error"), Type: "error", Text: strings.Join(errs, "\n")}
+			msg, typ := plural(errs, "error"), "error"
+			switch {
+			case warns > 0 && errs == 0:
+				msg, typ = plural(warns, "warning"), "warning"
+			case warns > 0:
+				msg += ", " + plural(warns, "warning")
+			}
+			c.Failure = &junitFailure{Message: msg, Type: typ, Text: strings.Join(fails, "\n")}
 		}
 		if len(others) > 0 {
 			c.SystemOut = strings.Join(others, "\n")

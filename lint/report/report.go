@@ -229,10 +229,14 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q; use one of: %s", s, strings.Join(names, ", "))
 }
 
-// Options tune the text writer.
+// Options tune the writers.
 type Options struct {
 	// Color enables ANSI colour in text output.
 	Color bool
+	// Strict is the verb's --strict: warnings fail the run, so junit marks
+	// a file with warnings as failing too, and a CI dashboard shows the
+	// file that failed the job.
+	Strict bool
 }
 
 // Write renders r in format f.
@@ -247,7 +251,7 @@ func Write(w io.Writer, f Format, r *Report, opt Options) error {
 	case GitHub:
 		return writeGitHub(w, r)
 	case JUnit:
-		return writeJUnit(w, r)
+		return writeJUnit(w, r, opt.Strict)
 	}
 	return fmt.Errorf("unknown format %q", f)
 }

@@ -94,6 +94,8 @@ var goldenFormats = []struct {
 	{"sarif", SARIF, Options{}},
 	{"github", GitHub, Options{}},
 	{"junit", JUnit, Options{}},
+	// --strict fails a file on its warnings too, and junit shows it failing.
+	{"strict.junit", JUnit, Options{Strict: true}},
 }
 
 func render(t *testing.T, r *Report, f Format, opt Options) []byte {
