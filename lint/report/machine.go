@@ -25,8 +25,8 @@ func writeJSON(w io.Writer, r *Report) error {
 }
 
 // writeIndentedJSON writes v as indented JSON and a newline, with DEL,
-// the C1 controls and the bidirectional formatting characters escaped as
-// well (\u007f, \u0085, \u202e): encoding/json escapes
+// the C1 controls, the bidirectional formatting characters and the
+// invisible ones escaped as well (\u007f, \u0085, \u202e, \ufeff): encoding/json escapes
 // only the C0 ones, and a report shown with cat must not drive a terminal
 // either (visible.go). Those characters can only be inside strings, where
 // the escape stands for the same character, so decoders read the same data.
@@ -41,7 +41,7 @@ func writeIndentedJSON(w io.Writer, v any) error {
 
 var jsonControls = func() *strings.Replacer {
 	var pairs []string
-	for r := rune(0x7f); r <= 0x2069; r++ {
+	for r := rune(0x7f); r <= 0xfeff; r++ { // U+FEFF is the last isControl rune
 		if isControl(r) {
 			pairs = append(pairs, string(r), fmt.Sprintf(`\u%04x`, r))
 		}

@@ -23,6 +23,12 @@ import (
 // U+202A–U+202E, U+2066–U+2069) are escaped too, as \u202e: they control
 // nothing but reorder what is shown, so a message or snippet could read
 // differently from the bytes it quotes ("Trojan Source", CVE-2021-42574).
+// The characters that have no width and no use in the middle of text
+// (U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER, U+FEFF, the byte order
+// mark) are escaped too: unseen, they make two different names print
+// alike, and fmt -d of a file saved with a byte order mark would show a
+// removed and an added line that read the same. The joiners U+200C and
+// U+200D stay: scripts and emoji need them.
 // Tab and newline stay: a tab is harmless (snippets turn it into a space
 // so carets line up) and newlines are the line structure of a message. The json and sarif formats
 // carry the text unchanged, escaped as JSON escapes it (writeIndentedJSON):
@@ -30,10 +36,16 @@ import (
 // docs/replay.md ("Output and exit codes") documents this.
 
 // isControl reports whether r is shown escaped: a C0 control other than
-// tab and newline, DEL, a C1 control, or a bidirectional formatting
-// character.
+// tab and newline, DEL, a C1 control, a bidirectional formatting
+// character, or an invisible one.
 func isControl(r rune) bool {
-	return (r < 0x20 && r != '\t' && r != '\n') || (0x7f <= r && r <= 0x9f) || isBidi(r)
+	return (r < 0x20 && r != '\t' && r != '\n') || (0x7f <= r && r <= 0x9f) || isBidi(r) || isInvisible(r)
+}
+
+// isInvisible reports whether r is a character without width that text
+// does not need: U+200B, U+2060 or U+FEFF.
+func isInvisible(r rune) bool {
+	return r == 0x200b || r == 0x2060 || r == 0xfeff
 }
 
 // isBidi reports whether r is a bidirectional formatting character.

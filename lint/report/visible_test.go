@@ -20,7 +20,7 @@ const hostileSrc = "{\n" +
 	"}\n"
 
 // hostileText is a message, hint, name and note with the same bytes.
-const hostileText = "bad \x1b[2J\x1b]8;;http://evil\x07link\rfake\x00nul\x7fdel\u0085nel\xff\x9b\u202erlo\tend\nsecond line"
+const hostileText = "bad \x1b[2J\x1b]8;;http://evil\x07link\rfake\x00nul\x7fdel\u0085nel\xff\x9b\u202erlo\ufeffbom\u200bzw\tend\nsecond line"
 
 // hostileReport carries hostile bytes in every text a writer shows.
 func hostileReport() *Report {
@@ -70,7 +70,7 @@ func TestHostileBytes(t *testing.T) {
 		controlFree(t, format, out)
 		switch format {
 		case Text, GitHub, JUnit:
-			for _, want := range []string{`\x1b[2J`, `\x1b]8;;http://evil\x07link\x0dfake\x00nul\x7fdel\u0085nel\xff\x9b\u202erlo`, `evil\x1b[31m\x00.json`} {
+			for _, want := range []string{`\x1b[2J`, `\x1b]8;;http://evil\x07link\x0dfake\x00nul\x7fdel\u0085nel\xff\x9b\u202erlo\ufeffbom\u200bzw`, `evil\x1b[31m\x00.json`} {
 				if !strings.Contains(string(out), want) {
 					t.Errorf("%s output lacks %q:\n%s", format, want, out)
 				}
