@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,12 +23,17 @@ import (
 // hundreds of thousands), and become exit 2, since a broken definition is
 // unusable input.
 func loadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, error) {
-	res, err := compile.File(name)
+	src, err := os.ReadFile(name)
 	if err != nil {
 		return nil, usageErr("%v", readErr(err))
 	}
+	// The compiler caps as it goes, so a file wrong in every line never
+	// holds more than max findings of a rule.
+	rep := &report.Report{Cap: report.NewCap(max)}
+	res := compile.Source(name, src, compile.Options{Dir: filepath.Dir(name), Cap: rep.Cap})
 	if !res.OK() {
-		if err := writeCompileErrors(w, name, res, color, max); err != nil {
+		rep.AddListed(res.Findings...)
+		if err := writeCompileReport(w, name, res, rep, color); err != nil {
 			return nil, usageErr("writing errors: %v", err)
 		}
 		return nil, &exitError{code: ExitUsage}
@@ -35,11 +41,17 @@ func loadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, er
 	return res, nil
 }
 
-// writeCompileErrors prints a compile's findings as text, at most max of
-// one rule, counting the rest as lint does.
+// writeCompileErrors prints the findings of a compile made without a cap
+// as text, at most max of one rule, counting the rest as lint does.
 func writeCompileErrors(w io.Writer, name string, res *compile.Result, color bool, max int) error {
-	rep := &report.Report{Tool: "pilotage", Sources: res.Sources, Files: []string{name}, Cap: report.NewCap(max)}
+	rep := &report.Report{Cap: report.NewCap(max)}
 	rep.Add(res.Findings...)
+	return writeCompileReport(w, name, res, rep, color)
+}
+
+// writeCompileReport prints rep, which holds res's findings, as text.
+func writeCompileReport(w io.Writer, name string, res *compile.Result, rep *report.Report, color bool) error {
+	rep.Tool, rep.Sources, rep.Files = "pilotage", res.Sources, []string{name}
 	rep.Summary.Files = 1
 	rep.Sort()
 	return report.Write(w, report.Text, rep, report.Options{Color: color})

@@ -84,6 +84,19 @@ func (c *Cap) Include(o *Cap, keep func(rule string) bool) {
 	}
 }
 
+// AddListed appends findings a producer has already offered to a cap and
+// that cap listed (the PDL compiler under compile.Options.Cap), keeping
+// the summary counts in step. Add would offer them again: to the same cap
+// that counts each one twice and leaves out half of what was listed. What
+// the producer's cap left out reaches the report through r.Cap being that
+// cap, or through r.Cap.Include.
+func (r *Report) AddListed(fs ...Finding) {
+	for _, f := range fs {
+		r.Findings = append(r.Findings, f)
+		r.count(f, 1)
+	}
+}
+
 // Left returns one finding per rule and file that had findings left out,
 // saying how many, in the order the first of them was left out.
 func (c *Cap) Left() []Finding {

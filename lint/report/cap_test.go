@@ -117,3 +117,30 @@ func TestReportNoCap(t *testing.T) {
 		t.Errorf("%d findings, summary %+v", len(r.Findings), r.Summary)
 	}
 }
+
+// TestReportAddListed: findings a producer listed through the report's
+// own Cap (the PDL compiler) are counted once: the report equals one that
+// offered every finding to Add, listed findings, count and summary alike.
+func TestReportAddListed(t *testing.T) {
+	shared := &Report{Cap: NewCap(2)}
+	offered := &Report{Cap: NewCap(2)}
+	for i := range 10 {
+		f := finding("x.pdl", "r1", Error, i+1)
+		if shared.Cap.Admit(f) {
+			shared.AddListed(f)
+		}
+		offered.Add(f)
+	}
+	shared.Sort()
+	offered.Sort()
+	want := []string{"x.pdl: error: 8 more r1 findings in this file are not listed", "x.pdl: error: r1 at 1", "x.pdl: error: r1 at 2"}
+	if got := messages(shared.Findings); !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+	if got := messages(offered.Findings); !slices.Equal(got, want) {
+		t.Errorf("with Add: findings %q, want %q", got, want)
+	}
+	if shared.Summary.Errors != 3 || offered.Summary.Errors != 3 {
+		t.Errorf("summaries %+v and %+v, want 3 errors each", shared.Summary, offered.Summary)
+	}
+}

@@ -137,7 +137,7 @@ func (c *compiler) cel(a *pdl.Arg, inputSchema json.RawMessage, wantBool bool) s
 		if at, ok := contentPos(a.Value, p.start); ok {
 			pos, end = at, lexer.Position{}
 		}
-		c.findings = append(c.findings, pdl.Errorf(pdl.RuleCEL, pos, end, p.hint, oneLine(p.msg)))
+		c.add(pdl.Errorf(pdl.RuleCEL, pos, end, p.hint, oneLine(p.msg)))
 		return ""
 	}
 	if wantBool && !cel.BoolType.IsExactType(r.typ) && !cel.DynType.IsExactType(r.typ) {

@@ -29,6 +29,14 @@ type Options struct {
 	ReadFile func(path string) ([]byte, error)
 	// Dir is the directory file names are relative to.
 	Dir string
+	// Cap, when set, lists at most its number of findings of one rule per
+	// file (--max-per-rule): a finding past it is counted in Cap and its
+	// message is never built, so a file repeating one wrong line 300,000
+	// times costs no more than its first findings. Result.Findings then
+	// holds only what Cap admitted; a report that lists them adds them
+	// with report.Report.AddListed and takes Cap's counts (sharing Cap,
+	// or through Cap.Include).
+	Cap *report.Cap
 }
 
 // Result is a compiled file.
@@ -40,7 +48,9 @@ type Result struct {
 	Sources map[string][]byte
 }
 
-// OK reports whether the file compiled without errors.
+// OK reports whether the file compiled without errors. Under a cap it
+// still can tell: every compile finding is an error and the cap lists the
+// first of each rule, so an error left out follows one that is listed.
 func (r *Result) OK() bool {
 	for _, f := range r.Findings {
 		if f.Severity == report.Error {
@@ -62,24 +72,26 @@ func File(path string) (*Result, error) {
 // Source parses and compiles src, named name.
 func Source(name string, src []byte, opts Options) *Result {
 	f, findings := pdl.Parse(name, src)
-	res := &Result{Findings: findings, Sources: map[string][]byte{name: src}}
+	res := &Result{Sources: map[string][]byte{name: src}}
+	c := newCompiler(opts, res)
+	for _, p := range findings {
+		c.add(p)
+	}
 	if f == nil {
 		return res
 	}
-	c := newCompiler(opts, res)
 	c.prepare(f)
 	c.file(f)
 	res.Server = c.srv
-	res.Findings = append(res.Findings, c.findings...)
 	return res
 }
 
 // compiler holds the state of one compilation.
 type compiler struct {
-	opts     Options
-	res      *Result
-	srv      *language.Server
-	findings []report.Finding
+	opts Options
+	// res collects the findings as they are raised (add).
+	res *Result
+	srv *language.Server
 
 	// shared are the closed-set statements at file level, which every
 	// Language inherits.
@@ -123,10 +135,28 @@ func newCompiler(opts Options, res *Result) *compiler {
 	return c
 }
 
-// errf records an error finding at a statement, argument or value.
+// errf records an error finding at a statement, argument or value. The
+// message is built only when the cap lists the finding.
 func (c *compiler) errf(rule string, at positioned, hint, format string, args ...any) {
 	pos, end := at.span()
-	c.findings = append(c.findings, pdl.Errorf(rule, pos, end, hint, fmt.Sprintf(format, args...)))
+	if f := pdl.Errorf(rule, pos, end, hint, ""); c.listed(f) {
+		f.Message = fmt.Sprintf(format, args...)
+		c.res.Findings = append(c.res.Findings, f)
+	}
+}
+
+// add records a finding built whole, when the cap lists it.
+func (c *compiler) add(f report.Finding) {
+	if c.listed(f) {
+		c.res.Findings = append(c.res.Findings, f)
+	}
+}
+
+// listed reports whether a finding is listed: always without a cap, else
+// when the cap admits it (counting it otherwise). Only the finding's rule,
+// section, severity and file are read.
+func (c *compiler) listed(f report.Finding) bool {
+	return c.opts.Cap == nil || c.opts.Cap.Admit(f)
 }
 
 // positioned is anything with a source span.

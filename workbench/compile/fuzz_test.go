@@ -5,15 +5,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
 // FuzzCompile: any input compiles to findings placed inside the file or
 // to a model that emits, never a panic. Files the PDL names resolve to one small schema and one
-// guide so the fuzzer can reach the code that reads them.
+// guide so the fuzzer can reach the code that reads them. Compiled under
+// a cap of 1, it reports what capping all its findings afterwards reports.
 func FuzzCompile(f *testing.F) {
 	for _, seed := range golden.Sections(f, "testdata/errors/*.txtar", func(name string) bool { return name == "lang.pdl" }) {
 		f.Add(seed)
@@ -43,6 +46,17 @@ func FuzzCompile(f *testing.F) {
 			if x.File == "f.pdl" && x.Line > lines {
 				t.Fatalf("finding at line %d of a %d-line file: %+v", x.Line, lines, x)
 			}
+		}
+		c := report.NewCap(1)
+		capped := Source("f.pdl", src, Options{ReadFile: read, Cap: c})
+		shared := &report.Report{Cap: c}
+		shared.AddListed(capped.Findings...)
+		after := &report.Report{Cap: report.NewCap(1)}
+		after.Add(res.Findings...)
+		shared.Sort()
+		after.Sort()
+		if capped.OK() != res.OK() || !reflect.DeepEqual(shared.Findings, after.Findings) || !reflect.DeepEqual(shared.Summary, after.Summary) {
+			t.Fatalf("capping while compiling gives %+v\ncapping afterwards %+v", shared, after)
 		}
 		if !res.OK() || res.Server == nil {
 			return

@@ -136,7 +136,7 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 	res := c.checkBody(src, e.InputSchema, ls)
 	for _, p := range res.problems {
 		pos, end := problemPos(src, p, func(line, col int) lexer.Position { return valuePos(v, line, col) })
-		c.findings = append(c.findings, pdl.Errorf(pdl.RuleProgram, pos, end, "",
+		c.add(pdl.Errorf(pdl.RuleProgram, pos, end, "",
 			fmt.Sprintf("program of %s (Language %s) %s", e.ID, ls.lang.ID, p)))
 	}
 	if len(res.problems) > 0 {

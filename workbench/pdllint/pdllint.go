@@ -121,7 +121,8 @@ func Grammars(srv *language.Server) map[string]*lint.Grammar {
 //
 // cfg.Disabled may name PDL rules as well as lint rules; a disabled PDL
 // rule's findings are dropped and do not stop the lint rules from running
-// on the build. cfg.MaxPerRule caps the compile findings too.
+// on the build. cfg.MaxPerRule caps the compile findings too, as the
+// compiler raises them.
 func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Report, error) {
 	lintCfg := lint.Config{Disabled: map[string]bool{}, Baseline: cfg.Baseline, MaxPerRule: cfg.MaxPerRule}
 	pdlOff := map[string]bool{}
@@ -132,6 +133,12 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 			lintCfg.Disabled[id] = off
 		}
 	}
+	// The compiler caps its findings as it raises them, in a cap of its
+	// own (lint.Run makes the report's), whose counts join the report's.
+	var pdlCap *report.Cap
+	if cfg.MaxPerRule > 0 {
+		pdlCap = report.NewCap(cfg.MaxPerRule)
+	}
 	var linted []*lint.Input
 	var results []*compile.Result
 	for _, in := range inputs {
@@ -139,7 +146,7 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 			linted = append(linted, in)
 			continue
 		}
-		li, res, err := Input(in.File, in.Src, compile.Options{Dir: filepath.Dir(in.File)}, pdlOff)
+		li, res, err := Input(in.File, in.Src, compile.Options{Dir: filepath.Dir(in.File), Cap: pdlCap}, pdlOff)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +168,10 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 		for k, v := range res.Sources {
 			rep.Sources[k] = v
 		}
-		rep.Add(res.Findings...)
+		rep.AddListed(res.Findings...)
+	}
+	if pdlCap != nil {
+		rep.Cap.Include(pdlCap, func(rule string) bool { return !pdlOff[rule] })
 	}
 	if len(results) > 0 {
 		for _, r := range pdl.Rules {

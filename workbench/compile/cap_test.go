@@ -1,0 +1,60 @@
+package compile
+
+import (
+	"bytes"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
+)
+
+// TestCap: under a cap of 2, a file with ten pdl-unknown errors (§3.1)
+// compiles to the first two findings, built exactly as without a cap, and
+// the cap counts the other eight; a report that shares the cap and adds
+// them with AddListed prints, byte for byte, what capping the uncapped
+// findings prints, summary line included.
+func TestCap(t *testing.T) {
+	const name = "testdata/cap/unknown.pdl"
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := Source(name, src, Options{})
+	if len(all.Findings) != 10 || slices.ContainsFunc(all.Findings, func(f report.Finding) bool { return f.Rule != pdl.RuleUnknown }) {
+		t.Fatalf("the fixture should give ten %s findings and nothing else, got:\n%s", pdl.RuleUnknown, render(all.Findings))
+	}
+
+	c := report.NewCap(2)
+	res := Source(name, src, Options{Cap: c})
+	if got, want := render(res.Findings), render(all.Findings[:2]); !bytes.Equal(got, want) {
+		t.Errorf("listed under the cap:\n%s\nwant the first two:\n%s", got, want)
+	}
+	if res.OK() {
+		t.Error("a file with errors compiles OK under a cap")
+	}
+	left := c.Left()
+	if len(left) != 1 || left[0].Message != "8 more pdl-unknown findings in this file are not listed" || left[0].Severity != report.Error {
+		t.Errorf("the cap counts %+v, want one error counting 8 pdl-unknown findings", left)
+	}
+
+	capped := &report.Report{Cap: c, Sources: res.Sources, Files: []string{name}}
+	capped.AddListed(res.Findings...)
+	after := &report.Report{Cap: report.NewCap(2), Sources: all.Sources, Files: []string{name}}
+	after.Add(all.Findings...)
+	if got, want := text(t, capped), text(t, after); got != want {
+		t.Errorf("capping while compiling prints:\n%s\ncapping afterwards prints:\n%s", got, want)
+	}
+}
+
+// text sorts r and renders it as pilotage prints it.
+func text(t *testing.T, r *report.Report) string {
+	t.Helper()
+	r.Sort()
+	var b bytes.Buffer
+	if err := report.Write(&b, report.Text, r, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
