@@ -31,6 +31,9 @@ type conformParams struct {
 	execute   bool
 	disable   []string
 	listRules bool
+	// maxPerRule bounds the findings listed per rule and saved file, as
+	// lint and replay bound them offline.
+	maxPerRule int
 }
 
 func newConformCmd() *cobra.Command {
@@ -74,7 +77,9 @@ when not given, named on standard error): snapshot.json, plan.json,
 run.json and trace.json. Lint and replay findings point into these files,
 so 'pilotage lint DIR/snapshot.json' and 'pilotage replay DIR/run.json
 --plan DIR/plan.json' reproduce them; findings about the exchange itself
-name the MCP operation and the JSON Pointer in its result. Progress lines
+name the MCP operation and the JSON Pointer in its result. At most
+--max-per-rule lint or replay findings of one rule are listed per saved
+file, the rest counted, as lint and replay list them. Progress lines
 go to standard error; a stdio server's standard error is passed through.
 See docs/conform.md.
 
@@ -110,12 +115,16 @@ after Ctrl-C (143 after SIGTERM).`,
 	f.BoolVar(&p.execute, "execute", false, "execute --program on the server (it may have side effects) and replay its trace")
 	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule (conform's, lint's or replay's) by `ID` (repeatable, or comma-separated)")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules (conform's, lint's and replay's) and exit")
+	maxPerRuleFlag(c, &p.maxPerRule)
 	return c
 }
 
 func runConform(c *cobra.Command, p *conformParams, args []string) error {
 	format, err := p.out.validate()
 	if err != nil {
+		return err
+	}
+	if err := checkMaxPerRule(p.maxPerRule); err != nil {
 		return err
 	}
 	if p.listRules {
@@ -151,7 +160,8 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 		return usageErr("--timeout, --max-items, --max-pages and --max-languages must be more than zero")
 	}
 	opt := conform.Options{Dir: p.save, Timeout: p.timeout, MaxItems: p.maxItems, MaxPages: p.maxPages, MaxLanguages: p.maxLangs,
-		LanguageID: p.language, Execute: p.execute, Status: c.ErrOrStderr(), Version: versionString(), Disabled: map[string]bool{}}
+		LanguageID: p.language, Execute: p.execute, Status: c.ErrOrStderr(), Version: versionString(), Disabled: map[string]bool{},
+		MaxPerRule: p.maxPerRule}
 	for _, id := range p.disable {
 		opt.Disabled[id] = true
 	}

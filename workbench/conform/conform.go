@@ -71,6 +71,11 @@ type Options struct {
 	// not reported, and lint and replay run without theirs, as with
 	// their own --disable.
 	Disabled map[string]bool
+	// MaxPerRule bounds the lint and replay findings listed per rule and
+	// saved file (report.Cap), as lint and replay bound them offline, so
+	// a server gets the report its files would get; 0 means
+	// report.DefaultMaxPerRule.
+	MaxPerRule int
 }
 
 // Program is a program to run through the loop, with its input.

@@ -294,12 +294,20 @@ func (c *checker) carrierErrors(discover string) {
 
 // lint runs every lint rule on the saved snapshot.
 func (c *checker) lint(path string, src []byte) error {
-	rep, err := lint.Run(rules.All(), []*lint.Input{{File: path, Src: src}}, lint.Config{Disabled: disabledOf(c.opt.Disabled, lintRules())})
+	rep, err := lint.Run(rules.All(), []*lint.Input{{File: path, Src: src}}, lint.Config{Disabled: disabledOf(c.opt.Disabled, lintRules()), MaxPerRule: c.maxPerRule()})
 	if err != nil {
 		return err
 	}
 	c.merge(rep)
 	return nil
+}
+
+// maxPerRule is Options.MaxPerRule with its default.
+func (c *checker) maxPerRule() int {
+	if c.opt.MaxPerRule > 0 {
+		return c.opt.MaxPerRule
+	}
+	return report.DefaultMaxPerRule
 }
 
 // merge adds another checker's findings, sources and rules.

@@ -3,6 +3,7 @@ package conform
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/replay"
 )
 
@@ -23,8 +25,15 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	if l.Locator == pilotage.LocatorTextRange {
 		// A text-valued program travels as a string (binding.md).
 		prog = string(c.opt.Program.Src)
-	} else if !json.Valid(c.opt.Program.Src) {
-		return fmt.Errorf("%s: not JSON, but Language %s locates programs by json-pointer", c.opt.Program.File, l.ID)
+	} else if _, err := jsonpos.ParseShared(c.opt.Program.Src); err != nil {
+		// Where and why, in the words validate and lint use for the same
+		// bytes: a byte order mark or UTF-16 names its fix (lint/textenc).
+		where, why := c.opt.Program.File, err.Error()
+		var se *jsonpos.SyntaxError
+		if errors.As(err, &se) {
+			where, why = fmt.Sprintf("%s:%d:%d", where, se.Pos.Line, se.Pos.Column), se.Msg
+		}
+		return fmt.Errorf("%s: not JSON, but Language %s locates programs by json-pointer: %s", where, l.ID, why)
 	}
 	if c.opt.Execute && l.Loop.Execute == "" {
 		return fmt.Errorf("--execute: Language %s declares no execute operation", l.ID)
@@ -114,7 +123,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		src := traces[name]
 		inputs = append(inputs, replay.Input{File: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }})
 	}
-	rep, err := replay.Run(plan, inputs, replay.Options{Language: lang, Disabled: disabledOf(c.opt.Disabled, replayRules())})
+	rep, err := replay.Run(plan, inputs, replay.Options{Language: lang, Disabled: disabledOf(c.opt.Disabled, replayRules()), MaxPerRule: c.maxPerRule()})
 	if err != nil {
 		return err
 	}
