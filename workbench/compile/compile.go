@@ -32,10 +32,10 @@ type Options struct {
 	// Cap, when set, lists at most its number of findings of one rule per
 	// file (--max-per-rule): a finding past it is counted in Cap and its
 	// message is never built, so a file repeating one wrong line 300,000
-	// times costs no more than its first findings. Result.Findings then
-	// holds only what Cap admitted; a report that lists them adds them
-	// with report.Report.AddListed and takes Cap's counts (sharing Cap,
-	// or through Cap.Include).
+	// times does not build 600,000 findings to list 100. Result.Findings
+	// then holds only what Cap admitted; a report that lists them adds
+	// them with report.Report.AddListed and takes Cap's counts (sharing
+	// Cap, or through Cap.Include).
 	Cap *report.Cap
 }
 
