@@ -235,6 +235,9 @@ func conformProgram(c *cobra.Command, p *conformParams) (*conform.Program, error
 	if err := oneStdin(p.program, p.input); err != nil {
 		return nil, err
 	}
+	if err := outputNotInput(p.out.output, p.program, p.input); err != nil {
+		return nil, err
+	}
 	src, err := readInput(c, p.program)
 	if err != nil {
 		return nil, err

@@ -108,6 +108,9 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	if err := oneStdin(append(slices.Clip(args), p.baseline)...); err != nil {
 		return err
 	}
+	if err := outputNotInput(p.out.output, append(slices.Clip(args), p.baseline)...); err != nil {
+		return err
+	}
 	cfg := lint.Config{Disabled: map[string]bool{}, MaxPerRule: p.maxPerRule}
 	for _, id := range p.disable {
 		cfg.Disabled[id] = true

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -185,6 +186,36 @@ func oneStdin(names ...string) error {
 	}
 	if n > 1 {
 		return usageErr("standard input (-) can be read only once, but %d inputs name it; give the others as files", n)
+	}
+	return nil
+}
+
+// outputNotInput rejects an -o FILE that is one of the command's inputs,
+// or a *.json file of an input directory (replay reads those): the
+// report would replace the file it reports on, as a slip of
+// 'lint -o snapshot.json snapshot.json' for '-o lint.txt' would. Build
+// refuses to overwrite its sources for the same reason (emit.Write).
+func outputNotInput(output string, inputs ...string) error {
+	if output == "" || output == "-" {
+		return nil
+	}
+	out, err := os.Stat(output)
+	if err != nil {
+		return nil // a new file replaces nothing; -o reports what stops writing it
+	}
+	dir, _ := os.Stat(filepath.Dir(output))
+	for _, name := range inputs {
+		if name == "" || name == "-" {
+			continue
+		}
+		in, err := os.Stat(name)
+		switch {
+		case err != nil:
+		case os.SameFile(out, in):
+			return usageErr("-o %s names the input %s; writing the output there would replace it: choose another output file", output, name)
+		case in.IsDir() && dir != nil && os.SameFile(dir, in) && strings.HasSuffix(output, ".json"):
+			return usageErr("-o %s is a *.json file of the input directory %s; writing the output there would replace it: choose another output file", output, name)
+		}
 	}
 	return nil
 }

@@ -108,6 +108,9 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 	if err := oneStdin(append([]string{p.plan, p.snapshot}, args...)...); err != nil {
 		return err
 	}
+	if err := outputNotInput(p.out.output, append([]string{p.plan, p.snapshot, p.lang}, args...)...); err != nil {
+		return err
+	}
 	planSrc, err := readInput(c, p.plan)
 	if err != nil {
 		return err

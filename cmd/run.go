@@ -195,6 +195,9 @@ func readProgFiles(c *cobra.Command, lang *language.Language, programFile string
 	if err := oneStdin(programFile, p.input, p.context); err != nil {
 		return nil, err
 	}
+	if err := outputNotInput(p.output, programFile, p.input, p.context, p.lang); err != nil {
+		return nil, err
+	}
 	pf := &progFiles{sources: map[string][]byte{}, programFile: programFile}
 	src, err := readInput(c, programFile)
 	if err != nil {
