@@ -104,6 +104,8 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 		}
 	}
 	if len(rep.Findings) > 0 {
+		// The summary names the files read, as build's and lint's do.
+		rep.Summary.Files = len(args)
 		rep.Sort()
 		if err := report.Write(c.ErrOrStderr(), report.Text, rep, report.Options{Color: color}); err != nil {
 			return usageErr("writing errors: %v", err)
