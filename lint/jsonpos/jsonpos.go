@@ -45,6 +45,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -167,6 +168,22 @@ type Doc struct {
 	// Position call, so that a position costs a binary search and a short
 	// scan even on a megabyte-long minified line.
 	marks []Pos
+	// keys maps the keys of each object of at least indexFrom members
+	// that a lookup has named, built on the first such lookup.
+	keys *keyIndex
+}
+
+// indexFrom is how many members an object has before a lookup in it
+// goes through a map of its keys: below, a scan is as fast; above, a
+// finding on every member of a large object (a snapshot's guides of 3000
+// Languages) would scan the object once per finding.
+const indexFrom = 64
+
+// keyIndex is a Doc's maps of large objects' keys. A lock guards it, since
+// a Doc is otherwise read-only and may be read from several goroutines.
+type keyIndex struct {
+	mu   sync.Mutex
+	maps map[uint32]map[string]uint32
 }
 
 // Node is one JSON value of a Doc, or the zero Node for none.
@@ -300,12 +317,33 @@ func (n Node) lookup(key string) (uint32, bool) {
 		return 0, false
 	}
 	kids := n.children()
+	if len(kids) >= indexFrom {
+		k, ok := n.d.keyMap(n.i, kids)[key]
+		return k, ok
+	}
 	for i := len(kids) - 1; i >= 0; i-- {
 		if (Node{n.d, kids[i]}).Str() == key {
 			return kids[i], true
 		}
 	}
 	return 0, false
+}
+
+// keyMap returns the map from key to key record of the object obj, whose
+// key records are kids, building it on first use. A later duplicate key
+// replaces an earlier one, as in the scan: the member encoding/json keeps.
+func (d *Doc) keyMap(obj uint32, kids []uint32) map[string]uint32 {
+	d.keys.mu.Lock()
+	defer d.keys.mu.Unlock()
+	m, ok := d.keys.maps[obj]
+	if !ok {
+		m = make(map[string]uint32, len(kids))
+		for _, k := range kids {
+			m[(Node{d, k}).Str()] = k
+		}
+		d.keys.maps[obj] = m
+	}
+	return m
 }
 
 // Get returns the value of the last member named key (the member
@@ -483,7 +521,7 @@ func Parse(src []byte) (*Doc, error) {
 // id and number) is a view of it. Changing src afterwards changes those
 // strings.
 func ParseShared(src []byte) (*Doc, error) {
-	d := &Doc{Src: src}
+	d := &Doc{Src: src, keys: &keyIndex{maps: map[uint32]map[string]uint32{}}}
 	if uint64(len(src)) > MaxSize {
 		// Position would scan the whole input to say 1:1.
 		return d, &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1},

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 	"unsafe"
@@ -681,4 +682,44 @@ func FuzzParse(f *testing.F) {
 		}
 		walk(doc.Root, "")
 	})
+}
+
+// A large object is looked up through a map of its keys: the same
+// answers as the scan of a small one, the last of duplicate keys included,
+// from several goroutines at once.
+func TestLookupLargeObject(t *testing.T) {
+	for _, n := range []int{indexFrom - 1, indexFrom, 3 * indexFrom} {
+		var b strings.Builder
+		b.WriteString(`{"dup": 0`)
+		for i := range n {
+			fmt.Fprintf(&b, `, "k%d": %d`, i, i)
+		}
+		b.WriteString(`, "dup": 1, "esc\u0061ped": 2}`)
+		d, err := Parse([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range n {
+					if got := d.Root.Get(fmt.Sprintf("k%d", i)); got.Str() != fmt.Sprint(i) {
+						t.Errorf("%d members: Get(k%d) = %q", n, i, got.Str())
+					}
+				}
+				if got := d.Root.Get("dup"); got.Str() != "1" {
+					t.Errorf("%d members: Get(dup) = %q, want the last, 1", n, got.Str())
+				}
+				if got := d.Root.At("/escaped"); got.Str() != "2" {
+					t.Errorf("%d members: At(/escaped) = %q", n, got.Str())
+				}
+				if d.Root.Has("k-1") || d.Root.Has("") {
+					t.Errorf("%d members: Has a key the object lacks", n)
+				}
+			}()
+		}
+		wg.Wait()
+	}
 }
