@@ -232,14 +232,16 @@ func readProgFiles(c *cobra.Command, lang *language.Language, programFile string
 	return pf, nil
 }
 
-// jsonFile checks that src is one JSON value and reports where it is not.
+// jsonFile checks that src is one JSON value and reports where it is not,
+// as "malformed JSON", the words lint, replay and conform use for the
+// same bytes.
 func jsonFile(name string, src []byte) (json.RawMessage, error) {
 	if _, err := jsonpos.ParseShared(src); err != nil {
 		var se *jsonpos.SyntaxError
 		if errors.As(err, &se) {
-			return nil, usageErr("%s:%d:%d: not JSON: %s", name, se.Pos.Line, se.Pos.Column, se.Msg)
+			return nil, usageErr("%s:%d:%d: malformed JSON: %s", name, se.Pos.Line, se.Pos.Column, se.Msg)
 		}
-		return nil, usageErr("%s: not JSON: %v", name, err)
+		return nil, usageErr("%s: malformed JSON: %v", name, err)
 	}
 	return json.RawMessage(src), nil
 }

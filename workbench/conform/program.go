@@ -33,7 +33,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		if errors.As(err, &se) {
 			where, why = fmt.Sprintf("%s:%d:%d", where, se.Pos.Line, se.Pos.Column), se.Msg
 		}
-		return fmt.Errorf("%s: not JSON, but Language %s locates programs by json-pointer: %s", where, l.ID, why)
+		return fmt.Errorf("%s: malformed JSON: %s (Language %s locates programs by json-pointer)", where, why, l.ID)
 	}
 	if c.opt.Execute && l.Loop.Execute == "" {
 		return fmt.Errorf("--execute: Language %s declares no execute operation", l.ID)
