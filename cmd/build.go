@@ -39,7 +39,9 @@ deleted: a DIR/guides/ directory of no Language of this build (one renamed
 or removed) is named on standard error and left for you to delete. The
 definition's own files (the PDL and every file it names) are never
 replaced or removed: a build that would write over one is refused before
-anything is written.
+anything is written. Every file is written beside its name first and
+moved in place once all are written, so a build that cannot write one (a
+full disk, a read-only guides directory) leaves the earlier build whole.
 
 File names inside the PDL are
 relative to its directory. When the PDL has errors, build writes nothing,

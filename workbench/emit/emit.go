@@ -10,7 +10,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -165,25 +167,83 @@ func Files(srv *language.Server) ([]File, error) {
 // Write writes Files under dir, creating directories as needed. Before
 // it writes anything, it refuses to replace a file of keep — the
 // definition's own sources: `-o .` beside a PDL whose guide bodies sit
-// where the build writes its guides would otherwise overwrite them.
+// where the build writes its guides would otherwise overwrite them — or
+// a directory.
+//
+// Every file is first written to a temporary file beside its name, and
+// the temporary files are renamed over their names only once all of
+// them are written: a build that fails part way (a full disk, a guides
+// directory it may not write) leaves the earlier build as it was, not a
+// snapshot.json that describes guides missing beside it.
 func Write(dir string, files []File, keep []string) error {
 	kept := statAll(keep)
-	for _, f := range files {
+	paths := make([]string, len(files))
+	for i, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if fi, err := os.Stat(p); err == nil && sameAsAny(fi, kept) {
+		paths[i] = p
+		fi, serr := os.Stat(p)
+		switch {
+		case serr != nil:
+		case sameAsAny(fi, kept):
 			return fmt.Errorf("%s is a file the definition reads; writing the build there would replace it: choose another output directory", filepath.ToSlash(p))
+		case fi.IsDir():
+			return fmt.Errorf("%s is a directory; the build writes a file there: choose another output directory", filepath.ToSlash(p))
 		}
 	}
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	var tmps []string
+	defer func() {
+		// After a failure, the temporary files not renamed yet; a renamed
+		// one is gone already.
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}()
+	for i, f := range files {
+		if err := os.MkdirAll(filepath.Dir(paths[i]), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+		t, err := writeTemp(paths[i], f.Data)
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, t)
+	}
+	for i, t := range tmps {
+		if err := os.Rename(t, paths[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeTemp writes data to a new file beside name, readable by all as
+// os.WriteFile(name, data, 0o644) would leave it, and returns the new
+// file's name. An error names name, the file the user asked for, not
+// the temporary one.
+func writeTemp(name string, data []byte) (string, error) {
+	fail := func(err error) (string, error) {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", &fs.PathError{Op: "write", Path: name, Err: err}
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), ".pilotage-build-*")
+	if err != nil {
+		return fail(err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fail(err)
+	}
+	return f.Name(), nil
 }
 
 // statAll is the FileInfo of every path that exists.
