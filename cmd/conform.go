@@ -137,7 +137,7 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 		if err := listRulesAlone(inputs); err != nil {
 			return err
 		}
-		return printRules(c, format, conform.AllRules())
+		return printRules(c, p.out.output, format, conform.AllRules())
 	}
 	ctx, stop := interruptible()
 	defer stop()

@@ -97,7 +97,7 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 		if err := listRulesAlone(args); err != nil {
 			return err
 		}
-		return printRules(c, format, pdllint.Rules(all))
+		return printRules(c, p.out.output, format, pdllint.Rules(all))
 	}
 	if len(args) == 0 {
 		return usageErr("lint needs at least one FILE (or - for standard input); see 'pilotage lint --help'")
@@ -194,18 +194,19 @@ func listRulesAlone(args []string) error {
 	return nil
 }
 
-// printRules prints rule descriptions for --list-rules of any checking verb.
-func printRules(c *cobra.Command, format report.Format, infos []report.RuleInfo) error {
+// printRules prints rule descriptions for --list-rules of any checking
+// verb, on standard output or in the -o file, as the verb's report.
+func printRules(c *cobra.Command, output string, format report.Format, infos []report.RuleInfo) error {
 	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
 	switch format {
 	case report.JSON:
-		return writeOutput(c, "", "the rules", func(w io.Writer) error {
+		return writeOutput(c, output, "the rules", func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(map[string]any{"rules": infos})
 		})
 	case report.Text:
-		return writeOutput(c, "", "the rules", func(w io.Writer) error {
+		return writeOutput(c, output, "the rules", func(w io.Writer) error {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tCATEGORY\tSECTION\tSEVERITY\tSUMMARY")
 			for _, r := range infos {

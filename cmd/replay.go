@@ -94,7 +94,7 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 		for _, r := range replay.Rules() {
 			infos = append(infos, r.RuleInfo)
 		}
-		return printRules(c, format, infos)
+		return printRules(c, p.out.output, format, infos)
 	}
 	if p.plan == "" {
 		return usageErr("replay needs --plan PLAN; see 'pilotage replay --help'")
