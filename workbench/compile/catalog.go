@@ -15,6 +15,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 	"github.com/pilotage-dev/pilotage/workbench/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -389,6 +390,10 @@ type schemaResult struct {
 // read the disk or the network through "$ref", and what compiles here
 // compiles for them.
 func compileSchema(src []byte) (out json.RawMessage, hint, msg string) {
+	// A byte order mark or UTF-16 is named as lint names it in a JSON file.
+	if se := jsonpos.CheckEncoding(src); se != nil {
+		return nil, "a schema file is UTF-8 JSON without a byte order mark", "is not valid JSON: " + se.Msg
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 	if err != nil {
 		return nil, "a schema is one JSON value", "is not valid JSON: " + err.Error()

@@ -12,6 +12,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/lint/textenc"
 	"github.com/pilotage-dev/pilotage/workbench/binding"
 	"github.com/pilotage-dev/pilotage/workbench/engine/program"
 	"github.com/pilotage-dev/pilotage/workbench/language"
@@ -319,7 +320,9 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	case hasFile:
 		name := c.text(file, "the file name")
 		if b, ok := c.read(file, name); ok {
-			g.Body, g.Source = string(b), name
+			if b, ok = c.guideText(file, name, b); ok {
+				g.Body, g.Source = string(b), name
+			}
 		}
 	case body == nil:
 		c.errf(pdl.RuleRequired, stmtAt{s}, `add file="guides/x.md" or a body """…""" block`, "guide %s has no content", g.ID)
@@ -339,6 +342,21 @@ func (c *compiler) read(a *pdl.Arg, name string) ([]byte, bool) {
 		return nil, false
 	}
 	c.res.Sources[c.path(name)] = b
+	return b, true
+}
+
+// guideText is a guide file's Markdown as it is published: a UTF-8 byte
+// order mark at its start is dropped (an editor shows none, and in the
+// body it would be counted in size_bytes and keep the first line from
+// being a heading), and a file in UTF-16 or UTF-32 is an error at a.
+func (c *compiler) guideText(a *pdl.Arg, name string, b []byte) ([]byte, bool) {
+	switch enc := textenc.Sniff(b); {
+	case enc.UTF8WithBOM():
+		return b[len(textenc.UTF8BOM):], true
+	case enc.Foreign():
+		c.errf(pdl.RuleFile, argAt{a}, "guides are UTF-8 Markdown: "+enc.Convert(), "guide file %s %s", name, enc.Shows)
+		return nil, false
+	}
 	return b, true
 }
 
