@@ -199,14 +199,15 @@ func watch(ctx context.Context, logw io.Writer, name string, res *compile.Result
 			continue
 		}
 		seen = now
-		next, err := compile.File(name)
+		src, err := os.ReadFile(name)
 		if err != nil {
 			fmt.Fprintf(logw, "pilotage serve: reload: %v; keeping the previous definition\n", fileErr(err))
 			continue
 		}
+		next, rep := compileCapped(name, src, report.DefaultMaxPerRule)
 		if !next.OK() {
 			fmt.Fprintln(logw, "pilotage serve: reload: the PDL has errors; keeping the previous definition")
-			_ = writeCompileErrors(logw, name, next, false, report.DefaultMaxPerRule)
+			_ = writeCompileReport(logw, name, next, rep, false)
 			continue
 		}
 		if err := reload(next); err != nil {

@@ -27,12 +27,8 @@ func loadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, er
 	if err != nil {
 		return nil, usageErr("%v", readErr(err))
 	}
-	// The compiler caps as it goes, so a file wrong in every line never
-	// holds more than max findings of a rule.
-	rep := &report.Report{Cap: report.NewCap(max)}
-	res := compile.Source(name, src, compile.Options{Dir: filepath.Dir(name), Cap: rep.Cap})
+	res, rep := compileCapped(name, src, max)
 	if !res.OK() {
-		rep.AddListed(res.Findings...)
 		if err := writeCompileReport(w, name, res, rep, color); err != nil {
 			return nil, usageErr("writing errors: %v", err)
 		}
@@ -41,12 +37,14 @@ func loadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, er
 	return res, nil
 }
 
-// writeCompileErrors prints the findings of a compile made without a cap
-// as text, at most max of one rule, counting the rest as lint does.
-func writeCompileErrors(w io.Writer, name string, res *compile.Result, color bool, max int) error {
+// compileCapped compiles the PDL file name holding src, capping as it
+// goes so that a file wrong in every line never holds more than max
+// findings of a rule, and returns the report of its findings as well.
+func compileCapped(name string, src []byte, max int) (*compile.Result, *report.Report) {
 	rep := &report.Report{Cap: report.NewCap(max)}
-	rep.Add(res.Findings...)
-	return writeCompileReport(w, name, res, rep, color)
+	res := compile.Source(name, src, compile.Options{Dir: filepath.Dir(name), Cap: rep.Cap})
+	rep.AddListed(res.Findings...)
+	return res, rep
 }
 
 // writeCompileReport prints rep, which holds res's findings, as text.
