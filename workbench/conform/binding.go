@@ -111,32 +111,37 @@ func major(v string) (int, bool) {
 
 // listTools reads tools/list, following cursors within MaxPages.
 func (c *checker) listTools() map[string]*mcp.Tool {
-	tools := map[string]*mcp.Tool{}
-	c.pages("tools/list", func(ctx context.Context, cursor string) (string, error) {
+	return listAll(c, "tools/list", func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
 		res, err := c.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return "", err
+			return nil, "", err
 		}
-		for _, t := range res.Tools {
-			tools[t.Name] = t
-		}
-		return res.NextCursor, nil
-	})
-	return tools
+		return res.Tools, res.NextCursor, nil
+	}, func(t *mcp.Tool) string { return t.Name })
 }
 
 // listResources reads resources/list, following cursors within MaxPages.
 func (c *checker) listResources() map[string]*mcp.Resource {
-	out := map[string]*mcp.Resource{}
-	c.pages("resources/list", func(ctx context.Context, cursor string) (string, error) {
+	return listAll(c, "resources/list", func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
 		res, err := c.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 		if err != nil {
-			return "", err
+			return nil, "", err
 		}
-		for _, r := range res.Resources {
-			out[r.URI] = r
+		return res.Resources, res.NextCursor, nil
+	}, func(r *mcp.Resource) string { return r.URI })
+}
+
+// listAll gathers every page of an MCP list (see pages) by key: the go-sdk
+// client's own iterators (Tools, Resources) neither bound the pages nor
+// stop at a cursor loop, which a hostile server can make endless.
+func listAll[T any](c *checker, op string, page func(ctx context.Context, cursor string) ([]T, string, error), key func(T) string) map[string]T {
+	out := map[string]T{}
+	c.pages(op, func(ctx context.Context, cursor string) (string, error) {
+		items, next, err := page(ctx, cursor)
+		for _, it := range items {
+			out[key(it)] = it
 		}
-		return res.NextCursor, nil
+		return next, err
 	})
 	return out
 }
