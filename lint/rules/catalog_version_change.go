@@ -68,8 +68,11 @@ var entryFields = []string{"id", "kind", "name", "description", "tags", "languag
 // entriesByID maps each entry id of a catalog to its defined fields in a
 // canonical JSON form (members sorted, numbers normalised), so a capture
 // that merely orders members or entries differently is the same catalog.
-// It returns nil when an id is missing or repeats (the schema and
-// catalog-entry-id-unique rules report those): entries cannot be paired.
+// An empty array is left out like an absent field: §1.4, "Receivers MUST
+// treat them identically", so `languages: []` for no `languages` is no
+// change the token must follow. It returns nil when an id is missing or
+// repeats (the schema and catalog-entry-id-unique rules report those):
+// entries cannot be paired.
 func entriesByID(p *lint.Pass, c *lint.Catalog) map[string]map[string][]byte {
 	out := map[string]map[string][]byte{}
 	for _, e := range c.Entries {
@@ -80,6 +83,9 @@ func entriesByID(p *lint.Pass, c *lint.Catalog) map[string]map[string][]byte {
 		for _, f := range entryFields {
 			var v any
 			if n := e.Node.Get(f); n.Exists() && p.Decode(n, &v) {
+				if a, ok := v.([]any); ok && len(a) == 0 {
+					continue
+				}
 				fields[f], _ = json.Marshal(v)
 			}
 		}
