@@ -175,6 +175,12 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 		if opt.Dir, err = os.MkdirTemp("", "pilotage-conform-"); err != nil {
 			return usageErr("--save: %v", err)
 		}
+		// The temporary directory is left for the user to read what was
+		// saved (its name is on standard error), but one that nothing
+		// was saved in (the server could not be reached, or is not a
+		// Pilotage server) is only litter: os.Remove takes only an
+		// empty directory.
+		defer os.Remove(opt.Dir)
 	}
 	rep, err := conform.Check(ctx, tr, opt)
 	var sig signalled
