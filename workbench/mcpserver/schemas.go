@@ -137,6 +137,10 @@ func resolve(ref string, local map[string]any) (any, error) {
 	return v, nil
 }
 
+// compile compiles a check schema with the root package's compiler, so
+// it follows the same draft and never loads a reference from anywhere.
+// The round trip through JSON gives jsonschema the json.Number values it
+// compares numbers with.
 func compile(name string, schema any) (*jsonschema.Schema, error) {
 	raw, err := json.Marshal(schema)
 	if err != nil {
@@ -146,13 +150,7 @@ func compile(name string, schema any) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	url := "mem:///" + name + ".json"
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
+	return pilotage.CompileOffline("tool-"+name+".json", doc)
 }
 
 // dataMembers are the request members that carry the caller's data: a
