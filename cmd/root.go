@@ -139,11 +139,13 @@ that speak them.
                                    validate, plan or execute a program without MCP
   pilotage version                 print the tool and spec versions
 
-lint and replay print findings as file:line:col with the rule and the spec
-section it enforces, in --format text, json, sarif, github or junit;
+lint, replay and conform print findings as file:line:col with the rule and
+the spec section it enforces, in --format text, json, sarif, github or junit;
 validate, plan, run and version take --format text or json. Every command
 exits 0 when clean, 1 on findings (an invalid program, a failed Run, fmt -l
-finding unformatted files) and 2 on usage errors or unreadable input.
+finding unformatted files) and 2 on usage errors or unreadable input. A PDL
+file with errors is unreadable input for every command but lint, which
+reports its errors as findings.
 
   pilotage COMMAND --help          what a command does, its exit codes, examples`,
 		SilenceUsage:      true,
