@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -146,6 +147,12 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 	case p.http != "" && len(args) > 0:
 		return usageErr("give --http URL or -- COMMAND, not both")
 	case p.http != "":
+		// A URL without its scheme (127.0.0.1:8080/mcp, the address serve's
+		// --http takes) would otherwise fail only once connecting, in the
+		// HTTP client's words.
+		if u, err := url.Parse(p.http); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageErr("--http %q is not an http:// or https:// URL\n  hint: --http takes the server's streamable-HTTP endpoint, such as http://127.0.0.1:8080/mcp", p.http)
+		}
 		tr = conform.HTTP(p.http, p.token)
 	case len(args) == 0:
 		return usageErr("conform needs a server: -- COMMAND [ARG...] to start one on stdio, or --http URL; see 'pilotage conform --help'")
