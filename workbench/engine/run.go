@@ -146,8 +146,15 @@ func (r *runner) begin() error {
 }
 
 func (r *runner) alive() error {
-	if r.ctx.Err() != nil {
-		if errors.Is(r.ctx.Err(), context.DeadlineExceeded) {
+	err := r.ctx.Err()
+	if d, ok := r.ctx.Deadline(); ok && err == nil && !time.Now().Before(d) {
+		// The context's own timer may not have fired yet on a loaded
+		// machine; a deadline that has passed is the bound all the same,
+		// so two Runs of one program stop at the same place.
+		err = context.DeadlineExceeded
+	}
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
 			return r.limitStop(fmt.Sprintf("time limit of %s", r.lim.Time))
 		}
 		return &stop{status: pilotage.StatusPartial, msg: "the Run was cancelled"}
@@ -435,6 +442,12 @@ func (r *runner) behave(idx int, en *entry, args map[string]any) (any, error) {
 		t := time.NewTimer(b.Latency)
 		select {
 		case <-t.C:
+			// When the latency and the deadline end together, select
+			// picks either at random; a call that ended at or past the
+			// deadline did not finish within the bound (§10.1).
+			if err := r.alive(); err != nil {
+				return nil, r.fail(idx, "", err)
+			}
 		case <-r.ctx.Done():
 			t.Stop()
 			return nil, r.fail(idx, "", r.alive())
