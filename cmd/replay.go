@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -222,7 +223,7 @@ func traceInputs(c *cobra.Command, args, exclude []string) ([]replay.Input, erro
 				// unseen. A link that leads nowhere is named, not skipped.
 				st, err := os.Stat(name)
 				if err != nil {
-					return nil, usageErr("%v", fileErr(err))
+					return nil, danglingLinkErr(name, err)
 				}
 				regular = st.Mode().IsRegular()
 			}
@@ -244,6 +245,19 @@ func traceInputs(c *cobra.Command, args, exclude []string) ([]replay.Input, erro
 		}
 	}
 	return inputs, nil
+}
+
+// danglingLinkErr words the failure to follow the symbolic link name
+// found in a trace directory: the user sees the link in a listing, so
+// "no such file or directory" alone reads as a contradiction; the target
+// says which file is missing.
+func danglingLinkErr(name string, err error) error {
+	target, lerr := os.Readlink(name)
+	var pe *fs.PathError
+	if lerr != nil || !errors.As(err, &pe) {
+		return usageErr("%v", fileErr(err))
+	}
+	return usageErr("%s: a symbolic link to %s, which cannot be followed: %v; restore its target or remove the link", name, target, pe.Err)
 }
 
 func fileInput(name string) replay.Input {
