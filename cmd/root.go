@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -162,5 +163,28 @@ reports its errors as findings.
 		newConformCmd(),
 	)
 	root.AddCommand(newProgCmds()...)
+	root.SetFlagErrorFunc(flagValueErr)
 	return root
+}
+
+// flagValueErr rewords a number flag's value that does not parse:
+// pflag ends its message in Go's `strconv.ParseInt: parsing "abc":
+// invalid syntax`, which names a Go function instead of what the flag
+// takes. pflag's own start ("invalid argument "abc" for "--max-per-rule"
+// flag") stays, so scripts that match it still do.
+func flagValueErr(_ *cobra.Command, err error) error {
+	var ive *pflag.InvalidValueError
+	var ne *strconv.NumError
+	if !errors.As(err, &ive) || !errors.As(err, &ne) {
+		return err
+	}
+	want := "not a whole number"
+	switch {
+	case errors.Is(ne, strconv.ErrRange):
+		want = "out of range"
+	case ive.GetFlag().Value.Type() == "bool":
+		want = "neither true nor false"
+	}
+	name := "--" + ive.GetFlag().Name
+	return fmt.Errorf("invalid argument %q for %q flag: %s", ive.GetValue(), name, want)
 }
