@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -164,6 +165,11 @@ func checkMaxPerRule(n int) error {
 func readBaseline(c *cobra.Command, name string) (*lint.Input, error) {
 	src, err := readInput(c, name)
 	if err != nil {
+		// Say which input it was: the files to check are read too.
+		var ee *exitError
+		if errors.As(err, &ee) && ee.err != nil {
+			return nil, usageErr("baseline %v", ee.err)
+		}
 		return nil, err
 	}
 	if !pdllint.IsPDL(name) {
