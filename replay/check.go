@@ -252,11 +252,21 @@ func (c *checker) levels(e *entry, kind string, s *Step) {
 		}
 		return
 	}
-	if kind != pilotage.KindBranch && kind != pilotage.KindLoop && c.admit(RuleLevelContent, "", ifFull) {
+	if kind != pilotage.KindBranch && kind != pilotage.KindLoop && !madeNoCall(&e.w) && c.admit(RuleLevelContent, "", ifFull) {
 		c.keep(finding{rule: RuleLevelContent, c: ifFull, at: e.site, rel: c.rels(s),
 			msg:  fmt.Sprintf("entry %q has no input; at full every executed step carries its input", id),
-			hint: "only branch and loop entries may omit input at full (reading 6)"})
+			hint: "only branch and loop entries, and failed entries that name no call, may omit input at full (reading 6, docs/readings.md)"})
 	}
+}
+
+// madeNoCall reports whether w is a failed entry that names no call: a
+// step stopped before it invoked anything (an argument that did not
+// evaluate, an input its entry's schema refused, a name the caller may not
+// use), so nothing received an input it could carry (docs/readings.md,
+// reading 6).
+func madeNoCall(w *wireEntry) bool {
+	o := w.Outcome
+	return len(w.Calls) == 0 && o != nil && o.OK != nil && !*o.OK
 }
 
 // decisionsAt checks reading 2: at is the complete id of the entry.

@@ -349,15 +349,21 @@ func TestExpansionLimit(t *testing.T) {
 	}
 }
 
-// TestAuthorityAtExecution: names inside a promoted body are checked at
-// execution time under the caller's authority (home/v1), or under the
-// promoter's when the Language declares promoter (ctx/v1) (§10.3, §10.4).
-func TestAuthorityAtExecution(t *testing.T) {
+// lockerServer is homeServer with prog.locker@1, a promoted program that
+// opens the lock, which bob may not see.
+func lockerServer() *language.Server {
 	srv := homeServer()
 	locker := mkEntry("prog.locker@1", "program", "dangerous", `{"type":"object"}`, "", language.Behavior{})
 	locker.Program = raw(`{"steps": [{"id": "open", "call": "lock.open", "with": {}}], "output": "steps.open.output"}`)
 	srv.Catalog = append(srv.Catalog, locker)
-	e := newEngine(t, srv, t.TempDir())
+	return srv
+}
+
+// TestAuthorityAtExecution: names inside a promoted body are checked at
+// execution time under the caller's authority (home/v1), or under the
+// promoter's when the Language declares promoter (ctx/v1) (§10.3, §10.4).
+func TestAuthorityAtExecution(t *testing.T) {
+	e := newEngine(t, lockerServer(), t.TempDir())
 	r := exec(t, e, "bob", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.locker@1"})
 	if r.Outcome.OK || r.Trace.Steps[0].Outcome.Status != "denied" {
 		t.Fatalf("caller authority: bob ran lock.open: %+v", r.Trace)

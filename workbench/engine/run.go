@@ -162,9 +162,7 @@ func (r *runner) alive() error {
 	return nil
 }
 
-// hold accounts a value against the memory bound and returns its JSON,
-// also when the bound refuses it: a call refused for its arguments still
-// shows them, since at full every executed step carries its input.
+// hold accounts a value against the memory bound and returns its JSON.
 func (r *runner) hold(v any) (json.RawMessage, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -172,7 +170,7 @@ func (r *runner) hold(v any) (json.RawMessage, error) {
 	}
 	r.mem += int64(len(b))
 	if r.mem > r.lim.MemoryBytes {
-		return b, r.limitStop(fmt.Sprintf("memory limit of %d bytes", r.lim.MemoryBytes))
+		return nil, r.limitStop(fmt.Sprintf("memory limit of %d bytes", r.lim.MemoryBytes))
 	}
 	return b, nil
 }
@@ -238,7 +236,6 @@ func (r *runner) step(s *program.Step, sc *scope, quals []int, prefix, auth stri
 	switch s.Kind {
 	case program.Call, program.Run:
 		r.steps[idx].Kind = pilotage.KindStep
-		r.steps[idx].Calls = []string{s.Target}
 		// call closes its own entry, successful or not.
 		return r.call(idx, s, sc, auth, depth)
 	case program.Branch:
@@ -323,22 +320,28 @@ func (r *runner) loop(idx int, s *program.Step, sc *scope, quals []int, prefix, 
 }
 
 // call evaluates a call's arguments and performs it: a scripted entry's
-// behaviour, or a promoted program's body.
+// behaviour, or a promoted program's body. The entry names the call and
+// carries its input only once the call is made: calls and step inputs are
+// evidence a Client verifies (§5.8, §9.4), so a step stopped before it
+// invoked anything (an argument that did not evaluate or did not fit the
+// memory bound, a name the caller may not use, an input off its
+// input_schema) records neither, and its outcome says why
+// (docs/readings.md, reading 6).
 func (r *runner) call(idx int, s *program.Step, sc *scope, auth string, depth int) (any, error) {
 	t0 := time.Now()
 	args := map[string]any{}
 	for _, a := range s.Args {
 		v, err := r.eval(a.Expr, sc)
 		if err != nil {
-			// At full every executed step carries its input: the
-			// arguments that did evaluate.
-			r.steps[idx].Input, _ = json.Marshal(args)
+			if r.alive() == nil {
+				// Not the Run's bound: the expression itself failed.
+				err = fmt.Errorf("argument %s of %s: %w", a.Name, s.Target, err)
+			}
 			return nil, r.fail(idx, "", err)
 		}
 		args[a.Name] = v
 	}
 	in, err := r.hold(args)
-	r.steps[idx].Input = in
 	if err != nil {
 		return nil, r.fail(idx, "", err)
 	}
@@ -352,6 +355,8 @@ func (r *runner) call(idx int, s *program.Step, sc *scope, auth string, depth in
 			return nil, r.fail(idx, "", &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the input of %s does not match its input_schema at %q: %s", s.Target, vs[0].Pointer, vs[0].Message)})
 		}
 	}
+	r.steps[idx].Calls = []string{s.Target}
+	r.steps[idx].Input = in
 	var out any
 	if en.prom != nil {
 		out, err = r.sub(idx, en, args, auth, depth)

@@ -59,8 +59,14 @@ func traceProblems(plan *pilotage.Plan, tr *pilotage.Trace) []string {
 		if tr.Level == pilotage.LevelSummary && len(s.Input) > 0 {
 			bad("%s carries input at summary (§5.8.1)", s.ID)
 		}
-		if tr.Level == pilotage.LevelFull && s.Kind == pilotage.KindStep && s.Outcome.OK && len(s.Input) == 0 {
-			bad("%s has no input at full (reading 6)", s.ID)
+		// Every step of this engine is a call: one that succeeded was
+		// made, and one that names no call was not, so it carries no
+		// input (reading 5; reading 6 as docs/readings.md amends it).
+		if s.Kind == pilotage.KindStep && s.Outcome.OK && len(s.Calls) == 0 {
+			bad("%s succeeded but names no call (reading 5)", s.ID)
+		}
+		if tr.Level == pilotage.LevelFull && s.Kind == pilotage.KindStep && (len(s.Calls) > 0) != (len(s.Input) > 0) {
+			bad("%s names calls %v but has input %s at full: input goes with a call made (reading 6)", s.ID, s.Calls, s.Input)
 		}
 		if id.Prefixed() {
 			if _, ok := present[strings.Join(strings.Split(s.ID, "/")[:len(id.Prefixes)], "/")]; !ok {
