@@ -754,7 +754,8 @@ func TestServeHostilePrograms(t *testing.T) {
 // A deploy-mode Language with a context_schema (langs/deploy): the
 // validate tool publishes the context_schema; missing context is a
 // context_binding diagnostic; execute installs the rule and returns its
-// program_ref, which the catalog then lists; test_run shows the body.
+// program_ref, which the catalog then lists; test_run shows the body; a
+// program_ref is installed again under the same reference.
 func TestServeDeployAndContext(t *testing.T) {
 	c, _ := serveStdio(t, "../langs/deploy/deploy.pdl", "--principal", "operator")
 	lt, err := c.cs.ListTools(context.Background(), nil)
@@ -798,6 +799,21 @@ func TestServeDeployAndContext(t *testing.T) {
 	got := decode[pilotage.GetResponse](t, c.ok("deploy_v1_lookup", map[string]any{"verb": "get", "id": out.ProgramRef}))
 	if got.Entry.ID != out.ProgramRef || len(got.Entry.InputSchema) == 0 {
 		t.Fatalf("installed rule in the catalog: %s", jsonOf(t, got))
+	}
+	// §6.5.1: promoted programs are in the catalog, so program_ref is
+	// accepted in deploy mode too: the rule just installed and the PDL's
+	// own rule.heal@1 are installed under the same reference (§6.5.7),
+	// and a test run by reference shows what the rule does.
+	for _, ref := range []string{out.ProgramRef, "rule.heal@1"} {
+		again := decode[pilotage.ExecuteResponse](t, c.ok("deploy_v1_execute", map[string]any{"program_ref": ref, "context": staging}))
+		if want := jsonOf(t, map[string]string{"program_ref": ref}); !again.Outcome.OK || string(again.Output) != want || again.Trace.Mode != pilotage.ModeDeploy {
+			t.Fatalf("deploy by program_ref %s: %s, want an installation with output %s", ref, jsonOf(t, again), want)
+		}
+	}
+	heal := decode[pilotage.ExecuteResponse](t, c.ok("deploy_v1_execute", map[string]any{"program_ref": "rule.heal@1", "context": staging,
+		"input": map[string]any{"service": "billing"}, "test_run": true}))
+	if !heal.Outcome.OK || heal.Trace.Mode != pilotage.ModeTestRun || len(heal.Trace.Steps) < 3 {
+		t.Fatalf("test_run by program_ref: %s", jsonOf(t, heal))
 	}
 }
 

@@ -210,8 +210,10 @@ func TestNoCatalogNoNames(t *testing.T) {
 	if err != nil || v.Valid || v.Diagnostics[0].Code != pilotage.CodeUnknownName || v.CatalogVersion != "" {
 		t.Errorf("%+v %v", v, err)
 	}
+	// Nor promoted programs: program_ref is unsupported (§6.5.1,
+	// TestProgramRefWithoutCatalog).
 	_, err = e.Execute(bg, alice, "pure/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1"})
-	reqErr(t, err, pilotage.ErrNotFound)
+	reqErr(t, err, pilotage.ErrUnsupported)
 	_, err = e.Lookup(bg, alice, "pure/v1", pilotage.LookupRequest{Verb: pilotage.VerbList})
 	reqErr(t, err, pilotage.ErrUnsupported)
 }

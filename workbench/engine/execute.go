@@ -95,7 +95,7 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 	}
 	// 5. Execution.
 	var full *pilotage.Trace
-	if r.mode == pilotage.ModeDeploy && !r.testRun {
+	if r.installs() {
 		full, err = e.install(r, resp, prog)
 		if err != nil {
 			return nil, err
@@ -131,6 +131,10 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 		return nil, invalid("send either program or program_ref, not both")
 	case !hasProg && !hasRef:
 		return nil, invalid("send a program or a program_ref")
+	case hasRef && !l.caps.Has(pilotage.CapCatalog):
+		// §6.5.1: program_ref is accepted exactly when promoted programs
+		// are exposed in the catalog; without one there are none.
+		return nil, unsupported("Language %s declares no catalog, so it exposes no promoted programs to run by program_ref; send the program inline", l.ID)
 	case hasRef:
 		r.ref = r.view.byID[req.ProgramRef]
 		if r.ref == nil || r.ref.prom == nil {
@@ -205,9 +209,6 @@ func (r *request) selectMode() error {
 	default:
 		r.mode = declared
 	}
-	if r.mode == pilotage.ModeDeploy && r.ref != nil && !r.testRun {
-		return invalid("a deploy Run installs an inline program; %s is already installed", r.ProgramRef)
-	}
 	return nil
 }
 
@@ -239,6 +240,11 @@ func (r *request) bindInput() (any, []pilotage.Diagnostic) {
 		return nil, nil
 	}
 	if isAbsent(raw) {
+		if r.installs() {
+			// The body does not run now (§6.5.7), so nothing needs an
+			// input; one supplied is still checked below.
+			return nil, nil
+		}
 		raw = json.RawMessage(`{}`)
 	}
 	if int64(len(raw)) > r.lang.limits.MemoryBytes {
@@ -263,6 +269,12 @@ func (r *request) bindInput() (any, []pilotage.Diagnostic) {
 		}
 	}
 	return v, nil
+}
+
+// installs reports whether the Run installs its program (§6.5.7) rather
+// than evaluating it.
+func (r *request) installs() bool {
+	return r.mode == pilotage.ModeDeploy && !r.testRun
 }
 
 func (r *request) traceMode() string {
@@ -314,8 +326,7 @@ func stats(steps int, mem int64, started time.Time) json.RawMessage {
 // catalog and the trace describes the installation.
 func (e *Engine) install(r *request, resp *pilotage.ExecuteResponse, prog *program.Program) (*pilotage.Trace, error) {
 	started := time.Now()
-	plan := r.view.plan(prog)
-	id, err := e.promote(r.lang, r.Program, plan, r.caller.Principal)
+	id, runnable, err := e.installed(r, prog)
 	if err != nil {
 		return nil, err
 	}
@@ -327,10 +338,23 @@ func (e *Engine) install(r *request, resp *pilotage.ExecuteResponse, prog *progr
 		st, _, _ := e.language(r.lang.ID)
 		resp.CatalogVersion = e.view(st, r.lang, r.caller.Principal).version
 	}
-	step := pilotage.TraceStep{ID: "install", Kind: pilotage.KindStep, Input: mustJSON(map[string]any{"program": r.Program}),
+	step := pilotage.TraceStep{ID: "install", Kind: pilotage.KindStep, Input: mustJSON(runnable),
 		Output: out, Outcome: resp.Outcome, TMs: elapsed(started)}
 	return &pilotage.Trace{RunID: resp.RunID, Outcome: resp.Outcome, Steps: []pilotage.TraceStep{step}, Mode: pilotage.ModeDeploy,
 		CatalogVersion: resp.CatalogVersion, Stats: stats(1, 0, started)}, nil
+}
+
+// installed promotes the body a deploy Run installs and returns its
+// reference with the runnable the installation received. A program_ref
+// names a body already promoted and immutable (§5.4), checked against its
+// baseline before execution (§6.5.2 step 3): installing it again is that
+// same body under that same reference, not a second catalog entry.
+func (e *Engine) installed(r *request, prog *program.Program) (id string, runnable map[string]any, err error) {
+	if r.ref != nil {
+		return r.ref.wire.ID, map[string]any{"program_ref": r.ref.wire.ID}, nil
+	}
+	id, err = e.promote(r.lang, r.Program, r.view.plan(prog), r.caller.Principal)
+	return id, map[string]any{"program": r.Program}, err
 }
 
 // finish attaches the inline trace at the effective level, retains the
