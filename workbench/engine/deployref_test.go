@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/language"
 )
 
@@ -103,4 +104,20 @@ func TestProgramRefWithoutCatalog(t *testing.T) {
 			t.Errorf("mode %s: %q should say there is no catalog and to send the program inline", mode, re.Message)
 		}
 	}
+}
+
+// TestProgramRefWithoutPromotedKind: langs/notes declares a catalog but
+// no kind marked promoted and runs immediately, so no promoted program is
+// exposed in its catalog; a program_ref there, even the id of an entry it
+// lists, is a request error (§6.5.1 "exactly when"): not_found, as for
+// any reference that names no promoted program.
+func TestProgramRefWithoutPromotedKind(t *testing.T) {
+	res, err := compile.File("../../langs/notes/notes.pdl")
+	if err != nil || !res.OK() {
+		t.Fatalf("langs/notes does not compile: %v %+v", err, res)
+	}
+	e := newEngine(t, res.Server, t.TempDir())
+	lookup(t, e, "", "notes/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: "notes.search"})
+	_, err = e.Execute(bg, callerOf("", "s1"), "notes/v1", pilotage.ExecuteRequest{ProgramRef: "notes.search"})
+	reqErr(t, err, pilotage.ErrNotFound)
 }
