@@ -75,7 +75,7 @@ func writeGitHub(w io.Writer, r *Report) error {
 		if f.EndLine > 0 {
 			props = append(props, fmt.Sprintf("endLine=%d", f.EndLine), fmt.Sprintf("endColumn=%d", f.EndColumn))
 		}
-		props = append(props, "title="+githubEscapeProp.Replace(f.Rule+" (§"+f.Section+")"))
+		props = append(props, "title="+githubEscapeProp.Replace(f.Rule+" ("+f.cited()+")"))
 		msg := f.Message
 		if f.Hint != "" {
 			msg += "\nhint: " + f.Hint
@@ -136,6 +136,14 @@ type sarifResult struct {
 	Message          sarifText       `json:"message"`
 	Locations        []sarifLocation `json:"locations"`
 	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	// Properties carry the finding's section, and its sections when it
+	// cites several, as json does: the rule's section is only its default.
+	Properties sarifResultProperties `json:"properties"`
+}
+
+type sarifResultProperties struct {
+	Section  string   `json:"section"`
+	Sections []string `json:"sections,omitempty"`
 }
 
 type sarifLocation struct {
@@ -227,6 +235,7 @@ func writeSARIF(w io.Writer, r *Report) error {
 			Message:          sarifText{Text: msg},
 			Locations:        []sarifLocation{{PhysicalLocation: loc}},
 			RelatedLocations: related,
+			Properties:       sarifResultProperties{Section: f.Section, Sections: f.Sections},
 		})
 	}
 	log := sarifLog{
@@ -305,7 +314,7 @@ func writeJUnit(w io.Writer, r *Report, strict bool) error {
 		var errs, warns int
 		for _, f := range byFile[file] {
 			f = f.visible()
-			line := fmt.Sprintf("%s: %s: %s [%s %s]", location(f), f.Severity, f.Message, f.Rule, Cite(f.Section))
+			line := fmt.Sprintf("%s: %s: %s [%s %s]", location(f), f.Severity, f.Message, f.Rule, f.cited())
 			switch {
 			case f.Severity == Error:
 				errs++

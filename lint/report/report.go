@@ -29,7 +29,12 @@ type Finding struct {
 	Rule string `json:"rule"`
 	// Section is what the rule enforces: a section number of Part II
 	// ("5.8.2") or the name of another document of the spec ("binding.md").
-	Section  string   `json:"section"`
+	Section string `json:"section"`
+	// Sections lists every section the finding cites, Section first, when
+	// there is more than one (a schema finding cites the field table that
+	// defines the member, then the sections that bear on it); absent when
+	// it would only repeat Section. AllSections gives the list either way.
+	Sections []string `json:"sections,omitempty"`
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
 	File     string   `json:"file"`
@@ -46,6 +51,37 @@ type Finding struct {
 	// Related points at other places the finding involves (replay: the plan
 	// step an entry was matched against).
 	Related []Location `json:"related,omitempty"`
+}
+
+// CiteSections makes sections, the most specific first, what f cites:
+// Section is the first, and Sections holds them all when there are
+// several. An empty list leaves f as it is.
+func (f *Finding) CiteSections(sections []string) {
+	if len(sections) == 0 {
+		return
+	}
+	f.Section, f.Sections = sections[0], nil
+	if len(sections) > 1 {
+		f.Sections = sections
+	}
+}
+
+// AllSections is every section f cites, Section first.
+func (f Finding) AllSections() []string {
+	if len(f.Sections) > 0 {
+		return f.Sections
+	}
+	return []string{f.Section}
+}
+
+// cited is what f cites as people write it, after its rule in text,
+// github and junit output: "§5.1, §11.1, §1.1".
+func (f Finding) cited() string {
+	cites := make([]string, 0, len(f.Sections)+1)
+	for _, s := range f.AllSections() {
+		cites = append(cites, Cite(s))
+	}
+	return strings.Join(cites, ", ")
 }
 
 // Location is a place in a file.
@@ -88,9 +124,14 @@ func source(section string) string {
 
 // RuleInfo describes a rule for reporters that list rules (sarif).
 type RuleInfo struct {
-	ID       string   `json:"id"`
-	Category string   `json:"category"`
-	Section  string   `json:"section"`
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	Section  string `json:"section"`
+	// Sections lists every section the finding cites, Section first, when
+	// there is more than one (a schema finding cites the field table that
+	// defines the member, then the sections that bear on it); absent when
+	// it would only repeat Section. AllSections gives the list either way.
+	Sections []string `json:"sections,omitempty"`
 	Severity Severity `json:"severity"`
 	Summary  string   `json:"summary"`
 	// Doc is the repository path of the rule's documentation page.

@@ -25,7 +25,7 @@ func FuzzWriters(f *testing.F) {
 	f.Add("r", "1", "\x00\x1b[31m\xff", "\r", "-", strings.Repeat("é", 300), 1, 250, 1, 400)
 	f.Add("r", "1", "m", "", "f", "x", -5, -1, -7, -9)
 	f.Fuzz(func(t *testing.T, rule, section, msg, hint, file, src string, line, col, endLine, endCol int) {
-		fd := Finding{Rule: rule, Section: section, Severity: Warning, Message: msg, Hint: hint, File: file,
+		fd := Finding{Rule: rule, Section: section, Sections: []string{section, hint}, Severity: Warning, Message: msg, Hint: hint, File: file,
 			Line: line, Column: col, EndLine: endLine, EndColumn: endCol, Pointer: "/" + rule,
 			Related: []Location{{File: file, Line: line, Column: col, Note: hint}}}
 		r := &Report{Tool: "fuzz", Files: []string{file}, Sources: map[string][]byte{file: []byte(src)}}

@@ -23,7 +23,7 @@ const manifestSrc = `{
 var snapshotSrc = `{"snapshot":"pilotage/1.1","guides":{"a/1":[{"id":"core","body":"` + strings.Repeat("x", 300) + `","size_bytes":12}]}}`
 
 // fullReport has a finding of every severity and every optional part:
-// hints, related locations, end positions, keys, unicode, and the
+// hints, related locations, end positions, keys, several sections, unicode, and the
 // characters GitHub annotations must escape (% \n : ,).
 func fullReport() *Report {
 	r := &Report{
@@ -58,6 +58,10 @@ func fullReport() *Report {
 			File:    "manifest.json", Line: 4, Column: 5, Pointer: "/languages/0", Key: "run-42"},
 		Finding{Rule: "unregistered", Section: "5", Severity: Error,
 			Message: "malformed JSON from standard input", File: "-", Line: 1, Column: 1},
+		// A finding that cites several sections, the first most specific.
+		Finding{Rule: "schema", Section: "5.1", Sections: []string{"5.1", "11.1", "1.1"}, Severity: Error,
+			Message: `the manifest is missing the required member "pilotage"`,
+			File:    "manifest.json", Line: 1, Column: 1},
 		// A whole-file finding has no position.
 		Finding{Rule: "retention-value", Section: "6.6", Severity: Error,
 			Message: "the file as a whole: 日本語 ✓", File: "manifest.json"},
@@ -170,7 +174,7 @@ func TestGitHubEscaping(t *testing.T) {
 
 func TestReportModel(t *testing.T) {
 	r := fullReport()
-	if r.Summary.Errors != 3 || r.Summary.Warnings != 1 || r.Summary.Infos != 1 {
+	if r.Summary.Errors != 4 || r.Summary.Warnings != 1 || r.Summary.Infos != 1 {
 		t.Errorf("summary = %+v", r.Summary)
 	}
 	if !r.Failed(false) {
@@ -186,7 +190,7 @@ func TestReportModel(t *testing.T) {
 	for _, f := range r.Findings {
 		order = append(order, f.File+":"+f.Rule)
 	}
-	want := "-:unregistered manifest.json:retention-value manifest.json:grammar-sections manifest.json:retention-value snap,shot:1.json:core-guide-size"
+	want := "-:unregistered manifest.json:retention-value manifest.json:schema manifest.json:grammar-sections manifest.json:retention-value snap,shot:1.json:core-guide-size"
 	if strings.Join(order, " ") != want {
 		t.Errorf("order = %s\nwant    %s", strings.Join(order, " "), want)
 	}

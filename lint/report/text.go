@@ -39,7 +39,7 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 			sevColor = ansiYellow
 		}
 		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, location(f)), paint(sevColor, string(f.Severity)),
-			f.Message, paint(ansiDim, fmt.Sprintf("[%s %s]", f.Rule, Cite(f.Section))))
+			f.Message, paint(ansiDim, fmt.Sprintf("[%s %s]", f.Rule, f.cited())))
 		if line, ok := lines.line(file, r.Sources[file], f.Line); ok {
 			bw.WriteString(snippet(line, f))
 		}

@@ -135,10 +135,17 @@ func (l shownLine) column(col int) int {
 }
 
 // visible returns f with every text it shows escaped as visible escapes
-// it; f's Related is copied, never changed in place.
+// it; f's Sections and Related are copied, never changed in place.
 func (f Finding) visible() Finding {
 	for _, p := range []*string{&f.Rule, &f.Section, &f.Message, &f.File, &f.Pointer, &f.Hint, &f.Key} {
 		*p = visible(*p)
+	}
+	if f.Sections != nil {
+		sections := make([]string, len(f.Sections))
+		for i, s := range f.Sections {
+			sections[i] = visible(s)
+		}
+		f.Sections = sections
 	}
 	if f.Related != nil {
 		rel := make([]Location, len(f.Related))
