@@ -144,3 +144,23 @@ func TestReportAddListed(t *testing.T) {
 		t.Errorf("summaries %+v and %+v, want 3 errors each", shared.Summary, offered.Summary)
 	}
 }
+
+// TestCapCountCitesTheRule: the finding that counts a rule's left-out
+// findings cites the rule's section, not the first left out's, when the
+// rule's findings cite sections of their own (schema: the member's field
+// table, §5.1, §4.2, …, while the rule is §1.1).
+func TestCapCountCitesTheRule(t *testing.T) {
+	r := &Report{Cap: NewCap(1), Rules: []RuleInfo{{ID: "schema", Section: "1.1", Severity: Error}}}
+	missing := Finding{Rule: "schema", Severity: Error, File: "m.json", Line: 1, Column: 1, Message: "missing"}
+	missing.CiteSections([]string{"5.1", "11.1", "1.1"})
+	mistyped := Finding{Rule: "schema", Section: "4.2", Severity: Error, File: "m.json", Line: 2, Column: 1, Message: "mistyped"}
+	r.Add(mistyped, missing, mistyped)
+	r.Sort()
+	i := slices.IndexFunc(r.Findings, func(f Finding) bool { return f.Hint == capHint })
+	if i < 0 {
+		t.Fatalf("no finding counts the one left out: %+v", r.Findings)
+	}
+	if count := r.Findings[i]; count.Section != "1.1" || count.Sections != nil {
+		t.Errorf("the counting finding cites %q %q, want the rule's 1.1 alone: %+v", count.Section, count.Sections, count)
+	}
+}

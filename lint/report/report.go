@@ -207,10 +207,23 @@ func (r *Report) addLeft() {
 		})
 	}
 	r.left = r.Cap.Left()
-	for _, f := range r.left {
-		r.Findings = append(r.Findings, f)
+	for i, f := range r.left {
+		r.left[i].Section = r.ruleSection(f)
+		r.Findings = append(r.Findings, r.left[i])
 		r.count(f, 1)
 	}
+}
+
+// ruleSection is the section of f's rule, for a finding that counts
+// others of it: they may each cite their own (CiteSections). f's own
+// section when the report does not describe the rule.
+func (r *Report) ruleSection(f Finding) string {
+	for _, ri := range r.Rules {
+		if ri.ID == f.Rule {
+			return ri.Section
+		}
+	}
+	return f.Section
 }
 
 // Sort adds the counts of what Cap left out, then orders findings by
