@@ -105,6 +105,11 @@ type SchemaViolation struct {
 	Pointer string
 	// Message says what is wrong, in English.
 	Message string
+	// Schema is the absolute location of the schema whose keyword failed
+	// ("https://pilotage.dev/schema/1.1/manifest.json#/properties/pilotage"),
+	// for a tool that cites what defines the value (lint's section table);
+	// empty when the error was not a validation error.
+	Schema string
 	// Kind is the failure as the JSON Schema library describes it, for a
 	// tool that words its own message (lint); nil when the error was not
 	// a validation error.
@@ -134,7 +139,7 @@ func Violations(err error) []SchemaViolation {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			leaves = append(leaves, SchemaViolation{Pointer: PointerFromTokens(e.InstanceLocation), Kind: e.ErrorKind})
+			leaves = append(leaves, SchemaViolation{Pointer: PointerFromTokens(e.InstanceLocation), Schema: e.SchemaURL, Kind: e.ErrorKind})
 			return
 		}
 		for _, c := range e.Causes {

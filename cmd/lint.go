@@ -46,7 +46,9 @@ reported, then what it builds is linted, with every finding placed in the
 PDL source (docs/pdl.md).
 
 Each finding names its rule and spec section and points at file:line:col and
-the JSON Pointer of the value. Use - to read standard input, JSON or PDL
+the JSON Pointer of the value. A schema finding names first the section
+whose field table defines the member, then the others that apply (json:
+"sections"; docs/rules/README.md). Use - to read standard input, JSON or PDL
 (told apart by content). The kind of JSON document is detected from its
 content too.
 

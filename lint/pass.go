@@ -323,6 +323,14 @@ func (p *Pass) ReportRelated(sev report.Severity, pointer, message, hint string,
 	p.findings[len(p.findings)-1].Related = related
 }
 
+// ReportCiting is Report for a finding that cites sections of its own,
+// most specific first, instead of the rule's (report.CiteSections); with
+// none, the rule's section stands.
+func (p *Pass) ReportCiting(sections []string, pointer, message, hint string) {
+	p.Report(pointer, message, hint)
+	p.findings[len(p.findings)-1].CiteSections(sections)
+}
+
 // Location is where the value at pointer is in this pass's document, for
 // a related location of a finding in another document (the baseline's
 // side of a comparison).

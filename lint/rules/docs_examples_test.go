@@ -64,8 +64,10 @@ func TestRuleDocExamples(t *testing.T) {
 			if got := firstTextLine(t, "failing.json", failDoc, base); want != got {
 				t.Errorf("the page says pilotage lint failing.json prints first\n  %s\nbut it prints\n  %s", want, got)
 			}
-			if suffix := "[" + r.ID + " " + report.Cite(r.Section) + "]"; !strings.HasSuffix(want, suffix) {
-				t.Errorf("the first finding of the failing example should be %s's, ending in %s", r.ID, suffix)
+			// A finding may cite a more specific section than its rule's
+			// (schema: the member's field table), so only the rule is pinned.
+			if tag := " [" + r.ID + " "; !strings.Contains(want, tag) || !strings.HasSuffix(want, "]") {
+				t.Errorf("the first finding of the failing example should be %s's, ending in [%s §…]", r.ID, r.ID)
 			}
 
 			if got := lintAgainst(All(), "fixed.json", []byte(fixedDoc), base); got != "" {

@@ -41,5 +41,29 @@ version (reading 11). Turn a rule off with ` + "`--disable ID`" + `; list them w
 		fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s | %s | %s |\n", r.ID, r.ID, r.Category, report.Cite(r.Section), r.Severity,
 			strings.ReplaceAll(r.Summary, "|", `\|`))
 	}
+	b.WriteString(findingSections)
 	return b.String()
 }
+
+// findingSections says, under the table, how findings cite sections.
+const findingSections = `
+## Findings and their sections
+
+A finding cites its rule's section, except where the rule knows a more
+specific one: a [schema](schema.md) finding cites first the section whose
+field table defines the failing member (a missing ` + "`pilotage`" + ` is §5.1,
+a capability value §4.2, a catalog entry's ` + "`risk`" + ` §5.3), then the
+other sections that bear on it (§11.1 for ` + "`pilotage`" + `, §5.4 for the
+catalog entry table, §1.1 for a missing required member).
+
+- ` + "`text`, `junit`" + `: every section, most specific first, after the
+  rule: ` + "`[schema §5.1, §11.1, §1.1]`" + `; ` + "`github`" + `: the same in the
+  annotation's title, ` + "`schema (§5.1, §11.1, §1.1)`" + `.
+- ` + "`json`" + `: each finding has ` + "`section`" + `, the most specific, as before;
+  ` + "`sections`" + ` lists them all, ` + "`section`" + ` first, and is present only
+  when there are several, so the findings of single-section rules are
+  unchanged (` + "`.sections // [.section]`" + ` in jq gives the list either way).
+- ` + "`sarif`" + `: each result's ` + "`properties`" + ` carry ` + "`section`" + ` and, when
+  there are several, ` + "`sections`" + `, as in json; a rule's own
+  ` + "`properties.section`" + ` is its default section.
+`

@@ -18,6 +18,7 @@ import (
 //	-- NAME.json --   a document to lint
 //	-- NAME.want --   the findings of this rule alone, one per line:
 //	                  LINE:COL SEVERITY RULE §SECTION POINTER
+//	                  (§SECTION,§SECTION… when the finding cites several)
 //	                  (empty for a passing fixture)
 //	-- NAME.baseline.json --  optional: an earlier capture, lint's
 //	                  --baseline, for the evolution rules
@@ -63,9 +64,19 @@ func lintAgainst(rs []*lint.Rule, name string, src []byte, base *lint.Input) str
 	}
 	var b strings.Builder
 	for _, f := range rep.Findings {
-		fmt.Fprintf(&b, "%d:%d %s %s %s %s\n", f.Line, f.Column, f.Severity, f.Rule, report.Cite(f.Section), f.Pointer)
+		fmt.Fprintf(&b, "%d:%d %s %s %s %s\n", f.Line, f.Column, f.Severity, f.Rule, citedSections(f), f.Pointer)
 	}
 	return b.String()
+}
+
+// citedSections is every section f cites, as a .want line shows them:
+// "§5.1,§11.1,§1.1".
+func citedSections(f report.Finding) string {
+	var cites []string
+	for _, s := range f.AllSections() {
+		cites = append(cites, report.Cite(s))
+	}
+	return strings.Join(cites, ",")
 }
 
 // TestRulesHaveDocs keeps rules and docs/rules pages in sync: every rule

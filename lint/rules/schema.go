@@ -18,8 +18,11 @@ import (
 
 // schemaRule validates the document against the embedded JSON Schema of
 // its kind: required members and JSON types of every structure (§1.1,
-// §5.1–§5.4, data-model.md). Closed-set values are other rules' business,
-// because their severity depends on the manifest version (reading 11).
+// §5.1–§5.4, data-model.md). Each finding cites the section of the field
+// table that defines the failing member first (schemaSections); §1.1,
+// the rule's own, is the default. Closed-set values are other rules'
+// business, because their severity depends on the manifest version
+// (reading 11).
 var schemaRule = &lint.Rule{
 	ID:       "schema",
 	Category: lint.CatSyntax,
@@ -45,7 +48,7 @@ var schemaRule = &lint.Rule{
 			for _, v := range pilotage.Violations(pc.schema.Validate(pc.node.ValueWith(pc.cut))) {
 				ptr := pc.pointer + v.Pointer
 				v.Pointer = ptr
-				p.Report(ptr, describe(v, subject(ptr, root)), schemaHint(ptr))
+				p.ReportCiting(schemaFindingSections(v), ptr, describe(v, subject(ptr, root)), schemaHint(ptr))
 			}
 		}
 	},
