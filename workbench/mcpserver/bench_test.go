@@ -76,7 +76,7 @@ func TestMain(m *testing.M) {
 
 func serveBench() error {
 	ctx := context.Background()
-	eng, err := newHomeflowEngine()
+	eng, err := newPDLEngine(homeflowPDL)
 	if err != nil {
 		return err
 	}

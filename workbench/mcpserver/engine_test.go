@@ -14,10 +14,18 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 )
 
+const homeflowPDL = "../../langs/homeflow/homeflow.pdl"
+
 // homeflowEngine serves langs/homeflow with the real engine.
 func homeflowEngine(t testing.TB) *engine.Engine {
 	t.Helper()
-	eng, err := newHomeflowEngine()
+	return pdlEngine(t, homeflowPDL)
+}
+
+// pdlEngine serves the PDL file at path with the real engine.
+func pdlEngine(t testing.TB, path string) *engine.Engine {
+	t.Helper()
+	eng, err := newPDLEngine(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,15 +33,15 @@ func homeflowEngine(t testing.TB) *engine.Engine {
 	return eng
 }
 
-// newHomeflowEngine is homeflowEngine outside a test: the benchmark's
-// server process has no testing.TB.
-func newHomeflowEngine() (*engine.Engine, error) {
-	res, err := pdlcompile.File("../../langs/homeflow/homeflow.pdl")
+// newPDLEngine is pdlEngine outside a test: the benchmark's server
+// process has no testing.TB.
+func newPDLEngine(path string) (*engine.Engine, error) {
+	res, err := pdlcompile.File(path)
 	if err != nil {
 		return nil, err
 	}
 	if !res.OK() {
-		return nil, fmt.Errorf("compile langs/homeflow: %v", res.Findings)
+		return nil, fmt.Errorf("compile %s: %v", path, res.Findings)
 	}
 	return engine.New(res.Server, engine.Options{})
 }
@@ -94,6 +102,9 @@ func TestRealEngineCarrierRules(t *testing.T) {
 		{"homeflow_v1_execute", map[string]any{"program_ref": "no.such@1"}, "error:not_found"},
 		{"homeflow_v1_trace", map[string]any{"run_id": stored["run_id"], "trace_level": "summary"}, `"level":"summary"`},
 		{"homeflow_v1_trace", map[string]any{"run_id": "run-unknown"}, "error:not_found"},
+		// §6.6: trace_level none is refused on the fetch door, by the engine
+		// and before it looks for the Run.
+		{"homeflow_v1_trace", map[string]any{"run_id": "run-unknown", "trace_level": "none"}, "error:invalid_request"},
 	} {
 		res := call(t, cs, c.tool, c.args)
 		got := structured(t, res)

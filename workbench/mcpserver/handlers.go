@@ -32,8 +32,9 @@ func (s *Server) discoverHandler() mcp.ToolHandler {
 }
 
 // opHandler serves one operation of one Language: carrier checks, the
-// argument schema (a mismatch is an invalid_request request error, §8),
-// then the service.
+// members' JSON types (a mismatch is an invalid_request request error,
+// §8), then the service, which checks every value in the operation's
+// order (§6.5.2).
 func (s *Server) opHandler(lang string, op binding.Op, def toolSchemas) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, err := arguments(req.Params.Arguments)
@@ -65,8 +66,9 @@ func arguments(raw json.RawMessage) (json.RawMessage, error) {
 	return t, nil
 }
 
-// checkArguments validates args against the tool's input schema and
-// describes the violations, "" when they conform. The data members
+// checkArguments checks the JSON types of args' members (the tool's check
+// schema, typesOnly) and describes the violations, "" when they conform.
+// Values are the service's to judge, in its own order. The data members
 // (program, input, context) are unconstrained in the check schema, so
 // they are not converted for it: a large program is scanned once, not
 // turned into a tree of values.

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -65,7 +66,7 @@ func loadTools() (map[string]toolSchemas, error) {
 		// A tool answers with its response or with the request-error
 		// envelope (§8); MCP wants an object schema at the root.
 		output := map[string]any{"type": "object", "anyOf": []any{resp, errSchema}}
-		check, err := compile(name, unconstrained(in.(map[string]any)))
+		check, err := compile(name, typesOnly(in.(map[string]any)))
 		if err != nil {
 			return nil, err
 		}
@@ -159,21 +160,30 @@ func compile(name string, schema any) (*jsonschema.Schema, error) {
 // error (§8), so the argument check leaves them unconstrained.
 var dataMembers = []string{"program", "input", "context"}
 
-// unconstrained returns the check schema of a published input schema:
-// the same, with the data members accepting any JSON value.
-func unconstrained(in map[string]any) map[string]any {
+// typesOnly returns the check schema of a published input schema: each
+// member's JSON type and nothing else, the data members accepting any
+// value. The published enums, required members and minimums describe
+// well-formed requests for clients, but every value rule is the service's
+// to apply, in the operation's own order: checked here, `{"program_ref":
+// "prog.nope", "trace_level": "x"}` was refused for its trace_level before
+// the engine could answer not_found, the first failing check of §6.5.2.
+// A member of the wrong JSON type cannot be handed to the service at all,
+// so it alone is refused before the operation.
+func typesOnly(in map[string]any) map[string]any {
+	out := map[string]any{"type": in["type"]}
 	props, ok := in["properties"].(map[string]any)
 	if !ok {
-		return in
+		return out
 	}
-	props = cloneMap(props)
-	for _, m := range dataMembers {
-		if _, has := props[m]; has {
-			props[m] = map[string]any{}
+	types := make(map[string]any, len(props))
+	for name, p := range props {
+		member := map[string]any{}
+		if t, has := p.(map[string]any)["type"]; has && !slices.Contains(dataMembers, name) {
+			member["type"] = t
 		}
+		types[name] = member
 	}
-	out := cloneMap(in)
-	out["properties"] = props
+	out["properties"] = types
 	return out
 }
 

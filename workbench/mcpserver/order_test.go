@@ -1,0 +1,252 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	pdlcompile "github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/engine"
+)
+
+// orderPDL declares what every check of §6.5.2 needs to fail: retention
+// none with execute.idempotency, no execute.test_run, a catalog with
+// promoted programs, and a guest who cannot see them.
+const orderPDL = "testdata/order/order.pdl"
+
+// wireAnswer is what a client sees of an execute answer: a request
+// error's kind, or a refused Run's outcome status, and the text that
+// says which check decided (the error's message or the outcome's error).
+type wireAnswer struct {
+	kind, status, says string
+}
+
+// answerOf reads a tool result the way a client does: isError with the
+// error envelope, or a processed operation with its outcome (§8).
+func answerOf(t *testing.T, res *mcp.CallToolResult) wireAnswer {
+	t.Helper()
+	var got struct {
+		Error *struct {
+			Kind    string `json:"kind"`
+			Message string `json:"message"`
+		} `json:"error"`
+		Outcome *struct {
+			OK     bool   `json:"ok"`
+			Status string `json:"status"`
+			Error  string `json:"error"`
+		} `json:"outcome"`
+		Diagnostics []struct {
+			Code string `json:"code"`
+		} `json:"diagnostics"`
+	}
+	if err := json.Unmarshal([]byte(resultJSON(t, res)), &got); err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case res.IsError && got.Error != nil:
+		return wireAnswer{kind: got.Error.Kind, says: got.Error.Message}
+	case !res.IsError && got.Outcome != nil && !got.Outcome.OK:
+		says := got.Outcome.Error
+		for _, d := range got.Diagnostics {
+			says += " [" + d.Code + "]"
+		}
+		return wireAnswer{status: got.Outcome.Status, says: says}
+	}
+	t.Fatalf("neither a request error nor a refused Run: isError %v, %s", res.IsError, resultJSON(t, res))
+	return wireAnswer{}
+}
+
+// matches reports whether a is the answer w describes: the same kind or
+// status, and says contains w.says.
+func (w wireAnswer) matches(a wireAnswer) bool {
+	return a.kind == w.kind && a.status == w.status && strings.Contains(a.says, w.says)
+}
+
+// orderSessions serves order.pdl's engine to the owner and the guest,
+// each over its own in-memory MCP session, after recording the owner's
+// Run under idempotency key "k" (so another runnable with "k" conflicts)
+// and changing lights.set's output schema (so prog.off@1 meets
+// promotion_drift).
+func orderSessions(t *testing.T) map[string]*mcp.ClientSession {
+	t.Helper()
+	eng := pdlEngine(t, orderPDL)
+	sessions := map[string]*mcp.ClientSession{}
+	for _, p := range []string{"owner", "guest"} {
+		s, err := New(context.Background(), eng, Options{Principal: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions[p] = connect(t, s)
+	}
+	seed := resultJSON(t, call(t, sessions["owner"], "order_v1_execute",
+		map[string]any{"program": lightsOn, "input": onInput, "idempotency_key": "k"}))
+	if !strings.Contains(seed, `"status":"success"`) {
+		t.Fatalf("seed Run: %s", seed)
+	}
+	changeOutputSchema(t, eng, "lights.set", `{"type": "object"}`)
+	return sessions
+}
+
+// changeOutputSchema serves a copy of the PDL entry id with another
+// output_schema, a load-bearing field of the promotion baseline (§5.4).
+func changeOutputSchema(t *testing.T, eng *engine.Engine, id, schema string) {
+	t.Helper()
+	res, err := pdlcompile.File(orderPDL)
+	if err != nil || !res.OK() {
+		t.Fatalf("compile %s: %v %v", orderPDL, err, res)
+	}
+	for _, en := range res.Server.Catalog {
+		if en.ID == id {
+			cp := *en
+			cp.OutputSchema = json.RawMessage(schema)
+			if err := eng.UpsertEntry(&cp); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s has no entry %s", orderPDL, id)
+}
+
+// resultJSON is a result's structured content as JSON.
+func resultJSON(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	return mustJSON(t, structured(t, res))
+}
+
+var (
+	lightsOn   = map[string]any{"steps": []any{map[string]any{"id": "on", "call": "lights.set", "with": map[string]any{"on": "input.on"}}}}
+	unknownOp  = map[string]any{"steps": []any{map[string]any{"id": "x", "call": "nope"}}}
+	onInput    = map[string]any{"on": true}
+	otherInput = map[string]any{"on": false} // lightsOn with this input and key "k": the seed's key with another input, a conflict (§6.5.6)
+)
+
+// TestExecuteProcessingOrderOnTheWire sends, through real MCP client
+// sessions, execute requests that fail two adjacent checks of §6.5.2 at
+// once, in the order the spec lists the checks, and asserts the first
+// check decides what the client sees: the request error's kind or the
+// refused Run's outcome status. Each pair's later request repairs the
+// first defect only, proving the request really fails the later check.
+// Issue 10 item 6: the tool's input schema answered
+// {"program_ref":"prog.nope","trace_level":"x"} with invalid_request
+// before the engine could answer not_found.
+func TestExecuteProcessingOrderOnTheWire(t *testing.T) {
+	sessions := orderSessions(t)
+	type request struct {
+		as   string
+		args map[string]any
+	}
+	owner := func(args map[string]any) request { return request{"owner", args} }
+	var (
+		selection    = wireAnswer{kind: "invalid_request", says: "not both"}
+		neither      = wireAnswer{kind: "invalid_request", says: "send a program or a program_ref"}
+		noRef        = wireAnswer{kind: "not_found", says: "no promoted program"}
+		traceLevel   = wireAnswer{kind: "invalid_request", says: `unknown trace_level "x"`}
+		testRun      = wireAnswer{kind: "unsupported", says: "execute.test_run"}
+		store        = wireAnswer{kind: "unsupported", says: "store: true"}
+		conflict     = wireAnswer{kind: "conflict", says: "idempotency_key"}
+		catalogDrift = wireAnswer{status: "catalog_drift", says: "catalog version mismatch"}
+		invalid      = wireAnswer{status: "validation_error", says: "does not validate [unknown_name]"}
+		promoDrift   = wireAnswer{status: "promotion_drift", says: "lights.set changed"}
+		inputBinding = wireAnswer{status: "validation_error", says: "does not bind [input_binding]"}
+	)
+	for _, c := range []struct {
+		pair  string
+		both  request    // fails both checks
+		later request    // fails the later check only
+		first wireAnswer // what both gets: the earlier check's answer
+		then  wireAnswer // what later gets
+	}{
+		// Step 1, runnable selection (§6.5.1) before everything else.
+		{"both program and program_ref before every other check",
+			owner(map[string]any{"program": unknownOp, "program_ref": "prog.nope", "trace_level": "x", "test_run": true, "store": true,
+				"idempotency_key": "k", "expected_catalog_version": "stale", "input": []any{1}}),
+			owner(map[string]any{"program_ref": "prog.nope", "trace_level": "x"}), selection, noRef},
+		{"neither program nor program_ref before trace_level",
+			owner(map[string]any{"trace_level": "x"}),
+			owner(map[string]any{"program": lightsOn, "trace_level": "x"}), neither, traceLevel},
+		// Step 1, program_ref resolution before trace_level.
+		{"unknown program_ref before an unrecognized trace_level",
+			owner(map[string]any{"program_ref": "prog.nope", "trace_level": "x"}),
+			owner(map[string]any{"program_ref": "prog.off@1", "trace_level": "x"}), noRef, traceLevel},
+		// §10.3: a program_ref the caller may not see is one that does not exist.
+		{"unauthorized program_ref before an unrecognized trace_level",
+			request{"guest", map[string]any{"program_ref": "prog.off@1", "trace_level": "x"}},
+			owner(map[string]any{"program_ref": "prog.off@1", "trace_level": "x"}), noRef, traceLevel},
+		// Step 1, trace_level before test_run.
+		{"unrecognized trace_level before test_run not declared",
+			owner(map[string]any{"program": lightsOn, "trace_level": "x", "test_run": true}),
+			owner(map[string]any{"program": lightsOn, "test_run": true}), traceLevel, testRun},
+		// Step 1, test_run before store.
+		{"test_run not declared before store under retention none",
+			owner(map[string]any{"program": lightsOn, "test_run": true, "store": true}),
+			owner(map[string]any{"program": lightsOn, "store": true}), testRun, store},
+		// Step 1, store before the idempotency conflict.
+		{"store under retention none before an idempotency conflict",
+			owner(map[string]any{"program": lightsOn, "input": otherInput, "store": true, "idempotency_key": "k"}),
+			owner(map[string]any{"program": lightsOn, "input": otherInput, "idempotency_key": "k"}), store, conflict},
+		// Step 1 (its last check) before step 2.
+		{"idempotency conflict before catalog drift",
+			owner(map[string]any{"program": lightsOn, "input": otherInput, "idempotency_key": "k", "expected_catalog_version": "stale"}),
+			owner(map[string]any{"program": lightsOn, "input": otherInput, "expected_catalog_version": "stale"}), conflict, catalogDrift},
+		// Step 2 before step 3, for an inline program and for a program_ref.
+		{"catalog drift before revalidation",
+			owner(map[string]any{"program": unknownOp, "expected_catalog_version": "stale"}),
+			owner(map[string]any{"program": unknownOp}), catalogDrift, invalid},
+		{"catalog drift before the promotion baseline",
+			owner(map[string]any{"program_ref": "prog.off@1", "input": onInput, "expected_catalog_version": "stale"}),
+			owner(map[string]any{"program_ref": "prog.off@1", "input": onInput}), catalogDrift, promoDrift},
+		// Step 3 before step 4.
+		{"revalidation before input binding",
+			owner(map[string]any{"program": unknownOp, "input": []any{1}}),
+			owner(map[string]any{"program": lightsOn, "input": []any{1}}), invalid, inputBinding},
+		{"promotion baseline before input binding",
+			owner(map[string]any{"program_ref": "prog.off@1", "input": []any{1}}),
+			owner(map[string]any{"program_ref": "prog.fan@1", "input": []any{1}}), promoDrift, inputBinding},
+	} {
+		t.Run(c.pair, func(t *testing.T) {
+			if got := answerOf(t, call(t, sessions[c.both.as], "order_v1_execute", c.both.args)); !c.first.matches(got) {
+				t.Errorf("failing both checks: got %+v, want the first check's %+v", got, c.first)
+			}
+			if got := answerOf(t, call(t, sessions[c.later.as], "order_v1_execute", c.later.args)); !c.then.matches(got) {
+				t.Errorf("failing the later check only: got %+v, want %+v", got, c.then)
+			}
+		})
+	}
+}
+
+// TestLookupArgumentsReachTheEngine: the lookup tool's input schema says
+// limit is at least 1, but limit means nothing to get or changed_since,
+// and list's q is refused for a Language without catalog.search before
+// its page size is looked at. The schema layer answered all three
+// invalid_request without a catalog_version; the engine's answers are the
+// ones §6.3 asks for (an unknown id is a request error that still carries
+// catalog_version) and the capability refusals.
+func TestLookupArgumentsReachTheEngine(t *testing.T) {
+	cs := orderSessions(t)["owner"]
+	for _, c := range []struct {
+		args map[string]any
+		want wireAnswer
+	}{
+		{map[string]any{"verb": "get", "id": "prog.nope", "limit": 0}, wireAnswer{kind: "not_found", says: `no catalog entry "prog.nope"`}},
+		{map[string]any{"verb": "list", "q": "lights", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.search"}},
+		{map[string]any{"verb": "changed_since", "catalog_version": "x", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.changed_since"}},
+		{map[string]any{"verb": "list", "limit": -1}, wireAnswer{kind: "invalid_request", says: "limit must be positive"}},
+	} {
+		res := call(t, cs, "order_v1_lookup", c.args)
+		if got := answerOf(t, res); !c.want.matches(got) {
+			t.Errorf("%v: got %+v, want %+v", c.args, got, c.want)
+		}
+		if v, _ := structured(t, res)["error"].(map[string]any)["catalog_version"].(string); v == "" {
+			t.Errorf("%v: the request error carries no catalog_version (§6.3)", c.args)
+		}
+	}
+	// On list, limit 0 is read as absent: the default page.
+	res := call(t, cs, "order_v1_lookup", map[string]any{"verb": "list", "limit": 0})
+	if items, _ := structured(t, res)["items"].([]any); res.IsError || len(items) != 4 {
+		t.Errorf("list with limit 0: isError %v, %s; want the 4 entries", res.IsError, resultJSON(t, res))
+	}
+}
