@@ -250,3 +250,23 @@ func TestLookupArgumentsReachTheEngine(t *testing.T) {
 		t.Errorf("list with limit 0: isError %v, %s; want the 4 entries", res.IsError, resultJSON(t, res))
 	}
 }
+
+// TestWrongJSONTypeIsRefusedFirst: a member of the wrong JSON type cannot
+// be handed to the engine, so the binding refuses it before any check of
+// §6.5.2, naming the member (binding.md, Schemas), even where the value
+// alone would have been judged later than program_ref.
+func TestWrongJSONTypeIsRefusedFirst(t *testing.T) {
+	cs := orderSessions(t)["owner"]
+	for _, c := range []struct {
+		args   map[string]any
+		member string
+	}{
+		{map[string]any{"program_ref": "prog.nope", "trace_level": 5}, "/trace_level"},
+		{map[string]any{"program": lightsOn, "program_ref": "prog.off@1", "store": "yes"}, "/store"},
+	} {
+		got := answerOf(t, call(t, cs, "order_v1_execute", c.args))
+		if want := (wireAnswer{kind: "invalid_request", says: "input schema: " + c.member + ":"}); !want.matches(got) {
+			t.Errorf("%v: got %+v, want %+v", c.args, got, want)
+		}
+	}
+}
