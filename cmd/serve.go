@@ -112,16 +112,19 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 			}
 			return a
 		}}))
+	// A body edited while the server was down (with --data) is drifted
+	// from the start; the operator hears it here, not from a client.
+	logNotices(logw, eng.ChangedBodies())
 	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.principal, Logger: logger, Version: versionString()})
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	if p.watch {
-		go watch(ctx, logw, name, res, p.poll, func(r *compile.Result) error {
+		go watch(ctx, logw, name, res, p.poll, func(r *compile.Result) ([]string, error) {
 			if err := eng.Reload(r.Server); err != nil {
-				return err
+				return nil, err
 			}
-			return srv.Refresh(ctx)
+			return eng.ChangedBodies(), srv.Refresh(ctx)
 		})
 	}
 	if p.http == "" {
@@ -183,8 +186,9 @@ func listenErr(err error) error {
 }
 
 // watch polls the PDL's files (the PDL and every guide or schema it
-// named) and reloads on any change of size or modification time.
-func watch(ctx context.Context, logw io.Writer, name string, res *compile.Result, every time.Duration, reload func(*compile.Result) error) {
+// named) and reloads on any change of size or modification time; reload
+// returns what the operator should hear about the definition it served.
+func watch(ctx context.Context, logw io.Writer, name string, res *compile.Result, every time.Duration, reload func(*compile.Result) ([]string, error)) {
 	seen := stamps(res)
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -210,13 +214,22 @@ func watch(ctx context.Context, logw io.Writer, name string, res *compile.Result
 			_ = writeCompileReport(logw, name, next, rep, false)
 			continue
 		}
-		if err := reload(next); err != nil {
+		notices, err := reload(next)
+		if err != nil {
 			fmt.Fprintf(logw, "pilotage serve: reload: %v; keeping the previous definition\n", err)
 			continue
 		}
 		res = next
 		seen = stamps(res)
 		fmt.Fprintf(logw, "pilotage serve: reloaded %s\n", name)
+		logNotices(logw, notices)
+	}
+}
+
+// logNotices prints one line per notice about the served definition.
+func logNotices(logw io.Writer, notices []string) {
+	for _, n := range notices {
+		fmt.Fprintf(logw, "pilotage serve: %s\n", n)
 	}
 }
 

@@ -520,6 +520,62 @@ func TestServeWatchDrift(t *testing.T) {
 	}
 }
 
+// A promoted program's reference identifies its body (§5.4): editing
+// prog.nightly@1's body under --watch keeps the catalog_version (the body
+// is no catalog field) but the old reference meets promotion_drift, and
+// the reload log says what happened and what to do; restoring the body
+// makes the reference run again.
+func TestServeWatchBodyChange(t *testing.T) {
+	dir := copyLang(t, "../langs/homeflow")
+	pdl := filepath.Join(dir, "homeflow.pdl")
+	c, stderr := serveStdio(t, pdl, "--principal", "owner", "--watch", "--watch-interval", "50ms")
+	exec, lookup := "homeflow_v1_execute", "homeflow_v1_lookup"
+	nightly := map[string]any{"program_ref": "prog.nightly@1", "input": map[string]any{"rooms": []any{"living"}}}
+	if r := decode[pilotage.ExecuteResponse](t, c.ok(exec, nightly)); !r.Outcome.OK {
+		t.Fatalf("before the edit: %s", jsonOf(t, r))
+	}
+	before := decode[pilotage.ListResponse](t, c.ok(lookup, map[string]any{"verb": "list"})).CatalogVersion
+	src, _ := os.ReadFile(pdl)
+	changed := bytes.Replace(src, []byte(`"with": {"room": "r", "on": "false"}`), []byte(`"with": {"room": "r", "on": "true"}`), 1)
+	if bytes.Equal(changed, src) {
+		t.Fatal("prog.nightly@1's body was not found in homeflow.pdl")
+	}
+	const want = "the body of prog.nightly@1 changed since it was promoted; give the changed body a new reference such as prog.nightly@2"
+	reload := func(content []byte, reloads int) {
+		t.Helper()
+		if err := os.WriteFile(pdl, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for strings.Count(stderr.String(), "pilotage serve: reloaded") < reloads {
+			if time.Now().After(deadline) {
+				t.Fatalf("no reload after editing the PDL; stderr: %s", stderr.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	reload(changed, 1)
+	if !strings.Contains(stderr.String(), "pilotage serve: "+want+"\n") {
+		t.Errorf("the reload log does not say the body changed; stderr: %s", stderr.String())
+	}
+	for range 2 { // terminal for the reference (§5.4)
+		r := decode[pilotage.ExecuteResponse](t, c.ok(exec, nightly))
+		if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != want {
+			t.Fatalf("changed body: want promotion_drift %q, got %s", want, jsonOf(t, r))
+		}
+	}
+	if now := decode[pilotage.ListResponse](t, c.ok(lookup, map[string]any{"verb": "list"})).CatalogVersion; now != before {
+		t.Errorf("a body change alone changed the catalog_version: %s to %s", before, now)
+	}
+	reload(src, 2)
+	if r := decode[pilotage.ExecuteResponse](t, c.ok(exec, nightly)); !r.Outcome.OK {
+		t.Fatalf("body restored: %s", jsonOf(t, r))
+	}
+	if n := strings.Count(stderr.String(), want); n != 1 {
+		t.Errorf("the restored body was reported as changed (%d notices); stderr: %s", n, stderr.String())
+	}
+}
+
 // Idempotency (§6.5.6): the same key, runnable and input replay the first
 // Run; the same key with other input is a conflict.
 func TestServeIdempotency(t *testing.T) {

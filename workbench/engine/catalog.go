@@ -23,6 +23,10 @@ type entry struct {
 	wire     pilotage.CatalogEntry
 	behavior language.Behavior
 	prom     *promotion
+	// bodyChanged marks a PDL program whose body differs from the one its
+	// id was first promoted with: the reference identifies that body, so
+	// it meets promotion_drift until the body is restored (§5.4).
+	bodyChanged bool
 	// hash covers every defined field except revision (§5.4).
 	hash string
 	// scripts holds the compiled behaviour expressions, built on first call.
@@ -68,12 +72,15 @@ func (e *Engine) build(srv *language.Server) (*state, error) {
 	for id, pe := range e.promoted {
 		st.entries[id] = pe
 	}
-	// Baselines of PDL programs are recorded against the catalog as first
-	// loaded; a body that changed under the same id is a new promotion.
+	// A PDL program is promoted when its id is first loaded: its body and
+	// the baseline of what it references are recorded then and never
+	// replaced, since the PDL author chooses the id and a reference
+	// identifies one body (§5.4). A changed body under the same id is
+	// drifted, not a new promotion; the author gives it a new id.
 	for _, pe := range pdlPrograms {
 		bodyHash := hashBytes(canonical(pe.Program))
 		prom := e.pdlBaselines[pe.ID]
-		if prom == nil || prom.BodyHash != bodyHash {
+		if prom == nil {
 			prom = &promotion{Body: pe.Program, BodyHash: bodyHash, Promoter: serverAuthority, Baseline: st.baseline(pe.Program)}
 			e.pdlBaselines[pe.ID] = prom
 			if err := e.store.PutPromoted(pdlKey+pe.ID, keptPromotion{Promotion: prom}); err != nil {
@@ -81,6 +88,7 @@ func (e *Engine) build(srv *language.Server) (*state, error) {
 			}
 		}
 		st.entries[pe.ID].prom = prom
+		st.entries[pe.ID].bodyChanged = prom.BodyHash != bodyHash
 	}
 	for id := range st.entries {
 		st.ids = append(st.ids, id)

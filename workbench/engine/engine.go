@@ -27,7 +27,10 @@
 //
 // Deploy Runs promote the body as "program.<body hash>@N", an immutable
 // reference; promoting the same body again after its baseline drifted
-// mints @N+1. With a data directory, promoted programs survive a restart.
+// mints @N+1. A PDL program's id is promoted when first loaded, and keeps
+// that body: a reload with another body under the id drifts it (§5.4).
+// With a data directory, promoted programs and PDL programs' recorded
+// bodies and baselines survive a restart.
 package engine
 
 import (

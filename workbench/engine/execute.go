@@ -68,9 +68,8 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 			return refuse(resp, pilotage.StatusValidationError, "the program does not validate", ck.diags), nil
 		}
 		prog, ctxVal = ck.prog, ck.context
-	} else if name := r.st.drifted(r.ref.prom); name != "" {
-		return refuse(resp, pilotage.StatusPromotionDrift,
-			fmt.Sprintf("catalog entry %s changed since %s was promoted; promote the program again", name, r.ref.wire.ID), nil), nil
+	} else if why := r.st.mismatch(r.ref); why != "" {
+		return refuse(resp, pilotage.StatusPromotionDrift, why, nil), nil
 	}
 	// 4. Input and context binding (§6.5.5).
 	input, diags := r.bindInput()

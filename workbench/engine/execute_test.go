@@ -514,3 +514,97 @@ func TestPDLBaselineSurvivesRestart(t *testing.T) {
 		t.Errorf("edited PDL after restart: %+v", r.Outcome)
 	}
 }
+
+// withNightlyBody is homeServer with prog.nightly@1's body replaced.
+func withNightlyBody(body string) *language.Server {
+	srv := homeServer()
+	for _, en := range srv.Catalog {
+		if en.ID == "prog.nightly@1" {
+			en.Program = raw(body)
+		}
+	}
+	return srv
+}
+
+// TestPDLBodyChangeDrifts: a PDL program's reference identifies the body
+// it was first promoted with (§5.4 "A program_ref MUST identify an
+// immutable program body"). A reload that changes the body under the same
+// id meets promotion_drift, by program_ref and from another program,
+// until the author gives the changed body a new id; the same body, or the
+// original one restored, runs. The body is no catalog field, so the
+// catalog_version does not change (§5.4).
+func TestPDLBodyChangeDrifts(t *testing.T) {
+	dir := t.TempDir()
+	e, err := New(homeServer(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1", Input: raw(`{"rooms": ["a", "b"]}`)}
+	inline := pilotage.ExecuteRequest{Program: raw(`{"steps": [{"id": "n", "run": "prog.nightly@1", "with": {"rooms": "['a']"}}], "output": "steps.n.output"}`)}
+	runs := func(e *Engine, when string) {
+		t.Helper()
+		if r := exec(t, e, "alice", "s1", "home/v1", ref); !r.Outcome.OK || string(r.Output) != "2" {
+			t.Errorf("%s: program_ref: %+v %s", when, r.Outcome, r.Output)
+		}
+		if r := exec(t, e, "alice", "s1", "home/v1", inline); !r.Outcome.OK || string(r.Output) != "1" {
+			t.Errorf("%s: called from a program: %+v %s", when, r.Outcome, r.Output)
+		}
+	}
+	version := func(e *Engine) string {
+		return lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList}).(*pilotage.ListResponse).CatalogVersion
+	}
+	runs(e, "as first loaded")
+	before := version(e)
+	original := string(homeServer().Catalog[len(homeServer().Catalog)-1].Program)
+	changed := strings.Replace(original, `"output":"size(steps.each.output)"`, `"output":"size(steps.each.output) * 10"`, 1)
+	if changed == original {
+		t.Fatal("the test body was not changed")
+	}
+	const want = "the body of prog.nightly@1 changed since it was promoted; give the changed body a new reference such as prog.nightly@2"
+	drifts := func(e *Engine, when string) {
+		t.Helper()
+		r := exec(t, e, "alice", "s1", "home/v1", ref)
+		if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != want || r.Trace != nil {
+			t.Errorf("%s: program_ref: want promotion_drift %q, got %+v", when, want, r.Outcome)
+		}
+		r = exec(t, e, "alice", "s1", "home/v1", inline)
+		if r.Outcome.OK || r.Trace == nil || len(r.Trace.Steps) != 1 || r.Trace.Steps[0].Outcome.Error != want {
+			t.Errorf("%s: called from a program: want the call to fail with %q, got %+v", when, want, r.Trace)
+		}
+	}
+	if err := e.Reload(withNightlyBody(changed)); err != nil {
+		t.Fatal(err)
+	}
+	drifts(e, "changed body")
+	if got := e.ChangedBodies(); len(got) != 1 || got[0] != want {
+		t.Errorf("ChangedBodies = %q, want [%q]", got, want)
+	}
+	if after := version(e); after != before {
+		t.Errorf("a body change alone changed the catalog_version: %s to %s", before, after)
+	}
+	if err := e.Reload(withNightlyBody(changed)); err != nil {
+		t.Fatal(err)
+	}
+	drifts(e, "changed body reloaded again")
+	if err := e.Reload(homeServer()); err != nil {
+		t.Fatal(err)
+	}
+	runs(e, "original body restored")
+	if got := e.ChangedBodies(); len(got) != 0 {
+		t.Errorf("ChangedBodies after the restore = %q", got)
+	}
+	// The recorded body outlives the process: a body changed while the
+	// server was down drifts too.
+	e.Close()
+	e2 := newEngine(t, withNightlyBody(changed), dir)
+	drifts(e2, "changed body after a restart")
+	// The changed body under a new id is a new promotion.
+	srv := withNightlyBody(changed)
+	srv.Catalog[len(srv.Catalog)-1].ID = "prog.nightly@2"
+	if err := e2.Reload(srv); err != nil {
+		t.Fatal(err)
+	}
+	if r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@2", Input: ref.Input}); !r.Outcome.OK || string(r.Output) != "20" {
+		t.Errorf("the changed body under a new id: %+v %s", r.Outcome, r.Output)
+	}
+}

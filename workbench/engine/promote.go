@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -74,6 +75,47 @@ func (st *state) drifted(p *promotion) string {
 		}
 	}
 	return ""
+}
+
+// mismatch says why the promoted program en may not run, or "" when its
+// body and what it references are as recorded at its promotion (§5.4,
+// §6.5.2 step 3). A mismatch is terminal for the reference, so the words
+// say what to do instead.
+func (st *state) mismatch(en *entry) string {
+	id := en.wire.ID
+	if en.bodyChanged {
+		return fmt.Sprintf("the body of %s changed since it was promoted; give the changed body a new reference such as %s", id, nextRef(id))
+	}
+	if name := st.drifted(en.prom); name != "" {
+		return fmt.Sprintf("catalog entry %s changed since %s was promoted; promote the program again", name, id)
+	}
+	return ""
+}
+
+// nextRef suggests the reference after id: name@N+1 for name@N, else
+// id@2.
+func nextRef(id string) string {
+	if i := strings.LastIndexByte(id, '@'); i >= 0 {
+		if n, err := strconv.Atoi(id[i+1:]); err == nil && n >= 0 {
+			return fmt.Sprintf("%s@%d", id[:i], n+1)
+		}
+	}
+	return id + "@2"
+}
+
+// ChangedBodies describes each PDL program served with a body other than
+// the one its id was promoted with, in the words its Runs get, so a
+// server operator learns of it when the PDL is (re)loaded rather than
+// from a client's promotion_drift.
+func (e *Engine) ChangedBodies() []string {
+	st := e.state()
+	var out []string
+	for _, id := range st.ids {
+		if en := st.entries[id]; en.bodyChanged {
+			out = append(out, st.mismatch(en))
+		}
+	}
+	return out
 }
 
 // promotedKind is the kind promoted programs get: the first kind the

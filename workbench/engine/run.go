@@ -508,8 +508,8 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, auth string, depth
 	if r.lang.PromotionAuthority == pilotage.AuthorityPromoter {
 		auth = en.prom.Promoter
 	}
-	if name := r.st.drifted(en.prom); name != "" {
-		return nil, r.fail(idx, "", fmt.Errorf("the promoted program %s no longer matches its baseline (%s changed)", en.wire.ID, name))
+	if why := r.st.mismatch(en); why != "" {
+		return nil, r.fail(idx, "", errors.New(why))
 	}
 	// Compiled with every name in reach; each call is authorized as it
 	// runs, under auth (§10.3).
