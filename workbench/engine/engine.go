@@ -10,6 +10,13 @@
 // principal is not declared sees nothing. With no principals declared,
 // every caller sees every entry.
 //
+// A promoted program's baseline is checked with the authority its body
+// runs with (§6.5.2, §10.4): under the default caller authority an entry
+// hidden from the caller is absent to it and drifts the program as a
+// removed one does. A body that names anything hidden from the caller, at
+// any depth (possible under promoter authority), is one opaque step to it
+// (§5.8.3), and its failures name only the program called (§10.3).
+//
 // Idempotency keys (§6.5.6) are scoped to the Server across Languages and
 // Sessions, and partitioned by principal, so one principal's key never
 // returns another's recorded Run.

@@ -68,7 +68,7 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 			return refuse(resp, pilotage.StatusValidationError, "the program does not validate", ck.diags), nil
 		}
 		prog, ctxVal = ck.prog, ck.context
-	} else if why := r.st.mismatch(r.ref); why != "" {
+	} else if why := r.st.mismatch(r.ref, r.lang.ID, r.bodyAuthority(), r.caller.Principal); why != "" {
 		return refuse(resp, pilotage.StatusPromotionDrift, why, nil), nil
 	}
 	// 4. Input and context binding (§6.5.5).
@@ -88,7 +88,11 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 			return nil, err
 		}
 		if !pilotage.Valid(ck.diags) {
-			return refuse(resp, pilotage.StatusValidationError, "the promoted program no longer validates", ck.diags), nil
+			diags := ck.diags
+			if r.concealed() {
+				diags = nil // they would name what the caller may not see
+			}
+			return refuse(resp, pilotage.StatusValidationError, "the promoted program no longer validates", diags), nil
 		}
 		prog = ck.prog
 	}
@@ -103,6 +107,22 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 		full = e.run(ctx, r, resp, prog, input, ctxVal)
 	}
 	return e.finish(r, resp, full)
+}
+
+// bodyAuthority is the authority a program_ref Run's body runs with: the
+// caller's, or the promoter's under promotion_authority "promoter"
+// (§10.3, §10.4).
+func (r *request) bodyAuthority() string {
+	if r.ref != nil && r.lang.PromotionAuthority == pilotage.AuthorityPromoter {
+		return r.ref.prom.Promoter
+	}
+	return r.caller.Principal
+}
+
+// concealed reports whether a program_ref Run's body names entries the
+// caller may not see, so that the caller gets it as one opaque step.
+func (r *request) concealed() bool {
+	return r.ref != nil && r.st.conceals(r.ref, r.lang.ID, r.caller.Principal)
 }
 
 // refuse answers a refused Run (§3.6): no trace, never stored or recorded
@@ -289,19 +309,19 @@ func (e *Engine) run(ctx context.Context, r *request, resp *pilotage.ExecuteResp
 	started := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, r.lang.limits.Time)
 	defer cancel()
-	ru := &runner{ctx: rctx, e: e, st: r.st, lang: r.lang, lim: r.lang.limits, ctxIn: r.Context}
-	auth := r.caller.Principal
-	if r.ref != nil && r.lang.PromotionAuthority == pilotage.AuthorityPromoter {
-		auth = r.ref.prom.Promoter
-	}
+	ru := &runner{ctx: rctx, e: e, st: r.st, lang: r.lang, lim: r.lang.limits, ctxIn: r.Context, caller: r.caller.Principal}
 	root := &scope{outputs: map[string]any{}, input: input, context: ctxVal}
-	_, err := ru.sequence(prog.Steps, root, nil, "", auth, 0)
+	var out any
+	var err error
+	if r.concealed() {
+		args, _ := input.(map[string]any) // bindInput made it an object
+		out, err = ru.concealedRef(r.ref, args)
+	} else if _, err = ru.sequence(prog.Steps, root, nil, "", r.bodyAuthority(), 0); err == nil && prog.Output != nil {
+		out, err = ru.eval(prog.Output, root)
+	}
 	var raw json.RawMessage
 	if err == nil && prog.Output != nil {
-		var out any
-		if out, err = ru.eval(prog.Output, root); err == nil {
-			raw, err = ru.hold(out)
-		}
+		raw, err = ru.hold(out)
 	}
 	if err != nil {
 		var st *stop

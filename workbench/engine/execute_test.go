@@ -362,15 +362,18 @@ func lockerServer() *language.Server {
 // TestAuthorityAtExecution: names inside a promoted body are checked at
 // execution time under the caller's authority (home/v1), or under the
 // promoter's when the Language declares promoter (ctx/v1) (§10.3, §10.4).
+// Under the caller's, a name bob may not see is absent to him, so the
+// baseline check refuses the Run before anything runs (§6.5.2 step 3);
+// under the promoter's the body runs, as one opaque step to bob.
 func TestAuthorityAtExecution(t *testing.T) {
 	e := newEngine(t, lockerServer(), t.TempDir())
 	r := exec(t, e, "bob", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.locker@1"})
-	if r.Outcome.OK || r.Trace.Steps[0].Outcome.Status != "denied" {
-		t.Fatalf("caller authority: bob ran lock.open: %+v", r.Trace)
+	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Trace != nil || strings.Contains(r.Outcome.Error, "lock.open") {
+		t.Fatalf("caller authority: want promotion_drift naming only prog.locker@1, got %+v", r)
 	}
 	r = exec(t, e, "bob", "s1", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: "prog.locker@1", Context: raw(`{"site": "hq"}`)})
-	if !r.Outcome.OK || string(r.Output) != `"opened"` {
-		t.Fatalf("promoter authority: %+v", r.Outcome)
+	if !r.Outcome.OK || string(r.Output) != `"opened"` || len(r.Trace.Steps) != 1 || r.Trace.Steps[0].Calls[0] != "prog.locker@1" {
+		t.Fatalf("promoter authority: %+v", r.Trace)
 	}
 }
 

@@ -57,12 +57,18 @@ func (st *state) baseline(body []byte) map[string]*pilotage.Baseline {
 	return out
 }
 
-// drifted names the first referenced entry whose load-bearing fields
-// differ from the baseline, or "" (§6.5.2 step 3).
-func (st *state) drifted(p *promotion) string {
+// drifted names the first entry p references whose load-bearing fields
+// differ from the baseline, read with the authority scope from Language
+// langID, or "" (§6.5.2 step 3). An entry scope may not see is, to it,
+// absent, and drifts as a removed one does: under the default caller
+// authority the caller must hold every name the body uses (§10.4).
+func (st *state) drifted(p *promotion, langID, scope string) string {
 	for _, id := range slices.Sorted(maps.Keys(p.Baseline)) {
 		want := p.Baseline[id]
 		en := st.entries[id]
+		if en != nil && !st.visible(scope, langID, en) {
+			en = nil
+		}
 		switch {
 		case en == nil && want == nil:
 		case en == nil || want == nil:
@@ -77,19 +83,61 @@ func (st *state) drifted(p *promotion) string {
 	return ""
 }
 
-// mismatch says why the promoted program en may not run, or "" when its
-// body and what it references are as recorded at its promotion (§5.4,
-// §6.5.2 step 3). A mismatch is terminal for the reference, so the words
-// say what to do instead.
-func (st *state) mismatch(en *entry) string {
+// mismatch says why the promoted program en may not run from Language
+// langID with the authority scope, or "" when its body and what it
+// references are as recorded at its promotion (§5.4, §6.5.2 step 3). A
+// mismatch is terminal for the reference, so the words say what to do
+// instead. They are for viewer, the caller: they name a referenced entry
+// only when viewer sees it, so one hidden from viewer reads exactly as a
+// removed one (§10.3).
+func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
 	id := en.wire.ID
 	if en.bodyChanged {
-		return fmt.Sprintf("the body of %s changed since it was promoted; give the changed body a new reference such as %s", id, nextRef(id))
+		return changedBody(id)
 	}
-	if name := st.drifted(en.prom); name != "" {
-		return fmt.Sprintf("catalog entry %s changed since %s was promoted; promote the program again", name, id)
+	name := st.drifted(en.prom, langID, scope)
+	if name == "" {
+		return ""
 	}
-	return ""
+	advice := "promote the program again"
+	if en.prom.Promoter == serverAuthority {
+		// The PDL author chose the id; a new promotion is a new id.
+		advice = "give it a new reference such as " + nextRef(id)
+	}
+	if ref := st.entries[name]; ref != nil && st.visible(viewer, langID, ref) {
+		return fmt.Sprintf("catalog entry %s changed since %s was promoted; %s", name, id, advice)
+	}
+	return fmt.Sprintf("an entry %s references changed since it was promoted or is not available to this caller; %s", id, advice)
+}
+
+// changedBody is the mismatch of a PDL program whose body changed.
+func changedBody(id string) string {
+	return fmt.Sprintf("the body of %s changed since it was promoted; give the changed body a new reference such as %s", id, nextRef(id))
+}
+
+// conceals reports whether en's body, or the body of a promoted program
+// it runs at any depth, names an entry viewer cannot see from Language
+// langID, hidden or gone alike (§10.3: the two must read the same). Such
+// a program is one opaque step to viewer (§5.8.3), whatever
+// trace_subprogram says: its entries, calls and messages would name what
+// viewer may not know of. The referenced names are the baseline's keys.
+func (st *state) conceals(en *entry, langID, viewer string) bool {
+	seen := map[string]bool{}
+	var walk func(p *promotion) bool
+	walk = func(p *promotion) bool {
+		for id := range p.Baseline {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			ref := st.entries[id]
+			if ref == nil || !st.visible(viewer, langID, ref) || ref.prom != nil && walk(ref.prom) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(en.prom)
 }
 
 // nextRef suggests the reference after id: name@N+1 for name@N, else
@@ -111,8 +159,8 @@ func (e *Engine) ChangedBodies() []string {
 	st := e.state()
 	var out []string
 	for _, id := range st.ids {
-		if en := st.entries[id]; en.bodyChanged {
-			out = append(out, st.mismatch(en))
+		if st.entries[id].bodyChanged {
+			out = append(out, changedBody(id))
 		}
 	}
 	return out
@@ -163,7 +211,7 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 		if old == nil {
 			break
 		}
-		if old.prom.Promoter == promoter && st.drifted(old.prom) == "" && contains(old.wire.Languages, l.ID) {
+		if old.prom.Promoter == promoter && st.drifted(old.prom, l.ID, promoter) == "" && contains(old.wire.Languages, l.ID) {
 			return id, nil
 		}
 	}
@@ -174,7 +222,9 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 	hints := l.promotedHints(plan.MaxRisk, plan.MaxRiskHints)
 	ce := pilotage.CatalogEntry{
 		ID: id, Kind: l.promotedKind(), Name: "deployed program " + bodyHash[:8],
-		Description: "Installed by a deploy Run: " + strings.TrimSpace(plan.Summary) + ".",
+		// Not the plan's summary: it names what the body calls, and the
+		// entry is seen by callers who may not see those (§10.3).
+		Description: "Installed by a deploy Run; max risk " + plan.MaxRisk + ".",
 		Languages:   []string{l.ID}, InputSchema: json.RawMessage(`{"type":"object"}`),
 		Risk: plan.MaxRisk, RiskHints: hints,
 	}

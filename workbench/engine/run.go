@@ -38,9 +38,12 @@ type runner struct {
 	lang  *lang
 	lim   language.Limits
 	ctxIn json.RawMessage // the request's context, for promoted bodies
-	steps []pilotage.TraceStep
-	count int
-	mem   int64
+	// caller is the Run's requesting principal: what a promoted body
+	// conceals is judged by what it may see (§10.3).
+	caller string
+	steps  []pilotage.TraceStep
+	count  int
+	mem    int64
 }
 
 // scope holds what a sequence of steps can address.
@@ -249,6 +252,11 @@ func (r *runner) step(s *program.Step, sc *scope, quals []int, prefix, auth stri
 		// A construct whose inside stopped did not complete.
 		return nil, r.fail(idx, pilotage.StatusPartial, err)
 	}
+	return r.succeed(idx, out, t0)
+}
+
+// succeed closes entry idx, begun at t0, with its output.
+func (r *runner) succeed(idx int, out any, t0 time.Time) (any, error) {
 	raw, err := r.hold(out)
 	if err != nil {
 		return nil, r.fail(idx, pilotage.StatusPartial, err)
@@ -366,14 +374,7 @@ func (r *runner) call(idx int, s *program.Step, sc *scope, auth string, depth in
 	if err != nil {
 		return nil, err
 	}
-	raw, err := r.hold(out)
-	if err != nil {
-		return nil, r.fail(idx, "", err)
-	}
-	r.steps[idx].Output = raw
-	r.steps[idx].Outcome = pilotage.Outcome{OK: true, Status: pilotage.StatusSuccess}
-	r.steps[idx].TMs = elapsed(t0)
-	return out, nil
+	return r.succeed(idx, out, t0)
 }
 
 // stepStatus returns preferred when the Language lists it as a step
@@ -500,7 +501,9 @@ func (r *runner) behave(idx int, en *entry, args map[string]any) (any, error) {
 // sub runs a promoted program's body as a sub-program (§5.8.3): under the
 // caller's authority, or the promoter's when the Language declares
 // promotion_authority "promoter" (§10.3); expanded entries are prefixed
-// with the calling entry's id, opaque ones are left out of the trace.
+// with the calling entry's id, opaque ones are left out of the trace. A
+// body that conceals names from the caller is opaque, and its failures
+// name only en (§10.3).
 func (r *runner) sub(idx int, en *entry, args map[string]any, auth string, depth int) (any, error) {
 	if depth+1 > r.lim.Expansion {
 		return nil, r.fail(idx, "", r.limitStop(fmt.Sprintf("sub-program expansion limit of %d", r.lim.Expansion)))
@@ -508,9 +511,10 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, auth string, depth
 	if r.lang.PromotionAuthority == pilotage.AuthorityPromoter {
 		auth = en.prom.Promoter
 	}
-	if why := r.st.mismatch(en); why != "" {
+	if why := r.st.mismatch(en, r.lang.ID, auth, r.caller); why != "" {
 		return nil, r.fail(idx, "", errors.New(why))
 	}
+	concealed := r.st.conceals(en, r.lang.ID, r.caller)
 	// Compiled with every name in reach; each call is authorized as it
 	// runs, under auth (§10.3).
 	ck, err := r.e.check(r.e.view(r.st, r.lang, serverAuthority), en.prom.Body, r.ctxIn, bodyKind{promoted: en})
@@ -518,7 +522,11 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, auth string, depth
 		return nil, r.fail(idx, "", err)
 	}
 	if !pilotage.Valid(ck.diags) {
-		return nil, r.fail(idx, "", fmt.Errorf("the promoted program %s does not validate here: %s", en.wire.ID, ck.diags[0].Message))
+		msg := fmt.Sprintf("the promoted program %s does not validate here", en.wire.ID)
+		if !concealed {
+			msg += ": " + ck.diags[0].Message
+		}
+		return nil, r.fail(idx, "", errors.New(msg))
 	}
 	mark := len(r.steps)
 	root := &scope{outputs: map[string]any{}, input: args, context: ck.context}
@@ -526,11 +534,57 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, auth string, depth
 	if err == nil && ck.prog.Output != nil {
 		out, err = r.eval(ck.prog.Output, root)
 	}
-	if r.lang.TraceSubprogram != pilotage.SubprogramExpanded {
+	if r.lang.TraceSubprogram != pilotage.SubprogramExpanded || concealed {
 		r.steps = r.steps[:mark]
 	}
-	if err != nil {
+	switch {
+	case err != nil && concealed:
+		return nil, r.fail(idx, pilotage.StatusPartial, concealedStop(en, err))
+	case err != nil:
 		return nil, r.fail(idx, pilotage.StatusPartial, fmt.Errorf("the sub-program %s stopped: %w", en.wire.ID, err))
 	}
 	return out, nil
+}
+
+// concealedStop is how a concealed body's stop reaches the caller: the
+// status it ended with, in words that name only the program called.
+func concealedStop(en *entry, err error) *stop {
+	status := pilotage.StatusPartial
+	var st *stop
+	if errors.As(err, &st) {
+		status = st.status
+	}
+	return &stop{status: status, msg: fmt.Sprintf("the sub-program %s stopped; its steps are not shown to this caller", en.wire.ID)}
+}
+
+// concealedID is the one trace entry of a program_ref Run whose body
+// conceals names from the caller.
+const concealedID = "program"
+
+// concealedRef runs a program_ref Run whose body conceals names from the
+// caller as the one opaque entry a call of the reference from an inline
+// program would be (§5.8.3): the entry calls the reference, carries the
+// input and the outcome, and nothing inside is traced or named (§10.3).
+func (r *runner) concealedRef(ref *entry, args map[string]any) (any, error) {
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	idx := len(r.steps)
+	r.steps = append(r.steps, pilotage.TraceStep{ID: concealedID, Kind: pilotage.KindStep})
+	in, err := r.hold(args)
+	if err != nil {
+		return nil, r.fail(idx, "", err)
+	}
+	// Named and given its input once the call is made, as call's entries
+	// are (docs/readings.md, reading 6).
+	r.steps[idx].Calls = []string{ref.wire.ID}
+	r.steps[idx].Input = in
+	// At depth -1 the body runs at depth 0, as an unconcealed program_ref
+	// Run's body does, so the expansion limit counts the same.
+	out, err := r.sub(idx, ref, args, r.caller, -1)
+	if err != nil {
+		return nil, err
+	}
+	return r.succeed(idx, out, t0)
 }

@@ -1,0 +1,274 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/workbench/language"
+)
+
+// outerServer is homeServer with prog.outer@1, whose body runs
+// prog.nightly@1, and the principal carol, who sees outer and what
+// nightly calls, with the patterns sees.
+func outerServer(sees ...string) *language.Server {
+	srv := homeServer()
+	outer := mkEntry("prog.outer@1", "program", "write", `{"type":"object","properties":{"rooms":{"type":"array","items":{"type":"string"}}}}`, "", language.Behavior{})
+	outer.Program = raw(`{"steps":[{"id":"n","run":"prog.nightly@1","with":{"rooms":"input.rooms"}}],"output":"steps.n.output"}`)
+	srv.Catalog = append(srv.Catalog, outer)
+	srv.Principals = append(srv.Principals, &language.Principal{Name: "carol", Sees: append([]string{"sensors.*", "lights.*", "fan.*"}, sees...)})
+	return srv
+}
+
+// renameNightly serves prog.nightly@1 as prog.zzzzzzz@1 (the same length,
+// so byte counts match) and points outer at it.
+func renameNightly(srv *language.Server) {
+	for _, en := range srv.Catalog {
+		switch en.ID {
+		case "prog.nightly@1":
+			en.ID = "prog.zzzzzzz@1"
+		case "prog.outer@1":
+			en.Program = raw(strings.ReplaceAll(string(en.Program), "prog.nightly@1", "prog.zzzzzzz@1"))
+		}
+	}
+}
+
+// confidentialCase is one request carol makes in every scenario.
+type confidentialCase struct {
+	name string
+	lang string
+	req  pilotage.ExecuteRequest
+}
+
+func confidentialCases() []confidentialCase {
+	inline := `{"steps": [{"id": "o", "run": "prog.outer@1", "with": {"rooms": "['a', 'b']"}}], "output": "steps.o.output"}`
+	text, _ := json.Marshal(inline)
+	rooms, site := raw(`{"rooms": ["a", "b"]}`), raw(`{"site": "hq"}`)
+	return []confidentialCase{
+		{"program_ref caller authority", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.outer@1", Input: rooms}},
+		{"inline caller authority", "home/v1", pilotage.ExecuteRequest{Program: raw(inline)}},
+		{"program_ref promoter authority", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: "prog.outer@1", Input: rooms, Context: site}},
+		{"inline promoter authority", "ctx/v1", pilotage.ExecuteRequest{Program: text, Context: site}},
+	}
+}
+
+// carolSees runs cases as carol against the engine setup builds and
+// returns everything carol
+// receives: the execute responses, the stored traces, the plan of the
+// inline program and the catalog, normalised (run ids, timings).
+func carolSees(t *testing.T, cases []confidentialCase, setup func(t *testing.T) *Engine) map[string]string {
+	t.Helper()
+	e := setup(t)
+	carol := callerOf("carol", "s1")
+	got := map[string]string{}
+	show := func(key string, v any, err error) {
+		t.Helper()
+		if err != nil {
+			v = err
+			if re, ok := err.(*pilotage.RequestError); ok {
+				v = pilotage.RequestErrorEnvelope{Error: *re}
+			}
+		}
+		b, merr := json.MarshalIndent(v, "", "  ")
+		if merr != nil {
+			t.Fatal(merr)
+		}
+		got[key] = string(normalise(b))
+	}
+	for _, c := range cases {
+		resp, err := e.Execute(bg, carol, c.lang, c.req)
+		show(c.name, resp, err)
+		if err == nil && resp.Trace != nil {
+			tr, err := e.Trace(bg, carol, c.lang, pilotage.TraceFetchRequest{RunID: resp.RunID})
+			show(c.name+" fetched", tr, err)
+		}
+		if len(c.req.Program) > 0 {
+			v, err := e.Validate(bg, carol, c.lang, pilotage.ValidateRequest{Program: c.req.Program, Context: c.req.Context})
+			show(c.name+" validate", v, err)
+		}
+	}
+	for _, lang := range []string{"home/v1", "ctx/v1"} {
+		l, err := e.Lookup(bg, carol, lang, pilotage.LookupRequest{Verb: pilotage.VerbList})
+		show(lang+" list", l, err)
+		g, err := e.Lookup(bg, carol, lang, pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: "prog.outer@1"})
+		show(lang+" get outer", g, err)
+	}
+	return got
+}
+
+// withSubprograms sets trace_subprogram on both Languages.
+func withSubprograms(srv *language.Server, sub string) *language.Server {
+	for _, l := range srv.Languages {
+		l.TraceSubprogram = sub
+	}
+	return srv
+}
+
+// sameToCarol asserts that carol receives byte for byte the same in two
+// scenarios, and that nothing she receives contains any of secrets.
+func sameToCarol(t *testing.T, a, b map[string]string, secrets ...string) {
+	t.Helper()
+	for key, av := range a {
+		if b[key] != av {
+			t.Errorf("%s: carol can tell the scenarios apart:\n%s\n---\n%s", key, av, b[key])
+		}
+		for _, s := range secrets {
+			if strings.Contains(av, s) || strings.Contains(b[key], s) {
+				t.Errorf("%s: carol is told %q:\n%s\n---\n%s", key, s, av, b[key])
+			}
+		}
+	}
+}
+
+// TestHiddenIsRemovedToCarol: carol sees prog.outer@1 but not
+// prog.nightly@1, which outer's body runs. Under the default caller
+// authority (§10.4) she must hold every name the body uses, so to her
+// the hidden nightly is absent and drifts outer exactly as a nightly
+// removed after outer's promotion does (§5.4, §6.5.2 step 3); nothing
+// she receives may tell the two apart or name nightly (§10.3: "An
+// unauthorized name ... MUST be indistinguishable from a nonexistent
+// one"). Under promoter authority (ctx/v1) outer's baseline is read with
+// the promoter's authority, so a hidden nightly whose baseline changed is
+// compared with a removed one. Both trace_subprogram values.
+func TestHiddenIsRemovedToCarol(t *testing.T) {
+	for _, sub := range []string{pilotage.SubprogramExpanded, pilotage.SubprogramOpaque} {
+		t.Run(sub, func(t *testing.T) {
+			hidden := carolSees(t, confidentialCases(), func(t *testing.T) *Engine {
+				e := newEngine(t, withSubprograms(outerServer("prog.outer@1"), sub), t.TempDir())
+				// Changed after outer's promotion: drifts outer under
+				// promoter authority, where the promoter sees it.
+				changeEntry(t, e, "prog.nightly@1", func(en *language.Entry) {
+					en.InputSchema = raw(`{"type":"object","properties":{"rooms":{"type":"array"}}}`)
+				})
+				return e
+			})
+			removed := carolSees(t, confidentialCases(), func(t *testing.T) *Engine {
+				e := newEngine(t, withSubprograms(outerServer("prog.*"), sub), t.TempDir())
+				if err := e.RemoveEntry("prog.nightly@1"); err != nil {
+					t.Fatal(err)
+				}
+				return e
+			})
+			sameToCarol(t, hidden, removed, "nightly")
+			// Under caller authority nightly need not have changed: hidden
+			// is enough, where the issue saw "prog.nightly@1 is not
+			// available to this caller".
+			callerAuthority := confidentialCases()[:2]
+			unchanged := carolSees(t, callerAuthority, func(t *testing.T) *Engine {
+				return newEngine(t, withSubprograms(outerServer("prog.outer@1"), sub), t.TempDir())
+			})
+			removedToo := carolSees(t, callerAuthority, func(t *testing.T) *Engine {
+				e := newEngine(t, withSubprograms(outerServer("prog.*"), sub), t.TempDir())
+				if err := e.RemoveEntry("prog.nightly@1"); err != nil {
+					t.Fatal(err)
+				}
+				return e
+			})
+			sameToCarol(t, unchanged, removedToo, "nightly")
+			for _, c := range confidentialCases() {
+				want := `"ok": false`
+				if c.req.ProgramRef != "" {
+					want = `"status": "promotion_drift"`
+				}
+				if !strings.Contains(hidden[c.name], want) {
+					t.Errorf("%s: want %s:\n%s", c.name, want, hidden[c.name])
+				}
+			}
+		})
+	}
+}
+
+// TestPromoterAuthorityConceals: under promoter authority (ctx/v1,
+// §10.3, §10.4) outer's body runs nightly, which carol cannot see, with
+// the promoter's authority. To carol outer is then one opaque step
+// (§5.8.3), whatever trace_subprogram says: no internal entries, no inner
+// names in messages or traces. Proof: renaming the hidden program changes
+// nothing carol receives.
+func TestPromoterAuthorityConceals(t *testing.T) {
+	for _, sub := range []string{pilotage.SubprogramExpanded, pilotage.SubprogramOpaque} {
+		t.Run(sub, func(t *testing.T) {
+			scenario := func(rename bool) map[string]string {
+				return carolSees(t, confidentialCases(), func(t *testing.T) *Engine {
+					srv := withSubprograms(outerServer("prog.outer@1"), sub)
+					if rename {
+						renameNightly(srv)
+					}
+					return newEngine(t, srv, t.TempDir())
+				})
+			}
+			nightly, renamed := scenario(false), scenario(true)
+			sameToCarol(t, nightly, renamed, "nightly", "zzzzzzz")
+			for _, c := range confidentialCases() {
+				if c.lang != "ctx/v1" {
+					continue
+				}
+				got := nightly[c.name]
+				if !strings.Contains(got, `"status": "success"`) || !strings.Contains(got, `"output": 2,`) || strings.Count(got, `"id": `) != 1 {
+					t.Errorf("%s: want success, output 2 and one opaque entry:\n%s", c.name, nightly[c.name])
+				}
+			}
+		})
+	}
+}
+
+// TestConcealedFailureNamesOnlyOuter: when the hidden body fails (a
+// scripted failure of lights.set, which carol may see, inside nightly,
+// which she may not), the opaque step's failure names only outer.
+func TestConcealedFailureNamesOnlyOuter(t *testing.T) {
+	e := newEngine(t, outerServer("prog.outer@1"), t.TempDir())
+	r := exec(t, e, "carol", "s1", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: "prog.outer@1", Input: raw(`{"rooms": ["cellar"]}`), Context: raw(`{"site": "hq"}`)})
+	b, _ := json.Marshal(r)
+	if r.Outcome.OK || len(r.Trace.Steps) != 1 || strings.Contains(string(b), "nightly") || strings.Contains(string(b), "cellar lights") {
+		t.Errorf("a failure inside the hidden body:\n%s", b)
+	}
+	if want := "prog.outer@1 stopped"; !strings.Contains(r.Outcome.Error, want) {
+		t.Errorf("outcome %q does not say %q", r.Outcome.Error, want)
+	}
+}
+
+// TestDeployedEntryNamesNothing: a deployed program's catalog entry is
+// visible to whoever sees program.*, so what the engine writes in it must
+// not name what its body calls: bob sees alice's deployed program but not
+// lock.open, which it calls (§10.3: catalog responses within the caller's
+// authorization scope). The body itself is no catalog field.
+func TestDeployedEntryNamesNothing(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Mode: pilotage.ModeDeploy,
+		Program: raw(`{"steps": [{"id": "open", "call": "lock.open", "with": {}}, {"id": "f", "call": "fan.set", "with": {"on": "true"}}]}`)})
+	var out struct {
+		Ref string `json:"program_ref"`
+	}
+	if err := json.Unmarshal(dep.Output, &out); err != nil || out.Ref == "" {
+		t.Fatalf("deploy: %s %v", dep.Output, err)
+	}
+	for _, req := range []pilotage.LookupRequest{{Verb: pilotage.VerbGet, ID: out.Ref}, {Verb: pilotage.VerbList, Kind: "program"}} {
+		b, _ := json.Marshal(lookup(t, e, "bob", "home/v1", req))
+		if !strings.Contains(string(b), out.Ref) || strings.Contains(string(b), "lock.open") || strings.Contains(string(b), "fan.set") {
+			t.Errorf("bob's %s: %s", req.Verb, b)
+		}
+	}
+}
+
+// TestConcealedBodyThatNoLongerValidates: a promoted body that does not
+// validate when it is run is refused as validation_error; for a caller
+// from whom the body conceals names, without the diagnostics, which
+// point into the body and name what it calls (§10.3).
+func TestConcealedBodyThatNoLongerValidates(t *testing.T) {
+	srv := outerServer("prog.outer@1")
+	for _, en := range srv.Catalog {
+		if en.ID == "prog.outer@1" {
+			en.Program = raw(`{"steps":[{"id":"n","run":"prog.nightly@1","with":{"rooms":"1"}}]}`)
+		}
+	}
+	e := newEngine(t, srv, t.TempDir())
+	req := pilotage.ExecuteRequest{ProgramRef: "prog.outer@1", Input: raw(`{"rooms": []}`), Context: raw(`{"site": "hq"}`)}
+	if r := exec(t, e, "alice", "s1", "ctx/v1", req); r.Outcome.Status != pilotage.StatusValidationError || len(r.Diagnostics) == 0 {
+		t.Fatalf("alice, who sees nightly, gets the diagnostics: %+v", r)
+	}
+	r := exec(t, e, "carol", "s1", "ctx/v1", req)
+	b, _ := json.Marshal(r)
+	if r.Outcome.Status != pilotage.StatusValidationError || len(r.Diagnostics) != 0 || strings.Contains(string(b), "nightly") {
+		t.Errorf("carol: %s", b)
+	}
+}
