@@ -178,7 +178,8 @@ func typesOnly(in map[string]any) map[string]any {
 	types := make(map[string]any, len(props))
 	for name, p := range props {
 		member := map[string]any{}
-		if t, has := p.(map[string]any)["type"]; has && !slices.Contains(dataMembers, name) {
+		published, _ := p.(map[string]any) // a boolean schema has no type to keep
+		if t, has := published["type"]; has && !slices.Contains(dataMembers, name) {
 			member["type"] = t
 		}
 		types[name] = member
