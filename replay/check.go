@@ -269,14 +269,24 @@ func madeNoCall(w *wireEntry) bool {
 	return len(w.Calls) == 0 && o != nil && o.OK != nil && !*o.OK
 }
 
-// decisionsAt checks reading 2: at is the complete id of the entry.
+// decisionsAt checks reading 2 as docs/readings.md amends it: at
+// identifies the construct (§5.8) by the entry's complete trace id or by
+// the construct's step identifier, the id's base (§5.8.2). Branches and
+// loops share the decision form, so they share the rule. Nothing in
+// between is taken: on an expanded entry "outer#1/hot#2", "hot#2" can be
+// the id of another entry of the same trace (the caller's own step hot).
 func (c *checker) decisionsAt(e *entry, id string, s *Step) {
+	base := pilotage.BaseID(id)
 	for i, d := range e.w.Decisions {
-		if d.At != id {
-			c.add(finding{rule: RuleDecisionAt, at: e.at("/decisions/" + strconv.Itoa(i) + "/at"), rel: c.rels(s),
-				msg:  fmt.Sprintf("decision at %q on entry %q; at is the entry's complete trace id %q", d.At, id, id),
-				hint: "reading 2: at names the construct's entry with its iteration qualifiers"})
+		if d.At == id || (base != "" && d.At == base) {
+			continue
 		}
+		msg := fmt.Sprintf("decision at %q on entry %q; at is the entry's complete trace id %q", d.At, id, id)
+		if base != "" {
+			msg += fmt.Sprintf(" or its construct's step identifier %q", base)
+		}
+		c.add(finding{rule: RuleDecisionAt, at: e.at("/decisions/" + strconv.Itoa(i) + "/at"), rel: c.rels(s), msg: msg,
+			hint: "§5.8: at identifies the branch or loop construct, by the complete trace id of its entry (qualifiers and prefixes included) or by its program step identifier alone (reading 2, docs/readings.md)"})
 	}
 }
 

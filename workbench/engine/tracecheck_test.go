@@ -89,7 +89,7 @@ func traceProblems(plan *pilotage.Plan, tr *pilotage.Trace) []string {
 		}
 		for _, d := range s.Decisions {
 			if d.At != s.ID {
-				bad("%s: decision at %q (reading 2)", s.ID, d.At)
+				bad("%s: decision at %q; the engine writes the complete trace id (reading 2)", s.ID, d.At)
 			}
 			if s.Kind == pilotage.KindBranch && !contains(ps.Arms, d.Took) {
 				bad("%s took %q, not an arm label", s.ID, d.Took)
