@@ -399,6 +399,11 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 		}
 	} else {
 		for _, wire := range []string{"execution_mode", "trace_level", "retention"} {
+			// retention none claims nothing: lint's truthful-declarations
+			// warns that it is redundant (reading 12, docs/readings.md).
+			if wire == "retention" && l.Retention == pilotage.RetentionNone {
+				continue
+			}
 			if s := ls.settings[wire]; s != nil {
 				c.errf(pdl.RuleValue, stmtAt{s}, "declare execute in capabilities, or remove it (§4.3 rule 6)",
 					"%s is set but Language %s does not declare execute", s.Keyword, l.ID)
