@@ -106,14 +106,15 @@ func start(w io.Writer, mode Mode, total int64, label, unit string, every time.D
 		return nil
 	}
 	m := &Meter{w: w, label: label, unit: unit, total: total, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
-	m.draw()
 	// Ctrl-C must still end the work at once, as without a meter, but not
 	// leave a half-drawn line on the terminal: the meter takes the signal,
 	// erases the line, and raises the signal again with Go's default
 	// handling restored, so the process ends killed by it (exit 130 in a
-	// shell), exactly as before.
+	// shell), exactly as before. It takes the signal before it draws, so
+	// no line is ever on screen while Ctrl-C would leave it there.
 	interrupt := make(chan os.Signal, 1)
 	signal.Notify(interrupt, os.Interrupt, syscall.SIGTERM)
+	m.draw()
 	go m.loop(every, interrupt)
 	return m
 }
