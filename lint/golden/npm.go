@@ -61,19 +61,42 @@ func npmInstall(dir, want string, pkgs []string) (prefix, skip, fail string) {
 	if _, err := os.Stat(filepath.Join(prefix, want)); err == nil {
 		return prefix, "", ""
 	}
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
+	// npm writes into its prefix file by file, so another test process
+	// (go test runs packages in parallel, and two runs may share a cache)
+	// could see want before the install is whole. Installing into a
+	// directory of its own and renaming it into place makes the prefix
+	// appear only when complete; the loser of a race uses the winner's.
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
 		return "", why + ": " + err.Error(), ""
 	}
+	staging, err := os.MkdirTemp(filepath.Dir(prefix), filepath.Base(prefix)+".installing-")
+	if err != nil {
+		return "", why + ": " + err.Error(), ""
+	}
+	defer os.RemoveAll(staging)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"install", "--prefix", prefix, "--no-audit", "--no-fund"}, pkgs...)
+	args := append([]string{"install", "--prefix", staging, "--no-audit", "--no-fund"}, pkgs...)
 	if out, err := exec.CommandContext(ctx, "npm", args...).CombinedOutput(); err != nil {
 		return "", fmt.Sprintf("%s failed (registry unreachable?): %v\n%s", why, err, out), ""
 	}
-	if _, err := os.Stat(filepath.Join(prefix, want)); err != nil {
+	if _, err := os.Stat(filepath.Join(staging, want)); err != nil {
 		// Installed, yet without what the test needs: a wrong pin or
 		// path, which a skip would hide.
 		return "", "", fmt.Sprintf("npm install %s: %v", strings.Join(pkgs, " "), err)
+	}
+	if err := os.Rename(staging, prefix); err != nil {
+		if _, werr := os.Stat(filepath.Join(prefix, want)); werr == nil {
+			return prefix, "", "" // another process installed it first
+		}
+		// A prefix without want is what an install into it in place
+		// (as this function did before) leaves when interrupted.
+		if rerr := os.RemoveAll(prefix); rerr == nil {
+			err = os.Rename(staging, prefix)
+		}
+		if _, werr := os.Stat(filepath.Join(prefix, want)); err != nil && werr != nil {
+			return "", "", fmt.Sprintf("npm install %s: cannot move it into %s: %v", strings.Join(pkgs, " "), prefix, err)
+		}
 	}
 	return prefix, "", ""
 }
