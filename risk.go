@@ -1,5 +1,7 @@
 package pilotage
 
+import "fmt"
+
 // RiskHints is the boolean triple carried with every risk (§5.3).
 type RiskHints struct {
 	ReadOnly    bool `json:"readOnly"`
@@ -13,6 +15,11 @@ var NoRisk = RiskHints{ReadOnly: true}
 // Consistent reports whether the triple is coherent: readOnly together with
 // destructive is always inconsistent (data-model.md §5.3).
 func (h RiskHints) Consistent() bool { return !(h.ReadOnly && h.Destructive) }
+
+// Text writes the triple as it is written in JSON, for messages.
+func (h RiskHints) Text() string {
+	return fmt.Sprintf(`{"readOnly": %t, "destructive": %t, "openWorld": %t}`, h.ReadOnly, h.Destructive, h.OpenWorld)
+}
 
 // Aggregate computes the maximum risk of several steps from their hints
 // (§5.3): readOnly is the AND, destructive and openWorld the OR.
@@ -82,13 +89,26 @@ func MaxRisk(levels []RiskLevel, agg RiskHints) (name string, ok bool) {
 	return levels[best].Name, true
 }
 
-// UncoveredAggregates returns every aggregate of the given levels' hints
-// that no level covers; a Language with such gaps cannot name a plan's
-// max_risk for some programs (reading 9).
-func UncoveredAggregates(levels []RiskLevel) []RiskHints {
-	var out []RiskHints
-	// Aggregates of any non-empty subset; at most 8 distinct triples exist,
-	// so closing the set under Max is cheap.
+// RiskGap is an aggregate of some of a Language's risk levels that none
+// of its levels covers.
+type RiskGap struct {
+	Hints RiskHints
+	// Levels are levels whose aggregate Hints is, none of them redundant,
+	// in declaration order: the levels a plan would have to combine.
+	Levels []string
+}
+
+// RiskGaps returns every aggregate of the given levels' hints (§5.3) that
+// no level covers: for each, a plan calling steps of those levels has no
+// max_risk consistent with its max_risk_hints (§5.6), so such a Language
+// is refused (reading 9 as docs/readings.md amends it). lint, the PDL
+// compiler and the engine's plan all decide coverage here.
+//
+// The work is over levels, never over catalog entries, so a large catalog
+// does not slow a build: at most 8 distinct triples exist, so closing them
+// under Max takes at most 8×8 steps whatever the number of levels, and
+// naming a gap's producers is quadratic only in the levels (a handful).
+func RiskGaps(levels []RiskLevel) []RiskGap {
 	seen := map[RiskHints]bool{}
 	var all []RiskHints
 	for _, l := range levels {
@@ -97,23 +117,54 @@ func UncoveredAggregates(levels []RiskLevel) []RiskHints {
 			all = append(all, l.Hints)
 		}
 	}
-	for changed := true; changed; {
-		changed = false
-		for i := 0; i < len(all); i++ {
-			for j := i + 1; j < len(all); j++ {
-				m := all[i].Max(all[j])
-				if !seen[m] {
-					seen[m] = true
-					all = append(all, m)
-					changed = true
-				}
+	// Appending while ranging by index closes the set under Max: every
+	// new aggregate is itself combined with every earlier one.
+	for i := 0; i < len(all); i++ {
+		for j := 0; j < i; j++ {
+			if m := all[i].Max(all[j]); !seen[m] {
+				seen[m] = true
+				all = append(all, m)
 			}
 		}
 	}
+	var out []RiskGap
 	for _, h := range all {
 		if _, ok := MaxRisk(levels, h); !ok {
-			out = append(out, h)
+			out = append(out, RiskGap{Hints: h, Levels: producers(levels, h)})
 		}
+	}
+	return out
+}
+
+// producers names levels whose aggregate is agg, dropping, from the last
+// declared back, every level the others make redundant; the levels agg
+// covers aggregate to agg itself, since agg is an aggregate of some of
+// them.
+func producers(levels []RiskLevel, agg RiskHints) []string {
+	var in []RiskLevel
+	for _, l := range levels {
+		if agg.Covers(l.Hints) {
+			in = append(in, l)
+		}
+	}
+	for i := len(in) - 1; i >= 0; i-- {
+		rest := append(append([]RiskLevel(nil), in[:i]...), in[i+1:]...)
+		if aggregateOf(rest) == agg {
+			in = rest
+		}
+	}
+	names := make([]string, len(in))
+	for i, l := range in {
+		names[i] = l.Name
+	}
+	return names
+}
+
+// aggregateOf is Aggregate over the levels' hints.
+func aggregateOf(levels []RiskLevel) RiskHints {
+	out := NoRisk
+	for _, l := range levels {
+		out = out.Max(l.Hints)
 	}
 	return out
 }

@@ -150,41 +150,68 @@ func TestMaxRisk(t *testing.T) {
 	}
 }
 
-// Reading 9: a Language whose levels cannot cover an aggregate of its own
-// levels gets a lint warning; UncoveredAggregates finds those aggregates.
-func TestUncoveredAggregates(t *testing.T) {
+// §5.3 with §5.6 (reading 9 as docs/readings.md amends it): a Language
+// whose levels cannot cover an aggregate of its own levels is refused;
+// RiskGaps finds those aggregates and, for the message, the fewest levels
+// that produce each.
+func TestRiskGaps(t *testing.T) {
+	type gap struct {
+		hints  string
+		levels []string
+	}
 	tests := []struct {
 		name   string
 		levels []pilotage.RiskLevel
-		want   []string
+		want   []gap
 	}{
 		{"safe/write/dangerous is closed", levelsSWD, nil},
 		{"no levels", nil, nil},
 		{"one level", []pilotage.RiskLevel{{Name: "x", Hints: hints("--O")}}, nil},
 		{"destructive and open-world without both", []pilotage.RiskLevel{
 			{Name: "destroy", Hints: hints("-D-")}, {Name: "open", Hints: hints("R-O")},
-		}, []string{"-DO"}},
+		}, []gap{{"-DO", []string{"destroy", "open"}}}},
+		{"a read-only level is no producer", []pilotage.RiskLevel{
+			{Name: "safe", Hints: hints("R--")}, {Name: "del", Hints: hints("-D-")}, {Name: "net", Hints: hints("--O")},
+		}, []gap{{"-DO", []string{"del", "net"}}}},
 		{"three levels whose pairwise aggregates are missing", []pilotage.RiskLevel{
 			{Name: "w", Hints: hints("---")}, {Name: "d", Hints: hints("-D-")}, {Name: "o", Hints: hints("R-O")},
-		}, []string{"--O", "-DO"}}, // w+o and d+o
+		}, []gap{{"--O", []string{"w", "o"}}, {"-DO", []string{"d", "o"}}}},
 		{"aggregate of three needed", []pilotage.RiskLevel{
 			{Name: "r", Hints: hints("R--")}, {Name: "d", Hints: hints("-D-")}, {Name: "o", Hints: hints("--O")},
 			{Name: "do", Hints: hints("-DO")},
 		}, nil},
+		// Destructive levels are never read-only, so two levels always suffice;
+		// of several pairs, the earliest declared are named.
+		{"a gap several pairs produce", []pilotage.RiskLevel{
+			{Name: "w", Hints: hints("---")}, {Name: "ro", Hints: hints("R-O")}, {Name: "d", Hints: hints("-D-")},
+			{Name: "wo", Hints: hints("--O")}, {Name: "dw", Hints: hints("-D-")},
+		}, []gap{{"-DO", []string{"ro", "d"}}}},
 	}
 	for _, tt := range tests {
-		got := pilotage.UncoveredAggregates(tt.levels)
-		var want []pilotage.RiskHints
-		for _, s := range tt.want {
-			want = append(want, hints(s))
+		got := pilotage.RiskGaps(tt.levels)
+		var want []pilotage.RiskGap
+		for _, g := range tt.want {
+			want = append(want, pilotage.RiskGap{Hints: hints(g.hints), Levels: g.levels})
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: UncoveredAggregates = %+v, want %+v", tt.name, got, want)
+			t.Errorf("%s: RiskGaps = %+v, want %+v", tt.name, got, want)
 		}
-		// Every reported gap really is uncovered.
-		for _, h := range got {
-			if _, ok := pilotage.MaxRisk(tt.levels, h); ok {
-				t.Errorf("%s: %+v reported uncovered but MaxRisk names a level", tt.name, h)
+		for _, g := range got {
+			// Every reported gap really is uncovered, and really is the
+			// aggregate of the levels named.
+			if _, ok := pilotage.MaxRisk(tt.levels, g.Hints); ok {
+				t.Errorf("%s: %+v reported uncovered but MaxRisk names a level", tt.name, g.Hints)
+			}
+			var hs []pilotage.RiskHints
+			for _, name := range g.Levels {
+				for _, l := range tt.levels {
+					if l.Name == name {
+						hs = append(hs, l.Hints)
+					}
+				}
+			}
+			if agg := pilotage.Aggregate(hs...); agg != g.Hints {
+				t.Errorf("%s: levels %v aggregate to %+v, not the gap %+v", tt.name, g.Levels, agg, g.Hints)
 			}
 		}
 	}

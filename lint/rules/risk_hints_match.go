@@ -45,13 +45,13 @@ var riskHintsMatch = &lint.Rule{
 				if !ok || !known || want == hints {
 					continue
 				}
-				hint := fmt.Sprintf("set \"risk_hints\": %s", hintsText(want))
+				hint := fmt.Sprintf("set \"risk_hints\": %s", want.Text())
 				if other, ok := byHints[hints]; ok {
 					hint += fmt.Sprintf(", or \"risk\": %q if these hints are right", other)
 				}
 				p.Report(e.Pointer+"/risk_hints",
 					fmt.Sprintf("%s has risk %q, whose hints are %s in the closed-sets guide, but its risk_hints are %s",
-						entryLabel(e), risk, hintsText(want), hintsText(hints)),
+						entryLabel(e), risk, want.Text(), hints.Text()),
 					hint)
 			}
 		}

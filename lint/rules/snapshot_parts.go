@@ -112,11 +112,6 @@ func hintsOf(n jsonpos.Node) (h pilotage.RiskHints, ok bool) {
 	return pilotage.RiskHints{ReadOnly: ro.Bool(), Destructive: d.Bool(), OpenWorld: ow.Bool()}, true
 }
 
-// hintsText renders a triple as it is written in JSON.
-func hintsText(h pilotage.RiskHints) string {
-	return fmt.Sprintf(`{"readOnly": %t, "destructive": %t, "openWorld": %t}`, h.ReadOnly, h.Destructive, h.OpenWorld)
-}
-
 // languageIDs returns the ids of the manifest's Languages, in order and
 // without repeats, and the same ids as a set for lookups.
 func languageIDs(p *lint.Pass) ([]string, map[string]bool) {
