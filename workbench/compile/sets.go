@@ -199,6 +199,65 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 	return s
 }
 
+// checkRiskCover refuses a Language whose risk levels cannot name every
+// plan's max_risk consistently with its max_risk_hints (§5.3, §5.6;
+// reading 9 as docs/readings.md amends it): one declaring plan must see a
+// level, and every aggregate of the levels it sees must be covered by one.
+// pilotage.RiskGaps decides, as it does for lint and the engine; it works
+// over the levels, never the entries, so a large catalog costs it nothing.
+func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, sets *closedsets.Sets) {
+	id := ls.lang.ID
+	if caps.Has(pilotage.CapPlan) && len(sets.RiskLevels) == 0 {
+		c.errf(pdl.RuleRisk, stmtAt{ls.stmt}, `declare the levels its plans and entries name, such as: risk safe readOnly "Reads only."`,
+			"Language %s declares plan but sees no risk level, so no plan can name its max_risk", id)
+		return
+	}
+	for _, g := range pilotage.RiskGaps(sets.Levels()) {
+		// A consistent destructive level is never read-only, so two
+		// levels produce every gap unless an inconsistent one (already an
+		// error) is among them.
+		calling := "both"
+		if len(g.Levels) != 2 {
+			calling = "each"
+		}
+		c.errf(pdl.RuleRisk, stmtAt{c.riskStmt(ls, g.Levels[0])}, `declare a level with exactly those hints: risk NAME`+pdlFlags(g.Hints)+` "…"`,
+			"risk levels %s of Language %s aggregate to %s, which no level covers, so a plan calling %s has no max_risk consistent with its hints",
+			andWords(g.Levels), id, g.Hints.Text(), calling)
+	}
+}
+
+// riskStmt is the statement declaring a risk level the Language sees: its
+// own, or the file's.
+func (c *compiler) riskStmt(ls *langState, name string) *pdl.Stmt {
+	if s, ok := ls.sets.at["risk:"+name]; ok {
+		return s
+	}
+	return c.shared.at["risk:"+name]
+}
+
+// pdlFlags writes hints as the flags of a risk statement, each with its
+// leading space.
+func pdlFlags(h pilotage.RiskHints) string {
+	out := ""
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{h.ReadOnly, "readOnly"}, {h.Destructive, "destructive"}, {h.OpenWorld, "openWorld"}} {
+		if f.on {
+			out += " " + f.name
+		}
+	}
+	return out
+}
+
+// andWords writes names as "a, b and c".
+func andWords(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 // joinProse appends an author's paragraph to a fixed prose section.
 func joinProse(fixed, extra string) string {
 	if fixed == "" {

@@ -22,6 +22,7 @@ const (
 	RuleCEL       = "pdl-cel"       // a CEL expression that does not type-check
 	RuleProgram   = "pdl-program"   // a promoted program body that does not hold
 	RuleExample   = "pdl-example"   // a guide's example program that does not validate
+	RuleRisk      = "pdl-risk"      // risk levels that cannot name every plan's max_risk
 )
 
 // doc is where every PDL rule is documented.
@@ -44,6 +45,7 @@ var Rules = []report.RuleInfo{
 	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input` as the entry's input_schema types it.", Doc: doc},
 	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers.", Doc: doc},
 	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced json block must validate against its Language.", Doc: doc},
+	{ID: RuleRisk, Category: "pdl", Section: "5.3", Severity: report.Error, Summary: "A Language's risk levels must cover every aggregate of its own levels, and one declaring plan must see a level, so every plan names a `max_risk` consistent with its `max_risk_hints`.", Doc: doc},
 }
 
 // sections maps a rule to its section, so findings need not repeat it.
