@@ -372,7 +372,11 @@ func (e *Engine) installed(r *request, prog *program.Program) (id string, runnab
 	if r.ref != nil {
 		return r.ref.wire.ID, map[string]any{"program_ref": r.ref.wire.ID}, nil
 	}
-	id, err = e.promote(r.lang, r.Program, r.view.plan(prog), r.caller.Principal)
+	plan, err := r.view.plan(prog)
+	if err != nil {
+		return "", nil, err
+	}
+	id, err = e.promote(r.lang, r.Program, plan, r.caller.Principal)
 	return id, map[string]any{"program": r.Program}, err
 }
 

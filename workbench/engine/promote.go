@@ -177,19 +177,19 @@ func (l *lang) promotedKind() string {
 	return "program"
 }
 
-// promotedHints are the risk_hints a promoted entry declares with risk:
-// that level's own hints, so risk and risk_hints agree (§5.3), joined with
-// the body's aggregate, so the entry is never presented as safer than its
-// body (§5.4 honest risk) even when no declared level covers the aggregate.
-// The plan's max_risk_hints alone would understate a level chosen because
-// it was the least risky one covering them.
-func (l *lang) promotedHints(risk string, agg pilotage.RiskHints) pilotage.RiskHints {
-	for _, lv := range l.levels {
-		if lv.Name == risk {
-			return lv.Hints.Max(agg)
-		}
+// levelHints are the hints of a risk level of the Language. A promoted
+// entry declares its plan's max_risk with that level's own hints, so risk
+// and risk_hints agree (§5.3); the level covers the body's aggregate (the
+// plan is refused otherwise), so the entry is never presented as safer
+// than its body (§5.4 honest risk). The plan's max_risk_hints alone would
+// understate a level chosen because it was the least risky one covering
+// them. ok is false for a name that is no level of the Language.
+func (l *lang) levelHints(risk string) (hints pilotage.RiskHints, ok bool) {
+	i := slices.IndexFunc(l.levels, func(lv pilotage.RiskLevel) bool { return lv.Name == risk })
+	if i < 0 {
+		return hints, false
 	}
-	return agg
+	return l.levels[i].Hints, true
 }
 
 // promote installs body as a promoted program (deploy mode, §6.5.7) and
@@ -219,7 +219,10 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 	if st.entries[id] != nil {
 		return "", fmt.Errorf("catalog id %s is taken by a PDL entry", id)
 	}
-	hints := l.promotedHints(plan.MaxRisk, plan.MaxRiskHints)
+	hints, ok := l.levelHints(plan.MaxRisk)
+	if !ok {
+		return "", fmt.Errorf("plan max_risk %q is no risk level of %s", plan.MaxRisk, l.ID)
+	}
 	ce := pilotage.CatalogEntry{
 		ID: id, Kind: l.promotedKind(), Name: "deployed program " + bodyHash[:8],
 		// Not the plan's summary: it names what the body calls, and the

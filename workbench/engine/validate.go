@@ -41,7 +41,9 @@ func (e *Engine) Validate(ctx context.Context, c service.Caller, language string
 	if resp.Valid {
 		switch {
 		case l.caps.Has(pilotage.CapPlan):
-			resp.Plan = v.plan(ck.prog)
+			if resp.Plan, err = v.plan(ck.prog); err != nil {
+				return nil, err
+			}
 		case l.caps.Has(pilotage.CapCatalog):
 			resp.References = ck.refs
 		}
@@ -50,8 +52,13 @@ func (e *Engine) Validate(ctx context.Context, c service.Caller, language string
 }
 
 // plan derives the plan of a valid program, stamped with the snapshot.
-func (v *view) plan(prog *program.Program) *pilotage.Plan {
-	p := program.Plan(prog, v.lang.Grammar.Arms, v.lang.levels)
+// Its error is internal: the Language's risk levels, not the request, are
+// at fault.
+func (v *view) plan(prog *program.Program) (*pilotage.Plan, error) {
+	p, err := program.Plan(prog, v.lang.Grammar.Arms, v.lang.levels)
+	if err != nil {
+		return nil, fmt.Errorf("Language %s: %w", v.lang.ID, err)
+	}
 	switch v.lang.ExecutionMode {
 	case pilotage.ModeImmediate, pilotage.ModeDeploy:
 		p.Mode = v.lang.ExecutionMode
@@ -59,7 +66,7 @@ func (v *view) plan(prog *program.Program) *pilotage.Plan {
 	if v.lang.caps.Has(pilotage.CapCatalog) {
 		p.CatalogVersion = v.version
 	}
-	return p
+	return p, nil
 }
 
 // bodyKind says whose program is being checked: an inline program binds

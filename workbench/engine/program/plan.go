@@ -14,8 +14,12 @@ import (
 // every loop-body step (not inside an arm) carries `loop`; a call to a
 // promoted program is one step with the entry's declared risk. armLabels
 // are the Grammar's arm names (reading 3); levels are the Language's risk
-// levels, for max_risk (reading 9).
-func Plan(prog *Program, armLabels []string, levels []pilotage.RiskLevel) *pilotage.Plan {
+// levels, for max_risk (reading 9). It is an error when no level covers
+// the aggregate: any level named then has hints other than
+// max_risk_hints, which §5.3 forbids ("consistent with risk_hints"). The
+// compiler refuses such Languages (pdl-risk), so the error means one was
+// built some other way.
+func Plan(prog *Program, armLabels []string, levels []pilotage.RiskLevel) (*pilotage.Plan, error) {
 	plan := &pilotage.Plan{Steps: []pilotage.PlanStep{}}
 	var hints []pilotage.RiskHints
 	var calls []string
@@ -47,31 +51,13 @@ func Plan(prog *Program, armLabels []string, levels []pilotage.RiskLevel) *pilot
 		plan.Steps = append(plan.Steps, ps)
 	})
 	plan.MaxRiskHints = pilotage.Aggregate(hints...)
-	plan.MaxRisk = MaxRisk(levels, plan.MaxRiskHints)
+	maxRisk, ok := pilotage.MaxRisk(levels, plan.MaxRiskHints)
+	if !ok {
+		return nil, fmt.Errorf("no risk level covers max_risk_hints %s, so the plan has no max_risk consistent with them (§5.3); the Language's levels must cover every aggregate of themselves", plan.MaxRiskHints.Text())
+	}
+	plan.MaxRisk = maxRisk
 	plan.Summary = summary(len(plan.Steps), calls, plan.MaxRisk)
-	return plan
-}
-
-// MaxRisk names the least risky level covering agg; when no declared level
-// covers it, the riskiest level, so the plan never understates risk more
-// than the Language can say.
-func MaxRisk(levels []pilotage.RiskLevel, agg pilotage.RiskHints) string {
-	if name, ok := pilotage.MaxRisk(levels, agg); ok {
-		return name
-	}
-	best, bestN := "", -1
-	for _, l := range levels {
-		n := 0
-		for _, risky := range []bool{!l.Hints.ReadOnly, l.Hints.Destructive, l.Hints.OpenWorld} {
-			if risky {
-				n++
-			}
-		}
-		if n > bestN {
-			best, bestN = l.Name, n
-		}
-	}
-	return best
+	return plan, nil
 }
 
 func summary(n int, calls []string, risk string) string {
