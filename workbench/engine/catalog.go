@@ -81,7 +81,7 @@ func (e *Engine) build(srv *language.Server) (*state, error) {
 		bodyHash := hashBytes(canonical(pe.Program))
 		prom := e.pdlBaselines[pe.ID]
 		if prom == nil {
-			prom = &promotion{Body: pe.Program, BodyHash: bodyHash, Promoter: serverAuthority, Baseline: st.baseline(pe.Program)}
+			prom = &promotion{Body: pe.Program, BodyHash: bodyHash, Promoter: serverAuthority, Baseline: st.baseline(pe.Program, st.runners(st.entries[pe.ID]))}
 			e.pdlBaselines[pe.ID] = prom
 			if err := e.store.PutPromoted(pdlKey+pe.ID, keptPromotion{Promotion: prom}); err != nil {
 				return nil, err

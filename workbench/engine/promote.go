@@ -24,34 +24,50 @@ type promotion struct {
 	Baseline map[string]*pilotage.Baseline
 }
 
-// references lists the catalog ids a body names, read with grammar g; a
-// body that does not parse references nothing (it fails when it runs).
-func references(body []byte, g *language.Grammar) []string {
-	prog, diags, err := program.Parse(body, g, language.DefaultLimits.Depth)
-	if err != nil || !pilotage.Valid(diags) {
-		return nil
-	}
+// references lists the catalog ids a body names, read with the grammar
+// and depth bound of each Language in langs: a body is written for the
+// Languages that run it, and another Language's grammar may spell calls
+// differently. A body none of them parses references nothing (it fails
+// when it runs).
+func references(body []byte, langs []*lang) []string {
 	seen := map[string]bool{}
-	program.Walk(prog.Steps, func(s *program.Step) {
-		if s.Kind == program.Call || s.Kind == program.Run {
-			seen[s.Target] = true
+	for _, l := range langs {
+		prog, diags, err := program.Parse(body, &l.Grammar, l.limits.Depth)
+		if err != nil || !pilotage.Valid(diags) {
+			continue
 		}
-	})
+		program.Walk(prog.Steps, func(s *program.Step) {
+			if s.Kind == program.Call || s.Kind == program.Run {
+				seen[s.Target] = true
+			}
+		})
+	}
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// baseline records the load-bearing fields of what body references.
-func (st *state) baseline(body []byte) map[string]*pilotage.Baseline {
+// baseline records the load-bearing fields of what body, run by the
+// Languages langs, references. Its keys are all the names the body uses:
+// drift and what a body conceals from a caller are judged by them
+// (§6.5.2 step 3, §10.3).
+func (st *state) baseline(body []byte, langs []*lang) map[string]*pilotage.Baseline {
 	out := map[string]*pilotage.Baseline{}
-	if len(st.order) == 0 {
-		return out
-	}
-	for _, id := range references(body, &st.order[0].Grammar) {
+	for _, id := range references(body, langs) {
 		if en := st.entries[id]; en != nil {
 			b := en.wire.Baseline()
 			out[id] = &b
 		} else {
 			out[id] = nil
+		}
+	}
+	return out
+}
+
+// runners lists the Languages that may run en: those that see it.
+func (st *state) runners(en *entry) []*lang {
+	var out []*lang
+	for _, l := range st.order {
+		if st.visible(serverAuthority, l.ID, en) {
+			out = append(out, l)
 		}
 	}
 	return out
@@ -203,7 +219,7 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 	st := e.st
 	bodyHash := hashBytes(canonical(body))
 	name := "program." + bodyHash[:12]
-	prom := &promotion{Body: body, BodyHash: bodyHash, Promoter: promoter, Baseline: st.baseline(body)}
+	prom := &promotion{Body: body, BodyHash: bodyHash, Promoter: promoter, Baseline: st.baseline(body, []*lang{l})}
 	n := 1
 	for ; ; n++ {
 		id := fmt.Sprintf("%s@%d", name, n)
