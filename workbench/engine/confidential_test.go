@@ -227,13 +227,11 @@ func TestConcealedFailureNamesOnlyOuter(t *testing.T) {
 	}
 }
 
-// TestDeployedEntryNamesNothing: a deployed program's catalog entry is
-// visible to whoever sees program.*, so what the engine writes in it must
-// not name what its body calls: bob sees alice's deployed program but not
-// lock.open, which it calls (§10.3: catalog responses within the caller's
-// authorization scope). The body itself is no catalog field.
-func TestDeployedEntryNamesNothing(t *testing.T) {
-	e := newEngine(t, homeServer(), t.TempDir())
+// deployOpenAndFan has alice deploy, in home/v1, a program calling
+// lock.open, which bob may not see, and fan.set, which he may; it returns
+// the program's reference.
+func deployOpenAndFan(t *testing.T, e *Engine) string {
+	t.Helper()
 	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Mode: pilotage.ModeDeploy,
 		Program: raw(`{"steps": [{"id": "open", "call": "lock.open", "with": {}}, {"id": "f", "call": "fan.set", "with": {"on": "true"}}]}`)})
 	var out struct {
@@ -242,9 +240,20 @@ func TestDeployedEntryNamesNothing(t *testing.T) {
 	if err := json.Unmarshal(dep.Output, &out); err != nil || out.Ref == "" {
 		t.Fatalf("deploy: %s %v", dep.Output, err)
 	}
-	for _, req := range []pilotage.LookupRequest{{Verb: pilotage.VerbGet, ID: out.Ref}, {Verb: pilotage.VerbList, Kind: "program"}} {
+	return out.Ref
+}
+
+// TestDeployedEntryNamesNothing: a deployed program's catalog entry is
+// visible to whoever sees program.*, so what the engine writes in it must
+// not name what its body calls: bob sees alice's deployed program but not
+// lock.open, which it calls (§10.3: catalog responses within the caller's
+// authorization scope). The body itself is no catalog field.
+func TestDeployedEntryNamesNothing(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	ref := deployOpenAndFan(t, e)
+	for _, req := range []pilotage.LookupRequest{{Verb: pilotage.VerbGet, ID: ref}, {Verb: pilotage.VerbList, Kind: "program"}} {
 		b, _ := json.Marshal(lookup(t, e, "bob", "home/v1", req))
-		if !strings.Contains(string(b), out.Ref) || strings.Contains(string(b), "lock.open") || strings.Contains(string(b), "fan.set") {
+		if !strings.Contains(string(b), ref) || strings.Contains(string(b), "lock.open") || strings.Contains(string(b), "fan.set") {
 			t.Errorf("bob's %s: %s", req.Verb, b)
 		}
 	}
@@ -270,5 +279,27 @@ func TestConcealedBodyThatNoLongerValidates(t *testing.T) {
 	b, _ := json.Marshal(r)
 	if r.Outcome.Status != pilotage.StatusValidationError || len(r.Diagnostics) != 0 || strings.Contains(string(b), "nightly") {
 		t.Errorf("carol: %s", b)
+	}
+}
+
+// TestDeployedBaselineUsesItsLanguage: a deployed body's baseline is read
+// with the grammar of the Language it was deployed to (§5.4, §6.5.2 step
+// 3), not the server's first Language's. Here the first Language spells
+// calls "do", so reading home/v1's body with it found no names: bob, who
+// sees alice's deployed program but not lock.open it calls, ran it and was
+// told "lock.open is not available to this caller" (§10.3). To him the
+// hidden entry is absent, so the program drifts, in words that do not
+// name it.
+func TestDeployedBaselineUsesItsLanguage(t *testing.T) {
+	srv := homeServer()
+	first := *srv.Languages[0]
+	first.ID, first.Grammar.Call = "first/v1", "do"
+	srv.Languages = append([]*language.Language{&first}, srv.Languages...)
+	e := newEngine(t, srv, t.TempDir())
+	ref := deployOpenAndFan(t, e)
+	r := exec(t, e, "bob", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: ref})
+	b, _ := json.Marshal(r)
+	if r.Outcome.Status != pilotage.StatusPromotionDrift || strings.Contains(string(b), "lock") {
+		t.Errorf("bob runs alice's program: %s", b)
 	}
 }
