@@ -282,7 +282,11 @@ func (c *checker) decisionsAt(e *entry, id string, s *Step) {
 			continue
 		}
 		msg := fmt.Sprintf("decision at %q on entry %q; at is the entry's complete trace id %q", d.At, id, id)
-		if base != "" {
+		switch base {
+		case "": // a malformed id, which trace-id-syntax reports, has no step identifier
+		case id: // outside loops and sub-programs the two forms are one string
+			msg += ", which is also its construct's step identifier"
+		default:
 			msg += fmt.Sprintf(" or its construct's step identifier %q", base)
 		}
 		c.add(finding{rule: RuleDecisionAt, at: e.at("/decisions/" + strconv.Itoa(i) + "/at"), rel: c.rels(s), msg: msg,

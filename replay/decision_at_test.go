@@ -28,6 +28,9 @@ func TestDecisionAtForms(t *testing.T) {
 		{"hot#2", "branch", "hot#2#1", false},
 		{"hot#2", "branch", "", false},
 		{"each#1", "loop", "each", true},
+		// An entry outside loops and sub-programs: its complete id is its
+		// step identifier, one form the message names once.
+		{"each", "loop", "each#1", false},
 		{"each#1#3", "loop", "each#1#3", true},
 		{"each#1#3", "loop", "each#1", false},
 		// An expanded entry's partial forms are neither of the two: hot#2
@@ -57,8 +60,10 @@ func TestDecisionAtForms(t *testing.T) {
 				t.Errorf("got %d decision-at findings %q, want 1", len(got), got)
 			case !c.ok && !strings.Contains(got[0], fmt.Sprintf("%q", c.id)):
 				t.Errorf("message %q does not name the complete id %q", got[0], c.id)
-			case !c.ok && base != "" && !strings.Contains(got[0], fmt.Sprintf("step identifier %q", base)):
+			case !c.ok && base != "" && base != c.id && !strings.Contains(got[0], fmt.Sprintf("step identifier %q", base)):
 				t.Errorf("message %q does not name the step identifier %q", got[0], base)
+			case !c.ok && base == c.id && strings.Count(got[0], fmt.Sprintf("%q", c.id)) != 2:
+				t.Errorf("message %q should name the entry %q and its one accepted form once each", got[0], c.id)
 			}
 		})
 	}
