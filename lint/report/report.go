@@ -124,14 +124,9 @@ func source(section string) string {
 
 // RuleInfo describes a rule for reporters that list rules (sarif).
 type RuleInfo struct {
-	ID       string `json:"id"`
-	Category string `json:"category"`
-	Section  string `json:"section"`
-	// Sections lists every section the finding cites, Section first, when
-	// there is more than one (a schema finding cites the field table that
-	// defines the member, then the sections that bear on it); absent when
-	// it would only repeat Section. AllSections gives the list either way.
-	Sections []string `json:"sections,omitempty"`
+	ID       string   `json:"id"`
+	Category string   `json:"category"`
+	Section  string   `json:"section"`
 	Severity Severity `json:"severity"`
 	Summary  string   `json:"summary"`
 	// Doc is the repository path of the rule's documentation page.
