@@ -8,6 +8,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/lint/golden"
 	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
 // TestRulesIndex keeps docs/rules/README.md, the index of every rule, equal
@@ -33,7 +34,9 @@ published document cannot settle. Rules that judge values of a closed set
 report an ` + "`error`" + ` in a 1.0 or 1.1 manifest and a ` + "`warning`" + ` in a later minor
 version (reading 11). Turn a rule off with ` + "`--disable ID`" + `; list them with
 ` + "`pilotage lint --list-rules`" + `.
-
+`)
+	b.WriteString(pdlRules())
+	b.WriteString(`
 | rule | category | section | severity | summary |
 |---|---|---|---|---|
 `)
@@ -43,6 +46,18 @@ version (reading 11). Turn a rule off with ` + "`--disable ID`" + `; list them w
 	}
 	b.WriteString(findingSections)
 	return b.String()
+}
+
+// pdlRules names the PDL compiler's rules, which --list-rules lists with
+// these and docs/pdl.md documents, so a reader of this index finds them.
+func pdlRules() string {
+	ids := make([]string, len(pdl.Rules))
+	for i, r := range pdl.Rules {
+		ids[i] = "`" + r.ID + "`"
+	}
+	return "\nLinting a PDL file also applies the PDL compiler's rules, category `pdl`, which\n" +
+		"`--list-rules` lists with these and [pdl.md](../pdl.md#diagnostics) describes: " +
+		strings.Join(ids, ", ") + ".\n"
 }
 
 // findingSections says, under the table, how findings cite sections.
