@@ -41,8 +41,16 @@ func (s *Server) opHandler(lang string, op binding.Op, def toolSchemas) mcp.Tool
 		if err != nil {
 			return nil, err
 		}
-		if msg := checkArguments(def.check, args); msg != "" {
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(args, &members); err != nil {
+			return errorResult(&pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: "arguments are not valid JSON: " + err.Error()}), nil
+		}
+		if msg := checkArguments(def.check, members); msg != "" {
 			return errorResult(&pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: msg}), nil
+		}
+		args, err = enumsAsText(args, members, def.enums)
+		if err != nil {
+			return nil, err
 		}
 		v, err := s.dispatch(ctx, s.caller(req.Session, req.Extra), lang, op, args)
 		if err != nil {
@@ -66,17 +74,13 @@ func arguments(raw json.RawMessage) (json.RawMessage, error) {
 	return t, nil
 }
 
-// checkArguments checks the JSON types of args' members (the tool's check
-// schema, typesOnly) and describes the violations, "" when they conform.
-// Values are the service's to judge, in its own order. The data members
-// (program, input, context) are unconstrained in the check schema, so
-// they are not converted for it: a large program is scanned once, not
-// turned into a tree of values.
-func checkArguments(check *jsonschema.Schema, args json.RawMessage) string {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(args, &members); err != nil {
-		return "arguments are not valid JSON: " + err.Error()
-	}
+// checkArguments checks the JSON types of the arguments' members (the
+// tool's check schema, typesOnly) and describes the violations, "" when
+// they conform. Values are the service's to judge, in its own order. The
+// data members (program, input, context) are unconstrained in the check
+// schema, so they are not converted for it: a large program is scanned
+// once, not turned into a tree of values.
+func checkArguments(check *jsonschema.Schema, members map[string]json.RawMessage) string {
 	inst := make(map[string]any, len(members))
 	for k, raw := range members {
 		if slices.Contains(dataMembers, k) {
@@ -102,6 +106,33 @@ func checkArguments(check *jsonschema.Schema, args json.RawMessage) string {
 		parts = append(parts, at+": "+v.Message)
 	}
 	return "the arguments do not match the tool's input schema: " + strings.Join(parts, "; ")
+}
+
+// enumsAsText hands each enum member that is not a non-empty string to
+// the service as a string of its JSON text (5 as "5", "" as "\"\""),
+// which no enum holds, so the service refuses it as unrecognized at its
+// own check in the operation's order (§6.5.2: "whether trace_level is
+// recognized"), where decoding it as is would either fail before every
+// check (a number) or read as the member left out (an empty string). args
+// is returned unchanged when every enum member is a non-empty string.
+func enumsAsText(args json.RawMessage, members map[string]json.RawMessage, enums []string) (json.RawMessage, error) {
+	changed := false
+	for _, name := range enums {
+		raw, present := members[name]
+		var s string
+		if !present || json.Unmarshal(raw, &s) == nil && s != "" {
+			continue
+		}
+		text, err := json.Marshal(string(raw))
+		if err != nil {
+			return nil, err
+		}
+		members[name], changed = text, true
+	}
+	if !changed {
+		return args, nil
+	}
+	return json.Marshal(members)
 }
 
 // dispatch decodes the arguments into the operation's request and calls

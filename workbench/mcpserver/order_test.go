@@ -124,6 +124,18 @@ var (
 	otherInput = map[string]any{"on": false} // lightsOn with this input and key "k": the seed's key with another input, a conflict (§6.5.6)
 )
 
+// traceLevelOf is execute's answer to a trace_level it does not
+// recognize; value is the JSON text the client sent, quoted as Go does
+// (a value that is not a non-empty string is handed on as its JSON text).
+func traceLevelOf(value string) wireAnswer {
+	return wireAnswer{kind: "invalid_request", says: `unknown trace_level "` + value + `"`}
+}
+
+// modeOf is order.pdl's answer to a mode selector other than immediate.
+func modeOf(value string) wireAnswer {
+	return wireAnswer{kind: "invalid_request", says: `mode "` + value + `" cannot be selected`}
+}
+
 // TestExecuteProcessingOrderOnTheWire sends, through real MCP client
 // sessions, execute requests that fail two adjacent checks of §6.5.2 at
 // once, in the order the spec lists the checks, and asserts the first
@@ -144,7 +156,7 @@ func TestExecuteProcessingOrderOnTheWire(t *testing.T) {
 		selection    = wireAnswer{kind: "invalid_request", says: "not both"}
 		neither      = wireAnswer{kind: "invalid_request", says: "send a program or a program_ref"}
 		noRef        = wireAnswer{kind: "not_found", says: "no promoted program"}
-		traceLevel   = wireAnswer{kind: "invalid_request", says: `unknown trace_level "x"`}
+		traceLevel   = traceLevelOf("x")
 		testRun      = wireAnswer{kind: "unsupported", says: "execute.test_run"}
 		store        = wireAnswer{kind: "unsupported", says: "store: true"}
 		conflict     = wireAnswer{kind: "conflict", says: "idempotency_key"}
@@ -172,14 +184,33 @@ func TestExecuteProcessingOrderOnTheWire(t *testing.T) {
 		{"unknown program_ref before an unrecognized trace_level",
 			owner(map[string]any{"program_ref": "prog.nope", "trace_level": "x"}),
 			owner(map[string]any{"program_ref": "prog.off@1", "trace_level": "x"}), noRef, traceLevel},
+		// A trace_level that is not a string, or is empty, is no recognized
+		// trace_level either: it is judged at that check, not before it.
+		{"unknown program_ref before a trace_level that is a number",
+			owner(map[string]any{"program_ref": "prog.nope", "trace_level": 5}),
+			owner(map[string]any{"program": lightsOn, "input": onInput, "trace_level": 5}), noRef, traceLevelOf("5")},
+		{"unknown program_ref before an empty trace_level",
+			owner(map[string]any{"program_ref": "prog.nope", "trace_level": ""}),
+			owner(map[string]any{"program": lightsOn, "input": onInput, "trace_level": ""}), noRef, traceLevelOf(`\"\"`)},
 		// §10.3: a program_ref the caller may not see is one that does not exist.
 		{"unauthorized program_ref before an unrecognized trace_level",
 			request{"guest", map[string]any{"program_ref": "prog.off@1", "trace_level": "x"}},
 			owner(map[string]any{"program_ref": "prog.off@1", "trace_level": "x"}), noRef, traceLevel},
 		// Step 1, trace_level before test_run.
+		{"a trace_level that is null before test_run not declared",
+			owner(map[string]any{"program": lightsOn, "trace_level": nil, "test_run": true}),
+			owner(map[string]any{"program": lightsOn, "test_run": true}), traceLevelOf("null"), testRun},
 		{"unrecognized trace_level before test_run not declared",
 			owner(map[string]any{"program": lightsOn, "trace_level": "x", "test_run": true}),
 			owner(map[string]any{"program": lightsOn, "test_run": true}), traceLevel, testRun},
+		// Step 1, test_run before the binding's mode selector, whatever
+		// JSON value mode holds.
+		{"test_run not declared before an empty mode",
+			owner(map[string]any{"program": lightsOn, "test_run": true, "mode": ""}),
+			owner(map[string]any{"program": lightsOn, "input": onInput, "mode": ""}), testRun, modeOf(`\"\"`)},
+		{"test_run not declared before a mode that is a number",
+			owner(map[string]any{"program": lightsOn, "test_run": true, "mode": 1}),
+			owner(map[string]any{"program": lightsOn, "input": onInput, "mode": 1}), testRun, modeOf("1")},
 		// Step 1, test_run before store.
 		{"test_run not declared before store under retention none",
 			owner(map[string]any{"program": lightsOn, "test_run": true, "store": true}),
@@ -235,6 +266,7 @@ func TestLookupArgumentsReachTheEngine(t *testing.T) {
 		{map[string]any{"verb": "list", "q": "lights", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.search"}},
 		{map[string]any{"verb": "changed_since", "catalog_version": "x", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.changed_since"}},
 		{map[string]any{"verb": "list", "limit": -1}, wireAnswer{kind: "invalid_request", says: "limit must be positive"}},
+		{map[string]any{"verb": 7}, wireAnswer{kind: "invalid_request", says: `unknown lookup verb "7"`}},
 	} {
 		res := call(t, cs, "order_v1_lookup", c.args)
 		if got := answerOf(t, res); !c.want.matches(got) {
@@ -251,18 +283,20 @@ func TestLookupArgumentsReachTheEngine(t *testing.T) {
 	}
 }
 
-// TestWrongJSONTypeIsRefusedFirst: a member of the wrong JSON type cannot
-// be handed to the engine, so the binding refuses it before any check of
-// §6.5.2, naming the member (binding.md, Schemas), even where the value
-// alone would have been judged later than program_ref.
+// TestWrongJSONTypeIsRefusedFirst: a member of the wrong JSON type that
+// §6.5.2 does not judge by recognizing its value (store, test_run and
+// the other non-enum members) cannot be handed to the engine, so the
+// binding refuses it before any check of §6.5.2, naming the member
+// (binding.md, Schemas). An enum member (trace_level, mode) of any JSON
+// value is the engine's, in order: TestExecuteProcessingOrderOnTheWire.
 func TestWrongJSONTypeIsRefusedFirst(t *testing.T) {
 	cs := orderSessions(t)["owner"]
 	for _, c := range []struct {
 		args   map[string]any
 		member string
 	}{
-		{map[string]any{"program_ref": "prog.nope", "trace_level": 5}, "/trace_level"},
 		{map[string]any{"program": lightsOn, "program_ref": "prog.off@1", "store": "yes"}, "/store"},
+		{map[string]any{"program_ref": "prog.nope", "test_run": "yes"}, "/test_run"},
 	} {
 		got := answerOf(t, call(t, cs, "order_v1_execute", c.args))
 		if want := (wireAnswer{kind: "invalid_request", says: "input schema: " + c.member + ":"}); !want.matches(got) {

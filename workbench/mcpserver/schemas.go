@@ -37,6 +37,10 @@ type toolSchemas struct {
 	input       map[string]any
 	output      map[string]any
 	check       *jsonschema.Schema
+	// enums are the input members whose published schema lists their
+	// values: the service judges them, whatever JSON value they hold
+	// (enumsAsText).
+	enums []string
 }
 
 // loadTools reads tools.json and resolves every $ref into a self-contained
@@ -66,11 +70,12 @@ func loadTools() (map[string]toolSchemas, error) {
 		// A tool answers with its response or with the request-error
 		// envelope (§8); MCP wants an object schema at the root.
 		output := map[string]any{"type": "object", "anyOf": []any{resp, errSchema}}
-		check, err := compile(name, typesOnly(in.(map[string]any)))
+		check, enums := typesOnly(in.(map[string]any))
+		compiled, err := compile(name, check)
 		if err != nil {
 			return nil, err
 		}
-		out[name] = toolSchemas{description: d.Description, input: in.(map[string]any), output: output, check: check}
+		out[name] = toolSchemas{description: d.Description, input: in.(map[string]any), output: output, check: compiled, enums: enums}
 	}
 	return out, nil
 }
@@ -160,32 +165,40 @@ func compile(name string, schema any) (*jsonschema.Schema, error) {
 // error (§8), so the argument check leaves them unconstrained.
 var dataMembers = []string{"program", "input", "context"}
 
-// typesOnly returns the check schema of a published input schema: each
-// member's JSON type and nothing else, the data members accepting any
-// value. The published enums, required members and minimums describe
-// well-formed requests for clients, but every value rule is the service's
-// to apply, in the operation's own order: checked here, `{"program_ref":
-// "prog.nope", "trace_level": "x"}` was refused for its trace_level before
-// the engine could answer not_found, the first failing check of §6.5.2.
-// A member of the wrong JSON type cannot be handed to the service at all,
-// so it alone is refused before the operation.
-func typesOnly(in map[string]any) map[string]any {
-	out := map[string]any{"type": in["type"]}
+// typesOnly returns the check schema of a published input schema, each
+// member's JSON type and nothing else, and the members it leaves to the
+// service as enums. The published enums, required members and minimums
+// describe well-formed requests for clients, but every value rule is the
+// service's to apply, in the operation's own order: checked here,
+// `{"program_ref": "prog.nope", "trace_level": "x"}` was refused for its
+// trace_level before the engine could answer not_found, the first failing
+// check of §6.5.2. An enum member keeps no type either: §6.5.2 asks
+// "whether trace_level is recognized", which a number or an empty string
+// is not, so the service refuses it at that check (enumsAsText). The
+// data members accept any value. Any other member of the wrong JSON type
+// cannot be handed to the service at all, so it alone is refused before
+// the operation.
+func typesOnly(in map[string]any) (check map[string]any, enums []string) {
+	check = map[string]any{"type": in["type"]}
 	props, ok := in["properties"].(map[string]any)
 	if !ok {
-		return out
+		return check, nil
 	}
 	types := make(map[string]any, len(props))
 	for name, p := range props {
 		member := map[string]any{}
 		published, _ := p.(map[string]any) // a boolean schema has no type to keep
-		if t, has := published["type"]; has && !slices.Contains(dataMembers, name) {
+		_, isEnum := published["enum"]
+		if t, has := published["type"]; has && !isEnum && !slices.Contains(dataMembers, name) {
 			member["type"] = t
+		}
+		if isEnum {
+			enums = append(enums, name)
 		}
 		types[name] = member
 	}
-	out["properties"] = types
-	return out
+	check["properties"] = types
+	return check, enums
 }
 
 // forLanguage specialises a per-Language tool's published schemas: the

@@ -200,12 +200,13 @@ func TestFourChannels(t *testing.T) {
 	}
 
 	// A member of the wrong JSON type is the request's fault, not the
-	// carrier's; values (an unknown verb) are the service's to judge.
-	res = call(t, cs, "demo_v1_lookup", map[string]any{"verb": 7})
+	// carrier's; values (an unknown verb, a verb of any JSON type, since
+	// verb is an enum) are the service's to judge.
+	res = call(t, cs, "demo_v1_lookup", map[string]any{"verb": "list", "limit": "ten"})
 	got = structured(t, res)
 	if !res.IsError || got["error"].(map[string]any)["kind"] != "invalid_request" ||
-		!strings.Contains(got["error"].(map[string]any)["message"].(string), "/verb") {
-		t.Fatalf("verb 7: %v", got)
+		!strings.Contains(got["error"].(map[string]any)["message"].(string), "/limit") {
+		t.Fatalf("limit \"ten\": %v", got)
 	}
 
 	for _, c := range []struct {
