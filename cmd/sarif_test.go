@@ -24,9 +24,13 @@ func TestSARIFOutputIsValid(t *testing.T) {
 	dir := t.TempDir()
 	badPDL := filepath.Join(dir, "bad.pdl")
 	badProgram := filepath.Join(dir, "bad-program.json")
+	// Schema findings that cite several sections each (a missing pilotage:
+	// §5.1, §11.1, §1.1), which results carry in their properties.
+	noPilotage := filepath.Join(dir, "no-pilotage.json")
 	for name, src := range map[string]string{
 		badPDL:     "language \"x/v1\" {\n  mode sometimes\n}\n",
 		badProgram: `{"steps": [{"id": "a", "call": "no_such_tool"}]}`,
+		noPilotage: `{"languages": [{"id": "a/v1", "loop": {}}]}`,
 	} {
 		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
@@ -59,6 +63,7 @@ func TestSARIFOutputIsValid(t *testing.T) {
 		// without it).
 		{"lint findings absolute", []string{"lint", brokenAbs}, true},
 		{"lint findings awkward name", []string{"lint", awkward}, true},
+		{"lint schema sections", []string{"lint", noPilotage}, true},
 		{"lint clean pdl", []string{"lint", homeflow, "../langs/notes/notes.pdl"}, false},
 		{"lint findings pdl", []string{"lint", badPDL}, true},
 		{"replay clean", []string{"replay", replayDir + "trace.json", "--plan", replayDir + "plan.json"}, false},
