@@ -28,7 +28,10 @@ func TestManyLanguagesAreBounded(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Now()
 	rep := check(t, inMemory(t, f.server()), Options{Dir: dir, MaxLanguages: 1})
-	if d := time.Since(start); d > 40*time.Second {
+	// The request count below is what shows the bound; the clock only
+	// catches a run of hours, with room for the race detector on a
+	// loaded machine (42 s seen there, 2 s otherwise).
+	if d := time.Since(start); d > 2*time.Minute {
 		t.Errorf("conform took %v on a manifest of 5001 Languages", d)
 	}
 	want := "tools/call pilotage_discover: warning: 5001 Languages; only the first 1 (--max-languages) were read and checked, and snapshot.json lists only them; raise --max-languages to check the other 5000 [read-bounds §6.3]\n  at /structuredContent/languages"
