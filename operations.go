@@ -34,16 +34,20 @@ type ValidateResponse struct {
 }
 
 // ExecuteRequest is the execute operation (§6.5) with the binding's `mode`
-// selector for execution_mode "both".
+// selector for execution_mode "both". The members whose presence decides
+// something are pointers, nil when left out: a supplied program_ref is a
+// runnable (§6.5.1), a supplied expected_catalog_version a token to compare
+// (§6.5.3) and a supplied idempotency_key a key (§6.5.6), each even when
+// it is the empty string.
 type ExecuteRequest struct {
 	Program                json.RawMessage `json:"program,omitempty"`
-	ProgramRef             string          `json:"program_ref,omitempty"`
+	ProgramRef             *string         `json:"program_ref,omitempty"`
 	Input                  json.RawMessage `json:"input,omitempty"`
 	Context                json.RawMessage `json:"context,omitempty"`
 	TraceLevel             string          `json:"trace_level,omitempty"`
 	Store                  *bool           `json:"store,omitempty"`
-	ExpectedCatalogVersion string          `json:"expected_catalog_version,omitempty"`
-	IdempotencyKey         string          `json:"idempotency_key,omitempty"`
+	ExpectedCatalogVersion *string         `json:"expected_catalog_version,omitempty"`
+	IdempotencyKey         *string         `json:"idempotency_key,omitempty"`
 	TestRun                *bool           `json:"test_run,omitempty"`
 	Mode                   string          `json:"mode,omitempty"`
 }
@@ -103,16 +107,19 @@ const (
 
 // LookupRequest is the lookup operation's argument object (binding.md):
 // `verb` selects list, get or changed_since; the other members belong to
-// the selected verb.
+// the selected verb. Cursor and Limit are nil when left out: a supplied
+// cursor "" is no cursor a listing returned, and a supplied limit 0 asks
+// for a page of nothing (§6.3), where leaving them out asks for the first
+// page and the default page size.
 type LookupRequest struct {
-	Verb           string `json:"verb"`
-	Kind           string `json:"kind,omitempty"`
-	Tag            string `json:"tag,omitempty"`
-	Q              string `json:"q,omitempty"`
-	Cursor         string `json:"cursor,omitempty"`
-	Limit          int    `json:"limit,omitempty"`
-	ID             string `json:"id,omitempty"`
-	CatalogVersion string `json:"catalog_version,omitempty"`
+	Verb           string  `json:"verb"`
+	Kind           string  `json:"kind,omitempty"`
+	Tag            string  `json:"tag,omitempty"`
+	Q              string  `json:"q,omitempty"`
+	Cursor         *string `json:"cursor,omitempty"`
+	Limit          *int    `json:"limit,omitempty"`
+	ID             string  `json:"id,omitempty"`
+	CatalogVersion string  `json:"catalog_version,omitempty"`
 }
 
 // Lookup verbs (§6.3).

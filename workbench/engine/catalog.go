@@ -306,22 +306,34 @@ func (v *view) lookup(log *versionLog, req pilotage.LookupRequest) (any, error) 
 	return nil, invalid("unknown lookup verb %q: use list, get or changed_since", req.Verb)
 }
 
+// pageSize is the page size a list request asks for: the default when
+// limit is left out, at most MaxPageSize. A supplied limit below 1, 0
+// included, asks for a page of nothing and is refused, as the lookup
+// tool's input schema (minimum 1) publishes.
+func pageSize(limit *int) (int, error) {
+	switch {
+	case limit == nil:
+		return DefaultPageSize, nil
+	case *limit < 1:
+		return 0, invalid("limit must be at least 1, got %d", *limit)
+	}
+	return min(*limit, MaxPageSize), nil
+}
+
 func (v *view) list(req pilotage.LookupRequest) (*pilotage.ListResponse, error) {
 	if req.Q != "" && !v.lang.caps.HasSub(pilotage.CapCatalog, pilotage.SubSearch) {
 		return nil, unsupported("Language %s does not declare catalog.search, so list takes no q", v.lang.ID)
 	}
-	if req.Limit < 0 {
-		return nil, invalid("limit must be positive, got %d", req.Limit)
+	limit, err := pageSize(req.Limit)
+	if err != nil {
+		return nil, err
 	}
-	limit := req.Limit
-	if limit == 0 {
-		limit = DefaultPageSize
-	}
-	limit = min(limit, MaxPageSize)
 	filter := hashBytes([]byte(req.Kind + "\x00" + req.Tag + "\x00" + req.Q))[:12]
 	after := ""
-	if req.Cursor != "" {
-		a, f, ok := decodeCursor(req.Cursor)
+	if req.Cursor != nil {
+		// A listing never returns an empty next_cursor, so a supplied ""
+		// fails here like any cursor it did not return.
+		a, f, ok := decodeCursor(*req.Cursor)
 		if !ok || f != filter {
 			return nil, invalid("the cursor is not one this listing returned; pass next_cursor back unchanged with the same filters")
 		}

@@ -22,32 +22,33 @@ func lookup(t *testing.T, e *Engine, principal, lang string, req pilotage.Lookup
 func TestListPagination(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
 	var ids []string
-	cursor := ""
+	var cursor *string // the first page is asked for without one
 	for pages := 0; ; pages++ {
 		if pages > 10 {
 			t.Fatal("pagination does not end")
 		}
-		l := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 3, Cursor: cursor}).(*pilotage.ListResponse)
+		l := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(3), Cursor: cursor}).(*pilotage.ListResponse)
 		if len(l.Items) > 3 || l.CatalogVersion == "" {
 			t.Fatalf("page %d: %+v", pages, l)
 		}
 		for _, it := range l.Items {
 			ids = append(ids, it.ID)
 		}
-		if cursor = l.NextCursor; cursor == "" {
+		if l.NextCursor == "" {
 			break
 		}
+		cursor = &l.NextCursor
 	}
 	want := "fan.set lights.set lock.open prog.nightly@1 rooms sensors.read slow.op weather.fetch"
 	if got := strings.Join(ids, " "); got != want {
 		t.Errorf("listed %s\nwant    %s", got, want)
 	}
-	first := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 1}).(*pilotage.ListResponse)
-	_, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: "sensor", Cursor: first.NextCursor})
+	first := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(1)}).(*pilotage.ListResponse)
+	_, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: "sensor", Cursor: new(first.NextCursor)})
 	reqErr(t, err, pilotage.ErrInvalidRequest)
-	_, err = e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Cursor: "!!"})
+	_, err = e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Cursor: new("!!")})
 	reqErr(t, err, pilotage.ErrInvalidRequest)
-	_, err = e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: -1})
+	_, err = e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(-1)})
 	reqErr(t, err, pilotage.ErrInvalidRequest)
 }
 
@@ -123,7 +124,7 @@ func TestPrincipalsCannotTellNames(t *testing.T) {
 			return e.Lookup(bg, callerOf("bob", "s"), "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: "lock"})
 		},
 		"program_ref": func(e *Engine) (any, error) {
-			return e.Execute(bg, callerOf("bob", "s"), "home/v1", pilotage.ExecuteRequest{ProgramRef: "lock.open"})
+			return e.Execute(bg, callerOf("bob", "s"), "home/v1", pilotage.ExecuteRequest{ProgramRef: new("lock.open")})
 		},
 	}
 	for name, op := range ops {
@@ -212,7 +213,7 @@ func TestNoCatalogNoNames(t *testing.T) {
 	}
 	// Nor promoted programs: program_ref is unsupported (§6.5.1,
 	// TestProgramRefWithoutCatalog).
-	_, err = e.Execute(bg, alice, "pure/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1"})
+	_, err = e.Execute(bg, alice, "pure/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@1")})
 	reqErr(t, err, pilotage.ErrUnsupported)
 	_, err = e.Lookup(bg, alice, "pure/v1", pilotage.LookupRequest{Verb: pilotage.VerbList})
 	reqErr(t, err, pilotage.ErrUnsupported)

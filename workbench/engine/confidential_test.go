@@ -46,9 +46,9 @@ func confidentialCases() []confidentialCase {
 	text, _ := json.Marshal(inline)
 	rooms, site := raw(`{"rooms": ["a", "b"]}`), raw(`{"site": "hq"}`)
 	return []confidentialCase{
-		{"program_ref caller authority", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.outer@1", Input: rooms}},
+		{"program_ref caller authority", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.outer@1"), Input: rooms}},
 		{"inline caller authority", "home/v1", pilotage.ExecuteRequest{Program: raw(inline)}},
-		{"program_ref promoter authority", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: "prog.outer@1", Input: rooms, Context: site}},
+		{"program_ref promoter authority", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.outer@1"), Input: rooms, Context: site}},
 		{"inline promoter authority", "ctx/v1", pilotage.ExecuteRequest{Program: text, Context: site}},
 	}
 }
@@ -168,7 +168,7 @@ func TestHiddenIsRemovedToCarol(t *testing.T) {
 			sameToCarol(t, unchanged, removedToo, "nightly")
 			for _, c := range confidentialCases() {
 				want := `"ok": false`
-				if c.req.ProgramRef != "" {
+				if c.req.ProgramRef != nil {
 					want = `"status": "promotion_drift"`
 				}
 				if !strings.Contains(hidden[c.name], want) {
@@ -217,7 +217,7 @@ func TestPromoterAuthorityConceals(t *testing.T) {
 // which she may not), the opaque step's failure names only outer.
 func TestConcealedFailureNamesOnlyOuter(t *testing.T) {
 	e := newEngine(t, outerServer("prog.outer@1"), t.TempDir())
-	r := exec(t, e, "carol", "s1", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: "prog.outer@1", Input: raw(`{"rooms": ["cellar"]}`), Context: raw(`{"site": "hq"}`)})
+	r := exec(t, e, "carol", "s1", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.outer@1"), Input: raw(`{"rooms": ["cellar"]}`), Context: raw(`{"site": "hq"}`)})
 	b, _ := json.Marshal(r)
 	if r.Outcome.OK || len(r.Trace.Steps) != 1 || strings.Contains(string(b), "nightly") || strings.Contains(string(b), "cellar lights") {
 		t.Errorf("a failure inside the hidden body:\n%s", b)
@@ -271,7 +271,7 @@ func TestConcealedBodyThatNoLongerValidates(t *testing.T) {
 		}
 	}
 	e := newEngine(t, srv, t.TempDir())
-	req := pilotage.ExecuteRequest{ProgramRef: "prog.outer@1", Input: raw(`{"rooms": []}`), Context: raw(`{"site": "hq"}`)}
+	req := pilotage.ExecuteRequest{ProgramRef: new("prog.outer@1"), Input: raw(`{"rooms": []}`), Context: raw(`{"site": "hq"}`)}
 	if r := exec(t, e, "alice", "s1", "ctx/v1", req); r.Outcome.Status != pilotage.StatusValidationError || len(r.Diagnostics) == 0 {
 		t.Fatalf("alice, who sees nightly, gets the diagnostics: %+v", r)
 	}
@@ -297,7 +297,7 @@ func TestDeployedBaselineUsesItsLanguage(t *testing.T) {
 	srv.Languages = append([]*language.Language{&first}, srv.Languages...)
 	e := newEngine(t, srv, t.TempDir())
 	ref := deployOpenAndFan(t, e)
-	r := exec(t, e, "bob", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: ref})
+	r := exec(t, e, "bob", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(ref)})
 	b, _ := json.Marshal(r)
 	if r.Outcome.Status != pilotage.StatusPromotionDrift || strings.Contains(string(b), "lock") {
 		t.Errorf("bob runs alice's program: %s", b)

@@ -30,9 +30,9 @@ func TestDeployRunByProgramRef(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newEngine(t, srv, t.TempDir())
 			minted := deploy(t, e, raw(fanProgram))
-			before := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 100})
+			before := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(100)})
 			for _, ref := range []string{minted, "prog.nightly@1"} {
-				resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: ref, Mode: pilotage.ModeDeploy})
+				resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(ref), Mode: pilotage.ModeDeploy})
 				want := string(mustJSON(map[string]string{"program_ref": ref}))
 				if !resp.Outcome.OK || string(resp.Output) != want {
 					t.Fatalf("deploy Run of %s: %s, want ok with output %s", ref, mustJSON(resp), want)
@@ -43,12 +43,12 @@ func TestDeployRunByProgramRef(t *testing.T) {
 					t.Errorf("deploy Run of %s: want an installation trace of %s, got %s", ref, ref, mustJSON(tr))
 				}
 			}
-			after := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 100})
+			after := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(100)})
 			if !equalJSON(before, after) {
 				t.Errorf("installing a promoted program again changed the catalog:\n%+v\n%+v", before, after)
 			}
 			// test_run by program_ref still evaluates the body.
-			resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: minted, Mode: pilotage.ModeDeploy,
+			resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(minted), Mode: pilotage.ModeDeploy,
 				TestRun: boolp(true), Input: raw(`{"on": true}`)})
 			if !resp.Outcome.OK || resp.Trace.Mode != pilotage.ModeTestRun || string(resp.Output) != `{"ok":true}` {
 				t.Errorf("test_run by program_ref: %s", mustJSON(resp))
@@ -68,21 +68,21 @@ func TestDeployRunByProgramRef(t *testing.T) {
 func TestDeployRunByProgramRefChecks(t *testing.T) {
 	e := newEngine(t, deployServer(), t.TempDir())
 	ref := deploy(t, e, raw(`{"steps": [{"id": "o", "call": "lock.open", "with": {}}]}`))
-	_, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{ProgramRef: "program.000000000000@1"})
+	_, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{ProgramRef: new("program.000000000000@1")})
 	reqErr(t, err, pilotage.ErrNotFound)
-	r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: ref, ExpectedCatalogVersion: "cv-old"})
+	r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(ref), ExpectedCatalogVersion: new("cv-old")})
 	if r.Outcome.Status != pilotage.StatusCatalogDrift || r.Output != nil || r.Trace != nil {
 		t.Errorf("stale token: %s, want catalog_drift", mustJSON(r))
 	}
 	// Step 4: the body does not run at installation, so no input is
 	// needed (TestDeployRunByProgramRef installs prog.nightly@1 without
 	// one), but one supplied must match the entry's input_schema (§6.5.5).
-	r = exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1", Input: raw(`{"rooms": "hall"}`)})
+	r = exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@1"), Input: raw(`{"rooms": "hall"}`)})
 	if r.Outcome.Status != pilotage.StatusValidationError || len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != pilotage.CodeInputBinding || r.Output != nil {
 		t.Errorf("input off the input_schema: %s, want validation_error with input_binding", mustJSON(r))
 	}
 	changeEntry(t, e, "lock.open", func(en *language.Entry) { en.Risk, en.RiskHints = "any", hintsOf("any") })
-	r = exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: ref})
+	r = exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(ref)})
 	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Output != nil || r.Trace != nil {
 		t.Errorf("drifted body: %s, want promotion_drift", mustJSON(r))
 	}
@@ -99,7 +99,7 @@ func TestProgramRefWithoutCatalog(t *testing.T) {
 		home.ExecutionMode = mode
 		home.Capabilities = caps(pilotage.CapGuides, pilotage.On(), pilotage.CapValidate, pilotage.On(), pilotage.CapExecute, pilotage.On())
 		e := newEngine(t, srv, t.TempDir())
-		_, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1"})
+		_, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@1")})
 		if re := reqErr(t, err, pilotage.ErrUnsupported); !strings.Contains(re.Message, "catalog") || !strings.Contains(re.Message, "inline") {
 			t.Errorf("mode %s: %q should say there is no catalog and to send the program inline", mode, re.Message)
 		}
@@ -118,6 +118,6 @@ func TestProgramRefWithoutPromotedKind(t *testing.T) {
 	}
 	e := newEngine(t, res.Server, t.TempDir())
 	lookup(t, e, "", "notes/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: "notes.search"})
-	_, err = e.Execute(bg, callerOf("", "s1"), "notes/v1", pilotage.ExecuteRequest{ProgramRef: "notes.search"})
+	_, err = e.Execute(bg, callerOf("", "s1"), "notes/v1", pilotage.ExecuteRequest{ProgramRef: new("notes.search")})
 	reqErr(t, err, pilotage.ErrNotFound)
 }

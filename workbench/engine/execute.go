@@ -39,7 +39,7 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 	if err != nil {
 		return nil, err
 	}
-	if req.IdempotencyKey != "" {
+	if req.IdempotencyKey != nil {
 		// Held until the Run is recorded, so two concurrent requests
 		// with one key are one execution (§6.5.6), not two that both
 		// missed the record.
@@ -52,8 +52,9 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 	if r.lang.caps.Has(pilotage.CapCatalog) {
 		resp.CatalogVersion = r.view.version
 	}
-	// 2. Catalog drift (§6.5.3).
-	if req.ExpectedCatalogVersion != "" && req.ExpectedCatalogVersion != r.view.version {
+	// 2. Catalog drift (§6.5.3): a supplied token is compared, the empty
+	// string too, which no catalog_version is.
+	if req.ExpectedCatalogVersion != nil && *req.ExpectedCatalogVersion != r.view.version {
 		return refuse(resp, pilotage.StatusCatalogDrift, "catalog version mismatch", nil), nil
 	}
 	// 3. Revalidation, or the promotion baseline.
@@ -144,7 +145,9 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 		return nil, unsupported("Language %s does not declare execute", l.ID)
 	}
 	r := &request{ExecuteRequest: req, caller: c, lang: l, st: st, view: e.view(st, l, c.Principal)}
-	hasProg, hasRef := !isAbsent(req.Program), req.ProgramRef != ""
+	// A supplied program_ref is a runnable even when empty (§6.5.1); alone
+	// it is a reference that resolves to nothing.
+	hasProg, hasRef := !isAbsent(req.Program), req.ProgramRef != nil
 	switch {
 	case hasProg && hasRef:
 		return nil, invalid("send either program or program_ref, not both")
@@ -155,9 +158,9 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 		// are exposed in the catalog; without one there are none.
 		return nil, unsupported("Language %s declares no catalog, so it exposes no promoted programs to run by program_ref; send the program inline", l.ID)
 	case hasRef:
-		r.ref = r.view.byID[req.ProgramRef]
+		r.ref = r.view.byID[*req.ProgramRef]
 		if r.ref == nil || r.ref.prom == nil {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no promoted program %q", req.ProgramRef), CatalogVersion: r.view.version}
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no promoted program %q", *req.ProgramRef), CatalogVersion: r.view.version}
 		}
 	}
 	if req.TraceLevel != "" && levelRank(req.TraceLevel) < 0 {
@@ -184,7 +187,7 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 	default:
 		r.keep = l.retention != pilotage.RetentionNone && l.retention != ""
 	}
-	if req.IdempotencyKey != "" && !l.caps.HasSub(pilotage.CapExecute, pilotage.SubIdempotency) {
+	if req.IdempotencyKey != nil && !l.caps.HasSub(pilotage.CapExecute, pilotage.SubIdempotency) {
 		return nil, unsupported("Language %s does not declare execute.idempotency; leave idempotency_key out", l.ID)
 	}
 	return r, nil
@@ -234,7 +237,11 @@ func (r *request) selectMode() error {
 // fingerprint identifies the runnable and input of a request (§6.5.6);
 // the Language is part of the runnable.
 func (r *request) fingerprint() string {
-	return hashBytes(mustJSON([]string{r.lang.ID, string(canonical(r.Program)), r.ProgramRef, r.mode, fmt.Sprint(r.testRun), string(canonical(r.Input))}))
+	ref := ""
+	if r.ref != nil {
+		ref = r.ref.wire.ID
+	}
+	return hashBytes(mustJSON([]string{r.lang.ID, string(canonical(r.Program)), ref, r.mode, fmt.Sprint(r.testRun), string(canonical(r.Input))}))
 }
 
 // replayKey scopes an idempotency key to the Server (§6.5.6) and, within
@@ -242,7 +249,7 @@ func (r *request) fingerprint() string {
 // principal's key with the same program would be handed that principal's
 // recorded output and trace before any authorization check ran (§10.3).
 func (r *request) replayKey() string {
-	return r.caller.Principal + "\x00" + r.IdempotencyKey
+	return r.caller.Principal + "\x00" + *r.IdempotencyKey
 }
 
 // bindInput applies the parameter-binding convention (semantics.go) or,
@@ -402,7 +409,7 @@ func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilota
 			e.store.PutSession(rec)
 		}
 	}
-	if r.IdempotencyKey != "" {
+	if r.IdempotencyKey != nil {
 		recorded := *resp
 		if !r.keep {
 			// store: false forbids keeping the record beyond this

@@ -57,13 +57,13 @@ func TestProcessingOrder(t *testing.T) {
 		kind   string // request error kind, or "" for an outcome
 		status string
 	}{
-		{"selection before ref resolution", "home/v1", pilotage.ExecuteRequest{Program: bad, ProgramRef: "prog.none@1"}, pilotage.ErrInvalidRequest, ""},
-		{"ref resolution before trace level", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.none@1", TraceLevel: "loud"}, pilotage.ErrNotFound, ""},
+		{"selection before ref resolution", "home/v1", pilotage.ExecuteRequest{Program: bad, ProgramRef: new("prog.none@1")}, pilotage.ErrInvalidRequest, ""},
+		{"ref resolution before trace level", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.none@1"), TraceLevel: "loud"}, pilotage.ErrNotFound, ""},
 		{"trace level before test_run", "noret/v1", pilotage.ExecuteRequest{Program: bad, TraceLevel: "loud", TestRun: boolp(true)}, pilotage.ErrInvalidRequest, ""},
 		{"test_run before store", "noret/v1", pilotage.ExecuteRequest{Program: bad, TestRun: boolp(true), Store: boolp(true)}, pilotage.ErrUnsupported, ""},
-		{"store before idempotency", "noret/v1", pilotage.ExecuteRequest{Program: bad, Store: boolp(true), IdempotencyKey: "k"}, pilotage.ErrUnsupported, ""},
-		{"request checks before drift", "home/v1", pilotage.ExecuteRequest{Program: bad, TraceLevel: "loud", ExpectedCatalogVersion: "old"}, pilotage.ErrInvalidRequest, ""},
-		{"drift before validation", "home/v1", pilotage.ExecuteRequest{Program: bad, ExpectedCatalogVersion: "old"}, "", pilotage.StatusCatalogDrift},
+		{"store before idempotency", "noret/v1", pilotage.ExecuteRequest{Program: bad, Store: boolp(true), IdempotencyKey: new("k")}, pilotage.ErrUnsupported, ""},
+		{"request checks before drift", "home/v1", pilotage.ExecuteRequest{Program: bad, TraceLevel: "loud", ExpectedCatalogVersion: new("old")}, pilotage.ErrInvalidRequest, ""},
+		{"drift before validation", "home/v1", pilotage.ExecuteRequest{Program: bad, ExpectedCatalogVersion: new("old")}, "", pilotage.StatusCatalogDrift},
 		{"validation before input binding", "home/v1", pilotage.ExecuteRequest{Program: bad, Input: raw(`[1]`)}, "", pilotage.StatusValidationError},
 		{"input binding before execution", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`7`)}, "", pilotage.StatusValidationError},
 	}
@@ -96,7 +96,7 @@ func TestProcessingOrder(t *testing.T) {
 	}
 	// Promotion drift is decided before input binding.
 	changeEntry(t, e, "lights.set", func(en *language.Entry) { en.Risk, en.RiskHints = "dangerous", hintsOf("dangerous") })
-	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1", Input: raw(`{"rooms": 5}`)})
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@1"), Input: raw(`{"rooms": 5}`)})
 	if resp.Outcome.Status != pilotage.StatusPromotionDrift {
 		t.Fatalf("want promotion_drift, got %+v", resp.Outcome)
 	}
@@ -128,7 +128,7 @@ func TestDriftRecovery(t *testing.T) {
 		t.Fatal(v1, err)
 	}
 	changeEntry(t, e, "fan.set", func(en *language.Entry) { en.Description = "the ceiling fan" })
-	run := pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), ExpectedCatalogVersion: v1.CatalogVersion}
+	run := pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), ExpectedCatalogVersion: new(v1.CatalogVersion)}
 	resp := exec(t, e, "alice", "s1", "home/v1", run)
 	if resp.Outcome != (pilotage.Outcome{Status: pilotage.StatusCatalogDrift, Error: "catalog version mismatch"}) || resp.CatalogVersion == v1.CatalogVersion {
 		t.Fatalf("want catalog_drift with the new token, got %+v", resp)
@@ -141,7 +141,7 @@ func TestDriftRecovery(t *testing.T) {
 		t.Fatalf("changed_since: %+v", got)
 	}
 	v2, _ := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: raw(fanProgram)})
-	run.ExpectedCatalogVersion = v2.CatalogVersion
+	run.ExpectedCatalogVersion = &v2.CatalogVersion
 	if resp := exec(t, e, "alice", "s1", "home/v1", run); !resp.Outcome.OK {
 		t.Fatalf("after revalidation: %+v", resp.Outcome)
 	}
@@ -189,13 +189,13 @@ func TestPromotionDrift(t *testing.T) {
 	if en.Kind != "program" || en.Risk != "write" || en.RiskHints != hintsOf("write") || len(en.InputSchema) == 0 {
 		t.Errorf("promoted entry: %+v (want kind program, honest risk write, an input_schema)", en)
 	}
-	run := pilotage.ExecuteRequest{ProgramRef: out.Ref, Input: raw(`{"on": true}`), ExpectedCatalogVersion: got.(*pilotage.GetResponse).CatalogVersion}
+	run := pilotage.ExecuteRequest{ProgramRef: new(out.Ref), Input: raw(`{"on": true}`), ExpectedCatalogVersion: &got.(*pilotage.GetResponse).CatalogVersion}
 	if r := exec(t, e, "alice", "s1", "home/v1", run); !r.Outcome.OK || string(r.Output) != `{"ok":true}` {
 		t.Fatalf("run of the promoted program: %+v %s", r.Outcome, r.Output)
 	}
 	// Name, description and tags are not part of the baseline.
 	changeEntry(t, e, "fan.set", func(en *language.Entry) { en.Name, en.Tags = "Fan", []string{"air"} })
-	run.ExpectedCatalogVersion = ""
+	run.ExpectedCatalogVersion = nil
 	if r := exec(t, e, "alice", "s1", "home/v1", run); !r.Outcome.OK {
 		t.Fatalf("a cosmetic change drifted the promotion: %+v", r.Outcome)
 	}
@@ -223,7 +223,7 @@ func TestPromotionDrift(t *testing.T) {
 	if err := e.Reload(srv); err != nil {
 		t.Fatal(err)
 	}
-	if r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1", Input: raw(`{"rooms": []}`)}); r.Outcome.Status != pilotage.StatusPromotionDrift {
+	if r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@1"), Input: raw(`{"rooms": []}`)}); r.Outcome.Status != pilotage.StatusPromotionDrift {
 		t.Errorf("PDL program after reload: %+v", r.Outcome)
 	}
 }
@@ -237,17 +237,17 @@ func TestIdempotency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k1"}
+	req := pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: new("k1")}
 	first := exec(t, e, "alice", "s1", "home/v1", req)
-	again := exec(t, e, "alice", "s2", "home/v1", pilotage.ExecuteRequest{Program: raw(`{"output": "steps.f.output", "steps": [{"with": {"on": "input.on"}, "call": "fan.set", "id": "f"}]}`), Input: raw(`{ "on" : true }`), IdempotencyKey: "k1"})
+	again := exec(t, e, "alice", "s2", "home/v1", pilotage.ExecuteRequest{Program: raw(`{"output": "steps.f.output", "steps": [{"with": {"on": "input.on"}, "call": "fan.set", "id": "f"}]}`), Input: raw(`{ "on" : true }`), IdempotencyKey: new("k1")})
 	if !equalJSON(first, again) {
 		t.Fatalf("replay differs:\n%+v\n%+v", first, again)
 	}
-	_, err = e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": false}`), IdempotencyKey: "k1"})
+	_, err = e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": false}`), IdempotencyKey: new("k1")})
 	reqErr(t, err, pilotage.ErrConflict)
-	_, err = e.Execute(bg, alice, "bare/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k1"})
+	_, err = e.Execute(bg, alice, "bare/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: new("k1")})
 	reqErr(t, err, pilotage.ErrUnsupported) // bare/v1 declares no idempotency
-	_, err = e.Execute(bg, alice, "ctx/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k1"})
+	_, err = e.Execute(bg, alice, "ctx/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: new("k1")})
 	reqErr(t, err, pilotage.ErrUnsupported)
 	// Another principal's Run under the same key is its own execution.
 	bobs := exec(t, e, "bob", "s1", "home/v1", req)
@@ -255,11 +255,11 @@ func TestIdempotency(t *testing.T) {
 		t.Error("bob was handed alice's recorded Run")
 	}
 	// A refused Run is never recorded: the key stays free.
-	drift := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k2", ExpectedCatalogVersion: "stale"})
+	drift := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: new("k2"), ExpectedCatalogVersion: new("stale")})
 	if drift.Outcome.Status != pilotage.StatusCatalogDrift {
 		t.Fatal(drift.Outcome)
 	}
-	ok := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: "k2"})
+	ok := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: new("k2")})
 	if !ok.Outcome.OK || ok.RunID == drift.RunID {
 		t.Fatalf("key of a refused Run replayed: %+v", ok)
 	}
@@ -335,7 +335,7 @@ func TestExpansionLimit(t *testing.T) {
 	rec.Program = raw(`{"steps": [{"id": "again", "run": "prog.rec@1", "with": {}}]}`)
 	srv.Catalog = append(srv.Catalog, rec)
 	e := newEngine(t, srv, t.TempDir())
-	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.rec@1"})
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.rec@1")})
 	if resp.Outcome.Status != pilotage.StatusPartial || !strings.Contains(resp.Outcome.Error, "expansion limit of 3") {
 		t.Fatalf("outcome %+v", resp.Outcome)
 	}
@@ -367,11 +367,11 @@ func lockerServer() *language.Server {
 // under the promoter's the body runs, as one opaque step to bob.
 func TestAuthorityAtExecution(t *testing.T) {
 	e := newEngine(t, lockerServer(), t.TempDir())
-	r := exec(t, e, "bob", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.locker@1"})
+	r := exec(t, e, "bob", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.locker@1")})
 	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Trace != nil || strings.Contains(r.Outcome.Error, "lock.open") {
 		t.Fatalf("caller authority: want promotion_drift naming only prog.locker@1, got %+v", r)
 	}
-	r = exec(t, e, "bob", "s1", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: "prog.locker@1", Context: raw(`{"site": "hq"}`)})
+	r = exec(t, e, "bob", "s1", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.locker@1"), Context: raw(`{"site": "hq"}`)})
 	if !r.Outcome.OK || string(r.Output) != `"opened"` || len(r.Trace.Steps) != 1 || r.Trace.Steps[0].Calls[0] != "prog.locker@1" {
 		t.Fatalf("promoter authority: %+v", r.Trace)
 	}
@@ -392,12 +392,12 @@ func TestDeployedProgramSurvivesRestart(t *testing.T) {
 	json.Unmarshal(dep.Output, &out)
 	e.Close()
 	e2 := newEngine(t, homeServer(), dir)
-	r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: out.Ref, Input: raw(`{"on": false}`)})
+	r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(out.Ref), Input: raw(`{"on": false}`)})
 	if !r.Outcome.OK {
 		t.Fatalf("after restart: %+v", r.Outcome)
 	}
 	changeEntry(t, e2, "fan.set", func(en *language.Entry) { en.Risk, en.RiskHints = "dangerous", hintsOf("dangerous") })
-	if r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: out.Ref}); r.Outcome.Status != pilotage.StatusPromotionDrift {
+	if r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(out.Ref)}); r.Outcome.Status != pilotage.StatusPromotionDrift {
 		t.Errorf("the restored baseline did not detect drift: %+v", r.Outcome)
 	}
 }
@@ -431,7 +431,7 @@ func TestConcurrentUse(t *testing.T) {
 			for i := 0; i < 20 && err == nil; i++ {
 				c := callerOf("alice", fmt.Sprint("s", g))
 				var r *pilotage.ExecuteResponse
-				r, err = e.Execute(bg, c, "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: fmt.Sprint(g, "-", i)})
+				r, err = e.Execute(bg, c, "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: new(fmt.Sprint(g, "-", i))})
 				if err == nil {
 					_, err = e.Trace(bg, c, "home/v1", pilotage.TraceFetchRequest{RunID: r.RunID})
 				}
@@ -450,7 +450,7 @@ func TestConcurrentUse(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	l := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: "sensor", Limit: 100}).(*pilotage.ListResponse)
+	l := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: "sensor", Limit: new(100)}).(*pilotage.ListResponse)
 	if len(l.Items) != 3+8*4 {
 		t.Errorf("concurrent catalog edits lost some: %d sensors", len(l.Items))
 	}
@@ -512,7 +512,7 @@ func TestPDLBaselineSurvivesRestart(t *testing.T) {
 		}
 	}
 	e2 := newEngine(t, srv, dir)
-	r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1", Input: raw(`{"rooms": []}`)})
+	r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@1"), Input: raw(`{"rooms": []}`)})
 	if r.Outcome.Status != pilotage.StatusPromotionDrift {
 		t.Errorf("edited PDL after restart: %+v", r.Outcome)
 	}
@@ -542,7 +542,7 @@ func TestPDLBodyChangeDrifts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := pilotage.ExecuteRequest{ProgramRef: "prog.nightly@1", Input: raw(`{"rooms": ["a", "b"]}`)}
+	ref := pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@1"), Input: raw(`{"rooms": ["a", "b"]}`)}
 	inline := pilotage.ExecuteRequest{Program: raw(`{"steps": [{"id": "n", "run": "prog.nightly@1", "with": {"rooms": "['a']"}}], "output": "steps.n.output"}`)}
 	runs := func(e *Engine, when string) {
 		t.Helper()
@@ -607,7 +607,7 @@ func TestPDLBodyChangeDrifts(t *testing.T) {
 	if err := e2.Reload(srv); err != nil {
 		t.Fatal(err)
 	}
-	if r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: "prog.nightly@2", Input: ref.Input}); !r.Outcome.OK || string(r.Output) != "20" {
+	if r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@2"), Input: ref.Input}); !r.Outcome.OK || string(r.Output) != "20" {
 		t.Errorf("the changed body under a new id: %+v %s", r.Outcome, r.Output)
 	}
 }

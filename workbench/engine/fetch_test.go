@@ -98,7 +98,7 @@ func TestNotFoundIsUniform(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
 	unstored := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), Store: boolp(false)})
 	stored := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), Store: boolp(true)})
-	refused := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), ExpectedCatalogVersion: "x", Store: boolp(true)})
+	refused := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), ExpectedCatalogVersion: new("x"), Store: boolp(true)})
 	if unstored.Trace == nil {
 		t.Fatal("store: false must still return the inline trace")
 	}

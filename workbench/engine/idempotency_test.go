@@ -26,7 +26,7 @@ func TestIdempotencySessionGrace(t *testing.T) {
 		t.Fatalf("home/v1 without a data directory declares retention %q, want session", m.Languages[0].Retention)
 	}
 	req := func(key string) pilotage.ExecuteRequest {
-		return pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: key}
+		return pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: new(key)}
 	}
 
 	first := exec(t, e, "alice", "s1", "home/v1", req("k"))

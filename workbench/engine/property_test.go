@@ -190,7 +190,7 @@ func (c *genCase) describe() string {
 // sideState is what validate must leave alone: the catalog as listed, and
 // the run store's files.
 func (p *propEnv) sideState(t *testing.T, lang string) string {
-	list := lookup(t, p.e, "alice", lang, pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 100})
+	list := lookup(t, p.e, "alice", lang, pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(100)})
 	var b strings.Builder
 	b.Write(mustJSON(list))
 	err := filepath.WalkDir(p.dir, func(path string, d os.DirEntry, err error) error {
@@ -337,7 +337,7 @@ func (p *propEnv) checkDeployed(t *testing.T, c *genCase, inline *pilotage.Execu
 	if err != nil || !v.Valid {
 		t.Fatalf("validate after deploy: %v %+v", err, v)
 	}
-	resp, err := p.e.Execute(bg, alice, c.lang, pilotage.ExecuteRequest{ProgramRef: out.Ref, Input: c.input, TraceLevel: pilotage.LevelFull, Store: boolp(false)})
+	resp, err := p.e.Execute(bg, alice, c.lang, pilotage.ExecuteRequest{ProgramRef: new(out.Ref), Input: c.input, TraceLevel: pilotage.LevelFull, Store: boolp(false)})
 	if err != nil {
 		t.Fatalf("execute %s: %v", out.Ref, err)
 	}

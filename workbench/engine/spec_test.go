@@ -23,7 +23,7 @@ import (
 func TestIdempotencyConcurrentRequestsAreOneRun(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
 	// slow.op holds each Run for 300ms, so the requests overlap.
-	req := pilotage.ExecuteRequest{Program: raw(`{"steps": [{"id": "s", "call": "slow.op"}]}`), IdempotencyKey: "together"}
+	req := pilotage.ExecuteRequest{Program: raw(`{"steps": [{"id": "s", "call": "slow.op"}]}`), IdempotencyKey: new("together")}
 	const n = 6
 	ids := make([]string, n)
 	var wg sync.WaitGroup
@@ -96,8 +96,8 @@ func TestLookupErrorsCarryCatalogVersion(t *testing.T) {
 	}{
 		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: "no.such"}, pilotage.ErrNotFound},
 		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet}, pilotage.ErrInvalidRequest},
-		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: -1}, pilotage.ErrInvalidRequest},
-		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Cursor: "!!"}, pilotage.ErrInvalidRequest},
+		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(-1)}, pilotage.ErrInvalidRequest},
+		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Cursor: new("!!")}, pilotage.ErrInvalidRequest},
 		{"home/v1", pilotage.LookupRequest{Verb: "grep"}, pilotage.ErrInvalidRequest},
 		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: "cv-never"}, pilotage.ErrUnknownBaseline},
 		{"ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: "fan"}, pilotage.ErrUnsupported},
@@ -180,12 +180,12 @@ func TestProgramRefIsCheckedUnderCallerAuthority(t *testing.T) {
 	srv.Catalog = append(srv.Catalog, secret)
 	e := newEngine(t, srv, t.TempDir())
 	ctx := raw(`{"site": "hq"}`)
-	if r := exec(t, e, "alice", "s1", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: "secret.prog@1", Context: ctx}); !r.Outcome.OK {
+	if r := exec(t, e, "alice", "s1", "ctx/v1", pilotage.ExecuteRequest{ProgramRef: new("secret.prog@1"), Context: ctx}); !r.Outcome.OK {
 		t.Fatalf("alice, who sees it: %+v", r.Outcome)
 	}
 	var answers []string
 	for _, ref := range []string{"secret.prog@1", "secret.none@1"} {
-		_, err := e.Execute(bg, callerOf("bob", "s1"), "ctx/v1", pilotage.ExecuteRequest{ProgramRef: ref, Context: ctx})
+		_, err := e.Execute(bg, callerOf("bob", "s1"), "ctx/v1", pilotage.ExecuteRequest{ProgramRef: new(ref), Context: ctx})
 		re := reqErr(t, err, pilotage.ErrNotFound)
 		b, _ := json.Marshal(pilotage.RequestErrorEnvelope{Error: *re})
 		answers = append(answers, strings.ReplaceAll(string(b), ref, "REF"))
@@ -234,7 +234,7 @@ func TestValidateHasNoSideEffects(t *testing.T) {
 		steps = append(steps, fmt.Sprintf(`{"id": "s%d", "call": "slow.op"}`, i))
 	}
 	prog := raw(`{"steps": [` + strings.Join(steps, ",") + `, {"id": "f", "call": "fan.set", "with": {"on": "true"}}]}`)
-	before := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 100})
+	before := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(100)})
 	start := time.Now()
 	var first []byte
 	for i := range 3 {
@@ -252,7 +252,7 @@ func TestValidateHasNoSideEffects(t *testing.T) {
 	if took := time.Since(start); took >= 9*time.Second {
 		t.Errorf("three validations took %s: slow.op was invoked", took)
 	}
-	after := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 100})
+	after := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(100)})
 	if !equalJSON(before, after) {
 		t.Errorf("the catalog changed under validation:\n%+v\n%+v", before, after)
 	}
@@ -270,7 +270,7 @@ func TestEntryLanguagesLimitVisibility(t *testing.T) {
 	lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: ref})
 	_, err := e.Lookup(bg, alice, "ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: ref})
 	reqErr(t, err, pilotage.ErrNotFound)
-	_, err = e.Execute(bg, alice, "ctx/v1", pilotage.ExecuteRequest{ProgramRef: ref, Context: raw(`{"site": "hq"}`)})
+	_, err = e.Execute(bg, alice, "ctx/v1", pilotage.ExecuteRequest{ProgramRef: new(ref), Context: raw(`{"site": "hq"}`)})
 	reqErr(t, err, pilotage.ErrNotFound)
 }
 
@@ -299,7 +299,7 @@ func TestTestRunInstallsNothing(t *testing.T) {
 	srv := homeServer()
 	srv.Languages[0].ExecutionMode = pilotage.ModeDeploy
 	e := newEngine(t, srv, t.TempDir())
-	before := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 100})
+	before := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(100)})
 	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), TestRun: boolp(true)})
 	if !resp.Outcome.OK || resp.Trace.Mode != pilotage.ModeTestRun || len(resp.Trace.Steps) != 1 || resp.Trace.Steps[0].ID != "f" {
 		t.Fatalf("test run: %+v", resp.Trace)
@@ -307,7 +307,7 @@ func TestTestRunInstallsNothing(t *testing.T) {
 	if strings.Contains(string(resp.Output), "program_ref") {
 		t.Errorf("a test run returned an installation result: %s", resp.Output)
 	}
-	after := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: 100})
+	after := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(100)})
 	if !equalJSON(before, after) {
 		t.Errorf("the test run changed the catalog:\n%+v\n%+v", before, after)
 	}

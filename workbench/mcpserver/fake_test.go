@@ -136,7 +136,7 @@ func (f *fakeService) Validate(ctx context.Context, c service.Caller, lang strin
 
 func (f *fakeService) Execute(ctx context.Context, c service.Caller, lang string, req pilotage.ExecuteRequest) (*pilotage.ExecuteResponse, error) {
 	f.record(c)
-	if (req.Program == nil) == (req.ProgramRef == "") {
+	if (req.Program == nil) == (req.ProgramRef == nil) {
 		return nil, &pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: "exactly one of program and program_ref"}
 	}
 	f.mu.Lock()

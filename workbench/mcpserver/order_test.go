@@ -67,7 +67,8 @@ func (w wireAnswer) matches(a wireAnswer) bool {
 
 // orderSessions serves order.pdl's engine to the owner and the guest,
 // each over its own in-memory MCP session, after recording the owner's
-// Run under idempotency key "k" (so another runnable with "k" conflicts)
+// Runs under idempotency keys "k" and "" (so another runnable with either
+// conflicts)
 // and changing lights.set's output schema (so prog.off@1 meets
 // promotion_drift).
 func orderSessions(t *testing.T) map[string]*mcp.ClientSession {
@@ -81,10 +82,12 @@ func orderSessions(t *testing.T) map[string]*mcp.ClientSession {
 		}
 		sessions[p] = connect(t, s)
 	}
-	seed := resultJSON(t, call(t, sessions["owner"], "order_v1_execute",
-		map[string]any{"program": lightsOn, "input": onInput, "idempotency_key": "k"}))
-	if !strings.Contains(seed, `"status":"success"`) {
-		t.Fatalf("seed Run: %s", seed)
+	for _, key := range []string{"k", ""} {
+		seed := resultJSON(t, call(t, sessions["owner"], "order_v1_execute",
+			map[string]any{"program": lightsOn, "input": onInput, "idempotency_key": key}))
+		if !strings.Contains(seed, `"status":"success"`) {
+			t.Fatalf("seed Run with key %q: %s", key, seed)
+		}
 	}
 	changeOutputSchema(t, eng, "lights.set", `{"type": "object"}`)
 	return sessions
@@ -180,6 +183,12 @@ func TestExecuteProcessingOrderOnTheWire(t *testing.T) {
 		{"neither program nor program_ref before trace_level",
 			owner(map[string]any{"trace_level": "x"}),
 			owner(map[string]any{"program": lightsOn, "trace_level": "x"}), neither, traceLevel},
+		// §6.5.1: a supplied program_ref is a runnable even when it is
+		// the empty string, so it and a program are both; alone it is a
+		// reference that resolves to nothing.
+		{"program and an empty program_ref before every other check",
+			owner(map[string]any{"program": map[string]any{"steps": []any{}}, "program_ref": "", "trace_level": "x"}),
+			owner(map[string]any{"program_ref": "", "trace_level": "x"}), selection, wireAnswer{kind: "not_found", says: `no promoted program ""`}},
 		// Step 1, program_ref resolution before trace_level.
 		{"unknown program_ref before an unrecognized trace_level",
 			owner(map[string]any{"program_ref": "prog.nope", "trace_level": "x"}),
@@ -223,6 +232,16 @@ func TestExecuteProcessingOrderOnTheWire(t *testing.T) {
 		{"idempotency conflict before catalog drift",
 			owner(map[string]any{"program": lightsOn, "input": otherInput, "idempotency_key": "k", "expected_catalog_version": "stale"}),
 			owner(map[string]any{"program": lightsOn, "input": otherInput, "expected_catalog_version": "stale"}), conflict, catalogDrift},
+		// §6.5.3: an empty expected_catalog_version is a supplied token,
+		// never the current one, so it is compared, not ignored.
+		{"idempotency conflict before drift from an empty token",
+			owner(map[string]any{"program": lightsOn, "input": otherInput, "idempotency_key": "k", "expected_catalog_version": ""}),
+			owner(map[string]any{"program": map[string]any{"steps": []any{}}, "expected_catalog_version": ""}), conflict, catalogDrift},
+		// §6.5.6: an empty idempotency_key is a key like any other; used
+		// with another input it conflicts with its first Run.
+		{"store under retention none before a conflict on the empty key",
+			owner(map[string]any{"program": lightsOn, "input": otherInput, "store": true, "idempotency_key": ""}),
+			owner(map[string]any{"program": lightsOn, "input": otherInput, "idempotency_key": ""}), store, conflict},
 		// Step 2 before step 3, for an inline program and for a program_ref.
 		{"catalog drift before revalidation",
 			owner(map[string]any{"program": unknownOp, "expected_catalog_version": "stale"}),
@@ -265,7 +284,13 @@ func TestLookupArgumentsReachTheEngine(t *testing.T) {
 		{map[string]any{"verb": "get", "id": "prog.nope", "limit": 0}, wireAnswer{kind: "not_found", says: `no catalog entry "prog.nope"`}},
 		{map[string]any{"verb": "list", "q": "lights", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.search"}},
 		{map[string]any{"verb": "changed_since", "catalog_version": "x", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.changed_since"}},
-		{map[string]any{"verb": "list", "limit": -1}, wireAnswer{kind: "invalid_request", says: "limit must be positive"}},
+		{map[string]any{"verb": "list", "limit": -1}, wireAnswer{kind: "invalid_request", says: "limit must be at least 1, got -1"}},
+		// A page of no entries asks for nothing: the schema's minimum 1
+		// holds, judged by the engine after q (§6.3).
+		{map[string]any{"verb": "list", "limit": 0}, wireAnswer{kind: "invalid_request", says: "limit must be at least 1, got 0"}},
+		// No listing returns an empty next_cursor, so "" is no cursor of
+		// one (§6.3), not the first page.
+		{map[string]any{"verb": "list", "cursor": ""}, wireAnswer{kind: "invalid_request", says: "the cursor is not one this listing returned"}},
 		{map[string]any{"verb": 7}, wireAnswer{kind: "invalid_request", says: `unknown lookup verb "7"`}},
 	} {
 		res := call(t, cs, "order_v1_lookup", c.args)
@@ -276,10 +301,10 @@ func TestLookupArgumentsReachTheEngine(t *testing.T) {
 			t.Errorf("%v: the request error carries no catalog_version (§6.3)", c.args)
 		}
 	}
-	// On list, limit 0 is read as absent: the default page.
-	res := call(t, cs, "order_v1_lookup", map[string]any{"verb": "list", "limit": 0})
+	// Left out, limit is the default page.
+	res := call(t, cs, "order_v1_lookup", map[string]any{"verb": "list"})
 	if items, _ := structured(t, res)["items"].([]any); res.IsError || len(items) != 4 {
-		t.Errorf("list with limit 0: isError %v, %s; want the 4 entries", res.IsError, resultJSON(t, res))
+		t.Errorf("list without limit: isError %v, %s; want the 4 entries", res.IsError, resultJSON(t, res))
 	}
 }
 
