@@ -29,7 +29,8 @@ func (e *Engine) Trace(ctx context.Context, c service.Caller, language string, r
 	}
 	notFound := &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: "no retrievable Run with this run_id"}
 	if req.RunID == "" {
-		return nil, invalid("the request has no run_id")
+		// No Run has an empty id, so "" is malformed like a missing one.
+		return nil, invalid("run_id is missing or empty: send the run_id an execute response returned")
 	}
 	rec, err := e.store.Get(req.RunID, c.Session)
 	if err != nil {

@@ -149,3 +149,14 @@ func TestNarrationEchoesOnlyFacts(t *testing.T) {
 		t.Errorf("narration without narrate: %+v %v", got, err)
 	}
 }
+
+// TestFetchEmptyRunID: run_id is required (§6.6) and the Server never
+// mints an empty one, so run_id "" is a malformed request like a missing
+// one, not a lookup that finds nothing; the message says which.
+func TestFetchEmptyRunID(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	_, err := fetch(e, "alice", "s1", "home/v1", "", "")
+	if re := reqErr(t, err, pilotage.ErrInvalidRequest); !strings.Contains(re.Message, "run_id is missing or empty") {
+		t.Errorf("run_id \"\": %q, want it to say the run_id is missing or empty", re.Message)
+	}
+}
