@@ -3,9 +3,11 @@ package pilotage
 import "encoding/json"
 
 // LearnRequest is the learn operation (§6.2): empty for the index form.
+// The members are nil when left out: a supplied id, "" too, fetches that
+// guide, and a supplied topic, "" too, is a topic fetch.
 type LearnRequest struct {
-	ID    string `json:"id,omitempty"`
-	Topic string `json:"topic,omitempty"`
+	ID    *string `json:"id,omitempty"`
+	Topic *string `json:"topic,omitempty"`
 }
 
 // LearnIndex answers the index form of learn.
@@ -107,10 +109,12 @@ const (
 
 // LookupRequest is the lookup operation's argument object (binding.md):
 // `verb` selects list, get or changed_since; the other members belong to
-// the selected verb. Cursor and Limit are nil when left out: a supplied
-// cursor "" is no cursor a listing returned, and a supplied limit 0 asks
-// for a page of nothing (§6.3), where leaving them out asks for the first
-// page and the default page size.
+// the selected verb. The pointers are nil when left out: a supplied
+// cursor "" is no cursor a listing returned, a supplied limit 0 asks for a
+// page of nothing, a supplied id "" names no entry and a supplied
+// catalog_version "" is a token no baseline has (§6.3), where leaving them
+// out asks for the first page, the default page size, or nothing to look
+// up or compare against.
 type LookupRequest struct {
 	Verb           string  `json:"verb"`
 	Kind           string  `json:"kind,omitempty"`
@@ -118,8 +122,8 @@ type LookupRequest struct {
 	Q              string  `json:"q,omitempty"`
 	Cursor         *string `json:"cursor,omitempty"`
 	Limit          *int    `json:"limit,omitempty"`
-	ID             string  `json:"id,omitempty"`
-	CatalogVersion string  `json:"catalog_version,omitempty"`
+	ID             *string `json:"id,omitempty"`
+	CatalogVersion *string `json:"catalog_version,omitempty"`
 }
 
 // Lookup verbs (§6.3).

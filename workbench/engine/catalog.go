@@ -287,19 +287,22 @@ func (v *view) lookup(log *versionLog, req pilotage.LookupRequest) (any, error) 
 	case pilotage.VerbList:
 		return v.list(req)
 	case pilotage.VerbGet:
-		en := v.byID[req.ID]
-		if req.ID == "" {
+		if req.ID == nil {
 			return nil, invalid("get needs an id")
 		}
+		en := v.byID[*req.ID]
 		if en == nil {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no catalog entry %q", req.ID)}
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no catalog entry %q", *req.ID)}
 		}
 		return &pilotage.GetResponse{Entry: en.wire, CatalogVersion: v.version}, nil
 	case pilotage.VerbChangedSince:
 		if !v.lang.caps.HasSub(pilotage.CapCatalog, pilotage.SubChangedSince) {
 			return nil, unsupported("Language %s does not declare catalog.changed_since", v.lang.ID)
 		}
-		return v.changedSince(log, req.CatalogVersion)
+		if req.CatalogVersion == nil {
+			return nil, invalid("changed_since needs the catalog_version to compare against")
+		}
+		return v.changedSince(log, *req.CatalogVersion)
 	case "":
 		return nil, invalid("lookup needs a verb: list, get or changed_since")
 	}

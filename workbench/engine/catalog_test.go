@@ -79,10 +79,10 @@ func TestListFilters(t *testing.T) {
 	}
 	_, err := e.Lookup(bg, alice, "ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: "fan"})
 	reqErr(t, err, pilotage.ErrUnsupported)
-	_, err = e.Lookup(bg, alice, "ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: "x"})
+	_, err = e.Lookup(bg, alice, "ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new("x")})
 	reqErr(t, err, pilotage.ErrUnsupported)
 	re := func() *pilotage.RequestError {
-		_, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: "cv-never"})
+		_, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new("cv-never")})
 		return reqErr(t, err, pilotage.ErrUnknownBaseline)
 	}()
 	if re.CatalogVersion == "" {
@@ -118,7 +118,7 @@ func TestPrincipalsCannotTellNames(t *testing.T) {
 			return r, err
 		},
 		"get": func(e *Engine) (any, error) {
-			return e.Lookup(bg, callerOf("bob", "s"), "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: "lock.open"})
+			return e.Lookup(bg, callerOf("bob", "s"), "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new("lock.open")})
 		},
 		"list": func(e *Engine) (any, error) {
 			return e.Lookup(bg, callerOf("bob", "s"), "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: "lock"})
@@ -154,7 +154,7 @@ func TestLearn(t *testing.T) {
 			t.Errorf("index entry %+v", g)
 		}
 	}
-	topic, err := e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: "core", Topic: "steps"})
+	topic, err := e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: new("core"), Topic: new("steps")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,15 +162,15 @@ func TestLearn(t *testing.T) {
 	if want := "## Steps\n\nA program is a list of steps.\n\n### Calls\n\nUse call.\n\n"; *g.Body != want || g.SizeBytes != len(want) {
 		t.Errorf("topic body %q", *g.Body)
 	}
-	cs, _ := e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: "closed-sets", Topic: "closed-sets"})
+	cs, _ := e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: new("closed-sets"), Topic: new("closed-sets")})
 	if !strings.HasPrefix(*cs.(*pilotage.LearnFetch).Guide.Body, "# Closed sets") {
 		t.Error("the closed-sets topic must return the whole guide")
 	}
-	_, err = e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: "core", Topic: "nope"})
+	_, err = e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: new("core"), Topic: new("nope")})
 	reqErr(t, err, pilotage.ErrNotFound)
-	_, err = e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: "nope"})
+	_, err = e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: new("nope")})
 	reqErr(t, err, pilotage.ErrNotFound)
-	_, err = e.Learn(bg, alice, "ctx/v1", pilotage.LearnRequest{ID: "core", Topic: "steps"})
+	_, err = e.Learn(bg, alice, "ctx/v1", pilotage.LearnRequest{ID: new("core"), Topic: new("steps")})
 	reqErr(t, err, pilotage.ErrUnsupported)
 }
 

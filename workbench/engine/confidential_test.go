@@ -91,7 +91,7 @@ func carolSees(t *testing.T, cases []confidentialCase, setup func(t *testing.T) 
 	for _, lang := range []string{"home/v1", "ctx/v1"} {
 		l, err := e.Lookup(bg, carol, lang, pilotage.LookupRequest{Verb: pilotage.VerbList})
 		show(lang+" list", l, err)
-		g, err := e.Lookup(bg, carol, lang, pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: "prog.outer@1"})
+		g, err := e.Lookup(bg, carol, lang, pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new("prog.outer@1")})
 		show(lang+" get outer", g, err)
 	}
 	return got
@@ -251,7 +251,7 @@ func deployOpenAndFan(t *testing.T, e *Engine) string {
 func TestDeployedEntryNamesNothing(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
 	ref := deployOpenAndFan(t, e)
-	for _, req := range []pilotage.LookupRequest{{Verb: pilotage.VerbGet, ID: ref}, {Verb: pilotage.VerbList, Kind: "program"}} {
+	for _, req := range []pilotage.LookupRequest{{Verb: pilotage.VerbGet, ID: new(ref)}, {Verb: pilotage.VerbList, Kind: "program"}} {
 		b, _ := json.Marshal(lookup(t, e, "bob", "home/v1", req))
 		if !strings.Contains(string(b), ref) || strings.Contains(string(b), "lock.open") || strings.Contains(string(b), "fan.set") {
 			t.Errorf("bob's %s: %s", req.Verb, b)

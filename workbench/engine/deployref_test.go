@@ -117,7 +117,7 @@ func TestProgramRefWithoutPromotedKind(t *testing.T) {
 		t.Fatalf("langs/notes does not compile: %v %+v", err, res)
 	}
 	e := newEngine(t, res.Server, t.TempDir())
-	lookup(t, e, "", "notes/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: "notes.search"})
+	lookup(t, e, "", "notes/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new("notes.search")})
 	_, err = e.Execute(bg, callerOf("", "s1"), "notes/v1", pilotage.ExecuteRequest{ProgramRef: new("notes.search")})
 	reqErr(t, err, pilotage.ErrNotFound)
 }

@@ -133,7 +133,7 @@ func TestDriftRecovery(t *testing.T) {
 	if resp.Outcome != (pilotage.Outcome{Status: pilotage.StatusCatalogDrift, Error: "catalog version mismatch"}) || resp.CatalogVersion == v1.CatalogVersion {
 		t.Fatalf("want catalog_drift with the new token, got %+v", resp)
 	}
-	ch, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: v1.CatalogVersion})
+	ch, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new(v1.CatalogVersion)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestDriftRecovery(t *testing.T) {
 	if err := e.UpsertEntry(mkEntry("door.bell", "actuator", "write", "", "", language.Behavior{})); err != nil {
 		t.Fatal(err)
 	}
-	ch, _ = e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: v2.CatalogVersion})
+	ch, _ = e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new(v2.CatalogVersion)})
 	want := []pilotage.Change{{ID: "door.bell", Change: pilotage.ChangeAdded}, {ID: "weather.fetch", Change: pilotage.ChangeRemoved}}
 	if got := ch.(*pilotage.ChangedSinceResponse).Changes; !equalJSON(got, want) {
 		t.Errorf("changed_since: got %+v want %+v", got, want)
@@ -181,7 +181,7 @@ func TestPromotionDrift(t *testing.T) {
 	if err := json.Unmarshal(dep.Output, &out); err != nil || !strings.HasSuffix(out.Ref, "@1") {
 		t.Fatalf("deploy output %s: %v", dep.Output, err)
 	}
-	got, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: out.Ref})
+	got, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new(out.Ref)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ func (e *Engine) Learn(ctx context.Context, c service.Caller, languageID string,
 	if err != nil {
 		return nil, err
 	}
-	if req.ID == "" {
-		if req.Topic != "" {
+	if req.ID == nil {
+		if req.Topic != nil {
 			return nil, invalid("a topic needs the id of its guide")
 		}
 		idx := &pilotage.LearnIndex{Guides: []pilotage.Guide{}}
@@ -33,25 +33,26 @@ func (e *Engine) Learn(ctx context.Context, c service.Caller, languageID string,
 	}
 	var g *language.Guide
 	for _, x := range l.Guides {
-		if x.ID == req.ID {
+		if x.ID == *req.ID {
 			g = x
 		}
 	}
 	if g == nil {
-		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no guide %q; the index form (no id) lists them", req.ID)}
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no guide %q; the index form (no id) lists them", *req.ID)}
 	}
-	if req.Topic == "" {
+	if req.Topic == nil {
 		return &pilotage.LearnFetch{Guide: wireGuide(g, g.Body)}, nil
 	}
 	if !l.caps.HasSub(pilotage.CapGuides, pilotage.SubTopicFetch) {
 		return nil, unsupported("Language %s does not declare guides.topic_fetch; fetch the whole guide", l.ID)
 	}
-	if req.Topic == pilotage.TopicClosedSets && contains(g.Topics, pilotage.TopicClosedSets) {
+	topic := *req.Topic
+	if topic == pilotage.TopicClosedSets && contains(g.Topics, pilotage.TopicClosedSets) {
 		return &pilotage.LearnFetch{Guide: wireGuide(g, g.Body)}, nil
 	}
-	body, ok := topicSection(g.Body, req.Topic)
+	body, ok := topicSection(g.Body, topic)
 	if !ok {
-		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("guide %q has no topic %q", req.ID, req.Topic)}
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("guide %q has no topic %q", g.ID, topic)}
 	}
 	return &pilotage.LearnFetch{Guide: wireGuide(g, body)}, nil
 }

@@ -76,7 +76,7 @@ func TestPromotedRiskIsConsistentAndHonest(t *testing.T) {
 		t.Fatalf("plan max_risk %s %+v, want any with the aggregate %+v", v.Plan.MaxRisk, v.Plan.MaxRiskHints, want)
 	}
 	ref := deploy(t, e, body)
-	got := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: ref}).(*pilotage.GetResponse).Entry
+	got := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new(ref)}).(*pilotage.GetResponse).Entry
 	if got.Risk != "any" || got.RiskHints != hintsOf("any") {
 		t.Errorf("promoted entry: risk %s with hints %+v, want any with its hints %+v", got.Risk, got.RiskHints, hintsOf("any"))
 	}
@@ -94,14 +94,18 @@ func TestLookupErrorsCarryCatalogVersion(t *testing.T) {
 		req  pilotage.LookupRequest
 		kind string
 	}{
-		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: "no.such"}, pilotage.ErrNotFound},
+		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new("no.such")}, pilotage.ErrNotFound},
 		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet}, pilotage.ErrInvalidRequest},
 		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(-1)}, pilotage.ErrInvalidRequest},
 		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Cursor: new("!!")}, pilotage.ErrInvalidRequest},
 		{"home/v1", pilotage.LookupRequest{Verb: "grep"}, pilotage.ErrInvalidRequest},
-		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: "cv-never"}, pilotage.ErrUnknownBaseline},
+		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new("cv-never")}, pilotage.ErrUnknownBaseline},
+		// §6.3: changed_since compares against a supplied token; "" is one
+		// the server cannot compare against, none at all is a malformed request.
+		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new("")}, pilotage.ErrUnknownBaseline},
+		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince}, pilotage.ErrInvalidRequest},
 		{"ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: "fan"}, pilotage.ErrUnsupported},
-		{"ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: "x"}, pilotage.ErrUnsupported},
+		{"ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new("x")}, pilotage.ErrUnsupported},
 	} {
 		want := lookup(t, e, "bob", c.lang, pilotage.LookupRequest{Verb: pilotage.VerbList}).(*pilotage.ListResponse).CatalogVersion
 		_, err := e.Lookup(bg, callerOf("bob", "s"), c.lang, c.req)
@@ -120,7 +124,7 @@ func TestChangedSinceIsPerCaller(t *testing.T) {
 		return lookup(t, e, who, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList}).(*pilotage.ListResponse).CatalogVersion
 	}
 	aliceToken, bobToken := list("alice"), list("bob")
-	_, err := e.Lookup(bg, callerOf("bob", "s"), "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: aliceToken})
+	_, err := e.Lookup(bg, callerOf("bob", "s"), "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new(aliceToken)})
 	if re := reqErr(t, err, pilotage.ErrUnknownBaseline); strings.Contains(re.Message, "lock.open") {
 		t.Errorf("the error names an entry bob cannot see: %s", re.Message)
 	}
@@ -138,7 +142,7 @@ func TestChangedSinceIsPerCaller(t *testing.T) {
 	if list("bob") == bobToken {
 		t.Error("a visible addition left bob's token unchanged")
 	}
-	ch := lookup(t, e, "bob", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: bobToken}).(*pilotage.ChangedSinceResponse)
+	ch := lookup(t, e, "bob", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new(bobToken)}).(*pilotage.ChangedSinceResponse)
 	if want := []pilotage.Change{{ID: "fan.boost", Change: pilotage.ChangeAdded}}; !equalJSON(ch.Changes, want) {
 		t.Errorf("bob's changes: %+v, want %+v", ch.Changes, want)
 	}
@@ -267,8 +271,8 @@ func TestValidateHasNoSideEffects(t *testing.T) {
 func TestEntryLanguagesLimitVisibility(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
 	ref := deploy(t, e, raw(fanProgram))
-	lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: ref})
-	_, err := e.Lookup(bg, alice, "ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: ref})
+	lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new(ref)})
+	_, err := e.Lookup(bg, alice, "ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new(ref)})
 	reqErr(t, err, pilotage.ErrNotFound)
 	_, err = e.Execute(bg, alice, "ctx/v1", pilotage.ExecuteRequest{ProgramRef: new(ref), Context: raw(`{"site": "hq"}`)})
 	reqErr(t, err, pilotage.ErrNotFound)

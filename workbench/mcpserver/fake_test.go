@@ -69,15 +69,15 @@ const coreBody = "# Demo\n\nA program is {\"steps\": [names]}.\n"
 func (f *fakeService) Learn(ctx context.Context, c service.Caller, lang string, req pilotage.LearnRequest) (any, error) {
 	f.record(c)
 	g := pilotage.Guide{ID: "core", Title: "Demo", Level: pilotage.GuideCore, Version: "1", SizeBytes: len(coreBody)}
-	switch req.ID {
-	case "":
+	switch {
+	case req.ID == nil:
 		return &pilotage.LearnIndex{Guides: []pilotage.Guide{g}}, nil
-	case "core":
+	case *req.ID == "core":
 		body := coreBody
 		g.Body = &body
 		return &pilotage.LearnFetch{Guide: g}, nil
 	}
-	return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no guide %q", req.ID)}
+	return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no guide %q", *req.ID)}
 }
 
 func (f *fakeService) visible(c service.Caller) []string { return f.sees[c.Principal] }
@@ -89,12 +89,16 @@ func (f *fakeService) version(c service.Caller) string {
 func (f *fakeService) Lookup(ctx context.Context, c service.Caller, lang string, req pilotage.LookupRequest) (any, error) {
 	f.record(c)
 	if req.Verb == pilotage.VerbGet {
+		want := ""
+		if req.ID != nil {
+			want = *req.ID
+		}
 		for _, id := range f.visible(c) {
-			if id == req.ID {
+			if id == want {
 				return &pilotage.GetResponse{Entry: entry(id), CatalogVersion: f.version(c)}, nil
 			}
 		}
-		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: "no entry " + req.ID, CatalogVersion: f.version(c)}
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: "no entry " + want, CatalogVersion: f.version(c)}
 	}
 	resp := &pilotage.ListResponse{Items: []pilotage.CatalogEntry{}, CatalogVersion: f.version(c)}
 	for _, id := range f.visible(c) {

@@ -182,7 +182,7 @@ func (s *Server) manifestResource() mcp.ResourceHandler {
 func (s *Server) guideResource(lang, id, mediaType string) mcp.ResourceHandler {
 	uri := binding.GuideURI(lang, id)
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		v, err := s.svc.Learn(ctx, s.caller(req.Session, req.Extra), lang, pilotage.LearnRequest{ID: id})
+		v, err := s.svc.Learn(ctx, s.caller(req.Session, req.Extra), lang, pilotage.LearnRequest{ID: &id})
 		if err != nil {
 			if re, ok := err.(*pilotage.RequestError); ok && re.Kind == pilotage.ErrNotFound {
 				return nil, mcp.ResourceNotFoundError(uri)

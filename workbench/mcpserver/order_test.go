@@ -282,6 +282,9 @@ func TestLookupArgumentsReachTheEngine(t *testing.T) {
 		want wireAnswer
 	}{
 		{map[string]any{"verb": "get", "id": "prog.nope", "limit": 0}, wireAnswer{kind: "not_found", says: `no catalog entry "prog.nope"`}},
+		// A supplied id is looked up, the empty one too: no entry has it.
+		{map[string]any{"verb": "get", "id": ""}, wireAnswer{kind: "not_found", says: `no catalog entry ""`}},
+		{map[string]any{"verb": "get"}, wireAnswer{kind: "invalid_request", says: "get needs an id"}},
 		{map[string]any{"verb": "list", "q": "lights", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.search"}},
 		{map[string]any{"verb": "changed_since", "catalog_version": "x", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.changed_since"}},
 		{map[string]any{"verb": "list", "limit": -1}, wireAnswer{kind: "invalid_request", says: "limit must be at least 1, got -1"}},
@@ -326,6 +329,25 @@ func TestWrongJSONTypeIsRefusedFirst(t *testing.T) {
 		got := answerOf(t, call(t, cs, "order_v1_execute", c.args))
 		if want := (wireAnswer{kind: "invalid_request", says: "input schema: " + c.member + ":"}); !want.matches(got) {
 			t.Errorf("%v: got %+v, want %+v", c.args, got, want)
+		}
+	}
+}
+
+// TestLearnEmptyMembersAreSupplied: learn's index form is the request
+// without an id (§6.2); a supplied id "" names no guide, and a supplied
+// topic "" is a topic fetch, which order.pdl does not declare.
+func TestLearnEmptyMembersAreSupplied(t *testing.T) {
+	cs := orderSessions(t)["owner"]
+	for _, c := range []struct {
+		args map[string]any
+		want wireAnswer
+	}{
+		{map[string]any{"id": ""}, wireAnswer{kind: "not_found", says: `no guide ""`}},
+		{map[string]any{"id": "core", "topic": ""}, wireAnswer{kind: "unsupported", says: "guides.topic_fetch"}},
+		{map[string]any{"topic": ""}, wireAnswer{kind: "invalid_request", says: "a topic needs the id of its guide"}},
+	} {
+		if got := answerOf(t, call(t, cs, "order_v1_learn", c.args)); !c.want.matches(got) {
+			t.Errorf("%v: got %+v, want %+v", c.args, got, c.want)
 		}
 	}
 }
