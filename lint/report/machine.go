@@ -16,10 +16,14 @@ type jsonReport struct {
 	Summary  Summary   `json:"summary"`
 }
 
+// writeJSON gives every finding its sections list, even of one section,
+// so a consumer reads one member whatever the rule (issue 10: findings
+// cite "a sections list in JSON output").
 func writeJSON(w io.Writer, r *Report) error {
-	fs := r.Findings
-	if fs == nil {
-		fs = []Finding{}
+	fs := make([]Finding, len(r.Findings))
+	for i, f := range r.Findings {
+		f.Sections = f.AllSections()
+		fs[i] = f
 	}
 	return writeIndentedJSON(w, jsonReport{Findings: fs, Summary: r.Summary})
 }
@@ -136,14 +140,14 @@ type sarifResult struct {
 	Message          sarifText       `json:"message"`
 	Locations        []sarifLocation `json:"locations"`
 	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
-	// Properties carry the finding's section, and its sections when it
-	// cites several, as json does: the rule's section is only its default.
+	// Properties carry the finding's section and its sections, as json
+	// does: the rule's section is only its default.
 	Properties sarifResultProperties `json:"properties"`
 }
 
 type sarifResultProperties struct {
 	Section  string   `json:"section"`
-	Sections []string `json:"sections,omitempty"`
+	Sections []string `json:"sections"`
 }
 
 type sarifLocation struct {
@@ -235,7 +239,7 @@ func writeSARIF(w io.Writer, r *Report) error {
 			Message:          sarifText{Text: msg},
 			Locations:        []sarifLocation{{PhysicalLocation: loc}},
 			RelatedLocations: related,
-			Properties:       sarifResultProperties{Section: f.Section, Sections: f.Sections},
+			Properties:       sarifResultProperties{Section: f.Section, Sections: f.AllSections()},
 		})
 	}
 	log := sarifLog{

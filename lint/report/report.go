@@ -32,8 +32,9 @@ type Finding struct {
 	Section string `json:"section"`
 	// Sections lists every section the finding cites, Section first, when
 	// there is more than one (a schema finding cites the field table that
-	// defines the member, then the sections that bear on it); absent when
-	// it would only repeat Section. AllSections gives the list either way.
+	// defines the member, then the sections that bear on it); nil when it
+	// would only repeat Section. AllSections gives the list either way, and
+	// json and sarif output always carry it.
 	Sections []string `json:"sections,omitempty"`
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`

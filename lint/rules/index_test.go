@@ -74,11 +74,10 @@ catalog entry table, §1.1 for a missing required member).
 - ` + "`text`, `junit`" + `: every section, most specific first, after the
   rule: ` + "`[schema §5.1, §11.1, §1.1]`" + `; ` + "`github`" + `: the same in the
   annotation's title, ` + "`schema (§5.1, §11.1, §1.1)`" + `.
-- ` + "`json`" + `: each finding has ` + "`section`" + `, the most specific, as before;
-  ` + "`sections`" + ` lists them all, ` + "`section`" + ` first, and is present only
-  when there are several, so the findings of single-section rules are
-  unchanged (` + "`.sections // [.section]`" + ` in jq gives the list either way).
-- ` + "`sarif`" + `: each result's ` + "`properties`" + ` carry ` + "`section`" + ` and, when
-  there are several, ` + "`sections`" + `, as in json; a rule's own
-  ` + "`properties.section`" + ` is its default section.
+- ` + "`json`" + `: each finding has ` + "`section`" + `, the most specific, and
+  ` + "`sections`" + `, every section it cites, ` + "`section`" + ` first (one
+  element for most rules), so a consumer reads one list whatever the rule.
+- ` + "`sarif`" + `: each result's ` + "`properties`" + ` carry ` + "`section`" + ` and
+  ` + "`sections`" + `, as in json; a rule's own ` + "`properties.section`" + ` is its
+  default section.
 `
