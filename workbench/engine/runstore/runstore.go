@@ -9,6 +9,8 @@
 package runstore
 
 import (
+	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,7 +101,13 @@ var (
 	bucketRuns     = []byte("runs")
 	bucketReplay   = []byte("idempotency")
 	bucketPromoted = []byte("promoted")
+	// bucketServer holds the server's own secrets: idKeyName.
+	bucketServer = []byte("server")
+	idKeyName    = []byte("id-key")
 )
+
+// IDKeySize is the size of the key deployed program ids are keyed with.
+const IDKeySize = 32
 
 // FileName is the bbolt file inside the data directory.
 const FileName = "runs.db"
@@ -116,6 +124,9 @@ type Store struct {
 	lastSweep time.Time
 	db        *bolt.DB
 	now       func() time.Time
+	// idKey is the secret deployed program ids are keyed with: kept in
+	// the file when there is one, so ids survive a restart.
+	idKey []byte
 	// stop ends the durable sweeper and done reports it has returned;
 	// both nil without a data directory.
 	stop, done chan struct{}
@@ -132,7 +143,7 @@ func Open(dir string, now func() time.Time) (*Store, error) {
 
 // open is Open with the durable sweep interval as a parameter, for tests.
 func open(dir string, now func() time.Time, sweepEvery time.Duration) (*Store, error) {
-	s := &Store{session: map[string]map[string]*Record{}, replay: map[string]*memReplay{}, sessions: map[string]*replaySession{}, now: now}
+	s := &Store{session: map[string]map[string]*Record{}, replay: map[string]*memReplay{}, sessions: map[string]*replaySession{}, now: now, idKey: newIDKey()}
 	if dir == "" {
 		return s, nil
 	}
@@ -148,12 +159,14 @@ func open(dir string, now func() time.Time, sweepEvery time.Duration) (*Store, e
 		return nil, openError(path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketRuns, bucketReplay, bucketPromoted} {
+		for _, b := range [][]byte{bucketRuns, bucketReplay, bucketPromoted, bucketServer} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		return nil
+		var err error
+		s.idKey, err = keptIDKey(tx.Bucket(bucketServer), s.idKey)
+		return err
 	})
 	if err != nil {
 		db.Close()
@@ -168,6 +181,32 @@ func open(dir string, now func() time.Time, sweepEvery time.Duration) (*Store, e
 	go s.sweepDurable(sweepEvery)
 	return s, nil
 }
+
+// newIDKey returns a fresh random id key. crypto/rand.Read does not fail
+// (it crashes the program if the system cannot give randomness).
+func newIDKey() []byte {
+	k := make([]byte, IDKeySize)
+	_, _ = rand.Read(k)
+	return k
+}
+
+// keptIDKey returns the id key kept in b, keeping fresh there on a
+// store's first open.
+func keptIDKey(b *bolt.Bucket, fresh []byte) ([]byte, error) {
+	k := b.Get(idKeyName)
+	switch {
+	case k == nil:
+		return fresh, b.Put(idKeyName, fresh)
+	case len(k) != IDKeySize:
+		return nil, &fileError{kind: errDamaged, reason: fmt.Sprintf("its id key has %d bytes, not %d", len(k), IDKeySize)}
+	}
+	return bytes.Clone(k), nil
+}
+
+// IDKey returns the secret deployed program ids are keyed with (§10.3):
+// random per memory-only store, created once and kept in the file of a
+// durable one.
+func (s *Store) IDKey() []byte { return s.idKey }
 
 // sweepDurable runs Sweep every interval until Close. A failed sweep is
 // retried at the next tick: expired records are invisible to readers

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	pilotage "github.com/pilotage-dev/pilotage"
 )
 
@@ -190,5 +192,47 @@ func TestDamagedRunStore(t *testing.T) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestIDKey: a durable store creates the key deployed program ids are
+// keyed with once and reads it back on every open, so ids and idempotent
+// re-promotion survive a restart (§5.4); another data directory, or a
+// memory-only store, has a key of its own, so nobody computes an id
+// without the server (§10.3). A kept key of the wrong size is damage,
+// refused with the way out rather than used.
+func TestIDKey(t *testing.T) {
+	dir := t.TempDir()
+	keyOf := func(dir string) []byte {
+		t.Helper()
+		s, err := Open(dir, time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		return s.IDKey()
+	}
+	first := keyOf(dir)
+	if len(first) != IDKeySize || bytes.Equal(first, make([]byte, IDKeySize)) {
+		t.Fatalf("id key %x, want %d random bytes", first, IDKeySize)
+	}
+	if again := keyOf(dir); !bytes.Equal(again, first) {
+		t.Errorf("reopening the data directory changed the id key: %x, then %x", first, again)
+	}
+	if other, mem1, mem2 := keyOf(t.TempDir()), keyOf(""), keyOf(""); bytes.Equal(other, first) || bytes.Equal(mem1, first) || bytes.Equal(mem1, mem2) {
+		t.Errorf("stores share an id key: %x %x %x %x", first, other, mem1, mem2)
+	}
+	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketServer).Put(idKeyName, []byte("short")) })
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(dir, time.Now)
+	if !errors.Is(err, errDamaged) || !strings.Contains(err.Error(), "its id key has 5 bytes, not 32") {
+		t.Errorf("a damaged id key: %v", err)
 	}
 }
