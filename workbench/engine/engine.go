@@ -32,9 +32,11 @@
 // status when the Language lists it as a run status with ok false.
 // Refused Runs carry no trace and are never stored or recorded for replay.
 //
-// Deploy Runs promote the body as "program.<body hash>@N", an immutable
-// reference; promoting the same body again after its baseline drifted
-// mints @N+1. A PDL program's id is promoted when first loaded, and keeps
+// Deploy Runs promote the body as "program.<keyed hash>@N", an immutable
+// reference named by an HMAC of promoter and body under a server secret
+// (the run store's, kept in the data directory), so a name is no oracle
+// for a guessed body (§10.3); the same promoter promoting the same body
+// again after its baseline drifted mints @N+1. A PDL program's id is promoted when first loaded, and keeps
 // that body: a reload with another body under the id drifts it (§5.4).
 // With a data directory, promoted programs and PDL programs' recorded
 // bodies and baselines survive a restart.
@@ -70,6 +72,10 @@ type Options struct {
 	Address func(languageID, op string) string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// IDKey fixes the secret deployed program ids are keyed with (§10.3),
+	// so tests and goldens read the same ids every run; nil means the run
+	// store's key.
+	IDKey []byte
 }
 
 // Engine serves one compiled Server. It is safe for concurrent use.
@@ -87,6 +93,8 @@ type Engine struct {
 	versions     *versionLog
 	// keys holds the idempotency keys of Runs in flight.
 	keys keyLocks
+	// idKey keys the names of deployed programs (programName).
+	idKey []byte
 }
 
 // New starts an engine for srv.
@@ -101,7 +109,10 @@ func New(srv *language.Server, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: store, promoted: map[string]*entry{}, pdlBaselines: map[string]*promotion{}, versions: newVersionLog(4096)}
+	e := &Engine{opts: opts, store: store, promoted: map[string]*entry{}, pdlBaselines: map[string]*promotion{}, versions: newVersionLog(4096), idKey: opts.IDKey}
+	if e.idKey == nil {
+		e.idKey = store.IDKey()
+	}
 	if err := e.loadPromoted(); err != nil {
 		store.Close()
 		return nil, err

@@ -151,7 +151,13 @@ var alice = callerOf("alice", "s1")
 
 func newEngine(t testing.TB, srv *language.Server, dir string) *Engine {
 	t.Helper()
-	e, err := New(srv, Options{DataDir: dir})
+	return newEngineWith(t, srv, Options{DataDir: dir})
+}
+
+// newEngineWith is newEngine with every option.
+func newEngineWith(t testing.TB, srv *language.Server, opts Options) *Engine {
+	t.Helper()
+	e, err := New(srv, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -208,9 +211,24 @@ func (l *lang) levelHints(risk string) (hints pilotage.RiskHints, ok bool) {
 	return l.levels[i].Hints, true
 }
 
+// programName is the name of body promoted by promoter, before its @N:
+// an HMAC-SHA256 under the server's id key. The same promoter and body get
+// the same name on this server, so re-promotion stays idempotent and
+// drift counts on from it (§5.4); without the key nobody can tell from a
+// name which body it stands for or confirm a guessed one, which would
+// reveal the entries the body calls to a caller who may not see them
+// (§10.3, §1.6 opaque references). The promoter is part of the message so
+// that another principal's promotion of the same body does not show in
+// the caller's @N.
+func (e *Engine) programName(promoter string, body json.RawMessage) string {
+	mac := hmac.New(sha256.New, e.idKey)
+	mac.Write(mustJSON([]string{promoter, string(canonical(body))}))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
 // promote installs body as a promoted program (deploy mode, §6.5.7) and
 // returns its reference. References are immutable (§5.4): a body is named
-// after its hash, and promoting it again after its baseline drifted mints
+// by programName, and promoting it again after its baseline drifted mints
 // name@N+1; promoting an unchanged body with an unchanged baseline by the
 // same promoter returns the existing reference.
 func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, promoter string) (string, error) {
@@ -218,7 +236,8 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 	defer e.mu.Unlock()
 	st := e.st
 	bodyHash := hashBytes(canonical(body))
-	name := "program." + bodyHash[:12]
+	keyed := e.programName(promoter, body)
+	name := "program." + keyed[:12]
 	prom := &promotion{Body: body, BodyHash: bodyHash, Promoter: promoter, Baseline: st.baseline(body, []*lang{l})}
 	n := 1
 	for ; ; n++ {
@@ -240,7 +259,7 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 		return "", fmt.Errorf("plan max_risk %q is no risk level of %s", plan.MaxRisk, l.ID)
 	}
 	ce := pilotage.CatalogEntry{
-		ID: id, Kind: l.promotedKind(), Name: "deployed program " + bodyHash[:8],
+		ID: id, Kind: l.promotedKind(), Name: "deployed program " + keyed[:8],
 		// Not the plan's summary: it names what the body calls, and the
 		// entry is seen by callers who may not see those (§10.3).
 		Description: "Installed by a deploy Run; max risk " + plan.MaxRisk + ".",

@@ -415,7 +415,13 @@ func TestUnlistedStatusFallsBackToPartial(t *testing.T) {
 // deploy installs prog in home/v1 as alice and returns its program_ref.
 func deploy(t *testing.T, e *Engine, prog json.RawMessage) string {
 	t.Helper()
-	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Mode: pilotage.ModeDeploy})
+	return deployAs(t, e, "alice", prog)
+}
+
+// deployAs is deploy by principal.
+func deployAs(t *testing.T, e *Engine, principal string, prog json.RawMessage) string {
+	t.Helper()
+	dep := exec(t, e, principal, "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Mode: pilotage.ModeDeploy})
 	var out struct {
 		Ref string `json:"program_ref"`
 	}
