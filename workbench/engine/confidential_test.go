@@ -303,3 +303,99 @@ func TestDeployedBaselineUsesItsLanguage(t *testing.T) {
 		t.Errorf("bob runs alice's program: %s", b)
 	}
 }
+
+// fanFirstServer is homeServer with prog.first@1, whose body first sets
+// the fan, an effect, and then runs prog.nightly@1, which sets lights.
+// fan.set is scripted to fail with "the fan was set", so a Run that
+// reaches it says so. carol sees sensors.*, fan.*, prog.* and the
+// patterns sees.
+func fanFirstServer(sees ...string) *language.Server {
+	srv := homeServer()
+	for _, en := range srv.Catalog {
+		if en.ID == "fan.set" {
+			en.Behavior.Fails = []language.Failure{{Status: "device_error", Message: "the fan was set"}}
+		}
+	}
+	first := mkEntry("prog.first@1", "program", "write", `{"type":"object","properties":{"rooms":{"type":"array","items":{"type":"string"}}}}`, "", language.Behavior{})
+	first.Program = raw(`{"steps":[{"id":"fan","call":"fan.set","with":{"on":"true"}},{"id":"n","run":"prog.nightly@1","with":{"rooms":"input.rooms"}}],"output":"steps.n.output"}`)
+	srv.Catalog = append(srv.Catalog, first)
+	srv.Principals = append(srv.Principals, &language.Principal{Name: "carol", Sees: append([]string{"sensors.*", "fan.*", "prog.*"}, sees...)})
+	return srv
+}
+
+// TestNestedHiddenNameDriftsBeforeEffects: under the default caller
+// authority the caller must hold every name a promoted body uses at any
+// depth (§10.4). carol sees prog.first@1 and prog.nightly@1, which first
+// runs, but not lights.set, which nightly calls. To her lights.set is
+// absent (§10.3), so first has drifted exactly as when lights.set was
+// removed (§5.4), and that is known at §6.5.2 step 3: a program_ref Run is
+// refused with promotion_drift before first's fan.set step runs ("No side
+// effects may occur"). An inline program calling first is validated as
+// validate would (§6.5.2 step 3), which judges only the names it uses
+// itself; first's drift stops it when first is called, before any of
+// first's steps run. The words are the same whether lights.set is hidden
+// or removed, and name neither it nor the step that would have run.
+func TestNestedHiddenNameDriftsBeforeEffects(t *testing.T) {
+	cases := []confidentialCase{
+		{"program_ref", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.first@1"), Input: raw(`{"rooms": ["a"]}`)}},
+		{"inline", "home/v1", pilotage.ExecuteRequest{Program: raw(`{"steps": [{"id": "s", "call": "sensors.read", "with": {"room": "'a'"}}, {"id": "o", "run": "prog.first@1", "with": {"rooms": "['a']"}}]}`)}},
+	}
+	hidden := carolSees(t, cases, func(t *testing.T) *Engine {
+		return newEngine(t, fanFirstServer(), t.TempDir())
+	})
+	removed := carolSees(t, cases, func(t *testing.T) *Engine {
+		e := newEngine(t, fanFirstServer("lights.*"), t.TempDir())
+		if err := e.RemoveEntry("lights.set"); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	})
+	sameToCarol(t, hidden, removed, "lights", "fan was set")
+	drift := "an entry prog.first@1 references changed since it was promoted or is not available to this caller; give it a new reference such as prog.first@2"
+	ref := hidden["program_ref"]
+	if !strings.Contains(ref, `"status": "promotion_drift"`) || !strings.Contains(ref, `"error": "`+drift+`"`) || strings.Contains(ref, `"trace"`) {
+		t.Errorf("program_ref: want promotion_drift %q and no trace:\n%s", drift, ref)
+	}
+	inline := hidden["inline"]
+	if !strings.Contains(inline, `"error": "`+drift+`"`) || strings.Contains(inline, `"o/fan"`) {
+		t.Errorf("inline: want step o to fail with %q before first's fan step:\n%s", drift, inline)
+	}
+}
+
+// TestCycleOfPromotedPrograms: PDL programs that run each other make a
+// cycle of baselines. The check of every name at any depth (§10.4) and
+// of what a body conceals (§10.3) walk each program once, so the Run
+// reaches execution and stops at the expansion limit (§6.5.2 step 5).
+func TestCycleOfPromotedPrograms(t *testing.T) {
+	srv := homeServer()
+	for _, pair := range [][2]string{{"prog.ping@1", "prog.pong@1"}, {"prog.pong@1", "prog.ping@1"}} {
+		en := mkEntry(pair[0], "program", "write", `{"type":"object"}`, "", language.Behavior{})
+		en.Program = raw(`{"steps":[{"id":"f","call":"fan.set","with":{"on":"true"}},{"id":"n","run":"` + pair[1] + `","with":{}}]}`)
+		srv.Catalog = append(srv.Catalog, en)
+	}
+	e := newEngine(t, srv, t.TempDir())
+	for _, principal := range []string{"alice", "bob"} {
+		r := exec(t, e, principal, "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.ping@1")})
+		if r.Outcome.OK || !strings.Contains(r.Outcome.Error, "expansion limit") {
+			t.Errorf("%s: want the expansion limit: %+v", principal, r.Outcome)
+		}
+	}
+}
+
+// TestNestedDriftIsFoundFirst: under caller authority a change to an
+// entry a nested promoted program uses drifts the outer program before
+// any of its steps run (§5.4, §6.5.2 step 3, §10.4). alice sees
+// lights.set, so the words name it; they say that the nested program,
+// not outer, needs a new promotion, since promoting outer again would
+// record the same drifted program.
+func TestNestedDriftIsFoundFirst(t *testing.T) {
+	e := newEngine(t, fanFirstServer(), t.TempDir())
+	changeEntry(t, e, "lights.set", func(en *language.Entry) {
+		en.InputSchema = raw(`{"type":"object","required":["room"],"properties":{"room":{"type":"string"}}}`)
+	})
+	r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.first@1"), Input: raw(`{"rooms": ["a"]}`)})
+	want := "catalog entry lights.set, used by a program prog.first@1 runs, changed since that program was promoted; prog.first@1 can run again only once it runs a new promotion of that program"
+	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != want || r.Trace != nil {
+		t.Errorf("want promotion_drift %q and no trace: %+v", want, r.Outcome)
+	}
+}

@@ -76,39 +76,68 @@ func (st *state) runners(en *entry) []*lang {
 	return out
 }
 
+// reach visits the names p's body uses in sorted order, with the
+// baseline p recorded for each, and returns the first for which stop
+// holds, or "". With deep it goes on, depth first, into the baseline of
+// each promoted program the body runs, at any depth; each program is
+// walked once, so a cycle of programs that run each other ends. drifted
+// and conceals share it, so that what a caller must hold and what a body
+// conceals from it are judged over the same names.
+func (st *state) reach(p *promotion, deep bool, stop func(id string, want *pilotage.Baseline) bool) string {
+	walked := map[*promotion]bool{}
+	var walk func(p *promotion) string
+	walk = func(p *promotion) string {
+		walked[p] = true
+		for _, id := range slices.Sorted(maps.Keys(p.Baseline)) {
+			if stop(id, p.Baseline[id]) {
+				return id
+			}
+			if ref := st.entries[id]; deep && ref != nil && ref.prom != nil && !walked[ref.prom] {
+				if name := walk(ref.prom); name != "" {
+					return name
+				}
+			}
+		}
+		return ""
+	}
+	return walk(p)
+}
+
 // drifted names the first entry p references whose load-bearing fields
 // differ from the baseline, read with the authority scope from Language
 // langID, or "" (§6.5.2 step 3). An entry scope may not see is, to it,
-// absent, and drifts as a removed one does: under the default caller
-// authority the caller must hold every name the body uses (§10.4).
+// absent, and drifts as a removed one does. Under the default caller
+// authority the caller must hold every name the body uses at any depth
+// (§10.4), and the promoted programs it runs run with that authority, so
+// their baselines are checked too, before anything runs; under promoter
+// authority each promoted program is checked with its own promoter's
+// authority when it is called (§10.3).
 func (st *state) drifted(p *promotion, langID, scope string) string {
-	for _, id := range slices.Sorted(maps.Keys(p.Baseline)) {
-		want := p.Baseline[id]
+	deep := st.langs[langID].PromotionAuthority != pilotage.AuthorityPromoter
+	return st.reach(p, deep, func(id string, want *pilotage.Baseline) bool {
 		en := st.entries[id]
 		if en != nil && !st.visible(scope, langID, en) {
 			en = nil
 		}
 		switch {
 		case en == nil && want == nil:
+			return false
 		case en == nil || want == nil:
-			return id
+			return true
 		default:
 			now := en.wire.Baseline()
-			if string(canonical(mustJSON(now))) != string(canonical(mustJSON(want))) {
-				return id
-			}
+			return string(canonical(mustJSON(now))) != string(canonical(mustJSON(want)))
 		}
-	}
-	return ""
+	})
 }
 
 // mismatch says why the promoted program en may not run from Language
 // langID with the authority scope, or "" when its body and what it
-// references are as recorded at its promotion (§5.4, §6.5.2 step 3). A
-// mismatch is terminal for the reference, so the words say what to do
-// instead. They are for viewer, the caller: they name a referenced entry
-// only when viewer sees it, so one hidden from viewer reads exactly as a
-// removed one (§10.3).
+// references, at any depth under caller authority, are as recorded at
+// promotion (§5.4, §6.5.2 step 3). A mismatch is terminal for the
+// reference, so the words say what to do instead. They are for viewer,
+// the caller: they name a referenced entry only when viewer sees it, so
+// one hidden from viewer reads exactly as a removed one (§10.3).
 func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
 	id := en.wire.ID
 	if en.bodyChanged {
@@ -123,10 +152,16 @@ func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
 		// The PDL author chose the id; a new promotion is a new id.
 		advice = "give it a new reference such as " + nextRef(id)
 	}
-	if ref := st.entries[name]; ref != nil && st.visible(viewer, langID, ref) {
-		return fmt.Sprintf("catalog entry %s changed since %s was promoted; %s", name, id, advice)
+	ref := st.entries[name]
+	if ref == nil || !st.visible(viewer, langID, ref) {
+		return fmt.Sprintf("an entry %s references changed since it was promoted or is not available to this caller; %s", id, advice)
 	}
-	return fmt.Sprintf("an entry %s references changed since it was promoted or is not available to this caller; %s", id, advice)
+	if _, direct := en.prom.Baseline[name]; !direct {
+		// Promoting en again would record the same nested program,
+		// still drifted: that program needs a new promotion first.
+		return fmt.Sprintf("catalog entry %s, used by a program %s runs, changed since that program was promoted; %s can run again only once it runs a new promotion of that program", name, id, id)
+	}
+	return fmt.Sprintf("catalog entry %s changed since %s was promoted; %s", name, id, advice)
 }
 
 // changedBody is the mismatch of a PDL program whose body changed.
@@ -139,24 +174,12 @@ func changedBody(id string) string {
 // langID, hidden or gone alike (§10.3: the two must read the same). Such
 // a program is one opaque step to viewer (§5.8.3), whatever
 // trace_subprogram says: its entries, calls and messages would name what
-// viewer may not know of. The referenced names are the baseline's keys.
+// viewer may not know of. The referenced names are the baselines' keys.
 func (st *state) conceals(en *entry, langID, viewer string) bool {
-	seen := map[string]bool{}
-	var walk func(p *promotion) bool
-	walk = func(p *promotion) bool {
-		for id := range p.Baseline {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			ref := st.entries[id]
-			if ref == nil || !st.visible(viewer, langID, ref) || ref.prom != nil && walk(ref.prom) {
-				return true
-			}
-		}
-		return false
-	}
-	return walk(en.prom)
+	return st.reach(en.prom, true, func(id string, _ *pilotage.Baseline) bool {
+		ref := st.entries[id]
+		return ref == nil || !st.visible(viewer, langID, ref)
+	}) != ""
 }
 
 // nextRef suggests the reference after id: name@N+1 for name@N, else
