@@ -70,6 +70,10 @@ func (e *Engine) build(srv *language.Server) (*state, error) {
 		}
 	}
 	for id, pe := range e.promoted {
+		if prom := completed(pe.prom, st.runners(pe)); prom != pe.prom {
+			pe = newEntry(pe.wire, pe.behavior, prom)
+			e.promoted[id] = pe
+		}
 		st.entries[id] = pe
 	}
 	// A PDL program is promoted when its id is first loaded: its body and
@@ -86,6 +90,9 @@ func (e *Engine) build(srv *language.Server) (*state, error) {
 			if err := e.store.PutPromoted(pdlKey+pe.ID, keptPromotion{Promotion: prom}); err != nil {
 				return nil, err
 			}
+		} else {
+			prom = completed(prom, st.runners(st.entries[pe.ID]))
+			e.pdlBaselines[pe.ID] = prom
 		}
 		st.entries[pe.ID].prom = prom
 		st.entries[pe.ID].bodyChanged = prom.BodyHash != bodyHash

@@ -394,8 +394,73 @@ func TestNestedDriftIsFoundFirst(t *testing.T) {
 		en.InputSchema = raw(`{"type":"object","required":["room"],"properties":{"room":{"type":"string"}}}`)
 	})
 	r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.first@1"), Input: raw(`{"rooms": ["a"]}`)})
-	want := "catalog entry lights.set, used by a program prog.first@1 runs, changed since that program was promoted; prog.first@1 can run again only once it runs a new promotion of that program"
+	want := "catalog entry lights.set, used by a program prog.first@1 runs, does not match that program's recorded baseline; prog.first@1 can run again only once it runs a new promotion of that program"
 	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != want || r.Trace != nil {
 		t.Errorf("want promotion_drift %q and no trace: %+v", want, r.Outcome)
+	}
+}
+
+// emptiedBaselines runs setup on an engine over dir, then empties every
+// promotion baseline it stored, as a version before 3350286 could record
+// one (a body read with another Language's grammar names nothing), and
+// returns a new engine over dir serving srv.
+func emptiedBaselines(t *testing.T, srv *language.Server, dir string, setup func(e *Engine)) *Engine {
+	t.Helper()
+	e, err := New(srv, Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup(e)
+	kept, err := e.store.Promoted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, b := range kept {
+		var k keptPromotion
+		if err := json.Unmarshal(b, &k); err != nil {
+			t.Fatal(err)
+		}
+		k.Promotion.Baseline = map[string]*pilotage.Baseline{}
+		if err := e.store.PutPromoted(id, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Close()
+	return newEngine(t, srv, dir)
+}
+
+// TestStoredBaselineThatMissesNames: a baseline kept in the data directory
+// that lacks a name the body uses now cannot show that the name is as it
+// was at promotion (§5.4), and taking today's value for it could hide a
+// real drift. The program is drifted, before anything runs (§6.5.2 step
+// 3), in words that, to a caller who may not see the name, are those of
+// a removed entry (§10.3): carol, who sees prog.outer@1 but not nightly
+// it runs, was told "prog.nightly@1 is not available to this caller";
+// bob, who sees alice's deployed program but not lock.open, was told of
+// lock.open; the first name the record lacks is fan.set, which he sees,
+// and lock.open is not named. alice, who sees everything, is told what to
+// do.
+func TestStoredBaselineThatMissesNames(t *testing.T) {
+	var deployed string
+	e := emptiedBaselines(t, outerServer("prog.outer@1"), t.TempDir(), func(e *Engine) {
+		deployed = deployOpenAndFan(t, e)
+	})
+	runs := []struct {
+		who  string
+		req  pilotage.ExecuteRequest
+		want string
+	}{
+		{"carol", pilotage.ExecuteRequest{ProgramRef: new("prog.outer@1"), Input: raw(`{"rooms": ["a"]}`)},
+			"an entry prog.outer@1 references changed since it was promoted or is not available to this caller; give it a new reference such as prog.outer@2"},
+		{"bob", pilotage.ExecuteRequest{ProgramRef: new(deployed)},
+			"the baseline recorded when " + deployed + " was promoted does not cover catalog entry fan.set, which its body uses; promote the program again"},
+		{"alice", pilotage.ExecuteRequest{ProgramRef: new("prog.outer@1"), Input: raw(`{"rooms": ["a"]}`)},
+			"the baseline recorded when prog.outer@1 was promoted does not cover catalog entry prog.nightly@1, which its body uses; give it a new reference such as prog.outer@2"},
+	}
+	for _, run := range runs {
+		r := exec(t, e, run.who, "s1", "home/v1", run.req)
+		if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != run.want || r.Trace != nil {
+			t.Errorf("%s runs %s: want promotion_drift %q and no trace: %+v", run.who, *run.req.ProgramRef, run.want, r.Outcome)
+		}
 	}
 }

@@ -48,6 +48,33 @@ func references(body []byte, langs []*lang) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
+// unrecorded stands, in a baseline restored from the store, for a name
+// the body uses that the record lacks: one a version that misread the
+// body left out (before 3350286 a body could be read with another
+// Language's grammar). How the entry was at promotion is not known, and
+// taking its value now could hide a real drift, so the name drifts
+// (§5.4); the program needs a new reference, as for any drift.
+var unrecorded = &pilotage.Baseline{}
+
+// completed returns p, or, when its body read by the Languages langs uses
+// names p's baseline lacks, a copy whose baseline marks them unrecorded.
+// p itself is left as it is: states that Runs hold may share it.
+func completed(p *promotion, langs []*lang) *promotion {
+	missing := slices.DeleteFunc(references(p.Body, langs), func(id string) bool {
+		_, recorded := p.Baseline[id]
+		return recorded
+	})
+	if len(missing) == 0 {
+		return p
+	}
+	c := *p
+	c.Baseline = maps.Clone(p.Baseline)
+	for _, id := range missing {
+		c.Baseline[id] = unrecorded
+	}
+	return &c
+}
+
 // baseline records the load-bearing fields of what body, run by the
 // Languages langs, references. Its keys are all the names the body uses:
 // drift and what a body conceals from a caller are judged by them
@@ -120,6 +147,8 @@ func (st *state) drifted(p *promotion, langID, scope string) string {
 			en = nil
 		}
 		switch {
+		case want == unrecorded:
+			return true
 		case en == nil && want == nil:
 			return false
 		case en == nil || want == nil:
@@ -156,10 +185,14 @@ func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
 	if ref == nil || !st.visible(viewer, langID, ref) {
 		return fmt.Sprintf("an entry %s references changed since it was promoted or is not available to this caller; %s", id, advice)
 	}
-	if _, direct := en.prom.Baseline[name]; !direct {
+	want, direct := en.prom.Baseline[name]
+	switch {
+	case !direct:
 		// Promoting en again would record the same nested program,
 		// still drifted: that program needs a new promotion first.
-		return fmt.Sprintf("catalog entry %s, used by a program %s runs, changed since that program was promoted; %s can run again only once it runs a new promotion of that program", name, id, id)
+		return fmt.Sprintf("catalog entry %s, used by a program %s runs, does not match that program's recorded baseline; %s can run again only once it runs a new promotion of that program", name, id, id)
+	case want == unrecorded:
+		return fmt.Sprintf("the baseline recorded when %s was promoted does not cover catalog entry %s, which its body uses; %s", id, name, advice)
 	}
 	return fmt.Sprintf("catalog entry %s changed since %s was promoted; %s", name, id, advice)
 }
