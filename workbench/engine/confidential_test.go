@@ -464,3 +464,30 @@ func TestStoredBaselineThatMissesNames(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedChangedBodyDriftsBeforeEffects: prog.first@1 sets the fan and
+// then runs prog.nightly@1. When a reload changes nightly's body under the
+// same id, nightly's reference no longer identifies the body first was
+// promoted to run (§5.4), so first has drifted too, and under caller
+// authority that is known at §6.5.2 step 3: a program_ref Run of first is
+// refused with promotion_drift before its fan.set step runs ("No side
+// effects may occur"), in words that name the changed program and say what
+// to do.
+func TestNestedChangedBodyDriftsBeforeEffects(t *testing.T) {
+	e := newEngine(t, fanFirstServer(), t.TempDir())
+	changed := fanFirstServer()
+	for _, en := range changed.Catalog {
+		if en.ID == "prog.nightly@1" {
+			en.Program = raw(strings.Replace(string(en.Program), `"output":"size(steps.each.output)"`, `"output":"size(steps.each.output) * 10"`, 1))
+		}
+	}
+	if err := e.Reload(changed); err != nil {
+		t.Fatal(err)
+	}
+	ref := pilotage.ExecuteRequest{ProgramRef: new("prog.first@1"), Input: raw(`{"rooms": ["a"]}`)}
+	const want = "the body of prog.nightly@1, which prog.first@1 runs, changed since it was promoted; give the changed body a new reference such as prog.nightly@2, and prog.first@1 a new one running it"
+	r := exec(t, e, "alice", "s1", "home/v1", ref)
+	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != want || r.Trace != nil {
+		t.Errorf("want promotion_drift %q and no trace (fan.set must not run), got %+v", want, r.Outcome)
+	}
+}

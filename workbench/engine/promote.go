@@ -149,6 +149,10 @@ func (st *state) drifted(p *promotion, langID, scope string) string {
 		switch {
 		case want == unrecorded:
 			return true
+		case en != nil && en.bodyChanged:
+			// A program it runs no longer has the body its reference
+			// identified when p was promoted (§5.4).
+			return true
 		case en == nil && want == nil:
 			return false
 		case en == nil || want == nil:
@@ -184,6 +188,9 @@ func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
 	ref := st.entries[name]
 	if ref == nil || !st.visible(viewer, langID, ref) {
 		return fmt.Sprintf("an entry %s references changed since it was promoted or is not available to this caller; %s", id, advice)
+	}
+	if ref.bodyChanged {
+		return fmt.Sprintf("the body of %s, which %s runs, changed since it was promoted; give the changed body a new reference such as %s, and %s a new one running it", name, id, nextRef(name), id)
 	}
 	want, direct := en.prom.Baseline[name]
 	switch {
