@@ -69,7 +69,7 @@ func checkUncovered(t *testing.T, what string, err error) {
 	if errors.As(err, &re) {
 		t.Errorf("%s: request error %v, want an internal error", what, err)
 	}
-	if want := `Language home/v1: no risk level covers max_risk_hints {"readOnly": false, "destructive": true, "openWorld": true}`; !strings.Contains(err.Error(), want) {
+	if want := `plan of a program of home/v1: no risk level covers max_risk_hints {"readOnly": false, "destructive": true, "openWorld": true}`; !strings.Contains(err.Error(), want) {
 		t.Errorf("%s: error %q does not contain %q", what, err, want)
 	}
 }

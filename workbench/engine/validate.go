@@ -57,7 +57,7 @@ func (e *Engine) Validate(ctx context.Context, c service.Caller, language string
 func (v *view) plan(prog *program.Program) (*pilotage.Plan, error) {
 	p, err := program.Plan(prog, v.lang.Grammar.Arms, v.lang.levels)
 	if err != nil {
-		return nil, fmt.Errorf("Language %s: %w", v.lang.ID, err)
+		return nil, fmt.Errorf("plan of a program of %s: %w", v.lang.ID, err)
 	}
 	switch v.lang.ExecutionMode {
 	case pilotage.ModeImmediate, pilotage.ModeDeploy:
