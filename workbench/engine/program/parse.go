@@ -216,8 +216,13 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 			s.Target = t.Str()
 		}
 		if a, ok := m[argsName]; ok {
-			s.ArgsPointer = join(ptr, argsName)
-			s.Args = p.args(a, s.ArgsPointer)
+			at := join(ptr, argsName)
+			s.Args = p.args(a, at)
+			if a.Is(jsonpos.Object) {
+				// Checks point at it for a missing argument; arguments
+				// that are no object have their diagnostic already.
+				s.ArgsPointer = at
+			}
 		}
 	case g.Branch:
 		s.Kind = Branch

@@ -55,7 +55,8 @@ type Step struct {
 	// Run names; TargetPointer locates it.
 	Target        string
 	TargetPointer string
-	// ArgsPointer locates the argument object ("" when absent).
+	// ArgsPointer locates the argument object ("" when absent or not an
+	// object).
 	ArgsPointer string
 	Args        []Arg
 	// Cond and Arms belong to a Branch: Arms[0] runs when Cond is true.
