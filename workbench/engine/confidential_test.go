@@ -474,8 +474,17 @@ func TestStoredBaselineThatMissesNames(t *testing.T) {
 // effects may occur"), in words that name the changed program and say what
 // to do.
 func TestNestedChangedBodyDriftsBeforeEffects(t *testing.T) {
-	e := newEngine(t, fanFirstServer(), t.TempDir())
-	changed := fanFirstServer()
+	firstRefusedAfterNightlyChange(t, func() *language.Server { return fanFirstServer() })
+}
+
+// firstRefusedAfterNightlyChange reloads an engine on server() with
+// prog.nightly@1's body changed under its id and runs prog.first@1 by
+// program_ref: it must be refused with promotion_drift and no trace, so
+// first's fan.set step, scripted to fail, never ran (§5.4, §6.5.2 step 3).
+func firstRefusedAfterNightlyChange(t *testing.T, server func() *language.Server) {
+	t.Helper()
+	e := newEngine(t, server(), t.TempDir())
+	changed := server()
 	for _, en := range changed.Catalog {
 		if en.ID == "prog.nightly@1" {
 			en.Program = raw(strings.Replace(string(en.Program), `"output":"size(steps.each.output)"`, `"output":"size(steps.each.output) * 10"`, 1))
@@ -489,5 +498,34 @@ func TestNestedChangedBodyDriftsBeforeEffects(t *testing.T) {
 	r := exec(t, e, "alice", "s1", "home/v1", ref)
 	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != want || r.Trace != nil {
 		t.Errorf("want promotion_drift %q and no trace (fan.set must not run), got %+v", want, r.Outcome)
+	}
+}
+
+// TestDeepChangedBodyDriftsBeforeEffects: prog.first@1 sets the fan and
+// runs prog.mid@1, which runs prog.nightly@1. A body changed under the
+// same id is a fact about the body, not about who may see what, so under
+// either promotion authority first's reference no longer identifies what
+// it was promoted to run (§5.4), at any depth, and a program_ref Run of
+// first is refused at §6.5.2 step 3, before its fan.set step runs ("No
+// side effects may occur"). Under promoter authority the check stopped at
+// the names first's own body uses: fan.set ran and failed with "the fan
+// was set".
+func TestDeepChangedBodyDriftsBeforeEffects(t *testing.T) {
+	for _, authority := range []string{pilotage.AuthorityCaller, pilotage.AuthorityPromoter} {
+		t.Run(authority, func(t *testing.T) {
+			firstRefusedAfterNightlyChange(t, func() *language.Server {
+				srv := fanFirstServer()
+				mid := mkEntry("prog.mid@1", "program", "write", `{"type":"object","properties":{"rooms":{"type":"array","items":{"type":"string"}}}}`, "", language.Behavior{})
+				mid.Program = raw(`{"steps":[{"id":"n","run":"prog.nightly@1","with":{"rooms":"input.rooms"}}],"output":"steps.n.output"}`)
+				srv.Catalog = append(srv.Catalog, mid)
+				for _, en := range srv.Catalog {
+					if en.ID == "prog.first@1" {
+						en.Program = raw(strings.Replace(string(en.Program), `"run":"prog.nightly@1"`, `"run":"prog.mid@1"`, 1))
+					}
+				}
+				srv.Languages[0].PromotionAuthority = authority
+				return srv
+			})
+		})
 	}
 }

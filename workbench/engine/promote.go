@@ -138,10 +138,26 @@ func (st *state) reach(p *promotion, deep bool, stop func(id string, want *pilot
 // (§10.4), and the promoted programs it runs run with that authority, so
 // their baselines are checked too, before anything runs; under promoter
 // authority each promoted program is checked with its own promoter's
-// authority when it is called (§10.3).
+// authority when it is called (§10.3). A PDL program whose body changed
+// is drifted whoever looks, so under either authority one at any depth
+// drifts p before anything runs (§5.4).
 func (st *state) drifted(p *promotion, langID, scope string) string {
-	deep := st.langs[langID].PromotionAuthority != pilotage.AuthorityPromoter
-	return st.reach(p, deep, func(id string, want *pilotage.Baseline) bool {
+	if st.langs[langID].PromotionAuthority != pilotage.AuthorityPromoter {
+		return st.reach(p, true, st.differs(langID, scope))
+	}
+	if name := st.reach(p, false, st.differs(langID, scope)); name != "" {
+		return name
+	}
+	return st.reach(p, true, func(id string, _ *pilotage.Baseline) bool {
+		en := st.entries[id]
+		return en != nil && en.bodyChanged
+	})
+}
+
+// differs reports whether the entry id, seen with the authority scope
+// from Language langID, no longer matches want, its recorded baseline.
+func (st *state) differs(langID, scope string) func(id string, want *pilotage.Baseline) bool {
+	return func(id string, want *pilotage.Baseline) bool {
 		en := st.entries[id]
 		if en != nil && !st.visible(scope, langID, en) {
 			en = nil
@@ -151,7 +167,7 @@ func (st *state) drifted(p *promotion, langID, scope string) string {
 			return true
 		case en != nil && en.bodyChanged:
 			// A program it runs no longer has the body its reference
-			// identified when p was promoted (§5.4).
+			// identified when the program was promoted (§5.4).
 			return true
 		case en == nil && want == nil:
 			return false
@@ -161,7 +177,7 @@ func (st *state) drifted(p *promotion, langID, scope string) string {
 			now := en.wire.Baseline()
 			return string(canonical(mustJSON(now))) != string(canonical(mustJSON(want)))
 		}
-	})
+	}
 }
 
 // mismatch says why the promoted program en may not run from Language
