@@ -873,6 +873,34 @@ func TestServeDeployAndContext(t *testing.T) {
 	}
 }
 
+// TestServeAuditorSeesItsDeploy: over the MCP tools, langs/deploy's
+// auditor (sees service.status and billing only) deploys a rule and can
+// then list it by kind and test_run it by the program_ref it was handed:
+// a promoter sees its own promotions (§10.3, the §7.4 promoted-program
+// loop), though its sees patterns do not cover program.* ids.
+func TestServeAuditorSeesItsDeploy(t *testing.T) {
+	c, _ := serveStdio(t, "../langs/deploy/deploy.pdl", "--principal", "auditor")
+	rule := map[string]any{"steps": []any{
+		map[string]any{"id": "check", "do": "service.status", "args": map[string]any{"service": "input.service"}}}}
+	production := map[string]any{"environment": "production"}
+	inst := decode[pilotage.ExecuteResponse](t, c.ok("deploy_v1_execute", map[string]any{"program": rule, "context": production}))
+	var out struct {
+		ProgramRef string `json:"program_ref"`
+	}
+	if err := json.Unmarshal(inst.Output, &out); err != nil || !inst.Outcome.OK || out.ProgramRef == "" {
+		t.Fatalf("auditor's deploy: %s", jsonOf(t, inst))
+	}
+	rules := decode[pilotage.ListResponse](t, c.ok("deploy_v1_lookup", map[string]any{"verb": "list", "kind": "rule"}))
+	if len(rules.Items) != 1 || rules.Items[0].ID != out.ProgramRef {
+		t.Errorf("auditor's list kind=rule after deploying %s: %s, want that rule alone", out.ProgramRef, jsonOf(t, rules))
+	}
+	run := decode[pilotage.ExecuteResponse](t, c.ok("deploy_v1_execute", map[string]any{"program_ref": out.ProgramRef, "context": production,
+		"input": map[string]any{"service": "billing"}, "test_run": true}))
+	if !run.Outcome.OK || run.Trace == nil || run.Trace.Mode != pilotage.ModeTestRun {
+		t.Errorf("auditor's test_run of %s: %s", out.ProgramRef, jsonOf(t, run))
+	}
+}
+
 // A PDL without principals (langs/calc) is served on HTTP without
 // authentication, and only the declared operations get tools: no catalog,
 // no trace fetch (retention none).

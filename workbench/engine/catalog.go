@@ -138,11 +138,17 @@ func hashBytes(b []byte) string {
 const serverAuthority = "\x00server"
 
 // visible reports whether principal may see en from Language langID.
+// A principal sees the programs it promoted, whatever its sees patterns:
+// the deploy Run handed it the reference, and a reference that is then
+// not_found to the same caller breaks the promoted-program loop (§7.4);
+// the Server defines authorization (§10.3), and the body was validated
+// under the promoter's own authority, so the entry tells it nothing it
+// could not see. Other principals' sight of it is their patterns'.
 func (st *state) visible(principal, langID string, en *entry) bool {
 	if len(en.wire.Languages) > 0 && !contains(en.wire.Languages, langID) {
 		return false
 	}
-	if principal == serverAuthority || len(st.principals) == 0 {
+	if principal == serverAuthority || len(st.principals) == 0 || en.prom != nil && en.prom.Promoter == principal {
 		return true
 	}
 	p := st.principals[principal]
