@@ -39,19 +39,20 @@ type ValidateResponse struct {
 // selector for execution_mode "both". The members whose presence decides
 // something are pointers, nil when left out: a supplied program_ref is a
 // runnable (§6.5.1), a supplied expected_catalog_version a token to compare
-// (§6.5.3) and a supplied idempotency_key a key (§6.5.6), each even when
-// it is the empty string.
+// (§6.5.3), a supplied idempotency_key a key (§6.5.6) and a supplied
+// trace_level or mode a value to recognize (§6.5.2), each even when it is
+// the empty string.
 type ExecuteRequest struct {
 	Program                json.RawMessage `json:"program,omitempty"`
 	ProgramRef             *string         `json:"program_ref,omitempty"`
 	Input                  json.RawMessage `json:"input,omitempty"`
 	Context                json.RawMessage `json:"context,omitempty"`
-	TraceLevel             string          `json:"trace_level,omitempty"`
+	TraceLevel             *string         `json:"trace_level,omitempty"`
 	Store                  *bool           `json:"store,omitempty"`
 	ExpectedCatalogVersion *string         `json:"expected_catalog_version,omitempty"`
 	IdempotencyKey         *string         `json:"idempotency_key,omitempty"`
 	TestRun                *bool           `json:"test_run,omitempty"`
-	Mode                   string          `json:"mode,omitempty"`
+	Mode                   *string         `json:"mode,omitempty"`
 }
 
 // ExecuteResponse answers execute (§6.5).
@@ -65,10 +66,11 @@ type ExecuteResponse struct {
 }
 
 // TraceFetchRequest is the trace operation's fetch door (§6.6).
+// TraceLevel is nil when left out; a supplied "" is a level to recognize.
 type TraceFetchRequest struct {
-	RunID      string `json:"run_id"`
-	TraceLevel string `json:"trace_level,omitempty"`
-	Question   string `json:"question,omitempty"`
+	RunID      string  `json:"run_id"`
+	TraceLevel *string `json:"trace_level,omitempty"`
+	Question   string  `json:"question,omitempty"`
 }
 
 // TraceFetchResponse answers a trace fetch (§6.6).
@@ -111,15 +113,16 @@ const (
 // `verb` selects list, get or changed_since; the other members belong to
 // the selected verb. The pointers are nil when left out: a supplied
 // cursor "" is no cursor a listing returned, a supplied limit 0 asks for a
-// page of nothing, a supplied id "" names no entry and a supplied
-// catalog_version "" is a token no baseline has (§6.3), where leaving them
-// out asks for the first page, the default page size, or nothing to look
-// up or compare against.
+// page of nothing, a supplied id "" names no entry, a supplied
+// catalog_version "" is a token no baseline has, a supplied kind or tag ""
+// filters by the empty kind or tag and a supplied q "" is a search (§6.3),
+// where leaving them out asks for the first page, the default page size,
+// nothing to look up or compare against, or no filter.
 type LookupRequest struct {
 	Verb           string  `json:"verb"`
-	Kind           string  `json:"kind,omitempty"`
-	Tag            string  `json:"tag,omitempty"`
-	Q              string  `json:"q,omitempty"`
+	Kind           *string `json:"kind,omitempty"`
+	Tag            *string `json:"tag,omitempty"`
+	Q              *string `json:"q,omitempty"`
 	Cursor         *string `json:"cursor,omitempty"`
 	Limit          *int    `json:"limit,omitempty"`
 	ID             *string `json:"id,omitempty"`

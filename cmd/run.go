@@ -146,7 +146,12 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 	caller := service.Caller{Principal: p.principal, Session: cliSession}
 	ctx := context.Background()
 	if v.run {
-		req := pilotage.ExecuteRequest{Program: pf.program, Input: pf.inputRaw, Context: pf.contextRaw, TraceLevel: p.traceLevel}
+		req := pilotage.ExecuteRequest{Program: pf.program, Input: pf.inputRaw, Context: pf.contextRaw}
+		// Only a given --trace-level is a supplied trace_level (§6.5.2);
+		// left out, the Run is at the Language's level.
+		if c.Flags().Changed("trace-level") {
+			req.TraceLevel = &p.traceLevel
+		}
 		resp, err := eng.Execute(ctx, caller, lang.ID, req)
 		if err != nil {
 			return requestError(c, format, p.output, err)

@@ -317,7 +317,8 @@ func (v *view) lookup(log *versionLog, req pilotage.LookupRequest) (any, error) 
 		}
 		return v.changedSince(log, *req.CatalogVersion)
 	case "":
-		return nil, invalid("lookup needs a verb: list, get or changed_since")
+		// No verb is "", so a supplied "" is malformed like a missing one.
+		return nil, invalid("the verb is missing or empty: use list, get or changed_since")
 	}
 	return nil, invalid("unknown lookup verb %q: use list, get or changed_since", req.Verb)
 }
@@ -337,14 +338,15 @@ func pageSize(limit *int) (int, error) {
 }
 
 func (v *view) list(req pilotage.LookupRequest) (*pilotage.ListResponse, error) {
-	if req.Q != "" && !v.lang.caps.HasSub(pilotage.CapCatalog, pilotage.SubSearch) {
+	// A supplied q is a search, "" too (§6.3), so it needs catalog.search.
+	if req.Q != nil && !v.lang.caps.HasSub(pilotage.CapCatalog, pilotage.SubSearch) {
 		return nil, unsupported("Language %s does not declare catalog.search, so list takes no q", v.lang.ID)
 	}
 	limit, err := pageSize(req.Limit)
 	if err != nil {
 		return nil, err
 	}
-	filter := hashBytes([]byte(req.Kind + "\x00" + req.Tag + "\x00" + req.Q))[:12]
+	filter := hashBytes([]byte(filterText(req.Kind) + "\x00" + filterText(req.Tag) + "\x00" + filterText(req.Q)))[:12]
 	after := ""
 	if req.Cursor != nil {
 		// A listing never returns an empty next_cursor, so a supplied ""
@@ -369,13 +371,29 @@ func (v *view) list(req pilotage.LookupRequest) (*pilotage.ListResponse, error) 
 	return out, nil
 }
 
+// filterText is a list filter as its cursor remembers it: a left-out
+// filter and a supplied "" select different entries, so they differ here.
+func filterText(f *string) string {
+	if f == nil {
+		return "-"
+	}
+	return "=" + *f
+}
+
+// matches reports whether en passes the list filters. A supplied kind or
+// tag, "" too, must be the entry's (no entry has the empty kind or tag);
+// a q, "" too, is a search whose every word the entry's text must hold,
+// and "" has no words.
 func matches(en *entry, req pilotage.LookupRequest) bool {
 	w := en.wire
-	if req.Kind != "" && w.Kind != req.Kind || req.Tag != "" && !contains(w.Tags, req.Tag) {
+	if req.Kind != nil && w.Kind != *req.Kind || req.Tag != nil && !contains(w.Tags, *req.Tag) {
 		return false
 	}
+	if req.Q == nil {
+		return true
+	}
 	text := strings.ToLower(strings.Join(append([]string{w.ID, w.Name, w.Description}, w.Tags...), " "))
-	for _, word := range strings.Fields(strings.ToLower(req.Q)) {
+	for _, word := range strings.Fields(strings.ToLower(*req.Q)) {
 		if !strings.Contains(text, word) {
 			return false
 		}

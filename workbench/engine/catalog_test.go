@@ -44,7 +44,7 @@ func TestListPagination(t *testing.T) {
 		t.Errorf("listed %s\nwant    %s", got, want)
 	}
 	first := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(1)}).(*pilotage.ListResponse)
-	_, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: "sensor", Cursor: new(first.NextCursor)})
+	_, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: new("sensor"), Cursor: new(first.NextCursor)})
 	reqErr(t, err, pilotage.ErrInvalidRequest)
 	_, err = e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Cursor: new("!!")})
 	reqErr(t, err, pilotage.ErrInvalidRequest)
@@ -67,17 +67,17 @@ func TestListFilters(t *testing.T) {
 		req  pilotage.LookupRequest
 		want string
 	}{
-		{"alice", pilotage.LookupRequest{Kind: "sensor"}, "sensors.read slow.op weather.fetch"},
-		{"alice", pilotage.LookupRequest{Q: "THE lock"}, "lock.open"},
-		{"alice", pilotage.LookupRequest{Q: "set"}, "fan.set lights.set"},
-		{"bob", pilotage.LookupRequest{Kind: "actuator"}, "fan.set lights.set"},
+		{"alice", pilotage.LookupRequest{Kind: new("sensor")}, "sensors.read slow.op weather.fetch"},
+		{"alice", pilotage.LookupRequest{Q: new("THE lock")}, "lock.open"},
+		{"alice", pilotage.LookupRequest{Q: new("set")}, "fan.set lights.set"},
+		{"bob", pilotage.LookupRequest{Kind: new("actuator")}, "fan.set lights.set"},
 		{"mallory", pilotage.LookupRequest{}, ""},
 	} {
 		if got := ids(c.who, "home/v1", c.req); got != c.want {
 			t.Errorf("%s %+v: got %q want %q", c.who, c.req, got, c.want)
 		}
 	}
-	_, err := e.Lookup(bg, alice, "ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: "fan"})
+	_, err := e.Lookup(bg, alice, "ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: new("fan")})
 	reqErr(t, err, pilotage.ErrUnsupported)
 	_, err = e.Lookup(bg, alice, "ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new("x")})
 	reqErr(t, err, pilotage.ErrUnsupported)
@@ -121,7 +121,7 @@ func TestPrincipalsCannotTellNames(t *testing.T) {
 			return e.Lookup(bg, callerOf("bob", "s"), "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new("lock.open")})
 		},
 		"list": func(e *Engine) (any, error) {
-			return e.Lookup(bg, callerOf("bob", "s"), "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: "lock"})
+			return e.Lookup(bg, callerOf("bob", "s"), "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: new("lock")})
 		},
 		"program_ref": func(e *Engine) (any, error) {
 			return e.Execute(bg, callerOf("bob", "s"), "home/v1", pilotage.ExecuteRequest{ProgramRef: new("lock.open")})

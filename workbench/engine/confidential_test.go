@@ -232,7 +232,7 @@ func TestConcealedFailureNamesOnlyOuter(t *testing.T) {
 // the program's reference.
 func deployOpenAndFan(t *testing.T, e *Engine) string {
 	t.Helper()
-	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Mode: pilotage.ModeDeploy,
+	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Mode: new(pilotage.ModeDeploy),
 		Program: raw(`{"steps": [{"id": "open", "call": "lock.open", "with": {}}, {"id": "f", "call": "fan.set", "with": {"on": "true"}}]}`)})
 	var out struct {
 		Ref string `json:"program_ref"`
@@ -251,7 +251,7 @@ func deployOpenAndFan(t *testing.T, e *Engine) string {
 func TestDeployedEntryNamesNothing(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
 	ref := deployOpenAndFan(t, e)
-	for _, req := range []pilotage.LookupRequest{{Verb: pilotage.VerbGet, ID: new(ref)}, {Verb: pilotage.VerbList, Kind: "program"}} {
+	for _, req := range []pilotage.LookupRequest{{Verb: pilotage.VerbGet, ID: new(ref)}, {Verb: pilotage.VerbList, Kind: new("program")}} {
 		b, _ := json.Marshal(lookup(t, e, "bob", "home/v1", req))
 		if !strings.Contains(string(b), ref) || strings.Contains(string(b), "lock.open") || strings.Contains(string(b), "fan.set") {
 			t.Errorf("bob's %s: %s", req.Verb, b)

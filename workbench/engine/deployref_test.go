@@ -32,7 +32,7 @@ func TestDeployRunByProgramRef(t *testing.T) {
 			minted := deploy(t, e, raw(fanProgram))
 			before := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Limit: new(100)})
 			for _, ref := range []string{minted, "prog.nightly@1"} {
-				resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(ref), Mode: pilotage.ModeDeploy})
+				resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(ref), Mode: new(pilotage.ModeDeploy)})
 				want := string(mustJSON(map[string]string{"program_ref": ref}))
 				if !resp.Outcome.OK || string(resp.Output) != want {
 					t.Fatalf("deploy Run of %s: %s, want ok with output %s", ref, mustJSON(resp), want)
@@ -48,7 +48,7 @@ func TestDeployRunByProgramRef(t *testing.T) {
 				t.Errorf("installing a promoted program again changed the catalog:\n%+v\n%+v", before, after)
 			}
 			// test_run by program_ref still evaluates the body.
-			resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(minted), Mode: pilotage.ModeDeploy,
+			resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(minted), Mode: new(pilotage.ModeDeploy),
 				TestRun: boolp(true), Input: raw(`{"on": true}`)})
 			if !resp.Outcome.OK || resp.Trace.Mode != pilotage.ModeTestRun || string(resp.Output) != `{"ok":true}` {
 				t.Errorf("test_run by program_ref: %s", mustJSON(resp))

@@ -163,12 +163,14 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no promoted program %q", *req.ProgramRef), CatalogVersion: r.view.version}
 		}
 	}
-	if req.TraceLevel != "" && levelRank(req.TraceLevel) < 0 {
-		return nil, invalid("unknown trace_level %q: use none, summary or full", req.TraceLevel)
-	}
 	r.level = l.ceiling()
-	if req.TraceLevel != "" {
-		r.level = lower(req.TraceLevel, r.level)
+	if req.TraceLevel != nil {
+		// A supplied "" is no level either (§6.5.2: whether trace_level
+		// is recognized), not the member left out.
+		if levelRank(*req.TraceLevel) < 0 {
+			return nil, invalid("unknown trace_level %q: use none, summary or full", *req.TraceLevel)
+		}
+		r.level = lower(*req.TraceLevel, r.level)
 	}
 	if req.TestRun != nil {
 		if !l.caps.HasSub(pilotage.CapExecute, pilotage.SubTestRun) {
@@ -211,21 +213,22 @@ func (e *Engine) replayed(r *request) (*pilotage.ExecuteResponse, error) {
 	return &resp, nil
 }
 
-// selectMode applies execution_mode and the binding's mode selector.
+// selectMode applies execution_mode and the binding's mode selector. A
+// supplied mode "" selects no mode, so it is refused like any unknown one.
 func (r *request) selectMode() error {
 	declared := r.lang.ExecutionMode
 	switch {
+	case declared == pilotage.ModeBoth && r.Mode == nil:
+		r.mode = pilotage.ModeImmediate
 	case declared == pilotage.ModeBoth:
-		switch r.Mode {
-		case "", pilotage.ModeImmediate:
-			r.mode = pilotage.ModeImmediate
-		case pilotage.ModeDeploy:
-			r.mode = pilotage.ModeDeploy
+		switch *r.Mode {
+		case pilotage.ModeImmediate, pilotage.ModeDeploy:
+			r.mode = *r.Mode
 		default:
-			return invalid("unknown mode %q: use immediate or deploy", r.Mode)
+			return invalid("unknown mode %q: use immediate or deploy", *r.Mode)
 		}
-	case r.Mode != "" && r.Mode != declared:
-		return invalid("Language %s executes in mode %s only; mode %q cannot be selected", r.lang.ID, declared, r.Mode)
+	case r.Mode != nil && *r.Mode != declared:
+		return invalid("Language %s executes in mode %s only; mode %q cannot be selected", r.lang.ID, declared, *r.Mode)
 	case declared == "":
 		r.mode = pilotage.ModeImmediate
 	default:

@@ -58,11 +58,11 @@ func TestProcessingOrder(t *testing.T) {
 		status string
 	}{
 		{"selection before ref resolution", "home/v1", pilotage.ExecuteRequest{Program: bad, ProgramRef: new("prog.none@1")}, pilotage.ErrInvalidRequest, ""},
-		{"ref resolution before trace level", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.none@1"), TraceLevel: "loud"}, pilotage.ErrNotFound, ""},
-		{"trace level before test_run", "noret/v1", pilotage.ExecuteRequest{Program: bad, TraceLevel: "loud", TestRun: boolp(true)}, pilotage.ErrInvalidRequest, ""},
+		{"ref resolution before trace level", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.none@1"), TraceLevel: new("loud")}, pilotage.ErrNotFound, ""},
+		{"trace level before test_run", "noret/v1", pilotage.ExecuteRequest{Program: bad, TraceLevel: new("loud"), TestRun: boolp(true)}, pilotage.ErrInvalidRequest, ""},
 		{"test_run before store", "noret/v1", pilotage.ExecuteRequest{Program: bad, TestRun: boolp(true), Store: boolp(true)}, pilotage.ErrUnsupported, ""},
 		{"store before idempotency", "noret/v1", pilotage.ExecuteRequest{Program: bad, Store: boolp(true), IdempotencyKey: new("k")}, pilotage.ErrUnsupported, ""},
-		{"request checks before drift", "home/v1", pilotage.ExecuteRequest{Program: bad, TraceLevel: "loud", ExpectedCatalogVersion: new("old")}, pilotage.ErrInvalidRequest, ""},
+		{"request checks before drift", "home/v1", pilotage.ExecuteRequest{Program: bad, TraceLevel: new("loud"), ExpectedCatalogVersion: new("old")}, pilotage.ErrInvalidRequest, ""},
 		{"drift before validation", "home/v1", pilotage.ExecuteRequest{Program: bad, ExpectedCatalogVersion: new("old")}, "", pilotage.StatusCatalogDrift},
 		{"validation before input binding", "home/v1", pilotage.ExecuteRequest{Program: bad, Input: raw(`[1]`)}, "", pilotage.StatusValidationError},
 		{"input binding before execution", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`7`)}, "", pilotage.StatusValidationError},
@@ -174,7 +174,7 @@ func equalJSON(a, b any) bool {
 // meets promotion_drift; promoting again mints a new reference (§5.4).
 func TestPromotionDrift(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
-	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: pilotage.ModeDeploy})
+	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: new(pilotage.ModeDeploy)})
 	var out struct {
 		Ref string `json:"program_ref"`
 	}
@@ -204,7 +204,7 @@ func TestPromotionDrift(t *testing.T) {
 	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.OK || r.Trace != nil {
 		t.Fatalf("want promotion_drift, got %+v", r)
 	}
-	dep2 := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: pilotage.ModeDeploy})
+	dep2 := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: new(pilotage.ModeDeploy)})
 	if string(dep2.Output) == string(dep.Output) || !strings.Contains(string(dep2.Output), "@2") {
 		t.Fatalf("promoting again must mint a new reference: %s then %s", dep.Output, dep2.Output)
 	}
@@ -284,7 +284,7 @@ func TestUnboundedLoopIsBounded(t *testing.T) {
 	    {"id": "c", "for_each": "input.xs", "as": "z", "do": [
 	      {"id": "f", "call": "fan.set", "with": {"on": "x == y"}}]}]}]}]}`)
 	start := time.Now()
-	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Input: in, TraceLevel: pilotage.LevelNone})
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Input: in, TraceLevel: new(pilotage.LevelNone)})
 	// A hang detector, generous for a loaded machine: unbounded, the
 	// program would run for hours.
 	if took := time.Since(start); took > time.Minute {
@@ -385,7 +385,7 @@ func TestDeployedProgramSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: pilotage.ModeDeploy})
+	dep := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: new(pilotage.ModeDeploy)})
 	var out struct {
 		Ref string `json:"program_ref"`
 	}
@@ -450,7 +450,7 @@ func TestConcurrentUse(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	l := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: "sensor", Limit: new(100)}).(*pilotage.ListResponse)
+	l := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: new("sensor"), Limit: new(100)}).(*pilotage.ListResponse)
 	if len(l.Items) != 3+8*4 {
 		t.Errorf("concurrent catalog edits lost some: %d sensors", len(l.Items))
 	}

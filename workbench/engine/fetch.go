@@ -20,12 +20,8 @@ func (e *Engine) Trace(ctx context.Context, c service.Caller, language string, r
 	if !l.caps.Has(pilotage.CapTraceFetch) {
 		return nil, unsupported("Language %s does not declare trace_fetch", l.ID)
 	}
-	switch req.TraceLevel {
-	case "", pilotage.LevelSummary, pilotage.LevelFull:
-	case pilotage.LevelNone:
-		return nil, invalid("trace_level none has no meaning on the fetch door; ask for summary or full")
-	default:
-		return nil, invalid("unknown trace_level %q: use summary or full", req.TraceLevel)
+	if err := fetchLevelValid(req.TraceLevel); err != nil {
+		return nil, err
 	}
 	notFound := &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: "no retrievable Run with this run_id"}
 	if req.RunID == "" {
@@ -40,14 +36,29 @@ func (e *Engine) Trace(ctx context.Context, c service.Caller, language string, r
 		return nil, notFound
 	}
 	level := rec.Trace.Level
-	if req.TraceLevel != "" {
-		level = lower(req.TraceLevel, level)
+	if req.TraceLevel != nil {
+		level = lower(*req.TraceLevel, level)
 	}
 	resp := &pilotage.TraceFetchResponse{RunID: rec.RunID, Outcome: rec.Outcome, Output: rec.Output, Trace: render(rec.Trace, level)}
 	if l.caps.HasSub(pilotage.CapTraceFetch, pilotage.SubNarrate) {
 		resp.Narration = narrate(resp.Trace, req.Question)
 	}
 	return resp, nil
+}
+
+// fetchLevelValid refuses a trace_level the fetch door cannot serve. Left
+// out (nil) it is the recorded level; a supplied "" is no level at all.
+func fetchLevelValid(level *string) error {
+	if level == nil {
+		return nil
+	}
+	switch *level {
+	case pilotage.LevelSummary, pilotage.LevelFull:
+		return nil
+	case pilotage.LevelNone:
+		return invalid("trace_level none has no meaning on the fetch door; ask for summary or full")
+	}
+	return invalid("unknown trace_level %q: use summary or full", *level)
 }
 
 // narrate tells the trace's facts in plain English, deterministically. It

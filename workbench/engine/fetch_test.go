@@ -9,7 +9,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 )
 
-func fetch(e *Engine, principal, session, lang, runID, level string) (*pilotage.TraceFetchResponse, error) {
+func fetch(e *Engine, principal, session, lang, runID string, level *string) (*pilotage.TraceFetchResponse, error) {
 	return e.Trace(bg, callerOf(principal, session), lang, pilotage.TraceFetchRequest{RunID: runID, TraceLevel: level})
 }
 
@@ -23,7 +23,7 @@ func TestRetentionDurationSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), TraceLevel: pilotage.LevelNone})
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), TraceLevel: new(pilotage.LevelNone)})
 	if resp.Trace != nil {
 		t.Fatal("level none returned a trace")
 	}
@@ -33,7 +33,7 @@ func TestRetentionDurationSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e2.Close()
-	got, err := fetch(e2, "alice", "another-session", "home/v1", resp.RunID, "")
+	got, err := fetch(e2, "alice", "another-session", "home/v1", resp.RunID, nil)
 	if err != nil {
 		t.Fatalf("after restart: %v", err)
 	}
@@ -44,22 +44,22 @@ func TestRetentionDurationSurvivesRestart(t *testing.T) {
 	if !strings.Contains(got.Narration, "ended with status success") || !strings.Contains(got.Narration, "fan.set ×1") {
 		t.Errorf("narration: %s", got.Narration)
 	}
-	sum, _ := fetch(e2, "alice", "s", "home/v1", resp.RunID, pilotage.LevelSummary)
+	sum, _ := fetch(e2, "alice", "s", "home/v1", resp.RunID, new(pilotage.LevelSummary))
 	if sum.Trace.Level != pilotage.LevelSummary || len(sum.Trace.Steps[0].Input) > 0 {
 		t.Errorf("summary fetch: %+v", sum.Trace)
 	}
-	_, err = fetch(e2, "alice", "s", "home/v1", resp.RunID, pilotage.LevelNone)
+	_, err = fetch(e2, "alice", "s", "home/v1", resp.RunID, new(pilotage.LevelNone))
 	reqErr(t, err, pilotage.ErrInvalidRequest)
 	// Expired looks exactly like never existed (§6.6 indistinguishability).
 	now = now.Add(7*24*time.Hour + time.Second)
-	_, err = fetch(e2, "alice", "s", "home/v1", resp.RunID, "")
+	_, err = fetch(e2, "alice", "s", "home/v1", resp.RunID, nil)
 	expired := reqErr(t, err, pilotage.ErrNotFound)
-	_, err = fetch(e2, "alice", "s", "home/v1", "run-00000000000000000000000000000000", "")
+	_, err = fetch(e2, "alice", "s", "home/v1", "run-00000000000000000000000000000000", nil)
 	if unknown := reqErr(t, err, pilotage.ErrNotFound); *unknown != *expired {
 		t.Errorf("expired %+v differs from unknown %+v", expired, unknown)
 	}
 	// bare/v1 declares no trace_fetch: the operation does not exist there.
-	_, err = fetch(e2, "alice", "s", "bare/v1", resp.RunID, "")
+	_, err = fetch(e2, "alice", "s", "bare/v1", resp.RunID, nil)
 	reqErr(t, err, pilotage.ErrUnsupported)
 }
 
@@ -73,21 +73,21 @@ func TestRetentionSession(t *testing.T) {
 	if !resp.Outcome.OK {
 		t.Fatal(resp.Outcome)
 	}
-	got, err := fetch(e, "alice", "s1", "ctx/v1", resp.RunID, pilotage.LevelFull)
+	got, err := fetch(e, "alice", "s1", "ctx/v1", resp.RunID, new(pilotage.LevelFull))
 	if err != nil || got.Trace.Level != pilotage.LevelSummary {
 		t.Fatalf("same session: %+v %v", got, err)
 	}
-	if _, err := fetch(e, "alice", "s2", "ctx/v1", resp.RunID, ""); err == nil {
+	if _, err := fetch(e, "alice", "s2", "ctx/v1", resp.RunID, nil); err == nil {
 		t.Error("another session fetched a session-retained Run")
 	}
 	e.EndSession("s1")
-	if _, err := fetch(e, "alice", "s1", "ctx/v1", resp.RunID, ""); err == nil {
+	if _, err := fetch(e, "alice", "s1", "ctx/v1", resp.RunID, nil); err == nil {
 		t.Error("fetched after the session ended")
 	}
 	resp = exec(t, e, "alice", "s1", "ctx/v1", req)
 	e.Close()
 	e2 := newEngine(t, homeServer(), dir)
-	if _, err := fetch(e2, "alice", "s1", "ctx/v1", resp.RunID, ""); err == nil {
+	if _, err := fetch(e2, "alice", "s1", "ctx/v1", resp.RunID, nil); err == nil {
 		t.Error("a session Run survived a restart")
 	}
 }
@@ -102,7 +102,7 @@ func TestNotFoundIsUniform(t *testing.T) {
 	if unstored.Trace == nil {
 		t.Fatal("store: false must still return the inline trace")
 	}
-	if _, err := fetch(e, "alice", "s1", "home/v1", stored.RunID, ""); err != nil {
+	if _, err := fetch(e, "alice", "s1", "home/v1", stored.RunID, nil); err != nil {
 		t.Fatalf("stored Run: %v", err)
 	}
 	var want []byte
@@ -113,7 +113,7 @@ func TestNotFoundIsUniform(t *testing.T) {
 		{"alice", "ctx/v1", stored.RunID},
 		{"alice", "home/v1", refused.RunID},
 	} {
-		_, err := fetch(e, c.who, "s1", c.lang, c.id, "")
+		_, err := fetch(e, c.who, "s1", c.lang, c.id, nil)
 		re := reqErr(t, err, pilotage.ErrNotFound)
 		b, _ := json.Marshal(pilotage.RequestErrorEnvelope{Error: *re})
 		if i == 0 {
@@ -155,7 +155,7 @@ func TestNarrationEchoesOnlyFacts(t *testing.T) {
 // one, not a lookup that finds nothing; the message says which.
 func TestFetchEmptyRunID(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
-	_, err := fetch(e, "alice", "s1", "home/v1", "", "")
+	_, err := fetch(e, "alice", "s1", "home/v1", "", nil)
 	if re := reqErr(t, err, pilotage.ErrInvalidRequest); !strings.Contains(re.Message, "run_id is missing or empty") {
 		t.Errorf("run_id \"\": %q, want it to say the run_id is missing or empty", re.Message)
 	}

@@ -41,7 +41,7 @@ func TestPromoterSeesItsPromotion(t *testing.T) {
 	}
 	ref := strings.Trim(strings.TrimPrefix(string(dep.Output), `{"program_ref":`), `"}`)
 
-	rules := lookup(t, e, "auditor", "deploy/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: "rule", Limit: new(100)})
+	rules := lookup(t, e, "auditor", "deploy/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: new("rule"), Limit: new(100)})
 	if got := string(mustJSON(rules)); !strings.Contains(got, ref) {
 		t.Errorf("auditor's list kind=rule after deploying %s: %s, want its own rule", ref, got)
 	}

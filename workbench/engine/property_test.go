@@ -248,7 +248,7 @@ func (p *propEnv) checkRuns(t *testing.T, c *genCase, v *pilotage.ValidateRespon
 	exec := func(level string, edit func(*pilotage.ExecuteRequest)) *pilotage.ExecuteResponse {
 		t.Helper()
 		r := req
-		r.TraceLevel = level
+		r.TraceLevel = &level
 		r.Store = boolp(false)
 		if edit != nil {
 			edit(&r)
@@ -276,7 +276,7 @@ func (p *propEnv) checkRuns(t *testing.T, c *genCase, v *pilotage.ValidateRespon
 	p.checkOutcome(t, c, full, seen)
 	if c.store {
 		seen["stored"]++
-		fetched, err := p.e.Trace(bg, alice, c.lang, pilotage.TraceFetchRequest{RunID: full.RunID, TraceLevel: pilotage.LevelFull})
+		fetched, err := p.e.Trace(bg, alice, c.lang, pilotage.TraceFetchRequest{RunID: full.RunID, TraceLevel: new(pilotage.LevelFull)})
 		if err != nil {
 			t.Fatalf("fetch: %v", err)
 		}
@@ -303,7 +303,7 @@ func (p *propEnv) checkRuns(t *testing.T, c *genCase, v *pilotage.ValidateRespon
 		t.Errorf("at level none: %s, want no trace and the outcome and output of %s", mustJSON(none), mustJSON(full))
 	}
 	// §6.5.7: a test run is an ordinary execution trace in mode test_run.
-	test := run(pilotage.LevelFull, func(r *pilotage.ExecuteRequest) { r.Mode, r.TestRun = pilotage.ModeDeploy, boolp(true) })
+	test := run(pilotage.LevelFull, func(r *pilotage.ExecuteRequest) { r.Mode, r.TestRun = new(pilotage.ModeDeploy), boolp(true) })
 	if test.Trace == nil || test.Trace.Mode != pilotage.ModeTestRun {
 		t.Fatalf("a test run's trace: %s", mustJSON(test.Trace))
 	}
@@ -322,7 +322,7 @@ func (p *propEnv) checkRuns(t *testing.T, c *genCase, v *pilotage.ValidateRespon
 // program is its body, §5.4), and its trace replays clean against the
 // body's plan (§5.6).
 func (p *propEnv) checkDeployed(t *testing.T, c *genCase, inline *pilotage.ExecuteResponse) {
-	dep, err := p.e.Execute(bg, alice, c.lang, pilotage.ExecuteRequest{Program: c.program, Mode: pilotage.ModeDeploy, Store: boolp(false)})
+	dep, err := p.e.Execute(bg, alice, c.lang, pilotage.ExecuteRequest{Program: c.program, Mode: new(pilotage.ModeDeploy), Store: boolp(false)})
 	if err != nil || !dep.Outcome.OK {
 		t.Fatalf("deploy: %v %s", err, mustJSON(dep))
 	}
@@ -337,7 +337,7 @@ func (p *propEnv) checkDeployed(t *testing.T, c *genCase, inline *pilotage.Execu
 	if err != nil || !v.Valid {
 		t.Fatalf("validate after deploy: %v %+v", err, v)
 	}
-	resp, err := p.e.Execute(bg, alice, c.lang, pilotage.ExecuteRequest{ProgramRef: new(out.Ref), Input: c.input, TraceLevel: pilotage.LevelFull, Store: boolp(false)})
+	resp, err := p.e.Execute(bg, alice, c.lang, pilotage.ExecuteRequest{ProgramRef: new(out.Ref), Input: c.input, TraceLevel: new(pilotage.LevelFull), Store: boolp(false)})
 	if err != nil {
 		t.Fatalf("execute %s: %v", out.Ref, err)
 	}

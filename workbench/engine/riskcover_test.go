@@ -47,7 +47,7 @@ func TestPlanUncoveredIsInternalError(t *testing.T) {
 	if err == nil {
 		t.Errorf("validate: plan max_risk %q with max_risk_hints %+v, want an internal error", resp.Plan.MaxRisk, resp.Plan.MaxRiskHints)
 	}
-	dep, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: raw(gapProgram), Mode: pilotage.ModeDeploy})
+	dep, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: raw(gapProgram), Mode: new(pilotage.ModeDeploy)})
 	checkUncovered(t, "deploy", err)
 	if err == nil {
 		t.Errorf("deploy: installed %s, want an internal error", dep.Output)

@@ -104,7 +104,7 @@ func TestLookupErrorsCarryCatalogVersion(t *testing.T) {
 		// the server cannot compare against, none at all is a malformed request.
 		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new("")}, pilotage.ErrUnknownBaseline},
 		{"home/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince}, pilotage.ErrInvalidRequest},
-		{"ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: "fan"}, pilotage.ErrUnsupported},
+		{"ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Q: new("fan")}, pilotage.ErrUnsupported},
 		{"ctx/v1", pilotage.LookupRequest{Verb: pilotage.VerbChangedSince, CatalogVersion: new("x")}, pilotage.ErrUnsupported},
 	} {
 		want := lookup(t, e, "bob", c.lang, pilotage.LookupRequest{Verb: pilotage.VerbList}).(*pilotage.ListResponse).CatalogVersion
@@ -157,7 +157,7 @@ func TestZeroIterationLoopIsTraced(t *testing.T) {
 	  {"id": "off", "call": "lights.set", "with": {"room": "r", "on": "false"}}]}], "output": "steps.each.output"}`),
 		Input: raw(`{"rooms": []}`)}
 	for _, level := range []string{pilotage.LevelFull, pilotage.LevelSummary} {
-		req.TraceLevel = level
+		req.TraceLevel = &level
 		resp := exec(t, e, "alice", "s1", "home/v1", req)
 		if !resp.Outcome.OK || string(resp.Output) != "[]" {
 			t.Fatalf("%s: %+v %s", level, resp.Outcome, resp.Output)
@@ -205,18 +205,18 @@ func TestProgramRefIsCheckedUnderCallerAuthority(t *testing.T) {
 func TestStoreTrueAtLevelNone(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
 	for _, lang := range []string{"home/v1", "ctx/v1"} {
-		req := pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), TraceLevel: pilotage.LevelNone, Store: boolp(true)}
+		req := pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), TraceLevel: new(pilotage.LevelNone), Store: boolp(true)}
 		want := pilotage.LevelFull
 		if lang == "ctx/v1" {
 			prog, _ := json.Marshal(`{"steps": [{"id": "f", "call": "fan.set", "with": {"on": "true"}}]}`)
-			req = pilotage.ExecuteRequest{Program: prog, Context: raw(`{"site": "hq"}`), TraceLevel: pilotage.LevelNone, Store: boolp(true)}
+			req = pilotage.ExecuteRequest{Program: prog, Context: raw(`{"site": "hq"}`), TraceLevel: new(pilotage.LevelNone), Store: boolp(true)}
 			want = pilotage.LevelSummary
 		}
 		resp := exec(t, e, "alice", "s1", lang, req)
 		if resp.Trace != nil || resp.RunID == "" || !resp.Outcome.OK {
 			t.Fatalf("%s: want run_id and outcome without a trace, got %+v", lang, resp)
 		}
-		got, err := fetch(e, "alice", "s1", lang, resp.RunID, "")
+		got, err := fetch(e, "alice", "s1", lang, resp.RunID, nil)
 		if err != nil {
 			t.Fatalf("%s: stored Run not fetchable: %v", lang, err)
 		}
@@ -341,12 +341,14 @@ func TestEffectiveTraceLevel(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
 	textProg, _ := json.Marshal(`{"steps": [{"id": "f", "call": "fan.set", "with": {"on": "true"}}]}`)
 	for _, c := range []struct {
-		lang, asked, want string
+		lang  string
+		asked *string // nil: none requested
+		want  string
 	}{
-		{"home/v1", "", pilotage.LevelFull},
-		{"home/v1", pilotage.LevelSummary, pilotage.LevelSummary},
-		{"ctx/v1", "", pilotage.LevelSummary},
-		{"ctx/v1", pilotage.LevelFull, pilotage.LevelSummary},
+		{"home/v1", nil, pilotage.LevelFull},
+		{"home/v1", new(pilotage.LevelSummary), pilotage.LevelSummary},
+		{"ctx/v1", nil, pilotage.LevelSummary},
+		{"ctx/v1", new(pilotage.LevelFull), pilotage.LevelSummary},
 	} {
 		req := pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), TraceLevel: c.asked}
 		if c.lang == "ctx/v1" {
@@ -354,11 +356,11 @@ func TestEffectiveTraceLevel(t *testing.T) {
 		}
 		resp := exec(t, e, "alice", "s1", c.lang, req)
 		if resp.Trace == nil || resp.Trace.Level != c.want {
-			t.Errorf("%s asking %q: trace %+v, want level %s", c.lang, c.asked, resp.Trace, c.want)
+			t.Errorf("%s, want level %s: trace %+v", c.lang, c.want, resp.Trace)
 			continue
 		}
 		if hasInput := len(resp.Trace.Steps[0].Input) > 0; hasInput != (c.want == pilotage.LevelFull) {
-			t.Errorf("%s asking %q: step input present %v at %s", c.lang, c.asked, hasInput, c.want)
+			t.Errorf("%s: step input present %v at %s", c.lang, hasInput, c.want)
 		}
 	}
 }
@@ -421,7 +423,7 @@ func deploy(t *testing.T, e *Engine, prog json.RawMessage) string {
 // deployAs is deploy by principal.
 func deployAs(t *testing.T, e *Engine, principal string, prog json.RawMessage) string {
 	t.Helper()
-	dep := exec(t, e, principal, "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Mode: pilotage.ModeDeploy})
+	dep := exec(t, e, principal, "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Mode: new(pilotage.ModeDeploy)})
 	var out struct {
 		Ref string `json:"program_ref"`
 	}

@@ -35,7 +35,7 @@ func TestUnmadeCallIsNotTraced(t *testing.T) {
 		for _, level := range []string{pilotage.LevelFull, pilotage.LevelSummary} {
 			t.Run(name+"/"+level, func(t *testing.T) {
 				req := c.req
-				req.TraceLevel = level
+				req.TraceLevel = &level
 				resp := exec(t, e, c.principal, "s1", "home/v1", req)
 				if resp.Outcome.OK || resp.Trace == nil || resp.Trace.Level != level {
 					t.Fatalf("want a failed Run with a %s trace: %s", level, mustJSON(resp))

@@ -108,19 +108,20 @@ func checkArguments(check *jsonschema.Schema, members map[string]json.RawMessage
 	return "the arguments do not match the tool's input schema: " + strings.Join(parts, "; ")
 }
 
-// enumsAsText hands each enum member that is not a non-empty string to
-// the service as a string of its JSON text (5 as "5", "" as "\"\""),
-// which no enum holds, so the service refuses it as unrecognized at its
-// own check in the operation's order (§6.5.2: "whether trace_level is
-// recognized"), where decoding it as is would either fail before every
-// check (a number) or read as the member left out (an empty string). args
-// is returned unchanged when every enum member is a non-empty string.
+// enumsAsText hands each enum member that is not a string to the service
+// as a string of its JSON text (5 as "5"), which no enum holds, so the
+// service refuses it as unrecognized at its own check in the operation's
+// order (§6.5.2: "whether trace_level is recognized"), where decoding it
+// as is would fail before every check. A string, "" too, goes as sent:
+// the request's enum members are pointers, so "" is supplied, not left
+// out. args is returned unchanged when every enum member is a string.
 func enumsAsText(args json.RawMessage, members map[string]json.RawMessage, enums []string) (json.RawMessage, error) {
 	changed := false
 	for _, name := range enums {
 		raw, present := members[name]
-		var s string
-		if !present || json.Unmarshal(raw, &s) == nil && s != "" {
+		// A member's raw value has no leading space, and a JSON value
+		// that starts with a quote is a string.
+		if !present || len(raw) > 0 && raw[0] == '"' {
 			continue
 		}
 		text, err := json.Marshal(string(raw))

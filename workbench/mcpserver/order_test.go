@@ -129,7 +129,8 @@ var (
 
 // traceLevelOf is execute's answer to a trace_level it does not
 // recognize; value is the JSON text the client sent, quoted as Go does
-// (a value that is not a non-empty string is handed on as its JSON text).
+// (a value that is not a string is handed on as its JSON text; "" is
+// the empty trace_level the client sent, not its JSON text "\"\"").
 func traceLevelOf(value string) wireAnswer {
 	return wireAnswer{kind: "invalid_request", says: `unknown trace_level "` + value + `"`}
 }
@@ -200,7 +201,7 @@ func TestExecuteProcessingOrderOnTheWire(t *testing.T) {
 			owner(map[string]any{"program": lightsOn, "input": onInput, "trace_level": 5}), noRef, traceLevelOf("5")},
 		{"unknown program_ref before an empty trace_level",
 			owner(map[string]any{"program_ref": "prog.nope", "trace_level": ""}),
-			owner(map[string]any{"program": lightsOn, "input": onInput, "trace_level": ""}), noRef, traceLevelOf(`\"\"`)},
+			owner(map[string]any{"program": lightsOn, "input": onInput, "trace_level": ""}), noRef, traceLevelOf("")},
 		// §10.3: a program_ref the caller may not see is one that does not exist.
 		{"unauthorized program_ref before an unrecognized trace_level",
 			request{"guest", map[string]any{"program_ref": "prog.off@1", "trace_level": "x"}},
@@ -216,7 +217,7 @@ func TestExecuteProcessingOrderOnTheWire(t *testing.T) {
 		// JSON value mode holds.
 		{"test_run not declared before an empty mode",
 			owner(map[string]any{"program": lightsOn, "test_run": true, "mode": ""}),
-			owner(map[string]any{"program": lightsOn, "input": onInput, "mode": ""}), testRun, modeOf(`\"\"`)},
+			owner(map[string]any{"program": lightsOn, "input": onInput, "mode": ""}), testRun, modeOf("")},
 		{"test_run not declared before a mode that is a number",
 			owner(map[string]any{"program": lightsOn, "test_run": true, "mode": 1}),
 			owner(map[string]any{"program": lightsOn, "input": onInput, "mode": 1}), testRun, modeOf("1")},
@@ -286,6 +287,9 @@ func TestLookupArgumentsReachTheEngine(t *testing.T) {
 		{map[string]any{"verb": "get", "id": ""}, wireAnswer{kind: "not_found", says: `no catalog entry ""`}},
 		{map[string]any{"verb": "get"}, wireAnswer{kind: "invalid_request", says: "get needs an id"}},
 		{map[string]any{"verb": "list", "q": "lights", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.search"}},
+		// §6.3: a supplied q is a search, the empty one too, so a Language
+		// without catalog.search refuses it like any q.
+		{map[string]any{"verb": "list", "q": ""}, wireAnswer{kind: "unsupported", says: "catalog.search"}},
 		{map[string]any{"verb": "changed_since", "catalog_version": "x", "limit": 0}, wireAnswer{kind: "unsupported", says: "catalog.changed_since"}},
 		{map[string]any{"verb": "list", "limit": -1}, wireAnswer{kind: "invalid_request", says: "limit must be at least 1, got -1"}},
 		// A page of no entries asks for nothing: the schema's minimum 1
@@ -295,6 +299,9 @@ func TestLookupArgumentsReachTheEngine(t *testing.T) {
 		// one (§6.3), not the first page.
 		{map[string]any{"verb": "list", "cursor": ""}, wireAnswer{kind: "invalid_request", says: "the cursor is not one this listing returned"}},
 		{map[string]any{"verb": 7}, wireAnswer{kind: "invalid_request", says: `unknown lookup verb "7"`}},
+		// No verb is "", so a supplied "" is refused like a missing verb,
+		// in words that fit the request the client sent.
+		{map[string]any{"verb": ""}, wireAnswer{kind: "invalid_request", says: "the verb is missing or empty"}},
 	} {
 		res := call(t, cs, "order_v1_lookup", c.args)
 		if got := answerOf(t, res); !c.want.matches(got) {
@@ -308,6 +315,14 @@ func TestLookupArgumentsReachTheEngine(t *testing.T) {
 	res := call(t, cs, "order_v1_lookup", map[string]any{"verb": "list"})
 	if items, _ := structured(t, res)["items"].([]any); res.IsError || len(items) != 4 {
 		t.Errorf("list without limit: isError %v, %s; want the 4 entries", res.IsError, resultJSON(t, res))
+	}
+	// Supplied, kind "" and tag "" filter by the empty kind and tag (§6.3),
+	// which no entry has: the page is empty, not every entry.
+	for _, filter := range []string{"kind", "tag"} {
+		res := call(t, cs, "order_v1_lookup", map[string]any{"verb": "list", filter: ""})
+		if items, ok := structured(t, res)["items"].([]any); res.IsError || !ok || len(items) != 0 {
+			t.Errorf("list with %s \"\": isError %v, %s; want no entries", filter, res.IsError, resultJSON(t, res))
+		}
 	}
 }
 
