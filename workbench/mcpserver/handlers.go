@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -159,9 +162,22 @@ func (s *Server) dispatch(ctx context.Context, c service.Caller, lang string, op
 func serve[R any](args json.RawMessage, op func(R) (any, error)) (any, error) {
 	var r R
 	if err := json.Unmarshal(args, &r); err != nil {
-		return nil, &pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: "arguments: " + err.Error()}
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: decodeMessage(err)}
 	}
 	return op(r)
+}
+
+// decodeMessage describes a decoding failure to the client. The type
+// check has passed by then, so a type error is a number the schema calls
+// an integer (2.0, 1e30) that no int holds: the message names the member
+// by its JSON Pointer, as a type mismatch does, not by Go's struct field.
+func decodeMessage(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" && typeErr.Type.Kind() == reflect.Int {
+		return fmt.Sprintf("the arguments cannot be read: /%s: got %s, want an integer without fraction or exponent that fits in %d bits",
+			strings.ReplaceAll(typeErr.Field, ".", "/"), typeErr.Value, strconv.IntSize)
+	}
+	return "arguments: " + err.Error()
 }
 
 func (s *Server) manifestResource() mcp.ResourceHandler {

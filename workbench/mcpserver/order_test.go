@@ -348,6 +348,21 @@ func TestWrongJSONTypeIsRefusedFirst(t *testing.T) {
 	}
 }
 
+// TestIntegerOutOfRangeNamesTheMember: a limit the JSON Schema calls an
+// integer (2.0, 1e30) but no Go int holds passes the type check and fails
+// only when decoded; the client must still hear which member is wrong, as
+// binding.md promises of every wrong type, not by Go's struct field.
+func TestIntegerOutOfRangeNamesTheMember(t *testing.T) {
+	cs := orderSessions(t)["owner"]
+	for _, limit := range []any{json.RawMessage("2.0"), 1e30} {
+		args := map[string]any{"verb": "list", "limit": limit}
+		got := answerOf(t, call(t, cs, "order_v1_lookup", args))
+		if want := (wireAnswer{kind: "invalid_request", says: "the arguments cannot be read: /limit: got number"}); !want.matches(got) || strings.Contains(got.says, "Go struct") {
+			t.Errorf("limit %v: got %+v, want %+v", limit, got, want)
+		}
+	}
+}
+
 // TestLearnEmptyMembersAreSupplied: learn's index form is the request
 // without an id (§6.2); a supplied id "" names no guide, and a supplied
 // topic "" is a topic fetch, which order.pdl does not declare.
