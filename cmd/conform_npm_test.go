@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 // The MCP project's example servers conform is run against: MCP servers

@@ -11,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/spf13/cobra"
 )
 

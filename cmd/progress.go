@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/spf13/cobra"
 )

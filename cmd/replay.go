@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/spf13/cobra"
 )

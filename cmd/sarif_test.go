@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 // TestSARIFOutputIsValid validates what the checking verbs really print
@@ -17,7 +17,7 @@ import (
 // findings: lint of JSON and PDL inputs (findings placed in the PDL
 // source), replay, and conform against `pilotage serve` of homeflow
 // (lint's and replay's findings in the saved files, conform's own naming
-// an MCP operation instead of a file). lint/report's test validates
+// an MCP operation instead of a file). internal/base/report's test validates
 // made-up reports; this one catches what only real output carries.
 func TestSARIFOutputIsValid(t *testing.T) {
 	golden.SARIFSchema(t) // skips, saying why, without node and npm

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/cmd"
-	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script. With
-// the project's one -update flag (lint/golden: go test ./cmd -run
+// the project's one -update flag (internal/testsupport/golden: go test ./cmd -run
 // TestScripts -update) a failing cmp whose expected file is a section of
 // the script rewrites that section instead. Each script's work
 // directory holds a copy of langs/, so scripts can run the bundled

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
-	"github.com/pilotage-dev/pilotage/workbench/language"
 )
 
 // loadPDL compiles a PDL file; errors are printed to w with their source
@@ -62,7 +62,7 @@ func writeCompileReport(w io.Writer, name string, res *compile.Result, rep *repo
 var pdlErrorsCap = fmt.Sprintf("at most %d errors of one rule are listed, the rest counted", report.DefaultMaxPerRule)
 
 // newEngine starts the workbench engine. Its default operation addresses
-// are workbench/binding's tool names, so the manifest names exactly the
+// are internal/model/binding's tool names, so the manifest names exactly the
 // tools serve publishes.
 func newEngine(srv *language.Server, dataDir string) (*engine.Engine, error) {
 	eng, err := engine.New(srv, engine.Options{DataDir: dataDir})

@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
-	"github.com/pilotage-dev/pilotage/lint/report"
-	"github.com/pilotage-dev/pilotage/lint/suggest"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
 
 // Categories group rules in --list-rules and the docs.

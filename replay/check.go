@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // checker replays the entries of one trace file against the plan, in

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
 
 // TestDecodeNodeLikeUnmarshal: on snapshots replay can read, decodeNode

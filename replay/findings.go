@@ -1,6 +1,6 @@
 package replay
 
-import "github.com/pilotage-dev/pilotage/lint/report"
+import "github.com/pilotage-dev/pilotage/internal/base/report"
 
 // cond says when a finding holds. A trace's level, outcome and mode may
 // come after its steps in the file, so findings that depend on them are

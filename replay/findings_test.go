@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // TestFindingBufferConditions: findings waiting on different conditions

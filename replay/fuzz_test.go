@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 // fixtures are the rule fixtures, the seeds of every fuzz target here.

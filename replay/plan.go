@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // Plan is a plan (§5.6) prepared for replay: every step with its place in

@@ -7,7 +7,7 @@
 // with the number of steps.
 //
 // Every check is a Rule (rules.go) documented in docs/replay.md, and every
-// finding is a lint/report.Finding, so replay prints and exits exactly as
+// finding is a internal/base/report.Finding, so replay prints and exits exactly as
 // pilotage lint does.
 package replay
 
@@ -19,9 +19,9 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
-	"github.com/pilotage-dev/pilotage/lint/report"
-	"github.com/pilotage-dev/pilotage/lint/suggest"
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
 
 // sourceLimit is the largest trace file kept whole for source snippets in

@@ -3,7 +3,7 @@ package replay
 import (
 	"sort"
 
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // Rule describes one replay check: what --list-rules prints, what sarif's

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 // Each rule has testdata/rules/<id>.txtar, checked by golden.RuleFixtures.

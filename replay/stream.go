@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
 
 // site is a place in a trace file: a JSON Pointer and its line:column.
@@ -214,7 +214,7 @@ func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(
 
 // failAt records the decoder's error err, met reading what follows offset
 // prev, as the file's syntax error, placed and worded as pilotage lint
-// places and words it (lint/jsonpos). The decoder's own errors are no
+// places and words it (internal/base/jsonpos). The decoder's own errors are no
 // use for that: a Token error's offset is at the bad byte or one past it
 // depending on the token, a Decode error's counts from the start of the
 // value, and their wording is encoding/json's. So the bytes still held
@@ -246,7 +246,7 @@ func (w *walker) failAt(err error, prev int64) error {
 		off, msg = w.pr.clamp(prev)+int64(se.Pos.Offset-len(prefix)), se.Msg
 	}
 	// Otherwise the decoder refused what jsonpos accepts, which their
-	// differential tests (lint/jsonpos) rule out; its words stand.
+	// differential tests (internal/base/jsonpos) rule out; its words stand.
 	pos := w.pr.position(off)
 	w.s.syntax = &site{line: pos.Line, col: pos.Column}
 	w.s.syntaxMsg = msg

@@ -13,7 +13,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
 
 // checkSyntaxLikeLint replays data, read whole and one byte at a time

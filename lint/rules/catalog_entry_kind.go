@@ -1,9 +1,9 @@
 package rules
 
 import (
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // catalogEntryKind checks §5.4 with §1.5 and §5.2: an entry's kind is an

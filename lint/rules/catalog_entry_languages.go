@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // catalogEntryLanguages checks §5.4: an entry's `languages` names the

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // closedSetsFixed checks §1.5 across two captures: an engine-defined value

@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // closedSetsFormat checks that the closed-sets guide can be read: it has

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // coreGuide checks §5.2: every Language has at least one core guide, the

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"

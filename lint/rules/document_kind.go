@@ -1,8 +1,8 @@
 package rules
 
 import (
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // documentKind reports a file that is neither a manifest nor a snapshot,

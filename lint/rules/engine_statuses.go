@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
-	"github.com/pilotage-dev/pilotage/lint/report"
-	"github.com/pilotage-dev/pilotage/lint/suggest"
 )
 
 // engineStatuses checks §5.7 for the engine-defined statuses of both

@@ -3,9 +3,9 @@ package rules
 import (
 	"fmt"
 
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // entrySchemas checks §5.4: a catalog entry's input_schema and

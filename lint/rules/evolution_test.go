@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/golden"
-	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 

@@ -8,9 +8,9 @@ import (
 	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/guidemd"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/guidemd"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // guideTopics checks what a topic fetch (§6.2) needs when

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // guideVersionBump checks §11.2 across two captures: "A guide's version

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 

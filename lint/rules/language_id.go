@@ -2,8 +2,8 @@ package rules
 
 import (
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // languageID checks that every Language identifier has the form

@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // languageIDUnique checks that no two Language entries share an id

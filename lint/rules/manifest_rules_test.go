@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/golden"
 )
 
 // manifestRules are the rules of the manifest, capability, retention and

@@ -3,14 +3,14 @@ package rules
 import (
 	"fmt"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/binding"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
-	"github.com/pilotage-dev/pilotage/workbench/binding"
 )
 
 // operationAddresses checks the operation addresses of the Language
 // entries against the project's MCP binding (binding.md, "One MCP tool per
-// operation"), whose naming rule lives in workbench/binding:
+// operation"), whose naming rule lives in internal/model/binding:
 //
 //   - error: an address names a tool that an earlier operation already
 //     names (of the same Language or another, or the discovery tool),

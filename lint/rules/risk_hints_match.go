@@ -5,9 +5,9 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // riskHintsMatch checks §5.3 as data-model.md reads it: each risk level

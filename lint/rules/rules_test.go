@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/golden"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // Each rule has testdata/<id>.txtar, checked by golden.RuleFixtures. Its

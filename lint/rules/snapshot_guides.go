@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // snapshotGuides checks that a snapshot carries the guides of every

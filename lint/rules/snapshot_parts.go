@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
 )
 
 // This file holds what the guide, closed-sets, risk and catalog rules

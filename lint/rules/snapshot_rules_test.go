@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/golden"
 )
 
 // snapshotRules are the rules of the guides, closed-sets, risk and catalog

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // testRunMode checks a declaration §4.3 rule 6 forbids when it cannot be

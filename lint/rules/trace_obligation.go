@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 )
 
 // traceObligation checks §4.3 rule 4 (and §5.8.1): a Language that

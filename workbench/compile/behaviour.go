@@ -8,8 +8,8 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/google/cel-go/cel"
 
-	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 

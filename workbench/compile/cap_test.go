@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 

@@ -1,5 +1,5 @@
 // Package compile turns a parsed PDL file into the compiled Language model
-// (workbench/language): it resolves every name, fills defaults, adds the
+// (internal/model/language): it resolves every name, fills defaults, adds the
 // reserved closed-set values, reads the guides and JSON Schemas the file
 // names, type-checks CEL in entry behaviour, checks promoted program
 // bodies, and records where in the PDL every emitted value came from. It
@@ -16,8 +16,8 @@ import (
 
 	"github.com/alecthomas/participle/v2/lexer"
 
-	"github.com/pilotage-dev/pilotage/lint/report"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 

@@ -3,8 +3,8 @@ package compile
 import (
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/workbench/pdl/pdltest"
 )
 

@@ -12,10 +12,10 @@ import (
 	"github.com/yuin/goldmark/ast"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/guidemd"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/guidemd"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
-	"github.com/pilotage-dev/pilotage/workbench/progdiag"
 )
 
 // example is one fenced ```json block of a guide that holds a program.

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
-	"github.com/pilotage-dev/pilotage/lint/textenc"
-	"github.com/pilotage-dev/pilotage/workbench/binding"
-	"github.com/pilotage-dev/pilotage/workbench/engine/program"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/textenc"
+	"github.com/pilotage-dev/pilotage/internal/model/binding"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 

@@ -6,9 +6,9 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
-	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
-	"github.com/pilotage-dev/pilotage/workbench/engine/program"
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 

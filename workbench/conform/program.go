@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/replay"
 )
 
@@ -27,7 +27,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		prog = string(c.opt.Program.Src)
 	} else if _, err := jsonpos.ParseShared(c.opt.Program.Src); err != nil {
 		// Where and why, in the words validate and lint use for the same
-		// bytes: a byte order mark or UTF-16 names its fix (lint/textenc).
+		// bytes: a byte order mark or UTF-16 names its fix (internal/base/textenc).
 		where, why := c.opt.Program.File, err.Error()
 		var se *jsonpos.SyntaxError
 		if errors.As(err, &se) {

@@ -1,9 +1,9 @@
 package conform
 
 import (
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/lint/rules"
-	"github.com/pilotage-dev/pilotage/lint/suggest"
 	"github.com/pilotage-dev/pilotage/replay"
 )
 

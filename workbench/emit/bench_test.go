@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
-	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
 )
 
 // generated is a PDL file of the size docs/performance.md records: one

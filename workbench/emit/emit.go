@@ -1,4 +1,4 @@
-// Package emit turns a compiled Server (workbench/language) into the
+// Package emit turns a compiled Server (internal/model/language) into the
 // artifacts a Pilotage Server publishes: the manifest (§5.1), the snapshot
 // file of data-model.md (manifest, guides with bodies, catalogs), and the
 // guides as Markdown files. Output is byte-identical for the same input:
@@ -21,8 +21,8 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/workbench/binding"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/binding"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 // Manifest builds the manifest: one Language entry per Language, with

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 // SnapshotJSON encodes the snapshot file: the same bytes as

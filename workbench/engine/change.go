@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 // UpsertEntry adds a catalog entry or replaces the one with the same id,

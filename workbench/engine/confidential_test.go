@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 // outerServer is homeServer with prog.outer@1, whose body runs

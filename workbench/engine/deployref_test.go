@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
-	"github.com/pilotage-dev/pilotage/workbench/language"
 )
 
 // deployServer is homeServer with home/v1 in mode deploy only.

@@ -1,5 +1,5 @@
 // Package engine is the workbench's reference implementation of Pilotage
-// Part II for any compiled Language (workbench/language): discover, learn,
+// Part II for any compiled Language (internal/model/language): discover, learn,
 // lookup, validate with plans, execute with bounded evaluation and traces,
 // promotion and drift, idempotency, retention, and the trace fetch door.
 // It implements workbench/service.Service; the MCP server and the
@@ -51,10 +51,10 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
-	"github.com/pilotage-dev/pilotage/workbench/binding"
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/model/binding"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
-	"github.com/pilotage-dev/pilotage/workbench/language"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
@@ -148,7 +148,7 @@ func (e *Engine) state() *state {
 	return e.st
 }
 
-// DefaultAddress is binding.md's tool naming, kept in workbench/binding.
+// DefaultAddress is binding.md's tool naming, kept in internal/model/binding.
 func DefaultAddress(languageID, op string) string { return binding.Tool(languageID, binding.Op(op)) }
 
 // ExprCost bounds one CEL evaluation (cost units of cel-go).

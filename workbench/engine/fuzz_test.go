@@ -8,7 +8,7 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 // programSeeds are the programs of the validate golden cases.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 // shopServer is homeServer with two entries whose schemas type numbers:
@@ -25,7 +25,7 @@ func shopServer() *language.Server {
 }
 
 // A schema's number is a CEL double and its integer an int, whatever the
-// JSON text looks like (workbench/language ScopeRulesText): an int literal
+// JSON text looks like (internal/model/language ScopeRulesText): an int literal
 // may be passed as a number, 10 * 1.2 works in the entry's behaviour and
 // on its output, and an integer stays an int.
 func TestSchemaNumbersAreDoubles(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/workbench/engine/program"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
 )
 
 // promotion is what the server records when a program is promoted (§5.4):

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
-	"github.com/pilotage-dev/pilotage/workbench/language"
 )
 
 // The property test: programs nobody wrote by hand (propgen_test.go),

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 )
 
 // gapServer is homeServer with home/v1's level "any" (destructive and

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 // levelRank orders trace levels (§5.8.1): none < summary < full.

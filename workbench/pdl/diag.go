@@ -3,7 +3,7 @@ package pdl
 import (
 	"github.com/alecthomas/participle/v2/lexer"
 
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // Rule IDs of the findings the PDL parser and compiler raise. They print

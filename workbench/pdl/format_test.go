@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 // TestFormatGolden formats every testdata/fmt/x.pdl and compares it with

@@ -9,7 +9,7 @@ import (
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 
-	"github.com/pilotage-dev/pilotage/lint/textenc"
+	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 )
 
 // Token types of the PDL lexer. The Open* types and Invalid are what no

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
-	"github.com/pilotage-dev/pilotage/lint/textenc"
+	"github.com/pilotage-dev/pilotage/internal/base/textenc"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/workbench/pdl/pdltest"
 )
 

@@ -1,6 +1,6 @@
 package pdl
 
-import "github.com/pilotage-dev/pilotage/lint/suggest"
+import "github.com/pilotage-dev/pilotage/internal/base/suggest"
 
 // DidYouMean formats the closest candidate as a hint, "" when none is
 // close enough to be a likely misspelling (swapped neighbours such as

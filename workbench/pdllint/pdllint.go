@@ -12,11 +12,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/lint"
-	"github.com/pilotage-dev/pilotage/lint/report"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
-	"github.com/pilotage-dev/pilotage/workbench/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 

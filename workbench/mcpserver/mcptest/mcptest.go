@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pilotage-dev/pilotage/workbench/binding"
+	"github.com/pilotage-dev/pilotage/internal/model/binding"
 )
 
 // ConnectHTTP opens an MCP client session on a streamable-HTTP endpoint

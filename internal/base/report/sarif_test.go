@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 // Every sarif golden output is valid SARIF 2.1.0 (golden.ValidSARIF,

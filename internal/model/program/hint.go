@@ -1,6 +1,6 @@
 package program
 
-import "github.com/pilotage-dev/pilotage/lint/suggest"
+import "github.com/pilotage-dev/pilotage/internal/base/suggest"
 
 // hint suggests the closest of candidates to name, or "" when none is
 // close. Callers pass only names the caller may see (§10.3), so a hint can

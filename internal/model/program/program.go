@@ -1,5 +1,5 @@
 // Package program reads, checks and plans programs of the workbench's fixed
-// step model (workbench/language Grammar, semantics.go): parsing with
+// step model (internal/model/language Grammar, semantics.go): parsing with
 // JSON Pointer locations, the structural and step-identifier rules (§3.4),
 // name resolution against the caller's visible catalog, the scope rules,
 // CEL type-checking against entry schemas (§6.4, §5.5), and plan
@@ -8,7 +8,7 @@
 package program
 
 import (
-	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 )

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
-	"github.com/pilotage-dev/pilotage/workbench/engine/program"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
 )
 
 // stepless is calc's grammar (langs/calc): input and no step construct.

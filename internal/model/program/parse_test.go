@@ -3,8 +3,8 @@ package program_test
 import (
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
-	"github.com/pilotage-dev/pilotage/workbench/engine/program"
 )
 
 // A member or argument written twice is a syntax diagnostic, and the

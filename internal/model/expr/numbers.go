@@ -17,7 +17,7 @@ import (
 // as 10.0 where the schema says number, so `input.price * 1.2` works).
 // A number no schema types keeps DecodeJSON's rule: an int when its JSON
 // text has no fraction or exponent, a double otherwise. The rule is stated
-// to Language users in workbench/language/semantics.go.
+// to Language users in internal/model/language/semantics.go.
 
 // maxConvDepth bounds how deep number typing follows a schema; numbers
 // deeper than that keep the untyped rule.

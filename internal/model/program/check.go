@@ -9,8 +9,8 @@ import (
 	"github.com/google/cel-go/cel"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/workbench/engine/expr"
-	"github.com/pilotage-dev/pilotage/workbench/language"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 // Target is a catalog entry as the caller sees it.

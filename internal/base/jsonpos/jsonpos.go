@@ -49,7 +49,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/pilotage-dev/pilotage/lint/textenc"
+	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 )
 
 // MaxDepth bounds nesting so hostile input cannot exhaust the stack: at
@@ -555,7 +555,7 @@ func ParseShared(src []byte) (*Doc, error) {
 // rather than accept what a client would not. Parsed byte by byte, such a
 // document would get "unexpected '\ufeff'" or "unexpected byte 0xff",
 // which do not say what is wrong; the encoding is named as PDL names it
-// (lint/textenc). Replay asks this of a trace's first bytes before its
+// (internal/base/textenc). Replay asks this of a trace's first bytes before its
 // decoder reads them, so the two commands say the same of the same file.
 func CheckEncoding(head []byte) *SyntaxError {
 	enc := textenc.Sniff(head)

@@ -9,7 +9,7 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/guidemd"
+	"github.com/pilotage-dev/pilotage/internal/base/guidemd"
 )
 
 // Parsed is a closed-sets guide read back from Markdown.

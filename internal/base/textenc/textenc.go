@@ -2,7 +2,7 @@
 // encoding. PDL and JSON files are UTF-8; a file saved as UTF-16 or UTF-32
 // read as UTF-8 is a wall of "unexpected character" errors that never name
 // the cause, and a UTF-8 byte order mark is one character an editor does
-// not show. workbench/pdl and lint/jsonpos (and through it lint and replay)
+// not show. workbench/pdl and internal/base/jsonpos (and through it lint and replay)
 // ask Sniff, so every command names an encoding the same way.
 package textenc
 

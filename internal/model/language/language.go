@@ -11,7 +11,7 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 )
 
 // Pos is a position in a PDL (or named) source file: 1-based line and

@@ -2,15 +2,15 @@
 // are about, so `pilotage validate|run` can print them like every other
 // checking command: a json-pointer path (and its optional range inside a
 // string) or a text-range path becomes file:line:col with an underlined
-// extent, in lint/report's Finding model.
+// extent, in internal/base/report's Finding model.
 package progdiag
 
 import (
 	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
-	"github.com/pilotage-dev/pilotage/lint/report"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // Section is the spec section every diagnostic finding cites.

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/lint/golden"
-	"github.com/pilotage-dev/pilotage/lint/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
-	"github.com/pilotage-dev/pilotage/workbench/engine/program"
-	"github.com/pilotage-dev/pilotage/workbench/language"
 )
 
 // callOnly is a Grammar with one renamed construct and no control flow,
@@ -26,12 +26,14 @@ var callOnly = language.Grammar{Call: "invoke", Args: "args", Expressions: "cel"
 // the document, expressions hold exactly the string they point at, and
 // no construct nests deeper than the limit without a *LimitError.
 func FuzzParse(f *testing.F) {
-	for _, p := range golden.Sections(f, filepath.Join("..", "testdata", "validate", "*.txtar"), func(name string) bool { return name == "program" }) {
+	for _, p := range golden.Sections(f, filepath.Join("..", "..", "..", "workbench", "engine", "testdata", "validate", "*.txtar"), func(name string) bool { return name == "program" }) {
 		f.Add(p, false, uint8(8))
 	}
-	if b, err := os.ReadFile("../../../langs/homeflow/programs/evening.json"); err == nil {
-		f.Add(b, false, uint8(2))
+	b, err := os.ReadFile("../../../langs/homeflow/programs/evening.json")
+	if err != nil {
+		f.Fatal(err)
 	}
+	f.Add(b, false, uint8(2))
 	f.Add([]byte(`{"steps": [{"id": "a", "invoke": "x", "args": {"n": "1", "n": "2"}}], "output": 3}`), true, uint8(1))
 	f.Add([]byte(`{"steps": [{"id": "l", "for_each": "[1]", "as": "i", "do": [{"id": "b", "if": "true", "then": [{"id": "c", "call": "x"}]}]}]}`), false, uint8(1))
 	f.Fuzz(func(t *testing.T, src []byte, calls bool, depth uint8) {

@@ -605,7 +605,7 @@ func TestTreeSize(t *testing.T) {
 	if got := unsafe.Sizeof(record{}); got != 16 {
 		t.Errorf("a record is %d bytes, want 16", got)
 	}
-	src, err := os.ReadFile("../../docs/examples/snapshot.json")
+	src, err := os.ReadFile("../../../docs/examples/snapshot.json")
 	if err != nil {
 		t.Fatal(err)
 	}

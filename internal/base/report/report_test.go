@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/lint/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 // manifestSrc and snapshotSrc are the sources the text writer quotes.
