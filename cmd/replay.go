@@ -12,6 +12,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
 	"github.com/spf13/cobra"
 )
 
@@ -173,7 +174,19 @@ func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error)
 		if err != nil {
 			return nil, err
 		}
-		return replay.FromPDL(res.Server, l), nil
+		// replay reads the snapshot build would write, the artifact a
+		// server publishes, so --lang checks what --snapshot checks;
+		// only the grammar's arm labels are not in it.
+		snap, err := emit.SnapshotJSON(res.Server)
+		if err != nil {
+			return nil, err
+		}
+		rl, err := replay.LoadSnapshot(p.lang, snap, l.ID)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		rl.Arms = l.Grammar.Arms
+		return rl, nil
 	case p.language != "":
 		return nil, usageErr("--language picks a Language of --snapshot or --lang; give one of them too")
 	}

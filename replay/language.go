@@ -15,9 +15,9 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
-// Language is what replay knows of the Language a trace ran in, from a
-// snapshot or a PDL definition: its declared trace ceiling, how it traces
-// sub-programs and its closed sets.
+// Language is what replay knows of the Language a trace ran in, from the
+// snapshot a server publishes or pilotage build writes: its declared trace
+// ceiling, how it traces sub-programs and its closed sets.
 type Language struct {
 	ID              string
 	TraceLevel      string
@@ -30,8 +30,9 @@ type Language struct {
 	TestRun       bool
 	Narrate       bool
 	Sets          closedsets.Sets
-	// Arms are the branch arm labels of the grammar, known from a PDL
-	// definition only (a snapshot does not carry the grammar).
+	// Arms are the branch arm labels of the grammar. A snapshot does not
+	// carry the grammar, so LoadSnapshot leaves them empty; a caller that
+	// compiled the Language from its PDL (pilotage replay --lang) sets them.
 	Arms []string
 	// engineTruncation is true when the closed-sets guide documents the
 	// workbench engine's summary truncation form, the one form replay can
@@ -99,7 +100,12 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 	}
 	l := &Language{ID: langs[i].ID, TraceLevel: langs[i].TraceLevel, TraceSubprogram: langs[i].TraceSubprogram,
 		ExecutionMode: langs[i].ExecutionMode}
-	l.declare(pilotage.Effective(s.Manifest.Capabilities, langs[i].Capabilities))
+	// The sub-features replay checks come from the effective capabilities
+	// (§4.2): the Server-level declaration unless the Language names the
+	// capability itself.
+	eff := pilotage.Effective(s.Manifest.Capabilities, langs[i].Capabilities)
+	l.TestRun = eff.HasSub(pilotage.CapExecute, pilotage.SubTestRun)
+	l.Narrate = eff.HasSub(pilotage.CapTraceFetch, pilotage.SubNarrate)
 	var body *string
 	for _, g := range s.Guides[l.ID] {
 		if slices.Contains(g.Topics, pilotage.TopicClosedSets) && g.Body != nil {
@@ -115,25 +121,6 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 	l.Sets = closedsets.Parse([]byte(*body)).Sets
 	l.engineTruncation = strings.Contains(squash(l.Sets.Truncation), squash(language.TruncationText))
 	return l, nil
-}
-
-// FromPDL takes what replay checks from Language l of the Server srv, both
-// compiled from PDL. The Server is needed for the capabilities: a Language
-// that does not name execute or trace_fetch itself has the Server-level
-// declaration of it (§4.2).
-func FromPDL(srv *language.Server, l *language.Language) *Language {
-	out := &Language{ID: l.ID, TraceLevel: l.TraceLevel, TraceSubprogram: l.TraceSubprogram, Sets: l.Sets, Arms: l.Grammar.Arms,
-		ExecutionMode: l.ExecutionMode}
-	out.declare(pilotage.Effective(srv.Capabilities, l.Capabilities))
-	out.engineTruncation = strings.Contains(squash(l.Sets.Truncation), squash(language.TruncationText))
-	return out
-}
-
-// declare takes the sub-features replay checks from the Language's
-// effective capabilities (§4.2), whether a snapshot or PDL gave them.
-func (l *Language) declare(eff pilotage.Capabilities) {
-	l.TestRun = eff.HasSub(pilotage.CapExecute, pilotage.SubTestRun)
-	l.Narrate = eff.HasSub(pilotage.CapTraceFetch, pilotage.SubNarrate)
 }
 
 // squash folds whitespace so a guide's line wrapping does not matter.

@@ -7,16 +7,15 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
-	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
-// TestFromPDLEffectiveCapabilities: the Server-level declaration of
-// execute and trace_fetch governs a Language that does not name them
-// itself, with or without test_run and narrate, and a Language-level
-// declaration replaces it in full (§4.2); a test_run trace (§6.5.7) and a
-// narrated response (§6.6) are findings exactly when the effective
-// capabilities lack the sub-feature.
-func TestFromPDLEffectiveCapabilities(t *testing.T) {
+// TestSnapshotEffectiveCapabilities: the manifest's Server-level
+// declaration of execute and trace_fetch governs a Language that does not
+// name them itself, with or without test_run and narrate, and a
+// Language-level declaration replaces it in full (§4.2); a test_run trace
+// (§6.5.7) and a narrated response (§6.6) are findings exactly when the
+// effective capabilities lack the sub-feature.
+func TestSnapshotEffectiveCapabilities(t *testing.T) {
 	a := golden.ReadArchive(t, filepath.Join("testdata", "server-capabilities.txtar"))
 	planSrc, _ := a.File("plan.json")
 	plan, err := LoadPlan("plan.json", planSrc)
@@ -26,21 +25,20 @@ func TestFromPDLEffectiveCapabilities(t *testing.T) {
 	const notDeclared = "narrated.json:1:77 error fetch-narration §6.6 /narration key=r2\n" +
 		"test_run.json:1:92 error trace-mode §6.5.7 /mode key=r1\n"
 	for _, tt := range []struct {
-		pdl              string
+		snapshot         string
 		testRun, narrate bool
 		want             string
 	}{
-		{"server.pdl", true, true, ""},
-		{"server-off.pdl", false, false, notDeclared},
-		{"language.pdl", false, false, notDeclared},
+		{"server.json", true, true, ""},
+		{"server-off.json", false, false, notDeclared},
+		{"language.json", false, false, notDeclared},
 	} {
-		t.Run(tt.pdl, func(t *testing.T) {
-			src, _ := a.File(tt.pdl)
-			res := compile.Source(tt.pdl, src, compile.Options{})
-			if !res.OK() || len(res.Server.Languages) != 1 {
-				t.Fatalf("%s does not compile to one Language: %+v", tt.pdl, res.Findings)
+		t.Run(tt.snapshot, func(t *testing.T) {
+			src, _ := a.File(tt.snapshot)
+			l, err := LoadSnapshot(tt.snapshot, src, "")
+			if err != nil {
+				t.Fatal(err)
 			}
-			l := FromPDL(res.Server, res.Server.Languages[0])
 			if l.TestRun != tt.testRun || l.Narrate != tt.narrate {
 				t.Errorf("TestRun, Narrate = %v, %v; want %v, %v", l.TestRun, l.Narrate, tt.testRun, tt.narrate)
 			}
