@@ -518,13 +518,31 @@ func TestServeWatchDrift(t *testing.T) {
 	if after := decode[pilotage.ListResponse](t, c.ok(lookup, map[string]any{"verb": "list"})); after.CatalogVersion != now.CatalogVersion {
 		t.Fatal("a PDL with errors replaced the served definition")
 	}
+
+	// Reverting the edit does not revive the reference: the mismatch was
+	// terminal for it (§5.4).
+	if err := os.WriteFile(pdl, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for decode[pilotage.ListResponse](t, c.ok(lookup, map[string]any{"verb": "list"})).CatalogVersion != v1.CatalogVersion {
+		if time.Now().After(deadline.Add(20 * time.Second)) {
+			t.Fatalf("no reload after reverting the PDL; stderr: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	nightly["expected_catalog_version"] = v1.CatalogVersion
+	const terminal = "prog.nightly@1 met promotion_drift, and a drifted reference stays drifted even once the change is undone; give it a new reference such as prog.nightly@2"
+	if r := decode[pilotage.ExecuteResponse](t, c.ok(exec, nightly)); r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != terminal {
+		t.Fatalf("after the revert: want promotion_drift %q, got %s", terminal, jsonOf(t, r))
+	}
 }
 
 // A promoted program's reference identifies its body (§5.4): editing
 // prog.nightly@1's body under --watch keeps the catalog_version (the body
 // is no catalog field) but the old reference meets promotion_drift, and
-// the reload log says what happened and what to do; restoring the body
-// makes the reference run again.
+// the reload log says what happened and what to do. The mismatch is
+// terminal for the reference (§5.4, §7.5): restoring the body does not
+// make it run again.
 func TestServeWatchBodyChange(t *testing.T) {
 	dir := copyLang(t, "../langs/homeflow")
 	pdl := filepath.Join(dir, "homeflow.pdl")
@@ -568,8 +586,9 @@ func TestServeWatchBodyChange(t *testing.T) {
 		t.Errorf("a body change alone changed the catalog_version: %s to %s", before, now)
 	}
 	reload(src, 2)
-	if r := decode[pilotage.ExecuteResponse](t, c.ok(exec, nightly)); !r.Outcome.OK {
-		t.Fatalf("body restored: %s", jsonOf(t, r))
+	const terminal = "prog.nightly@1 met promotion_drift, and a drifted reference stays drifted even once the change is undone; give it a new reference such as prog.nightly@2"
+	if r := decode[pilotage.ExecuteResponse](t, c.ok(exec, nightly)); r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != terminal {
+		t.Fatalf("body restored: want promotion_drift %q, got %s", terminal, jsonOf(t, r))
 	}
 	if n := strings.Count(stderr.String(), want); n != 1 {
 		t.Errorf("the restored body was reported as changed (%d notices); stderr: %s", n, stderr.String())

@@ -25,7 +25,8 @@ type entry struct {
 	prom     *promotion
 	// bodyChanged marks a PDL program whose body differs from the one its
 	// id was first promoted with: the reference identifies that body, so
-	// it meets promotion_drift until the body is restored (§5.4).
+	// it meets promotion_drift, and once it has met it the reference stays
+	// drifted (terminal), the body restored or not (§5.4).
 	bodyChanged bool
 	// hash covers every defined field except revision (§5.4).
 	hash string
@@ -41,10 +42,11 @@ type state struct {
 	entries    map[string]*entry
 	ids        []string
 	principals map[string]*language.Principal
+	terminal   *terminal // the engine's, shared by every state
 }
 
 func (e *Engine) build(srv *language.Server) (*state, error) {
-	st := &state{srv: srv, langs: map[string]*lang{}, entries: map[string]*entry{}, principals: map[string]*language.Principal{}}
+	st := &state{srv: srv, langs: map[string]*lang{}, entries: map[string]*entry{}, principals: map[string]*language.Principal{}, terminal: e.terminal}
 	for _, l := range srv.Languages {
 		lg, err := e.newLang(srv, l)
 		if err != nil {

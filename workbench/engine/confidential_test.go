@@ -362,6 +362,29 @@ func TestNestedHiddenNameDriftsBeforeEffects(t *testing.T) {
 	}
 }
 
+// TestCallerOnlyDriftIsNotTerminal: a mismatch is terminal for the
+// reference (§5.4), but carol meets promotion_drift on prog.first@1 only
+// because she may not see lights.set, which it uses (§10.3, §10.4);
+// nothing about the reference changed, so alice, who sees everything,
+// still runs it (its fan.set step is scripted to fail with device_error),
+// and so does carol once she is allowed lights.set.
+func TestCallerOnlyDriftIsNotTerminal(t *testing.T) {
+	e := newEngine(t, fanFirstServer(), t.TempDir())
+	req := pilotage.ExecuteRequest{ProgramRef: new("prog.first@1"), Input: raw(`{"rooms": ["a"]}`)}
+	if r := exec(t, e, "carol", "s1", "home/v1", req); r.Outcome.Status != pilotage.StatusPromotionDrift {
+		t.Fatalf("carol: want promotion_drift, got %+v", r.Outcome)
+	}
+	if r := exec(t, e, "alice", "s1", "home/v1", req); r.Outcome.Status != "device_error" {
+		t.Errorf("alice after carol's refusal: want the Run to reach fan.set's device_error, got %+v", r.Outcome)
+	}
+	if err := e.Reload(fanFirstServer("lights.*")); err != nil {
+		t.Fatal(err)
+	}
+	if r := exec(t, e, "carol", "s1", "home/v1", req); r.Outcome.Status != "device_error" {
+		t.Errorf("carol allowed lights.set: want the Run to reach fan.set's device_error, got %+v", r.Outcome)
+	}
+}
+
 // TestCycleOfPromotedPrograms: PDL programs that run each other make a
 // cycle of baselines. The check of every name at any depth (§10.4) and
 // of what a body conceals (§10.3) walk each program once, so the Run

@@ -38,8 +38,10 @@
 // for a guessed body (§10.3); the same promoter promoting the same body
 // again after its baseline drifted mints @N+1. A PDL program's id is promoted when first loaded, and keeps
 // that body: a reload with another body under the id drifts it (§5.4).
-// With a data directory, promoted programs and PDL programs' recorded
-// bodies and baselines survive a restart.
+// A reference that met promotion_drift stays drifted when the change is
+// undone (§5.4: a mismatch is terminal). With a data directory, promoted
+// programs, PDL programs' recorded bodies and baselines, and drifted
+// references survive a restart.
 package engine
 
 import (
@@ -91,6 +93,7 @@ type Engine struct {
 	// references meets promotion_drift (§5.4).
 	pdlBaselines map[string]*promotion
 	versions     *versionLog
+	terminal     *terminal
 	// keys holds the idempotency keys of Runs in flight.
 	keys keyLocks
 	// idKey keys the names of deployed programs (programName).
@@ -109,7 +112,8 @@ func New(srv *language.Server, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: store, promoted: map[string]*entry{}, pdlBaselines: map[string]*promotion{}, versions: newVersionLog(4096), idKey: opts.IDKey}
+	e := &Engine{opts: opts, store: store, promoted: map[string]*entry{}, pdlBaselines: map[string]*promotion{}, versions: newVersionLog(4096), idKey: opts.IDKey,
+		terminal: &terminal{ids: map[string]bool{}}}
 	if e.idKey == nil {
 		e.idKey = store.IDKey()
 	}

@@ -69,7 +69,10 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 			return refuse(resp, pilotage.StatusValidationError, "the program does not validate", ck.diags), nil
 		}
 		prog, ctxVal = ck.prog, ck.context
-	} else if why := r.st.mismatch(r.ref, r.lang.ID, r.bodyAuthority(), r.caller.Principal); why != "" {
+	} else if why, err := e.refusal(r.st, r.ref, r.lang.ID, r.bodyAuthority(), r.caller.Principal); err != nil || why != "" {
+		if err != nil {
+			return nil, err
+		}
 		return refuse(resp, pilotage.StatusPromotionDrift, why, nil), nil
 	}
 	// 4. Input and context binding (§6.5.5).

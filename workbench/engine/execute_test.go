@@ -199,10 +199,19 @@ func TestPromotionDrift(t *testing.T) {
 	if r := exec(t, e, "alice", "s1", "home/v1", run); !r.Outcome.OK {
 		t.Fatalf("a cosmetic change drifted the promotion: %+v", r.Outcome)
 	}
-	changeEntry(t, e, "fan.set", func(en *language.Entry) { en.OutputSchema = raw(`{"type":"object"}`) })
+	var was json.RawMessage
+	changeEntry(t, e, "fan.set", func(en *language.Entry) { was, en.OutputSchema = en.OutputSchema, raw(`{"type":"object"}`) })
 	r := exec(t, e, "alice", "s1", "home/v1", run)
 	if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.OK || r.Trace != nil {
 		t.Fatalf("want promotion_drift, got %+v", r)
+	}
+	// The mismatch is terminal for the reference (§5.4; §7.5 "Retrying
+	// the same program_ref cannot succeed"): undoing the change does not
+	// revive it, and promoting the body again mints a new reference.
+	changeEntry(t, e, "fan.set", func(en *language.Entry) { en.OutputSchema = was })
+	terminal := out.Ref + " met promotion_drift, and a drifted reference stays drifted even once the change is undone; promote the program again"
+	if r := exec(t, e, "alice", "s1", "home/v1", run); r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != terminal || r.Trace != nil {
+		t.Fatalf("after the change was undone: want promotion_drift %q, got %+v", terminal, r.Outcome)
 	}
 	dep2 := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Mode: new(pilotage.ModeDeploy)})
 	if string(dep2.Output) == string(dep.Output) || !strings.Contains(string(dep2.Output), "@2") {
@@ -532,10 +541,13 @@ func withNightlyBody(body string) *language.Server {
 // TestPDLBodyChangeDrifts: a PDL program's reference identifies the body
 // it was first promoted with (§5.4 "A program_ref MUST identify an
 // immutable program body"). A reload that changes the body under the same
-// id meets promotion_drift, by program_ref and from another program,
-// until the author gives the changed body a new id; the same body, or the
-// original one restored, runs. The body is no catalog field, so the
-// catalog_version does not change (§5.4).
+// id meets promotion_drift, by program_ref and from another program, and
+// the mismatch is terminal for the reference (§5.4; §7.5 "Retrying the
+// same program_ref cannot succeed"): restoring the original body does not
+// revive it, in this process or, with a data directory, after a restart.
+// The author gives the changed body a new id, which runs. A change undone
+// before any Run met it drifted nothing. The body is no catalog field, so
+// the catalog_version does not change (§5.4).
 func TestPDLBodyChangeDrifts(t *testing.T) {
 	dir := t.TempDir()
 	e, err := New(homeServer(), Options{DataDir: dir})
@@ -564,7 +576,7 @@ func TestPDLBodyChangeDrifts(t *testing.T) {
 		t.Fatal("the test body was not changed")
 	}
 	const want = "the body of prog.nightly@1 changed since it was promoted; give the changed body a new reference such as prog.nightly@2"
-	drifts := func(e *Engine, when string) {
+	drifted := func(e *Engine, when, want string) {
 		t.Helper()
 		r := exec(t, e, "alice", "s1", "home/v1", ref)
 		if r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != want || r.Trace != nil {
@@ -578,7 +590,7 @@ func TestPDLBodyChangeDrifts(t *testing.T) {
 	if err := e.Reload(withNightlyBody(changed)); err != nil {
 		t.Fatal(err)
 	}
-	drifts(e, "changed body")
+	drifted(e, "changed body", want)
 	if got := e.ChangedBodies(); len(got) != 1 || got[0] != want {
 		t.Errorf("ChangedBodies = %q, want [%q]", got, want)
 	}
@@ -588,19 +600,24 @@ func TestPDLBodyChangeDrifts(t *testing.T) {
 	if err := e.Reload(withNightlyBody(changed)); err != nil {
 		t.Fatal(err)
 	}
-	drifts(e, "changed body reloaded again")
+	drifted(e, "changed body reloaded again", want)
 	if err := e.Reload(homeServer()); err != nil {
 		t.Fatal(err)
 	}
-	runs(e, "original body restored")
 	if got := e.ChangedBodies(); len(got) != 0 {
 		t.Errorf("ChangedBodies after the restore = %q", got)
 	}
-	// The recorded body outlives the process: a body changed while the
-	// server was down drifts too.
+	const terminal = "prog.nightly@1 met promotion_drift, and a drifted reference stays drifted even once the change is undone; give it a new reference such as prog.nightly@2"
+	drifted(e, "original body restored", terminal)
+	// The mismatch is recorded in the data directory: it outlives the
+	// process, with the original body or the changed one.
 	e.Close()
-	e2 := newEngine(t, withNightlyBody(changed), dir)
-	drifts(e2, "changed body after a restart")
+	e2 := newEngine(t, homeServer(), dir)
+	drifted(e2, "original body after a restart", terminal)
+	if err := e2.Reload(withNightlyBody(changed)); err != nil {
+		t.Fatal(err)
+	}
+	drifted(e2, "changed body after a restart", want)
 	// The changed body under a new id is a new promotion.
 	srv := withNightlyBody(changed)
 	srv.Catalog[len(srv.Catalog)-1].ID = "prog.nightly@2"
@@ -610,4 +627,22 @@ func TestPDLBodyChangeDrifts(t *testing.T) {
 	if r := exec(t, e2, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@2"), Input: ref.Input}); !r.Outcome.OK || string(r.Output) != "20" {
 		t.Errorf("the changed body under a new id: %+v %s", r.Outcome, r.Output)
 	}
+	// Without a data directory the mismatch lasts as long as the process.
+	mem := newEngine(t, homeServer(), "")
+	if err := mem.Reload(withNightlyBody(changed)); err != nil {
+		t.Fatal(err)
+	}
+	drifted(mem, "changed body, no data directory", want)
+	if err := mem.Reload(homeServer()); err != nil {
+		t.Fatal(err)
+	}
+	drifted(mem, "original body restored, no data directory", terminal)
+	// A change undone before any Run met it is no mismatch.
+	fresh := newEngine(t, homeServer(), "")
+	for _, srv := range []*language.Server{withNightlyBody(changed), homeServer()} {
+		if err := fresh.Reload(srv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs(fresh, "a change undone before any Run")
 }

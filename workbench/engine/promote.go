@@ -150,7 +150,7 @@ func (st *state) drifted(p *promotion, langID, scope string) string {
 	}
 	return st.reach(p, true, func(id string, _ *pilotage.Baseline) bool {
 		en := st.entries[id]
-		return en != nil && en.bodyChanged
+		return en != nil && st.stale(en)
 	})
 }
 
@@ -165,9 +165,10 @@ func (st *state) differs(langID, scope string) func(id string, want *pilotage.Ba
 		switch {
 		case want == unrecorded:
 			return true
-		case en != nil && en.bodyChanged:
+		case en != nil && st.stale(en):
 			// A program it runs no longer has the body its reference
-			// identified when the program was promoted (§5.4).
+			// identified when the program was promoted, or met
+			// promotion_drift, which is terminal (§5.4).
 			return true
 		case en == nil && want == nil:
 			return false
@@ -183,8 +184,9 @@ func (st *state) differs(langID, scope string) func(id string, want *pilotage.Ba
 // mismatch says why the promoted program en may not run from Language
 // langID with the authority scope, or "" when its body and what it
 // references, at any depth under caller authority, are as recorded at
-// promotion (§5.4, §6.5.2 step 3). A mismatch is terminal for the
-// reference, so the words say what to do instead. They are for viewer,
+// promotion (§5.4, §6.5.2 step 3), and it did not meet promotion_drift
+// before. A mismatch is terminal for the reference (see terminal), so the
+// words say what to do instead. They are for viewer,
 // the caller: they name a referenced entry only when viewer sees it, so
 // one hidden from viewer reads exactly as a removed one (§10.3).
 func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
@@ -192,14 +194,17 @@ func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
 	if en.bodyChanged {
 		return changedBody(id)
 	}
-	name := st.drifted(en.prom, langID, scope)
-	if name == "" {
-		return ""
-	}
 	advice := "promote the program again"
 	if en.prom.Promoter == serverAuthority {
 		// The PDL author chose the id; a new promotion is a new id.
 		advice = "give it a new reference such as " + nextRef(id)
+	}
+	name := st.drifted(en.prom, langID, scope)
+	if name == "" {
+		if st.terminal.has(id) {
+			return terminalWords(id, advice)
+		}
+		return ""
 	}
 	ref := st.entries[name]
 	if ref == nil || !st.visible(viewer, langID, ref) {
@@ -210,6 +215,8 @@ func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
 	}
 	want, direct := en.prom.Baseline[name]
 	switch {
+	case st.terminal.has(name):
+		return fmt.Sprintf("%s, which %s runs, met promotion_drift, and a drifted reference stays drifted; %s can run again only once it runs a new promotion of that program", name, id, id)
 	case !direct:
 		// Promoting en again would record the same nested program,
 		// still drifted: that program needs a new promotion first.
@@ -325,7 +332,7 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 		if old == nil {
 			break
 		}
-		if old.prom.Promoter == promoter && st.drifted(old.prom, l.ID, promoter) == "" && contains(old.wire.Languages, l.ID) {
+		if old.prom.Promoter == promoter && !st.terminal.has(id) && st.drifted(old.prom, l.ID, promoter) == "" && contains(old.wire.Languages, l.ID) {
 			return id, nil
 		}
 	}
@@ -374,14 +381,18 @@ type keptPromotion struct {
 // promotion_drift.
 const pdlKey = "pdl\x00"
 
-// loadPromoted restores the promoted programs and PDL program baselines a
-// previous process kept.
+// loadPromoted restores the promoted programs, PDL program baselines and
+// terminally drifted references a previous process kept.
 func (e *Engine) loadPromoted() error {
 	kept, err := e.store.Promoted()
 	if err != nil {
 		return err
 	}
 	for id, raw := range kept {
+		if ref, ok := strings.CutPrefix(id, terminalKey); ok {
+			e.terminal.ids[ref] = true
+			continue
+		}
 		var k keptPromotion
 		if err := json.Unmarshal(raw, &k); err != nil || k.Promotion == nil {
 			return fmt.Errorf("run store: promoted program %q is unreadable: %v", id, err)

@@ -511,7 +511,9 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, auth string, depth
 	if r.lang.PromotionAuthority == pilotage.AuthorityPromoter {
 		auth = en.prom.Promoter
 	}
-	if why := r.st.mismatch(en, r.lang.ID, auth, r.caller); why != "" {
+	if why, err := r.e.refusal(r.st, en, r.lang.ID, auth, r.caller); err != nil {
+		return nil, r.fail(idx, "", err)
+	} else if why != "" {
 		return nil, r.fail(idx, "", errors.New(why))
 	}
 	concealed := r.st.conceals(en, r.lang.ID, r.caller)
