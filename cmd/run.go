@@ -17,6 +17,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
@@ -208,13 +209,14 @@ func readProgFiles(c *cobra.Command, lang *language.Language, programFile string
 	if err != nil {
 		return nil, err
 	}
-	text := lang.Locator == pilotage.LocatorTextRange
 	pf.sources[programFile] = src
+	var text bool
+	pf.program, text = syntax.Wire(lang.Locator, src)
 	pf.files.Program = progdiag.NewDoc(programFile, src, text)
-	if text {
-		pf.program, _ = json.Marshal(string(src))
-	} else if pf.program, err = jsonFile(programFile, src); err != nil {
-		return nil, err
+	if !text {
+		if _, err := jsonFile(programFile, src); err != nil {
+			return nil, err
+		}
 	}
 	for _, x := range []struct {
 		name string

@@ -2,7 +2,6 @@ package compile
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,32 +10,24 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 
-	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/guidemd"
-	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
-	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
-// example is one fenced ```json block of a guide that holds a program.
+// example is one fenced block of a guide that holds a program.
 type example struct {
 	src  []byte
 	line int // 1-based line of the block's first content line in the body
 }
 
-// examples returns the program examples of a Markdown body: fenced code
-// blocks with info string json whose content is an object with "steps".
-// Other JSON blocks (inputs, outputs) are not programs and are skipped.
-//
-// With textual true (a text-range Language) a program is text, and text that
-// is not well-formed is still a program: the engine answers it with a
-// syntax diagnostic rather than refusing the request. So a block that is
-// not valid JSON but names "steps" is an example too, and a typo in a
-// taught program is reported instead of silently skipped.
+// examples returns the program examples of a Markdown body: the fenced
+// code blocks the Language's Syntax takes for programs (syntax.Example).
+// Other blocks (inputs, outputs) are not programs and are skipped.
 //
 // The body is read by guidemd, within its bounds (a plain goldmark parse
 // took 22 s on a 200 KB body of "[a]("); a body past them is its error.
-func examples(body string, textual bool) ([]example, error) {
+func examples(body string, syn syntax.Syntax) ([]example, error) {
 	src := []byte(body)
 	doc, err := guidemd.Parse(src)
 	if err != nil {
@@ -45,7 +36,7 @@ func examples(body string, textual bool) ([]example, error) {
 	var out []example
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		fb, ok := n.(*ast.FencedCodeBlock)
-		if !entering || !ok || string(fb.Language(src)) != "json" {
+		if !entering || !ok {
 			return ast.WalkContinue, nil
 		}
 		var b bytes.Buffer
@@ -54,12 +45,7 @@ func examples(body string, textual bool) ([]example, error) {
 			seg := lines.At(i)
 			b.Write(seg.Value(src))
 		}
-		var probe map[string]json.RawMessage
-		program := json.Unmarshal(b.Bytes(), &probe) == nil && probe["steps"] != nil
-		if textual && !json.Valid(b.Bytes()) && bytes.Contains(b.Bytes(), []byte(`"steps"`)) {
-			program = true
-		}
-		if !program {
+		if !syn.Example(string(fb.Language(src)), b.Bytes()) {
 			return ast.WalkContinue, nil
 		}
 		line := 1
@@ -84,7 +70,7 @@ func (c *compiler) checkExamples(ls *langState) {
 		if g.Generated || j >= len(ls.guideStmts) || g.Body == "" {
 			continue
 		}
-		exs, err := examples(g.Body, ls.lang.Locator == pilotage.LocatorTextRange)
+		exs, err := examples(g.Body, syntax.For(ls.lang))
 		var tc *guidemd.TooComplexError
 		if errors.As(err, &tc) {
 			pos := c.bodyPos(ls.guideStmts[j], tc.Line, 1)
@@ -92,12 +78,9 @@ func (c *compiler) checkExamples(ls *langState) {
 				fmt.Sprintf("guide %s is not read as Markdown (%s), so its example programs are not checked", g.ID, tc.Message)))
 		}
 		for _, ex := range exs {
-			probs := c.checkBody(ex.src, nil, ls).problems
-			if len(probs) == 0 {
-				continue
-			}
-			for _, p := range probs {
-				pos, end := problemPos(ex.src, p, func(line, col int) lexer.Position {
+			ck := c.checkBody(ex.src, nil, ls)
+			for _, p := range ck.problems {
+				pos, end := ck.problemPos(p, func(line, col int) lexer.Position {
 					return c.bodyPos(ls.guideStmts[j], ex.line+line-1, col)
 				})
 				c.add(pdl.Errorf(pdl.RuleExample, pos, end, "fix the example, or the entries it calls",
@@ -150,24 +133,20 @@ func valuePos(v *pdl.Value, line, col int) lexer.Position {
 	return pos
 }
 
-// problemPos maps a problem in a program body src (1-based first line
-// at line) to a start and end position via at. A body that is not JSON
-// is placed where its parse stops; any other problem where
-// `pilotage validate` places the engine's diagnostic (progdiag): the
-// value at its path, narrowed to its range inside an expression. The
-// end is the start when the extent spans lines.
-func problemPos(src []byte, p problem, at func(line, col int) lexer.Position) (pos, end lexer.Position) {
-	if _, err := jsonpos.Parse(src); err != nil {
-		var se *jsonpos.SyntaxError
-		if !errors.As(err, &se) {
-			return at(1, 1), lexer.Position{}
-		}
-		return at(se.Pos.Line, se.Pos.Column), lexer.Position{}
+// problemPos maps a problem of the checked body (1-based first line at
+// line) to a start and end position via at, where `pilotage validate`
+// places the engine's diagnostic: the value or token at its path,
+// narrowed to its range inside an expression; text that does not parse
+// where reading stopped. The end is unknown (zero) when the extent spans
+// lines, and a limit error is placed at the body's start.
+func (ck checked) problemPos(p problem, at func(line, col int) lexer.Position) (pos, end lexer.Position) {
+	if ck.parsed == nil {
+		return at(1, 1), lexer.Position{}
 	}
-	f := progdiag.Findings([]pilotage.Diagnostic{p.diag}, progdiag.Files{Program: progdiag.NewDoc("", src, false)})[0]
-	pos = at(f.Line, f.Column)
-	if f.EndLine == f.Line {
-		end = at(f.EndLine, f.EndColumn)
+	s, e := ck.parsed.Span(p.diag)
+	pos = at(s.Line, s.Column)
+	if e.Line > 0 {
+		end = at(e.Line, e.Column)
 	}
 	return pos, end
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
@@ -19,6 +20,8 @@ type checked struct {
 	problems []problem
 	// steps are every step of the body, resolved, in program order.
 	steps []*program.Step
+	// parsed places the problems in the body; nil after a limit error.
+	parsed *syntax.Parsed
 }
 
 // problem is one error in a program body: the engine's diagnostic, whose
@@ -41,21 +44,21 @@ func (p problem) String() string {
 // given schema (nil: any object).
 func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langState) checked {
 	l := ls.lang
-	prog, diags, err := program.Parse(src, &l.Grammar, l.Limits.Depth)
+	parsed, err := syntax.For(l).Parse(src, l.Limits.Depth)
 	if err != nil {
 		return checked{problems: []problem{{msg: err.Error()}}}
 	}
-	if out := errorDiags(diags); len(out) > 0 {
-		return checked{problems: out}
+	if out := errorDiags(parsed.Diagnostics); len(out) > 0 {
+		return checked{problems: out, parsed: parsed}
 	}
 	env := *c.programEnv(ls)
 	env.Input = expr.ParseSchema(inputSchema)
-	res, err := program.Check(prog, &env)
+	res, err := program.Check(parsed.Program, &env)
 	if err != nil {
-		return checked{problems: []problem{{msg: err.Error()}}}
+		return checked{problems: []problem{{msg: err.Error()}}, parsed: parsed}
 	}
-	out := checked{problems: errorDiags(res.Diagnostics)}
-	program.Walk(prog.Steps, func(st *program.Step) { out.steps = append(out.steps, st) })
+	out := checked{problems: errorDiags(res.Diagnostics), parsed: parsed}
+	program.Walk(parsed.Program.Steps, func(st *program.Step) { out.steps = append(out.steps, st) })
 	return out
 }
 
@@ -135,7 +138,7 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 	src := []byte(v.Str())
 	res := c.checkBody(src, e.InputSchema, ls)
 	for _, p := range res.problems {
-		pos, end := problemPos(src, p, func(line, col int) lexer.Position { return valuePos(v, line, col) })
+		pos, end := res.problemPos(p, func(line, col int) lexer.Position { return valuePos(v, line, col) })
 		c.add(pdl.Errorf(pdl.RuleProgram, pos, end, "",
 			fmt.Sprintf("program of %s (Language %s) %s", e.ID, ls.lang.ID, p)))
 	}

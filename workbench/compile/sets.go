@@ -7,6 +7,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
@@ -163,7 +164,8 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 		s.DiagnosticCodes = append(s.DiagnosticCodes, closedsets.Code{Code: code, Meaning: reservedMeanings[code]})
 	}
 	s.DiagnosticCodes = append(append(s.DiagnosticCodes, c.shared.codes...), ls.sets.codes...)
-	s.DiagnosticPaths = language.DiagnosticPaths(l.Locator, &l.Grammar)
+	syn := syntax.For(l)
+	s.DiagnosticPaths = syn.Paths()
 	if caps.Has(pilotage.CapCatalog) {
 		s.Kinds = append(append(s.Kinds, c.shared.kinds...), ls.sets.kinds...)
 	}
@@ -180,7 +182,7 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 		slices.ContainsFunc(s.Kinds, func(k closedsets.Kind) bool { return k.Promoted })
 	s.ScopeRules = language.ScopeRules(g)
 	s.ParameterBinding = language.ParameterBinding(g, promoted)
-	s.StepIdentifiers = language.StepIdentifiers(g)
+	s.StepIdentifiers = syn.StepIdentifiers()
 	if caps.Has(pilotage.CapExecute) {
 		for _, r := range pilotage.ReservedRunStatuses {
 			s.RunStatuses = append(s.RunStatuses, closedsets.Status{Status: r.Status, OK: r.OK, SideEffects: r.SideEffects, Meaning: r.Meaning})

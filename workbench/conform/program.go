@@ -13,6 +13,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
 )
 
@@ -21,11 +22,9 @@ import (
 // traces against the plan (§5.8.4), with the Language read from the
 // snapshot the server published.
 func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snapPath string, snapSrc []byte) error {
-	var prog any = json.RawMessage(c.opt.Program.Src)
-	if l.Locator == pilotage.LocatorTextRange {
-		// A text-valued program travels as a string (binding.md).
-		prog = string(c.opt.Program.Src)
-	} else if _, err := jsonpos.ParseShared(c.opt.Program.Src); err != nil {
+	// A text-valued program travels as a string (binding.md).
+	prog, text := syntax.Wire(l.Locator, c.opt.Program.Src)
+	if _, err := jsonpos.ParseShared(c.opt.Program.Src); !text && err != nil {
 		// Where and why, in the words validate and lint use for the same
 		// bytes: a byte order mark or UTF-16 names its fix (internal/base/textenc).
 		where, why := c.opt.Program.File, err.Error()

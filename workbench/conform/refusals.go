@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 )
 
 // Probes of the refusals Part II fixes exactly. Without --execute they
@@ -92,7 +93,7 @@ func withUnknownName(l pilotage.LanguageEntry, src []byte, ids []string) (unknow
 			usable = append(usable, id)
 		}
 	}
-	if l.Locator == pilotage.LocatorTextRange {
+	if syntax.Textual(l.Locator) {
 		s := string(src)
 		best := -1
 		var bestID string
@@ -216,7 +217,7 @@ func (c *checker) validateUnknownName(l pilotage.LanguageEntry, u unknownName) {
 			continue
 		}
 		var at string
-		if u.pointer != "" || l.Locator != pilotage.LocatorTextRange {
+		if u.pointer != "" || !syntax.Textual(l.Locator) {
 			var p string
 			if json.Unmarshal(d.Path, &p) == nil && p == u.pointer {
 				return

@@ -56,6 +56,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
@@ -170,12 +171,13 @@ type lang struct {
 	stepStatuses map[string]closedsets.Status
 	retention    string
 	keep         time.Duration // for an ISO-duration retention
+	syntax       syntax.Syntax
 }
 
 func (e *Engine) newLang(srv *language.Server, l *language.Language) (*lang, error) {
 	lg := &lang{Language: l, caps: pilotage.Effective(srv.Capabilities, l.Capabilities), limits: l.Limits.WithDefaults(),
 		codes: map[string]bool{}, kinds: map[string]closedsets.Kind{}, levels: l.Sets.Levels(),
-		runStatuses: map[string]closedsets.Status{}, stepStatuses: map[string]closedsets.Status{}, retention: l.Retention}
+		runStatuses: map[string]closedsets.Status{}, stepStatuses: map[string]closedsets.Status{}, retention: l.Retention, syntax: syntax.For(l)}
 	for _, c := range l.Sets.DiagnosticCodes {
 		lg.codes[c.Code] = true
 	}

@@ -15,6 +15,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 )
 
 // promotion is what the server records when a program is promoted (§5.4):
@@ -35,11 +36,11 @@ type promotion struct {
 func references(body []byte, langs []*lang) []string {
 	seen := map[string]bool{}
 	for _, l := range langs {
-		prog, diags, err := program.Parse(body, &l.Grammar, l.limits.Depth)
-		if err != nil || !pilotage.Valid(diags) {
+		parsed, err := l.syntax.Parse(syntax.Source(l.Locator, body), l.limits.Depth)
+		if err != nil || !pilotage.Valid(parsed.Diagnostics) {
 			continue
 		}
-		program.Walk(prog.Steps, func(s *program.Step) {
+		program.Walk(parsed.Program.Steps, func(s *program.Step) {
 			if s.Kind == program.Call || s.Kind == program.Run {
 				seen[s.Target] = true
 			}

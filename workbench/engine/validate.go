@@ -7,14 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
@@ -95,21 +94,16 @@ func (e *Engine) check(v *view, raw, ctxRaw json.RawMessage, body bodyKind) (*ch
 	if isAbsent(raw) {
 		return nil, invalid("the request has no program")
 	}
-	src := []byte(raw)
-	if l.Locator == pilotage.LocatorTextRange {
-		var text string
-		if json.Unmarshal(raw, &text) == nil {
-			src = []byte(text)
-		}
-	}
+	src := syntax.Source(l.Locator, raw)
 	if len(src) > l.limits.ProgramBytes {
 		return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit,
 			Message: fmt.Sprintf("the program is %d bytes; this Language validates programs of at most %d bytes", len(src), l.limits.ProgramBytes)}
 	}
-	prog, diags, err := program.Parse(src, &l.Grammar, l.limits.Depth)
+	parsed, err := l.syntax.Parse(src, l.limits.Depth)
 	if err != nil {
 		return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit, Message: err.Error()}
 	}
+	prog, diags := parsed.Program, parsed.Diagnostics
 	ck := &checked{prog: prog}
 	if pilotage.Valid(diags) {
 		env := v.programEnv(body)
@@ -123,9 +117,7 @@ func (e *Engine) check(v *view, raw, ctxRaw json.RawMessage, body bodyKind) (*ch
 		}
 		diags, ck.refs = res.Diagnostics, res.References
 	}
-	if l.Locator == pilotage.LocatorTextRange {
-		diags = textRanges(src, diags)
-	}
+	diags = parsed.Locate(diags)
 	cdiags, cval := contextBinding(l, ctxRaw)
 	ck.diags = append(append([]pilotage.Diagnostic{}, diags...), cdiags...)
 	ck.context = cval
@@ -258,53 +250,4 @@ func schemaViolations(schema, value json.RawMessage) []pilotage.SchemaViolation 
 		return []pilotage.SchemaViolation{{Message: "not valid JSON: " + err.Error()}}
 	}
 	return pilotage.Violations(s.Validate(inst))
-}
-
-// textRanges turns program diagnostics' JSON Pointers into the text-range
-// dialect (§5.5): the extent of the value in the program text, narrowed to
-// the expression's range when the string has no escapes to map through.
-// Text that is not JSON has no values: its syntax diagnostic is the
-// character where the parse stopped (empty at the end of the text), which
-// a JSON Pointer cannot say and a line:column range can.
-func textRanges(src []byte, diags []pilotage.Diagnostic) []pilotage.Diagnostic {
-	doc, perr := jsonpos.Parse(src)
-	var se *jsonpos.SyntaxError
-	errors.As(perr, &se)
-	out := make([]pilotage.Diagnostic, len(diags))
-	for i, d := range diags {
-		start, end := 0, len(src)
-		if se != nil && d.Code == pilotage.CodeSyntax && se.Pos.Offset <= len(src) {
-			start = se.Pos.Offset
-			end = start
-			if start < len(src) {
-				_, n := utf8.DecodeRune(src[start:])
-				end += n
-			}
-		}
-		if doc.Root.Exists() {
-			if n := doc.Root.At(d.Path.Pointer); n.Exists() {
-				start, end = n.Start(), n.End()
-				raw := src[n.Start():n.End()]
-				if d.Range != nil && n.Kind() == jsonpos.String && !bytes.ContainsRune(raw, '\\') {
-					body := raw[1 : len(raw)-1]
-					start = n.Start() + 1 + runeOffset(body, d.Range.Start)
-					end = n.Start() + 1 + runeOffset(body, d.Range.End)
-				}
-			}
-		}
-		s, e := doc.Position(start), doc.Position(end)
-		d.Path = pilotage.Path{Text: &pilotage.TextRange{Start: pilotage.LineCol{Line: s.Line, Column: s.Column}, End: pilotage.LineCol{Line: e.Line, Column: e.Column}}}
-		d.Range = nil
-		out[i] = d
-	}
-	return out
-}
-
-func runeOffset(b []byte, runes int) int {
-	off := 0
-	for i := 0; i < runes && off < len(b); i++ {
-		_, n := utf8.DecodeRune(b[off:])
-		off += n
-	}
-	return off
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 )
 
 // toolsJSON holds every tool's input and output schema, as data in one
@@ -212,8 +213,8 @@ func (t toolSchemas) forLanguage(entry pilotage.LanguageEntry) (toolSchemas, err
 		return t, nil
 	}
 	props = cloneMap(props)
-	if _, has := props["program"]; has && entry.Locator == pilotage.LocatorTextRange {
-		props["program"] = map[string]any{"type": "string", "description": "the program text"}
+	if ps := syntax.ProgramSchema(entry.Locator); ps != nil && props["program"] != nil {
+		props["program"] = ps
 	}
 	if _, has := props["context"]; has && len(entry.ContextSchema) > 0 {
 		var cs any
