@@ -336,7 +336,7 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 func (c *checker) expr(e *Expr, env *expr.Env, visible []string) *expr.Expr {
 	parsed, issues := env.Parse(e.Src)
 	if len(issues) > 0 {
-		c.issues(e, issues, env)
+		c.issues(e, issues, env, visible)
 		return nil
 	}
 	before := len(c.diags)
@@ -348,7 +348,7 @@ func (c *checker) expr(e *Expr, env *expr.Env, visible []string) *expr.Expr {
 	}
 	x, issues := env.Check(parsed)
 	if len(issues) > 0 {
-		c.issues(e, issues, env)
+		c.issues(e, issues, env, visible)
 		return nil
 	}
 	e.X = x
@@ -357,7 +357,7 @@ func (c *checker) expr(e *Expr, env *expr.Env, visible []string) *expr.Expr {
 
 func hasError(ds []pilotage.Diagnostic) bool { return !pilotage.Valid(ds) }
 
-func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env) {
+func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []string) {
 	for _, is := range issues {
 		r := &pilotage.CharRange{Start: is.Start, End: is.End}
 		switch {
@@ -370,11 +370,35 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env) {
 		case is.Undeclared:
 			name := strings.TrimSuffix(strings.TrimPrefix(is.Message, "undeclared reference to '"), "'")
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
-				fmt.Sprintf("%q is not defined here", name), hint(name, rootNames(env.Names())), r)
+				fmt.Sprintf("%q is not defined here", name), c.undeclaredHint(name, e.Src, rootNames(env.Names()), visible), r)
 		default:
 			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, expr.NumericHint(is.Message), r)
 		}
 	}
+}
+
+// undeclaredHint helps with a bare name CEL does not know. The two
+// mistakes of a first program come first: a step's id written for its
+// result (steps.<id>.output is the result) and a literal string left
+// unquoted (an argument is CEL, so the text milk is 'milk', offered when
+// the bare word is the whole expression and no loop names it); then a
+// close match among the names in scope.
+func (c *checker) undeclaredHint(name, src string, roots, visible []string) string {
+	if contains(visible, name) {
+		return fmt.Sprintf("did you mean steps.%s.output? a step's result is addressed as steps.<id>.output", name)
+	}
+	if h := hint(name, roots); h != "" {
+		return h
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.all)) {
+		if s := c.all[id]; s.Kind == Loop && s.Item == name {
+			return fmt.Sprintf("%s is the variable of loop %s, in scope only in its body", name, id)
+		}
+	}
+	if strings.TrimSpace(src) == name {
+		return fmt.Sprintf("expressions are CEL: the text %s is written '%s'", name, name)
+	}
+	return ""
 }
 
 // rootNames keeps the unqualified variable names, for hints.
