@@ -360,6 +360,11 @@ func TestNestedHiddenNameDriftsBeforeEffects(t *testing.T) {
 	if !strings.Contains(inline, `"error": "`+drift+`"`) || strings.Contains(inline, `"o/fan"`) {
 		t.Errorf("inline: want step o to fail with %q before first's fan step:\n%s", drift, inline)
 	}
+	// Step o invoked nothing, so it names no call and carries no input
+	// (reading 6).
+	if strings.Contains(inline, `"prog.first@1"`+"\n") {
+		t.Errorf("inline: the refused step o names prog.first@1 in calls:\n%s", inline)
+	}
 }
 
 // TestCallerOnlyDriftIsNotTerminal: a mismatch is terminal for the

@@ -585,6 +585,9 @@ func TestPDLBodyChangeDrifts(t *testing.T) {
 		r = exec(t, e, "alice", "s1", "home/v1", inline)
 		if r.Outcome.OK || r.Trace == nil || len(r.Trace.Steps) != 1 || r.Trace.Steps[0].Outcome.Error != want {
 			t.Errorf("%s: called from a program: want the call to fail with %q, got %+v", when, want, r.Trace)
+		} else if s := r.Trace.Steps[0]; len(s.Calls) != 0 || s.Input != nil {
+			// The refused program invoked nothing (reading 6).
+			t.Errorf("%s: the refused call is traced with calls %q and input %s", when, s.Calls, s.Input)
 		}
 	}
 	if err := e.Reload(withNightlyBody(changed)); err != nil {

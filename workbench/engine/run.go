@@ -363,12 +363,11 @@ func (r *runner) call(idx int, s *program.Step, sc *scope, auth string, depth in
 			return nil, r.fail(idx, "", &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the input of %s does not match its input_schema at %q: %s", s.Target, vs[0].Pointer, vs[0].Message)})
 		}
 	}
-	r.steps[idx].Calls = []string{s.Target}
-	r.steps[idx].Input = in
 	var out any
 	if en.prom != nil {
-		out, err = r.sub(idx, en, args, auth, depth)
+		out, err = r.sub(idx, en, args, in, auth, depth)
 	} else {
+		r.invoked(idx, en, in)
 		out, err = r.behave(idx, en, args)
 	}
 	if err != nil {
@@ -498,13 +497,22 @@ func (r *runner) behave(idx int, en *entry, args map[string]any) (any, error) {
 	return nil, nil
 }
 
+// invoked names en in entry idx's calls and gives it the input in, once
+// the call is made (docs/readings.md, reading 6).
+func (r *runner) invoked(idx int, en *entry, in json.RawMessage) {
+	r.steps[idx].Calls = []string{en.wire.ID}
+	r.steps[idx].Input = in
+}
+
 // sub runs a promoted program's body as a sub-program (§5.8.3): under the
 // caller's authority, or the promoter's when the Language declares
 // promotion_authority "promoter" (§10.3); expanded entries are prefixed
 // with the calling entry's id, opaque ones are left out of the trace. A
 // body that conceals names from the caller is opaque, and its failures
-// name only en (§10.3).
-func (r *runner) sub(idx int, en *entry, args map[string]any, auth string, depth int) (any, error) {
+// name only en (§10.3). The entry is invoked, naming en with the input in,
+// only once the body is to run: one refused for the expansion limit, a
+// drift or a body that does not validate ran nothing (reading 6).
+func (r *runner) sub(idx int, en *entry, args map[string]any, in json.RawMessage, auth string, depth int) (any, error) {
 	if depth+1 > r.lim.Expansion {
 		return nil, r.fail(idx, "", r.limitStop(fmt.Sprintf("sub-program expansion limit of %d", r.lim.Expansion)))
 	}
@@ -530,6 +538,7 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, auth string, depth
 		}
 		return nil, r.fail(idx, "", errors.New(msg))
 	}
+	r.invoked(idx, en, in)
 	mark := len(r.steps)
 	root := &scope{outputs: map[string]any{}, input: args, context: ck.context}
 	out, err := r.sequence(ck.prog.Steps, root, nil, r.steps[idx].ID+"/", auth, depth+1)
@@ -578,13 +587,9 @@ func (r *runner) concealedRef(ref *entry, args map[string]any) (any, error) {
 	if err != nil {
 		return nil, r.fail(idx, "", err)
 	}
-	// Named and given its input once the call is made, as call's entries
-	// are (docs/readings.md, reading 6).
-	r.steps[idx].Calls = []string{ref.wire.ID}
-	r.steps[idx].Input = in
 	// At depth -1 the body runs at depth 0, as an unconcealed program_ref
 	// Run's body does, so the expansion limit counts the same.
-	out, err := r.sub(idx, ref, args, r.caller, -1)
+	out, err := r.sub(idx, ref, args, in, r.caller, -1)
 	if err != nil {
 		return nil, err
 	}
