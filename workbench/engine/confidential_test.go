@@ -34,6 +34,16 @@ func renameNightly(srv *language.Server) {
 	}
 }
 
+// busierNightly makes prog.nightly@1 do twice the work for the same
+// output: each room's lights are set twice.
+func busierNightly(srv *language.Server) {
+	for _, en := range srv.Catalog {
+		if en.ID == "prog.nightly@1" {
+			en.Program = raw(strings.Replace(string(en.Program), `}]}]`, `},{"id":"again","call":"lights.set","with":{"room":"r","on":"false"}}]}]`, 1))
+		}
+	}
+}
+
 // confidentialCase is one request carol makes in every scenario.
 type confidentialCase struct {
 	name string
@@ -183,29 +193,30 @@ func TestHiddenIsRemovedToCarol(t *testing.T) {
 // §10.3, §10.4) outer's body runs nightly, which carol cannot see, with
 // the promoter's authority. To carol outer is then one opaque step
 // (§5.8.3), whatever trace_subprogram says: no internal entries, no inner
-// names in messages or traces. Proof: renaming the hidden program changes
-// nothing carol receives.
+// names in messages or traces, and no stats of the steps it hides
+// (steps_executed and bytes_held count the entries carol is shown).
+// Proof: renaming the hidden program, or giving it twice the work for the
+// same output, changes nothing carol receives.
 func TestPromoterAuthorityConceals(t *testing.T) {
 	for _, sub := range []string{pilotage.SubprogramExpanded, pilotage.SubprogramOpaque} {
 		t.Run(sub, func(t *testing.T) {
-			scenario := func(rename bool) map[string]string {
+			scenario := func(edit func(*language.Server)) map[string]string {
 				return carolSees(t, confidentialCases(), func(t *testing.T) *Engine {
 					srv := withSubprograms(outerServer("prog.outer@1"), sub)
-					if rename {
-						renameNightly(srv)
-					}
+					edit(srv)
 					return newEngine(t, srv, t.TempDir())
 				})
 			}
-			nightly, renamed := scenario(false), scenario(true)
-			sameToCarol(t, nightly, renamed, "nightly", "zzzzzzz")
+			nightly := scenario(func(*language.Server) {})
+			sameToCarol(t, nightly, scenario(renameNightly), "nightly", "zzzzzzz")
+			sameToCarol(t, nightly, scenario(busierNightly), "nightly", "again")
 			for _, c := range confidentialCases() {
 				if c.lang != "ctx/v1" {
 					continue
 				}
 				got := nightly[c.name]
-				if !strings.Contains(got, `"status": "success"`) || !strings.Contains(got, `"output": 2,`) || strings.Count(got, `"id": `) != 1 {
-					t.Errorf("%s: want success, output 2 and one opaque entry:\n%s", c.name, nightly[c.name])
+				if !strings.Contains(got, `"status": "success"`) || !strings.Contains(got, `"output": 2,`) || strings.Count(got, `"id": `) != 1 || !strings.Contains(got, `"steps_executed": 1`) {
+					t.Errorf("%s: want success, output 2 and one opaque entry, one step executed:\n%s", c.name, nightly[c.name])
 				}
 			}
 		})

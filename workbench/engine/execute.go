@@ -346,8 +346,9 @@ func (e *Engine) run(ctx context.Context, r *request, resp *pilotage.ExecuteResp
 		resp.Outcome = pilotage.Outcome{OK: true, Status: pilotage.StatusSuccess}
 		resp.Output = raw
 	}
+	steps, mem := ru.shown()
 	return &pilotage.Trace{RunID: resp.RunID, Outcome: resp.Outcome, Steps: ru.steps, Mode: r.traceMode(),
-		CatalogVersion: resp.CatalogVersion, Stats: stats(ru.count, ru.mem, started)}
+		CatalogVersion: resp.CatalogVersion, Stats: stats(steps, mem, started)}
 }
 
 func stats(steps int, mem int64, started time.Time) json.RawMessage {

@@ -44,6 +44,22 @@ type runner struct {
 	steps  []pilotage.TraceStep
 	count  int
 	mem    int64
+	// hiddenSteps and hiddenMem are the parts of count and mem that
+	// bodies concealed from the caller used: they count against the
+	// bounds, but stats leave them out, since an opaque entry reveals
+	// nothing about what ran inside it (§10.3).
+	hiddenSteps int
+	hiddenMem   int64
+}
+
+// shown returns the steps executed and bytes held that stats report.
+func (r *runner) shown() (int, int64) { return r.count - r.hiddenSteps, r.mem - r.hiddenMem }
+
+// conceal hides from stats what ran since shown returned steps and mem.
+func (r *runner) conceal(steps int, mem int64) {
+	nowSteps, nowMem := r.shown()
+	r.hiddenSteps += nowSteps - steps
+	r.hiddenMem += nowMem - mem
 }
 
 // scope holds what a sequence of steps can address.
@@ -540,6 +556,7 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, in json.RawMessage
 	}
 	r.invoked(idx, en, in)
 	mark := len(r.steps)
+	steps, mem := r.shown()
 	root := &scope{outputs: map[string]any{}, input: args, context: ck.context}
 	out, err := r.sequence(ck.prog.Steps, root, nil, r.steps[idx].ID+"/", auth, depth+1)
 	if err == nil && ck.prog.Output != nil {
@@ -547,6 +564,9 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, in json.RawMessage
 	}
 	if r.lang.TraceSubprogram != pilotage.SubprogramExpanded || concealed {
 		r.steps = r.steps[:mark]
+	}
+	if concealed {
+		r.conceal(steps, mem)
 	}
 	switch {
 	case err != nil && concealed:
