@@ -92,10 +92,17 @@ func TestRetentionSession(t *testing.T) {
 	}
 }
 
-// TestNotFoundIsUniform: unknown, unstored (store: false), unauthorized,
-// other-Language and refused Runs all give byte-identical not_found.
+// TestNotFoundIsUniform: unknown, expired (home/v1 keeps Runs P7D),
+// unstored (store: false), unauthorized, other-Language and refused Runs
+// all give byte-identical not_found (§6.6).
 func TestNotFoundIsUniform(t *testing.T) {
-	e := newEngine(t, homeServer(), t.TempDir())
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := newEngineWith(t, homeServer(), Options{DataDir: t.TempDir(), Now: func() time.Time { return now }})
+	expired := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), Store: boolp(true)})
+	if _, err := fetch(e, "alice", "s1", "home/v1", expired.RunID, nil); err != nil {
+		t.Fatalf("the Run to expire, before its retention ends: %v", err)
+	}
+	now = now.Add(7*24*time.Hour + time.Second)
 	unstored := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), Store: boolp(false)})
 	stored := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), Store: boolp(true)})
 	refused := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), ExpectedCatalogVersion: new("x"), Store: boolp(true)})
@@ -108,6 +115,7 @@ func TestNotFoundIsUniform(t *testing.T) {
 	var want []byte
 	for i, c := range []struct{ who, lang, id string }{
 		{"alice", "home/v1", "run-00000000000000000000000000000000"},
+		{"alice", "home/v1", expired.RunID},
 		{"alice", "home/v1", unstored.RunID},
 		{"bob", "home/v1", stored.RunID},
 		{"alice", "ctx/v1", stored.RunID},
