@@ -49,8 +49,9 @@ func (h RiskHints) Covers(o RiskHints) bool {
 		(h.OpenWorld || !o.OpenWorld)
 }
 
-// riskiness counts the risky hints, to order levels from least risky.
-func (h RiskHints) riskiness() int {
+// Riskiness counts the risky hints (0 to 3), to order levels from least
+// risky.
+func (h RiskHints) Riskiness() int {
 	n := 0
 	if !h.ReadOnly {
 		n++
@@ -79,7 +80,7 @@ func MaxRisk(levels []RiskLevel, agg RiskHints) (name string, ok bool) {
 		if !l.Hints.Covers(agg) {
 			continue
 		}
-		if best < 0 || l.Hints.riskiness() < levels[best].Hints.riskiness() {
+		if best < 0 || l.Hints.Riskiness() < levels[best].Hints.Riskiness() {
 			best = i
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
+	"github.com/pilotage-dev/pilotage/workbench/picture"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
@@ -95,7 +96,11 @@ func newProgCmds() []*cobra.Command {
 			f.StringVar(&p.input, "input", "", "read the Run's input (§6.5.5) from `FILE`")
 			f.StringVar(&p.traceLevel, "trace-level", "", "request trace level none, summary or full (default: the Language's)")
 		}
-		f.StringVarP(&p.format, "format", "f", "text", "output format: text or json")
+		formats := "text or json"
+		if v.name == "plan" {
+			formats = "text, json, or a picture: mermaid, dot or svg (docs/pictures.md)"
+		}
+		f.StringVarP(&p.format, "format", "f", "text", "output format: "+formats)
 		f.StringVarP(&p.output, "output", "o", "", "write the output to `FILE` instead of standard output")
 		f.StringVar(&p.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
 		_ = c.MarkFlagRequired("lang")
@@ -119,6 +124,10 @@ type progFiles struct {
 
 func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) error {
 	rf := reportFlags{format: p.format, color: p.color, formats: []report.Format{report.Text, report.JSON}}
+	draw := ""
+	if v.name == "plan" && picture.IsPlanFormat(p.format) {
+		draw, rf.format = p.format, string(report.Text)
+	}
 	format, err := rf.validate()
 	if err != nil {
 		return err
@@ -179,6 +188,8 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 		switch {
 		case format == report.JSON:
 			return writeJSON(w, resp)
+		case draw != "" && resp.Valid && resp.Plan != nil:
+			return picture.WritePlan(w, draw, picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.sources[programFile], lang)))
 		case v.name == "plan" && resp.Valid:
 			return writePlan(w, resp)
 		}

@@ -1,0 +1,138 @@
+package picture
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+)
+
+// ext is a golden's file extension: Mermaid files are .mmd.
+func ext(format string) string {
+	if format == "mermaid" {
+		return ".mmd"
+	}
+	return "." + format
+}
+
+// TestPlanGoldens draws the plans of the langs/ programs in every format.
+// The goldens are the pictures docs/pictures.md shows, so the pages
+// cannot show a picture the tool no longer draws.
+func TestPlanGoldens(t *testing.T) {
+	for _, ex := range examples {
+		t.Run(ex.name, func(t *testing.T) {
+			s := open(t, ex)
+			g := FromPlan(s.plan(t, ex), ProgramInfo(s.src, s.lang))
+			for _, f := range PlanFormats {
+				var b bytes.Buffer
+				if err := WritePlan(&b, f, g); err != nil {
+					t.Fatal(err)
+				}
+				golden.Check(t, "../../docs/pictures/"+ex.name+"-plan"+ext(f), b.Bytes())
+			}
+		})
+	}
+}
+
+// TestSVGDeterministic renders one plan twice: the same plan gives the
+// same bytes, so a golden or a committed picture changes only when the
+// plan does.
+func TestSVGDeterministic(t *testing.T) {
+	ex := examples[0]
+	s := open(t, ex)
+	g := FromPlan(s.plan(t, ex), ProgramInfo(s.src, s.lang))
+	var a, b bytes.Buffer
+	if err := SVG(&a, g); err != nil {
+		t.Fatal(err)
+	}
+	if err := SVG(&b, FromPlan(s.plan(t, ex), ProgramInfo(s.src, s.lang))); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("two renders of one plan differ")
+	}
+}
+
+// TestHostilePlan draws a plan whose ids and calls try to break out of
+// their labels in every format: quotes, backslash escapes, markup,
+// Mermaid entities and keywords, newlines and control characters.
+func TestHostilePlan(t *testing.T) {
+	src, err := os.ReadFile("testdata/hostile.plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p pilotage.Plan
+	if err := json.Unmarshal(src, &p); err != nil {
+		t.Fatal(err)
+	}
+	g := FromPlan(&p, Info{Conds: map[string]string{"br\"anch": `x > "1" && y < 2 | z # \N`}})
+	for _, f := range PlanFormats {
+		var b bytes.Buffer
+		if err := WritePlan(&b, f, g); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out := b.String()
+		if f != "dot" && strings.Contains(out, "<script") {
+			t.Errorf("%s: markup from an id reached the output unescaped", f)
+		}
+		golden.Check(t, "testdata/hostile"+ext(f), b.Bytes())
+	}
+	// Every node, and no more, becomes a box of the DOT graph: a label
+	// that broke out of its quotes would add or lose statements.
+	var b bytes.Buffer
+	if err := DOT(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), ` id="step-`); n != len(g.Nodes) {
+		t.Errorf("DOT has %d step boxes, the plan %d steps", n, len(g.Nodes))
+	}
+}
+
+// TestPlanShapes places steps whose arm or loop names no construct, or
+// a cycle, at top level rather than losing them or looping.
+func TestPlanShapes(t *testing.T) {
+	p := &pilotage.Plan{Steps: []pilotage.PlanStep{
+		{ID: "a", Kind: "loop", Loop: "b"},
+		{ID: "b", Kind: "loop", Loop: "a"},
+		{ID: "c", Kind: "step", Arm: &pilotage.ArmRef{Branch: "nowhere", Label: "x"}},
+		{ID: "d", Kind: "step", Loop: "c"},
+		{ID: "a", Kind: "step"},
+		{ID: "e", Kind: "step", Arm: &pilotage.ArmRef{Branch: "f", Label: "unlisted"}},
+		{ID: "f", Kind: "branch", Arms: []string{"yes"}},
+	}}
+	g := FromPlan(p, Info{})
+	var roots []string
+	for _, n := range g.Root {
+		roots = append(roots, n.ID)
+	}
+	if got := strings.Join(roots, " "); got != "b c d f" {
+		t.Errorf("top level = %q, want b c d f", got)
+	}
+	if len(g.Nodes) != 6 {
+		t.Errorf("%d nodes, want 6 (the duplicate a dropped)", len(g.Nodes))
+	}
+	if f := g.Node("f"); len(f.Arms) != 2 || f.Arms[1].Label != "unlisted" || f.Arms[1].Steps[0].ID != "e" {
+		t.Errorf("branch f arms = %+v, want yes and the unlisted arm holding e", f.Arms)
+	}
+}
+
+// TestDocsMermaid keeps the Mermaid block of docs/pictures.md equal to
+// the golden it shows, so the page GitHub renders is the tool's output.
+func TestDocsMermaid(t *testing.T) {
+	page, err := os.ReadFile("../../docs/pictures.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../../docs/pictures/homeflow-evening-plan.mmd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(want), "---\nflowchart")
+	if !strings.Contains(string(page), "```mermaid\nflowchart"+body+"```") {
+		t.Error("docs/pictures.md's mermaid block is not docs/pictures/homeflow-evening-plan.mmd without its title; copy it over")
+	}
+}

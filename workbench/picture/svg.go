@@ -1,0 +1,48 @@
+package picture
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/goccy/go-graphviz"
+)
+
+// svgMu serialises renders: go-graphviz runs Graphviz as one WebAssembly
+// module, which is not safe for concurrent use.
+var svgMu sync.Mutex
+
+// SVG writes the graph as SVG, laid out by Graphviz's dot in-process: no
+// external program, no network, and the same bytes for the same plan.
+func SVG(w io.Writer, g *Graph) error {
+	b, err := renderSVG(dotText(layout(g), false))
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// renderSVG lays out DOT text and returns the SVG document.
+func renderSVG(dot string) ([]byte, error) {
+	svgMu.Lock()
+	defer svgMu.Unlock()
+	ctx := context.Background()
+	gv, err := graphviz.New(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("starting Graphviz: %w", err)
+	}
+	defer gv.Close()
+	graph, err := graphviz.ParseBytes([]byte(dot))
+	if err != nil {
+		return nil, fmt.Errorf("reading the DOT graph: %w", err)
+	}
+	defer graph.Close()
+	var buf bytes.Buffer
+	if err := gv.Render(ctx, graph, graphviz.SVG, &buf); err != nil {
+		return nil, fmt.Errorf("laying out the graph: %w", err)
+	}
+	return buf.Bytes(), nil
+}
