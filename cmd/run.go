@@ -41,6 +41,15 @@ type progVerb struct {
 	run                        bool
 }
 
+// principalHelp says what leaving --principal out means, in the help of
+// validate, plan and run.
+const principalHelp = `
+--principal NAME acts as a principal the PDL declares (§10.3). Left out,
+on a PDL that declares principals, the caller is none of them and sees no
+catalog entry, so every name a program calls is unknown (the diagnostic's
+hint names the declared principals); a PDL without principals shows every
+entry to every caller.`
+
 var progVerbs = []progVerb{
 	{name: "validate", short: "Validate a program against a PDL Language without MCP (§6.4)",
 		long: `Validate a program exactly as the Language's <prefix>_validate tool would
@@ -49,6 +58,7 @@ var progVerbs = []progVerb{
 response {valid, diagnostics, catalog_version?, plan?, references?}. Text
 output shows each diagnostic at its line and column in the program (or in
 the --context file) with the source line underlined.
+` + principalHelp + `
 
 Exit status: 0 valid, 1 invalid (an error diagnostic), 2 usage errors,
 unreadable files, a PDL with errors or a request error.`,
@@ -60,6 +70,7 @@ run, the catalog entries it calls, its risk and the aggregated maximum risk
 a Host gates on (§7.3). With --format json the output is the validate
 response, plan included (replay --plan accepts it). An invalid program
 prints its diagnostics as validate does.
+` + principalHelp + `
 
 Exit status: 0 valid, 1 invalid, 2 usage errors, unreadable files, a PDL
 with errors or a request error.`,
@@ -72,6 +83,7 @@ the output is the tool's structuredContent: the execute response
 {run_id, outcome, output?, trace?, diagnostics?, catalog_version?}. Text
 output shows the outcome, the output and the trace, or the diagnostics of
 a validation_error.
+` + principalHelp + `
 
 Exit status: 0 outcome ok, 1 a failed or refused Run (ok false), 2 usage
 errors, unreadable files, a PDL with errors or a request error.`,

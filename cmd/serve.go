@@ -44,7 +44,10 @@ one Session); standard output carries only MCP messages and every log line
 goes to standard error. A line of input that is not a JSON-RPC 2.0 message
 is answered with a Parse error (-32700) or an Invalid Request (-32600), and
 logged with its line number; the Session goes on. --principal names the
-PDL principal the client acts as. With --http ADDR it serves streamable
+PDL principal the client acts as; left out on a PDL that declares
+principals, the client is none of them and sees no catalog entry (serve
+says so on standard error and, as an MCP log message, to the client at
+initialize). With --http ADDR it serves streamable
 HTTP at http://ADDR/mcp instead; each request must carry "Authorization:
 Bearer <token>" with a token a PDL principal declares (401 otherwise), and
 each Mcp-Session-Id is one Session. A PDL without principals is served on
@@ -115,7 +118,14 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 	// A body edited while the server was down (with --data) is drifted
 	// from the start; the operator hears it here, not from a client.
 	logNotices(logw, eng.ChangedBodies())
-	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.principal, Logger: logger, Version: versionString()})
+	// Without --principal a stdio client sees no entry of a PDL with
+	// principals; the client's user hears why, not only this log.
+	var notices []string
+	if note := res.Server.NoPrincipalNote(); note != "" && p.http == "" && p.principal == "" {
+		notices = append(notices, note)
+		fmt.Fprintf(logw, "pilotage serve: %s\n", note)
+	}
+	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.principal, Logger: logger, Version: versionString(), Notices: notices})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -128,9 +138,6 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 		})
 	}
 	if p.http == "" {
-		if len(res.Server.Principals) > 0 && p.principal == "" {
-			fmt.Fprintln(logw, "pilotage serve: no --principal: the PDL declares principals, so this client sees no catalog entries")
-		}
 		if err := srv.ServeIO(ctx, c.InOrStdin(), c.OutOrStdout()); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return usageErr("serving stdio: %v", err)
 		}

@@ -120,7 +120,7 @@ func pickLanguage(srv *language.Server, id string) (*language.Language, error) {
 
 // registerPDLFlags adds the flags every workbench verb shares.
 func registerPDLFlags(c *cobra.Command, principal, language *string) {
-	c.Flags().StringVar(principal, "principal", "", "act as the PDL principal `NAME` (what it may see, §10.3)")
+	c.Flags().StringVar(principal, "principal", "", "act as the PDL principal `NAME` (what it may see, §10.3); left out, a PDL that declares principals shows no catalog entry")
 	if language != nil {
 		c.Flags().StringVar(language, "language", "", "the Language `ID` to use when the PDL defines several")
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // A golden case is a txtar archive: a comment line "language principal
-// session", the sections `program` (or a whole `execute.json` request) and
+// session" (principal "-" is no principal), the sections `program` (or a whole `execute.json` request) and
 // optional `context`/`input`, and `want`, the response as indented JSON.
 // Run ids and timings are normalised.
 type goldenCase struct {
@@ -34,7 +34,11 @@ func goldenCases(t *testing.T, dir string, fn func(t *testing.T, g *goldenCase))
 		if len(fields) < 3 {
 			t.Fatalf("%s: the comment must be \"language principal session\"", a.Path)
 		}
-		fn(t, &goldenCase{Archive: a, lang: fields[0], caller: fields[1], session: fields[2]})
+		caller := fields[1]
+		if caller == "-" {
+			caller = ""
+		}
+		fn(t, &goldenCase{Archive: a, lang: fields[0], caller: caller, session: fields[2]})
 	})
 }
 

@@ -142,6 +142,9 @@ func (v *view) programEnv(body bodyKind) *program.Env {
 	for _, en := range v.entries {
 		env.Visible = append(env.Visible, en.wire.ID)
 	}
+	if v.principal == "" {
+		env.UnknownHint = v.st.srv.NoPrincipalNote()
+	}
 	if body.promoted != nil {
 		env.HasInput, env.Input = true, expr.ParseSchema(body.promoted.wire.InputSchema)
 	}

@@ -33,6 +33,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is the MCP implementation version reported in initialize.
 	Version string
+	// Notices are said to every client of Connect and ServeIO once it is
+	// initialized, as MCP log messages of level warning: what the
+	// operator's log says about the Session (no --principal, so an empty
+	// catalog) must reach the user looking at the client, not only
+	// standard error.
+	Notices []string
 }
 
 // Server is one MCP server exposing a service.Service.
@@ -67,8 +73,11 @@ func New(ctx context.Context, svc service.Service, opts Options) (*Server, error
 		impl.Name = m.Server.Name
 	}
 	// A non-nil Capabilities drops the SDK's historical default logging
-	// capability: this server sends no MCP log messages.
+	// capability: this server sends MCP log messages only for Notices.
 	caps := &mcp.ServerCapabilities{}
+	if len(opts.Notices) > 0 {
+		caps.Logging = &mcp.LoggingCapabilities{}
+	}
 	caps.AddExtension(binding.ExtensionID, binding.ExtensionSettings())
 	s := &Server{
 		svc:       svc,
@@ -78,7 +87,7 @@ func New(ctx context.Context, svc service.Service, opts Options) (*Server, error
 		resources: map[string]bool{},
 		sessions:  map[*mcp.ServerSession]string{},
 	}
-	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{Capabilities: caps, Logger: opts.Logger})
+	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{Capabilities: caps, Logger: opts.Logger, InitializedHandler: s.tell})
 	if err := s.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -87,6 +96,35 @@ func New(ctx context.Context, svc service.Service, opts Options) (*Server, error
 
 // MCP returns the underlying go-sdk server, to connect transports to.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// noticeLevel is the level of Notices, and the log level a Session of
+// Connect starts at: go-sdk sends no log message before the client sets
+// a level (logging/setLevel), which a client that does not know about
+// the notice would never do.
+const noticeLevel mcp.LoggingLevel = "warning"
+
+// Connect serves one Session on t, telling it the Notices once it is
+// initialized.
+func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	var opts *mcp.ServerSessionOptions
+	if len(s.opts.Notices) > 0 {
+		opts = &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{LogLevel: noticeLevel}}
+	}
+	return s.mcp.Connect(ctx, t, opts)
+}
+
+// tell sends the Notices to a Session that has just been initialized. A
+// client that set its level above warning (error) does not hear them: it
+// asked not to.
+func (s *Server) tell(_ context.Context, req *mcp.InitializedRequest) {
+	for _, n := range s.opts.Notices {
+		// Not the request's context: under the newest protocol it carries
+		// the request's own log level, usually none.
+		if err := req.Session.Log(context.Background(), &mcp.LoggingMessageParams{Level: noticeLevel, Logger: "pilotage", Data: n}); err != nil {
+			s.opts.Logger.Warn("notice not sent", "error", err)
+		}
+	}
+}
 
 // Refresh re-reads the manifest and guide index and republishes tools and
 // resources, so a reloaded definition shows its new Languages and guides

@@ -40,9 +40,28 @@ func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	d.answered = sync.NewCond(&d.mu)
 	out := &lineWriter{w: w, d: d}
 	in := &lineReader{in0: r, in: bufio.NewReader(r), out: out, d: d, log: s.opts.Logger}
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	err := s.run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 	s.WaitSessions()
 	return err
+}
+
+// run serves one Session on t until it ends or ctx is done, as go-sdk's
+// Server.Run does, but connected by Connect so it hears the Notices.
+func (s *Server) run(ctx context.Context, t mcp.Transport) error {
+	ss, err := s.Connect(ctx, t)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return ctx.Err()
+	case err := <-ended:
+		return err
+	}
 }
 
 // drain counts the requests read and the responses written.

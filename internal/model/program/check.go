@@ -1,6 +1,7 @@
 package program
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -31,6 +32,9 @@ type Env struct {
 	Lookup func(id string) (Target, bool)
 	// Visible lists the ids the caller may see, for close-match hints.
 	Visible []string
+	// UnknownHint is the hint of an unknown name no visible id is close
+	// to, such as why the caller sees no entry at all; "" for none.
+	UnknownHint string
 	// Code returns preferred when the Language declares that diagnostic
 	// code, and constraint otherwise (§5.5).
 	Code func(preferred string) string
@@ -149,7 +153,7 @@ func (c *checker) targets() {
 		t, ok := c.env.Lookup(s.Target)
 		if !ok {
 			c.add(pilotage.CodeUnknownName, pilotage.SeverityError, s.TargetPointer,
-				fmt.Sprintf("no catalog entry named %q", s.Target), hint(s.Target, c.env.Visible), nil)
+				fmt.Sprintf("no catalog entry named %q", s.Target), cmp.Or(hint(s.Target, c.env.Visible), c.env.UnknownHint), nil)
 			return
 		}
 		switch {
