@@ -92,11 +92,7 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 		if err := listRulesAlone(args); err != nil {
 			return err
 		}
-		var infos []report.RuleInfo
-		for _, r := range replay.Rules() {
-			infos = append(infos, r.RuleInfo)
-		}
-		return printRules(c, p.out.output, format, infos)
+		return printRules(c, p.out.output, format, replay.RuleInfos())
 	}
 	if p.plan == "" {
 		return usageErr("replay needs --plan PLAN; see 'pilotage replay --help'")

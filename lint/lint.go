@@ -14,6 +14,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/ruleset"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
 
@@ -33,7 +34,11 @@ const (
 	CatEvolution = "evolution"
 )
 
-// Rule is one check, documented in docs/rules/<ID>.md.
+// Layout is where every lint rule lives, found from its ID alone: its
+// code file, its page and its fixture (docs/design.md, "Rules").
+var Layout = ruleset.Layout{Code: "lint/rules/%s.go", Doc: "docs/rules/%s.md", Fixture: "lint/rules/testdata/%s.txtar"}
+
+// Rule is one check, where Layout says.
 type Rule struct {
 	ID       string
 	Category string
@@ -50,7 +55,7 @@ type Rule struct {
 // Info returns the rule's description for reporters.
 func (r *Rule) Info() report.RuleInfo {
 	return report.RuleInfo{ID: r.ID, Category: r.Category, Section: r.Section, Severity: r.Severity,
-		Summary: r.Summary, Doc: "docs/rules/" + r.ID + ".md"}
+		Summary: r.Summary, Doc: Layout.DocOf(r.ID)}
 }
 
 // InputKind says what a linted file holds.

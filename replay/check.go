@@ -161,7 +161,7 @@ func (c *checker) entry(e *entry) {
 	c.truncation(e)
 	id, err := pilotage.ParseTraceID(idText)
 	if err != nil {
-		c.add(finding{rule: RuleIDSyntax, at: e.at("/id"), msg: err.Error(),
+		c.add(finding{rule: RuleTraceIDSyntax, at: e.at("/id"), msg: err.Error(),
 			hint: "a trace step id is base#n… with positive n, prefixed by calling ids and / for expanded sub-program entries"})
 		return
 	}
@@ -311,12 +311,12 @@ func (c *checker) prefix(e *entry, id pilotage.TraceID, text string) bool {
 		if d-1 < len(c.calls) {
 			before = strconv.Quote(c.calls[d-1])
 		}
-		c.add(finding{rule: RuleIDPrefix, at: e.at("/id"),
+		c.add(finding{rule: RuleTraceIDPrefix, at: e.at("/id"),
 			msg:  fmt.Sprintf("prefix %q of %q names no calling entry before it (the latest entry at that depth is %s)", caller, text, before),
 			hint: "an expanded sub-program's entries follow the entry that called it, prefixed by its complete id (§5.8.2, reading 7)"})
 	}
 	if c.lang != nil && c.lang.TraceSubprogram != "expanded" {
-		c.add(finding{rule: RuleIDPrefix, at: e.at("/id"),
+		c.add(finding{rule: RuleTraceIDPrefix, at: e.at("/id"),
 			msg:  fmt.Sprintf("%q is an expanded sub-program entry, but the Language's trace_subprogram is opaque", text),
 			hint: "with opaque sub-programs the call appears as one entry (§5.8.3)"})
 	}
@@ -378,7 +378,7 @@ func armLabel(s *Step, j int) string {
 func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 	q, text := id.Iterations, *e.w.ID
 	if len(q) != s.Loops {
-		c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
+		c.add(finding{rule: RuleTraceIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
 			msg:  fmt.Sprintf("%q has %d #n qualifier(s), but step %q is inside %d loop(s)%s", text, len(q), s.ID, s.Loops, loopNames(s)),
 			hint: "one #n per enclosing loop, outermost first (§5.8.2)"})
 		return
@@ -414,7 +414,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 	if parent.step != nil && parent.step.Kind == pilotage.KindLoop {
 		n = q[len(q)-1]
 		if n < parent.iter {
-			c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
+			c.add(finding{rule: RuleTraceIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
 				msg:  fmt.Sprintf("%q belongs to iteration #%d of %q, which came before the current iteration #%d", text, n, parent.entry.traceID(), parent.iter),
 				hint: "iterations run in order; entries appear in the order execution reached them (§5.8.2)"})
 			return
@@ -427,7 +427,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 			if parent.iter == 0 {
 				msg = fmt.Sprintf("%q is in iteration #%d, but iteration #1 of %q has no entries", text, n, parent.entry.traceID())
 			}
-			c.add(finding{rule: RuleIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)}, msg: msg,
+			c.add(finding{rule: RuleTraceIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)}, msg: msg,
 				hint: "iteration numbers are 1-based and consecutive per activation (§5.8.2)"})
 		}
 		if parent.iter > 0 {

@@ -53,19 +53,19 @@ type Input struct {
 // fails only when an input cannot be opened or read, or on an unknown
 // rule ID in Disabled; everything wrong inside a file is a finding.
 func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
-	known := make([]string, len(rules))
-	for i, r := range rules {
-		known[i] = r.ID
+	var known []string
+	for _, r := range Rules() {
+		known = append(known, r.ID)
 	}
 	if err := suggest.UnknownRule(opt.Disabled, known); err != nil {
 		return nil, err
 	}
 	rep := &report.Report{Tool: "pilotage replay", Sources: map[string][]byte{plan.File: plan.Src}, KeyLabel: "run_id"}
 	enabled := 0
-	for _, r := range Rules() {
+	for _, r := range RuleInfos() {
 		if !opt.Disabled[r.ID] {
 			enabled++
-			rep.Rules = append(rep.Rules, r.RuleInfo)
+			rep.Rules = append(rep.Rules, r)
 		}
 	}
 	for _, f := range append(slices.Clone(plan.Findings), plan.riskAgainst(opt.Language)...) {
@@ -246,7 +246,7 @@ func (c *checker) finish(s *stream) []report.Finding {
 	drop := func(rule string) bool {
 		// A trace object's own members are all it has: diagnostics there
 		// are an unknown member, ignored (§1.2).
-		return RuleByID(rule).UsesPlan && (installation || refused) || rule == RuleDiagnostics && !s.response
+		return RuleByID(rule).UsesPlan && (installation || refused) || rule == RuleResponseDiagnostics && !s.response
 	}
 	return c.out.resolve(holds(t, true), drop, runID)
 }

@@ -17,7 +17,7 @@ var severities = []string{"error", "warning", "info"}
 // check at the end of the file.
 func (c *checker) diagnostic(d *diagnostic) {
 	if d.bad != nil {
-		c.add(finding{rule: RuleDiagnostics, at: d.site,
+		c.add(finding{rule: RuleResponseDiagnostics, at: d.site,
 			msg:  "diagnostic does not have the shape of a diagnostic: " + strings.TrimPrefix(d.bad.Error(), "json: "),
 			hint: "a diagnostic is {code, severity, message, path, range?, hint?} (§5.5)"})
 		return
@@ -33,12 +33,12 @@ func (c *checker) diagnostic(d *diagnostic) {
 		}
 	}
 	if len(missing) > 0 {
-		c.add(finding{rule: RuleDiagnostics, at: d.site, msg: "diagnostic has no " + strings.Join(missing, ", "),
+		c.add(finding{rule: RuleResponseDiagnostics, at: d.site, msg: "diagnostic has no " + strings.Join(missing, ", "),
 			hint: "code, severity, message and path are required members of a diagnostic (§5.5)"})
 	}
 	if w.Severity != nil {
 		if !slices.Contains(severities, *w.Severity) {
-			c.add(finding{rule: RuleDiagnostics, at: d.at("/severity"), msg: fmt.Sprintf("diagnostic severity %q is not error, warning or info", *w.Severity)})
+			c.add(finding{rule: RuleResponseDiagnostics, at: d.at("/severity"), msg: fmt.Sprintf("diagnostic severity %q is not error, warning or info", *w.Severity)})
 		}
 		if *w.Severity == "error" {
 			c.errorDiagnostics++
@@ -54,7 +54,7 @@ func (c *checker) diagnostic(d *diagnostic) {
 		}
 		codes = append(codes, k.Code)
 	}
-	c.add(finding{rule: RuleDiagnostics, at: d.at("/code"),
+	c.add(finding{rule: RuleResponseDiagnostics, at: d.at("/code"),
 		msg:  fmt.Sprintf("diagnostic code %q is not in the Language's closed diagnostic set (%s)", *w.Code, strings.Join(codes, ", ")),
 		hint: "a diagnostic code never holds a value outside the closed set; constraint is the fallback (§5.5)"})
 }
@@ -92,7 +92,7 @@ func (c *checker) response(top *traceMembers) {
 		c.narration(*top.narration, *o.Status)
 	}
 	if *o.Status == pilotage.StatusValidationError && c.errorDiagnostics == 0 {
-		c.add(finding{rule: RuleDiagnostics, at: top.outcome.site,
+		c.add(finding{rule: RuleResponseDiagnostics, at: top.outcome.site,
 			msg:  "the Run was refused with validation_error, but the response attaches no error diagnostic",
 			hint: "an execute-time validation_error returns the diagnostics that made the program, input or context invalid (§6.5.2)"})
 	}

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/ruleset"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/ruletest"
 )
 
 // Each rule has testdata/rules/<id>.txtar, checked by golden.RuleFixtures.
@@ -123,4 +125,15 @@ func TestRulesHaveDocs(t *testing.T) {
 	for id := range headings {
 		t.Errorf("docs/replay.md documents %s, which is no rule", id)
 	}
+}
+
+// TestRuleShape: every rule is found from its ID in one step: its file
+// <id>_rule.go, its section of docs/replay.md and its fixture.
+func TestRuleShape(t *testing.T) { ruletest.RuleShape(t, filepath.Join(".."), registry) }
+
+// TestRulesTable keeps the rule table of docs/replay.md equal to the
+// registry; go test -update rewrites it.
+func TestRulesTable(t *testing.T) {
+	golden.Generated(t, filepath.Join("..", "docs", "replay.md"), "rules",
+		[]byte(ruleset.Table(registry.Infos(), func(id string) string { return "#" + id })))
 }

@@ -41,7 +41,11 @@ func TestEvolutionFindings(t *testing.T) {
 			a := &golden.Archive{Archive: ar}
 			src, _ := a.File(c.fixture + ".json")
 			base := baselineInput(a, c.fixture)
-			rep, err := lint.Run([]*lint.Rule{ByID(c.rule)}, []*lint.Input{{File: "new.json", Src: src}}, lint.Config{Baseline: base})
+			r, ok := Registry.Lookup(c.rule)
+			if !ok {
+				t.Fatalf("no rule %s", c.rule)
+			}
+			rep, err := lint.Run([]*lint.Rule{r}, []*lint.Input{{File: "new.json", Src: src}}, lint.Config{Baseline: base})
 			if err != nil {
 				t.Fatal(err)
 			}

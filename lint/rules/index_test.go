@@ -1,15 +1,19 @@
 package rules
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/ruleset"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/ruletest"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
+
+// TestRuleShape: every rule is found from its ID in one step: its file
+// here, its page in docs/rules and its fixture in testdata.
+func TestRuleShape(t *testing.T) { ruletest.RuleShape(t, filepath.Join("..", ".."), Registry) }
 
 // TestRulesIndex keeps docs/rules/README.md, the index of every rule, equal
 // to what rules.All() says; go test -update rewrites it.
@@ -36,14 +40,7 @@ version (reading 11). Turn a rule off with ` + "`--disable ID`" + `; list them w
 ` + "`pilotage lint --list-rules`" + `.
 `)
 	b.WriteString(pdlRules())
-	b.WriteString(`
-| rule | category | section | severity | summary |
-|---|---|---|---|---|
-`)
-	for _, r := range All() {
-		fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s | %s | %s |\n", r.ID, r.ID, r.Category, report.Cite(r.Section), r.Severity,
-			strings.ReplaceAll(r.Summary, "|", `\|`))
-	}
+	b.WriteString("\n" + ruleset.Table(Registry.Infos(), func(id string) string { return id + ".md" }))
 	b.WriteString(findingSections)
 	return b.String()
 }

@@ -5,8 +5,8 @@ import (
 	"github.com/pilotage-dev/pilotage/lint"
 )
 
-// jsonSyntax documents the runner's finding for unparsable input: the
-// runner raises it (no other rule can run on such a file), and registering
+// jsonSyntax, json-syntax, documents the runner's finding for unparsable
+// input: the runner raises it (no other rule can run on such a file), and registering
 // it here gives it a docs page, a --list-rules line and a --disable switch.
 var jsonSyntax = &lint.Rule{
 	ID:       lint.RuleJSONSyntax,

@@ -33,28 +33,28 @@ func (c *checker) extension() (discover string, declared, ok bool) {
 	}
 	settings, isObject := raw.(map[string]any)
 	if !isObject {
-		c.find(RuleExtension, opInitialize, ptr, "the extension's settings are %s, not an object (want %s)", compactJSON(raw), settingsJSON())
+		c.find(RuleBindingExtension, opInitialize, ptr, "the extension's settings are %s, not an object (want %s)", compactJSON(raw), settingsJSON())
 		return binding.DiscoverTool, true, true
 	}
 	discover, _ = settings["discover"].(string)
 	if discover == "" {
-		c.find(RuleExtension, opInitialize, ptr+"/discover", "the extension names no discover tool (want %q)", binding.DiscoverTool)
+		c.find(RuleBindingExtension, opInitialize, ptr+"/discover", "the extension names no discover tool (want %q)", binding.DiscoverTool)
 		discover = binding.DiscoverTool
 	} else if discover != binding.DiscoverTool {
-		c.find(RuleExtension, opInitialize, ptr+"/discover", "the discover tool is %q; the binding names it %q", discover, binding.DiscoverTool)
+		c.find(RuleBindingExtension, opInitialize, ptr+"/discover", "the discover tool is %q; the binding names it %q", discover, binding.DiscoverTool)
 	}
 	version, _ := settings["version"].(string)
 	if version == "" {
-		c.find(RuleExtension, opInitialize, ptr+"/version", "the extension declares no version (want %q)", pilotage.Version)
+		c.find(RuleBindingExtension, opInitialize, ptr+"/version", "the extension declares no version (want %q)", pilotage.Version)
 		return discover, true, true
 	}
 	server, sok := major(version)
 	client, _ := major(pilotage.Version)
 	switch {
 	case !sok:
-		c.find(RuleVersion, opInitialize, ptr+"/version", "version %q is not MAJOR.MINOR", version)
+		c.find(RuleBindingVersion, opInitialize, ptr+"/version", "version %q is not MAJOR.MINOR", version)
 	case server > client:
-		c.find(RuleVersion, opInitialize, ptr+"/version", "the server speaks Pilotage %s, a major version above this client's %s; a client must not use Pilotage with it, so conform stops here", version, pilotage.Version)
+		c.find(RuleBindingVersion, opInitialize, ptr+"/version", "the server speaks Pilotage %s, a major version above this client's %s; a client must not use Pilotage with it, so conform stops here", version, pilotage.Version)
 		return discover, true, false
 	}
 	return discover, true, true
@@ -75,7 +75,7 @@ var extensionPointer = "/capabilities/extensions/" + strings.ReplaceAll(binding.
 func (c *checker) undeclared(tools map[string]*mcp.Tool) bool {
 	want := fmt.Sprintf("want %q: %s", binding.ExtensionID, settingsJSON())
 	if _, ok := tools[binding.DiscoverTool]; ok {
-		c.find(RuleExtension, opInitialize, extensionPointer, "the initialize result does not declare the Pilotage extension in capabilities.extensions (%s), though tools/list lists %s; checked as a Pilotage server", want, binding.DiscoverTool)
+		c.find(RuleBindingExtension, opInitialize, extensionPointer, "the initialize result does not declare the Pilotage extension in capabilities.extensions (%s), though tools/list lists %s; checked as a Pilotage server", want, binding.DiscoverTool)
 		return true
 	}
 	caps := c.cs.InitializeResult().Capabilities
@@ -87,7 +87,7 @@ func (c *checker) undeclared(tools map[string]*mcp.Tool) bool {
 	if caps == nil || caps.Tools == nil {
 		tool = "it declares no tools capability"
 	}
-	c.find(RuleExtension, opInitialize, extensionPointer, "not a Pilotage server: the initialize result does not declare the Pilotage extension in capabilities.extensions (%s; %s), and %s; nothing else was checked", want, has, tool)
+	c.find(RuleBindingExtension, opInitialize, extensionPointer, "not a Pilotage server: the initialize result does not declare the Pilotage extension in capabilities.extensions (%s; %s), and %s; nothing else was checked", want, has, tool)
 	return false
 }
 
@@ -153,7 +153,7 @@ func (c *checker) pages(op string, page func(ctx context.Context, cursor string)
 	cursor := ""
 	for n := 0; ; n++ {
 		if n == c.opt.MaxPages {
-			c.find(RuleBounds, op, "/nextCursor", "still more pages after %d (--max-pages); the rest was not read", n)
+			c.find(RuleReadBounds, op, "/nextCursor", "still more pages after %d (--max-pages); the rest was not read", n)
 			return
 		}
 		var next string
@@ -163,14 +163,14 @@ func (c *checker) pages(op string, page func(ctx context.Context, cursor string)
 			return nil, err
 		})
 		if err != nil {
-			c.fail(RuleAnswers, op, "", err, "")
+			c.fail(RuleOperationAnswers, op, "", err, "")
 			return
 		}
 		if next == "" {
 			return
 		}
 		if seen[next] {
-			c.find(RulePaging, op, "/nextCursor", "nextCursor %q was returned before: the cursors loop", next)
+			c.find(RuleLookupPaging, op, "/nextCursor", "nextCursor %q was returned before: the cursors loop", next)
 			return
 		}
 		seen[next] = true
@@ -184,7 +184,7 @@ func (c *checker) tools(published map[string]*mcp.Tool, names []string) {
 	for _, name := range names {
 		t, ok := published[name]
 		if !ok {
-			c.find(RuleTools, "tools/list", "/tools", "the manifest names the tool %q, but tools/list does not list it", name)
+			c.find(RuleBindingTools, "tools/list", "/tools", "the manifest names the tool %q, but tools/list does not list it", name)
 			continue
 		}
 		for _, s := range []struct {
@@ -193,7 +193,7 @@ func (c *checker) tools(published map[string]*mcp.Tool, names []string) {
 		}{{"inputSchema", t.InputSchema}, {"outputSchema", t.OutputSchema}} {
 			m, _ := s.schema.(map[string]any)
 			if m == nil || m["type"] != "object" {
-				c.find(RuleTools, "tools/list", "/tools", "tool %q has no object %s; every tool declares one so a generic client can call it", name, s.member)
+				c.find(RuleBindingTools, "tools/list", "/tools", "tool %q has no object %s; every tool declares one so a generic client can call it", name, s.member)
 			}
 		}
 	}
@@ -208,9 +208,9 @@ func (c *checker) tools(published map[string]*mcp.Tool, names []string) {
 // guide the index lacks.
 func (c *checker) resources(published map[string]*mcp.Resource, manifest json.RawMessage, guides map[string][]guide) {
 	if _, ok := published[binding.ManifestURI]; !ok {
-		c.find(RuleResources, "resources/list", "/resources", "the manifest resource %s is not listed", binding.ManifestURI)
+		c.find(RuleBindingResources, "resources/list", "/resources", "the manifest resource %s is not listed", binding.ManifestURI)
 	} else if text, ok := c.readResource(binding.ManifestURI); ok && !sameJSON([]byte(text), manifest) {
-		c.find(RuleResources, "resources/read "+binding.ManifestURI, "/contents/0/text", "the manifest resource differs from the manifest pilotage_discover returned")
+		c.find(RuleBindingResources, "resources/read "+binding.ManifestURI, "/contents/0/text", "the manifest resource differs from the manifest pilotage_discover returned")
 	}
 	for lang, gs := range guides {
 		prefix := binding.GuideURI(lang, "")
@@ -233,18 +233,18 @@ func (c *checker) resources(published map[string]*mcp.Resource, manifest json.Ra
 			uri := binding.GuideURI(lang, g.ID)
 			delete(extra, uri)
 			if _, ok := published[uri]; !ok {
-				c.find(RuleResources, "resources/list", "/resources", "guide %q of %s has no resource %s, though the server publishes guide resources of %s", g.ID, lang, uri, lang)
+				c.find(RuleBindingResources, "resources/list", "/resources", "guide %q of %s has no resource %s, though the server publishes guide resources of %s", g.ID, lang, uri, lang)
 				continue
 			}
 			if g.Body == nil {
 				continue
 			}
 			if text, ok := c.readResource(uri); ok && text != *g.Body {
-				c.find(RuleResources, "resources/read "+uri, "/contents/0/text", "the guide resource differs from the body learn returns for guide %q", g.ID)
+				c.find(RuleBindingResources, "resources/read "+uri, "/contents/0/text", "the guide resource differs from the body learn returns for guide %q", g.ID)
 			}
 		}
 		for _, uri := range slices.Sorted(maps.Keys(extra)) {
-			c.find(RuleResources, "resources/list", "/resources", "resource %s names no guide of the learn index of %s", uri, lang)
+			c.find(RuleBindingResources, "resources/list", "/resources", "resource %s names no guide of the learn index of %s", uri, lang)
 		}
 	}
 }
@@ -260,9 +260,9 @@ func (c *checker) readResource(uri string) (string, bool) {
 	})
 	switch {
 	case err != nil:
-		c.fail(RuleResources, op, "", err, "")
+		c.fail(RuleBindingResources, op, "", err, "")
 	case len(res.Contents) != 1 || res.Contents[0] == nil:
-		c.find(RuleResources, op, "/contents", "%d contents, want 1", len(res.Contents))
+		c.find(RuleBindingResources, op, "/contents", "%d contents, want 1", len(res.Contents))
 	default:
 		return res.Contents[0].Text, true
 	}

@@ -255,8 +255,8 @@ func TestNewerMajorStops(t *testing.T) {
 	f := newFake(t, cleanSnapshot)
 	f.extension = map[string]any{"version": "2.0", "discover": binding.DiscoverTool}
 	rep := check(t, inMemory(t, f.server()), Options{})
-	if len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleVersion || rep.Summary.Checked["requests"] != 0 {
-		t.Fatalf("want one %s finding and no request:\n%s", RuleVersion, findings(rep))
+	if len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleBindingVersion || rep.Summary.Checked["requests"] != 0 {
+		t.Fatalf("want one %s finding and no request:\n%s", RuleBindingVersion, findings(rep))
 	}
 }
 

@@ -318,9 +318,9 @@ func (c *checker) call(name string, args any) answer {
 		return a
 	}
 	a.isError = res.IsError
-	rule := RuleResultShape
+	rule := RuleResultChannel
 	if res.IsError {
-		rule = RuleRequestError
+		rule = RuleRequestErrorChannel
 	}
 	structured, serr := json.Marshal(res.StructuredContent)
 	first := firstText(res.Content)
@@ -403,7 +403,7 @@ func (c *checker) fail(rule, op, pointer string, err error, format string, args 
 // expect reports an answer that should be a processed result and is not;
 // it returns whether the answer can be used.
 func (c *checker) expect(a answer, what string) bool {
-	return c.expectAs(RuleAnswers, a, what, "")
+	return c.expectAs(RuleOperationAnswers, a, what, "")
 }
 
 // expectAs is expect with the finding under rule, and why appended to a

@@ -6,6 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/base/ruleset"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/ruletest"
 )
 
 // Every command docs/conform.md shows is run by an end-to-end script
@@ -54,4 +58,27 @@ func TestHTTPWithToken(t *testing.T) {
 	if items["guest-token"] >= items["owner-token"] || items["guest-token"] == 0 {
 		t.Errorf("catalog items read: %v; the guest should see some, fewer than the owner", items)
 	}
+}
+
+// TestRuleShape: every rule is found from its ID in one step: its file
+// <id>_rule.go, its section of docs/conform.md and its fixture,
+// testdata/rules/<id>.golden, the findings of the rule on a server that
+// breaks it.
+func TestRuleShape(t *testing.T) {
+	ruletest.RuleShape(t, filepath.Join("..", ".."), registry, withoutFixture...)
+}
+
+// withoutFixture are the rules whose fixture is still to be written.
+var withoutFixture = []string{
+	RuleBindingExtension, RuleBindingResources, RuleBindingTools, RuleBindingVersion, RuleCarrierErrorChannel,
+	RuleCatalogDriftText, RuleExecuteRefusals, RuleLookupChangedSince, RuleLookupPaging, RuleNotFoundIndistinguishable,
+	RuleOperationAnswers, RuleProgramValid, RuleReadBounds, RuleRequestErrorChannel, RuleResultChannel,
+	RuleTraceFetchRun, RuleValidateUnknownName,
+}
+
+// TestRulesTable keeps the rule table of docs/conform.md equal to the
+// registry; go test -update rewrites it.
+func TestRulesTable(t *testing.T) {
+	golden.Generated(t, filepath.Join("..", "..", "docs", "conform.md"), "rules",
+		[]byte(ruleset.Table(registry.Infos(), func(id string) string { return "#" + id })))
 }

@@ -85,7 +85,7 @@ func (c *checker) run() error {
 		// requests; a manifest of thousands would take hours. The
 		// Languages past the bound are left out of the snapshot too, so
 		// lint does not report the guides and catalog conform never read.
-		c.find(RuleBounds, m.op, "/structuredContent/languages", "%d Languages; only the first %d (--max-languages) were read and checked, and snapshot.json lists only them; raise --max-languages to check the other %d", n, c.opt.MaxLanguages, n-c.opt.MaxLanguages)
+		c.find(RuleReadBounds, m.op, "/structuredContent/languages", "%d Languages; only the first %d (--max-languages) were read and checked, and snapshot.json lists only them; raise --max-languages to check the other %d", n, c.opt.MaxLanguages, n-c.opt.MaxLanguages)
 		man.Languages = man.Languages[:c.opt.MaxLanguages]
 		snap.Manifest = firstLanguages(m.raw, c.opt.MaxLanguages)
 	}
@@ -146,7 +146,7 @@ func (c *checker) learn(l pilotage.LanguageEntry) ([]guide, []json.RawMessage) {
 		return nil, []json.RawMessage{}
 	}
 	if len(idx.Guides) > c.opt.MaxItems {
-		c.find(RuleBounds, a.op, "/structuredContent/guides", "%d guides; only the first %d (--max-items) were read", len(idx.Guides), c.opt.MaxItems)
+		c.find(RuleReadBounds, a.op, "/structuredContent/guides", "%d guides; only the first %d (--max-items) were read", len(idx.Guides), c.opt.MaxItems)
 		idx.Guides = idx.Guides[:c.opt.MaxItems]
 	}
 	var gs []guide
@@ -180,7 +180,7 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 	pages := 0
 	for {
 		if pages == c.opt.MaxPages {
-			c.find(RuleBounds, "tools/call "+l.Catalog, "/structuredContent/next_cursor", "still more pages after %d (--max-pages); the rest of the catalog of %s was not read", pages, l.ID)
+			c.find(RuleReadBounds, "tools/call "+l.Catalog, "/structuredContent/next_cursor", "still more pages after %d (--max-pages); the rest of the catalog of %s was not read", pages, l.ID)
 			break
 		}
 		args := map[string]any{"verb": pilotage.VerbList}
@@ -200,12 +200,12 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 		if pages == 1 {
 			cat.CatalogVersion = page.CatalogVersion
 		} else if string(page.CatalogVersion) != string(cat.CatalogVersion) {
-			c.find(RulePaging, a.op, "/structuredContent/catalog_version", "page %d is at catalog_version %s, page 1 at %s: the catalog read is not one version", pages, page.CatalogVersion, cat.CatalogVersion)
+			c.find(RuleLookupPaging, a.op, "/structuredContent/catalog_version", "page %d is at catalog_version %s, page 1 at %s: the catalog read is not one version", pages, page.CatalogVersion, cat.CatalogVersion)
 		}
 		room := c.opt.MaxItems - len(cat.Items)
 		if len(page.Items) > room {
 			cat.Items = append(cat.Items, page.Items[:room]...)
-			c.find(RuleBounds, a.op, "/structuredContent/items", "the catalog of %s has more than %d items (--max-items); the rest was not read", l.ID, c.opt.MaxItems)
+			c.find(RuleReadBounds, a.op, "/structuredContent/items", "the catalog of %s has more than %d items (--max-items); the rest was not read", l.ID, c.opt.MaxItems)
 			break
 		}
 		cat.Items = append(cat.Items, page.Items...)
@@ -213,7 +213,7 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 			break
 		}
 		if seen[page.NextCursor] {
-			c.find(RulePaging, a.op, "/structuredContent/next_cursor", "next_cursor %q was returned before: the cursors of %s loop", page.NextCursor, l.ID)
+			c.find(RuleLookupPaging, a.op, "/structuredContent/next_cursor", "next_cursor %q was returned before: the cursors of %s loop", page.NextCursor, l.ID)
 			break
 		}
 		seen[page.NextCursor] = true
@@ -244,7 +244,7 @@ var requestErrorKinds = []string{pilotage.ErrInvalidRequest, pilotage.ErrNotFoun
 // notFound checks the answer to a request for something that does not
 // exist.
 func (c *checker) notFound(a answer, what string) {
-	c.requestErrorOf(RuleRequestError, a, what, pilotage.ErrNotFound, "§8: unknown guides, entries and runs are not_found")
+	c.requestErrorOf(RuleRequestErrorChannel, a, what, pilotage.ErrNotFound, "§8: unknown guides, entries and runs are not_found")
 }
 
 // envelope checks a request error's structuredContent: {"error": {kind,
@@ -258,11 +258,11 @@ func (c *checker) envelope(op string, raw json.RawMessage) {
 	}
 	switch {
 	case json.Unmarshal(raw, &env) != nil || env.Error == nil:
-		c.find(RuleRequestError, op, "/structuredContent", "a request error's structuredContent is not {\"error\": {\"kind\", \"message\"}}: %s", compact(raw))
+		c.find(RuleRequestErrorChannel, op, "/structuredContent", "a request error's structuredContent is not {\"error\": {\"kind\", \"message\"}}: %s", compact(raw))
 	case env.Error.Kind == nil || !slices.Contains(requestErrorKinds, *env.Error.Kind):
-		c.find(RuleRequestError, op, "/structuredContent/error/kind", "the error kind is not one of %v", requestErrorKinds)
+		c.find(RuleRequestErrorChannel, op, "/structuredContent/error/kind", "the error kind is not one of %v", requestErrorKinds)
 	case env.Error.Message == nil:
-		c.find(RuleRequestError, op, "/structuredContent/error/message", "the request error has no message")
+		c.find(RuleRequestErrorChannel, op, "/structuredContent/error/message", "the request error has no message")
 	}
 }
 
@@ -283,11 +283,11 @@ func (c *checker) carrierErrors(discover string) {
 		var rpc *jsonrpc.Error
 		switch {
 		case err == nil:
-			c.find(RuleCarrierError, op, "", "%s was answered with a tool result; it is a carrier failure, a JSON-RPC error", probe.what)
+			c.find(RuleCarrierErrorChannel, op, "", "%s was answered with a tool result; it is a carrier failure, a JSON-RPC error", probe.what)
 		case c.stopped != nil:
-			c.fail(RuleAnswers, op, "", err, "%s: ", probe.what)
+			c.fail(RuleOperationAnswers, op, "", err, "%s: ", probe.what)
 		case !errors.As(err, &rpc):
-			c.find(RuleCarrierError, op, "", "%s failed without a JSON-RPC error: %v", probe.what, err)
+			c.find(RuleCarrierErrorChannel, op, "", "%s failed without a JSON-RPC error: %v", probe.what, err)
 		}
 	}
 }

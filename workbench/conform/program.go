@@ -50,7 +50,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		Diagnostics json.RawMessage `json:"diagnostics"`
 	}
 	if json.Unmarshal(v.raw, &valid) != nil || !valid.Valid {
-		c.find(RuleProgramChecks, v.op, "/structuredContent/valid", "%s does not validate in %s: %s", c.opt.Program.File, l.ID, compact(valid.Diagnostics))
+		c.find(RuleProgramValid, v.op, "/structuredContent/valid", "%s does not validate in %s: %s", c.opt.Program.File, l.ID, compact(valid.Diagnostics))
 		return nil
 	}
 	// Without plan declared, validate returns no plan (§5.6) and the Run
@@ -59,7 +59,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	var plan *replay.Plan
 	if man.EffectiveCapabilities(&l).Has(pilotage.CapPlan) {
 		if plan, err = replay.LoadPlan(planPath, planSrc); err != nil {
-			c.find(RuleAnswers, v.op, "/structuredContent/plan", "validate returned no plan replay can use: %v", err)
+			c.find(RuleOperationAnswers, v.op, "/structuredContent/plan", "validate returned no plan replay can use: %v", err)
 			return nil
 		}
 	}
@@ -244,12 +244,12 @@ func (c *checker) fetch(l pilotage.LanguageEntry, e answer) (string, []byte) {
 	var got runFacts
 	_ = json.Unmarshal(f.raw, &got)
 	if got.RunID != run.RunID {
-		c.find(RuleFetchSameRun, f.op, "/structuredContent/run_id", "the fetch door returned run_id %q for run %q", got.RunID, run.RunID)
+		c.find(RuleTraceFetchRun, f.op, "/structuredContent/run_id", "the fetch door returned run_id %q for run %q", got.RunID, run.RunID)
 	} else if !sameJSON(got.Outcome, run.Outcome) {
-		c.find(RuleFetchSameRun, f.op, "/structuredContent/outcome", "the fetched outcome %s differs from the one execute returned, %s", compact(got.Outcome), compact(run.Outcome))
+		c.find(RuleTraceFetchRun, f.op, "/structuredContent/outcome", "the fetched outcome %s differs from the one execute returned, %s", compact(got.Outcome), compact(run.Outcome))
 	}
 	if recorded, fetched := levelRank[run.level()], levelRank[got.level()]; recorded > 0 && fetched > recorded {
-		c.find(RuleFetchSameRun, f.op, "/structuredContent/trace/level", "the fetch door returned the trace at level %s, but execute recorded it at %s: the fetch door must not return more than was recorded", got.level(), run.level())
+		c.find(RuleTraceFetchRun, f.op, "/structuredContent/trace/level", "the fetch door returned the trace at level %s, but execute recorded it at %s: the fetch door must not return more than was recorded", got.level(), run.level())
 	} else if got.RunID == run.RunID && recorded == fetched && recorded > 0 {
 		// Fetched at the level it was recorded at, the trace is "the same
 		// trace envelope that rode the execute response" (§6.6).
@@ -257,7 +257,7 @@ func (c *checker) fetch(l pilotage.LanguageEntry, e answer) (string, []byte) {
 		_ = json.Unmarshal(run.Trace, &x)
 		_ = json.Unmarshal(got.Trace, &y)
 		if at, ok := firstDifference(x, y, ""); !ok {
-			c.find(RuleFetchSameRun, f.op, "/structuredContent/trace"+at, "the fetched trace differs at %s from the one that rode the execute response; at the same level the fetch door returns the same trace envelope (§6.6)", orRoot(at))
+			c.find(RuleTraceFetchRun, f.op, "/structuredContent/trace"+at, "the fetched trace differs at %s from the one that rode the execute response; at the same level the fetch door returns the same trace envelope (§6.6)", orRoot(at))
 		}
 	}
 	path, src, err := c.saveAnswer("trace.json", f.raw)

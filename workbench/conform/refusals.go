@@ -36,7 +36,7 @@ func (c *checker) requestErrorOf(rule string, a answer, what, want, why string) 
 	}
 	switch {
 	case a.err != nil && c.stopped != nil:
-		c.fail(RuleAnswers, a.op, "", a.err, "%s: ", what)
+		c.fail(RuleOperationAnswers, a.op, "", a.err, "%s: ", what)
 	case a.err != nil:
 		c.find(rule, a.op, "", "%s was answered with a JSON-RPC error (%v); it is %s: isError true with the error envelope (%s)", what, a.err, wanted, why)
 	case !a.isError:
@@ -67,10 +67,10 @@ func (c *checker) requestErrorOf(rule string, a answer, what, want, why string) 
 func (c *checker) changedSince(man *pilotage.Manifest, l pilotage.LanguageEntry) {
 	a := c.call(l.Catalog, map[string]any{"verb": pilotage.VerbChangedSince, "catalog_version": absent})
 	if man.EffectiveCapabilities(&l).HasSub(pilotage.CapCatalog, pilotage.SubChangedSince) {
-		c.requestErrorOf(RuleChangedSince, a, "lookup changed_since from a catalog_version the server never issued", pilotage.ErrUnknownBaseline, "§6.3: a distinguishable unknown-baseline request error")
+		c.requestErrorOf(RuleLookupChangedSince, a, "lookup changed_since from a catalog_version the server never issued", pilotage.ErrUnknownBaseline, "§6.3: a distinguishable unknown-baseline request error")
 		return
 	}
-	c.requestErrorOf(RuleChangedSince, a, "lookup changed_since, which "+l.ID+" does not declare,", "", "§6.3: the verb is available only when catalog.changed_since is declared")
+	c.requestErrorOf(RuleLookupChangedSince, a, "lookup changed_since, which "+l.ID+" does not declare,", "", "§6.3: the verb is available only when catalog.changed_since is declared")
 }
 
 // unknownName is the user's program with one catalog name replaced by
@@ -198,7 +198,7 @@ func catalogIDs(snapSrc []byte, lang string) []string {
 func (c *checker) validateUnknownName(l pilotage.LanguageEntry, u unknownName) {
 	what := fmt.Sprintf("validate of %s calling %q, a name that cannot exist", c.opt.Program.File, u.name)
 	a := c.call(l.Loop.Validate, map[string]any{"program": u.prog})
-	if !c.processed(RuleUnknownName, a, what) {
+	if !c.processed(RuleValidateUnknownName, a, what) {
 		return
 	}
 	var res struct {
@@ -210,7 +210,7 @@ func (c *checker) validateUnknownName(l pilotage.LanguageEntry, u unknownName) {
 	}
 	_ = json.Unmarshal(a.raw, &res)
 	if res.Valid {
-		c.find(RuleUnknownName, a.op, "/structuredContent/valid", "%s is valid; an unresolvable name makes the program invalid (§5.5)", what)
+		c.find(RuleValidateUnknownName, a.op, "/structuredContent/valid", "%s is valid; an unresolvable name makes the program invalid (§5.5)", what)
 	}
 	for i, d := range res.Diagnostics {
 		if d.Code != "unknown_name" {
@@ -234,10 +234,10 @@ func (c *checker) validateUnknownName(l pilotage.LanguageEntry, u unknownName) {
 			}
 			at = fmt.Sprintf("a range starting on line %d, where the name is", u.line)
 		}
-		c.find(RuleUnknownName, a.op, fmt.Sprintf("/structuredContent/diagnostics/%d/path", i), "%s: the unknown_name diagnostic's path is %s; it must locate the name: %s (§5.5)", what, compact(d.Path), at)
+		c.find(RuleValidateUnknownName, a.op, fmt.Sprintf("/structuredContent/diagnostics/%d/path", i), "%s: the unknown_name diagnostic's path is %s; it must locate the name: %s (§5.5)", what, compact(d.Path), at)
 		return
 	}
-	c.find(RuleUnknownName, a.op, "/structuredContent/diagnostics", "%s has no unknown_name diagnostic; an environment-bound name that does not resolve is unknown_name (§5.5)", what)
+	c.find(RuleValidateUnknownName, a.op, "/structuredContent/diagnostics", "%s has no unknown_name diagnostic; an environment-bound name that does not resolve is unknown_name (§5.5)", what)
 }
 
 // processed is expect for an answer the spec fixes as a processed
@@ -250,7 +250,7 @@ func (c *checker) processed(rule string, a answer, what string) bool {
 // status want (§6.5.2 steps 2 and 3): ok false, that status, no trace
 // steps and no output, since nothing ran. It returns the Run's run_id.
 func (c *checker) refusedRun(a answer, what, want, why string) (string, outcome) {
-	if !c.processed(RuleRefusals, a, what) {
+	if !c.processed(RuleExecuteRefusals, a, what) {
 		return "", outcome{}
 	}
 	var run struct {
@@ -265,16 +265,16 @@ func (c *checker) refusedRun(a answer, what, want, why string) (string, outcome)
 	_ = json.Unmarshal(a.raw, &run)
 	o := run.Outcome
 	if o.OK == nil || *o.OK || o.Status != want {
-		c.find(RuleRefusals, a.op, "/structuredContent/outcome", "%s: the outcome is %s; it must be {\"ok\": false, \"status\": %q} (%s)", what, compact(a.rawOutcome()), want, why)
+		c.find(RuleExecuteRefusals, a.op, "/structuredContent/outcome", "%s: the outcome is %s; it must be {\"ok\": false, \"status\": %q} (%s)", what, compact(a.rawOutcome()), want, why)
 	}
 	if run.Trace != nil && len(run.Trace.Steps) > 0 {
-		c.find(RuleRefusals, a.op, "/structuredContent/trace/steps", "%s: the trace has %s; a refused Run executes nothing (%s)", what, count(len(run.Trace.Steps), "step"), why)
+		c.find(RuleExecuteRefusals, a.op, "/structuredContent/trace/steps", "%s: the trace has %s; a refused Run executes nothing (%s)", what, count(len(run.Trace.Steps), "step"), why)
 	}
 	if len(run.Output) > 0 && string(run.Output) != "null" {
-		c.find(RuleRefusals, a.op, "/structuredContent/output", "%s: the response has an output; output appears only when outcome.ok is true (§6.5)", what)
+		c.find(RuleExecuteRefusals, a.op, "/structuredContent/output", "%s: the response has an output; output appears only when outcome.ok is true (§6.5)", what)
 	}
 	if o.Status == pilotage.StatusValidationError && len(run.Diagnostics) == 0 {
-		c.find(RuleRefusals, a.op, "/structuredContent/diagnostics", "%s: a validation_error outcome without diagnostics; the Server must attach them (%s)", what, why)
+		c.find(RuleExecuteRefusals, a.op, "/structuredContent/diagnostics", "%s: a validation_error outcome without diagnostics; the Server must attach them (%s)", what, why)
 	}
 	return run.RunID, o
 }
@@ -331,13 +331,13 @@ func (c *checker) executeRefusals(man *pilotage.Manifest, l pilotage.LanguageEnt
 		a := c.call(l.Loop.Execute, with(map[string]any{"expected_catalog_version": absent}))
 		runID, o := c.refusedRun(a, what, pilotage.StatusCatalogDrift, "§6.5.2 step 2")
 		if o.Status == pilotage.StatusCatalogDrift && o.Error != driftText {
-			c.find(RuleDriftText, a.op, "/structuredContent/outcome/error", "%s: the error is %q; §6.5.2 step 2 shows %q", what, o.Error, driftText)
+			c.find(RuleCatalogDriftText, a.op, "/structuredContent/outcome/error", "%s: the error is %q; §6.5.2 step 2 shows %q", what, o.Error, driftText)
 		}
 		if runID != "" && l.Loop.Trace != "" && eff.Has(pilotage.CapTraceFetch) {
 			c.sameNotFound(l, runID)
 		}
 		order := c.call(l.Loop.Execute, with(map[string]any{"expected_catalog_version": absent, "trace_level": unknownLevel}))
-		c.requestErrorOf(RuleRefusals, order, fmt.Sprintf("execute of %s with an unknown trace_level and a drifted expected_catalog_version", file), "",
+		c.requestErrorOf(RuleExecuteRefusals, order, fmt.Sprintf("execute of %s with an unknown trace_level and a drifted expected_catalog_version", file), "",
 			"§6.5.2: the first failing check determines the response, and step 1 comes before catalog drift")
 	}
 	if haveU {
@@ -351,12 +351,12 @@ func (c *checker) executeRefusals(man *pilotage.Manifest, l pilotage.LanguageEnt
 		// is not_found like any unknown name (data-model.md §8).
 		refKind = pilotage.ErrNotFound
 	}
-	c.requestErrorOf(RuleRefusals, c.call(l.Loop.Execute, with(map[string]any{"program": nil, "program_ref": absent})),
+	c.requestErrorOf(RuleExecuteRefusals, c.call(l.Loop.Execute, with(map[string]any{"program": nil, "program_ref": absent})),
 		"execute of a program_ref that cannot exist", refKind, step1+"; an unresolvable reference is not_found")
-	c.requestErrorOf(RuleRefusals, c.call(l.Loop.Execute, with(map[string]any{"trace_level": unknownLevel})),
+	c.requestErrorOf(RuleExecuteRefusals, c.call(l.Loop.Execute, with(map[string]any{"trace_level": unknownLevel})),
 		fmt.Sprintf("execute of %s with trace_level %q", file, unknownLevel), "", step1)
 	if l.Retention == pilotage.RetentionNone {
-		c.requestErrorOf(RuleRefusals, c.call(l.Loop.Execute, with(map[string]any{"store": true})),
+		c.requestErrorOf(RuleExecuteRefusals, c.call(l.Loop.Execute, with(map[string]any{"store": true})),
 			fmt.Sprintf("execute of %s with store: true under retention none", file), pilotage.ErrUnsupported, "§6.5: store: true cannot be honoured under retention none")
 	}
 }
@@ -368,18 +368,18 @@ func (c *checker) executeRefusals(man *pilotage.Manifest, l pilotage.LanguageEnt
 func (c *checker) sameNotFound(l pilotage.LanguageEntry, runID string) {
 	refused := c.call(l.Loop.Trace, map[string]any{"run_id": runID})
 	what := fmt.Sprintf("a fetch of run %q, refused for catalog drift and so never retained", runID)
-	kind, msg, ok := c.requestErrorOf(RuleRequestError, refused, what, pilotage.ErrNotFound, "§6.6")
+	kind, msg, ok := c.requestErrorOf(RuleRequestErrorChannel, refused, what, pilotage.ErrNotFound, "§6.6")
 	if !ok {
 		return
 	}
 	unknown := c.call(l.Loop.Trace, map[string]any{"run_id": absent})
-	uKind, uMsg, uok := c.requestErrorOf(RuleRequestError, unknown, "a fetch of an unknown run_id", pilotage.ErrNotFound, "§6.6")
+	uKind, uMsg, uok := c.requestErrorOf(RuleRequestErrorChannel, unknown, "a fetch of an unknown run_id", pilotage.ErrNotFound, "§6.6")
 	if !uok {
 		return
 	}
 	shape := func(m, id string) string { return strings.ReplaceAll(m, id, "RUN_ID") }
 	if kind != uKind || shape(msg, runID) != shape(uMsg, absent) {
-		c.find(RuleNotFoundSame, refused.op, "/structuredContent/error", "%s answers {kind %q, message %q}, an unknown run_id {kind %q, message %q}; a non-retained Run and an unknown run_id must produce the same request error (§6.6)",
+		c.find(RuleNotFoundIndistinguishable, refused.op, "/structuredContent/error", "%s answers {kind %q, message %q}, an unknown run_id {kind %q, message %q}; a non-retained Run and an unknown run_id must produce the same request error (§6.6)",
 			what, kind, msg, uKind, uMsg)
 	}
 }

@@ -177,8 +177,8 @@ func TestInvalidProgramIsReported(t *testing.T) {
 	for _, f := range rep.Findings {
 		got = append(got, f.Rule+": "+f.Message)
 	}
-	if len(got) != 1 || !strings.HasPrefix(got[0], RuleProgramChecks+": typo.json does not validate in homeflow/v1: ") || !strings.Contains(got[0], "unknown_name") {
-		t.Errorf("findings %q, want one %s finding with the unknown_name diagnostic", got, RuleProgramChecks)
+	if len(got) != 1 || !strings.HasPrefix(got[0], RuleProgramValid+": typo.json does not validate in homeflow/v1: ") || !strings.Contains(got[0], "unknown_name") {
+		t.Errorf("findings %q, want one %s finding with the unknown_name diagnostic", got, RuleProgramValid)
 	}
 	if executes != 0 {
 		t.Errorf("%d execute calls for a program that does not validate", executes)

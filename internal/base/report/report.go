@@ -134,6 +134,10 @@ type RuleInfo struct {
 	Doc string `json:"doc,omitempty"`
 }
 
+// Info returns r: a RuleInfo describes itself, so a checker whose rules
+// need no more than it can register them as they are (ruleset.Rule).
+func (r RuleInfo) Info() RuleInfo { return r }
+
 // Report is everything a writer needs.
 type Report struct {
 	// Tool names the command, for sarif and junit ("pilotage lint").
