@@ -121,7 +121,7 @@ after Ctrl-C (143 after SIGTERM).`,
 }
 
 func runConform(c *cobra.Command, p *conformParams, args []string) error {
-	format, err := p.out.validate()
+	format, err := p.out.setup(c)
 	if err != nil {
 		return err
 	}

@@ -91,9 +91,12 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 }
 
 func runLint(c *cobra.Command, p *lintParams, args []string) error {
-	format, mode, err := p.out.validateWithProgress(p.progress)
+	format, mode, err := p.out.validateWithProgress(c, p.progress)
 	if err != nil {
 		return err
+	}
+	if d := p.out.cfg.Defaults.Baseline; d.Value != "" && !c.Flags().Changed("baseline") {
+		p.baseline = p.out.cfg.Path(d.Value)
 	}
 	all := rules.All()
 	if p.listRules {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/config"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
 	"github.com/spf13/cobra"
 )
 
@@ -23,6 +25,11 @@ type reportFlags struct {
 	color  string
 	// formats limits --format for verbs that do not write every format.
 	formats []report.Format
+	// noSuppressions and includeSuppressed are --no-suppressions and
+	// --include-suppressed.
+	noSuppressions, includeSuppressed bool
+	// cfg is the pilotage.yaml in effect, set by setup.
+	cfg *config.Config
 }
 
 func (f *reportFlags) register(c *cobra.Command, formats []report.Format) {
@@ -32,6 +39,8 @@ func (f *reportFlags) register(c *cobra.Command, formats []report.Format) {
 	c.Flags().StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	c.Flags().BoolVar(&f.strict, "strict", false, "exit 1 on warnings too, not only on errors")
 	c.Flags().StringVar(&f.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
+	c.Flags().BoolVar(&f.noSuppressions, "no-suppressions", false, "show every finding: ignore # pilotage:ignore comments and pilotage.yaml's suppress entries")
+	c.Flags().BoolVar(&f.includeSuppressed, "include-suppressed", false, "keep suppressed findings in sarif output, marked (GitHub code scanning would show them as open alerts)")
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return names, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -67,11 +76,32 @@ func (f *reportFlags) validate() (report.Format, error) {
 	return format, nil
 }
 
-// emit writes the report and returns the verb's result: nil when clean,
-// findingsExit when it should fail.
+// setup reads pilotage.yaml, takes from it the --format and --strict
+// not given on the command line, and validates the flags.
+func (f *reportFlags) setup(c *cobra.Command) (report.Format, error) {
+	cfg, _, err := loadConfig(c)
+	if err != nil {
+		return "", err
+	}
+	f.cfg = cfg
+	if d := cfg.Defaults.Format; d.Value != "" && !c.Flags().Changed("format") {
+		f.format = d.Value
+	}
+	if d := cfg.Defaults.Strict; d.From.File != "" && !c.Flags().Changed("strict") {
+		f.strict = d.Value
+	}
+	return f.validate()
+}
+
+// emit brings the report under pilotage.yaml (severities, suppressions),
+// writes it and returns the verb's result: nil when clean, findingsExit
+// when it should fail.
 func (f *reportFlags) emit(c *cobra.Command, format report.Format, rep *report.Report) error {
+	if f.cfg != nil {
+		f.cfg.Apply(rep, config.Apply{Inline: pdl.Suppressions, NoSuppressions: f.noSuppressions, Known: ruleIDs()})
+	}
 	err := writeOutput(c, f.output, "the report", func(w io.Writer) error {
-		return report.Write(w, format, rep, report.Options{Color: f.useColor(w), Strict: f.strict})
+		return report.Write(w, format, rep, report.Options{Color: f.useColor(w), Strict: f.strict, IncludeSuppressed: f.includeSuppressed})
 	})
 	if err != nil {
 		return err

@@ -17,8 +17,8 @@ func progressFlag(c *cobra.Command, mode *string) {
 
 // validateWithProgress checks the report flags and a --progress value
 // together, before any work is done, for the verbs that have both.
-func (f *reportFlags) validateWithProgress(mode string) (report.Format, progress.Mode, error) {
-	format, err := f.validate()
+func (f *reportFlags) validateWithProgress(c *cobra.Command, mode string) (report.Format, progress.Mode, error) {
+	format, err := f.setup(c)
 	if err != nil {
 		return "", "", err
 	}

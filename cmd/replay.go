@@ -84,7 +84,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 }
 
 func runReplay(c *cobra.Command, p *replayParams, args []string) error {
-	format, mode, err := p.out.validateWithProgress(p.progress)
+	format, mode, err := p.out.validateWithProgress(c, p.progress)
 	if err != nil {
 		return err
 	}

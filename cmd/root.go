@@ -138,6 +138,7 @@ that speak them.
   pilotage conform -- COMMAND      check a running server over MCP (or --http URL)
   pilotage validate|plan|run --lang lang.pdl prog.json
                                    validate, plan or execute a program without MCP
+  pilotage config show             the effective pilotage.yaml settings
   pilotage version                 print the tool and spec versions
 
 lint, replay and conform print findings as file:line:col with the rule and
@@ -161,7 +162,9 @@ reports its errors as findings.
 		newFmtCmd(),
 		newServeCmd(),
 		newConformCmd(),
+		newConfigCmd(),
 	)
+	root.PersistentFlags().String(configFlag, "", "read settings from `FILE` instead of the pilotage.yaml found from the working directory upwards (docs/config.md)")
 	root.AddCommand(newProgCmds()...)
 	root.SetFlagErrorFunc(flagValueErr)
 	return root

@@ -101,7 +101,7 @@ func newProgCmds() []*cobra.Command {
 			RunE: func(c *cobra.Command, args []string) error { return runProg(c, v, p, args[0]) },
 		}
 		f := c.Flags()
-		f.StringVar(&p.lang, "lang", "", "the PDL `FILE` that defines the Language (required); "+pdlErrorsCap)
+		f.StringVar(&p.lang, "lang", "", "the PDL `FILE` that defines the Language (default: pilotage.yaml's languages entry for PROGRAM); "+pdlErrorsCap)
 		registerPDLFlags(c, &p.principal, &p.language)
 		f.StringVar(&p.context, "context", "", "read the validation context (§6.4) from `FILE`")
 		if v.run {
@@ -115,7 +115,6 @@ func newProgCmds() []*cobra.Command {
 		f.StringVarP(&p.format, "format", "f", "text", "output format: "+formats)
 		f.StringVarP(&p.output, "output", "o", "", "write the output to `FILE` instead of standard output")
 		f.StringVar(&p.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
-		_ = c.MarkFlagRequired("lang")
 		cmds = append(cmds, c)
 	}
 	return cmds
@@ -142,6 +141,9 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 	}
 	format, err := rf.validate()
 	if err != nil {
+		return err
+	}
+	if err := langFromConfig(c, v, p, programFile); err != nil {
 		return err
 	}
 	res, err := loadPDL(c.ErrOrStderr(), p.lang, rf.useColor(c.ErrOrStderr()), report.DefaultMaxPerRule)
@@ -213,6 +215,24 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 	if !resp.Valid {
 		return findingsExit
 	}
+	return nil
+}
+
+// langFromConfig sets --lang, when it is not given, from the
+// pilotage.yaml languages entry that matches the program file.
+func langFromConfig(c *cobra.Command, v progVerb, p *progParams, programFile string) error {
+	if p.lang != "" {
+		return nil
+	}
+	cfg, _, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	l, ok := cfg.LanguageFor(programFile)
+	if !ok {
+		return usageErr("%s needs --lang FILE.pdl, the Language %s is written in; or a languages entry in pilotage.yaml whose files match it (docs/config.md). See '%s --help'", v.name, programFile, c.CommandPath())
+	}
+	p.lang = l.Value
 	return nil
 }
 

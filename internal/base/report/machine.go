@@ -134,15 +134,24 @@ type sarifRuleConfig struct {
 }
 
 type sarifResult struct {
-	RuleID           string          `json:"ruleId"`
-	RuleIndex        int             `json:"ruleIndex"`
-	Level            string          `json:"level"`
-	Message          sarifText       `json:"message"`
-	Locations        []sarifLocation `json:"locations"`
-	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	RuleID           string             `json:"ruleId"`
+	RuleIndex        int                `json:"ruleIndex"`
+	Level            string             `json:"level"`
+	Message          sarifText          `json:"message"`
+	Locations        []sarifLocation    `json:"locations"`
+	RelatedLocations []sarifLocation    `json:"relatedLocations,omitempty"`
+	Suppressions     []sarifSuppression `json:"suppressions,omitempty"`
 	// Properties carry the finding's section and its sections, as json
 	// does: the rule's section is only its default.
 	Properties sarifResultProperties `json:"properties"`
+}
+
+// sarifSuppression is SARIF 2.1.0 §3.35: kind inSource or external, the
+// reason as justification, the comment or entry as location.
+type sarifSuppression struct {
+	Kind          string         `json:"kind"`
+	Justification string         `json:"justification,omitempty"`
+	Location      *sarifLocation `json:"location,omitempty"`
 }
 
 type sarifResultProperties struct {
@@ -182,7 +191,10 @@ func sarifLevel(s Severity) string {
 	return "note"
 }
 
-func writeSARIF(w io.Writer, r *Report) error {
+func writeSARIF(w io.Writer, r *Report, includeSuppressed bool) error {
+	if !includeSuppressed {
+		r = r.unsuppressed()
+	}
 	rules := append([]RuleInfo(nil), r.Rules...)
 	known := map[string]bool{}
 	for _, ri := range rules {
@@ -225,20 +237,21 @@ func writeSARIF(w io.Writer, r *Report) error {
 		}
 		var related []sarifLocation
 		for i, rel := range f.Related {
-			rl := sarifLocation{ID: i + 1, PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: toURI(rel.File)}}}
-			if rel.Line > 0 {
-				rl.PhysicalLocation.Region = &sarifRegion{StartLine: rel.Line, StartColumn: rel.Column}
-			}
-			if rel.Note != "" {
-				rl.Message = &sarifText{Text: rel.Note}
-			}
+			rl := sarifAt(rel)
+			rl.ID = i + 1
 			related = append(related, rl)
+		}
+		var sups []sarifSuppression
+		for _, s := range f.Suppressions {
+			at := sarifAt(s.Location)
+			sups = append(sups, sarifSuppression{Kind: s.Kind, Justification: s.Justification, Location: &at})
 		}
 		results = append(results, sarifResult{
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
 			Message:          sarifText{Text: msg},
 			Locations:        []sarifLocation{{PhysicalLocation: loc}},
 			RelatedLocations: related,
+			Suppressions:     sups,
 			Properties:       sarifResultProperties{Section: f.Section, Sections: f.AllSections()},
 		})
 	}
@@ -248,6 +261,19 @@ func writeSARIF(w io.Writer, r *Report) error {
 		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, ColumnKind: "unicodeCodePoints", Results: results}},
 	}
 	return writeIndentedJSON(w, log)
+}
+
+// sarifAt is a location other than the result's own: a related place
+// or where a suppression was given.
+func sarifAt(l Location) sarifLocation {
+	rl := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: toURI(l.File)}}}
+	if l.Line > 0 {
+		rl.PhysicalLocation.Region = &sarifRegion{StartLine: l.Line, StartColumn: l.Column}
+	}
+	if l.Note != "" {
+		rl.Message = &sarifText{Text: l.Note}
+	}
+	return rl
 }
 
 // toURI makes a URI reference of a file name: slash-separated, relative

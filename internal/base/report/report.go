@@ -52,7 +52,32 @@ type Finding struct {
 	// Related points at other places the finding involves (replay: the plan
 	// step an entry was matched against).
 	Related []Location `json:"related,omitempty"`
+	// Suppressions say why the finding does not count: a
+	// `# pilotage:ignore` comment or a suppress entry of pilotage.yaml
+	// (docs/config.md). A suppressed finding stays in json and sarif,
+	// marked, and counts as suppressed, not by its severity.
+	Suppressions []Suppression `json:"suppressions,omitempty"`
 }
+
+// Suppression kinds, SARIF's names for them.
+const (
+	InSource = "inSource" // a comment in the file (# pilotage:ignore)
+	External = "external" // an entry of pilotage.yaml
+)
+
+// Suppression is one reason a finding is suppressed, and where it was
+// given.
+type Suppression struct {
+	// Kind is InSource or External.
+	Kind string `json:"kind"`
+	// Justification is the reason the suppression gives.
+	Justification string `json:"justification"`
+	// Location is the comment or configuration entry.
+	Location Location `json:"location"`
+}
+
+// Suppressed reports whether f does not count.
+func (f Finding) Suppressed() bool { return len(f.Suppressions) > 0 }
 
 // CiteSections makes sections, the most specific first, what f cites:
 // Section is the first, and Sections holds them all when there are
@@ -100,7 +125,10 @@ type Summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos,omitempty"`
-	Files    int `json:"files,omitempty"`
+	// Suppressed counts the findings suppressed (Finding.Suppressions),
+	// which count under no severity.
+	Suppressed int `json:"suppressed,omitempty"`
+	Files      int `json:"files,omitempty"`
 	// Checked counts the units checked (entries, steps, rules …).
 	Checked map[string]int `json:"checked,omitempty"`
 }
@@ -178,6 +206,11 @@ func (r *Report) Add(fs ...Finding) {
 
 // count adds d findings of f's severity to the summary.
 func (r *Report) count(f Finding, d int) {
+	switch {
+	case f.Suppressed():
+		r.Summary.Suppressed += d
+		return
+	}
 	switch f.Severity {
 	case Error:
 		r.Summary.Errors += d
@@ -226,10 +259,26 @@ func (r *Report) ruleSection(f Finding) string {
 	return f.Section
 }
 
+// Recount sets the summary's counts from the findings, after a
+// configuration changed their severities, dropped or suppressed some.
+func (r *Report) Recount() {
+	r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, r.Summary.Suppressed = 0, 0, 0, 0
+	for _, f := range r.Findings {
+		r.count(f, 1)
+	}
+}
+
 // Sort adds the counts of what Cap left out, then orders findings by
 // file, position, then rule, so output is stable.
 func (r *Report) Sort() {
 	r.addLeft()
+	r.Order()
+}
+
+// Order orders findings by file, position, then rule, without adding
+// Cap's counts again: for a report already sorted whose findings were
+// then changed (a configuration dropped or added some).
+func (r *Report) Order() {
 	sort.SliceStable(r.Findings, func(i, j int) bool {
 		a, b := r.Findings[i], r.Findings[j]
 		if a.File != b.File {
@@ -252,6 +301,17 @@ func (r *Report) Sort() {
 // or with strict any warning too.
 func (r *Report) Failed(strict bool) bool {
 	return r.Summary.Errors > 0 || (strict && r.Summary.Warnings > 0)
+}
+
+// unsuppressed is r without its suppressed findings, for the writers
+// that do not show them; r itself when it has none.
+func (r *Report) unsuppressed() *Report {
+	if r.Summary.Suppressed == 0 {
+		return r
+	}
+	c := *r
+	c.Findings = slices.DeleteFunc(slices.Clone(r.Findings), Finding.Suppressed)
+	return &c
 }
 
 // Format names an output format.
@@ -291,6 +351,12 @@ type Options struct {
 	// a file with warnings as failing too, and a CI dashboard shows the
 	// file that failed the job.
 	Strict bool
+	// IncludeSuppressed keeps suppressed findings in sarif output.
+	// Without it they are left out: GitHub code scanning, the main
+	// reader of pilotage's sarif, ignores a result's suppressions and
+	// would open an alert for each. json always has them; text, github
+	// and junit never list them (the text summary counts them).
+	IncludeSuppressed bool
 }
 
 // Write renders r in format f.
@@ -301,11 +367,11 @@ func Write(w io.Writer, f Format, r *Report, opt Options) error {
 	case JSON:
 		return writeJSON(w, r)
 	case SARIF:
-		return writeSARIF(w, r)
+		return writeSARIF(w, r, opt.IncludeSuppressed)
 	case GitHub:
-		return writeGitHub(w, r)
+		return writeGitHub(w, r.unsuppressed())
 	case JUnit:
-		return writeJUnit(w, r, opt.Strict)
+		return writeJUnit(w, r.unsuppressed(), opt.Strict)
 	}
 	return fmt.Errorf("unknown format %q", f)
 }

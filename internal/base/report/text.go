@@ -20,6 +20,7 @@ const (
 // writeText renders findings the way HCL does: a location and summary
 // line, the source line with the subject underlined, then the hint.
 func writeText(w io.Writer, r *Report, opt Options) error {
+	r = r.unsuppressed()
 	bw := bufio.NewWriter(w)
 	paint := func(code, s string) string {
 		if !opt.Color {
@@ -93,6 +94,9 @@ func summaryLine(r *Report) string {
 	parts := []string{plural(s.Errors, "error"), plural(s.Warnings, "warning")}
 	if s.Infos > 0 {
 		parts = append(parts, plural(s.Infos, "info"))
+	}
+	if s.Suppressed > 0 {
+		parts = append(parts, fmt.Sprintf("%d suppressed", s.Suppressed))
 	}
 	line := strings.Join(parts, ", ")
 	if s.Files > 0 {

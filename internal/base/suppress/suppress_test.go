@@ -1,0 +1,106 @@
+package suppress
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+)
+
+func TestParseComment(t *testing.T) {
+	for _, c := range []struct {
+		text    string
+		ok      bool
+		rules   string
+		reason  string
+		problem string
+	}{
+		{"# pilotage:ignore core-guide-size -- measured", true, "core-guide-size", "measured", ""},
+		{"#pilotage:ignore a,b -- two rules, one reason -- with dashes", true, "a,b", "two rules, one reason -- with dashes", ""},
+		{"# pilotage:ignore a , b --   spaced  ", true, "a,b", "spaced", ""},
+		{"# pilotage:ignore core-guide-size", true, "core-guide-size", "", ""},
+		{"# pilotage:ignore core-guide-size --", true, "core-guide-size", "", ""},
+		{"# pilotage:ignore -- no rule", true, "", "no rule", "no rule named"},
+		{"# pilotage:ignore", true, "", "", "no rule named"},
+		{"# pilotage:ignore a,,b -- r", true, "a", "r", "an empty rule in the list"},
+		{"# pilotage:ignore Core_Size -- r", true, "", "r", `"Core_Size" is not a rule ID`},
+		{"# pilotage:ignored a -- r", false, "", "", ""},
+		{"# see pilotage:ignore in docs", false, "", "", ""},
+		{"# an ordinary comment", false, "", "", ""},
+	} {
+		got, ok := ParseComment(c.text)
+		if ok != c.ok || strings.Join(got.Rules, ",") != c.rules || got.Reason != c.reason || got.Problem != c.problem {
+			t.Errorf("ParseComment(%q) = %+v, %v; want rules %q reason %q problem %q ok %v", c.text, got, ok, c.rules, c.reason, c.problem, c.ok)
+		}
+	}
+}
+
+func directive(text string, line int) Directive {
+	c, _ := ParseComment(text)
+	at := report.Location{File: "a.pdl", Line: line, Column: 1}
+	return Directive{Comment: c, At: at, Start: report.Location{File: "a.pdl", Line: line + 1, Column: 1},
+		End: report.Location{File: "a.pdl", Line: line + 3, Column: 1}}
+}
+
+func TestApply(t *testing.T) {
+	rep := &report.Report{Files: []string{"a.pdl"}}
+	rep.Add(
+		report.Finding{Rule: "x", File: "a.pdl", Line: 2, Column: 5, Severity: report.Error},  // covered by line 1's
+		report.Finding{Rule: "x", File: "a.pdl", Line: 4, Column: 1, Severity: report.Error},  // past its end
+		report.Finding{Rule: "y", File: "a.pdl", Line: 12, Column: 1, Severity: report.Error}, // under a directive without reason
+		report.Finding{Rule: "x", File: "b.pdl", Line: 2, Column: 5, Severity: report.Error},  // another file
+	)
+	Apply(rep, []Directive{
+		directive("# pilotage:ignore x,y -- fine here", 1),
+		directive("# pilotage:ignore y", 10),
+		directive("# pilotage:ignore core-guide-sise -- r", 20),
+	}, nil, []string{"x", "y", "core-guide-size"})
+	var got []string
+	for _, f := range rep.Findings {
+		s := f.File + ":" + strconv.Itoa(f.Line) + " " + f.Rule
+		if f.Suppressed() {
+			s += " suppressed"
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"a.pdl:1 unused-suppression", // y of line 1 suppressed nothing
+		"a.pdl:2 x suppressed",
+		"a.pdl:4 x",
+		"a.pdl:10 suppression-reason",
+		"a.pdl:12 y",
+		"a.pdl:20 suppression-syntax",
+		"b.pdl:2 x",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if s := rep.Summary; s.Suppressed != 1 || s.Errors != 5 || s.Warnings != 1 {
+		t.Fatalf("summary %+v", s)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleSyntax && !strings.Contains(f.Message, `unknown rule "core-guide-sise" (did you mean "core-guide-size"?)`) {
+			t.Errorf("syntax finding %q does not name the rule and the nearest", f.Message)
+		}
+	}
+}
+
+// FuzzParseComment: any comment text parses without panic; a directive
+// either names rules or says what is wrong.
+func FuzzParseComment(f *testing.F) {
+	for _, s := range []string{"# pilotage:ignore a,b -- r", "# pilotage:ignore", "#pilotage:ignore ,", "# pilotage:ignore a -- "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		c, ok := ParseComment(text)
+		if ok && len(c.Rules) == 0 && c.Problem == "" {
+			t.Fatalf("%q: a directive with no rule and no problem", text)
+		}
+		for _, id := range c.Rules {
+			if !ruleID.MatchString(id) {
+				t.Fatalf("%q: rule %q is not an ID", text, id)
+			}
+		}
+	})
+}

@@ -1,0 +1,175 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/pilotage-dev/pilotage/internal/base/pathglob"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/base/suppress"
+)
+
+// CheckRules reports every rule ID the file names that is not in known
+// (the rules of lint, replay, conform and the suppressions), at its
+// place, with the nearest known ID.
+func (c *Config) CheckRules(known []string) error {
+	var ds Diagnostics
+	check := func(id string, at Origin) {
+		if slices.Contains(known, id) {
+			return
+		}
+		d := &Diagnostic{File: at.File, Line: at.Line, Column: at.Column, Message: fmt.Sprintf("unknown rule %q", id),
+			Hint: "list the rules with pilotage lint --list-rules, pilotage replay --list-rules or pilotage conform --list-rules"}
+		if near := suggest.Closest(id, known); near != "" {
+			d.Message += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		ds = append(ds, d)
+	}
+	checkAll := func(m map[string]RuleSetting) {
+		for _, id := range slices.Sorted(maps.Keys(m)) {
+			check(id, m[id].From)
+		}
+	}
+	checkAll(c.Rules)
+	for _, o := range c.Overrides {
+		checkAll(o.Rules)
+	}
+	for _, s := range c.Suppress {
+		for _, r := range s.Rules {
+			check(r.ID, r.From)
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Line < ds[j].Line })
+	return ds
+}
+
+// rel is file relative to the configuration's directory, slash-separated,
+// for matching; ok is false for standard input and files outside it.
+func (c *Config) rel(file string) (string, bool) {
+	if file == "-" || file == "" {
+		return "", false
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", false
+	}
+	r, err := filepath.Rel(c.Dir, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// matches reports whether one of ps matches file.
+func (c *Config) matches(ps []Pattern, file string) bool {
+	r, ok := c.rel(file)
+	if !ok {
+		return false
+	}
+	return slices.ContainsFunc(ps, func(p Pattern) bool { return pathglob.Match(p.Glob, r) })
+}
+
+// Ignored reports whether the file's ignore patterns match path, which a
+// verb then leaves out of a directory walk or glob expansion.
+func (c *Config) Ignored(path string) bool { return c.matches(c.Ignore, path) }
+
+// Severity is the severity the configuration gives rule in file and
+// where that was set: the last matching override's, else rules', else ""
+// (the rule's own).
+func (c *Config) Severity(rule, file string) RuleSetting {
+	s := c.Rules[rule]
+	for _, o := range c.Overrides {
+		if o2, ok := o.Rules[rule]; ok && c.matches(o.Files, file) {
+			s = o2
+		}
+	}
+	return s
+}
+
+// LanguageFor is the PDL file of the Language the program file is
+// written in, by the first languages entry whose patterns match it.
+func (c *Config) LanguageFor(program string) (String, bool) {
+	for _, l := range c.Languages {
+		if c.matches(l.Files, program) {
+			return String{Value: c.Path(l.Lang), From: l.From}, true
+		}
+	}
+	return String{}, false
+}
+
+// Path resolves a path the file writes (lang, baseline) against its
+// directory, relative to the working directory when it can be, so
+// messages show a short name.
+func (c *Config) Path(p string) string {
+	if filepath.IsAbs(p) || c.File == "" {
+		return p
+	}
+	abs := filepath.Join(c.Dir, p)
+	if wd, err := filepath.Abs("."); err == nil {
+		if r, err := filepath.Rel(wd, abs); err == nil {
+			return r
+		}
+	}
+	return abs
+}
+
+// Apply options.
+type Apply struct {
+	// Inline finds the suppression comments of a source file the report
+	// holds (pdl.Suppressions); nil for a verb whose inputs have none.
+	Inline func(name string, src []byte) []suppress.Directive
+	// NoSuppressions is --no-suppressions: every finding shows, and no
+	// suppression is checked.
+	NoSuppressions bool
+	// Known lists the rule IDs a suppression comment may name.
+	Known []string
+}
+
+// Apply brings a verb's report under the configuration: it marks the
+// findings that inline comments and suppress entries cover (reporting
+// the comments without a reason or use), then gives each finding the
+// severity its rule has for its file, dropping those of rules set to
+// off, and recounts. Suppressions are matched first, so a comment on a
+// finding of a rule set off is not reported unused.
+func (c *Config) Apply(rep *report.Report, opt Apply) {
+	if !opt.NoSuppressions {
+		var dirs []suppress.Directive
+		if opt.Inline != nil {
+			for _, name := range rep.Files {
+				dirs = append(dirs, opt.Inline(name, rep.Sources[name])...)
+			}
+		}
+		var ext []suppress.External
+		for _, s := range c.Suppress {
+			ids := make([]string, len(s.Rules))
+			for i, r := range s.Rules {
+				ids[i] = r.ID
+			}
+			ext = append(ext, suppress.External{Rules: ids, Reason: s.Reason, Match: func(file string) bool { return c.matches(s.Files, file) },
+				At: report.Location{File: s.From.File, Line: s.From.Line, Column: s.From.Column}})
+		}
+		suppress.Apply(rep, dirs, ext, opt.Known)
+	}
+	kept := rep.Findings[:0]
+	for _, f := range rep.Findings {
+		switch s := c.Severity(f.Rule, f.File); s.Severity {
+		case Off:
+			continue
+		case "":
+		default:
+			f.Severity = report.Severity(s.Severity)
+		}
+		kept = append(kept, f)
+	}
+	rep.Findings = kept
+	rep.Order()
+	rep.Recount()
+}

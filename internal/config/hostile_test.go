@@ -1,0 +1,101 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// allocated runs f and returns the bytes it allocated.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// Hostile files end in a clear error at a place in the file, in
+// bounded memory: a 10 MB file is refused after reading MaxSize+1
+// bytes, an alias bomb after maxValues values, deep nesting at maxDepth
+// or at go-yaml's own limit.
+func TestHostile(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	for i := 'b'; i <= 'j'; i++ {
+		prev := string(i - 1)
+		bomb += fmt.Sprintf("%c: &%c [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]\n", i, i, prev, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+	}
+	bomb += "rules: *j\n"
+	for _, c := range []struct {
+		name, src, want string
+	}{
+		{"huge", "rules:\n" + strings.Repeat("  # padding padding padding padding padding padding padding\n", 10<<20/60), "pilotage.yaml:1:1: the file is larger than 64 KiB"},
+		{"alias bomb", bomb, "values once its aliases are expanded"},
+		{"deep flow", "rules: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000), "not valid YAML"},
+		{"deep block", nestBlock(40), "nested more than 32 deep"},
+		{"many values", "ignore: [" + strings.Repeat("a,", 12000) + "a]\n", "more than 10000 values"},
+		{"binary", "\x00\x01\x02rules", "not valid YAML"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name := filepath.Join(t.TempDir(), FileName)
+			if err := os.WriteFile(name, []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			n := allocated(func() { _, err = Load(name) })
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error saying %q", err, c.want)
+			}
+			if !strings.HasPrefix(err.Error(), name+":") {
+				t.Errorf("the error does not start at a place in the file: %v", err)
+			}
+			// The limit is ten times the most the file may hold.
+			if limit := uint64(10 * MaxSize * 10); n > limit {
+				t.Errorf("allocated %d bytes reading it, more than %d", n, limit)
+			}
+		})
+	}
+}
+
+func nestBlock(depth int) string {
+	var b strings.Builder
+	b.WriteString("rules:\n")
+	for i := range depth {
+		fmt.Fprintf(&b, "%sk%d:\n", strings.Repeat(" ", i+2), i)
+	}
+	fmt.Fprintf(&b, "%sv: off\n", strings.Repeat(" ", depth+2))
+	return b.String()
+}
+
+// FuzzParse: any bytes give a configuration or diagnostics, never a
+// panic, and every diagnostic has a line and a column.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/*.txtar")
+	for _, s := range seeds {
+		b, _ := os.ReadFile(s)
+		f.Add(b)
+	}
+	f.Add([]byte("a: &a [*a]\n"))
+	f.Add([]byte("rules: {x: off}\nrules: {}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		cfg, err := Parse(FileName, src)
+		if err != nil {
+			ds, ok := err.(Diagnostics)
+			if !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			for _, d := range ds {
+				if d.Line < 1 || d.Column < 1 {
+					t.Fatalf("diagnostic without a place: %v", d)
+				}
+			}
+			return
+		}
+		_ = cfg.CheckRules([]string{"json-syntax"})
+		_ = cfg.Effective(testRules, false)
+	})
+}

@@ -1,0 +1,427 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/pilotage-dev/pilotage/internal/base/pathglob"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+)
+
+// Bounds on the tree built from the YAML, aliases expanded: a bomb of
+// aliases ("billion laughs") is a few hundred bytes that expand
+// exponentially, so the expansion is counted and cut off.
+const (
+	maxValues = 10000
+	maxDepth  = 32
+)
+
+// Parse reads a pilotage.yaml from src; name is used in diagnostics and
+// its directory is the one patterns are relative to.
+func Parse(name string, src []byte) (*Config, error) {
+	dir, err := filepath.Abs(filepath.Dir(name))
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{File: name, Dir: dir}
+	if len(src) > MaxSize {
+		return nil, Diagnostics{{File: name, Line: 1, Column: 1,
+			Message: fmt.Sprintf("the file is larger than %d KiB, more than any configuration needs", MaxSize>>10),
+			Hint:    "is it the right file? --config names another"}}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, Diagnostics{yamlError(name, err)}
+	}
+	if len(doc.Content) == 0 {
+		return cfg, nil // an empty file sets nothing
+	}
+	t := &tree{file: name, nodes: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
+	val, err := t.value(doc.Content[0], "", 0)
+	if err != nil {
+		return nil, Diagnostics{err.(*Diagnostic)}
+	}
+	if ds := t.validate(val); len(ds) > 0 {
+		return nil, ds
+	}
+	t.decode(cfg, val.(map[string]any))
+	if ds := cfg.checkPatterns(); len(ds) > 0 {
+		return nil, ds
+	}
+	return cfg, nil
+}
+
+// yamlLine finds the line go-yaml names in its error text ("yaml: line 3:
+// …"); it has no structured position.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+func yamlError(name string, err error) *Diagnostic {
+	msg := err.Error()
+	line := 1
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return &Diagnostic{File: name, Line: line, Column: 1, Message: "not valid YAML: " + msg}
+}
+
+// tree converts the YAML node tree into plain values for the schema
+// validator, remembering the node (and for a member the key node) at
+// each JSON Pointer so every diagnostic has a line and column.
+type tree struct {
+	file   string
+	nodes  map[string]*yaml.Node
+	keys   map[string]*yaml.Node
+	values int
+}
+
+func (t *tree) at(n *yaml.Node, format string, args ...any) *Diagnostic {
+	return &Diagnostic{File: t.file, Line: n.Line, Column: n.Column, Message: fmt.Sprintf(format, args...)}
+}
+
+func (t *tree) value(n *yaml.Node, ptr string, depth int) (any, error) {
+	t.values++
+	if t.values > maxValues {
+		return nil, t.at(n, "the file holds more than %d values once its aliases are expanded", maxValues)
+	}
+	if depth > maxDepth {
+		return nil, t.at(n, "values nested more than %d deep; no key of pilotage.yaml nests more than 4", maxDepth)
+	}
+	if _, seen := t.nodes[ptr]; !seen {
+		t.nodes[ptr] = n
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return t.value(n.Alias, ptr, depth+1)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+				return nil, t.at(k, "a key must be a plain name")
+			}
+			if _, dup := m[k.Value]; dup {
+				return nil, t.at(k, "%q is set twice in this mapping", k.Value)
+			}
+			p := ptr + "/" + escape(k.Value)
+			t.keys[p] = k
+			var err error
+			if m[k.Value], err = t.value(v, p, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		s := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			var err error
+			if s[i], err = t.value(c, ptr+"/"+strconv.Itoa(i), depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return s, nil
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool", "!!int", "!!float":
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return nil, t.at(n, "%v", err)
+		}
+		return v, nil
+	}
+	return n.Value, nil
+}
+
+func escape(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+var compiled struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	doc    any
+	err    error
+}
+
+func schema() (*jsonschema.Schema, any) {
+	compiled.once.Do(func() {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+		if err != nil {
+			compiled.err = err
+			return
+		}
+		compiled.doc = doc
+		c := jsonschema.NewCompiler()
+		const url = "https://pilotage.dev/schemas/pilotage.yaml.json"
+		if compiled.err = c.AddResource(url, doc); compiled.err == nil {
+			compiled.schema, compiled.err = c.Compile(url)
+		}
+	})
+	if compiled.err != nil {
+		panic("config: the embedded schema does not compile: " + compiled.err.Error())
+	}
+	return compiled.schema, compiled.doc
+}
+
+var printer = message.NewPrinter(language.English)
+
+// validate checks the tree against the embedded schema and words each
+// failure at the place it concerns.
+func (t *tree) validate(val any) Diagnostics {
+	sch, _ := schema()
+	err := sch.Validate(val)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return Diagnostics{{File: t.file, Line: 1, Column: 1, Message: err.Error()}}
+	}
+	var ds Diagnostics
+	seen := map[string]bool{}
+	for _, leaf := range leaves(ve, nil, nil) {
+		d := t.diagnostic(leaf)
+		if key := d.Error(); !seen[key] {
+			seen[key] = true
+			ds = append(ds, d)
+		}
+	}
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Line != ds[j].Line {
+			return ds[i].Line < ds[j].Line
+		}
+		return ds[i].Column < ds[j].Column
+	})
+	return ds
+}
+
+// leaves are the failures without causes. Those under propertyNames
+// validate a key as an instance of its own, at no location; they are
+// given the key's, so the diagnostic points at the key. The object's
+// location is taken from the propertyNames failure's parent (the $ref
+// to severities): jsonschema v6.0.3 hands the propertyNames failure a
+// location slice that later validation overwrites.
+func leaves(ve *jsonschema.ValidationError, parent, key []string) []failure {
+	if pn, ok := ve.ErrorKind.(*kind.PropertyNames); ok {
+		key = append(slices.Clone(parent), pn.Property)
+	}
+	if len(ve.Causes) == 0 {
+		if key != nil {
+			leaf := *ve
+			leaf.InstanceLocation = key
+			return []failure{{&leaf, true}}
+		}
+		return []failure{{ve, false}}
+	}
+	var out []failure
+	for _, c := range ve.Causes {
+		out = append(out, leaves(c, ve.InstanceLocation, key)...)
+	}
+	return out
+}
+
+// failure is a schema failure without causes; ofKey when it concerns a
+// key (propertyNames) rather than the value at the location.
+type failure struct {
+	*jsonschema.ValidationError
+	ofKey bool
+}
+
+// diagnostic words one schema failure: an unknown key at the key with the
+// nearest allowed one, a wrong value at the value with what is allowed.
+func (t *tree) diagnostic(f failure) *Diagnostic {
+	ve := f.ValidationError
+	ptr := ""
+	for _, s := range ve.InstanceLocation {
+		ptr += "/" + escape(s)
+	}
+	where := "the top level"
+	if ptr != "" {
+		where = strings.Join(ve.InstanceLocation, ".")
+	}
+	n := t.nodes[ptr]
+	if f.ofKey {
+		n = t.keys[ptr]
+	}
+	if n == nil {
+		n = &yaml.Node{Line: 1, Column: 1}
+	}
+	switch k := ve.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		name := k.Properties[0]
+		kn := t.keys[ptr+"/"+escape(name)]
+		if kn == nil {
+			kn = n
+		}
+		allowed := allowedKeys(ve.SchemaURL)
+		in := "in " + where
+		if ptr == "" {
+			in = "at the top level"
+		}
+		d := t.at(kn, "unknown key %q %s", name, in)
+		if near := suggest.Closest(name, allowed); near != "" {
+			d.Message += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		d.Hint = "the keys here are " + strings.Join(allowed, ", ") + "; see docs/config.md"
+		return d
+	case *kind.Enum:
+		d := t.at(n, "%s: %s", where, k.LocalizedString(printer))
+		if strings.HasSuffix(ve.SchemaURL, "/$defs/severity") {
+			d.Hint = "a severity is off, info, warning or error"
+			if s, ok := k.Got.(string); ok {
+				if near := suggest.Closest(s, []string{Off, Info, Warning, Error}); near != "" {
+					d.Message += fmt.Sprintf(" (did you mean %q?)", near)
+				}
+			}
+		}
+		return d
+	}
+	d := t.at(n, "%s: %s", where, ve.ErrorKind.LocalizedString(printer))
+	switch {
+	case strings.HasSuffix(ve.SchemaURL, "/properties/lang"):
+		d.Message = fmt.Sprintf("%s: %q is not a .pdl file", where, n.Value)
+		d.Hint = "lang names the PDL file that defines the Language, relative to pilotage.yaml"
+	case strings.HasSuffix(ve.SchemaURL, "/properties/reason"):
+		d.Message = where + " is empty"
+		d.Hint = "say why the findings are acceptable; the reason is shown with every finding it suppresses"
+	case strings.Contains(ve.SchemaURL, "/$defs/ruleID"):
+		d.Hint = "a rule ID is lower case with dashes, as --list-rules prints it"
+	}
+	return d
+}
+
+// allowedKeys lists the properties the schema object holding the failed
+// additionalProperties keyword defines, for the did-you-mean.
+func allowedKeys(schemaURL string) []string {
+	_, doc := schema()
+	_, frag, _ := strings.Cut(schemaURL, "#")
+	frag = strings.TrimSuffix(frag, "/additionalProperties")
+	var cur any = doc
+	for _, seg := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+		if seg == "" {
+			continue
+		}
+		m, _ := cur.(map[string]any)
+		cur = m[seg]
+	}
+	props, _ := cur.(map[string]any)["properties"].(map[string]any)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// decode fills cfg from the validated tree; every type is as the schema
+// says, so the assertions hold.
+func (t *tree) decode(cfg *Config, top map[string]any) {
+	if m, ok := top["rules"].(map[string]any); ok {
+		cfg.Rules = t.severities(m, "/rules")
+	}
+	if s, ok := top["ignore"].([]any); ok {
+		cfg.Ignore = t.patterns(s, "/ignore")
+	}
+	for i, o := range list(top["overrides"]) {
+		p := "/overrides/" + strconv.Itoa(i)
+		m := o.(map[string]any)
+		cfg.Overrides = append(cfg.Overrides, Override{
+			Files: t.patterns(m["files"].([]any), p+"/files"),
+			Rules: t.severities(m["rules"].(map[string]any), p+"/rules"),
+			From:  t.origin(p),
+		})
+	}
+	for i, o := range list(top["suppress"]) {
+		p := "/suppress/" + strconv.Itoa(i)
+		m := o.(map[string]any)
+		s := Suppression{Files: t.patterns(m["files"].([]any), p+"/files"), Reason: strings.TrimSpace(m["reason"].(string)), From: t.origin(p)}
+		for j, id := range m["rules"].([]any) {
+			s.Rules = append(s.Rules, RuleRef{ID: id.(string), From: t.origin(p + "/rules/" + strconv.Itoa(j))})
+		}
+		cfg.Suppress = append(cfg.Suppress, s)
+	}
+	if d, ok := top["defaults"].(map[string]any); ok {
+		if v, ok := d["format"].(string); ok {
+			cfg.Defaults.Format = String{v, t.origin("/defaults/format")}
+		}
+		if v, ok := d["strict"].(bool); ok {
+			cfg.Defaults.Strict = Bool{v, t.origin("/defaults/strict")}
+		}
+		if v, ok := d["baseline"].(string); ok {
+			cfg.Defaults.Baseline = String{v, t.origin("/defaults/baseline")}
+		}
+	}
+	for i, o := range list(top["languages"]) {
+		p := "/languages/" + strconv.Itoa(i)
+		m := o.(map[string]any)
+		cfg.Languages = append(cfg.Languages, LangBinding{
+			Files: t.patterns(m["files"].([]any), p+"/files"), Lang: m["lang"].(string), From: t.origin(p + "/lang"),
+		})
+	}
+}
+
+func list(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+func (t *tree) origin(ptr string) Origin {
+	n := t.nodes[ptr]
+	return Origin{File: t.file, Line: n.Line, Column: n.Column}
+}
+
+func (t *tree) severities(m map[string]any, ptr string) map[string]RuleSetting {
+	out := make(map[string]RuleSetting, len(m))
+	for id, sev := range m {
+		k := t.keys[ptr+"/"+escape(id)]
+		out[id] = RuleSetting{Severity: sev.(string), From: Origin{File: t.file, Line: k.Line, Column: k.Column}}
+	}
+	return out
+}
+
+func (t *tree) patterns(s []any, ptr string) []Pattern {
+	out := make([]Pattern, len(s))
+	for i, g := range s {
+		out[i] = Pattern{Glob: g.(string), From: t.origin(ptr + "/" + strconv.Itoa(i))}
+	}
+	return out
+}
+
+// checkPatterns reports patterns pathglob cannot read; run after decode.
+func (cfg *Config) checkPatterns() Diagnostics {
+	var ds Diagnostics
+	check := func(ps []Pattern) {
+		for _, p := range ps {
+			if err := pathglob.Validate(p.Glob); err != nil {
+				ds = append(ds, &Diagnostic{File: p.From.File, Line: p.From.Line, Column: p.From.Column, Message: err.Error()})
+			}
+		}
+	}
+	check(cfg.Ignore)
+	for _, o := range cfg.Overrides {
+		check(o.Files)
+	}
+	for _, s := range cfg.Suppress {
+		check(s.Files)
+	}
+	for _, l := range cfg.Languages {
+		check(l.Files)
+	}
+	return ds
+}

@@ -1,0 +1,89 @@
+package pdl
+
+import (
+	"bytes"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suppress"
+)
+
+// Suppressions finds the `# pilotage:ignore` comments of a PDL file and
+// what each covers: a comment trailing a statement (after it, or after
+// its opening brace) covers that statement, one alone on a line covers
+// the statement on the next line; either way with its block. A comment
+// alone before a blank line, another comment or a closing brace covers
+// nothing, so it is reported as unused. A file without the marker is not
+// parsed again.
+func Suppressions(name string, src []byte) []suppress.Directive {
+	if !bytes.Contains(src, []byte(suppress.Marker)) {
+		return nil
+	}
+	f, _ := Parse(name, src)
+	if f == nil {
+		return nil
+	}
+	var out []suppress.Directive
+	var walk func(body []*Node)
+	walk = func(body []*Node) {
+		for i, n := range body {
+			if n.Stmt == nil {
+				if c, ok := suppress.ParseComment(n.Comment); ok && n.Comment != "" {
+					d := suppress.Directive{Comment: c, At: at(name, n.Pos)}
+					d.Start, d.End = d.At, d.At // covers nothing…
+					if i+1 < len(body) && body[i+1].Stmt != nil {
+						d.Start, d.End = extent(name, body[i+1].Stmt) // …unless a statement follows
+					}
+					out = append(out, d)
+				}
+				continue
+			}
+			s := n.Stmt
+			for _, text := range trailing(s) {
+				if c, ok := suppress.ParseComment(text); ok {
+					d := suppress.Directive{Comment: c, At: at(name, s.Pos)}
+					d.Start, d.End = extent(name, s)
+					out = append(out, d)
+				}
+			}
+			if s.Block != nil {
+				walk(s.Block.Body)
+			}
+		}
+	}
+	walk(f.Body)
+	return out
+}
+
+// trailing are the comments on a statement's own lines: after its
+// opening brace and after the statement.
+func trailing(s *Stmt) []string {
+	var out []string
+	if s.Block != nil && s.Block.OpenComment != "" {
+		out = append(out, s.Block.OpenComment)
+	}
+	if s.Comment != "" {
+		out = append(out, s.Comment)
+	}
+	return out
+}
+
+// extent is where a statement starts and the position just after it:
+// the start of the line after its last one when it ends at a newline,
+// else the token that follows it on the same line.
+func extent(name string, s *Stmt) (start, end report.Location) {
+	last := s.Pos.Line
+	if s.Block != nil {
+		last = s.Block.EndPos.Line
+	}
+	end = at(name, s.EndPos)
+	if s.EndPos.Line > last {
+		end.Column = 1
+	}
+	return at(name, s.Pos), end
+}
+
+func at(name string, p lexer.Position) report.Location {
+	return report.Location{File: name, Line: p.Line, Column: p.Column}
+}
