@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -41,7 +40,7 @@ func writeText(w io.Writer, r *Report, opt Options) error {
 		}
 		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, location(f)), paint(sevColor, string(f.Severity)),
 			f.Message, paint(ansiDim, fmt.Sprintf("[%s %s]", f.Rule, f.cited())))
-		if line, ok := lines.line(file, r.Sources[file], f.Line); ok {
+		if line, ok := lines.window(file, r.Sources[file], f.Line, f.Column); ok {
 			bw.WriteString(snippet(line, f))
 		}
 		if f.Pointer != "" {
@@ -113,38 +112,25 @@ func summaryLine(r *Report) string {
 	return line
 }
 
-// snippet renders the finding's source line with a gutter and underlines
-// the subject: to EndColumn when known, otherwise the token at Column.
-// Controls in the line are shown escaped (visible.go), and the window and
-// the caret count the escapes' characters.
+// snippet renders the window of the finding's source line around its
+// column (window.go) with a gutter, and underlines the subject: to
+// EndColumn when known, otherwise the token at Column. Controls in the
+// line are shown escaped (visible.go), and the caret counts the escapes'
+// characters.
 func snippet(shown shownLine, f Finding) string {
-	const maxWidth, maxUnderline = 160, 60
+	const maxUnderline = 60
 	f.Column = shown.column(f.Column)
 	if f.EndLine == f.Line {
 		f.EndColumn = shown.column(f.EndColumn)
 	}
-	line := shown.text
-	text := line
-	if len(text) > maxWidth {
-		// Long lines (minified JSON, a guide body in one string) are
-		// windowed around the column, with an ellipsis where text is cut.
-		// A column past the end of the line (a stale source) must not
-		// slice past it.
-		start := min(max(f.Column-1-maxWidth/4, 0), len(line))
-		end := min(start+maxWidth, len(line))
-		text = line[start:end]
-		f.Column -= start
-		if f.EndLine == f.Line {
-			f.EndColumn -= start
-		}
-		if start > 0 {
-			text = append([]rune{'…'}, text...)
-			f.Column++
-			f.EndColumn++
-		}
-		if end < len(line) {
-			text = append(text[:len(text):len(text)], '…')
-		}
+	text := shown.text
+	if shown.cutBefore {
+		text = append([]rune{'…'}, text...)
+		f.Column++
+		f.EndColumn++
+	}
+	if shown.cutAfter {
+		text = append(text[:len(text):len(text)], '…')
 	}
 	width := 1
 	if f.EndLine == f.Line && f.EndColumn > f.Column {
@@ -164,53 +150,6 @@ func snippet(shown shownLine, f Finding) string {
 	pad := strings.Repeat(" ", len(gutter)-2) + "| "
 	col := max(f.Column-1, 0)
 	return fmt.Sprintf("%s%s\n%s%s%s\n", gutter, strings.ReplaceAll(string(text), "\t", " "), pad, strings.Repeat(" ", col), strings.Repeat("^", max(width, 1)))
-}
-
-// lineReader gives the text writer each finding's source line as
-// characters, as it shows them (shownLine). Findings come sorted by file and line, often many on one
-// line (a minified JSON file is a single line), so for each file it
-// indexes the line starts once and keeps the last line it decoded: n
-// findings on one long line cost one decoding, not n (40,000 findings on
-// a 400 KB line took minutes when every finding decoded the whole line),
-// also when the findings of two files alternate.
-type lineReader map[string]*fileLines
-
-type fileLines struct {
-	starts []int // offset of each line's first byte
-	n      int   // the decoded line, 0 for none
-	shown  shownLine
-}
-
-// line is line n (1-based) of file, whose source is src, without its end
-// of line and with its controls escaped; false when src is nil or has no line n.
-func (lr lineReader) line(file string, src []byte, n int) (shownLine, bool) {
-	if src == nil || n < 1 {
-		return shownLine{}, false
-	}
-	fl := lr[file]
-	if fl == nil {
-		fl = &fileLines{starts: []int{0}}
-		for off := 0; ; {
-			i := bytes.IndexByte(src[off:], '\n')
-			if i < 0 {
-				break
-			}
-			off += i + 1
-			fl.starts = append(fl.starts, off)
-		}
-		lr[file] = fl
-	}
-	if n > len(fl.starts) {
-		return shownLine{}, false
-	}
-	if n != fl.n {
-		end := len(src)
-		if n < len(fl.starts) {
-			end = fl.starts[n] - 1
-		}
-		fl.n, fl.shown = n, newShownLine([]rune(string(bytes.TrimRight(src[fl.starts[n-1]:end], "\r"))))
-	}
-	return fl.shown, true
 }
 
 // tokenWidth guesses the width of the token at col: a quoted string, a

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,52 @@ func TestManyFindingsOnLongLines(t *testing.T) {
 	for _, want := range []string{"   1 | " + src[:10], "   1 | …" + src[last-40:last-30], "   2 | " + src[:10], "   2 | …" + src[last-40:last-30]} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in the output: the first and last findings of each file quote the window around their column", want)
+		}
+	}
+}
+
+// A hostile file is one line of 16 MB of NUL bytes (issue 13, item 8):
+// the text writer decoded and escaped the whole line to quote 160
+// characters of it, 1.2 GB and ten seconds for a one-finding report. A
+// snippet costs the window it shows: beyond the source it is given, the
+// writer allocates its marks in the line (16 bytes a KiB, window.go) and
+// a constant, and each snippet line stays
+// within the window's width in escapes, with an ellipsis at each cut.
+func TestSnippetOfHugeLineIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16 MB input")
+	}
+	const size = 16 << 20
+	src := make([]byte, size)
+	copy(src[size/2:], "\x1b[31mmid")
+	r := &Report{Tool: "t", Sources: map[string][]byte{"nul.json": src}}
+	for _, col := range []int{1, size/2 + 1, size} {
+		r.Add(Finding{Rule: "r", Section: "5", Severity: Error, Message: "m", File: "nul.json", Line: 1, Column: col})
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	out := render(t, r, Text, Options{})
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<20 {
+		t.Errorf("writing 3 snippets of a %d-byte line allocated %d bytes; want under 2 MiB", size, alloc)
+	}
+	if elapsed > 5*time.Second {
+		t.Errorf("writing 3 snippets of a %d-byte line took %v", size, elapsed)
+	}
+	if len(out) > 4096 {
+		t.Errorf("the report is %d bytes; 3 windowed snippets fit in 4 KiB:\n%.2000s", len(out), out)
+	}
+	for _, want := range []string{
+		"   1 | " + strings.Repeat(`\x00`, 40) + "…\n     | ^\n",
+		"   1 | …" + strings.Repeat(`\x00`, 10),
+		`\x1b[31mmid` + strings.Repeat(`\x00`, 27) + "…\n",
+		"\n     | " + strings.Repeat(" ", 41) + "^\n",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("want %q in the report:\n%s", want, out)
 		}
 	}
 }

@@ -93,23 +93,29 @@ func visible(s string) string {
 // outside a report: pilotage fmt -d prints source lines in its diff.
 func Visible(s string) string { return visible(s) }
 
-// shownLine is a source line as the text format shows it: its controls
-// escaped as visible escapes them.
+// shownLine is the window of a source line a snippet quotes, as the text
+// format shows it: its controls escaped as visible escapes them.
 type shownLine struct {
 	text []rune
-	// at[i] is where character i of the source line starts in text; nil
-	// when nothing was escaped and text is the line itself.
+	// at[i] is where character i of the window starts in text; nil when
+	// nothing was escaped and text is the window itself.
 	at []int
-	// n is the source line's length in characters.
-	n int
+	// n is the window's length in characters, first the index of its
+	// first character in the line.
+	n, first int
+	// cutBefore and cutAfter say that the line goes on before and after
+	// the window: the snippet shows an ellipsis there.
+	cutBefore, cutAfter bool
 }
 
-func newShownLine(line []rune) shownLine {
-	if !slices.ContainsFunc(line, isControl) {
-		return shownLine{text: line, n: len(line)}
+// newShownLine shows the characters of a window that starts at character
+// first of its line.
+func newShownLine(window []rune, first int) shownLine {
+	if !slices.ContainsFunc(window, isControl) {
+		return shownLine{text: window, n: len(window), first: first}
 	}
-	l := shownLine{text: make([]rune, 0, len(line)+16), at: make([]int, len(line)), n: len(line)}
-	for i, r := range line {
+	l := shownLine{text: make([]rune, 0, len(window)+16), at: make([]int, len(window)), n: len(window), first: first}
+	for i, r := range window {
 		l.at[i] = len(l.text)
 		if isControl(r) {
 			l.text = append(l.text, []rune(escapeRune(r))...)
@@ -120,15 +126,25 @@ func newShownLine(line []rune) shownLine {
 	return l
 }
 
-// column moves a 1-based column of the source line to the shown text, so
-// a caret still points at its subject. A column past the end of the line
-// stays as far past the new end.
+// shownWidth is how many characters r takes in a snippet.
+func shownWidth(r rune) int {
+	if isControl(r) {
+		return len(escapeRune(r))
+	}
+	return 1
+}
+
+// column moves a 1-based column of the source line to the shown window,
+// so a caret still points at its subject. A column past the end of the
+// window stays as far past its shown end.
 func (l shownLine) column(col int) int {
-	switch i := col - 1; {
-	case l.at == nil || i < 0:
-		return col
+	switch i := col - 1 - l.first; {
+	case i < 0:
+		return i + 1
 	case i >= l.n:
-		return col + len(l.text) - l.n
+		return i + 1 + len(l.text) - l.n
+	case l.at == nil:
+		return i + 1
 	default:
 		return l.at[i] + 1
 	}
