@@ -21,6 +21,14 @@ import (
 const (
 	// MaxFileBytes is the largest file Parse reads.
 	MaxFileBytes = 32 << 20
+	// MaxTokens is the most tokens (words, values, punctuation, line
+	// ends, comments) a file may hold. The syntax tree costs about 250
+	// bytes a token, so a file of one-byte tokens (a million blank lines,
+	// "a;a;a;…") cost 150 to 300 times its size: 16 MB took 5 GB.
+	// Bounding the count bounds the tree (to about 150 MB) whatever the
+	// bytes; the largest generated Language measured (5,000 entries with
+	// schemas, 2 MB) has 131,000 tokens.
+	MaxTokens = 1 << 19
 	// MaxDepth is the deepest block nesting; PDL itself needs three.
 	MaxDepth = 16
 	// maxSyntaxErrors stops recovery: past this many, later errors are
@@ -48,6 +56,13 @@ func Parse(name string, src []byte) (*File, []report.Finding) {
 	findings, work, cuts, ok := scan(name, bytes.Clone(src))
 	if !ok {
 		return nil, findings
+	}
+	if len(findings) >= maxSyntaxErrors {
+		// The scan stopped early: the rest of the file is unchecked, and
+		// the grammar pass would add no finding, only lex all of it into
+		// participle's token buffer (about 100 bytes a token: 3.8 GB for
+		// a 16 MB file of NUL bytes, each an invalid token).
+		return nil, sortFindings(findings)
 	}
 	if len(findings) == 0 && len(cuts) > 0 {
 		if f := parseChunks(name, work, cuts); f != nil {
@@ -86,7 +101,8 @@ func sortFindings(fs []report.Finding) []report.Finding {
 // scan lexes the whole file once, reports invalid tokens and unbalanced
 // braces, and repairs work in place (blanking bad tokens, closing open
 // blocks) so the grammar pass sees only its own kind of error. ok is false
-// when the nesting is too deep to parse safely.
+// when the nesting is too deep to parse safely, or the file holds more
+// than MaxTokens tokens.
 //
 // cuts are positions where a top-level statement starts, about
 // chunkBytes apart, where a large file can be split for parsing.
@@ -94,10 +110,15 @@ func scan(name string, work []byte) (findings []report.Finding, repaired []byte,
 	l, _ := lex.LexString(name, string(work))
 	var open []lexer.Position
 	last := 0
-	for len(findings) < maxSyntaxErrors {
+	for n := 0; len(findings) < maxSyntaxErrors; n++ {
 		t, err := l.Next()
 		if err != nil || t.EOF() {
 			break
+		}
+		if n == MaxTokens {
+			return append(findings, Errorf(RuleSyntax, t.Pos, lexer.Position{},
+				"split the definition into smaller files, or move guide bodies into files",
+				fmt.Sprintf("the file has more than %d tokens (words, values, punctuation, line ends); PDL files are limited to %d", MaxTokens, MaxTokens))), nil, nil, false
 		}
 		switch t.Type {
 		case tokOpenText, tokOpenString, tokOpenRaw, tokInvalid:

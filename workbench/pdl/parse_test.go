@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,47 @@ func TestByteOrderMark(t *testing.T) {
 	_, fs = Parse("x.pdl", []byte("language \"a/v1\" {\n"+textenc.UTF8BOM+"}\n"))
 	if got := render(fs); !bytes.Contains(got, []byte(`x.pdl:2:1-2:2 pdl-syntax: unexpected character '\ufeff'`)) {
 		t.Errorf("a BOM inside the file: %s", got)
+	}
+}
+
+// TestHostileSizeBounded: 16 MB files of one-byte tokens (issue 13, item
+// 8). A file of NUL bytes lexed into participle's token buffer after the
+// scan had given up (3.8 GB); a file of blank lines or of "a;" built a
+// tree of 150 to 300 bytes a byte (5 GB). Each now gives its finding in
+// at most 10 bytes allocated a byte of input, for the scan stops at its
+// error cap or at MaxTokens and no tree is built.
+func TestHostileSizeBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16 MB inputs")
+	}
+	const size = 16 << 20
+	cases := map[string]struct {
+		src  []byte
+		want string
+	}{
+		"nul":   {make([]byte, size), "unexpected character '\\x00'"},
+		"blank": {bytes.Repeat([]byte("\n"), size), fmt.Sprintf("more than %d tokens", MaxTokens)},
+		"stmts": {bytes.Repeat([]byte("a;"), size/2), fmt.Sprintf("more than %d tokens", MaxTokens)},
+		"args":  {append(bytes.Repeat([]byte("a "), size/2), '\n'), fmt.Sprintf("more than %d tokens", MaxTokens)},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			f, fs := Parse(name+".pdl", c.src)
+			elapsed := time.Since(start)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 10*size {
+				t.Errorf("parsing %d bytes allocated %d, %.1f a byte; want at most 10", size, alloc, float64(alloc)/size)
+			}
+			if elapsed > 15*time.Second {
+				t.Errorf("took %v", elapsed)
+			}
+			if f != nil || len(fs) == 0 || !strings.Contains(fs[len(fs)-1].Message+fs[0].Message, c.want) {
+				t.Errorf("want no tree and a finding saying %q; got tree %v and %s", c.want, f != nil, render(fs))
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"strings"
@@ -84,5 +85,33 @@ func TestSnippetOfHugeLineIsBounded(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("want %q in the report:\n%s", want, out)
 		}
+	}
+}
+
+// A finding on line 16,000,001 of a file of newlines (a PDL file of blank
+// lines past the token limit) indexed every line start, 128 MB to quote
+// one empty line; the reader keeps one start in lineEvery.
+func TestSnippetOfFarLineIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16 MB input")
+	}
+	const lines = 16_000_000
+	src := append(bytes.Repeat([]byte("\n"), lines), "last"...)
+	r := &Report{Tool: "t", Sources: map[string][]byte{"nl.pdl": src}}
+	r.Add(Finding{Rule: "r", Section: "5", Severity: Error, Message: "m", File: "nl.pdl", Line: lines + 1, Column: 1},
+		Finding{Rule: "r", Section: "5", Severity: Error, Message: "m", File: "nl.pdl", Line: lines + 2, Column: 1})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out := string(render(t, r, Text, Options{}))
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("quoting line %d allocated %d bytes; want under 1 MiB", lines+1, alloc)
+	}
+	if want := "16000001 | last\n"; !strings.Contains(out, want) {
+		t.Errorf("want %q in the report:\n%s", want, out)
+	}
+	if strings.Count(out, " | ") != 2 {
+		t.Errorf("the finding past the last line quotes no line:\n%s", out)
 	}
 }

@@ -21,16 +21,25 @@ const markEvery = 1024
 // lineReader finds, for each finding, the window of its source line
 // around its column. Findings come sorted by file and line, often many
 // on one line (a minified JSON file is a single line), so for each file it
-// indexes the line starts once, and for the last line it was asked about
-// it keeps a mark (byte offset, character index) every markEvery bytes:
-// a column is found from the mark before it, so n findings on one long
-// line cost one pass over the line, not n (40,000 findings on a 400 KB
-// line took minutes when every finding decoded the whole line), also when
-// the findings of two files alternate.
+// keeps where every lineEvery-th line starts, found as far as asked, and
+// for the last line it was asked about a mark (byte offset, character
+// index) every markEvery bytes: a line is found from the start before it
+// and a column from the mark before it, so n findings on one long line
+// cost one pass over the line, not n (40,000 findings on a 400 KB line
+// took minutes when every finding decoded the whole line), also when the
+// findings of two files alternate; and a finding on line 16,000,000 costs
+// 16,000 starts, not 16,000,000 (128 MB).
 type lineReader map[string]*fileLines
 
+// lineEvery is how many lines lie between two kept line starts.
+const lineEvery = 1024
+
 type fileLines struct {
-	starts []int  // offset of each line's first byte
+	src []byte
+	// starts[i] is the offset of line i*lineEvery+1; the last is where
+	// the search for further lines goes on.
+	starts []int
+	done   bool   // whether starts reaches the last line
 	n      int    // the line marked, 0 for none
 	line   []byte // line n without its end of line
 	marks  []mark
@@ -49,40 +58,73 @@ func (lr lineReader) window(file string, src []byte, n, col int) (shownLine, boo
 	}
 	fl := lr[file]
 	if fl == nil {
-		fl = &fileLines{starts: []int{0}}
-		for off := 0; ; {
-			i := bytes.IndexByte(src[off:], '\n')
-			if i < 0 {
-				break
-			}
-			off += i + 1
-			fl.starts = append(fl.starts, off)
-		}
+		fl = &fileLines{src: src, starts: []int{0}}
 		lr[file] = fl
 	}
-	if n > len(fl.starts) {
-		return shownLine{}, false
-	}
 	if n != fl.n {
-		end := len(src)
-		if n < len(fl.starts) {
-			end = fl.starts[n] - 1
+		line, ok := fl.find(n)
+		if !ok {
+			return shownLine{}, false
 		}
-		fl.mark(n, bytes.TrimRight(src[fl.starts[n-1]:end], "\r"))
+		fl.mark(n, line)
 	}
 	return fl.window(col), true
 }
 
-// mark makes line the marked line n.
+// find returns line n (1-based) without its end of line; false when the
+// source has no line n.
+func (fl *fileLines) find(n int) ([]byte, bool) {
+	for !fl.done && (n-1)/lineEvery >= len(fl.starts) {
+		off, ok := skipLines(fl.src, fl.starts[len(fl.starts)-1], lineEvery)
+		if !ok {
+			fl.done = true
+			break
+		}
+		fl.starts = append(fl.starts, off)
+	}
+	i := (n - 1) / lineEvery
+	if i >= len(fl.starts) {
+		return nil, false
+	}
+	off, ok := skipLines(fl.src, fl.starts[i], (n-1)%lineEvery)
+	if !ok {
+		return nil, false
+	}
+	end := bytes.IndexByte(fl.src[off:], '\n')
+	if end < 0 {
+		end = len(fl.src) - off
+	}
+	return bytes.TrimRight(fl.src[off:off+end], "\r"), true
+}
+
+// skipLines returns the offset of the start of the k-th line after the
+// one starting at off; false when src ends before it.
+func skipLines(src []byte, off, k int) (int, bool) {
+	for range k {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return 0, false
+		}
+		off += i + 1
+	}
+	return off, true
+}
+
+// mark makes line the marked line n. Each mark is at most markEvery
+// bytes, and at most three more to reach a character start, after the
+// previous one; the characters between are counted by utf8.RuneCount,
+// which counts an invalid byte as one character as the decoding does.
 func (fl *fileLines) mark(n int, line []byte) {
 	fl.n, fl.line, fl.marks = n, line, fl.marks[:0]
-	next, ch := 0, 0
-	for off := 0; off < len(line); ch++ {
-		if off >= next {
-			fl.marks = append(fl.marks, mark{off, ch})
-			next = off + markEvery
+	ch := 0
+	for off := 0; off < len(line); {
+		fl.marks = append(fl.marks, mark{off, ch})
+		end := min(off+markEvery, len(line))
+		for k := 0; k < utf8.UTFMax-1 && end < len(line) && !utf8.RuneStart(line[end]); k++ {
+			end++
 		}
-		off += runeLen(line[off:])
+		ch += utf8.RuneCount(line[off:end])
+		off = end
 	}
 	fl.chars = ch
 }
