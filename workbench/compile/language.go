@@ -54,23 +54,12 @@ var proseFields = map[string]func(*closedsets.Sets) *string{
 	"loop_decisions":     func(s *closedsets.Sets) *string { return &s.LoopDecisions },
 }
 
-// DefaultGrammar is the grammar of a Language without a grammar block:
-// every construct, with the member names of the examples.
-var DefaultGrammar = language.Grammar{
-	Call: "call", Args: "with",
-	Branch: "if", Arms: []string{"then", "else"},
-	Loop: "for_each", Item: "as", Body: "do",
-	Run: "run", RunArgs: "with",
-	Expressions: "cel",
-	Input:       true,
-}
-
 // language compiles one language block.
 func (c *compiler) language(s *pdl.Stmt) {
 	p := c.shape(s, 1, 1, true)
-	l := &language.Language{Locator: pilotage.LocatorJSONPointer, Limits: language.DefaultLimits, Grammar: DefaultGrammar,
+	l := &language.Language{Locator: pilotage.LocatorJSONPointer, Limits: language.DefaultLimits, Grammar: language.DefaultGrammar,
 		Pos: pos(s.Pos), Positions: map[string]language.Pos{}}
-	l.Grammar.Arms = append([]string(nil), DefaultGrammar.Arms...)
+	l.Grammar.Arms = append([]string(nil), language.DefaultGrammar.Arms...)
 	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{}, guideIDs: map[string]string{},
 		sets: setDecls{c: c, at: maps.Clone(c.shared.at)}, index: len(c.langs)}
 	if a := arg(p, 0); a != nil {

@@ -110,6 +110,17 @@ type Grammar struct {
 	Input bool
 }
 
+// DefaultGrammar is the grammar of a Language without a grammar block:
+// every construct, with the member names of the examples.
+var DefaultGrammar = Grammar{
+	Call: "call", Args: "with",
+	Branch: "if", Arms: []string{"then", "else"},
+	Loop: "for_each", Item: "as", Body: "do",
+	Run: "run", RunArgs: "with",
+	Expressions: "cel",
+	Input:       true,
+}
+
 // HasControlFlow reports whether programs can branch or loop.
 func (g *Grammar) HasControlFlow() bool { return g.Branch != "" || g.Loop != "" }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
-	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
 // callOnly is a Grammar with one renamed construct and no control flow,
@@ -37,7 +36,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"steps": [{"id": "a", "invoke": "x", "args": {"n": "1", "n": "2"}}], "output": 3}`), true, uint8(1))
 	f.Add([]byte(`{"steps": [{"id": "l", "for_each": "[1]", "as": "i", "do": [{"id": "b", "if": "true", "then": [{"id": "c", "call": "x"}]}]}]}`), false, uint8(1))
 	f.Fuzz(func(t *testing.T, src []byte, calls bool, depth uint8) {
-		g := &compile.DefaultGrammar
+		g := &language.DefaultGrammar
 		if calls {
 			g = &callOnly
 		}

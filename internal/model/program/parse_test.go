@@ -3,8 +3,8 @@ package program_test
 import (
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
-	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
 // A member or argument written twice is a syntax diagnostic, and the
@@ -14,7 +14,7 @@ import (
 // line. Found by FuzzParse.
 func TestDuplicateKeepsTheValueItsPointerNames(t *testing.T) {
 	src := []byte(`{"steps": [{"id": "a", "call": "x", "with": {"n": "first", "n": "second"}}], "output": "one", "output": "two"}`)
-	prog, diags, err := program.Parse(src, &compile.DefaultGrammar, 8)
+	prog, diags, err := program.Parse(src, &language.DefaultGrammar, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
