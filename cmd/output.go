@@ -14,6 +14,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/config"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
+	"github.com/pilotage-dev/pilotage/workbench/picture"
 	"github.com/spf13/cobra"
 )
 
@@ -110,6 +111,34 @@ func (f *reportFlags) emit(c *cobra.Command, format report.Format, rep *report.R
 		return findingsExit
 	}
 	return nil
+}
+
+// addPictureFormats lists picture.ReportFormats in --format's help, for
+// verbs that draw their report.
+func addPictureFormats(c *cobra.Command, f *reportFlags) {
+	names := append(f.formatNames(), picture.ReportFormats...)
+	c.Flags().Lookup("format").Usage = "output format: " + strings.Join(names, ", ") + " (html and markdown draw the report, docs/pictures.md)"
+}
+
+// emitPage writes a report drawn as a picture (picture.ReportFormats)
+// and exits as emit does for the same findings.
+func (f *reportFlags) emitPage(c *cobra.Command, format string, page *picture.Page, rep *report.Report) error {
+	if err := writeOutput(c, f.output, "the report", func(w io.Writer) error { return page.Write(w, format) }); err != nil {
+		return err
+	}
+	if rep.Failed(f.strict) {
+		return findingsExit
+	}
+	return nil
+}
+
+// outputDir is the directory -o writes into, which a report's links are
+// relative to: the working directory for standard output.
+func outputDir(output string) string {
+	if output == "" || output == "-" {
+		return "."
+	}
+	return filepath.Dir(output)
 }
 
 // writeOutput runs write on the file -o names, or on standard output

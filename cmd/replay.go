@@ -13,6 +13,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
+	"github.com/pilotage-dev/pilotage/workbench/picture"
 	"github.com/spf13/cobra"
 )
 
@@ -56,6 +57,13 @@ of one rule are listed per trace file; the rest are counted in one more
 finding, as lint counts them. The summary counts the entries and
 rules checked. See docs/replay.md.
 
+--format html writes one self-contained page: the plan drawn as a graph
+with the traces laid over it (steps that ran and how often, arms taken,
+statuses, durations), each finding on the step it concerns and linked to
+its file:line:col, and the traces grouped by outcome and by rule.
+--format markdown writes the same as a Mermaid graph and tables, cut to
+fit a GitHub job summary. See docs/pictures.md.
+
 While traces of 16 MB or more (or of unknown size) are read, a line on
 standard error shows the bytes read, the steps checked and the rate, when
 standard error is a terminal (--progress auto); it is erased at the end.
@@ -67,10 +75,13 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
   pilotage replay run.json --plan validate.json --snapshot snapshot.json
   pilotage replay run.json --plan plan.json --lang langs/homeflow/homeflow.pdl
   engine-run | pilotage replay - --plan plan.json
+  pilotage replay runs/ --plan plan.json --format html -o report.html
+  pilotage replay runs/ --plan plan.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   pilotage replay --list-rules`,
 		RunE: func(c *cobra.Command, args []string) error { return runReplay(c, p, args) },
 	}
 	p.out.register(c, report.Formats)
+	addPictureFormats(c, &p.out)
 	f := c.Flags()
 	f.StringVar(&p.plan, "plan", "", "the plan `FILE`: a plan object or a validate response (required)")
 	f.StringVar(&p.snapshot, "snapshot", "", "a snapshot `FILE` of the Language, to check statuses, levels and truncation against its closed sets")
@@ -84,6 +95,10 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 }
 
 func runReplay(c *cobra.Command, p *replayParams, args []string) error {
+	draw := ""
+	if picture.IsReportFormat(p.out.format) {
+		draw, p.out.format = p.out.format, string(report.Text)
+	}
 	format, mode, err := p.out.validateWithProgress(c, p.progress)
 	if err != nil {
 		return err
@@ -138,10 +153,18 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 		meteredInputs(m, inputs)
 		opt.OnEntry = m.Add
 	}
+	var pic *picture.Replay
+	if draw != "" {
+		pic = picture.NewReplay(plan)
+		opt.OnStep, opt.OnTrace = pic.Step, pic.Trace
+	}
 	rep, err := replay.Run(plan, inputs, opt)
 	m.Stop()
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	if pic != nil {
+		return p.out.emitPage(c, draw, pic.Page(rep, picture.PageOptions{Dir: outputDir(p.out.output)}), rep)
 	}
 	return p.out.emit(c, format, rep)
 }

@@ -41,6 +41,11 @@ type Options struct {
 	// for a progress display; it runs on the replaying goroutine and
 	// must be cheap.
 	OnEntry func()
+	// OnStep and OnTrace, when set, receive each entry and each file's
+	// Run as they are read (Seen, TraceSeen), for reports that draw the
+	// traces; like OnEntry they run on the replaying goroutine.
+	OnStep  func(*Seen)
+	OnTrace func(*TraceSeen)
 }
 
 // Input is one trace file to replay, opened when its turn comes.
@@ -132,8 +137,16 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	er := &errReader{r: r}
 	c := newChecker(plan, opt.Language, file, max)
 	onEntry := c.entry
-	if opt.OnEntry != nil {
-		onEntry = func(e *entry) { c.entry(e); opt.OnEntry() }
+	if opt.OnEntry != nil || opt.OnStep != nil {
+		onEntry = func(e *entry) {
+			c.entry(e)
+			if opt.OnStep != nil {
+				opt.OnStep(seen(file, e))
+			}
+			if opt.OnEntry != nil {
+				opt.OnEntry()
+			}
+		}
 	}
 	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, onEntry, c.diagnostic)
 	if s.syntax != nil {
@@ -150,6 +163,9 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 		if !opt.Disabled[f.Rule] {
 			out = append(out, f)
 		}
+	}
+	if opt.OnTrace != nil {
+		opt.OnTrace(traceSeen(file, s, out))
 	}
 	return Result{Findings: out, Entries: s.entries, Source: pr.source()}
 }

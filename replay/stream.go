@@ -80,16 +80,22 @@ type wireEntry struct {
 }
 
 // millis is a step's t_ms as decoded: bad holds the value when it is not
-// a number ≥ 0 (data-model.md §5.8). Every entry of a timed trace has
-// one, so a good value is judged from its first bytes without being kept
-// or parsed: the decoder has already checked that it is valid JSON.
-type millis struct{ bad []byte }
+// a number ≥ 0 (data-model.md §5.8), v the value when it is (set).
+type millis struct {
+	bad []byte
+	v   float64
+	set bool
+}
 
 func (m *millis) UnmarshalJSON(b []byte) error {
 	switch {
 	case b[0] == 'n': // null: absent
 	case b[0] == '-' && !negativeZero(b), b[0] != '-' && (b[0] < '0' || b[0] > '9'):
 		m.bad = append([]byte(nil), b...)
+	default:
+		// A number too large for a float64 is still a duration ≥ 0.
+		m.v, _ = strconv.ParseFloat(string(b), 64)
+		m.set = true
 	}
 	return nil
 }

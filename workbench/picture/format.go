@@ -24,3 +24,21 @@ func WritePlan(w io.Writer, format string, g *Graph) error {
 	}
 	return fmt.Errorf("unknown picture format %q; use mermaid, dot or svg", format)
 }
+
+// ReportFormats are the formats a replay (or a Run) is reported in as a
+// picture: one self-contained HTML file, or Markdown for CI summaries.
+var ReportFormats = []string{"html", "markdown"}
+
+// IsReportFormat reports whether format is one of ReportFormats.
+func IsReportFormat(format string) bool { return slices.Contains(ReportFormats, format) }
+
+// Write writes the page in one of ReportFormats.
+func (p *Page) Write(w io.Writer, format string) error {
+	switch format {
+	case "html":
+		return p.WriteHTML(w)
+	case "markdown":
+		return p.WriteMarkdown(w)
+	}
+	return fmt.Errorf("unknown report format %q; use html or markdown", format)
+}

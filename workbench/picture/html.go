@@ -1,0 +1,78 @@
+package picture
+
+import (
+	"embed"
+	"html/template"
+	"io"
+)
+
+//go:embed templates
+var templates embed.FS
+
+var pages = template.Must(template.ParseFS(templates, "templates/*.html"))
+
+// css is the reports' one style sheet, inlined in each page so a report
+// is one file that opens anywhere, offline.
+var css = func() template.CSS {
+	b, err := templates.ReadFile("templates/style.css")
+	if err != nil {
+		panic(err)
+	}
+	return template.CSS(b)
+}()
+
+// maxTraceRows bounds the trace table of a report; the groups above it
+// count every trace.
+const maxTraceRows = 1000
+
+// traceView is a trace row with its link.
+type traceView struct {
+	*TraceRow
+	Href string
+}
+
+// OutcomeText is the Run's outcome as a cell.
+func (t *TraceRow) OutcomeText() string {
+	if t.Outcome == nil {
+		return "-"
+	}
+	s := t.Outcome.Status
+	if t.Outcome.Error != "" {
+		s += ": " + t.Outcome.Error
+	}
+	return s
+}
+
+// TimeText is the Run's time from its top-level entries.
+func (t *TraceRow) TimeText() string {
+	if !t.Timed {
+		return "-"
+	}
+	return ms(t.Ms)
+}
+
+// WriteHTML writes the report as one self-contained HTML file: the plan
+// graph as inline SVG, inline CSS, no script and no external resource
+// (its Content-Security-Policy forbids loading any).
+func (p *Page) WriteHTML(w io.Writer) error {
+	svg, err := p.SVG()
+	if err != nil {
+		return err
+	}
+	shown := p.Traces
+	more := 0
+	if len(shown) > maxTraceRows {
+		shown, more = shown[:maxTraceRows], len(shown)-maxTraceRows
+	}
+	views := make([]traceView, len(shown))
+	for i, t := range shown {
+		views[i] = traceView{t, p.link(t.File)}
+	}
+	return pages.ExecuteTemplate(w, "replay.html", struct {
+		*Page
+		CSS         template.CSS
+		SVG         template.HTML
+		ShownTraces []traceView
+		MoreTraces  int
+	}{p, css, svg, views, more})
+}

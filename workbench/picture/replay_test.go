@@ -1,0 +1,128 @@
+package picture
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/replay"
+)
+
+// replayDir holds a homeflow plan with two of its traces: one that
+// corresponds, one that left the plan (read missing, arm then taken
+// without its step) in a Run that ended partial.
+const replayDir = "testdata/replay"
+
+// replayPage replays the traces of dir against its plan.json as
+// pilotage replay --format html does.
+func replayPage(t testing.TB, dir string, traces ...string) *Page {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := replay.LoadPlan(filepath.ToSlash(filepath.Join(dir, "plan.json")), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic := NewReplay(plan)
+	var inputs []replay.Input
+	for _, name := range traces {
+		path := filepath.Join(dir, name)
+		inputs = append(inputs, replay.Input{File: filepath.ToSlash(path), Open: func() (io.ReadCloser, error) { return os.Open(path) }})
+	}
+	rep, err := replay.Run(plan, inputs, replay.Options{OnStep: pic.Step, OnTrace: pic.Trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pic.Page(rep, PageOptions{Dir: dir})
+}
+
+// TestReplayReport draws the replay of both traces as HTML and Markdown,
+// and the overlaid plan as the SVG docs/replay.md shows.
+func TestReplayReport(t *testing.T) {
+	p := replayPage(t, replayDir, "success.json", "divergent.json")
+	var html, md bytes.Buffer
+	if err := p.Write(&html, "html"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(&md, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/replay/report.html", html.Bytes())
+	golden.Check(t, "testdata/replay/report.md", md.Bytes())
+	svg, err := p.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "../../docs/pictures/homeflow-replay.svg", []byte(svg))
+
+	for _, want := range []string{
+		// The divergence, on the step it concerns, linked to the trace.
+		`<tr id="detail-s2" class="notrun flagged" data-step="fan">`,
+		`<a class="loc" href="divergent.json">testdata/replay/divergent.json:11:10</a>`,
+		// Both arms taken once, the loop's iterations counted.
+		`then (taken 1×); else (taken 1×)`,
+		`2 entries, 4 iterations`,
+		// The expanded sub-program's own entries, under the step that ran it.
+		`sub-program: each ×2, off ×4`,
+		// Traces grouped by outcome.
+		`<tr><td>partial</td><td>1</td><td>2</td>`,
+	} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("HTML report lacks %s", want)
+		}
+	}
+	if strings.Contains(html.String(), "http://") && !strings.Contains(html.String(), `xmlns="http://www.w3.org/2000/svg"`) {
+		t.Error("the report refers to a network address")
+	}
+}
+
+// TestMarkdownBounded replays a batch far larger than a job summary can
+// show: the Markdown stays under GitHub's 1 MiB limit and says what it
+// left out, while the groups still count every trace.
+func TestMarkdownBounded(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(replayDir, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := replay.LoadPlan("plan.json", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic := NewReplay(plan)
+	long := strings.Repeat("x|<b>`", 2000)
+	var fs []report.Finding
+	for i := 0; i < 20000; i++ {
+		file := fmt.Sprintf("runs/%05d-%s.json", i, long[:40])
+		f := report.Finding{Rule: "entry-order", Section: "5.8.4", Severity: report.Error, File: file, Line: 1, Column: 1, Message: long}
+		fs = append(fs, f)
+		pic.Step(&replay.Seen{File: file, ID: "read", Status: "success", OK: true, TMs: 1})
+		pic.Trace(&replay.TraceSeen{File: file, RunID: long, Outcome: &pilotage.Outcome{Status: "partial"}, Entries: 1, Findings: []report.Finding{f}})
+	}
+	p := pic.Page(&report.Report{Findings: fs}, PageOptions{})
+	var md bytes.Buffer
+	if err := p.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if md.Len() >= 1<<20 {
+		t.Fatalf("markdown is %d bytes, over GitHub's 1 MiB summary limit", md.Len())
+	}
+	for _, want := range []string{"… and 19900 more traces", "… and 19800 more findings", "| partial | 20000 | 20000 |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	// Code spans show their text as it is; markup elsewhere would render.
+	if strings.Contains(regexp.MustCompile("`[^`]*`").ReplaceAllString(md.String(), ""), "<b>") {
+		t.Error("markup from a finding reached the markdown unescaped")
+	}
+}
