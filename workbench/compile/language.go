@@ -116,8 +116,12 @@ func (c *compiler) language(s *pdl.Stmt) {
 		"capabilities": func(ss *pdl.Stmt) {
 			l.Capabilities = c.capabilities(ss, "", l.Positions)
 		},
-		"limits":     func(ss *pdl.Stmt) { c.limits(ss, &l.Limits) },
-		"grammar":    func(ss *pdl.Stmt) { c.grammar(ss, &l.Grammar) },
+		"limits":  func(ss *pdl.Stmt) { c.limits(ss, &l.Limits) },
+		"grammar": func(ss *pdl.Stmt) { c.grammar(ss, &l.Grammar) },
+		"syntax": func(ss *pdl.Stmt) {
+			ls.settings["syntax"] = ss
+			c.syntax(ss, l)
+		},
 		"guide":      func(ss *pdl.Stmt) { c.guide(ls, ss) },
 		"risk":       ls.sets.add,
 		"kind":       ls.sets.add,
@@ -132,7 +136,79 @@ func (c *compiler) language(s *pdl.Stmt) {
 			}
 		},
 	})
+	if ss := ls.settings["syntax"]; ss != nil && l.Text != nil {
+		if loc := ls.settings["locator"]; loc != nil && l.Locator != pilotage.LocatorTextRange {
+			c.errf(pdl.RuleValue, stmtAt{loc}, "remove the locator line: a text syntax implies locator text-range", "a Language with syntax text locates its findings by text-range, not %s (§5.5)", l.Locator)
+		}
+		l.Locator = pilotage.LocatorTextRange
+		if l.Text.Fence == "" {
+			l.Text.Fence, _, _ = strings.Cut(l.ID, "/")
+		}
+	}
 	c.langs = append(c.langs, ls)
+}
+
+// syntax compiles `syntax json|text { keywords …; punctuation …; fence … }`:
+// json is the step model as JSON (the default); text is the statement
+// surface of docs/pdl.md, with the words the block names.
+func (c *compiler) syntax(s *pdl.Stmt, l *language.Language) {
+	kind := c.oneOf(arg(c.shape(s, 1, 1, true), 0), "the syntax", []string{"json", "text"})
+	if kind != "text" {
+		if len(s.Children()) > 0 {
+			c.errf(pdl.RuleArgs, stmtAt{s}, "remove the block, or write syntax text", "syntax json takes no block: its members are the grammar block's")
+		}
+		return
+	}
+	ts := language.DefaultTextSyntax
+	l.Text = &ts
+	c.keywords("syntax", s.Children(), map[string]func(*pdl.Stmt){
+		"keywords": func(ss *pdl.Stmt) {
+			c.shape(ss, 0, 0, false, "if", "else", "for", "in", "run", "output")
+			for key, dst := range map[string]*string{"if": &ts.If, "else": &ts.Else, "for": &ts.For, "in": &ts.In, "run": &ts.Run, "output": &ts.Output} {
+				if a, ok := ss.Option(key); ok {
+					*dst = c.keyword(a)
+				}
+			}
+		},
+		"punctuation": func(ss *pdl.Stmt) {
+			c.shape(ss, 0, 0, false, "assign", "bind")
+			if a, ok := ss.Option("assign"); ok {
+				ts.Assign = c.oneOf(a, "assign", language.TextAssigns)
+			}
+			if a, ok := ss.Option("bind"); ok {
+				ts.Bind = c.oneOf(a, "bind", language.TextBinds)
+			}
+		},
+		"fence": func(ss *pdl.Stmt) { ts.Fence = c.word(arg(c.shape(ss, 1, 1, false), 0), "the fence") },
+	})
+	words := map[string]bool{}
+	for _, w := range []string{ts.If, ts.Else, ts.For, ts.In, ts.Run, ts.Output} {
+		if words[w] {
+			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every statement its own keyword", "keyword %q is used twice in the syntax", w)
+		}
+		words[w] = true
+	}
+	if ts.Assign == ts.Bind {
+		c.errf(pdl.RuleDuplicate, stmtAt{s}, `write, for example, punctuation assign="=" bind=":"`, "a label and an argument cannot share the punctuation %q", ts.Assign)
+	}
+}
+
+// keyword reads a keyword of the text syntax: a name, and not one every
+// expression has.
+func (c *compiler) keyword(a *pdl.Arg) string {
+	w := c.word(a, "a keyword")
+	valid := w != "" && !('0' <= w[0] && w[0] <= '9')
+	for _, r := range w {
+		valid = valid && (r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}
+	switch {
+	case w == "":
+	case !valid:
+		c.errf(pdl.RuleValue, argAt{a}, "use letters, digits and '_', starting with a letter", "keyword %q is not a name", w)
+	case w == "input" || w == "context" || w == "steps" || w == "true" || w == "false" || w == "null":
+		c.errf(pdl.RuleValue, argAt{a}, "choose another word", "keyword %q is a name expressions use", w)
+	}
+	return w
 }
 
 // limits compiles `limits { steps 10000; time 5s; … }` (§10.1).

@@ -13,15 +13,16 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/guidemd"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
-// guidePrograms returns the fenced ```json blocks of a guide body that
-// are programs (objects with "steps").
-func guidePrograms(body string) [][]byte {
+// guidePrograms returns the fenced blocks of a guide body that the
+// Language's syntax takes for example programs.
+func guidePrograms(body string, syn syntax.Syntax) [][]byte {
 	src := []byte(body)
 	var out [][]byte
 	doc, err := guidemd.Parse(src)
@@ -29,14 +30,13 @@ func guidePrograms(body string) [][]byte {
 		return nil
 	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if fb, ok := n.(*ast.FencedCodeBlock); ok && entering && string(fb.Language(src)) == "json" {
+		if fb, ok := n.(*ast.FencedCodeBlock); ok && entering {
 			var b bytes.Buffer
 			for i := 0; i < fb.Lines().Len(); i++ {
 				seg := fb.Lines().At(i)
 				b.Write(seg.Value(src))
 			}
-			var probe map[string]json.RawMessage
-			if json.Unmarshal(b.Bytes(), &probe) == nil && probe["steps"] != nil {
+			if syn.Example(string(fb.Language(src)), b.Bytes()) {
 				out = append(out, b.Bytes())
 			}
 		}
@@ -110,12 +110,9 @@ func checkLanguagePrograms(t *testing.T, e *Engine, snap []byte, l *language.Lan
 		if g.Generated {
 			continue
 		}
-		for i, prog := range guidePrograms(g.Body) {
+		for i, prog := range guidePrograms(g.Body, syntax.For(l)) {
 			n++
-			program := json.RawMessage(prog)
-			if l.Locator == pilotage.LocatorTextRange {
-				program, _ = json.Marshal(string(prog))
-			}
+			program, _ := syntax.Wire(l.Locator, prog)
 			v, err := e.Validate(bg, c, l.ID, pilotage.ValidateRequest{Program: program, Context: data.Context})
 			if err != nil {
 				t.Fatalf("%s guide %s example %d: %v", l.ID, g.ID, i+1, err)

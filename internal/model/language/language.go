@@ -62,8 +62,12 @@ type Language struct {
 
 	Limits  Limits
 	Grammar Grammar
-	Sets    closedsets.Sets // every closed set, reserved values included
-	Guides  []*Guide
+	// Text is the text surface a `syntax text` block declares; nil when
+	// programs are the JSON step model (as a value, or as a string under
+	// locator text-range).
+	Text   *TextSyntax
+	Sets   closedsets.Sets // every closed set, reserved values included
+	Guides []*Guide
 
 	// Pos locates the language block; Positions maps a JSON Pointer into
 	// the emitted snapshot that belongs to this Language — under its
@@ -127,6 +131,33 @@ func (g *Grammar) HasControlFlow() bool { return g.Branch != "" || g.Loop != "" 
 // HasSteps reports whether the grammar has any step construct; without
 // one a program's steps are always empty and it is one output expression.
 func (g *Grammar) HasSteps() bool { return g.Call != "" || g.Run != "" || g.HasControlFlow() }
+
+// TextSyntax is the words and punctuation of a text surface for the step
+// model (docs/pdl.md, internal/model/syntax). A call has no keyword: it
+// is the entry id followed by its arguments in parentheses.
+type TextSyntax struct {
+	If, Else string // branch: IF COND { … } ELSE { … }
+	For, In  string // loop: FOR ITEM IN LIST { … }
+	Run      string // promoted program: RUN REF(ARGS)
+	Output   string // the program's output: OUTPUT EXPR
+	Assign   string // a label: LABEL ASSIGN STATEMENT
+	Bind     string // an argument: NAME BIND EXPR
+	// Fence is the info string of the guide code blocks that are example
+	// programs.
+	Fence string
+}
+
+// DefaultTextSyntax is the surface of `syntax text` without a block; its
+// Fence is the Language's family.
+var DefaultTextSyntax = TextSyntax{If: "if", Else: "else", For: "for", In: "in", Run: "run", Output: "output", Assign: "=", Bind: ":"}
+
+// TextAssigns and TextBinds are the punctuation a text surface may use
+// for labels and arguments: tokens CEL never needs at the start of an
+// argument or a statement.
+var (
+	TextAssigns = []string{"=", ":=", "<-"}
+	TextBinds   = []string{":", "="}
+)
 
 // Guide is one guide with its body.
 type Guide struct {

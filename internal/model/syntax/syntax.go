@@ -34,9 +34,13 @@ type Syntax interface {
 	StepIdentifiers() string
 }
 
-// For is the Syntax of a compiled Language: the JSON step model, sent
-// as a value (json-pointer) or as a string (text-range).
+// For is the Syntax of a compiled Language: the text surface when its
+// PDL declares `syntax text`, else the JSON step model, sent as a value
+// (json-pointer) or as a string (text-range).
 func For(l *language.Language) Syntax {
+	if l.Text != nil {
+		return newText(l)
+	}
 	return &jsonSyntax{g: &l.Grammar, stringed: Textual(l.Locator)}
 }
 

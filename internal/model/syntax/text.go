@@ -1,0 +1,234 @@
+package syntax
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
+)
+
+// textSyntax is the text surface a `syntax text` block declares: the
+// statements of docs/pdl.md, with the Language's words, read into the
+// same step model as its JSON form (language.Grammar names that form's
+// members, which the step model's JSON Pointers use).
+type textSyntax struct {
+	g  *language.Grammar
+	ts *language.TextSyntax
+}
+
+func newText(l *language.Language) *textSyntax { return &textSyntax{g: &l.Grammar, ts: l.Text} }
+
+func (t *textSyntax) Locator() string { return pilotage.LocatorTextRange }
+
+// Example: a fenced block whose info string is the syntax's fence.
+func (t *textSyntax) Example(info string, _ []byte) bool { return info == t.ts.Fence }
+
+// maxBracketNesting bounds how deep brackets of any kind may nest, on top
+// of the Language's depth limit, before the parser (which recurses on
+// them) reads the text: 10^5 nested braces are refused after one pass.
+const maxBracketNesting = 64
+
+func (t *textSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
+	doc := &jsonpos.Doc{Src: src}
+	b := &builder{t: t, src: src, doc: doc, spans: map[string]span{}, exprs: map[string]*exprSpan{}}
+	p := &Parsed{locate: b.locate, span: b.spanOf}
+	ast, d, err := t.read(src, doc, maxDepth)
+	if err != nil {
+		return nil, err
+	}
+	if d != nil {
+		p.Program, p.Diagnostics = &program.Program{}, []pilotage.Diagnostic{*d}
+		return p, nil
+	}
+	b.maxDepth = maxDepth
+	p.Program = b.program(ast)
+	if b.limit != nil {
+		return nil, b.limit
+	}
+	p.Diagnostics = b.diags
+	return p, nil
+}
+
+// read is src lexed and parsed; a diagnostic (located) when it is not a
+// program of the surface, a *program.LimitError when its brackets nest
+// too deep to parse.
+func (t *textSyntax) read(src []byte, doc *jsonpos.Doc, maxDepth int) (*tProgram, *pilotage.Diagnostic, error) {
+	if !utf8.Valid(src) {
+		at := invalidUTF8(src)
+		return nil, syntaxAt(doc, at, at+1, "the program is not UTF-8 text: the byte at this position is not a character", "save the program as UTF-8"), nil
+	}
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		return nil, syntaxAt(doc, i, i+1, "the program contains a NUL character, which no statement or expression may hold", "remove it"), nil
+	}
+	toks, le := lex(src, t.ts)
+	if le != nil {
+		return nil, syntaxAt(doc, le.at, le.end, le.msg, ""), nil
+	}
+	if err := nesting(toks, maxDepth); err != nil {
+		return nil, nil, err
+	}
+	pl, err := lexer.Upgrade(&tokens{toks: toks}, kSpace, kComment)
+	if err != nil {
+		return nil, syntaxAt(doc, 0, 0, err.Error(), ""), nil
+	}
+	prog, err := textParser.ParseFromLexer(pl)
+	if err != nil {
+		return nil, t.parseError(doc, toks, err), nil
+	}
+	return prog, nil, nil
+}
+
+func invalidUTF8(src []byte) int {
+	for i := 0; i < len(src); {
+		r, w := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && w == 1 {
+			return i
+		}
+		i += w
+	}
+	return len(src)
+}
+
+// syntaxAt is a syntax diagnostic on the bytes [start, end) of the text.
+func syntaxAt(doc *jsonpos.Doc, start, end int, msg, hint string) *pilotage.Diagnostic {
+	return &pilotage.Diagnostic{Code: pilotage.CodeSyntax, Severity: pilotage.SeverityError, Message: msg, Hint: hint, Path: textPath(doc, start, end)}
+}
+
+// nesting refuses brackets nested past what any program within the
+// Language's depth limit needs: a *program.LimitError, as the JSON form
+// gives for the same depth.
+func nesting(toks []lexer.Token, maxDepth int) error {
+	limit := 2*maxDepth + maxBracketNesting
+	depth := 0
+	for _, tok := range toks {
+		if tok.Type != kOp {
+			continue
+		}
+		switch tok.Value {
+		case "(", "[", "{":
+			depth++
+			if depth > limit {
+				return &program.LimitError{Msg: fmt.Sprintf("the program nests brackets deeper than this Language's limit allows (%d, from its depth limit of %d) at line %d, column %d", limit, maxDepth, tok.Pos.Line, tok.Pos.Column)}
+			}
+		case ")", "]", "}":
+			depth--
+		}
+	}
+	return nil
+}
+
+// parseError turns participle's error into a diagnostic at the failing
+// token, saying what the surface expected there, with a did-you-mean
+// when the token, or the one before it, is a misspelt keyword.
+func (t *textSyntax) parseError(doc *jsonpos.Doc, toks []lexer.Token, err error) *pilotage.Diagnostic {
+	var pe participle.Error
+	if !errors.As(err, &pe) {
+		return syntaxAt(doc, 0, 0, err.Error(), "")
+	}
+	pos := pe.Position()
+	start, end := pos.Offset, pos.Offset
+	var got, prev *lexer.Token
+	for i := range toks {
+		if toks[i].Pos.Offset == pos.Offset && toks[i].Type != kSpace && toks[i].Type != kComment {
+			got = &toks[i]
+			break
+		}
+		if toks[i].Pos.Offset > pos.Offset {
+			break
+		}
+		if toks[i].Type != kSpace && toks[i].Type != kComment && toks[i].Type != kSep {
+			prev = &toks[i]
+		}
+	}
+	msg := "unexpected " + t.describe(got)
+	var ute *participle.UnexpectedTokenError
+	if errors.As(err, &ute) {
+		msg += expected(t.words(), ute.Message())
+	}
+	if got != nil {
+		end = start + len(got.Value)
+	}
+	hint := t.keywordHint(got, prev)
+	if got != nil && got.Type == kElse {
+		hint = fmt.Sprintf("write %q on the line of the '}' that closes the first block", t.ts.Else)
+	}
+	return syntaxAt(doc, start, end, msg, hint)
+}
+
+// describe names a token for a message.
+func (t *textSyntax) describe(tok *lexer.Token) string {
+	switch {
+	case tok == nil || tok.EOF():
+		return "end of the program"
+	case tok.Type == kSep && tok.Value == "\n":
+		return "end of line"
+	}
+	return fmt.Sprintf("%q", tok.Value)
+}
+
+// words maps the grammar's token type names, as participle's messages
+// show them, to what the author writes.
+func (t *textSyntax) words() *strings.Replacer {
+	q := func(s string) string { return fmt.Sprintf("%q", s) }
+	return strings.NewReplacer("<name>", "a name", "<sep>", "end of line", "<if>", q(t.ts.If), "<else>", q(t.ts.Else),
+		"<for>", q(t.ts.For), "<in>", q(t.ts.In), "<run>", q(t.ts.Run), "<output>", q(t.ts.Output),
+		"<assign>", q(t.ts.Assign), "<bind>", q(t.ts.Bind), "<string>", "a string", "<number>", "a number", "<op>", "an operator",
+		"TArgs", `"(" and the arguments`, "TExprArg", "an expression", "TExprOpen", "an expression",
+		"TBlock", `"{"`, "TName", "a name", "TItem", "a statement", "TIf", q(t.ts.If), "TCall", "a catalog id")
+}
+
+// expected is the "(expected …)" part of participle's message, in the
+// author's words.
+func expected(words *strings.Replacer, msg string) string {
+	i := strings.Index(msg, " (expected ")
+	if i < 0 {
+		return ""
+	}
+	return "; expected " + words.Replace(strings.TrimSuffix(msg[i+len(" (expected "):], ")"))
+}
+
+// keywordHint suggests the keyword a name next to the failure misspells.
+func (t *textSyntax) keywordHint(toks ...*lexer.Token) string {
+	kws := []string{t.ts.If, t.ts.Else, t.ts.For, t.ts.In, t.ts.Run, t.ts.Output}
+	for _, tok := range toks {
+		if tok == nil || tok.Type != kName {
+			continue
+		}
+		if best := suggest.Closest(tok.Value, kws); best != "" && best != tok.Value {
+			return fmt.Sprintf("did you mean %q?", best)
+		}
+	}
+	return ""
+}
+
+// Paths is the closed-sets guide's paragraph on how a diagnostic's path
+// locates a finding in the text.
+func (t *textSyntax) Paths() string {
+	return "Programs are text in this Language's own notation (locator `text-range`, §5.5): send the program as one JSON string holding the program text, written as the examples write it. " +
+		"A diagnostic's `path` is `{\"start\": {\"line\": L, \"column\": C}, \"end\": {\"line\": L, \"column\": C}}` in that text: lines and columns are 1-based, columns count characters (Unicode code points), and `end` is the position just after the last character of the finding. " +
+		"A syntax error spans the token where reading stopped and says what was expected there; a finding about a name, an argument or an expression spans exactly that token or the part of the expression at fault; a finding about the whole program spans all of it. `range` is never used. " +
+		"An `input_binding` or `context_binding` diagnostic's `path` is a JSON Pointer into the input or the context."
+}
+
+// StepIdentifiers is the closed-sets guide's Step identifiers section:
+// the labels, and the scheme that generates the ids of unlabeled
+// statements (§3.4: a grammar without native ids for every step).
+func (t *textSyntax) StepIdentifiers() string {
+	ts := t.ts
+	return fmt.Sprintf("A statement's label is its step id: `hall %[1]s sensors.read(room%[2]s \"hall\")` has the id `hall`, and `hall.output` reads its result. "+
+		"A statement without a label gets a generated id, deterministic for the program text (§3.4): its base, which is the catalog id it calls, the program reference it runs without its `@` version, or the keyword `%[3]s` or `%[4]s`, with every character other than a letter, a digit or `_` written as `_`; then `_` and its occurrence among the unlabeled statements of that base, counted from 1 in program order (a branch or loop before the statements inside it), skipping any number a label already has. "+
+		"So in `sensors.read(room%[2]s \"hall\")` followed by `%[3]s input.cold { sensors.read(room%[2]s \"cellar\") }` the ids are `sensors_read_1`, `%[3]s_1` and `sensors_read_2`. "+
+		"Generated ids contain no `#` or `/`, and are the same in the validation plan and the execution trace of the same text. "+
+		"White space, comments and edits of statements of another base never change a generated id; adding, removing, moving or labelling an unlabeled statement of the same base before it renumbers it, and so does a new label equal to it.",
+		ts.Assign, ts.Bind, ts.If, ts.For)
+}

@@ -1,0 +1,201 @@
+package syntax
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+)
+
+// everyConstruct is a grammar with every construct, homeflow's members.
+var everyConstruct = language.Grammar{Call: "call", Args: "with", Branch: "if", Arms: []string{"then", "else"},
+	Loop: "for_each", Item: "as", Body: "do", Run: "run", RunArgs: "with", Input: true, Expressions: "cel"}
+
+// textLanguage is a Language of grammar g with the text surface; words
+// are `key=value` lines overriding the default keywords and punctuation.
+func textLanguage(g language.Grammar, words string) *language.Language {
+	ts := language.DefaultTextSyntax
+	ts.Fence = "flow"
+	for _, line := range strings.Fields(words) {
+		k, v, _ := strings.Cut(line, "=")
+		*map[string]*string{"if": &ts.If, "else": &ts.Else, "for": &ts.For, "in": &ts.In, "run": &ts.Run,
+			"output": &ts.Output, "assign": &ts.Assign, "bind": &ts.Bind}[k] = v
+	}
+	return &language.Language{ID: "flow/v1", Grammar: g, Text: &ts, Locator: pilotage.LocatorTextRange}
+}
+
+// render shows what the text surface read: every step with its id, the
+// JSON Pointer of its JSON form and the text range that pointer locates,
+// each expression as CEL reads it, then the diagnostics, located.
+func render(p *Parsed) string {
+	var b strings.Builder
+	at := func(ptr string) string {
+		r := p.Locate([]pilotage.Diagnostic{{Path: pilotage.PointerPath(ptr)}})[0].Path.Text
+		return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line, r.Start.Column, r.End.Line, r.End.Column)
+	}
+	ex := func(name string, e *program.Expr) {
+		if e != nil {
+			fmt.Fprintf(&b, "    %s %s %q\n", name, at(e.Pointer), e.Src)
+		}
+	}
+	kinds := map[program.Kind]string{program.Call: "call", program.Branch: "branch", program.Loop: "loop", program.Run: "run"}
+	program.Walk(p.Program.Steps, func(s *program.Step) {
+		fmt.Fprintf(&b, "%s %s %s %s", s.ID, kinds[s.Kind], s.Pointer, at(s.Pointer))
+		if s.Target != "" {
+			fmt.Fprintf(&b, " target %q %s", s.Target, at(s.TargetPointer))
+		}
+		if s.Item != "" {
+			fmt.Fprintf(&b, " item %q", s.Item)
+		}
+		b.WriteString("\n")
+		for _, a := range s.Args {
+			ex("arg "+a.Name, a.Expr)
+		}
+		ex("cond", s.Cond)
+		ex("list", s.List)
+	})
+	if p.Program.Output != nil {
+		fmt.Fprintf(&b, "output %s %q\n", at("/output"), p.Program.Output.Src)
+	}
+	for _, d := range p.Locate(p.Diagnostics) {
+		r := d.Path.Text
+		fmt.Fprintf(&b, "%d:%d-%d:%d %s: %s", r.Start.Line, r.Start.Column, r.End.Line, r.End.Column, d.Code, d.Message)
+		if d.Hint != "" {
+			fmt.Fprintf(&b, " (%s)", d.Hint)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// TestTextGolden reads every testdata/text/*.txtar: its program.txt with
+// the words of its optional words section, in a grammar with every
+// construct (or the one its grammar section names: "calls" has calls
+// only), and compares what was read with its want section.
+func TestTextGolden(t *testing.T) {
+	golden.Archives(t, "testdata/text/*.txtar", func(t *testing.T, a *golden.Archive) {
+		src, ok := a.File("program.txt")
+		if !ok {
+			t.Fatal("no program.txt")
+		}
+		words, _ := a.File("words")
+		g := everyConstruct
+		if gr, ok := a.File("grammar"); ok && strings.TrimSpace(string(gr)) == "calls" {
+			g = language.Grammar{Call: "call", Args: "with", Expressions: "cel"}
+		}
+		p, err := For(textLanguage(g, string(words))).Parse(src, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Check(t, "want", []byte(render(p)))
+	})
+}
+
+// Nesting past the Language's depth is a limit error, as in the JSON
+// form, found before the parser recurses: 10^5 open braces, brackets
+// or parentheses cost one pass.
+func TestTextDeepNesting(t *testing.T) {
+	syn := For(textLanguage(everyConstruct, ""))
+	for name, src := range map[string]string{
+		"braces":     strings.Repeat("if true {\n", 100_000),
+		"parens":     "f.g(x: " + strings.Repeat("(", 100_000) + ")",
+		"constructs": strings.Repeat("if true {\n", 9) + "a.b()" + strings.Repeat("}", 9),
+	} {
+		_, err := syn.Parse([]byte(src), 8)
+		var le *program.LimitError
+		if !errors.As(err, &le) || !strings.Contains(le.Msg, "limit") {
+			t.Errorf("%s: want a limit error, got %v", name, err)
+		}
+	}
+	if p, err := syn.Parse([]byte(strings.Repeat("if true {\n", 7)+"a.b()"+strings.Repeat("}", 7)), 8); err != nil || !pilotage.Valid(p.Diagnostics) {
+		t.Errorf("8 levels of sequences are within a depth of 8: %v %v", err, p.Diagnostics)
+	}
+}
+
+// A 100 MB program on one line is read in one pass and refused with a
+// finding at its first bad token; the engine refuses it earlier by its
+// program size limit. Here a long valid call is read, and its ids and
+// ranges come out in time proportional to it.
+func TestTextLongLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 8 MB")
+	}
+	src := "a.b(x: \"" + strings.Repeat("é", 4<<20) + "\") ?"
+	p, err := For(textLanguage(everyConstruct, "")).Parse([]byte(src), 8)
+	if err != nil || len(p.Diagnostics) != 1 {
+		t.Fatalf("%v %v", err, p.Diagnostics)
+	}
+	r := p.Locate(p.Diagnostics)[0].Path.Text
+	if want := 4<<20 + 12; r.Start.Line != 1 || r.Start.Column != want {
+		t.Errorf("the stray ? is at column %d (code points), want %d", r.Start.Column, want)
+	}
+}
+
+// Generated ids do not change under white space and comment edits, and
+// an edit of a statement of another base leaves them too.
+func TestTextIDStability(t *testing.T) {
+	ids := func(src string) string {
+		p, err := For(textLanguage(everyConstruct, "")).Parse([]byte(src), 8)
+		if err != nil || !pilotage.Valid(p.Diagnostics) {
+			t.Fatalf("%q: %v %v", src, err, p.Diagnostics)
+		}
+		var out []string
+		program.Walk(p.Program.Steps, func(s *program.Step) { out = append(out, s.ID) })
+		return strings.Join(out, " ")
+	}
+	base := "a.b(x: 1)\nif input.c { a.b(x: 2) } else { c.d() }\nfor i in input.l { a.b(x: i) }\n"
+	want := ids(base)
+	for _, edit := range []string{
+		"# a comment\n\n  a.b(x: 1)   # trailing\nif input.c {\n  a.b(x: 2)\n} else {\n  c.d()\n}\nfor i in input.l {\n\n a.b(x: i) }\n",
+		"a.b(x: 1); if input.c { a.b(x: 2) } else { c.d() }; for i in input.l { a.b(x: i) }",
+		"a.b(x: 1)\nif input.c { a.b(x: 2) } else { c.d(); c.d() }\nfor i in input.l { a.b(x: i) }\n",
+		"e.f()\na.b(x: 1)\nif input.c { a.b(x: 2) } else { c.d() }\nfor i in input.l { a.b(x: i) }\n",
+	} {
+		got := ids(edit)
+		if strings.Contains(edit, "e.f()") {
+			got = strings.TrimPrefix(got, "e_f_1 ")
+		}
+		if strings.Contains(edit, "c.d(); c.d()") {
+			got = strings.Replace(got, "c_d_1 c_d_2", "c_d_1", 1)
+		}
+		if got != want {
+			t.Errorf("ids changed by %q:\n got %s\nwant %s", edit, got, want)
+		}
+	}
+	if got := ids("a.b(x: 0)\n" + base); !strings.HasPrefix(got, "a_b_1 a_b_2") {
+		t.Errorf("an earlier call of the same entry renumbers the later ones: %s", got)
+	}
+}
+
+// FuzzText: whatever the text, reading it never panics, and every
+// diagnostic is inside the text: its start is not after its end, and
+// both are on a line of the text at a column at most one past the
+// line's last character.
+func FuzzText(f *testing.F) {
+	for _, s := range golden.Sections(f, "testdata/text/*.txtar", func(name string) bool { return name == "program.txt" }) {
+		f.Add(s)
+	}
+	syn := For(textLanguage(everyConstruct, ""))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p, err := syn.Parse(src, 8)
+		if err != nil {
+			return
+		}
+		lines := bytes.Split(src, []byte("\n"))
+		in := func(lc pilotage.LineCol) bool {
+			return lc.Line >= 1 && lc.Line <= len(lines) && lc.Column >= 1 && lc.Column <= len([]rune(string(lines[lc.Line-1])))+1
+		}
+		for _, d := range p.Locate(p.Diagnostics) {
+			r := d.Path.Text
+			if r == nil || !in(r.Start) || !in(r.End) || r.End.Line < r.Start.Line || r.End.Line == r.Start.Line && r.End.Column < r.Start.Column {
+				t.Fatalf("diagnostic outside the text %q: %+v", src, d)
+			}
+		}
+	})
+}

@@ -1,0 +1,253 @@
+package syntax
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+)
+
+// The token types of the text surface. Keywords and the label and
+// argument punctuation are the words the Language's syntax block names;
+// the lexer gives them their own types, so one participle grammar serves
+// every Language.
+const (
+	kName lexer.TokenType = iota + 1
+	kString
+	kNumber
+	kOp
+	kSep
+	kComment
+	kSpace
+	kIf
+	kElse
+	kFor
+	kIn
+	kRun
+	kOutput
+	kAssign
+	kBind
+)
+
+// lexDef is the lexer.Definition the parser is built with: it declares
+// the symbols; tokens come from lex, which knows the Language's words.
+type lexDef struct{}
+
+// Symbols names the token types for the grammar's struct tags.
+func (lexDef) Symbols() map[string]lexer.TokenType {
+	return map[string]lexer.TokenType{
+		"EOF": lexer.EOF, "Name": kName, "String": kString, "Number": kNumber, "Op": kOp, "Sep": kSep,
+		"Comment": kComment, "Space": kSpace, "If": kIf, "Else": kElse, "For": kFor, "In": kIn,
+		"Run": kRun, "Output": kOutput, "Assign": kAssign, "Bind": kBind,
+	}
+}
+
+func (lexDef) Lex(string, io.Reader) (lexer.Lexer, error) {
+	return nil, fmt.Errorf("the text surface is lexed with its Language's words (syntax.lex)")
+}
+
+// tokens is a lexed program, handed to participle.
+type tokens struct {
+	toks []lexer.Token
+	i    int
+}
+
+func (t *tokens) Next() (lexer.Token, error) {
+	tok := t.toks[t.i]
+	if t.i < len(t.toks)-1 {
+		t.i++
+	}
+	return tok, nil
+}
+
+// lexError is text no token starts with.
+type lexError struct {
+	at, end int // byte offsets
+	msg     string
+}
+
+// twoCharOps are CEL's operators of two characters, lexed before the
+// Language's punctuation so "==" is never a label's "=".
+var twoCharOps = []string{"==", "!=", "<=", ">=", "&&", "||"}
+
+// lex splits src into tokens with positions (columns count code points,
+// as every text-range position does). It stops at the first character
+// that starts no token.
+func lex(src []byte, ts *language.TextSyntax) ([]lexer.Token, *lexError) {
+	keywords := map[string]lexer.TokenType{ts.If: kIf, ts.Else: kElse, ts.For: kFor, ts.In: kIn, ts.Run: kRun, ts.Output: kOutput}
+	s := string(src)
+	var out []lexer.Token
+	pos := lexer.Position{Line: 1, Column: 1}
+	emit := func(typ lexer.TokenType, n int) {
+		v := s[pos.Offset : pos.Offset+n]
+		out = append(out, lexer.Token{Type: typ, Value: v, Pos: pos})
+		pos.Advance(v)
+	}
+	for pos.Offset < len(s) {
+		i := pos.Offset
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
+			n := 1
+			for i+n < len(s) && (s[i+n] == ' ' || s[i+n] == '\t' || s[i+n] == '\r') {
+				n++
+			}
+			emit(kSpace, n)
+		case c == '\n' || c == ';':
+			emit(kSep, 1)
+		case c == '#':
+			n := strings.IndexByte(s[i:], '\n')
+			if n < 0 {
+				n = len(s) - i
+			}
+			emit(kComment, n)
+		case isDigit(c) || c == '.' && i+1 < len(s) && isDigit(s[i+1]):
+			emit(kNumber, numberLen(s[i:]))
+		case stringStart(s[i:]) >= 0:
+			n, ok := stringLen(s[i:])
+			if !ok {
+				return out, &lexError{at: i, end: i + 1, msg: "the string is not closed before the end of its line"}
+			}
+			emit(kString, n)
+		case isNameStart(c):
+			n := nameLen(s[i:])
+			typ := kName
+			if k, ok := keywords[s[i:i+n]]; ok {
+				typ = k
+			}
+			emit(typ, n)
+		default:
+			typ, n := punct(s[i:], ts)
+			if n == 0 {
+				r, w := utf8.DecodeRuneInString(s[i:])
+				return out, &lexError{at: i, end: i + w, msg: fmt.Sprintf("unexpected character %s", describeRune(r, w))}
+			}
+			emit(typ, n)
+		}
+	}
+	out = append(out, lexer.EOFToken(pos))
+	return out, nil
+}
+
+func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
+func isNameStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isNameChar(c byte) bool  { return isNameStart(c) || isDigit(c) }
+
+// nameLen is the length of the name at the start of s: an identifier, and
+// the `.`, `-` and `@` that join the parts of a catalog id or program
+// reference ("sensors.read", "prog.nightly@1") when a name character
+// follows them.
+func nameLen(s string) int {
+	n := 1
+	for n < len(s) {
+		switch {
+		case isNameChar(s[n]):
+			n++
+		case (s[n] == '.' || s[n] == '-' || s[n] == '@') && n+1 < len(s) && isNameChar(s[n+1]):
+			n += 2
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// numberLen is the length of the CEL number at the start of s: digits,
+// a fraction, an exponent, a hex form and a u suffix.
+func numberLen(s string) int {
+	n := 0
+	for n < len(s) {
+		c := s[n]
+		switch {
+		case isNameChar(c) || c == '.':
+			n++
+		case (c == '+' || c == '-') && n > 0 && (s[n-1] == 'e' || s[n-1] == 'E') && !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X"):
+			n++
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// stringStart is the length of a CEL string's prefix (r, b, rb…) when a
+// string starts s, -1 otherwise.
+func stringStart(s string) int {
+	for n := 0; n <= 2 && n < len(s); n++ {
+		switch s[n] {
+		case '"', '\'':
+			return n
+		case 'r', 'R', 'b', 'B':
+			continue
+		}
+		return -1
+	}
+	return -1
+}
+
+// stringLen is the length of the CEL string literal at the start of s,
+// prefix included; ok is false when it is not closed (a single-quoted
+// string before the end of its line, a triple-quoted one before the end
+// of the text).
+func stringLen(s string) (n int, ok bool) {
+	p := stringStart(s)
+	raw := strings.ContainsAny(s[:p], "rR")
+	q := s[p : p+1]
+	if strings.HasPrefix(s[p:], q+q+q) {
+		end := strings.Index(s[p+3:], q+q+q)
+		if end < 0 {
+			return 0, false
+		}
+		return p + 3 + end + 3, true
+	}
+	for i := p + 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if !raw {
+				i++
+			}
+		case '\n':
+			return 0, false
+		case q[0]:
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// punct is the operator or punctuation token at the start of s: CEL's
+// two-character operators first, then the Language's label and argument
+// punctuation, then one character.
+func punct(s string, ts *language.TextSyntax) (lexer.TokenType, int) {
+	for _, op := range twoCharOps {
+		if strings.HasPrefix(s, op) {
+			return kOp, len(op)
+		}
+	}
+	if strings.HasPrefix(s, ts.Assign) {
+		return kAssign, len(ts.Assign)
+	}
+	if strings.HasPrefix(s, ts.Bind) {
+		return kBind, len(ts.Bind)
+	}
+	if strings.IndexByte("+-*/%!<>=?:.,()[]{}", s[0]) >= 0 {
+		return kOp, 1
+	}
+	return 0, 0
+}
+
+// describeRune names a character for a message: printable ones quoted,
+// the others by code point, a byte that is not UTF-8 as such.
+func describeRune(r rune, width int) string {
+	switch {
+	case r == utf8.RuneError && width == 1:
+		return "(a byte that is not UTF-8)"
+	case r < 0x20 || r == 0x7f:
+		return fmt.Sprintf("U+%04X (a control character)", r)
+	}
+	return fmt.Sprintf("%q (U+%04X)", r, r)
+}
