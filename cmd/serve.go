@@ -21,11 +21,12 @@ import (
 )
 
 type serveParams struct {
-	http      string
-	principal string
-	data      string
-	watch     bool
-	poll      time.Duration
+	http         string
+	allowOrigins []string
+	principal    string
+	data         string
+	watch        bool
+	poll         time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -72,6 +73,7 @@ flags are wrong, or the --http address or --data directory cannot be used.`,
 		RunE: func(c *cobra.Command, args []string) error { return runServe(c, p, args[0]) },
 	}
 	c.Flags().StringVar(&p.http, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
+	c.Flags().StringArrayVar(&p.allowOrigins, "allow-origin", nil, "with --http, also admit browser requests from `ORIGIN` (scheme://host[:port]; repeatable); loopback origins are always admitted, others get 403")
 	registerPDLFlags(c, &p.principal, nil)
 	c.Flags().StringVar(&p.data, "data", "", "keep durable run records in `DIR` (retention with an ISO duration)")
 	c.Flags().BoolVar(&p.watch, "watch", false, "reload the PDL when it or a file it names changes")
@@ -83,6 +85,16 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 	// Flags are checked before the PDL is compiled, which can take a while.
 	if p.http != "" && p.principal != "" {
 		return usageErr("--principal is for stdio; over --http the bearer token names the principal")
+	}
+	if len(p.allowOrigins) > 0 && p.http == "" {
+		return usageErr("--allow-origin is for --http: over stdio no browser can reach the server")
+	}
+	for i, o := range p.allowOrigins {
+		norm, err := mcpserver.ParseOrigin(o)
+		if err != nil {
+			return usageErr("--allow-origin %v", err)
+		}
+		p.allowOrigins[i] = norm
 	}
 	if p.watch && p.poll <= 0 {
 		return usageErr("--watch-interval must be more than zero, such as 300ms or 2s")
@@ -125,7 +137,7 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 		notices = append(notices, note)
 		fmt.Fprintf(logw, "pilotage serve: %s\n", note)
 	}
-	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.principal, Logger: logger, Version: versionString(), Notices: notices})
+	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.principal, Logger: logger, Version: versionString(), Notices: notices, AllowOrigins: p.allowOrigins})
 	if err != nil {
 		return usageErr("%v", err)
 	}

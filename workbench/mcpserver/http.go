@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -20,8 +21,19 @@ const SessionIdleTimeout = 30 * time.Minute
 // answered 401 before MCP sees it. The token's principal also pins the
 // Mcp-Session-Id, so one principal cannot continue another's session.
 // With no tokens at all (a definition without principals) nothing is
-// authenticated and every caller is Options.Principal.
+// authenticated and every caller is Options.Principal. Before any of
+// that, a request from a browser page of a foreign origin is answered 403
+// (origin.go).
 func (s *Server) HTTPHandler(tokens map[string]string) http.Handler {
+	allowed := map[string]bool{}
+	for _, o := range s.opts.AllowOrigins {
+		allowed[strings.ToLower(o)] = true
+	}
+	return checkOrigin(allowed, s.authenticated(tokens))
+}
+
+// authenticated is the MCP handler behind the bearer check of tokens.
+func (s *Server) authenticated(tokens map[string]string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: SessionIdleTimeout})
 	if len(tokens) == 0 {

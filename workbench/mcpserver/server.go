@@ -39,6 +39,10 @@ type Options struct {
 	// catalog) must reach the user looking at the client, not only
 	// standard error.
 	Notices []string
+	// AllowOrigins are the origins (scheme://host[:port], as ParseOrigin
+	// returns them) besides loopback ones whose browser pages may call
+	// the HTTP handler (origin.go).
+	AllowOrigins []string
 }
 
 // Server is one MCP server exposing a service.Service.

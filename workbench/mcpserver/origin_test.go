@@ -1,0 +1,97 @@
+package mcpserver
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// originStatus sends a ping with the Origin header origin (none when
+// empty) and returns the status.
+func originStatus(t *testing.T, url, method, origin string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// The MCP streamable HTTP transport asks servers to validate Origin on
+// every connection and answer 403 to an invalid one, as a web page a
+// browser shows could otherwise drive a local server (DNS rebinding, a
+// page posting to localhost). A request without Origin (every non-browser
+// client) and one from a loopback origin pass; any other origin passes
+// only when --allow-origin lists it exactly, and the 403 is answered
+// before the bearer token is looked at.
+func TestHTTPOrigin(t *testing.T) {
+	s, err := New(context.Background(), newFake(), Options{Version: "test", AllowOrigins: []string{"https://app.example.com", "http://10.0.0.5:8080"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tokens := range []map[string]string{nil, {"tok": "alice"}} {
+		srv := httptest.NewServer(s.HTTPHandler(tokens))
+		for origin, want := range map[string]bool{
+			"":                         true,
+			"http://localhost:6274":    true, // the MCP Inspector
+			"http://localhost":         true,
+			"https://LOCALHOST:8443":   true,
+			"http://127.0.0.1:3000":    true,
+			"http://127.1.2.3":         true,
+			"http://[::1]:5173":        true,
+			"https://app.example.com":  true,
+			"HTTPS://App.Example.com":  true, // origins compare case-blind
+			"http://10.0.0.5:8080":     true,
+			"http://10.0.0.5:8081":     false,
+			"http://app.example.com":   false,
+			"https://evil.example":     false,
+			"http://localhost.evil.io": false,
+			"http://127.0.0.1.nip.io":  false,
+			"null":                     false, // a sandboxed frame or a file: page
+			"file://":                  false,
+			"not a url":                false,
+		} {
+			for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+				code := originStatus(t, srv.URL, method, origin)
+				if got := code != http.StatusForbidden; got != want {
+					t.Errorf("tokens %v, %s with Origin %q: status %d; want allowed %v", tokens != nil, method, origin, code, want)
+				}
+			}
+		}
+		srv.Close()
+	}
+}
+
+func TestParseOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://app.example.com":      "https://app.example.com",
+		"HTTP://Host.Example:8080":     "http://host.example:8080",
+		"https://app.example.com/":     "",
+		"https://app.example.com/path": "",
+		"app.example.com":              "",
+		"*":                            "",
+		"ftp://x":                      "",
+		"https://user@x":               "",
+		"https://x?q":                  "",
+	} {
+		got, err := ParseOrigin(in)
+		if (err == nil) != (want != "") || got != want {
+			t.Errorf("ParseOrigin(%q) = %q, %v; want %q", in, got, err, want)
+		}
+		if err != nil && !strings.Contains(err.Error(), "scheme://host[:port]") {
+			t.Errorf("ParseOrigin(%q): %v does not say the form", in, err)
+		}
+	}
+}
