@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
@@ -341,4 +343,82 @@ func TestPackageSizes(t *testing.T) {
 		t.Errorf("workbench/ holds %d of %d non-test lines (%.1f%%), more than 40%%", workbench, total, 100*float64(workbench)/float64(total))
 	}
 	t.Logf("workbench/ holds %d of %d non-test lines (%.1f%%)", workbench, total, 100*float64(workbench)/float64(total))
+}
+
+// TestPackageDocs: every package's doc comment says its purpose in one or
+// two sentences; what a package does in detail belongs at the declarations
+// that do it, and the spec's rules in docs/.
+func TestPackageDocs(t *testing.T) {
+	for _, p := range listPackages(t) {
+		var docs []string
+		for _, f := range p.GoFiles {
+			file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, f), nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if file.Doc != nil {
+				docs = append(docs, file.Doc.Text())
+			}
+		}
+		switch {
+		case len(docs) != 1:
+			t.Errorf("%s has %d package doc comments; it needs one", rel(p.ImportPath), len(docs))
+		case sentences(docs[0]) > 2:
+			t.Errorf("%s: the package doc comment has %d sentences; say the purpose in one or two:\n%s", p.ImportPath, sentences(docs[0]), docs[0])
+		}
+	}
+}
+
+// sentences counts the sentences of a comment: the full stops (or ? and
+// !) that end a line or stand before a space, outside parentheses, and a
+// last sentence without one.
+func sentences(s string) int {
+	n, depth := 0, 0
+	s = strings.TrimSpace(s)
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '.', '?', '!':
+			if depth == 0 && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n') {
+				n++
+			}
+		}
+	}
+	if !strings.HasSuffix(s, ".") {
+		n++
+	}
+	return n
+}
+
+// TestSentences: the counter the package docs are held to.
+func TestSentences(t *testing.T) {
+	for s, want := range map[string]int{
+		"Package a does b.":                                1,
+		"Package a does b (c. d.). It is small.":           2,
+		"Package a reads §5.8.2 ids.\nIt is small.\nMore.": 3,
+		"Package a, e.g. b":                                2,
+	} {
+		if got := sentences(s); got != want {
+			t.Errorf("sentences(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// TestPackageTable: docs/design.md's package table names every package
+// (in backquotes), so a new package gets its one line there.
+func TestPackageTable(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("docs", "design.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(src), "## Packages, one purpose each")
+	table, _, _ = strings.Cut(table, "\n## ")
+	for _, p := range listPackages(t) {
+		if r := rel(p.ImportPath); r != "" && !strings.Contains(table, "`"+r+"`") {
+			t.Errorf("docs/design.md's package table does not name `%s`", r)
+		}
+	}
 }

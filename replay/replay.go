@@ -1,14 +1,7 @@
-// Package replay checks recorded traces against their plans: trace
-// identity (§5.8.2), control-flow entries and decisions, trace levels
-// (§5.8.1), plan–trace correspondence (§5.8.4) and outcomes (§5.7,
-// §6.5.6), reading Part II's open points as data-model.md's "Readings the
-// project commits to" do. A trace is streamed entry by entry, so memory
-// grows with the plan and the open branch and loop activations, never
-// with the number of steps.
-//
-// Every check is a Rule (rules.go) documented in docs/replay.md, and every
-// finding is a internal/base/report.Finding, so replay prints and exits exactly as
-// pilotage lint does.
+// Package replay checks recorded traces against their plans, streamed entry
+// by entry (trace identity, control flow, levels, plan–trace correspondence
+// and outcomes of §5.7 and §5.8, as docs/replay.md describes), with every
+// finding a report.Finding, so it prints and exits as pilotage lint does.
 package replay
 
 import (

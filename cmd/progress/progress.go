@@ -1,21 +1,9 @@
 // Package progress draws the one status line that long work (replaying a
 // trace of hundreds of megabytes, linting a huge snapshot) keeps rewriting
 // on standard error, so a user at a terminal sees that it advances and how
-// fast.
-//
-// It lives under cmd because only the command line draws it: a terminal,
-// a --progress flag and standard error are the command line's business.
-// The libraries that do the work (replay, lint) know nothing of it; they
-// take a plain callback or are fed through a counting reader, and a meter
-// that is off is a nil *Meter whose methods do nothing, so the work costs
-// the same with and without it.
-//
-// The line goes to standard error only, never to standard output, and by
-// default (--progress=auto) only when standard error is a terminal: CI
-// logs and machine formats never see it. It is rewritten in place with a
-// carriage return at most four times a second, padded with spaces over
-// the previous one rather than cleared with escape codes so any terminal
-// shows it, and erased when the work ends.
+// fast. It lives under cmd because only the command line draws: the
+// libraries (replay, lint) take a plain callback or are fed through a
+// counting reader.
 package progress
 
 import (
@@ -76,7 +64,15 @@ const MinBytes = 16 << 20
 
 // Meter is one status line being drawn. Its counters are atomic, so the
 // work may count from its own goroutine while the line is drawn from
-// another. A nil *Meter draws nothing and its methods do nothing.
+// another. A nil *Meter draws nothing and its methods do nothing, so the
+// work costs the same with and without it.
+//
+// The line goes to standard error only, never to standard output, and by
+// default (--progress=auto) only when standard error is a terminal: CI
+// logs and machine formats never see it. It is rewritten in place with a
+// carriage return at most four times a second, padded with spaces over
+// the previous one rather than cleared with escape codes so any terminal
+// shows it, and erased when the work ends.
 type Meter struct {
 	w           io.Writer
 	label, unit string

@@ -1,18 +1,7 @@
-// Package conform checks a running Pilotage server over MCP
-// (shared/spec/binding.md): it connects as a client, checks the
-// extension declaration, the tools and resources, and the result channels
-// (§8), reads everything the server publishes through discover, learn and
-// lookup into a snapshot (docs/snapshot.md) that every lint rule checks, and,
-// given a program, validates it and (only when asked) executes it and
-// checks the trace with every replay rule. A live server thus gets the
-// findings its published artifacts would get from `pilotage lint` and
-// `pilotage replay`, plus what only a live server can show.
-//
-// Findings of lint and replay point into the files conform saves (the
-// snapshot, the plan, the run and the fetched trace), so a user can open
-// them and re-run lint or replay on them; findings about the exchange
-// itself name the MCP operation ("tools/call homeflow_v1_lookup") and
-// point at the JSON Pointer of the value in its result.
+// Package conform checks a running Pilotage server over MCP (binding.md,
+// docs/conform.md): the binding and result channels it alone can show, and
+// every lint and replay rule on what the server publishes and returns,
+// with findings pointing into the files it saves or at the MCP operation.
 package conform
 
 import (

@@ -1,47 +1,9 @@
 // Package engine is the workbench's reference implementation of Pilotage
-// Part II for any compiled Language (internal/model/language): discover, learn,
-// lookup, validate with plans, execute with bounded evaluation and traces,
-// promotion and drift, idempotency, retention, and the trace fetch door.
-// It implements workbench/service.Service; the MCP server and the
-// validate/plan/run commands are thin layers over it.
-//
-// Authority (§10.3): when the Server declares principals, a caller sees the
-// entries whose ids match one of its principal's patterns; a caller whose
-// principal is not declared sees nothing. With no principals declared,
-// every caller sees every entry.
-//
-// A promoted program's baseline is checked with the authority its body
-// runs with (§6.5.2, §10.4): under the default caller authority an entry
-// hidden from the caller is absent to it and drifts the program as a
-// removed one does. A body that names anything hidden from the caller, at
-// any depth (possible under promoter authority), is one opaque step to it
-// (§5.8.3), and its failures name only the program called (§10.3).
-//
-// Idempotency keys (§6.5.6) are scoped to the Server across Languages and
-// Sessions, and partitioned by principal, so one principal's key never
-// returns another's recorded Run.
-//
-// Diagnostic codes (§5.5): besides the reserved codes, the engine reports
-// step_id, duplicate_id, scope, type, not_callable, arguments and field
-// when the Language's closed set declares them, and constraint otherwise.
-// Step statuses: success, partial, a scripted failure's status, and denied
-// for a name the Run's authority may not use at execution time (each
-// engine status only when the Language lists it, partial otherwise). Run
-// statuses: success, the three refusals, partial (every bound of §10.1
-// ends a Run as partial, with the trace so far), and a scripted failure's
-// status when the Language lists it as a run status with ok false.
-// Refused Runs carry no trace and are never stored or recorded for replay.
-//
-// Deploy Runs promote the body as "program.<keyed hash>@N", an immutable
-// reference named by an HMAC of promoter and body under a server secret
-// (the run store's, kept in the data directory), so a name is no oracle
-// for a guessed body (§10.3); the same promoter promoting the same body
-// again after its baseline drifted mints @N+1. A PDL program's id is promoted when first loaded, and keeps
-// that body: a reload with another body under the id drifts it (§5.4).
-// A reference that met promotion_drift stays drifted when the change is
-// undone (§5.4: a mismatch is terminal). With a data directory, promoted
-// programs, PDL programs' recorded bodies and baselines, and drifted
-// references survive a restart.
+// Part II for any compiled Language: discover, learn, lookup, validate with
+// plans, execute with bounded evaluation and traces, promotion and drift,
+// idempotency, retention and the trace fetch door, behind
+// workbench/service.Service. The choices it makes where Part II leaves
+// room are listed in docs/coverage/engine.md, "The engine's choices".
 package engine
 
 import (

@@ -1,10 +1,7 @@
-// Package pdl parses and formats PDL, the Pilotage Definition Language:
-// one file of line-oriented statements that describes a Server and its
-// Languages. The syntax is deliberately generic — a statement is a keyword,
-// arguments and an optional block — so the parser stays small, errors
-// recover at line boundaries, and the meaning of each keyword lives in one
-// table in workbench/compile. Comments and blank lines are kept in the tree
-// so the formatter can print them back.
+// Package pdl parses and formats PDL, the Pilotage Definition Language: one
+// file of generic statements (a keyword, arguments, an optional block)
+// whose meaning lives in workbench/compile, kept with its comments so the
+// formatter can print them back.
 package pdl
 
 import (

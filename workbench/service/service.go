@@ -1,8 +1,6 @@
 // Package service states the six Pilotage operations (§6) as one Go
-// interface, independent of any carrier. The engine implements it; the MCP
-// server (binding.md) and the validate/plan/run commands call it. Keeping
-// the seam here lets the binding be tested against the real engine and the
-// engine be tested without MCP.
+// interface, independent of any carrier: the engine implements it, and the
+// MCP server and the validate, plan and run commands call it.
 package service
 
 import (

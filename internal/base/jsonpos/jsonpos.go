@@ -1,39 +1,6 @@
-// Package jsonpos parses JSON into a tree that remembers where every value
-// and every object key starts and ends in the source, so that a finding
-// about any value can point at file:line:col and at its JSON Pointer.
-//
-// The parser is strict RFC 8259 (no comments, no trailing commas), keeps
-// object members in source order including duplicates, bounds nesting depth,
-// and reports the first syntax error at its exact position. It never panics
-// on any input. It accepts exactly what encoding/json accepts, except that
-// invalid UTF-8 is an error at its position (RFC 8259 §8.1) where
-// encoding/json would silently replace it with U+FFFD. A document that
-// starts with a byte order mark or is plainly UTF-16 or UTF-32 (both of
-// which encoding/json refuses too) is one error at 1:1 that names the
-// encoding and how to fix it (CheckEncoding).
-//
-// The tree is compact because lint holds the whole tree of a large snapshot
-// while its rules run: every value and every object key is one 16-byte
-// record with 32-bit offsets; a container's children are a count and the
-// children's record indices in one shared slab of indices; records and
-// indices are kept in fixed-size chunks (no regrowth copies, no spare
-// capacity beyond the last chunk). A string or a number is read from the
-// source between its offsets, and only a string with escapes keeps an
-// unescaped copy. A value's key is the record just before the value's, so
-// an object lists its key records only. That is under one byte of tree per
-// byte of input (TestTreeSize), where a tree of pointers and string
-// headers took 2.7.
-//
-// A Node is a small value, the document and an index, rather than a
-// pointer to a record: a record cannot reach the shared children and
-// strings without a pointer to its document in each record, which would
-// make it half as large again. The zero Node stands for a value that is
-// not there (a missing member, an element out of range) and every accessor
-// but Kind, Bool, Start and End accepts it.
-//
-// Offsets and indices are 32-bit, so the parser refuses an input larger
-// than MaxSize, and one near that size with more children than the
-// indices reach, with a SyntaxError instead of wrapping around.
+// Package jsonpos parses JSON into a compact tree that remembers where every
+// value and every object key starts and ends in the source, so that a
+// finding about any value can point at file:line:col and at its JSON Pointer.
 package jsonpos
 
 import (
@@ -58,6 +25,9 @@ import (
 const MaxDepth = 10000
 
 // MaxSize is the largest input the parser accepts: offsets are 32-bit.
+// Offsets and indices are 32-bit, so the parser refuses an input larger
+// than MaxSize, and one near that size with more children than the
+// indices reach, with a SyntaxError instead of wrapping around.
 const MaxSize = uint64(math.MaxUint32)
 
 // Kind is the JSON type of a node.
@@ -154,6 +124,18 @@ func (s *slab[T]) run(i uint32, n uint32) []T {
 }
 
 // Doc is a parsed JSON document with its source.
+//
+// The tree is compact because lint holds the whole tree of a large snapshot
+// while its rules run: every value and every object key is one 16-byte
+// record with 32-bit offsets; a container's children are a count and the
+// children's record indices in one shared slab of indices; records and
+// indices are kept in fixed-size chunks (no regrowth copies, no spare
+// capacity beyond the last chunk). A string or a number is read from the
+// source between its offsets, and only a string with escapes keeps an
+// unescaped copy. A value's key is the record just before the value's, so
+// an object lists its key records only. That is under one byte of tree per
+// byte of input (TestTreeSize), where a tree of pointers and string
+// headers took 2.7.
 type Doc struct {
 	Src []byte
 	// Root is the top-level value; the zero Node after a syntax error.
@@ -187,6 +169,13 @@ type keyIndex struct {
 }
 
 // Node is one JSON value of a Doc, or the zero Node for none.
+//
+// A Node is a small value, the document and an index, rather than a
+// pointer to a record: a record cannot reach the shared children and
+// strings without a pointer to its document in each record, which would
+// make it half as large again. The zero Node stands for a value that is
+// not there (a missing member, an element out of range) and every accessor
+// but Kind, Bool, Start and End accepts it.
 type Node struct {
 	d *Doc
 	i uint32
@@ -507,6 +496,16 @@ func (e *SyntaxError) Error() string {
 // zero Node (the Doc still answers Position) and a *SyntaxError. The Doc
 // of a document that parses holds a copy of src, so the tree and its
 // strings stay valid whatever becomes of src.
+//
+// The parser is strict RFC 8259 (no comments, no trailing commas), keeps
+// object members in source order including duplicates, bounds nesting depth,
+// and reports the first syntax error at its exact position. It never panics
+// on any input. It accepts exactly what encoding/json accepts, except that
+// invalid UTF-8 is an error at its position (RFC 8259 §8.1) where
+// encoding/json would silently replace it with U+FFFD. A document that
+// starts with a byte order mark or is plainly UTF-16 or UTF-32 (both of
+// which encoding/json refuses too) is one error at 1:1 that names the
+// encoding and how to fix it (CheckEncoding).
 func Parse(src []byte) (*Doc, error) {
 	d, err := ParseShared(src)
 	if err == nil {

@@ -1,9 +1,7 @@
 // Package textenc tells what the first bytes of a text file say about its
-// encoding. PDL and JSON files are UTF-8; a file saved as UTF-16 or UTF-32
-// read as UTF-8 is a wall of "unexpected character" errors that never name
-// the cause, and a UTF-8 byte order mark is one character an editor does
-// not show. workbench/pdl and internal/base/jsonpos (and through it lint and replay)
-// ask Sniff, so every command names an encoding the same way.
+// encoding (a UTF-8 byte order mark, UTF-16 or UTF-32), so PDL and JSON
+// readers name an encoding and its fix in the same words instead of a wall
+// of "unexpected character" errors.
 package textenc
 
 import "bytes"

@@ -1,9 +1,7 @@
 // Package language is the compiled model of a PDL definition: everything
-// one `.pdl` file says about its Server and Languages, resolved and
-// checked. The PDL compiler produces it; the emitters (build), the lint
-// bridge, the engine (validate, plan, execute, trace) and the MCP server
-// consume it. It is the contract between those parts, so it holds data
-// only; behaviour lives with its consumers.
+// one `.pdl` file says about its Server and Languages, resolved and checked.
+// It is data only, the contract between the compiler that produces it and
+// the emitters, the engine and the MCP server that consume it.
 package language
 
 import (

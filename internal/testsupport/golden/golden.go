@@ -1,17 +1,7 @@
 // Package golden is the test machinery the packages share for outputs kept
-// in files: a golden file compared byte for byte, the files of a testdata
-// folder walked one subtest each, txtar archives whose sections hold the
-// expected output, and the rule-fixture convention of lint and replay
-// (NAME.json with NAME.want). One -update flag, registered here, rewrites
-// every kind.
-//
-// Only tests import it. It lives under lint/ because lint is the bottom of
-// the project's own layers (replay and workbench build on lint, lint on
-// the root package only), so every package's tests can import it without
-// reaching up into a layer above their own. It is not an internal package:
-// lint/internal would hide it from replay and workbench, and the fixed
-// top-level layout has no room for a root internal/. It imports nothing of
-// the project, so it can never cause an import cycle.
+// in files (golden files, testdata folders, txtar archives whose sections
+// hold the expected output, the rule fixtures of lint and replay,
+// generated parts of docs), with one -update flag that rewrites every kind.
 package golden
 
 import (
