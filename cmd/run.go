@@ -18,6 +18,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
+	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
@@ -161,7 +162,8 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 	if err != nil {
 		return err
 	}
-	eng, err := newEngine(res.Server, "")
+	// One Run at most: the default memory limit is never reached.
+	eng, err := newEngine(res.Server, "", runstore.Limits{})
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/internal/base/bytesize"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 )
 
@@ -27,6 +29,8 @@ type serveParams struct {
 	data         string
 	watch        bool
 	poll         time.Duration
+	retainMem    string
+	noSpill      bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -56,10 +60,16 @@ HTTP without authentication.
 
 --data DIR keeps runs of Languages whose retention is an ISO duration in
 DIR, so they survive a restart; without it such Languages are served with
-retention "session" (§6.6). --watch recompiles the PDL and every file it
-names when one changes and swaps the new definition in, so clients meet
-catalog_drift and promotion_drift for real; a definition with errors is
-reported and the old one kept. See docs/serve.md.
+retention "session" (§6.6). A Run kept for its Session stays fetchable
+until the Session ends: the first --retain-memory of them are held in
+memory, the rest in a temporary file removed at exit; with --no-spill
+nothing goes to disk and, once the memory is used, execute with store
+is refused with resource_limit before the Run starts.
+
+--watch recompiles the PDL and every file it names when one changes and
+swaps the new definition in, so clients meet catalog_drift and
+promotion_drift for real; a definition with errors is reported and the
+old one kept. See docs/serve.md.
 
 The PDL's errors are printed on standard error with their source lines;
 ` + pdlErrorsCap + `.
@@ -76,6 +86,8 @@ flags are wrong, or the --http address or --data directory cannot be used.`,
 	c.Flags().StringArrayVar(&p.allowOrigins, "allow-origin", nil, "with --http, also admit browser requests from `ORIGIN` (scheme://host[:port]; repeatable); loopback origins are always admitted, others get 403")
 	registerPDLFlags(c, &p.principal, nil)
 	c.Flags().StringVar(&p.data, "data", "", "keep durable run records in `DIR` (retention with an ISO duration)")
+	c.Flags().StringVar(&p.retainMem, "retain-memory", "128MiB", "hold Runs kept for their Session in at most `SIZE` of memory; past it they go to a temporary file")
+	c.Flags().BoolVar(&p.noSpill, "no-spill", false, "never write Runs kept for their Session to disk: past --retain-memory, execute with store refuses (resource_limit)")
 	c.Flags().BoolVar(&p.watch, "watch", false, "reload the PDL when it or a file it names changes")
 	c.Flags().DurationVar(&p.poll, "watch-interval", 300*time.Millisecond, "how often --watch looks for changes")
 	return c
@@ -104,6 +116,10 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 	if !p.watch && c.Flags().Changed("watch-interval") {
 		return usageErr("--watch-interval is how often --watch looks for changes; add --watch")
 	}
+	retain, ok := bytesize.Parse(p.retainMem)
+	if !ok {
+		return usageErr("--retain-memory %q: give a size such as 64MiB, 512KiB or 1GiB", p.retainMem)
+	}
 	logw := c.ErrOrStderr()
 	res, err := loadPDL(logw, name, false, report.DefaultMaxPerRule)
 	if err != nil {
@@ -112,7 +128,7 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 	if err := checkPrincipal(res.Server, p.principal); err != nil {
 		return err
 	}
-	eng, err := newEngine(res.Server, p.data)
+	eng, err := newEngine(res.Server, p.data, runstore.Limits{Memory: retain, NoSpill: p.noSpill})
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
+	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 )
 
 // loadPDL compiles a PDL file; errors are printed to w with their source
@@ -64,8 +65,8 @@ var pdlErrorsCap = fmt.Sprintf("at most %d errors of one rule are listed, the re
 // newEngine starts the workbench engine. Its default operation addresses
 // are internal/model/binding's tool names, so the manifest names exactly the
 // tools serve publishes.
-func newEngine(srv *language.Server, dataDir string) (*engine.Engine, error) {
-	eng, err := engine.New(srv, engine.Options{DataDir: dataDir})
+func newEngine(srv *language.Server, dataDir string, retain runstore.Limits) (*engine.Engine, error) {
+	eng, err := engine.New(srv, engine.Options{DataDir: dataDir, Retain: retain})
 	var pe *fs.PathError
 	if err != nil && dataDir != "" && errors.As(err, &pe) {
 		// The data directory could not be made or opened: name the flag

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/bytesize"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
@@ -234,7 +235,7 @@ func (c *compiler) limits(s *pdl.Stmt, l *language.Limits) {
 			if a == nil {
 				return
 			}
-			n, ok := parseSize(a.Value.Str())
+			n, ok := bytesize.Parse(a.Value.Str())
 			if !ok || a.Value.Kind() != pdl.KindNumber {
 				c.errf(pdl.RuleValue, argAt{a}, "write a size such as 512KiB, 16MiB or 1GiB", "%s must be a size in bytes", ss.Keyword)
 				return
@@ -267,26 +268,6 @@ func (c *compiler) limits(s *pdl.Stmt, l *language.Limits) {
 		program = 1 << 40
 	}
 	l.ProgramBytes = int(program)
-}
-
-// parseSize reads 1024, 512KiB, 16MiB, 1GiB (and KB/MB/GB as powers of
-// ten).
-func parseSize(s string) (int64, bool) {
-	s = strings.ReplaceAll(s, "_", "")
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}, {"", 1}}
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			n, err := strconv.ParseInt(num, 10, 64)
-			if err != nil || n <= 0 || n > (1<<50)/u.mult {
-				return 0, false
-			}
-			return n * u.mult, true
-		}
-	}
-	return 0, false
 }
 
 // grammar compiles the grammar block: only the constructs it lists exist.

@@ -41,6 +41,10 @@ type Options struct {
 	// so tests and goldens read the same ids every run; nil means the run
 	// store's key.
 	IDKey []byte
+	// Retain bounds the memory of Runs kept for retention "session"
+	// (runstore.Limits): past it they spill to a temporary file, or, with
+	// NoSpill, a Run to be kept is refused with resource_limit.
+	Retain runstore.Limits
 }
 
 // Engine serves one compiled Server. It is safe for concurrent use.
@@ -71,7 +75,7 @@ func New(srv *language.Server, opts Options) (*Engine, error) {
 	if opts.Address == nil {
 		opts.Address = DefaultAddress
 	}
-	store, err := runstore.Open(opts.DataDir, opts.Now)
+	store, err := runstore.OpenLimited(opts.DataDir, opts.Now, opts.Retain)
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,16 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 			return replay, err
 		}
 	}
+	if r.keep && r.lang.keep == 0 {
+		// §6.6 forbids forgetting a kept Run while its Session may fetch
+		// it, so a store that can keep no more says so before the Run.
+		release, err := e.store.Admit()
+		if err != nil {
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit,
+				Message: "this server keeps no more Runs for their Session: " + err.Error() + ", and it may not spill them to disk; send store: false, or end Sessions that kept Runs"}
+		}
+		defer release()
+	}
 	resp := &pilotage.ExecuteResponse{RunID: newRunID()}
 	if r.lang.caps.Has(pilotage.CapCatalog) {
 		resp.CatalogVersion = r.view.version
@@ -412,8 +422,8 @@ func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilota
 			if err := e.store.PutDurable(rec); err != nil {
 				return nil, err
 			}
-		} else {
-			e.store.PutSession(rec)
+		} else if err := e.store.PutSession(rec); err != nil {
+			return nil, err
 		}
 	}
 	if r.IdempotencyKey != nil {

@@ -1,11 +1,14 @@
 // Package runstore keeps run records for the trace fetch door and
 // idempotency records for execute replay (§6.5, §6.6): retention "session"
-// in memory, per Session; ISO-duration retention in a bbolt file under a
-// data directory, so the commitment survives a restart.
+// in memory, per Session, spilling past a memory limit to a temporary
+// file; ISO-duration retention in a bbolt file under a data directory, so
+// the commitment survives a restart.
 //
-// Memory stays bounded for a long-lived server: an in-memory idempotency
-// record is dropped ReplayGrace after its Session ends, and expired
-// durable records are deleted from the file every DurableSweepEvery.
+// Memory stays bounded for a long-lived server: session records past
+// Limits.Memory go to the spill (or are refused before the Run, with
+// NoSpill), an in-memory idempotency record is dropped ReplayGrace after
+// its Session ends, and expired durable records are deleted from the file
+// every DurableSweepEvery.
 package runstore
 
 import (
@@ -115,7 +118,7 @@ const FileName = "runs.db"
 // Store holds both kinds of record.
 type Store struct {
 	mu      sync.Mutex
-	session map[string]map[string]*Record
+	session *sessionRecords
 	replay  map[string]*memReplay
 	// sessions holds the Sessions with in-memory idempotency records;
 	// ended lists those that ended, oldest first, for the sweep.
@@ -133,17 +136,23 @@ type Store struct {
 	closing    sync.Once
 }
 
-// Open opens a store. With dir "" nothing is durable: durable writes are
-// refused, and the engine must declare "session" instead (§6.6). With a
-// directory, expired records are swept now and every DurableSweepEvery
-// until Close.
+// Open opens a store with the default Limits. With dir "" nothing is
+// durable: durable writes are refused, and the engine must declare
+// "session" instead (§6.6). With a directory, expired records are swept
+// now and every DurableSweepEvery until Close.
 func Open(dir string, now func() time.Time) (*Store, error) {
-	return open(dir, now, DurableSweepEvery)
+	return OpenLimited(dir, now, Limits{})
 }
 
-// open is Open with the durable sweep interval as a parameter, for tests.
-func open(dir string, now func() time.Time, sweepEvery time.Duration) (*Store, error) {
-	s := &Store{session: map[string]map[string]*Record{}, replay: map[string]*memReplay{}, sessions: map[string]*replaySession{}, now: now, idKey: newIDKey()}
+// OpenLimited is Open with the memory limits of session records.
+func OpenLimited(dir string, now func() time.Time, lim Limits) (*Store, error) {
+	return open(dir, now, DurableSweepEvery, lim)
+}
+
+// open is OpenLimited with the durable sweep interval as a parameter, for
+// tests.
+func open(dir string, now func() time.Time, sweepEvery time.Duration, lim Limits) (*Store, error) {
+	s := &Store{session: newSessionRecords(lim), replay: map[string]*memReplay{}, sessions: map[string]*replaySession{}, now: now, idKey: newIDKey()}
 	if dir == "" {
 		return s, nil
 	}
@@ -228,17 +237,20 @@ func (s *Store) sweepDurable(every time.Duration) {
 // Durable reports whether the store can keep records across a restart.
 func (s *Store) Durable() bool { return s.db != nil }
 
-// Close stops the durable sweeper and releases the bbolt file. Closing
-// twice is harmless.
+// Close stops the durable sweeper, releases the bbolt file and removes
+// the spill. Closing twice is harmless.
 func (s *Store) Close() error {
-	if s.db == nil {
-		return nil
-	}
 	var err error
 	s.closing.Do(func() {
+		s.mu.Lock()
+		err = s.session.close()
+		s.mu.Unlock()
+		if s.db == nil {
+			return
+		}
 		close(s.stop)
 		<-s.done
-		err = s.db.Close()
+		err = errors.Join(err, s.db.Close())
 	})
 	return err
 }
@@ -246,16 +258,38 @@ func (s *Store) Close() error {
 // ErrNotDurable is returned for a durable write to a memory-only store.
 var ErrNotDurable = errors.New("run store has no data directory")
 
-// PutSession keeps rec until its Session ends.
-func (s *Store) PutSession(rec *Record) {
+// Admit is asked before a Run whose record is to be kept for its
+// Session: ErrFull when the memory limit is reached and the spill is
+// forbidden, so the Run is refused before it starts rather than run and
+// then forgotten. An admitted Run holds its place until release is
+// called, after its record is put or once it turns out not to be kept.
+func (s *Store) Admit() (release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.session[rec.Session]
-	if m == nil {
-		m = map[string]*Record{}
-		s.session[rec.Session] = m
+	if err := s.session.admit(); err != nil {
+		return nil, err
 	}
-	m[rec.RunID] = rec
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.session.admitted--
+			s.mu.Unlock()
+		})
+	}, nil
+}
+
+// PutSession keeps rec until its Session ends: in memory within the
+// limit, in the spill past it.
+func (s *Store) PutSession(rec *Record) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.session.put(rec.Session, rec.RunID, data)
+	return nil
 }
 
 // PutDurable keeps rec in the bbolt file until rec.Expires.
@@ -293,10 +327,13 @@ func get(db *bolt.DB, bucket []byte, key string, v any) (bool, error) {
 // expires. Whether the caller may see it is the engine's decision.
 func (s *Store) Get(runID, session string) (*Record, error) {
 	s.mu.Lock()
-	rec := s.session[session][runID]
+	data, err := s.session.get(session, runID)
 	s.mu.Unlock()
-	if rec != nil {
-		return rec, nil
+	if err != nil {
+		return nil, err
+	}
+	if data != nil {
+		return decodeRecord(data)
 	}
 	if s.db == nil {
 		return nil, nil
@@ -310,11 +347,13 @@ func (s *Store) Get(runID, session string) (*Record, error) {
 }
 
 // EndSession drops the Session's run records at once and starts the
-// ReplayGrace of its in-memory idempotency records.
+// ReplayGrace of its in-memory idempotency records. Records the spill
+// failed to delete are unreachable (their Session is over) and go with
+// the spill at Close.
 func (s *Store) EndSession(session string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.session, session)
+	_ = s.session.end(session)
 	if rs := s.sessions[session]; rs != nil && rs.ended.IsZero() {
 		rs.ended = s.now()
 		s.ended = append(s.ended, endedSession{id: session, at: rs.ended})

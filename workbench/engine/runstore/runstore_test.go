@@ -23,7 +23,9 @@ func TestSessionAndDurable(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := &pilotage.Trace{RunID: "r1", Level: pilotage.LevelFull, Steps: []pilotage.TraceStep{}}
-	s.PutSession(&Record{RunID: "r1", Session: "a", Trace: tr})
+	if err := s.PutSession(&Record{RunID: "r1", Session: "a", Trace: tr}); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.PutDurable(&Record{RunID: "r2", Trace: tr, Expires: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}

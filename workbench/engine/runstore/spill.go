@@ -1,0 +1,199 @@
+package runstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Limits bound the memory session records take (§6.6 retention
+// "session"). A record its Session may still fetch is never dropped: past
+// Memory it goes to a temporary bbolt file (the spill) that is removed at
+// Close, or, with NoSpill, Admit refuses further retention.
+type Limits struct {
+	// Memory is how many bytes of session records (as JSON, with their
+	// keys) are held in memory; zero means DefaultMemory.
+	Memory int64
+	// NoSpill forbids the temporary file: past Memory, Admit refuses.
+	NoSpill bool
+	// SpillDir is where the spill's temporary directory is made; "" means
+	// the system's (os.TempDir).
+	SpillDir string
+}
+
+// DefaultMemory is the default Limits.Memory: about 2,500 Runs of 50
+// steps traced in full, and far below what a small server has.
+const DefaultMemory = 128 << 20
+
+// ErrFull is Admit's answer when memory is used up and NoSpill forbids
+// the spill.
+var ErrFull = errors.New("the memory for Runs kept for their Session is used up")
+
+// recordOverhead approximates what a kept record costs beyond its JSON:
+// the map entries and its key strings.
+const recordOverhead = 128
+
+// spillFile is the spill's file name inside its temporary directory.
+const spillFile = "spill.db"
+
+var bucketSpill = []byte("session-runs")
+
+// sessionRecords is what the store keeps for retention "session": records
+// as JSON in memory up to the limit, the rest in the spill. spilled
+// counts each Session's records in the spill, so EndSession touches the
+// file only for Sessions that have some there.
+type sessionRecords struct {
+	lim  Limits
+	mem  map[string]map[string][]byte
+	used int64
+	// admitted counts the Runs admitted and not yet released: each is
+	// reckoned at recordOverhead until its record is put, so Runs that
+	// start together cannot all pass a limit only one of them fits.
+	admitted int64
+	spill    *bolt.DB
+	dir      string // the spill's temporary directory
+	spilled  map[string]int
+}
+
+func newSessionRecords(lim Limits) *sessionRecords {
+	if lim.Memory <= 0 {
+		lim.Memory = DefaultMemory
+	}
+	return &sessionRecords{lim: lim, mem: map[string]map[string][]byte{}, spilled: map[string]int{}}
+}
+
+// admit reports whether one more record may be kept, and counts it
+// until release.
+func (r *sessionRecords) admit() error {
+	if r.lim.NoSpill && r.used+r.admitted*recordOverhead >= r.lim.Memory {
+		return ErrFull
+	}
+	r.admitted++
+	return nil
+}
+
+// put keeps data for (session, runID): in memory while it fits (always
+// with NoSpill: admit refused before the Run), otherwise in the spill. A
+// spill that cannot be written (a full disk) keeps the record in memory:
+// a Run the client was told is stored must stay fetchable (§6.6).
+func (r *sessionRecords) put(session, runID string, data []byte) {
+	size := int64(len(data)+len(runID)) + recordOverhead
+	if r.lim.NoSpill || r.used+size <= r.lim.Memory || r.toSpill(session, runID, data) != nil {
+		m := r.mem[session]
+		if m == nil {
+			m = map[string][]byte{}
+			r.mem[session] = m
+		}
+		r.used += size
+		m[runID] = data
+		return
+	}
+	r.spilled[session]++
+}
+
+func (r *sessionRecords) toSpill(session, runID string, data []byte) error {
+	if r.spill == nil {
+		if err := r.openSpill(); err != nil {
+			return err
+		}
+	}
+	return r.spill.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSpill).Put(spillKey(session, runID), data)
+	})
+}
+
+// openSpill makes the temporary directory and its bbolt file. Nothing in
+// it must survive a crash, so writes are not synced.
+func (r *sessionRecords) openSpill() error {
+	dir, err := os.MkdirTemp(r.lim.SpillDir, "pilotage-runs-")
+	if err != nil {
+		return err
+	}
+	db, err := bolt.Open(filepath.Join(dir, spillFile), 0o600, &bolt.Options{NoSync: true, NoFreelistSync: true})
+	if err == nil {
+		err = db.Update(func(tx *bolt.Tx) error {
+			_, err := tx.CreateBucket(bucketSpill)
+			return err
+		})
+		if err != nil {
+			db.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("spill file: %w", err)
+	}
+	r.spill, r.dir = db, dir
+	return nil
+}
+
+// spillKey orders a Session's records together, so EndSession deletes
+// them with one cursor walk. Session ids hold no NUL.
+func spillKey(session, runID string) []byte {
+	return []byte(session + "\x00" + runID)
+}
+
+// get returns the JSON of (session, runID), or nil.
+func (r *sessionRecords) get(session, runID string) ([]byte, error) {
+	if data := r.mem[session][runID]; data != nil {
+		return data, nil
+	}
+	if r.spilled[session] == 0 {
+		return nil, nil
+	}
+	var data []byte
+	err := r.spill.View(func(tx *bolt.Tx) error {
+		data = bytes.Clone(tx.Bucket(bucketSpill).Get(spillKey(session, runID)))
+		return nil
+	})
+	return data, err
+}
+
+// end drops every record of session, in memory and in the spill.
+func (r *sessionRecords) end(session string) error {
+	for runID, data := range r.mem[session] {
+		r.used -= int64(len(data)+len(runID)) + recordOverhead
+	}
+	delete(r.mem, session)
+	if r.spilled[session] == 0 {
+		return nil
+	}
+	delete(r.spilled, session)
+	prefix := spillKey(session, "")
+	return r.spill.Update(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketSpill).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// close removes the spill.
+func (r *sessionRecords) close() error {
+	if r.spill == nil {
+		return nil
+	}
+	err := r.spill.Close()
+	if rerr := os.RemoveAll(r.dir); err == nil {
+		err = rerr
+	}
+	r.spill = nil
+	return err
+}
+
+// decodeRecord reads a kept record.
+func decodeRecord(data []byte) (*Record, error) {
+	var rec Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}

@@ -1,0 +1,161 @@
+package runstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+)
+
+// record is a session record whose trace carries its id, so a record
+// read back can be told from another.
+func record(session string, i int) *Record {
+	id := fmt.Sprintf("run-%s-%04d", session, i)
+	return &Record{RunID: id, Session: session, Outcome: pilotage.Outcome{OK: true, Status: pilotage.StatusSuccess},
+		Trace: &pilotage.Trace{RunID: id, Level: pilotage.LevelFull, Steps: []pilotage.TraceStep{{ID: "s", Kind: pilotage.KindStep}}}}
+}
+
+func mustGet(t *testing.T, s *Store, session string, i int) {
+	t.Helper()
+	want := record(session, i)
+	got, err := s.Get(want.RunID, session)
+	if err != nil || got == nil || got.Trace.RunID != want.RunID || got.Session != session {
+		t.Fatalf("%s of %s: got %+v, %v", want.RunID, session, got, err)
+	}
+}
+
+// TestSpillPastMemory: past Limits.Memory, session records go to a
+// temporary file, every one stays fetchable in its Session (§6.6),
+// memory stays within the limit, EndSession drops a Session's records
+// from both places, and Close removes the file's directory.
+func TestSpillPastMemory(t *testing.T) {
+	spillDir := t.TempDir()
+	s, err := OpenLimited("", time.Now, Limits{Memory: 4 << 10, SpillDir: spillDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	for i := range n {
+		for _, sess := range []string{"a", "b"} {
+			release, err := s.Admit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.PutSession(record(sess, i)); err != nil {
+				t.Fatal(err)
+			}
+			release()
+		}
+	}
+	if s.session.used > 4<<10 || s.session.spilled["a"]+s.session.spilled["b"] < n {
+		t.Errorf("memory %d bytes, spilled %v: the limit did not hold", s.session.used, s.session.spilled)
+	}
+	if m, _ := filepath.Glob(filepath.Join(spillDir, "pilotage-runs-*", spillFile)); len(m) != 1 {
+		t.Fatalf("spill files: %v", m)
+	}
+	for i := range n {
+		mustGet(t, s, "a", i)
+		mustGet(t, s, "b", i)
+	}
+	if r, _ := s.Get(record("a", 0).RunID, "b"); r != nil {
+		t.Error("a spilled record leaked to another Session")
+	}
+	s.EndSession("a")
+	for _, i := range []int{0, n - 1} {
+		if r, _ := s.Get(record("a", i).RunID, "a"); r != nil {
+			t.Errorf("record %d outlived its Session", i)
+		}
+		mustGet(t, s, "b", i)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(spillDir); len(left) != 0 {
+		t.Errorf("the spill outlived Close: %v", left)
+	}
+}
+
+// TestNoSpillRefuses: with NoSpill a full memory refuses further
+// retention (Admit, asked before a Run) and writes no file; ending a
+// Session frees its share.
+func TestNoSpillRefuses(t *testing.T) {
+	spillDir := t.TempDir()
+	s, err := OpenLimited("", time.Now, Limits{Memory: 2 << 10, NoSpill: true, SpillDir: spillDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	kept := 0
+	for ; ; kept++ {
+		release, err := s.Admit()
+		if err != nil {
+			if !errors.Is(err, ErrFull) || kept == 0 {
+				t.Fatalf("kept %d, then %v", kept, err)
+			}
+			break
+		}
+		if kept > 100 {
+			t.Fatal("Admit never refused")
+		}
+		if err := s.PutSession(record("a", kept)); err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	for i := range kept {
+		mustGet(t, s, "a", i)
+	}
+	if left, _ := os.ReadDir(spillDir); len(left) != 0 {
+		t.Errorf("NoSpill wrote %v", left)
+	}
+	s.EndSession("a")
+	if s.session.used != 0 {
+		t.Fatalf("after EndSession %d bytes held", s.session.used)
+	}
+	// Runs admitted together count before their records are put, so
+	// they cannot all pass a limit only some of them fit.
+	var releases []func()
+	for {
+		release, err := s.Admit()
+		if err != nil {
+			break
+		}
+		releases = append(releases, release)
+		if len(releases) > 2<<10 {
+			t.Fatal("Runs in flight are not counted")
+		}
+	}
+	if want := (2<<10 + recordOverhead - 1) / recordOverhead; len(releases) != want {
+		t.Errorf("%d Runs admitted together, want %d", len(releases), want)
+	}
+	for _, r := range releases {
+		r()
+		r() // twice is once
+	}
+	if s.session.admitted != 0 {
+		t.Errorf("%d Runs still counted after release", s.session.admitted)
+	}
+}
+
+// TestSpillUnwritable: a spill that cannot be made keeps the record in
+// memory, past the limit, rather than lose a Run its client was told is
+// stored.
+func TestSpillUnwritable(t *testing.T) {
+	s, err := OpenLimited("", time.Now, Limits{Memory: 1, SpillDir: filepath.Join(t.TempDir(), "missing", "dir")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 3 {
+		if err := s.PutSession(record("a", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		mustGet(t, s, "a", i)
+	}
+}
