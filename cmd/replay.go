@@ -27,6 +27,7 @@ type replayParams struct {
 	maxPerRule int
 	listRules  bool
 	progress   string
+	traceOnly  bool
 }
 
 func newReplayCmd() *cobra.Command {
@@ -62,7 +63,10 @@ with the traces laid over it (steps that ran and how often, arms taken,
 statuses, durations), each finding on the step it concerns and linked to
 its file:line:col, and the traces grouped by outcome and by rule.
 --format markdown writes the same as a Mermaid graph and tables, cut to
-fit a GitHub job summary. See docs/pictures.md.
+fit a GitHub job summary. With --trace-only and --format html, one TRACE
+(a trace, an execute response or a trace fetched over MCP, narration
+included) is drawn as its Run's timeline instead, with no plan and no
+checks. See docs/pictures.md.
 
 While traces of 16 MB or more (or of unknown size) are read, a line on
 standard error shows the bytes read, the steps checked and the rate, when
@@ -77,6 +81,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
   engine-run | pilotage replay - --plan plan.json
   pilotage replay runs/ --plan plan.json --format html -o report.html
   pilotage replay runs/ --plan plan.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+  pilotage replay --trace-only fetched.json --format html -o run.html
   pilotage replay --list-rules`,
 		RunE: func(c *cobra.Command, args []string) error { return runReplay(c, p, args) },
 	}
@@ -89,6 +94,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	f.StringVar(&p.language, "language", "", "the Language `ID` in the snapshot or PDL, when it has more than one")
 	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
+	f.BoolVar(&p.traceOnly, "trace-only", false, "draw one TRACE's timeline (--format html), without a plan and without checking it")
 	maxPerRuleFlag(c, &p.maxPerRule)
 	progressFlag(c, &p.progress)
 	return c
@@ -108,6 +114,9 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 			return err
 		}
 		return printRules(c, p.out.output, format, replay.RuleInfos())
+	}
+	if p.traceOnly {
+		return replayTimeline(c, p, draw, args)
 	}
 	if p.plan == "" {
 		return usageErr("replay needs --plan PLAN; see 'pilotage replay --help'")
@@ -167,6 +176,25 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 		return p.out.emitPage(c, draw, pic.Page(rep, picture.PageOptions{Dir: outputDir(p.out.output)}), rep)
 	}
 	return p.out.emit(c, format, rep)
+}
+
+// replayTimeline draws one trace file's Run as a timeline page.
+func replayTimeline(c *cobra.Command, p *replayParams, draw string, args []string) error {
+	if draw != "html" || len(args) != 1 {
+		return usageErr("--trace-only draws one TRACE as a timeline: pilotage replay --trace-only TRACE --format html -o run.html")
+	}
+	if err := outputNotInput(p.out.output, args[0]); err != nil {
+		return err
+	}
+	src, err := readInput(c, args[0])
+	if err != nil {
+		return err
+	}
+	rec, err := picture.ReadRun(src)
+	if err != nil {
+		return usageErr("%s: %v", args[0], err)
+	}
+	return writeOutput(c, p.out.output, "the timeline", picture.NewTimeline(rec).WriteHTML)
 }
 
 // replayLanguage loads the Language from --snapshot or --lang, if given.

@@ -110,6 +110,9 @@ func newProgCmds() []*cobra.Command {
 			f.StringVar(&p.traceLevel, "trace-level", "", "request trace level none, summary or full (default: the Language's)")
 		}
 		formats := "text or json"
+		if v.run {
+			formats = "text, json, or html: the Run's timeline as one page (docs/pictures.md)"
+		}
 		if v.name == "plan" {
 			formats = "text, json, or a picture: mermaid, dot or svg (docs/pictures.md)"
 		}
@@ -137,7 +140,7 @@ type progFiles struct {
 func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) error {
 	rf := reportFlags{format: p.format, color: p.color, formats: []report.Format{report.Text, report.JSON}}
 	draw := ""
-	if v.name == "plan" && picture.IsPlanFormat(p.format) {
+	if v.name == "plan" && picture.IsPlanFormat(p.format) || v.run && p.format == "html" {
 		draw, rf.format = p.format, string(report.Text)
 	}
 	format, err := rf.validate()
@@ -183,8 +186,11 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 			return requestError(c, format, p.output, err)
 		}
 		err = writeOutput(c, p.output, "the output", func(w io.Writer) error {
-			if format == report.JSON {
+			switch {
+			case format == report.JSON:
 				return writeJSON(w, resp)
+			case draw != "":
+				return picture.NewTimeline(&picture.RunRecord{RunID: resp.RunID, Outcome: resp.Outcome, Output: resp.Output, Trace: resp.Trace}).WriteHTML(w)
 			}
 			return writeRun(w, resp, pf, rf.useColor(w))
 		})

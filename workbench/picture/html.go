@@ -9,7 +9,10 @@ import (
 //go:embed templates
 var templates embed.FS
 
-var pages = template.Must(template.ParseFS(templates, "templates/*.html"))
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"indent": func(depth int) int { return 8 + 16*depth },
+	"label":  func(t Tick) string { return t.Label + " in all" },
+}).ParseFS(templates, "templates/*.html"))
 
 // css is the reports' one style sheet, inlined in each page so a report
 // is one file that opens anywhere, offline.

@@ -123,13 +123,4 @@ func mdCode(s string) string {
 	})
 }
 
-func cut(s string) string {
-	if len(s) <= mdMaxCell {
-		return s
-	}
-	i := mdMaxCell
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
-}
+func cut(s string) string { return cutLine(s, mdMaxCell) }

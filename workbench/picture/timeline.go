@@ -1,0 +1,212 @@
+package picture
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+)
+
+// Timeline is one Run drawn on a time axis: every trace entry as a bar
+// placed by the durations of the entries before it, indented by how
+// deeply it is nested, with its status and decisions, then the Run's
+// output and narration.
+type Timeline struct {
+	Title     string
+	RunID     string
+	Outcome   pilotage.Outcome
+	Level     string
+	Output    string
+	Narration string
+	Rows      []TimeRow
+	// More counts the entries past maxTimelineRows, not drawn.
+	More    int
+	TotalMs float64
+	Timed   bool
+	Ticks   []Tick
+}
+
+// TimeRow is one trace entry on the timeline.
+type TimeRow struct {
+	ID, Kind, Calls, Status string
+	OK                      bool
+	Depth                   int
+	// Left and Width place the bar, in percent of the axis.
+	Left, Width float64
+	Time        string
+	Decisions   string
+	Output      string
+	// Control marks an entry that spans others: a branch, a loop or an
+	// expanded sub-program call.
+	Control bool
+}
+
+// Tick is a label on the time axis.
+type Tick struct {
+	Left  float64
+	Label string
+}
+
+// maxTimelineRows bounds the bars drawn; a longer trace is cut with a
+// line saying how many entries follow.
+const maxTimelineRows = 2000
+
+// maxValueText bounds an output or narration shown in a timeline.
+const maxValueText = 64 << 10
+
+// RunRecord is what a timeline is drawn from: an execute response or a
+// trace-fetch response (§6.5, §6.6), or a bare trace.
+type RunRecord struct {
+	RunID     string           `json:"run_id"`
+	Outcome   pilotage.Outcome `json:"outcome"`
+	Output    json.RawMessage  `json:"output,omitempty"`
+	Trace     *pilotage.Trace  `json:"trace"`
+	Narration string           `json:"narration,omitempty"`
+}
+
+// ReadRun reads a trace file as pilotage replay takes it: a trace
+// object, an execute response or a trace-fetch response.
+func ReadRun(src []byte) (*RunRecord, error) {
+	var rec RunRecord
+	if err := json.Unmarshal(src, &rec); err != nil {
+		return nil, fmt.Errorf("not a trace or a response carrying one: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if rec.Trace == nil {
+		var t pilotage.Trace
+		if err := json.Unmarshal(src, &t); err == nil && t.Steps != nil {
+			rec.Trace = &t
+			rec.RunID, rec.Outcome = t.RunID, t.Outcome
+		}
+	}
+	if rec.Trace == nil && rec.RunID == "" {
+		return nil, fmt.Errorf("not a trace or a response carrying one: no run_id, trace or steps")
+	}
+	return &rec, nil
+}
+
+// NewTimeline lays a Run out on its time axis. An entry's start is the
+// sum of the durations of the leaf entries before it: a branch, a loop or
+// an expanded sub-program call opens where its first inner entry starts
+// and lasts its own t_ms, which holds its body's. Depth is read from the id: each #n is a loop
+// level and each / a sub-program level (§5.8.2).
+func NewTimeline(rec *RunRecord) *Timeline {
+	tl := &Timeline{RunID: rec.RunID, Outcome: rec.Outcome, Narration: cutText(rec.Narration)}
+	tl.Title = "pilotage run " + rec.RunID + ": " + rec.Outcome.Status
+	if len(rec.Output) > 0 {
+		var b bytes.Buffer
+		if json.Indent(&b, rec.Output, "", "  ") != nil {
+			b.Reset()
+			b.Write(rec.Output)
+		}
+		tl.Output = cutText(b.String())
+	}
+	if rec.Trace == nil {
+		return tl
+	}
+	tl.Level = rec.Trace.Level
+	steps := rec.Trace.Steps
+	if len(steps) > maxTimelineRows {
+		tl.More = len(steps) - maxTimelineRows
+		steps = steps[:maxTimelineRows]
+	}
+	type span struct {
+		start, dur float64
+		container  bool
+	}
+	spans := make([]span, len(steps))
+	cursor := 0.0
+	for i, s := range steps {
+		d := 0.0
+		if s.TMs != nil && *s.TMs >= 0 {
+			d = *s.TMs
+			tl.Timed = true
+		}
+		// A sub-program call whose entries follow it (expanded, §5.8.3)
+		// spans them as a branch or loop spans its body.
+		calls := i+1 < len(steps) && strings.HasPrefix(steps[i+1].ID, s.ID+"/")
+		spans[i] = span{cursor, d, s.Kind == pilotage.KindBranch || s.Kind == pilotage.KindLoop || calls}
+		if !spans[i].container {
+			cursor += d
+		}
+		tl.TotalMs = max(tl.TotalMs, cursor, spans[i].start+d)
+	}
+	total := tl.TotalMs
+	if total <= 0 {
+		total = 1
+	}
+	for i, s := range steps {
+		row := TimeRow{ID: s.ID, Kind: dashIf(s.Kind), Calls: strings.Join(s.Calls, ", "), Status: s.Outcome.Status, OK: s.Outcome.OK,
+			Depth: strings.Count(s.ID, "#") + strings.Count(s.ID, "/"), Time: "-", Control: spans[i].container}
+		row.Left = 100 * spans[i].start / total
+		row.Width = max(100*spans[i].dur/total, 0.4)
+		if s.TMs != nil {
+			row.Time = ms(*s.TMs)
+		}
+		row.Decisions = decisionsText(s.Decisions)
+		if len(s.Output) > 0 && string(s.Output) != "null" {
+			row.Output = cutLine(string(s.Output), 160)
+		}
+		tl.Rows = append(tl.Rows, row)
+	}
+	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		tl.Ticks = append(tl.Ticks, Tick{Left: 100 * f, Label: ms(f * tl.TotalMs)})
+	}
+	return tl
+}
+
+// decisionsText tells a branch's arm and why, or a loop's decisions
+// counted.
+func decisionsText(ds []pilotage.Decision) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	if len(ds) == 1 {
+		s := "took " + ds[0].Took
+		if ds[0].Because != "" {
+			s += " (" + ds[0].Because + ")"
+		}
+		return cutLine(s, 300)
+	}
+	n := map[string]int{}
+	var order []string
+	for _, d := range ds {
+		if n[d.Took] == 0 {
+			order = append(order, d.Took)
+		}
+		n[d.Took]++
+	}
+	var parts []string
+	for _, t := range order {
+		parts = append(parts, fmt.Sprintf("%s ×%d", t, n[t]))
+	}
+	return cutLine(strings.Join(parts, ", "), 300)
+}
+
+func cutText(s string) string {
+	if len(s) <= maxValueText {
+		return s
+	}
+	return cutLine(s, maxValueText)
+}
+
+// cutLine cuts s to at most n bytes on a character boundary.
+func cutLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// WriteHTML writes the timeline as one self-contained HTML page.
+func (tl *Timeline) WriteHTML(w io.Writer) error {
+	return pages.ExecuteTemplate(w, "timeline.html", struct {
+		*Timeline
+		CSS any
+	}{tl, css})
+}

@@ -1,0 +1,99 @@
+package picture
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+)
+
+// TestTimeline draws an execute response and a trace fetched with its
+// narration (a failed step in a partial Run) as timelines.
+func TestTimeline(t *testing.T) {
+	for _, name := range []string{"replay/success", "timeline/fetched"} {
+		src, err := os.ReadFile("testdata/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := ReadRun(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := NewTimeline(rec).WriteHTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, "testdata/timeline/"+strings.ReplaceAll(name, "/", "-")+".html", b.Bytes())
+		if n := strings.Count(b.String(), `<tr class="entry"`); n != len(rec.Trace.Steps) {
+			t.Errorf("%s: %d rows for %d entries", name, n, len(rec.Trace.Steps))
+		}
+	}
+}
+
+// TestTimelineLayout places bars by the leaf durations before them: a
+// loop and an expanded sub-program call span their inner entries.
+func TestTimelineLayout(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	tl := NewTimeline(&RunRecord{RunID: "r", Trace: &pilotage.Trace{Level: "full", Steps: []pilotage.TraceStep{
+		{ID: "a", Kind: "step", TMs: f(10)},
+		{ID: "l", Kind: "loop", TMs: f(20), Decisions: []pilotage.Decision{{Took: "continue"}, {Took: "continue"}, {Took: "exit"}}},
+		{ID: "b#1", Kind: "step", TMs: f(10)},
+		{ID: "b#2", Kind: "step", TMs: f(10)},
+		{ID: "p", Kind: "step", TMs: f(10)},
+		{ID: "p/x", Kind: "step", TMs: f(10)},
+	}}})
+	var got []string
+	for _, r := range tl.Rows {
+		got = append(got, fmt.Sprintf("%s@%.0f+%.0f/%d", r.ID, r.Left, r.Width, r.Depth))
+	}
+	want := "a@0+25/0 l@25+50/0 b#1@25+25/1 b#2@50+25/1 p@75+25/0 p/x@75+25/1"
+	if strings.Join(got, " ") != want || tl.TotalMs != 40 {
+		t.Errorf("layout = %s (total %v), want %s (total 40)", strings.Join(got, " "), tl.TotalMs, want)
+	}
+	if tl.Rows[1].Decisions != "continue ×2, exit ×1" {
+		t.Errorf("loop decisions = %q", tl.Rows[1].Decisions)
+	}
+}
+
+// TestTimelineBounded draws at most maxTimelineRows bars of a long trace
+// and says how many it left out.
+func TestTimelineBounded(t *testing.T) {
+	steps := make([]pilotage.TraceStep, maxTimelineRows+500)
+	for i := range steps {
+		steps[i] = pilotage.TraceStep{ID: fmt.Sprintf("s#%d", i+1), Outcome: pilotage.Outcome{OK: true, Status: "success"}}
+	}
+	tl := NewTimeline(&RunRecord{RunID: "r", Trace: &pilotage.Trace{Level: "summary", Steps: steps}})
+	var b bytes.Buffer
+	if err := tl.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Rows) != maxTimelineRows || !strings.Contains(b.String(), "… and 500 more entries, not drawn.") {
+		t.Errorf("%d rows drawn; want %d and a line for the 500 left", len(tl.Rows), maxTimelineRows)
+	}
+}
+
+// FuzzReadRun feeds arbitrary bytes to ReadRun and draws what it
+// accepts: an error or a page, never a panic.
+func FuzzReadRun(f *testing.F) {
+	for _, s := range []string{`{"run_id":"r","outcome":{"ok":true,"status":"success"},"trace":{"steps":[{"id":"a","t_ms":-1}]}}`,
+		`{"steps":[{"id":"a/b","kind":"loop","decisions":[{"took":"exit"}]}]}`, `[]`, `{"trace":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		rec, err := ReadRun(src)
+		if err != nil {
+			return
+		}
+		if err := NewTimeline(rec).WriteHTML(&bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := json.Marshal(rec); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
