@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 )
 
@@ -258,11 +259,12 @@ func TestNewerMajorStops(t *testing.T) {
 	if len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleBindingVersion || rep.Summary.Checked["requests"] != 0 {
 		t.Fatalf("want one %s finding and no request:\n%s", RuleBindingVersion, findings(rep))
 	}
+	ruleFixture(t, rep, "", RuleBindingVersion)
 }
 
 // hostile runs conform against a fake with a short timeout and returns
 // the report, failing when conform takes anywhere near long.
-func hostile(t *testing.T, f *fake, opt Options) string {
+func hostile(t *testing.T, f *fake, opt Options) *report.Report {
 	t.Helper()
 	start := time.Now()
 	if opt.Timeout == 0 {
@@ -272,7 +274,7 @@ func hostile(t *testing.T, f *fake, opt Options) string {
 	if d := time.Since(start); d > 40*time.Second {
 		t.Errorf("conform took %v against a hostile server", d)
 	}
-	return findings(rep)
+	return rep
 }
 
 func TestHostileServers(t *testing.T) {
@@ -280,6 +282,8 @@ func TestHostileServers(t *testing.T) {
 		name  string
 		setup func(*fake, *Options)
 		want  []string
+		// fixture names the rules this server is the fixture of.
+		fixture []string
 	}{
 		{"lookup hangs", func(f *fake, o *Options) {
 			o.Timeout = 300 * time.Millisecond
@@ -289,16 +293,17 @@ func TestHostileServers(t *testing.T) {
 				}
 				return res, nil
 			}
-		}, []string{"tools/call homeflow_v1_lookup: error: lookup list of homeflow/v1: no answer within 300ms (--timeout); conform stopped asking [operation-answers §6]"}},
+		}, []string{"tools/call homeflow_v1_lookup: error: lookup list of homeflow/v1: no answer within 300ms (--timeout); conform stopped asking [operation-answers §6]"},
+			[]string{RuleOperationAnswers}},
 		{"endless cursors", func(f *fake, o *Options) {
 			o.MaxPages = 5
 			f.cursor = func(n int) string { return string(rune('0' + n + 1)) }
-		}, []string{"still more pages after 5 (--max-pages); the rest of the catalog of homeflow/v1 was not read [read-bounds §6.3]"}},
+		}, []string{"still more pages after 5 (--max-pages); the rest of the catalog of homeflow/v1 was not read [read-bounds §6.3]"}, nil},
 		{"looping cursors", func(f *fake, o *Options) {
 			f.cursor = func(int) string { return "again" }
-		}, []string{`next_cursor "again" was returned before: the cursors of homeflow/v1 loop [lookup-paging §6.3]`}},
+		}, []string{`next_cursor "again" was returned before: the cursors of homeflow/v1 loop [lookup-paging §6.3]`}, []string{RuleLookupPaging}},
 		{"more items than read", func(f *fake, o *Options) { o.MaxItems = 3 },
-			[]string{"the catalog of homeflow/v1 has more than 3 items (--max-items); the rest was not read [read-bounds §6.3]"}},
+			[]string{"the catalog of homeflow/v1 has more than 3 items (--max-items); the rest was not read [read-bounds §6.3]"}, []string{RuleReadBounds}},
 		{"huge result", func(f *fake, o *Options) {
 			f.answer = func(_ context.Context, tool string, _ map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 				if tool == binding.DiscoverTool {
@@ -307,7 +312,7 @@ func TestHostileServers(t *testing.T) {
 				}
 				return res, nil
 			}
-		}, []string{"tools/call pilotage_discover: error: discover: "}},
+		}, []string{"tools/call pilotage_discover: error: discover: "}, nil},
 		{"deeply nested result", func(f *fake, o *Options) {
 			f.answer = func(_ context.Context, tool string, _ map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 				if tool == binding.DiscoverTool {
@@ -316,13 +321,15 @@ func TestHostileServers(t *testing.T) {
 				}
 				return res, nil
 			}
-		}, []string{"tools/call pilotage_discover: error: discover: "}},
+		}, []string{"tools/call pilotage_discover: error: discover: "}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, cleanSnapshot)
 			var opt Options
 			tc.setup(f, &opt)
-			got := hostile(t, f, opt)
+			rep := hostile(t, f, opt)
+			ruleFixture(t, rep, "", tc.fixture...)
+			got := findings(rep)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("want %q in:\n%s", w, got)

@@ -102,9 +102,48 @@ var runID = regexp.MustCompile(`run-[0-9a-f]{32}`)
 // under a snippet stay where they were.
 func checkGolden(t *testing.T, name string, rep *report.Report, dir string) {
 	t.Helper()
-	out := strings.ReplaceAll(findings(rep), dir, "DIR")
+	out := findings(rep)
+	if dir != "" {
+		out = strings.ReplaceAll(out, dir, "DIR")
+	}
 	out = runID.ReplaceAllLiteralString(out, "run-"+strings.Repeat("X", 32))
 	golden.Check(t, name, []byte(out))
+	ruleFixture(t, rep, dir, fixtureOf[strings.TrimSuffix(filepath.Base(name), ".golden")]...)
+}
+
+// fixtureOf names the broken servers, by their golden file, that are the
+// fixtures of conform's rules (Layout): each rule's fixture is the
+// findings of that rule alone on one server that breaks it.
+var fixtureOf = map[string][]string{
+	"binding-violations":                    {RuleBindingExtension, RuleBindingTools, RuleCarrierErrorChannel, RuleRequestErrorChannel, RuleResultChannel},
+	"guide-resources":                       {RuleBindingResources},
+	"fetch-other-trace":                     {RuleTraceFetchRun},
+	"refusal-changed-since-answered":        {RuleLookupChangedSince},
+	"refusal-unknown-name-misplaced":        {RuleValidateUnknownName},
+	"refusal-invalid-program-run":           {RuleExecuteRefusals},
+	"refusal-order-and-kinds":               {RuleCatalogDriftText},
+	"refusal-refused-fetch-distinguishable": {RuleNotFoundIndistinguishable},
+}
+
+// ruleFixture checks, for each rule, its fixture testdata/rules/<id>.golden
+// against the findings of that rule alone in rep, of which there must be
+// at least one (-update rewrites it).
+func ruleFixture(t *testing.T, rep *report.Report, dir string, rules ...string) {
+	t.Helper()
+	for _, id := range rules {
+		only := *rep
+		only.Findings, only.Summary.Errors, only.Summary.Warnings, only.Summary.Infos, only.Cap = nil, 0, 0, 0, nil
+		for _, f := range rep.Findings {
+			if f.Rule == id {
+				only.Add(f)
+			}
+		}
+		if len(only.Findings) == 0 {
+			t.Errorf("the server that is the fixture of %s gets no finding of it", id)
+			continue
+		}
+		checkGolden(t, Layout.FixtureOf(id)[len("workbench/conform/"):], &only, dir)
+	}
 }
 
 // The reference server conforms: no finding from conform's own rules,

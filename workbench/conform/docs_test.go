@@ -63,17 +63,9 @@ func TestHTTPWithToken(t *testing.T) {
 // TestRuleShape: every rule is found from its ID in one step: its file
 // <id>_rule.go, its section of docs/conform.md and its fixture,
 // testdata/rules/<id>.golden, the findings of the rule on a server that
-// breaks it.
+// breaks it (fixtureOf, ruleFixture).
 func TestRuleShape(t *testing.T) {
-	ruletest.RuleShape(t, filepath.Join("..", ".."), registry, withoutFixture...)
-}
-
-// withoutFixture are the rules whose fixture is still to be written.
-var withoutFixture = []string{
-	RuleBindingExtension, RuleBindingResources, RuleBindingTools, RuleBindingVersion, RuleCarrierErrorChannel,
-	RuleCatalogDriftText, RuleExecuteRefusals, RuleLookupChangedSince, RuleLookupPaging, RuleNotFoundIndistinguishable,
-	RuleOperationAnswers, RuleProgramValid, RuleReadBounds, RuleRequestErrorChannel, RuleResultChannel,
-	RuleTraceFetchRun, RuleValidateUnknownName,
+	ruletest.RuleShape(t, filepath.Join("..", ".."), registry)
 }
 
 // TestRulesTable keeps the rule table of docs/conform.md equal to the

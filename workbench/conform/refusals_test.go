@@ -172,7 +172,9 @@ func TestInvalidProgramIsReported(t *testing.T) {
 			return next(ctx, method, req)
 		}
 	})
-	rep := check(t, inMemory(t, s), Options{Dir: t.TempDir(), Program: prog, Execute: true})
+	dir := t.TempDir()
+	rep := check(t, inMemory(t, s), Options{Dir: dir, Program: prog, Execute: true})
+	ruleFixture(t, rep, dir, RuleProgramValid)
 	var got []string
 	for _, f := range rep.Findings {
 		got = append(got, f.Rule+": "+f.Message)
