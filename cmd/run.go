@@ -245,9 +245,11 @@ func langFromConfig(c *cobra.Command, v progVerb, p *progParams, programFile str
 }
 
 // readProgFiles reads the program, input and context. A json-pointer
-// Language's program must be JSON (a syntax error is reported at its
-// position, exit 2: there is no program to send); a text-range Language
-// receives the file's text as a string (binding.md).
+// Language's program goes as the file's bytes, JSON or not: the engine
+// answers a malformed one with a syntax diagnostic, which is printed at
+// the bad character like any finding (exit 1); a text-range Language
+// receives the file's text as a string (binding.md). A malformed input or
+// context is a usage error (exit 2): it is no program to check.
 func readProgFiles(c *cobra.Command, lang *language.Language, programFile string, p *progParams) (*progFiles, error) {
 	if err := oneStdin(programFile, p.input, p.context); err != nil {
 		return nil, err
@@ -264,11 +266,6 @@ func readProgFiles(c *cobra.Command, lang *language.Language, programFile string
 	var text bool
 	pf.program, text = syntax.Wire(lang.Locator, src)
 	pf.files.Program = progdiag.NewDoc(programFile, src, text)
-	if !text {
-		if _, err := jsonFile(programFile, src); err != nil {
-			return nil, err
-		}
-	}
 	for _, x := range []struct {
 		name string
 		raw  *json.RawMessage

@@ -239,8 +239,8 @@ func TestSyntaxErrorPositions(t *testing.T) {
 	}{
 		{``, "1:1", "unexpected end of input; expected a value"},
 		{"  \n  ", "2:3", "unexpected end of input"},
-		{`{"a": 1,}`, "1:9", "trailing comma before '}'"},
-		{"[1,\n 2,\n]", "3:1", "trailing comma before ']'"},
+		{`{"a": 1,}`, "1:8", "trailing comma before '}'"},
+		{"[1,\n 2,\n]", "2:3", "trailing comma before ']'"},
 		{`{"a" 1}`, "1:6", `unexpected '1'; expected ':' after member name "a"`},
 		{`{"a": 1 "b": 2}`, "1:9", "expected ',' or '}' after an object member"},
 		{`{a: 1}`, "1:2", "unexpected 'a'; expected a member name in double quotes"},
@@ -277,7 +277,7 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		{"  \x00", "1:3", "unexpected '\\x00'"},
 		// A literal U+FFFD is a character, not a bad byte.
 		{"[\xef\xbf\xbd]", "1:2", "unexpected '�'"},
-		{"\t[\r\n\t1,\r\n\t]", "3:2", "trailing comma"},
+		{"\t[\r\n\t1,\r\n\t]", "2:3", "trailing comma"},
 		{strings.Repeat("[", MaxDepth+1), "1:10001", "nesting deeper than 10000 levels"},
 	}
 	for _, tt := range tests {

@@ -405,10 +405,13 @@ func (p *parser) separator(idx uint32, base int, closing byte, container, item s
 	}
 	switch p.src[p.i] {
 	case ',':
+		comma := p.i
 		p.i++
 		p.skipWS()
 		if p.i < len(p.src) && p.src[p.i] == closing {
-			p.fail(p.i, "trailing comma before '%c'; remove the last ','", closing)
+			// The error is the comma, so the caret goes under it, not
+			// under the closing bracket, which may be lines later.
+			p.fail(comma, "trailing comma before '%c'; remove the last ','", closing)
 			return false, false
 		}
 		return false, true

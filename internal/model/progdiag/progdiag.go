@@ -6,6 +6,7 @@
 package progdiag
 
 import (
+	"errors"
 	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -25,16 +26,21 @@ type Doc struct {
 	// the program itself, not JSON.
 	Text bool
 	json *jsonpos.Doc // nil when Src is not JSON (or Text)
+	// bad is where a JSON file that does not parse goes wrong.
+	bad *jsonpos.SyntaxError
 }
 
 // NewDoc prepares a file for locating pointers. A JSON file that does not
-// parse is still usable: its findings point at line 1.
+// parse is still usable: the syntax diagnostic about the whole document
+// (path "") points at the syntax error, the others at line 1.
 func NewDoc(name string, src []byte, text bool) *Doc {
 	d := &Doc{Name: name, Src: src, Text: text}
 	if !text {
-		if pd, err := jsonpos.Parse(src); err == nil {
+		pd, err := jsonpos.Parse(src)
+		if err == nil {
 			d.json = pd
 		}
+		errors.As(err, &d.bad)
 	}
 	return d
 }
@@ -71,6 +77,11 @@ func Findings(diags []pilotage.Diagnostic, files Files) []report.Finding {
 			f.EndLine, f.EndColumn = d.Path.Text.End.Line, d.Path.Text.End.Column
 		case doc.json != nil:
 			locate(doc, d, &f)
+		case doc.bad != nil && d.Code == pilotage.CodeSyntax && d.Path.Pointer == "":
+			// The engine's "not valid JSON" diagnostic: at the bad
+			// character, as lint places malformed JSON.
+			f.Pointer = ""
+			f.Line, f.Column = doc.bad.Pos.Line, doc.bad.Pos.Column
 		default:
 			f.Line, f.Column = 1, 1
 		}

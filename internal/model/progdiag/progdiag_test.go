@@ -66,10 +66,17 @@ func TestTextRangeAndUnparsable(t *testing.T) {
 	if f.Severity != "error" {
 		t.Fatalf("unknown severity %q must read as error (§1.3)", f.Severity)
 	}
-	bad := NewDoc("p.json", []byte("{\"steps\": ["), false)
+	// The engine's syntax diagnostic about a program that is not JSON
+	// (path "") points where the JSON goes wrong, as lint's json-syntax
+	// does (issue 13 item 13); any other diagnostic of it at line 1.
+	bad := NewDoc("p.json", []byte("{\"steps\": [\n  1,]"), false)
 	f = Findings([]pilotage.Diagnostic{diag("syntax", "", nil)}, Files{Program: bad})[0]
+	if f.Line != 2 || f.Column != 4 || f.Pointer != "" {
+		t.Fatalf("unparsable program: %+v; want 2:4, the trailing comma", f)
+	}
+	f = Findings([]pilotage.Diagnostic{diag("unknown_name", "/steps", nil)}, Files{Program: bad})[0]
 	if f.Line != 1 || f.Column != 1 {
-		t.Fatalf("unparsable program: %+v", f)
+		t.Fatalf("unparsable program, another code: %+v", f)
 	}
 }
 

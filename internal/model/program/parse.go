@@ -32,7 +32,7 @@ type parser struct {
 func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
 	doc, err := jsonpos.Parse(src)
 	if err != nil {
-		return nil, []pilotage.Diagnostic{syntax("", "the program is not valid JSON: "+err.Error(), "")}, nil
+		return nil, []pilotage.Diagnostic{syntax("", "the program is not valid JSON: "+err.Error(), "fix the JSON syntax; no other check can run on the program")}, nil
 	}
 	p := &parser{g: g, maxDepth: maxDepth}
 	prog := p.program(doc.Root)
