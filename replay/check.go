@@ -205,57 +205,11 @@ func (c *checker) kind(e *entry, s *Step) string {
 	return s.Kind
 }
 
-// outcome checks a step outcome (§5.7, reading 10).
-func (c *checker) outcome(e *entry) {
-	o := e.w.Outcome
-	if o == nil {
-		c.add(finding{rule: RuleTraceShape, at: e.site, msg: fmt.Sprintf("trace step %q has no outcome", *e.w.ID), hint: "every trace step carries an outcome {ok, status} (§5.8)"})
-		return
-	}
-	if o.OK == nil || o.Status == nil {
-		c.add(finding{rule: RuleTraceShape, at: e.at("/outcome"), msg: fmt.Sprintf("outcome of %q lacks ok or status", *e.w.ID)})
-		return
-	}
-	st, ok := *o.Status, *o.OK
-	switch {
-	case pilotage.IsRefusal(st):
-		c.add(finding{rule: RuleStepOutcome, at: e.at("/outcome/status"),
-			msg:  fmt.Sprintf("step %q has status %q, which only a refused Run has", *e.w.ID, st),
-			hint: "validation_error, catalog_drift and promotion_drift are run-level only (reading 10)"})
-	case st == pilotage.StatusSuccess && !ok, st == pilotage.StatusPartial && ok:
-		c.add(finding{rule: RuleStepOutcome, at: e.at("/outcome/ok"),
-			msg: fmt.Sprintf("step %q has status %q with ok %v; %s always has ok %v", *e.w.ID, st, ok, st, !ok)})
-	}
-	if c.lang != nil {
-		c.listed(e.at("/outcome"), "step", c.lang.Sets.StepStatuses, st, ok)
-	}
-}
-
 // duration checks t_ms, the step's duration in milliseconds: a number,
 // never negative (data-model.md §5.8).
 func (c *checker) duration(e *entry) {
 	if bad := e.w.TMs.bad; bad != nil {
 		c.add(finding{rule: RuleTraceShape, at: e.at("/t_ms"), msg: fmt.Sprintf("t_ms of %q is %s; it is a duration in milliseconds, a number ≥ 0", *e.w.ID, bad)})
-	}
-}
-
-// levels checks what an entry carries at each level (§5.8.1, reading 6).
-// The level may come after the steps, so both readings are kept.
-func (c *checker) levels(e *entry, kind string, s *Step) {
-	id := *e.w.ID
-	if len(e.w.Input) > 0 {
-		// Checked here so a full trace, every entry of which has input,
-		// costs no message per entry.
-		if c.admit(RuleLevelContent, "", ifSummary) {
-			c.keep(finding{rule: RuleLevelContent, c: ifSummary, at: e.at("/input"), rel: c.rels(s),
-				msg: fmt.Sprintf("entry %q carries input, which a summary trace omits", id)})
-		}
-		return
-	}
-	if kind != pilotage.KindBranch && kind != pilotage.KindLoop && !madeNoCall(&e.w) && c.admit(RuleLevelContent, "", ifFull) {
-		c.keep(finding{rule: RuleLevelContent, c: ifFull, at: e.site, rel: c.rels(s),
-			msg:  fmt.Sprintf("entry %q has no input; at full every executed step carries its input", id),
-			hint: "only branch and loop entries, and failed entries that name no call, may omit input at full (reading 6, docs/readings.md)"})
 	}
 }
 
@@ -267,101 +221,6 @@ func (c *checker) levels(e *entry, kind string, s *Step) {
 func madeNoCall(w *wireEntry) bool {
 	o := w.Outcome
 	return len(w.Calls) == 0 && o != nil && o.OK != nil && !*o.OK
-}
-
-// decisionsAt checks reading 2 as docs/readings.md amends it: at
-// identifies the construct (§5.8) by the entry's complete trace id or by
-// the construct's step identifier, the id's base (§5.8.2). Branches and
-// loops share the decision form, so they share the rule. Nothing in
-// between is taken: on an expanded entry "outer#1/hot#2", "hot#2" can be
-// the id of another entry of the same trace (the caller's own step hot).
-func (c *checker) decisionsAt(e *entry, id string, s *Step) {
-	base := pilotage.BaseID(id)
-	for i, d := range e.w.Decisions {
-		if d.At == id || (base != "" && d.At == base) {
-			continue
-		}
-		msg := fmt.Sprintf("decision at %q on entry %q; at is the entry's complete trace id %q", d.At, id, id)
-		switch base {
-		case "": // a malformed id, which trace-id-syntax reports, has no step identifier
-		case id: // outside loops and sub-programs the two forms are one string
-			msg += ", which is also its construct's step identifier"
-		default:
-			msg += fmt.Sprintf(" or its construct's step identifier %q", base)
-		}
-		c.add(finding{rule: RuleDecisionAt, at: e.at("/decisions/" + strconv.Itoa(i) + "/at"), rel: c.rels(s), msg: msg,
-			hint: "§5.8: at identifies the branch or loop construct, by the complete trace id of its entry (qualifiers and prefixes included) or by its program step identifier alone (reading 2, docs/readings.md)"})
-	}
-}
-
-// prefix checks a `/` prefix against the entries before it and reports
-// whether the entry is unprefixed (so plan correspondence applies).
-func (c *checker) prefix(e *entry, id pilotage.TraceID, text string) bool {
-	d := len(id.Prefixes)
-	if d == 0 {
-		c.calls = append(c.calls[:0], text)
-		return true
-	}
-	caller := text[:strings.LastIndexByte(text, '/')]
-	switch {
-	case d-1 < len(c.calls) && c.calls[d-1] == caller:
-		c.calls = append(c.calls[:d], text)
-	default:
-		before := "no entry"
-		if d-1 < len(c.calls) {
-			before = strconv.Quote(c.calls[d-1])
-		}
-		c.add(finding{rule: RuleTraceIDPrefix, at: e.at("/id"),
-			msg:  fmt.Sprintf("prefix %q of %q names no calling entry before it (the latest entry at that depth is %s)", caller, text, before),
-			hint: "an expanded sub-program's entries follow the entry that called it, prefixed by its complete id (§5.8.2, reading 7)"})
-	}
-	if c.lang != nil && c.lang.TraceSubprogram != "expanded" {
-		c.add(finding{rule: RuleTraceIDPrefix, at: e.at("/id"),
-			msg:  fmt.Sprintf("%q is an expanded sub-program entry, but the Language's trace_subprogram is opaque", text),
-			hint: "with opaque sub-programs the call appears as one entry (§5.8.3)"})
-	}
-	return false
-}
-
-// unplanned handles an unprefixed entry whose base is no plan step
-// (reading 4): an error for control flow and for entries that call
-// something, otherwise info in a completed Run and an error in one that
-// did not complete.
-func (c *checker) unplanned(e *entry, kind, id string) {
-	base := pilotage.BaseID(id)
-	switch {
-	case kind == pilotage.KindBranch || kind == pilotage.KindLoop:
-		c.add(finding{rule: RuleExpectedSet, at: e.at("/id"),
-			msg: fmt.Sprintf("%s entry %q has no plan step %q; branch and loop entries are never unplanned (reading 4)", kind, id, base)})
-	case len(e.w.Calls) > 0:
-		c.add(finding{rule: RuleExpectedSet, at: e.at("/id"),
-			msg:  fmt.Sprintf("entry %q calls %v but the plan has no step %q", id, e.w.Calls, base),
-			hint: "a step that invokes catalog entries has an external effect and is part of the plan (§5.6)"})
-	default:
-		msg := fmt.Sprintf("entry %q has no plan step %q", id, base)
-		c.add(finding{rule: RuleExpectedSet, sev: report.Info, c: ifComplete, at: e.at("/id"), msg: msg + "; taken as a pure step the plan left out",
-			hint: "reading 4: steps with no external effect may be left out of the plan; engines that do so should leave them out of traces too"})
-		c.add(finding{rule: RuleExpectedSet, c: ifIncomplete, at: e.at("/id"), msg: msg,
-			hint: "in a Run that did not complete every unprefixed entry maps to the expected set (§5.8.4)"})
-	}
-}
-
-// entryCalls checks reading 5: an entry's calls are listed on its plan step,
-// and a plan step with calls is matched by an entry naming them.
-func (c *checker) entryCalls(e *entry, s *Step, id string) {
-	for i, name := range e.w.Calls {
-		if !slices.Contains(s.Calls, name) {
-			c.add(finding{rule: RuleEntryCalls, at: e.at("/calls/" + strconv.Itoa(i)), rel: []report.Location{c.rel(s)},
-				msg:  fmt.Sprintf("entry %q calls %q, which its plan step does not list (plan calls: %v)", id, name, s.Calls),
-				hint: "the Engine executes only what the validated program says (§5.8.4)"})
-		}
-	}
-	o := e.w.Outcome
-	if len(s.Calls) > 0 && len(e.w.Calls) == 0 && o != nil && o.OK != nil && *o.OK {
-		c.add(finding{rule: RuleEntryCalls, at: e.site, rel: []report.Location{c.rel(s)},
-			msg:  fmt.Sprintf("entry %q succeeded but names no calls; its plan step calls %v", id, s.Calls),
-			hint: "every trace entry that invokes a catalog entry identifies it in calls, at every level (reading 5)"})
-	}
 }
 
 // armLabel is the arm of chain[j] (a branch) that the step lies in.

@@ -1,13 +1,10 @@
 package replay
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
@@ -125,43 +122,3 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 
 // squash folds whitespace so a guide's line wrapping does not matter.
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// truncatedForm is the engine's summary truncation of an output.
-type truncatedForm struct {
-	Truncated *bool   `json:"truncated"`
-	Bytes     *int    `json:"bytes"`
-	Preview   *string `json:"preview"`
-}
-
-// truncation checks an output against the documented truncation form
-// (§5.8.1): at summary, outputs longer than the limit are truncated and
-// truncated ones follow the form; at full nothing is truncated.
-func (c *checker) truncation(e *entry) {
-	out := e.w.Output
-	if c.lang == nil || !c.lang.engineTruncation || len(out) == 0 {
-		return
-	}
-	id := *e.w.ID
-	var t truncatedForm
-	if out[0] == '{' && json.Unmarshal(out, &t) == nil && t.Truncated != nil && *t.Truncated {
-		c.add(finding{rule: RuleSummaryTruncation, c: ifFull, at: e.at("/output"),
-			msg: fmt.Sprintf("output of %q is truncated, but a full trace carries whole outputs", id)})
-		if t.Bytes == nil || *t.Bytes <= language.TruncateBytes || t.Preview == nil || utf8.RuneCountInString(*t.Preview) > language.PreviewRunes {
-			c.add(finding{rule: RuleSummaryTruncation, c: ifSummary, at: e.at("/output"),
-				msg: fmt.Sprintf("truncated output of %q is not in the documented form", id),
-				hint: fmt.Sprintf("{\"truncated\": true, \"bytes\": N > %d, \"preview\": at most %d characters}, as the closed-sets guide says",
-					language.TruncateBytes, language.PreviewRunes)})
-		}
-		return
-	}
-	if len(out) <= language.TruncateBytes {
-		return
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, out) == nil && buf.Len() > language.TruncateBytes {
-		n := buf.Len()
-		c.add(finding{rule: RuleSummaryTruncation, c: ifSummary, at: e.at("/output"),
-			msg:  fmt.Sprintf("output of %q is %d bytes of JSON; at summary outputs over %d bytes are truncated", id, n, language.TruncateBytes),
-			hint: "the closed-sets guide's Summary truncation section documents the form"})
-	}
-}

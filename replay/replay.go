@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
@@ -307,56 +306,6 @@ func (c *checker) noTrace(s *stream, outcome *located, runID string) []report.Fi
 	return c.out.resolve(all, none, runID)
 }
 
-// level checks the trace level (§5.8.1); an unknown level reads as
-// summary (§1.3).
-func (c *checker) level(t *traceMembers) {
-	if t.level == nil {
-		return
-	}
-	l, ok := stringOf(t.level)
-	switch {
-	case !ok || (l != "summary" && l != "full"):
-		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("level is %s; a trace's level is summary or full", t.level.raw),
-			hint: "none is a request value and never a trace's level; an unknown level is read as summary (§1.3)"})
-	case c.lang != nil && c.lang.TraceLevel == "":
-		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("a trace of Language %q, which declares no trace_level: it does not declare execute", c.lang.ID),
-			hint: "only a Language that declares execute runs programs and traces them (§4.3 rule 4, §5.8.1)"})
-	case l == "full" && c.lang != nil && c.lang.TraceLevel == "summary":
-		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: "level is full, but the Language declares trace_level summary",
-			hint: "the effective level is the lower of the requested level and the declared ceiling (§5.8.1)"})
-	}
-}
-
-// runOutcome checks the run outcome (§5.7, §6.5.6).
-func (c *checker) runOutcome(t *traceMembers) (wireOutcome, bool) {
-	if t.outcome == nil {
-		return wireOutcome{}, false
-	}
-	o, ok := outcomeOf(t.outcome)
-	if !ok {
-		c.add(finding{rule: RuleTraceShape, at: t.outcome.site, msg: "the run outcome lacks ok or status", hint: "an outcome is {ok: bool, status: string, error?} (§5.7)"})
-		return o, false
-	}
-	st, okv := *o.Status, *o.OK
-	for _, r := range pilotage.ReservedRunStatuses {
-		if r.Status == st && r.OK != okv {
-			c.add(finding{rule: RuleRunOutcome, at: t.outcome.at("/ok"),
-				msg:  fmt.Sprintf("run status %q with ok %v; %s always has ok %v", st, okv, st, r.OK),
-				hint: "a started Run that did not complete is ok: false (§6.5.6); only success is ok: true"})
-		}
-	}
-	reserved := isReserved(st)
-	switch {
-	case c.lang != nil:
-		c.listed(t.outcome.site, "run", c.lang.Sets.RunStatuses, st, okv)
-	case !reserved && okv:
-		c.add(finding{rule: RuleRunOutcome, sev: report.Warning, at: t.outcome.at("/status"),
-			msg:  fmt.Sprintf("engine-defined run status %q with ok true; a completed Run reports success", st),
-			hint: "give --snapshot to check the status against the Language's closed-sets guide"})
-	}
-	return o, true
-}
-
 func isReserved(st string) bool {
 	for _, r := range pilotage.ReservedRunStatuses {
 		if r.Status == st {
@@ -385,89 +334,3 @@ func (c *checker) sameAsResponse(s *stream) {
 
 // traceModes are the values of a trace's mode (data-model.md §5.8).
 var traceModes = []string{pilotage.ModeImmediate, pilotage.ModeDeploy, pilotage.ModeTestRun}
-
-// mode checks the trace's mode: a closed set, and with the Language one
-// its execution_mode (§6.5.7) and execute.test_run allow.
-func (c *checker) mode(t *traceMembers) {
-	if t.mode == nil {
-		return
-	}
-	m, ok := stringOf(t.mode)
-	switch {
-	case !ok || !slices.Contains(traceModes, m):
-		c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("mode is %s; a trace's mode is immediate, deploy or test_run", t.mode.raw)})
-	case c.lang == nil:
-	case m == pilotage.ModeTestRun:
-		if !c.lang.TestRun {
-			c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("a test_run trace, but Language %q does not declare execute.test_run", c.lang.ID),
-				hint: "test_run is accepted only when execute.test_run is declared (§6.5)"})
-		}
-	case c.lang.ExecutionMode != "" && c.lang.ExecutionMode != pilotage.ModeBoth && m != c.lang.ExecutionMode:
-		c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("a %s trace, but Language %q has execution_mode %s", m, c.lang.ID, c.lang.ExecutionMode),
-			hint: "a Language runs programs in its declared execution mode; both allows immediate and deploy (§6.5.7)"})
-	}
-}
-
-// catalogVersion checks that the Run executed at the catalog_version the
-// plan was derived at: §5.8.4 ties a trace to its plan at one
-// catalog_version, and a Client that supplied the plan's token as
-// expected_catalog_version gets catalog_drift otherwise (§6.5.2, §6.5.3).
-func (c *checker) catalogVersion(t *traceMembers) {
-	if t.catalogVersion == nil {
-		return
-	}
-	v, ok := stringOf(t.catalogVersion)
-	switch {
-	case !ok:
-		c.add(finding{rule: RuleTraceShape, at: t.catalogVersion.site, msg: fmt.Sprintf("catalog_version is %s, not a string", t.catalogVersion.raw),
-			hint: "catalog_version is an opaque token (§5.4)"})
-	case c.plan.CatalogVersion != "" && v != c.plan.CatalogVersion:
-		pos, _ := c.plan.doc.Locate(c.plan.ptr+"/catalog_version", false)
-		c.add(finding{rule: RuleCatalogVersion, at: t.catalogVersion.site,
-			rel:  []report.Location{{File: c.plan.File, Line: pos.Line, Column: pos.Column, Pointer: c.plan.ptr + "/catalog_version", Note: "the plan's catalog_version"}},
-			msg:  fmt.Sprintf("the Run executed at catalog_version %q, but the plan was derived at %q", v, c.plan.CatalogVersion),
-			hint: "correspondence holds at one catalog_version (§5.8.4); executing with the plan's token as expected_catalog_version returns catalog_drift instead (§6.5.2)"})
-	}
-}
-
-// installation reports whether the trace describes a deploy
-// installation, which is not matched against the body plan (§5.8.4).
-func (c *checker) installation(t *traceMembers) bool {
-	mode, _ := stringOf(t.mode)
-	at := c.traceAt
-	if t.mode != nil {
-		at = t.mode.site
-	}
-	switch {
-	case mode == "deploy":
-		c.add(finding{rule: RuleDeployTrace, at: at, msg: "a deploy installation trace: identity, levels and outcome checked; not matched against the body plan",
-			hint: "body-plan correspondence is checked against a test_run trace (§6.5.7)"})
-		return true
-	case c.plan.Mode == "deploy" && mode == "":
-		c.add(finding{rule: RuleDeployTrace, at: at, msg: "the plan describes a deployed body and the trace has no mode: taken as an installation trace, not matched against the plan",
-			hint: "a test run's trace carries mode test_run; only those are matched against a deploy plan (§5.8.4)"})
-		return true
-	}
-	return false
-}
-
-// listed checks a status against a closed-sets table (§1.5).
-func (c *checker) listed(at site, which string, table []closedsets.Status, st string, ok bool) {
-	if len(table) == 0 {
-		return // the guide has no such table; pilotage lint reports that
-	}
-	var names []string
-	for _, r := range table {
-		if r.Status == st {
-			if r.OK != ok {
-				c.add(finding{rule: RuleClosedSetStatus, at: at,
-					msg: fmt.Sprintf("%s status %q has ok %v, but the closed-sets guide lists it with ok %v", which, st, ok, r.OK)})
-			}
-			return
-		}
-		names = append(names, r.Status)
-	}
-	c.add(finding{rule: RuleClosedSetStatus, at: at,
-		msg:  fmt.Sprintf("%s status %q is not in the Language's closed-sets guide (%s)", which, st, strings.Join(names, ", ")),
-		hint: "every status an Engine uses is enumerated in the closed-sets guide (§1.5, §5.7)"})
-}
