@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -362,25 +365,49 @@ func (c *compiler) schema(s *pdl.Stmt) json.RawMessage {
 		c.errf(pdl.RuleArgs, stmtAt{s}, usage[s.Keyword], "%s needs a schema", s.Keyword)
 		return nil
 	}
-	if out, ok := c.schemas[string(src)]; ok {
+	out, ok := c.schemas[string(src)]
+	if !ok {
 		// Catalogs repeat a few schemas many times; each is checked once.
-		if out.err != "" {
-			c.errf(pdl.RuleJSON, argAt{at}, out.hint, "%s %s", s.Keyword, out.err)
-		}
-		return out.schema
+		out = compileSchema(src)
+		c.schemas[string(src)] = out
 	}
-	out, hint, msg := compileSchema(src)
-	c.schemas[string(src)] = schemaResult{schema: out, err: msg, hint: hint}
-	if msg != "" {
-		c.errf(pdl.RuleJSON, argAt{at}, hint, "%s %s", s.Keyword, msg)
+	switch {
+	case out.bad != nil:
+		c.jsonSyntax(at, hasFile, src, out.bad, out.hint, s.Keyword+" "+out.err)
+	case out.err != "":
+		c.errf(pdl.RuleJSON, argAt{at}, out.hint, "%s %s", s.Keyword, out.err)
 	}
-	return out
+	return out.schema
 }
 
-// schemaResult is a compiled schema, or why it does not compile.
+// schemaResult is a compiled schema, or why it does not compile: err
+// completes "<keyword> …"; bad is where the text stops being JSON, when
+// that is why.
 type schemaResult struct {
 	schema    json.RawMessage
 	err, hint string
+	bad       *jsonpos.SyntaxError
+}
+
+// jsonSyntax reports msg, a JSON syntax error se in src, the text of a
+// (the file a names when inFile), at the bad character: in the file, or
+// in a raw string or plain string as written, so the caret is under it
+// rather than under the opening back-quote. A text block, dedented, or a
+// string with escapes is reported as a whole. The message is jsonpos's,
+// the words lint uses for malformed JSON, not encoding/json's.
+func (c *compiler) jsonSyntax(a *pdl.Arg, inFile bool, src []byte, se *jsonpos.SyntaxError, hint, msg string) {
+	var at lexer.Position
+	ok := true
+	if inFile {
+		at = lexer.Position{Filename: c.path(a.Value.Str()), Offset: se.Pos.Offset, Line: se.Pos.Line, Column: se.Pos.Column}
+	} else {
+		at, ok = contentPos(a.Value, utf8.RuneCount(src[:min(se.Pos.Offset, len(src))]))
+	}
+	if !ok {
+		c.errf(pdl.RuleJSON, argAt{a}, hint, "%s", msg)
+		return
+	}
+	c.add(pdl.Errorf(pdl.RuleJSON, at, lexer.Position{}, hint, msg))
 }
 
 // compileSchema parses and compiles a JSON Schema, returning it with
@@ -389,24 +416,28 @@ type schemaResult struct {
 // a schema may not pull in files or URLs, so a hostile definition cannot
 // read the disk or the network through "$ref", and what compiles here
 // compiles for them.
-func compileSchema(src []byte) (out json.RawMessage, hint, msg string) {
+func compileSchema(src []byte) schemaResult {
 	// A byte order mark or UTF-16 is named as lint names it in a JSON file.
 	if se := jsonpos.CheckEncoding(src); se != nil {
-		return nil, "a schema file is UTF-8 JSON without a byte order mark", "is not valid JSON: " + se.Msg
+		return schemaResult{hint: "a schema file is UTF-8 JSON without a byte order mark", err: "is not valid JSON: " + se.Msg}
+	}
+	var se *jsonpos.SyntaxError
+	if _, err := jsonpos.Parse(src); errors.As(err, &se) {
+		return schemaResult{hint: "a schema is one JSON value", err: "is not valid JSON: " + se.Msg, bad: se}
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 	if err != nil {
-		return nil, "a schema is one JSON value", "is not valid JSON: " + err.Error()
+		return schemaResult{hint: "a schema is one JSON value", err: "is not valid JSON: " + err.Error()}
 	}
 	if _, err := pilotage.CompileOffline(schemaName, doc); err != nil {
 		msg, hint := schemaProblem(err)
-		return nil, hint, msg
+		return schemaResult{hint: hint, err: msg}
 	}
-	out, err = json.Marshal(doc)
+	out, err := json.Marshal(doc)
 	if err != nil {
-		return nil, "", err.Error()
+		return schemaResult{err: err.Error()}
 	}
-	return out, "", ""
+	return schemaResult{schema: out}
 }
 
 // schemaName is what compileSchema names every schema for
@@ -448,15 +479,16 @@ func (c *compiler) jsonValue(a *pdl.Arg) json.RawMessage {
 		return nil
 	}
 	src := c.text(a, "the JSON value")
+	var se *jsonpos.SyntaxError
+	if _, err := jsonpos.Parse([]byte(src)); errors.As(err, &se) {
+		c.jsonSyntax(a, false, []byte(src), se, "write one JSON value in `back-quotes` or a \"\"\"text block\"\"\"", "not valid JSON: "+se.Msg)
+		return nil
+	}
 	dec := json.NewDecoder(strings.NewReader(src))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		c.errf(pdl.RuleJSON, argAt{a}, "write one JSON value in `back-quotes` or a \"\"\"text block\"\"\"", "not valid JSON: %v", err)
-		return nil
-	}
-	if dec.More() {
-		c.errf(pdl.RuleJSON, argAt{a}, "write one JSON value", "text after the JSON value")
+		c.errf(pdl.RuleJSON, argAt{a}, "write one JSON value", "not valid JSON: %v", err)
 		return nil
 	}
 	out, _ := json.Marshal(v)

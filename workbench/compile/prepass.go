@@ -61,8 +61,7 @@ func (c *compiler) prepare(f *pdl.File) {
 	}
 	schemaOut := make([]schemaResult, len(schemas))
 	parallel(len(schemas), func(i int) {
-		out, hint, msg := compileSchema([]byte(schemas[i]))
-		schemaOut[i] = schemaResult{schema: out, err: msg, hint: hint}
+		schemaOut[i] = compileSchema([]byte(schemas[i]))
 	})
 	for i, s := range schemas {
 		c.schemas[s] = schemaOut[i]
