@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
@@ -56,7 +57,7 @@ Exit status: 0 written, 2 errors in the PDL, usage errors or unwritable output.`
 		Example: `  pilotage build langs/homeflow/homeflow.pdl
   pilotage build -o dist langs/calc/calc.pdl`,
 		Args: needArgs(1, 1, "one FILE.pdl"),
-		RunE: func(c *cobra.Command, args []string) error { return runBuild(c, p, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error { return runBuild(streams(c), p, args[0]) },
 	}
 	c.Flags().StringVarP(&p.dir, "output", "o", "out", "write into `DIR`")
 	registerErrorColor(c, &p.color)
@@ -64,8 +65,8 @@ Exit status: 0 written, 2 errors in the PDL, usage errors or unwritable output.`
 	return c
 }
 
-func runBuild(c *cobra.Command, p *buildParams, name string) error {
-	color, err := errorColor(c, p.color)
+func runBuild(s stdio, p *buildParams, name string) error {
+	color, err := errorColor(s, p.color)
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	if err := checkMaxPerRule(p.maxPerRule); err != nil {
 		return err
 	}
-	res, err := loadPDL(c.ErrOrStderr(), name, color, p.maxPerRule)
+	res, err := loadPDL(s.err, name, color, p.maxPerRule)
 	if err != nil {
 		return err
 	}
@@ -88,23 +89,23 @@ func runBuild(c *cobra.Command, p *buildParams, name string) error {
 	// The definition's own files are never replaced or removed.
 	sources := slices.Collect(maps.Keys(res.Sources))
 	if err := emit.Write(p.dir, files, sources); err != nil {
-		return usageErr("cannot write the build: %v", fileErr(err))
+		return usageErr("cannot write the build: %v", fserr.Plain(err))
 	}
 	for _, f := range files {
-		if err := printf(c, "wrote %s\n", outPath(p.dir, f.Path)); err != nil {
+		if err := printf(s, "wrote %s\n", outPath(p.dir, f.Path)); err != nil {
 			return err
 		}
 	}
 	// What was removed before a failure is named too.
 	stale, err := emit.RemoveStale(p.dir, files, sources)
 	for _, f := range stale.Removed {
-		fmt.Fprintf(c.ErrOrStderr(), "removed stale %s\n", outPath(p.dir, f))
+		fmt.Fprintf(s.err, "removed stale %s\n", outPath(p.dir, f))
 	}
 	if err != nil {
-		return usageErr("removing stale guides of an earlier build: %v", fileErr(err))
+		return usageErr("removing stale guides of an earlier build: %v", fserr.Plain(err))
 	}
 	for _, d := range stale.Left {
-		fmt.Fprintf(c.ErrOrStderr(), "left %s: no Language of this build has that tool prefix; delete it if an earlier build wrote it\n", outPath(p.dir, d))
+		fmt.Fprintf(s.err, "left %s: no Language of this build has that tool prefix; delete it if an earlier build wrote it\n", outPath(p.dir, d))
 	}
 	return nil
 }

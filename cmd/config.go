@@ -4,7 +4,9 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suppress"
 	"github.com/pilotage-dev/pilotage/internal/config"
@@ -53,12 +55,12 @@ its file:line:col).`,
 			if format != "text" && format != "json" {
 				return usageErr("config show prints text or json, not %q", format)
 			}
-			cfg, found, err := loadConfig(c)
+			cfg, found, err := loadConfig(c.Flags())
 			if err != nil {
 				return err
 			}
 			e := cfg.Effective(allRules(), found)
-			return writeOutput(c, "", "the configuration", func(w io.Writer) error {
+			return writeOutput(streams(c), "", "the configuration", func(w io.Writer) error {
 				if format == "json" {
 					return e.WriteJSON(w)
 				}
@@ -78,7 +80,7 @@ Exit status: 0 printed, 2 output that cannot be written.`,
 		Example: `  pilotage config schema > pilotage.schema.json`,
 		Args:    needArgs(0, 0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return writeOutput(c, "", "the schema", func(w io.Writer) error {
+			return writeOutput(streams(c), "", "the schema", func(w io.Writer) error {
 				_, err := w.Write(config.Schema())
 				return err
 			})
@@ -92,11 +94,11 @@ Exit status: 0 printed, 2 output that cannot be written.`,
 // pilotage.yaml from the working directory upwards, else none. found
 // says it was looked for and found. Errors in it, unknown rule IDs
 // included, are usage errors.
-func loadConfig(c *cobra.Command) (cfg *config.Config, found bool, err error) {
-	explicit, _ := c.Flags().GetString(configFlag)
+func loadConfig(flags *pflag.FlagSet) (cfg *config.Config, found bool, err error) {
+	explicit, _ := flags.GetString(configFlag)
 	cfg, err = config.Resolve(explicit, ".")
 	if err != nil {
-		return nil, false, usageErr("%v", fileErr(err))
+		return nil, false, usageErr("%v", fserr.Plain(err))
 	}
 	if err := cfg.CheckRules(ruleIDs()); err != nil {
 		return nil, false, usageErr("%v", err)

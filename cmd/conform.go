@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/conform"
 )
@@ -35,6 +36,8 @@ type conformParams struct {
 	// maxPerRule bounds the findings listed per rule and saved file, as
 	// lint and replay bound them offline.
 	maxPerRule int
+	// dash is how many arguments come before --, -1 without it.
+	dash int
 }
 
 func newConformCmd() *cobra.Command {
@@ -99,7 +102,10 @@ after Ctrl-C (143 after SIGTERM).`,
   pilotage conform --format sarif -o conform.sarif -- ./my-server
   pilotage conform --disable lookup-paging,core-guide-size -- ./my-server
   pilotage conform --list-rules`,
-		RunE: func(c *cobra.Command, args []string) error { return runConform(c, p, args) },
+		RunE: func(c *cobra.Command, args []string) error {
+			p.dash = c.ArgsLenAtDash()
+			return runConform(streams(c), p, args)
+		},
 	}
 	p.out.register(c, report.Formats)
 	f := c.Flags()
@@ -120,8 +126,8 @@ after Ctrl-C (143 after SIGTERM).`,
 	return c
 }
 
-func runConform(c *cobra.Command, p *conformParams, args []string) error {
-	format, err := p.out.setup(c)
+func runConform(s stdio, p *conformParams, args []string) error {
+	format, err := p.out.setup()
 	if err != nil {
 		return err
 	}
@@ -138,7 +144,7 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 		if err := listRulesAlone(inputs); err != nil {
 			return err
 		}
-		return printRules(c, p.out.output, format, conform.AllRules())
+		return printRules(s, p.out.output, format, conform.AllRules())
 	}
 	ctx, stop := interruptible()
 	defer stop()
@@ -158,16 +164,16 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 		return usageErr("conform needs a server: -- COMMAND [ARG...] to start one on stdio, or --http URL; see 'pilotage conform --help'")
 	case p.token != "":
 		return usageErr("--token is for --http; a stdio server runs as the principal it was started as")
-	case c.ArgsLenAtDash() != 0:
+	case p.dash != 0:
 		return usageErr("put -- before the server's COMMAND, so its flags are not read as conform's: pilotage conform [flags] -- %s", args[0])
 	default:
-		tr = conform.Command(ctx, args[0], args[1:], c.ErrOrStderr())
+		tr = conform.Command(ctx, args[0], args[1:], s.err)
 	}
 	if p.timeout <= 0 || p.maxItems < 1 || p.maxPages < 1 || p.maxLangs < 1 {
 		return usageErr("--timeout, --max-items, --max-pages and --max-languages must be more than zero")
 	}
 	opt := conform.Options{Dir: p.save, Timeout: p.timeout, MaxItems: p.maxItems, MaxPages: p.maxPages, MaxLanguages: p.maxLangs,
-		LanguageID: p.language, Execute: p.execute, Status: c.ErrOrStderr(), Version: versionString(), Disabled: map[string]bool{},
+		LanguageID: p.language, Execute: p.execute, Status: s.err, Version: versionString(), Disabled: map[string]bool{},
 		MaxPerRule: p.maxPerRule}
 	for _, id := range p.disable {
 		opt.Disabled[id] = true
@@ -175,7 +181,7 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 	if err := conform.CheckDisabled(opt.Disabled); err != nil {
 		return usageErr("%v", err)
 	}
-	if opt.Program, err = conformProgram(c, p); err != nil {
+	if opt.Program, err = conformProgram(s, p); err != nil {
 		return err
 	}
 	if opt.Dir == "" {
@@ -203,9 +209,9 @@ func runConform(c *cobra.Command, p *conformParams, args []string) error {
 			}
 			return usageErr("%v\n  hint: %s", err, hint)
 		}
-		return usageErr("%v", fileErr(err))
+		return usageErr("%v", fserr.Plain(err))
 	}
-	return p.out.emit(c, format, rep)
+	return p.out.emit(s, format, rep)
 }
 
 // signalled is the cause of a context a signal ended.
@@ -238,7 +244,7 @@ func interruptible() (context.Context, func()) {
 }
 
 // conformProgram reads --program and --input.
-func conformProgram(c *cobra.Command, p *conformParams) (*conform.Program, error) {
+func conformProgram(s stdio, p *conformParams) (*conform.Program, error) {
 	switch {
 	case p.program == "" && (p.input != "" || p.execute || p.language != ""):
 		return nil, usageErr("--input, --execute and --language need --program FILE")
@@ -251,13 +257,13 @@ func conformProgram(c *cobra.Command, p *conformParams) (*conform.Program, error
 	if err := outputNotInput(p.out.output, p.program, p.input); err != nil {
 		return nil, err
 	}
-	src, err := readInput(c, p.program)
+	src, err := readInput(s, p.program)
 	if err != nil {
 		return nil, err
 	}
 	prog := &conform.Program{File: p.program, Src: src}
 	if p.input != "" {
-		in, err := readInput(c, p.input)
+		in, err := readInput(s, p.input)
 		if err != nil {
 			return nil, err
 		}

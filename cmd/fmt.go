@@ -8,6 +8,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -38,7 +39,7 @@ files (printed with their source line; nothing is rewritten).`,
   pilotage fmt -w langs/*/*.pdl
   pilotage fmt -d lang.pdl`,
 		Args: needArgs(1, -1, "one or more FILE.pdl (or - for standard input)"),
-		RunE: func(c *cobra.Command, args []string) error { return runFmt(c, p, args) },
+		RunE: func(c *cobra.Command, args []string) error { return runFmt(streams(c), p, args) },
 	}
 	c.Flags().BoolVarP(&p.write, "write", "w", false, "rewrite files in place")
 	c.Flags().BoolVarP(&p.diff, "diff", "d", false, "print a unified diff instead of the formatted text")
@@ -47,8 +48,8 @@ files (printed with their source line; nothing is rewritten).`,
 	return c
 }
 
-func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
-	color, err := errorColor(c, p.color)
+func runFmt(s stdio, p *fmtParams, args []string) error {
+	color, err := errorColor(s, p.color)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 	var rewrite []string
 	var formatted [][]byte
 	for _, name := range args {
-		src, err := readInput(c, name)
+		src, err := readInput(s, name)
 		if err != nil {
 			return err
 		}
@@ -79,7 +80,7 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 		changed := !bytes.Equal(src, out)
 		differs = differs || changed
 		if p.list && changed {
-			if err := printf(c, "%s\n", name); err != nil {
+			if err := printf(s, "%s\n", name); err != nil {
 				return err
 			}
 		}
@@ -89,7 +90,7 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 			// string or comment of the file cannot drive the terminal.
 			// Without -d the formatted file is written as it is.
 			shown := report.Visible(string(diff.Diff(name, src, name+" (formatted)", out)))
-			if err := printf(c, "%s", shown); err != nil {
+			if err := printf(s, "%s", shown); err != nil {
 				return err
 			}
 		}
@@ -98,7 +99,7 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 			formatted = append(formatted, out)
 		}
 		if !p.list && !p.diff && !p.write {
-			if err := printf(c, "%s", out); err != nil {
+			if err := printf(s, "%s", out); err != nil {
 				return err
 			}
 		}
@@ -107,14 +108,14 @@ func runFmt(c *cobra.Command, p *fmtParams, args []string) error {
 		// The summary names the files read, as build's and lint's do.
 		rep.Summary.Files = len(args)
 		rep.Sort()
-		if err := report.Write(c.ErrOrStderr(), report.Text, rep, report.Options{Color: color}); err != nil {
+		if err := report.Write(s.err, report.Text, rep, report.Options{Color: color}); err != nil {
 			return usageErr("writing errors: %v", err)
 		}
 		return &exitError{code: ExitUsage}
 	}
 	for i, name := range rewrite {
 		if err := os.WriteFile(name, formatted[i], 0o644); err != nil {
-			return usageErr("%v", fileErr(err))
+			return usageErr("%v", fserr.Plain(err))
 		}
 	}
 	if differs && (p.diff || p.list) {

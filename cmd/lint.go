@@ -79,7 +79,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
   pilotage lint --disable core-guide-size snapshot.json
   pilotage lint --baseline old/snapshot.json out/snapshot.json
   pilotage lint --list-rules --format json`,
-		RunE: func(c *cobra.Command, args []string) error { return runLint(c, p, args) },
+		RunE: func(c *cobra.Command, args []string) error { return runLint(streams(c), p, args) },
 	}
 	p.out.register(c, []report.Format{report.Text, report.JSON, report.SARIF, report.GitHub, report.JUnit})
 	c.Flags().StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
@@ -90,12 +90,12 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	return c
 }
 
-func runLint(c *cobra.Command, p *lintParams, args []string) error {
-	format, mode, err := p.out.validateWithProgress(c, p.progress)
+func runLint(s stdio, p *lintParams, args []string) error {
+	format, mode, err := p.out.validateWithProgress(p.progress)
 	if err != nil {
 		return err
 	}
-	if d := p.out.cfg.Defaults.Baseline; d.Value != "" && !c.Flags().Changed("baseline") {
+	if d := p.out.cfg.Defaults.Baseline; d.Value != "" && !p.out.flags.Changed("baseline") {
 		p.baseline = p.out.cfg.Path(d.Value)
 	}
 	all := rules.All()
@@ -103,7 +103,7 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 		if err := listRulesAlone(args); err != nil {
 			return err
 		}
-		return printRules(c, p.out.output, format, pdllint.Rules(all))
+		return printRules(s, p.out.output, format, pdllint.Rules(all))
 	}
 	if len(args) == 0 {
 		return usageErr("lint needs at least one FILE (or - for standard input); see 'pilotage lint --help'")
@@ -122,18 +122,18 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 		cfg.Disabled[id] = true
 	}
 	if p.baseline != "" {
-		if cfg.Baseline, err = readBaseline(c, p.baseline); err != nil {
+		if cfg.Baseline, err = readBaseline(s, p.baseline); err != nil {
 			return err
 		}
 	}
 	// Files are read whole, quickly; the line mostly shows that the
 	// checking, which cannot be counted, goes on.
-	m := progress.Start(c.ErrOrStderr(), mode, inputsSize(c, args), "lint", "")
+	m := progress.Start(s.err, mode, inputsSize(s, args), "lint", "")
 	defer m.Stop()
 	var inputs []*lint.Input
 	var read int64
 	for _, name := range args {
-		src, err := readInput(c, name)
+		src, err := readInput(s, name)
 		if err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func runLint(c *cobra.Command, p *lintParams, args []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	return p.out.emit(c, format, rep)
+	return p.out.emit(s, format, rep)
 }
 
 // maxPerRuleFlag registers --max-per-rule, for every verb that reports
@@ -167,8 +167,8 @@ func checkMaxPerRule(n int) error {
 // lint builds a PDL input, so the evolution rules see the snapshot it
 // describes with positions in the PDL; one that does not compile leaves
 // nothing to compare with, a usage error like an unreadable file.
-func readBaseline(c *cobra.Command, name string) (*lint.Input, error) {
-	src, err := readInput(c, name)
+func readBaseline(s stdio, name string) (*lint.Input, error) {
+	src, err := readInput(s, name)
 	if err != nil {
 		// Say which input it was: the files to check are read too.
 		var ee *exitError
@@ -209,17 +209,17 @@ func listRulesAlone(args []string) error {
 
 // printRules prints rule descriptions for --list-rules of any checking
 // verb, on standard output or in the -o file, as the verb's report.
-func printRules(c *cobra.Command, output string, format report.Format, infos []report.RuleInfo) error {
+func printRules(s stdio, output string, format report.Format, infos []report.RuleInfo) error {
 	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
 	switch format {
 	case report.JSON:
-		return writeOutput(c, output, "the rules", func(w io.Writer) error {
+		return writeOutput(s, output, "the rules", func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(map[string]any{"rules": infos})
 		})
 	case report.Text:
-		return writeOutput(c, output, "the rules", func(w io.Writer) error {
+		return writeOutput(s, output, "the rules", func(w io.Writer) error {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tCATEGORY\tSECTION\tSEVERITY\tSUMMARY")
 			for _, r := range infos {

@@ -4,18 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/config"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // reportFlags are the output flags every checking verb shares.
@@ -31,10 +32,14 @@ type reportFlags struct {
 	noSuppressions, includeSuppressed bool
 	// cfg is the pilotage.yaml in effect, set by setup.
 	cfg *config.Config
+	// flags are the verb's flags, for telling a flag given from its
+	// default.
+	flags *pflag.FlagSet
 }
 
 func (f *reportFlags) register(c *cobra.Command, formats []report.Format) {
 	f.formats = formats
+	f.flags = c.Flags()
 	names := f.formatNames()
 	c.Flags().StringVarP(&f.format, "format", "f", "text", "output format: "+strings.Join(names, ", "))
 	c.Flags().StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of standard output")
@@ -79,16 +84,16 @@ func (f *reportFlags) validate() (report.Format, error) {
 
 // setup reads pilotage.yaml, takes from it the --format and --strict
 // not given on the command line, and validates the flags.
-func (f *reportFlags) setup(c *cobra.Command) (report.Format, error) {
-	cfg, _, err := loadConfig(c)
+func (f *reportFlags) setup() (report.Format, error) {
+	cfg, _, err := loadConfig(f.flags)
 	if err != nil {
 		return "", err
 	}
 	f.cfg = cfg
-	if d := cfg.Defaults.Format; d.Value != "" && !c.Flags().Changed("format") {
+	if d := cfg.Defaults.Format; d.Value != "" && !f.flags.Changed("format") {
 		f.format = d.Value
 	}
-	if d := cfg.Defaults.Strict; d.From.File != "" && !c.Flags().Changed("strict") {
+	if d := cfg.Defaults.Strict; d.From.File != "" && !f.flags.Changed("strict") {
 		f.strict = d.Value
 	}
 	return f.validate()
@@ -97,11 +102,11 @@ func (f *reportFlags) setup(c *cobra.Command) (report.Format, error) {
 // emit brings the report under pilotage.yaml (severities, suppressions),
 // writes it and returns the verb's result: nil when clean, findingsExit
 // when it should fail.
-func (f *reportFlags) emit(c *cobra.Command, format report.Format, rep *report.Report) error {
+func (f *reportFlags) emit(s stdio, format report.Format, rep *report.Report) error {
 	if f.cfg != nil {
 		f.cfg.Apply(rep, config.Apply{Inline: pdl.Suppressions, NoSuppressions: f.noSuppressions, Known: ruleIDs()})
 	}
-	err := writeOutput(c, f.output, "the report", func(w io.Writer) error {
+	err := writeOutput(s, f.output, "the report", func(w io.Writer) error {
 		return report.Write(w, format, rep, report.Options{Color: f.useColor(w), Strict: f.strict, IncludeSuppressed: f.includeSuppressed})
 	})
 	if err != nil {
@@ -122,8 +127,8 @@ func addPictureFormats(c *cobra.Command, f *reportFlags) {
 
 // emitPage writes a report drawn as a picture (picture.ReportFormats)
 // and exits as emit does for the same findings.
-func (f *reportFlags) emitPage(c *cobra.Command, format string, page *picture.Page, rep *report.Report) error {
-	if err := writeOutput(c, f.output, "the report", func(w io.Writer) error { return page.Write(w, format) }); err != nil {
+func (f *reportFlags) emitPage(s stdio, format string, page *picture.Page, rep *report.Report) error {
+	if err := writeOutput(s, f.output, "the report", func(w io.Writer) error { return page.Write(w, format) }); err != nil {
 		return err
 	}
 	if rep.Failed(f.strict) {
@@ -146,23 +151,23 @@ func outputDir(output string) string {
 // its output, so a verb that fails first leaves no empty file behind.
 // Both failures are usage errors (exit 2) that say what could not be
 // written.
-func writeOutput(c *cobra.Command, name, what string, write func(io.Writer) error) error {
+func writeOutput(s stdio, name, what string, write func(io.Writer) error) error {
 	if name == "" || name == "-" {
-		if err := write(c.OutOrStdout()); err != nil {
-			return usageErr("writing %s: %v", what, fileErr(err))
+		if err := write(s.out); err != nil {
+			return usageErr("writing %s: %v", what, fserr.Plain(err))
 		}
 		return nil
 	}
 	file, err := os.Create(name)
 	if err != nil {
-		return usageErr("cannot write %s: %v", what, fileErr(err))
+		return usageErr("cannot write %s: %v", what, fserr.Plain(err))
 	}
 	err = write(file)
 	if cerr := file.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return usageErr("writing %s: %v", what, fileErr(err))
+		return usageErr("writing %s: %v", what, fserr.Plain(err))
 	}
 	return nil
 }
@@ -185,18 +190,18 @@ func registerErrorColor(c *cobra.Command, color *string) {
 
 // errorColor checks such a --color value and says whether the errors are
 // coloured.
-func errorColor(c *cobra.Command, color string) (bool, error) {
+func errorColor(s stdio, color string) (bool, error) {
 	f := reportFlags{color: color, formats: []report.Format{report.Text}, format: string(report.Text)}
 	if _, err := f.validate(); err != nil {
 		return false, err
 	}
-	return f.useColor(c.ErrOrStderr()), nil
+	return f.useColor(s.err), nil
 }
 
 // readInput reads a named file, or standard input for "-".
-func readInput(c *cobra.Command, name string) ([]byte, error) {
+func readInput(s stdio, name string) ([]byte, error) {
 	if name == "-" {
-		b, err := io.ReadAll(stdinOf(c))
+		b, err := io.ReadAll(stdinOf(s))
 		if err != nil {
 			return nil, usageErr("reading standard input: %v", err)
 		}
@@ -212,10 +217,10 @@ func readInput(c *cobra.Command, name string) ([]byte, error) {
 // stdinOf is the command's standard input. When it is a terminal, a line
 // on standard error says that the command waits for it: otherwise
 // `pilotage lint -` typed by hand looks like a hang.
-func stdinOf(c *cobra.Command) io.Reader {
-	in := c.InOrStdin()
+func stdinOf(s stdio) io.Reader {
+	in := s.in
 	if f, ok := in.(*os.File); ok && progress.IsTerminal(f) && !isNullDevice(f) {
-		fmt.Fprintln(c.ErrOrStderr(), "pilotage: reading standard input; end it with Ctrl-D")
+		fmt.Fprintln(s.err, "pilotage: reading standard input; end it with Ctrl-D")
 	}
 	return in
 }
@@ -279,33 +284,21 @@ func outputNotInput(output string, inputs ...string) error {
 	return nil
 }
 
-// fileErr says what went wrong with a file as "NAME: reason". It drops
-// the Go operation ("open", "read", "mkdir") that *fs.PathError puts
-// between them ("adir: read adir: is a directory"), which tells a user
-// nothing and names the file twice.
-func fileErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
-	}
-	return err
-}
-
 // readErr is fileErr for a file a verb reads: a directory named where a
 // file is meant also says what to do, since only replay takes directories.
 func readErr(err error) error {
 	if errors.Is(err, syscall.EISDIR) {
-		return fmt.Errorf("%v; name the files in it instead", fileErr(err))
+		return fmt.Errorf("%v; name the files in it instead", fserr.Plain(err))
 	}
-	return fileErr(err)
+	return fserr.Plain(err)
 }
 
 // printf writes to the command's standard output. A failed write (a full
 // disk) is a usage error, so `pilotage fmt x.pdl > y.pdl` never exits 0
 // with y.pdl cut short.
-func printf(c *cobra.Command, format string, args ...any) error {
-	if _, err := fmt.Fprintf(c.OutOrStdout(), format, args...); err != nil {
-		return usageErr("writing standard output: %v", fileErr(err))
+func printf(s stdio, format string, args ...any) error {
+	if _, err := fmt.Fprintf(s.out, format, args...); err != nil {
+		return usageErr("writing standard output: %v", fserr.Plain(err))
 	}
 	return nil
 }

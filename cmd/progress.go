@@ -17,8 +17,8 @@ func progressFlag(c *cobra.Command, mode *string) {
 
 // validateWithProgress checks the report flags and a --progress value
 // together, before any work is done, for the verbs that have both.
-func (f *reportFlags) validateWithProgress(c *cobra.Command, mode string) (report.Format, progress.Mode, error) {
-	format, err := f.setup(c)
+func (f *reportFlags) validateWithProgress(mode string) (report.Format, progress.Mode, error) {
+	format, err := f.setup()
 	if err != nil {
 		return "", "", err
 	}
@@ -32,13 +32,13 @@ func (f *reportFlags) validateWithProgress(c *cobra.Command, mode string) (repor
 // inputsSize is the total size of the named inputs, for a progress line;
 // 0 (unknown) when one of them is standard input from a pipe or cannot
 // be stated, since a percentage of part of the work would mislead.
-func inputsSize(c *cobra.Command, names []string) int64 {
+func inputsSize(s stdio, names []string) int64 {
 	var total int64
 	for _, name := range names {
 		var st os.FileInfo
 		var err error
 		if name == "-" {
-			f, ok := c.InOrStdin().(*os.File)
+			f, ok := s.in.(*os.File)
 			if !ok {
 				return 0
 			}

@@ -1,13 +1,8 @@
 package cmd
 
 import (
-	"errors"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
+	"slices"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -83,7 +78,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
   pilotage replay runs/ --plan plan.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   pilotage replay --trace-only fetched.json --format html -o run.html
   pilotage replay --list-rules`,
-		RunE: func(c *cobra.Command, args []string) error { return runReplay(c, p, args) },
+		RunE: func(c *cobra.Command, args []string) error { return runReplay(streams(c), p, args) },
 	}
 	p.out.register(c, report.Formats)
 	addPictureFormats(c, &p.out)
@@ -100,12 +95,12 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	return c
 }
 
-func runReplay(c *cobra.Command, p *replayParams, args []string) error {
+func runReplay(s stdio, p *replayParams, args []string) error {
 	draw := ""
 	if picture.IsReportFormat(p.out.format) {
 		draw, p.out.format = p.out.format, string(report.Text)
 	}
-	format, mode, err := p.out.validateWithProgress(c, p.progress)
+	format, mode, err := p.out.validateWithProgress(p.progress)
 	if err != nil {
 		return err
 	}
@@ -113,10 +108,10 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 		if err := listRulesAlone(args); err != nil {
 			return err
 		}
-		return printRules(c, p.out.output, format, replay.RuleInfos())
+		return printRules(s, p.out.output, format, replay.RuleInfos())
 	}
 	if p.traceOnly {
-		return replayTimeline(c, p, draw, args)
+		return replayTimeline(s, p, draw, args)
 	}
 	if p.plan == "" {
 		return usageErr("replay needs --plan PLAN; see 'pilotage replay --help'")
@@ -133,7 +128,7 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 	if err := outputNotInput(p.out.output, append([]string{p.plan, p.snapshot, p.lang}, args...)...); err != nil {
 		return err
 	}
-	planSrc, err := readInput(c, p.plan)
+	planSrc, err := readInput(s, p.plan)
 	if err != nil {
 		return err
 	}
@@ -145,18 +140,22 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 	for _, id := range p.disable {
 		opt.Disabled[id] = true
 	}
-	if opt.Language, err = replayLanguage(c, p); err != nil {
+	if opt.Language, err = replayLanguage(s, p); err != nil {
 		return err
 	}
-	inputs, err := traceInputs(c, args, []string{p.plan, p.snapshot, p.lang})
+	var stdin io.Reader
+	if slices.Contains(args, "-") {
+		stdin = stdinOf(s)
+	}
+	inputs, err := replay.Inputs(args, []string{p.plan, p.snapshot, p.lang}, stdin)
 	if err != nil {
-		return err
+		return usageErr("%v", err)
 	}
 	var names []string
 	for _, in := range inputs {
 		names = append(names, in.File)
 	}
-	m := progress.Start(c.ErrOrStderr(), mode, inputsSize(c, names), "replay", "steps")
+	m := progress.Start(s.err, mode, inputsSize(s, names), "replay", "steps")
 	defer m.Stop()
 	if m != nil {
 		meteredInputs(m, inputs)
@@ -173,20 +172,20 @@ func runReplay(c *cobra.Command, p *replayParams, args []string) error {
 		return usageErr("%v", err)
 	}
 	if pic != nil {
-		return p.out.emitPage(c, draw, pic.Page(rep, picture.PageOptions{Dir: outputDir(p.out.output)}), rep)
+		return p.out.emitPage(s, draw, pic.Page(rep, picture.PageOptions{Dir: outputDir(p.out.output)}), rep)
 	}
-	return p.out.emit(c, format, rep)
+	return p.out.emit(s, format, rep)
 }
 
 // replayTimeline draws one trace file's Run as a timeline page.
-func replayTimeline(c *cobra.Command, p *replayParams, draw string, args []string) error {
+func replayTimeline(s stdio, p *replayParams, draw string, args []string) error {
 	if draw != "html" || len(args) != 1 {
 		return usageErr("--trace-only draws one TRACE as a timeline: pilotage replay --trace-only TRACE --format html -o run.html")
 	}
 	if err := outputNotInput(p.out.output, args[0]); err != nil {
 		return err
 	}
-	src, err := readInput(c, args[0])
+	src, err := readInput(s, args[0])
 	if err != nil {
 		return err
 	}
@@ -194,16 +193,16 @@ func replayTimeline(c *cobra.Command, p *replayParams, draw string, args []strin
 	if err != nil {
 		return usageErr("%s: %v", args[0], err)
 	}
-	return writeOutput(c, p.out.output, "the timeline", picture.NewTimeline(rec).WriteHTML)
+	return writeOutput(s, p.out.output, "the timeline", picture.NewTimeline(rec).WriteHTML)
 }
 
 // replayLanguage loads the Language from --snapshot or --lang, if given.
-func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error) {
+func replayLanguage(s stdio, p *replayParams) (*replay.Language, error) {
 	switch {
 	case p.snapshot != "" && p.lang != "":
 		return nil, usageErr("give --snapshot or --lang, not both")
 	case p.snapshot != "":
-		src, err := readInput(c, p.snapshot)
+		src, err := readInput(s, p.snapshot)
 		if err != nil {
 			return nil, err
 		}
@@ -213,13 +212,13 @@ func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error)
 		}
 		return l, nil
 	case p.lang != "":
-		res, err := loadPDL(c.ErrOrStderr(), p.lang, p.out.useColor(c.ErrOrStderr()), p.maxPerRule)
+		res, err := loadPDL(s.err, p.lang, p.out.useColor(s.err), p.maxPerRule)
 		if err != nil {
 			return nil, err
 		}
-		l, err := pickLanguage(res.Server, p.language)
+		l, err := res.Server.Pick(p.language)
 		if err != nil {
-			return nil, err
+			return nil, usageErr("%v", err)
 		}
 		// replay reads the snapshot build would write, the artifact a
 		// server publishes, so --lang checks what --snapshot checks;
@@ -238,94 +237,4 @@ func replayLanguage(c *cobra.Command, p *replayParams) (*replay.Language, error)
 		return nil, usageErr("--language picks a Language of --snapshot or --lang; give one of them too")
 	}
 	return nil, nil
-}
-
-// traceInputs expands the TRACE arguments: files as given, directories to
-// their *.json files in name order (leaving out the plan and snapshot when
-// they live there), - to standard input (runReplay made sure it is named
-// once).
-func traceInputs(c *cobra.Command, args, exclude []string) ([]replay.Input, error) {
-	skip := map[string]bool{}
-	for _, x := range exclude {
-		if abs, err := filepath.Abs(x); err == nil && x != "" && x != "-" {
-			skip[abs] = true
-		}
-	}
-	var inputs []replay.Input
-	for _, a := range args {
-		if a == "-" {
-			in := stdinOf(c)
-			inputs = append(inputs, replay.Input{File: "-", Open: func() (io.ReadCloser, error) { return io.NopCloser(in), nil }})
-			continue
-		}
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, usageErr("%v", fileErr(err))
-		}
-		if !st.IsDir() {
-			inputs = append(inputs, fileInput(a))
-			continue
-		}
-		entries, err := os.ReadDir(a)
-		if err != nil {
-			return nil, usageErr("%v", fileErr(err))
-		}
-		var names []string
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".json") {
-				continue
-			}
-			name := filepath.Join(a, e.Name())
-			regular := e.Type().IsRegular()
-			if e.Type()&fs.ModeSymlink != 0 {
-				// A symlinked trace (CI artifact directories are full of
-				// them) is a trace; skipping it would pass a broken one
-				// unseen. A link that leads nowhere is named, not skipped.
-				st, err := os.Stat(name)
-				if err != nil {
-					return nil, danglingLinkErr(name, err)
-				}
-				regular = st.Mode().IsRegular()
-			}
-			if regular {
-				names = append(names, name)
-			}
-		}
-		sort.Strings(names)
-		n := 0
-		for _, name := range names {
-			if abs, err := filepath.Abs(name); err == nil && skip[abs] {
-				continue
-			}
-			inputs = append(inputs, fileInput(name))
-			n++
-		}
-		if n == 0 {
-			return nil, usageErr("%s: no trace files (*.json) in the directory", a)
-		}
-	}
-	return inputs, nil
-}
-
-// danglingLinkErr words the failure to follow the symbolic link name
-// found in a trace directory: the user sees the link in a listing, so
-// "no such file or directory" alone reads as a contradiction; the target
-// says which file is missing.
-func danglingLinkErr(name string, err error) error {
-	target, lerr := os.Readlink(name)
-	var pe *fs.PathError
-	if lerr != nil || !errors.As(err, &pe) {
-		return usageErr("%v", fileErr(err))
-	}
-	return usageErr("%s: a symbolic link to %s, which cannot be followed: %v; restore its target or remove the link", name, target, pe.Err)
-}
-
-func fileInput(name string) replay.Input {
-	return replay.Input{File: filepath.ToSlash(name), Open: func() (io.ReadCloser, error) {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, usageErr("%v", fileErr(err))
-		}
-		return f, nil
-	}}
 }

@@ -37,6 +37,17 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
+// stdio is a verb's standard streams, taken from cobra once when the verb
+// runs, so that its code needs no *cobra.Command beyond reading flags.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+func streams(c *cobra.Command) stdio {
+	return stdio{in: c.InOrStdin(), out: c.OutOrStdout(), err: c.ErrOrStderr()}
+}
+
 // usageErr reports a usage or input problem (exit 2).
 func usageErr(format string, args ...any) error {
 	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}

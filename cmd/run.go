@@ -1,16 +1,13 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
@@ -20,6 +17,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
+	"github.com/pilotage-dev/pilotage/workbench/progtext"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
@@ -34,6 +32,9 @@ type progParams struct {
 	format     string
 	output     string
 	color      string
+	// flags are the verb's flags, for telling a flag given from its
+	// default: only a given --trace-level is a supplied trace_level.
+	flags *pflag.FlagSet
 }
 
 // progVerb says how each of the three verbs differs.
@@ -99,9 +100,10 @@ func newProgCmds() []*cobra.Command {
 		c := &cobra.Command{
 			Use: v.name + " --lang FILE.pdl PROGRAM", Short: v.short, Long: v.long, Example: v.example,
 			Args: needArgs(1, 1, "one PROGRAM file (or - for standard input)"),
-			RunE: func(c *cobra.Command, args []string) error { return runProg(c, v, p, args[0]) },
+			RunE: func(c *cobra.Command, args []string) error { return runProg(streams(c), v, p, args[0]) },
 		}
 		f := c.Flags()
+		p.flags = f
 		f.StringVar(&p.lang, "lang", "", "the PDL `FILE` that defines the Language (default: pilotage.yaml's languages entry for PROGRAM); "+pdlErrorsCap)
 		registerPDLFlags(c, &p.principal, &p.language)
 		f.StringVar(&p.context, "context", "", "read the validation context (§6.4) from `FILE`")
@@ -127,17 +129,16 @@ func newProgCmds() []*cobra.Command {
 // cliSession is the one Session a validate/plan/run invocation is.
 const cliSession = "cli"
 
-// progFiles are the files a command read, ready for locating diagnostics.
+// progFiles are the files a command read: what the request sends, and
+// the files themselves for placing diagnostics.
 type progFiles struct {
-	program     json.RawMessage
-	inputRaw    json.RawMessage
-	contextRaw  json.RawMessage
-	files       progdiag.Files
-	sources     map[string][]byte
-	programFile string
+	program    json.RawMessage
+	inputRaw   json.RawMessage
+	contextRaw json.RawMessage
+	files      progtext.Files
 }
 
-func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) error {
+func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 	rf := reportFlags{format: p.format, color: p.color, formats: []report.Format{report.Text, report.JSON}}
 	draw := ""
 	if v.name == "plan" && picture.IsPlanFormat(p.format) || v.run && p.format == "html" {
@@ -147,21 +148,21 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 	if err != nil {
 		return err
 	}
-	if err := langFromConfig(c, v, p, programFile); err != nil {
+	if err := langFromConfig(v, p, programFile); err != nil {
 		return err
 	}
-	res, err := loadPDL(c.ErrOrStderr(), p.lang, rf.useColor(c.ErrOrStderr()), report.DefaultMaxPerRule)
+	res, err := loadPDL(s.err, p.lang, rf.useColor(s.err), report.DefaultMaxPerRule)
 	if err != nil {
 		return err
 	}
-	if err := checkPrincipal(res.Server, p.principal); err != nil {
-		return err
+	if err := res.Server.CheckPrincipal(p.principal); err != nil {
+		return usageErr("%v", err)
 	}
-	lang, err := pickLanguage(res.Server, p.language)
+	lang, err := res.Server.Pick(p.language)
 	if err != nil {
-		return err
+		return usageErr("%v", err)
 	}
-	pf, err := readProgFiles(c, lang, programFile, p)
+	pf, err := readProgFiles(s, lang, programFile, p)
 	if err != nil {
 		return err
 	}
@@ -178,21 +179,21 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 		req := pilotage.ExecuteRequest{Program: pf.program, Input: pf.inputRaw, Context: pf.contextRaw}
 		// Only a given --trace-level is a supplied trace_level (§6.5.2);
 		// left out, the Run is at the Language's level.
-		if c.Flags().Changed("trace-level") {
+		if p.flags.Changed("trace-level") {
 			req.TraceLevel = &p.traceLevel
 		}
 		resp, err := eng.Execute(ctx, caller, lang.ID, req)
 		if err != nil {
-			return requestError(c, format, p.output, err)
+			return requestError(s, format, p.output, err)
 		}
-		err = writeOutput(c, p.output, "the output", func(w io.Writer) error {
+		err = writeOutput(s, p.output, "the output", func(w io.Writer) error {
 			switch {
 			case format == report.JSON:
 				return writeJSON(w, resp)
 			case draw != "":
 				return picture.NewTimeline(&picture.RunRecord{RunID: resp.RunID, Outcome: resp.Outcome, Output: resp.Output, Trace: resp.Trace}).WriteHTML(w)
 			}
-			return writeRun(w, resp, pf, rf.useColor(w))
+			return progtext.Run(w, resp, &pf.files, rf.useColor(w))
 		})
 		if err != nil {
 			return err
@@ -204,18 +205,18 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 	}
 	resp, err := eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: pf.program, Context: pf.contextRaw})
 	if err != nil {
-		return requestError(c, format, p.output, err)
+		return requestError(s, format, p.output, err)
 	}
-	err = writeOutput(c, p.output, "the output", func(w io.Writer) error {
+	err = writeOutput(s, p.output, "the output", func(w io.Writer) error {
 		switch {
 		case format == report.JSON:
 			return writeJSON(w, resp)
 		case draw != "" && resp.Valid && resp.Plan != nil:
-			return picture.WritePlan(w, draw, picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.sources[programFile], lang)))
+			return picture.WritePlan(w, draw, picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.files.Sources[programFile], lang)))
 		case v.name == "plan" && resp.Valid:
-			return writePlan(w, resp)
+			return progtext.Plan(w, resp)
 		}
-		return writeDiagnostics(w, resp.Diagnostics, pf, rf.useColor(w))
+		return progtext.Diagnostics(w, resp.Diagnostics, &pf.files, rf.useColor(w))
 	})
 	if err != nil {
 		return err
@@ -228,17 +229,17 @@ func runProg(c *cobra.Command, v progVerb, p *progParams, programFile string) er
 
 // langFromConfig sets --lang, when it is not given, from the
 // pilotage.yaml languages entry that matches the program file.
-func langFromConfig(c *cobra.Command, v progVerb, p *progParams, programFile string) error {
+func langFromConfig(v progVerb, p *progParams, programFile string) error {
 	if p.lang != "" {
 		return nil
 	}
-	cfg, _, err := loadConfig(c)
+	cfg, _, err := loadConfig(p.flags)
 	if err != nil {
 		return err
 	}
 	l, ok := cfg.LanguageFor(programFile)
 	if !ok {
-		return usageErr("%s needs --lang FILE.pdl, the Language %s is written in; or a languages entry in pilotage.yaml whose files match it (docs/config.md). See '%s --help'", v.name, programFile, c.CommandPath())
+		return usageErr("%s needs --lang FILE.pdl, the Language %s is written in; or a languages entry in pilotage.yaml whose files match it (docs/config.md). See 'pilotage %s --help'", v.name, programFile, v.name)
 	}
 	p.lang = l.Value
 	return nil
@@ -250,38 +251,38 @@ func langFromConfig(c *cobra.Command, v progVerb, p *progParams, programFile str
 // the bad character like any finding (exit 1); a text-range Language
 // receives the file's text as a string (binding.md). A malformed input or
 // context is a usage error (exit 2): it is no program to check.
-func readProgFiles(c *cobra.Command, lang *language.Language, programFile string, p *progParams) (*progFiles, error) {
+func readProgFiles(s stdio, lang *language.Language, programFile string, p *progParams) (*progFiles, error) {
 	if err := oneStdin(programFile, p.input, p.context); err != nil {
 		return nil, err
 	}
 	if err := outputNotInput(p.output, programFile, p.input, p.context, p.lang); err != nil {
 		return nil, err
 	}
-	pf := &progFiles{sources: map[string][]byte{}, programFile: programFile}
-	src, err := readInput(c, programFile)
+	pf := &progFiles{files: progtext.Files{Program: programFile, Sources: map[string][]byte{}}}
+	src, err := readInput(s, programFile)
 	if err != nil {
 		return nil, err
 	}
-	pf.sources[programFile] = src
+	pf.files.Sources[programFile] = src
 	var text bool
 	pf.program, text = syntax.Wire(lang.Locator, src)
-	pf.files.Program = progdiag.NewDoc(programFile, src, text)
+	pf.files.Docs.Program = progdiag.NewDoc(programFile, src, text)
 	for _, x := range []struct {
 		name string
 		raw  *json.RawMessage
 		doc  **progdiag.Doc
-	}{{p.input, &pf.inputRaw, &pf.files.Input}, {p.context, &pf.contextRaw, &pf.files.Context}} {
+	}{{p.input, &pf.inputRaw, &pf.files.Docs.Input}, {p.context, &pf.contextRaw, &pf.files.Docs.Context}} {
 		if x.name == "" {
 			continue
 		}
-		b, err := readInput(c, x.name)
+		b, err := readInput(s, x.name)
 		if err != nil {
 			return nil, err
 		}
 		if *x.raw, err = jsonFile(x.name, b); err != nil {
 			return nil, err
 		}
-		pf.sources[x.name] = b
+		pf.files.Sources[x.name] = b
 		*x.doc = progdiag.NewDoc(x.name, b, false)
 	}
 	return pf, nil
@@ -304,13 +305,13 @@ func jsonFile(name string, src []byte) (json.RawMessage, error) {
 // requestError prints a request error (§8) and exits 2: the request, not
 // the program, was wrong. JSON output is the tool's error envelope,
 // written where -o says, as a response would be.
-func requestError(c *cobra.Command, format report.Format, output string, err error) error {
+func requestError(s stdio, format report.Format, output string, err error) error {
 	var re *pilotage.RequestError
 	if !errors.As(err, &re) {
 		return usageErr("%v", err)
 	}
 	if format == report.JSON {
-		if err := writeOutput(c, output, "the output", func(w io.Writer) error {
+		if err := writeOutput(s, output, "the output", func(w io.Writer) error {
 			return writeJSON(w, pilotage.RequestErrorEnvelope{Error: *re})
 		}); err != nil {
 			return err
@@ -325,87 +326,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// writeDiagnostics prints diagnostics the way lint prints findings.
-func writeDiagnostics(w io.Writer, diags []pilotage.Diagnostic, pf *progFiles, color bool) error {
-	rep := &report.Report{Tool: "pilotage validate", Sources: pf.sources, Files: []string{pf.programFile}}
-	rep.Add(progdiag.Findings(diags, pf.files)...)
-	rep.Summary.Files = 1
-	return report.Write(w, report.Text, rep, report.Options{Color: color})
-}
-
-func writePlan(w io.Writer, resp *pilotage.ValidateResponse) error {
-	pl := resp.Plan
-	if pl == nil {
-		// Without plan a Host gates on the referenced entries (§6.4, §7.3).
-		_, err := fmt.Fprintf(w, "valid; the Language declares no plan (§5.6); references: %s\n", dash(strings.Join(resp.References, ", ")))
-		return err
-	}
-	h := pl.MaxRiskHints
-	fmt.Fprintf(w, "plan: %d steps, max_risk %s (readOnly %v, destructive %v, openWorld %v)\n",
-		len(pl.Steps), pl.MaxRisk, h.ReadOnly, h.Destructive, h.OpenWorld)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tKIND\tRISK\tCALLS\tINSIDE")
-	for _, s := range pl.Steps {
-		inside := "-"
-		switch {
-		case s.Arm != nil:
-			inside = fmt.Sprintf("%s arm %s", s.Arm.Branch, s.Arm.Label)
-		case s.Loop != "":
-			inside = "loop " + s.Loop
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), inside)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if resp.CatalogVersion != "" {
-		_, err := fmt.Fprintf(w, "catalog_version %s\n", resp.CatalogVersion)
-		return err
-	}
-	return nil
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// writeRun prints a Run. It is composed in memory and written at once, so
-// a failed write (a full disk) is one error returned, not a line lost
-// unseen.
-func writeRun(w io.Writer, resp *pilotage.ExecuteResponse, pf *progFiles, color bool) error {
-	var b bytes.Buffer
-	if len(resp.Diagnostics) > 0 {
-		if err := writeDiagnostics(&b, resp.Diagnostics, pf, color); err != nil {
-			return err
-		}
-	}
-	line := fmt.Sprintf("run %s: %s", resp.RunID, resp.Outcome.Status)
-	if resp.Outcome.Error != "" {
-		line += ": " + resp.Outcome.Error
-	}
-	fmt.Fprintln(&b, line)
-	if len(resp.Output) > 0 {
-		fmt.Fprintf(&b, "output: %s\n", resp.Output)
-	}
-	if resp.Trace != nil {
-		fmt.Fprintf(&b, "trace (%s, %d steps):\n", resp.Trace.Level, len(resp.Trace.Steps))
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		for _, s := range resp.Trace.Steps {
-			took := make([]string, len(s.Decisions))
-			for i, d := range s.Decisions {
-				took[i] = d.Took
-			}
-			// "-" for no decisions, as for no calls: an empty last cell left
-			// the line ending in tabwriter's padding.
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.ID, s.Outcome.Status, dash(strings.Join(s.Calls, ",")), dash(strings.Join(took, " ")))
-		}
-		tw.Flush()
-	}
-	_, err := w.Write(b.Bytes())
-	return err
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
+	"github.com/pilotage-dev/pilotage/workbench/reload"
 )
 
 type serveParams struct {
@@ -29,6 +30,7 @@ type serveParams struct {
 	data         string
 	watch        bool
 	poll         time.Duration
+	pollSet      bool // --watch-interval was given
 	retainMem    string
 	noSpill      bool
 }
@@ -80,7 +82,10 @@ flags are wrong, or the --http address or --data directory cannot be used.`,
   pilotage serve langs/homeflow/homeflow.pdl --http 127.0.0.1:8080 --data ./runs
   npx -y @modelcontextprotocol/inspector --cli pilotage serve langs/calc/calc.pdl --method tools/list`,
 		Args: needArgs(1, 1, "one FILE.pdl"),
-		RunE: func(c *cobra.Command, args []string) error { return runServe(c, p, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error {
+			p.pollSet = c.Flags().Changed("watch-interval")
+			return runServe(streams(c), p, args[0])
+		},
 	}
 	c.Flags().StringVar(&p.http, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
 	c.Flags().StringArrayVar(&p.allowOrigins, "allow-origin", nil, "with --http, also admit browser requests from `ORIGIN` (scheme://host[:port]; repeatable); loopback origins are always admitted, others get 403")
@@ -93,7 +98,7 @@ flags are wrong, or the --http address or --data directory cannot be used.`,
 	return c
 }
 
-func runServe(c *cobra.Command, p *serveParams, name string) error {
+func runServe(s stdio, p *serveParams, name string) error {
 	// Flags are checked before the PDL is compiled, which can take a while.
 	if p.http != "" && p.principal != "" {
 		return usageErr("--principal is for stdio; over --http the bearer token names the principal")
@@ -113,20 +118,20 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 	}
 	// Without --watch the interval would be ignored, and the user who
 	// gave it would wait for reloads that never come.
-	if !p.watch && c.Flags().Changed("watch-interval") {
+	if !p.watch && p.pollSet {
 		return usageErr("--watch-interval is how often --watch looks for changes; add --watch")
 	}
 	retain, ok := bytesize.Parse(p.retainMem)
 	if !ok {
 		return usageErr("--retain-memory %q: give a size such as 64MiB, 512KiB or 1GiB", p.retainMem)
 	}
-	logw := c.ErrOrStderr()
+	logw := s.err
 	res, err := loadPDL(logw, name, false, report.DefaultMaxPerRule)
 	if err != nil {
 		return err
 	}
-	if err := checkPrincipal(res.Server, p.principal); err != nil {
-		return err
+	if err := res.Server.CheckPrincipal(p.principal); err != nil {
+		return usageErr("%v", err)
 	}
 	eng, err := newEngine(res.Server, p.data, runstore.Limits{Memory: retain, NoSpill: p.noSpill})
 	if err != nil {
@@ -145,7 +150,7 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 		}}))
 	// A body edited while the server was down (with --data) is drifted
 	// from the start; the operator hears it here, not from a client.
-	logNotices(logw, eng.ChangedBodies())
+	reload.LogNotices(logw, eng.ChangedBodies())
 	// Without --principal a stdio client sees no entry of a PDL with
 	// principals; the client's user hears why, not only this log.
 	var notices []string
@@ -158,20 +163,20 @@ func runServe(c *cobra.Command, p *serveParams, name string) error {
 		return usageErr("%v", err)
 	}
 	if p.watch {
-		go watch(ctx, logw, name, res, p.poll, func(r *compile.Result) ([]string, error) {
+		reload.Watch(ctx, name, res, reload.Options{Every: p.poll, Log: logw, Swap: func(r *compile.Result) ([]string, error) {
 			if err := eng.Reload(r.Server); err != nil {
 				return nil, err
 			}
 			return eng.ChangedBodies(), srv.Refresh(ctx)
-		})
+		}})
 	}
 	if p.http == "" {
-		if err := srv.ServeIO(ctx, c.InOrStdin(), c.OutOrStdout()); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		if err := srv.ServeIO(ctx, s.in, s.out); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return usageErr("serving stdio: %v", err)
 		}
 		return nil
 	}
-	return serveHTTP(ctx, logw, p.http, srv, tokens(res.Server))
+	return serveHTTP(ctx, logw, p.http, srv, res.Server.Tokens())
 }
 
 func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.Server, toks map[string]string) error {
@@ -218,79 +223,4 @@ func listenErr(err error) error {
 		return errors.New(ae.Err)
 	}
 	return err
-}
-
-// watch polls the PDL's files (the PDL and every guide or schema it
-// named) and reloads on any change of size or modification time; reload
-// returns what the operator should hear about the definition it served.
-func watch(ctx context.Context, logw io.Writer, name string, res *compile.Result, every time.Duration, reload func(*compile.Result) ([]string, error)) {
-	seen := stamps(res)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		now := stamps(res)
-		if equalStamps(now, seen) {
-			continue
-		}
-		seen = now
-		src, err := os.ReadFile(name)
-		if err != nil {
-			fmt.Fprintf(logw, "pilotage serve: reload: %v; keeping the previous definition\n", fileErr(err))
-			continue
-		}
-		next, rep := compileCapped(name, src, report.DefaultMaxPerRule)
-		if !next.OK() {
-			fmt.Fprintln(logw, "pilotage serve: reload: the PDL has errors; keeping the previous definition")
-			_ = writeCompileReport(logw, name, next, rep, false)
-			continue
-		}
-		notices, err := reload(next)
-		if err != nil {
-			fmt.Fprintf(logw, "pilotage serve: reload: %v; keeping the previous definition\n", err)
-			continue
-		}
-		res = next
-		seen = stamps(res)
-		fmt.Fprintf(logw, "pilotage serve: reloaded %s\n", name)
-		logNotices(logw, notices)
-	}
-}
-
-// logNotices prints one line per notice about the served definition.
-func logNotices(logw io.Writer, notices []string) {
-	for _, n := range notices {
-		fmt.Fprintf(logw, "pilotage serve: %s\n", n)
-	}
-}
-
-type stamp struct {
-	size int64
-	mod  time.Time
-}
-
-func stamps(res *compile.Result) map[string]stamp {
-	m := map[string]stamp{}
-	for f := range res.Sources {
-		if st, err := os.Stat(f); err == nil {
-			m[f] = stamp{st.Size(), st.ModTime()}
-		}
-	}
-	return m
-}
-
-func equalStamps(a, b map[string]stamp) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

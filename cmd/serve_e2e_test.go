@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -335,7 +336,7 @@ func TestServeStandardLoopStdio(t *testing.T) {
 // The same loop in process: compiler, engine and binding wired as serve
 // wires them, over go-sdk's in-memory transport.
 func TestServeStandardLoopInMemory(t *testing.T) {
-	res, err := compile.File(homeflow)
+	res, _, err := compile.Load(homeflow, report.DefaultMaxPerRule)
 	if err != nil || !res.OK() {
 		t.Fatalf("compile: %v %v", err, res.Findings)
 	}

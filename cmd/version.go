@@ -38,12 +38,13 @@ Exit status: 0 printed, 2 usage errors.`,
   pilotage version --format json`,
 		Args: needArgs(0, 0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			s := streams(c)
 			switch format {
 			case "text":
-				return printf(c, "pilotage %s (Pilotage %s)\n", versionString(), pilotage.Version)
+				return printf(s, "pilotage %s (Pilotage %s)\n", versionString(), pilotage.Version)
 			case "json":
 				b, _ := json.Marshal(map[string]string{"version": versionString(), "pilotage": pilotage.Version})
-				return printf(c, "%s\n", b)
+				return printf(s, "%s\n", b)
 			}
 			return usageErr("unknown format %q; use text or json", format)
 		},

@@ -60,13 +60,23 @@ func (r *Result) OK() bool {
 	return true
 }
 
-// File reads, parses and compiles the PDL file at path.
-func File(path string) (*Result, error) {
+// Load reads and compiles the PDL file at path, listing at most max
+// findings of one rule (so a file repeating one wrong line 300,000 times
+// never holds more), and returns with the result the text-ready report of
+// its findings, the PDL and every file it names as sources. The error is
+// the one reading path gave.
+func Load(path string, max int) (*Result, *report.Report, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return Source(path, src, Options{Dir: filepath.Dir(path)}), nil
+	rep := &report.Report{Tool: "pilotage", Files: []string{path}, Cap: report.NewCap(max)}
+	res := Source(path, src, Options{Dir: filepath.Dir(path), Cap: rep.Cap})
+	rep.AddListed(res.Findings...)
+	rep.Sources = res.Sources
+	rep.Summary.Files = 1
+	rep.Sort()
+	return res, rep, nil
 }
 
 // Source parses and compiles src, named name.

@@ -11,13 +11,14 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 func compileExample(t *testing.T, name string) (*language.Server, string) {
 	t.Helper()
 	path := "../../langs/" + name + "/" + name + ".pdl"
-	res, err := File(path)
+	res, _, err := Load(path, report.DefaultMaxPerRule)
 	if err != nil {
 		t.Fatal(err)
 	}

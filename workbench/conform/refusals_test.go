@@ -14,7 +14,7 @@ import (
 // compiled compiles the Language of a PDL file for the reference server.
 func compiled(t testing.TB, pdl string) *compile.Result {
 	t.Helper()
-	res, err := compile.File(pdl)
+	res, _, err := compile.Load(pdl, report.DefaultMaxPerRule)
 	if err != nil || !res.OK() {
 		t.Fatalf("compile %s: %v %v", pdl, err, res.Findings)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
@@ -28,7 +29,7 @@ var examples = func() []string {
 
 func build(t testing.TB, name string) []emit.File {
 	t.Helper()
-	res, err := compile.File(filepath.Join("..", "..", "langs", name, name+".pdl"))
+	res, _, err := compile.Load(filepath.Join("..", "..", "langs", name, name+".pdl"), report.DefaultMaxPerRule)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
@@ -112,7 +113,7 @@ func TestProgramRefWithoutCatalog(t *testing.T) {
 // lists, is a request error (§6.5.1 "exactly when"): not_found, as for
 // any reference that names no promoted program.
 func TestProgramRefWithoutPromotedKind(t *testing.T) {
-	res, err := compile.File("../../langs/notes/notes.pdl")
+	res, _, err := compile.Load("../../langs/notes/notes.pdl", report.DefaultMaxPerRule)
 	if err != nil || !res.OK() {
 		t.Fatalf("langs/notes does not compile: %v %+v", err, res)
 	}

@@ -57,7 +57,7 @@ func TestExampleLanguages(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			res, err := compile.File(f)
+			res, _, err := compile.Load(f, report.DefaultMaxPerRule)
 			if err != nil {
 				t.Fatal(err)
 			}

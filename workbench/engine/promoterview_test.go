@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
@@ -24,7 +25,7 @@ const auditorProgram = `{"steps": [{"id": "check", "do": "service.status", "args
 // sees everything, sees the entry too, while a principal whose sees
 // patterns do not cover it still gets not_found, as for a removed entry.
 func TestPromoterSeesItsPromotion(t *testing.T) {
-	res, err := compile.File("../../langs/deploy/deploy.pdl")
+	res, _, err := compile.Load("../../langs/deploy/deploy.pdl", report.DefaultMaxPerRule)
 	if err != nil || !res.OK() {
 		t.Fatalf("langs/deploy does not compile: %v %+v", err, res)
 	}

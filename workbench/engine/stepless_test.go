@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
@@ -15,7 +16,7 @@ import (
 // refuses it as a validation_error Run. The hint was "add one of: " with
 // nothing after it.
 func TestCalcRefusesSteps(t *testing.T) {
-	res, err := compile.File("../../langs/calc/calc.pdl")
+	res, _, err := compile.Load("../../langs/calc/calc.pdl", report.DefaultMaxPerRule)
 	if err != nil {
 		t.Fatal(err)
 	}

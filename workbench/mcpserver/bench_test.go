@@ -62,7 +62,7 @@ const benchServerEnv = "PILOTAGE_BENCH_SERVER"
 
 // TestMain lets the test binary serve BenchmarkRoundTrip's "process"
 // transport: started with benchServerEnv set, it serves langs/homeflow
-// and the benchmark's tools on its stdin and stdout by ServeStdio, as
+// and the benchmark's tools on its stdin and stdout by ServeIO, as
 // `pilotage serve` does, and exits when its input ends.
 func TestMain(m *testing.M) {
 	if os.Getenv(benchServerEnv) == "" {
@@ -85,7 +85,7 @@ func serveBench() error {
 	if err != nil {
 		return err
 	}
-	return s.ServeStdio(ctx)
+	return s.ServeIO(ctx, os.Stdin, os.Stdout)
 }
 
 // benchOps are the two operations measured, with their arguments.
@@ -264,7 +264,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 						},
 						func() error { return direct(ctx, eng, caller, o.op, o.args) },
 					})
-					report(b, costs[0], costs[1], costs[2], costs[3], costs[4], server != nil)
+					reportMetrics(b, costs[0], costs[1], costs[2], costs[3], costs[4], server != nil)
 				})
 			}
 		})
@@ -289,10 +289,10 @@ func direct(ctx context.Context, eng *engine.Engine, caller service.Caller, op b
 	return err
 }
 
-// report turns the phases' costs into the benchmark's metrics. The
+// reportMetrics turns the phases' costs into the benchmark's metrics. The
 // ratios use the whole round trip, client and server; with the server in
 // another process (split), the server's own share is reported too.
-func report(b *testing.B, noop, echoed, viaMCP, handled, direct cost, split bool) {
+func reportMetrics(b *testing.B, noop, echoed, viaMCP, handled, direct cost, split bool) {
 	whole := func(c cost) float64 { return c.cpu + c.server }
 	b.ReportMetric(whole(noop), "noop-cpu-µs")
 	b.ReportMetric(whole(echoed), "echo-cpu-µs")

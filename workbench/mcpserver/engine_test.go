@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	pdlcompile "github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 )
@@ -36,7 +37,7 @@ func pdlEngine(t testing.TB, path string) *engine.Engine {
 // newPDLEngine is pdlEngine outside a test: the benchmark's server
 // process has no testing.TB.
 func newPDLEngine(path string) (*engine.Engine, error) {
-	res, err := pdlcompile.File(path)
+	res, _, err := pdlcompile.Load(path, report.DefaultMaxPerRule)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	pdlcompile "github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 )
@@ -97,7 +98,7 @@ func orderSessions(t *testing.T) map[string]*mcp.ClientSession {
 // output_schema, a load-bearing field of the promotion baseline (§5.4).
 func changeOutputSchema(t *testing.T, eng *engine.Engine, id, schema string) {
 	t.Helper()
-	res, err := pdlcompile.File(orderPDL)
+	res, _, err := pdlcompile.Load(orderPDL, report.DefaultMaxPerRule)
 	if err != nil || !res.OK() {
 		t.Fatalf("compile %s: %v %v", orderPDL, err, res)
 	}

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -323,10 +322,4 @@ func errorResult(err error) *mcp.CallToolResult {
 	}
 	raw, _ := json.Marshal(pilotage.RequestErrorEnvelope{Error: *re})
 	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(raw), Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}
-}
-
-// ServeStdio serves one Session on standard input and output until the
-// client disconnects, then ends it in the service.
-func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.ServeIO(ctx, os.Stdin, os.Stdout)
 }

@@ -1,0 +1,97 @@
+package progtext
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+)
+
+// files reads the program X.json that the response X.<op>.json is about.
+func files(t *testing.T, response string) *Files {
+	t.Helper()
+	program := strings.SplitN(response, ".", 2)[0] + ".json"
+	src, err := os.ReadFile(program)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Files{Program: program, Docs: progdiag.Files{Program: progdiag.NewDoc(program, src, false)},
+		Sources: map[string][]byte{program: src}}
+}
+
+// TestText renders real responses of pilotage validate|plan|run --format
+// json (testdata/*.validate.json, *.execute.json) as the text those verbs
+// print, compared with testdata/*.txt: a valid program's plan (or the
+// line for a Language without plan), an invalid one's diagnostics in its
+// source, a Run's outcome, output and trace.
+func TestText(t *testing.T) {
+	t.Chdir("testdata")
+	golden.Files(t, "*.validate.json", func(t *testing.T, path string, src []byte) {
+		var resp pilotage.ValidateResponse
+		if err := json.Unmarshal(src, &resp); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		var err error
+		if resp.Valid {
+			err = Plan(&out, &resp)
+		} else {
+			err = Diagnostics(&out, resp.Diagnostics, files(t, path), false)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, strings.TrimSuffix(path, ".json")+".txt", out.Bytes())
+	})
+	golden.Files(t, "*.execute.json", func(t *testing.T, path string, src []byte) {
+		var resp pilotage.ExecuteResponse
+		if err := json.Unmarshal(src, &resp); err != nil {
+			t.Fatal(err)
+		}
+		// The engine's output is compact; the fixture was indented by
+		// --format json.
+		var compact bytes.Buffer
+		if len(resp.Output) > 0 {
+			if err := json.Compact(&compact, resp.Output); err != nil {
+				t.Fatal(err)
+			}
+			resp.Output = compact.Bytes()
+		}
+		var out bytes.Buffer
+		if err := Run(&out, &resp, files(t, path), false); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, strings.TrimSuffix(path, ".json")+".txt", out.Bytes())
+	})
+}
+
+type fullDisk struct{ writes int }
+
+func (f *fullDisk) Write([]byte) (int, error) {
+	f.writes++
+	return 0, errors.New("no space left on device")
+}
+
+// TestRunWritesOnce: a Run is written in one write, so a full disk is
+// one error returned, not a part of the trace lost unseen.
+func TestRunWritesOnce(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "evening.execute.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp pilotage.ExecuteResponse
+	if err := json.Unmarshal(src, &resp); err != nil {
+		t.Fatal(err)
+	}
+	w := &fullDisk{}
+	if err := Run(w, &resp, &Files{}, false); err == nil || w.writes != 1 {
+		t.Errorf("Run on a full disk: %v after %d writes, want the error after 1", err, w.writes)
+	}
+}

@@ -1,0 +1,113 @@
+// Package reload keeps a served PDL definition current (serve --watch): it
+// polls the PDL file and every file it names, recompiles on a change, and
+// swaps a definition without errors in, keeping the old one otherwise.
+package reload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/pilotage-dev/pilotage/internal/base/fserr"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+)
+
+// Options say what to watch and what to do with a new definition.
+type Options struct {
+	// Every is how often the files are looked at.
+	Every time.Duration
+	// Log receives one line per reload, refusal and notice.
+	Log io.Writer
+	// Swap installs a definition that compiled without errors and
+	// returns what the operator should hear about it (LogNotices); an
+	// error keeps the previous definition.
+	Swap func(*compile.Result) ([]string, error)
+}
+
+// Watch polls the files of res, the compiled PDL file name, until ctx
+// ends, and reloads on any change of a file's size or modification time.
+// It notes the files' state before it returns, so a change made once it
+// has returned is never missed, and polls in a goroutine; the channel is
+// closed when that ends.
+func Watch(ctx context.Context, name string, res *compile.Result, opt Options) <-chan struct{} {
+	done := make(chan struct{})
+	seen := stamps(res)
+	go func() {
+		defer close(done)
+		poll(ctx, name, res, seen, opt)
+	}()
+	return done
+}
+
+func poll(ctx context.Context, name string, res *compile.Result, seen map[string]stamp, opt Options) {
+	t := time.NewTicker(opt.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := stamps(res)
+		if equalStamps(now, seen) {
+			continue
+		}
+		seen = now
+		next, rep, err := compile.Load(name, report.DefaultMaxPerRule)
+		if err != nil {
+			fmt.Fprintf(opt.Log, "pilotage serve: reload: %v; keeping the previous definition\n", fserr.Plain(err))
+			continue
+		}
+		if !next.OK() {
+			fmt.Fprintln(opt.Log, "pilotage serve: reload: the PDL has errors; keeping the previous definition")
+			_ = report.Write(opt.Log, report.Text, rep, report.Options{})
+			continue
+		}
+		notices, err := opt.Swap(next)
+		if err != nil {
+			fmt.Fprintf(opt.Log, "pilotage serve: reload: %v; keeping the previous definition\n", err)
+			continue
+		}
+		res = next
+		seen = stamps(res)
+		fmt.Fprintf(opt.Log, "pilotage serve: reloaded %s\n", name)
+		LogNotices(opt.Log, notices)
+	}
+}
+
+// LogNotices prints one line per notice about the served definition.
+func LogNotices(w io.Writer, notices []string) {
+	for _, n := range notices {
+		fmt.Fprintf(w, "pilotage serve: %s\n", n)
+	}
+}
+
+type stamp struct {
+	size int64
+	mod  time.Time
+}
+
+func stamps(res *compile.Result) map[string]stamp {
+	m := map[string]stamp{}
+	for f := range res.Sources {
+		if st, err := os.Stat(f); err == nil {
+			m[f] = stamp{st.Size(), st.ModTime()}
+		}
+	}
+	return m
+}
+
+func equalStamps(a, b map[string]stamp) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
