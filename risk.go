@@ -65,6 +65,14 @@ func (h RiskHints) Riskiness() int {
 	return n
 }
 
+// PlansPrograms reports whether a Language with the effective
+// capabilities caps and the execution_mode mode derives plans, a program
+// that calls nothing included: with plan declared, or when it deploys,
+// since a promoted entry takes its body's plan's max_risk (§5.4, §6.5.7).
+func PlansPrograms(caps Capabilities, mode string) bool {
+	return caps.Has(CapPlan) || caps.Has(CapExecute) && (mode == ModeDeploy || mode == ModeBoth)
+}
+
 // RiskLevel is one engine-defined risk level with its hints.
 type RiskLevel struct {
 	Name  string
@@ -72,46 +80,59 @@ type RiskLevel struct {
 }
 
 // MaxRisk names the least risky declared level whose hints cover agg
-// (reading 9). Ties are broken by declaration order. ok is false when no
-// declared level covers agg.
+// (reading 9), which must be agg itself: a level that covers agg with
+// other hints says more risk than the hints do, so a Host gating on the
+// level and one gating on the hints decide differently, and §5.3 asks
+// that "The engine-defined risk value MUST be consistent with risk_hints"
+// (reading 9 as docs/readings.md amends it). A level with exactly agg is
+// the least risky covering one, so this is the first declared level whose
+// hints are agg. ok is false when no level has them.
 func MaxRisk(levels []RiskLevel, agg RiskHints) (name string, ok bool) {
-	best := -1
-	for i, l := range levels {
-		if !l.Hints.Covers(agg) {
-			continue
-		}
-		if best < 0 || l.Hints.Riskiness() < levels[best].Hints.Riskiness() {
-			best = i
+	for _, l := range levels {
+		if l.Hints == agg {
+			return l.Name, true
 		}
 	}
-	if best < 0 {
-		return "", false
-	}
-	return levels[best].Name, true
+	return "", false
 }
 
-// RiskGap is an aggregate of some of a Language's risk levels that none
-// of its levels covers.
+// RiskGap is an aggregate a plan of a Language can have that none of its
+// levels has exactly.
 type RiskGap struct {
 	Hints RiskHints
 	// Levels are levels whose aggregate Hints is, none of them redundant,
-	// in declaration order: the levels a plan would have to combine.
+	// in declaration order: the levels a plan would have to combine. None
+	// for NoRisk, the aggregate of a plan without calls.
 	Levels []string
 }
 
-// RiskGaps returns every aggregate of the given levels' hints (§5.3) that
-// no level covers: for each, a plan calling steps of those levels has no
-// max_risk consistent with its max_risk_hints (§5.6), so such a Language
-// is refused (reading 9 as docs/readings.md amends it). lint, the PDL
-// compiler and the engine's plan all decide coverage here.
+// RiskGaps returns every aggregate a plan can have (§5.3) that no level
+// has exactly: each aggregate of the given levels' hints and, when
+// plansWithoutCalls, NoRisk, the hints of a plan without calls. For each,
+// a plan with those hints has no max_risk consistent with its
+// max_risk_hints (§5.6; see MaxRisk), so such a Language is refused
+// (reading 9 as docs/readings.md amends it). plansWithoutCalls is whether
+// the Language plans a program that calls nothing: PlansPrograms. With no
+// levels there is nothing to name and nothing reported here (the compiler
+// refuses a Language with plan and no level). lint, the PDL compiler and
+// the engine's plan all decide coverage here.
 //
 // The work is over levels, never over catalog entries, so a large catalog
 // does not slow a build: at most 8 distinct triples exist, so closing them
 // under Max takes at most 8×8 steps whatever the number of levels, and
 // naming a gap's producers is quadratic only in the levels (a handful).
-func RiskGaps(levels []RiskLevel) []RiskGap {
+func RiskGaps(levels []RiskLevel, plansWithoutCalls bool) []RiskGap {
+	if len(levels) == 0 {
+		return nil
+	}
 	seen := map[RiskHints]bool{}
 	var all []RiskHints
+	if plansWithoutCalls {
+		// NoRisk aggregates with any triple to that triple, so it adds
+		// no aggregate but itself.
+		seen[NoRisk] = true
+		all = append(all, NoRisk)
+	}
 	for _, l := range levels {
 		if !seen[l.Hints] {
 			seen[l.Hints] = true
@@ -154,9 +175,9 @@ func producers(levels []RiskLevel, agg RiskHints) []string {
 			in = rest
 		}
 	}
-	names := make([]string, len(in))
-	for i, l := range in {
-		names[i] = l.Name
+	var names []string
+	for _, l := range in {
+		names = append(names, l.Name)
 	}
 	return names
 }

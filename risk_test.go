@@ -119,8 +119,19 @@ var levelsSWD = []pilotage.RiskLevel{
 	{Name: "dangerous", Hints: hints("-DO")},
 }
 
-// Reading 9: max_risk names the least risky declared level whose hints
-// cover the aggregate.
+// levelsIssue13 are the levels of issue 13, item 2.
+var levelsIssue13 = []pilotage.RiskLevel{
+	{Name: "safe", Hints: hints("R--")},
+	{Name: "ronet", Hints: hints("R-O")},
+	{Name: "write", Hints: hints("---")},
+	{Name: "everything", Hints: hints("-DO")},
+}
+
+// Reading 9 as docs/readings.md amends it: max_risk names the level whose
+// hints are the aggregate, the least risky of those covering it; a level
+// that covers it with other hints is inconsistent with them (§5.3), so no
+// level is named. levelsIssue13 planned write and ronet steps as
+// everything, destructive where the hints were not (issue 13, item 2).
 func TestMaxRisk(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -131,14 +142,15 @@ func TestMaxRisk(t *testing.T) {
 	}{
 		{"exact match", levelsSWD, "R--", "safe", true},
 		{"write", levelsSWD, "---", "write", true},
-		{"destructive needs dangerous", levelsSWD, "-D-", "dangerous", true},
-		{"open-world read needs dangerous", levelsSWD, "R-O", "dangerous", true},
-		{"least risky of several covering levels", []pilotage.RiskLevel{
-			{Name: "all", Hints: hints("-DO")}, {Name: "open", Hints: hints("--O")}, {Name: "read", Hints: hints("R--")},
+		{"dangerous covers destructive but is also open-world", levelsSWD, "-D-", "", false},
+		{"dangerous covers an open-world read but is neither", levelsSWD, "R-O", "", false},
+		{"write and ronet are not everything", levelsIssue13, "--O", "", false},
+		{"the one with exactly the hints among covering levels", []pilotage.RiskLevel{
+			{Name: "all", Hints: hints("-DO")}, {Name: "open", Hints: hints("R-O")}, {Name: "read", Hints: hints("R--")},
 		}, "R-O", "open", true},
 		{"ties go to the first declared", []pilotage.RiskLevel{
-			{Name: "destroy", Hints: hints("-D-")}, {Name: "open", Hints: hints("--O")},
-		}, "---", "destroy", true},
+			{Name: "destroy", Hints: hints("-D-")}, {Name: "write", Hints: hints("---")}, {Name: "change", Hints: hints("---")},
+		}, "---", "write", true},
 		{"nothing covers", []pilotage.RiskLevel{{Name: "safe", Hints: hints("R--")}}, "---", "", false},
 		{"no levels", nil, "R--", "", false},
 	}
@@ -166,16 +178,21 @@ func TestRiskGaps(t *testing.T) {
 	}{
 		{"safe/write/dangerous is closed", levelsSWD, nil},
 		{"no levels", nil, nil},
-		{"one level", []pilotage.RiskLevel{{Name: "x", Hints: hints("--O")}}, nil},
+		{"one read-only level", []pilotage.RiskLevel{{Name: "x", Hints: hints("R--")}}, nil},
+		// A plan without calls is read-only (§5.3 over zero steps).
+		{"no read-only level for a plan without calls", []pilotage.RiskLevel{{Name: "x", Hints: hints("--O")}}, []gap{{"R--", nil}}},
+		// Covered by everything, but everything is destructive and the
+		// aggregate is not (issue 13, item 2).
+		{"an aggregate covered only by a riskier level", levelsIssue13, []gap{{"--O", []string{"ronet", "write"}}}},
 		{"destructive and open-world without both", []pilotage.RiskLevel{
 			{Name: "destroy", Hints: hints("-D-")}, {Name: "open", Hints: hints("R-O")},
-		}, []gap{{"-DO", []string{"destroy", "open"}}}},
+		}, []gap{{"R--", nil}, {"-DO", []string{"destroy", "open"}}}},
 		{"a read-only level is no producer", []pilotage.RiskLevel{
 			{Name: "safe", Hints: hints("R--")}, {Name: "del", Hints: hints("-D-")}, {Name: "net", Hints: hints("--O")},
 		}, []gap{{"-DO", []string{"del", "net"}}}},
 		{"three levels whose pairwise aggregates are missing", []pilotage.RiskLevel{
 			{Name: "w", Hints: hints("---")}, {Name: "d", Hints: hints("-D-")}, {Name: "o", Hints: hints("R-O")},
-		}, []gap{{"--O", []string{"w", "o"}}, {"-DO", []string{"d", "o"}}}},
+		}, []gap{{"R--", nil}, {"--O", []string{"w", "o"}}, {"-DO", []string{"d", "o"}}}},
 		{"aggregate of three needed", []pilotage.RiskLevel{
 			{Name: "r", Hints: hints("R--")}, {Name: "d", Hints: hints("-D-")}, {Name: "o", Hints: hints("--O")},
 			{Name: "do", Hints: hints("-DO")},
@@ -185,10 +202,15 @@ func TestRiskGaps(t *testing.T) {
 		{"a gap several pairs produce", []pilotage.RiskLevel{
 			{Name: "w", Hints: hints("---")}, {Name: "ro", Hints: hints("R-O")}, {Name: "d", Hints: hints("-D-")},
 			{Name: "wo", Hints: hints("--O")}, {Name: "dw", Hints: hints("-D-")},
-		}, []gap{{"-DO", []string{"ro", "d"}}}},
+		}, []gap{{"R--", nil}, {"-DO", []string{"ro", "d"}}}},
+	}
+	// A Language that plans nothing (no plan, no deploy) has no plan
+	// without calls to name a level for.
+	if got := pilotage.RiskGaps([]pilotage.RiskLevel{{Name: "x", Hints: hints("--O")}}, false); got != nil {
+		t.Errorf("without plans: RiskGaps = %+v, want none", got)
 	}
 	for _, tt := range tests {
-		got := pilotage.RiskGaps(tt.levels)
+		got := pilotage.RiskGaps(tt.levels, true)
 		var want []pilotage.RiskGap
 		for _, g := range tt.want {
 			want = append(want, pilotage.RiskGap{Hints: hints(g.hints), Levels: g.levels})

@@ -111,9 +111,9 @@ func (p *Plan) checkRisk(root jsonpos.Node) {
 // riskAgainst checks the plan's risk names against the Language's risk
 // levels (the closed-sets guide's Risk levels table): every risk is a
 // declared level (§1.5), a step's hints are its level's (data-model.md
-// §5.3), and max_risk is the least risky level covering max_risk_hints
-// (reading 9); when no level covers them, any max_risk is inconsistent
-// with them (§5.3) and is reported.
+// §5.3), and max_risk is the level whose hints are max_risk_hints
+// (reading 9 as docs/readings.md amends it); when no level has them, any
+// max_risk is inconsistent with them (§5.3) and is reported.
 func (p *Plan) riskAgainst(l *Language) []report.Finding {
 	if l == nil || len(l.Sets.RiskLevels) == 0 {
 		return nil
@@ -151,16 +151,16 @@ func (p *Plan) riskAgainst(l *Language) []report.Finding {
 	want, ok := pilotage.MaxRisk(levels, *p.risk.hints)
 	switch {
 	case !ok:
-		// No level covers the aggregate, so whatever level max_risk names
-		// has other hints: inconsistent, which §5.3 forbids; the Language's
-		// levels are at fault (lint's risk-levels-cover).
+		// No level has the aggregate's hints, so whatever level max_risk
+		// names has other hints: inconsistent, which §5.3 forbids; the
+		// Language's levels are at fault (lint's risk-levels-cover).
 		out = append(out, p.finding(RulePlanRisk, p.ptr+"/max_risk",
-			fmt.Sprintf("max_risk is %q, whose hints %s do not cover max_risk_hints %s, and no risk level of the Language does", p.risk.max, hintsJSON(byName[p.risk.max]), hintsJSON(*p.risk.hints)),
-			"§5.3: the engine-defined risk is consistent with risk_hints; the Language needs a level covering every aggregate of its levels (lint: risk-levels-cover)"))
+			fmt.Sprintf("max_risk is %q, whose hints %s are not max_risk_hints %s, and no risk level of the Language has exactly those", p.risk.max, hintsJSON(byName[p.risk.max]), hintsJSON(*p.risk.hints)),
+			"§5.3: the engine-defined risk is consistent with risk_hints; the Language needs a level with exactly every aggregate of its levels (lint: risk-levels-cover)"))
 	case want != p.risk.max:
 		out = append(out, p.finding(RulePlanRisk, p.ptr+"/max_risk",
-			fmt.Sprintf("max_risk is %q, but the least risky level covering max_risk_hints %s is %s", p.risk.max, hintsJSON(*p.risk.hints), strconv.Quote(want)),
-			"reading 9: max_risk names the least risky declared level whose hints are each at least as risky as max_risk_hints"))
+			fmt.Sprintf("max_risk is %q, but the level whose hints are max_risk_hints %s is %s", p.risk.max, hintsJSON(*p.risk.hints), strconv.Quote(want)),
+			"reading 9: max_risk names the least risky declared level whose hints are each at least as risky as max_risk_hints, which is the level with exactly those hints"))
 	}
 	return out
 }

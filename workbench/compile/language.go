@@ -475,7 +475,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	}()
 	c.checkExamples(ls)
 	l.Sets = c.sets(ls, caps)
-	c.checkRiskCover(ls, caps, &l.Sets)
+	c.checkRiskCover(ls, caps, l.ExecutionMode, &l.Sets)
 	l.Guides = append(l.Guides, &language.Guide{
 		Guide:     pilotage.Guide{ID: pilotage.TopicClosedSets, Title: ClosedSetsTitle, Level: pilotage.GuideReference, Topics: []string{pilotage.TopicClosedSets}, MediaType: "text/markdown"},
 		Body:      closedsets.Render(ClosedSetsTitle, &l.Sets),

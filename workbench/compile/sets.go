@@ -21,6 +21,10 @@ type setDecls struct {
 	run   []closedsets.Status
 	step  []closedsets.Status
 	at    map[string]*pdl.Stmt // "risk:safe", "kind:device", …
+	// misreadRisk marks a risk statement with a flag that is not one:
+	// its level's hints are not what the author meant, so which
+	// aggregates the levels lack is not judged (the flag is reported).
+	misreadRisk bool
 }
 
 // add compiles one risk, kind, diagnostic or status statement.
@@ -33,7 +37,8 @@ func (d *setDecls) add(s *pdl.Stmt) {
 	case "risk":
 		p := c.shape(s, 1, 5, false)
 		r := closedsets.Risk{Risk: c.word(arg(p, 0), "the risk level")}
-		flags, meaning := c.flags(p[min(1, len(p)):], "readOnly", "destructive", "openWorld")
+		flags, meaning, misread := c.flags(p[min(1, len(p)):], "readOnly", "destructive", "openWorld")
+		d.misreadRisk = d.misreadRisk || misread
 		r.Hints = pilotage.RiskHints{ReadOnly: flags["readOnly"], Destructive: flags["destructive"], OpenWorld: flags["openWorld"]}
 		r.Meaning = meaning
 		if !r.Hints.Consistent() {
@@ -46,7 +51,7 @@ func (d *setDecls) add(s *pdl.Stmt) {
 	case "kind":
 		p := c.shape(s, 1, 4, false)
 		k := closedsets.Kind{Kind: c.word(arg(p, 0), "the kind")}
-		flags, meaning := c.flags(p[min(1, len(p)):], "callable", "promoted")
+		flags, meaning, _ := c.flags(p[min(1, len(p)):], "callable", "promoted")
 		k.Callable, k.Promoted, k.Meaning = flags["callable"], flags["promoted"], meaning
 		if k.Promoted && !k.Callable {
 			c.errf(pdl.RuleValue, stmtAt{s}, "add callable: promoted programs are run by reference", "promoted kind %s is not callable", k.Kind)
@@ -110,10 +115,9 @@ func (d *setDecls) define(s *pdl.Stmt, set, value string) bool {
 }
 
 // flags reads bare-word flags from set followed by an optional meaning
-// string.
-func (c *compiler) flags(args []*pdl.Arg, set ...string) (map[string]bool, string) {
-	out := map[string]bool{}
-	meaning := ""
+// string; misread reports a word that is no flag of set.
+func (c *compiler) flags(args []*pdl.Arg, set ...string) (out map[string]bool, meaning string, misread bool) {
+	out = map[string]bool{}
 	for i, a := range args {
 		if a.Value.Kind() != pdl.KindIdent {
 			if i == len(args)-1 {
@@ -134,6 +138,7 @@ func (c *compiler) flags(args []*pdl.Arg, set ...string) (map[string]bool, strin
 				hint = "flags here: " + strings.Join(set, ", ")
 			}
 			c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown flag %s", w)
+			misread = true
 			continue
 		}
 		if out[w] {
@@ -141,7 +146,7 @@ func (c *compiler) flags(args []*pdl.Arg, set ...string) (map[string]bool, strin
 		}
 		out[w] = true
 	}
-	return out, meaning
+	return out, meaning, misread
 }
 
 // reservedMeanings explains the reserved diagnostic codes (data-model.md).
@@ -204,17 +209,28 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 // checkRiskCover refuses a Language whose risk levels cannot name every
 // plan's max_risk consistently with its max_risk_hints (§5.3, §5.6;
 // reading 9 as docs/readings.md amends it): one declaring plan must see a
-// level, and every aggregate of the levels it sees must be covered by one.
+// level, and every aggregate of the levels it sees, and the read-only
+// hints of a plan without calls when it plans programs, must have a level
+// with exactly its hints.
 // pilotage.RiskGaps decides, as it does for lint and the engine; it works
 // over the levels, never the entries, so a large catalog costs it nothing.
-func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, sets *closedsets.Sets) {
+func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, mode string, sets *closedsets.Sets) {
 	id := ls.lang.ID
 	if caps.Has(pilotage.CapPlan) && len(sets.RiskLevels) == 0 {
 		c.errf(pdl.RuleRisk, stmtAt{ls.stmt}, `declare the levels its plans and entries name, such as: risk safe readOnly "Reads only."`,
 			"Language %s declares plan but sees no risk level, so no plan can name its max_risk", id)
 		return
 	}
-	for _, g := range pilotage.RiskGaps(sets.Levels()) {
+	if ls.sets.misreadRisk || c.shared.misreadRisk {
+		return
+	}
+	for _, g := range pilotage.RiskGaps(sets.Levels(), pilotage.PlansPrograms(caps, mode)) {
+		fix := `declare a level with exactly those hints: risk NAME` + pdlFlags(g.Hints) + ` "…"`
+		if len(g.Levels) == 0 {
+			c.errf(pdl.RuleRisk, stmtAt{ls.stmt}, fix,
+				"no risk level of Language %s has exactly the hints %s of a plan without calls (§5.3 over zero steps), so such a plan has no max_risk consistent with its hints", id, g.Hints.Text())
+			continue
+		}
 		// A consistent destructive level is never read-only, so two
 		// levels produce every gap unless an inconsistent one (already an
 		// error) is among them.
@@ -222,8 +238,8 @@ func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, set
 		if len(g.Levels) != 2 {
 			calling = "each"
 		}
-		c.errf(pdl.RuleRisk, stmtAt{c.riskStmt(ls, g.Levels[0])}, `declare a level with exactly those hints: risk NAME`+pdlFlags(g.Hints)+` "…"`,
-			"risk levels %s of Language %s aggregate to %s, which no level covers, so a plan calling %s has no max_risk consistent with its hints",
+		c.errf(pdl.RuleRisk, stmtAt{c.riskStmt(ls, g.Levels[0])}, fix,
+			"risk levels %s of Language %s aggregate to %s, which no level has exactly, so a plan calling %s has no max_risk consistent with its hints",
 			andWords(g.Levels), id, g.Hints.Text(), calling)
 	}
 }

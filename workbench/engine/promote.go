@@ -285,11 +285,10 @@ func (l *lang) promotedKind() string {
 
 // levelHints are the hints of a risk level of the Language. A promoted
 // entry declares its plan's max_risk with that level's own hints, so risk
-// and risk_hints agree (§5.3); the level covers the body's aggregate (the
-// plan is refused otherwise), so the entry is never presented as safer
-// than its body (§5.4 honest risk). The plan's max_risk_hints alone would
-// understate a level chosen because it was the least risky one covering
-// them. ok is false for a name that is no level of the Language.
+// and risk_hints agree (§5.3); they are the body's aggregate (the plan is
+// refused otherwise), so the entry is never presented as safer than its
+// body (§5.4 honest risk). ok is false for a name that is no level of the
+// Language.
 func (l *lang) levelHints(risk string) (hints pilotage.RiskHints, ok bool) {
 	i := slices.IndexFunc(l.levels, func(lv pilotage.RiskLevel) bool { return lv.Name == risk })
 	if i < 0 {

@@ -52,36 +52,24 @@ func TestIdempotencyConcurrentRequestsAreOneRun(t *testing.T) {
 
 // TestPromotedRiskIsConsistentAndHonest: a deploy Run's promoted entry
 // carries a declared risk level together with that level's own hints
-// (§5.3) and is at least as restrictive as its body (§5.4), also when the
-// least risky level covering the body is stricter than the body.
+// (§5.3), which are its body's aggregate, so it is as restrictive as its
+// body (§5.4) and the plan's max_risk and max_risk_hints agree: fan.set
+// (write) and weather.fetch (external) plan as external, open-world, not
+// as any, which is also destructive (issue 13, item 2).
 func TestPromotedRiskIsConsistentAndHonest(t *testing.T) {
-	srv := homeServer()
-	home := srv.Languages[0]
-	// Without "external" ({openWorld}) the body's aggregate below is
-	// covered only by "any" ({destructive, openWorld}).
-	levels := []closedsets.Risk{}
-	for _, l := range testLevels {
-		if l.Risk != "external" {
-			levels = append(levels, l)
-		}
-	}
-	home.Sets.RiskLevels = levels
-	e := newEngine(t, srv, t.TempDir())
+	e := newEngine(t, homeServer(), t.TempDir())
 	body := raw(`{"steps": [{"id": "f", "call": "fan.set", "with": {"on": "true"}}, {"id": "w", "call": "weather.fetch"}]}`)
 	v, err := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: body})
 	if err != nil || !v.Valid {
 		t.Fatalf("%+v %v", v, err)
 	}
-	if want := (pilotage.RiskHints{OpenWorld: true}); v.Plan.MaxRisk != "any" || v.Plan.MaxRiskHints != want {
-		t.Fatalf("plan max_risk %s %+v, want any with the aggregate %+v", v.Plan.MaxRisk, v.Plan.MaxRiskHints, want)
+	if want := (pilotage.RiskHints{OpenWorld: true}); v.Plan.MaxRisk != "external" || v.Plan.MaxRiskHints != want || hintsOf("external") != want {
+		t.Fatalf("plan max_risk %s %+v, want external with the aggregate %+v, its own hints", v.Plan.MaxRisk, v.Plan.MaxRiskHints, want)
 	}
 	ref := deploy(t, e, body)
 	got := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new(ref)}).(*pilotage.GetResponse).Entry
-	if got.Risk != "any" || got.RiskHints != hintsOf("any") {
-		t.Errorf("promoted entry: risk %s with hints %+v, want any with its hints %+v", got.Risk, got.RiskHints, hintsOf("any"))
-	}
-	if !got.RiskHints.Covers(v.Plan.MaxRiskHints) {
-		t.Errorf("promoted entry %+v is safer than its body %+v", got.RiskHints, v.Plan.MaxRiskHints)
+	if got.Risk != "external" || got.RiskHints != v.Plan.MaxRiskHints {
+		t.Errorf("promoted entry: risk %s with hints %+v, want external with the body's hints %+v", got.Risk, got.RiskHints, v.Plan.MaxRiskHints)
 	}
 }
 

@@ -14,9 +14,9 @@ import (
 // every loop-body step (not inside an arm) carries `loop`; a call to a
 // promoted program is one step with the entry's declared risk. armLabels
 // are the Grammar's arm names (reading 3); levels are the Language's risk
-// levels, for max_risk (reading 9). It is an error when no level covers
-// the aggregate: any level named then has hints other than
-// max_risk_hints, which §5.3 forbids ("consistent with risk_hints"). The
+// levels, for max_risk (reading 9). It is an error when no level has
+// exactly the aggregate's hints: any level named then has hints other
+// than max_risk_hints, which §5.3 forbids ("consistent with risk_hints"). The
 // compiler refuses such Languages (pdl-risk), so the error means one was
 // built some other way.
 func Plan(prog *Program, armLabels []string, levels []pilotage.RiskLevel) (*pilotage.Plan, error) {
@@ -53,7 +53,7 @@ func Plan(prog *Program, armLabels []string, levels []pilotage.RiskLevel) (*pilo
 	plan.MaxRiskHints = pilotage.Aggregate(hints...)
 	maxRisk, ok := pilotage.MaxRisk(levels, plan.MaxRiskHints)
 	if !ok {
-		return nil, fmt.Errorf("no risk level covers max_risk_hints %s, so the plan has no max_risk consistent with them (§5.3); the Language's levels must cover every aggregate of themselves", plan.MaxRiskHints.Text())
+		return nil, fmt.Errorf("no risk level has exactly the hints %s of max_risk_hints (a level covering them says more risk than they do), so the plan has no max_risk consistent with them (§5.3); the Language's levels must include every aggregate of themselves and a read-only level", plan.MaxRiskHints.Text())
 	}
 	plan.MaxRisk = maxRisk
 	plan.Summary = summary(len(plan.Steps), calls, plan.MaxRisk)
