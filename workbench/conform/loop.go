@@ -2,13 +2,10 @@ package conform
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -263,32 +260,6 @@ func (c *checker) envelope(op string, raw json.RawMessage) {
 		c.find(RuleRequestErrorChannel, op, "/structuredContent/error/kind", "the error kind is not one of %v", requestErrorKinds)
 	case env.Error.Message == nil:
 		c.find(RuleRequestErrorChannel, op, "/structuredContent/error/message", "the request error has no message")
-	}
-}
-
-// carrierErrors checks that carrier failures travel as JSON-RPC errors:
-// an unknown tool, and arguments that are not an object (binding.md).
-func (c *checker) carrierErrors(discover string) {
-	for _, probe := range []struct {
-		tool, what string
-		args       any
-	}{
-		{"pilotage_conform_no_such_tool", "a call of an unknown tool", map[string]any{}},
-		{discover, "a call whose arguments are an array", json.RawMessage("[]")},
-	} {
-		op := "tools/call " + probe.tool
-		_, err := c.request(func(ctx context.Context) (*mcp.CallToolResult, error) {
-			return c.cs.CallTool(ctx, &mcp.CallToolParams{Name: probe.tool, Arguments: probe.args})
-		})
-		var rpc *jsonrpc.Error
-		switch {
-		case err == nil:
-			c.find(RuleCarrierErrorChannel, op, "", "%s was answered with a tool result; it is a carrier failure, a JSON-RPC error", probe.what)
-		case c.stopped != nil:
-			c.fail(RuleOperationAnswers, op, "", err, "%s: ", probe.what)
-		case !errors.As(err, &rpc):
-			c.find(RuleCarrierErrorChannel, op, "", "%s failed without a JSON-RPC error: %v", probe.what, err)
-		}
 	}
 }
 
