@@ -22,8 +22,8 @@ import (
 const replayDir = "testdata/replay"
 
 // replayPage replays the traces of dir against its plan.json as
-// pilotage replay --format html does.
-func replayPage(t testing.TB, dir string, traces ...string) *Page {
+// pilotage replay --format html -o OUT/report.html does.
+func replayPage(t testing.TB, dir, out string, traces ...string) *Page {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(dir, "plan.json"))
 	if err != nil {
@@ -43,13 +43,13 @@ func replayPage(t testing.TB, dir string, traces ...string) *Page {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pic.Page(rep, PageOptions{Dir: dir})
+	return pic.Page(rep, PageOptions{Dir: out})
 }
 
 // TestReplayReport draws the replay of both traces as HTML and Markdown,
 // and the overlaid plan as the SVG docs/replay.md shows.
 func TestReplayReport(t *testing.T) {
-	p := replayPage(t, replayDir, "success.json", "divergent.json")
+	p := replayPage(t, replayDir, replayDir, "success.json", "divergent.json")
 	var html, md bytes.Buffer
 	if err := p.Write(&html, "html"); err != nil {
 		t.Fatal(err)
