@@ -10,19 +10,22 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
 type fmtParams struct {
 	write, diff, list bool
 	color             string
+	lang, language    string
 }
 
 func newFmtCmd() *cobra.Command {
 	p := &fmtParams{}
 	c := &cobra.Command{
-		Use:   "fmt [-w|-d|-l] FILE.pdl...",
-		Short: "Print PDL files in the canonical layout",
+		Use:   "fmt [-w|-d|-l] [--lang FILE.pdl] FILE...",
+		Short: "Print PDL files, or text programs, in the canonical layout",
 		Long: `Format PDL files: one statement per line, two spaces per block, one space
 between arguments, comments and single blank lines kept, text blocks
 re-indented. Formatting changes layout only, never meaning, and formatting
@@ -32,20 +35,63 @@ Without flags the formatted text goes to standard output. -w rewrites the
 files that change, -d prints a unified diff, -l lists the files whose
 layout differs; they combine, as gofmt's do (-l -w lists and rewrites).
 
+With --lang the files are programs of that PDL's Language, which must
+declare syntax text: one statement per line, two spaces per block, the
+label's and arguments' punctuation spaced one way, "} else {" on one line,
+expressions as written, comments and single blank lines kept
+(docs/pdl.md, "Text programs").
+
 Exit status: 0 done (or already formatted), 1 with -d or -l when some file
 is not formatted (so CI can check layout), 2 syntax errors or unreadable
 files (printed with their source line; nothing is rewritten).`,
 		Example: `  pilotage fmt langs/homeflow/homeflow.pdl
   pilotage fmt -w langs/*/*.pdl
-  pilotage fmt -d lang.pdl`,
+  pilotage fmt -d lang.pdl
+  pilotage fmt --lang langs/ledger/ledger.pdl -w langs/ledger/programs/pay.txt`,
 		Args: needArgs(1, -1, "one or more FILE.pdl (or - for standard input)"),
 		RunE: func(c *cobra.Command, args []string) error { return runFmt(streams(c), p, args) },
 	}
 	c.Flags().BoolVarP(&p.write, "write", "w", false, "rewrite files in place")
 	c.Flags().BoolVarP(&p.diff, "diff", "d", false, "print a unified diff instead of the formatted text")
 	c.Flags().BoolVarP(&p.list, "list", "l", false, "list files whose formatting differs")
+	c.Flags().StringVar(&p.lang, "lang", "", "format the files as programs of the Language this PDL `FILE` defines (syntax text)")
+	c.Flags().StringVar(&p.language, "language", "", "the Language `ID` to use when the PDL defines several")
 	registerErrorColor(c, &p.color)
 	return c
+}
+
+// formatter returns how each file is formatted: as PDL, or with --lang
+// as a program of a Language with syntax text.
+func (p *fmtParams) formatter(s stdio, color bool) (func(name string, src []byte) ([]byte, []report.Finding, error), error) {
+	if p.lang == "" {
+		return func(name string, src []byte) ([]byte, []report.Finding, error) {
+			out, findings := pdl.FormatSource(name, src)
+			return out, findings, nil
+		}, nil
+	}
+	res, err := loadPDL(s.err, p.lang, color, report.DefaultMaxPerRule)
+	if err != nil {
+		return nil, err
+	}
+	lang, err := res.Server.Pick(p.language)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	fm, ok := syntax.For(lang).(syntax.Formatter)
+	if !ok {
+		return nil, usageErr("Language %s writes its programs as JSON; fmt --lang formats the programs of a Language with syntax text (docs/pdl.md)", lang.ID)
+	}
+	limits := lang.Limits.WithDefaults()
+	return func(name string, src []byte) ([]byte, []report.Finding, error) {
+		if len(src) > limits.ProgramBytes {
+			return nil, nil, usageErr("%s is %d bytes; Language %s reads programs of at most %d bytes", name, len(src), lang.ID, limits.ProgramBytes)
+		}
+		out, diags, err := fm.Format(src, limits.Depth)
+		if err != nil {
+			return nil, nil, usageErr("%s: %v", name, err)
+		}
+		return out, progdiag.Findings(diags, progdiag.Files{Program: progdiag.NewDoc(name, src, true)}), nil
+	}, nil
 }
 
 func runFmt(s stdio, p *fmtParams, args []string) error {
@@ -57,6 +103,10 @@ func runFmt(s stdio, p *fmtParams, args []string) error {
 		return usageErr("-w cannot rewrite standard input")
 	}
 	if err := oneStdin(args...); err != nil {
+		return err
+	}
+	format, err := p.formatter(s, color)
+	if err != nil {
 		return err
 	}
 	rep := &report.Report{Tool: "pilotage fmt", Sources: map[string][]byte{}}
@@ -71,7 +121,10 @@ func runFmt(s stdio, p *fmtParams, args []string) error {
 		if err != nil {
 			return err
 		}
-		out, findings := pdl.FormatSource(name, src)
+		out, findings, err := format(name, src)
+		if err != nil {
+			return err
+		}
 		if len(findings) > 0 {
 			rep.Sources[name] = src
 			rep.Add(findings...)

@@ -214,7 +214,10 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 		case draw != "" && resp.Valid && resp.Plan != nil:
 			return picture.WritePlan(w, draw, picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.files.Sources[programFile], lang)))
 		case v.name == "plan" && resp.Valid:
-			return progtext.Plan(w, resp)
+			if err := progtext.Plan(w, resp); err != nil || !syntax.Textual(lang.Locator) {
+				return err
+			}
+			return progtext.Program(w, pf.files.Sources[programFile], lang)
 		}
 		return progtext.Diagnostics(w, resp.Diagnostics, &pf.files, rf.useColor(w))
 	})

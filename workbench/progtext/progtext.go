@@ -8,12 +8,16 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 )
 
 // Files are the files a command read, ready for placing diagnostics.
@@ -100,6 +104,35 @@ func Run(w io.Writer, resp *pilotage.ExecuteResponse, files *Files, color bool) 
 		tw.Flush()
 	}
 	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// Program prints a text program with the id of each step beside the
+// line its statement starts on: a Host shows a text-valued program
+// alongside its plan (§7), and ids the Language generated (§3.4) are
+// read there. A program the Language's syntax does not read prints
+// nothing.
+func Program(w io.Writer, src []byte, lang *language.Language) error {
+	parsed, err := syntax.For(lang).Parse(src, lang.Limits.WithDefaults().Depth)
+	if err != nil || !pilotage.Valid(parsed.Diagnostics) {
+		return nil
+	}
+	ids := map[int][]string{}
+	program.Walk(parsed.Program.Steps, func(s *program.Step) {
+		at, _ := parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(s.Pointer)})
+		ids[at.Line] = append(ids[at.Line], s.ID)
+	})
+	lines := strings.Split(strings.TrimRight(string(src), "\n"), "\n")
+	width := 1
+	for _, l := range ids {
+		width = max(width, len(strings.Join(l, ", ")))
+	}
+	var b strings.Builder
+	b.WriteString("program:\n")
+	for i, line := range lines {
+		fmt.Fprintf(&b, "%*d  %-*s | %s\n", len(strconv.Itoa(len(lines))), i+1, width, dash(strings.Join(ids[i+1], ", ")), strings.TrimRight(line, "\r"))
+	}
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 

@@ -199,3 +199,40 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// TestTextFormat formats every testdata/text program that reads without
+// errors: the result is its fmt section, reads as the same steps with the
+// same ids, and formatting it again changes nothing.
+func TestTextFormat(t *testing.T) {
+	golden.Archives(t, "testdata/text/*.txtar", func(t *testing.T, a *golden.Archive) {
+		src, _ := a.File("program.txt")
+		words, _ := a.File("words")
+		syn := For(textLanguage(everyConstruct, string(words)))
+		out, diags, err := syn.(Formatter).Format(src, 8)
+		if err != nil || len(diags) > 0 {
+			return // the syntax error goldens
+		}
+		a.Check(t, "fmt", out)
+		again, _, _ := syn.(Formatter).Format(out, 8)
+		if !bytes.Equal(again, out) {
+			t.Errorf("formatting is not idempotent:\n%s\nthen\n%s", out, again)
+		}
+		before, _ := syn.Parse(src, 8)
+		after, _ := syn.Parse(out, 8)
+		if stepIDs(before.Program) != stepIDs(after.Program) || !pilotage.Valid(after.Diagnostics) != !pilotage.Valid(before.Diagnostics) {
+			t.Errorf("formatting changed the program: %s → %s", stepIDs(before.Program), stepIDs(after.Program))
+		}
+	})
+}
+
+// stepIDs lists a program's step ids and expressions in program order.
+func stepIDs(p *program.Program) string {
+	var out []string
+	program.Walk(p.Steps, func(s *program.Step) {
+		out = append(out, s.ID)
+		for _, a := range s.Args {
+			out = append(out, a.Name+"="+strings.Join(strings.Fields(a.Expr.Src), " "))
+		}
+	})
+	return strings.Join(out, " ")
+}
