@@ -2,16 +2,20 @@ package pdllint
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
@@ -232,4 +236,42 @@ func findingKeys(rep *report.Report) []string {
 		out = append(out, fmt.Sprintf("%d:%d %s", f.Line, f.Column, f.Rule))
 	}
 	return out
+}
+
+// TestGeneratedIDsNeedTheScheme: a Language with syntax text generates
+// the ids of unlabeled statements (§3.4), so closed-sets-sections
+// requires its Step identifiers section as an error; a snapshot of
+// langs/ledger with that section removed is reported, the built one is
+// clean, and a JSON Language has native ids.
+func TestGeneratedIDsNeedTheScheme(t *testing.T) {
+	res, _, err := compile.Load("../../langs/ledger/ledger.pdl", 100)
+	if err != nil || !res.OK() {
+		t.Fatalf("%v %+v", err, res.Findings)
+	}
+	g := Grammars(res.Server)
+	if g["ledger/v1"].NativeStepIDs {
+		t.Fatal("ledger/v1 generates step ids, its grammar facts say native")
+	}
+	snap, _ := json.Marshal(emit.Snapshot(res.Server))
+	section := regexp.MustCompile(`## Step identifiers\\n\\n[^#]*`)
+	stripped := section.ReplaceAll(snap, nil)
+	if bytes.Equal(stripped, snap) {
+		t.Fatal("the ledger's closed-sets guide has no Step identifiers section to remove")
+	}
+	for _, c := range []struct {
+		src  []byte
+		want bool
+	}{{snap, false}, {stripped, true}} {
+		rep, err := lint.Run(rules.All(), []*lint.Input{{File: "s.json", Src: c.src, Grammars: g}}, lint.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, f := range rep.Findings {
+			got = got || f.Rule == "closed-sets-sections" && f.Severity == report.Error && strings.Contains(f.Message, `"Step identifiers"`)
+		}
+		if got != c.want {
+			t.Errorf("section removed %v: Step identifiers reported %v", c.want, got)
+		}
+	}
 }
