@@ -7,8 +7,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
@@ -16,9 +18,11 @@ import (
 )
 
 type fmtParams struct {
-	write, diff, list bool
-	color             string
-	lang, language    string
+	write, diff, list, verbose bool
+	color                      string
+	lang, language             string
+	// flags are the verb's, for --config.
+	flags *pflag.FlagSet
 }
 
 func newFmtCmd() *cobra.Command {
@@ -29,7 +33,10 @@ func newFmtCmd() *cobra.Command {
 		Long: `Format PDL files: one statement per line, two spaces per block, one space
 between arguments, comments and single blank lines kept, text blocks
 re-indented. Formatting changes layout only, never meaning, and formatting
-formatted text changes nothing. Use - to read standard input.
+formatted text changes nothing. Use - to read standard input. A directory
+stands for the *.pdl files under it, at any depth in name order (hidden
+directories and pilotage.yaml's ignore patterns left out), a quoted glob
+('langs/**/*.pdl') for the files it matches.
 
 Without flags the formatted text goes to standard output. -w rewrites the
 files that change, -d prints a unified diff, -l lists the files whose
@@ -39,13 +46,15 @@ With --lang the files are programs of that PDL's Language, which must
 declare syntax text: one statement per line, two spaces per block, the
 label's and arguments' punctuation spaced one way, "} else {" on one line,
 expressions as written, comments and single blank lines kept
-(docs/pdl.md, "Text programs").
+(docs/pdl.md, "Text programs"). Program files are named one by one:
+directories and globs stand for PDL files only.
 
 Exit status: 0 done (or already formatted), 1 with -d or -l when some file
 is not formatted (so CI can check layout), 2 syntax errors or unreadable
 files (printed with their source line; nothing is rewritten).`,
 		Example: `  pilotage fmt langs/homeflow/homeflow.pdl
   pilotage fmt -w langs/*/*.pdl
+  pilotage fmt -l langs/
   pilotage fmt -d lang.pdl
   pilotage fmt --lang langs/ledger/ledger.pdl -w langs/ledger/programs/pay.txt`,
 		Args: needArgs(1, -1, "one or more FILE.pdl (or - for standard input)"),
@@ -57,6 +66,8 @@ files (printed with their source line; nothing is rewritten).`,
 	c.Flags().StringVar(&p.lang, "lang", "", "format the files as programs of the Language this PDL `FILE` defines (syntax text)")
 	c.Flags().StringVar(&p.language, "language", "", "the Language `ID` to use when the PDL defines several")
 	registerErrorColor(c, &p.color)
+	verboseFlag(c, &p.verbose)
+	p.flags = c.Flags()
 	return c
 }
 
@@ -98,6 +109,17 @@ func runFmt(s stdio, p *fmtParams, args []string) error {
 	color, err := errorColor(s, p.color)
 	if err != nil {
 		return err
+	}
+	cfg, _, err := loadConfig(p.flags)
+	if err != nil {
+		return err
+	}
+	// Program files (--lang) have no one ending to walk for; they are
+	// named one by one.
+	if p.lang == "" {
+		if args, err = expandArgs(s, args, inputs.PDL, cfg, p.verbose); err != nil {
+			return err
+		}
 	}
 	if p.write && slices.Contains(args, "-") {
 		return usageErr("-w cannot rewrite standard input")

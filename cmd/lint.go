@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
@@ -26,6 +27,7 @@ type lintParams struct {
 	listRules bool
 	progress  string
 	baseline  string
+	verbose   bool
 	// maxPerRule bounds the findings listed per rule and file.
 	maxPerRule int
 }
@@ -40,6 +42,13 @@ and catalogs, see docs/snapshot.md) against every requirement of Part II that
 a published artifact can show: capability rules (§4.2, §4.3), guides and the
 closed-sets guide (§5.2), risk (§5.3), catalogs (§5.4), retention (§6.6) and
 versioning (§11.1).
+
+A directory stands for the manifests, snapshots and PDL files under it, at
+any depth in name order; traces, plans and programs there are skipped
+(replay and validate read them), as are hidden directories and what
+pilotage.yaml's ignore patterns match. A quoted glob ('langs/**/*.pdl',
+** for any number of directories) is expanded the same way. --verbose names
+each file skipped and why; a directory or glob with nothing to lint is exit 2.
 
 A FILE.pdl is compiled as build would compile it: its PDL errors are
 reported, then what it builds is linted, with every finding placed in the
@@ -74,6 +83,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 2 usage errors or unreadable files.`,
 		Example: `  pilotage lint manifest.json
   pilotage lint langs/homeflow/homeflow.pdl
+  pilotage lint out/ 'langs/**/*.pdl'
   pilotage lint --format sarif -o lint.sarif snapshot.json
   cat manifest.json | pilotage lint -
   pilotage lint --disable core-guide-size snapshot.json
@@ -87,6 +97,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	c.Flags().StringVar(&p.baseline, "baseline", "", "compare every input with the earlier capture `OLD` (a snapshot, manifest or .pdl file)")
 	maxPerRuleFlag(c, &p.maxPerRule)
 	progressFlag(c, &p.progress)
+	verboseFlag(c, &p.verbose)
 	return c
 }
 
@@ -111,10 +122,13 @@ func runLint(s stdio, p *lintParams, args []string) error {
 	if err := checkMaxPerRule(p.maxPerRule); err != nil {
 		return err
 	}
-	if err := oneStdin(append(slices.Clip(args), p.baseline)...); err != nil {
+	if err := outputNotInput(p.out.output, append(slices.Clip(args), p.baseline)...); err != nil {
 		return err
 	}
-	if err := outputNotInput(p.out.output, append(slices.Clip(args), p.baseline)...); err != nil {
+	if args, err = expandArgs(s, args, inputs.Lint, p.out.cfg, p.verbose, p.baseline); err != nil {
+		return err
+	}
+	if err := oneStdin(append(slices.Clip(args), p.baseline)...); err != nil {
 		return err
 	}
 	cfg := lint.Config{Disabled: map[string]bool{}, MaxPerRule: p.maxPerRule}

@@ -284,8 +284,9 @@ func outputNotInput(output string, inputs ...string) error {
 	return nil
 }
 
-// readErr is fileErr for a file a verb reads: a directory named where a
-// file is meant also says what to do, since only replay takes directories.
+// readErr is fileErr for a file a verb reads: a directory named where one
+// file is meant (--lang, --plan, a PROGRAM) also says what to do; the
+// FILE arguments of lint, replay, fmt and build are walked instead.
 func readErr(err error) error {
 	if errors.Is(err, syscall.EISDIR) {
 		return fmt.Errorf("%v; name the files in it instead", fserr.Plain(err))

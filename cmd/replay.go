@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
@@ -23,6 +24,7 @@ type replayParams struct {
 	listRules  bool
 	progress   string
 	traceOnly  bool
+	verbose    bool
 }
 
 func newReplayCmd() *cobra.Command {
@@ -36,8 +38,13 @@ plan-trace correspondence (§5.8.4) and outcomes (§5.7, §6.5.6), read as
 data-model.md's "Readings the project commits to" settle Part II's open points.
 
 A TRACE is a trace object, an execute response or a trace-fetch response
-carrying one; a directory stands for every *.json file in it, in name order;
-- reads standard input. The plan is a plan object or a validate response
+carrying one; - reads standard input. A directory stands for the trace
+files under it (*.json), at any depth in name order: manifests, snapshots,
+plans and programs there are skipped (lint, --plan and validate read them),
+as are hidden directories, the --plan and --snapshot files and what
+pilotage.yaml's ignore patterns match. A quoted glob ('runs/**/*.json') is
+expanded the same way. --verbose names each file skipped and why; a
+directory or glob with no trace is exit 2. The plan is a plan object or a validate response
 carrying one. Traces are streamed, so their size does not matter.
 
 With --snapshot (or --lang, the Language's PDL definition), run and step
@@ -71,6 +78,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 2 usage errors or unreadable files.`,
 		Example: `  pilotage replay trace.json --plan plan.json
   pilotage replay runs/ --plan plan.json --format junit -o replay.xml
+  pilotage replay 'runs/**/*.json' --plan plan.json --verbose
   pilotage replay run.json --plan validate.json --snapshot snapshot.json
   pilotage replay run.json --plan plan.json --lang langs/homeflow/homeflow.pdl
   engine-run | pilotage replay - --plan plan.json
@@ -92,6 +100,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	f.BoolVar(&p.traceOnly, "trace-only", false, "draw one TRACE's timeline (--format html), without a plan and without checking it")
 	maxPerRuleFlag(c, &p.maxPerRule)
 	progressFlag(c, &p.progress)
+	verboseFlag(c, &p.verbose)
 	return c
 }
 
@@ -147,18 +156,15 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 	if slices.Contains(args, "-") {
 		stdin = stdinOf(s)
 	}
-	inputs, err := replay.Inputs(args, []string{p.plan, p.snapshot, p.lang}, stdin)
+	files, err := expandArgs(s, args, inputs.Replay, p.out.cfg, p.verbose, p.plan, p.snapshot, p.lang)
 	if err != nil {
-		return usageErr("%v", err)
+		return err
 	}
-	var names []string
-	for _, in := range inputs {
-		names = append(names, in.File)
-	}
-	m := progress.Start(s.err, mode, inputsSize(s, names), "replay", "steps")
+	traces := replay.Inputs(files, stdin)
+	m := progress.Start(s.err, mode, inputsSize(s, files), "replay", "steps")
 	defer m.Stop()
 	if m != nil {
-		meteredInputs(m, inputs)
+		meteredInputs(m, traces)
 		opt.OnEntry = m.Add
 	}
 	var pic *picture.Replay
@@ -166,7 +172,7 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 		pic = picture.NewReplay(plan)
 		opt.OnStep, opt.OnTrace = pic.Step, pic.Trace
 	}
-	rep, err := replay.Run(plan, inputs, opt)
+	rep, err := replay.Run(plan, traces, opt)
 	m.Stop()
 	if err != nil {
 		return usageErr("%v", err)
