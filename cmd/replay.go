@@ -44,8 +44,9 @@ plans and programs there are skipped (lint, --plan and validate read them),
 as are hidden directories, the --plan and --snapshot files and what
 pilotage.yaml's ignore patterns match. A quoted glob ('runs/**/*.json') is
 expanded the same way. --verbose names each file skipped and why; a
-directory or glob with no trace is exit 2. The plan is a plan object or a validate response
-carrying one. Traces are streamed, so their size does not matter.
+directory or glob with no trace is exit 2. The plan is a plan object or a
+validate response carrying one. Traces are streamed, so their size does not
+matter.
 
 With --snapshot (or --lang, the Language's PDL definition), run and step
 statuses, trace levels, sub-program expansion and summary truncation are
