@@ -42,7 +42,7 @@ var testsUp = map[[2]string]string{
 }
 
 // testSupport is imported by tests only, from any layer; it imports only
-// base and root.
+// model, base and root.
 const testSupport = "internal/testsupport"
 
 type goPackage struct {
@@ -144,8 +144,8 @@ func TestLayers(t *testing.T) {
 				case lt == -1 && !test:
 					t.Errorf("%s imports %s, which only tests may import", from, to)
 				case lt == -1, to == from:
-				case lf == -1 && lt < len(layers)-2:
-					t.Errorf("%s (test support) imports %s; it may import base and root only", from, to)
+				case lf == -1 && lt < len(layers)-3:
+					t.Errorf("%s (test support) imports %s; it may import model, base and root only", from, to)
 				case lf >= 0 && lt < lf && !(test && testsUp[[2]string{from, to}] != ""):
 					t.Errorf("%s (layer %s) imports %s of the layer above, %s", from, layers[lf].name, to, layers[lt].name)
 				case lf == lt && layers[lf].name == "checkers" && group(from) != group(to):

@@ -29,11 +29,11 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/mcptest"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
-	"github.com/pilotage-dev/pilotage/workbench/mcpserver/mcptest"
 )
 
 const homeflow = "../langs/homeflow/homeflow.pdl"

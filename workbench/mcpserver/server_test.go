@@ -16,7 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
-	"github.com/pilotage-dev/pilotage/workbench/mcpserver/mcptest"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/mcptest"
 )
 
 func newServer(t testing.TB, f *fakeService, principal string) *Server {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
-	"github.com/pilotage-dev/pilotage/workbench/pdl/pdltest"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 )
 
 // render is pdltest.Render, short for the many calls here.
