@@ -83,6 +83,9 @@ func dotItem(b *strings.Builder, it item, indent string, links bool) {
 	case shapeEnd:
 		fmt.Fprintf(b, "%s%s [label=\"end\", shape=doublecircle, style=filled, fillcolor=\"#eeeeee\", fontsize=9, width=0.45, fixedsize=true];\n", indent, x.key)
 		return
+	case shapeLink:
+		fmt.Fprintf(b, "%s%s [label=%s, shape=box, style=\"dashed,rounded\", color=\"#777777\", fontcolor=\"#555555\", fontsize=10];\n", indent, x.key, dotQuote(x.lines[0]))
+		return
 	}
 	if x.node != nil {
 		attrs = append(attrs, "id="+dotQuote("step-"+x.key), "tooltip="+dotQuote(x.node.ID))

@@ -31,6 +31,8 @@ const (
 	shapeSub
 	shapeStart
 	shapeEnd
+	// shapeLink joins the parts a large plan is laid out in (segments).
+	shapeLink
 )
 
 // item is a box or a cluster of items.

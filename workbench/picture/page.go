@@ -210,7 +210,7 @@ func (p *Page) link(file string) string {
 
 // SVG is the plan graph with the traces over it, for the HTML page.
 func (p *Page) SVG() (template.HTML, error) {
-	b, err := renderSVG(dotText(layout(p.graph), true))
+	b, err := drawSVG(layout(p.graph), true)
 	if err != nil {
 		return "", err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,5 +135,36 @@ func TestDocsMermaid(t *testing.T) {
 	_, body, _ := strings.Cut(string(want), "---\nflowchart")
 	if !strings.Contains(string(page), "```mermaid\nflowchart"+body+"```") {
 		t.Error("docs/pictures.md's mermaid block is not docs/pictures/homeflow-evening-plan.mmd without its title; copy it over")
+	}
+}
+
+// TestLargePlanInParts draws a plan too large for one layout in parts
+// stacked in one SVG document: every step once, parts joined by their
+// connector boxes, every element id unique.
+func TestLargePlanInParts(t *testing.T) {
+	g := FromPlan(bigPlan(300), Info{})
+	var b bytes.Buffer
+	if err := SVG(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	svg := b.String()
+	parts := strings.Count(svg, "<svg ")
+	if parts < 4 {
+		t.Fatalf("%d <svg> elements; want the document and at least 3 parts", parts)
+	}
+	for _, n := range g.Nodes {
+		if c := strings.Count(svg, ">"+n.ID+"</text>"); c != 1 {
+			t.Errorf("step %q drawn %d times", n.ID, c)
+		}
+	}
+	if c := strings.Count(svg, ">on in part "); c != parts-2 {
+		t.Errorf("%d connectors to a next part, want %d", c, parts-2)
+	}
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`id="([^"]+)"`).FindAllStringSubmatch(svg, -1) {
+		if seen[m[1]] {
+			t.Errorf("id %q used twice", m[1])
+		}
+		seen[m[1]] = true
 	}
 }

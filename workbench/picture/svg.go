@@ -17,7 +17,7 @@ var svgMu sync.Mutex
 // SVG writes the graph as SVG, laid out by Graphviz's dot in-process: no
 // external program, no network, and the same bytes for the same plan.
 func SVG(w io.Writer, g *Graph) error {
-	b, err := renderSVG(dotText(layout(g), false))
+	b, err := drawSVG(layout(g), false)
 	if err != nil {
 		return err
 	}
