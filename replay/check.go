@@ -401,15 +401,19 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 	for i, d := range ds {
 		switch {
 		case d.Took != pilotage.DecisionContinue && d.Took != pilotage.DecisionExit:
-			if c.lang != nil && c.lang.Sets.LoopDecisions != "" {
-				// The Language documents a summarized form (§5.8.2) that
-				// is prose; the iteration count cannot be read from it.
+			if c.lang.summarizes(d.Took) {
+				// The Language documents a summarized form (§5.8.2); the
+				// iteration count cannot be read from it.
 				f.summarized = true
 				continue
 			}
-			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i) + "/took"), rel: []report.Location{c.rel(s)},
-				msg:  fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision takes continue or exit", *e.w.ID, d.Took),
-				hint: "a summarized form must be documented in the closed-sets guide's Loop decisions section (give --snapshot)"})
+			msg, hint := fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision takes continue or exit", *e.w.ID, d.Took),
+				"a summarized form must be documented in the closed-sets guide's Loop decisions section (give --snapshot)"
+			if c.lang != nil && len(c.lang.Sets.LoopTook) > 0 {
+				msg, hint = fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision of this Language takes %s", *e.w.ID, d.Took, c.lang.loopValues()),
+					"the closed-sets guide's Loop decisions table lists every value its summarized form uses (§5.8.2)"
+			}
+			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i) + "/took"), rel: []report.Location{c.rel(s)}, msg: msg, hint: hint})
 		case f.exited:
 			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i)), rel: []report.Location{c.rel(s)},
 				msg: fmt.Sprintf("loop entry %q has a %s decision after its exit", *e.w.ID, d.Took)})

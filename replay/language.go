@@ -120,5 +120,33 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 	return l, nil
 }
 
+// summarizes reports whether a loop decision's took, neither continue nor
+// exit, is a value of the Language's summarized form (§5.8.2): one the
+// closed-sets guide's Loop decisions table lists, or any value when the
+// section is prose without the table, which no checker can read (lint's
+// loop-decisions-table warns of it). Without the Language, or without the
+// section, no value is.
+func (l *Language) summarizes(took string) bool {
+	if l == nil || l.Sets.LoopDecisions == "" && len(l.Sets.LoopTook) == 0 {
+		return false
+	}
+	if len(l.Sets.LoopTook) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(l.Sets.LoopTook, func(t closedsets.Took) bool { return t.Took == took })
+}
+
+// loopValues lists the took values a loop decision of the Language may
+// take, for messages: continue, exit and the Loop decisions table's.
+func (l *Language) loopValues() string {
+	values := []string{pilotage.DecisionContinue, pilotage.DecisionExit}
+	for _, t := range l.Sets.LoopTook {
+		if !slices.Contains(values, t.Took) {
+			values = append(values, t.Took)
+		}
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
 // squash folds whitespace so a guide's line wrapping does not matter.
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -238,3 +238,47 @@ func TestLocatorInClosedSets(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopDecisionsTable: a Language that documents its loop decisions
+// (prose loop_decisions) gets the section closed-sets-format.md asks for,
+// prose and a table of every took value, so replay can check them
+// (§5.8.2): the engine's continue and exit. Without the prose there is no
+// section and no table (issue 13, item 6).
+func TestLoopDecisionsTable(t *testing.T) {
+	path := "../../langs/homeflow/homeflow.pdl"
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const open = `language "homeflow/v1" {` + "\n"
+	with := strings.Replace(string(src), open, open+`  prose loop_decisions """
+    Every iteration records its continue decision, and the loop its exit.
+    """`+"\n", 1)
+	if with == string(src) {
+		t.Fatalf("%s has no line %q", path, open)
+	}
+	for _, c := range []struct {
+		name string
+		src  string
+		want []closedsets.Took
+	}{
+		{"documented", with, engineLoopTook},
+		{"not documented", string(src), nil},
+	} {
+		res := Source(path, []byte(c.src), Options{Dir: "../../langs/homeflow"})
+		if !res.OK() {
+			t.Fatalf("%s: %+v", c.name, res.Findings)
+		}
+		var body string
+		for _, g := range res.Server.Languages[0].Guides {
+			if g.Generated {
+				body = g.Body
+			}
+		}
+		p := closedsets.Parse([]byte(body))
+		sec, ok := p.Sections[closedsets.SecLoopDecisions]
+		if len(p.Problems) != 0 || ok != (c.want != nil) || ok && !sec.HasTable || fmt.Sprint(p.Sets.LoopTook) != fmt.Sprint(c.want) {
+			t.Errorf("%s: Loop decisions section %v (table %v) with %+v, problems %+v; want %+v\n%s", c.name, ok, sec.HasTable, p.Sets.LoopTook, p.Problems, c.want, body)
+		}
+	}
+}

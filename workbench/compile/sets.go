@@ -203,7 +203,21 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 	for _, p := range ls.prose {
 		*p.field(&s) = joinProse(*p.field(&s), p.text)
 	}
+	if s.LoopDecisions != "" {
+		// A documented Loop decisions section lists the took values its
+		// form uses (closed-sets-format.md), so replay can check them:
+		// the workbench engine records a continue per iteration and an
+		// exit, nothing summarized.
+		s.LoopTook = engineLoopTook
+	}
 	return s
+}
+
+// engineLoopTook are the took values of the workbench engine's loop
+// decisions (§5.8.2).
+var engineLoopTook = []closedsets.Took{
+	{Took: pilotage.DecisionContinue, Meaning: "Another iteration runs; one is recorded before each."},
+	{Took: pilotage.DecisionExit, Meaning: "The loop ends, after its last iteration or at once for an empty list."},
 }
 
 // checkRiskCover refuses a Language whose risk levels cannot name every

@@ -34,6 +34,7 @@ var (
 	ColsCatalogKinds    = []string{"kind", "callable", "promoted", "meaning"}
 	ColsRiskLevels      = []string{"risk", "readonly", "destructive", "openworld", "meaning"}
 	ColsStatuses        = []string{"status", "ok", "side effects", "meaning"}
+	ColsLoopDecisions   = []string{"took", "meaning"}
 )
 
 // Sets is the content of a closed-sets guide: every enumeration and every
@@ -55,7 +56,20 @@ type Sets struct {
 	StepStatuses     []Status
 	Truncation       string
 	Output           string
-	LoopDecisions    string
+	// LoopDecisions is the prose of the Loop decisions section, before
+	// and after its table; LoopTook is the table: every took value the
+	// summarized form uses (closed-sets-format.md). A loop decision whose
+	// took is neither continue, exit nor listed is an error when the
+	// Language is known; a section without the table is prose a checker
+	// cannot read.
+	LoopDecisions string
+	LoopTook      []Took
+}
+
+// Took is one value a summarized loop decision takes.
+type Took struct {
+	Took    string
+	Meaning string
 }
 
 // Code is one diagnostic code.
@@ -136,8 +150,23 @@ func Render(title string, s *Sets) string {
 	statuses(&b, SecStepStatuses, "Every trace step's outcome has one of these statuses.", s.StepStatuses)
 	prose(&b, SecSummaryTruncation, s.Truncation)
 	prose(&b, SecOutput, s.Output)
-	prose(&b, SecLoopDecisions, s.LoopDecisions)
+	loopDecisions(&b, s)
 	return b.String()
+}
+
+// loopDecisions writes the Loop decisions section: its prose, then the
+// table of took values when there is one.
+func loopDecisions(b *strings.Builder, s *Sets) {
+	if len(s.LoopTook) == 0 {
+		prose(b, SecLoopDecisions, s.LoopDecisions)
+		return
+	}
+	section(b, SecLoopDecisions, strings.TrimSpace(s.LoopDecisions))
+	rows := make([][]string, len(s.LoopTook))
+	for i, t := range s.LoopTook {
+		rows[i] = []string{t.Took, t.Meaning}
+	}
+	table(b, ColsLoopDecisions, rows)
 }
 
 func section(b *strings.Builder, title, intro string) {

@@ -56,7 +56,12 @@ func full() *Sets {
 		},
 		Truncation:    "Outputs over 1024 bytes become `{\"truncated\": true}`.",
 		Output:        "The value of the top-level `output` expression.",
-		LoopDecisions: "One decision per iteration.",
+		LoopDecisions: "One decision per iteration.\n\nA loop of more than 100 iterations records one `skipped` decision for the middle ones.",
+		LoopTook: []Took{
+			{Took: "continue", Meaning: "another iteration runs"},
+			{Took: "exit", Meaning: "the loop ends"},
+			{Took: "skipped", Meaning: "iterations 51 to n-50, | summarized"},
+		},
 	}
 }
 
@@ -293,7 +298,7 @@ func TestRenderBlankLines(t *testing.T) {
 	if strings.Contains(body, "\n\n\n") {
 		t.Errorf("rendered body has two blank lines in a row:\n%s", body)
 	}
-	if !strings.HasSuffix(body, ".\n") || strings.HasSuffix(body, "\n\n") {
+	if !strings.HasSuffix(body, "|\n") || strings.HasSuffix(body, "\n\n") { // it ends with the Loop decisions table
 		t.Errorf("rendered body must end in exactly one newline: %q", body[len(body)-20:])
 	}
 }

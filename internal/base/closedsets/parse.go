@@ -63,7 +63,17 @@ var tableColumns = map[string][]string{
 	SecRiskLevels:      ColsRiskLevels,
 	SecRunStatuses:     ColsStatuses,
 	SecStepStatuses:    ColsStatuses,
+	SecLoopDecisions:   ColsLoopDecisions,
 }
+
+// optionalTables are the tabled sections whose table may be left out:
+// Loop decisions without one is prose that lint warns a checker cannot
+// read (loop-decisions-table), not a malformed guide.
+var optionalTables = map[string]bool{SecLoopDecisions: true}
+
+// keptIntro are the tabled sections whose prose before the table is the
+// author's and kept; the others' is the fixed sentence Render writes.
+var keptIntro = map[string]bool{SecLoopDecisions: true}
 
 var optionalColumns = map[string]bool{"promoted": true, "meaning": true}
 
@@ -136,6 +146,9 @@ func Parse(body []byte) *Parsed {
 			}
 			// A repeated section's table is read into the first one's
 			// values, so a value listed in both is still caught.
+			if keptIntro[current] {
+				flushProse(lines.start(lines.line(n.Pos())))
+			}
 			tableRead = true
 			sec := p.Sections[current]
 			sec.HasTable = true
@@ -149,7 +162,7 @@ func Parse(body []byte) *Parsed {
 	flushProse(len(src))
 	for _, title := range known {
 		cols, tabled := tableColumns[title]
-		if sec, ok := p.Sections[title]; ok && tabled && !sec.HasTable {
+		if sec, ok := p.Sections[title]; ok && tabled && !sec.HasTable && !optionalTables[title] {
 			p.Problems = append(p.Problems, Problem{Section: title, Line: sec.Line,
 				Message: fmt.Sprintf("section %q has no table; add a GFM table with columns %s", title, strings.Join(cols, ", "))})
 		}
@@ -299,6 +312,8 @@ func (p *Parsed) readTable(title string, t *east.Table, src []byte, lines lineIn
 			} else {
 				p.Sets.StepStatuses = append(p.Sets.StepStatuses, s)
 			}
+		case SecLoopDecisions:
+			p.Sets.LoopTook = append(p.Sets.LoopTook, Took{Took: value, Meaning: get("meaning")})
 		}
 	}
 }

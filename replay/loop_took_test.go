@@ -1,0 +1,58 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+)
+
+// TestSummarizedLoopTook: §5.8.2 lets a loop carry "an Engine-defined
+// summarized decision representation documented in the closed-sets
+// guide", and closed-sets-format.md gives the Loop decisions section a
+// table of the took values that form uses. With the Language known, a
+// took outside continue, exit and that table is a loop-decisions error: a
+// typo such as "contniue" no longer passes because a section exists
+// (issue 13, item 6). A section without the table is prose no checker can
+// read (lint warns of it: loop-decisions-table), so its values are taken
+// as the summarized form, as before; without the Language any other took
+// is an error.
+func TestSummarizedLoopTook(t *testing.T) {
+	table := closedsets.Parse([]byte("# Closed sets\n\n## Loop decisions\n\nLong loops are summarized.\n\n| took | meaning |\n|---|---|\n| skipped | the middle iterations |\n")).Sets
+	prose := closedsets.Parse([]byte("# Closed sets\n\n## Loop decisions\n\nLong loops are summarized as skipped.\n")).Sets
+	for _, c := range []struct {
+		name string
+		lang *Language
+		took string
+		want int
+	}{
+		{"table, a listed value", &Language{Sets: table}, "skipped", 0},
+		{"table, a typo", &Language{Sets: table}, "contniue", 1},
+		{"prose only, any value", &Language{Sets: prose}, "contniue", 0},
+		{"no Language", nil, "skipped", 1},
+		{"no Language, a typo", nil, "contniue", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			trace := fmt.Sprintf(`{"run_id": "r", "level": "summary", "outcome": {"ok": true, "status": "success"},
+ "steps": [
+  {"id": "read", "calls": ["sensors.read"], "outcome": {"ok": true, "status": "success"}},
+  {"id": "hot", "kind": "branch", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "hot", "took": "else"}]},
+  {"id": "each", "kind": "loop", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "each", "took": "continue"}, {"at": "each", "took": %q}, {"at": "each", "took": "exit"}]},
+  {"id": "off#1", "calls": ["lights.set"], "outcome": {"ok": true, "status": "success"}}
+ ]}`, c.took)
+			var got []string
+			for _, f := range Replay(basePlan(t), "t.json", strings.NewReader(trace), Options{Language: c.lang}).Findings {
+				if f.Rule == RuleLoopDecisions {
+					got = append(got, f.Message)
+				}
+			}
+			if len(got) != c.want {
+				t.Errorf("took %q: %d loop-decisions findings %q, want %d", c.took, len(got), got, c.want)
+			}
+			if len(got) > 0 && c.lang != nil && !strings.Contains(got[0], "continue, exit or skipped") {
+				t.Errorf("the message does not name the values the Language allows: %q", got[0])
+			}
+		})
+	}
+}
