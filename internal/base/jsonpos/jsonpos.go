@@ -269,8 +269,8 @@ func (n Node) member(k uint32) Member {
 	return Member{Key: key.Str(), Value: Node{n.d, k + 1}}
 }
 
-// Members yields the members of an Object in source order, duplicates
-// kept, with their index; nothing for other nodes.
+// Members yields the members of an Object in source order with their
+// index; nothing for other nodes.
 func (n Node) Members() iter.Seq2[int, Member] {
 	return func(yield func(int, Member) bool) {
 		if !n.Is(Object) {
@@ -299,8 +299,7 @@ func (n Node) Elems() iter.Seq2[int, Node] {
 	}
 }
 
-// lookup returns the key record of the last member named key (the member
-// encoding/json would keep).
+// lookup returns the key record of the member named key.
 func (n Node) lookup(key string) (uint32, bool) {
 	if !n.Is(Object) {
 		return 0, false
@@ -319,8 +318,7 @@ func (n Node) lookup(key string) (uint32, bool) {
 }
 
 // keyMap returns the map from key to key record of the object obj, whose
-// key records are kids, building it on first use. A later duplicate key
-// replaces an earlier one, as in the scan: the member encoding/json keeps.
+// key records are kids, building it on first use.
 func (d *Doc) keyMap(obj uint32, kids []uint32) map[string]uint32 {
 	d.keys.mu.Lock()
 	defer d.keys.mu.Unlock()
@@ -335,9 +333,8 @@ func (d *Doc) keyMap(obj uint32, kids []uint32) map[string]uint32 {
 	return m
 }
 
-// Get returns the value of the last member named key (the member
-// encoding/json would keep), or the zero Node when n is not an object or
-// has none.
+// Get returns the value of the member named key, or the zero Node when n
+// is not an object or has none.
 func (n Node) Get(key string) Node {
 	if k, ok := n.lookup(key); ok {
 		return Node{n.d, k + 1}
@@ -381,7 +378,7 @@ func (n Node) At(pointer string) Node {
 }
 
 // child resolves one escaped reference token below n: an object member
-// (the last of duplicates, as Get) with its key offset, or an array element
+// with its key offset, or an array element
 // by a decimal index without leading zeros (RFC 6901). keyStart is -1 for
 // array elements; the node is the zero Node when the token does not
 // resolve.
@@ -498,11 +495,14 @@ func (e *SyntaxError) Error() string {
 // strings stay valid whatever becomes of src.
 //
 // The parser is strict RFC 8259 (no comments, no trailing commas), keeps
-// object members in source order including duplicates, bounds nesting depth,
-// and reports the first syntax error at its exact position. It never panics
-// on any input. It accepts exactly what encoding/json accepts, except that
-// invalid UTF-8 is an error at its position (RFC 8259 §8.1) where
-// encoding/json would silently replace it with U+FFFD. A document that
+// object members in source order, bounds nesting depth, and reports the
+// first syntax error at its exact position. It never panics on any input.
+// It accepts exactly what encoding/json accepts, except that invalid UTF-8
+// is an error at its position (RFC 8259 §8.1) where encoding/json would
+// silently replace it with U+FFFD, and so is an object's second member of
+// one name, which encoding/json would silently let win (RFC 8259 §4 leaves
+// which one counts to the reader, so such a document means different
+// things to different readers; docs/json.md). A document that
 // starts with a byte order mark or is plainly UTF-16 or UTF-32 (both of
 // which encoding/json refuses too) is one error at 1:1 that names the
 // encoding and how to fix it (CheckEncoding).

@@ -87,14 +87,15 @@ func decodeStd(src []byte) (any, error) {
 }
 
 // differential checks Parse against encoding/json on one document. Parse
-// must accept exactly what json.Valid accepts, except invalid UTF-8, which
-// it rejects (RFC 8259 §8.1); Value must equal the UseNumber decode; every
-// node's extent must be its exact source text.
+// must accept exactly what json.Valid accepts, except invalid UTF-8 (RFC
+// 8259 §8.1) and an object with two members of one name, which it
+// rejects; Value must equal the UseNumber decode; every node's extent must
+// be its exact source text.
 func differential(t testing.TB, name string, src []byte) {
 	doc, err := Parse(src)
-	want := json.Valid(src) && utf8.Valid(src)
+	want := json.Valid(src) && utf8.Valid(src) && !duplicateNames(src)
 	if (err == nil) != want {
-		t.Fatalf("%s: Parse error = %v, but json.Valid = %v, utf8.Valid = %v", name, err, json.Valid(src), utf8.Valid(src))
+		t.Fatalf("%s: Parse error = %v, but json.Valid = %v, utf8.Valid = %v, duplicate names %v", name, err, json.Valid(src), utf8.Valid(src), duplicateNames(src))
 	}
 	if err != nil {
 		var se *SyntaxError
@@ -229,6 +230,60 @@ func TestDifferentialCorpus(t *testing.T) {
 	}
 }
 
+// duplicateNames reports whether valid JSON src has an object with two
+// members of one name, by encoding/json's tokens.
+func duplicateNames(src []byte) bool {
+	if !json.Valid(src) {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(src))
+	type frame struct {
+		names  map[string]bool
+		object bool
+		key    bool // the next token of an object is a member name
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.key {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].key = true
+				}
+				continue
+			}
+			name := tok.(string)
+			if top.names[name] {
+				return true
+			}
+			top.names[name] = true
+			top.key = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{names: map[string]bool{}, object: true, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].key = true
+		}
+	}
+}
+
 // Syntax errors are reported at the offending character, as line:col with
 // columns in characters, and say what was expected.
 func TestSyntaxErrorPositions(t *testing.T) {
@@ -240,6 +295,11 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		{``, "1:1", "unexpected end of input; expected a value"},
 		{"  \n  ", "2:3", "unexpected end of input"},
 		{`{"a": 1,}`, "1:8", "trailing comma before '}'"},
+		// Two members of one name, also when an escape spells it, and in
+		// an object large enough for a map of its names.
+		{`{"a": 1, "b": {"a": 2}, "a": 3}`, "1:25", `duplicate member name "a"; the first is at 1:2`},
+		{"{\"a\": 1,\n \"\\u0061\": 2}", "2:2", `duplicate member name "a"; the first is at 1:2`},
+		{`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":0,"k11":1,"k12":2,"k13":3,"k14":4,"k15":5,"k16":6,"k17":7,"k3":8}`, "1:136", `duplicate member name "k3"; the first is at 1:23`},
 		{"[1,\n 2,\n]", "2:3", "trailing comma before ']'"},
 		{`{"a" 1}`, "1:6", `unexpected '1'; expected ':' after member name "a"`},
 		{`{"a": 1 "b": 2}`, "1:9", "expected ',' or '}' after an object member"},
@@ -301,8 +361,7 @@ const pointerDoc = `{
   "a/b": {"m~n": [10, {"x": "ü"}]},
   "list": [1, 2, 3],
   "日本": {"k": true},
-  "dup": 1,
-  "dup": {"inner": null},
+  "obj": {"inner": null},
   "": {"": "empty"}
 }`
 
@@ -321,8 +380,8 @@ func TestAt(t *testing.T) {
 		{"/a~1b/m~0n/1/x", `"ü"`},
 		{"/list/2", `3`},
 		{"/日本/k", `true`},
-		{"/dup", `{"inner": null}`}, // the last duplicate, as encoding/json keeps
-		{"/dup/inner", `null`},
+		{"/obj", `{"inner": null}`},
+		{"/obj/inner", `null`},
 		{"/", `{"": "empty"}`},
 		{"//", `"empty"`},
 		{"/a/b", ""},           // unescaped '/' splits tokens
@@ -383,15 +442,15 @@ func TestLocate(t *testing.T) {
 		{"/a~1b/m~0n/0", true, "2:19", "/a~1b/m~0n/0"}, // array elements have no key: the value
 		{"/日本/k", false, "4:15", "/日本/k"},              // columns in characters
 		{"/日本/k", true, "4:10", "/日本/k"},
-		{"/dup", true, "6:3", "/dup"}, // the key of the member that counts
-		{"/dup/inner", false, "6:20", "/dup/inner"},
+		{"/obj", true, "5:3", "/obj"},
+		{"/obj/inner", false, "5:20", "/obj/inner"},
 		{"/missing", false, "1:1", ""},                        // missing member: at the parent object
 		{"/a~1b/m~0n/7", false, "2:18", "/a~1b/m~0n"},         // missing element: at the array
 		{"/a~1b/m~0n/1/x/y", false, "2:29", "/a~1b/m~0n/1/x"}, // below a scalar: at the scalar
 		{"/list/01", false, "3:11", "/list"},
 		{"/list/-1", false, "3:11", "/list"},
 		{"list", false, "1:1", ""},
-		{"//", false, "7:12", "//"},
+		{"//", false, "6:12", "//"},
 		{"/a~1b/m~n", false, "2:10", "/a~1b"}, // a malformed escape resolves nothing
 	}
 	for _, tt := range tests {
@@ -669,7 +728,7 @@ func FuzzParse(f *testing.F) {
 			}
 			for _, m := range n.Members() {
 				if n.Get(m.Key) != m.Value {
-					continue // an earlier duplicate: pointers name the last one
+					t.Fatalf("Get(%q) of %q is not its member", m.Key, ptr)
 				}
 				walk(m.Value, ptr+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(m.Key))
 			}
@@ -685,16 +744,15 @@ func FuzzParse(f *testing.F) {
 }
 
 // A large object is looked up through a map of its keys: the same
-// answers as the scan of a small one, the last of duplicate keys included,
-// from several goroutines at once.
+// answers as the scan of a small one, from several goroutines at once.
 func TestLookupLargeObject(t *testing.T) {
 	for _, n := range []int{indexFrom - 1, indexFrom, 3 * indexFrom} {
 		var b strings.Builder
-		b.WriteString(`{"dup": 0`)
+		b.WriteString(`{"first": 0`)
 		for i := range n {
 			fmt.Fprintf(&b, `, "k%d": %d`, i, i)
 		}
-		b.WriteString(`, "dup": 1, "esc\u0061ped": 2}`)
+		b.WriteString(`, "last": 1, "esc\u0061ped": 2}`)
 		d, err := Parse([]byte(b.String()))
 		if err != nil {
 			t.Fatal(err)
@@ -709,8 +767,8 @@ func TestLookupLargeObject(t *testing.T) {
 						t.Errorf("%d members: Get(k%d) = %q", n, i, got.Str())
 					}
 				}
-				if got := d.Root.Get("dup"); got.Str() != "1" {
-					t.Errorf("%d members: Get(dup) = %q, want the last, 1", n, got.Str())
+				if got, last := d.Root.Get("first"), d.Root.Get("last"); got.Str() != "0" || last.Str() != "1" {
+					t.Errorf("%d members: Get(first), Get(last) = %q, %q", n, got.Str(), last.Str())
 				}
 				if got := d.Root.At("/escaped"); got.Str() != "2" {
 					t.Errorf("%d members: At(/escaped) = %q", n, got.Str())

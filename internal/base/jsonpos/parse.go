@@ -328,6 +328,7 @@ func (p *parser) object(depth int) bool {
 	if empty {
 		return true
 	}
+	var names map[string]uint32
 	for {
 		p.skipWS()
 		if p.i >= len(p.src) {
@@ -340,6 +341,9 @@ func (p *parser) object(depth int) bool {
 		}
 		key, ok := p.str()
 		if !ok {
+			return false
+		}
+		if !p.unique(base, key, &names) {
 			return false
 		}
 		p.open = append(p.open, key)
@@ -357,6 +361,59 @@ func (p *parser) object(depth int) bool {
 			return ok
 		}
 	}
+}
+
+// unique reports whether key, a member name just read, differs from the
+// names of its object read before it (p.open[base:]), and fails at it
+// otherwise. RFC 8259 §4 lets a parser keep either of two members with
+// one name, and readers differ in which they keep (encoding/json the
+// last, others the first), so a document that has two could mean two
+// things; every reader of this project refuses it at the second name
+// (docs/json.md). Up to 16 names are compared in turn; a larger object
+// gets a map of its names, names, made on first need.
+func (p *parser) unique(base int, key uint32, names *map[string]uint32) bool {
+	if p.err != nil {
+		return false // the key's record did not fit (tooMany)
+	}
+	name := p.name(key)
+	prev := p.open[base:]
+	first, dup := uint32(0), false
+	switch {
+	case *names != nil:
+		first, dup = (*names)[name]
+	case len(prev) < 16:
+		for _, k := range prev {
+			if p.name(k) == name {
+				first, dup = k, true
+				break
+			}
+		}
+	default:
+		*names = make(map[string]uint32, 2*len(prev))
+		for _, k := range prev {
+			(*names)[p.name(k)] = k
+		}
+		first, dup = (*names)[name]
+	}
+	if dup {
+		at := scan(p.src, Pos{Line: 1, Column: 1}, int((Node{p.d, first}).rec().start), nil)
+		p.fail(int((Node{p.d, key}).rec().start), "duplicate member name %q; the first is at %d:%d, and a member name appears once in an object", name, at.Line, at.Column)
+		return false
+	}
+	if *names != nil {
+		(*names)[name] = key
+	}
+	return true
+}
+
+// name is the text of the member name whose record is k, read from the
+// source being parsed (d.Src may not be set yet).
+func (p *parser) name(k uint32) string {
+	r := (Node{p.d, k}).rec()
+	if r.flags&flagEscaped != 0 {
+		return p.d.strs[r.aux]
+	}
+	return view(p.src[r.start+1 : r.end-1])
 }
 
 func (p *parser) array(depth int) bool {

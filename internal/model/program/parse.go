@@ -52,8 +52,8 @@ func (p *parser) errorf(ptr, hint, format string, args ...any) {
 
 func join(ptr, tok string) string { return ptr + "/" + pilotage.EscapePointerToken(tok) }
 
-// members returns an object's members by key, reporting duplicates and
-// members outside allowed.
+// members returns an object's members by key, reporting members outside
+// allowed. A name given twice never gets here: jsonpos refuses it.
 func (p *parser) members(n jsonpos.Node, ptr string, allowed []string) map[string]jsonpos.Node {
 	out := map[string]jsonpos.Node{}
 	ok := map[string]bool{}
@@ -61,14 +61,8 @@ func (p *parser) members(n jsonpos.Node, ptr string, allowed []string) map[strin
 		ok[a] = true
 	}
 	for _, m := range n.Members() {
-		mp := join(ptr, m.Key)
-		if _, dup := out[m.Key]; dup {
-			// The last one stays: it is the one the member's JSON Pointer
-			// names (jsonpos resolves duplicates to the last), so later
-			// diagnostics point at the value they are about.
-			p.errorf(mp, "remove one of the two members", "member %q appears twice", m.Key)
-		} else if !ok[m.Key] {
-			p.errorf(mp, "allowed here: "+strings.Join(quoteAll(allowed), ", "), "unknown member %q", m.Key)
+		if !ok[m.Key] {
+			p.errorf(join(ptr, m.Key), "allowed here: "+strings.Join(quoteAll(allowed), ", "), "unknown member %q", m.Key)
 			continue
 		}
 		out[m.Key] = m.Value
