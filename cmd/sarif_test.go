@@ -106,3 +106,74 @@ func runExit(t *testing.T, cmd *exec.Cmd) (stdout, stderr *bytes.Buffer, code in
 	}
 	return stdout, stderr, 0
 }
+
+// TestSARIFSuppressionsAreValid: lint --include-suppressed of a PDL file
+// whose finding is ignored inline and a JSON file suppressed by
+// pilotage.yaml prints results carrying SARIF suppressions (inSource and
+// external, the reasons as justifications) that the SARIF 2.1.0 schema
+// accepts, and exits 0 since nothing unsuppressed remains; without the
+// flag the suppressed results are left out (docs/config.md).
+func TestSARIFSuppressionsAreValid(t *testing.T) {
+	golden.SARIFSchema(t)
+	dir := t.TempDir()
+	pdlFile := filepath.Join(dir, "floor.pdl")
+	jsonFile := filepath.Join(dir, "bad.json")
+	cfg := filepath.Join(dir, "pilotage.yaml")
+	for name, src := range map[string]string{
+		pdlFile:  "language \"floor/v1\" {\n  # pilotage:ignore capability-floor,capability-dependencies -- checked by the server's own tests\n  capabilities {\n    guides\n    trace_fetch\n  }\n  guide core \"Core\" level=core {\n    body \"# Core\"\n  }\n}\n",
+		jsonFile: "{\"pilotage\": \"1.1\",, \"languages\": []}\n",
+		cfg:      "suppress:\n  - files: [bad.json]\n    rules: [json-syntax]\n    reason: broken on purpose\n",
+	} {
+		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lint := func(extra ...string) (*bytes.Buffer, int) {
+		args := append([]string{"lint", "--config", cfg, "--format", "sarif"}, extra...)
+		stdout, stderr, code := runExit(t, exec.Command(pilotageBinary(t), append(args, pdlFile, jsonFile)...))
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		return stdout, code
+	}
+	type result struct {
+		RuleID       string `json:"ruleId"`
+		Suppressions []struct {
+			Kind          string `json:"kind"`
+			Justification string `json:"justification"`
+		} `json:"suppressions"`
+	}
+	var log struct {
+		Runs []struct {
+			Results []result `json:"results"`
+		} `json:"runs"`
+	}
+	all, _ := lint("--include-suppressed")
+	golden.ValidSARIF(t, "sarif with suppressed results", all.Bytes())
+	if err := json.Unmarshal(all.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range log.Runs[0].Results {
+		for _, s := range r.Suppressions {
+			got[r.RuleID] = s.Kind + ": " + s.Justification
+		}
+	}
+	want := map[string]string{
+		"capability-floor": "inSource: checked by the server's own tests",
+		"json-syntax":      "external: broken on purpose",
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: suppression %q, want %q (all: %v)", id, got[id], w, got)
+		}
+	}
+	plain, _ := lint()
+	golden.ValidSARIF(t, "sarif without suppressed results", plain.Bytes())
+	if err := json.Unmarshal(plain.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(log.Runs[0].Results); n != 0 {
+		t.Errorf("sarif without --include-suppressed has %d results", n)
+	}
+}

@@ -143,8 +143,11 @@ func (c *Config) Apply(rep *report.Report, opt Apply) {
 	if !opt.NoSuppressions {
 		var dirs []suppress.Directive
 		if opt.Inline != nil {
+			// Only PDL carries comments; standard input may be PDL.
 			for _, name := range rep.Files {
-				dirs = append(dirs, opt.Inline(name, rep.Sources[name])...)
+				if strings.HasSuffix(name, ".pdl") || name == "-" {
+					dirs = append(dirs, opt.Inline(name, rep.Sources[name])...)
+				}
 			}
 		}
 		var ext []suppress.External
