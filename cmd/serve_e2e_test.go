@@ -340,7 +340,7 @@ func TestServeStandardLoopInMemory(t *testing.T) {
 	if err != nil || !res.OK() {
 		t.Fatalf("compile: %v %v", err, res.Findings)
 	}
-	eng, err := engine.New(res.Server, engine.Options{})
+	eng, err := engine.New(res.Server, engine.Options{CheckTraces: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func homeflow(t testing.TB) *compile.Result {
 // reference serves res with the workbench engine as principal.
 func reference(t testing.TB, res *compile.Result, principal string) *mcpserver.Server {
 	t.Helper()
-	eng, err := engine.New(res.Server, engine.Options{})
+	eng, err := engine.New(res.Server, engine.Options{CheckTraces: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 )
@@ -48,8 +49,46 @@ func BenchmarkValidate50(b *testing.B) {
 	}
 }
 
+// BenchmarkTraceCheck times BenchmarkExecute50's Run on two engines, one
+// without and one with the replay of its own traces (Options.CheckTraces,
+// selfcheck.go), alternately in each iteration so that both meet the same
+// machine load, and reports each one's time per Run and their ratio, the
+// number docs/performance.md records.
+func BenchmarkTraceCheck(b *testing.B) {
+	var engines [2]*Engine
+	var spent [2]time.Duration
+	for i, on := range []bool{false, true} {
+		e, err := New(homeServer(), Options{CheckTraces: on})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close()
+		engines[i] = e
+	}
+	req := pilotage.ExecuteRequest{Program: program50(), Input: raw(`{"rooms": ["attic", "hall"]}`), Store: boolp(false)}
+	for b.Loop() {
+		for i, e := range engines {
+			start := time.Now()
+			resp, err := e.Execute(bg, alice, "home/v1", req)
+			spent[i] += time.Since(start)
+			if err != nil || !resp.Outcome.OK || len(resp.Trace.Steps) != 50 {
+				b.Fatal(resp, err)
+			}
+		}
+	}
+	b.ReportMetric(float64(spent[0].Microseconds())/float64(b.N), "off-µs/run")
+	b.ReportMetric(float64(spent[1].Microseconds())/float64(b.N), "on-µs/run")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "on/off")
+}
+
+// BenchmarkExecute50 runs on an engine without CheckTraces, as pilotage
+// serve and run do.
 func BenchmarkExecute50(b *testing.B) {
-	e := newEngine(b, homeServer(), "")
+	e, err := New(homeServer(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
 	req := pilotage.ExecuteRequest{Program: program50(), Input: raw(`{"rooms": ["attic", "hall"]}`), Store: boolp(false)}
 	b.ReportAllocs()
 	for b.Loop() {

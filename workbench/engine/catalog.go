@@ -43,10 +43,14 @@ type state struct {
 	ids        []string
 	principals map[string]*language.Principal
 	terminal   *terminal // the engine's, shared by every state
+	// replay is shared with the states a promotion derives from this
+	// one: a promotion changes the catalog, which replay does not read.
+	replay *replayLanguages
 }
 
 func (e *Engine) build(srv *language.Server) (*state, error) {
-	st := &state{srv: srv, langs: map[string]*lang{}, entries: map[string]*entry{}, principals: map[string]*language.Principal{}, terminal: e.terminal}
+	st := &state{srv: srv, langs: map[string]*lang{}, entries: map[string]*entry{}, principals: map[string]*language.Principal{}, terminal: e.terminal,
+		replay: &replayLanguages{}}
 	for _, l := range srv.Languages {
 		lg, err := e.newLang(srv, l)
 		if err != nil {

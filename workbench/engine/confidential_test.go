@@ -445,7 +445,7 @@ func TestNestedDriftIsFoundFirst(t *testing.T) {
 // returns a new engine over dir serving srv.
 func emptiedBaselines(t *testing.T, srv *language.Server, dir string, setup func(e *Engine)) *Engine {
 	t.Helper()
-	e, err := New(srv, Options{DataDir: dir})
+	e, err := New(srv, Options{DataDir: dir, CheckTraces: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,10 @@ type Options struct {
 	// (runstore.Limits): past it they spill to a temporary file, or, with
 	// NoSpill, a Run to be kept is refused with resource_limit.
 	Retain runstore.Limits
+	// CheckTraces runs pilotage replay's checks on every trace a Run
+	// returns or keeps, against its program's plan; a trace that fails
+	// them is an internal error (selfcheck.go). Tests turn it on.
+	CheckTraces bool
 }
 
 // Engine serves one compiled Server. It is safe for concurrent use.

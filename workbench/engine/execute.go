@@ -120,7 +120,7 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 	} else {
 		full = e.run(ctx, r, resp, prog, input, ctxVal)
 	}
-	return e.finish(r, resp, full)
+	return e.finish(r, resp, full, prog)
 }
 
 // bodyAuthority is the authority a program_ref Run's body runs with: the
@@ -407,15 +407,25 @@ func (e *Engine) installed(r *request, prog *program.Program) (id string, runnab
 // finish attaches the inline trace at the effective level, retains the
 // record as store and retention decide (§6.5, §6.6) and records the
 // response for idempotent replay (§6.5.6).
-func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilotage.Trace) (*pilotage.ExecuteResponse, error) {
+func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilotage.Trace, prog *program.Program) (*pilotage.ExecuteResponse, error) {
 	if r.level != pilotage.LevelNone {
 		resp.Trace = render(full, r.level)
+	}
+	var kept, checked *pilotage.Trace
+	if r.keep {
+		kept = render(full, r.lang.ceiling())
+		if resp.Trace == nil || kept.Level != resp.Trace.Level {
+			checked = kept
+		}
+	}
+	if err := e.checkTraces(r, prog, resp.Trace, checked); err != nil {
+		return nil, err
 	}
 	now := e.opts.Now()
 	var expires time.Time
 	if r.keep {
 		rec := &runstore.Record{RunID: resp.RunID, Language: r.lang.ID, Principal: r.caller.Principal, Session: r.caller.Session,
-			Outcome: resp.Outcome, Output: resp.Output, Trace: render(full, r.lang.ceiling())}
+			Outcome: resp.Outcome, Output: resp.Output, Trace: kept}
 		if r.lang.keep > 0 {
 			expires = now.Add(r.lang.keep)
 			rec.Expires = expires

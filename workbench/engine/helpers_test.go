@@ -154,9 +154,12 @@ func newEngine(t testing.TB, srv *language.Server, dir string) *Engine {
 	return newEngineWith(t, srv, Options{DataDir: dir})
 }
 
-// newEngineWith is newEngine with every option.
+// newEngineWith is newEngine with every option. Every test engine checks
+// its own traces with replay (Options.CheckTraces), so a test whose Run
+// leaves a trace pilotage replay would fail gets an internal error.
 func newEngineWith(t testing.TB, srv *language.Server, opts Options) *Engine {
 	t.Helper()
+	opts.CheckTraces = true
 	e, err := New(srv, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func newPDLEngine(path string) (*engine.Engine, error) {
 	if !res.OK() {
 		return nil, fmt.Errorf("compile %s: %v", path, res.Findings)
 	}
-	return engine.New(res.Server, engine.Options{})
+	return engine.New(res.Server, engine.Options{CheckTraces: true})
 }
 
 // TestRealEngineCarrierRules drives the reference engine serving

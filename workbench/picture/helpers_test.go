@@ -44,7 +44,7 @@ func open(t testing.TB, ex example) *session {
 	if !res.OK() {
 		t.Fatalf("%s: %v", ex.pdl, res.Findings)
 	}
-	eng, err := engine.New(res.Server, engine.Options{IDKey: []byte("pictures")})
+	eng, err := engine.New(res.Server, engine.Options{IDKey: []byte("pictures"), CheckTraces: true})
 	if err != nil {
 		t.Fatal(err)
 	}

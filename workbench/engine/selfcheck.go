@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+)
+
+// checkAlways turns checkTraces on for every engine: a build with the tag
+// tracecheck (go build -tags tracecheck, a debug build of pilotage whose
+// every serve and run checks its traces) sets it.
+var checkAlways = false
+
+// replayLanguages is what replay knows of each Language of one state,
+// read once from the state's snapshot (the artifact a replay --snapshot
+// reads), so the engine's traces meet the checks a user's replay runs.
+type replayLanguages struct {
+	once  sync.Once
+	langs map[string]*replay.Language
+}
+
+// replayLanguage is the Language id as replay reads it from the
+// snapshot, or nil when the snapshot does not give replay what it needs
+// (the closed-set checks are then left out; the plan correspondence is
+// still checked).
+func (st *state) replayLanguage(id string) *replay.Language {
+	st.replay.once.Do(func() {
+		st.replay.langs = map[string]*replay.Language{}
+		snap, err := json.Marshal(emit.Snapshot(st.srv))
+		if err != nil {
+			return
+		}
+		for _, l := range st.srv.Languages {
+			if rl, err := replay.LoadSnapshot("snapshot.json", snap, l.ID); err == nil {
+				st.replay.langs[l.ID] = rl
+			}
+		}
+	})
+	return st.replay.langs[id]
+}
+
+// checkTraces runs pilotage replay's checks (§5.7, §5.8: identity,
+// levels, plan-trace correspondence, outcomes, closed sets) on the traces
+// a Run is about to return or keep, against the plan of the program it
+// ran. A trace replay would fail is the engine's bug: it becomes an
+// internal error instead of leaving the engine (issue 14 item 6). A
+// deploy Run's trace describes the installation, not the body, and an
+// opaque promoted Run (§10.3) shows one entry for the whole body, so
+// neither is checked against the body's plan.
+func (e *Engine) checkTraces(r *request, prog *program.Program, traces ...*pilotage.Trace) error {
+	if !(e.opts.CheckTraces || checkAlways) || prog == nil || r.installs() || r.concealed() {
+		return nil
+	}
+	v := r.view
+	if r.ref != nil {
+		v = e.view(r.st, r.lang, serverAuthority)
+	}
+	plan, err := v.plan(prog)
+	if err != nil {
+		return err
+	}
+	if r.ref != nil && plan.CatalogVersion != "" {
+		// A promoted body is planned with every name in reach, but the
+		// Run executes at the catalog its caller sees.
+		plan.CatalogVersion = r.view.version
+	}
+	src, err := json.Marshal(plan)
+	if err != nil {
+		return err
+	}
+	rp, err := replay.LoadPlan("plan.json", src)
+	if err != nil {
+		return fmt.Errorf("the engine's plan of run %s does not load in replay: %w", traces[0].RunID, err)
+	}
+	opt := replay.Options{Language: r.st.replayLanguage(r.lang.ID)}
+	for _, tr := range traces {
+		if tr == nil {
+			continue
+		}
+		b, err := json.Marshal(tr)
+		if err != nil {
+			return err
+		}
+		for _, f := range replay.Replay(rp, "trace.json", bytes.NewReader(b), opt).Findings {
+			if f.Severity != report.Info {
+				return fmt.Errorf("the %s trace of run %s fails pilotage replay: %s at %s: %s (§%s)", tr.Level, tr.RunID, f.Rule, f.Pointer, f.Message, f.Section)
+			}
+		}
+	}
+	return nil
+}

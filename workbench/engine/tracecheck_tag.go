@@ -1,0 +1,5 @@
+//go:build tracecheck
+
+package engine
+
+func init() { checkAlways = true }
