@@ -165,19 +165,27 @@ func (c *compiler) syntax(s *pdl.Stmt, l *language.Language) {
 	c.keywords("syntax", s.Children(), map[string]func(*pdl.Stmt){
 		"keywords": func(ss *pdl.Stmt) {
 			c.shape(ss, 0, 0, false, "if", "else", "for", "in", "run", "output")
-			for key, dst := range map[string]*string{"if": &ts.If, "else": &ts.Else, "for": &ts.For, "in": &ts.In, "run": &ts.Run, "output": &ts.Output} {
-				if a, ok := ss.Option(key); ok {
-					*dst = c.keyword(a)
+			// In the order written, so the findings come in a fixed order.
+			dst := map[string]*string{"if": &ts.If, "else": &ts.Else, "for": &ts.For, "in": &ts.In, "run": &ts.Run, "output": &ts.Output}
+			for _, a := range ss.Args {
+				if d := dst[a.Key]; d != nil {
+					*d = c.keyword(a)
 				}
 			}
 		},
 		"punctuation": func(ss *pdl.Stmt) {
 			c.shape(ss, 0, 0, false, "assign", "bind")
-			if a, ok := ss.Option("assign"); ok {
-				ts.Assign = c.oneOf(a, "assign", language.TextAssigns)
-			}
-			if a, ok := ss.Option("bind"); ok {
-				ts.Bind = c.oneOf(a, "bind", language.TextBinds)
+			// A value outside the set is reported and the default kept.
+			for _, x := range []struct {
+				key string
+				dst *string
+				set []string
+			}{{"assign", &ts.Assign, language.TextAssigns}, {"bind", &ts.Bind, language.TextBinds}} {
+				if a, ok := ss.Option(x.key); ok {
+					if v := c.oneOf(a, x.key, x.set); v != "" {
+						*x.dst = v
+					}
+				}
 			}
 		},
 		"fence": func(ss *pdl.Stmt) { ts.Fence = c.word(arg(c.shape(ss, 1, 1, false), 0), "the fence") },

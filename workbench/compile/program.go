@@ -30,9 +30,15 @@ type checked struct {
 type problem struct {
 	diag pilotage.Diagnostic
 	msg  string
+	// noPointer leaves the JSON Pointer out of the text: the Language's
+	// authors write another syntax (syntax.Syntax.Pointers).
+	noPointer bool
 }
 
 func (p problem) String() string {
+	if p.noPointer {
+		return p.msg
+	}
 	ptr := p.diag.Path.Pointer
 	if ptr == "" {
 		ptr = "/"
@@ -44,11 +50,12 @@ func (p problem) String() string {
 // given schema (nil: any object).
 func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langState) checked {
 	l := ls.lang
-	parsed, err := syntax.For(l).Parse(src, l.Limits.Depth)
+	syn := syntax.For(l)
+	parsed, err := syn.Parse(src, l.Limits.Depth)
 	if err != nil {
 		return checked{problems: []problem{{msg: err.Error()}}}
 	}
-	if out := errorDiags(parsed.Diagnostics); len(out) > 0 {
+	if out := errorDiags(parsed.Diagnostics, syn.Pointers()); len(out) > 0 {
 		return checked{problems: out, parsed: parsed}
 	}
 	env := *c.programEnv(ls)
@@ -57,7 +64,7 @@ func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langSt
 	if err != nil {
 		return checked{problems: []problem{{msg: err.Error()}}, parsed: parsed}
 	}
-	out := checked{problems: errorDiags(res.Diagnostics), parsed: parsed}
+	out := checked{problems: errorDiags(res.Diagnostics, syn.Pointers()), parsed: parsed}
 	program.Walk(parsed.Program.Steps, func(st *program.Step) { out.steps = append(out.steps, st) })
 	return out
 }
@@ -110,7 +117,7 @@ func (c *compiler) programEnv(ls *langState) *program.Env {
 }
 
 // errorDiags formats the error diagnostics of a check.
-func errorDiags(diags []pilotage.Diagnostic) []problem {
+func errorDiags(diags []pilotage.Diagnostic, pointers bool) []problem {
 	var out []problem
 	for _, d := range diags {
 		if d.Severity != pilotage.SeverityError {
@@ -120,7 +127,7 @@ func errorDiags(diags []pilotage.Diagnostic) []problem {
 		if d.Hint != "" {
 			msg += " (" + d.Hint + ")"
 		}
-		out = append(out, problem{diag: d, msg: msg})
+		out = append(out, problem{diag: d, msg: msg, noPointer: !pointers})
 	}
 	return out
 }

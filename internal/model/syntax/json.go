@@ -46,6 +46,8 @@ func (s *jsonSyntax) Paths() string { return language.DiagnosticPaths(s.Locator(
 
 func (s *jsonSyntax) StepIdentifiers() string { return language.StepIdentifiers(s.g) }
 
+func (s *jsonSyntax) Pointers() bool { return true }
+
 func keep(diags []pilotage.Diagnostic) []pilotage.Diagnostic { return diags }
 
 // Example: a ```json block whose content is an object with "steps". In a

@@ -32,6 +32,9 @@ type Syntax interface {
 	// StepIdentifiers is the closed-sets guide's Step identifiers
 	// section: where a step's id comes from (§3.4).
 	StepIdentifiers() string
+	// Pointers reports whether authors write the JSON form, so that a
+	// message may name a finding's JSON Pointer to them.
+	Pointers() bool
 }
 
 // For is the Syntax of a compiled Language: the text surface when its

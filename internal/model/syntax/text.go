@@ -30,6 +30,9 @@ func newText(l *language.Language) *textSyntax { return &textSyntax{g: &l.Gramma
 
 func (t *textSyntax) Locator() string { return pilotage.LocatorTextRange }
 
+// Pointers is false: the JSON form is the engine's, not the author's.
+func (t *textSyntax) Pointers() bool { return false }
+
 // Example: a fenced block whose info string is the syntax's fence.
 func (t *textSyntax) Example(info string, _ []byte) bool { return info == t.ts.Fence }
 
