@@ -31,6 +31,7 @@ type conformParams struct {
 	input     string
 	language  string
 	execute   bool
+	report    string
 	disable   []string
 	listRules bool
 	// maxPerRule bounds the findings listed per rule and saved file, as
@@ -120,6 +121,7 @@ after Ctrl-C (143 after SIGTERM).`,
 	f.StringVar(&p.input, "input", "", "the program's input, a JSON `FILE`, for --execute")
 	f.StringVar(&p.language, "language", "", "the Language `ID` --program is written in, when the server has more than one")
 	f.BoolVar(&p.execute, "execute", false, "execute --program on the server (it may have side effects) and replay its trace")
+	f.StringVar(&p.report, "report", "", "with --execute, draw the Run's replay report (plan, traces, findings) as HTML in `FILE` (docs/pictures.md)")
 	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule (conform's, lint's or replay's) by `ID` (repeatable, or comma-separated)")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules (conform's, lint's and replay's) and exit")
 	maxPerRuleFlag(c, &p.maxPerRule)
@@ -174,7 +176,10 @@ func runConform(s stdio, p *conformParams, args []string) error {
 	}
 	opt := conform.Options{Dir: p.save, Timeout: p.timeout, MaxItems: p.maxItems, MaxPages: p.maxPages, MaxLanguages: p.maxLangs,
 		LanguageID: p.language, Execute: p.execute, Status: s.err, Version: versionString(), Disabled: map[string]bool{},
-		MaxPerRule: p.maxPerRule}
+		MaxPerRule: p.maxPerRule, Report: p.report}
+	if p.report != "" && !p.execute {
+		return usageErr("--report draws the Run of --program: give --program FILE --execute")
+	}
 	for _, id := range p.disable {
 		opt.Disabled[id] = true
 	}

@@ -65,6 +65,10 @@ type Options struct {
 	// a server gets the report its files would get; 0 means
 	// report.DefaultMaxPerRule.
 	MaxPerRule int
+	// Report, with Execute, names the HTML file the Run's replay report
+	// is drawn in: the plan with the Run's traces over it and the replay
+	// findings on their steps, as pilotage replay --format html draws it.
+	Report string
 }
 
 // Program is a program to run through the loop, with its input.

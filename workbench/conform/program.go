@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -15,6 +17,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/pilotage-dev/pilotage/workbench/picture"
 )
 
 // program runs the loop with the user's program: validate → plan, and with
@@ -108,6 +111,9 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	}
 	if plan == nil {
 		c.status("%s declares no plan: the Run is not replayed against one", l.ID)
+		if c.opt.Report != "" {
+			return fmt.Errorf("--report: Language %s declares no plan, so there is no plan to draw the Run over", l.ID)
+		}
 		return nil
 	}
 	lang, err := replay.LoadSnapshot(snapPath, snapSrc, l.ID)
@@ -122,11 +128,33 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		src := traces[name]
 		inputs = append(inputs, replay.Input{File: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }})
 	}
-	rep, err := replay.Run(plan, inputs, replay.Options{Language: lang, Disabled: disabledOf(c.opt.Disabled, replayRules()), MaxPerRule: c.maxPerRule()})
+	ropt := replay.Options{Language: lang, Disabled: disabledOf(c.opt.Disabled, replayRules()), MaxPerRule: c.maxPerRule()}
+	var pic *picture.Replay
+	if c.opt.Report != "" {
+		pic = picture.NewReplay(plan)
+		ropt.OnStep, ropt.OnTrace = pic.Step, pic.Trace
+	}
+	rep, err := replay.Run(plan, inputs, ropt)
 	if err != nil {
 		return err
 	}
 	c.merge(rep)
+	if pic != nil {
+		return c.writeReport(pic.Page(rep, picture.PageOptions{Dir: filepath.Dir(c.opt.Report)}))
+	}
+	return nil
+}
+
+// writeReport writes the Run's replay report where --report says.
+func (c *checker) writeReport(p *picture.Page) error {
+	var b bytes.Buffer
+	if err := p.WriteHTML(&b); err != nil {
+		return fmt.Errorf("--report: %v", err)
+	}
+	if err := os.WriteFile(c.opt.Report, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--report: %v", err)
+	}
+	c.status("replay report of the Run: %s", c.opt.Report)
 	return nil
 }
 
