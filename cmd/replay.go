@@ -123,11 +123,14 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 	if p.traceOnly {
 		return replayTimeline(s, p, draw, args)
 	}
-	if p.plan == "" {
-		return usageErr("replay needs --plan PLAN; see 'pilotage replay --help'")
-	}
+	// The trace is what replay checks, so its absence is said first:
+	// `pilotage replay` alone asked for --plan and, once given it, for
+	// the trace.
 	if len(args) == 0 {
 		return usageErr("replay needs at least one TRACE (a file, a directory, or - for standard input)")
+	}
+	if p.plan == "" {
+		return usageErr("replay needs --plan PLAN; see 'pilotage replay --help'")
 	}
 	if err := checkMaxPerRule(p.maxPerRule); err != nil {
 		return err

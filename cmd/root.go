@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -177,16 +178,29 @@ reports its errors as findings.
 	)
 	root.PersistentFlags().String(configFlag, "", "read settings from `FILE` instead of the pilotage.yaml found from the working directory upwards (docs/config.md)")
 	root.AddCommand(newProgCmds()...)
-	root.SetFlagErrorFunc(flagValueErr)
+	root.SetFlagErrorFunc(flagErr)
 	return root
 }
 
-// flagValueErr rewords a number flag's value that does not parse:
-// pflag ends its message in Go's `strconv.ParseInt: parsing "abc":
+// flagErr rewords what pflag says of a flag that does not parse. An
+// unknown long flag near one of the verb's ("--fromat") gets a "did you
+// mean" (issue 13 item 15). A number flag's value that does not parse
+// ends, in pflag's words, in Go's `strconv.ParseInt: parsing "abc":
 // invalid syntax`, which names a Go function instead of what the flag
-// takes. pflag's own start ("invalid argument "abc" for "--max-per-rule"
-// flag") stays, so scripts that match it still do.
-func flagValueErr(_ *cobra.Command, err error) error {
+// takes. pflag's own start ("unknown flag: --fromat", "invalid argument
+// "abc" for "--max-per-rule" flag") stays, so scripts that match it
+// still do.
+func flagErr(c *cobra.Command, err error) error {
+	var nee *pflag.NotExistError
+	if errors.As(err, &nee) && nee.GetSpecifiedShortnames() == "" {
+		var names []string
+		c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		c.InheritedFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		if near := suggest.Closest(nee.GetSpecifiedName(), names); near != "" {
+			return fmt.Errorf("%w (did you mean --%s?)", err, near)
+		}
+		return err
+	}
 	var ive *pflag.InvalidValueError
 	var ne *strconv.NumError
 	if !errors.As(err, &ive) || !errors.As(err, &ne) {
