@@ -2,7 +2,8 @@ package replay
 
 import "github.com/pilotage-dev/pilotage/internal/base/report"
 
-// RulePlanRisk is the ID of the rule the checks cite as it.
+// RulePlanRisk is the ID of the rule the checks cite as it. They share the
+// walk over the trace with other rules, so they live in planrisk.go.
 const RulePlanRisk = "plan-risk"
 
 var _ = registry.Register(&Rule{RuleInfo: report.RuleInfo{ID: RulePlanRisk, Category: CatPlan, Section: "5.3", Severity: report.Error,

@@ -2,7 +2,9 @@ package replay
 
 import "github.com/pilotage-dev/pilotage/internal/base/report"
 
-// RulePlanShape is the ID of the rule the checks cite as it.
+// RulePlanShape is the ID of the rule the checks cite as it. They share the
+// walk over the trace with other rules, so they live in plan.go (LoadPlan
+// and its planBuilder).
 const RulePlanShape = "plan-shape"
 
 var _ = registry.Register(&Rule{RuleInfo: report.RuleInfo{ID: RulePlanShape, Category: CatPlan, Section: "5.6", Severity: report.Error,

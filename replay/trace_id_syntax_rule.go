@@ -2,7 +2,9 @@ package replay
 
 import "github.com/pilotage-dev/pilotage/internal/base/report"
 
-// RuleTraceIDSyntax is the ID of the rule the checks cite as it.
+// RuleTraceIDSyntax is the ID of the rule the checks cite as it. They share
+// the walk over the trace with other rules, so they live in check.go
+// (entry).
 const RuleTraceIDSyntax = "trace-id-syntax"
 
 var _ = registry.Register(&Rule{RuleInfo: report.RuleInfo{ID: RuleTraceIDSyntax, Category: CatIdentity, Section: "5.8.2", Severity: report.Error,

@@ -2,7 +2,9 @@ package conform
 
 import "github.com/pilotage-dev/pilotage/internal/base/report"
 
-// RuleCatalogDriftText is the ID of the rule the checks cite as it.
+// RuleCatalogDriftText is the ID of the rule the checks cite as it. Its
+// checks are in execute_refusals_rule.go (executeRefusals), with the drift
+// probe it judges.
 const RuleCatalogDriftText = "catalog-drift-text"
 
 var _ = registry.Register(&report.RuleInfo{ID: RuleCatalogDriftText, Category: "operations", Section: "6.5.2", Severity: report.Info,
