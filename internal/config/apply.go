@@ -53,19 +53,29 @@ func (c *Config) CheckRules(known []string) error {
 
 // rel is file relative to the configuration's directory, slash-separated,
 // for matching; ok is false for standard input and files outside it.
+// Answers are kept: a report asks once per finding, of a few files.
 func (c *Config) rel(file string) (string, bool) {
+	if r, ok := c.rels.Load(file); ok {
+		return r.(string), r.(string) != ""
+	}
+	r := c.relOf(file)
+	c.rels.Store(file, r)
+	return r, r != ""
+}
+
+func (c *Config) relOf(file string) string {
 	if file == "-" || file == "" {
-		return "", false
+		return ""
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
-		return "", false
+		return ""
 	}
 	r, err := filepath.Rel(c.Dir, abs)
 	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", false
+		return ""
 	}
-	return filepath.ToSlash(r), true
+	return filepath.ToSlash(r)
 }
 
 // matches reports whether one of ps matches file.
@@ -75,6 +85,20 @@ func (c *Config) matches(ps []Pattern, file string) bool {
 		return false
 	}
 	return slices.ContainsFunc(ps, func(p Pattern) bool { return pathglob.Match(p.Glob, r) })
+}
+
+// matcher is matches for ps, remembering each file's answer: a report
+// asks once per finding, of a few files.
+func (c *Config) matcher(ps []Pattern) func(file string) bool {
+	seen := map[string]bool{}
+	return func(file string) bool {
+		m, ok := seen[file]
+		if !ok {
+			m = c.matches(ps, file)
+			seen[file] = m
+		}
+		return m
+	}
 }
 
 // Ignored reports whether the file's ignore patterns match path, which a
@@ -137,7 +161,7 @@ type Apply struct {
 // findings that inline comments and suppress entries cover (reporting
 // the comments without a reason or use), then gives each finding the
 // severity its rule has for its file, dropping those of rules set to
-// off, and recounts. Suppressions are matched first, so a comment on a
+// off, and recounts. rep is sorted (report.Sort) and stays so. Suppressions are matched first, so a comment on a
 // finding of a rule set off is not reported unused.
 func (c *Config) Apply(rep *report.Report, opt Apply) {
 	if !opt.NoSuppressions {
@@ -156,14 +180,21 @@ func (c *Config) Apply(rep *report.Report, opt Apply) {
 			for i, r := range s.Rules {
 				ids[i] = r.ID
 			}
-			ext = append(ext, suppress.External{Rules: ids, Reason: s.Reason, Match: func(file string) bool { return c.matches(s.Files, file) },
+			ext = append(ext, suppress.External{Rules: ids, Reason: s.Reason, Match: c.matcher(s.Files),
 				At: report.Location{File: s.From.File, Line: s.From.Line, Column: s.From.Column}})
 		}
 		suppress.Apply(rep, dirs, ext, opt.Known)
 	}
+	type key struct{ rule, file string }
+	memo := map[key]RuleSetting{}
 	kept := rep.Findings[:0]
 	for _, f := range rep.Findings {
-		switch s := c.Severity(f.Rule, f.File); s.Severity {
+		s, ok := memo[key{f.Rule, f.File}]
+		if !ok {
+			s = c.Severity(f.Rule, f.File)
+			memo[key{f.Rule, f.File}] = s
+		}
+		switch s.Severity {
 		case Off:
 			continue
 		case "":
@@ -173,6 +204,5 @@ func (c *Config) Apply(rep *report.Report, opt Apply) {
 		kept = append(kept, f)
 	}
 	rep.Findings = kept
-	rep.Order()
 	rep.Recount()
 }

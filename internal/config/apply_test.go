@@ -65,6 +65,7 @@ func TestPrecedence(t *testing.T) {
 			}
 		}
 		rep.Recount()
+		rep.Order()
 		cfg.Apply(rep, Apply{Inline: inline, NoSuppressions: noSup, Known: testIDs()})
 		return shown(rep)
 	}

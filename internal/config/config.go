@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // FileName is the configuration file looked for from the working
@@ -125,6 +126,8 @@ type Config struct {
 	Suppress  []Suppression
 	Defaults  Defaults
 	Languages []LangBinding
+	// rels caches each file's path relative to Dir (rel).
+	rels sync.Map
 }
 
 // Find looks for FileName in dir and each of its parents and returns the

@@ -177,7 +177,9 @@ func Apply(rep *report.Report, directives []Directive, external []External, know
 	}
 	rep.Findings = append(rep.Findings, added...)
 	rep.Recount()
-	rep.Order()
+	if len(added) > 0 {
+		rep.Order()
+	}
 }
 
 func finding(d *Directive, rule string, sev report.Severity, msg, hint string) report.Finding {
