@@ -187,7 +187,8 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 	return p.out.emit(s, format, rep)
 }
 
-// replayTimeline draws one trace file's Run as a timeline page.
+// replayTimeline draws one trace file's Run as a timeline page, reading
+// the file as a stream (picture.ReadRun keeps what the page draws).
 func replayTimeline(s stdio, p *replayParams, draw string, args []string) error {
 	if draw != "html" || len(args) != 1 {
 		return usageErr("--trace-only draws one TRACE as a timeline: pilotage replay --trace-only TRACE --format html -o run.html")
@@ -195,11 +196,16 @@ func replayTimeline(s stdio, p *replayParams, draw string, args []string) error 
 	if err := outputNotInput(p.out.output, args[0]); err != nil {
 		return err
 	}
-	src, err := readInput(s, args[0])
-	if err != nil {
-		return err
+	var stdin io.Reader
+	if args[0] == "-" {
+		stdin = stdinOf(s)
 	}
-	rec, err := picture.ReadRun(src)
+	rc, err := replay.Inputs(args, stdin)[0].Open()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	defer rc.Close()
+	rec, err := picture.ReadRun(rc)
 	if err != nil {
 		return usageErr("%s: %v", args[0], err)
 	}

@@ -3,6 +3,7 @@ package picture
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -60,31 +61,149 @@ const maxValueText = 64 << 10
 // RunRecord is what a timeline is drawn from: an execute response or a
 // trace-fetch response (§6.5, §6.6), or a bare trace.
 type RunRecord struct {
-	RunID     string           `json:"run_id"`
-	Outcome   pilotage.Outcome `json:"outcome"`
-	Output    json.RawMessage  `json:"output,omitempty"`
-	Trace     *pilotage.Trace  `json:"trace"`
-	Narration string           `json:"narration,omitempty"`
+	RunID     string
+	Outcome   pilotage.Outcome
+	Output    json.RawMessage
+	Trace     *pilotage.Trace
+	Narration string
+	// More counts the trace's steps ReadRun read past without keeping.
+	More int
 }
 
 // ReadRun reads a trace file as pilotage replay takes it: a trace
-// object, an execute response or a trace-fetch response.
-func ReadRun(src []byte) (*RunRecord, error) {
-	var rec RunRecord
-	if err := json.Unmarshal(src, &rec); err != nil {
+// object, an execute response or a trace-fetch response. It streams the
+// steps and keeps the first maxTimelineRows, counting the rest in More,
+// so a trace of millions of entries costs what the timeline draws.
+func ReadRun(r io.Reader) (*RunRecord, error) {
+	dec := json.NewDecoder(r)
+	rec := &RunRecord{}
+	var top pilotage.Trace
+	var trace *pilotage.Trace
+	err := object(dec, func(key string) error {
+		switch key {
+		case "run_id":
+			return dec.Decode(&rec.RunID)
+		case "outcome":
+			return dec.Decode(&rec.Outcome)
+		case "output":
+			return dec.Decode(&rec.Output)
+		case "narration":
+			return dec.Decode(&rec.Narration)
+		case "level":
+			return dec.Decode(&top.Level)
+		case "steps":
+			return rec.steps(dec, &top)
+		case "trace":
+			t := &pilotage.Trace{}
+			err := object(dec, func(key string) error {
+				trace = t // a trace member that is an object, not null
+				switch key {
+				case "run_id":
+					return dec.Decode(&t.RunID)
+				case "level":
+					return dec.Decode(&t.Level)
+				case "outcome":
+					return dec.Decode(&t.Outcome)
+				case "steps":
+					return rec.steps(dec, t)
+				}
+				return skip(dec)
+			})
+			return err
+		}
+		return skip(dec)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("not a trace or a response carrying one: %v", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	if rec.Trace == nil {
-		var t pilotage.Trace
-		if err := json.Unmarshal(src, &t); err == nil && t.Steps != nil {
-			rec.Trace = &t
-			rec.RunID, rec.Outcome = t.RunID, t.Outcome
-		}
-	}
-	if rec.Trace == nil && rec.RunID == "" {
+	switch {
+	case trace != nil:
+		rec.Trace = trace
+	case top.Steps != nil:
+		rec.Trace = &top
+		top.RunID, top.Outcome = rec.RunID, rec.Outcome
+	case rec.RunID == "":
 		return nil, fmt.Errorf("not a trace or a response carrying one: no run_id, trace or steps")
 	}
-	return &rec, nil
+	return rec, nil
+}
+
+// errShape is a member that is not what a trace has there.
+var errShape = errors.New("a member has the wrong type")
+
+// object reads one JSON object from dec, calling member for each key
+// with the decoder at the value; null reads as an empty object.
+func object(dec *json.Decoder, member func(key string) error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil
+	}
+	if tok != json.Delim('{') {
+		return errShape
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := k.(string)
+		if err := member(key); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// steps streams a steps array into t, keeping the first maxTimelineRows.
+func (rec *RunRecord) steps(dec *json.Decoder, t *pilotage.Trace) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('[') {
+		return errShape
+	}
+	t.Steps = []pilotage.TraceStep{}
+	for dec.More() {
+		if len(t.Steps) == maxTimelineRows {
+			rec.More++
+			if err := skip(dec); err != nil {
+				return err
+			}
+			continue
+		}
+		var s pilotage.TraceStep
+		if err := dec.Decode(&s); err != nil {
+			return err
+		}
+		t.Steps = append(t.Steps, s)
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// skip reads past one value without keeping it.
+func skip(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
 
 // NewTimeline lays a Run out on its time axis. An entry's start is the
@@ -108,8 +227,9 @@ func NewTimeline(rec *RunRecord) *Timeline {
 	}
 	tl.Level = rec.Trace.Level
 	steps := rec.Trace.Steps
+	tl.More = rec.More
 	if len(steps) > maxTimelineRows {
-		tl.More = len(steps) - maxTimelineRows
+		tl.More += len(steps) - maxTimelineRows
 		steps = steps[:maxTimelineRows]
 	}
 	type span struct {

@@ -2,7 +2,6 @@ package picture
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -16,11 +15,12 @@ import (
 // narration (a failed step in a partial Run) as timelines.
 func TestTimeline(t *testing.T) {
 	for _, name := range []string{"replay/success", "timeline/fetched"} {
-		src, err := os.ReadFile("testdata/" + name + ".json")
+		f, err := os.Open("testdata/" + name + ".json")
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec, err := ReadRun(src)
+		defer f.Close()
+		rec, err := ReadRun(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,6 +60,40 @@ func TestTimelineLayout(t *testing.T) {
 	}
 }
 
+// TestReadRunStreams reads a trace of 20,002 entries keeping only the
+// steps a timeline draws, and each form a trace file takes.
+func TestReadRunStreams(t *testing.T) {
+	var b bytes.Buffer
+	writeLoopTrace(&b, 20000)
+	rec, err := ReadRun(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Trace.Steps) != maxTimelineRows || rec.More != 20002-maxTimelineRows || rec.RunID != "big" {
+		t.Errorf("kept %d steps, counted %d more, run_id %q; want %d, %d, big", len(rec.Trace.Steps), rec.More, rec.RunID, maxTimelineRows, 20002-maxTimelineRows)
+	}
+	for src, want := range map[string]string{
+		`{"run_id": "r", "outcome": {"ok": true, "status": "success"}, "trace": null}`:                    "r: success, no trace",
+		`{"run_id": "r", "outcome": {"ok": true, "status": "success"}, "x": [{"y": 1}], "narration": "n"}`: "r: success, no trace",
+		`{"steps": [{"id": "a"}], "run_id": "t", "outcome": {"ok": false, "status": "partial"}}`:          "t: partial, 1 steps",
+		`{"run_id": 3}`:  "error",
+		`[1]`:            "error",
+		`{"trace": {}}`:  "error",
+		`{"steps": [1]}`: "error",
+	} {
+		got := "error"
+		if rec, err := ReadRun(strings.NewReader(src)); err == nil {
+			got = rec.RunID + ": " + rec.Outcome.Status + ", no trace"
+			if rec.Trace != nil {
+				got = fmt.Sprintf("%s: %s, %d steps", rec.RunID, rec.Outcome.Status, len(rec.Trace.Steps))
+			}
+		}
+		if got != want {
+			t.Errorf("ReadRun(%s) = %s, want %s", src, got, want)
+		}
+	}
+}
+
 // TestTimelineBounded draws at most maxTimelineRows bars of a long trace
 // and says how many it left out.
 func TestTimelineBounded(t *testing.T) {
@@ -85,15 +119,15 @@ func FuzzReadRun(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		rec, err := ReadRun(src)
+		rec, err := ReadRun(bytes.NewReader(src))
 		if err != nil {
 			return
 		}
 		if err := NewTimeline(rec).WriteHTML(&bytes.Buffer{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := json.Marshal(rec); err != nil {
-			t.Fatal(err)
+		if rec.Trace != nil && len(rec.Trace.Steps) > maxTimelineRows {
+			t.Fatalf("%d steps kept, more than %d", len(rec.Trace.Steps), maxTimelineRows)
 		}
 	})
 }
