@@ -73,9 +73,9 @@ func TestReadRunStreams(t *testing.T) {
 		t.Errorf("kept %d steps, counted %d more, run_id %q; want %d, %d, big", len(rec.Trace.Steps), rec.More, rec.RunID, maxTimelineRows, 20002-maxTimelineRows)
 	}
 	for src, want := range map[string]string{
-		`{"run_id": "r", "outcome": {"ok": true, "status": "success"}, "trace": null}`:                    "r: success, no trace",
+		`{"run_id": "r", "outcome": {"ok": true, "status": "success"}, "trace": null}`:                     "r: success, no trace",
 		`{"run_id": "r", "outcome": {"ok": true, "status": "success"}, "x": [{"y": 1}], "narration": "n"}`: "r: success, no trace",
-		`{"steps": [{"id": "a"}], "run_id": "t", "outcome": {"ok": false, "status": "partial"}}`:          "t: partial, 1 steps",
+		`{"steps": [{"id": "a"}], "run_id": "t", "outcome": {"ok": false, "status": "partial"}}`:           "t: partial, 1 steps",
 		`{"run_id": 3}`:  "error",
 		`[1]`:            "error",
 		`{"trace": {}}`:  "error",
