@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/goccy/go-graphviz"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
@@ -167,4 +168,41 @@ func TestLargePlanInParts(t *testing.T) {
 		}
 		seen[m[1]] = true
 	}
+}
+
+// FuzzPlanDOT draws arbitrary plans: whatever the ids, calls, labels and
+// references, the DOT text is one graph Graphviz reads with exactly one
+// box per step, and no Mermaid label lets a line break through.
+func FuzzPlanDOT(f *testing.F) {
+	src, err := os.ReadFile("testdata/hostile.plan.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(src, "x > 1")
+	f.Add([]byte(`{"steps": [{"id": "a", "kind": "loop", "loop": "a"}, {"id": "b", "arm": {"branch": "a", "label": "\n"}}]}`), "\\")
+	f.Fuzz(func(t *testing.T, src []byte, cond string) {
+		var p pilotage.Plan
+		if json.Unmarshal(src, &p) != nil || len(p.Steps) > 200 {
+			return
+		}
+		info := Info{Conds: map[string]string{}, Runs: map[string]string{}}
+		for _, s := range p.Steps {
+			info.Conds[s.ID] = cond
+		}
+		g := FromPlan(&p, info)
+		dot := dotText(layout(g), true)
+		parsed, err := graphviz.ParseBytes([]byte(dot))
+		if err != nil {
+			t.Fatalf("Graphviz cannot read the DOT: %v\n%s", err, dot)
+		}
+		defer parsed.Close()
+		if n, _ := parsed.NodeNum(); n != len(g.Nodes)+2+len(g.Levels) {
+			t.Fatalf("DOT has %d nodes, want %d steps + start, end and %d legend boxes", n, len(g.Nodes), len(g.Levels))
+		}
+		for _, line := range strings.Split(mermaidText(layout(g)), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "<br/>") {
+				t.Fatalf("a Mermaid line starts inside a label: %q", line)
+			}
+		}
+	})
 }
