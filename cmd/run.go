@@ -207,6 +207,9 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 	if err != nil {
 		return requestError(s, format, p.output, err)
 	}
+	if draw != "" && resp.Valid && resp.Plan == nil {
+		return usageErr("Language %s declares no plan (§5.6), so there is no plan to draw; --format %s needs a Language that declares plan", lang.ID, draw)
+	}
 	err = writeOutput(s, p.output, "the output", func(w io.Writer) error {
 		switch {
 		case format == report.JSON:
