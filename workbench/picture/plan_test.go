@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/goccy/go-graphviz"
+	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
