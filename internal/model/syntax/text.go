@@ -186,7 +186,7 @@ func (t *textSyntax) words() *strings.Replacer {
 	return strings.NewReplacer("<name>", "a name", "<sep>", "end of line", "<if>", q(t.ts.If), "<else>", q(t.ts.Else),
 		"<for>", q(t.ts.For), "<in>", q(t.ts.In), "<run>", q(t.ts.Run), "<output>", q(t.ts.Output),
 		"<assign>", q(t.ts.Assign), "<bind>", q(t.ts.Bind), "<string>", "a string", "<number>", "a number", "<op>", "an operator",
-		"TArgs", `"(" and the arguments`, "TExprArg", "an expression", "TExprOpen", "an expression",
+		"TArgs", `"(" and the arguments`, "TExprArg", "an expression", "TExprOpen", "an expression", "tExprArg", "an expression", "tExprOpen", "an expression",
 		"TBlock", `"{"`, "TName", "a name", "TItem", "a statement", "TIf", q(t.ts.If), "TCall", "a catalog id")
 }
 

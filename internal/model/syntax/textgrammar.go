@@ -16,15 +16,16 @@ type tProgram struct {
 	Items []*tItem `parser:"( @@ | Sep )*"`
 }
 
-// tItem is one statement with its optional label.
+// tItem is one statement with its optional label; calls, the commonest,
+// are tried first.
 type tItem struct {
 	Tokens []lexer.Token
 	Label  *tName    `parser:"( @@ Assign )?"`
-	Output *tExprArg `parser:"(   Output @@"`
+	Call   *tCall    `parser:"(   @@"`
+	Run    *tCall    `parser:"  | Run @@"`
 	If     *tIf      `parser:"  | @@"`
 	For    *tFor     `parser:"  | @@"`
-	Run    *tCall    `parser:"  | Run @@"`
-	Call   *tCall    `parser:"  | @@ )"`
+	Output *tExprArg `parser:"  | Output @@ )"`
 }
 
 type tName struct {
@@ -70,39 +71,53 @@ type tArg struct {
 	Value *tExprArg `parser:"@@"`
 }
 
-// An expression's atoms: a bracketed group (line ends allowed inside),
-// or one token that does not end the expression. tExprOpen ends before
-// a '{' (the block of a branch or loop); tExprArg, an argument's or the
-// output's, at a ',', a ')', a '}' or a line end.
-type tExprOpen struct {
-	Tokens []lexer.Token
-	Atoms  []*tAtomOpen `parser:"@@+"`
+// An expression is the tokens up to where it ends, with brackets
+// balanced (line ends allowed inside them): tExprOpen ends before a '{'
+// at depth 0 (the block of a branch or loop); tExprArg, an argument's or
+// the output's, at a ',', a line end or a closing bracket at depth 0.
+// They read themselves (participle.Parseable): CEL, not this grammar,
+// gives the tokens their meaning, and one pass with a depth counter is
+// what finding the end takes.
+type tExprOpen struct{ Tokens []lexer.Token }
+
+type tExprArg struct{ Tokens []lexer.Token }
+
+func (e *tExprOpen) Parse(lex *lexer.PeekingLexer) error {
+	return scanExpr(lex, &e.Tokens, func(t *lexer.Token) bool { return t.Value == "{" })
 }
 
-type tAtomOpen struct {
-	Group *tGroup `parser:"  (?! \"{\" ) @@"`
-	Tok   string  `parser:"| @~( \"{\" | \"}\" | \"(\" | \")\" | \"[\" | \"]\" | Sep )"`
+func (e *tExprArg) Parse(lex *lexer.PeekingLexer) error {
+	return scanExpr(lex, &e.Tokens, func(t *lexer.Token) bool { return t.Value == "," })
 }
 
-type tExprArg struct {
-	Tokens []lexer.Token
-	Atoms  []*tAtomArg `parser:"@@+"`
-}
-
-type tAtomArg struct {
-	Group *tGroup `parser:"  @@"`
-	Tok   string  `parser:"| @~( \",\" | \"{\" | \"}\" | \"(\" | \")\" | \"[\" | \"]\" | Sep )"`
-}
-
-type tGroup struct {
-	Paren []*tInner `parser:"  \"(\" @@* \")\""`
-	Brack []*tInner `parser:"| \"[\" @@* \"]\""`
-	Brace []*tInner `parser:"| \"{\" @@* \"}\""`
-}
-
-type tInner struct {
-	Group *tGroup `parser:"  @@"`
-	Tok   string  `parser:"| @~( \"(\" | \")\" | \"[\" | \"]\" | \"{\" | \"}\" )"`
+// scanExpr consumes an expression's tokens: up to, at depth 0, a token
+// stop accepts, a line end or a closing bracket, or the end of the text.
+// Nothing consumed is no match. toks gets the raw tokens it spans, the
+// comments between them included.
+func scanExpr(lex *lexer.PeekingLexer, toks *[]lexer.Token, stop func(*lexer.Token) bool) error {
+	start := lex.MakeCheckpoint()
+	depth, n := 0, 0
+scan:
+	for t := lex.Peek(); !t.EOF() && !(depth == 0 && (t.Type == kSep || stop(t))); t = lex.Peek() {
+		if t.Type == kOp {
+			switch t.Value {
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				if depth == 0 {
+					break scan
+				}
+				depth--
+			}
+		}
+		lex.Next()
+		n++
+	}
+	if n == 0 {
+		return participle.NextMatch
+	}
+	*toks = lex.Range(start.RawCursor(), lex.MakeCheckpoint().RawCursor())
+	return nil
 }
 
 // textParser is built once: the Language's words reach it as token types.

@@ -92,11 +92,10 @@ func lex(src []byte, ts *language.TextSyntax) ([]lexer.Token, *lexError) {
 		c := s[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\r':
-			n := 1
-			for i+n < len(s) && (s[i+n] == ' ' || s[i+n] == '\t' || s[i+n] == '\r') {
-				n++
-			}
-			emit(kSpace, n)
+			// White space separates tokens and is no token: positions
+			// come from offsets.
+			pos.Offset++
+			pos.Column++
 		case c == '\n' || c == ';':
 			emit(kSep, 1)
 		case c == '#':
