@@ -33,11 +33,47 @@ type posReader struct {
 	// ahead holds the bytes peek read, which Read gives the decoder
 	// before reading on.
 	ahead []byte
+	// bad is the offset of the first byte that is not UTF-8, -1 while
+	// there is none; open holds the bytes of a character a read ended in
+	// the middle of, checked with the next read.
+	bad  int64
+	open []byte
 }
 
 func newPosReader(r io.Reader, headLimit int) *posReader {
-	return &posReader{r: r, line: 1, col: 1, headLimit: headLimit}
+	return &posReader{r: r, line: 1, col: 1, headLimit: headLimit, bad: -1}
 }
+
+// checkUTF8 looks for the first byte that is not UTF-8 in b, the bytes
+// read at offset at: the decoder would read it as U+FFFD without a word,
+// so the walk asks (badBefore) and reports it as lint does.
+func (p *posReader) checkUTF8(b []byte, at int64) {
+	if p.bad >= 0 {
+		return
+	}
+	at -= int64(len(p.open))
+	b = append(p.open, b...)
+	p.open = nil
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if !utf8.FullRune(b[i:]) && !p.eof {
+			p.open = append([]byte(nil), b[i:]...)
+			return
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			p.bad = at + int64(i)
+			return
+		}
+		i += size
+	}
+}
+
+// badBefore reports whether a byte that is not UTF-8 lies before off.
+func (p *posReader) badBefore(off int64) bool { return p.bad >= 0 && p.bad < off }
 
 func (p *posReader) Read(b []byte) (int, error) {
 	if len(p.ahead) > 0 {
@@ -48,6 +84,10 @@ func (p *posReader) Read(b []byte) (int, error) {
 	}
 	n, err := p.r.Read(b)
 	p.buf = append(p.buf, b[:n]...)
+	if err == io.EOF {
+		p.eof = true
+	}
+	p.checkUTF8(b[:n], p.total)
 	p.total += int64(n)
 	if p.total <= int64(p.headLimit) {
 		p.head = append(p.head, b[:n]...)

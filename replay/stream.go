@@ -354,10 +354,46 @@ func (w *walker) token() (json.Token, error) {
 	if err == nil && (t == json.Delim('{') || t == json.Delim('[')) && len(w.open) >= jsonpos.MaxDepth {
 		err = errTooDeep
 	}
+	if err == nil && w.pr.badBefore(w.dec.InputOffset()) {
+		err = errNotUTF8
+	}
 	if err != nil {
 		return nil, w.failAt(err, prev)
 	}
 	return t, nil
+}
+
+// errNotUTF8 stands for a byte that is not UTF-8 in what the decoder has
+// just read, which it took as U+FFFD; failAt gives jsonpos's message.
+var errNotUTF8 = errors.New("invalid UTF-8")
+
+// value checks raw, a value the decoder has just read after offset prev,
+// as jsonpos reads it: a byte that is not UTF-8 or an object's second
+// member of one name in it, which the decoder lets pass, is then the
+// file's syntax error, at its place in the file (failAt parses the value
+// again from prev).
+func (w *walker) value(raw []byte, prev int64) error {
+	if _, err := jsonpos.ParseShared(raw); err != nil || w.pr.badBefore(w.dec.InputOffset()) {
+		return w.failAt(cmp.Or(err, errNotUTF8), prev)
+	}
+	return nil
+}
+
+// names remembers the member names of one object the walk reads token by
+// token, to refuse the second of one name as lint does.
+type names map[string]bool
+
+// member records the name key, read after offset prev, and reports the
+// file's syntax error when the object had it already.
+func (w *walker) member(seen names, key string, prev int64) error {
+	if !seen[key] {
+		seen[key] = true
+		return nil
+	}
+	pos := w.pr.position(w.pr.valueStart(prev, true))
+	w.s.syntax = &site{line: pos.Line, col: pos.Column}
+	w.s.syntaxMsg = jsonpos.DuplicateName(key)
+	return errStop
 }
 
 // errTooDeep stands for the decoder's error when the walk finds nesting
@@ -434,12 +470,17 @@ func (w *walker) document() error {
 // is its JSON Pointer.
 func (w *walker) object(prefix string, m *traceMembers) error {
 	w.open = append(w.open, '{')
+	seen := names{}
 	for w.dec.More() {
+		prev := w.dec.InputOffset()
 		t, err := w.token()
 		if err != nil {
 			return err
 		}
 		key, _ := t.(string)
+		if err := w.member(seen, key, prev); err != nil {
+			return err
+		}
 		ptr := prefix + "/" + pilotage.EscapePointerToken(key)
 		switch {
 		case key == "steps":
@@ -486,6 +527,9 @@ func (w *walker) small(ptr string) (*located, error) {
 	prev := w.dec.InputOffset()
 	if err := w.dec.Decode(&raw); err != nil || w.tooDeep(raw) {
 		return nil, w.failAt(cmp.Or(err, errTooDeep), prev)
+	}
+	if err := w.value(raw, prev); err != nil {
+		return nil, err
 	}
 	end := w.dec.InputOffset()
 	start := end - int64(len(raw))
@@ -558,6 +602,9 @@ func (w *walker) array(ptr, name, of string, opened func(site), target func(i in
 			return w.failAt(errTooDeep, prev)
 		}
 		from := w.pr.valueStart(prev, i > 0)
+		if err := w.value(w.pr.bytes(from, end), prev); err != nil {
+			return err
+		}
 		p := w.pr.position(from)
 		done(w.pr.bytes(from, end), site{ptr + "/" + strconv.Itoa(i), p.Line, p.Column}, bad)
 		prev = end
@@ -608,7 +655,12 @@ func (w *walker) skipRest(t json.Token) error {
 	}
 	outer := len(w.open)
 	w.open = append(w.open, byte(d))
+	// The member names of each object open here, nil for an array; the
+	// decoder keeps objects apart, so a string token read in an object
+	// where a name may stand (not after ':') is a name.
+	seen := []names{objectNames(d)}
 	for len(w.open) > outer {
+		prev := w.dec.InputOffset()
 		t, err := w.token()
 		if err != nil {
 			return err
@@ -616,11 +668,43 @@ func (w *walker) skipRest(t json.Token) error {
 		switch t {
 		case json.Delim('{'), json.Delim('['):
 			w.open = append(w.open, byte(t.(json.Delim)))
+			seen = append(seen, objectNames(t.(json.Delim)))
+			continue
 		case json.Delim('}'), json.Delim(']'):
 			w.open = w.open[:len(w.open)-1]
+			seen = seen[:len(seen)-1]
+			continue
+		}
+		if key, ok := t.(string); ok && seen[len(seen)-1] != nil && w.nameAt(prev) {
+			if err := w.member(seen[len(seen)-1], key, prev); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// objectNames is a new set of member names for an object, nil for an
+// array.
+func objectNames(d json.Delim) names {
+	if d == '{' {
+		return names{}
+	}
+	return nil
+}
+
+// nameAt reports whether the string token read after offset prev is a
+// member name: the last byte before it that is not white space opens the
+// object or separates members, where a value follows ':'.
+func (w *walker) nameAt(prev int64) bool {
+	start := w.pr.valueStart(prev, true)
+	before := w.pr.bytes(w.pr.base, start)
+	for i := len(before) - 1; i >= 0; i-- {
+		if !isSpace(before[i]) {
+			return before[i] == '{' || before[i] == ','
+		}
+	}
+	return w.pr.lastSig == '{' || w.pr.lastSig == ','
 }
 
 // tokenKind names the JSON type a value's first token starts, with its

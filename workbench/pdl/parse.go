@@ -129,6 +129,12 @@ func scan(name string, work []byte) (findings []report.Finding, repaired []byte,
 			// U+FFFD without a word; the first of each token is reported.
 			if !utf8.ValidString(t.Value) {
 				findings = append(findings, invalidUTF8(t))
+			} else if t.Type != tokComment {
+				// A control character written as itself would reach the
+				// manifest and every terminal that shows it (docs/json.md).
+				if f, bad := controlChar(t); bad {
+					findings = append(findings, f)
+				}
 			}
 		case tokPunct:
 			switch t.Value {
@@ -261,6 +267,31 @@ func invalidUTF8(t lexer.Token) report.Finding {
 	return Errorf(RuleSyntax, pos, end, "PDL files are UTF-8: save the file as UTF-8",
 		fmt.Sprintf("byte 0x%02x is not UTF-8", t.Value[min(i, len(t.Value)-1)]))
 }
+
+// controlChar reports the first control character written as itself in a
+// string, raw string or text block: a C0 control other than tab and line
+// ends (CR only before LF), DEL or a C1 control. Escaped in a "…" string
+// (\u0000, \x07) it is the author's choice and stays.
+func controlChar(t lexer.Token) (report.Finding, bool) {
+	for i, r := range t.Value {
+		if !isControl(r) || r == '\t' || r == '\n' || (r == '\r' && strings.HasPrefix(t.Value[i+1:], "\n")) {
+			continue
+		}
+		pos := t.Pos
+		pos.Advance(t.Value[:i])
+		end := pos
+		end.Column++
+		hint := fmt.Sprintf("write it as \\u%04x, or remove it", r)
+		if t.Type != tokString {
+			hint = fmt.Sprintf("raw strings and text blocks take no escapes: remove it, or use a \"…\" string and write it as \\u%04x", r)
+		}
+		return Errorf(RuleSyntax, pos, end, hint, fmt.Sprintf("control character U+%04X written as itself in a string", r)), true
+	}
+	return report.Finding{}, false
+}
+
+// isControl reports whether r is a C0 control, DEL or a C1 control.
+func isControl(r rune) bool { return r < 0x20 || (0x7f <= r && r <= 0x9f) }
 
 // closedString reports whether a string token ends in an unescaped quote.
 func closedString(s string) bool {

@@ -377,14 +377,14 @@ func (p *parser) unique(base int, key uint32, names *map[string]uint32) bool {
 	}
 	name := p.name(key)
 	prev := p.open[base:]
-	first, dup := uint32(0), false
+	dup := false
 	switch {
 	case *names != nil:
-		first, dup = (*names)[name]
+		_, dup = (*names)[name]
 	case len(prev) < 16:
 		for _, k := range prev {
 			if p.name(k) == name {
-				first, dup = k, true
+				dup = true
 				break
 			}
 		}
@@ -393,17 +393,24 @@ func (p *parser) unique(base int, key uint32, names *map[string]uint32) bool {
 		for _, k := range prev {
 			(*names)[p.name(k)] = k
 		}
-		first, dup = (*names)[name]
+		_, dup = (*names)[name]
 	}
 	if dup {
-		at := scan(p.src, Pos{Line: 1, Column: 1}, int((Node{p.d, first}).rec().start), nil)
-		p.fail(int((Node{p.d, key}).rec().start), "duplicate member name %q; the first is at %d:%d, and a member name appears once in an object", name, at.Line, at.Column)
+		p.fail(int((Node{p.d, key}).rec().start), "%s", DuplicateName(name))
 		return false
 	}
 	if *names != nil {
 		(*names)[name] = key
 	}
 	return true
+}
+
+// DuplicateName is the message of an object's second member named name,
+// for readers that find it without this parser (replay's stream). It
+// names no place of the first: a reader that parses a part of a document
+// again (replay) knows positions only in that part.
+func DuplicateName(name string) string {
+	return fmt.Sprintf("duplicate member name %q; a member name appears once in an object", name)
 }
 
 // name is the text of the member name whose record is k, read from the
