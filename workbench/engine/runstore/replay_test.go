@@ -199,7 +199,7 @@ func TestReplayConcurrent(t *testing.T) {
 // expired durable records from the file on its own, and Close stops it.
 func TestDurableSweptPeriodically(t *testing.T) {
 	c := newClock()
-	s, err := open(t.TempDir(), c.now, 10*time.Millisecond, Limits{})
+	s, err := open(t.TempDir(), c.now, timing{sweepEvery: 10 * time.Millisecond, lockWait: defaultTiming.lockWait}, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,12 +146,20 @@ func Open(dir string, now func() time.Time) (*Store, error) {
 
 // OpenLimited is Open with the memory limits of session records.
 func OpenLimited(dir string, now func() time.Time, lim Limits) (*Store, error) {
-	return open(dir, now, DurableSweepEvery, lim)
+	return open(dir, now, defaultTiming, lim)
 }
 
-// open is OpenLimited with the durable sweep interval as a parameter, for
-// tests.
-func open(dir string, now func() time.Time, sweepEvery time.Duration, lim Limits) (*Store, error) {
+// timing is how often expired durable records are swept and how long
+// Open waits for a data directory another process holds.
+type timing struct {
+	sweepEvery, lockWait time.Duration
+}
+
+var defaultTiming = timing{sweepEvery: DurableSweepEvery, lockWait: 2 * time.Second}
+
+// open is OpenLimited with the timing as a parameter, so tests need not
+// wait an hour for a sweep or two seconds for a lock.
+func open(dir string, now func() time.Time, tm timing, lim Limits) (*Store, error) {
 	s := &Store{session: newSessionRecords(lim), replay: map[string]*memReplay{}, sessions: map[string]*replaySession{}, now: now, idKey: newIDKey()}
 	if dir == "" {
 		return s, nil
@@ -163,7 +171,7 @@ func open(dir string, now func() time.Time, sweepEvery time.Duration, lim Limits
 	if err := checkFile(path); err != nil {
 		return nil, openError(path, err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: tm.lockWait})
 	if err != nil {
 		return nil, openError(path, err)
 	}
@@ -187,7 +195,7 @@ func open(dir string, now func() time.Time, sweepEvery time.Duration, lim Limits
 		return nil, fmt.Errorf("run store: %w", err)
 	}
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
-	go s.sweepDurable(sweepEvery)
+	go s.sweepDurable(tm.sweepEvery)
 	return s, nil
 }
 

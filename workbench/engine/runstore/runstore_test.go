@@ -93,7 +93,7 @@ func TestLockedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, err = Open(dir, time.Now)
+	_, err = open(dir, time.Now, timing{sweepEvery: DurableSweepEvery, lockWait: 50 * time.Millisecond}, Limits{})
 	if !errors.Is(err, errLocked) || !strings.Contains(err.Error(), "is locked by another process") || !strings.Contains(err.Error(), "data directory of its own") {
 		t.Errorf("a second store on one data directory: %v", err)
 	}
