@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
@@ -91,13 +92,27 @@ func group(path string) string {
 	return strings.Join(parts[:min(n, len(parts))], "/")
 }
 
-// listPackages runs go list on the module; every test here reads its
-// answer.
+// listPackages runs go list on the module once; every test here reads
+// its answer (one go list is most of what each of them costs).
 func listPackages(t *testing.T) []goPackage {
 	t.Helper()
+	listed.once.Do(func() { listed.pkgs, listed.err = goList() })
+	if listed.err != nil {
+		t.Fatal(listed.err)
+	}
+	return listed.pkgs
+}
+
+var listed struct {
+	once sync.Once
+	pkgs []goPackage
+	err  error
+}
+
+func goList() ([]goPackage, error) {
 	out, err := exec.Command("go", "list", "-json", "./...").Output()
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		return nil, fmt.Errorf("go list: %v", err)
 	}
 	var pkgs []goPackage
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -106,14 +121,14 @@ func listPackages(t *testing.T) []goPackage {
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		pkgs = append(pkgs, p)
 	}
 	if len(pkgs) < 10 {
-		t.Fatalf("go list found %d packages; the listing is broken", len(pkgs))
+		return nil, fmt.Errorf("go list found %d packages; the listing is broken", len(pkgs))
 	}
-	return pkgs
+	return pkgs, nil
 }
 
 // own keeps the module's packages of paths, relative.

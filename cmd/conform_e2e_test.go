@@ -88,6 +88,8 @@ func TestConformSignalStopsChild(t *testing.T) {
 	const promptStop = 8 * time.Second
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
+			// Each waits out conform.StopGrace; together they wait once.
+			t.Parallel()
 			s := startStubborn(t, "5m")
 			start := time.Now()
 			if err := s.cmd.Process.Signal(sig); err != nil {

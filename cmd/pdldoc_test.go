@@ -47,5 +47,5 @@ stdout 'hint: expressions are CEL: the text milk is written ''milk'''
 	if err := os.WriteFile(filepath.Join(dir, "first.txtar"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	testscript.Run(t, testscript.Params{Dir: dir})
+	testscript.Run(t, testscript.Params{Dir: dir, Setup: shareGraphvizCache})
 }

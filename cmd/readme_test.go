@@ -48,6 +48,9 @@ func runDocCommands(t *testing.T, page string, min int, prefixes ...string) {
 	testscript.Run(t, testscript.Params{
 		Dir: dir,
 		Setup: func(env *testscript.Env) error {
+			if err := shareGraphvizCache(env); err != nil {
+				return err
+			}
 			for _, d := range []string{"langs", filepath.Join("docs", "examples")} {
 				if err := copyTree(filepath.Join("..", d), filepath.Join(env.WorkDir, d)); err != nil {
 					return err

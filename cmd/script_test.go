@@ -39,11 +39,33 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
+			if err := shareGraphvizCache(env); err != nil {
+				return err
+			}
 			return copyTree(filepath.Join("..", "langs"), filepath.Join(env.WorkDir, "langs"))
 		},
 		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"stable": stableCmd},
 		UpdateScripts: golden.Updating(),
 	})
+}
+
+// shareGraphvizCache points the script's go-graphviz compilation cache
+// at the one every pilotage process uses, $TMPDIR/go-graphviz of the
+// test itself. go-graphviz compiles its WebAssembly Graphviz when a
+// process starts and keeps the result there; testscript gives each
+// script a TMPDIR of its own, so without this every script's first
+// command compiled it again, 1–4 s each, most of what the scripts cost.
+// The cache writes by rename, so processes may share it.
+func shareGraphvizCache(env *testscript.Env) error {
+	shared := filepath.Join(os.TempDir(), "go-graphviz")
+	if err := os.MkdirAll(shared, 0o755); err != nil {
+		return err
+	}
+	tmp := env.Getenv("TMPDIR")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	return os.Symlink(shared, filepath.Join(tmp, "go-graphviz"))
 }
 
 // ruleCount matches the number of rules a report says it ran (text

@@ -47,6 +47,12 @@ var (
 // pilotageBinary builds the command once per test run.
 func pilotageBinary(t testing.TB) string {
 	t.Helper()
+	// Every test that runs the binary as a child process (serve over
+	// stdio and HTTP, conform, the MCP Inspector) is end to end and
+	// slow: go test -short, the edit loop, leaves them to the full suite.
+	if testing.Short() {
+		t.Skip("builds pilotage and runs it as a child process; run without -short")
+	}
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "pilotage-bin")
 		if err != nil {

@@ -198,6 +198,9 @@ func benchInputs(src []byte) []*lint.Input {
 // The generated snapshot is a conformant one: linting it finds no error,
 // so the benchmark measures the normal path, not an early exit.
 func TestBenchSnapshotIsClean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lints the benchmark snapshot; run without -short")
+	}
 	src := benchSnapshot()
 	var doc struct {
 		Guides  map[string][]json.RawMessage        `json:"guides"`

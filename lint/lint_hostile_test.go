@@ -15,6 +15,9 @@ import (
 // entries with one id. Each must end with findings in bounded time, never a
 // panic or a hang.
 func TestLintHostileSnapshots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lints huge and deep snapshots; run without -short")
+	}
 	manifest := `{"pilotage": "1.1", "capabilities": {"guides": true, "validate": true, "catalog": true},
 	  "languages": [{"id": "h/1", "guides": "h_learn", "catalog": "h_lookup", "loop": {"validate": "h_validate"}, "locator": "json-pointer"}]}`
 	snapshot := func(guides, items string) string {

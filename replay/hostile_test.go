@@ -69,6 +69,9 @@ func TestHostileTraces(t *testing.T) {
 // TestHugeEntry streams a trace whose one entry is 32 MB: it is read and
 // checked like any other.
 func TestHugeEntry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a huge trace entry; run without -short")
+	}
 	big := `"` + strings.Repeat("x", 32<<20) + `"`
 	trace := `{"run_id": "r", "level": "full", "outcome": {"ok": true, "status": "success"}, "steps": [` +
 		`{"id": "read", "input": {}, "output": ` + big + `, "calls": ["sensors.read"], "outcome": {"ok": true, "status": "success"}},` +

@@ -27,6 +27,9 @@ func rulesIn(categories ...string) []*lint.Rule {
 // deep and a self-referencing context_schema, huge strings. Each must
 // finish quickly with findings, never a panic.
 func TestManifestRulesHostile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lints huge and deep manifests; run without -short")
+	}
 	var many strings.Builder
 	many.WriteString(`{"pilotage": "1.1", "capabilities": {"guides": true, "validate": true, "trace_fetch": true}, "languages": [`)
 	for i := range 5000 {

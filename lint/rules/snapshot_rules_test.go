@@ -77,6 +77,9 @@ func TestClosedSetsSectionsWithGrammar(t *testing.T) {
 // Languages, a huge catalog and closed-sets tables, hostile guide bodies.
 // Each must finish quickly with findings and never panic.
 func TestSnapshotRulesHostile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lints huge and deep snapshots; run without -short")
+	}
 	cases := map[string]string{
 		"many languages": manyLanguages(3000),
 		"huge catalog":   hugeCatalog(10000),

@@ -175,6 +175,9 @@ func TestCalcModel(t *testing.T) {
 // end in a finding: a catalog product over the limit, many duplicate
 // entries, many principals with patterns.
 func TestHostileSizes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles huge PDL files; run without -short")
+	}
 	var many strings.Builder
 	many.WriteString("risk r readOnly \"r\"\nkind k callable \"k\"\n")
 	for i := 0; i < 1100; i++ {

@@ -19,6 +19,9 @@ import (
 // read-bounds finding at the discover answer's /languages, and no lint
 // finding about the Languages it left out of the snapshot.
 func TestManyLanguagesAreBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks a server of 5000 Languages; run without -short")
+	}
 	clean := check(t, inMemory(t, newFake(t, cleanSnapshot).server()), Options{})
 	if len(clean.Findings) != 0 {
 		t.Fatalf("the clean fake has findings:\n%s", findings(clean))
@@ -59,6 +62,9 @@ func TestManyLanguagesAreBounded(t *testing.T) {
 
 // Without MaxLanguages, the bound is DefaultMaxLanguages.
 func TestDefaultLanguageBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks a server of 101 Languages; run without -short")
+	}
 	f := newFake(t, cleanSnapshot)
 	f.manifest = withCopies(t, f.manifest, DefaultMaxLanguages)
 	got := findings(check(t, inMemory(t, f.server()), Options{}))

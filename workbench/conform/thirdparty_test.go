@@ -176,6 +176,9 @@ func TestStdioServerFailsBeforeInitialize(t *testing.T) {
 			` (the last line the server wrote on its standard output starts "{\"level\":30,\"msg\":\"listening\"}")`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// The children that sleep each wait out StopGrace; run
+			// together they wait once.
+			t.Parallel()
 			start := time.Now()
 			got := connectFailure(t, Command(context.Background(), "sh", []string{"-c", tc.script}, io.Discard))
 			if got != tc.want && !(tc.suffix && strings.HasSuffix(got, tc.want) && !strings.Contains(got, "ended")) {

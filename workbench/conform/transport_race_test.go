@@ -13,6 +13,9 @@ import (
 // initialize and the read of its output interleave. The race is rare, so
 // the case runs many times, bounded in time.
 func TestLineBeforeExitIsNeverLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts up to 300 child processes; run without -short")
+	}
 	const want = `connecting: the server wrote "hello" on its standard output before answering initialize`
 	deadline := time.Now().Add(20 * time.Second)
 	runs := 0
@@ -29,6 +32,9 @@ func TestLineBeforeExitIsNeverLost(t *testing.T) {
 // daemon it forked) neither hides the line nor holds conform: it gets
 // StopGrace, then conform stops reading.
 func TestOutputHeldByGrandchild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a grandchild process; run without -short")
+	}
 	start := time.Now()
 	got := connectFailure(t, Command(context.Background(), "sh", []string{"-c", "(sleep 5 &); echo hello; exit 0"}, io.Discard))
 	if want := `connecting: the server wrote "hello" on its standard output`; !strings.HasPrefix(got, want) {

@@ -283,6 +283,10 @@ func TestIdempotency(t *testing.T) {
 // TestUnboundedLoopIsBounded runs a program that would execute 10^9 body
 // steps and asserts it ends partial within its limits.
 func TestUnboundedLoopIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a loop until its 3 s time limit; run without -short")
+	}
+	t.Parallel() // it runs until a time limit; others run meanwhile
 	srv := homeServer()
 	srv.Languages[0].Limits = language.Limits{Steps: 100000, Time: 3 * time.Second, Iterations: 1000, Depth: 8, Expansion: 3, MemoryBytes: 64 << 20, ProgramBytes: 1 << 20}
 	e := newEngine(t, srv, t.TempDir())
@@ -308,6 +312,7 @@ func TestUnboundedLoopIsBounded(t *testing.T) {
 // TestTimeLimit: scripted latency that outlasts the Run's time limit ends
 // partial at the limit, with the trace so far.
 func TestTimeLimit(t *testing.T) {
+	t.Parallel() // it waits out a time limit; others run meanwhile
 	srv := homeServer()
 	// Each slow.op call takes 1 s and the Run may take 1.5 s: the first
 	// call ends half a second before the limit, the second would end half

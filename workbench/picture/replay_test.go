@@ -90,6 +90,9 @@ func TestReplayReport(t *testing.T) {
 // show: the Markdown stays under GitHub's 1 MiB limit and says what it
 // left out, while the groups still count every trace.
 func TestMarkdownBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("draws a huge trace; run without -short")
+	}
 	src, err := os.ReadFile(filepath.Join(replayDir, "plan.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -212,6 +212,9 @@ func checkPos(t testing.TB, name string, src []byte, p Pos) {
 }
 
 func TestDifferentialCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses the whole corpus twice; run without -short")
+	}
 	docs := corpus(t)
 	if len(docs) < 75 {
 		t.Fatalf("corpus has only %d documents", len(docs))

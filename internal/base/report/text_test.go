@@ -17,6 +17,9 @@ import (
 // Each snippet must still be the window around its own column. The bound
 // is generous for a loaded CI machine; the writer takes about a second.
 func TestManyFindingsOnLongLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes many findings on long lines; run without -short")
+	}
 	const n = 40000
 	var line strings.Builder
 	for i := 0; line.Len() < 400_000; i++ {

@@ -28,10 +28,16 @@ type npmInstalled struct {
 // reuses the directory when it holds want (a path relative to it), so
 // only the first run on a machine needs the registry. Without node or npm,
 // or when the install fails (no network), the test is skipped, saying
-// why: a test that needs a package is never passed silently. A new pin of
-// a version needs a new dir.
+// why: a test that needs a package is never passed silently. Under
+// go test -short it is skipped at once. A new pin of a version needs a
+// new dir.
 func NPMInstall(t testing.TB, dir, want string, pkgs ...string) string {
 	t.Helper()
+	// What needs npm packages (the MCP Inspector, third-party servers)
+	// runs them as child processes: end to end, for the full suite.
+	if testing.Short() {
+		t.Skip("runs npm packages as child processes; run without -short")
+	}
 	v, _ := npmInstalls.LoadOrStore(dir, &npmInstalled{})
 	in := v.(*npmInstalled)
 	in.once.Do(func() { in.prefix, in.skip, in.fail = npmInstall(dir, want, pkgs) })
