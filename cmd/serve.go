@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/base/bytesize"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
@@ -171,12 +173,30 @@ func runServe(s stdio, p *serveParams, name string) error {
 		}})
 	}
 	if p.http == "" {
+		who := "with no principal"
+		if p.principal != "" {
+			who = "as principal " + p.principal
+		}
+		fmt.Fprintf(logw, "pilotage serve: serving %s on stdio %s\n", served(name, res.Server), who)
 		if err := srv.ServeIO(ctx, s.in, s.out); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return usageErr("serving stdio: %v", err)
 		}
 		return nil
 	}
+	fmt.Fprintf(logw, "pilotage serve: serving %s over HTTP, each request as the principal its bearer token names\n", served(name, res.Server))
 	return serveHTTP(ctx, logw, p.http, srv, res.Server.Tokens())
+}
+
+// served says what serve serves, for its start-up line on standard
+// error: the Languages and the file they come from. A client cannot
+// tell which definition or principal a server was started with, and an
+// MCP host that starts it shows only its standard error.
+func served(name string, srv *language.Server) string {
+	ids := make([]string, len(srv.Languages))
+	for i, l := range srv.Languages {
+		ids[i] = l.ID
+	}
+	return fmt.Sprintf("%s from %s", strings.Join(ids, ", "), name)
 }
 
 func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.Server, toks map[string]string) error {

@@ -170,7 +170,9 @@ func serveStdio(t testing.TB, args ...string) (*client, *syncBuffer) {
 }
 
 // serveHTTP starts `pilotage serve ARGS... --http 127.0.0.1:0` and returns
-// its endpoint, read from the one line serve prints for scripts.
+// its endpoint, read from the one line serve prints for scripts. The line
+// before it must say what is served, and that the bearer token names
+// the principal (issue 13 item 15).
 func serveHTTP(t testing.TB, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(pilotageBinary(t), append(append([]string{"serve"}, args...), "--http", "127.0.0.1:0")...)
@@ -186,18 +188,28 @@ func serveHTTP(t testing.TB, args ...string) string {
 		_ = cmd.Wait()
 	})
 	re := regexp.MustCompile(`listening on (http://\S+)`)
-	found := make(chan string, 1)
+	start := regexp.MustCompile(`^pilotage serve: serving \S+ from \S+ over HTTP, each request as the principal its bearer token names$`)
+	type address struct {
+		url     string
+		started bool
+	}
+	found := make(chan address, 1)
 	go func() {
 		sc := bufio.NewScanner(pipe)
+		started := false
 		for sc.Scan() {
+			started = started || start.MatchString(sc.Text())
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
+				found <- address{m[1], started}
 			}
 		}
 	}()
 	select {
-	case url := <-found:
-		return url
+	case a := <-found:
+		if !a.started {
+			t.Errorf("serve %v --http printed no start-up line before its address", args)
+		}
+		return a.url
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve --http printed no address")
 	}
