@@ -129,3 +129,42 @@ func TestMarkdownBounded(t *testing.T) {
 		t.Error("markup from a finding reached the markdown unescaped")
 	}
 }
+
+// TestHostileReplay reports a trace whose ids, statuses, run_id and
+// decisions are markup: the HTML page, the Markdown and the timeline
+// carry them as text, never as elements.
+func TestHostileReplay(t *testing.T) {
+	p := replayPage(t, "testdata/hostile", "testdata/hostile", "trace.json")
+	f, err := os.Open("testdata/hostile/trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := ReadRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range append(ReportFormats, "timeline") {
+		var b bytes.Buffer
+		if format == "timeline" {
+			err = NewTimeline(rec).WriteHTML(&b)
+		} else {
+			err = p.Write(&b, format)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if format == "markdown" {
+			out = regexp.MustCompile("`[^`]*`").ReplaceAllString(out, "")
+		}
+		if !strings.Contains(out, "&lt;script") && !strings.Contains(out, "&amp;lt;script") && !strings.Contains(out, `\<script`) {
+			t.Errorf("%s: the hostile run_id or id is not in the report as text", format)
+		}
+		for _, bad := range []string{"<script", "<img", "<svg onload", "<b>ok"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s: %q reached the report unescaped", format, bad)
+			}
+		}
+	}
+}
