@@ -70,13 +70,17 @@ unreadable files, a PDL with errors or a request error.`,
 		long: `Validate a program and show its plan (§5.6): every step the program may
 run, the catalog entries it calls, its risk and the aggregated maximum risk
 a Host gates on (§7.3). With --format json the output is the validate
-response, plan included (replay --plan accepts it). An invalid program
-prints its diagnostics as validate does.
+response, plan included (replay --plan accepts it). With --format svg,
+dot or mermaid the plan is drawn as a graph: a box per step coloured by
+its risk level, branches with their conditions, loops as clusters,
+max_risk in the title (docs/pictures.md). An invalid program prints its
+diagnostics as validate does.
 ` + principalHelp + `
 
 Exit status: 0 valid, 1 invalid, 2 usage errors, unreadable files, a PDL
 with errors or a request error.`,
-		example: `  pilotage plan --lang langs/homeflow/homeflow.pdl --principal owner program.json`},
+		example: `  pilotage plan --lang langs/homeflow/homeflow.pdl --principal owner program.json
+  pilotage plan --lang langs/homeflow/homeflow.pdl --principal owner --format svg -o plan.svg program.json`},
 	{name: "run", short: "Execute a program against a PDL Language without MCP (§6.5)", run: true,
 		long: `Execute a program exactly as the Language's <prefix>_execute tool would:
 request checks, re-validation, input and context binding, then bounded
@@ -84,13 +88,16 @@ execution with the catalog behaviour the PDL scripts. With --format json
 the output is the tool's structuredContent: the execute response
 {run_id, outcome, output?, trace?, diagnostics?, catalog_version?}. Text
 output shows the outcome, the output and the trace, or the diagnostics of
-a validation_error.
+a validation_error. --format html writes the Run's timeline as one page:
+every trace entry on a time axis with its status, decisions and output,
+then the Run's output (docs/pictures.md).
 ` + principalHelp + `
 
 Exit status: 0 outcome ok, 1 a failed or refused Run (ok false), 2 usage
 errors, unreadable files, a PDL with errors or a request error.`,
 		example: `  pilotage run --lang langs/homeflow/homeflow.pdl --principal owner --input input.json program.json
-  pilotage run --lang langs/calc/calc.pdl --input '-' --format json program.json`},
+  pilotage run --lang langs/calc/calc.pdl --input '-' --format json program.json
+  pilotage run --lang langs/homeflow/homeflow.pdl --principal owner --input input.json --format html -o run.html program.json`},
 }
 
 func newProgCmds() []*cobra.Command {
