@@ -164,3 +164,26 @@ func TestInspectorTextProgram(t *testing.T) {
 		t.Fatalf("want one unknown_name at 1:32-1:45: isError %v %v", isErr, res)
 	}
 }
+
+// The Inspector with a Language of its own syntax (langs/ledger, syntax
+// text): the program is statements, a misspelt entry is located on its
+// token with a did-you-mean, and a valid program's plan carries the
+// generated id of its unlabeled statement (§3.4).
+func TestInspectorTextSyntax(t *testing.T) {
+	inspector(t)
+	serve := []string{"--principal", "bookkeeper", "../langs/ledger/ledger.pdl"}
+	res, isErr := inspect(t, serve, "tools/call", "--tool-name", "ledger_v1_validate", "--tool-arg",
+		`program=cash = accounts.balanse(account: "cash")`)
+	v := structuredOf[pilotage.ValidateResponse](t, res)
+	want := pilotage.TextRange{Start: pilotage.LineCol{Line: 1, Column: 8}, End: pilotage.LineCol{Line: 1, Column: 24}}
+	if isErr || v.Valid || len(v.Diagnostics) != 1 || v.Diagnostics[0].Path.Text == nil || *v.Diagnostics[0].Path.Text != want ||
+		v.Diagnostics[0].Hint != "did you mean accounts.balance?" {
+		t.Fatalf("want one unknown_name at 1:8-1:24 with a did-you-mean: isError %v %v", isErr, res)
+	}
+	res, isErr = inspect(t, serve, "tools/call", "--tool-name", "ledger_v1_validate", "--tool-arg",
+		`program=accounts.balance(account: "cash")`)
+	v = structuredOf[pilotage.ValidateResponse](t, res)
+	if isErr || !v.Valid || v.Plan == nil || len(v.Plan.Steps) != 1 || v.Plan.Steps[0].ID != "accounts_balance_1" {
+		t.Fatalf("want a valid plan with the step accounts_balance_1: isError %v %v", isErr, res)
+	}
+}

@@ -410,3 +410,23 @@ func TestNoExecuteWithoutFlag(t *testing.T) {
 		t.Fatalf("%d execute calls, findings:\n%s", calls, findings(rep))
 	}
 }
+
+// A server whose step ids change from one validate of a program to the
+// next (a generated scheme that is not deterministic, §3.4) is a
+// plan-ids-stable finding at the first id that differs.
+func TestPlanIDsUnstable(t *testing.T) {
+	validates := 0
+	s := reference(t, homeflow(t), "owner").MCP()
+	s.AddReceivingMiddleware(rewriteTool(t, "homeflow_v1_validate", func(v map[string]any) {
+		validates++
+		if plan, ok := v["plan"].(map[string]any); ok && validates == 2 {
+			steps, _ := plan["steps"].([]any)
+			if len(steps) > 0 {
+				steps[0].(map[string]any)["id"] = "step_2"
+			}
+		}
+	}))
+	dir := t.TempDir()
+	rep := check(t, inMemory(t, s), Options{Dir: dir, Program: evening(t)})
+	ruleFixture(t, rep, dir, RulePlanIDsStable)
+}

@@ -65,6 +65,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 			c.find(RuleOperationAnswers, v.op, "/structuredContent/plan", "validate returned no plan replay can use: %v", err)
 			return nil
 		}
+		c.planIDsStable(l.Loop.Validate, prog, v)
 	}
 	u, haveU := withUnknownName(l, c.opt.Program.Src, catalogIDs(snapSrc, l.ID))
 	if haveU {
