@@ -133,7 +133,7 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 		onEntry = func(e *entry) {
 			c.entry(e)
 			if opt.OnStep != nil {
-				opt.OnStep(seen(file, e))
+				opt.OnStep(seen(e))
 			}
 			if opt.OnEntry != nil {
 				opt.OnEntry()

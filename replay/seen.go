@@ -9,18 +9,11 @@ import (
 // report can lay the trace over its plan while it streams past, without
 // reading the file twice or holding its entries.
 type Seen struct {
-	File string
-	// Index is the entry's position in steps; Line and Column where it
-	// starts.
-	Index, Line, Column int
 	// ID is the entry's id, "" when it has none or the entry is not an
 	// object of the right shape.
-	ID    string
-	Kind  string
-	Calls []string
-	// Status and OK are the step outcome's; Status is "" without one.
+	ID string
+	// Status is the step outcome's, "" without one.
 	Status string
-	OK     bool
 	// TMs is the step's duration (t_ms), -1 when absent or not a number
 	// ≥ 0.
 	TMs       float64
@@ -30,17 +23,16 @@ type Seen struct {
 // TraceSeen is what a trace file said of its Run, handed to
 // Options.OnTrace when the file has been read and checked.
 type TraceSeen struct {
-	File                string
-	RunID, Level, Mode  string
-	Outcome             *pilotage.Outcome
-	Entries             int
-	Findings            []report.Finding
-	Refused, Responding bool
+	File         string
+	RunID, Level string
+	Outcome      *pilotage.Outcome
+	Entries      int
+	Findings     []report.Finding
 }
 
 // seen builds an entry's Seen.
-func seen(file string, e *entry) *Seen {
-	s := &Seen{File: file, Index: e.index, Line: e.line, Column: e.col, TMs: -1}
+func seen(e *entry) *Seen {
+	s := &Seen{TMs: -1}
 	if e.bad != nil {
 		return s
 	}
@@ -48,10 +40,9 @@ func seen(file string, e *entry) *Seen {
 	if w.ID != nil {
 		s.ID = *w.ID
 	}
-	s.Kind, s.Calls, s.Decisions = w.Kind, w.Calls, w.Decisions
+	s.Decisions = w.Decisions
 	if o := w.Outcome; o != nil && o.Status != nil {
 		s.Status = *o.Status
-		s.OK = o.OK != nil && *o.OK
 	}
 	if w.TMs.set {
 		s.TMs = w.TMs.v
@@ -62,20 +53,18 @@ func seen(file string, e *entry) *Seen {
 // traceSeen builds a file's TraceSeen from the members it had.
 func traceSeen(file string, s *stream, fs []report.Finding) *TraceSeen {
 	t := s.trace()
-	ts := &TraceSeen{File: file, Entries: s.entries, Findings: fs, Responding: s.response}
+	ts := &TraceSeen{File: file, Entries: s.entries, Findings: fs}
 	ts.RunID, _ = stringOf(t.runID)
 	if ts.RunID == "" {
 		ts.RunID, _ = stringOf(s.top.runID)
 	}
 	ts.Level, _ = stringOf(t.level)
-	ts.Mode, _ = stringOf(t.mode)
 	out := t.outcome
 	if out == nil {
 		out = s.top.outcome
 	}
 	if o, ok := outcomeOf(out); ok {
 		ts.Outcome = &pilotage.Outcome{OK: *o.OK, Status: *o.Status, Error: o.Error}
-		ts.Refused = pilotage.IsRefusal(*o.Status)
 	}
 	return ts
 }

@@ -25,9 +25,9 @@ type Replay struct {
 
 // TraceRow is one trace file of a replay.
 type TraceRow struct {
-	File, RunID, Level, Mode string
-	Outcome                  *pilotage.Outcome
-	Entries                  int
+	File, RunID, Level string
+	Outcome            *pilotage.Outcome
+	Entries            int
 	// Ms sums the durations of the top-level entries; Timed says any
 	// had one.
 	Ms       float64
@@ -121,9 +121,6 @@ func (r *Replay) Step(s *replay.Seen) {
 		}
 		o.Statuses[s.Status]++
 	}
-	if !s.OK {
-		o.Failed++
-	}
 	if s.TMs >= 0 {
 		o.Timed++
 		o.Ms += s.TMs
@@ -160,7 +157,7 @@ func (n *Node) overlay() *Overlay {
 func (r *Replay) Trace(t *replay.TraceSeen) {
 	row := r.cur
 	r.cur = TraceRow{}
-	row.File, row.RunID, row.Level, row.Mode, row.Outcome, row.Entries = t.File, t.RunID, t.Level, t.Mode, t.Outcome, t.Entries
+	row.File, row.RunID, row.Level, row.Outcome, row.Entries = t.File, t.RunID, t.Level, t.Outcome, t.Entries
 	rules := map[string]bool{}
 	for _, f := range t.Findings {
 		switch f.Severity {

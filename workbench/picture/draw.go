@@ -80,7 +80,7 @@ func layout(g *Graph) *drawing {
 	for i, n := range g.Nodes {
 		keys[n] = "s" + strconv.Itoa(i)
 	}
-	l := &layouter{g: g, d: d, keys: keys, overlay: g.overlaid()}
+	l := &layouter{d: d, keys: keys, overlay: g.overlaid()}
 	d.items = append(d.items, item{box: &box{key: "start", lines: []string{"start"}, shape: shapeStart, level: -1, ran: true}})
 	exits := l.seq(&d.items, g.Root, []exit{{from: "start", taken: l.overlay}})
 	// "end" closes a subgraph in Mermaid, so the end box is "stop".
@@ -90,7 +90,6 @@ func layout(g *Graph) *drawing {
 }
 
 type layouter struct {
-	g       *Graph
 	d       *drawing
 	keys    map[*Node]string
 	overlay bool

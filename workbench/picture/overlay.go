@@ -15,8 +15,6 @@ type Overlay struct {
 	// by outcome status.
 	Entries  int
 	Statuses map[string]int
-	// Failed counts the entries whose outcome is not ok.
-	Failed int
 	// Ms sums the durations (t_ms) of the Timed entries; MaxMs is the
 	// longest.
 	Ms, MaxMs float64

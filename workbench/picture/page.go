@@ -14,7 +14,6 @@ import (
 // Page is a replay report ready to write as HTML or Markdown.
 type Page struct {
 	Title string
-	Plan  string
 	// Errors, Warnings and Entries total the replay.
 	Errors, Warnings, Entries int
 	graph                     *Graph
@@ -68,7 +67,7 @@ type PageOptions struct {
 // Page builds the report from replay's report, after every trace has
 // been read.
 func (r *Replay) Page(rep *report.Report, opt PageOptions) *Page {
-	p := &Page{Plan: r.plan.File, graph: r.g, Traces: r.traces, base: opt.Dir}
+	p := &Page{graph: r.g, Traces: r.traces, base: opt.Dir}
 	general := r.placeFindings(rep.Findings)
 	for _, f := range rep.Findings {
 		switch f.Severity {

@@ -108,7 +108,7 @@ func TestMarkdownBounded(t *testing.T) {
 		file := fmt.Sprintf("runs/%05d-%s.json", i, long[:40])
 		f := report.Finding{Rule: "entry-order", Section: "5.8.4", Severity: report.Error, File: file, Line: 1, Column: 1, Message: long}
 		fs = append(fs, f)
-		pic.Step(&replay.Seen{File: file, ID: "read", Status: "success", OK: true, TMs: 1})
+		pic.Step(&replay.Seen{ID: "read", Status: "success", TMs: 1})
 		pic.Trace(&replay.TraceSeen{File: file, RunID: long, Outcome: &pilotage.Outcome{Status: "partial"}, Entries: 1, Findings: []report.Finding{f}})
 	}
 	p := pic.Page(&report.Report{Findings: fs}, PageOptions{})
