@@ -33,6 +33,9 @@ func TestServeDocCommands(t *testing.T) {
 // runDocCommands runs the commands of a page's shell blocks that start
 // with one of prefixes, and fails when it finds fewer than min of them.
 func runDocCommands(t *testing.T, page string, min int, prefixes ...string) {
+	if testing.Short() {
+		t.Skip("runs every command of a page as its own process; run without -short")
+	}
 	doc, err := os.ReadFile(filepath.Join("..", page))
 	if err != nil {
 		t.Fatal(err)
