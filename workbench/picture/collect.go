@@ -191,6 +191,11 @@ func (r *Replay) placeFindings(fs []report.Finding) (unplaced []report.Finding) 
 		}
 		o := n.overlay()
 		o.Findings = append(o.Findings, f)
+		if f.Rule == replay.RuleUnselectedArm && n.Arm != nil {
+			// The step ran in an arm the branch did not choose: the arm's
+			// edge is where the trace left the plan.
+			n.Arm.Findings++
+		}
 	}
 	return unplaced
 }

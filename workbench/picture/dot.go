@@ -33,6 +33,8 @@ func dotText(d *drawing, links bool) string {
 			attrs = append(attrs, "label="+dotQuote(e.label))
 		}
 		switch {
+		case e.flagged:
+			attrs = append(attrs, `color="#c00000"`, `fontcolor="#c00000"`, "penwidth=2.5", `style=dashed`, `class="flagged"`)
 		case e.taken:
 			attrs = append(attrs, `color="#1d4ed8"`, "penwidth=2.5", `class="taken"`)
 		case e.skipped:

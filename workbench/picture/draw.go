@@ -62,15 +62,16 @@ type cluster struct {
 type edge struct {
 	from, to, label string
 	// back is a loop's return to its head; taken marks the path a trace
-	// followed, skipped an arm no Run took.
-	back, taken, skipped bool
+	// followed, skipped an arm no Run took, flagged an arm findings
+	// concern.
+	back, taken, skipped, flagged bool
 }
 
 // exit is a way out of a sequence, waiting for the next box: the edge's
 // origin and label, and whether traces took it.
 type exit struct {
-	from, label         string
-	taken, skipped, bck bool
+	from, label                  string
+	taken, skipped, bck, flagged bool
 }
 
 // layout turns the graph into a drawing.
@@ -98,7 +99,7 @@ type layouter struct {
 // join draws the pending exits into the box to.
 func (l *layouter) join(exits []exit, to string) {
 	for _, x := range exits {
-		l.d.edges = append(l.d.edges, edge{from: x.from, to: to, label: x.label, taken: x.taken, skipped: x.skipped, back: x.bck})
+		l.d.edges = append(l.d.edges, edge{from: x.from, to: to, label: x.label, taken: x.taken, skipped: x.skipped, back: x.bck, flagged: x.flagged})
 	}
 }
 
@@ -125,16 +126,15 @@ func (l *layouter) node(items *[]item, n *Node, in []exit) []exit {
 		*items = append(*items, item{box: b})
 		var out []exit
 		for _, a := range n.Arms {
-			taken, skipped := l.overlay && a.Taken > 0, l.overlay && a.Taken == 0
-			label := a.Label
+			x := exit{from: key, label: a.Label, taken: l.overlay && a.Taken > 0, skipped: l.overlay && a.Taken == 0, flagged: a.Findings > 0}
 			if l.overlay {
-				label = armText(a)
+				x.label = armText(a)
 			}
 			if len(a.Steps) == 0 {
-				out = append(out, exit{from: key, label: label, taken: taken, skipped: skipped})
+				out = append(out, x)
 				continue
 			}
-			out = append(out, l.seq(items, a.Steps, []exit{{from: key, label: label, taken: taken, skipped: skipped}})...)
+			out = append(out, l.seq(items, a.Steps, []exit{x})...)
 		}
 		if len(n.Arms) == 0 {
 			out = append(out, exit{from: key, taken: ran})
@@ -204,10 +204,14 @@ func (l *layouter) lines(n *Node) []string {
 
 // armText labels an arm edge with how often traces took it.
 func armText(a *Arm) string {
+	s := fmt.Sprintf("%s (taken %d×)", a.Label, a.Taken)
 	if a.Taken == 0 {
-		return a.Label + " (not taken)"
+		s = a.Label + " (not taken)"
 	}
-	return fmt.Sprintf("%s (taken %d×)", a.Label, a.Taken)
+	if a.Findings > 0 {
+		s += " ⚠ ran anyway"
+	}
+	return s
 }
 
 // palette holds the fill and line of each severity, least risky first;

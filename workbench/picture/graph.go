@@ -40,8 +40,10 @@ type Node struct {
 	Body []*Node
 	// Sub is set when the step runs a promoted program (§5.8.3).
 	Sub *Sub
-	// Parent is the enclosing branch or loop, nil at top level.
+	// Parent is the enclosing branch or loop, nil at top level; Arm is
+	// the arm of Parent the step is in, when Parent is a branch.
 	Parent *Node
+	Arm    *Arm
 	// Run is what traces say of the step; nil when no trace is laid over.
 	Run *Overlay
 }
@@ -50,8 +52,10 @@ type Node struct {
 type Arm struct {
 	Label string
 	Steps []*Node
-	// Taken counts the branch decisions that chose this arm.
-	Taken int
+	// Taken counts the branch decisions that chose this arm; Findings
+	// the replay findings that concern the arm as a whole (a step of it
+	// ran though the branch chose another arm).
+	Taken, Findings int
 }
 
 // Sub is a step's call of a promoted program.
@@ -135,6 +139,7 @@ func FromPlan(p *pilotage.Plan, info Info) *Graph {
 		}
 		a := parent.arm(label)
 		a.Steps = append(a.Steps, n)
+		n.Arm = a
 	}
 	g.levels()
 	return g

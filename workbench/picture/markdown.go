@@ -29,7 +29,7 @@ func (p *Page) WriteMarkdown(w io.Writer) error {
 		b.WriteString("```mermaid\n")
 		b.WriteString(mermaidText(layout(p.graph)))
 		b.WriteString("```\n\n")
-		b.WriteString("Thick blue edges: the path the Runs took; dotted: arms no Run took; grey boxes never ran; red outline: findings.\n\n")
+		b.WriteString("Thick blue edges: the path the Runs took; dotted: arms no Run took; red dashed: an arm not chosen whose steps ran anyway; grey boxes never ran; red outline: findings.\n\n")
 	} else {
 		fmt.Fprintf(&b, "The plan has %d steps, more than a Mermaid graph on GitHub can draw; the HTML report (`--format html`) draws it.\n\n", len(p.graph.Nodes))
 	}

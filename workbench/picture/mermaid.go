@@ -34,7 +34,10 @@ func mermaidText(d *drawing) string {
 		} else {
 			fmt.Fprintf(&b, "  %s %s %s\n", e.from, arrow, e.to)
 		}
-		if e.taken {
+		switch {
+		case e.flagged:
+			fmt.Fprintf(&b, "  linkStyle %d stroke:#c00000,stroke-width:3px,stroke-dasharray:6 3\n", i)
+		case e.taken:
 			fmt.Fprintf(&b, "  linkStyle %d stroke:#1d4ed8,stroke-width:3px\n", i)
 		}
 	}

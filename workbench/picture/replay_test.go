@@ -168,3 +168,26 @@ func TestHostileReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestArmFinding replays a trace where fan ran though hot chose else:
+// the unselected-arm finding sits on fan and on the then edge, drawn
+// red and labelled, where the trace left the plan.
+func TestArmFinding(t *testing.T) {
+	p := replayPage(t, replayDir, replayDir, "unselected.json")
+	var html, md bytes.Buffer
+	if err := p.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), `class="edge flagged"`) || !strings.Contains(html.String(), "then (not taken) ⚠ ran anyway") {
+		t.Error("the HTML graph does not mark the then edge")
+	}
+	if !strings.Contains(md.String(), `s1 -.->|"then (not taken) ⚠ ran anyway"| s2`) || !strings.Contains(md.String(), "stroke:#c00000") {
+		t.Error("the Mermaid graph does not mark the then edge")
+	}
+	if !strings.Contains(html.String(), "<b>unselected-arm</b>") {
+		t.Error("the unselected-arm finding is not listed")
+	}
+}
