@@ -38,6 +38,7 @@ func (c *compiler) file(f *pdl.File) {
 	}
 	c.resolveEntries()
 	c.checkPrincipals()
+	c.checkGuideNames()
 	for i, ls := range c.langs {
 		c.finishLanguage(i, ls)
 	}

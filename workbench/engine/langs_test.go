@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/yuin/goldmark/ast"
@@ -180,5 +181,46 @@ func TestReplayHarnessCanFail(t *testing.T) {
 	traceJSON, _ := json.Marshal(resp.Trace)
 	if out := replay.Replay(plan, "trace.json", bytes.NewReader(traceJSON), replay.Options{}); len(out.Findings) == 0 {
 		t.Error("replay accepted a successful trace without the taken arm's step")
+	}
+}
+
+// TestGuidesNameOnlyWhatEachCallerSees: guides are Language-wide, so no
+// principal's learn may return a guide naming an entry its lookup calls
+// nonexistent (§10.3; issue 13, item 3: a guest's learn core named
+// fan.set and prog.nightly@1). Every guide of every langs/ Language, as
+// each principal fetches it, is checked against what that principal's
+// lookup get finds.
+func TestGuidesNameOnlyWhatEachCallerSees(t *testing.T) {
+	files, _ := filepath.Glob("../../langs/*/*.pdl")
+	for _, f := range files {
+		res, _, err := compile.Load(f, report.DefaultMaxPerRule)
+		if err != nil || !res.OK() {
+			t.Fatalf("%s: %v %+v", f, err, res.Findings)
+		}
+		e := newEngine(t, res.Server, t.TempDir())
+		for _, p := range res.Server.Principals {
+			c := callerOf(p.Name, "s")
+			for _, l := range res.Server.Languages {
+				idx, err := e.Learn(bg, c, l.ID, pilotage.LearnRequest{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, g := range idx.(*pilotage.LearnIndex).Guides {
+					got, err := e.Learn(bg, c, l.ID, pilotage.LearnRequest{ID: &g.ID})
+					if err != nil {
+						t.Fatal(err)
+					}
+					body := *got.(*pilotage.LearnFetch).Guide.Body
+					for _, en := range res.Server.Catalog {
+						if !strings.ContainsAny(en.ID, ".@") || !strings.Contains(body, en.ID) {
+							continue
+						}
+						if _, err := e.Lookup(bg, c, l.ID, pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new(en.ID)}); err != nil {
+							t.Errorf("%s: %s's learn of guide %s of %s names %s, which its lookup get answers %v", filepath.Base(f), p.Name, g.ID, l.ID, en.ID, err)
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -10,19 +10,20 @@ import (
 // with the same reporters as lint findings; Section is the Part II section
 // the check serves (PDL itself is not in Part II).
 const (
-	RuleSyntax    = "pdl-syntax"    // the text is not PDL
-	RuleUnknown   = "pdl-unknown"   // a keyword or option PDL does not have here
-	RuleArgs      = "pdl-args"      // wrong number or kind of arguments
-	RuleValue     = "pdl-value"     // a value outside its set, or malformed
-	RuleDuplicate = "pdl-duplicate" // a name defined twice
-	RuleReference = "pdl-reference" // a name that is defined nowhere
-	RuleRequired  = "pdl-required"  // a setting the Language needs is missing
-	RuleFile      = "pdl-file"      // a named file cannot be read
-	RuleJSON      = "pdl-json"      // JSON or JSON Schema that does not compile
-	RuleCEL       = "pdl-cel"       // a CEL expression that does not type-check
-	RuleProgram   = "pdl-program"   // a promoted program body that does not hold
-	RuleExample   = "pdl-example"   // a guide's example program that does not validate
-	RuleRisk      = "pdl-risk"      // risk levels that cannot name every plan's max_risk
+	RuleSyntax    = "pdl-syntax"     // the text is not PDL
+	RuleUnknown   = "pdl-unknown"    // a keyword or option PDL does not have here
+	RuleArgs      = "pdl-args"       // wrong number or kind of arguments
+	RuleValue     = "pdl-value"      // a value outside its set, or malformed
+	RuleDuplicate = "pdl-duplicate"  // a name defined twice
+	RuleReference = "pdl-reference"  // a name that is defined nowhere
+	RuleRequired  = "pdl-required"   // a setting the Language needs is missing
+	RuleFile      = "pdl-file"       // a named file cannot be read
+	RuleJSON      = "pdl-json"       // JSON or JSON Schema that does not compile
+	RuleCEL       = "pdl-cel"        // a CEL expression that does not type-check
+	RuleProgram   = "pdl-program"    // a promoted program body that does not hold
+	RuleExample   = "pdl-example"    // a guide's example program that does not validate
+	RuleRisk      = "pdl-risk"       // risk levels that cannot name every plan's max_risk
+	RuleGuideName = "pdl-guide-name" // a guide naming an entry a principal may not see
 )
 
 // doc is where every PDL rule is documented.
@@ -45,7 +46,8 @@ var Rules = []report.RuleInfo{
 	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input` as the entry's input_schema types it.", Doc: doc},
 	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers.", Doc: doc},
 	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced json block must validate against its Language.", Doc: doc},
-	{ID: RuleRisk, Category: "pdl", Section: "5.3", Severity: report.Error, Summary: "A Language's risk levels must cover every aggregate of its own levels, and one declaring plan must see a level, so every plan names a `max_risk` consistent with its `max_risk_hints`.", Doc: doc},
+	{ID: RuleRisk, Category: "pdl", Section: "5.3", Severity: report.Error, Summary: "A Language's risk levels must include exactly every aggregate of its own levels (and a read-only level when it plans), and one declaring plan must see a level, so every plan names a `max_risk` consistent with its `max_risk_hints`.", Doc: doc},
+	{ID: RuleGuideName, Category: "pdl", Section: "10.3", Severity: report.Error, Summary: "A guide, prose or example, must name only catalog entries every principal may see from its Language: guides are Language-wide, and a name a caller may not see must not leak to it.", Doc: doc},
 }
 
 // sections maps a rule to its section, so findings need not repeat it.
