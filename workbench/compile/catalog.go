@@ -224,6 +224,8 @@ func (c *compiler) resolveEntries() {
 				case id == "":
 				case l == nil:
 					c.errf(pdl.RuleReference, argAt{ls.Positional()[i]}, pdl.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", e.ID, id)
+				case !c.hasCatalog(l) && misspeltCapabilities(l.stmt):
+					// Its misspelt capabilities block is the mistake.
 				case !c.hasCatalog(l):
 					c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in that Language, or remove it from languages (§4.3 rule 2)",
 						"entry %s is for Language %s, which declares no catalog", e.ID, id)
@@ -232,7 +234,7 @@ func (c *compiler) resolveEntries() {
 				}
 			}
 			sort.SliceStable(seers, func(i, j int) bool { return seers[i].index < seers[j].index })
-		} else if len(c.langs) > 0 && len(catalogLangs) == 0 {
+		} else if len(c.langs) > 0 && len(catalogLangs) == 0 && !c.capabilitiesMisspelt() {
 			c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in a Language that should offer it (§4.3 rule 2)",
 				"entry %s is in no Language's catalog", e.ID)
 		}
@@ -260,6 +262,10 @@ func (c *compiler) resolveEntries() {
 
 // resolveIn checks an entry against one Language that sees it; first is
 // true for the first such Language, whose risk hints the entry takes.
+//
+// An undefined kind or risk level is reported at its first use only: a
+// misspelt definition (kind devise) otherwise gave one error per entry
+// of that kind, one root cause in many errors (issue 13 item 15).
 func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 	e := es.e
 	if e.Kind != "" {
@@ -272,7 +278,10 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			}
 		}
 		switch {
+		case kind == nil && !c.firstUndefined(ls, "kind", e.Kind):
+			ls.broken = true
 		case kind == nil:
+			ls.broken = true
 			c.errf(pdl.RuleReference, argAt{es.kindArg}, hintOr(pdl.DidYouMean(e.Kind, names), "define it: kind "+e.Kind+" callable \"…\""),
 				"kind %s is not defined for Language %s", e.Kind, ls.lang.ID)
 		case kind.Promoted && es.program == nil:
@@ -302,6 +311,9 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			}
 		}
 		if !found {
+			ls.broken = true
+		}
+		if !found && c.firstUndefined(ls, "risk", e.Risk) {
 			c.errf(pdl.RuleReference, argAt{es.riskArg}, hintOr(pdl.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
 				"risk %s is not defined for Language %s", e.Risk, ls.lang.ID)
 		}
@@ -512,4 +524,23 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// firstUndefined reports whether name, of a closed set (kind, risk) the
+// Language ls does not define, is met there for the first time, and
+// remembers it.
+func (c *compiler) firstUndefined(ls *langState, set, name string) bool {
+	key := ls.lang.ID + "\x00" + set + "\x00" + name
+	if c.undefined[key] {
+		return false
+	}
+	c.undefined[key] = true
+	return true
+}
+
+// capabilitiesMisspelt reports whether a Language of the file has its
+// capabilities block misspelt: it may be the one meant to offer a
+// catalog, so entries in no catalog are not reported for it.
+func (c *compiler) capabilitiesMisspelt() bool {
+	return slices.ContainsFunc(c.langs, func(ls *langState) bool { return misspeltCapabilities(ls.stmt) })
 }

@@ -130,6 +130,12 @@ type compiler struct {
 	// principalNames and principalTokens find duplicates.
 	principalNames  map[string]bool
 	principalTokens map[string]string
+	// undefined holds the undefined kinds and risk levels already
+	// reported, by Language (firstUndefined).
+	undefined map[string]bool
+	// cur is the Language whose definition is being compiled: an error
+	// then marks its definition broken (langState.broken).
+	cur *langState
 }
 
 func newCompiler(opts Options, res *Result) *compiler {
@@ -140,7 +146,7 @@ func newCompiler(opts Options, res *Result) *compiler {
 	c := &compiler{opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
 		schemas: map[string]schemaResult{}, celCache: map[string]celResult{}, inputEnvs: map[string]*inputEnv{},
 		langByID: map[string]*langState{}, entryByID: map[string]*entryState{}, visibleCache: map[string][]*entryState{},
-		principalNames: map[string]bool{}, principalTokens: map[string]string{}}
+		principalNames: map[string]bool{}, principalTokens: map[string]string{}, undefined: map[string]bool{}}
 	c.shared.c = c
 	return c
 }
@@ -166,6 +172,9 @@ func (c *compiler) add(f report.Finding) {
 // when the cap admits it (counting it otherwise). Only the finding's rule,
 // section, severity and file are read.
 func (c *compiler) listed(f report.Finding) bool {
+	if c.cur != nil && f.Severity == report.Error {
+		c.cur.broken = true
+	}
 	return c.opts.Cap == nil || c.opts.Cap.Admit(f)
 }
 

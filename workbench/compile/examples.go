@@ -63,6 +63,9 @@ func examples(body string, syn syntax.Syntax) ([]example, error) {
 // rejects. Findings point at the example's line: in the guide's file, or
 // in the PDL for an inline body.
 func (c *compiler) checkExamples(ls *langState) {
+	if ls.broken {
+		return
+	}
 	for j, g := range ls.lang.Guides {
 		// A guide without content (pdl-required) shows no example: a file
 		// repeating one such guide 300,000 times spent 0.45 s and 280 MB

@@ -13,6 +13,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/bytesize"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
@@ -37,6 +38,12 @@ type langState struct {
 	// env checks programs of the Language; built on first use, once the
 	// catalog is complete.
 	env *program.Env
+	// broken is set by an error in the Language's definition (its block,
+	// or an entry it sees naming a kind or risk level it lacks). Its
+	// program examples and promoted bodies are then not checked: against
+	// a misspelt kind, grammar keyword or capabilities block every one of
+	// them failed too, one root cause in many errors (issue 13 item 15).
+	broken bool
 }
 
 // proseDecl is a paragraph an author appends to a fixed prose section.
@@ -63,6 +70,8 @@ func (c *compiler) language(s *pdl.Stmt) {
 	l.Grammar.Arms = append([]string(nil), language.DefaultGrammar.Arms...)
 	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{}, guideIDs: map[string]string{},
 		sets: setDecls{c: c, at: maps.Clone(c.shared.at)}, index: len(c.langs)}
+	c.cur = ls
+	defer func() { c.cur = nil }()
 	if a := arg(p, 0); a != nil {
 		l.ID = c.word(a, "the Language id")
 		if _, err := pilotage.ParseLanguageID(l.ID); l.ID != "" && err != nil {
@@ -436,6 +445,7 @@ const ClosedSetsTitle = "Closed sets"
 // index in the manifest.
 func (c *compiler) finishLanguage(i int, ls *langState) {
 	l := ls.lang
+	c.cur = ls
 	caps := pilotage.Effective(c.srv.Capabilities, l.Capabilities)
 	if caps.Has(pilotage.CapExecute) {
 		if l.ExecutionMode == "" && ls.settings["execution_mode"] == nil {
@@ -451,7 +461,9 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 			c.errf(pdl.RuleValue, stmtAt{ls.stmt}, "test runs observe a deployed body: use mode deploy or both (§6.5.7)",
 				"Language %s declares execute test_run but its mode is immediate", l.ID)
 		}
-	} else {
+	} else if !misspeltCapabilities(ls.stmt) {
+		// With the capabilities block misspelt, its "unknown keyword"
+		// is the one mistake; execute may well be declared in it.
 		for _, wire := range []string{"execution_mode", "trace_level", "retention"} {
 			// retention none claims nothing: lint's truthful-declarations
 			// warns that it is redundant (reading 12, docs/readings.md).
@@ -481,6 +493,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 		defer close(done)
 		c.positions(i, ls)
 	}()
+	c.cur = nil
 	c.checkExamples(ls)
 	l.Sets = c.sets(ls, caps)
 	c.checkRiskCover(ls, caps, l.ExecutionMode, &l.Sets)
@@ -556,3 +569,18 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// misspeltCapabilities reports whether a language block has no
+// capabilities block but a statement whose keyword is a likely misspelling
+// of it (capabilites {…}).
+func misspeltCapabilities(s *pdl.Stmt) bool {
+	caps := []string{"capabilities"}
+	misspelt := false
+	for _, ch := range s.Children() {
+		if ch.Keyword == "capabilities" {
+			return false
+		}
+		misspelt = misspelt || suggest.Closest(ch.Keyword, caps) != ""
+	}
+	return misspelt
+}

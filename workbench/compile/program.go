@@ -137,7 +137,7 @@ func errorDiags(diags []pilotage.Diagnostic, pointers bool) []problem {
 // entry may not claim lower risk than its body (§5.4, §10.4).
 func (c *compiler) checkProgram(es *entryState, ls *langState) {
 	e := es.e
-	if e.Program == nil {
+	if e.Program == nil || ls.broken {
 		return
 	}
 	// Check the text as written, so positions point into the PDL.

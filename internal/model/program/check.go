@@ -10,6 +10,7 @@ import (
 	"github.com/google/cel-go/cel"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
@@ -307,28 +308,55 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 	given := map[string]bool{}
 	for _, a := range s.Args {
 		given[a.Name] = true
+	}
+	// A misspelt argument ("rom" for "room") is one mistake, reported
+	// once: a closed schema's "takes no argument" carries the did-you-mean
+	// and the required member it meant is not reported missing too; an
+	// open schema's missing member names the argument that was likely
+	// meant, in place of the warning about it (issue 13 item 15).
+	meant := map[string]string{} // a required member not given -> the argument that misspells it
+	for _, a := range s.Args {
 		x := c.expr(a.Expr, env, vis)
 		if in == nil {
 			continue
 		}
 		prop, listed, closed := in.Property(a.Name)
+		var typo string
+		if !listed {
+			if best := suggest.Closest(a.Name, in.Properties()); best != "" && !given[best] && slices.Contains(in.Required(), best) {
+				typo = best
+				meant[best] = a.Name
+			}
+		}
 		switch {
 		case !listed && closed:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, a.Expr.Pointer,
 				fmt.Sprintf("%s takes no argument %q", s.Target, a.Name), hint(a.Name, in.Properties()), nil)
-		case !listed:
+		case !listed && typo == "":
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityWarning, a.Expr.Pointer,
 				fmt.Sprintf("%s's input_schema does not list an argument %q", s.Target, a.Name), hint(a.Name, in.Properties()), nil)
+		case !listed:
 		case x != nil && !assignable(prop.Type(), x.Type):
 			c.typeMismatch(a.Expr, fmt.Sprintf("argument %q of %s must be %s, this is %s", a.Name, s.Target, prop.Type(), x.Type))
 		}
 	}
 	for _, r := range in.Required() {
-		if !given[r] {
-			ptr := s.ArgsPointer
-			if ptr == "" {
-				ptr = s.Pointer
-			}
+		if given[r] {
+			continue
+		}
+		ptr := s.ArgsPointer
+		if ptr == "" {
+			ptr = s.Pointer
+		}
+		typo, misspelt := meant[r]
+		_, _, closed := in.Property(typo)
+		switch {
+		case misspelt && closed:
+			// Its "takes no argument" says it all.
+		case misspelt:
+			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, ptr,
+				fmt.Sprintf("%s requires the argument %q", s.Target, r), fmt.Sprintf("did you mean %s, not %q?", r, typo), nil)
+		default:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, ptr,
 				fmt.Sprintf("%s requires the argument %q", s.Target, r), fmt.Sprintf("add %q: \"<CEL expression>\"", r), nil)
 		}
