@@ -43,7 +43,10 @@ const maxBracketNesting = 64
 
 func (t *textSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
 	doc := &jsonpos.Doc{Src: src}
-	b := &builder{t: t, src: src, doc: doc, spans: map[string]span{}, exprs: map[string]*exprSpan{}}
+	// Sized for a typical program, about one statement in 60 bytes with
+	// five located values and two expressions each.
+	n := len(src)/60 + 8
+	b := &builder{t: t, src: src, doc: doc, spans: make(map[string]span, 5*n), exprs: make(map[string]*exprSpan, 2*n)}
 	p := &Parsed{locate: b.locate, span: b.spanOf}
 	ast, d, err := t.read(src, doc, maxDepth)
 	if err != nil {
@@ -186,7 +189,7 @@ func (t *textSyntax) words() *strings.Replacer {
 	return strings.NewReplacer("<name>", "a name", "<sep>", "end of line", "<if>", q(t.ts.If), "<else>", q(t.ts.Else),
 		"<for>", q(t.ts.For), "<in>", q(t.ts.In), "<run>", q(t.ts.Run), "<output>", q(t.ts.Output),
 		"<assign>", q(t.ts.Assign), "<bind>", q(t.ts.Bind), "<string>", "a string", "<number>", "a number", "<op>", "an operator",
-		"TArgs", `"(" and the arguments`, "TExprArg", "an expression", "TExprOpen", "an expression", "tExprArg", "an expression", "tExprOpen", "an expression",
+		"TArgs", `"(" and the arguments`, "TExprArg", "an expression", "TExprOpen", "an expression", "tExprArg", "an expression", "tExprOpen", "an expression", "tArgs", `"(" and the arguments`,
 		"TBlock", `"{"`, "TName", "a name", "TItem", "a statement", "TIf", q(t.ts.If), "TCall", "a catalog id")
 }
 

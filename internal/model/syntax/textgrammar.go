@@ -61,14 +61,69 @@ type tCall struct {
 	Args   *tArgs `parser:"@@"`
 }
 
+// tArgs is "(" then NAME BIND EXPR items separated by ",", a trailing
+// "," allowed, line ends anywhere between them, then ")". It reads
+// itself (participle.Parseable): arguments are most of a program's
+// statements' tokens, and a grammar node per token cost three times the
+// JSON form's whole validate (docs/performance.md).
 type tArgs struct {
 	Tokens []lexer.Token
-	List   []*tArg `parser:"\"(\" Sep* ( @@ Sep* ( \",\" Sep* @@ Sep* )* ( \",\" Sep* )? )? \")\""`
+	List   []*tArg
 }
 
 type tArg struct {
-	Name  *tName    `parser:"@@ Bind"`
-	Value *tExprArg `parser:"@@"`
+	Name  *tName
+	Value *tExprArg
+}
+
+// argsError is what the arguments expected where they stopped.
+func argsError(t *lexer.Token, want string) error {
+	return &participle.UnexpectedTokenError{Unexpected: *t, Expect: want}
+}
+
+func (a *tArgs) Parse(lex *lexer.PeekingLexer) error {
+	start := lex.MakeCheckpoint()
+	if t := lex.Peek(); t.Type != kOp || t.Value != "(" {
+		return participle.NextMatch
+	}
+	lex.Next()
+	skipSeps := func() {
+		for lex.Peek().Type == kSep {
+			lex.Next()
+		}
+	}
+	for {
+		skipSeps()
+		t := lex.Peek()
+		if t.Type == kOp && t.Value == ")" {
+			break
+		}
+		if t.Type != kName {
+			return argsError(t, `")"`)
+		}
+		name := &tName{Name: t.Value, Tokens: []lexer.Token{*t}}
+		lex.Next()
+		if b := lex.Peek(); b.Type != kBind {
+			return argsError(b, "<bind> tExprArg")
+		}
+		lex.Next()
+		value := &tExprArg{}
+		if err := value.Parse(lex); err != nil {
+			return argsError(lex.Peek(), "tExprArg")
+		}
+		a.List = append(a.List, &tArg{Name: name, Value: value})
+		skipSeps()
+		switch t := lex.Peek(); {
+		case t.Type == kOp && t.Value == ",":
+			lex.Next()
+		case t.Type == kOp && t.Value == ")":
+		default:
+			return argsError(t, `"," or ")"`)
+		}
+	}
+	lex.Next()
+	a.Tokens = lex.Range(start.RawCursor(), lex.MakeCheckpoint().RawCursor())
+	return nil
 }
 
 // An expression is the tokens up to where it ends, with brackets
