@@ -2,11 +2,17 @@ package cmd
 
 import (
 	"io"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
+	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
@@ -25,6 +31,7 @@ type replayParams struct {
 	progress   string
 	traceOnly  bool
 	verbose    bool
+	program    string
 }
 
 func newReplayCmd() *cobra.Command {
@@ -98,6 +105,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	f.StringVar(&p.language, "language", "", "the Language `ID` in the snapshot or PDL, when it has more than one")
 	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
+	f.StringVar(&p.program, "program", "", "the program `FILE` the plan came from (with --lang): findings about a step quote its statement")
 	f.BoolVar(&p.traceOnly, "trace-only", false, "draw one TRACE's timeline (--format html), without a plan and without checking it")
 	maxPerRuleFlag(c, &p.maxPerRule)
 	progressFlag(c, &p.progress)
@@ -181,6 +189,11 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if p.program != "" {
+		if err := quoteStatements(s, p, rep); err != nil {
+			return err
+		}
+	}
 	if pic != nil {
 		return p.out.emitPage(s, draw, pic.Page(rep, picture.PageOptions{Dir: outputDir(p.out.output)}), rep)
 	}
@@ -253,4 +266,59 @@ func replayLanguage(s stdio, p *replayParams) (*replay.Language, error) {
 		return nil, usageErr("--language picks a Language of --snapshot or --lang; give one of them too")
 	}
 	return nil, nil
+}
+
+// planStep reads the step id out of the note replay gives a finding's
+// plan step (replay's checker.rel).
+var planStep = regexp.MustCompile(`^plan step ("(?:[^"\\]|\\.)*")`)
+
+// quoteStatements relates every finding about a plan step to the
+// statement of --program that the step came from: its place in the
+// program file, with the statement's first line as the note, so a
+// finding on a generated id (§3.4) shows what the author wrote.
+func quoteStatements(s stdio, p *replayParams, rep *report.Report) error {
+	if p.lang == "" {
+		return usageErr("--program needs --lang, the PDL whose Language reads it")
+	}
+	src, err := readInput(s, p.program)
+	if err != nil {
+		return err
+	}
+	res, err := loadPDL(s.err, p.lang, p.out.useColor(s.err), p.maxPerRule)
+	if err != nil {
+		return err
+	}
+	l, err := res.Server.Pick(p.language)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	parsed, err := syntax.For(l).Parse(src, l.Limits.WithDefaults().Depth)
+	if err != nil || !pilotage.Valid(parsed.Diagnostics) {
+		return usageErr("%s is not a program of %s that validates; give the program the plan came from", p.program, l.ID)
+	}
+	lines := strings.Split(string(src), "\n")
+	at := map[string]report.Location{}
+	program.Walk(parsed.Program.Steps, func(st *program.Step) {
+		start, _ := parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(st.Pointer)})
+		if start.Line >= 1 && start.Line <= len(lines) {
+			text := strings.TrimSpace(strings.TrimRight(lines[start.Line-1], "\r"))
+			at[st.ID] = report.Location{File: p.program, Line: start.Line, Column: start.Column, Note: "statement: " + text}
+		}
+	})
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		for _, r := range f.Related {
+			m := planStep.FindStringSubmatch(r.Note)
+			if m == nil {
+				continue
+			}
+			if id, err := strconv.Unquote(m[1]); err == nil {
+				if loc, ok := at[id]; ok {
+					f.Related = append(f.Related, loc)
+					break
+				}
+			}
+		}
+	}
+	return nil
 }
