@@ -198,7 +198,7 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 			case format == report.JSON:
 				return writeJSON(w, resp)
 			case draw != "":
-				return picture.NewTimeline(&picture.RunRecord{RunID: resp.RunID, Outcome: resp.Outcome, Output: resp.Output, Trace: resp.Trace}).WriteHTML(w)
+				return picture.NewTimeline(&picture.RunRecord{RunID: resp.RunID, Outcome: resp.Outcome, Output: resp.Output, Trace: resp.Trace, Diagnostics: resp.Diagnostics}).WriteHTML(w)
 			}
 			return progtext.Run(w, resp, &pf.files, rf.useColor(w))
 		})

@@ -22,7 +22,9 @@ type Timeline struct {
 	Level     string
 	Output    string
 	Narration string
-	Rows      []TimeRow
+	// Diagnostics say why a refused Run ran nothing.
+	Diagnostics []DiagnosticRow
+	Rows        []TimeRow
 	// More counts the entries past maxTimelineRows, not drawn.
 	More    int
 	TotalMs float64
@@ -43,6 +45,11 @@ type TimeRow struct {
 	// Control marks an entry that spans others: a branch, a loop or an
 	// expanded sub-program call.
 	Control bool
+}
+
+// DiagnosticRow is one diagnostic of a refused Run.
+type DiagnosticRow struct {
+	Severity, Code, Path, Message, Hint string
 }
 
 // Tick is a label on the time axis.
@@ -66,6 +73,8 @@ type RunRecord struct {
 	Output    json.RawMessage
 	Trace     *pilotage.Trace
 	Narration string
+	// Diagnostics are a refused Run's (validation_error, §6.5.2).
+	Diagnostics []pilotage.Diagnostic
 	// More counts the trace's steps ReadRun read past without keeping.
 	More int
 }
@@ -89,6 +98,8 @@ func ReadRun(r io.Reader) (*RunRecord, error) {
 			return dec.Decode(&rec.Output)
 		case "narration":
 			return dec.Decode(&rec.Narration)
+		case "diagnostics":
+			return dec.Decode(&rec.Diagnostics)
 		case "level":
 			return dec.Decode(&top.Level)
 		case "steps":
@@ -221,6 +232,13 @@ func NewTimeline(rec *RunRecord) *Timeline {
 			b.Write(rec.Output)
 		}
 		tl.Output = cutText(b.String())
+	}
+	for i, d := range rec.Diagnostics {
+		if i == maxTimelineRows {
+			break
+		}
+		path, _ := json.Marshal(d.Path)
+		tl.Diagnostics = append(tl.Diagnostics, DiagnosticRow{Severity: d.Severity, Code: d.Code, Path: strings.Trim(string(path), `"`), Message: cutLine(d.Message, 2000), Hint: cutLine(d.Hint, 2000)})
 	}
 	if rec.Trace == nil {
 		return tl
