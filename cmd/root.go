@@ -175,6 +175,7 @@ reports its errors as findings.
 		newServeCmd(),
 		newConformCmd(),
 		newConfigCmd(),
+		newInitCmd(),
 	)
 	root.PersistentFlags().String(configFlag, "", "read settings from `FILE` instead of the pilotage.yaml found from the working directory upwards (docs/config.md)")
 	root.AddCommand(newProgCmds()...)
