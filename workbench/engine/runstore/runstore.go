@@ -80,6 +80,8 @@ const DurableSweepEvery = time.Hour
 type memReplay struct {
 	*Replay
 	owner *replaySession
+	// spilled: the Response is in the spill, not in Replay.
+	spilled bool
 }
 
 // replaySession indexes the in-memory idempotency records of one Session,
@@ -375,7 +377,20 @@ func (s *Store) Replay(key string) (*Replay, error) {
 	s.sweepReplays(now)
 	r := s.replay[key]
 	live := r != nil && r.owner.live(now)
+	var resp []byte
+	var err error
+	if live && r.spilled {
+		resp, err = s.session.getReplay(key)
+	}
 	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if live && r.spilled {
+		kept := *r.Replay
+		kept.Response = resp
+		return &kept, nil
+	}
 	if live {
 		return r.Replay, nil
 	}
@@ -409,7 +424,16 @@ func (s *Store) PutReplay(r *Replay) error {
 	// queued end no longer matches and the sweep skips it.
 	rs.ended = time.Time{}
 	rs.keys = append(rs.keys, r.Key)
-	s.replay[r.Key] = &memReplay{Replay: r, owner: rs}
+	if old := s.replay[r.Key]; old != nil {
+		s.session.dropReplay(old.Key, len(old.Response), old.spilled)
+	}
+	m := &memReplay{Replay: r, owner: rs}
+	if s.session.putReplay(r.Key, r.Response) {
+		kept := *r
+		kept.Response = nil
+		m.Replay, m.spilled = &kept, true
+	}
+	s.replay[r.Key] = m
 	return nil
 }
 
@@ -435,6 +459,7 @@ func (s *Store) sweepReplays(now time.Time) {
 			// A key whose record expired unswept may have been
 			// recorded again by a later Session; that record stays.
 			if m := s.replay[k]; m != nil && m.owner == rs {
+				s.session.dropReplay(k, len(m.Response), m.spilled)
 				delete(s.replay, k)
 			}
 		}

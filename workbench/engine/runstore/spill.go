@@ -12,9 +12,10 @@ import (
 )
 
 // Limits bound the memory session records take (§6.6 retention
-// "session"). A record its Session may still fetch is never dropped: past
-// Memory it goes to a temporary bbolt file (the spill) that is removed at
-// Close, or, with NoSpill, Admit refuses further retention.
+// "session"), with the responses of in-memory idempotency records. A
+// record its Session may still fetch is never dropped: past Memory it
+// goes to a temporary bbolt file (the spill) that is removed at Close,
+// or, with NoSpill, Admit refuses further retention.
 type Limits struct {
 	// Memory is how many bytes of session records (as JSON, with their
 	// keys) are held in memory; zero means DefaultMemory.
@@ -41,7 +42,10 @@ const recordOverhead = 128
 // spillFile is the spill's file name inside its temporary directory.
 const spillFile = "spill.db"
 
-var bucketSpill = []byte("session-runs")
+var (
+	bucketSpill       = []byte("session-runs")
+	bucketSpillReplay = []byte("session-idempotency")
+)
 
 // sessionRecords is what the store keeps for retention "session": records
 // as JSON in memory up to the limit, the rest in the spill. spilled
@@ -97,14 +101,52 @@ func (r *sessionRecords) put(session, runID string, data []byte) {
 }
 
 func (r *sessionRecords) toSpill(session, runID string, data []byte) error {
+	return r.spillPut(bucketSpill, spillKey(session, runID), data)
+}
+
+func (r *sessionRecords) spillPut(bucket, key, data []byte) error {
 	if r.spill == nil {
 		if err := r.openSpill(); err != nil {
 			return err
 		}
 	}
 	return r.spill.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSpill).Put(spillKey(session, runID), data)
+		return tx.Bucket(bucket).Put(key, data)
 	})
+}
+
+// putReplay accounts for an in-memory idempotency record's response
+// (§6.5.6) under the same limit as session records, and reports whether
+// it went to the spill instead, where the caller must read it back.
+// With NoSpill, or a spill that cannot be written, it stays in memory.
+func (r *sessionRecords) putReplay(key string, resp []byte) (spilled bool) {
+	size := int64(len(resp)+len(key)) + recordOverhead
+	if !r.lim.NoSpill && r.used+size > r.lim.Memory && r.spillPut(bucketSpillReplay, []byte(key), resp) == nil {
+		return true
+	}
+	r.used += size
+	return false
+}
+
+// getReplay reads a spilled idempotency record's response.
+func (r *sessionRecords) getReplay(key string) ([]byte, error) {
+	var data []byte
+	err := r.spill.View(func(tx *bolt.Tx) error {
+		data = bytes.Clone(tx.Bucket(bucketSpillReplay).Get([]byte(key)))
+		return nil
+	})
+	return data, err
+}
+
+// dropReplay forgets an idempotency record putReplay accounted for; a
+// spilled response the file fails to delete goes with the spill at
+// Close.
+func (r *sessionRecords) dropReplay(key string, inMemory int, spilled bool) {
+	if !spilled {
+		r.used -= int64(inMemory+len(key)) + recordOverhead
+		return
+	}
+	_ = r.spill.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketSpillReplay).Delete([]byte(key)) })
 }
 
 // openSpill makes the temporary directory and its bbolt file. Nothing in
@@ -117,8 +159,12 @@ func (r *sessionRecords) openSpill() error {
 	db, err := bolt.Open(filepath.Join(dir, spillFile), 0o600, &bolt.Options{NoSync: true, NoFreelistSync: true})
 	if err == nil {
 		err = db.Update(func(tx *bolt.Tx) error {
-			_, err := tx.CreateBucket(bucketSpill)
-			return err
+			for _, b := range [][]byte{bucketSpill, bucketSpillReplay} {
+				if _, err := tx.CreateBucket(b); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 		if err != nil {
 			db.Close()

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 )
@@ -157,5 +160,58 @@ func TestSpillUnwritable(t *testing.T) {
 	}
 	for i := range 3 {
 		mustGet(t, s, "a", i)
+	}
+}
+
+// TestReplaySpill: in-memory idempotency records share the limit: past
+// it their responses go to the spill and come back whole from Replay; a
+// key recorded again replaces its old response; the sweep after the
+// Session's grace frees memory and file alike.
+func TestReplaySpill(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s, err := OpenLimited("", func() time.Time { return now }, Limits{Memory: 2 << 10, SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	resp := func(i int) []byte {
+		return fmt.Appendf(nil, `{"run_id": "run-%04d", "output": %q}`, i, strings.Repeat("x", 100))
+	}
+	const n = 60
+	for i := range n {
+		if err := s.PutReplay(&Replay{Key: fmt.Sprint("k", i), Fingerprint: "f", Response: resp(i), Session: "a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One key recorded again, by another Session, after the limit.
+	if err := s.PutReplay(&Replay{Key: "k0", Fingerprint: "g", Response: resp(1000), Session: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if s.session.used > 2<<10 {
+		t.Errorf("%d bytes in memory past a 2 KiB limit", s.session.used)
+	}
+	for i := range n {
+		want, fp := resp(i), "f"
+		if i == 0 {
+			want, fp = resp(1000), "g"
+		}
+		r, err := s.Replay(fmt.Sprint("k", i))
+		if err != nil || r == nil || string(r.Response) != string(want) || r.Fingerprint != fp {
+			t.Fatalf("k%d: %+v, %v", i, r, err)
+		}
+	}
+	s.EndSession("a")
+	s.EndSession("b")
+	now = now.Add(ReplayGrace + replaySweepEvery)
+	if r, _ := s.Replay("k5"); r != nil {
+		t.Error("a record outlived its Session's grace")
+	}
+	if s.session.used != 0 || len(s.replay) != 0 {
+		t.Errorf("after the sweep: %d bytes, %d records", s.session.used, len(s.replay))
+	}
+	var left int
+	_ = s.session.spill.View(func(tx *bolt.Tx) error { left = tx.Bucket(bucketSpillReplay).Stats().KeyN; return nil })
+	if left != 0 {
+		t.Errorf("%d spilled responses outlived the sweep", left)
 	}
 }
