@@ -173,6 +173,7 @@ reports its errors as findings.
 		newBuildCmd(),
 		newFmtCmd(),
 		newServeCmd(),
+		newLspCmd(),
 		newConformCmd(),
 		newConfigCmd(),
 		newInitCmd(),

@@ -1,0 +1,344 @@
+// Package lspserve is the document side of a language server: it wires
+// glsp's LSP handler to a jsonrpc2 stream, keeps the open documents, and
+// analyses each off the request loop, recovering from panics.
+package lspserve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/url"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
+)
+
+// MaxLive is the largest document analysed live: past it an editor gets
+// one diagnostic saying so (run `pilotage lint`), not a server busy for
+// seconds on every keystroke.
+const MaxLive = 4 << 20
+
+// Options configure a server.
+type Options struct {
+	// Log receives what the server cannot tell the client (stderr).
+	Log io.Writer
+	// Analyse makes the diagnostics and facts of a document's text; it
+	// runs beside the request loop, and a panic in it becomes a
+	// diagnostic.
+	Analyse func(path, uri string, text []byte) *Analysis
+}
+
+// Server holds the open documents; analysis runs beside the request
+// loop, so no request waits for one.
+type Server struct {
+	opt    Options
+	log    *log.Logger
+	mu     sync.Mutex
+	docs   map[string]*Document
+	notify glsp.NotifyFunc
+	wg     sync.WaitGroup
+}
+
+// document is one open file: its latest text and the latest analysis
+// made of it. gen counts changes, so an analysis of an older text is
+// never published over a newer one.
+type Document struct {
+	URI, Path string
+	version   int32
+	text      []byte
+	gen       uint64
+	running   bool
+	dirty     bool
+	result    *Analysis
+	closed    bool
+}
+
+// Analysis is what one run over a document found.
+type Analysis struct {
+	Diags map[string][]protocol.Diagnostic // by URI
+	Lens  []protocol.CodeLens
+	// Facts serve requests that need more than the text (a program's
+	// Language and catalog).
+	Facts any
+}
+
+// New returns a server with no documents open.
+func New(opt Options) *Server {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	return &Server{opt: opt, log: log.New(opt.Log, "pilotage lsp: ", 0), docs: map[string]*Document{}}
+}
+
+// Serve answers the LSP requests h binds on rwc until the client exits
+// or the stream ends. Every message is framed and dispatched by jsonrpc2
+// and glsp; this only adds panic recovery and the server's notify.
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.Handler) error {
+	var conn *jsonrpc2.Conn
+	serve := func(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) (res any, err error) {
+		gctx := &glsp.Context{Method: req.Method,
+			Notify: func(method string, params any) {
+				if err := c.Notify(ctx, method, params); err != nil {
+					s.log.Printf("notify %s: %v", method, err)
+				}
+			}}
+		if req.Params != nil {
+			gctx.Params = *req.Params
+		}
+		s.mu.Lock()
+		if s.notify == nil {
+			s.notify = gctx.Notify
+		}
+		s.mu.Unlock()
+		// A bug in one request's handler answers that request with an
+		// error; the server goes on.
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Printf("%s panicked: %v\n%s", req.Method, r, debug.Stack())
+				res, err = nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: fmt.Sprintf("pilotage lsp: %s failed: %v", req.Method, r)}
+			}
+		}()
+		r, validMethod, validParams, herr := h.Handle(gctx)
+		switch {
+		case req.Method == protocol.MethodExit:
+			return nil, c.Close()
+		case !validMethod:
+			if req.Notif {
+				return nil, nil
+			}
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not supported: " + req.Method}
+		case !validParams:
+			msg := "invalid params"
+			if herr != nil {
+				msg += ": " + herr.Error()
+			}
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: msg}
+		case herr != nil:
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidRequest, Message: herr.Error()}
+		}
+		return r, nil
+	}
+	stream := jsonrpc2.NewBufferedStream(rwc, lenientCodec{log: s.log})
+	conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(serve), jsonrpc2.SetLogger(s.log))
+	select {
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+		conn.Close()
+	}
+	s.wg.Wait()
+	return nil
+}
+
+// lenientCodec is jsonrpc2's LSP framing (Content-Length headers); a
+// framed body that is JSON but no JSON-RPC message is logged and
+// skipped, where jsonrpc2 would end the connection.
+type lenientCodec struct {
+	jsonrpc2.VSCodeObjectCodec
+	log *log.Logger
+}
+
+func (c lenientCodec) ReadObject(r *bufio.Reader, v any) error {
+	for {
+		var raw json.RawMessage
+		if err := c.VSCodeObjectCodec.ReadObject(r, &raw); err != nil {
+			// Broken framing, or a body that is not JSON: where the next
+			// message starts is unknown, so the connection ends.
+			if err != io.EOF {
+				c.log.Printf("unreadable message, closing the connection: %v", err)
+			}
+			return err
+		}
+		err := json.Unmarshal(raw, v)
+		if err == nil {
+			return nil
+		}
+		c.log.Printf("skipped a message that is no JSON-RPC 2.0 message: %v", err)
+	}
+}
+
+// PathOf turns a file: URI into a path; other schemes keep their URI as
+// a name (an unsaved buffer still gets diagnostics).
+func PathOf(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	return filepath.FromSlash(u.Path)
+}
+
+// URIOf is PathOf's inverse for the files findings name.
+func URIOf(path string) string {
+	if strings.Contains(path, "://") {
+		return path
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+// DidOpen keeps a newly opened document and analyses it.
+func (s *Server) DidOpen(p *protocol.DidOpenTextDocumentParams) error {
+	s.mu.Lock()
+	d := &Document{URI: p.TextDocument.URI, Path: PathOf(p.TextDocument.URI), version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
+	if old := s.docs[d.URI]; old != nil {
+		old.closed = true
+	}
+	s.docs[d.URI] = d
+	s.mu.Unlock()
+	s.schedule(d)
+	return nil
+}
+
+// DidChange applies a change (whole text, or a range) and analyses the
+// new text.
+func (s *Server) DidChange(p *protocol.DidChangeTextDocumentParams) error {
+	s.mu.Lock()
+	d := s.docs[p.TextDocument.URI]
+	if d == nil {
+		s.mu.Unlock()
+		return fmt.Errorf("%s is not open", p.TextDocument.URI)
+	}
+	for _, c := range p.ContentChanges {
+		switch c := c.(type) {
+		case protocol.TextDocumentContentChangeEventWhole:
+			d.text = []byte(c.Text)
+		case protocol.TextDocumentContentChangeEvent:
+			// Full sync is what the server asks for; a client sending a
+			// range anyway gets it applied.
+			if c.Range == nil {
+				d.text = []byte(c.Text)
+				continue
+			}
+			t := textpos.New(d.text)
+			from, to := t.Offset(c.Range.Start.Line, c.Range.Start.Character), t.Offset(c.Range.End.Line, c.Range.End.Character)
+			if to < from {
+				to = from
+			}
+			d.text = append(append(append([]byte{}, d.text[:from]...), c.Text...), d.text[to:]...)
+		}
+	}
+	d.version = p.TextDocument.Version
+	d.gen++
+	s.mu.Unlock()
+	s.schedule(d)
+	return nil
+}
+
+// DidClose forgets a document and clears its diagnostics.
+func (s *Server) DidClose(p *protocol.DidCloseTextDocumentParams) error {
+	s.mu.Lock()
+	d := s.docs[p.TextDocument.URI]
+	delete(s.docs, p.TextDocument.URI)
+	if d != nil {
+		d.closed = true
+	}
+	notify := s.notify
+	s.mu.Unlock()
+	if d != nil && notify != nil {
+		notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: d.URI, Diagnostics: []protocol.Diagnostic{}})
+	}
+	return nil
+}
+
+// Doc returns the open document at uri, with its text at this moment.
+func (s *Server) Doc(uri string) (*Document, []byte, *Analysis, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.docs[uri]
+	if d == nil {
+		return nil, nil, nil, fmt.Errorf("%s is not open (didOpen it first)", uri)
+	}
+	return d, d.text, d.result, nil
+}
+
+// schedule analyses d off the request loop. One analysis per document
+// runs at a time; changes during it cause one more run, of the newest
+// text, and only the newest text's analysis is published.
+func (s *Server) schedule(d *Document) {
+	s.mu.Lock()
+	if d.running {
+		d.dirty = true
+		s.mu.Unlock()
+		return
+	}
+	d.running = true
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			s.mu.Lock()
+			text, gen, version := d.text, d.gen, d.version
+			d.dirty = false
+			s.mu.Unlock()
+			res := s.safeAnalyse(d.Path, d.URI, text)
+			s.mu.Lock()
+			current := d.gen == gen && !d.closed
+			if current {
+				d.result = res
+			}
+			notify := s.notify
+			again := d.dirty && !d.closed
+			if !again {
+				d.running = false
+			}
+			s.mu.Unlock()
+			if current && notify != nil {
+				s.publish(notify, d.URI, version, res)
+			}
+			if !again {
+				return
+			}
+		}
+	}()
+}
+
+// publish sends the diagnostics of an analysis: the document's own
+// (always, so fixed problems disappear) and those in files it names.
+func (s *Server) publish(notify glsp.NotifyFunc, uri string, version int32, res *Analysis) {
+	if _, ok := res.Diags[uri]; !ok {
+		res.Diags[uri] = []protocol.Diagnostic{}
+	}
+	for u, ds := range res.Diags {
+		p := protocol.PublishDiagnosticsParams{URI: u, Diagnostics: ds}
+		if u == uri {
+			v := protocol.UInteger(version)
+			p.Version = &v
+		}
+		notify(protocol.ServerTextDocumentPublishDiagnostics, p)
+	}
+}
+
+// safeAnalyse runs the analysis a document's kind calls for; a panic in
+// it becomes a diagnostic on the document, never a dead server.
+func (s *Server) safeAnalyse(path, uri string, text []byte) (res *Analysis) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("analysing %s panicked: %v\n%s", path, r, debug.Stack())
+			res = &Analysis{Diags: map[string][]protocol.Diagnostic{uri: {ErrorDiag(fmt.Sprintf("pilotage lsp could not analyse this file (internal error: %v); run pilotage lint on it and report the bug", r))}}}
+		}
+	}()
+	if len(text) > MaxLive {
+		return &Analysis{Diags: map[string][]protocol.Diagnostic{uri: {ErrorDiag(fmt.Sprintf("this file is %d bytes; pilotage lsp analyses files up to %d bytes live, so run pilotage lint on it instead", len(text), MaxLive))}}}
+	}
+	return s.opt.Analyse(path, uri, text)
+}
+
+// ErrorDiag is a diagnostic on the whole of a document's first line.
+func ErrorDiag(msg string) protocol.Diagnostic {
+	sev := protocol.DiagnosticSeverityError
+	src := "pilotage"
+	return protocol.Diagnostic{Severity: &sev, Source: &src, Message: msg}
+}

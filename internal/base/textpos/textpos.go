@@ -1,0 +1,114 @@
+// Package textpos converts between the positions findings carry (1-based
+// lines, columns counted in Unicode code points) and the ones the
+// Language Server Protocol counts (0-based lines, UTF-16 code units).
+package textpos
+
+import (
+	"sort"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Text indexes the line starts of a source, so each conversion reads one
+// line, not the file.
+type Text struct {
+	src   []byte
+	lines []int // byte offset of each line's start
+}
+
+// New indexes src. Lines end at \n; a \r before it belongs to the line,
+// as the PDL lexer and jsonpos count it.
+func New(src []byte) *Text {
+	t := &Text{src: src, lines: []int{0}}
+	for i, c := range src {
+		if c == '\n' {
+			t.lines = append(t.lines, i+1)
+		}
+	}
+	return t
+}
+
+// Lines is the number of lines (a final line without \n counts).
+func (t *Text) Lines() int { return len(t.lines) }
+
+// line returns the bytes of 0-based line n without its \n; nil past the end.
+func (t *Text) line(n int) []byte {
+	if n < 0 || n >= len(t.lines) {
+		return nil
+	}
+	end := len(t.src)
+	if n+1 < len(t.lines) {
+		end = t.lines[n+1] - 1
+	}
+	return t.src[t.lines[n]:end]
+}
+
+// ToUTF16 converts a 1-based line and code-point column to a 0-based line
+// and UTF-16 character offset. A column past the line's end clamps to
+// it; a line past the file's end clamps to the last line's end; zero or
+// negative values mean the start.
+func (t *Text) ToUTF16(line, column int) (l, char uint32) {
+	if line < 1 {
+		return 0, 0
+	}
+	n := line - 1
+	if n >= len(t.lines) {
+		n = len(t.lines) - 1
+		column = int(^uint(0) >> 1)
+	}
+	b := t.line(n)
+	units := 0
+	for cp := 1; cp < column && len(b) > 0; cp++ {
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		units += utf16.RuneLen(r) // an invalid byte decodes as U+FFFD: one unit
+	}
+	return uint32(n), uint32(units)
+}
+
+// Offset converts a 0-based line and UTF-16 character offset to a byte
+// offset into the source, clamped to the line (a character inside a
+// surrogate pair goes to the pair's start).
+func (t *Text) Offset(line, char uint32) int {
+	if int(line) >= len(t.lines) {
+		return len(t.src)
+	}
+	start := t.lines[line]
+	b := t.line(int(line))
+	i, units := 0, 0
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		w := utf16.RuneLen(r)
+		if units+w > int(char) {
+			break
+		}
+		units += w
+		i += size
+	}
+	return start + i
+}
+
+// Column converts a 0-based line and UTF-16 character offset to the
+// 1-based line and code-point column findings use.
+func (t *Text) Column(line, char uint32) (l, column int) {
+	off := t.Offset(line, char)
+	if int(line) >= len(t.lines) {
+		line = uint32(len(t.lines) - 1)
+	}
+	return int(line) + 1, utf8.RuneCount(t.src[t.lines[line]:off]) + 1
+}
+
+// Source is the indexed text.
+func (t *Text) Source() []byte { return t.src }
+
+// At converts a byte offset to a 0-based line and UTF-16 character
+// offset.
+func (t *Text) At(off int) (line, char uint32) {
+	off = max(0, min(off, len(t.src)))
+	n := sort.Search(len(t.lines), func(i int) bool { return t.lines[i] > off }) - 1
+	units := 0
+	for _, r := range string(t.src[t.lines[n]:off]) {
+		units += utf16.RuneLen(r)
+	}
+	return uint32(n), uint32(units)
+}

@@ -1,0 +1,427 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+)
+
+// publish and diag are what a client reads of publishDiagnostics.
+type publish struct {
+	URI         string `json:"uri"`
+	Version     *int   `json:"version"`
+	Diagnostics []diag `json:"diagnostics"`
+}
+
+type diag struct {
+	Range           protocol.Range         `json:"range"`
+	Code            string                 `json:"code"`
+	CodeDescription *struct{ Href string } `json:"codeDescription"`
+	Message         string                 `json:"message"`
+	Data            map[string]string      `json:"data"`
+}
+
+// client is an LSP client on the other end of a pipe to Serve, which
+// records the diagnostics the server publishes.
+type client struct {
+	t     *testing.T
+	conn  *jsonrpc2.Conn
+	raw   net.Conn
+	mu    sync.Mutex
+	diags map[string][]publish
+	done  chan struct{}
+	log   *bytes.Buffer
+}
+
+func start(t *testing.T) *client { return startWith(t, nil) }
+
+func startWith(t *testing.T, project func(string) Project) *client {
+	t.Helper()
+	a, b := net.Pipe()
+	c := &client{t: t, raw: a, diags: map[string][]publish{}, done: make(chan struct{}), log: &bytes.Buffer{}}
+	go func() {
+		defer close(c.done)
+		Serve(context.Background(), b, Options{Log: &lockedWriter{w: c.log}, Project: project})
+		b.Close()
+	}()
+	h := jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Request) (any, error) {
+		if r.Method == protocol.ServerTextDocumentPublishDiagnostics {
+			var p publish
+			json.Unmarshal(*r.Params, &p)
+			c.mu.Lock()
+			c.diags[p.URI] = append(c.diags[p.URI], p)
+			c.mu.Unlock()
+		}
+		return nil, nil
+	})
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(a, jsonrpc2.VSCodeObjectCodec{}), h)
+	t.Cleanup(func() { c.conn.Close(); a.Close(); <-c.done })
+	var res protocol.InitializeResult
+	c.call("initialize", map[string]any{"capabilities": map[string]any{}}, &res)
+	if res.Capabilities.DocumentFormattingProvider != true {
+		t.Fatalf("initialize: no formatting capability: %+v", res.Capabilities)
+	}
+	c.notify("initialized", map[string]any{})
+	return c
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (c *client) call(method string, params, result any) error {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return c.conn.Call(ctx, method, params, result)
+}
+
+func (c *client) notify(method string, params any) {
+	c.t.Helper()
+	if err := c.conn.Notify(context.Background(), method, params); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *client) open(path, text string) string {
+	abs, _ := filepath.Abs(path)
+	uri := lspserve.URIOf(abs)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "pdl", "version": 1, "text": text}})
+	return uri
+}
+
+// waitDiags waits for the diagnostics published for a document version.
+func (c *client) waitDiags(uri string, version int) []diag {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		for _, p := range c.diags[uri] {
+			if p.Version != nil && int(*p.Version) == version {
+				c.mu.Unlock()
+				return p.Diagnostics
+			}
+		}
+		c.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.t.Fatalf("no diagnostics for %s version %d", uri, version)
+	return nil
+}
+
+func at(uri string, line, char int) map[string]any {
+	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": char}}
+}
+
+func read(t *testing.T, name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const homeflow = "../../langs/homeflow/homeflow.pdl"
+
+// A clean example Language publishes no diagnostics; a misspelled risk
+// gets the compiler's finding at the CLI's range, its rule as code with
+// a link to the rule's page, and a quick fix to the suggestion.
+func TestPDLDiagnosticsAndQuickFix(t *testing.T) {
+	c := start(t)
+	src := read(t, homeflow)
+	uri := c.open(homeflow, src)
+	if ds := c.waitDiags(uri, 1); len(ds) != 0 {
+		t.Fatalf("clean file: %+v", ds)
+	}
+	bad := strings.Replace(src, `entry "lights.set" kind=device risk=write`, `entry "lights.set" kind=device risk=wirte`, 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": bad}}})
+	ds := c.waitDiags(uri, 2)
+	if len(ds) != 1 {
+		t.Fatalf("want 1 diagnostic, got %+v", ds)
+	}
+	d := ds[0]
+	line := strings.Count(bad[:strings.Index(bad, "risk=wirte")], "\n")
+	col := strings.Index(strings.Split(bad, "\n")[line], "risk=wirte")
+	if d.Code != "pdl-reference" || d.CodeDescription == nil || !strings.HasSuffix(d.CodeDescription.Href, "docs/pdl.md#diagnostics") {
+		t.Errorf("code/link: %+v %+v", d.Code, d.CodeDescription)
+	}
+	if int(d.Range.Start.Line) != line || int(d.Range.Start.Character) != col || d.Range.End.Character <= d.Range.Start.Character {
+		t.Errorf("range %+v, want line %d col %d", d.Range, line, col)
+	}
+	if !strings.Contains(d.Message, "did you mean write?") {
+		t.Errorf("message: %s", d.Message)
+	}
+	var actions []protocol.CodeAction
+	if err := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": d.Range, "context": map[string]any{"diagnostics": []any{d}}}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) != 1 {
+		t.Fatalf("actions: %+v", actions)
+	}
+	edit := actions[0].Edit.Changes[uri][0]
+	if edit.NewText != "write" || int(edit.Range.Start.Character) != col+len("risk=") || int(edit.Range.End.Character) != col+len("risk=wirte") {
+		t.Errorf("edit %+v", edit)
+	}
+}
+
+// Columns are UTF-16 units: a finding after "°C" and an emoji on its
+// line sits where the editor counts it, not at the byte or code point.
+func TestUTF16Columns(t *testing.T) {
+	c := start(t)
+	src := "# 😀°\nserver \"x\" version=\"1\"\nrisk safe readOnly \"😀 ok\" bogus=1\n"
+	uri := c.open(filepath.Join(t.TempDir(), "u.pdl"), src)
+	ds := c.waitDiags(uri, 1)
+	var found bool
+	for _, d := range ds {
+		if d.Code == "pdl-unknown" {
+			found = true
+			// "risk safe readOnly "😀 ok" " is 26 code points, 27 UTF-16 units.
+			if d.Range.Start.Line != 2 || d.Range.Start.Character != 27 {
+				t.Errorf("range %+v", d.Range)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no pdl-unknown in %+v", ds)
+	}
+}
+
+func TestPDLRequests(t *testing.T) {
+	c := start(t)
+	src := read(t, homeflow)
+	uri := c.open(homeflow, src)
+	c.waitDiags(uri, 1)
+	lines := strings.Split(src, "\n")
+	find := func(s string) (int, int) {
+		for i, l := range lines {
+			if j := strings.Index(l, s); j >= 0 {
+				return i, j
+			}
+		}
+		t.Fatalf("%q not in file", s)
+		return 0, 0
+	}
+	// Hover on an entry: kind, risk and schemas.
+	l, ch := find(`entry "sensors.read"`)
+	var h protocol.Hover
+	if err := c.call("textDocument/hover", at(uri, l, ch+8), &h); err != nil {
+		t.Fatal(err)
+	}
+	hv := fmt.Sprint(h.Contents)
+	for _, w := range []string{"sensors.read", "kind=`device`", "risk=`safe`", "output_schema"} {
+		if !strings.Contains(hv, w) {
+			t.Errorf("entry hover lacks %q: %s", w, hv)
+		}
+	}
+	// Hover on a keyword: its meaning and section.
+	l, ch = find("  limits {")
+	if err := c.call("textDocument/hover", at(uri, l, ch+3), &h); err != nil || !strings.Contains(fmt.Sprint(h.Contents), "§7.4") {
+		t.Errorf("keyword hover: %v %v", h.Contents, err)
+	}
+	// Completion of statements in the limits block comes from the compiler.
+	var items []protocol.CompletionItem
+	l, _ = find("    steps 10000")
+	if err := c.call("textDocument/completion", at(uri, l, 4), &items); err != nil {
+		t.Fatal(err)
+	}
+	if labels := labelsOf(items); !strings.Contains(labels, "iterations") || strings.Contains(labels, "entry") {
+		t.Errorf("limits completion: %s", labels)
+	}
+	// Completion after risk= offers the declared risk levels.
+	l, ch = find(`kind=device risk=safe`)
+	if err := c.call("textDocument/completion", at(uri, l, ch+len("kind=device risk=")), &items); err != nil {
+		t.Fatal(err)
+	}
+	if labels := labelsOf(items); labels != "safe write dangerous" {
+		t.Errorf("risk completion: %s", labels)
+	}
+	// Definition and references of an entry used in a guide example.
+	l, ch = find(`"call": "lights.set"`)
+	var locs []protocol.Location
+	if err := c.call("textDocument/definition", at(uri, l, ch+10), &locs); err != nil || len(locs) != 1 {
+		t.Fatalf("definition: %v %v", locs, err)
+	}
+	if dl, _ := find(`entry "lights.set"`); int(locs[0].Range.Start.Line) != dl {
+		t.Errorf("definition at %+v, want line %d", locs[0].Range, dl)
+	}
+	if err := c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": l, "character": ch + 10}, "context": map[string]any{"includeDeclaration": true}}, &locs); err != nil || len(locs) < 2 {
+		t.Fatalf("references: %v %v", locs, err)
+	}
+	// Outline.
+	var syms []protocol.DocumentSymbol
+	if err := c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms); err != nil {
+		t.Fatal(err)
+	}
+	if len(syms) == 0 || !strings.Contains(fmt.Sprint(syms), "homeflow/v1") || !strings.Contains(fmt.Sprint(syms), "sensors.read") {
+		t.Errorf("symbols: %+v", syms)
+	}
+	// Formatting a formatted file changes nothing.
+	var edits []protocol.TextEdit
+	if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits); err != nil || len(edits) != 0 {
+		t.Errorf("format of a formatted file: %v %v", edits, err)
+	}
+}
+
+func labelsOf(items []protocol.CompletionItem) string {
+	var ls []string
+	for _, it := range items {
+		ls = append(ls, it.Label)
+	}
+	return strings.Join(ls, " ")
+}
+
+// Formatting is exactly pilotage fmt (its golden), and a file with a
+// syntax error is refused with the error's position.
+func TestFormatting(t *testing.T) {
+	c := start(t)
+	in := "server \"x\"   version=\"1\"\nrisk safe readOnly   \"ok\"\n"
+	uri := c.open(filepath.Join(t.TempDir(), "f.pdl"), in)
+	var edits []protocol.TextEdit
+	if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits); err != nil {
+		t.Fatal(err)
+	}
+	if len(edits) != 1 || edits[0].NewText != "server \"x\" version=\"1\"\nrisk safe readOnly \"ok\"\n" {
+		t.Fatalf("edits %+v", edits)
+	}
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": "server {{\n"}}})
+	c.waitDiags(uri, 2)
+	err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits)
+	if err == nil || !strings.Contains(err.Error(), "f.pdl:1:") {
+		t.Fatalf("syntax error: %v", err)
+	}
+}
+
+// The protocol's failure cases: unknown methods, bad params, documents
+// never opened or closed under a request, a message that is JSON but no
+// JSON-RPC; the server answers each and keeps serving.
+func TestProtocolErrors(t *testing.T) {
+	c := start(t)
+	var out any
+	err := c.call("pilotage/nope", map[string]any{}, &out)
+	var je *jsonrpc2.Error
+	if !asRPC(err, &je) || je.Code != jsonrpc2.CodeMethodNotFound {
+		t.Errorf("unknown method: %v", err)
+	}
+	if err := c.call("textDocument/hover", map[string]any{"textDocument": 5}, &out); !asRPC(err, &je) || je.Code != jsonrpc2.CodeInvalidParams {
+		t.Errorf("bad params: %v", err)
+	}
+	if err := c.call("textDocument/hover", at("file:///nowhere.pdl", 0, 0), &out); err == nil || !strings.Contains(err.Error(), "not open") {
+		t.Errorf("unopened: %v", err)
+	}
+	uri := c.open(filepath.Join(t.TempDir(), "gone.pdl"), "server \"x\" version=\"1\"\n")
+	c.waitDiags(uri, 1)
+	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &out); err == nil {
+		t.Errorf("closed document formatted")
+	}
+	// A framed body that is JSON but not a message is skipped.
+	body := `{"jsonrpc":"2.0","id":"x","method":7}`
+	fmt.Fprintf(c.raw, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	var h *protocol.Hover
+	if err := c.call("textDocument/hover", at("file:///nowhere.pdl", 0, 0), &h); err == nil || !strings.Contains(err.Error(), "not open") {
+		t.Errorf("after a malformed message: %v", err)
+	}
+}
+
+func asRPC(err error, je **jsonrpc2.Error) bool {
+	e, ok := err.(*jsonrpc2.Error)
+	*je = e
+	return ok
+}
+
+// A 10 MB file gets one diagnostic saying it is too large, at once, and
+// requests on it answer nothing rather than stall.
+func TestHugeFile(t *testing.T) {
+	c := start(t)
+	big := strings.Repeat("risk safe readOnly \"x\"\n", 10<<20/23+1)
+	t0 := time.Now()
+	uri := c.open(filepath.Join(t.TempDir(), "big.pdl"), big)
+	ds := c.waitDiags(uri, 1)
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "run pilotage lint") {
+		t.Fatalf("huge file: %+v", ds)
+	}
+	var h *protocol.Hover
+	if err := c.call("textDocument/hover", at(uri, 3, 3), &h); err != nil || h != nil {
+		t.Errorf("hover on a huge file: %v %v", h, err)
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+// A panic in one document's analysis becomes a diagnostic on it; other
+// documents and requests go on.
+func TestAnalysisPanic(t *testing.T) {
+	analyseHook = func(path string) {
+		if strings.HasSuffix(path, "boom.pdl") {
+			panic("boom")
+		}
+	}
+	t.Cleanup(func() { analyseHook = nil })
+	c := start(t)
+	dir := t.TempDir()
+	uri := c.open(filepath.Join(dir, "boom.pdl"), "server \"x\" version=\"1\"\n")
+	ds := c.waitDiags(uri, 1)
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "internal error: boom") {
+		t.Fatalf("panic: %+v", ds)
+	}
+	ok := c.open(filepath.Join(dir, "ok.pdl"), "server \"x\" version=\"1\"\nrisk safe readOnly \"r\" bad=1\n")
+	if ds := c.waitDiags(ok, 1); len(ds) == 0 {
+		t.Fatal("the next document got no analysis")
+	}
+}
+
+// A program file mapped to its Language (cmd maps it from pilotage.yaml) gets validate's diagnostics at
+// its JSON Pointer, hover and completion of entries, and its plan's max
+// risk as a code lens.
+func TestProgramFile(t *testing.T) {
+	dir := t.TempDir()
+	c := startWith(t, func(path string) Project {
+		if filepath.Ext(path) == ".json" {
+			return Project{Lang: homeflow}
+		}
+		return Project{}
+	})
+	prog := `{"steps": [{"id": "r", "call": "sensors.read", "with": {"room": "\"attic\""}}], "output": "steps.r.output"}`
+	uri := c.open(filepath.Join(dir, "progs", "p.json"), prog)
+	if ds := c.waitDiags(uri, 1); len(ds) != 0 {
+		t.Fatalf("valid program: %+v", ds)
+	}
+	var lens []protocol.CodeLens
+	if err := c.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lens); err != nil || len(lens) != 1 || !strings.Contains(lens[0].Command.Title, "max risk safe") {
+		t.Errorf("lens: %+v %v", lens, err)
+	}
+	var h protocol.Hover
+	if err := c.call("textDocument/hover", at(uri, 0, strings.Index(prog, "sensors.read")+2), &h); err != nil || !strings.Contains(fmt.Sprint(h.Contents), "risk `safe`") {
+		t.Errorf("hover: %v %v", h.Contents, err)
+	}
+	var items []protocol.CompletionItem
+	if err := c.call("textDocument/completion", at(uri, 0, 10), &items); err != nil || !strings.Contains(labelsOf(items), "lights.set") {
+		t.Errorf("completion: %v %v", labelsOf(items), err)
+	}
+	bad := strings.Replace(prog, "sensors.read", "sensors.raed", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": bad}}})
+	ds := c.waitDiags(uri, 2)
+	if len(ds) == 0 || ds[0].Range.Start.Character != uint32(strings.Index(bad, `"sensors.raed"`)) {
+		t.Fatalf("invalid program: %+v", ds)
+	}
+}

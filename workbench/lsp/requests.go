@@ -1,0 +1,126 @@
+package lsp
+
+import (
+	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
+)
+
+// at is the open document of a request, its text and the byte offset of
+// the request's position.
+func (s *server) at(p protocol.TextDocumentPositionParams) (*lspserve.Document, []byte, *lspserve.Analysis, int, error) {
+	d, text, res, err := s.Doc(p.TextDocument.URI)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	return d, text, res, textpos.New(text).Offset(p.Position.Line, p.Position.Character), nil
+}
+
+// live says whether requests should read a document: past MaxLive they
+// answer nothing (the diagnostic says why).
+func live(text []byte) bool { return len(text) <= MaxLive }
+
+func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	d, text, res, off, err := s.at(p.TextDocumentPositionParams)
+	if err != nil || !live(text) {
+		return nil, err
+	}
+	if isPDL(d.Path) {
+		return s.pdlHover(d.Path, text, off), nil
+	}
+	if pf := programOf(res); pf != nil {
+		word, _, _ := wordAt(text, off)
+		if h := pf.entryHover(word); h != nil {
+			return h, nil
+		}
+		if len(res.Lens) > 0 {
+			return markdown(res.Lens[0].Command.Title), nil
+		}
+	}
+	return nil, nil
+}
+
+func programOf(res *lspserve.Analysis) *programFacts {
+	if res == nil {
+		return nil
+	}
+	pf, _ := res.Facts.(*programFacts)
+	return pf
+}
+
+func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
+	d, text, res, off, err := s.at(p.TextDocumentPositionParams)
+	if err != nil || !live(text) {
+		return nil, err
+	}
+	if isPDL(d.Path) {
+		return s.pdlCompletion(d.Path, text, off), nil
+	}
+	if pf := programOf(res); pf != nil {
+		return pf.entryItems(), nil
+	}
+	return []protocol.CompletionItem{}, nil
+}
+
+func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
+	d, text, _, off, err := s.at(p.TextDocumentPositionParams)
+	if err != nil || !live(text) || !isPDL(d.Path) {
+		return nil, err
+	}
+	return s.pdlDefinition(d.Path, text, off), nil
+}
+
+func (s *server) references(_ *glsp.Context, p *protocol.ReferenceParams) ([]protocol.Location, error) {
+	d, text, _, off, err := s.at(p.TextDocumentPositionParams)
+	if err != nil || !live(text) || !isPDL(d.Path) {
+		return nil, err
+	}
+	return s.pdlReferences(d.URI, text, off, p.Context.IncludeDeclaration, d.Path), nil
+}
+
+func (s *server) symbols(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
+	d, text, _, err := s.Doc(p.TextDocument.URI)
+	if err != nil || !live(text) || !isPDL(d.Path) {
+		return nil, err
+	}
+	return s.pdlSymbols(d.Path, text), nil
+}
+
+func (s *server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
+	d, text, _, err := s.Doc(p.TextDocument.URI)
+	if err != nil || !isPDL(d.Path) {
+		return nil, err
+	}
+	return s.pdlFormat(d.Path, text)
+}
+
+// codeAction offers the did-you-mean of every diagnostic in the request
+// that carries one, as a quick fix.
+func (s *server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any, error) {
+	_, text, _, err := s.Doc(p.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	t := textpos.New(text)
+	out := []protocol.CodeAction{}
+	kind := protocol.CodeActionKindQuickFix
+	for _, d := range p.Context.Diagnostics {
+		title, edit := fixOf(text, t, d)
+		if edit == nil {
+			continue
+		}
+		out = append(out, protocol.CodeAction{Title: title, Kind: &kind, Diagnostics: []protocol.Diagnostic{d},
+			Edit: &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{p.TextDocument.URI: {*edit}}}})
+	}
+	return out, nil
+}
+
+func (s *server) codeLens(_ *glsp.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	_, _, res, err := s.Doc(p.TextDocument.URI)
+	if err != nil || res == nil {
+		return []protocol.CodeLens{}, err
+	}
+	return res.Lens, nil
+}
