@@ -13,7 +13,6 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/base/textpos"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
@@ -33,6 +32,15 @@ var ruleInfos = func() map[string]report.RuleInfo {
 	return m
 }()
 
+// docLink is the page documenting a rule, "" for a code no rule has (a
+// validate diagnostic).
+func (s *server) docLink(rule string) string {
+	if info, ok := ruleInfos[rule]; ok && info.Doc != "" {
+		return s.opt.DocsBase + info.Doc
+	}
+	return ""
+}
+
 // analysePDL is `pilotage lint FILE.pdl` on the editor's text, under the
 // pilotage.yaml that governs the file, as diagnostics.
 func (s *server) analysePDL(path, uri string, text []byte) *lspserve.Analysis {
@@ -43,91 +51,7 @@ func (s *server) analysePDL(path, uri string, text []byte) *lspserve.Analysis {
 	if apply := s.project(path).Apply; apply != nil {
 		apply(rep)
 	}
-	return &lspserve.Analysis{Diags: s.diagnostics(rep.Findings, path, uri, text, rep.Sources)}
-}
-
-// diagnostics converts findings to LSP diagnostics by file: columns from
-// code points to UTF-16 units, the rule as code with its docs page.
-func (s *server) diagnostics(fs []report.Finding, path, uri string, text []byte, sources map[string][]byte) map[string][]protocol.Diagnostic {
-	out := map[string][]protocol.Diagnostic{}
-	texts := map[string]*textpos.Text{path: textpos.New(text)}
-	for _, f := range fs {
-		if f.Suppressed() {
-			continue
-		}
-		t := texts[f.File]
-		if t == nil {
-			t = textpos.New(sources[f.File])
-			texts[f.File] = t
-		}
-		u := uri
-		if f.File != path {
-			u = lspserve.URIOf(f.File)
-		}
-		out[u] = append(out[u], s.diagnostic(f, t))
-	}
-	return out
-}
-
-func (s *server) diagnostic(f report.Finding, t *textpos.Text) protocol.Diagnostic {
-	sl, sc := t.ToUTF16(f.Line, f.Column)
-	r := protocol.Range{Start: protocol.Position{Line: sl, Character: sc}}
-	if f.EndLine > 0 {
-		el, ec := t.ToUTF16(f.EndLine, f.EndColumn)
-		r.End = protocol.Position{Line: el, Character: ec}
-	} else {
-		// No end known: underline the name at the start.
-		off := t.Offset(sl, sc)
-		r.End = rangeOf(t, off, wordEnd(t.Source(), off)).End
-	}
-	sev := map[report.Severity]protocol.DiagnosticSeverity{report.Error: protocol.DiagnosticSeverityError,
-		report.Warning: protocol.DiagnosticSeverityWarning, report.Info: protocol.DiagnosticSeverityInformation}[f.Severity]
-	if sev == 0 {
-		sev = protocol.DiagnosticSeverityError
-	}
-	src := "pilotage"
-	d := protocol.Diagnostic{
-		Range:    r,
-		Severity: &sev, Source: &src, Code: &protocol.IntegerOrString{Value: f.Rule},
-		Message: fmt.Sprintf("%s (%s)", f.Message, report.Cite(f.Section)),
-	}
-	if f.Hint != "" {
-		d.Message += "\nhint: " + f.Hint
-		d.Data = map[string]string{"hint": f.Hint, "message": f.Message}
-	}
-	if info, ok := ruleInfos[f.Rule]; ok && info.Doc != "" {
-		d.CodeDescription = &protocol.CodeDescription{HRef: s.opt.DocsBase + info.Doc}
-	}
-	return d
-}
-
-// wordEnd is the end of the name or character starting at off.
-func wordEnd(src []byte, off int) int {
-	end := off
-	for end < len(src) && isWordByte(src[end]) {
-		end++
-	}
-	if end == off && end < len(src) && src[end] != '\n' {
-		end++
-	}
-	return end
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '.' || c == '-' || c == '/' || c >= 0x80 ||
-		'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-}
-
-// wordAt is the name under a position and its byte range.
-func wordAt(text []byte, off int) (string, int, int) {
-	from, to := off, off
-	for from > 0 && isWordByte(text[from-1]) {
-		from--
-	}
-	for to < len(text) && isWordByte(text[to]) {
-		to++
-	}
-	return string(text[from:to]), from, to
+	return &lspserve.Analysis{Diags: lspserve.Diagnostics(rep.Findings, path, uri, text, rep.Sources, s.docLink)}
 }
 
 // pdlFacts are the names a PDL file defines, from its syntax tree: the
@@ -210,24 +134,20 @@ func describe(name string, st *pdl.Stmt) string {
 }
 
 func (s *server) pdlHover(path string, text []byte, off int) *protocol.Hover {
-	word, _, _ := wordAt(text, off)
+	word, _, _ := lspserve.WordAt(text, off)
 	if word == "" {
 		return nil
 	}
 	pf := factsOf(path, text)
 	if st := pf.defs[word]; st != nil {
-		return markdown(describe(word, st))
+		return lspserve.Markdown(describe(word, st))
 	}
 	if st := stmtAt(pf.file, off); st != nil && st.Keyword == word {
 		if k, ok := keywordDoc[word]; ok {
-			return markdown(fmt.Sprintf("**%s** — %s\n\n%s · [docs/pdl.md#%s](%sdocs/pdl.md#%s)", word, k.meaning, report.Cite(k.section), k.anchor, s.opt.DocsBase, k.anchor))
+			return lspserve.Markdown(fmt.Sprintf("**%s** — %s\n\n%s · [docs/pdl.md#%s](%sdocs/pdl.md#%s)", word, k.meaning, report.Cite(k.section), k.anchor, s.opt.DocsBase, k.anchor))
 		}
 	}
 	return nil
-}
-
-func markdown(s string) *protocol.Hover {
-	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: s}}
 }
 
 // stmtAt is the innermost statement whose span holds off.
@@ -314,35 +234,8 @@ func (s *server) pdlCompletion(path string, text []byte, off int) []protocol.Com
 	return items
 }
 
-// occurrences are the places a name appears as a whole name: its
-// definition, guide examples, promoted bodies, principals' patterns.
-func occurrences(text []byte, name string) [][2]int {
-	var out [][2]int
-	for i := 0; name != ""; {
-		j := bytes.Index(text[i:], []byte(name))
-		if j < 0 {
-			break
-		}
-		from, to := i+j, i+j+len(name)
-		if (from == 0 || !isWordByte(text[from-1])) && (to == len(text) || !isWordByte(text[to])) {
-			out = append(out, [2]int{from, to})
-		}
-		i = to
-	}
-	return out
-}
-
-func rangeOf(t *textpos.Text, from, to int) protocol.Range {
-	return protocol.Range{Start: posOf(t, from), End: posOf(t, to)}
-}
-
-func posOf(t *textpos.Text, off int) protocol.Position {
-	l, c := t.At(off)
-	return protocol.Position{Line: l, Character: c}
-}
-
 func stmtRange(t *textpos.Text, from, to lexer.Position) protocol.Range {
-	return rangeOf(t, from.Offset, to.Offset)
+	return lspserve.RangeOf(t, from.Offset, to.Offset)
 }
 
 func (s *server) pdlSymbols(path string, text []byte) []protocol.DocumentSymbol {
@@ -373,42 +266,8 @@ func (s *server) pdlSymbols(path string, text []byte) []protocol.DocumentSymbol 
 	return conv(pdl.Stmts(pf.file.Body))
 }
 
-// fixOf is the edit a finding's did-you-mean hint makes: the misspelled
-// name the message quotes, inside the finding's range, becomes the
-// suggestion.
-var didYouMean = regexp.MustCompile(`did you mean (\S+?)\?`)
-
-func fixOf(text []byte, t *textpos.Text, d protocol.Diagnostic) (string, *protocol.TextEdit) {
-	data, _ := d.Data.(map[string]any)
-	hint, _ := data["hint"].(string)
-	msg, _ := data["message"].(string)
-	m := didYouMean.FindStringSubmatch(hint)
-	if m == nil {
-		return "", nil
-	}
-	from, to := t.Offset(d.Range.Start.Line, d.Range.Start.Character), t.Offset(d.Range.End.Line, d.Range.End.Character)
-	if to < from || to > len(text) {
-		return "", nil
-	}
-	// The misspelling is the word of the message, inside the range,
-	// nearest to the suggestion ("risk wirte" → wirte, not risk).
-	var words []string
-	for _, w := range strings.Fields(msg) {
-		w = strings.Trim(w, `"'.,:;()`)
-		if w != "" && w != m[1] && len(occurrences(text[from:to], w)) > 0 {
-			words = append(words, w)
-		}
-	}
-	if w := suggest.Closest(m[1], words); w != "" {
-		occ := occurrences(text[from:to], w)[0]
-		r := rangeOf(t, from+occ[0], from+occ[1])
-		return fmt.Sprintf("Change %s to %s", w, m[1]), &protocol.TextEdit{Range: r, NewText: m[1]}
-	}
-	return "", nil
-}
-
 func (s *server) pdlDefinition(path string, text []byte, off int) []protocol.Location {
-	word, _, _ := wordAt(text, off)
+	word, _, _ := lspserve.WordAt(text, off)
 	st := factsOf(path, text).defs[word]
 	if st == nil {
 		return nil
@@ -418,19 +277,19 @@ func (s *server) pdlDefinition(path string, text []byte, off int) []protocol.Loc
 	if st.Keyword == "status" {
 		a = a[1:]
 	}
-	return []protocol.Location{{URI: lspserve.URIOf(path), Range: rangeOf(t, a[0].Pos.Offset, a[0].EndPos.Offset)}}
+	return []protocol.Location{{URI: lspserve.URIOf(path), Range: lspserve.RangeOf(t, a[0].Pos.Offset, a[0].EndPos.Offset)}}
 }
 
 func (s *server) pdlReferences(uri string, text []byte, off int, withDecl bool, path string) []protocol.Location {
-	word, _, _ := wordAt(text, off)
+	word, _, _ := lspserve.WordAt(text, off)
 	if factsOf(path, text).defs[word] == nil {
 		return nil
 	}
 	t := textpos.New(text)
 	def := s.pdlDefinition(path, text, off)
 	var out []protocol.Location
-	for _, o := range occurrences(text, word) {
-		r := rangeOf(t, o[0], o[1])
+	for _, o := range lspserve.Occurrences(text, word) {
+		r := lspserve.RangeOf(t, o[0], o[1])
 		if !withDecl && len(def) > 0 && def[0].Range.Start == r.Start {
 			continue
 		}
@@ -450,5 +309,5 @@ func (s *server) pdlFormat(path string, text []byte) ([]protocol.TextEdit, error
 		return []protocol.TextEdit{}, nil
 	}
 	t := textpos.New(text)
-	return []protocol.TextEdit{{Range: rangeOf(t, 0, len(text)), NewText: string(out)}}, nil
+	return []protocol.TextEdit{{Range: lspserve.RangeOf(t, 0, len(text)), NewText: string(out)}}, nil
 }

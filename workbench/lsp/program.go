@@ -67,7 +67,7 @@ func (s *server) analyseProgram(path, uri string, text []byte) *lspserve.Analysi
 	}
 	doc := progdiag.NewDoc(path, text, textual)
 	fs := progdiag.Findings(resp.Diagnostics, progdiag.Files{Program: doc})
-	res.Diags = s.diagnostics(fs, path, uri, text, map[string][]byte{path: text})
+	res.Diags = lspserve.Diagnostics(fs, path, uri, text, map[string][]byte{path: text}, s.docLink)
 	if resp.Plan != nil {
 		title := fmt.Sprintf("plan: %d steps, max risk %s", len(resp.Plan.Steps), resp.Plan.MaxRisk)
 		res.Lens = []protocol.CodeLens{{Command: &protocol.Command{Title: title, Command: ""}}}
@@ -79,7 +79,7 @@ func (s *server) analyseProgram(path, uri string, text []byte) *lspserve.Analysi
 func (pf *programFacts) entryHover(name string) *protocol.Hover {
 	for _, e := range pf.srv.Catalog {
 		if e.ID == name {
-			return markdown(fmt.Sprintf("**%s** `%s` · kind `%s` · risk `%s`\n\n%s\n\ninput_schema:\n```json\n%s\n```\n\noutput_schema:\n```json\n%s\n```\n\n(%s, %s)",
+			return lspserve.Markdown(fmt.Sprintf("**%s** `%s` · kind `%s` · risk `%s`\n\n%s\n\ninput_schema:\n```json\n%s\n```\n\noutput_schema:\n```json\n%s\n```\n\n(%s, %s)",
 				"entry", e.ID, e.Kind, e.Risk, e.Description, e.InputSchema, e.OutputSchema, filepath.Base(pf.pdl), report.Cite("5.4")))
 		}
 	}

@@ -31,12 +31,12 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 		return s.pdlHover(d.Path, text, off), nil
 	}
 	if pf := programOf(res); pf != nil {
-		word, _, _ := wordAt(text, off)
+		word, _, _ := lspserve.WordAt(text, off)
 		if h := pf.entryHover(word); h != nil {
 			return h, nil
 		}
 		if len(res.Lens) > 0 {
-			return markdown(res.Lens[0].Command.Title), nil
+			return lspserve.Markdown(res.Lens[0].Command.Title), nil
 		}
 	}
 	return nil, nil
@@ -107,7 +107,7 @@ func (s *server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any,
 	out := []protocol.CodeAction{}
 	kind := protocol.CodeActionKindQuickFix
 	for _, d := range p.Context.Diagnostics {
-		title, edit := fixOf(text, t, d)
+		title, edit := lspserve.FixOf(text, t, d)
 		if edit == nil {
 			continue
 		}

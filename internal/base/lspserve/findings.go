@@ -1,0 +1,164 @@
+package lspserve
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
+)
+
+// Diagnostics converts findings to LSP diagnostics by file: columns from
+// code points to UTF-16 units, the rule as code with the page link gives.
+func Diagnostics(fs []report.Finding, path, uri string, text []byte, sources map[string][]byte, link func(rule string) string) map[string][]protocol.Diagnostic {
+	out := map[string][]protocol.Diagnostic{}
+	texts := map[string]*textpos.Text{path: textpos.New(text)}
+	for _, f := range fs {
+		if f.Suppressed() {
+			continue
+		}
+		t := texts[f.File]
+		if t == nil {
+			t = textpos.New(sources[f.File])
+			texts[f.File] = t
+		}
+		u := uri
+		if f.File != path {
+			u = URIOf(f.File)
+		}
+		out[u] = append(out[u], diagnostic(f, t, link(f.Rule)))
+	}
+	return out
+}
+
+func diagnostic(f report.Finding, t *textpos.Text, link string) protocol.Diagnostic {
+	sl, sc := t.ToUTF16(f.Line, f.Column)
+	r := protocol.Range{Start: protocol.Position{Line: sl, Character: sc}}
+	if f.EndLine > 0 {
+		el, ec := t.ToUTF16(f.EndLine, f.EndColumn)
+		r.End = protocol.Position{Line: el, Character: ec}
+	} else {
+		// No end known: underline the name at the start.
+		off := t.Offset(sl, sc)
+		r.End = RangeOf(t, off, wordEnd(t.Source(), off)).End
+	}
+	sev := map[report.Severity]protocol.DiagnosticSeverity{report.Error: protocol.DiagnosticSeverityError,
+		report.Warning: protocol.DiagnosticSeverityWarning, report.Info: protocol.DiagnosticSeverityInformation}[f.Severity]
+	if sev == 0 {
+		sev = protocol.DiagnosticSeverityError
+	}
+	src := "pilotage"
+	d := protocol.Diagnostic{
+		Range:    r,
+		Severity: &sev, Source: &src, Code: &protocol.IntegerOrString{Value: f.Rule},
+		Message: fmt.Sprintf("%s (%s)", f.Message, report.Cite(f.Section)),
+	}
+	if f.Hint != "" {
+		d.Message += "\nhint: " + f.Hint
+		d.Data = map[string]string{"hint": f.Hint, "message": f.Message}
+	}
+	if link != "" {
+		d.CodeDescription = &protocol.CodeDescription{HRef: link}
+	}
+	return d
+}
+
+// wordEnd is the end of the name or character starting at off.
+func wordEnd(src []byte, off int) int {
+	end := off
+	for end < len(src) && isWordByte(src[end]) {
+		end++
+	}
+	if end == off && end < len(src) && src[end] != '\n' {
+		end++
+	}
+	return end
+}
+
+// isWordByte reports whether c can be part of a name (entry ids have dots and dashes).
+func isWordByte(c byte) bool {
+	return c == '_' || c == '.' || c == '-' || c == '/' || c >= 0x80 ||
+		'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// WordAt is the name under a position and its byte range.
+func WordAt(text []byte, off int) (string, int, int) {
+	from, to := off, off
+	for from > 0 && isWordByte(text[from-1]) {
+		from--
+	}
+	for to < len(text) && isWordByte(text[to]) {
+		to++
+	}
+	return string(text[from:to]), from, to
+}
+
+func Markdown(s string) *protocol.Hover {
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: s}}
+}
+
+// Occurrences are the places a name appears as a whole name: its
+// definition, guide examples, promoted bodies, principals' patterns.
+func Occurrences(text []byte, name string) [][2]int {
+	var out [][2]int
+	for i := 0; name != ""; {
+		j := bytes.Index(text[i:], []byte(name))
+		if j < 0 {
+			break
+		}
+		from, to := i+j, i+j+len(name)
+		if (from == 0 || !isWordByte(text[from-1])) && (to == len(text) || !isWordByte(text[to])) {
+			out = append(out, [2]int{from, to})
+		}
+		i = to
+	}
+	return out
+}
+
+func RangeOf(t *textpos.Text, from, to int) protocol.Range {
+	return protocol.Range{Start: posOf(t, from), End: posOf(t, to)}
+}
+
+func posOf(t *textpos.Text, off int) protocol.Position {
+	l, c := t.At(off)
+	return protocol.Position{Line: l, Character: c}
+}
+
+// FixOf is the edit a finding's did-you-mean hint makes: the misspelled
+// name the message quotes, inside the finding's range, becomes the
+// suggestion.
+var didYouMean = regexp.MustCompile(`did you mean (\S+?)\?`)
+
+func FixOf(text []byte, t *textpos.Text, d protocol.Diagnostic) (string, *protocol.TextEdit) {
+	data, _ := d.Data.(map[string]any)
+	hint, _ := data["hint"].(string)
+	msg, _ := data["message"].(string)
+	m := didYouMean.FindStringSubmatch(hint)
+	if m == nil {
+		return "", nil
+	}
+	from, to := t.Offset(d.Range.Start.Line, d.Range.Start.Character), t.Offset(d.Range.End.Line, d.Range.End.Character)
+	if to < from || to > len(text) {
+		return "", nil
+	}
+	// The misspelling is the word of the message, inside the range,
+	// nearest to the suggestion ("risk wirte" → wirte, not risk).
+	var words []string
+	for _, w := range strings.Fields(msg) {
+		w = strings.Trim(w, `"'.,:;()`)
+		if w != "" && w != m[1] && len(Occurrences(text[from:to], w)) > 0 {
+			words = append(words, w)
+		}
+	}
+	if w := suggest.Closest(m[1], words); w != "" {
+		occ := Occurrences(text[from:to], w)[0]
+		r := RangeOf(t, from+occ[0], from+occ[1])
+		return fmt.Sprintf("Change %s to %s", w, m[1]), &protocol.TextEdit{Range: r, NewText: m[1]}
+	}
+	return "", nil
+}
