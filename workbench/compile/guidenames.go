@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"path"
 	"slices"
 	"strings"
 
@@ -60,10 +59,7 @@ func (c *compiler) blindTo(e *language.Entry, langID string) []string {
 	var out []string
 	for _, p := range c.srv.Principals {
 		sees := len(e.Languages) == 0 || slices.Contains(e.Languages, langID)
-		sees = sees && slices.ContainsFunc(p.Sees, func(g string) bool {
-			ok, _ := path.Match(g, e.ID)
-			return ok
-		})
+		sees = sees && p.SeesID(e.ID)
 		if !sees {
 			out = append(out, p.Name)
 		}

@@ -161,12 +161,7 @@ func (st *state) visible(principal, langID string, en *entry) bool {
 	if p == nil {
 		return false
 	}
-	for _, pat := range p.Sees {
-		if glob(pat, en.wire.ID) {
-			return true
-		}
-	}
-	return false
+	return p.SeesID(en.wire.ID)
 }
 
 func contains(ss []string, s string) bool {
@@ -176,27 +171,6 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// glob matches '*' against any run of characters; everything else is
-// literal.
-func glob(pattern, s string) bool {
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, p)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(p):]
-	}
-	return strings.HasSuffix(s, parts[len(parts)-1])
 }
 
 // view is the catalog one principal sees from one Language.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 func lookup(t *testing.T, e *Engine, principal, lang string, req pilotage.LookupRequest) any {
@@ -217,4 +218,23 @@ func TestNoCatalogNoNames(t *testing.T) {
 	reqErr(t, err, pilotage.ErrUnsupported)
 	_, err = e.Lookup(bg, alice, "pure/v1", pilotage.LookupRequest{Verb: pilotage.VerbList})
 	reqErr(t, err, pilotage.ErrUnsupported)
+}
+
+// TestPrincipalPatternsMatchAsCompiled: the compiler accepts sees
+// patterns as path.Match reads them ("?" one character, "[gs]" a class,
+// as docs/pdl.md says), so the engine must read them the same way; a
+// matcher that took only "*" showed dana an empty catalog for patterns
+// the compiler had checked against real entries (§10.3).
+func TestPrincipalPatternsMatchAsCompiled(t *testing.T) {
+	srv := homeServer()
+	srv.Principals = append(srv.Principals, &language.Principal{Name: "dana", Sees: []string{"fan.[gs]et", "sensors.rea?", "lock.*"}})
+	e := newEngine(t, srv, t.TempDir())
+	l := lookup(t, e, "dana", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList}).(*pilotage.ListResponse)
+	var ids []string
+	for _, it := range l.Items {
+		ids = append(ids, it.ID)
+	}
+	if got, want := strings.Join(ids, " "), "fan.set lock.open sensors.read"; got != want {
+		t.Fatalf("dana sees %q, want %q", got, want)
+	}
 }

@@ -6,6 +6,7 @@ package language
 
 import (
 	"encoding/json"
+	"path"
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -204,6 +205,20 @@ type Failure struct {
 type Principal struct {
 	Name  string
 	Token string
-	// Sees are glob patterns over entry ids ("*", "lights.*").
+	// Sees are path.Match patterns over entry ids ("*", "lights.*",
+	// "fan.[gs]et").
 	Sees []string
+}
+
+// SeesID reports whether one of p's patterns matches the entry id. The
+// compiler (which checks patterns and guides) and the engine (which
+// answers callers) both ask here, so what a principal may see is decided
+// by one matcher (§10.3).
+func (p *Principal) SeesID(id string) bool {
+	for _, g := range p.Sees {
+		if ok, _ := path.Match(g, id); ok {
+			return true
+		}
+	}
+	return false
 }
