@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
 // TestCheckTracesRefusesABrokenTrace: the engine's own replay (issue 14
@@ -45,5 +47,20 @@ func TestCheckTracesRefusesABrokenTrace(t *testing.T) {
 	defer unchecked.Close()
 	if err := unchecked.checkTraces(r, ck.prog, &broken); err != nil && !checkAlways {
 		t.Errorf("an engine without CheckTraces checked: %v", err)
+	}
+}
+
+// TestCheckTracesWithoutPlan: calc declares no plan and no risk level for
+// a plan of no calls, so a Run of it has no plan to replay its trace
+// against; the check leaves it alone instead of failing the Run.
+func TestCheckTracesWithoutPlan(t *testing.T) {
+	res, _, err := compile.Load("../../langs/calc/calc.pdl", report.DefaultMaxPerRule)
+	if err != nil || !res.OK() {
+		t.Fatalf("calc does not compile: %v %+v", err, res.Findings)
+	}
+	e := newEngine(t, res.Server, t.TempDir())
+	resp := exec(t, e, "", "s", "calc/v1", pilotage.ExecuteRequest{Program: raw(`{"steps": [], "output": "1 + 2"}`)})
+	if !resp.Outcome.OK || string(resp.Output) != "3" {
+		t.Errorf("calc's Run under CheckTraces: %+v", resp)
 	}
 }
