@@ -8,23 +8,9 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/textpos"
 )
 
-// at is the open document of a request, its text and the byte offset of
-// the request's position.
-func (s *server) at(p protocol.TextDocumentPositionParams) (*lspserve.Document, []byte, *lspserve.Analysis, int, error) {
-	d, text, res, err := s.Doc(p.TextDocument.URI)
-	if err != nil {
-		return nil, nil, nil, 0, err
-	}
-	return d, text, res, textpos.New(text).Offset(p.Position.Line, p.Position.Character), nil
-}
-
-// live says whether requests should read a document: past MaxLive they
-// answer nothing (the diagnostic says why).
-func live(text []byte) bool { return len(text) <= MaxLive }
-
 func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	d, text, res, off, err := s.at(p.TextDocumentPositionParams)
-	if err != nil || !live(text) {
+	d, text, res, off, err := s.At(p.TextDocumentPositionParams)
+	if err != nil || !lspserve.Live(text) {
 		return nil, err
 	}
 	if isPDL(d.Path) {
@@ -51,8 +37,8 @@ func programOf(res *lspserve.Analysis) *programFacts {
 }
 
 func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
-	d, text, res, off, err := s.at(p.TextDocumentPositionParams)
-	if err != nil || !live(text) {
+	d, text, res, off, err := s.At(p.TextDocumentPositionParams)
+	if err != nil || !lspserve.Live(text) {
 		return nil, err
 	}
 	if isPDL(d.Path) {
@@ -65,16 +51,16 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 }
 
 func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
-	d, text, _, off, err := s.at(p.TextDocumentPositionParams)
-	if err != nil || !live(text) || !isPDL(d.Path) {
+	d, text, _, off, err := s.At(p.TextDocumentPositionParams)
+	if err != nil || !lspserve.Live(text) || !isPDL(d.Path) {
 		return nil, err
 	}
 	return s.pdlDefinition(d.Path, text, off), nil
 }
 
 func (s *server) references(_ *glsp.Context, p *protocol.ReferenceParams) ([]protocol.Location, error) {
-	d, text, _, off, err := s.at(p.TextDocumentPositionParams)
-	if err != nil || !live(text) || !isPDL(d.Path) {
+	d, text, _, off, err := s.At(p.TextDocumentPositionParams)
+	if err != nil || !lspserve.Live(text) || !isPDL(d.Path) {
 		return nil, err
 	}
 	return s.pdlReferences(d.URI, text, off, p.Context.IncludeDeclaration, d.Path), nil
@@ -82,7 +68,7 @@ func (s *server) references(_ *glsp.Context, p *protocol.ReferenceParams) ([]pro
 
 func (s *server) symbols(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
 	d, text, _, err := s.Doc(p.TextDocument.URI)
-	if err != nil || !live(text) || !isPDL(d.Path) {
+	if err != nil || !lspserve.Live(text) || !isPDL(d.Path) {
 		return nil, err
 	}
 	return s.pdlSymbols(d.Path, text), nil

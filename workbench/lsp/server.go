@@ -46,9 +46,6 @@ func (s *server) project(path string) Project {
 // DefaultDocsBase is where the rule pages are published.
 const DefaultDocsBase = "https://github.com/pilotage-dev/pilotage/blob/main/"
 
-// MaxLive is the largest document analysed live (lspserve.MaxLive).
-const MaxLive = lspserve.MaxLive
-
 type server struct {
 	*lspserve.Server
 	opt Options

@@ -263,6 +263,20 @@ func (s *Server) Doc(uri string) (*Document, []byte, *Analysis, error) {
 	return d, d.text, d.result, nil
 }
 
+// At is the open document of a request, its text, its latest analysis
+// and the byte offset of the request's position.
+func (s *Server) At(p protocol.TextDocumentPositionParams) (*Document, []byte, *Analysis, int, error) {
+	d, text, res, err := s.Doc(p.TextDocument.URI)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	return d, text, res, textpos.New(text).Offset(p.Position.Line, p.Position.Character), nil
+}
+
+// Live says whether requests should read a document: past MaxLive they
+// answer nothing (its diagnostic says why).
+func Live(text []byte) bool { return len(text) <= MaxLive }
+
 // schedule analyses d off the request loop. One analysis per document
 // runs at a time; changes during it cause one more run, of the newest
 // text, and only the newest text's analysis is published.
