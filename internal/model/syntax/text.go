@@ -37,8 +37,7 @@ func (t *textSyntax) Pointers() bool { return false }
 func (t *textSyntax) Example(info string, _ []byte) bool { return info == t.ts.Fence }
 
 // maxBracketNesting bounds how deep brackets of any kind may nest, on top
-// of the Language's depth limit, before the parser (which recurses on
-// them) reads the text: 10^5 nested braces are refused after one pass.
+// of twice the Language's depth limit (maxNesting).
 const maxBracketNesting = 64
 
 func (t *textSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
@@ -76,12 +75,12 @@ func (t *textSyntax) read(src []byte, doc *jsonpos.Doc, maxDepth int) (*tProgram
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		return nil, syntaxAt(doc, i, i+1, "the program contains a NUL character, which no statement or expression may hold", "remove it"), nil
 	}
-	toks, le := lex(src, t.ts)
-	if le != nil {
+	toks, le := lex(src, t.ts, maxNesting(maxDepth))
+	switch {
+	case le != nil && le.limit:
+		return nil, nil, &program.LimitError{Msg: le.msg}
+	case le != nil:
 		return nil, syntaxAt(doc, le.at, le.end, le.msg, ""), nil
-	}
-	if err := nesting(toks, maxDepth); err != nil {
-		return nil, nil, err
 	}
 	pl, err := lexer.Upgrade(&tokens{toks: toks}, kSpace, kComment)
 	if err != nil {
@@ -110,28 +109,11 @@ func syntaxAt(doc *jsonpos.Doc, start, end int, msg, hint string) *pilotage.Diag
 	return &pilotage.Diagnostic{Code: pilotage.CodeSyntax, Severity: pilotage.SeverityError, Message: msg, Hint: hint, Path: textPath(doc, start, end)}
 }
 
-// nesting refuses brackets nested past what any program within the
-// Language's depth limit needs: a *program.LimitError, as the JSON form
-// gives for the same depth.
-func nesting(toks []lexer.Token, maxDepth int) error {
-	limit := 2*maxDepth + maxBracketNesting
-	depth := 0
-	for _, tok := range toks {
-		if tok.Type != kOp {
-			continue
-		}
-		switch tok.Value {
-		case "(", "[", "{":
-			depth++
-			if depth > limit {
-				return &program.LimitError{Msg: fmt.Sprintf("the program nests brackets deeper than this Language's limit allows (%d, from its depth limit of %d) at line %d, column %d", limit, maxDepth, tok.Pos.Line, tok.Pos.Column)}
-			}
-		case ")", "]", "}":
-			depth--
-		}
-	}
-	return nil
-}
+// maxNesting is how deep brackets may nest in a program of a Language
+// of depth limit maxDepth: what any program within it needs (a block or
+// argument list per construct, and the expressions' own), with room to
+// spare; deeper is a *program.LimitError, as the JSON form gives.
+func maxNesting(maxDepth int) int { return 2*maxDepth + maxBracketNesting }
 
 // parseError turns participle's error into a diagnostic at the failing
 // token, saying what the surface expected there, with a did-you-mean

@@ -32,7 +32,7 @@ func (t *textSyntax) Format(src []byte, maxDepth int) ([]byte, []pilotage.Diagno
 	if d != nil {
 		return nil, []pilotage.Diagnostic{*d}, nil
 	}
-	toks, _ := lex(src, t.ts)
+	toks, _ := lex(src, t.ts, maxNesting(maxDepth))
 	f := &formatter{t: t, src: src}
 	for _, tok := range toks {
 		if tok.Type == kComment {

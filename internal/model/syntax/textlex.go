@@ -64,10 +64,12 @@ func (t *tokens) Next() (lexer.Token, error) {
 	return tok, nil
 }
 
-// lexError is text no token starts with.
+// lexError is text no token starts with, or (limit) brackets nested
+// past the bound lex was given.
 type lexError struct {
 	at, end int // byte offsets
 	msg     string
+	limit   bool
 }
 
 // twoCharOps are CEL's operators of two characters, lexed before the
@@ -76,13 +78,16 @@ var twoCharOps = []string{"==", "!=", "<=", ">=", "&&", "||"}
 
 // lex splits src into tokens with positions (columns count code points,
 // as every text-range position does). It stops at the first character
-// that starts no token.
-func lex(src []byte, ts *language.TextSyntax) ([]lexer.Token, *lexError) {
+// that starts no token, and at the first bracket nested deeper than
+// maxNesting, so neither the tokens of 10^5 nested braces nor the
+// parser's recursion on them is ever built.
+func lex(src []byte, ts *language.TextSyntax, maxNesting int) ([]lexer.Token, *lexError) {
 	keywords := map[string]lexer.TokenType{ts.If: kIf, ts.Else: kElse, ts.For: kFor, ts.In: kIn, ts.Run: kRun, ts.Output: kOutput}
 	s := string(src)
 	// About one token in eight bytes of a typical program: grown once or
 	// twice rather than a dozen times.
 	out := make([]lexer.Token, 0, len(src)/8+16)
+	depth := 0
 	pos := lexer.Position{Line: 1, Column: 1}
 	emit := func(typ lexer.TokenType, n int) {
 		v := s[pos.Offset : pos.Offset+n]
@@ -126,6 +131,17 @@ func lex(src []byte, ts *language.TextSyntax) ([]lexer.Token, *lexError) {
 			if n == 0 {
 				r, w := utf8.DecodeRuneInString(s[i:])
 				return out, &lexError{at: i, end: i + w, msg: fmt.Sprintf("unexpected character %s", describeRune(r, w))}
+			}
+			if typ == kOp && n == 1 {
+				switch c {
+				case '(', '[', '{':
+					if depth++; depth > maxNesting {
+						return nil, &lexError{at: i, end: i + 1, limit: true,
+							msg: fmt.Sprintf("the program nests brackets deeper than this Language's limit allows (%d) at line %d, column %d", maxNesting, pos.Line, pos.Column)}
+					}
+				case ')', ']', '}':
+					depth--
+				}
 			}
 			emit(typ, n)
 		}
