@@ -177,6 +177,7 @@ reports its errors as findings.
 		newConformCmd(),
 		newConfigCmd(),
 		newInitCmd(),
+		newTestCmd(),
 	)
 	root.PersistentFlags().String(configFlag, "", "read settings from `FILE` instead of the pilotage.yaml found from the working directory upwards (docs/config.md)")
 	root.AddCommand(newProgCmds()...)

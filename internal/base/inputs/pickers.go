@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -17,6 +18,10 @@ var (
 	// Replay takes traces, execute responses and trace-fetch responses.
 	Replay = Picker{Exts: []string{".json"}, Take: taking(Trace),
 		Looking: "trace files (*.json holding a trace, an execute or a trace-fetch response)"}
+	// Test takes the case files of tests/ directories (pilotage test):
+	// a corpus lives beside its PDL.
+	Test = Picker{Exts: []string{".yaml", ".yml"}, Take: inTests,
+		Looking: "test case files (tests/*.yaml)"}
 	// PDL takes PDL files (fmt, build).
 	PDL = Picker{Exts: []string{".pdl"}, Looking: "PDL files (*.pdl)"}
 )
@@ -44,4 +49,13 @@ func taking(kinds ...Kind) func(string) (bool, string) {
 		}
 		return false, k.String() + readBy[k]
 	}
+}
+
+// inTests takes a YAML file of a tests/ directory; another (pilotage.yaml,
+// a CI workflow) is no case file.
+func inTests(name string) (bool, string) {
+	if filepath.Base(filepath.Dir(name)) == "tests" {
+		return true, ""
+	}
+	return false, "not in a tests/ directory"
 }

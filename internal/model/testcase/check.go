@@ -1,0 +1,190 @@
+package testcase
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/diff"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+)
+
+// Got is what the engine answered for one case.
+type Got struct {
+	Validate  *pilotage.ValidateResponse
+	Execute   *pilotage.ExecuteResponse // nil when the case did not run
+	Narration string
+}
+
+// Failure is one expectation the engine did not meet, at its line.
+type Failure struct {
+	Line int
+	Key  string // "status", "output", …
+	Msg  string
+	Diff string // unified diff of want and got, when both are values
+}
+
+// Check compares what c expects with got, in the order docs/test.md
+// lists the expectations.
+func Check(c *Case, got *Got) []Failure {
+	e := &c.Expect
+	var fs []Failure
+	fail := func(key, msg string, want, have any) {
+		f := Failure{Line: e.Lines[key], Key: key, Msg: msg}
+		if want != nil || have != nil {
+			f.Diff = Diff(want, have)
+		}
+		fs = append(fs, f)
+	}
+	v := got.Validate
+	if e.Valid != nil && *e.Valid != v.Valid {
+		fail("valid", fmt.Sprintf("valid is %t, expected %t", v.Valid, *e.Valid), nil, nil)
+	}
+	if e.Diagnostics != nil {
+		if have := Diagnostics(v.Diagnostics); !diagsMatch(e.Diagnostics, have) {
+			fail("diagnostics", "the diagnostics differ", e.Diagnostics, have)
+		}
+	}
+	if e.Plan != nil {
+		have := PlanOf(v.Plan)
+		want := *e.Plan
+		// A plan expectation states only the members it gives.
+		if want.Steps == nil {
+			have.Steps = nil
+		}
+		if want.Risks == nil {
+			have.Risks = nil
+		}
+		if want.MaxRisk == "" {
+			have.MaxRisk = ""
+		}
+		if !reflect.DeepEqual(want, have) {
+			fail("plan", "the plan differs", want, have)
+		}
+	}
+	x := got.Execute
+	if x == nil {
+		for _, k := range []string{"status", "output", "trace", "narration"} {
+			if _, ok := e.Lines[k]; ok {
+				fail(k, fmt.Sprintf("expects %s of a Run, but the case did not run (the program is invalid)", k), nil, nil)
+			}
+		}
+		return fs
+	}
+	if e.Status != "" && e.Status != x.Outcome.Status {
+		fail("status", fmt.Sprintf("the Run's status is %s, expected %s (%s)", x.Outcome.Status, e.Status, x.Outcome.Error), nil, nil)
+	}
+	if e.Output != nil && !SameJSON(e.Output, x.Output) {
+		fail("output", "the output differs", json.RawMessage(e.Output), nullable(x.Output))
+	}
+	if e.Trace != nil {
+		if have := TraceOf(x.Trace); !reflect.DeepEqual(e.Trace, have) {
+			fail("trace", "the trace differs", e.Trace, have)
+		}
+	}
+	if e.Narration != "" && !strings.Contains(got.Narration, e.Narration) {
+		fail("narration", fmt.Sprintf("the narration does not contain %q", e.Narration), e.Narration, got.Narration)
+	}
+	return fs
+}
+
+func nullable(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+// Diagnostics is what a case can state of the diagnostics: code, path
+// and the whole message.
+func Diagnostics(ds []pilotage.Diagnostic) []DiagWant {
+	out := []DiagWant{}
+	for _, d := range ds {
+		out = append(out, DiagWant{Code: d.Code, Path: pathString(d.Path), Message: d.Message})
+	}
+	return out
+}
+
+func pathString(p pilotage.Path) string {
+	if p.Text != nil {
+		return fmt.Sprintf("%d:%d", p.Text.Start.Line, p.Text.Start.Column)
+	}
+	return p.Pointer
+}
+
+// diagsMatch: the same number of diagnostics, each with the code, the
+// path when given, and the message substring when given.
+func diagsMatch(want, have []DiagWant) bool {
+	if len(want) != len(have) {
+		return false
+	}
+	for i, w := range want {
+		h := have[i]
+		if w.Code != h.Code || w.Path != "" && w.Path != h.Path || !strings.Contains(h.Message, w.Message) {
+			return false
+		}
+	}
+	return true
+}
+
+// PlanOf is what a case can state of a plan.
+func PlanOf(p *pilotage.Plan) PlanWant {
+	if p == nil {
+		return PlanWant{}
+	}
+	w := PlanWant{Steps: []string{}, Risks: map[string]string{}, MaxRisk: p.MaxRisk}
+	for _, s := range p.Steps {
+		w.Steps = append(w.Steps, s.ID)
+		if s.Risk != "" {
+			w.Risks[s.ID] = s.Risk
+		}
+	}
+	return w
+}
+
+// TraceOf is what a case can state of a trace.
+func TraceOf(t *pilotage.Trace) []TraceWant {
+	out := []TraceWant{}
+	if t == nil {
+		return out
+	}
+	for _, s := range t.Steps {
+		w := TraceWant{ID: s.ID, Status: s.Outcome.Status, Calls: s.Calls}
+		if len(s.Decisions) > 0 {
+			w.Took = s.Decisions[len(s.Decisions)-1].Took
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// SameJSON reports whether two JSON texts hold the same value.
+func SameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(nullable(a), &x) != nil || json.Unmarshal(nullable(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// Diff shows want and got as indented JSON, line by line.
+func Diff(want, got any) string {
+	show := func(v any) []byte {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return []byte(fmt.Sprint(v))
+		}
+		var buf bytes.Buffer
+		if json.Indent(&buf, b, "", "  ") == nil {
+			b = buf.Bytes()
+		}
+		return append(b, '\n')
+	}
+	d := string(diff.Diff("want", show(want), "got", show(got)))
+	// The first line restates the two names: "diff want got".
+	_, rest, _ := strings.Cut(d, "\n")
+	return rest
+}

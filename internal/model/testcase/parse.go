@@ -1,0 +1,247 @@
+package testcase
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+)
+
+type parser struct{ name, dir string }
+
+func (p *parser) errAt(n *yaml.Node, msg, hint string) error {
+	return &Error{File: p.name, Line: n.Line, Col: n.Column, Msg: msg, Hint: hint}
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError places a YAML syntax error at its line.
+func yamlError(name string, err error) error {
+	var te *yaml.TypeError
+	msg := err.Error()
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	line := 1
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	return &Error{File: name, Line: max(line, 1), Col: 1, Msg: "not YAML: " + strings.TrimPrefix(msg, "yaml: "), Hint: "a case file is YAML (docs/test.md)"}
+}
+
+// fields walks a mapping, calling each key's handler; an unknown key is
+// an error naming the closest known one, and required keys must appear.
+func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error, required ...string) error {
+	if n.Kind != yaml.MappingNode {
+		return p.errAt(n, "expected a mapping of keys to values", "")
+	}
+	known := make([]string, 0, len(handlers))
+	for k := range handlers {
+		known = append(known, k)
+	}
+	slices.Sort(known)
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		h, ok := handlers[k.Value]
+		if !ok {
+			hint := "the keys here are " + strings.Join(known, ", ")
+			if s := suggest.Closest(k.Value, known); s != "" {
+				hint = fmt.Sprintf("did you mean %s?", s)
+			}
+			return p.errAt(k, fmt.Sprintf("unknown key %q", k.Value), hint)
+		}
+		if seen[k.Value] {
+			return p.errAt(k, fmt.Sprintf("key %q given twice", k.Value), "")
+		}
+		seen[k.Value] = true
+		if err := h(v); err != nil {
+			return err
+		}
+	}
+	for _, r := range required {
+		if !seen[r] {
+			return p.errAt(n, fmt.Sprintf("missing %s", r), "")
+		}
+	}
+	return nil
+}
+
+func (p *parser) str(n *yaml.Node, dst *string) error {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return p.errAt(n, "expected a string", "")
+	}
+	*dst = n.Value
+	return nil
+}
+
+var mismatch = regexp.MustCompile(`cannot unmarshal !!(\w+) (?:` + "`[^`]*`" + ` )?into (\S+)`)
+
+// yamlKinds words YAML tags and Go types for a case file's author.
+var yamlKinds = map[string]string{"map": "a mapping", "seq": "a list", "str": "a string", "int": "a number", "float": "a number", "bool": "true or false", "null": "nothing"}
+
+// decode reads a node into v, placing a type mismatch at the node.
+func (p *parser) decode(n *yaml.Node, v any) error {
+	err := n.Decode(v)
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if m := mismatch.FindStringSubmatch(msg); m != nil {
+		want := "a mapping"
+		switch {
+		case strings.HasPrefix(m[2], "[]"):
+			want = "a list"
+		case m[2] == "bool" || m[2] == "*bool":
+			want = "true or false"
+		case m[2] == "string":
+			want = "a string"
+		}
+		msg = fmt.Sprintf("expected %s here, found %s", want, yamlKinds[m[1]])
+	}
+	return &Error{File: p.name, Line: n.Line, Col: n.Column, Msg: msg, Hint: "docs/test.md shows each key's shape"}
+}
+
+// jsonValue turns a YAML value into JSON bytes.
+func (p *parser) jsonValue(n *yaml.Node) (json.RawMessage, error) {
+	var v any
+	if err := p.decode(n, &v); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, p.errAt(n, fmt.Sprintf("not a JSON value: %v", err), "keys of mappings must be strings")
+	}
+	return b, nil
+}
+
+// jsonOrFile reads a value given inline or, as a string ending in
+// .json, the file it names.
+func (p *parser) jsonOrFile(n *yaml.Node, dst *json.RawMessage) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && strings.HasSuffix(n.Value, ".json") {
+		path, b, err := p.readRel(n, n.Value)
+		if err != nil {
+			return err
+		}
+		if !json.Valid(b) {
+			return p.errAt(n, fmt.Sprintf("%s is not one JSON value", path), "")
+		}
+		*dst = b
+		return nil
+	}
+	var err error
+	*dst, err = p.jsonValue(n)
+	return err
+}
+
+func (p *parser) testCase(n *yaml.Node) (*Case, error) {
+	c := &Case{Line: n.Line, node: n}
+	err := p.fields(n, map[string]func(*yaml.Node) error{
+		"name":        func(v *yaml.Node) error { return p.str(v, &c.Name) },
+		"principal":   func(v *yaml.Node) error { return p.str(v, &c.Principal) },
+		"trace_level": func(v *yaml.Node) error { return p.str(v, &c.TraceLevel) },
+		"program":     func(v *yaml.Node) error { return p.program(v, c) },
+		"program_text": func(v *yaml.Node) error {
+			c.Text = true
+			return p.str(v, &c.ProgramText)
+		},
+		"input":   func(v *yaml.Node) error { return p.jsonOrFile(v, &c.Input) },
+		"context": func(v *yaml.Node) error { return p.jsonOrFile(v, &c.Context) },
+		"stubs":   func(v *yaml.Node) error { return p.stubs(v, c) },
+		"drift": func(v *yaml.Node) error {
+			c.Drift = &Drift{Line: v.Line, Pin: true}
+			return p.fields(v, map[string]func(*yaml.Node) error{
+				"remove":                   func(x *yaml.Node) error { return p.decode(x, &c.Drift.Remove) },
+				"describe":                 func(x *yaml.Node) error { return p.decode(x, &c.Drift.Describe) },
+				"expected_catalog_version": func(x *yaml.Node) error { return p.decode(x, &c.Drift.Pin) },
+			})
+		},
+		"expect": func(v *yaml.Node) error { return p.expect(v, &c.Expect) },
+	}, "name")
+	if err != nil {
+		return nil, err
+	}
+	if c.Program == nil && !c.Text {
+		return nil, p.errAt(n, fmt.Sprintf("case %q has no program", c.Name), "add program: FILE, program: {steps: …} or program_text: |")
+	}
+	if c.Text {
+		c.Program, _ = json.Marshal(c.ProgramText)
+	}
+	return c, nil
+}
+
+// program reads `program:`: a file name (a .json file is a JSON program,
+// any other a text one), or an inline JSON program.
+func (p *parser) program(n *yaml.Node, c *Case) error {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		var err error
+		c.Program, err = p.jsonValue(n)
+		return err
+	}
+	path, b, err := p.readRel(n, n.Value)
+	if err != nil {
+		return err
+	}
+	c.ProgramFile = path
+	if strings.HasSuffix(path, ".json") {
+		c.Program = b
+		return nil
+	}
+	c.Text, c.ProgramText = true, string(b)
+	return nil
+}
+
+func (p *parser) stubs(n *yaml.Node, c *Case) error {
+	if n.Kind != yaml.MappingNode {
+		return p.errAt(n, "stubs is not a mapping of entry ids", "stubs: {todo.add: {returns: …}}")
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		list := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			list = v.Content
+		}
+		for _, sn := range list {
+			s := Stub{Entry: k.Value, Line: sn.Line}
+			err := p.fields(sn, map[string]func(*yaml.Node) error{
+				"returns": func(x *yaml.Node) error { var err error; s.Returns, err = p.jsonValue(x); return err },
+				"compute": func(x *yaml.Node) error { return p.str(x, &s.Compute) },
+				"fail":    func(x *yaml.Node) error { return p.str(x, &s.Fail) },
+				"when":    func(x *yaml.Node) error { return p.str(x, &s.When) },
+				"message": func(x *yaml.Node) error { return p.str(x, &s.Message) },
+			})
+			if err != nil {
+				return err
+			}
+			if (s.Returns != nil) == (s.Compute != "") && s.Fail == "" {
+				return p.errAt(sn, fmt.Sprintf("stub of %s gives neither or both of returns and compute", k.Value), "give returns: VALUE, compute: CEL or fail: STATUS")
+			}
+			c.Stubs = append(c.Stubs, s)
+		}
+	}
+	return nil
+}
+
+func (p *parser) expect(n *yaml.Node, e *Expect) error {
+	e.node, e.Lines = n, map[string]int{}
+	at := func(key string, f func(*yaml.Node) error) func(*yaml.Node) error {
+		return func(v *yaml.Node) error { e.Lines[key] = v.Line; return f(v) }
+	}
+	return p.fields(n, map[string]func(*yaml.Node) error{
+		"valid":       at("valid", func(v *yaml.Node) error { return p.decode(v, &e.Valid) }),
+		"diagnostics": at("diagnostics", func(v *yaml.Node) error { e.Diagnostics = []DiagWant{}; return p.decode(v, &e.Diagnostics) }),
+		"plan":        at("plan", func(v *yaml.Node) error { e.Plan = &PlanWant{}; return p.decode(v, e.Plan) }),
+		"status":      at("status", func(v *yaml.Node) error { return p.str(v, &e.Status) }),
+		"output":      at("output", func(v *yaml.Node) error { var err error; e.Output, err = p.jsonValue(v); return err }),
+		"trace":       at("trace", func(v *yaml.Node) error { e.Trace = []TraceWant{}; return p.decode(v, &e.Trace) }),
+		"narration":   at("narration", func(v *yaml.Node) error { return p.str(v, &e.Narration) }),
+	})
+}

@@ -1,0 +1,209 @@
+// Package testcase is the model of `pilotage test` case files: parsing
+// them with the line of every value (docs/test.md), checking what a
+// case expects against what the engine answered, and rewriting the
+// expectations for --update.
+package testcase
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// File is one case file: the PDL its cases run against and the cases.
+type File struct {
+	Name string
+	Src  []byte
+	// PDL is the Language definition's path, resolved against the file's
+	// directory; Language picks one Language of it ("" for its only one).
+	PDL      string
+	Language string
+	Cases    []*Case
+	doc      *yaml.Node
+}
+
+// Case is one test: a program, what it runs with, and what it expects.
+type Case struct {
+	Name      string
+	Line      int
+	Principal string
+	// Program is the program as the request carries it: JSON bytes, or a
+	// JSON string for a text program (ProgramText set, Text true).
+	Program     json.RawMessage
+	ProgramText string
+	Text        bool
+	// ProgramFile is the file the program was read from, "" inline.
+	ProgramFile    string
+	Input, Context json.RawMessage
+	TraceLevel     string
+	Stubs          []Stub
+	Drift          *Drift
+	Expect         Expect
+	node           *yaml.Node
+}
+
+// Stub replaces an entry's scripted behaviour for one case: a fixed
+// output (Returns), a CEL expression over the call's input (Compute), or
+// a failure with a step status (Fail, optionally When a CEL condition
+// holds, with Message). Stubs of one entry are tried in order.
+type Stub struct {
+	Entry   string
+	Line    int
+	Returns json.RawMessage
+	Compute string
+	Fail    string
+	When    string
+	Message string
+}
+
+// Drift is a catalog change made between plan and execute: the Run is
+// sent with the plan's catalog_version, so it meets catalog_drift, or,
+// for a promoted program whose baseline changed, promotion_drift.
+type Drift struct {
+	Line     int
+	Remove   []string
+	Describe map[string]string
+	// Pin sends the plan's catalog_version with the Run (the default),
+	// so any change is catalog_drift; `expected_catalog_version: false`
+	// leaves it out, to reach a promoted program's promotion_drift.
+	Pin bool
+}
+
+// Expect is what a case states; nil and empty members state nothing.
+// Lines maps each stated key ("status", "output", …) to its line.
+type Expect struct {
+	Valid       *bool
+	Diagnostics []DiagWant
+	Plan        *PlanWant
+	Status      string
+	Output      json.RawMessage
+	Trace       []TraceWant
+	Narration   string
+	Lines       map[string]int
+	node        *yaml.Node
+}
+
+// DiagWant is one expected diagnostic: its code, its path (a JSON
+// Pointer, or "LINE:COL" of a text range's start) and a substring of
+// its message.
+type DiagWant struct {
+	Code    string `yaml:"code" json:"code"`
+	Path    string `yaml:"path,omitempty" json:"path,omitempty"`
+	Message string `yaml:"message,omitempty" json:"message,omitempty"`
+}
+
+// PlanWant is the expected plan: step ids in order, each step's risk,
+// and max_risk.
+type PlanWant struct {
+	Steps   []string          `yaml:"steps,omitempty" json:"steps,omitempty"`
+	Risks   map[string]string `yaml:"risks,omitempty" json:"risks,omitempty"`
+	MaxRisk string            `yaml:"max_risk,omitempty" json:"max_risk,omitempty"`
+}
+
+// TraceWant is one expected trace entry: its id, status, the entries
+// it called, and the arm or loop decision it took.
+type TraceWant struct {
+	ID     string   `yaml:"id" json:"id"`
+	Status string   `yaml:"status" json:"status"`
+	Calls  []string `yaml:"calls,omitempty" json:"calls,omitempty"`
+	Took   string   `yaml:"took,omitempty" json:"took,omitempty"`
+}
+
+// Error is a case file that does not say what it means, at its line.
+type Error struct {
+	File      string
+	Line, Col int
+	Msg, Hint string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+
+// MaxFile bounds a case file's size: a corpus is written by hand.
+const MaxFile = 4 << 20
+
+// Parse reads a case file. The first problem is returned as an *Error at
+// its line; a file is all or nothing, so no case of a broken file passes.
+func Parse(name string, src []byte) (*File, error) {
+	if len(src) > MaxFile {
+		return nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("case file of %d bytes, more than the %d a corpus file may hold", len(src), MaxFile), Hint: "split it into several files"}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, yamlError(name, err)
+	}
+	p := &parser{name: name, dir: filepath.Dir(name)}
+	f := &File{Name: name, Src: src, doc: &doc}
+	if len(doc.Content) == 0 {
+		return nil, &Error{File: name, Line: 1, Col: 1, Msg: "the file holds no cases", Hint: "write `cases:` with a list of cases (docs/test.md)"}
+	}
+	root := doc.Content[0]
+	if err := p.fields(root, map[string]func(*yaml.Node) error{
+		"pdl":      func(n *yaml.Node) error { return p.str(n, &f.PDL) },
+		"language": func(n *yaml.Node) error { return p.str(n, &f.Language) },
+		"cases": func(n *yaml.Node) error {
+			if n.Kind != yaml.SequenceNode {
+				return p.errAt(n, "cases is not a list", "")
+			}
+			for _, cn := range n.Content {
+				c, err := p.testCase(cn)
+				if err != nil {
+					return err
+				}
+				f.Cases = append(f.Cases, c)
+			}
+			return nil
+		},
+	}, "cases"); err != nil {
+		return nil, err
+	}
+	if err := p.resolvePDL(f, root); err != nil {
+		return nil, err
+	}
+	seen := map[string]int{}
+	for _, c := range f.Cases {
+		if l, dup := seen[c.Name]; dup {
+			return nil, &Error{File: name, Line: c.Line, Col: 1, Msg: fmt.Sprintf("a second case named %q (the first is at line %d)", c.Name, l), Hint: "case names select cases with --run; make them unique"}
+		}
+		seen[c.Name] = c.Line
+	}
+	return f, nil
+}
+
+// resolvePDL makes f.PDL a path: as written, relative to the file; left
+// out, the one *.pdl file in the directory above the file's (a tests/
+// directory beside its PDL).
+func (p *parser) resolvePDL(f *File, root *yaml.Node) error {
+	if f.PDL != "" {
+		f.PDL = filepath.Join(p.dir, f.PDL)
+		return nil
+	}
+	found, _ := filepath.Glob(filepath.Join(p.dir, "..", "*.pdl"))
+	if len(found) != 1 {
+		return p.errAt(root, fmt.Sprintf("no pdl: and %d *.pdl files beside the tests directory", len(found)), "name the Language's file with `pdl: ../lang.pdl`")
+	}
+	f.PDL = found[0]
+	return nil
+}
+
+// readRel reads a file a case names, relative to the case file.
+func (p *parser) readRel(n *yaml.Node, rel string) (string, []byte, error) {
+	path := filepath.Join(p.dir, rel)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), "paths are relative to the case file")
+	}
+	return path, b, nil
+}
+
+// why is the reason a file could not be read, without the path a case
+// names relative to its file.
+func why(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
+}

@@ -1,0 +1,103 @@
+package testcase
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Update rewrites the expectations of c that failed to what got shows,
+// keeping their order, layout and every comment; a case stating none gets
+// the ones that describe its result (valid and diagnostics, or status and
+// output).
+func Update(c *Case, got *Got, failed []Failure) error {
+	redo := map[string]bool{}
+	for _, f := range failed {
+		redo[f.Key] = true
+	}
+	e := &c.Expect
+	if e.node == nil {
+		e.node = &yaml.Node{Kind: yaml.MappingNode}
+		c.node.Content = append(c.node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "expect"}, e.node)
+		e.Lines = map[string]int{}
+	}
+	if len(e.node.Content) == 0 {
+		keys := []string{"valid", "diagnostics"}
+		if got.Execute != nil {
+			keys = []string{"status", "output"}
+		}
+		for _, k := range keys {
+			e.node.Content = append(e.node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"})
+			redo[k] = true
+		}
+	}
+	for i := 0; i+1 < len(e.node.Content); i += 2 {
+		v, ok := current(e.node.Content[i].Value, got)
+		if !ok || !redo[e.node.Content[i].Value] {
+			continue
+		}
+		old := e.node.Content[i+1]
+		var n yaml.Node
+		if err := n.Encode(v); err != nil {
+			return err
+		}
+		keepFlow(old, &n)
+		n.HeadComment, n.LineComment, n.FootComment = old.HeadComment, old.LineComment, old.FootComment
+		*old = n
+	}
+	return nil
+}
+
+// current is the value got shows for an expectation key.
+func current(key string, got *Got) (any, bool) {
+	v, x := got.Validate, got.Execute
+	switch key {
+	case "valid":
+		return v.Valid, true
+	case "diagnostics":
+		return Diagnostics(v.Diagnostics), true
+	case "plan":
+		return PlanOf(v.Plan), true
+	}
+	if x == nil {
+		return nil, false
+	}
+	switch key {
+	case "status":
+		return x.Outcome.Status, true
+	case "output":
+		var out any
+		_ = json.Unmarshal(nullable(x.Output), &out)
+		return out, true
+	case "trace":
+		return TraceOf(x.Trace), true
+	case "narration":
+		return got.Narration, got.Narration != ""
+	}
+	return nil, false
+}
+
+// Marshal writes the file back, comments and order kept.
+func (f *File) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(f.doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
+}
+
+// keepFlow writes n in flow style where old was: the whole value, or
+// each item of a block list of flow items.
+func keepFlow(old, n *yaml.Node) {
+	switch {
+	case old.Style&yaml.FlowStyle != 0:
+		n.Style |= yaml.FlowStyle
+	case old.Kind == yaml.SequenceNode && len(old.Content) > 0 && old.Content[0].Style&yaml.FlowStyle != 0:
+		for _, x := range n.Content {
+			x.Style |= yaml.FlowStyle
+		}
+	}
+}

@@ -1,0 +1,204 @@
+// Package langtest runs `pilotage test` case files (internal/model/testcase)
+// against the engine, with each case's stubs and catalog drift, and replays
+// every trace against its plan, so a passing case is one replay accepts.
+package langtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/testcase"
+	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+	"github.com/pilotage-dev/pilotage/workbench/engine"
+	"github.com/pilotage-dev/pilotage/workbench/service"
+)
+
+// Params select the cases to run.
+type Params struct {
+	Files []*testcase.File
+	Run   *regexp.Regexp // nil runs every case
+}
+
+// Outcome is one case's result: what the engine answered and the
+// findings (failed expectations, bad cases) at their lines.
+type Outcome struct {
+	File     *testcase.File
+	Case     *testcase.Case
+	Got      *testcase.Got
+	Lang     *language.Language
+	Findings []report.Finding
+	// Unmet are the expectations the answer did not meet: what --update
+	// rewrites, apart from Findings, which no rewrite fixes.
+	Unmet    []report.Finding
+	Failures []testcase.Failure
+}
+
+// Run runs the selected cases of every file, in order.
+func Run(p Params) []Outcome {
+	r := &runner{pdls: map[string]*compiled{}}
+	var out []Outcome
+	for _, f := range p.Files {
+		for _, c := range f.Cases {
+			if p.Run != nil && !p.Run.MatchString(c.Name) {
+				continue
+			}
+			out = append(out, r.runCase(f, c))
+		}
+	}
+	return out
+}
+
+// compiled is a PDL loaded once for every case that names it, with what
+// replay knows of its Languages.
+type compiled struct {
+	srv    *language.Server
+	err    string
+	replay map[string]*replay.Language
+}
+
+type runner struct{ pdls map[string]*compiled }
+
+func (r *runner) load(path string) *compiled {
+	if c, ok := r.pdls[path]; ok {
+		return c
+	}
+	c := &compiled{replay: map[string]*replay.Language{}}
+	res, rep, err := compile.Load(path, 1)
+	switch {
+	case err != nil:
+		c.err = err.Error()
+	case !res.OK():
+		c.err = fmt.Sprintf("%s has errors (%s); run pilotage lint %s", path, rep.Findings[0].Message, path)
+	default:
+		c.srv = res.Server
+		if snap, err := json.Marshal(emit.Snapshot(c.srv)); err == nil {
+			for _, l := range c.srv.Languages {
+				if rl, err := replay.LoadSnapshot("snapshot.json", snap, l.ID); err == nil {
+					c.replay[l.ID] = rl
+				}
+			}
+		}
+	}
+	r.pdls[path] = c
+	return c
+}
+
+func finding(f *testcase.File, line int, rule, msg, hint string) report.Finding {
+	return report.Finding{Rule: rule, Section: "docs/test.md", Severity: report.Error, Message: msg, File: f.Name, Line: line, Column: 1, Hint: hint}
+}
+
+func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
+	o := Outcome{File: f, Case: c}
+	bad := func(line int, rule, msg, hint string) Outcome {
+		o.Findings = append(o.Findings, finding(f, line, rule, msg, hint))
+		return o
+	}
+	pdl := r.load(f.PDL)
+	if pdl.srv == nil {
+		return bad(c.Line, "test-pdl", pdl.err, "")
+	}
+	lang, err := pdl.srv.Pick(f.Language)
+	if err != nil {
+		return bad(c.Line, "test-pdl", err.Error(), "set language: in the case file")
+	}
+	o.Lang = lang
+	if err := pdl.srv.CheckPrincipal(c.Principal); err != nil {
+		return bad(c.Line, "test-case", err.Error(), "")
+	}
+	srv, fs := stubbed(pdl.srv, f, c)
+	if o.Findings = append(fs, closedSetFindings(f, c, lang)...); len(o.Findings) > 0 {
+		return o
+	}
+	eng, err := engine.New(srv, engine.Options{})
+	if err != nil {
+		return bad(c.Line, "test-case", err.Error(), "")
+	}
+	defer eng.Close()
+	ctx, caller := context.Background(), service.Caller{Principal: c.Principal, Session: "test"}
+	got := &testcase.Got{}
+	o.Got = got
+	got.Validate, err = eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: c.Program, Context: c.Context})
+	if err != nil {
+		return bad(c.Line, "test-request", fmt.Sprintf("validate answered a request error: %v", err), "")
+	}
+	if got.Validate.Valid {
+		req := pilotage.ExecuteRequest{Program: c.Program, Input: c.Input, Context: c.Context}
+		if c.TraceLevel != "" {
+			req.TraceLevel = &c.TraceLevel
+		}
+		if d := c.Drift; d != nil {
+			if err := drift(eng, srv, d); err != nil {
+				return bad(d.Line, "test-case", err.Error(), "")
+			}
+			if d.Pin {
+				req.ExpectedCatalogVersion = &got.Validate.CatalogVersion
+			}
+		}
+		if got.Execute, err = eng.Execute(ctx, caller, lang.ID, req); err != nil {
+			return bad(c.Line, "test-request", fmt.Sprintf("execute answered a request error: %v", err), "")
+		}
+		if c.Expect.Narration != "" {
+			if tr, err := eng.Trace(ctx, caller, lang.ID, pilotage.TraceFetchRequest{RunID: got.Execute.RunID}); err == nil {
+				got.Narration = tr.Narration
+			}
+		}
+	}
+	o.Findings = append(o.Findings, unusedStubs(f, c, got)...)
+	o.Findings = append(o.Findings, replayFindings(f, c, got, pdl.replay[lang.ID])...)
+	o.Failures = testcase.Check(c, got)
+	for _, x := range o.Failures {
+		o.Unmet = append(o.Unmet, finding(f, x.Line, "test-"+x.Key, fmt.Sprintf("case %q: %s", c.Name, x.Msg), x.Diff))
+	}
+	return o
+}
+
+// drift changes the served catalog between plan and execute.
+func drift(eng *engine.Engine, srv *language.Server, d *testcase.Drift) error {
+	for _, id := range d.Remove {
+		if err := eng.RemoveEntry(id); err != nil {
+			return err
+		}
+	}
+	for id, text := range d.Describe {
+		i := slices.IndexFunc(srv.Catalog, func(e *language.Entry) bool { return e.ID == id })
+		if i < 0 {
+			return fmt.Errorf("drift describes %s, which the catalog does not hold", id)
+		}
+		en := *srv.Catalog[i]
+		en.Description = text
+		if err := eng.UpsertEntry(&en); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replayFindings replays the case's trace against its plan: a trace
+// replay rejects fails the case whatever it expects.
+func replayFindings(f *testcase.File, c *testcase.Case, got *testcase.Got, rl *replay.Language) []report.Finding {
+	if got.Execute == nil || got.Execute.Trace == nil || got.Validate.Plan == nil {
+		return nil
+	}
+	plan, _ := json.Marshal(got.Validate.Plan)
+	rp, err := replay.LoadPlan("plan.json", plan)
+	if err != nil {
+		return []report.Finding{finding(f, c.Line, "test-replay", fmt.Sprintf("case %q: the plan does not load in replay: %v", c.Name, err), "")}
+	}
+	trace, _ := json.Marshal(got.Execute.Trace)
+	var fs []report.Finding
+	for _, x := range replay.Replay(rp, "trace.json", bytes.NewReader(trace), replay.Options{Language: rl}).Findings {
+		if x.Severity != report.Info {
+			fs = append(fs, finding(f, c.Line, "test-replay", fmt.Sprintf("case %q: replay rejects its trace: %s at %s: %s", c.Name, x.Rule, x.Pointer, x.Message), ""))
+		}
+	}
+	return fs
+}

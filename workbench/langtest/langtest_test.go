@@ -1,0 +1,73 @@
+package langtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/model/testcase"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+)
+
+func parse(t testing.TB, names ...string) []*testcase.File {
+	t.Helper()
+	var fs []*testcase.File
+	for _, name := range names {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := testcase.Parse(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// TestTemplates: the corpus pilotage init writes passes against the PDL
+// it writes beside it (issue 16 item 1), every case, no finding.
+func TestTemplates(t *testing.T) {
+	names, _ := filepath.Glob("../scaffold/templates/*/tests/*.yaml")
+	if len(names) < 2 {
+		t.Fatalf("found %d template corpora, want one per template", len(names))
+	}
+	for _, o := range Run(Params{Files: parse(t, names...)}) {
+		for _, f := range append(o.Findings, o.Unmet...) {
+			t.Errorf("%s:%d: %s\n%s", f.File, f.Line, f.Message, f.Hint)
+		}
+	}
+}
+
+// TestFailures: each kind of failure is a finding at the line of what
+// failed, with the diff; golden in testdata/bad.golden.
+func TestFailures(t *testing.T) {
+	var b strings.Builder
+	for _, o := range Run(Params{Files: parse(t, "testdata/bad/tests/bad.yaml")}) {
+		fmt.Fprintf(&b, "== %s\n", o.Case.Name)
+		if len(o.Findings)+len(o.Unmet) == 0 {
+			t.Errorf("case %q passed", o.Case.Name)
+		}
+		for _, f := range append(o.Findings, o.Unmet...) {
+			fmt.Fprintf(&b, "%d %s: %s\n%s", f.Line, f.Rule, f.Message, f.Hint)
+			if f.Hint != "" && !strings.HasSuffix(f.Hint, "\n") {
+				b.WriteString("\n")
+			}
+		}
+	}
+	// Run ids are random; the rest of each message is not.
+	got := regexp.MustCompile(`run-[0-9a-f]{32}`).ReplaceAllString(b.String(), "run-ID")
+	golden.Check(t, "testdata/bad.golden", []byte(got))
+}
+
+// TestRunSelects: --run's expression picks cases by name.
+func TestRunSelects(t *testing.T) {
+	out := Run(Params{Files: parse(t, "testdata/bad/tests/bad.yaml"), Run: regexp.MustCompile("^stub")})
+	if len(out) != 2 || out[0].Case.Name != "stub of an unknown entry" || out[1].Case.Name != "stub never called" {
+		t.Fatalf("got %d cases", len(out))
+	}
+}

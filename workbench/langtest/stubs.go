@@ -1,0 +1,123 @@
+package langtest
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/testcase"
+)
+
+// stubbed is srv with the case's stubs as its entries' behaviour: a
+// copy, so the next case meets the PDL's own. A stub of an entry the
+// catalog lacks is a finding at the stub.
+func stubbed(srv *language.Server, f *testcase.File, c *testcase.Case) (*language.Server, []report.Finding) {
+	if len(c.Stubs) == 0 {
+		return srv, nil
+	}
+	cp := *srv
+	cp.Catalog = slices.Clone(srv.Catalog)
+	ids := make([]string, len(cp.Catalog))
+	for i, e := range cp.Catalog {
+		ids[i] = e.ID
+	}
+	var fs []report.Finding
+	fresh := map[string]bool{}
+	for _, s := range c.Stubs {
+		i := slices.Index(ids, s.Entry)
+		if i < 0 {
+			hint := "stubs name catalog entries of the PDL"
+			if near := suggest.Closest(s.Entry, ids); near != "" {
+				hint = fmt.Sprintf("did you mean %s?", near)
+			}
+			fs = append(fs, finding(f, s.Line, "test-stub", fmt.Sprintf("case %q stubs %s, which the catalog does not hold", c.Name, s.Entry), hint))
+			continue
+		}
+		en := *cp.Catalog[i]
+		if !fresh[s.Entry] {
+			// The first stub of an entry replaces its behaviour; the
+			// next ones add to it, tried in order.
+			fresh[s.Entry], en.Behavior = true, language.Behavior{}
+		}
+		b := &en.Behavior
+		b.Fails = slices.Clone(b.Fails)
+		switch {
+		case s.Fail != "":
+			b.Fails = append(b.Fails, language.Failure{Status: s.Fail, When: s.When, Message: s.Message})
+		case s.Compute != "":
+			b.ReturnsExpr, b.Returns = s.Compute, nil
+		default:
+			b.Returns, b.ReturnsExpr = s.Returns, ""
+		}
+		cp.Catalog[i] = &en
+	}
+	return &cp, fs
+}
+
+// unusedStubs are stubs of entries neither the plan nor the trace names:
+// a case that stubs what its program never calls tests nothing.
+func unusedStubs(f *testcase.File, c *testcase.Case, got *testcase.Got) []report.Finding {
+	called := map[string]bool{}
+	if p := got.Validate.Plan; p != nil {
+		for _, s := range p.Steps {
+			for _, id := range s.Calls {
+				called[id] = true
+			}
+		}
+	}
+	if x := got.Execute; x != nil && x.Trace != nil {
+		for _, s := range x.Trace.Steps {
+			for _, id := range s.Calls {
+				called[id] = true
+			}
+		}
+	}
+	var fs []report.Finding
+	for _, s := range c.Stubs {
+		if !called[s.Entry] && (got.Validate.Plan != nil || got.Execute != nil) {
+			fs = append(fs, finding(f, s.Line, "test-stub", fmt.Sprintf("case %q stubs %s, which its program never calls", c.Name, s.Entry), "remove the stub, or call the entry"))
+		}
+	}
+	return fs
+}
+
+// closedSetFindings are expectations no Run could meet: a diagnostic
+// code, risk level or status outside the Language's closed sets.
+func closedSetFindings(f *testcase.File, c *testcase.Case, l *language.Language) []report.Finding {
+	var fs []report.Finding
+	e := &c.Expect
+	check := func(key, what, v string, set []string) {
+		if v != "" && !slices.Contains(set, v) {
+			fs = append(fs, finding(f, e.Lines[key], "test-closed-set", fmt.Sprintf("case %q expects %s %q, which is not in %s's closed set", c.Name, what, v, l.ID), "the set is "+fmt.Sprint(set)))
+		}
+	}
+	var codes, risks, statuses, steps []string
+	for _, x := range l.Sets.DiagnosticCodes {
+		codes = append(codes, x.Code)
+	}
+	for _, x := range l.Sets.RiskLevels {
+		risks = append(risks, x.Risk)
+	}
+	for _, x := range l.Sets.RunStatuses {
+		statuses = append(statuses, x.Status)
+	}
+	for _, x := range l.Sets.StepStatuses {
+		steps = append(steps, x.Status)
+	}
+	for _, d := range e.Diagnostics {
+		check("diagnostics", "diagnostic code", d.Code, codes)
+	}
+	if e.Plan != nil {
+		check("plan", "risk level", e.Plan.MaxRisk, risks)
+		for _, r := range e.Plan.Risks {
+			check("plan", "risk level", r, risks)
+		}
+	}
+	check("status", "run status", e.Status, statuses)
+	for _, t := range e.Trace {
+		check("trace", "step status", t.Status, steps)
+	}
+	return fs
+}
