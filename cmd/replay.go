@@ -11,6 +11,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
@@ -32,6 +33,8 @@ type replayParams struct {
 	traceOnly  bool
 	verbose    bool
 	program    string
+	deep       bool
+	input      string
 }
 
 func newReplayCmd() *cobra.Command {
@@ -61,6 +64,16 @@ also checked against the Language's manifest entry and closed-sets guide;
 with --lang, branch labels against its grammar too. A PDL with errors is
 printed with at most --max-per-rule of one rule listed, and exits 2.
 
+With --deep (and --program, --lang), replay re-decides each Run from the
+values its trace records: every branch condition, loop list, call
+argument and output expression of the program is evaluated again in the
+Language's CEL environment over the recorded outputs and loop elements,
+and a branch arm, an iteration count, a call input or an output the
+program does not give is a finding (deep-* rules), as is a step traced
+after a failure that ended the Run. What cannot be re-decided (a summary
+trace records no outputs; no trace records the Run's input unless
+--input gives it) is said in deep-undecided info findings.
+
 Each finding names its rule and spec section, points at the trace entry
 (file:line:col and JSON Pointer) and at the plan step it was matched
 against, and carries the trace's run_id. At most --max-per-rule findings
@@ -89,6 +102,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
   pilotage replay 'runs/**/*.json' --plan plan.json --verbose
   pilotage replay run.json --plan validate.json --snapshot snapshot.json
   pilotage replay run.json --plan plan.json --lang langs/homeflow/homeflow.pdl
+  pilotage replay run.json --plan plan.json --lang langs/homeflow/homeflow.pdl --program prog.json --deep
   engine-run | pilotage replay - --plan plan.json
   pilotage replay runs/ --plan plan.json --format html -o report.html
   pilotage replay runs/ --plan plan.json --format markdown >> "$GITHUB_STEP_SUMMARY"
@@ -106,6 +120,8 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
 	f.StringVar(&p.program, "program", "", "the program `FILE` the plan came from (with --lang): findings about a step quote its statement")
+	f.BoolVar(&p.deep, "deep", false, "re-decide each Run from its recorded values with --program (deep replay, docs/replay.md)")
+	f.StringVar(&p.input, "input", "", "with --deep, the Runs' input `FILE` (a JSON object), for expressions that read input")
 	f.BoolVar(&p.traceOnly, "trace-only", false, "draw one TRACE's timeline (--format html), without a plan and without checking it")
 	maxPerRuleFlag(c, &p.maxPerRule)
 	progressFlag(c, &p.progress)
@@ -161,7 +177,7 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 	for _, id := range p.disable {
 		opt.Disabled[id] = true
 	}
-	if opt.Language, err = replayLanguage(s, p); err != nil {
+	if opt.Language, opt.Deep, err = replayLanguage(s, p); err != nil {
 		return err
 	}
 	var stdin io.Reader
@@ -225,47 +241,72 @@ func replayTimeline(s stdio, p *replayParams, draw string, args []string) error 
 	return writeOutput(s, p.out.output, "the timeline", picture.NewTimeline(rec).WriteHTML)
 }
 
-// replayLanguage loads the Language from --snapshot or --lang, if given.
-func replayLanguage(s stdio, p *replayParams) (*replay.Language, error) {
+// replayLanguage loads the Language from --snapshot or --lang, if given,
+// and with --program the program deep replay re-decides the Runs with.
+func replayLanguage(s stdio, p *replayParams) (*replay.Language, *replay.Deep, error) {
 	switch {
 	case p.snapshot != "" && p.lang != "":
-		return nil, usageErr("give --snapshot or --lang, not both")
+		return nil, nil, usageErr("give --snapshot or --lang, not both")
+	case (p.deep || p.input != "") && (p.program == "" || p.lang == ""):
+		return nil, nil, usageErr("--deep and --input need --program and --lang: deep replay re-decides the program in the Language's own CEL environment, which a snapshot does not carry")
+	case p.input != "" && !p.deep:
+		return nil, nil, usageErr("--input is the input of the Runs --deep re-decides; give --deep too")
 	case p.snapshot != "":
 		src, err := readInput(s, p.snapshot)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		l, err := replay.LoadSnapshot(p.snapshot, src, p.language)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, nil, usageErr("%v", err)
 		}
-		return l, nil
+		return l, nil, nil
 	case p.lang != "":
 		res, err := loadPDL(s.err, p.lang, p.out.useColor(s.err), p.maxPerRule)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		l, err := res.Server.Pick(p.language)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, nil, usageErr("%v", err)
 		}
 		// replay reads the snapshot build would write, the artifact a
 		// server publishes, so --lang checks what --snapshot checks;
 		// only the grammar's arm labels are not in it.
 		snap, err := emit.SnapshotJSON(res.Server)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rl, err := replay.LoadSnapshot(p.lang, snap, l.ID)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, nil, usageErr("%v", err)
 		}
 		rl.Arms = l.Grammar.Arms
-		return rl, nil
+		if !p.deep {
+			return rl, nil, nil
+		}
+		src, err := readInput(s, p.program)
+		if err != nil {
+			return nil, nil, err
+		}
+		deep, err := replay.LoadDeep(p.program, src, res.Server, l)
+		if err != nil {
+			return nil, nil, usageErr("%v", err)
+		}
+		if p.input != "" {
+			in, err := readInput(s, p.input)
+			if err != nil {
+				return nil, nil, err
+			}
+			if deep.Input, err = expr.DecodeJSON(in); err != nil {
+				return nil, nil, usageErr("%s: the input is not JSON: %v", p.input, err)
+			}
+		}
+		return rl, deep, nil
 	case p.language != "":
-		return nil, usageErr("--language picks a Language of --snapshot or --lang; give one of them too")
+		return nil, nil, usageErr("--language picks a Language of --snapshot or --lang; give one of them too")
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // planStep reads the step id out of the note replay gives a finding's

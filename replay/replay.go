@@ -38,6 +38,9 @@ type Options struct {
 	// traces; like OnEntry they run on the replaying goroutine.
 	OnStep  func(*Seen)
 	OnTrace func(*TraceSeen)
+	// Deep, when set, re-decides every Run from its own recorded values
+	// with the program it executed (deep replay, deepwalk.go).
+	Deep *Deep
 }
 
 // Input is one trace file to replay, opened when its turn comes.
@@ -60,7 +63,9 @@ func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
 	rep := &report.Report{Tool: "pilotage replay", Sources: map[string][]byte{plan.File: plan.Src}, KeyLabel: "run_id"}
 	enabled := 0
 	for _, r := range RuleInfos() {
-		if !opt.Disabled[r.ID] {
+		// The deep rules check nothing without the program, so a replay
+		// without it does not count them as checked.
+		if !opt.Disabled[r.ID] && (opt.Deep != nil || r.Category != CatDeep) {
 			enabled++
 			rep.Rules = append(rep.Rules, r)
 		}
@@ -140,7 +145,25 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 			}
 		}
 	}
-	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, onEntry, c.diagnostic)
+	var deep *deepRun
+	var endDeep func()
+	if opt.Deep != nil {
+		deep = newDeepRun(opt.Deep, c)
+		var feed func(*entry)
+		feed, endDeep = deep.start()
+		check := onEntry
+		onEntry = func(e *entry) {
+			check(e)
+			feed(e)
+		}
+	}
+	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, onEntry, c.diagnostic, deep != nil)
+	if deep != nil {
+		endDeep()
+		if s.syntax == nil {
+			deep.finish(s)
+		}
+	}
 	if s.syntax != nil {
 		// The walk stopped at the error; the rest of a small file is
 		// read so the finding shows the line in text output.

@@ -28,6 +28,7 @@ const (
 	CatOutcomes       = "outcomes"
 	CatClosedSets     = "closed-sets"
 	CatPlan           = "plan"
+	CatDeep           = "deep"
 )
 
 // Layout is where every replay rule lives, found from its ID alone: its

@@ -22,6 +22,9 @@ import (
 //	-- plan.json --        the plan every trace of the archive runs against
 //	-- NAME.plan.json --   (optional) the plan for NAME.json instead
 //	-- snapshot.json --    (optional) the Language, turning on closed sets
+//	-- program.json --     (optional) the program of the traces, turning on
+//	                       deep replay in testLanguage (deep_test.go)
+//	-- input.json --       (optional) the Runs' input, for deep replay
 //	-- NAME.json --        a trace file
 //	-- NAME.want --        the findings of this rule alone, one per line:
 //	                       FILE:LINE:COL SEVERITY RULE §SECTION POINTER [key=RUN_ID] [see FILE:LINE:COL]…
@@ -32,7 +35,7 @@ import (
 func TestRuleFixtures(t *testing.T) {
 	// A plan or a snapshot is context the traces of the archive share.
 	isTrace := func(name string) bool {
-		return name != "plan" && name != "snapshot" && !strings.HasSuffix(name, ".plan")
+		return name != "plan" && name != "snapshot" && name != "program" && name != "input" && !strings.HasSuffix(name, ".plan")
 	}
 	for _, r := range Rules() {
 		t.Run(r.ID, func(t *testing.T) {
@@ -65,6 +68,9 @@ func replayFixture(t *testing.T, a *golden.Archive, name string) *report.Report 
 		if opt.Language, err = LoadSnapshot("snapshot.json", snap, ""); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if prog, ok := a.File("program.json"); ok {
+		opt.Deep = deepFixture(t, prog, a)
 	}
 	src, _ := a.File(name + ".json")
 	in := Input{File: name + ".json", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }}

@@ -127,6 +127,9 @@ type traceMembers struct {
 	// are; only their presence matters (§6.5, §6.6), so their values are
 	// skipped, never held.
 	output, narration *site
+	// outputRaw is a response's output value, kept only for deep replay
+	// (walker.keepOutput), which compares it with the program's.
+	outputRaw json.RawMessage
 }
 
 // wireDiagnostic is one diagnostic of an execute response (§5.5), with
@@ -196,12 +199,14 @@ type walker struct {
 	// onDiagnostic is called with each element of the top-level
 	// diagnostics array, one at a time like the steps.
 	onDiagnostic func(*diagnostic)
+	// keepOutput keeps a response's output value (deep replay).
+	keepOutput bool
 }
 
 // errStop ends a walk after a syntax error.
 var errStop = errors.New("stop")
 
-func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), onDiagnostic func(*diagnostic)) (*stream, *posReader) {
+func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), onDiagnostic func(*diagnostic), keepOutput bool) (*stream, *posReader) {
 	pr := newPosReader(r, headLimit)
 	// A byte order mark, or a file in UTF-16 or UTF-32, is the one error
 	// lint reports at 1:1 for the file; decoded, it would be a bad first
@@ -213,7 +218,7 @@ func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(
 	// Numbers stay text: a skipped 1e999 is valid JSON (lint accepts it),
 	// but as a float64 it would be a decoding error taken for a syntax one.
 	dec.UseNumber()
-	w := &walker{dec: dec, pr: pr, s: &stream{}, onSteps: onSteps, onEntry: onEntry, onDiagnostic: onDiagnostic}
+	w := &walker{dec: dec, pr: pr, s: &stream{}, onSteps: onSteps, onEntry: onEntry, onDiagnostic: onDiagnostic, keepOutput: keepOutput}
 	_ = w.document()
 	return w.s, pr
 }
@@ -489,6 +494,8 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 			err = w.traceMember(ptr)
 		case key == "diagnostics" && prefix == "":
 			err = w.diagnostics(ptr)
+		case key == "output" && prefix == "" && w.keepOutput:
+			m.output, m.outputRaw, err = w.kept(ptr)
 		case key == "output":
 			m.output, err = w.presence(ptr)
 		case key == "narration" && prefix == "":
@@ -624,6 +631,20 @@ func (w *walker) presence(ptr string) (*site, error) {
 	}
 	pos := w.pr.position(w.pr.valueStart(prev, true))
 	return &site{ptr, pos.Line, pos.Column}, w.skipRest(t)
+}
+
+// kept is presence with the value kept; a null output is no output.
+func (w *walker) kept(ptr string) (*site, json.RawMessage, error) {
+	var raw json.RawMessage
+	prev := w.dec.InputOffset()
+	if err := w.dec.Decode(&raw); err != nil || w.tooDeep(raw) {
+		return nil, nil, w.failAt(cmp.Or(err, errTooDeep), prev)
+	}
+	if string(raw) == "null" {
+		return nil, nil, nil
+	}
+	pos := w.pr.position(w.pr.valueStart(prev, true))
+	return &site{ptr, pos.Line, pos.Column}, raw, nil
 }
 
 // diagnostics walks a response's diagnostics array one element at a

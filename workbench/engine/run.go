@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -117,33 +116,14 @@ func (sc *scope) ResolveName(name string) (any, bool) {
 			return nil, false
 		}
 	}
-	if rest == "" {
-		return v, true
-	}
-	for _, f := range strings.Split(rest, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[f]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
+	return expr.Path(v, rest)
 }
 
 // Parent implements interpreter.Activation.
 func (sc *scope) Parent() interpreter.Activation { return nil }
 
 func traceID(prefix, id string, quals []int) string {
-	var b strings.Builder
-	b.WriteString(prefix)
-	b.WriteString(id)
-	for _, q := range quals {
-		b.WriteByte('#')
-		b.WriteString(strconv.Itoa(q))
-	}
-	return b.String()
+	return prefix + pilotage.TraceSegment{Base: id, Iterations: quals}.String()
 }
 
 func (r *runner) limitStop(what string) *stop {

@@ -114,3 +114,22 @@ func FromCEL(v ref.Val) (any, error) {
 	}
 	return nil, fmt.Errorf("a value of CEL type %s has no JSON form", v.Type().TypeName())
 }
+
+// Path walks the dotted member names path ("temp", "a.b") into v, as an
+// activation resolves a qualified name ("steps.read.output.temp") once it
+// has the value of its head; "" is v itself.
+func Path(v any, path string) (any, bool) {
+	if path == "" {
+		return v, true
+	}
+	for _, f := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[f]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}

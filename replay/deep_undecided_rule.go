@@ -1,0 +1,9 @@
+package replay
+
+import "github.com/pilotage-dev/pilotage/internal/base/report"
+
+// RuleDeepUndecided is the ID of the rule deep replay (deepwalk.go) cites: what could not be re-decided (a summary trace's missing outputs, the Run's input).
+const RuleDeepUndecided = "deep-undecided"
+
+var _ = registry.Register(&Rule{RuleInfo: report.RuleInfo{ID: RuleDeepUndecided, Category: CatDeep, Section: "5.8.1", Severity: report.Info,
+	Summary: "With --deep, what deep replay could not re-decide is said, with why: nothing passes silently."}})
