@@ -425,3 +425,33 @@ func TestProgramFile(t *testing.T) {
 		t.Fatalf("invalid program: %+v", ds)
 	}
 }
+
+// A slow analysis (a large file mid-lint) holds up no request: hover and
+// formatting of it and of other documents answer while it runs, and its
+// diagnostics arrive after.
+func TestSlowAnalysisBlocksNothing(t *testing.T) {
+	release := make(chan struct{})
+	analyseHook = func(path string) {
+		if strings.HasSuffix(path, "slow.pdl") {
+			<-release
+		}
+	}
+	t.Cleanup(func() { analyseHook = nil })
+	c := start(t)
+	dir := t.TempDir()
+	slow := c.open(filepath.Join(dir, "slow.pdl"), "server   \"x\" version=\"1\"\n")
+	other := c.open(filepath.Join(dir, "other.pdl"), "server   \"y\" version=\"1\"\n")
+	t0 := time.Now()
+	for _, uri := range []string{slow, other} {
+		var edits []protocol.TextEdit
+		if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits); err != nil || len(edits) != 1 {
+			t.Fatalf("formatting %s: %v %v", uri, edits, err)
+		}
+	}
+	c.waitDiags(other, 1)
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("requests waited %v for the slow analysis", d)
+	}
+	close(release)
+	c.waitDiags(slow, 1)
+}
