@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -279,6 +280,9 @@ func readProgFiles(s stdio, lang *language.Language, programFile string, p *prog
 	pf.files.Sources[programFile] = src
 	var text bool
 	pf.program, text = syntax.Wire(lang.Locator, src)
+	if err := textIsUTF8(programFile, src, text); err != nil {
+		return nil, err
+	}
 	pf.files.Docs.Program = progdiag.NewDoc(programFile, src, text)
 	for _, x := range []struct {
 		name string
@@ -299,6 +303,26 @@ func readProgFiles(s stdio, lang *language.Language, programFile string, p *prog
 		*x.doc = progdiag.NewDoc(x.name, b, false)
 	}
 	return pf, nil
+}
+
+// textIsUTF8 refuses a text program (exit 2) at its first byte that is
+// not UTF-8: the JSON string it travels as cannot hold that byte, and
+// encoding/json would send U+FFFD in its place, so the engine would
+// check, and could pass, a character the file does not hold.
+func textIsUTF8(name string, src []byte, text bool) error {
+	if !text || utf8.Valid(src) {
+		return nil
+	}
+	at := 0
+	for {
+		r, w := utf8.DecodeRune(src[at:])
+		if r == utf8.RuneError && w == 1 {
+			break
+		}
+		at += w
+	}
+	pos := (&jsonpos.Doc{Src: src}).Position(at)
+	return usageErr("%s:%d:%d: the program is not UTF-8 text: byte 0x%02x is not a character; save the program as UTF-8", name, pos.Line, pos.Column, src[at])
 }
 
 // jsonFile checks that src is one JSON value and reports where it is not,
