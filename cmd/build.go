@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -89,7 +90,7 @@ func runBuild(s stdio, p *buildParams, args []string) error {
 	if p.dir == "-" {
 		return usageErr("build writes several files, so -o takes a DIR, not - (standard output)")
 	}
-	if err := checkMaxPerRule(p.maxPerRule); err != nil {
+	if err := verb.CheckMaxPerRule(p.maxPerRule); err != nil {
 		return err
 	}
 	cfg, _, err := loadConfig(p.flags)

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/conform"
@@ -133,7 +134,7 @@ func runConform(s stdio, p *conformParams, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkMaxPerRule(p.maxPerRule); err != nil {
+	if err := verb.CheckMaxPerRule(p.maxPerRule); err != nil {
 		return err
 	}
 	if p.listRules {
@@ -203,7 +204,7 @@ func runConform(s stdio, p *conformParams, args []string) error {
 	rep, err := conform.Check(ctx, tr, opt)
 	var sig signalled
 	if errors.As(context.Cause(ctx), &sig) {
-		return &exitError{code: 128 + int(sig.sig), err: fmt.Errorf("conform stopped: %v", sig.sig)}
+		return &exitError{Code: 128 + int(sig.sig), Err: fmt.Errorf("conform stopped: %v", sig.sig)}
 	}
 	if err != nil {
 		var ce *conform.ConnectError
@@ -256,10 +257,10 @@ func conformProgram(s stdio, p *conformParams) (*conform.Program, error) {
 	case p.program == "":
 		return nil, nil
 	}
-	if err := oneStdin(p.program, p.input); err != nil {
+	if err := verb.OneStdin(p.program, p.input); err != nil {
 		return nil, err
 	}
-	if err := outputNotInput(p.out.output, p.program, p.input); err != nil {
+	if err := verb.OutputNotInput(p.out.output, p.program, p.input); err != nil {
 		return nil, err
 	}
 	src, err := readInput(s, p.program)

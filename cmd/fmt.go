@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -124,7 +125,7 @@ func runFmt(s stdio, p *fmtParams, args []string) error {
 	if p.write && slices.Contains(args, "-") {
 		return usageErr("-w cannot rewrite standard input")
 	}
-	if err := oneStdin(args...); err != nil {
+	if err := verb.OneStdin(args...); err != nil {
 		return err
 	}
 	format, err := p.formatter(s, color)
@@ -186,7 +187,7 @@ func runFmt(s stdio, p *fmtParams, args []string) error {
 		if err := report.Write(s.err, report.Text, rep, report.Options{Color: color}); err != nil {
 			return usageErr("writing errors: %v", err)
 		}
-		return &exitError{code: ExitUsage}
+		return &exitError{Code: ExitUsage}
 	}
 	for i, name := range rewrite {
 		if err := os.WriteFile(name, formatted[i], 0o644); err != nil {

@@ -1,10 +1,9 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/config"
 )
@@ -15,22 +14,12 @@ func verboseFlag(c *cobra.Command, v *bool) {
 	c.Flags().BoolVarP(v, "verbose", "v", false, "name on standard error each file a directory or glob walk skipped, and why")
 }
 
-// expandArgs expands directories and globs among args into the files p
-// takes, leaving out what pilotage.yaml ignores (cfg may be nil) and
-// exclude; with verbose, what was skipped is named on standard error.
+// expandArgs is verb.Expand with pilotage.yaml's ignore patterns (cfg
+// may be nil).
 func expandArgs(s stdio, args []string, p inputs.Picker, cfg *config.Config, verbose bool, exclude ...string) ([]string, error) {
-	opt := inputs.Options{Exclude: exclude}
+	var ignored func(string) bool
 	if cfg != nil {
-		opt.Ignored = cfg.Ignored
+		ignored = cfg.Ignored
 	}
-	files, skipped, err := inputs.Expand(args, p, opt)
-	if verbose {
-		for _, sk := range skipped {
-			fmt.Fprintf(s.err, "skipped %s: %s\n", sk.File, sk.Why)
-		}
-	}
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return files, nil
+	return verb.Expand(s.verb(), args, p, ignored, verbose, exclude...)
 }

@@ -1,22 +1,17 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pilotage-dev/pilotage/cmd/progress"
-	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/cmd/lintverb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
-	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/pdllint"
 	"github.com/spf13/cobra"
 )
@@ -109,106 +104,29 @@ func runLint(s stdio, p *lintParams, args []string) error {
 	if d := p.out.cfg.Defaults.Baseline; d.Value != "" && !p.out.flags.Changed("baseline") {
 		p.baseline = p.out.cfg.Path(d.Value)
 	}
-	all := rules.All()
 	if p.listRules {
 		if err := listRulesAlone(args); err != nil {
 			return err
 		}
-		return printRules(s, p.out.output, format, pdllint.Rules(all))
+		return printRules(s, p.out.output, format, pdllint.Rules(rules.All()))
 	}
-	if len(args) == 0 {
-		return usageErr("lint needs at least one FILE (or - for standard input); see 'pilotage lint --help'")
-	}
-	if err := checkMaxPerRule(p.maxPerRule); err != nil {
-		return err
-	}
-	if err := outputNotInput(p.out.output, append(slices.Clip(args), p.baseline)...); err != nil {
-		return err
-	}
-	if args, err = expandArgs(s, args, inputs.Lint, p.out.cfg, p.verbose, p.baseline); err != nil {
-		return err
-	}
-	if err := oneStdin(append(slices.Clip(args), p.baseline)...); err != nil {
-		return err
-	}
-	cfg := lint.Config{Disabled: map[string]bool{}, MaxPerRule: p.maxPerRule}
-	for _, id := range p.disable {
-		cfg.Disabled[id] = true
-	}
-	if p.baseline != "" {
-		if cfg.Baseline, err = readBaseline(s, p.baseline); err != nil {
-			return err
-		}
-	}
-	// Files are read whole, quickly; the line mostly shows that the
-	// checking, which cannot be counted, goes on.
-	m := progress.Start(s.err, mode, inputsSize(s, args), "lint", "")
-	defer m.Stop()
-	var inputs []*lint.Input
-	var read int64
-	for _, name := range args {
-		src, err := readInput(s, name)
-		if err != nil {
-			return err
-		}
-		m.AddBytes(int64(len(src)))
-		read += int64(len(src))
-		inputs = append(inputs, &lint.Input{File: name, Src: src})
-	}
-	m.SetPhase(fmt.Sprintf("checking %s (%s)", countFiles(len(inputs)), progress.MB(read)))
-	rep, err := pdllint.Run(all, inputs, cfg)
-	m.Stop()
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	return p.out.emit(s, format, rep)
+	return lintverb.Lint(context.Background(), lintverb.Params{
+		Files:      args,
+		Disable:    p.disable,
+		Baseline:   p.baseline,
+		MaxPerRule: p.maxPerRule,
+		Verbose:    p.verbose,
+		Progress:   mode,
+		Output:     p.out.output,
+		Ignored:    p.out.cfg.Ignored,
+		Report:     p.out.reporter(format),
+	}, s.verb())
 }
 
 // maxPerRuleFlag registers --max-per-rule, for every verb that reports
 // findings (lint, build, replay).
 func maxPerRuleFlag(c *cobra.Command, n *int) {
 	c.Flags().IntVar(n, "max-per-rule", report.DefaultMaxPerRule, "list at most `N` findings per rule and file; the rest are counted")
-}
-
-func checkMaxPerRule(n int) error {
-	if n < 1 {
-		return usageErr("--max-per-rule must be at least 1")
-	}
-	return nil
-}
-
-// readBaseline reads the --baseline capture. A file named *.pdl is built the way
-// lint builds a PDL input, so the evolution rules see the snapshot it
-// describes with positions in the PDL; one that does not compile leaves
-// nothing to compare with, a usage error like an unreadable file.
-func readBaseline(s stdio, name string) (*lint.Input, error) {
-	src, err := readInput(s, name)
-	if err != nil {
-		// Say which input it was: the files to check are read too.
-		var ee *exitError
-		if errors.As(err, &ee) && ee.err != nil {
-			return nil, usageErr("baseline %v", ee.err)
-		}
-		return nil, err
-	}
-	if !pdllint.IsPDL(name) {
-		return &lint.Input{File: name, Src: src}, nil
-	}
-	// Only the first error is shown, so one of each rule is all the
-	// compiler needs to keep.
-	in, res, err := pdllint.Input(name, src, compile.Options{Dir: filepath.Dir(name), Cap: report.NewCap(1)}, nil)
-	if err != nil {
-		return nil, usageErr("baseline %s: %v", name, err)
-	}
-	if in == nil {
-		why := "it defines no Language"
-		if i := slices.IndexFunc(res.Findings, func(f report.Finding) bool { return f.Severity == report.Error }); i >= 0 {
-			f := res.Findings[i]
-			why = fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Column, f.Message)
-		}
-		return nil, usageErr("baseline %s does not build, so there is nothing to compare with: %s", name, why)
-	}
-	return in, nil
 }
 
 // listRulesAlone refuses --list-rules next to inputs to check: it checks
@@ -243,11 +161,4 @@ func printRules(s stdio, output string, format report.Format, infos []report.Rul
 		})
 	}
 	return usageErr("--list-rules prints text or json, not %s", format)
-}
-
-func countFiles(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return fmt.Sprintf("%d files", n)
 }

@@ -1,16 +1,13 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
-	"github.com/pilotage-dev/pilotage/internal/base/fserr"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/config"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
@@ -125,6 +122,17 @@ func (f *reportFlags) emit(s stdio, format report.Format, rep *report.Report) er
 	return nil
 }
 
+// reporter is f as the verb functions take it, writing format.
+func (f *reportFlags) reporter(format report.Format) verb.Reporter {
+	return reporterFunc(func(s verb.Streams, rep *report.Report) error {
+		return f.emit(stdio{in: s.In, out: s.Out, err: s.Err}, format, rep)
+	})
+}
+
+type reporterFunc func(verb.Streams, *report.Report) error
+
+func (r reporterFunc) Report(s verb.Streams, rep *report.Report) error { return r(s, rep) }
+
 // addPictureFormats lists picture.ReportFormats in --format's help, for
 // verbs that draw their report.
 func addPictureFormats(c *cobra.Command, f *reportFlags) {
@@ -153,30 +161,9 @@ func outputDir(output string) string {
 	return filepath.Dir(output)
 }
 
-// writeOutput runs write on the file -o names, or on standard output
-// without -o or with -o -. The file is created only once the verb has
-// its output, so a verb that fails first leaves no empty file behind.
-// Both failures are usage errors (exit 2) that say what could not be
-// written.
+// writeOutput is verb.WriteOutput for cmd's stdio.
 func writeOutput(s stdio, name, what string, write func(io.Writer) error) error {
-	if name == "" || name == "-" {
-		if err := write(s.out); err != nil {
-			return usageErr("writing %s: %v", what, fserr.Plain(err))
-		}
-		return nil
-	}
-	file, err := os.Create(name)
-	if err != nil {
-		return usageErr("cannot write %s: %v", what, fserr.Plain(err))
-	}
-	err = write(file)
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return usageErr("writing %s: %v", what, fserr.Plain(err))
-	}
-	return nil
+	return verb.WriteOutput(s.verb(), name, what, write)
 }
 
 func (f *reportFlags) useColor(w io.Writer) bool {
@@ -205,108 +192,13 @@ func errorColor(s stdio, color string) (bool, error) {
 	return f.useColor(s.err), nil
 }
 
-// readInput reads a named file, or standard input for "-".
-func readInput(s stdio, name string) ([]byte, error) {
-	if name == "-" {
-		b, err := io.ReadAll(stdinOf(s))
-		if err != nil {
-			return nil, usageErr("reading standard input: %v", err)
-		}
-		return b, nil
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, usageErr("%v", readErr(err))
-	}
-	return b, nil
-}
+// readInput is verb.ReadInput for cmd's stdio.
+func readInput(s stdio, name string) ([]byte, error) { return verb.ReadInput(s.verb(), name) }
 
-// stdinOf is the command's standard input. When it is a terminal, a line
-// on standard error says that the command waits for it: otherwise
-// `pilotage lint -` typed by hand looks like a hang.
-func stdinOf(s stdio) io.Reader {
-	in := s.in
-	if f, ok := in.(*os.File); ok && progress.IsTerminal(f) && !isNullDevice(f) {
-		fmt.Fprintln(s.err, "pilotage: reading standard input; end it with Ctrl-D")
-	}
-	return in
-}
+// readErr is verb.ReadErr.
+func readErr(err error) error { return verb.ReadErr(err) }
 
-// isNullDevice reports whether f is the null device. It is a character
-// device like a terminal, which progress.IsTerminal accepts for output,
-// but as input it ends at once: a command run with </dev/null (cron, CI,
-// nohup) waits for no one and must not ask for Ctrl-D.
-func isNullDevice(f *os.File) bool {
-	st, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	null, err := os.Stat(os.DevNull)
-	return err == nil && os.SameFile(st, null)
-}
-
-// oneStdin rejects a command line that names standard input ("-") for
-// more than one input: the second reader would meet an empty stream and
-// report a puzzling "unexpected end of input" about it.
-func oneStdin(names ...string) error {
-	n := 0
-	for _, x := range names {
-		if x == "-" {
-			n++
-		}
-	}
-	if n > 1 {
-		return usageErr("standard input (-) can be read only once, but %d inputs name it; give the others as files", n)
-	}
-	return nil
-}
-
-// outputNotInput rejects an -o FILE that is one of the command's inputs,
-// or a *.json file of an input directory (replay reads those): the
-// report would replace the file it reports on, as a slip of
-// 'lint -o snapshot.json snapshot.json' for '-o lint.txt' would. Build
-// refuses to overwrite its sources for the same reason (emit.Write).
-func outputNotInput(output string, inputs ...string) error {
-	if output == "" || output == "-" {
-		return nil
-	}
-	out, err := os.Stat(output)
-	if err != nil {
-		return nil // a new file replaces nothing; -o reports what stops writing it
-	}
-	dir, _ := os.Stat(filepath.Dir(output))
-	for _, name := range inputs {
-		if name == "" || name == "-" {
-			continue
-		}
-		in, err := os.Stat(name)
-		switch {
-		case err != nil:
-		case os.SameFile(out, in):
-			return usageErr("-o %s names the input %s; writing the output there would replace it: choose another output file", output, name)
-		case in.IsDir() && dir != nil && os.SameFile(dir, in) && strings.HasSuffix(output, ".json"):
-			return usageErr("-o %s is a *.json file of the input directory %s; writing the output there would replace it: choose another output file", output, name)
-		}
-	}
-	return nil
-}
-
-// readErr is fileErr for a file a verb reads: a directory named where one
-// file is meant (--lang, --plan, a PROGRAM) also says what to do; the
-// FILE arguments of lint, replay, fmt and build are walked instead.
-func readErr(err error) error {
-	if errors.Is(err, syscall.EISDIR) {
-		return fmt.Errorf("%v; name the files in it instead", fserr.Plain(err))
-	}
-	return fserr.Plain(err)
-}
-
-// printf writes to the command's standard output. A failed write (a full
-// disk) is a usage error, so `pilotage fmt x.pdl > y.pdl` never exits 0
-// with y.pdl cut short.
+// printf is verb.Printf for cmd's stdio.
 func printf(s stdio, format string, args ...any) error {
-	if _, err := fmt.Fprintf(s.out, format, args...); err != nil {
-		return usageErr("writing standard output: %v", fserr.Plain(err))
-	}
-	return nil
+	return verb.Printf(s.verb(), format, args...)
 }

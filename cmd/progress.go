@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"io"
-	"os"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -27,31 +26,6 @@ func (f *reportFlags) validateWithProgress(mode string) (report.Format, progress
 		return "", "", usageErr("%v", err)
 	}
 	return format, m, nil
-}
-
-// inputsSize is the total size of the named inputs, for a progress line;
-// 0 (unknown) when one of them is standard input from a pipe or cannot
-// be stated, since a percentage of part of the work would mislead.
-func inputsSize(s stdio, names []string) int64 {
-	var total int64
-	for _, name := range names {
-		var st os.FileInfo
-		var err error
-		if name == "-" {
-			f, ok := s.in.(*os.File)
-			if !ok {
-				return 0
-			}
-			st, err = f.Stat()
-		} else {
-			st, err = os.Stat(name)
-		}
-		if err != nil || !st.Mode().IsRegular() {
-			return 0
-		}
-		total += st.Size()
-	}
-	return total
 }
 
 // meteredInputs makes every input count the bytes read from it on m.

@@ -9,6 +9,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
@@ -156,13 +157,13 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 	if p.plan == "" {
 		return usageErr("replay needs --plan PLAN; see 'pilotage replay --help'")
 	}
-	if err := checkMaxPerRule(p.maxPerRule); err != nil {
+	if err := verb.CheckMaxPerRule(p.maxPerRule); err != nil {
 		return err
 	}
-	if err := oneStdin(append([]string{p.plan, p.snapshot}, args...)...); err != nil {
+	if err := verb.OneStdin(append([]string{p.plan, p.snapshot}, args...)...); err != nil {
 		return err
 	}
-	if err := outputNotInput(p.out.output, append([]string{p.plan, p.snapshot, p.lang}, args...)...); err != nil {
+	if err := verb.OutputNotInput(p.out.output, append([]string{p.plan, p.snapshot, p.lang}, args...)...); err != nil {
 		return err
 	}
 	planSrc, err := readInput(s, p.plan)
@@ -182,14 +183,14 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 	}
 	var stdin io.Reader
 	if slices.Contains(args, "-") {
-		stdin = stdinOf(s)
+		stdin = verb.Stdin(s.verb())
 	}
 	files, err := expandArgs(s, args, inputs.Replay, p.out.cfg, p.verbose, p.plan, p.snapshot, p.lang)
 	if err != nil {
 		return err
 	}
 	traces := replay.Inputs(files, stdin)
-	m := progress.Start(s.err, mode, inputsSize(s, files), "replay", "steps")
+	m := progress.Start(s.err, mode, verb.InputsSize(s.verb(), files), "replay", "steps")
 	defer m.Stop()
 	if m != nil {
 		meteredInputs(m, traces)
@@ -222,12 +223,12 @@ func replayTimeline(s stdio, p *replayParams, draw string, args []string) error 
 	if draw != "html" || len(args) != 1 {
 		return usageErr("--trace-only draws one TRACE as a timeline: pilotage replay --trace-only TRACE --format html -o run.html")
 	}
-	if err := outputNotInput(p.out.output, args[0]); err != nil {
+	if err := verb.OutputNotInput(p.out.output, args[0]); err != nil {
 		return err
 	}
 	var stdin io.Reader
 	if args[0] == "-" {
-		stdin = stdinOf(s)
+		stdin = verb.Stdin(s.verb())
 	}
 	rc, err := replay.Inputs(args, stdin)[0].Open()
 	if err != nil {

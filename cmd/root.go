@@ -1,7 +1,7 @@
 // Package cmd holds the pilotage command line: one file per verb, each a
-// thin cobra wrapper that parses flags, reads files, calls a library
-// package and maps the result to output and an exit code. No checking or
-// building logic lives here.
+// cobra command that turns its flags into the params struct of a verb
+// function (cmd/lintverb, ...) and calls it. No checking or building
+// logic lives here.
 package cmd
 
 import (
@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,23 +21,13 @@ import (
 
 // Exit codes shared by every verb.
 const (
-	ExitOK       = 0 // clean
-	ExitFindings = 1 // the input has error findings (or warnings with --strict)
-	ExitUsage    = 2 // bad flags, unreadable input, internal failure
+	ExitOK       = verb.ExitOK
+	ExitFindings = verb.ExitFindings
+	ExitUsage    = verb.ExitUsage
 )
 
 // exitError carries an exit code through cobra's error return.
-type exitError struct {
-	code int
-	err  error // nil when the verb already printed everything
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
+type exitError = verb.ExitError
 
 // stdio is a verb's standard streams, taken from cobra once when the verb
 // runs, so that its code needs no *cobra.Command beyond reading flags.
@@ -49,13 +40,14 @@ func streams(c *cobra.Command) stdio {
 	return stdio{in: c.InOrStdin(), out: c.OutOrStdout(), err: c.ErrOrStderr()}
 }
 
+// verb is s as the verb functions take it.
+func (s stdio) verb() verb.Streams { return verb.Streams{In: s.in, Out: s.out, Err: s.err} }
+
 // usageErr reports a usage or input problem (exit 2).
-func usageErr(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
-}
+func usageErr(format string, args ...any) error { return verb.Usage(format, args...) }
 
 // findingsExit is returned by checking verbs whose input has findings.
-var findingsExit = &exitError{code: ExitFindings}
+var findingsExit = verb.Findings
 
 // Main runs the command line and returns the process exit code.
 func Main() int {
@@ -75,10 +67,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintln(stderr, "pilotage:", ee.err)
+		if ee.Err != nil {
+			fmt.Fprintln(stderr, "pilotage:", ee.Err)
 		}
-		return ee.code
+		return ee.Code
 	}
 	// Cobra's own errors (unknown flag, unknown command, a required flag
 	// missing): point at the help of the verb that was meant, not the

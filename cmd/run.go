@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
@@ -266,10 +267,10 @@ func langFromConfig(v progVerb, p *progParams, programFile string) error {
 // receives the file's text as a string (binding.md). A malformed input or
 // context is a usage error (exit 2): it is no program to check.
 func readProgFiles(s stdio, lang *language.Language, programFile string, p *progParams) (*progFiles, error) {
-	if err := oneStdin(programFile, p.input, p.context); err != nil {
+	if err := verb.OneStdin(programFile, p.input, p.context); err != nil {
 		return nil, err
 	}
-	if err := outputNotInput(p.output, programFile, p.input, p.context, p.lang); err != nil {
+	if err := verb.OutputNotInput(p.output, programFile, p.input, p.context, p.lang); err != nil {
 		return nil, err
 	}
 	pf := &progFiles{files: progtext.Files{Program: programFile, Sources: map[string][]byte{}}}
@@ -353,7 +354,7 @@ func requestError(s stdio, format report.Format, output string, err error) error
 		}); err != nil {
 			return err
 		}
-		return &exitError{code: ExitUsage}
+		return &exitError{Code: ExitUsage}
 	}
 	return usageErr("request error %s: %s", re.Kind, re.Message)
 }

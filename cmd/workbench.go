@@ -29,7 +29,7 @@ func loadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, er
 		if err := report.Write(w, report.Text, rep, report.Options{Color: color}); err != nil {
 			return nil, usageErr("writing errors: %v", err)
 		}
-		return nil, &exitError{code: ExitUsage}
+		return nil, &exitError{Code: ExitUsage}
 	}
 	return res, nil
 }

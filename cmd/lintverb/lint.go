@@ -1,0 +1,131 @@
+// Package lintverb is pilotage lint as a function: it expands and reads
+// the inputs, builds a --baseline, and runs pdllint over them, for the
+// command line and for tests that call it directly.
+package lintverb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/pdllint"
+)
+
+// Params are pilotage lint's arguments and flags.
+type Params struct {
+	// Files are the FILE arguments: files, directories, globs, or - for
+	// standard input.
+	Files []string
+	// Disable are the rule IDs turned off.
+	Disable []string
+	// Baseline is the earlier capture every input is compared with, or "".
+	Baseline string
+	// MaxPerRule bounds the findings listed per rule and file.
+	MaxPerRule int
+	// Verbose names on standard error each file a walk skipped.
+	Verbose bool
+	// Progress says when the status line is drawn.
+	Progress progress.Mode
+	// Output is the -o file, which must not be an input.
+	Output string
+	// Ignored says which walked paths pilotage.yaml ignores; nil for none.
+	Ignored func(path string) bool
+	// Report writes the report and says how lint ends.
+	Report verb.Reporter
+}
+
+// Lint checks the inputs p names against every rule not disabled and
+// hands the report to p.Report. Its error carries the exit code
+// (verb.Code): 2 for usage errors and unreadable inputs.
+func Lint(_ context.Context, p Params, s verb.Streams) error {
+	if len(p.Files) == 0 {
+		return verb.Usage("lint needs at least one FILE (or - for standard input); see 'pilotage lint --help'")
+	}
+	if err := verb.CheckMaxPerRule(p.MaxPerRule); err != nil {
+		return err
+	}
+	if err := verb.OutputNotInput(p.Output, append(slices.Clip(p.Files), p.Baseline)...); err != nil {
+		return err
+	}
+	files, err := verb.Expand(s, p.Files, inputs.Lint, p.Ignored, p.Verbose, p.Baseline)
+	if err != nil {
+		return err
+	}
+	if err := verb.OneStdin(append(slices.Clip(files), p.Baseline)...); err != nil {
+		return err
+	}
+	cfg := lint.Config{Disabled: map[string]bool{}, MaxPerRule: p.MaxPerRule}
+	for _, id := range p.Disable {
+		cfg.Disabled[id] = true
+	}
+	if p.Baseline != "" {
+		if cfg.Baseline, err = readBaseline(s, p.Baseline); err != nil {
+			return err
+		}
+	}
+	// Files are read whole, quickly; the line mostly shows that the
+	// checking, which cannot be counted, goes on.
+	m := progress.Start(s.Err, p.Progress, verb.InputsSize(s, files), "lint", "")
+	defer m.Stop()
+	var ins []*lint.Input
+	var read int64
+	for _, name := range files {
+		src, err := verb.ReadInput(s, name)
+		if err != nil {
+			return err
+		}
+		m.AddBytes(int64(len(src)))
+		read += int64(len(src))
+		ins = append(ins, &lint.Input{File: name, Src: src})
+	}
+	m.SetPhase(fmt.Sprintf("checking %s (%s)", verb.CountFiles(len(ins)), progress.MB(read)))
+	rep, err := pdllint.Run(rules.All(), ins, cfg)
+	m.Stop()
+	if err != nil {
+		return verb.Usage("%v", err)
+	}
+	return p.Report.Report(s, rep)
+}
+
+// readBaseline reads the --baseline capture. A file named *.pdl is built the way
+// lint builds a PDL input, so the evolution rules see the snapshot it
+// describes with positions in the PDL; one that does not compile leaves
+// nothing to compare with, a usage error like an unreadable file.
+func readBaseline(s verb.Streams, name string) (*lint.Input, error) {
+	src, err := verb.ReadInput(s, name)
+	if err != nil {
+		// Say which input it was: the files to check are read too.
+		var ee *verb.ExitError
+		if errors.As(err, &ee) && ee.Err != nil {
+			return nil, verb.Usage("baseline %v", ee.Err)
+		}
+		return nil, err
+	}
+	if !pdllint.IsPDL(name) {
+		return &lint.Input{File: name, Src: src}, nil
+	}
+	// Only the first error is shown, so one of each rule is all the
+	// compiler needs to keep.
+	in, res, err := pdllint.Input(name, src, compile.Options{Dir: filepath.Dir(name), Cap: report.NewCap(1)}, nil)
+	if err != nil {
+		return nil, verb.Usage("baseline %s: %v", name, err)
+	}
+	if in == nil {
+		why := "it defines no Language"
+		if i := slices.IndexFunc(res.Findings, func(f report.Finding) bool { return f.Severity == report.Error }); i >= 0 {
+			f := res.Findings[i]
+			why = fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Column, f.Message)
+		}
+		return nil, verb.Usage("baseline %s does not build, so there is nothing to compare with: %s", name, why)
+	}
+	return in, nil
+}

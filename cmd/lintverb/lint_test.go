@@ -1,0 +1,78 @@
+package lintverb
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+)
+
+// textReport writes the report as text, as lint --format text does
+// without pilotage.yaml.
+type textReport struct{}
+
+func (textReport) Report(s verb.Streams, rep *report.Report) error {
+	if err := report.Write(s.Out, report.Text, rep, report.Options{}); err != nil {
+		return err
+	}
+	if rep.Failed(false) {
+		return verb.Findings
+	}
+	return nil
+}
+
+func lintFiles(t *testing.T, p Params) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	p.Report, p.Progress = textReport{}, progress.Never
+	if p.MaxPerRule == 0 {
+		p.MaxPerRule = report.DefaultMaxPerRule
+	}
+	err := Lint(context.Background(), p, verb.Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if err != nil && verb.Code(err) == verb.ExitUsage {
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), verb.Code(err)
+}
+
+// TestLintPDL: a Language of langs/ is clean, and the pdllint fixture
+// with findings fails with them listed, at their places in the PDL.
+func TestLintPDL(t *testing.T) {
+	if out, errs, code := lintFiles(t, Params{Files: []string{"../../langs/homeflow/homeflow.pdl"}}); code != verb.ExitOK {
+		t.Fatalf("homeflow: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code := lintFiles(t, Params{Files: []string{"../../workbench/pdllint/testdata/guides.pdl"}, MaxPerRule: 2})
+	if code != verb.ExitFindings || errs != "" {
+		t.Fatalf("guides.pdl: exit %d, stderr %q", code, errs)
+	}
+	golden.Check(t, filepath.Join("testdata", "guides.golden"), []byte(out))
+}
+
+// TestLintUsage: what the command line refuses is refused by the
+// function, exit 2 with the reason, before anything is read.
+func TestLintUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    Params
+		want string
+	}{
+		{"no files", Params{}, "lint needs at least one FILE"},
+		{"max per rule", Params{Files: []string{"x.json"}, MaxPerRule: -1}, "--max-per-rule must be at least 1"},
+		{"two stdin", Params{Files: []string{"-"}, Baseline: "-"}, "standard input (-) can be read only once"},
+		{"missing", Params{Files: []string{"testdata/missing.json"}}, "no such file"},
+		{"baseline broken", Params{Files: []string{"../../langs/calc/calc.pdl"}, Baseline: "testdata/broken.pdl"}, "baseline testdata/broken.pdl does not build"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errs, code := lintFiles(t, tc.p)
+			if code != verb.ExitUsage || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, errs, tc.want)
+			}
+		})
+	}
+}

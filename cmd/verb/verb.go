@@ -1,0 +1,262 @@
+// Package verb holds what the functions behind the command-line verbs
+// share: their standard streams, the error that carries an exit code,
+// and reading inputs and writing outputs the way every verb does.
+package verb
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/internal/base/fserr"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+)
+
+// Exit codes shared by every verb.
+const (
+	ExitOK       = 0 // clean
+	ExitFindings = 1 // the input has error findings (or warnings with --strict)
+	ExitUsage    = 2 // bad flags, unreadable input, internal failure
+)
+
+// Streams are a verb's standard streams.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// ExitError carries an exit code through a verb function's error return.
+type ExitError struct {
+	Code int
+	Err  error // nil when the verb already printed everything
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+// Usage reports a usage or input problem (exit 2).
+func Usage(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// Findings is returned by checking verbs whose input has findings.
+var Findings = &ExitError{Code: ExitFindings}
+
+// Code is the exit code a verb function's error stands for: 0 for nil,
+// the code it carries, 2 for any other error.
+func Code(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitUsage
+}
+
+// CheckMaxPerRule checks --max-per-rule of the verbs that report findings.
+func CheckMaxPerRule(n int) error {
+	if n < 1 {
+		return Usage("--max-per-rule must be at least 1")
+	}
+	return nil
+}
+
+// Expand expands directories and globs among args into the files p
+// takes, leaving out what ignored matches (it may be nil) and exclude;
+// with verbose, what was skipped is named on standard error.
+func Expand(s Streams, args []string, p inputs.Picker, ignored func(string) bool, verbose bool, exclude ...string) ([]string, error) {
+	files, skipped, err := inputs.Expand(args, p, inputs.Options{Exclude: exclude, Ignored: ignored})
+	if verbose {
+		for _, sk := range skipped {
+			fmt.Fprintf(s.Err, "skipped %s: %s\n", sk.File, sk.Why)
+		}
+	}
+	if err != nil {
+		return nil, Usage("%v", err)
+	}
+	return files, nil
+}
+
+// WriteOutput runs write on the file -o names, or on standard output
+// without -o or with -o -. The file is created only once the verb has
+// its output, so a verb that fails first leaves no empty file behind.
+// Both failures are usage errors (exit 2) that say what could not be
+// written.
+func WriteOutput(s Streams, name, what string, write func(io.Writer) error) error {
+	if name == "" || name == "-" {
+		if err := write(s.Out); err != nil {
+			return Usage("writing %s: %v", what, fserr.Plain(err))
+		}
+		return nil
+	}
+	file, err := os.Create(name)
+	if err != nil {
+		return Usage("cannot write %s: %v", what, fserr.Plain(err))
+	}
+	err = write(file)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Usage("writing %s: %v", what, fserr.Plain(err))
+	}
+	return nil
+}
+
+// ReadInput reads a named file, or standard input for "-".
+func ReadInput(s Streams, name string) ([]byte, error) {
+	if name == "-" {
+		b, err := io.ReadAll(Stdin(s))
+		if err != nil {
+			return nil, Usage("reading standard input: %v", err)
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, Usage("%v", ReadErr(err))
+	}
+	return b, nil
+}
+
+// Stdin is the command's standard input. When it is a terminal, a line
+// on standard error says that the command waits for it: otherwise
+// `pilotage lint -` typed by hand looks like a hang.
+func Stdin(s Streams) io.Reader {
+	in := s.In
+	if f, ok := in.(*os.File); ok && progress.IsTerminal(f) && !isNullDevice(f) {
+		fmt.Fprintln(s.Err, "pilotage: reading standard input; end it with Ctrl-D")
+	}
+	return in
+}
+
+// isNullDevice reports whether f is the null device. It is a character
+// device like a terminal, which progress.IsTerminal accepts for output,
+// but as input it ends at once: a command run with </dev/null (cron, CI,
+// nohup) waits for no one and must not ask for Ctrl-D.
+func isNullDevice(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(st, null)
+}
+
+// InputsSize is the total size of the named inputs, for a progress line;
+// 0 (unknown) when one of them is standard input from a pipe or cannot
+// be stated, since a percentage of part of the work would mislead.
+func InputsSize(s Streams, names []string) int64 {
+	var total int64
+	for _, name := range names {
+		var st os.FileInfo
+		var err error
+		if name == "-" {
+			f, ok := s.In.(*os.File)
+			if !ok {
+				return 0
+			}
+			st, err = f.Stat()
+		} else {
+			st, err = os.Stat(name)
+		}
+		if err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		total += st.Size()
+	}
+	return total
+}
+
+// OneStdin rejects a command line that names standard input ("-") for
+// more than one input: the second reader would meet an empty stream and
+// report a puzzling "unexpected end of input" about it.
+func OneStdin(names ...string) error {
+	n := 0
+	for _, x := range names {
+		if x == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return Usage("standard input (-) can be read only once, but %d inputs name it; give the others as files", n)
+	}
+	return nil
+}
+
+// OutputNotInput rejects an -o FILE that is one of the command's inputs,
+// or a *.json file of an input directory (replay reads those): the
+// report would replace the file it reports on, as a slip of
+// 'lint -o snapshot.json snapshot.json' for '-o lint.txt' would. Build
+// refuses to overwrite its sources for the same reason (emit.Write).
+func OutputNotInput(output string, inputs ...string) error {
+	if output == "" || output == "-" {
+		return nil
+	}
+	out, err := os.Stat(output)
+	if err != nil {
+		return nil // a new file replaces nothing; -o reports what stops writing it
+	}
+	dir, _ := os.Stat(filepath.Dir(output))
+	for _, name := range inputs {
+		if name == "" || name == "-" {
+			continue
+		}
+		in, err := os.Stat(name)
+		switch {
+		case err != nil:
+		case os.SameFile(out, in):
+			return Usage("-o %s names the input %s; writing the output there would replace it: choose another output file", output, name)
+		case in.IsDir() && dir != nil && os.SameFile(dir, in) && strings.HasSuffix(output, ".json"):
+			return Usage("-o %s is a *.json file of the input directory %s; writing the output there would replace it: choose another output file", output, name)
+		}
+	}
+	return nil
+}
+
+// ReadErr is fserr.Plain for a file a verb reads: a directory named where
+// one file is meant (--lang, --plan, a PROGRAM) also says what to do; the
+// FILE arguments of lint, replay, fmt and build are walked instead.
+func ReadErr(err error) error {
+	if errors.Is(err, syscall.EISDIR) {
+		return fmt.Errorf("%v; name the files in it instead", fserr.Plain(err))
+	}
+	return fserr.Plain(err)
+}
+
+// Printf writes to the verb's standard output. A failed write (a full
+// disk) is a usage error, so `pilotage fmt x.pdl > y.pdl` never exits 0
+// with y.pdl cut short.
+func Printf(s Streams, format string, args ...any) error {
+	if _, err := fmt.Fprintf(s.Out, format, args...); err != nil {
+		return Usage("writing standard output: %v", fserr.Plain(err))
+	}
+	return nil
+}
+
+// CountFiles says "1 file" or "N files", for a progress line.
+func CountFiles(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
+// Reporter writes a checking verb's report and says how the verb ends:
+// nil when clean, Findings when the report fails. The command line's
+// brings the report under pilotage.yaml and writes it in --format.
+type Reporter interface {
+	Report(s Streams, rep *report.Report) error
+}
