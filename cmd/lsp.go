@@ -34,7 +34,10 @@ names, and a code lens with the plan's max risk.
 Each file is governed by the pilotage.yaml found from its directory
 upwards, as the CLI verbs find theirs from the working directory.
 Set-ups for Neovim and Helix: docs/editors.md. What the server cannot
-tell the editor goes to standard error.`,
+tell the editor goes to standard error.
+
+Exit status: 0 when the editor exits or closes the stream, 2 for a
+wrong flag or argument.`,
 		Example: `  pilotage lsp --stdio`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {

@@ -36,7 +36,7 @@ type diag struct {
 // client is an LSP client on the other end of a pipe to Serve, which
 // records the diagnostics the server publishes.
 type client struct {
-	t     *testing.T
+	t     testing.TB
 	conn  *jsonrpc2.Conn
 	raw   net.Conn
 	mu    sync.Mutex
@@ -45,9 +45,9 @@ type client struct {
 	log   *bytes.Buffer
 }
 
-func start(t *testing.T) *client { return startWith(t, nil) }
+func start(t testing.TB) *client { return startWith(t, nil) }
 
-func startWith(t *testing.T, project func(string) Project) *client {
+func startWith(t testing.TB, project func(string) Project) *client {
 	t.Helper()
 	a, b := net.Pipe()
 	c := &client{t: t, raw: a, diags: map[string][]publish{}, done: make(chan struct{}), log: &bytes.Buffer{}}
@@ -122,7 +122,7 @@ func (c *client) waitDiags(uri string, version int) []diag {
 			}
 		}
 		c.mu.Unlock()
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	c.t.Fatalf("no diagnostics for %s version %d", uri, version)
 	return nil
@@ -132,7 +132,7 @@ func at(uri string, line, char int) map[string]any {
 	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": char}}
 }
 
-func read(t *testing.T, name string) string {
+func read(t testing.TB, name string) string {
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
