@@ -239,9 +239,10 @@ func (r *deepRun) step(s *program.Step, sc *dscope, quals []int, prefix string) 
 	switch s.Kind {
 	case program.Call, program.Run:
 		r.call(s, sc, e)
-		if s.Kind == program.Run {
-			// Entries of an expanded sub-program (§5.8.3) are its body's,
-			// which this program does not hold.
+		{
+			// Entries of an expanded sub-program (§5.8.3), of a run step
+			// or of a call to a promoted program, are its body's, which
+			// this program does not hold.
 			for n := r.peek(); n != nil && n.w.ID != nil && strings.HasPrefix(*n.w.ID, id+"/"); n = r.peek() {
 				r.take()
 				r.note("entries of the sub-program a run step expands", "its body is a promoted program, not this program")
