@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/testcase"
 	"github.com/pilotage-dev/pilotage/workbench/langtest"
 )
@@ -127,15 +130,21 @@ func runTest(s stdio, p *testParams, args []string) error {
 		}
 	}
 	rep.Sort()
+	var cov []*testcase.Coverage
+	if p.coverage {
+		cov = coverage(outcomes)
+	}
 	err = writeOutput(s, p.rf.output, "the report", func(w io.Writer) error {
-		if err := report.Write(w, format, rep, report.Options{Color: p.rf.useColor(w)}); err != nil {
+		if format == report.JSON && p.coverage {
+			return writeCoverageJSON(w, rep, cov)
+		}
+		if err := report.Write(w, format, rep, report.Options{Color: p.rf.useColor(w)}); err != nil || format != report.Text {
 			return err
 		}
-		if format == report.Text {
-			_, err := fmt.Fprintf(w, "%d cases, %d passed, %d failed\n", len(outcomes), len(outcomes)-failed, failed)
+		if _, err := fmt.Fprintf(w, "%d cases, %d passed, %d failed\n", len(outcomes), len(outcomes)-failed, failed); err != nil {
 			return err
 		}
-		return nil
+		return testcase.WriteText(w, cov)
 	})
 	if err != nil {
 		return err
@@ -174,4 +183,46 @@ func updateFiles(s stdio, outcomes []langtest.Outcome) error {
 		fmt.Fprintf(s.err, "updated %s\n", f.Name)
 	}
 	return nil
+}
+
+// coverage counts, per Language the cases ran against, what they
+// exercised.
+func coverage(outcomes []langtest.Outcome) []*testcase.Coverage {
+	byLang := map[*language.Language]*testcase.Coverage{}
+	var out []*testcase.Coverage
+	for _, o := range outcomes {
+		if o.Lang == nil {
+			continue
+		}
+		cv := byLang[o.Lang]
+		if cv == nil {
+			cv = testcase.NewCoverage(o.Server, o.Lang, o.File.PDL)
+			byLang[o.Lang] = cv
+			out = append(out, cv)
+		}
+		cv.Add(o.Case, o.Got)
+	}
+	return out
+}
+
+// writeCoverageJSON writes the json report and the coverage as one
+// object: {"report": …, "coverage": [{language, pdl, dimensions}]}.
+func writeCoverageJSON(w io.Writer, rep *report.Report, cov []*testcase.Coverage) error {
+	var b bytes.Buffer
+	if err := report.Write(&b, report.JSON, rep, report.Options{}); err != nil {
+		return err
+	}
+	type langCov struct {
+		Language   string               `json:"language"`
+		PDL        string               `json:"pdl"`
+		Dimensions []testcase.Dimension `json:"dimensions"`
+	}
+	out := struct {
+		Report   json.RawMessage `json:"report"`
+		Coverage []langCov       `json:"coverage"`
+	}{Report: b.Bytes(), Coverage: []langCov{}}
+	for _, cv := range cov {
+		out.Coverage = append(out.Coverage, langCov{cv.Language, cv.PDL, cv.Dimensions()})
+	}
+	return writeJSON(w, out)
 }

@@ -35,6 +35,7 @@ type Outcome struct {
 	Case     *testcase.Case
 	Got      *testcase.Got
 	Lang     *language.Language
+	Server   *language.Server // the PDL's, before stubs
 	Findings []report.Finding
 	// Unmet are the expectations the answer did not meet: what --update
 	// rewrites, apart from Findings, which no rewrite fixes.
@@ -110,7 +111,7 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 	if err != nil {
 		return bad(c.Line, "test-pdl", err.Error(), "set language: in the case file")
 	}
-	o.Lang = lang
+	o.Lang, o.Server = lang, pdl.srv
 	if err := pdl.srv.CheckPrincipal(c.Principal); err != nil {
 		return bad(c.Line, "test-case", err.Error(), "")
 	}
@@ -132,6 +133,9 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 	}
 	if got.Validate.Valid {
 		req := pilotage.ExecuteRequest{Program: c.Program, Input: c.Input, Context: c.Context}
+		if c.TestRun {
+			req.TestRun = &c.TestRun
+		}
 		if c.TraceLevel != "" {
 			req.TraceLevel = &c.TraceLevel
 		}
@@ -146,14 +150,22 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 		if got.Execute, err = eng.Execute(ctx, caller, lang.ID, req); err != nil {
 			return bad(c.Line, "test-request", fmt.Sprintf("execute answered a request error: %v", err), "")
 		}
-		if c.Expect.Narration != "" {
+		if _, ok := c.Expect.Lines["narration"]; ok {
 			if tr, err := eng.Trace(ctx, caller, lang.ID, pilotage.TraceFetchRequest{RunID: got.Execute.RunID}); err == nil {
 				got.Narration = tr.Narration
 			}
 		}
 	}
 	o.Findings = append(o.Findings, unusedStubs(f, c, got)...)
-	o.Findings = append(o.Findings, replayFindings(f, c, got, pdl.replay[lang.ID])...)
+	plan := got.Validate.Plan
+	if c.Drift != nil && got.Execute != nil {
+		// The Run executed at the changed catalog: replay it against the
+		// plan derived there.
+		if v, err := eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: c.Program, Context: c.Context}); err == nil {
+			plan = v.Plan
+		}
+	}
+	o.Findings = append(o.Findings, replayFindings(f, c, got.Execute, plan, pdl.replay[lang.ID])...)
 	o.Failures = testcase.Check(c, got)
 	for _, x := range o.Failures {
 		o.Unmet = append(o.Unmet, finding(f, x.Line, "test-"+x.Key, fmt.Sprintf("case %q: %s", c.Name, x.Msg), x.Diff))
@@ -184,16 +196,16 @@ func drift(eng *engine.Engine, srv *language.Server, d *testcase.Drift) error {
 
 // replayFindings replays the case's trace against its plan: a trace
 // replay rejects fails the case whatever it expects.
-func replayFindings(f *testcase.File, c *testcase.Case, got *testcase.Got, rl *replay.Language) []report.Finding {
-	if got.Execute == nil || got.Execute.Trace == nil || got.Validate.Plan == nil {
+func replayFindings(f *testcase.File, c *testcase.Case, x *pilotage.ExecuteResponse, p *pilotage.Plan, rl *replay.Language) []report.Finding {
+	if x == nil || x.Trace == nil || p == nil {
 		return nil
 	}
-	plan, _ := json.Marshal(got.Validate.Plan)
+	plan, _ := json.Marshal(p)
 	rp, err := replay.LoadPlan("plan.json", plan)
 	if err != nil {
 		return []report.Finding{finding(f, c.Line, "test-replay", fmt.Sprintf("case %q: the plan does not load in replay: %v", c.Name, err), "")}
 	}
-	trace, _ := json.Marshal(got.Execute.Trace)
+	trace, _ := json.Marshal(x.Trace)
 	var fs []report.Finding
 	for _, x := range replay.Replay(rp, "trace.json", bytes.NewReader(trace), replay.Options{Language: rl}).Findings {
 		if x.Severity != report.Info {

@@ -43,6 +43,20 @@ func TestTemplates(t *testing.T) {
 	}
 }
 
+// TestLangs: every example Language's corpus passes (issue 16 item 5;
+// CI runs the same through pilotage test langs/).
+func TestLangs(t *testing.T) {
+	names, _ := filepath.Glob("../../langs/*/tests/*.yaml")
+	if len(names) < 5 {
+		t.Fatalf("found %d corpora under langs/, want one per example Language", len(names))
+	}
+	for _, o := range Run(Params{Files: parse(t, names...)}) {
+		for _, f := range append(o.Findings, o.Unmet...) {
+			t.Errorf("%s:%d: %s\n%s", f.File, f.Line, f.Message, f.Hint)
+		}
+	}
+}
+
 // TestFailures: each kind of failure is a finding at the line of what
 // failed, with the diff; golden in testdata/bad.golden.
 func TestFailures(t *testing.T) {

@@ -1,6 +1,7 @@
 package testcase
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,17 +111,88 @@ func (p *parser) decode(n *yaml.Node, v any) error {
 	return &Error{File: p.name, Line: n.Line, Col: n.Column, Msg: msg, Hint: "docs/test.md shows each key's shape"}
 }
 
-// jsonValue turns a YAML value into JSON bytes.
+// jsonValue turns a YAML value into JSON bytes, numbers as written:
+// 100.0 stays a double for CEL, which does not mix it with the int 100.
 func (p *parser) jsonValue(n *yaml.Node) (json.RawMessage, error) {
-	var v any
-	if err := p.decode(n, &v); err != nil {
+	var b bytes.Buffer
+	if err := p.writeJSON(&b, n, 0); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, p.errAt(n, fmt.Sprintf("not a JSON value: %v", err), "keys of mappings must be strings")
+	return b.Bytes(), nil
+}
+
+// maxDepth bounds the nesting of a value a case gives.
+const maxDepth = 200
+
+func (p *parser) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+	if depth > maxDepth {
+		return p.errAt(n, fmt.Sprintf("value nested more than %d deep", maxDepth), "")
 	}
-	return b, nil
+	switch n.Kind {
+	case yaml.AliasNode:
+		return p.errAt(n, "aliases are not supported in values", "write the value out")
+	case yaml.SequenceNode:
+		b.WriteByte('[')
+		for i, x := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := p.writeJSON(b, x, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case yaml.MappingNode:
+		b.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				return p.errAt(k, "a mapping key that is not a string", "")
+			}
+			kb, _ := json.Marshal(k.Value)
+			b.Write(kb)
+			b.WriteByte(':')
+			if err := p.writeJSON(b, n.Content[i+1], depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	default:
+		return p.scalarJSON(b, n)
+	}
+	return nil
+}
+
+func (p *parser) scalarJSON(b *bytes.Buffer, n *yaml.Node) error {
+	switch n.ShortTag() {
+	case "!!null":
+		b.WriteString("null")
+		return nil
+	case "!!bool", "!!int", "!!float":
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return p.errAt(n, err.Error(), "")
+		}
+		if n.ShortTag() == "!!float" && json.Valid([]byte(n.Value)) {
+			b.WriteString(n.Value) // as written: 100.0
+			return nil
+		}
+		out, err := json.Marshal(v)
+		if err != nil {
+			return p.errAt(n, fmt.Sprintf("%s is no JSON number", n.Value), "")
+		}
+		if n.ShortTag() == "!!float" && !bytes.ContainsAny(out, ".eE") {
+			out = append(out, ".0"...)
+		}
+		b.Write(out)
+		return nil
+	}
+	out, _ := json.Marshal(n.Value)
+	b.Write(out)
+	return nil
 }
 
 // jsonOrFile reads a value given inline or, as a string ending in
@@ -153,9 +225,10 @@ func (p *parser) testCase(n *yaml.Node) (*Case, error) {
 			c.Text = true
 			return p.str(v, &c.ProgramText)
 		},
-		"input":   func(v *yaml.Node) error { return p.jsonOrFile(v, &c.Input) },
-		"context": func(v *yaml.Node) error { return p.jsonOrFile(v, &c.Context) },
-		"stubs":   func(v *yaml.Node) error { return p.stubs(v, c) },
+		"input":    func(v *yaml.Node) error { return p.jsonOrFile(v, &c.Input) },
+		"test_run": func(v *yaml.Node) error { return p.decode(v, &c.TestRun) },
+		"context":  func(v *yaml.Node) error { return p.jsonOrFile(v, &c.Context) },
+		"stubs":    func(v *yaml.Node) error { return p.stubs(v, c) },
 		"drift": func(v *yaml.Node) error {
 			c.Drift = &Drift{Line: v.Line, Pin: true}
 			return p.fields(v, map[string]func(*yaml.Node) error{
@@ -233,7 +306,15 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 func (p *parser) expect(n *yaml.Node, e *Expect) error {
 	e.node, e.Lines = n, map[string]int{}
 	at := func(key string, f func(*yaml.Node) error) func(*yaml.Node) error {
-		return func(v *yaml.Node) error { e.Lines[key] = v.Line; return f(v) }
+		return func(v *yaml.Node) error {
+			e.Lines[key] = v.Line
+			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+				// `status:` with no value: a blank for --update to fill.
+				e.Blank = append(e.Blank, key)
+				return nil
+			}
+			return f(v)
+		}
 	}
 	return p.fields(n, map[string]func(*yaml.Node) error{
 		"valid":       at("valid", func(v *yaml.Node) error { return p.decode(v, &e.Valid) }),

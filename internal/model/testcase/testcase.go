@@ -40,10 +40,12 @@ type Case struct {
 	ProgramFile    string
 	Input, Context json.RawMessage
 	TraceLevel     string
-	Stubs          []Stub
-	Drift          *Drift
-	Expect         Expect
-	node           *yaml.Node
+	// TestRun asks a deploy-mode Language for a test run (§6.5.7).
+	TestRun bool
+	Stubs   []Stub
+	Drift   *Drift
+	Expect  Expect
+	node    *yaml.Node
 }
 
 // Stub replaces an entry's scripted behaviour for one case: a fixed
@@ -83,8 +85,11 @@ type Expect struct {
 	Output      json.RawMessage
 	Trace       []TraceWant
 	Narration   string
-	Lines       map[string]int
-	node        *yaml.Node
+	// Blank are the keys given with no value: each fails until
+	// --update writes what the engine answers.
+	Blank []string
+	Lines map[string]int
+	node  *yaml.Node
 }
 
 // DiagWant is one expected diagnostic: its code, its path (a JSON
