@@ -93,19 +93,7 @@ func closedSetFindings(f *testcase.File, c *testcase.Case, l *language.Language)
 			fs = append(fs, finding(f, e.Lines[key], "test-closed-set", fmt.Sprintf("case %q expects %s %q, which is not in %s's closed set", c.Name, what, v, l.ID), "the set is "+fmt.Sprint(set)))
 		}
 	}
-	var codes, risks, statuses, steps []string
-	for _, x := range l.Sets.DiagnosticCodes {
-		codes = append(codes, x.Code)
-	}
-	for _, x := range l.Sets.RiskLevels {
-		risks = append(risks, x.Risk)
-	}
-	for _, x := range l.Sets.RunStatuses {
-		statuses = append(statuses, x.Status)
-	}
-	for _, x := range l.Sets.StepStatuses {
-		steps = append(steps, x.Status)
-	}
+	codes, risks, statuses, steps := testcase.ClosedSets(l)
 	for _, d := range e.Diagnostics {
 		check("diagnostics", "diagnostic code", d.Code, codes)
 	}

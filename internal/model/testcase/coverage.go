@@ -48,7 +48,7 @@ func NewCoverage(srv *language.Server, l *language.Language, pdl string) *Covera
 	for _, k := range l.Sets.Kinds {
 		promotedKinds[k.Kind] = k.Promoted
 	}
-	var entries, constructs, codes, risks, statuses, principals []string
+	var entries, constructs, principals []string
 	for _, e := range srv.Catalog {
 		if len(e.Languages) > 0 && !slices.Contains(e.Languages, l.ID) {
 			continue
@@ -62,15 +62,7 @@ func NewCoverage(srv *language.Server, l *language.Language, pdl string) *Covera
 			constructs = append(constructs, c.name)
 		}
 	}
-	for _, x := range l.Sets.DiagnosticCodes {
-		codes = append(codes, x.Code)
-	}
-	for _, x := range l.Sets.RiskLevels {
-		risks = append(risks, x.Risk)
-	}
-	for _, x := range l.Sets.StepStatuses {
-		statuses = append(statuses, x.Status)
-	}
+	codes, risks, _, statuses := ClosedSets(l)
 	for _, p := range srv.Principals {
 		principals = append(principals, p.Name)
 	}
@@ -158,4 +150,22 @@ func WriteText(w io.Writer, cvs []*Coverage) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ClosedSets are the values of l's closed sets a case can name:
+// diagnostic codes, risk levels, run and step statuses.
+func ClosedSets(l *language.Language) (codes, risks, runs, steps []string) {
+	for _, x := range l.Sets.DiagnosticCodes {
+		codes = append(codes, x.Code)
+	}
+	for _, x := range l.Sets.RiskLevels {
+		risks = append(risks, x.Risk)
+	}
+	for _, x := range l.Sets.RunStatuses {
+		runs = append(runs, x.Status)
+	}
+	for _, x := range l.Sets.StepStatuses {
+		steps = append(steps, x.Status)
+	}
+	return codes, risks, runs, steps
 }
