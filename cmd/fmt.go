@@ -1,21 +1,11 @@
 package cmd
 
 import (
-	"bytes"
-	"os"
-	"slices"
+	"context"
 
-	"github.com/rogpeppe/go-internal/diff"
+	"github.com/pilotage-dev/pilotage/cmd/fmtverb"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/pilotage-dev/pilotage/cmd/verb"
-	"github.com/pilotage-dev/pilotage/internal/base/fserr"
-	"github.com/pilotage-dev/pilotage/internal/base/inputs"
-	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
-	"github.com/pilotage-dev/pilotage/internal/model/syntax"
-	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
 type fmtParams struct {
@@ -72,40 +62,6 @@ files (printed with their source line; nothing is rewritten).`,
 	return c
 }
 
-// formatter returns how each file is formatted: as PDL, or with --lang
-// as a program of a Language with syntax text.
-func (p *fmtParams) formatter(s stdio, color bool) (func(name string, src []byte) ([]byte, []report.Finding, error), error) {
-	if p.lang == "" {
-		return func(name string, src []byte) ([]byte, []report.Finding, error) {
-			out, findings := pdl.FormatSource(name, src)
-			return out, findings, nil
-		}, nil
-	}
-	res, err := loadPDL(s.err, p.lang, color, report.DefaultMaxPerRule)
-	if err != nil {
-		return nil, err
-	}
-	lang, err := res.Server.Pick(p.language)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	fm, ok := syntax.For(lang).(syntax.Formatter)
-	if !ok {
-		return nil, usageErr("Language %s writes its programs as JSON; fmt --lang formats the programs of a Language with syntax text (docs/pdl.md)", lang.ID)
-	}
-	limits := lang.Limits.WithDefaults()
-	return func(name string, src []byte) ([]byte, []report.Finding, error) {
-		if len(src) > limits.ProgramBytes {
-			return nil, nil, usageErr("%s is %d bytes; Language %s reads programs of at most %d bytes", name, len(src), lang.ID, limits.ProgramBytes)
-		}
-		out, diags, err := fm.Format(src, limits.Depth)
-		if err != nil {
-			return nil, nil, usageErr("%s: %v", name, err)
-		}
-		return out, progdiag.Findings(diags, progdiag.Files{Program: progdiag.NewDoc(name, src, true)}), nil
-	}, nil
-}
-
 func runFmt(s stdio, p *fmtParams, args []string) error {
 	color, err := errorColor(s, p.color)
 	if err != nil {
@@ -115,87 +71,15 @@ func runFmt(s stdio, p *fmtParams, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Program files (--lang) have no one ending to walk for; they are
-	// named one by one.
-	if p.lang == "" {
-		if args, err = expandArgs(s, args, inputs.PDL, cfg, p.verbose); err != nil {
-			return err
-		}
-	}
-	if p.write && slices.Contains(args, "-") {
-		return usageErr("-w cannot rewrite standard input")
-	}
-	if err := verb.OneStdin(args...); err != nil {
-		return err
-	}
-	format, err := p.formatter(s, color)
-	if err != nil {
-		return err
-	}
-	rep := &report.Report{Tool: "pilotage fmt", Sources: map[string][]byte{}}
-	differs := false
-	// Files are rewritten only once every file has been read and
-	// formatted, so that one syntax error or unreadable file leaves all of
-	// them as they were, as the help promises.
-	var rewrite []string
-	var formatted [][]byte
-	for _, name := range args {
-		src, err := readInput(s, name)
-		if err != nil {
-			return err
-		}
-		out, findings, err := format(name, src)
-		if err != nil {
-			return err
-		}
-		if len(findings) > 0 {
-			rep.Sources[name] = src
-			rep.Add(findings...)
-			continue
-		}
-		changed := !bytes.Equal(src, out)
-		differs = differs || changed
-		if p.list && changed {
-			if err := printf(s, "%s\n", name); err != nil {
-				return err
-			}
-		}
-		if p.diff && changed {
-			// The diff is shown, not data: its source lines have their
-			// controls escaped as lint's text report escapes them, so a
-			// string or comment of the file cannot drive the terminal.
-			// Without -d the formatted file is written as it is.
-			shown := report.Visible(string(diff.Diff(name, src, name+" (formatted)", out)))
-			if err := printf(s, "%s", shown); err != nil {
-				return err
-			}
-		}
-		if p.write && changed {
-			rewrite = append(rewrite, name)
-			formatted = append(formatted, out)
-		}
-		if !p.list && !p.diff && !p.write {
-			if err := printf(s, "%s", out); err != nil {
-				return err
-			}
-		}
-	}
-	if len(rep.Findings) > 0 {
-		// The summary names the files read, as build's and lint's do.
-		rep.Summary.Files = len(args)
-		rep.Sort()
-		if err := report.Write(s.err, report.Text, rep, report.Options{Color: color}); err != nil {
-			return usageErr("writing errors: %v", err)
-		}
-		return &exitError{Code: ExitUsage}
-	}
-	for i, name := range rewrite {
-		if err := os.WriteFile(name, formatted[i], 0o644); err != nil {
-			return usageErr("%v", fserr.Plain(err))
-		}
-	}
-	if differs && (p.diff || p.list) {
-		return findingsExit
-	}
-	return nil
+	return fmtverb.Fmt(context.Background(), fmtverb.Params{
+		Files:    args,
+		Write:    p.write,
+		Diff:     p.diff,
+		List:     p.list,
+		Verbose:  p.verbose,
+		Color:    color,
+		Lang:     p.lang,
+		Language: p.language,
+		Ignored:  cfg.Ignored,
+	}, s.verb())
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -16,22 +17,9 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 )
 
-// loadPDL compiles a PDL file; errors are printed to w with their source
-// lines, at most max of one rule (a file repeating one wrong line gives
-// hundreds of thousands), and become exit 2, since a broken definition is
-// unusable input.
+// loadPDL is verb.LoadPDL.
 func loadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, error) {
-	res, rep, err := compile.Load(name, max)
-	if err != nil {
-		return nil, usageErr("%v", readErr(err))
-	}
-	if !res.OK() {
-		if err := report.Write(w, report.Text, rep, report.Options{Color: color}); err != nil {
-			return nil, usageErr("writing errors: %v", err)
-		}
-		return nil, &exitError{Code: ExitUsage}
-	}
-	return res, nil
+	return verb.LoadPDL(w, name, color, max)
 }
 
 // pdlErrorsCap says, in the help of the verbs that need a PDL that
