@@ -418,9 +418,20 @@ func TestProgramFile(t *testing.T) {
 	if err := c.call("textDocument/completion", at(uri, 0, 10), &items); err != nil || !strings.Contains(labelsOf(items), "lights.set") {
 		t.Errorf("completion: %v %v", labelsOf(items), err)
 	}
+	// Inside a call's "with": the entry's argument names; after
+	// steps.<id>.output.: the callee's output fields.
+	if err := c.call("textDocument/completion", at(uri, 0, strings.Index(prog, `"room"`)), &items); err != nil || labelsOf(items) != "room" {
+		t.Errorf("argument completion: %v %v", labelsOf(items), err)
+	}
+	typing := strings.Replace(prog, `"steps.r.output"`, `"steps.r.output.`, 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": typing}}})
+	if err := c.call("textDocument/completion", at(uri, 0, strings.Index(typing, "output.")+len("output.")), &items); err != nil || labelsOf(items) != "lux temp" {
+		t.Errorf("output completion: %v %v", labelsOf(items), err)
+	}
+	c.waitDiags(uri, 2)
 	bad := strings.Replace(prog, "sensors.read", "sensors.raed", 1)
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": bad}}})
-	ds := c.waitDiags(uri, 2)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 3}, "contentChanges": []any{map[string]any{"text": bad}}})
+	ds := c.waitDiags(uri, 3)
 	if len(ds) == 0 || ds[0].Range.Start.Character != uint32(strings.Index(bad, `"sensors.raed"`)) {
 		t.Fatalf("invalid program: %+v", ds)
 	}

@@ -2,9 +2,12 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
 	"path/filepath"
+	"regexp"
+	"sort"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -77,22 +80,76 @@ func (s *server) analyseProgram(path, uri string, text []byte) *lspserve.Analysi
 
 // entryHover describes the catalog entry named at a program position.
 func (pf *programFacts) entryHover(name string) *protocol.Hover {
-	for _, e := range pf.srv.Catalog {
-		if e.ID == name {
-			return lspserve.Markdown(fmt.Sprintf("**%s** `%s` · kind `%s` · risk `%s`\n\n%s\n\ninput_schema:\n```json\n%s\n```\n\noutput_schema:\n```json\n%s\n```\n\n(%s, %s)",
-				"entry", e.ID, e.Kind, e.Risk, e.Description, e.InputSchema, e.OutputSchema, filepath.Base(pf.pdl), report.Cite("5.4")))
-		}
+	e := pf.entry(name)
+	if e == nil {
+		return nil
 	}
-	return nil
+	return lspserve.Markdown(fmt.Sprintf("**entry** `%s` · kind `%s` · risk `%s`\n\n%s\n\ninput_schema:\n```json\n%s\n```\n\noutput_schema:\n```json\n%s\n```\n\n(%s, %s)",
+		e.ID, e.Kind, e.Risk, e.Description, e.InputSchema, e.OutputSchema, filepath.Base(pf.pdl), report.Cite("5.4")))
 }
 
-// entryItems completes the entries a program of the Language may call.
-func (pf *programFacts) entryItems() []protocol.CompletionItem {
+// The shapes completion reads before the cursor: the last call of the
+// step being written with its "with" opened after it, and a
+// steps.<id>.output. path being typed.
+var (
+	callThenWith = regexp.MustCompile(`"call"\s*:\s*"([^"]+)"[^\]}]*"with"\s*:\s*\{[^{}]*$`)
+	outputPath   = regexp.MustCompile(`steps\.([\w-]+)\.output\.$`)
+)
+
+// completion offers, at off in a program: the argument names of the
+// entry a step calls inside its "with" (from input_schema), the fields
+// of a step's output after steps.<id>.output. (from the callee's
+// output_schema), and otherwise the entries a program may call.
+func (pf *programFacts) completion(text []byte, off int) []protocol.CompletionItem {
+	before := text[:off]
+	if m := callThenWith.FindSubmatch(before); m != nil {
+		if e := pf.entry(string(m[1])); e != nil {
+			return properties(e.InputSchema, "argument of "+e.ID)
+		}
+	}
+	if m := outputPath.FindSubmatch(before); m != nil {
+		step := regexp.MustCompile(`"id"\s*:\s*"` + regexp.QuoteMeta(string(m[1])) + `"\s*,\s*"call"\s*:\s*"([^"]+)"`).FindSubmatch(text)
+		if step != nil {
+			if e := pf.entry(string(step[1])); e != nil {
+				return properties(e.OutputSchema, "output of "+e.ID)
+			}
+		}
+	}
 	var out []protocol.CompletionItem
 	kind := protocol.CompletionItemKindFunction
 	for _, e := range pf.srv.Catalog {
 		detail := fmt.Sprintf("%s, risk %s", e.Kind, e.Risk)
 		out = append(out, protocol.CompletionItem{Label: e.ID, Kind: &kind, Detail: &detail})
+	}
+	return out
+}
+
+func (pf *programFacts) entry(id string) *language.Entry {
+	for _, e := range pf.srv.Catalog {
+		if e.ID == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// properties lists the top-level properties a JSON Schema names, with
+// their schemas as detail, in name order.
+func properties(schema json.RawMessage, what string) []protocol.CompletionItem {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	json.Unmarshal(schema, &s)
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := []protocol.CompletionItem{}
+	kind := protocol.CompletionItemKindField
+	for _, n := range names {
+		detail := what + ": " + string(s.Properties[n])
+		out = append(out, protocol.CompletionItem{Label: n, Kind: &kind, Detail: &detail})
 	}
 	return out
 }

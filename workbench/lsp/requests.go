@@ -45,7 +45,7 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 		return s.pdlCompletion(d.Path, text, off), nil
 	}
 	if pf := programOf(res); pf != nil {
-		return pf.entryItems(), nil
+		return pf.completion(text, off), nil
 	}
 	return []protocol.CompletionItem{}, nil
 }
