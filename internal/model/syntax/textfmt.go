@@ -1,6 +1,8 @@
 package syntax
 
 import (
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -33,7 +35,7 @@ func (t *textSyntax) Format(src []byte, maxDepth int) ([]byte, []pilotage.Diagno
 		return nil, []pilotage.Diagnostic{*d}, nil
 	}
 	toks, _ := lex(src, t.ts, maxNesting(maxDepth))
-	f := &formatter{t: t, src: src}
+	f := &formatter{t: t, src: src, doc: doc}
 	for _, tok := range toks {
 		if tok.Type == kComment {
 			f.comments = append(f.comments, tok)
@@ -47,6 +49,7 @@ func (t *textSyntax) Format(src []byte, maxDepth int) ([]byte, []pilotage.Diagno
 type formatter struct {
 	t        *textSyntax
 	src      []byte
+	doc      *jsonpos.Doc // lines of src, found without rescanning it
 	b        strings.Builder
 	comments []lexer.Token
 	lastLine int // source line of the last thing written, 0 before any
@@ -75,13 +78,9 @@ func (f *formatter) gap(line int) {
 
 // text is an expression as written; the comments inside it go with it.
 func (f *formatter) text(sp span) string {
-	kept := f.comments[:0]
-	for _, c := range f.comments {
-		if c.Pos.Offset < sp.start || c.Pos.Offset >= sp.end {
-			kept = append(kept, c)
-		}
-	}
-	f.comments = kept
+	from := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].Pos.Offset >= sp.start })
+	to := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].Pos.Offset >= sp.end })
+	f.comments = slices.Delete(f.comments, from, to)
 	return string(f.src[sp.start:sp.end])
 }
 
@@ -99,7 +98,7 @@ func (f *formatter) items(items []*tItem, depth int) {
 // end finishes the line of a statement or block that ends at off: the
 // comment on the same source line after it, if any.
 func (f *formatter) end(off, depth int) {
-	line := 1 + strings.Count(string(f.src[:off]), "\n")
+	line := f.doc.Position(off).Line
 	if len(f.comments) > 0 && f.comments[0].Pos.Line == line && f.comments[0].Pos.Offset >= off {
 		f.b.WriteString("  " + strings.TrimRight(f.comments[0].Value, " \t\r"))
 		f.comments = f.comments[1:]
