@@ -1,20 +1,11 @@
 package cmd
 
 import (
-	"fmt"
-	"maps"
-	"path/filepath"
-	"slices"
-	"strings"
+	"context"
 
+	"github.com/pilotage-dev/pilotage/cmd/buildverb"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/pilotage-dev/pilotage/cmd/verb"
-	"github.com/pilotage-dev/pilotage/internal/base/fserr"
-	"github.com/pilotage-dev/pilotage/internal/base/inputs"
-	"github.com/pilotage-dev/pilotage/workbench/compile"
-	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
 type buildParams struct {
@@ -85,100 +76,16 @@ func runBuild(s stdio, p *buildParams, args []string) error {
 	if err != nil {
 		return err
 	}
-	// "-" made a directory named "-" where every other verb's -o -
-	// means standard output (an empty DIR is refused by refuseEmpty).
-	if p.dir == "-" {
-		return usageErr("build writes several files, so -o takes a DIR, not - (standard output)")
-	}
-	if err := verb.CheckMaxPerRule(p.maxPerRule); err != nil {
-		return err
-	}
 	cfg, _, err := loadConfig(p.flags)
 	if err != nil {
 		return err
 	}
-	names, err := expandArgs(s, args, inputs.PDL, cfg, p.verbose)
-	if err != nil {
-		return err
-	}
-	dirs, err := buildDirs(p.dir, names)
-	if err != nil {
-		return err
-	}
-	// Every definition compiles before any build is written.
-	var builds []*compile.Result
-	for _, name := range names {
-		res, err := loadPDL(s.err, name, color, p.maxPerRule)
-		if err != nil {
-			return err
-		}
-		builds = append(builds, res)
-	}
-	for i, res := range builds {
-		if err := buildOne(s, res, names[i], dirs[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// buildDirs is where each named PDL file is built: DIR for one file,
-// DIR/<name>/ for each of several, so their manifests do not collide.
-func buildDirs(dir string, names []string) ([]string, error) {
-	if len(names) == 1 {
-		return []string{dir}, nil
-	}
-	seen := map[string]string{}
-	out := make([]string, len(names))
-	for i, name := range names {
-		if name == "-" {
-			return nil, usageErr("build of several files reads no standard input; name the files")
-		}
-		stem := strings.TrimSuffix(filepath.Base(name), ".pdl")
-		if other, dup := seen[stem]; dup {
-			return nil, usageErr("%s and %s would both build into %s; build them one at a time with -o", other, name, filepath.Join(dir, stem))
-		}
-		seen[stem] = name
-		out[i] = filepath.Join(dir, stem)
-	}
-	return out, nil
-}
-
-// buildOne writes one compiled definition into dir.
-func buildOne(s stdio, res *compile.Result, name, dir string) error {
-	files, err := emit.Files(res.Server)
-	if err != nil {
-		return usageErr("%s: %v", name, err)
-	}
-	// The definition's own files are never replaced or removed.
-	sources := slices.Collect(maps.Keys(res.Sources))
-	if err := emit.Write(dir, files, sources); err != nil {
-		return usageErr("cannot write the build: %v", fserr.Plain(err))
-	}
-	for _, f := range files {
-		if err := printf(s, "wrote %s\n", outPath(dir, f.Path)); err != nil {
-			return err
-		}
-	}
-	// What was removed before a failure is named too.
-	stale, err := emit.RemoveStale(dir, files, sources)
-	for _, f := range stale.Removed {
-		fmt.Fprintf(s.err, "removed stale %s\n", outPath(dir, f))
-	}
-	if err != nil {
-		return usageErr("removing stale guides of an earlier build: %v", fserr.Plain(err))
-	}
-	for _, d := range stale.Left {
-		fmt.Fprintf(s.err, "left %s: no Language of this build has that tool prefix; delete it if an earlier build wrote it\n", outPath(dir, d))
-	}
-	return nil
-}
-
-// outPath is a path under the output directory as build names it.
-func outPath(dir, rel string) string {
-	p := filepath.ToSlash(filepath.Join(dir, rel))
-	if strings.HasSuffix(rel, "/") {
-		p += "/"
-	}
-	return p
+	return buildverb.Build(context.Background(), buildverb.Params{
+		Files:      args,
+		Dir:        p.dir,
+		Color:      color,
+		MaxPerRule: p.maxPerRule,
+		Verbose:    p.verbose,
+		Ignored:    cfg.Ignored,
+	}, s.verb())
 }
