@@ -9,21 +9,18 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 func build(t *testing.T, p Params) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
 	if p.MaxPerRule == 0 {
 		p.MaxPerRule = report.DefaultMaxPerRule
 	}
-	err := Build(context.Background(), p, verb.Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
-	if err != nil && verb.Code(err) == verb.ExitUsage {
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), verb.Code(err)
+	r := verbtest.Call(func(s verb.Streams) error { return Build(context.Background(), p, s) })
+	return r.Out, r.Err, r.Code
 }
 
 // TestBuildLangs: two Languages of langs/ build side by side, each into

@@ -1,7 +1,6 @@
 package fmtverb
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,17 +8,14 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 func fmtFiles(t *testing.T, p Params) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	err := Fmt(context.Background(), p, verb.Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
-	if err != nil && verb.Code(err) == verb.ExitUsage {
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), verb.Code(err)
+	r := verbtest.Call(func(s verb.Streams) error { return Fmt(context.Background(), p, s) })
+	return r.Out, r.Err, r.Code
 }
 
 // TestFmtLangs: the Languages of langs/ and the ledger's text programs

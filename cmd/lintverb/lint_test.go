@@ -1,7 +1,6 @@
 package lintverb
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
@@ -29,16 +29,12 @@ func (textReport) Report(s verb.Streams, rep *report.Report) error {
 
 func lintFiles(t *testing.T, p Params) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
 	p.Report, p.Progress = textReport{}, progress.Never
 	if p.MaxPerRule == 0 {
 		p.MaxPerRule = report.DefaultMaxPerRule
 	}
-	err := Lint(context.Background(), p, verb.Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
-	if err != nil && verb.Code(err) == verb.ExitUsage {
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), verb.Code(err)
+	r := verbtest.Call(func(s verb.Streams) error { return Lint(context.Background(), p, s) })
+	return r.Out, r.Err, r.Code
 }
 
 // TestLintPDL: a Language of langs/ is clean, and the pdllint fixture
