@@ -46,6 +46,13 @@ type Outcome struct {
 // Run runs the selected cases of every file, in order.
 func Run(p Params) []Outcome {
 	r := &runner{pdls: map[string]*compiled{}}
+	defer func() {
+		for _, c := range r.pdls {
+			if c.eng != nil {
+				c.eng.Close()
+			}
+		}
+	}()
 	var out []Outcome
 	for _, f := range p.Files {
 		for _, c := range f.Cases {
@@ -61,8 +68,11 @@ func Run(p Params) []Outcome {
 // compiled is a PDL loaded once for every case that names it, with what
 // replay knows of its Languages.
 type compiled struct {
-	srv    *language.Server
-	err    string
+	srv *language.Server
+	err string
+	// eng serves the cases that change nothing of the PDL (no stubs, no
+	// drift): starting an engine per case was most of a corpus's time.
+	eng    *engine.Engine
 	replay map[string]*replay.Language
 }
 
@@ -119,12 +129,15 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 	if o.Findings = append(fs, closedSetFindings(f, c, lang)...); len(o.Findings) > 0 {
 		return o
 	}
-	eng, err := engine.New(srv, engine.Options{})
+	eng, err := pdl.engine(srv, c)
 	if err != nil {
 		return bad(c.Line, "test-case", err.Error(), "")
 	}
-	defer eng.Close()
-	ctx, caller := context.Background(), service.Caller{Principal: c.Principal, Session: "test"}
+	if eng != pdl.eng {
+		defer eng.Close()
+	}
+	ctx, caller := context.Background(), service.Caller{Principal: c.Principal, Session: fmt.Sprintf("test-%p", c)}
+	defer eng.EndSession(caller.Session)
 	got := &testcase.Got{}
 	o.Got = got
 	got.Validate, err = eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: c.Program, Context: c.Context})
@@ -171,6 +184,21 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 		o.Unmet = append(o.Unmet, finding(f, x.Line, "test-"+x.Key, fmt.Sprintf("case %q: %s", c.Name, x.Msg), x.Diff))
 	}
 	return o
+}
+
+// engine is the shared engine for a case that changes nothing of the
+// PDL, a fresh one for a case with stubs or drift.
+func (p *compiled) engine(srv *language.Server, c *testcase.Case) (*engine.Engine, error) {
+	if srv != p.srv || c.Drift != nil {
+		return engine.New(srv, engine.Options{})
+	}
+	if p.eng == nil {
+		var err error
+		if p.eng, err = engine.New(srv, engine.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	return p.eng, nil
 }
 
 // drift changes the served catalog between plan and execute.
