@@ -88,3 +88,17 @@ func TestNeovim(t *testing.T) {
 		t.Errorf("formatting: %s", b)
 	}
 }
+
+// TestVSCodeExtension runs the extension's own check (the files its
+// manifest names exist; its grammar's patterns compile), what
+// `npm run package` runs before packaging.
+func TestVSCodeExtension(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	out, err := exec.Command(node, "vscode/check.js").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok statement") {
+		t.Fatalf("check.js: %v\n%s", err, out)
+	}
+}
