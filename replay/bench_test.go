@@ -90,6 +90,22 @@ func writeBenchTrace(w io.Writer, rooms, lamps int) (entries int) {
 	return entries
 }
 
+// benchTraceFile writes writeBenchTrace's trace to a file and opens it
+// for reading.
+func benchTraceFile(tb testing.TB, rooms, lamps int) (*os.File, int) {
+	path := filepath.Join(tb.TempDir(), "trace.json")
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	entries := writeBenchTrace(f, rooms, lamps)
+	f.Close()
+	if f, err = os.Open(path); err != nil {
+		tb.Fatal(err)
+	}
+	return f, entries
+}
+
 // Heap metrics: everything in heap objects, garbage not yet collected
 // included (the benchmark's conservative peak), and the heap live after
 // the latest GC (what replay retains).
@@ -235,28 +251,7 @@ func TestMemoryDoesNotGrowWithSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 20 MB trace")
 	}
-	plan, err := LoadPlan("plan.json", []byte(benchPlan))
-	if err != nil {
-		t.Fatal(err)
-	}
-	peakFor := func(rooms int) uint64 {
-		path := filepath.Join(t.TempDir(), "trace.json")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		entries := writeBenchTrace(f, rooms, 50)
-		f.Close()
-		f, _ = os.Open(path)
-		defer f.Close()
-		runtime.GC()
-		var res Result
-		peak := peakMetric(heapLive, func() { res = Replay(plan, "trace.json", f, Options{}) })
-		if len(res.Findings) > 0 || res.Entries != entries {
-			t.Fatalf("%d rooms: %d entries (want %d), findings %v", rooms, res.Entries, entries, res.Findings)
-		}
-		return peak
-	}
+	peakFor := func(rooms int) uint64 { return liveHeap(t, rooms, Options{}) }
 	small, large := peakFor(100), peakFor(1000)
 	t.Logf("peak live heap: %.2f MiB for ~10k entries, %.2f MiB for ~100k", float64(small)/(1<<20), float64(large)/(1<<20))
 	// The longer trace is 18 MB more JSON; holding its entries would add
@@ -265,4 +260,23 @@ func TestMemoryDoesNotGrowWithSteps(t *testing.T) {
 	if large > small+4<<20 {
 		t.Errorf("live heap grew from %.2f MiB to %.2f MiB with ten times the steps", float64(small)/(1<<20), float64(large)/(1<<20))
 	}
+}
+
+// liveHeap is the peak live heap of replaying writeBenchTrace's trace of
+// rooms rooms of 50 lamps against benchPlan with opt, which must find
+// nothing.
+func liveHeap(t *testing.T, rooms int, opt Options) uint64 {
+	plan, err := LoadPlan("plan.json", []byte(benchPlan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, entries := benchTraceFile(t, rooms, 50)
+	defer f.Close()
+	runtime.GC()
+	var res Result
+	peak := peakMetric(heapLive, func() { res = Replay(plan, "trace.json", f, opt) })
+	if len(res.Findings) > 0 || res.Entries != entries {
+		t.Fatalf("%d rooms: %d entries (want %d), findings %v", rooms, res.Entries, entries, res.Findings)
+	}
+	return peak
 }
