@@ -466,3 +466,25 @@ func TestSlowAnalysisBlocksNothing(t *testing.T) {
 	close(release)
 	c.waitDiags(slow, 1)
 }
+
+// A text program (ledger's syntax text) gets validate's diagnostics at
+// their text ranges, and the plan's lens.
+func TestTextProgramFile(t *testing.T) {
+	c := startWith(t, func(string) Project { return Project{Lang: "../../langs/ledger/ledger.pdl"} })
+	src := read(t, "../../langs/ledger/programs/pay.txt")
+	uri := c.open(filepath.Join(t.TempDir(), "pay.txt"), src)
+	if ds := c.waitDiags(uri, 1); len(ds) != 0 {
+		t.Fatalf("valid program: %+v", ds)
+	}
+	var lens []protocol.CodeLens
+	if err := c.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lens); err != nil || len(lens) != 1 || !strings.Contains(lens[0].Command.Title, "max risk") {
+		t.Errorf("lens: %+v %v", lens, err)
+	}
+	bad := strings.Replace(src, "ledger.post(", "ledger.pots(", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": bad}}})
+	ds := c.waitDiags(uri, 2)
+	line := strings.Count(bad[:strings.Index(bad, "ledger.pots")], "\n")
+	if len(ds) == 0 || int(ds[0].Range.Start.Line) != line || !strings.Contains(ds[0].Message, "ledger.pots") {
+		t.Fatalf("want a diagnostic on line %d: %+v", line, ds)
+	}
+}
