@@ -86,11 +86,11 @@ func (t *textSyntax) read(src []byte, doc *jsonpos.Doc, maxDepth int) (*tProgram
 	if err != nil {
 		return nil, syntaxAt(doc, 0, 0, err.Error(), ""), nil
 	}
-	prog, err := textParser.ParseFromLexer(pl)
+	root, err := textParser.ParseFromLexer(pl)
 	if err != nil {
 		return nil, t.parseError(doc, toks, err), nil
 	}
-	return prog, nil, nil
+	return root.Program, nil, nil
 }
 
 func invalidUTF8(src []byte) int {

@@ -5,60 +5,418 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// The participle grammar of the text surface. Statements are free-form:
+// The text surface, read by participle. Statements are free-form:
 // separators (line ends and ';') may come anywhere between them, and a
 // statement ends where its last token does (a call at its ')', a branch
 // or loop at its '}', the output at the end of its line). Expressions are
 // kept as the tokens they span, the text between them included, and are
 // CEL's to read: the grammar only finds where each one ends.
+//
+// Every level reads itself (participle.Parseable) in one pass over the
+// tokens with a token of lookahead: participle's grammar interpreter,
+// a branch and a deferred field set per alternative tried, cost the text
+// form twice the JSON form's whole validate (docs/performance.md). A
+// failure is participle's UnexpectedTokenError at the failing token,
+// expecting what the grammar of docs/pdl.md expects there, in the names
+// textSyntax.words turns into the author's words.
 
-type tProgram struct {
-	Items []*tItem `parser:"( @@ | Sep )*"`
+// tRoot is what participle parses: the program, which reads itself.
+type tRoot struct {
+	Program *tProgram `parser:"@@"`
 }
 
-// tItem is one statement with its optional label; calls, the commonest,
-// are tried first.
+type tProgram struct {
+	Items []*tItem
+}
+
+// tItem is one statement with its optional label.
 type tItem struct {
 	Tokens []lexer.Token
-	Label  *tName    `parser:"( @@ Assign )?"`
-	Call   *tCall    `parser:"(   @@"`
-	Run    *tCall    `parser:"  | Run @@"`
-	If     *tIf      `parser:"  | @@"`
-	For    *tFor     `parser:"  | @@"`
-	Output *tExprArg `parser:"  | Output @@ )"`
+	Label  *tName
+	Call   *tCall
+	Run    *tCall
+	If     *tIf
+	For    *tFor
+	Output *tExprArg
 }
 
 type tName struct {
 	Tokens []lexer.Token
-	Name   string `parser:"@Name"`
+	Name   string
 }
 
 // tIf and tFor keep their tokens: the first is the keyword, which
 // places the statement and names its generated id.
 type tIf struct {
 	Tokens []lexer.Token
-	Cond   *tExprOpen `parser:"If @@"`
-	Then   *tBlock    `parser:"@@"`
-	ElseIf *tIf       `parser:"( Else ( @@"`
-	Else   *tBlock    `parser:"       | @@ ) )?"`
+	Cond   *tExprOpen
+	Then   *tBlock
+	ElseIf *tIf
+	Else   *tBlock
 }
 
 type tFor struct {
 	Tokens []lexer.Token
-	Item   *tName     `parser:"For @@ In"`
-	List   *tExprOpen `parser:"@@"`
-	Body   *tBlock    `parser:"@@"`
+	Item   *tName
+	List   *tExprOpen
+	Body   *tBlock
 }
 
 type tBlock struct {
 	Tokens []lexer.Token
-	Items  []*tItem `parser:"\"{\" ( @@ | Sep )* \"}\""`
+	Items  []*tItem
 }
 
 // tCall is a call or a run: the target and its arguments.
 type tCall struct {
-	Target *tName `parser:"@@"`
-	Args   *tArgs `parser:"@@"`
+	Target *tName
+	Args   *tArgs
+}
+
+// reader reads the grammar of docs/pdl.md the way participle's grammar
+// interpreter read it from struct tags (the items `( @@ | Sep )*`, an
+// item `( @@ Assign )? ( @@ | Run @@ | @@ | @@ | Output @@ )`, a branch
+// `If @@ @@ ( Else ( @@ | @@ ) )?`, a loop `For @@ In @@ @@`, a block
+// `"{" ( @@ | Sep )* "}"`, a call `@@ @@`), with its rules for which
+// failure is reported: an alternative that fails within lookahead tokens
+// of where it started is given up and the next one tried, the error that
+// got furthest is kept, and one that goes further is the statement's.
+// So a program reads, and fails, at the same token with the same
+// expectation as under the interpreter (the syntax goldens), without
+// its reflection, branches and deferred field sets.
+type reader struct {
+	lex   *lexer.PeekingLexer
+	err   error // the deepest error seen, at token depth
+	depth int
+}
+
+// lookahead is how many tokens an alternative may read and still be
+// given up for the next one.
+const lookahead = 3
+
+// What each point of the grammar expects, as participle named the rest
+// of the sequence there (textSyntax.words words them).
+const (
+	wantLabel     = "<assign>"
+	wantStatement = "(TCall | (<run> TCall) | TIf | TFor | (<output> TExprArg))"
+	wantElse      = "(TIf | TBlock)"
+	wantThen      = "TBlock (<else> " + wantElse + ")?"
+	wantList      = "TExprOpen TBlock"
+)
+
+// expect is the failure at the next token, expecting want.
+func (r *reader) expect(want string) error {
+	return &participle.UnexpectedTokenError{Unexpected: *r.lex.Peek(), Expect: want}
+}
+
+// since is the tokens read from the checkpoint start on.
+func (r *reader) since(start lexer.Checkpoint) []lexer.Token {
+	return r.lex.Range(start.RawCursor(), r.lex.MakeCheckpoint().RawCursor())
+}
+
+// note keeps err as the deepest error when at is at least as deep.
+func (r *reader) note(err error, at int) {
+	if at >= r.depth {
+		r.err, r.depth = err, at
+	}
+}
+
+// try runs an alternative that may be given up: ok and err are its
+// outcome; given is true when it failed within lookahead tokens of
+// where it started, and the tokens it read are unread again; at is
+// where it stopped.
+func (r *reader) try(alt func(*reader) (bool, error)) (ok bool, err error, given bool, at int) {
+	start := r.lex.MakeCheckpoint()
+	b := &reader{lex: r.lex, err: r.err, depth: r.depth}
+	ok, err = alt(b)
+	at = r.lex.Cursor()
+	if err != nil {
+		if b.depth > r.depth {
+			r.err, r.depth = b.err, b.depth
+		} else if at >= r.depth {
+			r.err, r.depth = err, max(at, b.depth)
+		}
+		if at <= start.Cursor()+lookahead {
+			r.lex.LoadCheckpoint(start)
+			return false, err, true, at
+		}
+	}
+	if b.depth >= r.depth {
+		r.err, r.depth = b.err, b.depth
+	}
+	return ok, err, false, at
+}
+
+// repeat is `( alt )*` (many) or `( alt )?`: it always matches.
+func (r *reader) repeat(many bool, alt func(*reader) (bool, error)) error {
+	for {
+		from := r.lex.Cursor()
+		ok, err, given, _ := r.try(alt)
+		if err != nil {
+			r.note(err, from)
+		}
+		switch {
+		case given:
+			return nil
+		case err != nil:
+			return err
+		case !ok || !many:
+			return nil
+		}
+	}
+}
+
+// oneOf is `( alt | alt … )`: the first that matches; failing that, the
+// error of the one that got furthest.
+func (r *reader) oneOf(alts ...func(*reader) (bool, error)) (bool, error) {
+	var first error
+	deepest := 0
+	for _, alt := range alts {
+		ok, err, given, at := r.try(alt)
+		switch {
+		case given:
+			if at >= deepest {
+				first, deepest = err, at
+			}
+		case err != nil:
+			return true, err
+		case ok:
+			return true, nil
+		}
+	}
+	if first != nil {
+		r.note(first, r.lex.Cursor())
+		return true, first
+	}
+	return false, nil
+}
+
+// node is a struct of the grammar: its error is noted where it stopped.
+func (r *reader) node(read func() (bool, error)) (bool, error) {
+	ok, err := read()
+	if err != nil {
+		r.note(err, r.lex.Cursor())
+	}
+	return ok, err
+}
+
+// token reads the next token when it has type typ (and value v, if any).
+func (r *reader) token(typ lexer.TokenType, v string) bool {
+	if t := r.lex.Peek(); t.Type != typ || v != "" && t.Value != v {
+		return false
+	}
+	r.lex.Next()
+	return true
+}
+
+// set gives field the node an alternative read when it matched: an
+// alternative given up leaves nothing behind.
+func set[T any](field **T, n *T, ok bool, err error) (bool, error) {
+	if ok && err == nil {
+		*field = n
+	}
+	return ok, err
+}
+
+// part reads a node that reads itself, or fails expecting want.
+func (r *reader) part(p participle.Parseable, want string) error {
+	switch err := p.Parse(r.lex); err {
+	case nil:
+		return nil
+	case participle.NextMatch:
+		return r.expect(want)
+	default:
+		return err
+	}
+}
+
+func (p *tProgram) Parse(lex *lexer.PeekingLexer) error {
+	r := &reader{lex: lex}
+	var err error
+	if p.Items, err = r.items(); err != nil {
+		return err
+	}
+	if !lex.Peek().EOF() {
+		if lex.Cursor() >= r.depth || r.err == nil {
+			return r.expect("")
+		}
+		return r.err
+	}
+	return nil
+}
+
+// items is `( @@ | Sep )*`.
+func (r *reader) items() (items []*tItem, err error) {
+	err = r.repeat(true, func(b *reader) (bool, error) {
+		return b.oneOf(func(b *reader) (bool, error) {
+			it, err := b.item()
+			if err == nil {
+				items = append(items, it)
+			}
+			return true, err
+		}, func(b *reader) (bool, error) { return b.token(kSep, ""), nil })
+	})
+	return items, err
+}
+
+func (r *reader) name() *tName {
+	start := r.lex.MakeCheckpoint()
+	t := r.lex.Peek()
+	if !r.token(kName, "") {
+		return nil
+	}
+	return &tName{Name: t.Value, Tokens: r.since(start)}
+}
+
+// item always matches or fails: its label is optional, so a token that
+// starts no statement is a failure expecting one.
+func (r *reader) item() (*tItem, error) {
+	start := r.lex.MakeCheckpoint()
+	it := &tItem{}
+	_, err := r.node(func() (bool, error) {
+		err := r.repeat(false, func(b *reader) (bool, error) {
+			n := b.name()
+			if n == nil {
+				return false, nil
+			}
+			if !b.token(kAssign, "") {
+				return true, b.expect(wantLabel)
+			}
+			it.Label = n
+			return true, nil
+		})
+		if err != nil {
+			return true, err
+		}
+		ok, err := r.oneOf(func(b *reader) (bool, error) {
+			c, ok, err := b.call()
+			return set(&it.Call, c, ok, err)
+		}, func(b *reader) (bool, error) {
+			if !b.token(kRun, "") {
+				return false, nil
+			}
+			c, ok, err := b.call()
+			if !ok {
+				err = b.expect("TCall")
+			}
+			return set(&it.Run, c, true, err)
+		}, func(b *reader) (bool, error) {
+			n, ok, err := b.ifStmt()
+			return set(&it.If, n, ok, err)
+		}, func(b *reader) (bool, error) {
+			n, ok, err := b.forStmt()
+			return set(&it.For, n, ok, err)
+		}, func(b *reader) (bool, error) {
+			if !b.token(kOutput, "") {
+				return false, nil
+			}
+			e := &tExprArg{}
+			return set(&it.Output, e, true, b.part(e, "TExprArg"))
+		})
+		if !ok {
+			return true, r.expect(wantStatement)
+		}
+		return true, err
+	})
+	it.Tokens = r.since(start)
+	return it, err
+}
+
+func (r *reader) call() (c *tCall, ok bool, err error) {
+	c = &tCall{Args: &tArgs{}}
+	ok, err = r.node(func() (bool, error) {
+		if c.Target = r.name(); c.Target == nil {
+			return false, nil
+		}
+		return true, r.part(c.Args, "tArgs")
+	})
+	return c, ok, err
+}
+
+func (r *reader) ifStmt() (n *tIf, ok bool, err error) {
+	start := r.lex.MakeCheckpoint()
+	n = &tIf{Cond: &tExprOpen{}}
+	ok, err = r.node(func() (bool, error) {
+		if !r.token(kIf, "") {
+			return false, nil
+		}
+		if err := r.part(n.Cond, "TExprOpen "+wantThen); err != nil {
+			return true, err
+		}
+		var ok bool
+		var err error
+		if n.Then, ok, err = r.block(); !ok {
+			return true, r.expect(wantThen)
+		} else if err != nil {
+			return true, err
+		}
+		return true, r.repeat(false, func(b *reader) (bool, error) {
+			if !b.token(kElse, "") {
+				return false, nil
+			}
+			ok, err := b.oneOf(func(b *reader) (bool, error) {
+				e, ok, err := b.ifStmt()
+				return set(&n.ElseIf, e, ok, err)
+			}, func(b *reader) (bool, error) {
+				e, ok, err := b.block()
+				return set(&n.Else, e, ok, err)
+			})
+			if !ok {
+				return true, b.expect(wantElse)
+			}
+			return true, err
+		})
+	})
+	n.Tokens = r.since(start)
+	return n, ok, err
+}
+
+func (r *reader) forStmt() (n *tFor, ok bool, err error) {
+	start := r.lex.MakeCheckpoint()
+	n = &tFor{List: &tExprOpen{}}
+	ok, err = r.node(func() (bool, error) {
+		if !r.token(kFor, "") {
+			return false, nil
+		}
+		if n.Item = r.name(); n.Item == nil {
+			return true, r.expect("TName <in> " + wantList)
+		}
+		if !r.token(kIn, "") {
+			return true, r.expect("<in> " + wantList)
+		}
+		if err := r.part(n.List, wantList); err != nil {
+			return true, err
+		}
+		var ok bool
+		var err error
+		if n.Body, ok, err = r.block(); !ok {
+			return true, r.expect("TBlock")
+		}
+		return true, err
+	})
+	n.Tokens = r.since(start)
+	return n, ok, err
+}
+
+// block is `"{" ( @@ | Sep )* "}"`.
+func (r *reader) block() (bl *tBlock, ok bool, err error) {
+	start := r.lex.MakeCheckpoint()
+	bl = &tBlock{}
+	ok, err = r.node(func() (bool, error) {
+		if !r.token(kOp, "{") {
+			return false, nil
+		}
+		var err error
+		if bl.Items, err = r.items(); err != nil {
+			return true, err
+		}
+		if !r.token(kOp, "}") {
+			return true, r.expect(`"}"`)
+		}
+		return true, nil
+	})
+	bl.Tokens = r.since(start)
+	return bl, ok, err
 }
 
 // tArgs is "(" then NAME BIND EXPR items separated by ",", a trailing
@@ -176,4 +534,4 @@ scan:
 }
 
 // textParser is built once: the Language's words reach it as token types.
-var textParser = participle.MustBuild[tProgram](participle.Lexer(lexDef{}), participle.UseLookahead(3))
+var textParser = participle.MustBuild[tRoot](participle.Lexer(lexDef{}))
