@@ -75,20 +75,20 @@ func (t *textSyntax) read(src []byte, doc *jsonpos.Doc, maxDepth int) (*tProgram
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		return nil, syntaxAt(doc, i, i+1, "the program contains a NUL character, which no statement or expression may hold", "remove it"), nil
 	}
-	toks, le := lex(src, t.ts, maxNesting(maxDepth))
+	sc := newScanner(src, t.ts, maxNesting(maxDepth))
+	pl, err := lexer.Upgrade(sc, kSpace, kComment)
+	var le *lexError
 	switch {
-	case le != nil && le.limit:
+	case errors.As(err, &le) && le.limit:
 		return nil, nil, &program.LimitError{Msg: le.msg}
 	case le != nil:
 		return nil, syntaxAt(doc, le.at, le.end, le.msg, ""), nil
-	}
-	pl, err := lexer.Upgrade(&tokens{toks: toks}, kSpace, kComment)
-	if err != nil {
+	case err != nil:
 		return nil, syntaxAt(doc, 0, 0, err.Error(), ""), nil
 	}
 	root, err := textParser.ParseFromLexer(pl)
 	if err != nil {
-		return nil, t.parseError(doc, toks, err), nil
+		return nil, t.parseError(doc, pl.Range(0, lexer.RawCursor(sc.n)), err), nil
 	}
 	return root.Program, nil, nil
 }

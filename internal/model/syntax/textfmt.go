@@ -34,7 +34,7 @@ func (t *textSyntax) Format(src []byte, maxDepth int) ([]byte, []pilotage.Diagno
 	if d != nil {
 		return nil, []pilotage.Diagnostic{*d}, nil
 	}
-	toks, _ := lex(src, t.ts, maxNesting(maxDepth))
+	toks, _ := lex(src, t.ts, maxNesting(maxDepth)) // read lexed it whole
 	f := &formatter{t: t, src: src, doc: doc}
 	for _, tok := range toks {
 		if tok.Type == kComment {

@@ -50,104 +50,120 @@ func (lexDef) Lex(string, io.Reader) (lexer.Lexer, error) {
 	return nil, fmt.Errorf("the text surface is lexed with its Language's words (syntax.lex)")
 }
 
-// tokens is a lexed program, handed to participle.
-type tokens struct {
-	toks []lexer.Token
-	i    int
-}
-
-func (t *tokens) Next() (lexer.Token, error) {
-	tok := t.toks[t.i]
-	if t.i < len(t.toks)-1 {
-		t.i++
-	}
-	return tok, nil
-}
-
 // lexError is text no token starts with, or (limit) brackets nested
-// past the bound lex was given.
+// past the bound the scanner was given.
 type lexError struct {
 	at, end int // byte offsets
 	msg     string
 	limit   bool
 }
 
+func (e *lexError) Error() string { return e.msg }
+
 // twoCharOps are CEL's operators of two characters, lexed before the
 // Language's punctuation so "==" is never a label's "=".
 var twoCharOps = []string{"==", "!=", "<=", ">=", "&&", "||"}
 
-// lex splits src into tokens with positions (columns count code points,
-// as every text-range position does). It stops at the first character
-// that starts no token, and at the first bracket nested deeper than
+// scanner splits src into tokens with positions (columns count code
+// points, as every text-range position does), one at a time: it is the
+// lexer.Lexer participle reads, so the program's tokens are held once,
+// in participle's PeekingLexer. It stops at the first character that
+// starts no token, and at the first bracket nested deeper than
 // maxNesting, so neither the tokens of 10^5 nested braces nor the
 // parser's recursion on them is ever built.
-func lex(src []byte, ts *language.TextSyntax, maxNesting int) ([]lexer.Token, *lexError) {
-	keywords := map[string]lexer.TokenType{ts.If: kIf, ts.Else: kElse, ts.For: kFor, ts.In: kIn, ts.Run: kRun, ts.Output: kOutput}
-	s := string(src)
-	// About one token in eight bytes of a typical program: grown once or
-	// twice rather than a dozen times.
-	out := make([]lexer.Token, 0, len(src)/8+16)
-	depth := 0
-	pos := lexer.Position{Line: 1, Column: 1}
-	emit := func(typ lexer.TokenType, n int) {
-		v := s[pos.Offset : pos.Offset+n]
-		out = append(out, lexer.Token{Type: typ, Value: v, Pos: pos})
-		pos.Advance(v)
-	}
-	for pos.Offset < len(s) {
-		i := pos.Offset
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\r':
-			// White space separates tokens and is no token: positions
-			// come from offsets.
-			pos.Offset++
-			pos.Column++
-		case c == '\n' || c == ';':
-			emit(kSep, 1)
-		case c == '#':
-			n := strings.IndexByte(s[i:], '\n')
-			if n < 0 {
-				n = len(s) - i
-			}
-			emit(kComment, n)
-		case isDigit(c) || c == '.' && i+1 < len(s) && isDigit(s[i+1]):
-			emit(kNumber, numberLen(s[i:]))
-		case stringStart(s[i:]) >= 0:
-			n, ok := stringLen(s[i:])
-			if !ok {
-				return out, &lexError{at: i, end: i + 1, msg: "the string is not closed before the end of its line"}
-			}
-			emit(kString, n)
-		case isNameStart(c):
-			n := nameLen(s[i:])
-			typ := kName
-			if k, ok := keywords[s[i:i+n]]; ok {
-				typ = k
-			}
-			emit(typ, n)
-		default:
-			typ, n := punct(s[i:], ts)
-			if n == 0 {
-				r, w := utf8.DecodeRuneInString(s[i:])
-				return out, &lexError{at: i, end: i + w, msg: fmt.Sprintf("unexpected character %s", describeRune(r, w))}
-			}
-			if typ == kOp && n == 1 {
-				switch c {
-				case '(', '[', '{':
-					if depth++; depth > maxNesting {
-						return nil, &lexError{at: i, end: i + 1, limit: true,
-							msg: fmt.Sprintf("the program nests brackets deeper than this Language's limit allows (%d) at line %d, column %d", maxNesting, pos.Line, pos.Column)}
-					}
-				case ')', ']', '}':
-					depth--
-				}
-			}
-			emit(typ, n)
+type scanner struct {
+	s          string
+	ts         *language.TextSyntax
+	keywords   map[string]lexer.TokenType
+	depth, max int
+	pos        lexer.Position
+	n          int // tokens given, the EOF token included
+}
+
+func newScanner(src []byte, ts *language.TextSyntax, maxNesting int) *scanner {
+	return &scanner{s: string(src), ts: ts, max: maxNesting, pos: lexer.Position{Line: 1, Column: 1},
+		keywords: map[string]lexer.TokenType{ts.If: kIf, ts.Else: kElse, ts.For: kFor, ts.In: kIn, ts.Run: kRun, ts.Output: kOutput}}
+}
+
+// lex is every token of src, for the formatter's comments.
+func lex(src []byte, ts *language.TextSyntax, maxNesting int) ([]lexer.Token, error) {
+	sc := newScanner(src, ts, maxNesting)
+	var out []lexer.Token
+	for {
+		t, err := sc.Next()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, t)
+		if t.EOF() {
+			return out, nil
 		}
 	}
-	out = append(out, lexer.EOFToken(pos))
-	return out, nil
+}
+
+// Next is the next token; white space separates tokens and is no token
+// (positions come from offsets). The error is a *lexError.
+func (sc *scanner) Next() (lexer.Token, error) {
+	s, pos := sc.s, &sc.pos
+	for pos.Offset < len(s) && (s[pos.Offset] == ' ' || s[pos.Offset] == '\t' || s[pos.Offset] == '\r') {
+		pos.Offset++
+		pos.Column++
+	}
+	i := pos.Offset
+	if i == len(s) {
+		sc.n++
+		return lexer.EOFToken(*pos), nil
+	}
+	emit := func(typ lexer.TokenType, n int) (lexer.Token, error) {
+		v := s[i : i+n]
+		t := lexer.Token{Type: typ, Value: v, Pos: *pos}
+		pos.Advance(v)
+		sc.n++
+		return t, nil
+	}
+	c := s[i]
+	switch {
+	case c == '\n' || c == ';':
+		return emit(kSep, 1)
+	case c == '#':
+		n := strings.IndexByte(s[i:], '\n')
+		if n < 0 {
+			n = len(s) - i
+		}
+		return emit(kComment, n)
+	case isDigit(c) || c == '.' && i+1 < len(s) && isDigit(s[i+1]):
+		return emit(kNumber, numberLen(s[i:]))
+	case stringStart(s[i:]) >= 0:
+		n, ok := stringLen(s[i:])
+		if !ok {
+			return lexer.Token{}, &lexError{at: i, end: i + 1, msg: "the string is not closed before the end of its line"}
+		}
+		return emit(kString, n)
+	case isNameStart(c):
+		n := nameLen(s[i:])
+		typ := kName
+		if k, ok := sc.keywords[s[i:i+n]]; ok {
+			typ = k
+		}
+		return emit(typ, n)
+	}
+	typ, n := punct(s[i:], sc.ts)
+	if n == 0 {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		return lexer.Token{}, &lexError{at: i, end: i + w, msg: fmt.Sprintf("unexpected character %s", describeRune(r, w))}
+	}
+	if typ == kOp && n == 1 {
+		switch c {
+		case '(', '[', '{':
+			if sc.depth++; sc.depth > sc.max {
+				return lexer.Token{}, &lexError{at: i, end: i + 1, limit: true,
+					msg: fmt.Sprintf("the program nests brackets deeper than this Language's limit allows (%d) at line %d, column %d", sc.max, pos.Line, pos.Column)}
+			}
+		case ')', ']', '}':
+			sc.depth--
+		}
+	}
+	return emit(typ, n)
 }
 
 func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
