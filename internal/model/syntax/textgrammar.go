@@ -106,7 +106,29 @@ const (
 
 // expect is the failure at the next token, expecting want.
 func (r *reader) expect(want string) error {
-	return &participle.UnexpectedTokenError{Unexpected: *r.lex.Peek(), Expect: want}
+	return &failure{at: r.lex.Peek(), want: want}
+}
+
+// failure is participle's UnexpectedTokenError before it is reported:
+// most are given up (every separator is first tried as a statement),
+// so they point at their token rather than copy it.
+type failure struct {
+	at   *lexer.Token
+	want string
+}
+
+func (f *failure) Error() string { return f.unexpected().Error() }
+
+func (f *failure) unexpected() *participle.UnexpectedTokenError {
+	return &participle.UnexpectedTokenError{Unexpected: *f.at, Expect: f.want}
+}
+
+// reported is err as participle reports it.
+func reported(err error) error {
+	if f, ok := err.(*failure); ok {
+		return f.unexpected()
+	}
+	return err
 }
 
 // since is the tokens read from the checkpoint start on.
@@ -124,25 +146,29 @@ func (r *reader) note(err error, at int) {
 // try runs an alternative that may be given up: ok and err are its
 // outcome; given is true when it failed within lookahead tokens of
 // where it started, and the tokens it read are unread again; at is
-// where it stopped.
+// where it stopped. The alternative notes its errors in r, as a branch
+// of participle's would in its own context; what r knew before is
+// merged back as participle merges a branch.
 func (r *reader) try(alt func(*reader) (bool, error)) (ok bool, err error, given bool, at int) {
 	start := r.lex.MakeCheckpoint()
-	b := &reader{lex: r.lex, err: r.err, depth: r.depth}
-	ok, err = alt(b)
+	pErr, pDepth := r.err, r.depth
+	ok, err = alt(r)
 	at = r.lex.Cursor()
+	bErr, bDepth := r.err, r.depth
+	r.err, r.depth = pErr, pDepth
 	if err != nil {
-		if b.depth > r.depth {
-			r.err, r.depth = b.err, b.depth
+		if bDepth > r.depth {
+			r.err, r.depth = bErr, bDepth
 		} else if at >= r.depth {
-			r.err, r.depth = err, max(at, b.depth)
+			r.err, r.depth = err, max(at, bDepth)
 		}
 		if at <= start.Cursor()+lookahead {
 			r.lex.LoadCheckpoint(start)
 			return false, err, true, at
 		}
 	}
-	if b.depth >= r.depth {
-		r.err, r.depth = b.err, b.depth
+	if bDepth >= r.depth {
+		r.err, r.depth = bErr, bDepth
 	}
 	return ok, err, false, at
 }
@@ -234,13 +260,13 @@ func (p *tProgram) Parse(lex *lexer.PeekingLexer) error {
 	r := &reader{lex: lex}
 	var err error
 	if p.Items, err = r.items(); err != nil {
-		return err
+		return reported(err)
 	}
 	if !lex.Peek().EOF() {
 		if lex.Cursor() >= r.depth || r.err == nil {
-			return r.expect("")
+			return reported(r.expect(""))
 		}
-		return r.err
+		return reported(r.err)
 	}
 	return nil
 }
