@@ -77,6 +77,9 @@ type checker struct {
 	// all maps every valid, unique step id to its step.
 	all  map[string]*Step
 	refs map[string]bool
+	// loopOf maps a loop variable to the first loop id (in id order)
+	// that declares it; built from all at the first hint that asks.
+	loopOf map[string]string
 	// limit is set when an expression exceeded a parser bound.
 	limit *LimitError
 }
@@ -422,10 +425,16 @@ func (c *checker) undeclaredHint(name, src string, roots, visible []string) stri
 	if h := hint(name, roots); h != "" {
 		return h
 	}
-	for _, id := range slices.Sorted(maps.Keys(c.all)) {
-		if s := c.all[id]; s.Kind == Loop && s.Item == name {
-			return fmt.Sprintf("%s is the variable of loop %s, in scope only in its body", name, id)
+	if c.loopOf == nil {
+		c.loopOf = map[string]string{}
+		for id, s := range c.all {
+			if first, ok := c.loopOf[s.Item]; s.Kind == Loop && (!ok || id < first) {
+				c.loopOf[s.Item] = id
+			}
 		}
+	}
+	if id, ok := c.loopOf[name]; ok {
+		return fmt.Sprintf("%s is the variable of loop %s, in scope only in its body", name, id)
 	}
 	if strings.TrimSpace(src) == name {
 		return fmt.Sprintf("expressions are CEL: the text %s is written '%s'", name, name)

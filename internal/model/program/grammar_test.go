@@ -1,6 +1,8 @@
 package program_test
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -20,6 +22,21 @@ var runsOnly = language.Grammar{Run: "run", RunArgs: "with", Input: true}
 // left empty: a quoted empty name, or a list that ends after its colon.
 func emptyListing(hint string) bool {
 	return strings.Contains(hint, `""`) || strings.HasSuffix(strings.TrimSpace(hint), ":")
+}
+
+// lampEnv checks programs of grammar g against a catalog of one
+// callable entry, lamp.
+func lampEnv(g *language.Grammar) *program.Env {
+	lamp := &pilotage.CatalogEntry{ID: "lamp", Kind: "device"}
+	return &program.Env{
+		Grammar: g,
+		Limits:  expr.Limits{Depth: 8, Size: 1000, Cost: 1000},
+		Lookup: func(id string) (program.Target, bool) {
+			return program.Target{Entry: lamp, Callable: true}, id == lamp.ID
+		},
+		Visible: []string{lamp.ID},
+		Code:    func(string) string { return pilotage.CodeConstraint },
+	}
 }
 
 func parse(t *testing.T, src string, g *language.Grammar) (*program.Program, []pilotage.Diagnostic) {
@@ -75,16 +92,7 @@ func TestHintsOfAGrammarWithoutCall(t *testing.T) {
 	if len(diags) != 0 {
 		t.Fatalf("%+v", diags)
 	}
-	lamp := &pilotage.CatalogEntry{ID: "lamp", Kind: "device"}
-	ck, err := program.Check(prog, &program.Env{
-		Grammar: &runsOnly,
-		Limits:  expr.Limits{Depth: 8, Size: 1000, Cost: 1000},
-		Lookup: func(id string) (program.Target, bool) {
-			return program.Target{Entry: lamp, Callable: true}, id == lamp.ID
-		},
-		Visible: []string{lamp.ID},
-		Code:    func(string) string { return pilotage.CodeConstraint },
-	})
+	ck, err := program.Check(prog, lampEnv(&runsOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,5 +101,37 @@ func TestHintsOfAGrammarWithoutCall(t *testing.T) {
 	}
 	if h := ck.Diagnostics[0].Hint; h == "" || emptyListing(h) || strings.Contains(h, "call it with") {
 		t.Errorf("hint %q names a call construct the grammar does not have", h)
+	}
+}
+
+// An undeclared name costs the same however many steps the program has:
+// its hint sorted every step id to look for a loop of that variable, so
+// 3,000 steps reading a bare word ("x" for 'x') took seconds to validate.
+// Bytes allocated are deterministic where time is not: 4x the steps may
+// allocate at most 6x the bytes (quadratic is 16x).
+func TestUndeclaredNamesLinear(t *testing.T) {
+	calls := language.Grammar{Call: "call", Args: "with", Input: true}
+	env := lampEnv(&calls)
+	alloc := func(n int) uint64 {
+		steps := make([]string, n)
+		for i := range steps {
+			steps[i] = fmt.Sprintf(`{"id": "s%d", "call": "lamp", "with": {"room": "x"}}`, i)
+		}
+		prog, diags := parse(t, `{"steps": [`+strings.Join(steps, ", ")+`]}`, &calls)
+		if len(diags) != 0 {
+			t.Fatal(diags)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ck, err := program.Check(prog, env)
+		runtime.ReadMemStats(&after)
+		if err != nil || len(ck.Diagnostics) != n || !strings.Contains(ck.Diagnostics[0].Hint, "'x'") {
+			t.Fatalf("want one undeclared x per step, hinted: %v %+v", err, ck.Diagnostics[:1])
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(500), alloc(2000)
+	if large > 6*small {
+		t.Errorf("4x the steps allocate %.1fx the bytes (%d then %d)", float64(large)/float64(small), small, large)
 	}
 }
