@@ -254,6 +254,11 @@ func TestPDLRequests(t *testing.T) {
 	if labels := labelsOf(items); labels != "safe write dangerous" {
 		t.Errorf("risk completion: %s", labels)
 	}
+	// Sub-features of a capability.
+	l, ch = find("    catalog search changed_since")
+	if err := c.call("textDocument/completion", at(uri, l, ch+len("    catalog ")), &items); err != nil || !strings.Contains(labelsOf(items), "changed_since") {
+		t.Errorf("sub-feature completion: %s %v", labelsOf(items), err)
+	}
 	// Definition and references of an entry used in a guide example.
 	l, ch = find(`"call": "lights.set"`)
 	var locs []protocol.Location

@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"fmt"
+	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
 	"path/filepath"
 	"regexp"
@@ -169,6 +170,23 @@ func stmtAt(f *pdl.File, off int) *pdl.Stmt {
 	return found
 }
 
+// parentIs reports whether st sits directly in a block of keyword kw.
+func parentIs(f *pdl.File, st *pdl.Stmt, kw string) bool {
+	var in func(parent *pdl.Stmt, ss []*pdl.Stmt) bool
+	in = func(parent *pdl.Stmt, ss []*pdl.Stmt) bool {
+		for _, c := range ss {
+			if c == st {
+				return parent != nil && parent.Keyword == kw
+			}
+			if in(c, c.Children()) {
+				return true
+			}
+		}
+		return false
+	}
+	return in(nil, pdl.Stmts(f.Body))
+}
+
 // probe is a keyword no place defines, so the compiler's pdl-unknown
 // hint lists the keywords that place takes.
 const probe = "zzqqxxprobe"
@@ -202,6 +220,18 @@ func (s *server) pdlCompletion(path string, text []byte, off int) []protocol.Com
 	var items []protocol.CompletionItem
 	add := func(label string, kind protocol.CompletionItemKind, detail string) {
 		items = append(items, protocol.CompletionItem{Label: label, Kind: &kind, Detail: &detail})
+	}
+	// A capability's sub-features (§4.1), after its name in a
+	// capabilities block.
+	if st := stmtAt(pf.file, off); st != nil && st.Pos.Offset >= lineStart && strings.ContainsAny(strings.TrimLeft(before, " \t"), " \t") {
+		for _, spec := range pilotage.CapabilityTable {
+			if spec.Name == st.Keyword && parentIs(pf.file, st, "capabilities") {
+				for _, sub := range spec.SubFeatures {
+					add(sub, protocol.CompletionItemKindEnumMember, "sub-feature of "+spec.Name+" (§4.1)")
+				}
+				return items
+			}
+		}
 	}
 	if strings.TrimSpace(before) == "" || !strings.ContainsAny(strings.TrimSpace(before), " \t\"=") {
 		for _, k := range statementsAt(path, text, lineStart) {
