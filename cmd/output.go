@@ -3,7 +3,6 @@ package cmd
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
@@ -138,27 +137,6 @@ func (r reporterFunc) Report(s verb.Streams, rep *report.Report) error { return 
 func addPictureFormats(c *cobra.Command, f *reportFlags) {
 	names := append(f.formatNames(), picture.ReportFormats...)
 	c.Flags().Lookup("format").Usage = "output format: " + strings.Join(names, ", ") + " (html and markdown draw the report, docs/pictures.md)"
-}
-
-// emitPage writes a report drawn as a picture (picture.ReportFormats)
-// and exits as emit does for the same findings.
-func (f *reportFlags) emitPage(s stdio, format string, page *picture.Page, rep *report.Report) error {
-	if err := writeOutput(s, f.output, "the report", func(w io.Writer) error { return page.Write(w, format) }); err != nil {
-		return err
-	}
-	if rep.Failed(f.strict) {
-		return findingsExit
-	}
-	return nil
-}
-
-// outputDir is the directory -o writes into, which a report's links are
-// relative to: the working directory for standard output.
-func outputDir(output string) string {
-	if output == "" || output == "-" {
-		return "."
-	}
-	return filepath.Dir(output)
 }
 
 // writeOutput is verb.WriteOutput for cmd's stdio.

@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"io"
-
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -26,21 +23,4 @@ func (f *reportFlags) validateWithProgress(mode string) (report.Format, progress
 		return "", "", usageErr("%v", err)
 	}
 	return format, m, nil
-}
-
-// meteredInputs makes every input count the bytes read from it on m.
-func meteredInputs(m *progress.Meter, inputs []replay.Input) {
-	for i := range inputs {
-		open := inputs[i].Open
-		inputs[i].Open = func() (io.ReadCloser, error) {
-			rc, err := open()
-			if err != nil {
-				return nil, err
-			}
-			return struct {
-				io.Reader
-				io.Closer
-			}{m.Reader(rc), rc}, nil
-		}
-	}
 }

@@ -1,22 +1,11 @@
 package cmd
 
 import (
-	"io"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
+	"context"
 
-	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/cmd/progress"
-	"github.com/pilotage-dev/pilotage/cmd/verb"
-	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/cmd/replayverb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/internal/model/expr"
-	"github.com/pilotage-dev/pilotage/internal/model/program"
-	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
-	"github.com/pilotage-dev/pilotage/workbench/emit"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
 	"github.com/spf13/cobra"
 )
@@ -145,222 +134,25 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 		}
 		return printRules(s, p.out.output, format, replay.RuleInfos())
 	}
-	if p.traceOnly {
-		return replayTimeline(s, p, draw, args)
-	}
-	// The trace is what replay checks, so its absence is said first:
-	// `pilotage replay` alone asked for --plan and, once given it, for
-	// the trace.
-	if len(args) == 0 {
-		return usageErr("replay needs at least one TRACE (a file, a directory, or - for standard input)")
-	}
-	if p.plan == "" {
-		return usageErr("replay needs --plan PLAN; see 'pilotage replay --help'")
-	}
-	if err := verb.CheckMaxPerRule(p.maxPerRule); err != nil {
-		return err
-	}
-	if err := verb.OneStdin(append([]string{p.plan, p.snapshot}, args...)...); err != nil {
-		return err
-	}
-	if err := verb.OutputNotInput(p.out.output, append([]string{p.plan, p.snapshot, p.lang}, args...)...); err != nil {
-		return err
-	}
-	planSrc, err := readInput(s, p.plan)
-	if err != nil {
-		return err
-	}
-	plan, err := replay.LoadPlan(p.plan, planSrc)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	opt := replay.Options{Disabled: map[string]bool{}, MaxPerRule: p.maxPerRule}
-	for _, id := range p.disable {
-		opt.Disabled[id] = true
-	}
-	if opt.Language, opt.Deep, err = replayLanguage(s, p); err != nil {
-		return err
-	}
-	var stdin io.Reader
-	if slices.Contains(args, "-") {
-		stdin = verb.Stdin(s.verb())
-	}
-	files, err := expandArgs(s, args, inputs.Replay, p.out.cfg, p.verbose, p.plan, p.snapshot, p.lang)
-	if err != nil {
-		return err
-	}
-	traces := replay.Inputs(files, stdin)
-	m := progress.Start(s.err, mode, verb.InputsSize(s.verb(), files), "replay", "steps")
-	defer m.Stop()
-	if m != nil {
-		meteredInputs(m, traces)
-		opt.OnEntry = m.Add
-	}
-	var pic *picture.Replay
-	if draw != "" {
-		pic = picture.NewReplay(plan)
-		opt.OnStep, opt.OnTrace = pic.Step, pic.Trace
-	}
-	rep, err := replay.Run(plan, traces, opt)
-	m.Stop()
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if p.program != "" {
-		if err := quoteStatements(s, p, rep); err != nil {
-			return err
-		}
-	}
-	if pic != nil {
-		return p.out.emitPage(s, draw, pic.Page(rep, picture.PageOptions{Dir: outputDir(p.out.output)}), rep)
-	}
-	return p.out.emit(s, format, rep)
-}
-
-// replayTimeline draws one trace file's Run as a timeline page, reading
-// the file as a stream (picture.ReadRun keeps what the page draws).
-func replayTimeline(s stdio, p *replayParams, draw string, args []string) error {
-	if draw != "html" || len(args) != 1 {
-		return usageErr("--trace-only draws one TRACE as a timeline: pilotage replay --trace-only TRACE --format html -o run.html")
-	}
-	if err := verb.OutputNotInput(p.out.output, args[0]); err != nil {
-		return err
-	}
-	var stdin io.Reader
-	if args[0] == "-" {
-		stdin = verb.Stdin(s.verb())
-	}
-	rc, err := replay.Inputs(args, stdin)[0].Open()
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	defer rc.Close()
-	rec, err := picture.ReadRun(rc)
-	if err != nil {
-		return usageErr("%s: %v", args[0], err)
-	}
-	return writeOutput(s, p.out.output, "the timeline", picture.NewTimeline(rec).WriteHTML)
-}
-
-// replayLanguage loads the Language from --snapshot or --lang, if given,
-// and with --program the program deep replay re-decides the Runs with.
-func replayLanguage(s stdio, p *replayParams) (*replay.Language, *replay.Deep, error) {
-	switch {
-	case p.snapshot != "" && p.lang != "":
-		return nil, nil, usageErr("give --snapshot or --lang, not both")
-	case (p.deep || p.input != "") && (p.program == "" || p.lang == ""):
-		return nil, nil, usageErr("--deep and --input need --program and --lang: deep replay re-decides the program in the Language's own CEL environment, which a snapshot does not carry")
-	case p.input != "" && !p.deep:
-		return nil, nil, usageErr("--input is the input of the Runs --deep re-decides; give --deep too")
-	case p.snapshot != "":
-		src, err := readInput(s, p.snapshot)
-		if err != nil {
-			return nil, nil, err
-		}
-		l, err := replay.LoadSnapshot(p.snapshot, src, p.language)
-		if err != nil {
-			return nil, nil, usageErr("%v", err)
-		}
-		return l, nil, nil
-	case p.lang != "":
-		res, err := loadPDL(s.err, p.lang, p.out.useColor(s.err), p.maxPerRule)
-		if err != nil {
-			return nil, nil, err
-		}
-		l, err := res.Server.Pick(p.language)
-		if err != nil {
-			return nil, nil, usageErr("%v", err)
-		}
-		// replay reads the snapshot build would write, the artifact a
-		// server publishes, so --lang checks what --snapshot checks;
-		// only the grammar's arm labels are not in it.
-		snap, err := emit.SnapshotJSON(res.Server)
-		if err != nil {
-			return nil, nil, err
-		}
-		rl, err := replay.LoadSnapshot(p.lang, snap, l.ID)
-		if err != nil {
-			return nil, nil, usageErr("%v", err)
-		}
-		rl.Arms = l.Grammar.Arms
-		if !p.deep {
-			return rl, nil, nil
-		}
-		src, err := readInput(s, p.program)
-		if err != nil {
-			return nil, nil, err
-		}
-		deep, err := replay.LoadDeep(p.program, src, res.Server, l)
-		if err != nil {
-			return nil, nil, usageErr("%v", err)
-		}
-		if p.input != "" {
-			in, err := readInput(s, p.input)
-			if err != nil {
-				return nil, nil, err
-			}
-			if deep.Input, err = expr.DecodeJSON(in); err != nil {
-				return nil, nil, usageErr("%s: the input is not JSON: %v", p.input, err)
-			}
-		}
-		return rl, deep, nil
-	case p.language != "":
-		return nil, nil, usageErr("--language picks a Language of --snapshot or --lang; give one of them too")
-	}
-	return nil, nil, nil
-}
-
-// planStep reads the step id out of the note replay gives a finding's
-// plan step (replay's checker.rel).
-var planStep = regexp.MustCompile(`^plan step ("(?:[^"\\]|\\.)*")`)
-
-// quoteStatements relates every finding about a plan step to the
-// statement of --program that the step came from: its place in the
-// program file, with the statement's first line as the note, so a
-// finding on a generated id (§3.4) shows what the author wrote.
-func quoteStatements(s stdio, p *replayParams, rep *report.Report) error {
-	if p.lang == "" {
-		return usageErr("--program needs --lang, the PDL whose Language reads it")
-	}
-	src, err := readInput(s, p.program)
-	if err != nil {
-		return err
-	}
-	res, err := loadPDL(s.err, p.lang, p.out.useColor(s.err), p.maxPerRule)
-	if err != nil {
-		return err
-	}
-	l, err := res.Server.Pick(p.language)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	parsed, err := syntax.For(l).Parse(src, l.Limits.WithDefaults().Depth)
-	if err != nil || !pilotage.Valid(parsed.Diagnostics) {
-		return usageErr("%s is not a program of %s that validates; give the program the plan came from", p.program, l.ID)
-	}
-	lines := strings.Split(string(src), "\n")
-	at := map[string]report.Location{}
-	program.Walk(parsed.Program.Steps, func(st *program.Step) {
-		start, _ := parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(st.Pointer)})
-		if start.Line >= 1 && start.Line <= len(lines) {
-			text := strings.TrimSpace(strings.TrimRight(lines[start.Line-1], "\r"))
-			at[st.ID] = report.Location{File: p.program, Line: start.Line, Column: start.Column, Note: "statement: " + text}
-		}
-	})
-	for i := range rep.Findings {
-		f := &rep.Findings[i]
-		for _, r := range f.Related {
-			m := planStep.FindStringSubmatch(r.Note)
-			if m == nil {
-				continue
-			}
-			if id, err := strconv.Unquote(m[1]); err == nil {
-				if loc, ok := at[id]; ok {
-					f.Related = append(f.Related, loc)
-					break
-				}
-			}
-		}
-	}
-	return nil
+	return replayverb.Replay(context.Background(), replayverb.Params{
+		Traces:     args,
+		Plan:       p.plan,
+		Snapshot:   p.snapshot,
+		Lang:       p.lang,
+		Language:   p.language,
+		Program:    p.program,
+		Deep:       p.deep,
+		Input:      p.input,
+		TraceOnly:  p.traceOnly,
+		Disable:    p.disable,
+		MaxPerRule: p.maxPerRule,
+		Verbose:    p.verbose,
+		Progress:   mode,
+		Output:     p.out.output,
+		Draw:       draw,
+		Strict:     p.out.strict,
+		Color:      p.out.useColor(s.err),
+		Ignored:    p.out.cfg.Ignored,
+		Report:     p.out.reporter(format),
+	}, s.verb())
 }

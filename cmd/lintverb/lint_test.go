@@ -13,23 +13,9 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
-// textReport writes the report as text, as lint --format text does
-// without pilotage.yaml.
-type textReport struct{}
-
-func (textReport) Report(s verb.Streams, rep *report.Report) error {
-	if err := report.Write(s.Out, report.Text, rep, report.Options{}); err != nil {
-		return err
-	}
-	if rep.Failed(false) {
-		return verb.Findings
-	}
-	return nil
-}
-
 func lintFiles(t *testing.T, p Params) (string, string, int) {
 	t.Helper()
-	p.Report, p.Progress = textReport{}, progress.Never
+	p.Report, p.Progress = verbtest.TextReport{}, progress.Never
 	if p.MaxPerRule == 0 {
 		p.MaxPerRule = report.DefaultMaxPerRule
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // Result is what a verb printed, with the message of a usage error
@@ -25,4 +26,19 @@ func Call(f func(verb.Streams) error) Result {
 		errb.WriteString(err.Error())
 	}
 	return Result{Out: out.String(), Err: errb.String(), Code: verb.Code(err)}
+}
+
+// TextReport is a verb.Reporter that writes the report as text, as
+// --format text does without pilotage.yaml.
+type TextReport struct{}
+
+// Report writes rep and fails on its errors.
+func (TextReport) Report(s verb.Streams, rep *report.Report) error {
+	if err := report.Write(s.Out, report.Text, rep, report.Options{}); err != nil {
+		return err
+	}
+	if rep.Failed(false) {
+		return verb.Findings
+	}
+	return nil
 }

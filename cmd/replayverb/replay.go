@@ -1,0 +1,325 @@
+// Package replayverb is pilotage replay as a function: traces read from
+// files, directories, globs or standard input, checked by replay against
+// their plan and Language, reported or drawn.
+package replayverb
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
+	"github.com/pilotage-dev/pilotage/replay"
+	"github.com/pilotage-dev/pilotage/workbench/emit"
+	"github.com/pilotage-dev/pilotage/workbench/picture"
+)
+
+// Params are pilotage replay's arguments and flags.
+type Params struct {
+	// Traces are the TRACE arguments: files, directories, globs, or - for
+	// standard input.
+	Traces []string
+	// Plan is the plan file (--plan).
+	Plan string
+	// Snapshot or Lang gives the Language, Language its ID among several.
+	Snapshot, Lang, Language string
+	// Program is the program the plan came from: findings quote its
+	// statements, and with Deep the Runs are re-decided from it on Input.
+	Program string
+	Deep    bool
+	Input   string
+	// TraceOnly draws one trace's timeline without checking it.
+	TraceOnly bool
+	// Disable are the rule IDs turned off.
+	Disable []string
+	// MaxPerRule bounds the findings listed per rule and file.
+	MaxPerRule int
+	// Verbose names on standard error each file a walk skipped.
+	Verbose bool
+	// Progress says when the status line is drawn.
+	Progress progress.Mode
+	// Output is the -o file, which must not be an input.
+	Output string
+	// Draw is the picture format the report is drawn in
+	// (picture.ReportFormats), or "" to hand it to Report.
+	Draw string
+	// Strict fails a drawn report on warnings too.
+	Strict bool
+	// Color colours the errors of a PDL that does not compile.
+	Color bool
+	// Ignored says which walked paths pilotage.yaml ignores; nil for none.
+	Ignored func(path string) bool
+	// Report writes the report and says how replay ends.
+	Report verb.Reporter
+}
+
+// Replay checks the traces p names against p.Plan (and the Language of
+// p.Snapshot or p.Lang) and hands the report to p.Report, or with p.Draw
+// writes it drawn as a page; with p.TraceOnly it draws one trace's
+// timeline. Its error carries the exit code (verb.Code): 2 for usage
+// errors and unreadable inputs.
+func Replay(_ context.Context, p Params, s verb.Streams) error {
+	args := p.Traces
+	if p.TraceOnly {
+		return replayTimeline(s, p, args)
+	}
+	// The trace is what replay checks, so its absence is said first:
+	// `pilotage replay` alone asked for --plan and, once given it, for
+	// the trace.
+	if len(args) == 0 {
+		return verb.Usage("replay needs at least one TRACE (a file, a directory, or - for standard input)")
+	}
+	if p.Plan == "" {
+		return verb.Usage("replay needs --plan PLAN; see 'pilotage replay --help'")
+	}
+	if err := verb.CheckMaxPerRule(p.MaxPerRule); err != nil {
+		return err
+	}
+	if err := verb.OneStdin(append([]string{p.Plan, p.Snapshot}, args...)...); err != nil {
+		return err
+	}
+	if err := verb.OutputNotInput(p.Output, append([]string{p.Plan, p.Snapshot, p.Lang}, args...)...); err != nil {
+		return err
+	}
+	planSrc, err := verb.ReadInput(s, p.Plan)
+	if err != nil {
+		return err
+	}
+	plan, err := replay.LoadPlan(p.Plan, planSrc)
+	if err != nil {
+		return verb.Usage("%v", err)
+	}
+	opt := replay.Options{Disabled: map[string]bool{}, MaxPerRule: p.MaxPerRule}
+	for _, id := range p.Disable {
+		opt.Disabled[id] = true
+	}
+	if opt.Language, opt.Deep, err = replayLanguage(s, p); err != nil {
+		return err
+	}
+	var stdin io.Reader
+	if slices.Contains(args, "-") {
+		stdin = verb.Stdin(s)
+	}
+	files, err := verb.Expand(s, args, inputs.Replay, p.Ignored, p.Verbose, p.Plan, p.Snapshot, p.Lang)
+	if err != nil {
+		return err
+	}
+	traces := replay.Inputs(files, stdin)
+	m := progress.Start(s.Err, p.Progress, verb.InputsSize(s, files), "replay", "steps")
+	defer m.Stop()
+	if m != nil {
+		meteredInputs(m, traces)
+		opt.OnEntry = m.Add
+	}
+	var pic *picture.Replay
+	if p.Draw != "" {
+		pic = picture.NewReplay(plan)
+		opt.OnStep, opt.OnTrace = pic.Step, pic.Trace
+	}
+	rep, err := replay.Run(plan, traces, opt)
+	m.Stop()
+	if err != nil {
+		return verb.Usage("%v", err)
+	}
+	if p.Program != "" {
+		if err := quoteStatements(s, p, rep); err != nil {
+			return err
+		}
+	}
+	if pic != nil {
+		page := pic.Page(rep, picture.PageOptions{Dir: outputDir(p.Output)})
+		if err := verb.WriteOutput(s, p.Output, "the report", func(w io.Writer) error { return page.Write(w, p.Draw) }); err != nil {
+			return err
+		}
+		if rep.Failed(p.Strict) {
+			return verb.Findings
+		}
+		return nil
+	}
+	return p.Report.Report(s, rep)
+}
+
+// replayTimeline draws one trace file's Run as a timeline page, reading
+// the file as a stream (picture.ReadRun keeps what the page draws).
+func replayTimeline(s verb.Streams, p Params, args []string) error {
+	if p.Draw != "html" || len(args) != 1 {
+		return verb.Usage("--trace-only draws one TRACE as a timeline: pilotage replay --trace-only TRACE --format html -o run.html")
+	}
+	if err := verb.OutputNotInput(p.Output, args[0]); err != nil {
+		return err
+	}
+	var stdin io.Reader
+	if args[0] == "-" {
+		stdin = verb.Stdin(s)
+	}
+	rc, err := replay.Inputs(args, stdin)[0].Open()
+	if err != nil {
+		return verb.Usage("%v", err)
+	}
+	defer rc.Close()
+	rec, err := picture.ReadRun(rc)
+	if err != nil {
+		return verb.Usage("%s: %v", args[0], err)
+	}
+	return verb.WriteOutput(s, p.Output, "the timeline", picture.NewTimeline(rec).WriteHTML)
+}
+
+// replayLanguage loads the Language from --snapshot or --lang, if given,
+// and with --program the program deep replay re-decides the Runs with.
+func replayLanguage(s verb.Streams, p Params) (*replay.Language, *replay.Deep, error) {
+	switch {
+	case p.Snapshot != "" && p.Lang != "":
+		return nil, nil, verb.Usage("give --snapshot or --lang, not both")
+	case (p.Deep || p.Input != "") && (p.Program == "" || p.Lang == ""):
+		return nil, nil, verb.Usage("--deep and --input need --program and --lang: deep replay re-decides the program in the Language's own CEL environment, which a snapshot does not carry")
+	case p.Input != "" && !p.Deep:
+		return nil, nil, verb.Usage("--input is the input of the Runs --deep re-decides; give --deep too")
+	case p.Snapshot != "":
+		src, err := verb.ReadInput(s, p.Snapshot)
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := replay.LoadSnapshot(p.Snapshot, src, p.Language)
+		if err != nil {
+			return nil, nil, verb.Usage("%v", err)
+		}
+		return l, nil, nil
+	case p.Lang != "":
+		res, err := verb.LoadPDL(s.Err, p.Lang, p.Color, p.MaxPerRule)
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := res.Server.Pick(p.Language)
+		if err != nil {
+			return nil, nil, verb.Usage("%v", err)
+		}
+		// replay reads the snapshot build would write, the artifact a
+		// server publishes, so --lang checks what --snapshot checks;
+		// only the grammar's arm labels are not in it.
+		snap, err := emit.SnapshotJSON(res.Server)
+		if err != nil {
+			return nil, nil, err
+		}
+		rl, err := replay.LoadSnapshot(p.Lang, snap, l.ID)
+		if err != nil {
+			return nil, nil, verb.Usage("%v", err)
+		}
+		rl.Arms = l.Grammar.Arms
+		if !p.Deep {
+			return rl, nil, nil
+		}
+		src, err := verb.ReadInput(s, p.Program)
+		if err != nil {
+			return nil, nil, err
+		}
+		deep, err := replay.LoadDeep(p.Program, src, res.Server, l)
+		if err != nil {
+			return nil, nil, verb.Usage("%v", err)
+		}
+		if p.Input != "" {
+			in, err := verb.ReadInput(s, p.Input)
+			if err != nil {
+				return nil, nil, err
+			}
+			if deep.Input, err = expr.DecodeJSON(in); err != nil {
+				return nil, nil, verb.Usage("%s: the input is not JSON: %v", p.Input, err)
+			}
+		}
+		return rl, deep, nil
+	case p.Language != "":
+		return nil, nil, verb.Usage("--language picks a Language of --snapshot or --lang; give one of them too")
+	}
+	return nil, nil, nil
+}
+
+// planStep reads the step id out of the note replay gives a finding's
+// plan step (replay's checker.rel).
+var planStep = regexp.MustCompile(`^plan step ("(?:[^"\\]|\\.)*")`)
+
+// quoteStatements relates every finding about a plan step to the
+// statement of --program that the step came from: its place in the
+// program file, with the statement's first line as the note, so a
+// finding on a generated id (§3.4) shows what the author wrote.
+func quoteStatements(s verb.Streams, p Params, rep *report.Report) error {
+	if p.Lang == "" {
+		return verb.Usage("--program needs --lang, the PDL whose Language reads it")
+	}
+	src, err := verb.ReadInput(s, p.Program)
+	if err != nil {
+		return err
+	}
+	res, err := verb.LoadPDL(s.Err, p.Lang, p.Color, p.MaxPerRule)
+	if err != nil {
+		return err
+	}
+	l, err := res.Server.Pick(p.Language)
+	if err != nil {
+		return verb.Usage("%v", err)
+	}
+	parsed, err := syntax.For(l).Parse(src, l.Limits.WithDefaults().Depth)
+	if err != nil || !pilotage.Valid(parsed.Diagnostics) {
+		return verb.Usage("%s is not a program of %s that validates; give the program the plan came from", p.Program, l.ID)
+	}
+	lines := strings.Split(string(src), "\n")
+	at := map[string]report.Location{}
+	program.Walk(parsed.Program.Steps, func(st *program.Step) {
+		start, _ := parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(st.Pointer)})
+		if start.Line >= 1 && start.Line <= len(lines) {
+			text := strings.TrimSpace(strings.TrimRight(lines[start.Line-1], "\r"))
+			at[st.ID] = report.Location{File: p.Program, Line: start.Line, Column: start.Column, Note: "statement: " + text}
+		}
+	})
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		for _, r := range f.Related {
+			m := planStep.FindStringSubmatch(r.Note)
+			if m == nil {
+				continue
+			}
+			if id, err := strconv.Unquote(m[1]); err == nil {
+				if loc, ok := at[id]; ok {
+					f.Related = append(f.Related, loc)
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// outputDir is the directory -o writes into, which a report's links are
+// relative to: the working directory for standard output.
+func outputDir(output string) string {
+	if output == "" || output == "-" {
+		return "."
+	}
+	return filepath.Dir(output)
+}
+
+// meteredInputs makes every input count the bytes read from it on m.
+func meteredInputs(m *progress.Meter, inputs []replay.Input) {
+	for i := range inputs {
+		open := inputs[i].Open
+		inputs[i].Open = func() (io.ReadCloser, error) {
+			rc, err := open()
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				io.Reader
+				io.Closer
+			}{m.Reader(rc), rc}, nil
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package replayverb
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/cmd/progress"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+)
+
+const (
+	plan  = "../../replay/testdata/plan.json"
+	trace = "../../replay/testdata/trace.json"
+)
+
+func replayTraces(p Params) verbtest.Result {
+	p.Report, p.Progress = verbtest.TextReport{}, progress.Never
+	if p.MaxPerRule == 0 {
+		p.MaxPerRule = report.DefaultMaxPerRule
+	}
+	return verbtest.Call(func(s verb.Streams) error { return Replay(context.Background(), p, s) })
+}
+
+// TestReplayFindings: replay's own trace fixture follows its plan, whose
+// steps carry no risk (§5.3): exit 1 with those findings, reported as
+// text or drawn as a Markdown page.
+func TestReplayFindings(t *testing.T) {
+	r := replayTraces(Params{Traces: []string{trace}, Plan: plan})
+	if r.Code != verb.ExitFindings || r.Err != "" {
+		t.Fatalf("exit %d, stderr %q\n%s", r.Code, r.Err, r.Out)
+	}
+	golden.Check(t, "testdata/findings.golden", []byte(r.Out))
+	r = replayTraces(Params{Traces: []string{trace}, Plan: plan, Draw: "markdown"})
+	if r.Code != verb.ExitFindings || !strings.Contains(r.Out, "plan-risk") {
+		t.Fatalf("markdown: exit %d, stderr %q\n%s", r.Code, r.Err, r.Out)
+	}
+}
+
+// TestReplayRefuses: what the command line refuses is refused by the
+// function, exit 2 with the reason.
+func TestReplayRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    Params
+		want string
+	}{
+		{"no trace", Params{Plan: plan}, "replay needs at least one TRACE"},
+		{"no plan", Params{Traces: []string{trace}}, "replay needs --plan PLAN"},
+		{"both languages", Params{Traces: []string{trace}, Plan: plan, Snapshot: "s.json", Lang: "l.pdl"}, "give --snapshot or --lang, not both"},
+		{"deep alone", Params{Traces: []string{trace}, Plan: plan, Deep: true}, "--deep and --input need --program and --lang"},
+		{"trace only", Params{Traces: []string{trace}, TraceOnly: true, Draw: "markdown"}, "--trace-only draws one TRACE as a timeline"},
+		{"missing plan", Params{Traces: []string{trace}, Plan: "testdata/missing.json"}, "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := replayTraces(tc.p); r.Code != verb.ExitUsage || !strings.Contains(r.Err, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.Code, r.Err, tc.want)
+			}
+		})
+	}
+}
