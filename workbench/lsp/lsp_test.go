@@ -234,7 +234,7 @@ func TestPDLRequests(t *testing.T) {
 	}
 	// Hover on a keyword: its meaning and section.
 	l, ch = find("  limits {")
-	if err := c.call("textDocument/hover", at(uri, l, ch+3), &h); err != nil || !strings.Contains(fmt.Sprint(h.Contents), "§7.4") {
+	if err := c.call("textDocument/hover", at(uri, l, ch+3), &h); err != nil || !strings.Contains(fmt.Sprint(h.Contents), "§10.1") {
 		t.Errorf("keyword hover: %v %v", h.Contents, err)
 	}
 	// Completion of statements in the limits block comes from the compiler.
