@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -16,6 +17,8 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/conform"
 )
 
@@ -32,6 +35,8 @@ type conformParams struct {
 	input     string
 	language  string
 	execute   bool
+	deep      bool
+	lang      string
 	report    string
 	disable   []string
 	listRules bool
@@ -76,7 +81,11 @@ also sends execute requests a conformant server refuses before running
 anything (§6.5.2): a drifted expected_catalog_version, the program made
 invalid, an unknown program_ref or trace_level, store: true under
 retention none. A broken server might act on them; a conformant one must
-not.
+not. --deep (with --lang, the PDL of the Language the server implements)
+also re-decides the Run from its own recorded values, asking for a full
+trace: every branch, loop, call input and output the program does not give
+is a finding, so a server is checked for its decisions, not only its
+shapes (deep replay, docs/replay.md).
 
 What the server returned is saved in --save DIR (a new temporary directory
 when not given, named on standard error): snapshot.json, plan.json,
@@ -122,6 +131,8 @@ after Ctrl-C (143 after SIGTERM).`,
 	f.StringVar(&p.input, "input", "", "the program's input, a JSON `FILE`, for --execute")
 	f.StringVar(&p.language, "language", "", "the Language `ID` --program is written in, when the server has more than one")
 	f.BoolVar(&p.execute, "execute", false, "execute --program on the server (it may have side effects) and replay its trace")
+	f.BoolVar(&p.deep, "deep", false, "with --execute, re-decide the Run from its recorded values with --program (deep replay, docs/replay.md); needs --lang")
+	f.StringVar(&p.lang, "lang", "", "the PDL `FILE` defining the Language the server implements, for --deep (its grammar and CEL environment)")
 	f.StringVar(&p.report, "report", "", "with --execute, draw the Run's replay report (plan, traces, findings) as HTML in `FILE` (docs/pictures.md)")
 	f.StringSliceVar(&p.disable, "disable", nil, "turn off a rule (conform's, lint's or replay's) by `ID` (repeatable, or comma-separated)")
 	f.BoolVar(&p.listRules, "list-rules", false, "list the rules (conform's, lint's and replay's) and exit")
@@ -190,6 +201,9 @@ func runConform(s stdio, p *conformParams, args []string) error {
 	if opt.Program, err = conformProgram(s, p); err != nil {
 		return err
 	}
+	if opt.Deep, err = conformDeep(s, p, opt.Program); err != nil {
+		return err
+	}
 	if opt.Dir == "" {
 		if opt.Dir, err = os.MkdirTemp("", "pilotage-conform-"); err != nil {
 			return usageErr("--save: %v", err)
@@ -247,6 +261,39 @@ func interruptible() (context.Context, func()) {
 		signal.Stop(sigs)
 		cancel(nil)
 	}
+}
+
+// conformDeep loads what --deep re-decides the Run with: --program in
+// the Language --lang defines, with the Run's --input.
+func conformDeep(s stdio, p *conformParams, prog *conform.Program) (*replay.Deep, error) {
+	switch {
+	case !p.deep && p.lang == "":
+		return nil, nil
+	case !p.deep:
+		return nil, usageErr("--lang is the Language --deep re-decides the Run in; give --deep too")
+	case !p.execute || p.lang == "":
+		return nil, usageErr("--deep re-decides the Run of --program: give --program FILE --execute --lang FILE.pdl")
+	}
+	res, err := loadPDL(s.err, p.lang, p.out.useColor(s.err), p.maxPerRule)
+	if err != nil {
+		return nil, err
+	}
+	l, err := res.Server.Pick(p.language)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	deep, err := replay.LoadDeep(prog.File, prog.Src, res.Server, l)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	in := prog.Input
+	if in == nil {
+		in = json.RawMessage(`{}`) // the input an absent one binds to (§6.5.5)
+	}
+	if deep.Input, err = expr.DecodeJSON(in); err != nil {
+		return nil, usageErr("%s: %v", p.input, err)
+	}
+	return deep, nil
 }
 
 // conformProgram reads --program and --input.

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/replay"
 )
 
 // Defaults of the bounds; each has a flag in cmd/conform.go.
@@ -69,6 +70,9 @@ type Options struct {
 	// is drawn in: the plan with the Run's traces over it and the replay
 	// findings on their steps, as pilotage replay --format html draws it.
 	Report string
+	// Deep, with Execute, re-decides the Run from its recorded values
+	// with the program (deep replay), which also asks for a full trace.
+	Deep *replay.Deep
 }
 
 // Program is a program to run through the loop, with its input.

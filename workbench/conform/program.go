@@ -85,6 +85,11 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	if l.ExecutionMode == pilotage.ModeBoth {
 		args["mode"] = pilotage.ModeImmediate
 	}
+	if c.opt.Deep != nil {
+		// Deep replay re-decides from the outputs only a full trace
+		// records (§5.8.1); the server lowers it to its ceiling.
+		args["trace_level"] = pilotage.LevelFull
+	}
 	// The refusals first, with the arguments of the Run below: on a
 	// conformant server they run nothing, so the Run is the only one.
 	c.executeRefusals(man, l, args, u, haveU)
@@ -129,7 +134,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		src := traces[name]
 		inputs = append(inputs, replay.Input{File: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }})
 	}
-	ropt := replay.Options{Language: lang, Disabled: disabledOf(c.opt.Disabled, replayRules()), MaxPerRule: c.maxPerRule()}
+	ropt := replay.Options{Language: lang, Disabled: disabledOf(c.opt.Disabled, replayRules()), MaxPerRule: c.maxPerRule(), Deep: c.opt.Deep}
 	var pic *picture.Replay
 	if c.opt.Report != "" {
 		pic = picture.NewReplay(plan)
