@@ -49,6 +49,10 @@ type Options struct {
 	// returns or keeps, against its program's plan; a trace that fails
 	// them is an internal error (selfcheck.go). Tests turn it on.
 	CheckTraces bool
+	// Behave, when set, gives each call of a catalog entry a behaviour in
+	// place of the one the PDL scripts; nil from it keeps the PDL's.
+	// pilotage test's per-call stubs use it (docs/test.md).
+	Behave func(id string) *language.Behavior
 }
 
 // Engine serves one compiled Server. It is safe for concurrent use.

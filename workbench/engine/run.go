@@ -364,6 +364,11 @@ func (r *runner) call(idx int, s *program.Step, sc *scope, auth string, depth in
 		out, err = r.sub(idx, en, args, in, auth, depth)
 	} else {
 		r.invoked(idx, en, in)
+		if r.e.opts.Behave != nil {
+			if b := r.e.opts.Behave(en.wire.ID); b != nil {
+				en = &entry{wire: en.wire, behavior: *b, scripts: &scripts{}}
+			}
+		}
 		out, err = r.behave(idx, en, args)
 	}
 	if err != nil {

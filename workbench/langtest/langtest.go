@@ -189,8 +189,8 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 // engine is the shared engine for a case that changes nothing of the
 // PDL, a fresh one for a case with stubs or drift.
 func (p *compiled) engine(srv *language.Server, c *testcase.Case) (*engine.Engine, error) {
-	if srv != p.srv || c.Drift != nil {
-		return engine.New(srv, engine.Options{})
+	if behave := perCall(c); srv != p.srv || c.Drift != nil || behave != nil {
+		return engine.New(srv, engine.Options{Behave: behave})
 	}
 	if p.eng == nil {
 		var err error

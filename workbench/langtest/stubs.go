@@ -3,6 +3,7 @@ package langtest
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
@@ -35,25 +36,62 @@ func stubbed(srv *language.Server, f *testcase.File, c *testcase.Case) (*languag
 			fs = append(fs, finding(f, s.Line, "test-stub", fmt.Sprintf("case %q stubs %s, which the catalog does not hold", c.Name, s.Entry), hint))
 			continue
 		}
+		if s.Call > 0 {
+			continue // per call, through engine.Options.Behave
+		}
 		en := *cp.Catalog[i]
 		if !fresh[s.Entry] {
 			// The first stub of an entry replaces its behaviour; the
 			// next ones add to it, tried in order.
 			fresh[s.Entry], en.Behavior = true, language.Behavior{}
 		}
-		b := &en.Behavior
-		b.Fails = slices.Clone(b.Fails)
-		switch {
-		case s.Fail != "":
-			b.Fails = append(b.Fails, language.Failure{Status: s.Fail, When: s.When, Message: s.Message})
-		case s.Compute != "":
-			b.ReturnsExpr, b.Returns = s.Compute, nil
-		default:
-			b.Returns, b.ReturnsExpr = s.Returns, ""
-		}
+		addStub(&en.Behavior, s)
 		cp.Catalog[i] = &en
 	}
 	return &cp, fs
+}
+
+// addStub adds s to b: a failure tried after b's, or the output.
+func addStub(b *language.Behavior, s testcase.Stub) {
+	b.Fails = slices.Clone(b.Fails)
+	switch {
+	case s.Fail != "":
+		b.Fails = append(b.Fails, language.Failure{Status: s.Fail, When: s.When, Message: s.Message})
+	case s.Compute != "":
+		b.ReturnsExpr, b.Returns = s.Compute, nil
+	default:
+		b.Returns, b.ReturnsExpr = s.Returns, ""
+	}
+}
+
+// perCall is the engine's Behave for the case's `calls:` stubs: the
+// n-th call of an entry behaves as its n-th stub, later calls as the
+// last. Nil when the case has none.
+func perCall(c *testcase.Case) func(id string) *language.Behavior {
+	seq := map[string][]*language.Behavior{}
+	for _, s := range c.Stubs {
+		if s.Call > 0 {
+			b := &language.Behavior{}
+			addStub(b, s)
+			seq[s.Entry] = append(seq[s.Entry], b)
+		}
+	}
+	if len(seq) == 0 {
+		return nil
+	}
+	var mu sync.Mutex
+	calls := map[string]int{}
+	return func(id string) *language.Behavior {
+		mu.Lock()
+		defer mu.Unlock()
+		bs := seq[id]
+		if len(bs) == 0 {
+			return nil
+		}
+		n := min(calls[id], len(bs)-1)
+		calls[id]++
+		return bs[n]
+	}
 }
 
 // unusedStubs are stubs of entries neither the plan nor the trace names:

@@ -278,12 +278,20 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		list := []*yaml.Node{v}
+		list, perCall := []*yaml.Node{v}, false
 		if v.Kind == yaml.SequenceNode {
 			list = v.Content
 		}
-		for _, sn := range list {
+		if v.Kind == yaml.MappingNode && len(v.Content) == 2 && v.Content[0].Value == "calls" {
+			if list, perCall = v.Content[1].Content, true; v.Content[1].Kind != yaml.SequenceNode || len(list) == 0 {
+				return p.errAt(v.Content[1], "calls is not a list of stubs", "calls: [{returns: …}, {fail: STATUS}]")
+			}
+		}
+		for i, sn := range list {
 			s := Stub{Entry: k.Value, Line: sn.Line}
+			if perCall {
+				s.Call = i + 1
+			}
 			err := p.fields(sn, map[string]func(*yaml.Node) error{
 				"returns": func(x *yaml.Node) error { var err error; s.Returns, err = p.jsonValue(x); return err },
 				"compute": func(x *yaml.Node) error { return p.str(x, &s.Compute) },

@@ -53,8 +53,12 @@ type Case struct {
 // a failure with a step status (Fail, optionally When a CEL condition
 // holds, with Message). Stubs of one entry are tried in order.
 type Stub struct {
-	Entry   string
-	Line    int
+	Entry string
+	Line  int
+	// Call numbers a per-call stub (`calls:`) from 1: it is the entry's
+	// whole behaviour for that call, the last one for every later call;
+	// 0 is a stub for every call.
+	Call    int
 	Returns json.RawMessage
 	Compute string
 	Fail    string
