@@ -271,6 +271,16 @@ func TestPDLRequests(t *testing.T) {
 	if err := c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": l, "character": ch + 10}, "context": map[string]any{"includeDeclaration": true}}, &locs); err != nil || len(locs) < 2 {
 		t.Fatalf("references: %v %v", locs, err)
 	}
+	// The principal's pattern "lights.*" and the catch-all "*" use it too.
+	var patterns int
+	for _, loc := range locs {
+		if line := lines[loc.Range.Start.Line]; strings.Contains(line, "sees") {
+			patterns++
+		}
+	}
+	if patterns != 2 {
+		t.Errorf("references in sees patterns: %d of %+v", patterns, locs)
+	}
 	// Outline.
 	var syms []protocol.DocumentSymbol
 	if err := c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms); err != nil {

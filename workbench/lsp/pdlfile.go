@@ -5,6 +5,7 @@ import (
 	"fmt"
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -312,7 +313,9 @@ func (s *server) pdlDefinition(path string, text []byte, off int) []protocol.Loc
 
 func (s *server) pdlReferences(uri string, text []byte, off int, withDecl bool, path string) []protocol.Location {
 	word, _, _ := lspserve.WordAt(text, off)
-	if factsOf(path, text).defs[word] == nil {
+	pf := factsOf(path, text)
+	st := pf.defs[word]
+	if st == nil {
 		return nil
 	}
 	t := textpos.New(text)
@@ -324,6 +327,22 @@ func (s *server) pdlReferences(uri string, text []byte, off int, withDecl bool, 
 			continue
 		}
 		out = append(out, protocol.Location{URI: uri, Range: r})
+	}
+	// An entry is also used by the principals' sees patterns that match
+	// it (§10.3), which name it only by a glob.
+	if st.Keyword == "entry" {
+		var walk func([]*pdl.Stmt)
+		walk = func(ss []*pdl.Stmt) {
+			for _, c := range ss {
+				for _, a := range c.Positional() {
+					if ok, _ := pathpkg.Match(a.Value.Str(), word); c.Keyword == "sees" && ok && a.Value.Str() != word {
+						out = append(out, protocol.Location{URI: uri, Range: lspserve.RangeOf(t, a.Pos.Offset, a.EndPos.Offset)})
+					}
+				}
+				walk(c.Children())
+			}
+		}
+		walk(pdl.Stmts(pf.file.Body))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Range.Start.Line < out[j].Range.Start.Line })
 	return out
