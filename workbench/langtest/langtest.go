@@ -140,12 +140,17 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 	defer eng.EndSession(caller.Session)
 	got := &testcase.Got{}
 	o.Got = got
-	got.Validate, err = eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: c.Program, Context: c.Context})
-	if err != nil {
+	if c.ProgramRef != "" {
+		// A reference is not validated (§6.5.1): the Run is all there is.
+		got.Validate = &pilotage.ValidateResponse{Valid: true, Diagnostics: []pilotage.Diagnostic{}}
+	} else if got.Validate, err = eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: c.Program, Context: c.Context}); err != nil {
 		return bad(c.Line, "test-request", fmt.Sprintf("validate answered a request error: %v", err), "")
 	}
 	if got.Validate.Valid {
 		req := pilotage.ExecuteRequest{Program: c.Program, Input: c.Input, Context: c.Context}
+		if c.ProgramRef != "" {
+			req.ProgramRef = &c.ProgramRef
+		}
 		if c.TestRun {
 			req.TestRun = &c.TestRun
 		}
@@ -171,7 +176,7 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 	}
 	o.Findings = append(o.Findings, unusedStubs(f, c, got)...)
 	plan := got.Validate.Plan
-	if c.Drift != nil && got.Execute != nil {
+	if c.Drift != nil && got.Execute != nil && c.ProgramRef == "" {
 		// The Run executed at the changed catalog: replay it against the
 		// plan derived there.
 		if v, err := eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: c.Program, Context: c.Context}); err == nil {

@@ -221,6 +221,7 @@ func (p *parser) testCase(n *yaml.Node) (*Case, error) {
 		"principal":   func(v *yaml.Node) error { return p.str(v, &c.Principal) },
 		"trace_level": func(v *yaml.Node) error { return p.str(v, &c.TraceLevel) },
 		"program":     func(v *yaml.Node) error { return p.program(v, c) },
+		"program_ref": func(v *yaml.Node) error { return p.str(v, &c.ProgramRef) },
 		"program_text": func(v *yaml.Node) error {
 			c.Text = true
 			return p.str(v, &c.ProgramText)
@@ -242,8 +243,19 @@ func (p *parser) testCase(n *yaml.Node) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.ProgramRef != "" {
+		if c.Program != nil || c.Text {
+			return nil, p.errAt(n, fmt.Sprintf("case %q gives both a program and a program_ref", c.Name), "a Run executes one or the other (§6.5.1)")
+		}
+		for _, k := range []string{"valid", "diagnostics", "plan"} {
+			if l, ok := c.Expect.Lines[k]; ok {
+				return nil, &Error{File: p.name, Line: l, Col: 1, Msg: fmt.Sprintf("case %q runs a program_ref, which is not validated: it has no %s", c.Name, k), Hint: "state status, output, trace or narration"}
+			}
+		}
+		return c, nil
+	}
 	if c.Program == nil && !c.Text {
-		return nil, p.errAt(n, fmt.Sprintf("case %q has no program", c.Name), "add program: FILE, program: {steps: …} or program_text: |")
+		return nil, p.errAt(n, fmt.Sprintf("case %q has no program", c.Name), "add program: FILE, program: {steps: …}, program_text: | or program_ref: ID")
 	}
 	if c.Text {
 		c.Program, _ = json.Marshal(c.ProgramText)

@@ -36,6 +36,9 @@ type Case struct {
 	Program     json.RawMessage
 	ProgramText string
 	Text        bool
+	// ProgramRef runs a promoted program by reference (§6.5.1) instead:
+	// nothing is validated or planned, so only Run expectations apply.
+	ProgramRef string
 	// ProgramFile is the file the program was read from, "" inline.
 	ProgramFile    string
 	Input, Context json.RawMessage
