@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"bytes"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +30,7 @@ func testLanguage(more ...string) (*language.Server, *language.Language) {
 
 // deepFixture loads an archive's program.json (and input.json) for deep
 // replay in testLanguage.
-func deepFixture(t *testing.T, prog []byte, a *golden.Archive) *Deep {
+func deepFixture(t testing.TB, prog []byte, a *golden.Archive) *Deep {
 	t.Helper()
 	srv, l := testLanguage()
 	d, err := LoadDeep("program.json", prog, srv, l)
@@ -40,4 +43,59 @@ func deepFixture(t *testing.T, prog []byte, a *golden.Archive) *Deep {
 		}
 	}
 	return d
+}
+
+// deepFuzzContext is the plan, program and input of the deep-branch
+// fixture, which the deep replay fuzz targets replay against.
+func deepFuzzContext(f *testing.F) (*Plan, *golden.Archive) {
+	a := golden.ReadArchive(f, filepath.Join("testdata", "rules", "deep-branch.txtar"))
+	src, _ := a.File("plan.json")
+	plan, err := LoadPlan("plan.json", src)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return plan, a
+}
+
+// FuzzDeepReplay feeds arbitrary bytes as a trace to deep replay: it
+// ends with findings of known rules, each at a position, never a panic
+// or a hang, however the trace departs from the program.
+func FuzzDeepReplay(f *testing.F) {
+	plan, a := deepFuzzContext(f)
+	prog, _ := a.File("program.json")
+	for _, seed := range golden.Sections(f, fixtures, func(name string) bool { return strings.HasSuffix(name, ".json") }) {
+		f.Add(seed)
+	}
+	d := deepFixture(f, prog, a)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res := Replay(plan, "fuzz.json", bytes.NewReader(data), Options{Deep: d, MaxPerRule: 5})
+		for _, fd := range res.Findings {
+			if RuleByID(fd.Rule) == nil {
+				t.Fatalf("finding of unknown rule %q", fd.Rule)
+			}
+			if fd.Line < 1 && !strings.Contains(fd.Message, "are not listed") {
+				t.Fatalf("finding without a position: %+v", fd)
+			}
+		}
+	})
+}
+
+// FuzzLoadDeep feeds arbitrary bytes as the program: LoadDeep returns
+// what to re-decide with or an error, and a fixture trace deep-replays
+// against whatever it returned.
+func FuzzLoadDeep(f *testing.F) {
+	plan, a := deepFuzzContext(f)
+	trace, _ := a.File("fail_flipped.json")
+	prog, _ := a.File("program.json")
+	f.Add(prog)
+	f.Add([]byte(`{"steps": [{"id": "x", "if": "1/0 == 1", "then": [], "else": []}], "output": "steps.x.output"}`))
+	f.Add([]byte(`{"steps": [{"id": "x", "for_each": "[1,2,3].map(i, [i, i])", "as": "v", "do": []}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		srv, l := testLanguage()
+		d, err := LoadDeep("fuzz.program.json", data, srv, l)
+		if err != nil {
+			return
+		}
+		Replay(plan, "trace.json", bytes.NewReader(trace), Options{Deep: d})
+	})
 }
