@@ -320,7 +320,7 @@ func conformProgram(s stdio, p *conformParams) (*conform.Program, error) {
 		if err != nil {
 			return nil, err
 		}
-		if prog.Input, err = jsonFile(p.input, in); err != nil {
+		if prog.Input, err = verb.JSONFile(p.input, in); err != nil {
 			return nil, err
 		}
 	}

@@ -2,25 +2,13 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/cmd/verb"
-	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/cmd/progverb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/internal/model/language"
-	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
-	"github.com/pilotage-dev/pilotage/internal/model/syntax"
-	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
-	"github.com/pilotage-dev/pilotage/workbench/progtext"
-	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
 // progParams are the flags of validate, plan and run.
@@ -135,18 +123,6 @@ func newProgCmds() []*cobra.Command {
 	return cmds
 }
 
-// cliSession is the one Session a validate/plan/run invocation is.
-const cliSession = "cli"
-
-// progFiles are the files a command read: what the request sends, and
-// the files themselves for placing diagnostics.
-type progFiles struct {
-	program    json.RawMessage
-	inputRaw   json.RawMessage
-	contextRaw json.RawMessage
-	files      progtext.Files
-}
-
 func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 	rf := reportFlags{format: p.format, color: p.color, formats: []report.Format{report.Text, report.JSON}}
 	draw := ""
@@ -160,86 +136,31 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 	if err := langFromConfig(v, p, programFile); err != nil {
 		return err
 	}
-	res, err := loadPDL(s.err, p.lang, rf.useColor(s.err), report.DefaultMaxPerRule)
-	if err != nil {
-		return err
+	params := progverb.Params{
+		Program:   programFile,
+		Lang:      p.lang,
+		Language:  p.language,
+		Principal: p.principal,
+		Input:     p.input,
+		Context:   p.context,
+		Format:    format,
+		Draw:      draw,
+		Output:    p.output,
+		Color:     rf.useColor,
 	}
-	if err := res.Server.CheckPrincipal(p.principal); err != nil {
-		return usageErr("%v", err)
+	// Only a given --trace-level is a supplied trace_level (§6.5.2);
+	// left out, the Run is at the Language's level.
+	if p.flags.Changed("trace-level") {
+		params.TraceLevel = &p.traceLevel
 	}
-	lang, err := res.Server.Pick(p.language)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	pf, err := readProgFiles(s, lang, programFile, p)
-	if err != nil {
-		return err
-	}
-	// One Run at most: the default memory limit is never reached.
-	eng, err := newEngine(res.Server, "", runstore.Limits{})
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	defer eng.EndSession(cliSession)
-	caller := service.Caller{Principal: p.principal, Session: cliSession}
 	ctx := context.Background()
-	if v.run {
-		req := pilotage.ExecuteRequest{Program: pf.program, Input: pf.inputRaw, Context: pf.contextRaw}
-		// Only a given --trace-level is a supplied trace_level (§6.5.2);
-		// left out, the Run is at the Language's level.
-		if p.flags.Changed("trace-level") {
-			req.TraceLevel = &p.traceLevel
-		}
-		resp, err := eng.Execute(ctx, caller, lang.ID, req)
-		if err != nil {
-			return requestError(s, format, p.output, err)
-		}
-		err = writeOutput(s, p.output, "the output", func(w io.Writer) error {
-			switch {
-			case format == report.JSON:
-				return writeJSON(w, resp)
-			case draw != "":
-				return picture.NewTimeline(&picture.RunRecord{RunID: resp.RunID, Outcome: resp.Outcome, Output: resp.Output, Trace: resp.Trace, Diagnostics: resp.Diagnostics}).WriteHTML(w)
-			}
-			return progtext.Run(w, resp, &pf.files, rf.useColor(w))
-		})
-		if err != nil {
-			return err
-		}
-		if !resp.Outcome.OK {
-			return findingsExit
-		}
-		return nil
+	switch v.name {
+	case "run":
+		return progverb.Run(ctx, params, s.verb())
+	case "plan":
+		return progverb.Plan(ctx, params, s.verb())
 	}
-	resp, err := eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: pf.program, Context: pf.contextRaw})
-	if err != nil {
-		return requestError(s, format, p.output, err)
-	}
-	if draw != "" && resp.Valid && resp.Plan == nil {
-		return usageErr("Language %s declares no plan (§5.6), so there is no plan to draw; --format %s needs a Language that declares plan", lang.ID, draw)
-	}
-	err = writeOutput(s, p.output, "the output", func(w io.Writer) error {
-		switch {
-		case format == report.JSON:
-			return writeJSON(w, resp)
-		case draw != "" && resp.Valid && resp.Plan != nil:
-			return picture.WritePlan(w, draw, picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.files.Sources[programFile], lang)))
-		case v.name == "plan" && resp.Valid:
-			if err := progtext.Plan(w, resp); err != nil || !syntax.Textual(lang.Locator) {
-				return err
-			}
-			return progtext.Program(w, pf.files.Sources[programFile], lang)
-		}
-		return progtext.Diagnostics(w, resp.Diagnostics, &pf.files, rf.useColor(w))
-	})
-	if err != nil {
-		return err
-	}
-	if !resp.Valid {
-		return findingsExit
-	}
-	return nil
+	return progverb.Validate(ctx, params, s.verb())
 }
 
 // langFromConfig sets --lang, when it is not given, from the
@@ -258,110 +179,4 @@ func langFromConfig(v progVerb, p *progParams, programFile string) error {
 	}
 	p.lang = l.Value
 	return nil
-}
-
-// readProgFiles reads the program, input and context. A json-pointer
-// Language's program goes as the file's bytes, JSON or not: the engine
-// answers a malformed one with a syntax diagnostic, which is printed at
-// the bad character like any finding (exit 1); a text-range Language
-// receives the file's text as a string (binding.md). A malformed input or
-// context is a usage error (exit 2): it is no program to check.
-func readProgFiles(s stdio, lang *language.Language, programFile string, p *progParams) (*progFiles, error) {
-	if err := verb.OneStdin(programFile, p.input, p.context); err != nil {
-		return nil, err
-	}
-	if err := verb.OutputNotInput(p.output, programFile, p.input, p.context, p.lang); err != nil {
-		return nil, err
-	}
-	pf := &progFiles{files: progtext.Files{Program: programFile, Sources: map[string][]byte{}}}
-	src, err := readInput(s, programFile)
-	if err != nil {
-		return nil, err
-	}
-	pf.files.Sources[programFile] = src
-	var text bool
-	pf.program, text = syntax.Wire(lang.Locator, src)
-	if err := textIsUTF8(programFile, src, text); err != nil {
-		return nil, err
-	}
-	pf.files.Docs.Program = progdiag.NewDoc(programFile, src, text)
-	for _, x := range []struct {
-		name string
-		raw  *json.RawMessage
-		doc  **progdiag.Doc
-	}{{p.input, &pf.inputRaw, &pf.files.Docs.Input}, {p.context, &pf.contextRaw, &pf.files.Docs.Context}} {
-		if x.name == "" {
-			continue
-		}
-		b, err := readInput(s, x.name)
-		if err != nil {
-			return nil, err
-		}
-		if *x.raw, err = jsonFile(x.name, b); err != nil {
-			return nil, err
-		}
-		pf.files.Sources[x.name] = b
-		*x.doc = progdiag.NewDoc(x.name, b, false)
-	}
-	return pf, nil
-}
-
-// textIsUTF8 refuses a text program (exit 2) at its first byte that is
-// not UTF-8: the JSON string it travels as cannot hold that byte, and
-// encoding/json would send U+FFFD in its place, so the engine would
-// check, and could pass, a character the file does not hold.
-func textIsUTF8(name string, src []byte, text bool) error {
-	if !text || utf8.Valid(src) {
-		return nil
-	}
-	at := 0
-	for {
-		r, w := utf8.DecodeRune(src[at:])
-		if r == utf8.RuneError && w == 1 {
-			break
-		}
-		at += w
-	}
-	pos := (&jsonpos.Doc{Src: src}).Position(at)
-	return usageErr("%s:%d:%d: the program is not UTF-8 text: byte 0x%02x is not a character; save the program as UTF-8", name, pos.Line, pos.Column, src[at])
-}
-
-// jsonFile checks that src is one JSON value and reports where it is not,
-// as "malformed JSON", the words lint, replay and conform use for the
-// same bytes.
-func jsonFile(name string, src []byte) (json.RawMessage, error) {
-	if _, err := jsonpos.ParseShared(src); err != nil {
-		var se *jsonpos.SyntaxError
-		if errors.As(err, &se) {
-			return nil, usageErr("%s:%d:%d: malformed JSON: %s", name, se.Pos.Line, se.Pos.Column, se.Msg)
-		}
-		return nil, usageErr("%s: malformed JSON: %v", name, err)
-	}
-	return json.RawMessage(src), nil
-}
-
-// requestError prints a request error (§8) and exits 2: the request, not
-// the program, was wrong. JSON output is the tool's error envelope,
-// written where -o says, as a response would be.
-func requestError(s stdio, format report.Format, output string, err error) error {
-	var re *pilotage.RequestError
-	if !errors.As(err, &re) {
-		return usageErr("%v", err)
-	}
-	if format == report.JSON {
-		if err := writeOutput(s, output, "the output", func(w io.Writer) error {
-			return writeJSON(w, pilotage.RequestErrorEnvelope{Error: *re})
-		}); err != nil {
-			return err
-		}
-		return &exitError{Code: ExitUsage}
-	}
-	return usageErr("request error %s: %s", re.Kind, re.Message)
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -28,25 +25,9 @@ func loadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, er
 // their own to cap and so no --max-per-rule.
 var pdlErrorsCap = fmt.Sprintf("at most %d errors of one rule are listed, the rest counted", report.DefaultMaxPerRule)
 
-// newEngine starts the workbench engine. Its default operation addresses
-// are internal/model/binding's tool names, so the manifest names exactly the
-// tools serve publishes.
+// newEngine is verb.NewEngine.
 func newEngine(srv *language.Server, dataDir string, retain runstore.Limits) (*engine.Engine, error) {
-	eng, err := engine.New(srv, engine.Options{DataDir: dataDir, Retain: retain})
-	var pe *fs.PathError
-	if err != nil && dataDir != "" && errors.As(err, &pe) {
-		// The data directory could not be made or opened: name the flag
-		// and the file system's reason, not Go's "mkdir" or "open".
-		why := pe.Err.Error()
-		if filepath.Clean(pe.Path) != filepath.Clean(dataDir) {
-			why = pe.Path + ": " + why
-		}
-		return nil, usageErr("--data %s: %s; give a directory serve may create and write", dataDir, why)
-	}
-	if err != nil {
-		return nil, usageErr("starting the engine: %v", err)
-	}
-	return eng, nil
+	return verb.NewEngine(srv, dataDir, retain)
 }
 
 // registerPDLFlags adds the flags every workbench verb shares.

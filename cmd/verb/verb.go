@@ -4,6 +4,7 @@
 package verb
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
@@ -259,4 +261,18 @@ func CountFiles(n int) string {
 // brings the report under pilotage.yaml and writes it in --format.
 type Reporter interface {
 	Report(s Streams, rep *report.Report) error
+}
+
+// JSONFile checks that src is one JSON value and reports where it is not,
+// as "malformed JSON", the words lint, replay and conform use for the
+// same bytes.
+func JSONFile(name string, src []byte) (json.RawMessage, error) {
+	if _, err := jsonpos.ParseShared(src); err != nil {
+		var se *jsonpos.SyntaxError
+		if errors.As(err, &se) {
+			return nil, Usage("%s:%d:%d: malformed JSON: %s", name, se.Pos.Line, se.Pos.Column, se.Msg)
+		}
+		return nil, Usage("%s: malformed JSON: %v", name, err)
+	}
+	return json.RawMessage(src), nil
 }

@@ -1,0 +1,254 @@
+// Package progverb is pilotage validate, plan and run as functions: a
+// program file checked, planned or executed by the engine on the
+// Language of a PDL file, without MCP.
+package progverb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"unicode/utf8"
+
+	"github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
+	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
+	"github.com/pilotage-dev/pilotage/workbench/picture"
+	"github.com/pilotage-dev/pilotage/workbench/progtext"
+	"github.com/pilotage-dev/pilotage/workbench/service"
+)
+
+// Params are the arguments and flags of validate, plan and run.
+type Params struct {
+	// Program is the PROGRAM file, or - for standard input.
+	Program string
+	// Lang is the PDL file of the Language, Language its ID among several.
+	Lang, Language string
+	// Principal is the PDL principal acted as (§10.3), or "".
+	Principal string
+	// Input (run) and Context are the files of the Run's input (§6.5.5)
+	// and the validation context (§6.4), or "".
+	Input, Context string
+	// TraceLevel is the trace level requested (run), nil for the
+	// Language's (§6.5.2).
+	TraceLevel *string
+	// Format is text or JSON; Draw, when not "", the picture drawn
+	// instead (plan: mermaid, dot, svg; run: html).
+	Format report.Format
+	Draw   string
+	// Output is the -o file, which must not be an input.
+	Output string
+	// Color says whether what is written to w is coloured.
+	Color func(w io.Writer) bool
+}
+
+// cliSession is the one Session a validate/plan/run invocation is.
+const cliSession = "cli"
+
+// progFiles are the files a command read: what the request sends, and
+// the files themselves for placing diagnostics.
+type progFiles struct {
+	program    json.RawMessage
+	inputRaw   json.RawMessage
+	contextRaw json.RawMessage
+	files      progtext.Files
+}
+
+// Validate validates the program p names (§6.4) and prints its
+// diagnostics, or the response as JSON. Its error carries the exit code
+// (verb.Code): 1 for an invalid program, 2 for usage errors, unreadable
+// files and request errors (§8).
+func Validate(ctx context.Context, p Params, s verb.Streams) error {
+	return prog(ctx, "validate", p, s)
+}
+
+// Plan validates the program p names and prints its plan (§5.6), as
+// text, JSON or a picture (p.Draw); its exit codes are Validate's.
+func Plan(ctx context.Context, p Params, s verb.Streams) error {
+	return prog(ctx, "plan", p, s)
+}
+
+// Run executes the program p names (§6.5) and prints its outcome,
+// output and trace, as text, JSON or a timeline page (p.Draw). Its error
+// carries the exit code (verb.Code): 1 for a failed Run, 2 for usage
+// errors, unreadable files and request errors (§8).
+func Run(ctx context.Context, p Params, s verb.Streams) error {
+	return prog(ctx, "run", p, s)
+}
+
+// prog is the verb named: validate, plan or run.
+func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
+	programFile, format, draw := p.Program, p.Format, p.Draw
+	res, err := verb.LoadPDL(s.Err, p.Lang, p.Color(s.Err), report.DefaultMaxPerRule)
+	if err != nil {
+		return err
+	}
+	if err := res.Server.CheckPrincipal(p.Principal); err != nil {
+		return verb.Usage("%v", err)
+	}
+	lang, err := res.Server.Pick(p.Language)
+	if err != nil {
+		return verb.Usage("%v", err)
+	}
+	pf, err := readProgFiles(s, lang, programFile, p)
+	if err != nil {
+		return err
+	}
+	// One Run at most: the default memory limit is never reached.
+	eng, err := verb.NewEngine(res.Server, "", runstore.Limits{})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	defer eng.EndSession(cliSession)
+	caller := service.Caller{Principal: p.Principal, Session: cliSession}
+	if name == "run" {
+		req := pilotage.ExecuteRequest{Program: pf.program, Input: pf.inputRaw, Context: pf.contextRaw}
+		req.TraceLevel = p.TraceLevel
+		resp, err := eng.Execute(ctx, caller, lang.ID, req)
+		if err != nil {
+			return requestError(s, format, p.Output, err)
+		}
+		err = verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
+			switch {
+			case format == report.JSON:
+				return writeJSON(w, resp)
+			case draw != "":
+				return picture.NewTimeline(&picture.RunRecord{RunID: resp.RunID, Outcome: resp.Outcome, Output: resp.Output, Trace: resp.Trace, Diagnostics: resp.Diagnostics}).WriteHTML(w)
+			}
+			return progtext.Run(w, resp, &pf.files, p.Color(w))
+		})
+		if err != nil {
+			return err
+		}
+		if !resp.Outcome.OK {
+			return verb.Findings
+		}
+		return nil
+	}
+	resp, err := eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: pf.program, Context: pf.contextRaw})
+	if err != nil {
+		return requestError(s, format, p.Output, err)
+	}
+	if draw != "" && resp.Valid && resp.Plan == nil {
+		return verb.Usage("Language %s declares no plan (§5.6), so there is no plan to draw; --format %s needs a Language that declares plan", lang.ID, draw)
+	}
+	err = verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
+		switch {
+		case format == report.JSON:
+			return writeJSON(w, resp)
+		case draw != "" && resp.Valid && resp.Plan != nil:
+			return picture.WritePlan(w, draw, picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.files.Sources[programFile], lang)))
+		case name == "plan" && resp.Valid:
+			if err := progtext.Plan(w, resp); err != nil || !syntax.Textual(lang.Locator) {
+				return err
+			}
+			return progtext.Program(w, pf.files.Sources[programFile], lang)
+		}
+		return progtext.Diagnostics(w, resp.Diagnostics, &pf.files, p.Color(w))
+	})
+	if err != nil {
+		return err
+	}
+	if !resp.Valid {
+		return verb.Findings
+	}
+	return nil
+}
+
+// readProgFiles reads the program, input and context. A json-pointer
+// Language's program goes as the file's bytes, JSON or not: the engine
+// answers a malformed one with a syntax diagnostic, which is printed at
+// the bad character like any finding (exit 1); a text-range Language
+// receives the file's text as a string (binding.md). A malformed input or
+// context is a usage error (exit 2): it is no program to check.
+func readProgFiles(s verb.Streams, lang *language.Language, programFile string, p Params) (*progFiles, error) {
+	if err := verb.OneStdin(programFile, p.Input, p.Context); err != nil {
+		return nil, err
+	}
+	if err := verb.OutputNotInput(p.Output, programFile, p.Input, p.Context, p.Lang); err != nil {
+		return nil, err
+	}
+	pf := &progFiles{files: progtext.Files{Program: programFile, Sources: map[string][]byte{}}}
+	src, err := verb.ReadInput(s, programFile)
+	if err != nil {
+		return nil, err
+	}
+	pf.files.Sources[programFile] = src
+	var text bool
+	pf.program, text = syntax.Wire(lang.Locator, src)
+	if err := textIsUTF8(programFile, src, text); err != nil {
+		return nil, err
+	}
+	pf.files.Docs.Program = progdiag.NewDoc(programFile, src, text)
+	for _, x := range []struct {
+		name string
+		raw  *json.RawMessage
+		doc  **progdiag.Doc
+	}{{p.Input, &pf.inputRaw, &pf.files.Docs.Input}, {p.Context, &pf.contextRaw, &pf.files.Docs.Context}} {
+		if x.name == "" {
+			continue
+		}
+		b, err := verb.ReadInput(s, x.name)
+		if err != nil {
+			return nil, err
+		}
+		if *x.raw, err = verb.JSONFile(x.name, b); err != nil {
+			return nil, err
+		}
+		pf.files.Sources[x.name] = b
+		*x.doc = progdiag.NewDoc(x.name, b, false)
+	}
+	return pf, nil
+}
+
+// textIsUTF8 refuses a text program (exit 2) at its first byte that is
+// not UTF-8: the JSON string it travels as cannot hold that byte, and
+// encoding/json would send U+FFFD in its place, so the engine would
+// check, and could pass, a character the file does not hold.
+func textIsUTF8(name string, src []byte, text bool) error {
+	if !text || utf8.Valid(src) {
+		return nil
+	}
+	at := 0
+	for {
+		r, w := utf8.DecodeRune(src[at:])
+		if r == utf8.RuneError && w == 1 {
+			break
+		}
+		at += w
+	}
+	pos := (&jsonpos.Doc{Src: src}).Position(at)
+	return verb.Usage("%s:%d:%d: the program is not UTF-8 text: byte 0x%02x is not a character; save the program as UTF-8", name, pos.Line, pos.Column, src[at])
+}
+
+// requestError prints a request error (§8) and exits 2: the request, not
+// the program, was wrong. JSON output is the tool's error envelope,
+// written where -o says, as a response would be.
+func requestError(s verb.Streams, format report.Format, output string, err error) error {
+	var re *pilotage.RequestError
+	if !errors.As(err, &re) {
+		return verb.Usage("%v", err)
+	}
+	if format == report.JSON {
+		if err := verb.WriteOutput(s, output, "the output", func(w io.Writer) error {
+			return writeJSON(w, pilotage.RequestErrorEnvelope{Error: *re})
+		}); err != nil {
+			return err
+		}
+		return &verb.ExitError{Code: verb.ExitUsage}
+	}
+	return verb.Usage("request error %s: %s", re.Kind, re.Message)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
