@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -45,7 +46,11 @@ func FuzzPDLRequests(f *testing.F) {
 		res := s.analysePDL(path, "file:///f.pdl", text)
 		for _, d := range res.Diags["file:///f.pdl"] {
 			inside(d.Range)
-			if _, edit := lspserve.FixOf(text, tx, d); edit != nil {
+			// The client sends the diagnostic back as JSON.
+			b, _ := json.Marshal(d)
+			var back protocol.Diagnostic
+			json.Unmarshal(b, &back)
+			if _, edit := lspserve.FixOf(text, tx, back); edit != nil {
 				inside(edit.Range)
 			}
 		}
