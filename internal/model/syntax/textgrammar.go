@@ -98,10 +98,10 @@ const lookahead = 3
 // of the sequence there (textSyntax.words words them).
 const (
 	wantLabel     = "<assign>"
-	wantStatement = "(TCall | (<run> TCall) | TIf | TFor | (<output> TExprArg))"
+	wantStatement = "(TCall | (<run> TCall) | TIf | TFor | (<output> tExprArg))"
 	wantElse      = "(TIf | TBlock)"
 	wantThen      = "TBlock (<else> " + wantElse + ")?"
-	wantList      = "TExprOpen TBlock"
+	wantList      = "tExprOpen TBlock"
 )
 
 // expect is the failure at the next token, expecting want.
@@ -337,7 +337,7 @@ func (r *reader) item() (*tItem, error) {
 				return false, nil
 			}
 			e := &tExprArg{}
-			return set(&it.Output, e, true, b.part(e, "TExprArg"))
+			return set(&it.Output, e, true, b.part(e, "tExprArg"))
 		})
 		if !ok {
 			return true, r.expect(wantStatement)
@@ -366,7 +366,7 @@ func (r *reader) ifStmt() (n *tIf, ok bool, err error) {
 		if !r.token(kIf, "") {
 			return false, nil
 		}
-		if err := r.part(n.Cond, "TExprOpen "+wantThen); err != nil {
+		if err := r.part(n.Cond, "tExprOpen "+wantThen); err != nil {
 			return true, err
 		}
 		var ok bool

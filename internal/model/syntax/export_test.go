@@ -1,0 +1,34 @@
+package syntax
+
+import (
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+)
+
+// For reader_test.go, which reads programs with participle's grammar
+// interpreter from the grammar's struct tags, as the reader did before
+// it read itself: the nodes that read themselves, the lexer definition,
+// and the reader's outcome.
+type (
+	TArgs     = tArgs
+	TExprOpen = tExprOpen
+	TExprArg  = tExprArg
+)
+
+var LexDef lexer.Definition = lexDef{}
+
+// Tokens is src lexed for participle, as read lexes it.
+func Tokens(src []byte, ts *language.TextSyntax) (*lexer.PeekingLexer, error) {
+	return lexer.Upgrade(newScanner(src, ts, maxNesting(8)), kSpace, kComment)
+}
+
+// ReadError is the error the reader gives on src, nil if it reads.
+func ReadError(src []byte, ts *language.TextSyntax) error {
+	pl, err := Tokens(src, ts)
+	if err != nil {
+		return err
+	}
+	_, err = textParser.ParseFromLexer(pl)
+	return err
+}
