@@ -1,0 +1,63 @@
+package lspserve
+
+import (
+	"encoding/json"
+	"testing"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
+)
+
+// A finding with an end keeps its range; one without gets the name at
+// its start underlined; both in UTF-16 units. Findings in another file
+// go to that file's URI, suppressed ones nowhere.
+func TestDiagnostics(t *testing.T) {
+	src := []byte("😀 risk wirte x\nentry \"a.b\" kind=k\n")
+	fs := []report.Finding{
+		{Rule: "r1", Section: "5.3", Severity: report.Error, Message: "risk wirte is not defined", Hint: "did you mean write?", File: "f.pdl", Line: 1, Column: 3, EndLine: 1, EndColumn: 13},
+		{Rule: "r2", Section: "5.4", Severity: report.Warning, Message: "m", File: "f.pdl", Line: 2, Column: 8},
+		{Rule: "r3", Severity: report.Info, Message: "elsewhere", File: "/x/s.json", Line: 1, Column: 1},
+		{Rule: "r4", Severity: report.Error, Message: "quiet", File: "f.pdl", Line: 1, Column: 1, Suppressions: []report.Suppression{{Kind: report.InSource}}},
+	}
+	link := func(rule string) string {
+		if rule == "r1" {
+			return "https://docs/r1"
+		}
+		return ""
+	}
+	got := Diagnostics(fs, "f.pdl", "file:///f.pdl", src, map[string][]byte{"/x/s.json": []byte("{}")}, link)
+	own := got["file:///f.pdl"]
+	if len(own) != 2 || len(got["file:///x/s.json"]) != 1 {
+		t.Fatalf("%+v", got)
+	}
+	if r := own[0].Range; r.Start.Character != 3 || r.End.Character != 13 || own[0].CodeDescription.HRef != "https://docs/r1" || own[0].Message != "risk wirte is not defined (§5.3)\nhint: did you mean write?" {
+		t.Errorf("first: %+v %+v %q", r, own[0].CodeDescription, own[0].Message)
+	}
+	if r := own[1].Range; r.Start != (protocol.Position{Line: 1, Character: 7}) || r.End != (protocol.Position{Line: 1, Character: 10}) || own[1].CodeDescription != nil {
+		t.Errorf("second: %+v", r)
+	}
+	// The quick fix replaces the misspelling, not the other words of the
+	// message that the range holds.
+	b, _ := json.Marshal(own[0])
+	var back protocol.Diagnostic
+	json.Unmarshal(b, &back)
+	title, edit := FixOf(src, textpos.New(src), back)
+	if edit == nil || title != "Change wirte to write" || edit.Range.Start.Character != 8 || edit.Range.End.Character != 13 || edit.NewText != "write" {
+		t.Errorf("fix %q %+v", title, edit)
+	}
+}
+
+func TestWordsAndOccurrences(t *testing.T) {
+	src := []byte(`entry "lights.set" {} # lights.setting lights.set`)
+	if w, from, to := WordAt(src, 10); w != "lights.set" || from != 7 || to != 17 {
+		t.Errorf("WordAt: %q %d %d", w, from, to)
+	}
+	if occ := Occurrences(src, "lights.set"); len(occ) != 2 || occ[1][0] != 39 {
+		t.Errorf("Occurrences: %v", occ)
+	}
+	if occ := Occurrences(src, ""); occ != nil {
+		t.Errorf("empty name: %v", occ)
+	}
+}
