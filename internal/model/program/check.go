@@ -80,6 +80,7 @@ type checker struct {
 	// loopOf maps a loop variable to the first loop id (in id order)
 	// that declares it; built from all at the first hint that asks.
 	loopOf map[string]string
+	roots  map[*expr.Env][]string
 	// limit is set when an expression exceeded a parser bound.
 	limit *LimitError
 }
@@ -405,7 +406,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 		case is.Undeclared:
 			name := strings.TrimSuffix(strings.TrimPrefix(is.Message, "undeclared reference to '"), "'")
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
-				fmt.Sprintf("%q is not defined here", name), c.undeclaredHint(name, e.Src, rootNames(env.Names()), visible), r)
+				fmt.Sprintf("%q is not defined here", name), c.undeclaredHint(name, e.Src, c.rootNames(env), visible), r)
 		default:
 			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, expr.NumericHint(is.Message), r)
 		}
@@ -442,14 +443,22 @@ func (c *checker) undeclaredHint(name, src string, roots, visible []string) stri
 	return ""
 }
 
-// rootNames keeps the unqualified variable names, for hints.
-func rootNames(names []string) []string {
+// rootNames is env's unqualified variable names, for hints: kept per
+// env, which every step of a sequence shares.
+func (c *checker) rootNames(env *expr.Env) []string {
+	if out, ok := c.roots[env]; ok {
+		return out
+	}
 	var out []string
-	for _, n := range names {
+	for _, n := range env.Names() {
 		if !strings.Contains(n, ".") {
 			out = append(out, n)
 		}
 	}
+	if c.roots == nil {
+		c.roots = map[*expr.Env][]string{}
+	}
+	c.roots[env] = out
 	return out
 }
 
