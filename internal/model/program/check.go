@@ -420,7 +420,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 // the bare word is the whole expression and no loop names it); then a
 // close match among the names in scope.
 func (c *checker) undeclaredHint(name, src string, roots, visible []string) string {
-	if contains(visible, name) {
+	if c.all[name] != nil && contains(visible, name) {
 		return fmt.Sprintf("did you mean steps.%s.output? a step's result is addressed as steps.<id>.output", name)
 	}
 	if h := hint(name, roots); h != "" {
