@@ -1,0 +1,204 @@
+// Package serveverb is pilotage serve as a function: a PDL file's
+// Languages served over MCP on stdio or streamable HTTP, reloaded on
+// change with --watch.
+package serveverb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/internal/base/bytesize"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
+	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
+	"github.com/pilotage-dev/pilotage/workbench/reload"
+)
+
+// Params are pilotage serve's argument and flags.
+type Params struct {
+	// PDL is the FILE.pdl served.
+	PDL string
+	// HTTP is the address served over streamable HTTP; "" serves stdio.
+	HTTP string
+	// AllowOrigins are the browser origins HTTP accepts besides its own.
+	AllowOrigins []string
+	// Principal is the PDL principal a stdio client acts as (§10.3).
+	Principal string
+	// Data is the directory of durable run records, or "".
+	Data string
+	// Watch reloads the PDL when it or a file it names changes, looking
+	// every WatchInterval; IntervalSet says the interval was given.
+	Watch         bool
+	WatchInterval time.Duration
+	IntervalSet   bool
+	// RetainMemory is the memory Runs kept for their Session may hold
+	// (a size such as 128MiB); NoSpill keeps them off disk past it.
+	RetainMemory string
+	NoSpill      bool
+	// Version is the tool's version, told to clients at initialize.
+	Version string
+}
+
+// Serve serves every Language of p.PDL over MCP, on s's standard input
+// and output or over streamable HTTP, until the client leaves, ctx ends
+// or an interrupt or SIGTERM arrives; its log lines go to standard
+// error. Its error carries the exit code (verb.Code): 2 for usage
+// errors, a PDL that does not compile and a server that cannot start.
+func Serve(ctx context.Context, p Params, s verb.Streams) error {
+	name := p.PDL
+	// Flags are checked before the PDL is compiled, which can take a while.
+	if p.HTTP != "" && p.Principal != "" {
+		return verb.Usage("--principal is for stdio; over --http the bearer token names the principal")
+	}
+	if len(p.AllowOrigins) > 0 && p.HTTP == "" {
+		return verb.Usage("--allow-origin is for --http: over stdio no browser can reach the server")
+	}
+	for i, o := range p.AllowOrigins {
+		norm, err := mcpserver.ParseOrigin(o)
+		if err != nil {
+			return verb.Usage("--allow-origin %v", err)
+		}
+		p.AllowOrigins[i] = norm
+	}
+	if p.Watch && p.WatchInterval <= 0 {
+		return verb.Usage("--watch-interval must be more than zero, such as 300ms or 2s")
+	}
+	// Without --watch the interval would be ignored, and the user who
+	// gave it would wait for reloads that never come.
+	if !p.Watch && p.IntervalSet {
+		return verb.Usage("--watch-interval is how often --watch looks for changes; add --watch")
+	}
+	retain, ok := bytesize.Parse(p.RetainMemory)
+	if !ok {
+		return verb.Usage("--retain-memory %q: give a size such as 64MiB, 512KiB or 1GiB", p.RetainMemory)
+	}
+	logw := s.Err
+	res, err := verb.LoadPDL(logw, name, false, report.DefaultMaxPerRule)
+	if err != nil {
+		return err
+	}
+	if err := res.Server.CheckPrincipal(p.Principal); err != nil {
+		return verb.Usage("%v", err)
+	}
+	eng, err := verb.NewEngine(res.Server, p.Data, runstore.Limits{Memory: retain, NoSpill: p.NoSpill})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// No time on log lines: an MCP host that captures stderr stamps them.
+	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey && len(groups) == 0 {
+				return slog.Attr{}
+			}
+			return a
+		}}))
+	// A body edited while the server was down (with --data) is drifted
+	// from the start; the operator hears it here, not from a client.
+	reload.LogNotices(logw, eng.ChangedBodies())
+	// Without --principal a stdio client sees no entry of a PDL with
+	// principals; the client's user hears why, not only this log.
+	var notices []string
+	if note := res.Server.NoPrincipalNote(); note != "" && p.HTTP == "" && p.Principal == "" {
+		notices = append(notices, note)
+		fmt.Fprintf(logw, "pilotage serve: %s\n", note)
+	}
+	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.Principal, Logger: logger, Version: p.Version, Notices: notices, AllowOrigins: p.AllowOrigins})
+	if err != nil {
+		return verb.Usage("%v", err)
+	}
+	if p.Watch {
+		reload.Watch(ctx, name, res, reload.Options{Every: p.WatchInterval, Log: logw, Swap: func(r *compile.Result) ([]string, error) {
+			if err := eng.Reload(r.Server); err != nil {
+				return nil, err
+			}
+			return eng.ChangedBodies(), srv.Refresh(ctx)
+		}})
+	}
+	if p.HTTP == "" {
+		who := "with no principal"
+		if p.Principal != "" {
+			who = "as principal " + p.Principal
+		}
+		fmt.Fprintf(logw, "pilotage serve: serving %s on stdio %s\n", served(name, res.Server), who)
+		if err := srv.ServeIO(ctx, s.In, s.Out); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			return verb.Usage("serving stdio: %v", err)
+		}
+		return nil
+	}
+	fmt.Fprintf(logw, "pilotage serve: serving %s over HTTP, each request as the principal its bearer token names\n", served(name, res.Server))
+	return serveHTTP(ctx, logw, p.HTTP, srv, res.Server.Tokens())
+}
+
+// served says what serve serves, for its start-up line on standard
+// error: the Languages and the file they come from. A client cannot
+// tell which definition or principal a server was started with, and an
+// MCP host that starts it shows only its standard error.
+func served(name string, srv *language.Server) string {
+	ids := make([]string, len(srv.Languages))
+	for i, l := range srv.Languages {
+		ids[i] = l.ID
+	}
+	return fmt.Sprintf("%s from %s", strings.Join(ids, ", "), name)
+}
+
+func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.Server, toks map[string]string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return verb.Usage("--http %s: %v; give HOST:PORT, such as 127.0.0.1:8080 (port 0 picks a free one)", addr, listenErr(err))
+	}
+	if len(toks) == 0 {
+		fmt.Fprintln(logw, "pilotage serve: the PDL declares no principal with a token: HTTP is not authenticated")
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler(toks))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The real address (a :0 port resolved) on one line, for scripts.
+	fmt.Fprintf(logw, "pilotage serve: listening on http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return verb.Usage("serving HTTP: %v", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shutdown)
+	return nil
+}
+
+// listenErr is why net.Listen failed, without the Go operations it wraps
+// the reason in ("listen tcp: address x: missing port in address",
+// "listen tcp 127.0.0.1:80: bind: permission denied"), which name the
+// address a second time and tell a user nothing.
+func listenErr(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		err = oe.Err
+	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	var ae *net.AddrError
+	if errors.As(err, &ae) {
+		return errors.New(ae.Err)
+	}
+	return err
+}

@@ -1,0 +1,60 @@
+package serveverb
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
+)
+
+const homeflow = "../../langs/homeflow/homeflow.pdl"
+
+func params(p Params) Params {
+	p.PDL, p.RetainMemory, p.WatchInterval = homeflow, "1MiB", 300*time.Millisecond
+	return p
+}
+
+// TestServeStdio: homeflow answers an MCP initialize on stdio with the
+// Pilotage extension (binding.md), and standard error names what is
+// served and as whom; the end of input ends the server cleanly.
+func TestServeStdio(t *testing.T) {
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}` + "\n"
+	var out, errb bytes.Buffer
+	err := Serve(context.Background(), params(Params{Principal: "owner"}), verb.Streams{In: strings.NewReader(init), Out: &out, Err: &errb})
+	if err != nil {
+		t.Fatalf("serve: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), `"id":1,"result":{"capabilities":{"extensions":{"dev.pilotage/pilotage":{"discover":"pilotage_discover"`) {
+		t.Errorf("initialize answered\n%s", out.String())
+	}
+	if want := "pilotage serve: serving homeflow/v1 from " + homeflow + " on stdio as principal owner\n"; errb.String() != want {
+		t.Errorf("stderr %q, want %q", errb.String(), want)
+	}
+}
+
+// TestServeRefuses: flags that contradict each other are refused before
+// the PDL is compiled, exit 2 with the reason.
+func TestServeRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    Params
+		want string
+	}{
+		{"principal over http", Params{HTTP: "127.0.0.1:0", Principal: "owner"}, "--principal is for stdio"},
+		{"origin on stdio", Params{AllowOrigins: []string{"http://a.example"}}, "--allow-origin is for --http"},
+		{"interval alone", Params{IntervalSet: true}, "add --watch"},
+		{"principal unknown", Params{Principal: "nobody"}, "nobody"},
+		{"bad address", Params{HTTP: "nohost"}, "--http nohost"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := verbtest.Call(func(s verb.Streams) error { return Serve(context.Background(), params(tc.p), s) })
+			if r.Code != verb.ExitUsage || !strings.Contains(r.Err, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.Code, r.Err, tc.want)
+			}
+		})
+	}
+}
