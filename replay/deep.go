@@ -32,6 +32,9 @@ type Deep struct {
 	// not given, and then an expression that reads it is not re-decided.
 	Input  any
 	parsed *syntax.Parsed
+	// pointers is set when the program is written in the step model's
+	// JSON, where a JSON Pointer locates an expression for its author.
+	pointers bool
 }
 
 // LoadDeep parses and checks the program src (the file named file) as a
@@ -56,7 +59,7 @@ func LoadDeep(file string, src []byte, srv *language.Server, l *language.Languag
 	if !pilotage.Valid(res.Diagnostics) {
 		return nil, deepDiag(file, parsed, res.Diagnostics)
 	}
-	return &Deep{File: file, Program: parsed.Program, Arms: slices.Clone(l.Grammar.Arms), parsed: parsed}, nil
+	return &Deep{File: file, Program: parsed.Program, Arms: slices.Clone(l.Grammar.Arms), parsed: parsed, pointers: syn.Pointers()}, nil
 }
 
 // deepDiag is the first error of a program that does not validate, at its
@@ -105,9 +108,17 @@ func deepEnv(srv *language.Server, l *language.Language, lim language.Limits) *p
 }
 
 // exprAt locates one of the program's expressions (or steps) by its JSON
-// Pointer in the step model: a line:column of the program file, and the
-// pointer itself for a JSON program.
+// Pointer in the step model: a line:column of the program file (a text
+// range's start in a text program), and the pointer itself for a JSON
+// program. "" locates nothing.
 func (d *Deep) exprAt(ptr, note string) []report.Location {
+	if ptr == "" {
+		return nil
+	}
 	at, _ := d.parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(ptr)})
-	return []report.Location{{File: d.File, Line: max(at.Line, 1), Column: max(at.Column, 1), Pointer: ptr, Note: note}}
+	loc := report.Location{File: d.File, Line: max(at.Line, 1), Column: max(at.Column, 1), Note: note}
+	if d.pointers {
+		loc.Pointer = ptr
+	}
+	return []report.Location{loc}
 }

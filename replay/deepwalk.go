@@ -505,9 +505,6 @@ func clip(b []byte) string {
 }
 
 func (r *deepRun) report(rule string, at site, msg, hint string, rel []report.Location) {
-	if rel != nil && rel[0].Pointer == "" {
-		rel = nil
-	}
 	r.c.add(finding{rule: rule, at: at, msg: msg, hint: hint, rel: rel})
 }
 
