@@ -186,7 +186,9 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 	o.Findings = append(o.Findings, replayFindings(f, c, got.Execute, plan, pdl.replay[lang.ID])...)
 	o.Failures = testcase.Check(c, got)
 	for _, x := range o.Failures {
-		o.Unmet = append(o.Unmet, finding(f, x.Line, "test-"+x.Key, fmt.Sprintf("case %q: %s", c.Name, x.Msg), x.Diff))
+		u := finding(f, x.Line, "test-"+x.Key, fmt.Sprintf("case %q: %s", c.Name, x.Msg), x.Diff)
+		u.Column = x.Col
+		o.Unmet = append(o.Unmet, u)
 	}
 	return o
 }

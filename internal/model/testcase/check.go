@@ -23,6 +23,7 @@ type Got struct {
 // Failure is one expectation the engine did not meet, at its line.
 type Failure struct {
 	Line int
+	Col  int
 	Key  string // "status", "output", …
 	Msg  string
 	Diff string // unified diff of want and got, when both are values
@@ -34,7 +35,7 @@ func Check(c *Case, got *Got) []Failure {
 	e := &c.Expect
 	var fs []Failure
 	fail := func(key, msg string, want, have any) {
-		f := Failure{Line: e.Lines[key], Key: key, Msg: msg}
+		f := Failure{Line: e.Lines[key], Col: max(e.Cols[key], 1), Key: key, Msg: msg}
 		if want != nil || have != nil {
 			f.Diff = Diff(want, have)
 		}

@@ -324,10 +324,10 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 }
 
 func (p *parser) expect(n *yaml.Node, e *Expect) error {
-	e.node, e.Lines = n, map[string]int{}
+	e.node, e.Lines, e.Cols = n, map[string]int{}, map[string]int{}
 	at := func(key string, f func(*yaml.Node) error) func(*yaml.Node) error {
 		return func(v *yaml.Node) error {
-			e.Lines[key] = v.Line
+			e.Lines[key], e.Cols[key] = v.Line, v.Column
 			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 				// `status:` with no value: a blank for --update to fill.
 				e.Blank = append(e.Blank, key)

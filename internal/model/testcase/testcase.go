@@ -96,6 +96,8 @@ type Expect struct {
 	// --update writes what the engine answers.
 	Blank []string
 	Lines map[string]int
+	// Cols holds the column of each stated value, beside Lines.
+	Cols map[string]int
 	node  *yaml.Node
 }
 
