@@ -98,7 +98,7 @@ type Expect struct {
 	Lines map[string]int
 	// Cols holds the column of each stated value, beside Lines.
 	Cols map[string]int
-	node  *yaml.Node
+	node *yaml.Node
 }
 
 // DiagWant is one expected diagnostic: its code, its path (a JSON
