@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
 
 // CheckPrincipal refuses a principal name the Server does not declare:
@@ -23,7 +25,11 @@ func (s *Server) CheckPrincipal(name string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("--principal %q: the PDL declares no principals", name)
 	}
-	return fmt.Errorf("--principal %q is not declared in the PDL; declared: %s", name, strings.Join(names, ", "))
+	var mean string
+	if m := suggest.Closest(name, names); m != "" {
+		mean = fmt.Sprintf(" (did you mean %q?)", m)
+	}
+	return fmt.Errorf("--principal %q is not declared in the PDL%s; declared: %s", name, mean, strings.Join(names, ", "))
 }
 
 // Pick returns the Language with the given id, or the only one when id

@@ -11,7 +11,9 @@ func TestCheckPrincipal(t *testing.T) {
 		{"", ""},
 		{"owner", ""},
 		{"guest", ""},
-		{"Owner", `--principal "Owner" is not declared in the PDL; declared: owner, guest`},
+		{"Owner", `--principal "Owner" is not declared in the PDL (did you mean "owner"?); declared: owner, guest`},
+		{"ownr", `--principal "ownr" is not declared in the PDL (did you mean "owner"?); declared: owner, guest`},
+		{"root", `--principal "root" is not declared in the PDL; declared: owner, guest`},
 	} {
 		err := srv.CheckPrincipal(c.name)
 		if got := errText(err); got != c.err {
