@@ -2,23 +2,13 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/url"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/cmd/conformverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
-	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/internal/model/expr"
-	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/conform"
 )
 
@@ -160,169 +150,28 @@ func runConform(s stdio, p *conformParams, args []string) error {
 		}
 		return printRules(s, p.out.output, format, conform.AllRules())
 	}
-	ctx, stop := interruptible()
-	defer stop()
-	var tr mcp.Transport
-	switch {
-	case p.http != "" && len(args) > 0:
-		return usageErr("give --http URL or -- COMMAND, not both")
-	case p.http != "":
-		// A URL without its scheme (127.0.0.1:8080/mcp, the address serve's
-		// --http takes) would otherwise fail only once connecting, in the
-		// HTTP client's words.
-		if u, err := url.Parse(p.http); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usageErr("--http %q is not an http:// or https:// URL\n  hint: --http takes the server's streamable-HTTP endpoint, such as http://127.0.0.1:8080/mcp", p.http)
-		}
-		tr = conform.HTTP(p.http, p.token)
-	case len(args) == 0:
-		return usageErr("conform needs a server: -- COMMAND [ARG...] to start one on stdio, or --http URL; see 'pilotage conform --help'")
-	case p.token != "":
-		return usageErr("--token is for --http; a stdio server runs as the principal it was started as")
-	case p.dash != 0:
-		return usageErr("put -- before the server's COMMAND, so its flags are not read as conform's: pilotage conform [flags] -- %s", args[0])
-	default:
-		tr = conform.Command(ctx, args[0], args[1:], s.err)
-	}
-	if p.timeout <= 0 || p.maxItems < 1 || p.maxPages < 1 || p.maxLangs < 1 {
-		return usageErr("--timeout, --max-items, --max-pages and --max-languages must be more than zero")
-	}
-	opt := conform.Options{Dir: p.save, Timeout: p.timeout, MaxItems: p.maxItems, MaxPages: p.maxPages, MaxLanguages: p.maxLangs,
-		LanguageID: p.language, Execute: p.execute, Status: s.err, Version: versionString(), Disabled: map[string]bool{},
-		MaxPerRule: p.maxPerRule, Report: p.report}
-	if p.report != "" && !p.execute {
-		return usageErr("--report draws the Run of --program: give --program FILE --execute")
-	}
-	for _, id := range p.disable {
-		opt.Disabled[id] = true
-	}
-	if err := conform.CheckDisabled(opt.Disabled); err != nil {
-		return usageErr("%v", err)
-	}
-	if opt.Program, err = conformProgram(s, p); err != nil {
-		return err
-	}
-	if opt.Deep, err = conformDeep(s, p, opt.Program); err != nil {
-		return err
-	}
-	if opt.Dir == "" {
-		if opt.Dir, err = os.MkdirTemp("", "pilotage-conform-"); err != nil {
-			return usageErr("--save: %v", err)
-		}
-		// The temporary directory is left for the user to read what was
-		// saved (its name is on standard error), but one that nothing
-		// was saved in (the server could not be reached, or is not a
-		// Pilotage server) is only litter: os.Remove takes only an
-		// empty directory.
-		defer os.Remove(opt.Dir)
-	}
-	rep, err := conform.Check(ctx, tr, opt)
-	var sig signalled
-	if errors.As(context.Cause(ctx), &sig) {
-		return &exitError{Code: 128 + int(sig.sig), Err: fmt.Errorf("conform stopped: %v", sig.sig)}
-	}
-	if err != nil {
-		var ce *conform.ConnectError
-		if errors.As(err, &ce) {
-			hint := "the COMMAND after -- must start an MCP server speaking on its standard input and output, such as: pilotage serve lang.pdl"
-			if p.http != "" {
-				hint = "--http takes the server's streamable-HTTP endpoint, such as http://127.0.0.1:8080/mcp, and --token its bearer token"
-			}
-			return usageErr("%v\n  hint: %s", err, hint)
-		}
-		return usageErr("%v", fserr.Plain(err))
-	}
-	return p.out.emit(s, format, rep)
-}
-
-// signalled is the cause of a context a signal ended.
-type signalled struct{ sig syscall.Signal }
-
-func (s signalled) Error() string { return s.sig.String() }
-
-// interruptible returns a context that SIGINT or SIGTERM ends with a
-// signalled cause, so conform can stop its child server and every
-// request, then exit with 128 + the signal's number (130 for Ctrl-C):
-// the status a shell reports for a verb that does not catch the signal
-// and dies of it. Only the first signal is caught; a second one kills
-// pilotage at once.
-func interruptible() (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case s := <-sigs:
-			signal.Stop(sigs)
-			cancel(signalled{s.(syscall.Signal)})
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		cancel(nil)
-	}
-}
-
-// conformDeep loads what --deep re-decides the Run with: --program in
-// the Language --lang defines, with the Run's --input.
-func conformDeep(s stdio, p *conformParams, prog *conform.Program) (*replay.Deep, error) {
-	switch {
-	case !p.deep && p.lang == "":
-		return nil, nil
-	case !p.deep:
-		return nil, usageErr("--lang is the Language --deep re-decides the Run in; give --deep too")
-	case !p.execute || p.lang == "":
-		return nil, usageErr("--deep re-decides the Run of --program: give --program FILE --execute --lang FILE.pdl")
-	}
-	res, err := loadPDL(s.err, p.lang, p.out.useColor(s.err), p.maxPerRule)
-	if err != nil {
-		return nil, err
-	}
-	l, err := res.Server.Pick(p.language)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	deep, err := replay.LoadDeep(prog.File, prog.Src, res.Server, l)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	in := prog.Input
-	if in == nil {
-		in = json.RawMessage(`{}`) // the input an absent one binds to (§6.5.5)
-	}
-	if deep.Input, err = expr.DecodeJSON(in); err != nil {
-		return nil, usageErr("%s: %v", p.input, err)
-	}
-	return deep, nil
-}
-
-// conformProgram reads --program and --input.
-func conformProgram(s stdio, p *conformParams) (*conform.Program, error) {
-	switch {
-	case p.program == "" && (p.input != "" || p.execute || p.language != ""):
-		return nil, usageErr("--input, --execute and --language need --program FILE")
-	case p.program == "":
-		return nil, nil
-	}
-	if err := verb.OneStdin(p.program, p.input); err != nil {
-		return nil, err
-	}
-	if err := verb.OutputNotInput(p.out.output, p.program, p.input); err != nil {
-		return nil, err
-	}
-	src, err := readInput(s, p.program)
-	if err != nil {
-		return nil, err
-	}
-	prog := &conform.Program{File: p.program, Src: src}
-	if p.input != "" {
-		in, err := readInput(s, p.input)
-		if err != nil {
-			return nil, err
-		}
-		if prog.Input, err = verb.JSONFile(p.input, in); err != nil {
-			return nil, err
-		}
-	}
-	return prog, nil
+	return conformverb.Conform(context.Background(), conformverb.Params{
+		Command:      args,
+		DashAt:       p.dash,
+		HTTP:         p.http,
+		Token:        p.token,
+		Save:         p.save,
+		Timeout:      p.timeout,
+		MaxItems:     p.maxItems,
+		MaxPages:     p.maxPages,
+		MaxLanguages: p.maxLangs,
+		Program:      p.program,
+		Input:        p.input,
+		Language:     p.language,
+		Execute:      p.execute,
+		Deep:         p.deep,
+		Lang:         p.lang,
+		ReportFile:   p.report,
+		Disable:      p.disable,
+		MaxPerRule:   p.maxPerRule,
+		Output:       p.out.output,
+		Color:        p.out.useColor(s.err),
+		Version:      versionString(),
+		Report:       p.out.reporter(format),
+	}, s.verb())
 }
