@@ -99,6 +99,11 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 	if err != nil {
 		return err
 	}
+	for _, f := range rep.Findings {
+		if f.Rule == langtest.RulePDL {
+			return &verb.ExitError{Code: verb.ExitUsage}
+		}
+	}
 	if rep.Failed(false) {
 		return verb.Findings
 	}

@@ -28,6 +28,10 @@ type Params struct {
 	Run   *regexp.Regexp // nil runs every case
 }
 
+// RulePDL marks a case whose PDL does not load or has no such Language:
+// unusable input, as for every other verb, not a failed case.
+const RulePDL = "test-pdl"
+
 // Outcome is one case's result: what the engine answered and the
 // findings (failed expectations, bad cases) at their lines.
 type Outcome struct {
@@ -115,11 +119,11 @@ func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 	}
 	pdl := r.load(f.PDL)
 	if pdl.srv == nil {
-		return bad(c.Line, "test-pdl", pdl.err, "")
+		return bad(c.Line, RulePDL, pdl.err, "")
 	}
 	lang, err := pdl.srv.Pick(f.Language)
 	if err != nil {
-		return bad(c.Line, "test-pdl", err.Error(), "set language: in the case file")
+		return bad(c.Line, RulePDL, err.Error(), "set language: in the case file")
 	}
 	o.Lang, o.Server = lang, pdl.srv
 	if err := pdl.srv.CheckPrincipal(c.Principal); err != nil {
