@@ -170,12 +170,6 @@ func errorColor(s stdio, color string) (bool, error) {
 	return f.useColor(s.err), nil
 }
 
-// readInput is verb.ReadInput for cmd's stdio.
-func readInput(s stdio, name string) ([]byte, error) { return verb.ReadInput(s.verb(), name) }
-
-// readErr is verb.ReadErr.
-func readErr(err error) error { return verb.ReadErr(err) }
-
 // printf is verb.Printf for cmd's stdio.
 func printf(s stdio, format string, args ...any) error {
 	return verb.Printf(s.verb(), format, args...)

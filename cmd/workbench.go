@@ -2,33 +2,17 @@ package cmd
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/internal/model/language"
-	"github.com/pilotage-dev/pilotage/workbench/compile"
-	"github.com/pilotage-dev/pilotage/workbench/engine"
-	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 )
-
-// loadPDL is verb.LoadPDL.
-func loadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, error) {
-	return verb.LoadPDL(w, name, color, max)
-}
 
 // pdlErrorsCap says, in the help of the verbs that need a PDL that
 // compiles (serve, validate, plan, run), how many of its errors they
 // print: the default cap of lint and build, as they have no findings of
 // their own to cap and so no --max-per-rule.
 var pdlErrorsCap = fmt.Sprintf("at most %d errors of one rule are listed, the rest counted", report.DefaultMaxPerRule)
-
-// newEngine is verb.NewEngine.
-func newEngine(srv *language.Server, dataDir string, retain runstore.Limits) (*engine.Engine, error) {
-	return verb.NewEngine(srv, dataDir, retain)
-}
 
 // registerPDLFlags adds the flags every workbench verb shares.
 func registerPDLFlags(c *cobra.Command, principal, language *string) {
