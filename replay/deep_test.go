@@ -47,7 +47,7 @@ func deepFixture(t testing.TB, prog []byte, a *golden.Archive) *Deep {
 
 // deepFuzzContext is the plan, program and input of the deep-branch
 // fixture, which the deep replay fuzz targets replay against.
-func deepFuzzContext(f *testing.F) (*Plan, *golden.Archive) {
+func deepFuzzContext(f testing.TB) (*Plan, *golden.Archive) {
 	a := golden.ReadArchive(f, filepath.Join("testdata", "rules", "deep-branch.txtar"))
 	src, _ := a.File("plan.json")
 	plan, err := LoadPlan("plan.json", src)
@@ -98,4 +98,25 @@ func FuzzLoadDeep(f *testing.F) {
 		}
 		Replay(plan, "trace.json", bytes.NewReader(trace), Options{Deep: d})
 	})
+}
+
+// TestDeepSkipsInstallation: a deploy installation trace (§6.5.7) and a
+// refused Run executed no Run of the program, so deep replay says nothing
+// of them; deploy-trace and refused-run say what they are.
+func TestDeepSkipsInstallation(t *testing.T) {
+	plan, a := deepFuzzContext(t)
+	prog, _ := a.File("program.json")
+	d := deepFixture(t, prog, a)
+	for name, trace := range map[string]string{
+		"installation": `{"run_id": "r1", "level": "summary", "outcome": {"ok": true, "status": "success"}, "mode": "deploy",
+ "steps": [{"id": "install", "calls": ["rules.install"], "outcome": {"ok": true, "status": "success"}}]}`,
+		"refused": `{"run_id": "r1", "level": "full", "outcome": {"ok": false, "status": "validation_error"}, "steps": []}`,
+	} {
+		res := Replay(plan, name+".json", strings.NewReader(trace), Options{Deep: d})
+		for _, f := range res.Findings {
+			if strings.HasPrefix(f.Rule, "deep-") {
+				t.Errorf("%s: %s: %s", name, f.Rule, f.Message)
+			}
+		}
+	}
 }

@@ -277,7 +277,11 @@ func (c *checker) finish(s *stream) []report.Finding {
 	drop := func(rule string) bool {
 		// A trace object's own members are all it has: diagnostics there
 		// are an unknown member, ignored (§1.2).
-		return RuleByID(rule).UsesPlan && (installation || refused) || rule == RuleResponseDiagnostics && !s.response
+		// A deep rule re-decides a Run of the program: an installation
+		// or a refused Run executed none (deep-undecided included, as
+		// deploy-trace and refused-run say what the trace is).
+		r := RuleByID(rule)
+		return (r.UsesPlan || r.Category == CatDeep) && (installation || refused) || rule == RuleResponseDiagnostics && !s.response
 	}
 	return c.out.resolve(holds(t, true), drop, runID)
 }
