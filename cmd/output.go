@@ -3,6 +3,7 @@ package cmd
 import (
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
@@ -23,6 +24,9 @@ type reportFlags struct {
 	color  string
 	// formats limits --format for verbs that do not write every format.
 	formats []report.Format
+	// pictures are the formats the verb draws itself (plan's svg,
+	// replay's html), named with formats when --format is wrong.
+	pictures []string
 	// noSuppressions and includeSuppressed are --no-suppressions and
 	// --include-suppressed.
 	noSuppressions, includeSuppressed bool
@@ -56,19 +60,25 @@ func (f *reportFlags) formatNames() []string {
 	return names
 }
 
+// takes is every --format value the verb takes, pictures included, in
+// the words of its errors.
+func (f *reportFlags) takes(sep string) string {
+	names := append(f.formatNames(), f.pictures...)
+	if sep == ", " {
+		return strings.Join(names, sep)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + sep + names[len(names)-1]
+}
+
 // validate checks the flag values before any work is done, so a typo
 // fails fast with exit 2.
 func (f *reportFlags) validate() (report.Format, error) {
 	format, err := report.ParseFormat(f.format)
 	if err != nil {
-		return "", usageErr("%v", err)
+		return "", usageErr("unknown format %q; use one of: %s", f.format, f.takes(", "))
 	}
-	ok := false
-	for _, x := range f.formats {
-		ok = ok || x == format
-	}
-	if !ok {
-		return "", usageErr("format %q is not available for this command; use %s", f.format, strings.Join(f.formatNames(), " or "))
+	if !slices.Contains(f.formats, format) {
+		return "", usageErr("format %q is not available for this command; use %s", f.format, f.takes(" or "))
 	}
 	switch f.color {
 	case "auto", "always", "never":

@@ -101,6 +101,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
 		RunE: func(c *cobra.Command, args []string) error { return runReplay(streams(c), p, args) },
 	}
 	p.out.register(c, report.Formats)
+	p.out.pictures = picture.ReportFormats
 	addPictureFormats(c, &p.out)
 	f := c.Flags()
 	f.StringVar(&p.plan, "plan", "", "the plan `FILE`: a plan object or a validate response (required)")

@@ -125,6 +125,12 @@ func newProgCmds() []*cobra.Command {
 
 func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 	rf := reportFlags{format: p.format, color: p.color, formats: []report.Format{report.Text, report.JSON}}
+	switch {
+	case v.name == "plan":
+		rf.pictures = picture.PlanFormats
+	case v.run:
+		rf.pictures = []string{"html"}
+	}
 	draw := ""
 	if v.name == "plan" && picture.IsPlanFormat(p.format) || v.run && p.format == "html" {
 		draw, rf.format = p.format, string(report.Text)
