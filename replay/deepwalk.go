@@ -245,7 +245,7 @@ func (r *deepRun) step(s *program.Step, sc *dscope, quals []int, prefix string) 
 			// this program does not hold.
 			for n := r.peek(); n != nil && n.w.ID != nil && strings.HasPrefix(*n.w.ID, id+"/"); n = r.peek() {
 				r.take()
-				r.note("entries of the sub-program a run step expands", "its body is a promoted program, not this program")
+				r.note("entries of an expanded sub-program", "they run the body of the promoted program their step calls, not this program (§5.8.3)")
 			}
 		}
 		if !e.ok() {
