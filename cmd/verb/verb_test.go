@@ -1,0 +1,75 @@
+package verb
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCode: the exit code an error of a verb function stands for.
+func TestCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, ExitOK}, {Findings, ExitFindings}, {Usage("x"), ExitUsage},
+		{&ExitError{Code: 130}, 130}, {errors.New("plain"), ExitUsage},
+	} {
+		if got := Code(tc.err); got != tc.want {
+			t.Errorf("Code(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestReadInput: standard input for -, a file's bytes, and a directory
+// named where a file is meant refused with what to do.
+func TestReadInput(t *testing.T) {
+	s := Streams{In: strings.NewReader("from stdin"), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}
+	if b, err := ReadInput(s, "-"); err != nil || string(b) != "from stdin" {
+		t.Errorf("-: %q, %v", b, err)
+	}
+	if b, err := ReadInput(s, "../../langs/calc/calc.pdl"); err != nil || !bytes.Contains(b, []byte("language")) {
+		t.Errorf("calc.pdl: %.40q, %v", b, err)
+	}
+	_, err := ReadInput(s, "../../langs")
+	if Code(err) != ExitUsage || !strings.Contains(err.Error(), "name the files in it instead") {
+		t.Errorf("a directory: %v", err)
+	}
+}
+
+// TestOutputNotInput: -o may not name an input, nor a *.json file of an
+// input directory; a new file or standard output is always allowed.
+func TestOutputNotInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "snapshot.json")
+	if err := os.WriteFile(in, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := OutputNotInput(in, in); Code(err) != ExitUsage || !strings.Contains(err.Error(), "names the input") {
+		t.Errorf("-o the input: %v", err)
+	}
+	if err := OutputNotInput(in, dir); Code(err) != ExitUsage || !strings.Contains(err.Error(), "of the input directory") {
+		t.Errorf("-o a file of the input directory: %v", err)
+	}
+	for _, out := range []string{"", "-", filepath.Join(dir, "new.txt")} {
+		if err := OutputNotInput(out, in, dir); err != nil {
+			t.Errorf("-o %q: %v", out, err)
+		}
+	}
+	if err := OneStdin("-", "a", "-"); Code(err) != ExitUsage {
+		t.Errorf("two -: %v", err)
+	}
+}
+
+// TestJSONFile: a malformed JSON file is refused at its line and column.
+func TestJSONFile(t *testing.T) {
+	if _, err := JSONFile("in.json", []byte("{\"a\": 1,\n}")); err == nil || !strings.HasPrefix(err.Error(), "in.json:1:8: malformed JSON: trailing comma") {
+		t.Errorf("got %v", err)
+	}
+	if raw, err := JSONFile("in.json", []byte(`{"a": 1}`)); err != nil || string(raw) != `{"a": 1}` {
+		t.Errorf("valid: %s, %v", raw, err)
+	}
+}
