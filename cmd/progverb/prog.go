@@ -4,6 +4,7 @@
 package progverb
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,6 +185,10 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 	pf.program, text = syntax.Wire(lang.Locator, src)
 	if err := textIsUTF8(programFile, src, text); err != nil {
 		return nil, err
+	}
+	if !text && len(bytes.TrimSpace(src)) == 0 {
+		// The engine would take the empty program for none sent.
+		return nil, verb.Usage(`%s:1:1: malformed JSON: the file is empty; a program is a JSON object such as {"steps": []}`, programFile)
 	}
 	pf.files.Docs.Program = progdiag.NewDoc(programFile, src, text)
 	for _, x := range []struct {
