@@ -145,10 +145,7 @@ func runConform(s stdio, p *conformParams, args []string) error {
 		if p.http != "" {
 			inputs = append([]string{"--http", p.http}, args...)
 		}
-		if err := listRulesAlone(inputs); err != nil {
-			return err
-		}
-		return printRules(s, p.out.output, format, conform.AllRules())
+		return verb.ListRules(s.verb(), inputs, p.out.output, format, conform.AllRules())
 	}
 	return conformverb.Conform(context.Background(), conformverb.Params{
 		Command:      args,

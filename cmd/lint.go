@@ -2,14 +2,9 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"sort"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/pilotage-dev/pilotage/cmd/lintverb"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint/rules"
 	"github.com/pilotage-dev/pilotage/workbench/pdllint"
@@ -105,10 +100,7 @@ func runLint(s stdio, p *lintParams, args []string) error {
 		p.baseline = p.out.cfg.Path(d.Value)
 	}
 	if p.listRules {
-		if err := listRulesAlone(args); err != nil {
-			return err
-		}
-		return printRules(s, p.out.output, format, pdllint.Rules(rules.All()))
+		return verb.ListRules(s.verb(), args, p.out.output, format, pdllint.Rules(rules.All()))
 	}
 	return lintverb.Lint(context.Background(), lintverb.Params{
 		Files:      args,
@@ -127,38 +119,4 @@ func runLint(s stdio, p *lintParams, args []string) error {
 // findings (lint, build, replay).
 func maxPerRuleFlag(c *cobra.Command, n *int) {
 	c.Flags().IntVar(n, "max-per-rule", report.DefaultMaxPerRule, "list at most `N` findings per rule and file; the rest are counted")
-}
-
-// listRulesAlone refuses --list-rules next to inputs to check: it checks
-// nothing, so a CI line that gained --list-rules exited 0 whatever its
-// files held.
-func listRulesAlone(args []string) error {
-	if len(args) > 0 {
-		return usageErr("--list-rules lists the rules and checks nothing, so it takes no inputs (got %s); drop one or the other", strings.Join(args, " "))
-	}
-	return nil
-}
-
-// printRules prints rule descriptions for --list-rules of any checking
-// verb, on standard output or in the -o file, as the verb's report.
-func printRules(s stdio, output string, format report.Format, infos []report.RuleInfo) error {
-	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
-	switch format {
-	case report.JSON:
-		return writeOutput(s, output, "the rules", func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"rules": infos})
-		})
-	case report.Text:
-		return writeOutput(s, output, "the rules", func(w io.Writer) error {
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tCATEGORY\tSECTION\tSEVERITY\tSUMMARY")
-			for _, r := range infos {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Category, report.Cite(r.Section), r.Severity, r.Summary)
-			}
-			return tw.Flush()
-		})
-	}
-	return usageErr("--list-rules prints text or json, not %s", format)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/pilotage-dev/pilotage/cmd/replayverb"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
@@ -130,10 +131,7 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 		return err
 	}
 	if p.listRules {
-		if err := listRulesAlone(args); err != nil {
-			return err
-		}
-		return printRules(s, p.out.output, format, replay.RuleInfos())
+		return verb.ListRules(s.verb(), args, p.out.output, format, replay.RuleInfos())
 	}
 	return replayverb.Replay(context.Background(), replayverb.Params{
 		Traces:     args,

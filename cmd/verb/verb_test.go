@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // TestCode: the exit code an error of a verb function stands for.
@@ -71,5 +73,30 @@ func TestJSONFile(t *testing.T) {
 	}
 	if raw, err := JSONFile("in.json", []byte(`{"a": 1}`)); err != nil || string(raw) != `{"a": 1}` {
 		t.Errorf("valid: %s, %v", raw, err)
+	}
+}
+
+// TestListRules: the rules are listed sorted by ID in text or JSON, and
+// refused next to inputs or in another format.
+func TestListRules(t *testing.T) {
+	infos := []report.RuleInfo{{ID: "b-rule", Category: "c", Severity: report.Warning}, {ID: "a-rule", Category: "c", Severity: report.Error}}
+	var out bytes.Buffer
+	s := Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}}
+	if err := ListRules(s, nil, "", report.Text, infos); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "ID") || !strings.HasPrefix(lines[1], "a-rule") || !strings.HasPrefix(lines[2], "b-rule") {
+		t.Errorf("text:\n%s", out.String())
+	}
+	out.Reset()
+	if err := ListRules(s, nil, "", report.JSON, infos); err != nil || !strings.HasPrefix(out.String(), "{\n  \"rules\": [") {
+		t.Errorf("json: %v\n%s", err, out.String())
+	}
+	if err := ListRules(s, []string{"x.json"}, "", report.Text, infos); Code(err) != ExitUsage || !strings.Contains(err.Error(), "(got x.json)") {
+		t.Errorf("with an input: %v", err)
+	}
+	if err := ListRules(s, nil, "", report.SARIF, infos); Code(err) != ExitUsage {
+		t.Errorf("sarif: %v", err)
 	}
 }
