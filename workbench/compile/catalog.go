@@ -109,7 +109,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		},
 		"program": field(func(ss *pdl.Stmt) {
 			es.program = ss
-			e.Program = c.jsonValue(arg(c.shape(ss, 1, 1, false), 0))
+			e.Program = c.programBody(arg(c.shape(ss, 1, 1, false), 0))
 		}),
 	})
 	b.ReturnsExpr = c.cel(computeArg, e.InputSchema, false)
@@ -504,6 +504,24 @@ func (c *compiler) jsonValue(a *pdl.Arg) json.RawMessage {
 		return nil
 	}
 	out, _ := json.Marshal(v)
+	return out
+}
+
+// programBody is a promoted program's body as the engine keeps it: a
+// body in the JSON step model is its JSON value; any other body is the
+// program text of a Language with `syntax text`, kept as a JSON string,
+// the form a text-range program travels in (binding.md). Each Language
+// that sees the entry then reads it with its own Syntax (checkProgram),
+// so a text body seen by a JSON Language is reported there.
+func (c *compiler) programBody(a *pdl.Arg) json.RawMessage {
+	if a == nil {
+		return nil
+	}
+	src := c.text(a, "the program")
+	if t := strings.TrimSpace(src); t == "" || t[0] == '{' || t[0] == '[' || t[0] == '"' {
+		return c.jsonValue(a)
+	}
+	out, _ := json.Marshal(src)
 	return out
 }
 

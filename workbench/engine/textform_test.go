@@ -18,7 +18,8 @@ import (
 )
 
 // ledgerForms compiles langs/ledger as written (syntax text) and without
-// its syntax block (the same Language, programs in JSON).
+// its syntax block (the same Language, programs in JSON), where the
+// promoted program's body is the JSON its text reads as.
 func ledgerForms(t testing.TB) (text, js *language.Server) {
 	t.Helper()
 	src, err := os.ReadFile("../../langs/ledger/ledger.pdl")
@@ -32,7 +33,19 @@ func ledgerForms(t testing.TB) (text, js *language.Server) {
 		}
 		return res.Server
 	}
-	return build(src), build(regexp.MustCompile(`(?s)\n  syntax text \{.*?\n  \}\n`).ReplaceAll(src, nil))
+	text = build(src)
+	body := regexp.MustCompile(`(?s)(\n  program """\n)(.*?)(\n    """\n)`)
+	m := body.FindSubmatch(src)
+	if m == nil {
+		t.Fatal("langs/ledger has no promoted program body")
+	}
+	parsed, err := syntax.For(text.Languages[0]).Parse(m[2], 32)
+	if err != nil || !pilotage.Valid(parsed.Diagnostics) {
+		t.Fatalf("the promoted body does not read: %v %+v", err, parsed.Diagnostics)
+	}
+	jsonSrc := regexp.MustCompile(`(?s)\n  syntax text \{.*?\n  \}\n`).ReplaceAll(src, nil)
+	jsonSrc = body.ReplaceAllLiteral(jsonSrc, []byte("\n  program `"+string(jsonForm(parsed.Program, &text.Languages[0].Grammar))+"`\n"))
+	return text, build(jsonSrc)
 }
 
 // genProgram writes a random ledger program in the text form: calls of
