@@ -83,7 +83,7 @@ func New(srv *language.Server, opts Options) (*Engine, error) {
 	if opts.Address == nil {
 		opts.Address = DefaultAddress
 	}
-	store, err := runstore.OpenLimited(opts.DataDir, opts.Now, opts.Retain)
+	store, err := runstore.Open(opts.DataDir, opts.Now, opts.Retain)
 	if err != nil {
 		return nil, err
 	}

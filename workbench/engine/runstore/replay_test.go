@@ -24,7 +24,7 @@ func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 func memoryStore(t *testing.T, c *clock) *Store {
 	t.Helper()
-	s, err := Open("", c.now)
+	s, err := Open("", c.now, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

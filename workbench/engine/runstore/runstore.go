@@ -138,16 +138,12 @@ type Store struct {
 	closing    sync.Once
 }
 
-// Open opens a store with the default Limits. With dir "" nothing is
-// durable: durable writes are refused, and the engine must declare
-// "session" instead (§6.6). With a directory, expired records are swept
-// now and every DurableSweepEvery until Close.
-func Open(dir string, now func() time.Time) (*Store, error) {
-	return OpenLimited(dir, now, Limits{})
-}
-
-// OpenLimited is Open with the memory limits of session records.
-func OpenLimited(dir string, now func() time.Time, lim Limits) (*Store, error) {
+// Open opens a store whose session records keep to lim (the zero Limits
+// are the defaults). With dir "" nothing is durable: durable writes are
+// refused, and the engine must declare "session" instead (§6.6). With a
+// directory, expired records are swept now and every DurableSweepEvery
+// until Close.
+func Open(dir string, now func() time.Time, lim Limits) (*Store, error) {
 	return open(dir, now, defaultTiming, lim)
 }
 
@@ -159,7 +155,7 @@ type timing struct {
 
 var defaultTiming = timing{sweepEvery: DurableSweepEvery, lockWait: 2 * time.Second}
 
-// open is OpenLimited with the timing as a parameter, so tests need not
+// open is Open with the timing as a parameter, so tests need not
 // wait an hour for a sweep or two seconds for a lock.
 func open(dir string, now func() time.Time, tm timing, lim Limits) (*Store, error) {
 	s := &Store{session: newSessionRecords(lim), replay: map[string]*memReplay{}, sessions: map[string]*replaySession{}, now: now, idKey: newIDKey()}

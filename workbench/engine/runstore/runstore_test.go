@@ -18,7 +18,7 @@ func TestSessionAndDurable(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	s, err := Open(dir, clock)
+	s, err := Open(dir, clock, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestSessionAndDurable(t *testing.T) {
 	}
 	s.Close()
 
-	s, err = Open(dir, clock)
+	s, err = Open(dir, clock, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSessionAndDurable(t *testing.T) {
 }
 
 func TestMemoryOnly(t *testing.T) {
-	s, err := Open("", time.Now)
+	s, err := Open("", time.Now, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestMemoryOnly(t *testing.T) {
 // to do, not that the file is invalid.
 func TestLockedDirectory(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir, time.Now)
+	s, err := Open(dir, time.Now, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestNotARunStore(t *testing.T) {
 			if err := os.WriteFile(path, content, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Open(dir, time.Now)
+			_, err := Open(dir, time.Now, Limits{})
 			if !errors.Is(err, errNotRunStore) || errors.Is(err, errLocked) ||
 				!strings.Contains(err.Error(), path+" is not a run store (not a bbolt database): move the file away") {
 				t.Fatalf("got %v", err)
@@ -122,7 +122,7 @@ func TestNotARunStore(t *testing.T) {
 			if err := os.Rename(path, path+".old"); err != nil {
 				t.Fatal(err)
 			}
-			s, err := Open(dir, time.Now)
+			s, err := Open(dir, time.Now, Limits{})
 			if err != nil {
 				t.Fatalf("after moving the file away: %v", err)
 			}
@@ -137,7 +137,7 @@ func TestNotARunStore(t *testing.T) {
 // one broken meta page is what bbolt recovers from, so it still opens.
 func TestDamagedRunStore(t *testing.T) {
 	src := t.TempDir()
-	s, err := Open(src, time.Now)
+	s, err := Open(src, time.Now, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestDamagedRunStore(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, FileName), c.content, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s, err := Open(dir, time.Now)
+			s, err := Open(dir, time.Now, Limits{})
 			if c.want == "" {
 				if err != nil {
 					t.Fatalf("a store bbolt can recover was refused: %v", err)
@@ -207,7 +207,7 @@ func TestIDKey(t *testing.T) {
 	dir := t.TempDir()
 	keyOf := func(dir string) []byte {
 		t.Helper()
-		s, err := Open(dir, time.Now)
+		s, err := Open(dir, time.Now, Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,7 +233,7 @@ func TestIDKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open(dir, time.Now)
+	_, err = Open(dir, time.Now, Limits{})
 	if !errors.Is(err, errDamaged) || !strings.Contains(err.Error(), "its id key has 5 bytes, not 32") {
 		t.Errorf("a damaged id key: %v", err)
 	}

@@ -37,7 +37,7 @@ func mustGet(t *testing.T, s *Store, session string, i int) {
 // from both places, and Close removes the file's directory.
 func TestSpillPastMemory(t *testing.T) {
 	spillDir := t.TempDir()
-	s, err := OpenLimited("", time.Now, Limits{Memory: 4 << 10, SpillDir: spillDir})
+	s, err := Open("", time.Now, Limits{Memory: 4 << 10, SpillDir: spillDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSpillPastMemory(t *testing.T) {
 // Session frees its share.
 func TestNoSpillRefuses(t *testing.T) {
 	spillDir := t.TempDir()
-	s, err := OpenLimited("", time.Now, Limits{Memory: 2 << 10, NoSpill: true, SpillDir: spillDir})
+	s, err := Open("", time.Now, Limits{Memory: 2 << 10, NoSpill: true, SpillDir: spillDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestNoSpillRefuses(t *testing.T) {
 // memory, past the limit, rather than lose a Run its client was told is
 // stored.
 func TestSpillUnwritable(t *testing.T) {
-	s, err := OpenLimited("", time.Now, Limits{Memory: 1, SpillDir: filepath.Join(t.TempDir(), "missing", "dir")})
+	s, err := Open("", time.Now, Limits{Memory: 1, SpillDir: filepath.Join(t.TempDir(), "missing", "dir")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestSpillUnwritable(t *testing.T) {
 // Session's grace frees memory and file alike.
 func TestReplaySpill(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s, err := OpenLimited("", func() time.Time { return now }, Limits{Memory: 2 << 10, SpillDir: t.TempDir()})
+	s, err := Open("", func() time.Time { return now }, Limits{Memory: 2 << 10, SpillDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
