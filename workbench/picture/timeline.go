@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 )
 
 // Timeline is one Run drawn on a time axis: every trace entry as a bar
@@ -118,11 +119,11 @@ func ReadRun(r io.Reader) (*RunRecord, error) {
 				case "steps":
 					return rec.steps(dec, t)
 				}
-				return skip(dec)
+				return inputs.SkipValue(dec)
 			})
 			return err
 		}
-		return skip(dec)
+		return inputs.SkipValue(dec)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("not a trace or a response carrying one: %v", strings.TrimPrefix(err.Error(), "json: "))
@@ -182,7 +183,7 @@ func (rec *RunRecord) steps(dec *json.Decoder, t *pilotage.Trace) error {
 	for dec.More() {
 		if len(t.Steps) == maxTimelineRows {
 			rec.More++
-			if err := skip(dec); err != nil {
+			if err := inputs.SkipValue(dec); err != nil {
 				return err
 			}
 			continue
@@ -195,26 +196,6 @@ func (rec *RunRecord) steps(dec *json.Decoder, t *pilotage.Trace) error {
 	}
 	_, err = dec.Token()
 	return err
-}
-
-// skip reads past one value without keeping it.
-func skip(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
 }
 
 // NewTimeline lays a Run out on its time axis. An entry's start is the

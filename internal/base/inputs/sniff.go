@@ -67,7 +67,7 @@ func Sniff(r io.Reader) Kind {
 				kind = Program
 			}
 		}
-		if skipValue(dec) != nil {
+		if SkipValue(dec) != nil {
 			return Unknown
 		}
 	}
@@ -77,8 +77,9 @@ func Sniff(r io.Reader) Kind {
 	return kind
 }
 
-// skipValue reads one value's tokens.
-func skipValue(dec *json.Decoder) error {
+// SkipValue reads past one value's tokens without keeping them, so a
+// streaming reader can pass over members it has no use for.
+func SkipValue(dec *json.Decoder) error {
 	depth := 0
 	for {
 		t, err := dec.Token()
