@@ -348,7 +348,8 @@ func TestProtocolErrors(t *testing.T) {
 	if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &out); err == nil {
 		t.Errorf("closed document formatted")
 	}
-	// A framed body that is JSON but not a message is skipped.
+	// A framed body that is JSON but not a message is answered (with id
+	// null, which this client ignores) and the next request served.
 	body := `{"jsonrpc":"2.0","id":"x","method":7}`
 	fmt.Fprintf(c.raw, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	var h *protocol.Hover

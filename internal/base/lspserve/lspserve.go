@@ -4,9 +4,7 @@
 package lspserve
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -81,8 +79,9 @@ func New(opt Options) *Server {
 }
 
 // Serve answers the LSP requests h binds on rwc until the client exits
-// or the stream ends. Every message is framed and dispatched by jsonrpc2
-// and glsp; this only adds panic recovery and the server's notify.
+// or the stream ends. Every message is dispatched by jsonrpc2 and glsp;
+// this adds panic recovery, the server's notify, and framing that
+// answers an unreadable message and reads on (resync).
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.Handler) error {
 	var conn *jsonrpc2.Conn
 	serve := func(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) (res any, err error) {
@@ -128,7 +127,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 		}
 		return r, nil
 	}
-	stream := jsonrpc2.NewBufferedStream(rwc, lenientCodec{log: s.log})
+	stream := resync(rwc, s.log)
 	conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(serve), jsonrpc2.SetLogger(s.log))
 	select {
 	case <-conn.DisconnectNotify():
@@ -137,33 +136,6 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 	}
 	s.wg.Wait()
 	return nil
-}
-
-// lenientCodec is jsonrpc2's LSP framing (Content-Length headers); a
-// framed body that is JSON but no JSON-RPC message is logged and
-// skipped, where jsonrpc2 would end the connection.
-type lenientCodec struct {
-	jsonrpc2.VSCodeObjectCodec
-	log *log.Logger
-}
-
-func (c lenientCodec) ReadObject(r *bufio.Reader, v any) error {
-	for {
-		var raw json.RawMessage
-		if err := c.VSCodeObjectCodec.ReadObject(r, &raw); err != nil {
-			// Broken framing, or a body that is not JSON: where the next
-			// message starts is unknown, so the connection ends.
-			if err != io.EOF {
-				c.log.Printf("unreadable message, closing the connection: %v", err)
-			}
-			return err
-		}
-		err := json.Unmarshal(raw, v)
-		if err == nil {
-			return nil
-		}
-		c.log.Printf("skipped a message that is no JSON-RPC 2.0 message: %v", err)
-	}
 }
 
 // PathOf turns a file: URI into a path; other schemes keep their URI as
