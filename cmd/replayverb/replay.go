@@ -168,9 +168,9 @@ func replayTimeline(s verb.Streams, p Params, args []string) error {
 		return verb.Usage("%v", err)
 	}
 	defer rc.Close()
-	rec, err := picture.ReadRun(rc)
+	rec, err := picture.ReadRun(args[0], rc)
 	if err != nil {
-		return verb.Usage("%s: %v", args[0], err)
+		return verb.Usage("%v", err)
 	}
 	return verb.WriteOutput(s, p.Output, "the timeline", picture.NewTimeline(rec).WriteHTML)
 }

@@ -140,7 +140,7 @@ func TestHostileReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rec, err := ReadRun(f)
+	rec, err := ReadRun("trace.json", f)
 	if err != nil {
 		t.Fatal(err)
 	}

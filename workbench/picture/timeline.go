@@ -10,6 +10,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/replay"
 )
 
 // Timeline is one Run drawn on a time axis: every trace entry as a bar
@@ -84,7 +85,35 @@ type RunRecord struct {
 // object, an execute response or a trace-fetch response. It streams the
 // steps and keeps the first maxTimelineRows, counting the rest in More,
 // so a trace of millions of entries costs what the timeline draws.
-func ReadRun(r io.Reader) (*RunRecord, error) {
+// Every byte read also goes, through a pipe, to replay.CheckJSON, which
+// reads the file to its end: a file that is not JSON as docs/json.md has
+// it is refused at file:line:col as plain replay refuses it, whatever
+// encoding/json made of it.
+func ReadRun(file string, r io.Reader) (*RunRecord, error) {
+	pr, pw := io.Pipe()
+	checked := make(chan error, 1)
+	go func() {
+		err := replay.CheckJSON(file, pr)
+		_, _ = io.Copy(io.Discard, pr) // past a syntax error, so the writer never blocks
+		checked <- err
+	}()
+	rec, err := readRun(io.TeeReader(r, pw))
+	_, rerr := io.Copy(pw, r) // the rest, where a syntax error may still be
+	pw.CloseWithError(rerr)
+	if cerr := <-checked; rerr == nil && cerr != nil {
+		return nil, cerr
+	}
+	if err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return rec, nil
+}
+
+// readRun decodes what ReadRun reads.
+func readRun(r io.Reader) (*RunRecord, error) {
 	dec := json.NewDecoder(r)
 	rec := &RunRecord{}
 	var top pilotage.Trace

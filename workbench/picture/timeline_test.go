@@ -20,7 +20,7 @@ func TestTimeline(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		rec, err := ReadRun(f)
+		rec, err := ReadRun("t.json", f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestTimelineLayout(t *testing.T) {
 func TestReadRunStreams(t *testing.T) {
 	var b bytes.Buffer
 	writeLoopTrace(&b, 20000)
-	rec, err := ReadRun(&b)
+	rec, err := ReadRun("t.json", &b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestReadRunStreams(t *testing.T) {
 		`{"steps": [1]}`: "error",
 	} {
 		got := "error"
-		if rec, err := ReadRun(strings.NewReader(src)); err == nil {
+		if rec, err := ReadRun("t.json", strings.NewReader(src)); err == nil {
 			got = rec.RunID + ": " + rec.Outcome.Status + ", no trace"
 			if rec.Trace != nil {
 				got = fmt.Sprintf("%s: %s, %d steps", rec.RunID, rec.Outcome.Status, len(rec.Trace.Steps))
@@ -90,6 +90,26 @@ func TestReadRunStreams(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("ReadRun(%s) = %s, want %s", src, got, want)
+		}
+	}
+}
+
+// TestReadRunChecksJSON reads a trace file through replay's checked
+// reader: what docs/json.md refuses in every JSON file (nesting past
+// jsonpos.MaxDepth, a member name twice, bytes that are not UTF-8, data
+// after the value) is refused at its file:line:col as plain replay says it.
+func TestReadRunChecksJSON(t *testing.T) {
+	deep := `{"steps": [` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `]}`
+	for src, want := range map[string]string{
+		deep: "t.json:1:10010: malformed JSON: nesting deeper",
+		`{"run_id": "r", "outcome": {"ok": true, "status": "success"},` + "\n" + ` "run_id": "s"}`: `t.json:2:2: malformed JSON: duplicate member name "run_id"`,
+		`{"run_id": "r` + "\xff" + `", "outcome": {"ok": true, "status": "success"}}`:              "t.json:1:14: malformed JSON: invalid UTF-8",
+		`{"run_id": "r", "outcome": {"ok": true, "status": "success"}} x`:                          "t.json:1:63: malformed JSON: ",
+		`{"run_id": 3}`: "t.json: not a trace",
+	} {
+		_, err := ReadRun("t.json", strings.NewReader(src))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("ReadRun(%.40q) = %v, want an error starting %q", src, err, want)
 		}
 	}
 }
@@ -119,7 +139,7 @@ func FuzzReadRun(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		rec, err := ReadRun(bytes.NewReader(src))
+		rec, err := ReadRun("t.json", bytes.NewReader(src))
 		if err != nil {
 			return
 		}
