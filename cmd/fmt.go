@@ -1,7 +1,12 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
+	"os"
+	"strings"
+
+	"github.com/pilotage-dev/pilotage/internal/config"
 
 	"github.com/pilotage-dev/pilotage/cmd/fmtverb"
 	"github.com/spf13/cobra"
@@ -38,7 +43,9 @@ declare syntax text: one statement per line, two spaces per block, the
 label's and arguments' punctuation spaced one way, "} else {" on one line,
 expressions as written, comments and single blank lines kept
 (docs/pdl.md, "Text programs"). Program files are named one by one:
-directories and globs stand for PDL files only.
+directories and globs stand for PDL files only. Without --lang, a FILE
+not named *.pdl takes its Language from pilotage.yaml's languages entry
+that matches it (docs/config.md); with none, fmt stops and asks for --lang.
 
 Exit status: 0 done (or already formatted), 1 with -d or -l when some file
 is not formatted (so CI can check layout), 2 syntax errors or unreadable
@@ -71,6 +78,11 @@ func runFmt(s stdio, p *fmtParams, args []string) error {
 	if err != nil {
 		return err
 	}
+	if p.lang == "" {
+		if p.lang, err = programLang(cfg, args); err != nil {
+			return err
+		}
+	}
 	return fmtverb.Fmt(context.Background(), fmtverb.Params{
 		Files:    args,
 		Write:    p.write,
@@ -82,4 +94,32 @@ func runFmt(s stdio, p *fmtParams, args []string) error {
 		Language: p.language,
 		Ignored:  cfg.Ignored,
 	}, s.verb())
+}
+
+// programLang returns the PDL file whose Language the files named are
+// programs of, when they are not PDL files: pilotage.yaml's languages
+// entry that maps them, as for validate, plan and run. Read as PDL, a
+// program would only give a screen of syntax errors. It returns "" for
+// PDL files, standard input, directories and globs (which stand for PDL
+// files).
+func programLang(cfg *config.Config, files []string) (string, error) {
+	lang, pdlFile := "", ""
+	for _, f := range files {
+		if f == "-" || strings.HasSuffix(f, ".pdl") {
+			pdlFile = cmp.Or(pdlFile, f)
+			continue
+		}
+		if st, err := os.Stat(f); (err == nil && st.IsDir()) || (err != nil && strings.ContainsAny(f, "*?[")) {
+			continue
+		}
+		l, ok := cfg.LanguageFor(f)
+		if !ok || (lang != "" && l.Value != lang) {
+			return "", usageErr("%s is not a PDL file; to format a program give --lang L.pdl (or map it in pilotage.yaml languages)", f)
+		}
+		lang = l.Value
+	}
+	if lang != "" && pdlFile != "" {
+		return "", usageErr("%s is a PDL file; fmt formats PDL files or the programs of one Language, not both at once", pdlFile)
+	}
+	return lang, nil
 }
