@@ -504,3 +504,33 @@ func TestTextProgramFile(t *testing.T) {
 		t.Fatalf("want a diagnostic on line %d: %+v", line, ds)
 	}
 }
+
+// In a text program, completion offers a call's remaining argument
+// names (input_schema) and, after LABEL.output., the labelled call's
+// output fields (output_schema), as it does in JSON programs.
+func TestTextProgramCompletion(t *testing.T) {
+	c := startWith(t, func(string) Project { return Project{Lang: "../../langs/ledger/ledger.pdl"} })
+	src := read(t, "../../langs/ledger/programs/pay.txt")
+	uri := c.open(filepath.Join(t.TempDir(), "pay.txt"), src)
+	c.waitDiags(uri, 1)
+	typing := strings.Replace(src, `credit: "cash", `, "", 1)
+	typing = strings.Replace(typing, "report due.output.items.size()", "report cash.output.", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": typing}}})
+	c.waitDiags(uri, 2)
+	for _, q := range []struct{ after, want string }{
+		// Names bound before and after the cursor are left out.
+		{`ledger.post(debit: "payables", `, "credit"},
+		{"ledger.post(", "credit"},
+		{"invoices.flag(id: inv.id, re", "reason"},
+		{"report cash.output.", "account amount"},
+		{"each inv of due.output.", "items"},
+	} {
+		off := strings.Index(typing, q.after) + len(q.after)
+		line := strings.Count(typing[:off], "\n")
+		var items []protocol.CompletionItem
+		err := c.call("textDocument/completion", at(uri, line, off-strings.LastIndex(typing[:off], "\n")-1), &items)
+		if err != nil || labelsOf(items) != q.want {
+			t.Errorf("after %q: %q, want %q (%v)", q.after, labelsOf(items), q.want, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -101,6 +102,9 @@ var (
 // of a step's output after steps.<id>.output. (from the callee's
 // output_schema), and otherwise the entries a program may call.
 func (pf *programFacts) completion(text []byte, off int) []protocol.CompletionItem {
+	if syntax.Textual(pf.lang.Locator) {
+		return pf.textCompletion(text, off)
+	}
 	before := text[:off]
 	if m := callThenWith.FindSubmatch(before); m != nil {
 		if e := pf.entry(string(m[1])); e != nil {
@@ -115,6 +119,34 @@ func (pf *programFacts) completion(text []byte, off int) []protocol.CompletionIt
 			}
 		}
 	}
+	return pf.entries()
+}
+
+// textCompletion is the same in a text program (syntax text): argument
+// names inside a call's parentheses, less those it binds already, and
+// the fields after LABEL.output.
+func (pf *programFacts) textCompletion(text []byte, off int) []protocol.CompletionItem {
+	spot := syntax.TextSpotAt(pf.lang.Text, text, off)
+	if e := pf.entry(spot.Callee); e != nil {
+		var out []protocol.CompletionItem
+		for _, it := range properties(e.InputSchema, "argument of "+e.ID) {
+			if !slices.Contains(spot.Given, it.Label) {
+				out = append(out, it)
+			}
+		}
+		return out
+	}
+	if e := pf.entry(spot.OutputOf); e != nil {
+		return properties(e.OutputSchema, "output of "+e.ID)
+	}
+	if spot.Callee != "" || spot.OutputOf != "" {
+		return []protocol.CompletionItem{}
+	}
+	return pf.entries()
+}
+
+// entries are the catalog entries a program may call.
+func (pf *programFacts) entries() []protocol.CompletionItem {
 	var out []protocol.CompletionItem
 	kind := protocol.CompletionItemKindFunction
 	for _, e := range pf.srv.Catalog {
