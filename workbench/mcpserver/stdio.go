@@ -31,6 +31,9 @@ const DrainTimeout = time.Minute
 //     with Parse error or Invalid Request and carries on, so the reader
 //     writes that answer itself, logs where the line went wrong, and
 //     passes only messages on;
+//   - a line longer than MaxLineBytes would end the Session too (go-sdk's
+//     frame limit); the reader answers it with Invalid Request, reads
+//     past the rest of it without holding it, and carries on;
 //   - end of input would end the Session at once, so a client that writes
 //     its requests and closes stdin (`printf … | pilotage serve`) would
 //     get nothing back; the reader holds end of input until every request
@@ -40,10 +43,17 @@ func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	d.answered = sync.NewCond(&d.mu)
 	out := &lineWriter{w: w, d: d}
 	in := &lineReader{in0: r, in: bufio.NewReader(r), out: out, d: d, log: s.opts.Logger}
-	err := s.run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	// The reader bounds every line go-sdk sees to MaxLineBytes, so
+	// go-sdk's own bound, which ends the Session, is left off.
+	err := s.run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1})
 	s.WaitSessions()
 	return err
 }
+
+// MaxLineBytes is the longest line (one JSON-RPC message or batch) the
+// stdio server reads: go-sdk's default frame limit, which binding.md's
+// largest programs and traces stay far below.
+const MaxLineBytes = mcp.DefaultMaxLineLength
 
 // run serves one Session on t until it ends or ctx is done, as go-sdk's
 // Server.Run does, but connected by Connect so it hears the Notices.
@@ -113,9 +123,13 @@ func (lr *lineReader) Read(p []byte) (int, error) {
 			}
 			return 0, lr.err
 		}
-		line, err := lr.in.ReadBytes('\n')
+		line, size, err := lr.readLine()
 		lr.err = err
-		if len(line) > 0 {
+		switch {
+		case size > MaxLineBytes:
+			lr.line++
+			lr.refuse(line, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message is %d bytes, more than the %d this server reads in one line", size, MaxLineBytes))
+		case len(line) > 0:
 			lr.line++
 			if lr.admit(line) {
 				lr.pending = line
@@ -125,6 +139,30 @@ func (lr *lineReader) Read(p []byte) (int, error) {
 	n := copy(p, lr.pending)
 	lr.pending = lr.pending[n:]
 	return n, nil
+}
+
+// idPrefix is how much of a line too long to read is kept, to name its
+// id in the answer when the id comes early, as it usually does.
+const idPrefix = 4 << 10
+
+// readLine reads the next line with its line end; size is its length
+// without the line end. A line longer than MaxLineBytes is read to its
+// end but only its first idPrefix bytes are kept, so memory stays bounded
+// whatever the client sends.
+func (lr *lineReader) readLine() (line []byte, size int, err error) {
+	for {
+		var frag []byte
+		frag, err = lr.in.ReadSlice('\n')
+		size += len(frag)
+		if size <= MaxLineBytes+len("\r\n") {
+			line = append(line, frag...)
+		} else if len(line) > idPrefix {
+			line = line[:idPrefix:idPrefix]
+		}
+		if err != bufio.ErrBufferFull {
+			return line, size - (len(frag) - len(bytes.TrimRight(frag, "\r\n"))), err
+		}
+	}
 }
 
 // Close closes the underlying reader when it can be closed.
@@ -196,11 +234,17 @@ func (lr *lineReader) admit(line []byte) bool {
 			code, bad = jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
 		}
 	}
+	lr.refuse(msg, code, bad)
+	return false
+}
+
+// refuse answers the line msg, which go-sdk cannot take, with a JSON-RPC
+// error of code saying why (bad), naming its id when it has one, and logs it.
+func (lr *lineReader) refuse(msg []byte, code int, bad string) {
 	lr.log.Warn("input line is not a JSON-RPC message; answered with a JSON-RPC error", "line", lr.line, "problem", bad, "code", code)
-	reply, _ := json.Marshal(jsonrpcError{JSONRPC: "2.0", ID: requestID(msg),
+	reply, _ := json.Marshal(jsonrpcError{JSONRPC: "2.0", ID: requestID(bytes.TrimSpace(msg)),
 		Error: jsonrpc.Error{Code: int64(code), Message: fmt.Sprintf("line %d: %s", lr.line, bad)}})
 	lr.out.answer(append(reply, '\n'))
-	return false
 }
 
 // noBatches is the first MCP version without JSON-RPC batches.

@@ -254,3 +254,25 @@ func TestAdmitEchoesFractionalID(t *testing.T) {
 		t.Errorf("answer %s, want an Invalid Request for id 1.5", out.String())
 	}
 }
+
+// A line longer than MaxLineBytes is answered with Invalid Request naming
+// its id and the limit, read past without being held, and the Session
+// goes on with the next line (it used to end the server).
+func TestServeIOLongLine(t *testing.T) {
+	s := newServer(t, newFake(), "alice")
+	long := `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":"` + strings.Repeat("a", MaxLineBytes) + `"}}`
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		long,
+		`{"jsonrpc":"2.0","id":6,"method":"ping"}`,
+	}, "\r\n")
+	var out bytes.Buffer
+	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"line 3: the message is %d bytes, more than the %d this server reads in one line"}}`, len(long), MaxLineBytes)
+	if !strings.Contains(out.String(), want+"\n") || !strings.Contains(out.String(), `"id":6,"result":{}`) {
+		t.Errorf("got\n%.2000s\nwant the answer %s and a result for id 6", out.String(), want)
+	}
+}
