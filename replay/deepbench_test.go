@@ -109,7 +109,7 @@ func BenchmarkDeepReplay100k(b *testing.B) {
 // and a trace a hundred times longer holds deep replay's live heap where it was:
 // it keeps the program's live values, not the entries.
 func TestDeepReplayClean(t *testing.T) {
-	peakFor := func(rooms int) uint64 { return liveHeap(t, rooms, Options{Deep: deepBench(t, rooms, 50)}) }
+	peakFor := func(rooms int) uint64 { return leastLiveHeap(t, rooms, Options{Deep: deepBench(t, rooms, 50)}) }
 	small := peakFor(10)
 	if testing.Short() {
 		return
