@@ -26,10 +26,7 @@ func TestNeovim(t *testing.T) {
 		t.Skip("nvim is not installed")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "pilotage")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/pilotage").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildPilotage(t, dir)
 	pdlFile, _ := filepath.Abs(homeflow)
 	script, _ := filepath.Abs("testdata/nvim.lua")
 	out := filepath.Join(dir, "out.json")
@@ -87,6 +84,16 @@ func TestNeovim(t *testing.T) {
 	if len(got.Formatting.Result) != 1 || !strings.Contains(got.Formatting.Result[0].NewText, "\nentry \"lights.set\" kind=device risk=wirte {\n") {
 		t.Errorf("formatting: %s", b)
 	}
+}
+
+// buildPilotage builds the binary an editor starts into dir.
+func buildPilotage(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "pilotage")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/pilotage").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // TestVSCodeExtension runs the extension's own check (the files its
