@@ -136,15 +136,32 @@ func describe(name string, st *pdl.Stmt) string {
 }
 
 func (s *server) pdlHover(path string, text []byte, off int) *protocol.Hover {
-	word, _, _ := lspserve.WordAt(text, off)
+	word, from, _ := lspserve.WordAt(text, off)
 	if word == "" {
 		return nil
 	}
 	pf := factsOf(path, text)
-	if st := pf.defs[word]; st != nil {
-		return lspserve.Markdown(describe(word, st))
+	st := stmtAt(pf.file, off)
+	atKeyword := st != nil && st.Keyword == word && st.Pos.Offset == from
+	def := pf.defs[word]
+	if def != nil && (def.Keyword == "entry" || def.Keyword == "principal" || def.Keyword == "language" || def.Keyword == "guide") {
+		return lspserve.Markdown(describe(word, def))
 	}
-	if st := stmtAt(pf.file, off); st != nil && st.Keyword == word {
+	// A closed-set value, a bare word where it is declared or used, reads
+	// as the closed-sets guide states it; a keyword reads as a keyword,
+	// and words inside strings and schemas are not values.
+	if !atKeyword && bareWordAt(st, from) {
+		if doc := subFeatureHover(pf.file, off, from, word); doc != "" {
+			return lspserve.Markdown(doc)
+		}
+		if doc := closedValueHover(path, text, off, word); doc != "" {
+			return lspserve.Markdown(doc)
+		}
+	}
+	if def != nil {
+		return lspserve.Markdown(describe(word, def))
+	}
+	if atKeyword {
 		if k, ok := keywordDoc[word]; ok {
 			return lspserve.Markdown(fmt.Sprintf("**%s** — %s\n\n%s · [docs/pdl.md#%s](%sdocs/pdl.md#%s)", word, k.meaning, report.Cite(k.section), k.anchor, s.opt.DocsBase, k.anchor))
 		}
