@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"crypto/subtle"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -47,7 +48,39 @@ func (s *Server) authenticated(tokens map[string]string) http.Handler {
 		return &auth.TokenInfo{UserID: principal}, nil
 	}
 	// Tokens here are static PDL secrets with no expiry of their own.
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	check := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Only the check's own answers go through tokenHint: MCP gets w
+		// itself, whose Flusher its event streams need.
+		pass := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) })
+		check(pass).ServeHTTP(&tokenHint{ResponseWriter: w}, r)
+	})
+}
+
+// tokenHintText ends go-sdk's 401 body ("no bearer token", "invalid
+// token"), which says what is wrong but not where a token comes from.
+const tokenHintText = ` (hint: tokens are declared in the PDL, principal NAME token="…"; send one as Authorization: Bearer TOKEN)`
+
+// tokenHint adds tokenHintText to the body of a 401 answer.
+type tokenHint struct {
+	http.ResponseWriter
+	status int
+}
+
+func (t *tokenHint) WriteHeader(code int) {
+	t.status = code
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *tokenHint) Write(p []byte) (int, error) {
+	if t.status != http.StatusUnauthorized {
+		return t.ResponseWriter.Write(p)
+	}
+	msg := strings.TrimSuffix(string(p), "\n")
+	if _, err := io.WriteString(t.ResponseWriter, msg+tokenHintText+"\n"); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // lookupToken compares against every token in constant time, so response

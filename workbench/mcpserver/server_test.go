@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -350,6 +351,22 @@ func TestHTTPBearerPrincipals(t *testing.T) {
 	}
 	if _, err := httpClient(t, srv.URL, "wrong"); err == nil {
 		t.Error("client with an unknown token connected")
+	}
+	// The 401's body says where tokens come from, not only that one is missing.
+	for _, tok := range []string{"", "wrong"} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := ` (hint: tokens are declared in the PDL, principal NAME token="…"; send one as Authorization: Bearer TOKEN)`; !strings.HasSuffix(string(body), want+"\n") {
+			t.Errorf("token %q: 401 body %q, want it to end %q", tok, body, want)
+		}
 	}
 
 	alice, err := httpClient(t, srv.URL, "tok-a")
