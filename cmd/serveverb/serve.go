@@ -165,6 +165,9 @@ func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.
 	if len(toks) == 0 {
 		fmt.Fprintln(logw, "pilotage serve: the PDL declares no principal with a token: HTTP is not authenticated")
 	}
+	if w := exposed(addr, ln.Addr()); w != "" {
+		fmt.Fprintf(logw, "pilotage serve: warning: %s: other machines can reach this server; give 127.0.0.1:PORT to serve this machine only\n", w)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.HTTPHandler(toks))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -181,6 +184,19 @@ func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.
 	defer cancel()
 	_ = hs.Shutdown(shutdown)
 	return nil
+}
+
+// exposed says why the server listening on a (asked for as addr) is
+// reachable from other machines, or "" when it listens on loopback only.
+func exposed(addr string, a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	switch {
+	case !ok || ta.IP.IsLoopback():
+		return ""
+	case ta.IP.IsUnspecified():
+		return addr + " listens on every network interface"
+	}
+	return addr + " is not a loopback address"
 }
 
 // listenErr is why net.Listen failed, without the Go operations it wraps

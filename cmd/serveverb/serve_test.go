@@ -58,3 +58,22 @@ func TestServeRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestServeHTTPExposed: --http on an address other hosts can reach (all
+// interfaces here) warns on standard error that the server is reachable
+// from the network; a loopback address does not.
+func TestServeHTTPExposed(t *testing.T) {
+	const warning = "pilotage serve: warning: 0.0.0.0:0 listens on every network interface: other machines can reach this server; give 127.0.0.1:PORT to serve this machine only\n"
+	for addr, warns := range map[string]bool{"0.0.0.0:0": true, "127.0.0.1:0": false} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		var errb bytes.Buffer
+		err := Serve(ctx, params(Params{HTTP: addr}), verb.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb})
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", addr, err, errb.String())
+		}
+		if got := strings.Contains(errb.String(), "warning:"); got != warns || (warns && !strings.Contains(errb.String(), warning)) {
+			t.Errorf("--http %s: standard error\n%s\nwant the warning: %v", addr, errb.String(), warns)
+		}
+	}
+}
