@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -97,6 +99,11 @@ Exit status: 0 printed, 2 output that cannot be written.`,
 func loadConfig(flags *pflag.FlagSet) (cfg *config.Config, found bool, err error) {
 	explicit, _ := flags.GetString(configFlag)
 	cfg, err = config.Resolve(explicit, ".")
+	var pe *fs.PathError
+	if explicit != "" && errors.As(err, &pe) {
+		// The file the flag names cannot be opened: say which flag named it.
+		return nil, false, usageErr("--%s %v", configFlag, fserr.Plain(err))
+	}
 	if err != nil {
 		return nil, false, usageErr("%v", fserr.Plain(err))
 	}
