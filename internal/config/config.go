@@ -217,10 +217,17 @@ func (d *Diagnostic) Error() string {
 // Diagnostics are every problem found in the file, in file order.
 type Diagnostics []*Diagnostic
 
+// MaxDiagnostics bounds the problems printed for one file: a file that
+// is not pilotage.yaml at all would otherwise flood the terminal.
+const MaxDiagnostics = 20
+
 func (ds Diagnostics) Error() string {
-	lines := make([]string, len(ds))
-	for i, d := range ds {
-		lines[i] = d.Error()
+	lines := make([]string, 0, min(len(ds), MaxDiagnostics)+1)
+	for _, d := range ds[:min(len(ds), MaxDiagnostics)] {
+		lines = append(lines, d.Error())
+	}
+	if n := len(ds) - MaxDiagnostics; n > 0 {
+		lines = append(lines, fmt.Sprintf("%s: %d more problems not shown", ds[0].File, n))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,23 @@ func TestSchemaCompiles(t *testing.T) {
 	s, doc := schema()
 	if s == nil || doc.(map[string]any)["title"] != FileName {
 		t.Fatal("the schema did not compile or lost its title")
+	}
+}
+
+// TestDiagnosticsCapped: every problem of the file is reported, up to
+// MaxDiagnostics; past that one line counts the rest, so a file that is
+// not pilotage.yaml at all cannot flood the terminal.
+func TestDiagnosticsCapped(t *testing.T) {
+	var src strings.Builder
+	for i := range MaxDiagnostics + 5 {
+		fmt.Fprintf(&src, "bogus%d: 1\n", i)
+	}
+	_, err := Parse("p.yaml", []byte(src.String()))
+	msg := fmt.Sprint(err)
+	if got := strings.Count(msg, `unknown key "bogus`); got != MaxDiagnostics {
+		t.Errorf("%d problems printed, want %d:\n%s", got, MaxDiagnostics, msg)
+	}
+	if !strings.HasSuffix(msg, "\np.yaml: 5 more problems not shown") {
+		t.Errorf("no count of the problems left out:\n%s", msg)
 	}
 }

@@ -196,10 +196,11 @@ func (t *tree) validate(val any) Diagnostics {
 	var ds Diagnostics
 	seen := map[string]bool{}
 	for _, leaf := range leaves(ve, nil, nil) {
-		d := t.diagnostic(leaf)
-		if key := d.Error(); !seen[key] {
-			seen[key] = true
-			ds = append(ds, d)
+		for _, d := range t.diagnostics(leaf) {
+			if key := d.Error(); !seen[key] {
+				seen[key] = true
+				ds = append(ds, d)
+			}
 		}
 	}
 	sort.SliceStable(ds, func(i, j int) bool {
@@ -243,9 +244,10 @@ type failure struct {
 	ofKey bool
 }
 
-// diagnostic words one schema failure: an unknown key at the key with the
-// nearest allowed one, a wrong value at the value with what is allowed.
-func (t *tree) diagnostic(f failure) *Diagnostic {
+// diagnostics words one schema failure: each unknown key of an object
+// (one failure names them all) at the key with the nearest allowed one,
+// a wrong value at the value with what is allowed.
+func (t *tree) diagnostics(f failure) Diagnostics {
 	ve := f.ValidationError
 	ptr := ""
 	for _, s := range ve.InstanceLocation {
@@ -264,22 +266,25 @@ func (t *tree) diagnostic(f failure) *Diagnostic {
 	}
 	switch k := ve.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
-		name := k.Properties[0]
-		kn := t.keys[ptr+"/"+escape(name)]
-		if kn == nil {
-			kn = n
-		}
 		allowed := allowedKeys(ve.SchemaURL)
 		in := "in " + where
 		if ptr == "" {
 			in = "at the top level"
 		}
-		d := t.at(kn, "unknown key %q %s", name, in)
-		if near := suggest.Closest(name, allowed); near != "" {
-			d.Message += fmt.Sprintf(" (did you mean %q?)", near)
+		var ds Diagnostics
+		for _, name := range k.Properties {
+			kn := t.keys[ptr+"/"+escape(name)]
+			if kn == nil {
+				kn = n
+			}
+			d := t.at(kn, "unknown key %q %s", name, in)
+			if near := suggest.Closest(name, allowed); near != "" {
+				d.Message += fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			d.Hint = "the keys here are " + strings.Join(allowed, ", ") + "; see docs/config.md"
+			ds = append(ds, d)
 		}
-		d.Hint = "the keys here are " + strings.Join(allowed, ", ") + "; see docs/config.md"
-		return d
+		return ds
 	case *kind.Enum:
 		d := t.at(n, "%s: %s", where, k.LocalizedString(printer))
 		if strings.HasSuffix(ve.SchemaURL, "/$defs/severity") {
@@ -290,7 +295,7 @@ func (t *tree) diagnostic(f failure) *Diagnostic {
 				}
 			}
 		}
-		return d
+		return Diagnostics{d}
 	}
 	d := t.at(n, "%s: %s", where, ve.ErrorKind.LocalizedString(printer))
 	switch {
@@ -303,7 +308,7 @@ func (t *tree) diagnostic(f failure) *Diagnostic {
 	case strings.Contains(ve.SchemaURL, "/$defs/ruleID"):
 		d.Hint = "a rule ID is lower case with dashes, as --list-rules prints it"
 	}
-	return d
+	return Diagnostics{d}
 }
 
 // allowedKeys lists the properties the schema object holding the failed
