@@ -45,7 +45,7 @@ var Rules = []report.RuleInfo{
 	{ID: RuleJSON, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "JSON values must parse, and JSON Schemas must compile.", Doc: doc},
 	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input` as the entry's input_schema types it.", Doc: doc},
 	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers.", Doc: doc},
-	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced json block must validate against its Language.", Doc: doc},
+	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced block of its Language (`json`, or the fence its `syntax text` names) must validate against that Language.", Doc: doc},
 	{ID: RuleRisk, Category: "pdl", Section: "5.3", Severity: report.Error, Summary: "A Language's risk levels must include exactly every aggregate of its own levels (and a read-only level when it plans), and one declaring plan must see a level, so every plan names a `max_risk` consistent with its `max_risk_hints`.", Doc: doc},
 	{ID: RuleGuideName, Category: "pdl", Section: "10.3", Severity: report.Error, Summary: "A guide, prose or example, must name only catalog entries every principal may see from its Language: guides are Language-wide, and a name a caller may not see must not leak to it.", Doc: doc},
 }
