@@ -294,7 +294,7 @@ func (r *request) bindInput() (any, []pilotage.Diagnostic) {
 		// that cannot fit is refused before anything runs.
 		return nil, bad("", fmt.Sprintf("input is %d bytes; a Run of this Language holds at most %d", len(raw), r.lang.limits.MemoryBytes))
 	}
-	v, err := expr.DecodeJSON(raw)
+	v, err := expr.DecodeCheckedJSON(raw)
 	if err != nil {
 		return nil, bad("", "input is not valid JSON: "+err.Error())
 	}

@@ -185,16 +185,18 @@ func contextBinding(l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any) {
 	if isAbsent(raw) {
 		return []pilotage.Diagnostic{diag("", "this Language requires context matching its context_schema (see the manifest)")}, nil
 	}
+	// Read first, so the schema judges the context the caller sent, not
+	// encoding/json's last-wins reading of a member name given twice.
+	val, err := expr.DecodeCheckedJSON(raw)
+	if err != nil {
+		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil
+	}
 	var out []pilotage.Diagnostic
 	for _, v := range schemaViolations(l.ContextSchema, raw) {
 		out = append(out, diag(v.Pointer, "context: "+v.Message))
 	}
 	if len(out) > 0 {
 		return out, nil
-	}
-	val, err := expr.DecodeJSON(raw)
-	if err != nil {
-		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil
 	}
 	return nil, val
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
@@ -44,9 +45,9 @@ func (s *Server) opHandler(lang string, op binding.Op, def toolSchemas) mcp.Tool
 		if err != nil {
 			return nil, err
 		}
-		var members map[string]json.RawMessage
-		if err := json.Unmarshal(args, &members); err != nil {
-			return errorResult(&pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: "arguments are not valid JSON: " + err.Error()}), nil
+		members, msg := argumentMembers(args)
+		if msg != "" {
+			return errorResult(&pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: msg}), nil
 		}
 		if msg := checkArguments(def.check, members); msg != "" {
 			return errorResult(&pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: msg}), nil
@@ -75,6 +76,36 @@ func arguments(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tool arguments must be a JSON object"}
 	}
 	return t, nil
+}
+
+// argumentMembers splits the arguments object into its members, or says
+// why it cannot. A member name given twice is refused, as every reader of
+// the project refuses it (docs/json.md): encoding/json would let the last
+// one win, so a client and the server could read different requests.
+// Inside program, input and context the same policy is the engine's, as a
+// located diagnostic.
+func argumentMembers(args json.RawMessage) (map[string]json.RawMessage, string) {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if _, err := dec.Token(); err != nil {
+		return nil, "arguments are not valid JSON: " + err.Error()
+	}
+	members := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, "arguments are not valid JSON: " + err.Error()
+		}
+		name, _ := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, "arguments are not valid JSON: " + err.Error()
+		}
+		if _, dup := members[name]; dup {
+			return nil, "arguments: " + jsonpos.DuplicateName(name)
+		}
+		members[name] = raw
+	}
+	return members, ""
 }
 
 // checkArguments checks the JSON types of the arguments' members (the

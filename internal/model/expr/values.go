@@ -12,7 +12,23 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
+
+// DecodeCheckedJSON is DecodeJSON for JSON a caller sent (an execute
+// request's input or context): it first applies the policy every reader
+// of the project applies (docs/json.md), so a member name given twice or
+// a byte that is not UTF-8 is an error at its line and column rather than
+// silently the last value or U+FFFD, as encoding/json would read it.
+func DecodeCheckedJSON(data []byte) (any, error) {
+	if len(bytes.TrimSpace(data)) > 0 {
+		if _, err := jsonpos.ParseShared(data); err != nil {
+			return nil, err
+		}
+	}
+	return DecodeJSON(data)
+}
 
 // DecodeJSON decodes JSON into the Go values CEL takes: integral numbers
 // become int64 (so `input.n + 1` stays an int), other numbers float64.
