@@ -117,7 +117,7 @@ func loadConfig(flags *pflag.FlagSet) (cfg *config.Config, found bool, err error
 // compiler's, replay's, conform's and the suppressions' own.
 func allRules() []report.RuleInfo {
 	out := append(conform.AllRules(), pdl.Rules...)
-	return append(out, suppress.Rules...)
+	return append(out, suppress.Rules()...)
 }
 
 func ruleIDs() []string {

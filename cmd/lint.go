@@ -102,6 +102,7 @@ func runLint(s stdio, p *lintParams, args []string) error {
 	if p.listRules {
 		return verb.ListRules(s.verb(), args, p.out.output, format, pdllint.Rules(rules.All()))
 	}
+	p.out.disabled = p.disable
 	return lintverb.Lint(context.Background(), lintverb.Params{
 		Files:      args,
 		Disable:    p.disable,

@@ -30,6 +30,9 @@ type reportFlags struct {
 	// noSuppressions and includeSuppressed are --no-suppressions and
 	// --include-suppressed.
 	noSuppressions, includeSuppressed bool
+	// disabled are the verb's --disable, which reach the rules of
+	// suppressions, checked as the report is emitted.
+	disabled []string
 	// cfg is the pilotage.yaml in effect, set by setup.
 	cfg *config.Config
 	// flags are the verb's flags, for telling a flag given from its
@@ -110,7 +113,11 @@ func (f *reportFlags) setup() (report.Format, error) {
 // when it should fail.
 func (f *reportFlags) emit(s stdio, format report.Format, rep *report.Report) error {
 	if f.cfg != nil {
-		f.cfg.Apply(rep, config.Apply{Inline: pdl.Suppressions, NoSuppressions: f.noSuppressions, Known: ruleIDs()})
+		off := map[string]bool{}
+		for _, id := range f.disabled {
+			off[id] = true
+		}
+		f.cfg.Apply(rep, config.Apply{Inline: pdl.Suppressions, NoSuppressions: f.noSuppressions, Known: ruleIDs(), Disabled: off})
 	}
 	err := writeOutput(s, f.output, "the report", func(w io.Writer) error {
 		return report.Write(w, format, rep, report.Options{Color: f.useColor(w), Strict: f.strict, IncludeSuppressed: f.includeSuppressed})

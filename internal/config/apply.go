@@ -155,6 +155,9 @@ type Apply struct {
 	NoSuppressions bool
 	// Known lists the rule IDs a suppression comment may name.
 	Known []string
+	// Disabled are the rules the verb's --disable turned off, the rules
+	// of suppressions among them (suppress.Options).
+	Disabled map[string]bool
 }
 
 // Apply brings a verb's report under the configuration: it marks the
@@ -183,7 +186,7 @@ func (c *Config) Apply(rep *report.Report, opt Apply) {
 			ext = append(ext, suppress.External{Rules: ids, Reason: s.Reason, Match: c.matcher(s.Files),
 				At: report.Location{File: s.From.File, Line: s.From.Line, Column: s.From.Column}})
 		}
-		suppress.Apply(rep, dirs, ext, opt.Known)
+		suppress.Apply(rep, dirs, ext, suppress.Options{Known: opt.Known, Disabled: opt.Disabled})
 	}
 	type key struct{ rule, file string }
 	memo := map[key]RuleSetting{}

@@ -1,11 +1,13 @@
 package pdllint
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/ruleset"
+	"github.com/pilotage-dev/pilotage/internal/base/suppress"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/lint/rules"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
@@ -37,6 +39,7 @@ version (reading 11). Turn a rule off with ` + "`--disable ID`" + `; list them w
 ` + "`pilotage lint --list-rules`" + `.
 `)
 	b.WriteString(pdlRules())
+	b.WriteString(suppressionRules())
 	b.WriteString("\n" + ruleset.Table(rules.Registry.Infos(), func(id string) string { return id + ".md" }))
 	b.WriteString(findingSections)
 	return b.String()
@@ -52,6 +55,17 @@ func pdlRules() string {
 	return "\nLinting a PDL file also applies the PDL compiler's rules, category `pdl`, which\n" +
 		"`--list-rules` lists with these and [pdl.md](../pdl.md#diagnostics) describes: " +
 		strings.Join(ids, ", ") + ".\n"
+}
+
+// suppressionRules names the rules of # pilotage:ignore comments, which
+// --list-rules lists with these and docs/config.md documents.
+func suppressionRules() string {
+	var links []string
+	for _, r := range suppress.Rules() {
+		links = append(links, fmt.Sprintf("[`%s`](../config.md#%s)", r.ID, r.ID))
+	}
+	return "\nIt also checks the PDL file's `# pilotage:ignore` comments, category `suppression`,\n" +
+		"conventions of pilotage rather than requirements of the spec: " + strings.Join(links, ", ") + ".\n"
 }
 
 // findingSections says, under the table, how findings cite sections.

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/base/suppress"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -41,14 +43,15 @@ func isPDLInput(in *lint.Input) bool {
 }
 
 // Rules describes every rule `pilotage lint` applies: the lint rules
-// given and the PDL compiler's (pdl.Rules), so --list-rules shows, and
-// --disable accepts, both kinds.
+// given, the PDL compiler's (pdl.Rules) and those of the suppression
+// comments PDL files carry (suppress.Rules), so --list-rules shows, and
+// --disable accepts, all three kinds.
 func Rules(lintRules []*lint.Rule) []report.RuleInfo {
 	out := make([]report.RuleInfo, 0, len(lintRules)+len(pdl.Rules))
 	for _, r := range lintRules {
 		out = append(out, r.Info())
 	}
-	return append(out, pdl.Rules...)
+	return append(append(out, pdl.Rules...), suppress.Rules()...)
 }
 
 // isPDLRule reports whether id names a rule of the PDL compiler.
@@ -123,13 +126,24 @@ func Grammars(srv *language.Server) map[string]*lint.Grammar {
 //
 // cfg.Disabled may name PDL rules as well as lint rules; a disabled PDL
 // rule's findings are dropped and do not stop the lint rules from running
-// on the build. cfg.MaxPerRule caps the compile findings too, as the
+// on the build. It may name the rules of suppressions too, which run
+// when the report is brought under pilotage.yaml (config.Apply): the
+// report lists those that are on, with the PDL rules. cfg.MaxPerRule caps the compile findings too, as the
 // compiler raises them.
 func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Report, error) {
+	// Every rule lint applies may be disabled, and a typo gets the
+	// nearest of them all (lint.Run would know only its own).
+	var ids []string
+	for _, r := range Rules(rules) {
+		ids = append(ids, r.ID)
+	}
+	if err := suggest.UnknownRule(cfg.Disabled, ids); err != nil {
+		return nil, err
+	}
 	lintCfg := lint.Config{Disabled: map[string]bool{}, Baseline: cfg.Baseline, MaxPerRule: cfg.MaxPerRule}
 	pdlOff := map[string]bool{}
 	for id, off := range cfg.Disabled {
-		if isPDLRule(id) {
+		if isPDLRule(id) || suppress.IsRule(id) {
 			pdlOff[id] = off
 		} else {
 			lintCfg.Disabled[id] = off
@@ -176,7 +190,7 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 		rep.Cap.Include(pdlCap, func(rule string) bool { return !pdlOff[rule] })
 	}
 	if len(results) > 0 {
-		for _, r := range pdl.Rules {
+		for _, r := range append(slices.Clip(pdl.Rules), suppress.Rules()...) {
 			if !pdlOff[r.ID] {
 				rep.Rules = append(rep.Rules, r)
 			}

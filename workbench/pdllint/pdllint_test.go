@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suppress"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -148,6 +150,23 @@ func TestDisablePDLRule(t *testing.T) {
 		t.Errorf("with pdl-example disabled the build must be linted: %+v", rep.Findings)
 	}
 
+	// The rules of suppressions, which run when the report is brought
+	// under pilotage.yaml, may be disabled too; the report lists those on.
+	rep, err = Run(rules.All(), in, lint.Config{Disabled: map[string]bool{suppress.RuleUnusedSuppression: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, r := range rep.Rules {
+		if r.Category == "suppression" {
+			listed = append(listed, r.ID)
+		}
+	}
+	slices.Sort(listed)
+	if strings.Join(listed, " ") != "suppression-reason suppression-syntax" {
+		t.Errorf("rules of suppressions listed with unused-suppression disabled: %v", listed)
+	}
+
 	// Unknown IDs are still a configuration error.
 	if _, err := Run(rules.All(), in, lint.Config{Disabled: map[string]bool{"pdl-nothing": true}}); err == nil || !strings.Contains(err.Error(), `unknown rule "pdl-nothing"`) {
 		t.Errorf("err = %v", err)
@@ -155,19 +174,19 @@ func TestDisablePDLRule(t *testing.T) {
 }
 
 // TestRulesListsBoth: the rule list of `lint --list-rules` holds every
-// lint rule and every PDL rule, once each.
+// lint rule, every PDL rule and every rule of suppressions, once each.
 func TestRulesListsBoth(t *testing.T) {
 	infos := Rules(rules.All())
 	seen := map[string]int{}
 	for _, r := range infos {
 		seen[r.ID]++
 	}
-	for _, id := range []string{"json-syntax", "capability-floor", "pdl-syntax", "pdl-cel", "pdl-example"} {
+	for _, id := range []string{"json-syntax", "capability-floor", "pdl-syntax", "pdl-cel", "pdl-example", "unused-suppression", "suppression-reason"} {
 		if seen[id] != 1 {
 			t.Errorf("%s listed %d times", id, seen[id])
 		}
 	}
-	if len(seen) != len(infos) || len(infos) != len(rules.All())+len(pdl.Rules) {
+	if len(seen) != len(infos) || len(infos) != len(rules.All())+len(pdl.Rules)+len(suppress.Rules()) {
 		t.Errorf("%d distinct ids in %d rules", len(seen), len(infos))
 	}
 }

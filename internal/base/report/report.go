@@ -28,7 +28,8 @@ const (
 type Finding struct {
 	Rule string `json:"rule"`
 	// Section is what the rule enforces: a section number of Part II
-	// ("5.8.2") or the name of another document of the spec ("binding.md").
+	// ("5.8.2"), the name of another document of the spec ("binding.md"),
+	// or Convention.
 	Section string `json:"section"`
 	// Sections lists every section the finding cites, Section first, when
 	// there is more than one (a schema finding cites the field table that
@@ -133,10 +134,19 @@ type Summary struct {
 	Checked map[string]int `json:"checked,omitempty"`
 }
 
+// Convention is the Section of a rule that enforces a convention of
+// pilotage itself, which no document of the spec requires (a
+// suppression comment's reason); its documentation says why.
+const Convention = "convention"
+
 // Cite is a section as people write it: "§5.8.2" for a section of Part
-// II, the document's own name ("binding.md") for the rest of the spec.
+// II, the document's own name ("binding.md") for the rest of the spec,
+// "pilotage convention" for Convention.
 func Cite(section string) string {
-	if section != "" && section[0] >= '0' && section[0] <= '9' {
+	switch {
+	case section == Convention:
+		return "pilotage " + Convention
+	case section != "" && section[0] >= '0' && section[0] <= '9':
 		return "§" + section
 	}
 	return section
@@ -145,7 +155,10 @@ func Cite(section string) string {
 // source names the document a section belongs to, for the help text of
 // machine formats.
 func source(section string) string {
-	if c := Cite(section); c != section {
+	switch c := Cite(section); {
+	case section == Convention:
+		return "A " + c + ", not a requirement of Pilotage 1.1"
+	case c != section:
 		return "Pilotage 1.1 Part II " + c
 	}
 	return "Pilotage 1.1 " + section

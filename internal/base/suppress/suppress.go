@@ -11,30 +11,32 @@ import (
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/base/ruleset"
 )
 
 // Marker starts a suppression comment, after the "#".
 const Marker = "pilotage:ignore"
 
-// The rules of suppressions themselves (docs/rules/<id>.md).
-const (
-	RuleSyntax = "suppression-syntax"
-	RuleReason = "suppression-reason"
-	RuleUnused = "unused-suppression"
-)
+// category groups the rules of suppressions in --list-rules and the docs.
+const category = "suppression"
 
-const doc = "docs/config.md"
+// Layout is where each rule of suppressions lives, found from its ID
+// alone (docs/design.md, "Rules"): its code file here, its section of
+// docs/config.md, and its fixture, a PDL file linted in pdllint's tests
+// (suppressions need the PDL parser, which sits above this package).
+var Layout = ruleset.Layout{Code: "internal/base/suppress/%s.go", Doc: "docs/config.md#%s", Fixture: "workbench/pdllint/testdata/suppress/%s.txtar"}
 
-// Rules describes the findings Apply adds, for --list-rules, --disable
-// and pilotage.yaml's rules.
-var Rules = []report.RuleInfo{
-	{ID: RuleSyntax, Category: "suppression", Section: "config.md", Severity: report.Error,
-		Summary: "A pilotage:ignore comment must name known rules, comma-separated, then -- and a reason.", Doc: doc},
-	{ID: RuleReason, Category: "suppression", Section: "config.md", Severity: report.Error,
-		Summary: "A pilotage:ignore comment must say why after --; without a reason it suppresses nothing.", Doc: doc},
-	{ID: RuleUnused, Category: "suppression", Section: "config.md", Severity: report.Warning,
-		Summary: "A pilotage:ignore comment must suppress a finding of each rule it names.", Doc: doc},
+// registry holds the rules of suppressions; each rule file registers its own.
+var registry = ruleset.New[*report.RuleInfo](Layout)
+
+// Rules describes the findings Apply adds, for --list-rules, --disable,
+// sarif and pilotage.yaml's rules.
+func Rules() []report.RuleInfo { return registry.Infos() }
+
+// IsRule reports whether id names a rule of suppressions.
+func IsRule(id string) bool {
+	_, ok := registry.Lookup(id)
+	return ok
 }
 
 // Comment is what a suppression comment says.
@@ -111,47 +113,48 @@ type External struct {
 	At    report.Location
 }
 
+// Options of Apply.
+type Options struct {
+	// Known lists the rule IDs a directive may name.
+	Known []string
+	// Disabled are the rules --disable turned off: a rule of suppressions
+	// among them raises no finding, and a directive naming one of the
+	// others is not reported unused, since that rule did not run.
+	Disabled map[string]bool
+}
+
 // Apply marks the findings of rep that a directive or an external entry
-// covers (both when both do), adds a finding for each malformed
-// directive, each without a reason (which suppresses nothing) and each
-// rule of a directive that suppressed nothing, and recounts the summary.
-// known lists the rule IDs a directive may name.
-func Apply(rep *report.Report, directives []Directive, external []External, known []string) {
-	isKnown := map[string]bool{}
-	for _, id := range known {
-		isKnown[id] = true
-	}
-	used := make([]map[string]bool, len(directives))
+// covers (both when both do), adds the findings of the rules of
+// suppressions (a malformed directive, one without a reason, which
+// suppresses nothing, each rule of a directive that suppressed nothing)
+// and recounts the summary.
+func Apply(rep *report.Report, directives []Directive, external []External, opt Options) {
 	var added []report.Finding
-	for i := range directives {
-		d := &directives[i]
-		used[i] = map[string]bool{}
-		if d.Problem == "" {
-			for _, id := range d.Rules {
-				if !isKnown[id] {
-					d.Problem = fmt.Sprintf("unknown rule %q", id)
-					if near := suggest.Closest(id, known); near != "" {
-						d.Problem += fmt.Sprintf(" (did you mean %q?)", near)
-					}
-					break
-				}
+	raise := func(fs ...report.Finding) {
+		for _, f := range fs {
+			if !opt.Disabled[f.Rule] {
+				added = append(added, f)
 			}
 		}
-		switch {
-		case d.Problem != "":
-			added = append(added, finding(d, RuleSyntax, report.Error, "malformed pilotage:ignore comment: "+d.Problem,
-				"write # pilotage:ignore RULE[,RULE] -- reason, with the IDs --list-rules prints"))
-		case d.Reason == "":
-			added = append(added, finding(d, RuleReason, report.Error, "pilotage:ignore without a reason suppresses nothing",
-				"say why the finding is acceptable after --: # pilotage:ignore "+strings.Join(d.Rules, ",")+" -- reason"))
+	}
+	for i := range directives {
+		d := &directives[i]
+		if f, bad := checkSyntax(d, opt.Known); bad {
+			raise(f)
+		} else if f, bad := checkReason(d); bad {
+			raise(f)
 		}
 	}
+	used := make([]map[string]bool, len(directives))
 	for fi := range rep.Findings {
 		f := &rep.Findings[fi]
 		for i := range directives {
 			d := &directives[i]
-			if d.Problem != "" || d.Reason == "" || !slices.Contains(d.Rules, f.Rule) || !d.covers(*f) {
+			if !d.applies() || !slices.Contains(d.Rules, f.Rule) || !d.covers(*f) {
 				continue
+			}
+			if used[i] == nil {
+				used[i] = map[string]bool{}
 			}
 			used[i][f.Rule] = true
 			f.Suppressions = append(f.Suppressions, report.Suppression{Kind: report.InSource, Justification: d.Reason, Location: d.At})
@@ -163,17 +166,7 @@ func Apply(rep *report.Report, directives []Directive, external []External, know
 		}
 	}
 	for i := range directives {
-		d := &directives[i]
-		if d.Problem != "" || d.Reason == "" {
-			continue
-		}
-		for _, id := range d.Rules {
-			if !used[i][id] {
-				added = append(added, finding(d, RuleUnused, report.Warning,
-					fmt.Sprintf("pilotage:ignore %s suppresses nothing: no %s finding in the statement it covers", id, id),
-					"remove it, or move it to the statement the finding is on"))
-			}
-		}
+		raise(checkUnused(&directives[i], used[i], opt.Disabled)...)
 	}
 	rep.Findings = append(rep.Findings, added...)
 	rep.Recount()
@@ -182,7 +175,13 @@ func Apply(rep *report.Report, directives []Directive, external []External, know
 	}
 }
 
-func finding(d *Directive, rule string, sev report.Severity, msg, hint string) report.Finding {
-	return report.Finding{Rule: rule, Section: "config.md", Severity: sev, Message: msg, Hint: hint,
+// applies reports whether d suppresses findings: it is well-formed and
+// says why.
+func (d *Directive) applies() bool { return d.Problem == "" && d.Reason != "" }
+
+// finding is a finding of rule (one of this package's) at d.
+func finding(d *Directive, rule, msg, hint string) report.Finding {
+	r, _ := registry.Lookup(rule)
+	return report.Finding{Rule: rule, Section: r.Section, Severity: r.Severity, Message: msg, Hint: hint,
 		File: d.At.File, Line: d.At.Line, Column: d.At.Column}
 }

@@ -1,11 +1,15 @@
 package suppress
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/ruleset"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/ruletest"
 )
 
 func TestParseComment(t *testing.T) {
@@ -55,7 +59,7 @@ func TestApply(t *testing.T) {
 		directive("# pilotage:ignore x,y -- fine here", 1),
 		directive("# pilotage:ignore y", 10),
 		directive("# pilotage:ignore core-guide-sise -- r", 20),
-	}, nil, []string{"x", "y", "core-guide-size"})
+	}, nil, Options{Known: []string{"x", "y", "core-guide-size"}})
 	var got []string
 	for _, f := range rep.Findings {
 		s := f.File + ":" + strconv.Itoa(f.Line) + " " + f.Rule
@@ -80,10 +84,61 @@ func TestApply(t *testing.T) {
 		t.Fatalf("summary %+v", s)
 	}
 	for _, f := range rep.Findings {
-		if f.Rule == RuleSyntax && !strings.Contains(f.Message, `unknown rule "core-guide-sise" (did you mean "core-guide-size"?)`) {
+		if f.Rule == RuleSuppressionSyntax && !strings.Contains(f.Message, `unknown rule "core-guide-sise" (did you mean "core-guide-size"?)`) {
 			t.Errorf("syntax finding %q does not name the rule and the nearest", f.Message)
 		}
 	}
+}
+
+// TestApplyDisabled: a rule of suppressions that --disable turned off
+// raises nothing, whatever the others do; a reasonless directive still
+// suppresses nothing; and a directive naming a disabled rule is not
+// unused, since that rule did not run.
+func TestApplyDisabled(t *testing.T) {
+	dirs := func() []Directive {
+		return []Directive{
+			directive("# pilotage:ignore x -- covers nothing", 1),
+			directive("# pilotage:ignore y", 10),
+			directive("# pilotage:ignore z, -- r", 20),
+			directive("# pilotage:ignore w -- w is off", 30),
+		}
+	}
+	known := []string{"w", "x", "y"}
+	for _, c := range []struct {
+		off  []string
+		want string
+	}{
+		{nil, "1 unused-suppression,10 suppression-reason,12 y,20 suppression-syntax"},
+		{[]string{RuleUnusedSuppression}, "10 suppression-reason,12 y,20 suppression-syntax"},
+		{[]string{RuleSuppressionReason}, "1 unused-suppression,12 y,20 suppression-syntax"},
+		{[]string{RuleSuppressionSyntax, RuleUnusedSuppression}, "10 suppression-reason,12 y"},
+	} {
+		rep := &report.Report{Files: []string{"a.pdl"}}
+		rep.Add(report.Finding{Rule: "y", File: "a.pdl", Line: 12, Column: 1, Severity: report.Error})
+		off := map[string]bool{"w": true}
+		for _, id := range c.off {
+			off[id] = true
+		}
+		Apply(rep, dirs(), nil, Options{Known: known, Disabled: off})
+		var got []string
+		for _, f := range rep.Findings {
+			got = append(got, strconv.Itoa(f.Line)+" "+f.Rule)
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("--disable %v: got %s, want %s", c.off, strings.Join(got, ","), c.want)
+		}
+	}
+}
+
+// TestRuleShape: every rule of suppressions is found from its ID in one
+// step: its file here, its heading in docs/config.md, its fixture.
+func TestRuleShape(t *testing.T) { ruletest.RuleShape(t, filepath.Join("..", "..", ".."), registry) }
+
+// TestRulesTable keeps docs/config.md's table of these rules equal to the
+// registry; go test -update rewrites it.
+func TestRulesTable(t *testing.T) {
+	golden.Generated(t, filepath.Join("..", "..", "..", "docs", "config.md"), "suppression rules",
+		[]byte(ruleset.Table(registry.Infos(), func(id string) string { return "#" + id })))
 }
 
 // FuzzParseComment: any comment text parses without panic; a directive

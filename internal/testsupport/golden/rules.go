@@ -10,7 +10,7 @@ import (
 // RuleFixtures checks the fixtures of one rule, kept in the archive at
 // path (lint's and replay's convention). Its documents come in pairs:
 //
-//	-- NAME.json --   a document the rule checks
+//	-- NAME.json --   a document the rule checks (NAME.pdl for a PDL file)
 //	-- NAME.want --   the findings of this rule alone, one per line
 //	                  (empty for a passing fixture)
 //
@@ -31,6 +31,9 @@ func RuleFixtures(t testing.TB, path string, isFixture func(name string) bool, f
 	var sawFail, sawPass bool
 	for _, f := range ar.Files {
 		name, ok := strings.CutSuffix(f.Name, ".json")
+		if !ok {
+			name, ok = strings.CutSuffix(f.Name, ".pdl")
+		}
 		if !ok || strings.HasSuffix(name, ".baseline") || !isFixture(name) {
 			continue
 		}
