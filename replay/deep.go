@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -30,11 +31,40 @@ type Deep struct {
 	Arms []string
 	// Input is the Run's input (the execute request's), decoded; nil when
 	// not given, and then an expression that reads it is not re-decided.
-	Input  any
+	Input any
+	// Subprogram is the Language's trace_subprogram: "expanded" when the
+	// entries of a promoted program's body appear in its callers' traces
+	// (§5.8.3).
+	Subprogram string
+	src        *source
+	// bodies are the promoted programs the Language defines that the
+	// program runs, directly or from another body, by entry id.
+	bodies map[string]*body
+	// expansion is the Language's sub-program expansion limit.
+	expansion int
+}
+
+// source is where a program's expressions are written: the program file,
+// or for a promoted body the entry of the PDL that defines it.
+type source struct {
+	file   string
 	parsed *syntax.Parsed
 	// pointers is set when the program is written in the step model's
 	// JSON, where a JSON Pointer locates an expression for its author.
 	pointers bool
+	// body is the entry id of a promoted body, defined at entry.
+	body  string
+	entry language.Pos
+}
+
+// body is a promoted program's body as the Language defines it, checked
+// as the engine checks it before running it (§5.8.3).
+type body struct {
+	prog *program.Program
+	src  *source
+	// invalid says why the body does not validate in the Language, when
+	// it does not: a server refuses to run it.
+	invalid string
 }
 
 // LoadDeep parses and checks the program src (the file named file) as a
@@ -52,14 +82,68 @@ func LoadDeep(file string, src []byte, srv *language.Server, l *language.Languag
 	if !pilotage.Valid(parsed.Diagnostics) {
 		return nil, deepDiag(file, parsed, parsed.Diagnostics)
 	}
-	res, err := program.Check(parsed.Program, deepEnv(srv, l, lim))
+	res, err := program.Check(parsed.Program, deepEnv(srv, l, lim, expr.Schema{"type": "object"}))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	if !pilotage.Valid(res.Diagnostics) {
 		return nil, deepDiag(file, parsed, res.Diagnostics)
 	}
-	return &Deep{File: file, Program: parsed.Program, Arms: slices.Clone(l.Grammar.Arms), parsed: parsed, pointers: syn.Pointers()}, nil
+	d := &Deep{File: file, Program: parsed.Program, Arms: slices.Clone(l.Grammar.Arms), Subprogram: l.TraceSubprogram,
+		src: &source{file: file, parsed: parsed, pointers: syn.Pointers()}, bodies: map[string]*body{}, expansion: lim.Expansion}
+	if err := d.loadBodies(parsed.Program.Steps, srv, l, lim); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// loadBodies reads and checks the body of every promoted program steps
+// run that the Language defines (a PDL entry's program), and of those
+// their bodies run, so that their expanded entries can be re-decided.
+func (d *Deep) loadBodies(steps []*program.Step, srv *language.Server, l *language.Language, lim language.Limits) error {
+	for _, s := range targets(steps) {
+		if _, done := d.bodies[s]; done {
+			continue
+		}
+		i := slices.IndexFunc(srv.Catalog, func(e *language.Entry) bool { return e.ID == s })
+		if i < 0 || srv.Catalog[i].Program == nil {
+			continue
+		}
+		e := srv.Catalog[i]
+		parsed, err := syntax.For(l).Parse(syntax.Source(l.Locator, e.Program), lim.Depth)
+		if err != nil {
+			return fmt.Errorf("%s: the body of %s: %v", e.Pos.File, e.ID, err)
+		}
+		b := &body{prog: parsed.Program, src: &source{file: e.Pos.File, parsed: parsed, pointers: syntax.For(l).Pointers(), body: e.ID, entry: e.Pos}}
+		d.bodies[e.ID] = b
+		diags := parsed.Diagnostics
+		if pilotage.Valid(diags) {
+			res, err := program.Check(parsed.Program, deepEnv(srv, l, lim, expr.ParseSchema(e.InputSchema)))
+			if err != nil {
+				return fmt.Errorf("%s: the body of %s: %v", e.Pos.File, e.ID, err)
+			}
+			diags = res.Diagnostics
+		}
+		if i := slices.IndexFunc(diags, func(d pilotage.Diagnostic) bool { return d.Severity == pilotage.SeverityError }); i >= 0 {
+			b.invalid = diags[i].Message
+			continue
+		}
+		if err := d.loadBodies(parsed.Program.Steps, srv, l, lim); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// targets are the entries steps call or run, in program order.
+func targets(steps []*program.Step) []string {
+	var out []string
+	program.Walk(steps, func(s *program.Step) {
+		if s.Kind == program.Call || s.Kind == program.Run {
+			out = append(out, s.Target)
+		}
+	})
+	return out
 }
 
 // deepDiag is the first error of a program that does not validate, at its
@@ -77,8 +161,9 @@ func deepDiag(file string, parsed *syntax.Parsed, diags []pilotage.Diagnostic) e
 
 // deepEnv is the checking environment the workbench engine gives a
 // program (engine's view.programEnv): the catalog entries the Language
-// sees, every one callable, since each call in the trace was already made.
-func deepEnv(srv *language.Server, l *language.Language, lim language.Limits) *program.Env {
+// sees, every one callable, since each call in the trace was already made,
+// and input of the schema input (a promoted body's is its entry's).
+func deepEnv(srv *language.Server, l *language.Language, lim language.Limits, input expr.Schema) *program.Env {
 	byID := map[string]*language.Entry{}
 	var visible []string
 	for _, e := range srv.Catalog {
@@ -99,7 +184,7 @@ func deepEnv(srv *language.Server, l *language.Language, lim language.Limits) *p
 		},
 		Visible:  visible,
 		Code:     func(string) string { return pilotage.CodeConstraint },
-		HasInput: l.Grammar.Input, Input: expr.Schema{"type": "object"},
+		HasInput: l.Grammar.Input, Input: input,
 	}
 	if len(l.ContextSchema) > 0 {
 		env.HasContext, env.Context = true, expr.ParseSchema(l.ContextSchema)
@@ -107,18 +192,32 @@ func deepEnv(srv *language.Server, l *language.Language, lim language.Limits) *p
 	return env
 }
 
-// exprAt locates one of the program's expressions (or steps) by its JSON
+// at locates one of the program's expressions (or steps) by its JSON
 // Pointer in the step model: a line:column of the program file (a text
 // range's start in a text program), and the pointer itself for a JSON
-// program. "" locates nothing.
-func (d *Deep) exprAt(ptr, note string) []report.Location {
+// program. A promoted body is located at its entry in the PDL, with the
+// expression's place in the body in the note. "" locates nothing.
+func (s *source) at(ptr, note string) []report.Location {
 	if ptr == "" {
 		return nil
 	}
-	at, _ := d.parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(ptr)})
-	loc := report.Location{File: d.File, Line: max(at.Line, 1), Column: max(at.Column, 1), Note: note}
-	if d.pointers {
+	at, _ := s.parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(ptr)})
+	loc := report.Location{File: s.file, Line: max(at.Line, 1), Column: max(at.Column, 1), Note: note}
+	if s.pointers {
 		loc.Pointer = ptr
 	}
+	if s.body != "" {
+		where := fmt.Sprintf("line %d:%d", loc.Line, loc.Column)
+		if s.pointers {
+			where = ptr
+		}
+		loc.Line, loc.Column = max(s.entry.Line, 1), max(s.entry.Column, 1)
+		loc.Note = strings.TrimSpace(fmt.Sprintf("%s (%s of the body of %s)", note, where, s.body))
+	}
 	return []report.Location{loc}
+}
+
+// entryAt locates a promoted body as a whole: its entry in the PDL.
+func (s *source) entryAt(note string) []report.Location {
+	return []report.Location{{File: s.file, Line: max(s.entry.Line, 1), Column: max(s.entry.Column, 1), Note: note + " (" + s.body + ")"}}
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,10 +30,17 @@ func testLanguage(more ...string) (*language.Server, *language.Language) {
 }
 
 // deepFixture loads an archive's program.json (and input.json) for deep
-// replay in testLanguage.
+// replay in testLanguage. An archive's body.json is the body of the
+// promoted program prog.body@1 of that Language, whose entries its traces
+// expand (§5.8.3).
 func deepFixture(t testing.TB, prog []byte, a *golden.Archive) *Deep {
 	t.Helper()
 	srv, l := testLanguage()
+	if body, ok := a.File("body.json"); ok {
+		srv.Catalog = append(srv.Catalog, &language.Entry{CatalogEntry: pilotage.CatalogEntry{ID: "prog.body@1", Kind: "program", Risk: "write",
+			InputSchema: json.RawMessage(`{"type": "object"}`)}, Program: body, Pos: language.Pos{File: "body.pdl", Line: 1, Column: 1}})
+		l.TraceSubprogram = pilotage.SubprogramExpanded
+	}
 	d, err := LoadDeep("program.json", prog, srv, l)
 	if err != nil {
 		t.Fatal(err)

@@ -28,14 +28,24 @@ type dscope struct {
 	outputs map[string]any
 	item    string
 	itemVal any
-	// missing is set when a name resolved to an unknown value: the
-	// evaluation then fails, and that failure is not the program's.
-	missing *unknown
+	fr      *dframe
 	root    *deepRun
 }
 
+// dframe is one program being re-decided: the Run's, or a promoted body
+// whose entries the trace expands (§5.8.3).
+type dframe struct {
+	// input is the program's input: the Run's, or a body's bound from the
+	// input of the entry that runs it.
+	input any
+	src   *source
+	// body is set in a promoted body, which runs at expansion depth depth.
+	body  *body
+	depth int
+}
+
 func (sc *dscope) child() *dscope {
-	return &dscope{parent: sc, outputs: map[string]any{}, root: sc.root}
+	return &dscope{parent: sc, outputs: map[string]any{}, root: sc.root, fr: sc.fr}
 }
 
 // ResolveName implements interpreter.Activation, walking qualified names
@@ -46,7 +56,7 @@ func (sc *dscope) ResolveName(name string) (any, bool) {
 	found := false
 	switch head {
 	case "input":
-		v, found = sc.root.input, true
+		v, found = sc.fr.input, true
 	case "context":
 		v, found = unknown{why: "the Run's context, which no trace records"}, true
 	case "steps":
@@ -98,10 +108,16 @@ type deepRun struct {
 	// lost is set when the trace departs from the program's order, which
 	// the correspondence rules report; deep replay stops there.
 	lost bool
+	// departed is set when the expanded entries of a promoted body depart
+	// from the body the Language defines: where, and which step the body
+	// gives there.
+	departed *departure
 	// out is the Run's output the program gives, when it could be
 	// computed; outSet says so.
 	out    any
 	outSet bool
+	// reported counts the divergences reported.
+	reported int
 	// undecided counts what could not be re-decided, by reason.
 	undecided map[string]int
 	firstWhy  []string
@@ -162,8 +178,16 @@ func (r *deepRun) take() *entry {
 	return e
 }
 
+// departure is where expanded entries left a promoted body: the frame,
+// the entry met (nil at the end of the trace) and the id the body gives.
+type departure struct {
+	fr   *dframe
+	got  *entry
+	want string
+}
+
 func (r *deepRun) run() {
-	root := &dscope{outputs: map[string]any{}, root: r}
+	root := &dscope{outputs: map[string]any{}, root: r, fr: &dframe{input: r.input, src: r.d.src}}
 	if r.sequence(r.d.Program.Steps, root, nil, "") && r.d.Program.Output != nil {
 		if v, ok := r.eval(r.d.Program.Output, root, nil, "the Run's output"); ok {
 			r.out, r.outSet = v, true
@@ -227,7 +251,12 @@ func (r *deepRun) step(s *program.Step, sc *dscope, quals []int, prefix string) 
 	e := r.peek()
 	if e == nil || e.bad != nil || e.w.ID == nil || *e.w.ID != id {
 		// The trace ends here or goes elsewhere: what the plain rules
-		// report (entry-order, expected-reached), not a decision.
+		// report (entry-order, expected-reached), not a decision. In a
+		// promoted body, which they do not check (§5.8.4), sub says.
+		if sc.fr.body != nil {
+			r.departed = &departure{fr: sc.fr, got: e, want: id}
+			return nil, false
+		}
 		if e != nil {
 			r.lost = true
 			r.note("the steps from entry "+idOf(e)+" on", "the trace departs there from the program, which expects step "+strconv.Quote(id)+" (the correspondence rules say how)")
@@ -238,15 +267,9 @@ func (r *deepRun) step(s *program.Step, sc *dscope, quals []int, prefix string) 
 	var computed any
 	switch s.Kind {
 	case program.Call, program.Run:
-		r.call(s, sc, e)
-		{
-			// Entries of an expanded sub-program (§5.8.3), of a run step
-			// or of a call to a promoted program, are its body's, which
-			// this program does not hold.
-			for n := r.peek(); n != nil && n.w.ID != nil && strings.HasPrefix(*n.w.ID, id+"/"); n = r.peek() {
-				r.take()
-				r.note("entries of an expanded sub-program", "they run the body of the promoted program their step calls, not this program (§5.8.3)")
-			}
+		args := r.call(s, sc, e)
+		if !r.sub(s, sc, e, args) {
+			return nil, false
 		}
 		if !e.ok() {
 			r.failed = e
@@ -294,7 +317,7 @@ func (r *deepRun) step(s *program.Step, sc *dscope, quals []int, prefix string) 
 	}
 	if len(e.w.Output) > 0 {
 		r.compare(RuleDeepOutput, e, "/output", computed, "the output of "+*e.w.ID,
-			"a branch gives the output of the last step of its arm, a loop the list of its iterations' (§5.8)", s.Pointer)
+			"a branch gives the output of the last step of its arm, a loop the list of its iterations' (§5.8)", sc.fr.src.at(s.Pointer, ""))
 	}
 	return r.recordedOr(e, s, computed), true
 }
@@ -336,13 +359,14 @@ func (r *deepRun) recordedOr(e *entry, s *program.Step, computed any) any {
 	return r.recorded(e, s)
 }
 
-// call checks a call's recorded input against its arguments' values.
-func (r *deepRun) call(s *program.Step, sc *dscope, e *entry) {
+// call checks a call's recorded input against its arguments' values,
+// which it returns (nil when one could not be evaluated).
+func (r *deepRun) call(s *program.Step, sc *dscope, e *entry) map[string]any {
 	args := map[string]any{}
 	for _, a := range s.Args {
 		v, ok := r.eval(a.Expr, sc, e, "argument "+a.Name+" of "+*e.w.ID)
 		if !ok {
-			return
+			return nil
 		}
 		args[a.Name] = v
 	}
@@ -350,10 +374,11 @@ func (r *deepRun) call(s *program.Step, sc *dscope, e *entry) {
 		if e.ok() {
 			r.note("call inputs", "a summary trace does not record them (§5.8.1)")
 		}
-		return
+		return args
 	}
 	r.compare(RuleDeepInput, e, "/input", args, "the input of "+*e.w.ID,
-		"a call's input is its arguments evaluated over the values before it (§5.8, step inputs)", s.ArgsPointer)
+		"a call's input is its arguments evaluated over the values before it (§5.8, step inputs)", sc.fr.src.at(s.ArgsPointer, ""))
+	return args
 }
 
 // branch re-decides a branch and returns the arm the trace took, for the
@@ -387,7 +412,7 @@ func (r *deepRun) branch(s *program.Step, sc *dscope, e *entry) (int, bool) {
 		if want != arm {
 			r.report(RuleDeepBranch, e.at("/decisions/0/took"),
 				fmt.Sprintf("branch %s took %q, but its condition %s is %t over the recorded values, which gives %q", *e.w.ID, took, s.Cond.Src, b, r.d.Arms[want]),
-				"the first arm runs when the condition is true, the second otherwise", r.d.exprAt(s.Cond.Pointer, "the condition"))
+				"the first arm runs when the condition is true, the second otherwise", sc.fr.src.at(s.Cond.Pointer, "the condition"))
 		}
 	}
 	return arm, true
@@ -411,7 +436,7 @@ func (r *deepRun) loop(s *program.Step, sc *dscope, e *entry) (int, []any, bool)
 	if known && isList && len(list) != n && (e.ok() || n > len(list)) {
 		r.report(RuleDeepLoop, e.at("/decisions"),
 			fmt.Sprintf("loop %s ran %d iteration(s), but its list %s has %d element(s) over the recorded values", *e.w.ID, n, s.List.Src, len(list)),
-			"a loop runs its body once per element of its list, in order (§5.8.2)", r.d.exprAt(s.List.Pointer, "the list"))
+			"a loop runs its body once per element of its list, in order (§5.8.2)", sc.fr.src.at(s.List.Pointer, "the list"))
 	}
 	if !known || !isList {
 		list = nil
@@ -442,15 +467,18 @@ func (r *deepRun) eval(x *program.Expr, sc *dscope, e *entry, what string) (any,
 			rule = RuleDeepBranch
 		case strings.HasPrefix(what, "the list"):
 			rule = RuleDeepLoop
+		case strings.HasPrefix(what, "the output"):
+			rule = RuleDeepOutput
 		}
 		r.report(rule, e.site, fmt.Sprintf("%s does not evaluate over the recorded values (%v), yet the entry succeeded", what, err),
-			"an expression that fails stops the Run with the step failed (§5.7)", r.d.exprAt(x.Pointer, ""))
+			"an expression that fails stops the Run with the step failed (§5.7)", sc.fr.src.at(x.Pointer, ""))
 	}
 	return nil, false
 }
 
-// compare reports a recorded value (member sub of e) that is not want.
-func (r *deepRun) compare(rule string, e *entry, sub string, want any, what, hint, ptr string) {
+// compare reports a recorded value (member sub of e) that is not want,
+// related to the program's expression at rel.
+func (r *deepRun) compare(rule string, e *entry, sub string, want any, what, hint string, rel []report.Location) {
 	if _, ok := want.(unknown); ok {
 		return
 	}
@@ -466,7 +494,7 @@ func (r *deepRun) compare(rule string, e *entry, sub string, want any, what, hin
 	if errA != nil || errB != nil || bytes.Equal(a, b) {
 		return
 	}
-	r.report(rule, e.at(sub), fmt.Sprintf("%s is %s, but the program gives %s over the recorded values", what, clip(a), clip(b)), hint, r.d.exprAt(ptr, ""))
+	r.report(rule, e.at(sub), fmt.Sprintf("%s is %s, but the program gives %s over the recorded values", what, clip(a), clip(b)), hint, rel)
 }
 
 func memberOf(e *entry, sub string) []byte {
@@ -505,6 +533,7 @@ func clip(b []byte) string {
 }
 
 func (r *deepRun) report(rule string, at site, msg, hint string, rel []report.Location) {
+	r.reported++
 	r.c.add(finding{rule: rule, at: at, msg: msg, hint: hint, rel: rel})
 }
 
@@ -528,7 +557,7 @@ func (r *deepRun) finish(s *stream) {
 		b, errB := json.Marshal(r.out)
 		if err == nil && errB == nil && !containsUnknown(r.out) && !bytes.Equal(a, b) {
 			r.report(RuleDeepOutput, *s.top.output, fmt.Sprintf("the Run's output is %s, but the program's output expression gives %s over the recorded values", clip(a), clip(b)),
-				"a completed Run's output is its output expression evaluated after the last step (§5.7)", r.d.exprAt(r.d.Program.Output.Pointer, "the output expression"))
+				"a completed Run's output is its output expression evaluated after the last step (§5.7)", r.d.src.at(r.d.Program.Output.Pointer, "the output expression"))
 		}
 	}
 	if r.d.Program.Output != nil && s.top.outputRaw == nil && ok && *o.OK && !s.response {
@@ -541,6 +570,6 @@ func (r *deepRun) finish(s *stream) {
 	for _, k := range r.firstWhy {
 		r.c.add(finding{rule: RuleDeepUndecided, at: at, sev: report.Info,
 			msg:  fmt.Sprintf("not re-decided (%d×) %s", r.undecided[k], k),
-			hint: "deep replay re-evaluates only over values the trace records: use a full trace, and the execute response for the Run's output"})
+			hint: "deep replay re-evaluates only over values the trace records: use a full trace, the execute response for the Run's output, and trace_subprogram expanded for promoted bodies"})
 	}
 }

@@ -24,6 +24,8 @@ import (
 //	-- snapshot.json --    (optional) the Language, turning on closed sets
 //	-- program.json --     (optional) the program of the traces, turning on
 //	                       deep replay in testLanguage (deep_test.go)
+//	-- body.json --        (optional) the body of prog.body@1, a promoted
+//	                       program the program runs (deep_test.go)
 //	-- input.json --       (optional) the Runs' input, for deep replay
 //	-- NAME.json --        a trace file
 //	-- NAME.want --        the findings of this rule alone, one per line:
@@ -35,7 +37,7 @@ import (
 func TestRuleFixtures(t *testing.T) {
 	// A plan or a snapshot is context the traces of the archive share.
 	isTrace := func(name string) bool {
-		return name != "plan" && name != "snapshot" && name != "program" && name != "input" && !strings.HasSuffix(name, ".plan")
+		return name != "plan" && name != "snapshot" && name != "program" && name != "body" && name != "input" && !strings.HasSuffix(name, ".plan")
 	}
 	for _, r := range Rules() {
 		t.Run(r.ID, func(t *testing.T) {
