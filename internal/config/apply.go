@@ -48,6 +48,7 @@ func (c *Config) CheckRules(known []string) error {
 		return nil
 	}
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Line < ds[j].Line })
+	ds.show(c.src)
 	return ds
 }
 

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // FileName is the configuration file looked for from the working
@@ -128,6 +130,8 @@ type Config struct {
 	Languages []LangBinding
 	// rels caches each file's path relative to Dir (rel).
 	rels sync.Map
+	// src is the file's text, for the snippets of CheckRules.
+	src []byte
 }
 
 // Find looks for FileName in dir and each of its parents and returns the
@@ -203,11 +207,16 @@ type Diagnostic struct {
 	File         string
 	Line, Column int
 	Message      string
-	Hint         string
+	// Snippet shows the line with the subject underlined (report.Snippet).
+	Snippet string
+	Hint    string
 }
 
 func (d *Diagnostic) Error() string {
 	s := fmt.Sprintf("%s:%d:%d: %s", d.File, d.Line, d.Column, d.Message)
+	if d.Snippet != "" {
+		s += "\n" + strings.TrimSuffix(d.Snippet, "\n")
+	}
 	if d.Hint != "" {
 		s += "\n  hint: " + d.Hint
 	}
@@ -220,6 +229,14 @@ type Diagnostics []*Diagnostic
 // MaxDiagnostics bounds the problems printed for one file: a file that
 // is not pilotage.yaml at all would otherwise flood the terminal.
 const MaxDiagnostics = 20
+
+// show gives each diagnostic the snippet of its place in src; only
+// those printed, so a file of many problems costs no more.
+func (ds Diagnostics) show(src []byte) {
+	for _, d := range ds[:min(len(ds), MaxDiagnostics)] {
+		d.Snippet = report.Snippet(src, d.Line, d.Column)
+	}
+}
 
 func (ds Diagnostics) Error() string {
 	lines := make([]string, 0, min(len(ds), MaxDiagnostics)+1)

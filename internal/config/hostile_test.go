@@ -1,12 +1,15 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // allocated runs f and returns the bytes it allocated.
@@ -61,6 +64,31 @@ func TestHostile(t *testing.T) {
 	}
 }
 
+// TestYAMLErrorLate: a syntax error on the last line of a file as large
+// as MaxSize allows is placed on that line, not at the list go-yaml
+// names (line 1), by a dozen parses: at most 16 times what one parse of
+// the file allocates, measured in the same run.
+func TestYAMLErrorLate(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("ignore:\n")
+	for i := 0; b.Len() < MaxSize-200; i++ {
+		fmt.Fprintf(&b, "  - generated/dir%05d/**\n", i)
+	}
+	lines := strings.Count(b.String(), "\n")
+	b.WriteString("  bad: - value\n")
+	src := []byte(b.String())
+	one := allocated(func() { _ = yaml.Unmarshal(src, &yaml.Node{}) })
+	var err error
+	n := allocated(func() { _, err = Parse(FileName, src) })
+	want := fmt.Sprintf("%s:%d:3: not valid YAML: did not find expected '-' indicator", FileName, lines+1)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want %s…", err, want)
+	}
+	if n > 16*one {
+		t.Errorf("placing the error allocated %d bytes, %.1f parses of the file (%d bytes each); want at most 16", n, float64(n)/float64(one), one)
+	}
+}
+
 func nestBlock(depth int) string {
 	var b strings.Builder
 	b.WriteString("rules:\n")
@@ -91,6 +119,10 @@ func FuzzParse(f *testing.F) {
 			for _, d := range ds {
 				if d.Line < 1 || d.Column < 1 {
 					t.Fatalf("diagnostic without a place: %v", d)
+				}
+				// YAML breaks lines at \n, \r\n and a lone \r: at most this many.
+				if lines := 1 + bytes.Count(src, []byte("\n")) + bytes.Count(src, []byte("\r")); d.Line > lines {
+					t.Fatalf("diagnostic at line %d of a file of %d lines: %v", d.Line, lines, d)
 				}
 			}
 			return

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -42,41 +41,33 @@ func Parse(name string, src []byte) (*Config, error) {
 			Message: fmt.Sprintf("the file is larger than %d KiB, more than any configuration needs", MaxSize>>10),
 			Hint:    "is it the right file? --config names another"}}
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, Diagnostics{yamlError(name, err)}
-	}
-	if len(doc.Content) == 0 {
-		return cfg, nil // an empty file sets nothing
-	}
-	t := &tree{file: name, nodes: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
-	val, err := t.value(doc.Content[0], "", 0)
-	if err != nil {
-		return nil, Diagnostics{err.(*Diagnostic)}
-	}
-	if ds := t.validate(val); len(ds) > 0 {
+	if ds := cfg.parse(src); len(ds) > 0 {
+		ds.show(src)
 		return nil, ds
 	}
-	t.decode(cfg, val.(map[string]any))
-	if ds := cfg.checkPatterns(); len(ds) > 0 {
-		return nil, ds
-	}
+	cfg.src = src
 	return cfg, nil
 }
 
-// yamlLine finds the line go-yaml names in its error text ("yaml: line 3:
-// …"); it has no structured position.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-func yamlError(name string, err error) *Diagnostic {
-	msg := err.Error()
-	line := 1
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = msg[len(m[0]):]
+// parse fills cfg from src, or says what is wrong with it.
+func (cfg *Config) parse(src []byte) Diagnostics {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return Diagnostics{yamlError(cfg.File, src, err)}
 	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	return &Diagnostic{File: name, Line: line, Column: 1, Message: "not valid YAML: " + msg}
+	if len(doc.Content) == 0 {
+		return nil // an empty file sets nothing
+	}
+	t := &tree{file: cfg.File, nodes: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
+	val, err := t.value(doc.Content[0], "", 0)
+	if err != nil {
+		return Diagnostics{err.(*Diagnostic)}
+	}
+	if ds := t.validate(val); len(ds) > 0 {
+		return ds
+	}
+	t.decode(cfg, val.(map[string]any))
+	return cfg.checkPatterns()
 }
 
 // tree converts the YAML node tree into plain values for the schema

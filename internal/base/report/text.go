@@ -180,3 +180,15 @@ func tokenWidth(line []rune, col int) int {
 func isWord(r rune) bool {
 	return r == '_' || r == '-' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
 }
+
+// Snippet is the text format's view of line:col of src, for a
+// diagnostic printed outside a report (pilotage.yaml's): the line, a
+// window of it when long, with the token at col underlined; "" when src
+// has no such line.
+func Snippet(src []byte, line, col int) string {
+	shown, ok := lineReader{}.window("", src, line, col)
+	if !ok {
+		return ""
+	}
+	return snippet(shown, Finding{Line: line, Column: col})
+}

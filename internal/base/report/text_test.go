@@ -118,3 +118,15 @@ func TestSnippetOfFarLineIsBounded(t *testing.T) {
 		t.Errorf("the finding past the last line quotes no line:\n%s", out)
 	}
 }
+
+// TestSnippet: the snippet of a place outside a report is the one the
+// text format shows, and nothing for a line the source lacks.
+func TestSnippet(t *testing.T) {
+	src := []byte("rules:\n  core-guide-size: off\n")
+	if got, want := Snippet(src, 2, 3), "   2 |   core-guide-size: off\n     |   ^^^^^^^^^^^^^^^\n"; got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	if got := Snippet(src, 9, 1); got != "" {
+		t.Errorf("line 9 of a 2-line source: %q", got)
+	}
+}

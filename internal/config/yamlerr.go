@@ -1,0 +1,262 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// yamlLine is the position go-yaml's error text gives ("yaml: line 3:
+// …"): the only one it gives, and not the offending token's. For a
+// parser error it is the line of the enclosing construct when that is
+// not the first line, else of the token, and counted from 0.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// yamlAnchor is the anchor an "unknown anchor 'a' referenced" names.
+var yamlAnchor = regexp.MustCompile(`anchor '([^']*)'`)
+
+// yamlError places a YAML syntax error at its cause: the line is the
+// last of the shortest run of whole lines from the start that fails with
+// the same error (the parser reads in order, so the token it stopped at
+// ends that run), and the column is that of the token on that line the
+// error is about. The message says what go-yaml says; the hint how to mend it.
+func yamlError(name string, src []byte, err error) *Diagnostic {
+	msg := strings.TrimPrefix(yamlLine.ReplaceAllString(err.Error(), ""), "yaml: ")
+	n := offendingLine(src, err.Error())
+	text := string(lineOf(src, n))
+	col, hint := yamlCause(msg, text, indentsAbove(src, n))
+	return &Diagnostic{File: name, Line: n, Column: col, Message: "not valid YAML: " + msg, Hint: hint}
+}
+
+// lineEnds are the offsets just past each line of src, end of line
+// included; the last is len(src).
+func lineEnds(src []byte) []int {
+	var ends []int
+	for off := 0; off < len(src); {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+		ends = append(ends, off)
+	}
+	if len(ends) == 0 || ends[len(ends)-1] < len(src) {
+		ends = append(ends, len(src))
+	}
+	return ends
+}
+
+// offendingLine is the 1-based line that ends the shortest prefix of
+// src, in whole lines, whose parse fails with the error text want. A
+// prefix ending before the offending line parses, or fails otherwise (at
+// its end); one ending on or after it fails the same. go-yaml's line is
+// never after the offending one, so the search halves the lines from
+// there to the end: at most a dozen parses of at most MaxSize.
+func offendingLine(src []byte, want string) int {
+	ends := lineEnds(src)
+	fails := func(i int) bool { // whether the prefix through line i+1 fails as src does
+		var doc yaml.Node
+		err := yaml.Unmarshal(src[:ends[i]], &doc)
+		return err != nil && err.Error() == want
+	}
+	lo := 0 // lines before lo parse, or fail otherwise
+	if m := yamlLine.FindStringSubmatch(want); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		lo = min(max(n-1, 0), len(ends)-1)
+	}
+	hi := len(ends) - 1 // fails as src does
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return hi + 1
+}
+
+// lineOf is line n (1-based) of src without its end of line.
+func lineOf(src []byte, n int) []byte {
+	ends := lineEnds(src)
+	start := 0
+	if n > 1 {
+		start = ends[n-2]
+	}
+	return bytes.TrimRight(src[start:ends[n-1]], "\r\n")
+}
+
+// indentsAbove are the indentations of the keys enclosing line n: those
+// of the lines before it, each less indented than the one after it,
+// nearest first. Blank and comment lines do not count.
+func indentsAbove(src []byte, n int) []int {
+	lines := bytes.Split(src, []byte("\n"))
+	var out []int
+	for i := min(n-1, len(lines)) - 1; i >= 0; i-- {
+		l := bytes.TrimRight(lines[i], "\r")
+		body := bytes.TrimLeft(l, " ")
+		if len(body) == 0 || body[0] == '#' {
+			continue
+		}
+		ind := len(l) - len(body)
+		if len(out) == 0 || ind < out[len(out)-1] {
+			out = append(out, ind)
+		}
+		if ind == 0 {
+			break
+		}
+	}
+	return out
+}
+
+// yamlCause is the column of the token on the offending line that msg is
+// about, and a hint for mending it. Columns count characters from 1.
+func yamlCause(msg, line string, above []int) (int, string) {
+	first := len(line) - len(strings.TrimLeft(line, " ")) // the token that came unexpected
+	switch {
+	case strings.Contains(msg, "tab character"), strings.Contains(msg, "cannot start any token") && first < len(line) && line[first] == '\t':
+		return column(line, strings.IndexByte(line, '\t')), "indent with spaces: YAML does not allow tabs in indentation"
+	case strings.Contains(msg, "cannot start any token"):
+		if i := strings.IndexAny(line, "@`\t"); i >= 0 {
+			return column(line, i), "@ and ` are reserved in YAML and cannot start a value: quote it (\"@value\")"
+		}
+	case strings.Contains(msg, "mapping values are not allowed"):
+		return column(line, mappingColon(line)), `quote a value that holds ": " (key: "a: b"), or indent this key like the keys beside it: indented further, it continues the value above`
+	case strings.Contains(msg, "end of stream"):
+		if i := unclosedQuote(line); i >= 0 {
+			return column(line, i), fmt.Sprintf("close the string opened here with %c on this line: a quoted string may span lines, so YAML read to the end of the file for the quote", line[i])
+		}
+	case strings.Contains(msg, "expected '-' indicator"):
+		return first + 1, indentHint(first, above) + `, or start it with "- " to add an item to the list above`
+	case strings.Contains(msg, "expected key"), strings.Contains(msg, "expected node content"):
+		return first + 1, indentHint(first, above)
+	case strings.Contains(msg, "expected ',' or"):
+		if i := flowCulprit(line); i >= 0 {
+			return column(line, i), "close every [ with ] and every { with }, and separate their items with commas"
+		}
+	case strings.Contains(msg, "expected ':'"):
+		return first + 1, `a key needs ": " after it, and a list item "- " before it`
+	case strings.Contains(msg, "unknown anchor"):
+		if m := yamlAnchor.FindStringSubmatch(msg); m != nil {
+			if i := strings.Index(line, "*"+m[1]); i >= 0 {
+				return column(line, i), fmt.Sprintf("define the anchor with &%s on a value before this *%s", m[1], m[1])
+			}
+		}
+	}
+	if i := slices.IndexFunc([]rune(line), func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f || r == utf8.RuneError }); i >= 0 {
+		return i + 1, "remove the control character or invalid UTF-8 here: YAML is text"
+	}
+	return first + 1, "check this line's indentation and quotes against the keys above it (docs/config.md)"
+}
+
+// column is the character column of byte offset i of line.
+func column(line string, i int) int { return utf8.RuneCountInString(line[:max(i, 0)]) + 1 }
+
+// indentHint says which indentations the line could have had.
+func indentHint(ind int, above []int) string {
+	if len(above) == 0 {
+		return fmt.Sprintf("this line is indented %s: top-level keys start at the first column", spaces(ind))
+	}
+	ls := slices.Sorted(slices.Values(above))
+	levels := strconv.Itoa(ls[len(ls)-1])
+	for i := len(ls) - 2; i >= 0; i-- {
+		sep := ", "
+		if i == len(ls)-2 {
+			sep = " or "
+		}
+		levels = strconv.Itoa(ls[i]) + sep + levels
+	}
+	return fmt.Sprintf("this line is indented %s, like none of the lines above it (%s spaces): indent it like the keys of the mapping it belongs to", spaces(ind), levels)
+}
+
+func spaces(n int) string {
+	if n == 1 {
+		return "1 space"
+	}
+	return fmt.Sprintf("%d spaces", n)
+}
+
+// scanQuoted calls at for each byte of line outside quoted strings and
+// comments, with its offset; it returns the offset of a quote still open
+// at the end of the line, or -1.
+func scanQuoted(line string, at func(i int)) int {
+	open := -1
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case open >= 0 && line[open] == '"' && c == '\\':
+			i++
+		case open >= 0 && c == line[open]:
+			if c == '\'' && i+1 < len(line) && line[i+1] == '\'' {
+				i++ // '' is a quote inside a single-quoted string
+				continue
+			}
+			open = -1
+		case open >= 0:
+		case (c == '"' || c == '\'') && (i == 0 || strings.ContainsRune(" \t[{,:-", rune(line[i-1]))):
+			open = i
+		case c == '#' && (i == 0 || line[i-1] == ' '):
+			return -1
+		default:
+			at(i)
+		}
+	}
+	return open
+}
+
+// unclosedQuote is the offset of the quote that opens a string the line
+// does not close, or -1.
+func unclosedQuote(line string) int { return scanQuoted(line, func(int) {}) }
+
+// mappingColon is the offset of the ": " go-yaml refused: the second
+// on the line (a value holding ": "), else the first (a key indented
+// under a plain value, read as its continuation).
+func mappingColon(line string) int {
+	var colons []int
+	scanQuoted(line, func(i int) {
+		if line[i] == ':' && (i+1 == len(line) || line[i+1] == ' ') {
+			colons = append(colons, i)
+		}
+	})
+	switch len(colons) {
+	case 0:
+		return len(line) - len(strings.TrimLeft(line, " "))
+	case 1:
+		return colons[0]
+	}
+	return colons[1]
+}
+
+// flowCulprit is the offset of the bracket that breaks a flow collection
+// on the line: a closing one that does not match, else the last opening
+// one left open, or -1.
+func flowCulprit(line string) int {
+	var stack []int
+	bad := -1
+	scanQuoted(line, func(i int) {
+		switch c := line[i]; {
+		case bad >= 0:
+		case c == '[' || c == '{':
+			stack = append(stack, i)
+		case c == ']' || c == '}':
+			if len(stack) == 0 || line[stack[len(stack)-1]] != map[byte]byte{']': '[', '}': '{'}[c] {
+				bad = i
+				return
+			}
+			stack = stack[:len(stack)-1]
+		}
+	})
+	if bad >= 0 {
+		return bad
+	}
+	if len(stack) > 0 {
+		return stack[len(stack)-1]
+	}
+	return -1
+}
