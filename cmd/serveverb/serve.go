@@ -48,9 +48,17 @@ type Params struct {
 	// (a size such as 128MiB); NoSpill keeps them off disk past it.
 	RetainMemory string
 	NoSpill      bool
+	// MaxMessage bounds each JSON-RPC message read, a stdio line or an
+	// HTTP request body (a size such as 16MiB); "" is
+	// mcpserver.DefaultMaxMessageBytes.
+	MaxMessage string
 	// Version is the tool's version, told to clients at initialize.
 	Version string
 }
+
+// minMessage is the least --max-message-bytes: an initialize request
+// alone is a few hundred bytes.
+const minMessage = 1 << 10
 
 // Serve serves every Language of p.PDL over MCP, on s's standard input
 // and output or over streamable HTTP, until the client leaves, ctx ends
@@ -85,6 +93,12 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	if !ok {
 		return verb.Usage("--retain-memory %q: give a size such as 64MiB, 512KiB or 1GiB", p.RetainMemory)
 	}
+	var maxMessage int64 // mcpserver's default
+	if p.MaxMessage != "" {
+		if maxMessage, ok = bytesize.Parse(p.MaxMessage); !ok || maxMessage < minMessage {
+			return verb.Usage("--max-message-bytes %q: give a size of at least 1KiB, such as 16MiB or 64MiB", p.MaxMessage)
+		}
+	}
 	logw := s.Err
 	res, err := verb.LoadPDL(logw, name, false, report.DefaultMaxPerRule)
 	if err != nil {
@@ -118,7 +132,7 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 		notices = append(notices, note)
 		fmt.Fprintf(logw, "pilotage serve: %s\n", note)
 	}
-	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.Principal, Logger: logger, Version: p.Version, Notices: notices, AllowOrigins: p.AllowOrigins})
+	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.Principal, Logger: logger, Version: p.Version, Notices: notices, AllowOrigins: p.AllowOrigins, MaxMessageBytes: maxMessage})
 	if err != nil {
 		return verb.Usage("%v", err)
 	}

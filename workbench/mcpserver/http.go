@@ -36,7 +36,7 @@ func (s *Server) HTTPHandler(tokens map[string]string) http.Handler {
 // authenticated is the MCP handler behind the bearer check of tokens.
 func (s *Server) authenticated(tokens map[string]string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: SessionIdleTimeout})
+		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: SessionIdleTimeout, MaxRequestBodyBytes: s.maxMessage()})
 	if len(tokens) == 0 {
 		return h
 	}

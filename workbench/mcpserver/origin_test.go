@@ -74,6 +74,33 @@ func TestHTTPOrigin(t *testing.T) {
 	}
 }
 
+// Over HTTP, Options.MaxMessageBytes bounds a request body as it bounds a
+// stdio line: a body over it is refused with 413 before MCP reads it,
+// one under it is served.
+func TestHTTPMaxMessageBytes(t *testing.T) {
+	s, err := New(context.Background(), newFake(), Options{Version: "test", MaxMessageBytes: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.HTTPHandler(nil))
+	defer srv.Close()
+	for size, want := range map[int]int{1 << 10: http.StatusOK, 8 << 10: http.StatusRequestEntityTooLarge} {
+		head := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"`
+		body := head + strings.Repeat("1", size-len(head)-len(`"}}}`)) + `"}}}`
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("a %d-byte initialize: status %d, want %d", len(body), resp.StatusCode, want)
+		}
+	}
+}
+
 func TestParseOrigin(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://app.example.com":      "https://app.example.com",

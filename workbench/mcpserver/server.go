@@ -42,6 +42,9 @@ type Options struct {
 	// returns them) besides loopback ones whose browser pages may call
 	// the HTTP handler (origin.go).
 	AllowOrigins []string
+	// MaxMessageBytes bounds each message read, a stdio line or an HTTP
+	// request body; 0 is DefaultMaxMessageBytes.
+	MaxMessageBytes int64
 }
 
 // Server is one MCP server exposing a service.Service.

@@ -31,9 +31,10 @@ const DrainTimeout = time.Minute
 //     with Parse error or Invalid Request and carries on, so the reader
 //     writes that answer itself, logs where the line went wrong, and
 //     passes only messages on;
-//   - a line longer than MaxLineBytes would end the Session too (go-sdk's
-//     frame limit); the reader answers it with Invalid Request, reads
-//     past the rest of it without holding it, and carries on;
+//   - a line longer than go-sdk's frame limit would end the Session too;
+//     the reader answers a line longer than Options.MaxMessageBytes with
+//     Invalid Request, reads past the rest of it without holding it, and
+//     carries on;
 //   - end of input would end the Session at once, so a client that writes
 //     its requests and closes stdin (`printf … | pilotage serve`) would
 //     get nothing back; the reader holds end of input until every request
@@ -42,18 +43,28 @@ func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	d := &drain{}
 	d.answered = sync.NewCond(&d.mu)
 	out := &lineWriter{w: w, d: d}
-	in := &lineReader{in0: r, in: bufio.NewReader(r), out: out, d: d, log: s.opts.Logger}
-	// The reader bounds every line go-sdk sees to MaxLineBytes, so
-	// go-sdk's own bound, which ends the Session, is left off.
+	in := &lineReader{in0: r, in: bufio.NewReader(r), out: out, d: d, log: s.opts.Logger, max: s.maxMessage()}
+	// The reader bounds every line go-sdk sees, so go-sdk's own bound,
+	// which ends the Session, is left off.
 	err := s.run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1})
 	s.WaitSessions()
 	return err
 }
 
-// MaxLineBytes is the longest line (one JSON-RPC message or batch) the
-// stdio server reads: go-sdk's default frame limit, which binding.md's
-// largest programs and traces stay far below.
-const MaxLineBytes = mcp.DefaultMaxLineLength
+// DefaultMaxMessageBytes is the largest JSON-RPC message (or batch) the
+// server reads, a stdio line or an HTTP request body, unless
+// Options.MaxMessageBytes says otherwise: go-sdk's stdio frame limit, as
+// large as a Language's default memory limit (§10.1), so the largest
+// input a Run may hold by default can arrive.
+const DefaultMaxMessageBytes = mcp.DefaultMaxLineLength
+
+// maxMessage is the largest message the server reads.
+func (s *Server) maxMessage() int64 {
+	if s.opts.MaxMessageBytes > 0 {
+		return s.opts.MaxMessageBytes
+	}
+	return DefaultMaxMessageBytes
+}
 
 // run serves one Session on t until it ends or ctx is done, as go-sdk's
 // Server.Run does, but connected by Connect so it hears the Notices.
@@ -106,7 +117,8 @@ type lineReader struct {
 	out  *lineWriter
 	d    *drain
 	log  interface{ Warn(string, ...any) }
-	line int // lines read, for the log
+	line int   // lines read, for the log
+	max  int64 // the longest line read, without its line end
 	// protocol is the MCP version the client's initialize asked for:
 	// go-sdk ends the Session on a batch under 2025-06-18 and later, so
 	// the reader answers such a batch itself.
@@ -126,9 +138,9 @@ func (lr *lineReader) Read(p []byte) (int, error) {
 		line, size, err := lr.readLine()
 		lr.err = err
 		switch {
-		case size > MaxLineBytes:
+		case int64(size) > lr.max:
 			lr.line++
-			lr.refuse(line, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message is %d bytes, more than the %d this server reads in one line", size, MaxLineBytes))
+			lr.refuse(line, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message is %d bytes, more than the %d this server reads in one line", size, lr.max))
 		case len(line) > 0:
 			lr.line++
 			if lr.admit(line) {
@@ -146,7 +158,7 @@ func (lr *lineReader) Read(p []byte) (int, error) {
 const idPrefix = 4 << 10
 
 // readLine reads the next line with its line end; size is its length
-// without the line end. A line longer than MaxLineBytes is read to its
+// without the line end. A line longer than lr.max is read to its
 // end but only its first idPrefix bytes are kept, so memory stays bounded
 // whatever the client sends.
 func (lr *lineReader) readLine() (line []byte, size int, err error) {
@@ -154,10 +166,14 @@ func (lr *lineReader) readLine() (line []byte, size int, err error) {
 		var frag []byte
 		frag, err = lr.in.ReadSlice('\n')
 		size += len(frag)
-		if size <= MaxLineBytes+len("\r\n") {
+		if int64(size) <= lr.max+int64(len("\r\n")) {
 			line = append(line, frag...)
-		} else if len(line) > idPrefix {
-			line = line[:idPrefix:idPrefix]
+		} else {
+			// Too long: keep its start, whatever the fragments, to name its id.
+			if len(line) > idPrefix {
+				line = line[:idPrefix:idPrefix]
+			}
+			line = append(line, frag[:min(len(frag), idPrefix-len(line))]...)
 		}
 		if err != bufio.ErrBufferFull {
 			return line, size - (len(frag) - len(bytes.TrimRight(frag, "\r\n"))), err

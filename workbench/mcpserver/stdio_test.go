@@ -255,12 +255,12 @@ func TestAdmitEchoesFractionalID(t *testing.T) {
 	}
 }
 
-// A line longer than MaxLineBytes is answered with Invalid Request naming
+// A line longer than DefaultMaxMessageBytes is answered with Invalid Request naming
 // its id and the limit, read past without being held, and the Session
 // goes on with the next line (it used to end the server).
 func TestServeIOLongLine(t *testing.T) {
 	s := newServer(t, newFake(), "alice")
-	long := `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":"` + strings.Repeat("a", MaxLineBytes) + `"}}`
+	long := `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":"` + strings.Repeat("a", DefaultMaxMessageBytes) + `"}}`
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -271,9 +271,48 @@ func TestServeIOLongLine(t *testing.T) {
 	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"line 3: the message is %d bytes, more than the %d this server reads in one line"}}`, len(long), MaxLineBytes)
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"line 3: the message is %d bytes, more than the %d this server reads in one line"}}`, len(long), DefaultMaxMessageBytes)
 	if !strings.Contains(out.String(), want+"\n") || !strings.Contains(out.String(), `"id":6,"result":{}`) {
 		t.Errorf("got\n%.2000s\nwant the answer %s and a result for id 6", out.String(), want)
+	}
+}
+
+// Options.MaxMessageBytes (serve --max-message-bytes) moves the bound
+// both ways: with 1 KiB, lines up to it are served and longer ones
+// refused naming their id and the limit given, whether the line fits the
+// reader's 4 KiB buffer at once (3 KiB) or spans it (6 KiB).
+func TestServeIOMaxMessageBytes(t *testing.T) {
+	s, err := New(context.Background(), newFake(), Options{Principal: "alice", Version: "test", MaxMessageBytes: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ping := func(id, size int) string {
+		head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"x":"`, id)
+		return head + strings.Repeat("a", size-len(head)-len(`"}}`)) + `"}}`
+	}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		ping(2, 900),
+		ping(3, 3<<10),
+		ping(4, 1<<10),
+		ping(5, 1<<10+1),
+		ping(6, 6<<10),
+	}, "\n")
+	var out bytes.Buffer
+	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","id":2,"result":{}}`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"line 4: the message is 3072 bytes, more than the 1024 this server reads in one line"}}`,
+		`{"jsonrpc":"2.0","id":4,"result":{}}`,
+		`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"line 6: the message is 1025 bytes, more than the 1024 this server reads in one line"}}`,
+		`{"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"line 7: the message is 6144 bytes, more than the 1024 this server reads in one line"}}`,
+	} {
+		if !strings.Contains(out.String(), want+"\n") {
+			t.Errorf("no answer %s in\n%.3000s", want, out.String())
+		}
 	}
 }
 
