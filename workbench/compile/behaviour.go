@@ -133,8 +133,8 @@ func (c *compiler) cel(a *pdl.Arg, inputSchema json.RawMessage, wantBool bool) s
 		c.celCache[key] = r
 	}
 	if p := r.problem; p != nil {
-		pos, end := argAt{a}.span()
-		if at, ok := contentPos(a.Value, p.start); ok {
+		pos, end := argAt{a}.span(c.name)
+		if at, ok := contentPos(c.name, &a.Value, p.start); ok {
 			pos, end = at, lexer.Position{}
 		}
 		c.add(pdl.Errorf(pdl.RuleCEL, pos, end, p.hint, oneLine(p.msg)))
@@ -151,7 +151,7 @@ func (c *compiler) cel(a *pdl.Arg, inputSchema json.RawMessage, wantBool bool) s
 // content, when the content is the source text as written: a raw string,
 // or a string without escapes. Text blocks are dedented, so their content
 // columns are not the file's.
-func contentPos(v *pdl.Value, offset int) (lexer.Position, bool) {
+func contentPos(file string, v *pdl.Value, offset int) (lexer.Position, bool) {
 	switch v.Kind() {
 	case pdl.KindRaw:
 	case pdl.KindString:
@@ -167,5 +167,5 @@ func contentPos(v *pdl.Value, offset int) (lexer.Position, bool) {
 	}
 	pos := v.Pos
 	pos.Advance(v.Token[:1] + string(content[:offset]))
-	return pos, true
+	return pos.In(file), true
 }

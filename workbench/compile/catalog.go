@@ -37,7 +37,7 @@ type entryState struct {
 // are resolved later, against every Language that sees the entry.
 func (c *compiler) entry(s *pdl.Stmt) {
 	p := c.shape(s, 1, 1, true, "kind", "risk")
-	es := &entryState{e: &language.Entry{Pos: pos(s.Pos)}, stmt: s, fields: map[string]*pdl.Stmt{}}
+	es := &entryState{e: &language.Entry{Pos: c.pos(s.Pos)}, stmt: s, fields: map[string]*pdl.Stmt{}}
 	e := es.e
 	e.ID = c.word(arg(p, 0), "the entry id")
 	if _, dup := c.entryByID[e.ID]; dup && e.ID != "" {
@@ -335,20 +335,20 @@ var entryFields = []string{"name", "description", "revision", "tags", "languages
 
 // entryPositions records where each member of an emitted entry came from.
 func (c *compiler) entryPositions(l *language.Language, p string, es *entryState) {
-	l.Positions[p] = pos(es.stmt.Pos)
+	l.Positions[p] = c.pos(es.stmt.Pos)
 	if a := arg(es.stmt.Positional(), 0); a != nil {
-		l.Positions[p+"/id"] = pos(a.Pos)
+		l.Positions[p+"/id"] = c.pos(a.Pos)
 	}
 	if es.kindArg != nil {
-		l.Positions[p+"/kind"] = pos(es.kindArg.Pos)
+		l.Positions[p+"/kind"] = c.pos(es.kindArg.Pos)
 	}
 	if es.riskArg != nil {
-		l.Positions[p+"/risk"] = pos(es.riskArg.Pos)
-		l.Positions[p+"/risk_hints"] = pos(es.riskArg.Pos)
+		l.Positions[p+"/risk"] = c.pos(es.riskArg.Pos)
+		l.Positions[p+"/risk_hints"] = c.pos(es.riskArg.Pos)
 	}
 	for _, k := range entryFields {
 		if s := es.fields[k]; s != nil {
-			l.Positions[p+"/"+k] = pos(s.Pos)
+			l.Positions[p+"/"+k] = c.pos(s.Pos)
 		}
 	}
 }
@@ -413,7 +413,7 @@ func (c *compiler) jsonSyntax(a *pdl.Arg, inFile bool, src []byte, se *jsonpos.S
 	if inFile {
 		at = lexer.Position{Filename: c.path(a.Value.Str()), Offset: se.Pos.Offset, Line: se.Pos.Line, Column: se.Pos.Column}
 	} else {
-		at, ok = contentPos(a.Value, utf8.RuneCount(src[:min(se.Pos.Offset, len(src))]))
+		at, ok = contentPos(c.name, &a.Value, utf8.RuneCount(src[:min(se.Pos.Offset, len(src))]))
 	}
 	if !ok {
 		c.errf(pdl.RuleJSON, argAt{a}, hint, "%s", msg)

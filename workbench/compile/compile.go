@@ -90,6 +90,7 @@ func Source(name string, src []byte, opts Options) *Result {
 	if f == nil {
 		return res
 	}
+	c.name = f.Name
 	c.prepare(f)
 	c.file(f)
 	res.Server = c.srv
@@ -99,6 +100,8 @@ func Source(name string, src []byte, opts Options) *Result {
 // compiler holds the state of one compilation.
 type compiler struct {
 	opts Options
+	// name is the PDL file's, which its tree's positions are in.
+	name string
 	// res collects the findings as they are raised (add).
 	res *Result
 	srv *language.Server
@@ -154,7 +157,7 @@ func newCompiler(opts Options, res *Result) *compiler {
 // errf records an error finding at a statement, argument or value. The
 // message is built only when the cap lists the finding.
 func (c *compiler) errf(rule string, at positioned, hint, format string, args ...any) {
-	pos, end := at.span()
+	pos, end := at.span(c.name)
 	if f := pdl.Errorf(rule, pos, end, hint, ""); c.listed(f) {
 		f.Message = fmt.Sprintf(format, args...)
 		c.res.Findings = append(c.res.Findings, f)
@@ -178,9 +181,9 @@ func (c *compiler) listed(f report.Finding) bool {
 	return c.opts.Cap == nil || c.opts.Cap.Admit(f)
 }
 
-// positioned is anything with a source span.
+// positioned is anything with a source span in the PDL file.
 type positioned interface {
-	span() (lexer.Position, lexer.Position)
+	span(file string) (lexer.Position, lexer.Position)
 }
 
 type stmtAt struct{ s *pdl.Stmt }
@@ -188,23 +191,23 @@ type argAt struct{ a *pdl.Arg }
 
 // A statement's span is its first line: underlining a whole block helps
 // nobody.
-func (x stmtAt) span() (lexer.Position, lexer.Position) {
+func (x stmtAt) span(file string) (lexer.Position, lexer.Position) {
 	end := x.s.Pos
 	end.Advance(x.s.Keyword)
-	return x.s.Pos, end
+	return x.s.Pos.In(file), end.In(file)
 }
-func (x argAt) span() (lexer.Position, lexer.Position) {
+func (x argAt) span(file string) (lexer.Position, lexer.Position) {
+	end := x.a.End()
 	if strings.Contains(x.a.Value.Literal(), "\n") {
-		end := x.a.Pos
+		end = x.a.Pos
 		end.Advance(x.a.Key)
-		return x.a.Pos, end
 	}
-	return x.a.Pos, x.a.EndPos
+	return x.a.Pos.In(file), end.In(file)
 }
 
-// pos converts a lexer position to the model's.
-func pos(p lexer.Position) language.Pos {
-	return language.Pos{File: p.Filename, Line: p.Line, Column: p.Column, Offset: p.Offset}
+// pos converts a position of the PDL file to the model's.
+func (c *compiler) pos(p pdl.Pos) language.Pos {
+	return language.Pos{File: c.name, Line: int(p.Line), Column: int(p.Column), Offset: int(p.Offset)}
 }
 
 // keywords dispatches the statements of one body to handlers, reporting

@@ -101,10 +101,10 @@ func (c *compiler) bodyPos(s *pdl.Stmt, line, col int) lexer.Position {
 	}
 	for _, ch := range s.Children() {
 		if ch.Keyword == "body" && len(ch.Args) > 0 {
-			return valuePos(ch.Args[0].Value, line, col)
+			return valuePos(c.name, &ch.Args[0].Value, line, col)
 		}
 	}
-	return s.Pos
+	return s.Pos.In(c.name)
 }
 
 // valuePos maps a 1-based line and column of a literal's content to its
@@ -113,9 +113,9 @@ func (c *compiler) bodyPos(s *pdl.Stmt, line, col int) lexer.Position {
 // on the line of the opening quotes when the text starts there, after
 // however much indentation the block's lines share. Other literals map
 // to their start.
-func valuePos(v *pdl.Value, line, col int) lexer.Position {
+func valuePos(file string, v *pdl.Value, line, col int) lexer.Position {
 	if v.Kind() != pdl.KindText {
-		return v.Pos
+		return v.Pos.In(file)
 	}
 	raw := strings.Split(strings.ReplaceAll(v.Token[3:len(v.Token)-3], "\r\n", "\n"), "\n")
 	content := strings.Split(v.Str(), "\n")
@@ -124,14 +124,14 @@ func valuePos(v *pdl.Value, line, col int) lexer.Position {
 		i++ // Dedent drops an empty first line
 	}
 	if line < 1 || line > len(content) || i >= len(raw) {
-		return v.Pos
+		return v.Pos.In(file)
 	}
 	// The dedented line is the raw line without the shared indentation,
 	// and only white space precedes it there.
 	indent := max(0, strings.Index(raw[i], content[line-1]))
-	pos := lexer.Position{Filename: v.Pos.Filename, Line: v.Pos.Line + i, Column: indent + col}
+	pos := lexer.Position{Filename: file, Line: int(v.Pos.Line) + i, Column: indent + col}
 	if i == 0 {
-		pos.Column += v.Pos.Column + 2 // after the opening """
+		pos.Column += int(v.Pos.Column) + 2 // after the opening """
 	}
 	return pos
 }

@@ -66,7 +66,7 @@ var proseFields = map[string]func(*closedsets.Sets) *string{
 func (c *compiler) language(s *pdl.Stmt) {
 	p := c.shape(s, 1, 1, true)
 	l := &language.Language{Locator: pilotage.LocatorJSONPointer, Limits: language.DefaultLimits, Grammar: language.DefaultGrammar,
-		Pos: pos(s.Pos), Positions: map[string]language.Pos{}}
+		Pos: c.pos(s.Pos), Positions: map[string]language.Pos{}}
 	l.Grammar.Arms = append([]string(nil), language.DefaultGrammar.Arms...)
 	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{}, guideIDs: map[string]string{},
 		sets: setDecls{c: c, at: maps.Clone(c.shared.at)}, index: len(c.langs)}
@@ -334,7 +334,7 @@ func (c *compiler) grammar(s *pdl.Stmt, g *language.Grammar) {
 // guide compiles `guide ID "Title" level=L [file="x.md"] { topics …; body … }`.
 func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	p := c.shape(s, 2, 2, true, "level", "file")
-	g := &language.Guide{Pos: pos(s.Pos)}
+	g := &language.Guide{Pos: c.pos(s.Pos)}
 	g.ID = c.word(arg(p, 0), "the guide id")
 	g.Title = c.text(arg(p, 1), "the guide title")
 	g.MediaType = "text/markdown"
@@ -501,7 +501,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 		Guide:     pilotage.Guide{ID: pilotage.TopicClosedSets, Title: ClosedSetsTitle, Level: pilotage.GuideReference, Topics: []string{pilotage.TopicClosedSets}, MediaType: "text/markdown"},
 		Body:      closedsets.Render(ClosedSetsTitle, &l.Sets),
 		Generated: true,
-		Pos:       pos(ls.stmt.Pos),
+		Pos:       c.pos(ls.stmt.Pos),
 	})
 	for _, g := range l.Guides {
 		fillGuide(g)
@@ -520,12 +520,12 @@ func (c *compiler) positions(i int, ls *langState) {
 	// Sized up front: a large catalog records about ten positions per
 	// entry, and growing the map step by step rehashes them all.
 	l.Positions = make(map[string]language.Pos, 4+len(local)+len(ls.settings)+6*len(ls.guideStmts)+len(entryFields)*len(visible))
-	l.Positions[mp] = pos(ls.stmt.Pos)
+	l.Positions[mp] = c.pos(ls.stmt.Pos)
 	if a := arg(ls.stmt.Positional(), 0); a != nil {
-		l.Positions[mp+"/id"] = pos(a.Pos)
+		l.Positions[mp+"/id"] = c.pos(a.Pos)
 	}
 	for wire, s := range ls.settings {
-		l.Positions[mp+"/"+wire] = pos(s.Pos)
+		l.Positions[mp+"/"+wire] = c.pos(s.Pos)
 	}
 	// Capability positions were recorded relative to the block.
 	for k, p := range local {
@@ -533,23 +533,23 @@ func (c *compiler) positions(i int, ls *langState) {
 	}
 	key := pilotage.EscapePointerToken(l.ID)
 	gp := "/guides/" + key
-	l.Positions[gp] = pos(ls.stmt.Pos)
-	l.Positions["/catalog/"+key] = pos(ls.stmt.Pos)
+	l.Positions[gp] = c.pos(ls.stmt.Pos)
+	l.Positions["/catalog/"+key] = c.pos(ls.stmt.Pos)
 	for j, s := range ls.guideStmts {
 		p := gp + "/" + strconv.Itoa(j)
-		l.Positions[p] = pos(s.Pos)
+		l.Positions[p] = c.pos(s.Pos)
 		if a, ok := s.Option("level"); ok {
-			l.Positions[p+"/level"] = pos(a.Pos)
+			l.Positions[p+"/level"] = c.pos(a.Pos)
 		}
 		if a, ok := s.Option("file"); ok {
-			l.Positions[p+"/body"] = pos(a.Pos)
+			l.Positions[p+"/body"] = c.pos(a.Pos)
 		}
 		for _, ch := range s.Children() {
 			switch ch.Keyword {
 			case "body":
-				l.Positions[p+"/body"] = pos(ch.Pos)
+				l.Positions[p+"/body"] = c.pos(ch.Pos)
 			case "topics", "description":
-				l.Positions[p+"/"+ch.Keyword] = pos(ch.Pos)
+				l.Positions[p+"/"+ch.Keyword] = c.pos(ch.Pos)
 			}
 		}
 	}

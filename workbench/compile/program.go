@@ -141,11 +141,11 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 		return
 	}
 	// Check the text as written, so positions point into the PDL.
-	v := es.program.Args[0].Value
+	v := &es.program.Args[0].Value
 	src := []byte(v.Str())
 	res := c.checkBody(src, e.InputSchema, ls)
 	for _, p := range res.problems {
-		pos, end := res.problemPos(p, func(line, col int) lexer.Position { return valuePos(v, line, col) })
+		pos, end := res.problemPos(p, func(line, col int) lexer.Position { return valuePos(c.name, v, line, col) })
 		c.add(pdl.Errorf(pdl.RuleProgram, pos, end, "",
 			fmt.Sprintf("program of %s (Language %s) %s", e.ID, ls.lang.ID, p)))
 	}

@@ -12,7 +12,7 @@ import (
 // file compiles the top level: the server, shared closed sets, Languages,
 // entries and principals, then everything that needs all of them.
 func (c *compiler) file(f *pdl.File) {
-	c.srv.Pos = pos(f.Pos)
+	c.srv.Pos = c.pos(f.Pos)
 	var langStmts []*pdl.Stmt
 	var entryStmts []*pdl.Stmt
 	c.keywords("the file", pdl.Stmts(f.Body), map[string]func(*pdl.Stmt){
@@ -50,14 +50,14 @@ func (c *compiler) server(s *pdl.Stmt) {
 	if v, ok := s.Option("version"); ok {
 		c.srv.Version = c.word(v, "the server version")
 	}
-	c.srv.Positions["/manifest/server"] = pos(s.Pos)
+	c.srv.Positions["/manifest/server"] = c.pos(s.Pos)
 }
 
 // capabilities compiles a capability block (§4.1, §4.2) and records the
 // position of each capability under ptr.
 func (c *compiler) capabilities(s *pdl.Stmt, ptr string, positions map[string]language.Pos) pilotage.Capabilities {
 	c.shape(s, 0, 0, true)
-	positions[ptr] = pos(s.Pos)
+	positions[ptr] = c.pos(s.Pos)
 	caps := pilotage.Capabilities{}
 	handlers := map[string]func(*pdl.Stmt){}
 	for _, spec := range pilotage.CapabilityTable {
@@ -66,7 +66,7 @@ func (c *compiler) capabilities(s *pdl.Stmt, ptr string, positions map[string]la
 			if _, dup := caps[spec.Name]; dup {
 				c.errf(pdl.RuleDuplicate, stmtAt{cs}, "list its sub-features on one line", "capability %s declared twice", spec.Name)
 			}
-			positions[ptr+"/"+spec.Name] = pos(cs.Pos)
+			positions[ptr+"/"+spec.Name] = c.pos(cs.Pos)
 			args := c.shape(cs, 0, -1, false)
 			if len(args) == 1 && args[0].Value.Str() == "off" {
 				caps[spec.Name] = pilotage.CapabilityValue{Declared: false}
@@ -97,7 +97,7 @@ func (c *compiler) capabilities(s *pdl.Stmt, ptr string, positions map[string]la
 					continue
 				}
 				v.Sub[sub] = true
-				positions[ptr+"/"+spec.Name+"/"+sub] = pos(a.Pos)
+				positions[ptr+"/"+spec.Name+"/"+sub] = c.pos(a.Pos)
 			}
 			caps[spec.Name] = v
 		}

@@ -107,7 +107,7 @@ func (d *setDecls) define(s *pdl.Stmt, set, value string) bool {
 		return false
 	}
 	if prev, dup := d.at[set+":"+value]; dup {
-		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(prev.Pos.Line), "%s %s is defined twice", set, value)
+		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(int(prev.Pos.Line)), "%s %s is defined twice", set, value)
 		return false
 	}
 	d.at[set+":"+value] = s

@@ -2,72 +2,15 @@ package emit_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
-
-// generated is a PDL file of the size docs/performance.md records: one
-// Language, 5,000 catalog entries (schemas, tags, and with behaviour two
-// distinct CEL expressions each) and 50 guides, each teaching with a
-// program the compiler validates.
-func generated(entries, guides int, behaviour bool) []byte {
-	var b strings.Builder
-	b.WriteString(`server "bench" version="1"
-risk safe readOnly "Reads."
-risk write "Writes."
-kind device callable "A device."
-status step failed ok=false "Failed."
-language "bench/v1" {
-  mode immediate
-  trace full
-  retention session
-  capabilities {
-    guides topic_fetch
-    catalog search changed_since
-    validate
-    plan
-    execute idempotency
-    trace_fetch narrate
-  }
-`)
-	for g := 0; g < guides; g++ {
-		level := "reference"
-		if g == 0 {
-			level = "core"
-		}
-		fmt.Fprintf(&b, "  guide g%d \"Guide %d\" level=%s {\n    topics setup usage\n    body \"\"\"\n      # Guide %d\n\n", g, g, level, g)
-		for p := 0; p < 8; p++ {
-			fmt.Fprintf(&b, "      ## Section %d\n\n      Device %d reads the room and reports its state; call it before you switch anything in that room.\n\n", p, g*8+p)
-		}
-		fmt.Fprintf(&b, "      ```json\n      {\"steps\": [{\"id\": \"a\", \"call\": \"dev%d.read\", \"with\": {\"room\": \"input.room\"}},\n        {\"id\": \"b\", \"if\": \"steps.a.output.ok\", \"then\": [{\"id\": \"c\", \"call\": \"dev%d.read\", \"with\": {\"room\": \"'hall'\"}}], \"else\": []}],\n       \"output\": \"steps.a.output\"}\n      ```\n      \"\"\"\n  }\n", 3*g, 3*g+3)
-	}
-	b.WriteString("}\n")
-	for i := 0; i < entries; i++ {
-		risk, verb := "safe", "read"
-		if i%3 == 2 {
-			risk, verb = "write", "set"
-		}
-		fmt.Fprintf(&b, `entry "dev%d.%s" kind=device risk=%s {
-  name "Device %d"
-  description "Device %d in group %d: %s its state."
-  tags group%d %s
-  input_schema `+"`"+`{"type": "object", "properties": {"room": {"type": "string"}, "level": {"type": "integer", "minimum": %d}}, "required": ["room"]}`+"`"+`
-  output_schema `+"`"+`{"type": "object", "properties": {"ok": {"type": "boolean"}, "value": {"type": "number"}}}`+"`"+`
-`, i, verb, risk, i, i, i%20, verb, i%20, verb, i%7)
-		if behaviour {
-			fmt.Fprintf(&b, "  compute `{\"ok\": input.room != \"\", \"value\": %d.0}`\n  fail failed when=`input.room == \"x%d\"` \"offline\"\n", i, i)
-		}
-		b.WriteString("}\n")
-	}
-	return []byte(b.String())
-}
 
 // buildSnapshot compiles and emits src, returning the snapshot bytes.
 func buildSnapshot(b *testing.B, src []byte) []byte {
@@ -88,8 +31,8 @@ func buildSnapshot(b *testing.B, src []byte) []byte {
 // most 3) and of process CPU times, with and without scripted behaviour
 // (CEL) on every entry.
 func BenchmarkBuildVsDecode(b *testing.B) {
-	b.Run("behaviour", func(b *testing.B) { benchBuild(b, generated(5000, 50, true)) })
-	b.Run("plain", func(b *testing.B) { benchBuild(b, generated(5000, 50, false)) })
+	b.Run("behaviour", func(b *testing.B) { benchBuild(b, pdltest.Generated(5000, 50, true)) })
+	b.Run("plain", func(b *testing.B) { benchBuild(b, pdltest.Generated(5000, 50, false)) })
 }
 
 func benchBuild(b *testing.B, src []byte) {

@@ -11,6 +11,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
@@ -184,7 +185,7 @@ entry "c" kind=device risk=safe {
   languages "zeta/v1"
   revision "2"
 }
-`), generated(300, 3, true))
+`), pdltest.Generated(300, 3, true))
 	for i, src := range srcs {
 		res := compile.Source("x.pdl", src, compile.Options{Dir: "../../langs/" + examples[min(i, len(examples)-1)]})
 		if !res.OK() {

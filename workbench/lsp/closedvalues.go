@@ -29,7 +29,7 @@ var subFeatureDoc = map[string]struct{ meaning, section string }{
 // from.
 func bareWordAt(st *pdl.Stmt, from int) bool {
 	return st != nil && slices.ContainsFunc(st.Args, func(a *pdl.Arg) bool {
-		return a.Value.Pos.Offset == from && a.Value.Kind() == pdl.KindIdent
+		return int(a.Value.Pos.Offset) == from && a.Value.Kind() == pdl.KindIdent
 	})
 }
 
@@ -37,7 +37,7 @@ func bareWordAt(st *pdl.Stmt, from int) bool {
 // capability's name in a capabilities block.
 func subFeatureHover(f *pdl.File, off, from int, word string) string {
 	st := stmtAt(f, off)
-	if st == nil || from == st.Pos.Offset || !parentIs(f, st, "capabilities") {
+	if st == nil || from == int(st.Pos.Offset) || !parentIs(f, st, "capabilities") {
 		return ""
 	}
 	spec, ok := pilotage.LookupCapability(st.Keyword)
@@ -60,7 +60,7 @@ func closedValueHover(path string, text []byte, off int, word string) string {
 	langs := slices.Clone(srv.Languages)
 	// The Language whose block starts last before off holds the cursor.
 	for i := len(langs) - 1; i > 0; i-- {
-		if langs[i].Pos.Offset <= off {
+		if int(langs[i].Pos.Offset) <= off {
 			langs[0], langs[i] = langs[i], langs[0]
 			break
 		}

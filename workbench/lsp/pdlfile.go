@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/alecthomas/participle/v2/lexer"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -142,7 +141,7 @@ func (s *server) pdlHover(path string, text []byte, off int) *protocol.Hover {
 	}
 	pf := factsOf(path, text)
 	st := stmtAt(pf.file, off)
-	atKeyword := st != nil && st.Keyword == word && st.Pos.Offset == from
+	atKeyword := st != nil && st.Keyword == word && int(st.Pos.Offset) == from
 	def := pf.defs[word]
 	if def != nil && (def.Keyword == "entry" || def.Keyword == "principal" || def.Keyword == "language" || def.Keyword == "guide") {
 		return lspserve.Markdown(describe(word, def))
@@ -178,7 +177,7 @@ func stmtAt(f *pdl.File, off int) *pdl.Stmt {
 	var walk func([]*pdl.Stmt)
 	walk = func(ss []*pdl.Stmt) {
 		for _, st := range ss {
-			if st.Pos.Offset <= off && off <= st.EndPos.Offset {
+			if int(st.Pos.Offset) <= off && off <= int(st.EndPos.Offset) {
 				found = st
 				walk(st.Children())
 			}
@@ -241,7 +240,7 @@ func (s *server) pdlCompletion(path string, text []byte, off int) []protocol.Com
 	}
 	// A capability's sub-features (§4.1), after its name in a
 	// capabilities block.
-	if st := stmtAt(pf.file, off); st != nil && st.Pos.Offset >= lineStart && strings.ContainsAny(strings.TrimLeft(before, " \t"), " \t") {
+	if st := stmtAt(pf.file, off); st != nil && int(st.Pos.Offset) >= lineStart && strings.ContainsAny(strings.TrimLeft(before, " \t"), " \t") {
 		for _, spec := range pilotage.CapabilityTable {
 			if spec.Name == st.Keyword && parentIs(pf.file, st, "capabilities") {
 				for _, sub := range spec.SubFeatures {
@@ -282,8 +281,8 @@ func (s *server) pdlCompletion(path string, text []byte, off int) []protocol.Com
 	return items
 }
 
-func stmtRange(t *textpos.Text, from, to lexer.Position) protocol.Range {
-	return lspserve.RangeOf(t, from.Offset, to.Offset)
+func stmtRange(t *textpos.Text, from, to pdl.Pos) protocol.Range {
+	return lspserve.RangeOf(t, int(from.Offset), int(to.Offset))
 }
 
 func (s *server) pdlSymbols(path string, text []byte) []protocol.DocumentSymbol {
@@ -325,7 +324,7 @@ func (s *server) pdlDefinition(path string, text []byte, off int) []protocol.Loc
 	if st.Keyword == "status" {
 		a = a[1:]
 	}
-	return []protocol.Location{{URI: lspserve.URIOf(path), Range: lspserve.RangeOf(t, a[0].Pos.Offset, a[0].EndPos.Offset)}}
+	return []protocol.Location{{URI: lspserve.URIOf(path), Range: lspserve.RangeOf(t, int(a[0].Pos.Offset), int(a[0].End().Offset))}}
 }
 
 func (s *server) pdlReferences(uri string, text []byte, off int, withDecl bool, path string) []protocol.Location {
@@ -353,7 +352,7 @@ func (s *server) pdlReferences(uri string, text []byte, off int, withDecl bool, 
 			for _, c := range ss {
 				for _, a := range c.Positional() {
 					if ok, _ := pathpkg.Match(a.Value.Str(), word); c.Keyword == "sees" && ok && a.Value.Str() != word {
-						out = append(out, protocol.Location{URI: uri, Range: lspserve.RangeOf(t, a.Pos.Offset, a.EndPos.Offset)})
+						out = append(out, protocol.Location{URI: uri, Range: lspserve.RangeOf(t, int(a.Pos.Offset), int(a.End().Offset))})
 					}
 				}
 				walk(c.Children())

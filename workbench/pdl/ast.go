@@ -7,199 +7,107 @@ package pdl
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// File is a parsed PDL file. Participle drives the parse from here; the
-// nodes below parse themselves (participle's Parseable) by the grammar
+// Pos is a place in a PDL file: the byte offset, and the line and column
+// counted from 1 (a column counts characters). It takes 12 bytes where
+// participle's lexer.Position, which repeats the file name, took 40, and
+// a tree holds about one per token; the file name is File.Name.
+type Pos struct{ Offset, Line, Column int32 }
+
+// Advance moves p past s.
+func (p *Pos) Advance(s string) {
+	p.Offset += int32(len(s))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		p.Line += int32(strings.Count(s, "\n"))
+		p.Column = int32(utf8.RuneCountInString(s[i:]))
+		return
+	}
+	p.Column += int32(utf8.RuneCountInString(s))
+}
+
+// In is p in the named file, as findings are located.
+func (p Pos) In(file string) lexer.Position {
+	return lexer.Position{Filename: file, Offset: int(p.Offset), Line: int(p.Line), Column: int(p.Column)}
+}
+
+// File is a parsed PDL file: a body of nodes by the grammar
 //
-//	Node  = EOL | Comment EOL? | Stmt
+//	Node  = EOL+ | Comment EOL? | Stmt
 //	Stmt  = Ident Arg* Block? Comment? Semi? EOL?
 //	Block = "{" Comment? EOL? Node* "}"
+//	Arg   = Key? (Ident | Number | String | Raw | Text)
 //
-// which TestNodesMatchGrammar checks against the same grammar written as
-// participle struct tags. Written out, a node costs a few allocations;
-// matched reflectively it cost a branch context and a deferred field set
-// per alternative tried, which made participle's matching three quarters
-// of a large file's build.
+// which the parser in grammar.go reads a token at a time, and
+// TestNodesMatchGrammar checks against the same grammar written as
+// participle struct tags.
 type File struct {
-	Pos    lexer.Position
-	EndPos lexer.Position
-	Body   []*Node `parser:"@@*"`
+	// Name is the file's name, which every position of the tree is in.
+	Name   string
+	Pos    Pos
+	EndPos Pos
+	Body   []*Node
 }
 
 // Node is one line-level item of a body: a statement, a comment on its own
-// line, or a blank line (kept so the formatter can keep paragraphs).
+// line, or a run of blank lines (kept so the formatter can keep
+// paragraphs; one node for the run, since the formatter keeps at most one
+// blank line in a row).
 type Node struct {
-	Pos     lexer.Position
-	EndPos  lexer.Position
-	Blank   bool
+	Pos     Pos
 	Comment string
 	Stmt    *Stmt
-}
-
-// Parse reads one node; it reports NextMatch when no node starts here
-// (the end of a block or file, or a token no statement starts with).
-func (n *Node) Parse(lex *lexer.PeekingLexer) error {
-	t := lex.Peek()
-	*n = Node{Pos: t.Pos}
-	switch t.Type {
-	case tokEOL:
-		lex.Next()
-		n.Blank = true
-	case tokComment:
-		lex.Next()
-		n.Comment = t.Value
-		accept(lex, tokEOL)
-	case tokIdent:
-		n.Stmt = &Stmt{}
-		if err := n.Stmt.parse(lex); err != nil {
-			return err
-		}
-	default:
-		return participle.NextMatch
-	}
-	n.EndPos = lex.Peek().Pos
-	return nil
+	Blank   bool
 }
 
 // Stmt is `keyword arg… [{ body }] [# comment]`, ended by a newline, a
 // semicolon or the closing brace of the enclosing block.
 type Stmt struct {
-	Pos     lexer.Position
-	EndPos  lexer.Position
+	Pos     Pos
+	EndPos  Pos
 	Keyword string
 	Args    []*Arg
 	Block   *Block
 	Comment string
 }
 
-// parse reads a statement; the next token is its keyword.
-func (s *Stmt) parse(lex *lexer.PeekingLexer) error {
-	kw := lex.Next()
-	s.Pos, s.Keyword = kw.Pos, kw.Value
-	var err error
-	if s.Args, err = many[Arg](lex); err != nil {
-		return err
-	}
-	if t := lex.Peek(); t.Type == tokPunct && t.Value == "{" {
-		s.Block = &Block{}
-		if err := s.Block.parse(lex); err != nil {
-			return err
-		}
-	}
-	if t := lex.Peek(); t.Type == tokComment {
-		s.Comment = t.Value
-		lex.Next()
-	}
-	accept(lex, tokSemi)
-	accept(lex, tokEOL)
-	s.EndPos = lex.Peek().Pos
-	return nil
-}
-
 // Block is a braced body.
 type Block struct {
-	Pos lexer.Position
+	Pos Pos
+	// EndPos is just after the closing brace.
+	EndPos Pos
 	// OpenComment is a comment on the line of the opening brace.
 	OpenComment string
 	Body        []*Node
-	EndPos      lexer.Position
-	End         string
 }
 
-// parse reads a block; the next token is its "{".
-func (b *Block) parse(lex *lexer.PeekingLexer) error {
-	b.Pos = lex.Next().Pos
-	if t := lex.Peek(); t.Type == tokComment {
-		b.OpenComment = t.Value
-		lex.Next()
-	}
-	accept(lex, tokEOL)
-	var err error
-	if b.Body, err = many[Node](lex); err != nil {
-		return err
-	}
-	t := lex.Peek()
-	if t.Type != tokPunct || t.Value != "}" {
-		return &participle.UnexpectedTokenError{Unexpected: *t, Expect: `"}"`}
-	}
-	lex.Next()
-	b.End = t.Value
-	b.EndPos = lex.Peek().Pos
-	return nil
-}
-
-// many parses Ts until one reports NextMatch.
-func many[T any, P interface {
-	*T
-	Parse(*lexer.PeekingLexer) error
-}](lex *lexer.PeekingLexer) ([]P, error) {
-	var out []P
-	for {
-		x := P(new(T))
-		err := x.Parse(lex)
-		if err == participle.NextMatch {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, x)
-	}
-}
-
-// accept consumes the next token when it has type typ.
-func accept(lex *lexer.PeekingLexer, typ lexer.TokenType) {
-	if lex.Peek().Type == typ {
-		lex.Next()
-	}
-}
-
-// Arg is a positional value or a `key=value` option.
+// Arg is a positional value or a `key=value` option; it starts at its key.
 type Arg struct {
-	Pos    lexer.Position
-	EndPos lexer.Position
+	Pos Pos
 	// Key is the option name without its "=", empty for a positional.
 	Key   string
-	Value *Value
+	Value Value
 }
 
-// Parse reads `[key=]literal`; it reports NextMatch when no argument
-// starts here, and an error when a key has no value.
-func (a *Arg) Parse(lex *lexer.PeekingLexer) error {
-	t := lex.Peek()
-	key := ""
-	if t.Type == tokKey {
-		key = strings.TrimSuffix(t.Value, "=")
-		lex.Next()
-		if v := lex.Peek(); !isLiteral(v.Type) {
-			return &participle.UnexpectedTokenError{Unexpected: *v, Expect: "a value"}
-		}
-	} else if !isLiteral(t.Type) {
-		return participle.NextMatch
-	}
-	start := t.Pos
-	v := lex.Next()
-	end := v.Pos
-	end.Advance(v.Value)
-	*a = Arg{Pos: start, EndPos: end, Key: key, Value: &Value{Pos: v.Pos, EndPos: end, Token: v.Value}}
-	return nil
-}
-
-func isLiteral(t lexer.TokenType) bool {
-	return t == tokIdent || t == tokNumber || t == tokString || t == tokRaw || t == tokText
-}
+// End is the position just after the argument.
+func (a *Arg) End() Pos { return a.Value.End() }
 
 // Value is one literal, kept as written so the formatter can reprint it.
 // The kind follows from the literal's first character, which the lexer
 // guarantees.
 type Value struct {
-	Pos    lexer.Position
-	EndPos lexer.Position
-	Token  string
+	Pos   Pos
+	Token string
+}
+
+// End is the position just after the value.
+func (v *Value) End() Pos {
+	end := v.Pos
+	end.Advance(v.Token)
+	return end
 }
 
 // Kind names what sort of literal a value is.

@@ -63,7 +63,7 @@ func stmt(b *bytes.Buffer, s *Stmt, depth int) {
 		if a.Key != "" {
 			b.WriteString(a.Key + "=")
 		}
-		b.WriteString(literal(a.Value, depth))
+		b.WriteString(literal(&a.Value, depth))
 	}
 	if s.Block != nil {
 		blk := s.Block

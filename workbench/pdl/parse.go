@@ -2,15 +2,12 @@ package pdl
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
+	"unsafe"
 
-	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -21,14 +18,6 @@ import (
 const (
 	// MaxFileBytes is the largest file Parse reads.
 	MaxFileBytes = 32 << 20
-	// MaxTokens is the most tokens (words, values, punctuation, line
-	// ends, comments) a file may hold. The syntax tree costs about 250
-	// bytes a token, so a file of one-byte tokens (a million blank lines,
-	// "a;a;a;…") cost 150 to 300 times its size: 16 MB took 5 GB.
-	// Bounding the count bounds the tree (to about 150 MB) whatever the
-	// bytes; the largest generated Language measured (5,000 entries with
-	// schemas, 2 MB) has 131,000 tokens.
-	MaxTokens = 1 << 19
 	// MaxDepth is the deepest block nesting; PDL itself needs three.
 	MaxDepth = 16
 	// maxSyntaxErrors stops recovery: past this many, later errors are
@@ -40,9 +29,10 @@ const (
 // only the first: bad tokens and unbalanced braces are found by a scan of
 // the whole token stream, and after a grammar error the parser blanks the
 // rest of the offending line and parses again. The tree it returns (nil
-// only for files over MaxFileBytes, nested past MaxDepth, or in UTF-16 or
-// UTF-32, which get one finding that says so) is the parse of the
-// repaired text, so the compiler can report its own errors too.
+// only for files over MaxFileBytes, nested past MaxDepth, in UTF-16 or
+// UTF-32, or whose tree would go over its budget (treeBudget), which get
+// one finding that says so) is the parse of the repaired text, so the
+// compiler can report its own errors too.
 func Parse(name string, src []byte) (*File, []report.Finding) {
 	if len(src) > MaxFileBytes {
 		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
@@ -53,38 +43,47 @@ func Parse(name string, src []byte) (*File, []report.Finding) {
 		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
 			enc.Convert(), "the file "+enc.Shows+"; PDL files are UTF-8")}
 	}
-	findings, work, cuts, ok := scan(name, bytes.Clone(src))
-	if !ok {
-		return nil, findings
-	}
-	if len(findings) >= maxSyntaxErrors {
-		// The scan stopped early: the rest of the file is unchecked, and
-		// the grammar pass would add no finding, only lex all of it into
-		// participle's token buffer (about 100 bytes a token: 3.8 GB for
-		// a 16 MB file of NUL bytes, each an invalid token).
+	findings, work, ok := scan(name, src)
+	if !ok || len(findings) >= maxSyntaxErrors {
+		// Past the error cap the rest of the file is unchecked, and the
+		// grammar pass would add no finding, only a tree.
 		return nil, sortFindings(findings)
 	}
-	if len(findings) == 0 && len(cuts) > 0 {
-		if f := parseChunks(name, work, cuts); f != nil {
-			return f, nil
-		}
+	// The tree's strings are slices of one copy of the text: the
+	// caller's bytes may change after Parse returns, work (the repaired
+	// copy) is Parse's own and changes no more once its tree is built.
+	var text string
+	if work == nil {
+		text = string(src)
+	} else {
+		text = view(work)
 	}
 	for {
-		f, err := parser.ParseBytes(name, work)
+		f, err := parseTree(name, text, treeBudget(len(src)))
 		if err == nil {
 			return f, sortFindings(findings)
 		}
-		var perr participle.Error
-		if !errors.As(err, &perr) || len(findings) >= maxSyntaxErrors {
+		if over, ok := err.(*overBudget); ok {
+			return nil, sortFindings(append(findings, budgetFinding(name, over.tok, len(src))))
+		}
+		if len(findings) >= maxSyntaxErrors {
 			return f, sortFindings(findings)
 		}
-		pos := perr.Position()
-		findings = append(findings, grammarFinding(perr, work))
-		if !blankLine(work, pos.Offset) {
+		serr := err.(*syntaxError)
+		findings = append(findings, grammarFinding(name, serr, text))
+		if work == nil {
+			work = []byte(text)
+			text = view(work)
+		}
+		if !blankLine(work, int(serr.tok.pos.Offset)) {
 			return f, sortFindings(findings)
 		}
 	}
 }
+
+// view is b as a string without a copy; b must not change while the
+// string is in use.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // sortFindings orders findings by position; scan and grammar errors are
 // found in two passes.
@@ -99,193 +98,151 @@ func sortFindings(fs []report.Finding) []report.Finding {
 }
 
 // scan lexes the whole file once, reports invalid tokens and unbalanced
-// braces, and repairs work in place (blanking bad tokens, closing open
-// blocks) so the grammar pass sees only its own kind of error. ok is false
-// when the nesting is too deep to parse safely, or the file holds more
-// than MaxTokens tokens.
-//
-// cuts are positions where a top-level statement starts, about
-// chunkBytes apart, where a large file can be split for parsing.
-func scan(name string, work []byte) (findings []report.Finding, repaired []byte, cuts []lexer.Position, ok bool) {
-	l, _ := lex.LexString(name, string(work))
-	var open []lexer.Position
-	last := 0
-	for n := 0; len(findings) < maxSyntaxErrors; n++ {
-		t, err := l.Next()
-		if err != nil || t.EOF() {
+// braces, and repairs a copy of it (blanking bad tokens, closing open
+// blocks) so the grammar pass sees only its own kind of error. work is
+// the repaired copy, nil when nothing needed repair. ok is false when the
+// nesting is too deep to parse safely.
+func scan(name string, src []byte) (findings []report.Finding, work []byte, ok bool) {
+	repair := func(from, to int) {
+		if work == nil {
+			work = bytes.Clone(src)
+		}
+		blank(work, from, to)
+	}
+	l := newScanner(view(src))
+	var open []Pos
+	for len(findings) < maxSyntaxErrors {
+		t := l.next()
+		if t.typ == tokEOF {
 			break
 		}
-		if n == MaxTokens {
-			return append(findings, Errorf(RuleSyntax, t.Pos, lexer.Position{},
-				"split the definition into smaller files, or move guide bodies into files",
-				fmt.Sprintf("the file has more than %d tokens (words, values, punctuation, line ends); PDL files are limited to %d", MaxTokens, MaxTokens))), nil, nil, false
-		}
-		switch t.Type {
+		from, to := int(t.pos.Offset), int(t.pos.Offset)+len(t.val)
+		switch t.typ {
 		case tokOpenText, tokOpenString, tokOpenRaw, tokInvalid:
-			findings = append(findings, tokenFinding(t))
-			blank(work, t.Pos.Offset, t.Pos.Offset+len(t.Value))
+			findings = append(findings, tokenFinding(name, t))
+			repair(from, to)
 		case tokString, tokText, tokRaw, tokComment:
 			// Bytes that are not UTF-8 would reach the artifacts as
 			// U+FFFD without a word; the first of each token is reported.
-			if !utf8.ValidString(t.Value) {
-				findings = append(findings, invalidUTF8(t))
-			} else if t.Type != tokComment {
+			if !utf8.ValidString(t.val) {
+				findings = append(findings, invalidUTF8(name, t))
+			} else if t.typ != tokComment {
 				// A control character written as itself would reach the
 				// manifest and every terminal that shows it (docs/json.md).
-				if f, bad := controlChar(t); bad {
+				if f, bad := controlChar(name, t); bad {
 					findings = append(findings, f)
 				}
 			}
 		case tokPunct:
-			switch t.Value {
+			switch t.val {
 			case "{":
-				open = append(open, t.Pos)
+				open = append(open, t.pos)
 				if len(open) > MaxDepth {
-					return append(findings, Errorf(RuleSyntax, t.Pos, lexer.Position{},
+					return append(findings, Errorf(RuleSyntax, t.pos.In(name), lexer.Position{},
 						"valid PDL never nests blocks more than three deep, so this is most likely a { without its }",
-						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, nil, false
+						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, false
 				}
 			case "}":
 				if len(open) == 0 {
-					findings = append(findings, Errorf(RuleSyntax, t.Pos, lexer.Position{},
+					findings = append(findings, Errorf(RuleSyntax, t.pos.In(name), lexer.Position{},
 						"remove it, or add the { it should close", "unmatched }"))
-					blank(work, t.Pos.Offset, t.Pos.Offset+1)
+					repair(from, to)
 					continue
 				}
 				open = open[:len(open)-1]
 			}
-		case tokEOL:
-			// A newline outside any block ends a top-level node: the
-			// text after it parses on its own.
-			if len(open) == 0 && t.Pos.Offset+1-last >= chunkBytes && t.Pos.Offset+1 < len(work) {
-				p := t.Pos
-				p.Advance("\n")
-				cuts = append(cuts, p)
-				last = p.Offset
-			}
 		}
 	}
 	for i := len(open) - 1; i >= 0; i-- {
-		findings = append(findings, Errorf(RuleSyntax, open[i], lexer.Position{},
+		findings = append(findings, Errorf(RuleSyntax, open[i].In(name), lexer.Position{},
 			"add the } that closes it", "block is never closed"))
 	}
-	// Close the open blocks at the very end so positions stay unchanged.
-	return findings, append(work, strings.Repeat("\n}", len(open))...), cuts, true
+	if len(open) > 0 {
+		// Close the open blocks at the very end so positions stay unchanged.
+		if work == nil {
+			work = bytes.Clone(src)
+		}
+		work = append(work, strings.Repeat("\n}", len(open))...)
+	}
+	return findings, work, true
 }
 
-// chunkBytes is the size above which a file is parsed in pieces, in
-// parallel: lexing and building the tree allocate per token and node, so
-// a generated file with thousands of entries is worth spreading over the
-// CPUs. Small files take the plain path.
-const chunkBytes = 128 << 10
-
-// parseChunks parses work as independent runs of top-level nodes split
-// at cuts, concurrently, and joins them. Positions stay absolute because
-// each chunk's lexer starts at the chunk's position. It returns nil when a
-// chunk does not parse, so the caller falls back to the recovering path.
-func parseChunks(name string, work []byte, cuts []lexer.Position) *File {
-	src := string(work)
-	starts := append([]lexer.Position{{Filename: name, Line: 1, Column: 1}}, cuts...)
-	files := make([]*File, len(starts))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, start := range starts {
-		end := len(src)
-		if i+1 < len(starts) {
-			end = starts[i+1].Offset
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			pl, err := lexer.Upgrade(&scanner{src: src, pos: start, end: end})
-			if err != nil {
-				return
-			}
-			if f, err := parser.ParseFromLexer(pl); err == nil {
-				files[i] = f
-			}
-		}()
-	}
-	wg.Wait()
-	out := &File{}
-	for i, f := range files {
-		if f == nil {
-			return nil
-		}
-		if i == 0 {
-			out.Pos = f.Pos
-		}
-		out.EndPos = f.EndPos
-		out.Body = append(out.Body, f.Body...)
-	}
-	return out
+// budgetFinding reports the token at which a file's tree went over its
+// budget: a file of one-byte statements or values, which no person or
+// sound generator writes.
+func budgetFinding(name string, t token, size int) report.Finding {
+	end := t.pos
+	end.Advance(firstLine(t.val))
+	return Errorf(RuleSyntax, t.pos.In(name), end.In(name),
+		fmt.Sprintf("PDL reads a file in at most %d bytes of memory a byte of it, plus %d MiB, and a statement takes about %d bytes, a value %d: on average a statement needs %d bytes of the file, a value %d. Check what wrote the file, or split it",
+			treePerByte, treeSlack>>20, nodeCost+stmtCost, argCost, (nodeCost+stmtCost)/treePerByte, argCost/treePerByte),
+		fmt.Sprintf("too many statements and values for a file of %d bytes: reading them would take more than %d bytes of memory", size, treeBudget(size)))
 }
 
 // tokenFinding explains a token that no valid PDL token can start.
-func tokenFinding(t lexer.Token) report.Finding {
-	end := t.Pos
-	end.Advance(firstLine(t.Value))
-	switch t.Type {
+func tokenFinding(name string, t token) report.Finding {
+	end := t.pos
+	end.Advance(firstLine(t.val))
+	pos := t.pos.In(name)
+	switch t.typ {
 	case tokOpenText:
-		return Errorf(RuleSyntax, t.Pos, end, `close the text block with """`, "text block is never closed")
+		return Errorf(RuleSyntax, pos, end.In(name), `close the text block with """`, "text block is never closed")
 	case tokOpenString:
-		if !closedString(t.Value) {
-			return Errorf(RuleSyntax, t.Pos, end, `close the string with " on the same line; use """ for text over several lines`,
+		if !closedString(t.val) {
+			return Errorf(RuleSyntax, pos, end.In(name), `close the string with " on the same line; use """ for text over several lines`,
 				"string is never closed")
 		}
-		return Errorf(RuleSyntax, t.Pos, end, "use one of the escapes \\\\ \\\" \\n \\t \\uXXXX, or a `raw string`",
+		return Errorf(RuleSyntax, pos, end.In(name), "use one of the escapes \\\\ \\\" \\n \\t \\uXXXX, or a `raw string`",
 			"string has an invalid escape")
 	case tokOpenRaw:
-		return Errorf(RuleSyntax, t.Pos, end, "close the raw string with `", "raw string is never closed")
+		return Errorf(RuleSyntax, pos, end.In(name), "close the raw string with `", "raw string is never closed")
 	}
-	r, size := utf8.DecodeRuneInString(t.Value)
+	r, size := utf8.DecodeRuneInString(t.val)
 	if r == utf8.RuneError && size == 1 {
-		return invalidUTF8(t)
+		return invalidUTF8(name, t)
 	}
-	return Errorf(RuleSyntax, t.Pos, end, "PDL has words, numbers, strings, = { } ; and # comments",
+	return Errorf(RuleSyntax, pos, end.In(name), "PDL has words, numbers, strings, = { } ; and # comments",
 		fmt.Sprintf("unexpected character %q", r))
 }
 
 // invalidUTF8 reports the first byte of t that is not UTF-8. Quoting it
 // as a character would show U+FFFD, which a file may well hold for real;
 // the byte and the cause say more.
-func invalidUTF8(t lexer.Token) report.Finding {
+func invalidUTF8(name string, t token) report.Finding {
 	i := 0
-	for i < len(t.Value) {
-		r, n := utf8.DecodeRuneInString(t.Value[i:])
+	for i < len(t.val) {
+		r, n := utf8.DecodeRuneInString(t.val[i:])
 		if r == utf8.RuneError && n == 1 {
 			break
 		}
 		i += n
 	}
-	pos := t.Pos
-	pos.Advance(t.Value[:i])
+	pos := t.pos
+	pos.Advance(t.val[:i])
 	end := pos
 	end.Column++
-	return Errorf(RuleSyntax, pos, end, "PDL files are UTF-8: save the file as UTF-8",
-		fmt.Sprintf("byte 0x%02x is not UTF-8", t.Value[min(i, len(t.Value)-1)]))
+	return Errorf(RuleSyntax, pos.In(name), end.In(name), "PDL files are UTF-8: save the file as UTF-8",
+		fmt.Sprintf("byte 0x%02x is not UTF-8", t.val[min(i, len(t.val)-1)]))
 }
 
 // controlChar reports the first control character written as itself in a
 // string, raw string or text block: a C0 control other than tab and line
 // ends (CR only before LF), DEL or a C1 control. Escaped in a "…" string
 // (\u0000, \x07) it is the author's choice and stays.
-func controlChar(t lexer.Token) (report.Finding, bool) {
-	for i, r := range t.Value {
-		if !isControl(r) || r == '\t' || r == '\n' || (r == '\r' && strings.HasPrefix(t.Value[i+1:], "\n")) {
+func controlChar(name string, t token) (report.Finding, bool) {
+	for i, r := range t.val {
+		if !isControl(r) || r == '\t' || r == '\n' || (r == '\r' && strings.HasPrefix(t.val[i+1:], "\n")) {
 			continue
 		}
-		pos := t.Pos
-		pos.Advance(t.Value[:i])
+		pos := t.pos
+		pos.Advance(t.val[:i])
 		end := pos
 		end.Column++
 		hint := fmt.Sprintf("write it as \\u%04x, or remove it", r)
-		if t.Type != tokString {
+		if t.typ != tokString {
 			hint = fmt.Sprintf("raw strings and text blocks take no escapes: remove it, or use a \"…\" string and write it as \\u%04x", r)
 		}
-		return Errorf(RuleSyntax, pos, end, hint, fmt.Sprintf("control character U+%04X written as itself in a string", r)), true
+		return Errorf(RuleSyntax, pos.In(name), end.In(name), hint, fmt.Sprintf("control character U+%04X written as itself in a string", r)), true
 	}
 	return report.Finding{}, false
 }
@@ -305,53 +262,33 @@ func closedString(s string) bool {
 	return backslashes%2 == 0
 }
 
-// grammarFinding turns a participle error into a finding with a hint.
-func grammarFinding(perr participle.Error, work []byte) report.Finding {
-	pos := perr.Position()
-	var ute *participle.UnexpectedTokenError
-	if errors.As(perr, &ute) {
-		t := ute.Unexpected
-		end := t.Pos
-		end.Advance(firstLine(t.Value))
-		switch {
-		case afterKey(work[:min(t.Pos.Offset, len(work))]):
-			return Errorf(RuleSyntax, pos, end, "give the option a value: key=value", "option has no value")
-		case t.EOF():
-			return Errorf(RuleSyntax, pos, lexer.Position{}, "complete the last statement", "unexpected end of file")
-		case t.Value == "=":
-			return Errorf(RuleSyntax, pos, end, "write an option as key=value, with no spaces around =",
-				"unexpected =")
-		case t.Value == "{":
-			return Errorf(RuleSyntax, pos, end, "a block follows a statement's arguments: keyword args… { … }",
-				"unexpected {")
-		}
-		return Errorf(RuleSyntax, pos, end, "a statement starts with a keyword (a word) on a new line",
-			fmt.Sprintf("unexpected %s %s", describe(t), clip(t.Value)))
+// grammarFinding turns a grammar error into a finding with a hint.
+func grammarFinding(name string, e *syntaxError, text string) report.Finding {
+	t := e.tok
+	pos := t.pos.In(name)
+	end := t.pos
+	end.Advance(firstLine(t.val))
+	switch {
+	case afterKey(text[:min(int(t.pos.Offset), len(text))]):
+		return Errorf(RuleSyntax, pos, end.In(name), "give the option a value: key=value", "option has no value")
+	case t.typ == tokEOF:
+		return Errorf(RuleSyntax, pos, lexer.Position{}, "complete the last statement", "unexpected end of file")
+	case t.val == "=":
+		return Errorf(RuleSyntax, pos, end.In(name), "write an option as key=value, with no spaces around =",
+			"unexpected =")
+	case t.val == "{":
+		return Errorf(RuleSyntax, pos, end.In(name), "a block follows a statement's arguments: keyword args… { … }",
+			"unexpected {")
 	}
-	return Errorf(RuleSyntax, pos, lexer.Position{}, "", perr.Message())
+	return Errorf(RuleSyntax, pos, end.In(name), "a statement starts with a keyword (a word) on a new line",
+		fmt.Sprintf("unexpected %s %s", t.typ, clip(t.val)))
 }
 
 // afterKey reports whether the text before an unexpected token ends in
 // an option's "=" (spaces aside): the option has no value.
-func afterKey(before []byte) bool {
-	b := bytes.TrimRight(before, " \t\r")
+func afterKey(before string) bool {
+	b := strings.TrimRight(before, " \t\r")
 	return len(b) > 0 && b[len(b)-1] == '='
-}
-
-// describe names a token's type for messages.
-func describe(t lexer.Token) string {
-	for name, typ := range lex.Symbols() {
-		if typ == t.Type {
-			switch name {
-			case "Text":
-				return "text block"
-			case "Raw":
-				return "raw string"
-			}
-			return strings.ToLower(name)
-		}
-	}
-	return "token"
 }
 
 // clip shortens a token for a message.
@@ -380,31 +317,34 @@ const Placeholder = "_"
 // describes. It reports whether anything changed: no change means
 // recovery cannot progress.
 func blankLine(work []byte, offset int) bool {
-	line := 1 + strings.Count(string(work[:min(offset, len(work))]), "\n")
-	l, _ := lex.LexString("", string(work))
-	var toks []lexer.Token
+	line := int32(1 + bytes.Count(work[:min(offset, len(work))], []byte("\n")))
+	l := newScanner(view(work))
+	var toks []token
 	for {
-		t, err := l.Next()
-		if err != nil || t.EOF() || t.Pos.Line > line {
+		t := l.next()
+		if t.typ == tokEOF || t.pos.Line > line {
 			break
 		}
-		if t.Pos.Line == line && t.Type != tokEOL {
+		if t.pos.Line == line && t.typ != tokEOL {
 			toks = append(toks, t)
 		}
 	}
 	if len(toks) == 0 {
 		return false
 	}
+	// The tokens are views of work, which blanking changes: look at the
+	// first before.
+	brace := toks[0].typ == tokPunct && toks[0].val != "="
 	changed := false
 	for _, t := range toks {
-		if t.Type == tokPunct && t.Value != "=" {
+		if t.typ == tokPunct && t.val != "=" {
 			continue
 		}
-		blank(work, t.Pos.Offset, t.Pos.Offset+len(t.Value))
+		blank(work, int(t.pos.Offset), int(t.pos.Offset)+len(t.val))
 		changed = true
 	}
-	at := toks[0].Pos.Offset
-	if toks[0].Type == tokPunct && toks[0].Value != "=" {
+	at := int(toks[0].pos.Offset)
+	if brace {
 		// The line starts with a brace: the placeholder goes in the space
 		// before it, when there is one.
 		if at == 0 || work[at-1] != ' ' {

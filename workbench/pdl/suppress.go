@@ -3,8 +3,6 @@ package pdl
 import (
 	"bytes"
 
-	"github.com/alecthomas/participle/v2/lexer"
-
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suppress"
 )
@@ -84,6 +82,6 @@ func extent(name string, s *Stmt) (start, end report.Location) {
 	return at(name, s.Pos), end
 }
 
-func at(name string, p lexer.Position) report.Location {
-	return report.Location{File: name, Line: p.Line, Column: p.Column}
+func at(name string, p Pos) report.Location {
+	return report.Location{File: name, Line: int(p.Line), Column: int(p.Column)}
 }

@@ -1,0 +1,316 @@
+package pdl
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// The parser reads the grammar of File a token at a time from the
+// scanner, with one token of lookahead, so it holds no token it has
+// passed: memory is the tree, whatever the file. The tree is laid out
+// lean: nodes come from slabs (one allocation per few thousand, no
+// allocator rounding per node), and each body's and argument list's
+// pointers are one slice of exactly its length, collected on a stack
+// shared by the whole parse rather than grown by append per list.
+
+// Tree bounds: the tree may take treePerByte bytes a byte of the file,
+// plus treeSlack. Written files take less (the Languages of langs/ 4 to
+// 6 a byte, the 2.5 MiB generated Language of docs/performance.md 4.2),
+// and the slack lets a small file be as terse as it likes; a file of
+// one-byte tokens would take 36 to 72: a statement costs its node, its
+// statement and its pointer (144 bytes, for "a;"), a value its argument
+// and pointer (72, for " a"). With the text of the file (one copy) and
+// the caller's bytes, a parse stays within 10 times its input, plus
+// treeSlack (docs/pdl.md, "The file").
+const (
+	treePerByte = 6
+	treeSlack   = 2 << 20
+)
+
+// What the budget charges for each part of the tree: its struct, and the
+// pointer to it in its body or argument list.
+const (
+	ptrSize   = int(unsafe.Sizeof(&Node{}))
+	nodeCost  = int(unsafe.Sizeof(Node{})) + ptrSize
+	stmtCost  = int(unsafe.Sizeof(Stmt{}))
+	blockCost = int(unsafe.Sizeof(Block{}))
+	argCost   = int(unsafe.Sizeof(Arg{})) + ptrSize
+)
+
+// treeBudget is how many bytes of tree a file of n bytes may take.
+func treeBudget(n int) int { return treePerByte*n + treeSlack }
+
+// syntaxError is a token the grammar does not allow where it stands.
+type syntaxError struct {
+	tok    token
+	expect string
+}
+
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("%d:%d: unexpected %s %q (expected %s)", e.tok.pos.Line, e.tok.pos.Column, e.tok.typ, e.tok.val, e.expect)
+}
+
+// overBudget is the token at which the tree went over its budget.
+type overBudget struct{ tok token }
+
+func (e *overBudget) Error() string {
+	return fmt.Sprintf("%d:%d: syntax tree over budget", e.tok.pos.Line, e.tok.pos.Column)
+}
+
+// parser is one parse of one text.
+type parser struct {
+	sc *scanner
+	// tok is the next token, not yet taken.
+	tok token
+	// budget is how many bytes of tree may still be built.
+	budget int
+
+	nodes    slab[Node]
+	stmts    slab[Stmt]
+	blocks   slab[Block]
+	args     slab[Arg]
+	nodeRuns slab[*Node]
+	argRuns  slab[*Arg]
+	// bodies holds the nodes of the bodies being read, the innermost
+	// last; params the arguments of the statement being read.
+	bodies stack[*Node]
+	params stack[*Arg]
+}
+
+// parseTree parses src, with no recovery: the first error ends it, and
+// the tree holds the top-level nodes read before it.
+func parseTree(name, src string, budget int) (*File, error) {
+	p := &parser{sc: newScanner(src), budget: budget}
+	p.tok = p.sc.next()
+	f := &File{Name: name, Pos: p.tok.pos}
+	var err error
+	if f.Body, err = p.body(); err != nil {
+		return f, err
+	}
+	if p.tok.typ != tokEOF {
+		return f, &syntaxError{tok: p.tok, expect: "a statement"}
+	}
+	f.EndPos = p.tok.pos
+	return f, nil
+}
+
+func (p *parser) take() token {
+	t := p.tok
+	p.tok = p.sc.next()
+	return t
+}
+
+// accept takes the next token when it has type typ.
+func (p *parser) accept(typ tokType) {
+	if p.tok.typ == typ {
+		p.take()
+	}
+}
+
+// part takes a new part of the tree from its slab, charging its cost
+// to the budget; t is the token the part starts at.
+func part[T any](p *parser, s *slab[T], cost int, t token) (*T, error) {
+	if p.budget -= cost; p.budget < 0 {
+		return nil, &overBudget{tok: t}
+	}
+	return s.one(), nil
+}
+
+func (p *parser) isPunct(v string) bool { return p.tok.typ == tokPunct && p.tok.val == v }
+
+// body reads nodes until a token that starts none; on an error it
+// returns the nodes read before it.
+func (p *parser) body() ([]*Node, error) {
+	mark := p.bodies.n
+	for {
+		n, err := p.node()
+		if err != nil || n == nil {
+			return p.bodies.pop(mark, &p.nodeRuns), err
+		}
+		p.bodies.push(n)
+	}
+}
+
+// node reads one node, or returns nil when none starts here (the end of
+// a block or file, or a token no statement starts with).
+func (p *parser) node() (*Node, error) {
+	t := p.tok
+	switch t.typ {
+	case tokEOL, tokComment, tokIdent:
+	default:
+		return nil, nil
+	}
+	n, err := part(p, &p.nodes, nodeCost, t)
+	if err != nil {
+		return nil, err
+	}
+	n.Pos = t.pos
+	switch t.typ {
+	case tokEOL:
+		n.Blank = true
+		for p.tok.typ == tokEOL {
+			p.take()
+		}
+	case tokComment:
+		n.Comment = p.take().val
+		p.accept(tokEOL)
+	default:
+		if n.Stmt, err = p.stmt(); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// stmt reads a statement; the next token is its keyword.
+func (p *parser) stmt() (*Stmt, error) {
+	kw := p.take()
+	s, err := part(p, &p.stmts, stmtCost, kw)
+	if err != nil {
+		return nil, err
+	}
+	s.Pos, s.Keyword = kw.pos, kw.val
+	if s.Args, err = p.arguments(); err != nil {
+		return nil, err
+	}
+	if p.isPunct("{") {
+		if s.Block, err = p.block(); err != nil {
+			return nil, err
+		}
+	}
+	if p.tok.typ == tokComment {
+		s.Comment = p.take().val
+	}
+	p.accept(tokSemi)
+	p.accept(tokEOL)
+	s.EndPos = p.tok.pos
+	return s, nil
+}
+
+// block reads a block; the next token is its "{".
+func (p *parser) block() (*Block, error) {
+	open := p.take()
+	b, err := part(p, &p.blocks, blockCost, open)
+	if err != nil {
+		return nil, err
+	}
+	b.Pos = open.pos
+	if p.tok.typ == tokComment {
+		b.OpenComment = p.take().val
+	}
+	p.accept(tokEOL)
+	if b.Body, err = p.body(); err != nil {
+		return nil, err
+	}
+	if !p.isPunct("}") {
+		return nil, &syntaxError{tok: p.tok, expect: `"}"`}
+	}
+	p.take()
+	b.EndPos = p.tok.pos
+	return b, nil
+}
+
+// arguments reads `[key=]literal` until a token that starts none; a key
+// without a value is an error at the token after it.
+func (p *parser) arguments() ([]*Arg, error) {
+	mark := p.params.n
+	for {
+		t := p.tok
+		key := ""
+		if t.typ == tokKey {
+			key = t.val[:len(t.val)-1]
+			p.take()
+			if !isLiteral(p.tok.typ) {
+				p.params.n = mark
+				return nil, &syntaxError{tok: p.tok, expect: "a value"}
+			}
+		} else if !isLiteral(t.typ) {
+			return p.params.pop(mark, &p.argRuns), nil
+		}
+		a, err := part(p, &p.args, argCost, t)
+		if err != nil {
+			p.params.n = mark
+			return nil, err
+		}
+		v := p.take()
+		*a = Arg{Pos: t.pos, Key: key, Value: Value{Pos: v.pos, Token: v.val}}
+		p.params.push(a)
+	}
+}
+
+func isLiteral(t tokType) bool {
+	return t == tokIdent || t == tokNumber || t == tokString || t == tokRaw || t == tokText
+}
+
+// slab hands out values from blocks allocated a few thousand at a time,
+// so a tree of a million small nodes is a few hundred allocations.
+type slab[T any] struct {
+	free []T
+	size int
+}
+
+// slabMax is the most values a slab allocates at once.
+const slabMax = 4096
+
+// one returns a new zero value.
+func (s *slab[T]) one() *T {
+	if len(s.free) == 0 {
+		s.grow(1)
+	}
+	x := &s.free[0]
+	s.free = s.free[1:]
+	return x
+}
+
+// run returns n zero values in a slice of exactly that length and
+// capacity (nil for none), so appending to it never writes over a
+// neighbour.
+func (s *slab[T]) run(n int) []T {
+	switch {
+	case n == 0:
+		return nil
+	case n > slabMax/4:
+		return make([]T, n)
+	case n > len(s.free):
+		s.grow(n)
+	}
+	out := s.free[:n:n]
+	s.free = s.free[n:]
+	return out
+}
+
+// grow starts a new block of at least n values: each block doubles the
+// last, from 16 to slabMax, so a small file allocates little.
+func (s *slab[T]) grow(n int) {
+	s.size = min(max(2*s.size, 16), slabMax)
+	s.free = make([]T, max(s.size, n))
+}
+
+// stack is a stack kept in fixed-size chunks, so a list of a million
+// items grows without copying itself or leaving garbage, and the chunks
+// serve every list of the parse.
+type stack[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+const stackChunk = 1024
+
+func (s *stack[T]) push(x T) {
+	if s.n == len(s.chunks)*stackChunk {
+		s.chunks = append(s.chunks, make([]T, stackChunk))
+	}
+	s.chunks[s.n/stackChunk][s.n%stackChunk] = x
+	s.n++
+}
+
+// pop removes the items above mark and returns them as one run of r.
+func (s *stack[T]) pop(mark int, r *slab[T]) []T {
+	out := r.run(s.n - mark)
+	for i := 0; i < len(out); {
+		at := mark + i
+		i += copy(out[i:], s.chunks[at/stackChunk][at%stackChunk:])
+	}
+	s.n = mark
+	return out
+}

@@ -1,0 +1,152 @@
+package pdl
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
+)
+
+// parseCost parses src and measures what it cost: the bytes allocated in
+// all (an upper bound on how far the heap's peak rose) and the bytes
+// still in use with the tree alive, after a collection.
+func parseCost(name string, src []byte) (f *File, findings []report.Finding, alloc, live uint64) {
+	var before, after, kept runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f, findings = Parse(name, src)
+	runtime.ReadMemStats(&after)
+	runtime.GC()
+	runtime.ReadMemStats(&kept)
+	runtime.KeepAlive(f)
+	live = 0
+	if kept.HeapAlloc > before.HeapAlloc {
+		live = kept.HeapAlloc - before.HeapAlloc
+	}
+	return f, findings, after.TotalAlloc - before.TotalAlloc, live
+}
+
+// HostileShapes are files of one-byte tokens (issue 13, item 8), each
+// about as large as docs/performance.md's "Hostile input" measured them:
+// half a million blank lines, a quarter of a million one-letter
+// statements, one statement of a quarter of a million arguments.
+func hostileShapes() map[string][]byte {
+	return map[string][]byte{
+		"blank": bytes.Repeat([]byte("\n"), 500_000),
+		"stmts": bytes.Repeat([]byte("a;"), 260_000),
+		"args":  append(append([]byte("s"), bytes.Repeat([]byte(" a"), 262_000)...), '\n'),
+	}
+}
+
+// TestParseMemoryPerByte: parsing a file allocates at most 10 bytes a
+// byte of it, plus the tree's fixed allowance (treeSlack), tree included:
+// on the hostile shapes, on the large generated Language, and on a dense
+// generated file of short entries (TestLargeFile's, whose tree alone
+// takes about 11 bytes a byte). Blank lines cost one node a run; the
+// one-letter statements and arguments stop at the tree's budget with one
+// finding at the token that goes over.
+func TestParseMemoryPerByte(t *testing.T) {
+	cases := map[string]struct {
+		src  []byte
+		over bool // the tree goes over its budget
+	}{
+		"generated": {pdltest.Generated(5000, 50, true), false},
+		"entries":   {entries(5000), false},
+	}
+	for name, src := range hostileShapes() {
+		cases[name] = struct {
+			src  []byte
+			over bool
+		}{src, name != "blank"}
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			f, fs, alloc, live := parseCost(name+".pdl", c.src)
+			n := float64(len(c.src))
+			t.Logf("%d bytes, %d findings: allocated %.1f a byte, %.1f a byte live with the tree", len(c.src), len(fs), float64(alloc)/n, float64(live)/n)
+			if alloc > uint64(10*len(c.src)+treeSlack) {
+				t.Errorf("allocated %.1f bytes a byte of input, %d in all; want at most 10 a byte plus %d", float64(alloc)/n, alloc, treeSlack)
+			}
+			switch {
+			case c.over && (f != nil || len(fs) != 1 || !strings.Contains(fs[0].Message, "too many statements and values")):
+				t.Errorf("want the budget's one finding and no tree; got tree %v and %s", f != nil, render(fs))
+			case !c.over && (f == nil || len(fs) > 0):
+				t.Errorf("want a tree; got %s", render(fs))
+			}
+		})
+	}
+}
+
+// TestTreeBudgetFinding: the finding is at the statement whose node
+// takes the tree over its budget, spans its keyword, and says what the
+// budget is and what to do.
+func TestTreeBudgetFinding(t *testing.T) {
+	src := bytes.Repeat([]byte("a;"), 20_000)
+	f, fs := Parse("dense.pdl", src)
+	over := treeBudget(len(src))/(nodeCost+stmtCost) + 1 // statements that fit, plus the one that does not
+	want := fmt.Sprintf("dense.pdl:1:%d-1:%d pdl-syntax: too many statements and values for a file of 40000 bytes: reading them would take more than %d bytes of memory [hint: PDL reads a file in at most 6 bytes of memory a byte of it, plus 2 MiB, and a statement takes about %d bytes, a value %d: on average a statement needs %d bytes of the file, a value %d. Check what wrote the file, or split it]\n",
+		2*over-1, 2*over, treeBudget(len(src)), nodeCost+stmtCost, argCost, (nodeCost+stmtCost)/6, argCost/6)
+	if got := string(render(fs)); f != nil || got != want {
+		t.Errorf("tree %v, findings\n%s\nwant\n%s", f != nil, got, want)
+	}
+	// Half as many fit.
+	if f, fs := Parse("dense.pdl", src[:len(src)/2]); f == nil || len(fs) > 0 {
+		t.Errorf("10,000 statements: %s", render(fs))
+	}
+}
+
+// entries is a file of n short entries, as a generator would write them.
+func entries(n int) []byte {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "entry \"e%d\" kind=device risk=safe {\n  name \"Entry %d\"\n}\n", i, i)
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkParse parses the large generated Language against a baseline
+// measured in the same loop: one pass of the lexer over the same bytes,
+// which any parse must at least make. ratio is parse / lex.
+func BenchmarkParse(b *testing.B) {
+	src := pdltest.Generated(5000, 50, true)
+	var parse, lexOnly time.Duration
+	var alloc uint64
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		t0 := time.Now()
+		if n := lexAll(string(src)); n == 0 {
+			b.Fatal("no tokens")
+		}
+		lexOnly += time.Since(t0)
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		t1 := time.Now()
+		if _, fs := Parse("bench.pdl", src); len(fs) > 0 {
+			b.Fatal(string(render(fs)))
+		}
+		parse += time.Since(t1)
+		runtime.ReadMemStats(&m1)
+		alloc += m1.TotalAlloc - m0.TotalAlloc
+	}
+	b.ReportMetric(float64(parse.Microseconds())/1e3/float64(b.N), "parse-ms/op")
+	b.ReportMetric(float64(lexOnly.Microseconds())/1e3/float64(b.N), "lex-ms/op")
+	b.ReportMetric(float64(parse)/float64(lexOnly), "ratio")
+	b.ReportMetric(float64(alloc)/float64(b.N)/float64(len(src)), "alloc/B")
+	b.ReportMetric(float64(len(src)>>10), "pdl-KiB")
+}
+
+// lexAll counts the tokens of src.
+func lexAll(src string) int {
+	l := newScanner(src)
+	n := 0
+	for l.next().typ != tokEOF {
+		n++
+	}
+	return n
+}
