@@ -217,6 +217,22 @@ func (s *source) at(ptr, note string) []report.Location {
 	return []report.Location{loc}
 }
 
+// place is an expression (or step) of a program by its JSON Pointer, to
+// be located only when a finding relates to it, since locating costs a
+// walk of the program's syntax; a promoted body without a pointer is its
+// entry.
+type place struct {
+	src       *source
+	ptr, note string
+}
+
+func (p place) locations() []report.Location {
+	if p.ptr == "" && p.src.body != "" {
+		return p.src.entryAt(p.note)
+	}
+	return p.src.at(p.ptr, p.note)
+}
+
 // entryAt locates a promoted body as a whole: its entry in the PDL.
 func (s *source) entryAt(note string) []report.Location {
 	return []report.Location{{File: s.file, Line: max(s.entry.Line, 1), Column: max(s.entry.Column, 1), Note: note + " (" + s.body + ")"}}

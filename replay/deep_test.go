@@ -55,8 +55,11 @@ func deepFixture(t testing.TB, prog []byte, a *golden.Archive) *Deep {
 
 // deepFuzzContext is the plan, program and input of the deep-branch
 // fixture, which the deep replay fuzz targets replay against.
-func deepFuzzContext(f testing.TB) (*Plan, *golden.Archive) {
-	a := golden.ReadArchive(f, filepath.Join("testdata", "rules", "deep-branch.txtar"))
+func deepFuzzContext(f testing.TB) (*Plan, *golden.Archive) { return fuzzArchive(f, "deep-branch") }
+
+// fuzzArchive is the plan and archive of the deep rule fixture rule.
+func fuzzArchive(f testing.TB, rule string) (*Plan, *golden.Archive) {
+	a := golden.ReadArchive(f, filepath.Join("testdata", "rules", rule+".txtar"))
 	src, _ := a.File("plan.json")
 	plan, err := LoadPlan("plan.json", src)
 	if err != nil {
@@ -68,8 +71,15 @@ func deepFuzzContext(f testing.TB) (*Plan, *golden.Archive) {
 // FuzzDeepReplay feeds arbitrary bytes as a trace to deep replay: it
 // ends with findings of known rules, each at a position, never a panic
 // or a hang, however the trace departs from the program.
-func FuzzDeepReplay(f *testing.F) {
-	plan, a := deepFuzzContext(f)
+func FuzzDeepReplay(f *testing.F) { fuzzDeep(f, "deep-branch") }
+
+// FuzzDeepReplayBody is FuzzDeepReplay with a program that runs a
+// promoted body (deep-drift's), whose expanded entries deep replay
+// re-decides: however they depart from the body, nest or end.
+func FuzzDeepReplayBody(f *testing.F) { fuzzDeep(f, "deep-drift") }
+
+func fuzzDeep(f *testing.F, rule string) {
+	plan, a := fuzzArchive(f, rule)
 	prog, _ := a.File("program.json")
 	for _, seed := range golden.Sections(f, fixtures, func(name string) bool { return strings.HasSuffix(name, ".json") }) {
 		f.Add(seed)
@@ -126,5 +136,91 @@ func TestDeepSkipsInstallation(t *testing.T) {
 				t.Errorf("%s: %s: %s", name, f.Rule, f.Message)
 			}
 		}
+	}
+}
+
+// bodyDeep is the deep-drift fixture's plan and program with body as the
+// body of prog.body@1, in a Language whose trace_subprogram is sub.
+func bodyDeep(t *testing.T, body, sub string) (*Plan, *Deep) {
+	t.Helper()
+	a := golden.ReadArchive(t, filepath.Join("testdata", "rules", "deep-drift.txtar"))
+	src, _ := a.File("plan.json")
+	plan, err := LoadPlan("plan.json", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, _ := a.File("program.json")
+	srv, l := testLanguage()
+	srv.Catalog = append(srv.Catalog, &language.Entry{CatalogEntry: pilotage.CatalogEntry{ID: "prog.body@1", Kind: "program", Risk: "write",
+		InputSchema: json.RawMessage(`{"type": "object"}`)}, Program: json.RawMessage(body), Pos: language.Pos{File: "body.pdl", Line: 7, Column: 1}})
+	l.TraceSubprogram = sub
+	d, err := LoadDeep("program.json", prog, srv, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Input = map[string]any{"rooms": []any{"hall", "den"}}
+	return plan, d
+}
+
+// deepFindings replays trace (its steps array) deeply and returns its
+// deep findings as "rule: message".
+func deepFindings(plan *Plan, d *Deep, level, steps string) []string {
+	trace := `{"run_id": "r1", "outcome": {"ok": true, "status": "success"}, "output": 2, "trace": {"run_id": "r1", "level": "` + level +
+		`", "outcome": {"ok": true, "status": "success"}, "steps": [` + steps + `]}}`
+	var out []string
+	for _, f := range Replay(plan, "run.json", strings.NewReader(trace), Options{Deep: d}).Findings {
+		if strings.HasPrefix(f.Rule, "deep-") {
+			out = append(out, f.Rule+": "+f.Message)
+		}
+	}
+	return out
+}
+
+const (
+	okJSON   = `"outcome": {"ok": true, "status": "success"}`
+	nBody    = `{"steps": [{"id": "each", "for_each": "input.rooms", "as": "r", "do": [{"id": "off", "call": "lights.set", "with": {"room": "r", "on": "false"}}]}], "output": "size(steps.each.output)"}`
+	nEntry   = `{"id": "n", "kind": "step", "calls": ["prog.body@1"], "output": 2, ` + okJSON + `}`
+	nEntries = nEntry + `,
+ {"id": "n/each", "kind": "loop", ` + okJSON + `, "decisions": [{"at": "each", "took": "continue"}, {"at": "each", "took": "continue"}, {"at": "each", "took": "exit"}]},
+ {"id": "n/off#1", "kind": "step", "calls": ["lights.set"], ` + okJSON + `},
+ {"id": "n/off#2", "kind": "step", "calls": ["lights.set"], ` + okJSON + `}`
+)
+
+// TestDeepPromotedUndecided: what of a promoted body deep replay cannot
+// re-decide is said, with why, never passed silently (§5.8.3, §10.3), and
+// a summary trace's body is still re-decided as far as its input, bound
+// from the run step's arguments, goes.
+func TestDeepPromotedUndecided(t *testing.T) {
+	for _, c := range []struct {
+		name, body, sub, level, steps string
+		want                          []string
+	}{
+		{"opaque Language", nBody, "", "summary", nEntry,
+			[]string{"deep-undecided: not re-decided (1×) call inputs: a summary trace does not record them (§5.8.1)", "deep-undecided: not re-decided (1×) the body of prog.body@1: the trace shows it as one opaque entry, since the Language's trace_subprogram is opaque (§5.8.3)"}},
+		{"concealed body", nBody, pilotage.SubprogramExpanded, "summary", nEntry,
+			[]string{"deep-undecided: not re-decided (1×) call inputs: a summary trace does not record them (§5.8.1)", "deep-undecided: not re-decided (1×) the body of prog.body@1: the trace shows it as one opaque entry, as a server shows a body that names entries the caller may not see or that runs under the promoter's authority (§10.3)"}},
+		{"summary trace", nBody, pilotage.SubprogramExpanded, "summary", nEntries,
+			[]string{"deep-undecided: not re-decided (3×) call inputs: a summary trace does not record them (§5.8.1)"}},
+		{"summary trace, iteration added", nBody, pilotage.SubprogramExpanded, "summary", strings.Replace(nEntries, `"took": "exit"`, `"took": "continue"}, {"at": "each", "took": "exit"`, 1),
+			[]string{"deep-loop: loop n/each ran 3 iteration(s), but its list input.rooms has 2 element(s) over the recorded values",
+				"deep-undecided: not re-decided (3×) call inputs", "deep-undecided: not re-decided (1×) the rest of the expanded entries of n: they depart from the body after a divergence reported in it"}},
+		{"body that does not validate", `{"steps": [{"id": "x", "call": "nowhere.at_all"}]}`, pilotage.SubprogramExpanded, "summary", nEntries,
+			[]string{"deep-undecided: not re-decided (1×) call inputs: a summary trace does not record them (§5.8.1)", "deep-undecided: not re-decided (1×) entries of an expanded sub-program: the body of prog.body@1 the Language defines does not validate in it ("}},
+		{"deeper than the expansion limit", `{"steps": [{"id": "m", "run": "prog.body@1", "with": {}}]}`, pilotage.SubprogramExpanded, "summary",
+			nEntry + `, {"id": "n/m", "kind": "step", "calls": ["prog.body@1"], ` + okJSON + `}, {"id": "n/m/m", "kind": "step", "calls": ["prog.body@1"], ` + okJSON + `}, {"id": "n/m/m/m", "kind": "step", "calls": ["prog.body@1"], ` + okJSON + `}`,
+			[]string{"deep-undecided: not re-decided (3×) call inputs", "deep-undecided: not re-decided (1×) entries of an expanded sub-program: they are nested deeper than the Language's expansion limit of 2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plan, d := bodyDeep(t, c.body, c.sub)
+			got := deepFindings(plan, d, c.level, c.steps)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], c.want[i]) {
+					t.Errorf("got %q, want %q", got[i], c.want[i])
+				}
+			}
+		})
 	}
 }

@@ -79,9 +79,9 @@ func (r *deepRun) sub(s *program.Step, sc *dscope, e *entry, args map[string]any
 		return true
 	}
 	if known && e.ok() && len(e.w.Output) > 0 {
-		rel := b.src.entryAt("the body's last step")
+		rel := place{b.src, "", "the body's last step"}
 		if b.prog.Output != nil {
-			rel = b.src.at(b.prog.Output.Pointer, "the body's output")
+			rel = place{b.src, b.prog.Output.Pointer, "the body's output"}
 		}
 		r.compare(RuleDeepOutput, e, "/output", out, "the output of "+*e.w.ID,
 			"a promoted program gives its body's output expression, or its last step's output without one (§5.8.3)", rel)

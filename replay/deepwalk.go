@@ -317,7 +317,7 @@ func (r *deepRun) step(s *program.Step, sc *dscope, quals []int, prefix string) 
 	}
 	if len(e.w.Output) > 0 {
 		r.compare(RuleDeepOutput, e, "/output", computed, "the output of "+*e.w.ID,
-			"a branch gives the output of the last step of its arm, a loop the list of its iterations' (§5.8)", sc.fr.src.at(s.Pointer, ""))
+			"a branch gives the output of the last step of its arm, a loop the list of its iterations' (§5.8)", place{sc.fr.src, s.Pointer, ""})
 	}
 	return r.recordedOr(e, s, computed), true
 }
@@ -377,7 +377,7 @@ func (r *deepRun) call(s *program.Step, sc *dscope, e *entry) map[string]any {
 		return args
 	}
 	r.compare(RuleDeepInput, e, "/input", args, "the input of "+*e.w.ID,
-		"a call's input is its arguments evaluated over the values before it (§5.8, step inputs)", sc.fr.src.at(s.ArgsPointer, ""))
+		"a call's input is its arguments evaluated over the values before it (§5.8, step inputs)", place{sc.fr.src, s.ArgsPointer, ""})
 	return args
 }
 
@@ -477,8 +477,8 @@ func (r *deepRun) eval(x *program.Expr, sc *dscope, e *entry, what string) (any,
 }
 
 // compare reports a recorded value (member sub of e) that is not want,
-// related to the program's expression at rel.
-func (r *deepRun) compare(rule string, e *entry, sub string, want any, what, hint string, rel []report.Location) {
+// related to the program's expression at rel, located only then.
+func (r *deepRun) compare(rule string, e *entry, sub string, want any, what, hint string, rel place) {
 	if _, ok := want.(unknown); ok {
 		return
 	}
@@ -494,7 +494,7 @@ func (r *deepRun) compare(rule string, e *entry, sub string, want any, what, hin
 	if errA != nil || errB != nil || bytes.Equal(a, b) {
 		return
 	}
-	r.report(rule, e.at(sub), fmt.Sprintf("%s is %s, but the program gives %s over the recorded values", what, clip(a), clip(b)), hint, rel)
+	r.report(rule, e.at(sub), fmt.Sprintf("%s is %s, but the program gives %s over the recorded values", what, clip(a), clip(b)), hint, rel.locations())
 }
 
 func memberOf(e *entry, sub string) []byte {
