@@ -30,7 +30,8 @@ func yamlError(name string, src []byte, err error) *Diagnostic {
 	msg := strings.TrimPrefix(yamlLine.ReplaceAllString(err.Error(), ""), "yaml: ")
 	n := offendingLine(src, err.Error())
 	text := string(lineOf(src, n))
-	col, hint := yamlCause(msg, text, indentsAbove(src, n))
+	above, opens := indentsAbove(src, n)
+	col, hint := yamlCause(msg, text, above, opens)
 	return &Diagnostic{File: name, Line: n, Column: col, Message: "not valid YAML: " + msg, Hint: hint}
 }
 
@@ -94,10 +95,11 @@ func lineOf(src []byte, n int) []byte {
 
 // indentsAbove are the indentations of the keys enclosing line n: those
 // of the lines before it, each less indented than the one after it,
-// nearest first. Blank and comment lines do not count.
-func indentsAbove(src []byte, n int) []int {
+// nearest first. Blank and comment lines do not count. opens says the
+// nearest ends with ":" (or a block scalar's | or >), so line n may be
+// indented further.
+func indentsAbove(src []byte, n int) (out []int, opens bool) {
 	lines := bytes.Split(src, []byte("\n"))
-	var out []int
 	for i := min(n-1, len(lines)) - 1; i >= 0; i-- {
 		l := bytes.TrimRight(lines[i], "\r")
 		body := bytes.TrimLeft(l, " ")
@@ -105,6 +107,10 @@ func indentsAbove(src []byte, n int) []int {
 			continue
 		}
 		ind := len(l) - len(body)
+		if len(out) == 0 {
+			t := bytes.TrimRight(body, " ")
+			opens = bytes.ContainsAny(t[len(t)-1:], ":|>")
+		}
 		if len(out) == 0 || ind < out[len(out)-1] {
 			out = append(out, ind)
 		}
@@ -112,12 +118,12 @@ func indentsAbove(src []byte, n int) []int {
 			break
 		}
 	}
-	return out
+	return out, opens
 }
 
 // yamlCause is the column of the token on the offending line that msg is
 // about, and a hint for mending it. Columns count characters from 1.
-func yamlCause(msg, line string, above []int) (int, string) {
+func yamlCause(msg, line string, above []int, opens bool) (int, string) {
 	first := len(line) - len(strings.TrimLeft(line, " ")) // the token that came unexpected
 	switch {
 	case strings.Contains(msg, "tab character"), strings.Contains(msg, "cannot start any token") && first < len(line) && line[first] == '\t':
@@ -135,7 +141,15 @@ func yamlCause(msg, line string, above []int) (int, string) {
 	case strings.Contains(msg, "expected '-' indicator"):
 		return first + 1, indentHint(first, above) + `, or start it with "- " to add an item to the list above`
 	case strings.Contains(msg, "expected key"), strings.Contains(msg, "expected node content"):
-		return first + 1, indentHint(first, above)
+		// Indented like a key above it, the line holds what no key may.
+		switch rest := line[first:]; {
+		case afterQuoted(line) >= 0:
+			return column(line, afterQuoted(line)), `a quoted value ends at its closing quote: quote the whole value, or start a comment with " #"`
+		case !slices.Contains(above, first) && !(opens && first > above[0]):
+			return first + 1, indentHint(first, above)
+		case rest == "-" || strings.HasPrefix(rest, "- "):
+			return first + 1, `a list item among the keys of a mapping: put the list under a key of its own ("key:", then "- item" indented below it)`
+		}
 	case strings.Contains(msg, "expected ',' or"):
 		if i := flowCulprit(line); i >= 0 {
 			return column(line, i), "close every [ with ] and every { with }, and separate their items with commas"
@@ -186,28 +200,69 @@ func spaces(n int) string {
 // comments, with its offset; it returns the offset of a quote still open
 // at the end of the line, or -1.
 func scanQuoted(line string, at func(i int)) int {
-	open := -1
 	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case open >= 0 && line[open] == '"' && c == '\\':
-			i++
-		case open >= 0 && c == line[open]:
-			if c == '\'' && i+1 < len(line) && line[i+1] == '\'' {
-				i++ // '' is a quote inside a single-quoted string
-				continue
+		switch c := line[i]; {
+		case opensQuote(line, i):
+			end := quoteEnd(line, i)
+			if end < 0 {
+				return i
 			}
-			open = -1
-		case open >= 0:
-		case (c == '"' || c == '\'') && (i == 0 || strings.ContainsRune(" \t[{,:-", rune(line[i-1]))):
-			open = i
+			i = end
 		case c == '#' && (i == 0 || line[i-1] == ' '):
 			return -1
 		default:
 			at(i)
 		}
 	}
-	return open
+	return -1
+}
+
+// opensQuote reports whether line[i] opens a quoted string: a quote where
+// a value may start (it's is a plain word).
+func opensQuote(line string, i int) bool {
+	return (line[i] == '"' || line[i] == '\'') && (i == 0 || strings.ContainsRune(" \t[{,:-", rune(line[i-1])))
+}
+
+// quoteEnd is the offset of the quote that closes the string opening at
+// line[start], or -1 when the line does not close it. A double-quoted
+// string escapes with \, a single-quoted one writes its quote twice.
+func quoteEnd(line string, start int) int {
+	q := line[start]
+	for i := start + 1; i < len(line); i++ {
+		switch {
+		case q == '"' && line[i] == '\\':
+			i++
+		case line[i] == q && q == '\'' && i+1 < len(line) && line[i+1] == '\'':
+			i++
+		case line[i] == q:
+			return i
+		}
+	}
+	return -1
+}
+
+// afterQuoted is the offset of text that follows a quoted value on the
+// line ("x" y), where only a comment, or a ":" after a quoted key, may;
+// -1 when there is none.
+func afterQuoted(line string) int {
+	for i := 0; i < len(line); i++ {
+		if !opensQuote(line, i) {
+			continue
+		}
+		end := quoteEnd(line, i)
+		if end < 0 {
+			return -1
+		}
+		j := end + 1
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		if j < len(line) && !strings.ContainsRune(":,]}#", rune(line[j])) {
+			return j
+		}
+		i = end
+	}
+	return -1
 }
 
 // unclosedQuote is the offset of the quote that opens a string the line
