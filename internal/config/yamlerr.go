@@ -141,7 +141,8 @@ func yamlCause(msg, line string, above []int, opens bool) (int, string) {
 	case strings.Contains(msg, "expected '-' indicator"):
 		return first + 1, indentHint(first, above) + `, or start it with "- " to add an item to the list above`
 	case strings.Contains(msg, "expected key"), strings.Contains(msg, "expected node content"):
-		// Indented like a key above it, the line holds what no key may.
+		// Something came where the mapping wanted its next key: text
+		// after a value, a line indented like no key, a list item.
 		switch rest := line[first:]; {
 		case afterQuoted(line) >= 0:
 			return column(line, afterQuoted(line)), `a quoted value ends at its closing quote: quote the whole value, or start a comment with " #"`
@@ -189,6 +190,7 @@ func indentHint(ind int, above []int) string {
 	return fmt.Sprintf("this line is indented %s, like none of the lines above it (%s spaces): indent it like the keys of the mapping it belongs to", spaces(ind), levels)
 }
 
+// spaces is n spaces in words.
 func spaces(n int) string {
 	if n == 1 {
 		return "1 space"
