@@ -52,9 +52,10 @@ type source struct {
 	// pointers is set when the program is written in the step model's
 	// JSON, where a JSON Pointer locates an expression for its author.
 	pointers bool
-	// body is the entry id of a promoted body, defined at entry.
-	body  string
-	entry language.Pos
+	// body is the entry of a promoted body; mapped is set when parsed is
+	// of its ProgramSource, whose places map into the PDL.
+	body   *language.Entry
+	mapped bool
 }
 
 // body is a promoted program's body as the Language defines it, checked
@@ -110,11 +111,18 @@ func (d *Deep) loadBodies(steps []*program.Step, srv *language.Server, l *langua
 			continue
 		}
 		e := srv.Catalog[i]
-		parsed, err := syntax.For(l).Parse(syntax.Source(l.Locator, e.Program), lim.Depth)
+		// The body as written parses to the body the engine runs (a JSON
+		// body is kept re-encoded) and places its expressions in the PDL.
+		text := syntax.Source(l.Locator, e.Program)
+		mapped := e.ProgramAt.First.Line > 0 && (string(text) == e.ProgramSource || !syntax.Textual(l.Locator) && strings.HasPrefix(strings.TrimSpace(e.ProgramSource), "{"))
+		if mapped {
+			text = []byte(e.ProgramSource)
+		}
+		parsed, err := syntax.For(l).Parse(text, lim.Depth)
 		if err != nil {
 			return fmt.Errorf("%s: the body of %s: %v", e.Pos.File, e.ID, err)
 		}
-		b := &body{prog: parsed.Program, src: &source{file: e.Pos.File, parsed: parsed, pointers: syntax.For(l).Pointers(), body: e.ID, entry: e.Pos}}
+		b := &body{prog: parsed.Program, src: &source{file: e.Pos.File, parsed: parsed, pointers: syntax.For(l).Pointers(), body: e, mapped: mapped}}
 		d.bodies[e.ID] = b
 		diags := parsed.Diagnostics
 		if pilotage.Valid(diags) {
@@ -195,8 +203,9 @@ func deepEnv(srv *language.Server, l *language.Language, lim language.Limits, in
 // at locates one of the program's expressions (or steps) by its JSON
 // Pointer in the step model: a line:column of the program file (a text
 // range's start in a text program), and the pointer itself for a JSON
-// program. A promoted body is located at its entry in the PDL, with the
-// expression's place in the body in the note. "" locates nothing.
+// program. A promoted body's is its place in the PDL, or its entry's when
+// the body was not written as a text block, with the place in the body in
+// the note. "" locates nothing.
 func (s *source) at(ptr, note string) []report.Location {
 	if ptr == "" {
 		return nil
@@ -206,14 +215,18 @@ func (s *source) at(ptr, note string) []report.Location {
 	if s.pointers {
 		loc.Pointer = ptr
 	}
-	if s.body != "" {
-		where := fmt.Sprintf("line %d:%d", loc.Line, loc.Column)
-		if s.pointers {
-			where = ptr
-		}
-		loc.Line, loc.Column = max(s.entry.Line, 1), max(s.entry.Column, 1)
-		loc.Note = strings.TrimSpace(fmt.Sprintf("%s (%s of the body of %s)", note, where, s.body))
+	if s.body == nil {
+		return []report.Location{loc}
 	}
+	where, in := fmt.Sprintf("line %d:%d of ", loc.Line, loc.Column), s.body.Pos
+	if s.mapped {
+		where, in = "in ", s.body.ProgramPos(loc.Line, loc.Column)
+	}
+	if s.pointers {
+		where = ptr + " of "
+	}
+	loc.File, loc.Line, loc.Column = in.File, max(in.Line, 1), max(in.Column, 1)
+	loc.Note = strings.TrimSpace(fmt.Sprintf("%s (%sthe body of %s)", note, where, s.body.ID))
 	return []report.Location{loc}
 }
 
@@ -227,7 +240,7 @@ type place struct {
 }
 
 func (p place) locations() []report.Location {
-	if p.ptr == "" && p.src.body != "" {
+	if p.ptr == "" && p.src.body != nil {
 		return p.src.entryAt(p.note)
 	}
 	return p.src.at(p.ptr, p.note)
@@ -235,5 +248,5 @@ func (p place) locations() []report.Location {
 
 // entryAt locates a promoted body as a whole: its entry in the PDL.
 func (s *source) entryAt(note string) []report.Location {
-	return []report.Location{{File: s.file, Line: max(s.entry.Line, 1), Column: max(s.entry.Column, 1), Note: note + " (" + s.body + ")"}}
+	return []report.Location{{File: s.file, Line: max(s.body.Pos.Line, 1), Column: max(s.body.Pos.Column, 1), Note: note + " (" + s.body.ID + ")"}}
 }

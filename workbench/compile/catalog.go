@@ -109,7 +109,11 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		},
 		"program": field(func(ss *pdl.Stmt) {
 			es.program = ss
-			e.Program = c.programBody(arg(c.shape(ss, 1, 1, false), 0))
+			a := arg(c.shape(ss, 1, 1, false), 0)
+			if e.Program = c.programBody(a); e.Program != nil {
+				e.ProgramSource = a.Value.Str()
+				e.ProgramAt = c.textAt(&a.Value, e.ProgramSource)
+			}
 		}),
 	})
 	b.ReturnsExpr = c.cel(computeArg, e.InputSchema, false)
@@ -505,6 +509,34 @@ func (c *compiler) jsonValue(a *pdl.Arg) json.RawMessage {
 	}
 	out, _ := json.Marshal(v)
 	return out
+}
+
+// textAt is where the lines of the content text of a text block v are in
+// the PDL, as valuePos places them: the first line, and the first of the
+// others that is not blank (a blank line keeps no indentation to
+// measure). Another literal has no lines of its own: the zero TextAt.
+func (c *compiler) textAt(v *pdl.Value, text string) language.TextAt {
+	at := func(line int) language.Pos {
+		p := valuePos(c.name, v, line, 1)
+		return language.Pos{File: p.Filename, Line: p.Line, Column: p.Column}
+	}
+	if v.Kind() != pdl.KindText {
+		return language.TextAt{} // valuePos places every line at the value
+	}
+	out := language.TextAt{First: at(1), Rest: at(1)}
+	rest := text
+	for n := 2; ; n++ {
+		_, after, more := strings.Cut(rest, "\n")
+		if !more {
+			return out
+		}
+		rest = after
+		if line, _, _ := strings.Cut(rest, "\n"); strings.TrimSpace(line) != "" {
+			out.Rest = at(n)
+			out.Rest.Line -= n - 2
+			return out
+		}
+	}
 }
 
 // programBody is a promoted program's body as the engine keeps it: a

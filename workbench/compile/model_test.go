@@ -285,3 +285,32 @@ func TestLoopDecisionsTable(t *testing.T) {
 		}
 	}
 }
+
+// TestProgramPos: every character of a promoted body as written
+// (ProgramSource, a dedented text block) is found in the PDL at the place
+// ProgramPos gives it, in JSON (homeflow) and text (ledger) bodies alike,
+// so deep replay's findings in a body point at what the author wrote.
+func TestProgramPos(t *testing.T) {
+	for _, name := range []string{"homeflow", "ledger"} {
+		srv, src := compileExample(t, name)
+		lines := strings.Split(src, "\n")
+		bodies := 0
+		for _, e := range srv.Catalog {
+			if e.Program == nil {
+				continue
+			}
+			bodies++
+			for i, l := range strings.Split(e.ProgramSource, "\n") {
+				for col := 1; col <= len(l); col++ {
+					p := e.ProgramPos(i+1, col)
+					if p.Line < 1 || p.Line > len(lines) || p.Column < 1 || p.Column > len(lines[p.Line-1]) || lines[p.Line-1][p.Column-1] != l[col-1] {
+						t.Fatalf("%s %s: body %d:%d (%q) is placed at %d:%d", name, e.ID, i+1, col, l[col-1], p.Line, p.Column)
+					}
+				}
+			}
+		}
+		if bodies == 0 {
+			t.Errorf("%s defines no promoted body", name)
+		}
+	}
+}

@@ -177,7 +177,30 @@ type Entry struct {
 	Behavior Behavior
 	// Program is the body of a promoted program entry defined in the PDL.
 	Program json.RawMessage
-	Pos     Pos
+	// ProgramSource is that body as written (a text block dedented), and
+	// ProgramAt where it is in the PDL, so that a place in the body maps
+	// to the PDL file (ProgramPos); zero when it was not a text block.
+	ProgramSource string
+	ProgramAt     TextAt
+	Pos           Pos
+}
+
+// TextAt is where a literal's text sits in a file: its first line starts
+// at First, and line n > 1 at line Rest.Line+n-2, column Rest.Column, since
+// a text block is dedented and its lines share one indentation.
+type TextAt struct{ First, Rest Pos }
+
+// ProgramPos is the place in the PDL of line:col of the entry's
+// ProgramSource.
+func (e *Entry) ProgramPos(line, col int) Pos {
+	at := e.ProgramAt.First
+	if line > 1 {
+		at = e.ProgramAt.Rest
+		at.Line += line - 2
+	}
+	at.Column += col - 1
+	at.Offset = 0
+	return at
 }
 
 // Behavior scripts a catalog entry for `pilotage serve`.
