@@ -61,9 +61,13 @@ argument and output expression of the program is evaluated again in the
 Language's CEL environment over the recorded outputs and loop elements,
 and a branch arm, an iteration count, a call input or an output the
 program does not give is a finding (deep-* rules), as is a step traced
-after a failure that ended the Run. What cannot be re-decided (a summary
-trace records no outputs; no trace records the Run's input unless
---input gives it) is said in deep-undecided info findings.
+after a failure that ended the Run. A step that runs a promoted program
+whose body the PDL defines is followed into its expanded entries
+(STEP/ID…), re-decided the same way with the step's input as the body's;
+entries the body does not give are deep-drift. What cannot be re-decided
+(a summary trace records no outputs; no trace records the Run's input
+unless --input gives it; an opaque body records no entries) is said in
+deep-undecided info findings.
 
 Each finding names its rule and spec section, points at the trace entry
 (file:line:col and JSON Pointer) and at the plan step it was matched
