@@ -49,19 +49,31 @@ type File struct {
 	Name   string
 	Pos    Pos
 	EndPos Pos
-	Body   []*Node
+	Body   []Node
 }
 
-// Node is one line-level item of a body: a statement, a comment on its own
-// line, or a run of blank lines (kept so the formatter can keep
+// Node is one line-level item of a body: a *Stmt, a *Comment alone on
+// its line, or a *Blank run of blank lines (kept so the formatter can keep
 // paragraphs; one node for the run, since the formatter keeps at most one
-// blank line in a row).
-type Node struct {
-	Pos     Pos
-	Comment string
-	Stmt    *Stmt
-	Blank   bool
+// blank line in a row). A body holds the items themselves, so a statement
+// costs no wrapper.
+type Node interface {
+	// At is where the node starts.
+	At() Pos
 }
+
+// Comment is a comment alone on its line, from its # to the line's end.
+type Comment struct {
+	Pos  Pos
+	Text string
+}
+
+// Blank is a run of blank lines.
+type Blank struct{ Pos Pos }
+
+func (s *Stmt) At() Pos    { return s.Pos }
+func (c *Comment) At() Pos { return c.Pos }
+func (b *Blank) At() Pos   { return b.Pos }
 
 // Stmt is `keyword arg… [{ body }] [# comment]`, ended by a newline, a
 // semicolon or the closing brace of the enclosing block.
@@ -81,7 +93,7 @@ type Block struct {
 	EndPos Pos
 	// OpenComment is a comment on the line of the opening brace.
 	OpenComment string
-	Body        []*Node
+	Body        []Node
 }
 
 // Arg is a positional value or a `key=value` option; it starts at its key.
@@ -227,11 +239,11 @@ func (s *Stmt) Positional() []*Arg {
 }
 
 // Stmts returns the statements of a body, skipping comments and blanks.
-func Stmts(body []*Node) []*Stmt {
+func Stmts(body []Node) []*Stmt {
 	var out []*Stmt
 	for _, n := range body {
-		if n.Stmt != nil {
-			out = append(out, n.Stmt)
+		if s, ok := n.(*Stmt); ok {
+			out = append(out, s)
 		}
 	}
 	return out

@@ -33,12 +33,12 @@ func FormatSource(name string, src []byte) ([]byte, []report.Finding) {
 	return Format(f), nil
 }
 
-func body(b *bytes.Buffer, nodes []*Node, depth int) {
+func body(b *bytes.Buffer, nodes []Node, depth int) {
 	ind := strings.Repeat(indentUnit, depth)
 	pendingBlank := false
 	wrote := false
 	for _, n := range nodes {
-		if n.Blank {
+		if _, ok := n.(*Blank); ok {
 			pendingBlank = wrote
 			continue
 		}
@@ -47,11 +47,12 @@ func body(b *bytes.Buffer, nodes []*Node, depth int) {
 			pendingBlank = false
 		}
 		wrote = true
-		if n.Stmt == nil {
-			b.WriteString(ind + strings.TrimRight(n.Comment, " \t\r") + "\n")
-			continue
+		switch n := n.(type) {
+		case *Comment:
+			b.WriteString(ind + strings.TrimRight(n.Text, " \t\r") + "\n")
+		case *Stmt:
+			stmt(b, n, depth)
 		}
-		stmt(b, n.Stmt, depth)
 	}
 }
 
@@ -107,9 +108,9 @@ func literal(v *Value, depth int) string {
 }
 
 // onlyBlank reports whether a body holds nothing but blank lines.
-func onlyBlank(nodes []*Node) bool {
+func onlyBlank(nodes []Node) bool {
 	for _, n := range nodes {
-		if !n.Blank {
+		if _, ok := n.(*Blank); !ok {
 			return false
 		}
 	}

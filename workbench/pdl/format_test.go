@@ -67,8 +67,8 @@ func meaning(t *testing.T, src []byte) string {
 		t.Fatal(string(render(fs)))
 	}
 	var b strings.Builder
-	var walk func([]*Node, int)
-	walk = func(ns []*Node, depth int) {
+	var walk func([]Node, int)
+	walk = func(ns []Node, depth int) {
 		for _, s := range Stmts(ns) {
 			fmt.Fprintf(&b, "%d %s", depth, s.Keyword)
 			for _, a := range s.Args {

@@ -14,27 +14,29 @@ import (
 // shared by the whole parse rather than grown by append per list.
 
 // Tree bounds: the tree may take treePerByte bytes a byte of the file,
-// plus treeSlack. Written files take less (the Languages of langs/ 4 to
-// 6 a byte, the 2.5 MiB generated Language of docs/performance.md 4.2),
+// plus treeSlack. Written files take less (the Languages of langs/ 3 to
+// 5 a byte, the 2.5 MiB generated Language of docs/performance.md 3.6),
 // and the slack lets a small file be as terse as it likes; a file of
-// one-byte tokens would take 36 to 72: a statement costs its node, its
-// statement and its pointer (144 bytes, for "a;"), a value its argument
-// and pointer (72, for " a"). With the text of the file (one copy) and
-// the caller's bytes, a parse stays within 10 times its input, plus
+// one-byte tokens would take 36 to 52: a statement costs its struct and
+// its place in its body (104 bytes, for "a;"), a value its argument and
+// pointer (72, for " a"). With the text of the file (one copy) and the
+// caller's bytes, a parse stays within 10 times its input, plus
 // treeSlack (docs/pdl.md, "The file").
 const (
 	treePerByte = 6
 	treeSlack   = 2 << 20
 )
 
-// What the budget charges for each part of the tree: its struct, and the
-// pointer to it in its body or argument list.
+// What the budget charges for each part of the tree: its struct, and its
+// place in its body (an interface) or argument list (a pointer).
 const (
-	ptrSize   = int(unsafe.Sizeof(&Node{}))
-	nodeCost  = int(unsafe.Sizeof(Node{})) + ptrSize
-	stmtCost  = int(unsafe.Sizeof(Stmt{}))
-	blockCost = int(unsafe.Sizeof(Block{}))
-	argCost   = int(unsafe.Sizeof(Arg{})) + ptrSize
+	ptrSize     = int(unsafe.Sizeof(&Arg{}))
+	nodeSize    = int(unsafe.Sizeof(Node(nil)))
+	stmtCost    = int(unsafe.Sizeof(Stmt{})) + nodeSize
+	commentCost = int(unsafe.Sizeof(Comment{})) + nodeSize
+	blankCost   = int(unsafe.Sizeof(Blank{})) + nodeSize
+	blockCost   = int(unsafe.Sizeof(Block{}))
+	argCost     = int(unsafe.Sizeof(Arg{})) + ptrSize
 )
 
 // treeBudget is how many bytes of tree a file of n bytes may take.
@@ -65,15 +67,16 @@ type parser struct {
 	// budget is how many bytes of tree may still be built.
 	budget int
 
-	nodes    slab[Node]
 	stmts    slab[Stmt]
+	comments slab[Comment]
+	blanks   slab[Blank]
 	blocks   slab[Block]
 	args     slab[Arg]
-	nodeRuns slab[*Node]
+	nodeRuns slab[Node]
 	argRuns  slab[*Arg]
 	// bodies holds the nodes of the bodies being read, the innermost
 	// last; params the arguments of the statement being read.
-	bodies stack[*Node]
+	bodies stack[Node]
 	params stack[*Arg]
 }
 
@@ -120,7 +123,7 @@ func (p *parser) isPunct(v string) bool { return p.tok.typ == tokPunct && p.tok.
 
 // body reads nodes until a token that starts none; on an error it
 // returns the nodes read before it.
-func (p *parser) body() ([]*Node, error) {
+func (p *parser) body() ([]Node, error) {
 	mark := p.bodies.n
 	for {
 		n, err := p.node()
@@ -133,33 +136,35 @@ func (p *parser) body() ([]*Node, error) {
 
 // node reads one node, or returns nil when none starts here (the end of
 // a block or file, or a token no statement starts with).
-func (p *parser) node() (*Node, error) {
+func (p *parser) node() (Node, error) {
 	t := p.tok
 	switch t.typ {
-	case tokEOL, tokComment, tokIdent:
-	default:
-		return nil, nil
-	}
-	n, err := part(p, &p.nodes, nodeCost, t)
-	if err != nil {
-		return nil, err
-	}
-	n.Pos = t.pos
-	switch t.typ {
 	case tokEOL:
-		n.Blank = true
+		b, err := part(p, &p.blanks, blankCost, t)
+		if err != nil {
+			return nil, err
+		}
+		b.Pos = t.pos
 		for p.tok.typ == tokEOL {
 			p.take()
 		}
+		return b, nil
 	case tokComment:
-		n.Comment = p.take().val
-		p.accept(tokEOL)
-	default:
-		if n.Stmt, err = p.stmt(); err != nil {
+		c, err := part(p, &p.comments, commentCost, t)
+		if err != nil {
 			return nil, err
 		}
+		*c = Comment{Pos: t.pos, Text: p.take().val}
+		p.accept(tokEOL)
+		return c, nil
+	case tokIdent:
+		s, err := p.stmt()
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
-	return n, nil
+	return nil, nil
 }
 
 // stmt reads a statement; the next token is its keyword.

@@ -95,30 +95,33 @@ func (l *refTokens) Next() (lexer.Token, error) {
 var refParser = participle.MustBuild[refFile](participle.Lexer(refLexer{}))
 
 // fromRef is the tree the parser must build for the reference's: the
-// same, in compact positions, with each run of blank lines one node.
+// same, in compact positions, with a comment or blank line a node of its
+// own type and each run of blank lines one node.
 func fromRef(name string, r *refFile) *File {
 	at := func(p lexer.Position) Pos {
 		return Pos{Offset: int32(p.Offset), Line: int32(p.Line), Column: int32(p.Column)}
 	}
-	var body func([]*refNode) []*Node
-	body = func(ns []*refNode) []*Node {
-		var out []*Node
+	var body func([]*refNode) []Node
+	body = func(ns []*refNode) []Node {
+		var out []Node
 		for i, n := range ns {
-			if n.Blank && i > 0 && ns[i-1].Blank {
-				continue
-			}
-			node := &Node{Pos: at(n.Pos), Comment: n.Comment, Blank: n.Blank}
-			if s := n.Stmt; s != nil {
-				node.Stmt = &Stmt{Pos: at(s.Pos), EndPos: at(s.EndPos), Keyword: s.Keyword, Comment: s.Comment}
+			switch {
+			case n.Blank && i > 0 && ns[i-1].Blank:
+			case n.Blank:
+				out = append(out, &Blank{Pos: at(n.Pos)})
+			case n.Stmt == nil:
+				out = append(out, &Comment{Pos: at(n.Pos), Text: n.Comment})
+			default:
+				s := n.Stmt
+				stmt := &Stmt{Pos: at(s.Pos), EndPos: at(s.EndPos), Keyword: s.Keyword, Comment: s.Comment}
 				for _, a := range s.Args {
-					arg := &Arg{Pos: at(a.Pos), Key: strings.TrimSuffix(a.Key, "="), Value: Value{Pos: at(a.Value.Pos), Token: a.Value.Token}}
-					node.Stmt.Args = append(node.Stmt.Args, arg)
+					stmt.Args = append(stmt.Args, &Arg{Pos: at(a.Pos), Key: strings.TrimSuffix(a.Key, "="), Value: Value{Pos: at(a.Value.Pos), Token: a.Value.Token}})
 				}
 				if b := s.Block; b != nil {
-					node.Stmt.Block = &Block{Pos: at(b.Pos), EndPos: at(b.EndPos), OpenComment: b.OpenComment, Body: body(b.Body)}
+					stmt.Block = &Block{Pos: at(b.Pos), EndPos: at(b.EndPos), OpenComment: b.OpenComment, Body: body(b.Body)}
 				}
+				out = append(out, stmt)
 			}
-			out = append(out, node)
 		}
 		return out
 	}

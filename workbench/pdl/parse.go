@@ -175,7 +175,7 @@ func budgetFinding(name string, t token, size int) report.Finding {
 	end.Advance(firstLine(t.val))
 	return Errorf(RuleSyntax, t.pos.In(name), end.In(name),
 		fmt.Sprintf("PDL reads a file in at most %d bytes of memory a byte of it, plus %d MiB, and a statement takes about %d bytes, a value %d: on average a statement needs %d bytes of the file, a value %d. Check what wrote the file; statements this short are not written by hand",
-			treePerByte, treeSlack>>20, nodeCost+stmtCost, argCost, (nodeCost+stmtCost)/treePerByte, argCost/treePerByte),
+			treePerByte, treeSlack>>20, stmtCost, argCost, (stmtCost)/treePerByte, argCost/treePerByte),
 		fmt.Sprintf("too many statements and values for a file of %d bytes: reading them would take more than %d bytes of memory", size, treeBudget(size)))
 }
 

@@ -44,7 +44,7 @@ func TestAllErrorsInOneRun(t *testing.T) {
 		t.Fatalf("finding lines = %v, want [2 4 5]:\n%s", lines, render(fs))
 	}
 	var kws []string
-	for _, s := range f.Body[0].Stmt.Children() {
+	for _, s := range f.Body[0].(*Stmt).Children() {
 		kws = append(kws, s.Keyword)
 	}
 	if got := strings.Join(kws, " "); got != "_ mode _ retention subprograms" {
@@ -113,7 +113,7 @@ func TestValues(t *testing.T) {
 	if len(fs) > 0 {
 		t.Fatal(string(render(fs)))
 	}
-	s := f.Body[0].Stmt
+	s := f.Body[0].(*Stmt)
 	var got []string
 	for _, a := range s.Args {
 		got = append(got, fmt.Sprintf("%s|%s|%q", a.Key, a.Value.Kind(), a.Value.Str()))
@@ -148,7 +148,7 @@ func TestByteOrderMark(t *testing.T) {
 	if a, b := Format(f), Format(fb); !bytes.Equal(a, b) {
 		t.Errorf("the file formats differently with a BOM:\n%s\n---\n%s", a, b)
 	}
-	if a, b := f.Body[0].Pos, fb.Body[0].Pos; a.Line != b.Line || a.Column != b.Column || b.Offset != a.Offset+int32(len(textenc.UTF8BOM)) {
+	if a, b := f.Body[0].At(), fb.Body[0].At(); a.Line != b.Line || a.Column != b.Column || b.Offset != a.Offset+int32(len(textenc.UTF8BOM)) {
 		t.Errorf("first node at %+v, with a BOM at %+v: want the same line:col, the offset 3 bytes on", a, b)
 	}
 	_, want := Parse("many_errors.pdl", broken)
@@ -189,6 +189,7 @@ func TestHostileSizeBounded(t *testing.T) {
 			start := time.Now()
 			f, fs, alloc, _ := parseCost(name+".pdl", c.src)
 			elapsed := time.Since(start)
+			t.Logf("%.1f bytes allocated a byte", float64(alloc)/size)
 			if alloc > 10*size {
 				t.Errorf("parsing %d bytes allocated %d, %.1f a byte; want at most 10", size, alloc, float64(alloc)/size)
 			}

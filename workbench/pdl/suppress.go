@@ -23,30 +23,32 @@ func Suppressions(name string, src []byte) []suppress.Directive {
 		return nil
 	}
 	var out []suppress.Directive
-	var walk func(body []*Node)
-	walk = func(body []*Node) {
+	var walk func(body []Node)
+	walk = func(body []Node) {
 		for i, n := range body {
-			if n.Stmt == nil {
-				if c, ok := suppress.ParseComment(n.Comment); ok && n.Comment != "" {
+			switch n := n.(type) {
+			case *Comment:
+				if c, ok := suppress.ParseComment(n.Text); ok && n.Text != "" {
 					d := suppress.Directive{Comment: c, At: at(name, n.Pos)}
 					d.Start, d.End = d.At, d.At // covers nothing…
-					if i+1 < len(body) && body[i+1].Stmt != nil {
-						d.Start, d.End = extent(name, body[i+1].Stmt) // …unless a statement follows
+					if i+1 < len(body) {
+						if next, ok := body[i+1].(*Stmt); ok {
+							d.Start, d.End = extent(name, next) // …unless a statement follows
+						}
 					}
 					out = append(out, d)
 				}
-				continue
-			}
-			s := n.Stmt
-			for _, text := range trailing(s) {
-				if c, ok := suppress.ParseComment(text); ok {
-					d := suppress.Directive{Comment: c, At: at(name, s.Pos)}
-					d.Start, d.End = extent(name, s)
-					out = append(out, d)
+			case *Stmt:
+				for _, text := range trailing(n) {
+					if c, ok := suppress.ParseComment(text); ok {
+						d := suppress.Directive{Comment: c, At: at(name, n.Pos)}
+						d.Start, d.End = extent(name, n)
+						out = append(out, d)
+					}
 				}
-			}
-			if s.Block != nil {
-				walk(s.Block.Body)
+				if n.Block != nil {
+					walk(n.Block.Body)
+				}
 			}
 		}
 	}
