@@ -157,8 +157,17 @@ func newCompiler(opts Options, res *Result) *compiler {
 // errf records an error finding at a statement, argument or value. The
 // message is built only when the cap lists the finding.
 func (c *compiler) errf(rule string, at positioned, hint, format string, args ...any) {
+	c.errHint(rule, at, func() string { return hint }, format, args...)
+}
+
+// errHint is errf with a hint that costs something to find (a
+// did-you-mean), built, like the message, only when the cap lists the
+// finding: a file of 100,000 misspelt keywords would otherwise compare
+// each with every keyword for findings never shown.
+func (c *compiler) errHint(rule string, at positioned, hint func() string, format string, args ...any) {
 	pos, end := at.span(c.name)
-	if f := pdl.Errorf(rule, pos, end, hint, ""); c.listed(f) {
+	if f := pdl.Errorf(rule, pos, end, "", ""); c.listed(f) {
+		f.Hint = hint()
 		f.Message = fmt.Sprintf(format, args...)
 		c.res.Findings = append(c.res.Findings, f)
 	}
@@ -219,16 +228,17 @@ func (c *compiler) keywords(where string, stmts []*pdl.Stmt, handlers map[string
 		}
 		h, ok := handlers[s.Keyword]
 		if !ok {
-			names := make([]string, 0, len(handlers))
-			for k := range handlers {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			hint := pdl.DidYouMean(s.Keyword, names)
-			if hint == "" {
-				hint = where + " takes: " + strings.Join(names, ", ")
-			}
-			c.errf(pdl.RuleUnknown, stmtAt{s}, hint, "unknown keyword %s in %s", s.Keyword, where)
+			c.errHint(pdl.RuleUnknown, stmtAt{s}, func() string {
+				names := make([]string, 0, len(handlers))
+				for k := range handlers {
+					names = append(names, k)
+				}
+				sort.Strings(names)
+				if hint := pdl.DidYouMean(s.Keyword, names); hint != "" {
+					return hint
+				}
+				return where + " takes: " + strings.Join(names, ", ")
+			}, "unknown keyword %s in %s", s.Keyword, where)
 			continue
 		}
 		h(s)

@@ -240,9 +240,20 @@ func (s *Stmt) Positional() []*Arg {
 
 // Stmts returns the statements of a body, skipping comments and blanks.
 func Stmts(body []Node) []*Stmt {
-	var out []*Stmt
-	for _, n := range body {
-		if s, ok := n.(*Stmt); ok {
+	n := 0
+	for _, x := range body {
+		if _, ok := x.(*Stmt); ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	// Sized, not appended: the compiler and the language server take the
+	// statements of a file of 100,000 of them several times.
+	out := make([]*Stmt, 0, n)
+	for _, x := range body {
+		if s, ok := x.(*Stmt); ok {
 			out = append(out, s)
 		}
 	}
