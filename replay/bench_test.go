@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -41,23 +42,46 @@ const benchPlan = `{"steps": [
 // writeBenchTrace writes a full-level trace of rooms×(5+2×lamps)+3 steps,
 // the way an engine streams one: steps first, outcome after.
 func writeBenchTrace(w io.Writer, rooms, lamps int) (entries int) {
+	return writeBenchTraceIn(w, rooms, lamps, "")
+}
+
+// writeBenchTraceIn is writeBenchTrace's trace with every id after
+// prefix; with prefix "b/", those are the expanded entries (§5.8.3) of a
+// step b that runs promoted program prog.bench@1, after b's own entry,
+// whose input is the rooms and lamps lists the body loops over.
+func writeBenchTraceIn(w io.Writer, rooms, lamps int, prefix string) (entries int) {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	ok := `"outcome": {"ok": true, "status": "success"}`
+	if prefix != "" {
+		seq := func(n int) string {
+			var b strings.Builder
+			for i := 1; i <= n; i++ {
+				if i > 1 {
+					b.WriteByte(',')
+				}
+				b.WriteString(strconv.Itoa(i))
+			}
+			return b.String()
+		}
+		fmt.Fprintf(bw, `{"run_id": "bench", "steps": [`+"\n"+`  {"id": %q, "calls": ["prog.bench@1"], "input": {"rooms": [%s], "lamps": [%s]}, "output": {"ok": true}, %s, "t_ms": 9}`,
+			strings.TrimSuffix(prefix, "/"), seq(rooms), seq(lamps), ok)
+		entries++
+	}
 	step := func(id, call string) {
 		if entries > 0 {
 			bw.WriteString(",\n")
 		}
-		fmt.Fprintf(bw, `  {"id": %q, "calls": [%q], "input": {"level": 40}, "output": {"ok": true}, %s, "t_ms": 3}`, id, call, ok)
+		fmt.Fprintf(bw, `  {"id": %q, "calls": [%q], "input": {"level": 40}, "output": {"ok": true}, %s, "t_ms": 3}`, prefix+id, call, ok)
 		entries++
 	}
 	control := func(id, kind string, decisions []string) {
 		bw.WriteString(",\n")
-		fmt.Fprintf(bw, `  {"id": %q, "kind": %q, %s, "decisions": [`, id, kind, ok)
+		fmt.Fprintf(bw, `  {"id": %q, "kind": %q, %s, "decisions": [`, prefix+id, kind, ok)
 		for i, d := range decisions {
 			if i > 0 {
 				bw.WriteString(", ")
 			}
-			fmt.Fprintf(bw, `{"at": %q, "took": %q, "because": "evaluated"}`, id, d)
+			fmt.Fprintf(bw, `{"at": %q, "took": %q, "because": "evaluated"}`, prefix+id, d)
 		}
 		bw.WriteString("]}")
 		entries++
@@ -65,7 +89,9 @@ func writeBenchTrace(w io.Writer, rooms, lamps int) (entries int) {
 	loopDecisions := func(n int) []string {
 		return append(strings.Split(strings.Repeat("continue,", n), ",")[:n], "exit")
 	}
-	bw.WriteString(`{"run_id": "bench", "steps": [` + "\n")
+	if prefix == "" {
+		bw.WriteString(`{"run_id": "bench", "steps": [` + "\n")
+	}
 	step("init", "scene.init")
 	control("rooms", "loop", loopDecisions(rooms))
 	for r := 1; r <= rooms; r++ {

@@ -1,11 +1,15 @@
 package replay
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 // deepBenchProgram is the program benchPlan is the plan of, in
@@ -50,22 +54,56 @@ func deepBench(tb testing.TB, rooms, lamps int) *Deep {
 // It fails when deep replay takes more than three times plain replay's
 // time or its heap peaks at 64 MiB.
 func BenchmarkDeepReplay100k(b *testing.B) {
+	plan, err := LoadPlan("plan.json", []byte(benchPlan))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDeepVsPlain(b, plan, deepBench(b, 100, 497), "")
+}
+
+// benchBodyPlan and benchBodyProgram run deepBenchProgram as the body of
+// promoted program prog.bench@1, from one step b.
+const (
+	benchBodyPlan    = `{"steps": [{"id": "b", "kind": "step", "calls": ["prog.bench@1"], "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}], "max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`
+	benchBodyProgram = `{"steps": [{"id": "b", "run": "prog.bench@1", "with": {"rooms": "input.rooms", "lamps": "input.lamps"}}]}`
+)
+
+// BenchmarkDeepReplayBody100k is BenchmarkDeepReplay100k with the same
+// steps as the expanded body of a promoted program one step runs
+// (§5.8.3): deep replay re-decides them as the body, plain replay checks
+// only their ids, since they have no plan steps.
+func BenchmarkDeepReplayBody100k(b *testing.B) {
+	plan, err := LoadPlan("plan.json", []byte(benchBodyPlan))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, l := testLanguage("scene.init", "fan.idle", "lamp.dim", "log.write", "room.done", "scene.end")
+	srv.Catalog = append(srv.Catalog, &language.Entry{CatalogEntry: pilotage.CatalogEntry{ID: "prog.bench@1", Kind: "program", Risk: "write",
+		InputSchema: json.RawMessage(`{"type": "object"}`)}, Program: json.RawMessage(deepBenchProgram)})
+	l.TraceSubprogram = pilotage.SubprogramExpanded
+	d, err := LoadDeep("program.json", []byte(benchBodyProgram), srv, l)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d.Input = deepBench(b, 100, 497).Input
+	benchDeepVsPlain(b, plan, d, "b/")
+}
+
+// benchDeepVsPlain writes writeBenchTraceIn's trace of 100 rooms of 497
+// lamps under prefix to a file and replays it plainly and with deep,
+// alternating, and reports and bounds deep over plain time and heaps.
+func benchDeepVsPlain(b *testing.B, plan *Plan, deep *Deep, prefix string) {
 	path := filepath.Join(b.TempDir(), "trace.json")
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	entries := writeBenchTrace(f, 100, 497)
+	entries := writeBenchTraceIn(f, 100, 497, prefix)
 	f.Close()
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	plan, err := LoadPlan("plan.json", []byte(benchPlan))
-	if err != nil {
-		b.Fatal(err)
-	}
-	deep := deepBench(b, 100, 497)
 	var plain, deepT time.Duration
 	var plainPeak, deepPeak uint64
 	run := func(opt Options, took *time.Duration, peak *uint64) {
