@@ -20,15 +20,14 @@ var LexDef lexer.Definition = lexDef{}
 
 // Tokens is src lexed for participle, as read lexes it.
 func Tokens(src []byte, ts *language.TextSyntax) (*lexer.PeekingLexer, error) {
-	return lexer.Upgrade(newScanner(src, ts, maxNesting(8)), kSpace, kComment)
+	return lexer.Upgrade(newScanner(string(src), ts, maxNesting(8)), kSpace, kComment)
 }
 
 // ReadError is the error the reader gives on src, nil if it reads.
 func ReadError(src []byte, ts *language.TextSyntax) error {
-	pl, err := Tokens(src, ts)
-	if err != nil {
+	lex := newStream(newScanner(string(src), ts, maxNesting(8)))
+	if err := (&reader{lex: lex}).program(func(*tItem) {}); err != nil {
 		return err
 	}
-	_, err = textParser.ParseFromLexer(pl)
-	return err
+	return lex.err
 }

@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -42,55 +41,55 @@ const maxBracketNesting = 64
 
 func (t *textSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
 	doc := &jsonpos.Doc{Src: src}
-	// Sized for a typical program, about one statement in 60 bytes with
-	// five located values and two expressions each.
-	n := len(src)/60 + 8
-	b := &builder{t: t, src: src, doc: doc, spans: make(map[string]span, 5*n), exprs: make(map[string]*exprSpan, 2*n)}
+	text := string(src)
+	b := newBuilder(t, text, doc, maxDepth)
 	p := &Parsed{locate: b.locate, span: b.spanOf}
-	ast, d, err := t.read(src, doc, maxDepth)
+	d, err := t.read(text, doc, maxDepth, b.top)
 	if err != nil {
 		return nil, err
 	}
 	if d != nil {
-		p.Program, p.Diagnostics = &program.Program{}, []pilotage.Diagnostic{*d}
+		b.prog, b.output = &program.Program{}, false
+		p.Program, p.Diagnostics = b.prog, []pilotage.Diagnostic{*d}
 		return p, nil
 	}
-	b.maxDepth = maxDepth
-	p.Program = b.program(ast)
 	if b.limit != nil {
 		return nil, b.limit
 	}
-	p.Diagnostics = b.diags
+	b.finish()
+	p.Program, p.Diagnostics = b.prog, b.diags
 	return p, nil
 }
 
-// read is src lexed and parsed; a diagnostic (located) when it is not a
-// program of the surface, a *program.LimitError when its brackets nest
-// too deep to parse.
-func (t *textSyntax) read(src []byte, doc *jsonpos.Doc, maxDepth int) (*tProgram, *pilotage.Diagnostic, error) {
-	if !utf8.Valid(src) {
-		at := invalidUTF8(src)
-		return nil, syntaxAt(doc, at, at+1, "the program is not UTF-8 text: the byte at this position is not a character", "save the program as UTF-8"), nil
+// read lexes and parses text, handing each top-level statement to top as
+// it is read; a diagnostic (located) when it is not a program of the
+// surface, a *program.LimitError when its brackets nest too deep to
+// parse. A character no token starts with, or brackets nested too deep,
+// anywhere in the text is reported before any parse error, as when the
+// whole text was lexed first.
+func (t *textSyntax) read(text string, doc *jsonpos.Doc, maxDepth int, top func(*tItem)) (*pilotage.Diagnostic, error) {
+	if !utf8.ValidString(text) {
+		at := invalidUTF8(doc.Src)
+		return syntaxAt(doc, at, at+1, "the program is not UTF-8 text: the byte at this position is not a character", "save the program as UTF-8"), nil
 	}
-	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return nil, syntaxAt(doc, i, i+1, "the program contains a NUL character, which no statement or expression may hold", "remove it"), nil
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		return syntaxAt(doc, i, i+1, "the program contains a NUL character, which no statement or expression may hold", "remove it"), nil
 	}
-	sc := newScanner(src, t.ts, maxNesting(maxDepth))
-	pl, err := lexer.Upgrade(sc, kSpace, kComment)
+	lex := newStream(newScanner(text, t.ts, maxNesting(maxDepth)))
+	err := (&reader{lex: lex}).program(top)
+	if err != nil {
+		lex.drain()
+	}
 	var le *lexError
 	switch {
-	case errors.As(err, &le) && le.limit:
-		return nil, nil, &program.LimitError{Msg: le.msg}
+	case errors.As(lex.err, &le) && le.limit:
+		return nil, &program.LimitError{Msg: le.msg}
 	case le != nil:
-		return nil, syntaxAt(doc, le.at, le.end, le.msg, ""), nil
+		return syntaxAt(doc, le.at, le.end, le.msg, ""), nil
 	case err != nil:
-		return nil, syntaxAt(doc, 0, 0, err.Error(), ""), nil
+		return t.parseError(doc, text, maxDepth, err), nil
 	}
-	root, err := textParser.ParseFromLexer(pl)
-	if err != nil {
-		return nil, t.parseError(doc, pl.Range(0, lexer.RawCursor(sc.n)), err), nil
-	}
-	return root.Program, nil, nil
+	return nil, nil
 }
 
 func invalidUTF8(src []byte) int {
@@ -118,26 +117,14 @@ func maxNesting(maxDepth int) int { return 2*maxDepth + maxBracketNesting }
 // parseError turns participle's error into a diagnostic at the failing
 // token, saying what the surface expected there, with a did-you-mean
 // when the token, or the one before it, is a misspelt keyword.
-func (t *textSyntax) parseError(doc *jsonpos.Doc, toks []lexer.Token, err error) *pilotage.Diagnostic {
+func (t *textSyntax) parseError(doc *jsonpos.Doc, text string, maxDepth int, err error) *pilotage.Diagnostic {
 	var pe participle.Error
 	if !errors.As(err, &pe) {
 		return syntaxAt(doc, 0, 0, err.Error(), "")
 	}
 	pos := pe.Position()
 	start, end := pos.Offset, pos.Offset
-	var got, prev *lexer.Token
-	for i := range toks {
-		if toks[i].Pos.Offset == pos.Offset && toks[i].Type != kSpace && toks[i].Type != kComment {
-			got = &toks[i]
-			break
-		}
-		if toks[i].Pos.Offset > pos.Offset {
-			break
-		}
-		if toks[i].Type != kSpace && toks[i].Type != kComment && toks[i].Type != kSep {
-			prev = &toks[i]
-		}
-	}
+	got, prev := t.around(text, maxDepth, pos.Offset)
 	msg := "unexpected " + t.describe(got)
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
@@ -151,6 +138,26 @@ func (t *textSyntax) parseError(doc *jsonpos.Doc, toks []lexer.Token, err error)
 		hint = fmt.Sprintf("write %q on the line of the '}' that closes the first block", t.ts.Else)
 	}
 	return syntaxAt(doc, start, end, msg, hint)
+}
+
+// around is the token at offset off, and the last before it that is not
+// a comment or separator, lexed again from the start (the reader keeps
+// no tokens behind it).
+func (t *textSyntax) around(text string, maxDepth, off int) (got, prev *lexer.Token) {
+	sc := newScanner(text, t.ts, maxNesting(maxDepth))
+	for {
+		tok, err := sc.Next()
+		switch {
+		case err != nil:
+			return nil, prev
+		case tok.Pos.Offset == off && tok.Type != kComment:
+			return &tok, prev
+		case tok.Pos.Offset > off || tok.EOF():
+			return nil, prev
+		case tok.Type != kComment && tok.Type != kSep:
+			prev = &tok
+		}
+	}
 }
 
 // describe names a token for a message.

@@ -2,11 +2,10 @@ package syntax
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/alecthomas/participle/v2/lexer"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
@@ -17,71 +16,68 @@ import (
 // span is the bytes [start, end) of the text.
 type span struct{ start, end int }
 
-// exprSpan is where an expression's text is, and how the text CEL reads
-// differs from it: "steps." inserted before each label's ".output"
-// (ins, code-point offsets into the text as written).
-type exprSpan struct {
-	start int
-	text  []byte
-	ins   []int
-}
-
 // stepsPrefix is what a label's `LABEL.output` stands for.
 const stepsPrefix = "steps."
 
-// builder turns the parse into the step model: the steps the JSON form
+// builder turns the statements into the step model as the reader hands
+// them over, one top-level statement at a time: the steps the JSON form
 // of the same program has, with the ids the labels give or the scheme
-// generates, the JSON Pointers that form's values have, and where each
-// of those is in the text.
+// generates, and the JSON Pointers that form's values have. What depends
+// on every label (generated ids, `LABEL.output` in expressions, a loop
+// variable named as a label) waits for the end of the text. Where each
+// value is in the text is not kept: a statement's offset is, and a
+// diagnostic is placed by reading its statement again (locate).
 type builder struct {
 	t        *textSyntax
-	src      []byte
+	text     string
 	doc      *jsonpos.Doc
-	spans    map[string]span
-	exprs    map[string]*exprSpan
-	diags    []pilotage.Diagnostic
-	labels   map[string]bool
-	counts   map[string]int
+	prog     *program.Program
 	maxDepth int
 	limit    *program.LimitError
+
+	// diags are the diagnostics of the steps as they are built; the
+	// labels' come first, then the one on a statement after the output.
+	diags, labelDiags []pilotage.Diagnostic
+	follows           *pilotage.Diagnostic
+	labels            map[string]bool
+	counts            map[string]int
+
+	output   bool // the top-level output statement has been read
+	outputAt int  // its offset
+	// starts are the steps' statements' offsets, in program order.
+	starts []int32
+
+	// Waiting for every label: the unlabeled steps (ID is the base of
+	// the id to generate), the expressions that may read a label, and
+	// the loop variables, with where their diagnostic goes in diags.
+	unlabeled []*program.Step
+	pending   []pendingExpr
+	loopVars  []loopVar
+
+	index map[*program.Step]int // a step's place in starts, made by locate
+}
+
+type pendingExpr struct {
+	e  *program.Expr
+	sp span
+}
+
+type loopVar struct {
+	item *tName
+	at   int
+}
+
+func newBuilder(t *textSyntax, text string, doc *jsonpos.Doc, maxDepth int) *builder {
+	return &builder{t: t, text: text, doc: doc, maxDepth: maxDepth, prog: &program.Program{},
+		labels: map[string]bool{}, counts: map[string]int{}}
+}
+
+func (b *builder) diag(sp span, hint, format string, args ...any) pilotage.Diagnostic {
+	return *syntaxAt(b.doc, sp.start, sp.end, fmt.Sprintf(format, args...), hint)
 }
 
 func (b *builder) errorf(sp span, hint, format string, args ...any) {
-	b.diags = append(b.diags, *syntaxAt(b.doc, sp.start, sp.end, fmt.Sprintf(format, args...), hint))
-}
-
-// extent is the text the tokens cover, without the separators, spaces and
-// comments participle includes at their edges.
-func extent(toks []lexer.Token) span {
-	i, j := 0, len(toks)-1
-	for i <= j && elided(toks[i]) {
-		i++
-	}
-	for j >= i && elided(toks[j]) {
-		j--
-	}
-	if i > j {
-		if len(toks) == 0 {
-			return span{}
-		}
-		return span{toks[0].Pos.Offset, toks[0].Pos.Offset}
-	}
-	return span{toks[i].Pos.Offset, toks[j].Pos.Offset + len(toks[j].Value)}
-}
-
-func elided(t lexer.Token) bool {
-	return t.Type == kSpace || t.Type == kComment || t.Type == kSep || t.EOF()
-}
-
-// first is the first token that is not elided, the keyword of a branch
-// or loop.
-func first(toks []lexer.Token) span {
-	for _, t := range toks {
-		if !elided(t) {
-			return span{t.Pos.Offset, t.Pos.Offset + len(t.Value)}
-		}
-	}
-	return extent(toks)
+	b.diags = append(b.diags, b.diag(sp, hint, format, args...))
 }
 
 func join(ptr, tok string) string { return ptr + "/" + pilotage.EscapePointerToken(tok) }
@@ -89,56 +85,83 @@ func join(ptr, tok string) string { return ptr + "/" + pilotage.EscapePointerTok
 // reserved are the names every expression has, which no label may take.
 var reserved = []string{"input", "context", "steps"}
 
-func (b *builder) program(ast *tProgram) *program.Program {
-	b.labels, b.counts = map[string]bool{}, map[string]int{}
-	b.collectLabels(ast.Items)
-	prog := &program.Program{}
-	items := ast.Items
-	for i, it := range items {
-		if it.Output == nil {
-			continue
+// top builds a top-level statement: a step, or the program's output;
+// nothing after the output is built, and the first statement there is
+// a diagnostic.
+func (b *builder) top(it *tItem) {
+	b.collectLabels(it)
+	switch {
+	case b.output:
+		if b.follows == nil {
+			d := b.diag(it.whole, "move the "+b.t.ts.Output+" statement to the end", "nothing may follow the program's %s statement", b.t.ts.Output)
+			b.follows = &d
 		}
-		if i != len(items)-1 {
-			b.errorf(extent(items[i+1].Tokens), "move the "+b.t.ts.Output+" statement to the end", "nothing may follow the program's %s statement", b.t.ts.Output)
-		}
-		prog.Output = b.expr(it.Output.Tokens, "/output")
-		b.spans["/output"] = extent(it.Tokens)
-		items = items[:i]
-		break
+		return
+	case it.Output != nil:
+		b.output, b.outputAt = true, it.whole.start
+		b.prog.Output = b.expr(it.Output.sp, "/output")
+		return
+	case b.limit != nil || len(b.prog.Steps) == 0 && b.tooDeep(1, it.whole):
+		return
 	}
-	prog.Steps = b.sequence(items, "/steps", nil, 0, 1)
-	return prog
+	b.prog.Steps = append(b.prog.Steps, b.step(it, join("/steps", strconv.Itoa(len(b.prog.Steps))), nil, 0, 1))
 }
 
-// collectLabels records every label first, so generated ids skip them
-// and expressions may name a later step's label (the checker then says
-// it is not addressable yet).
-func (b *builder) collectLabels(items []*tItem) {
-	for _, it := range items {
-		if it.Label != nil {
-			name := it.Label.Name
-			for _, r := range reserved {
-				if name == r {
-					b.errorf(extent(it.Label.Tokens), "choose another label", "%q cannot label a statement: it is a name every expression has", name)
-				}
+// finish completes the program once every statement is read.
+func (b *builder) finish() {
+	for _, p := range b.pending {
+		p.e.Src, _ = b.render(p.sp)
+	}
+	for _, s := range b.unlabeled {
+		s.ID = b.generate(s.ID)
+	}
+	added := 0
+	for _, lv := range b.loopVars {
+		if b.labels[lv.item.Name] {
+			d := b.diag(lv.item.sp, "give the loop variable a name no statement has as its label", "%q is a label, so it cannot also name the loop variable", lv.item.Name)
+			b.diags = slices.Insert(b.diags, lv.at+added, d)
+			added++
+		}
+	}
+	all := b.labelDiags
+	if b.follows != nil {
+		all = append(all, *b.follows)
+	}
+	b.diags = append(all, b.diags...)
+	b.pending, b.loopVars = nil, nil
+}
+
+// collectLabels records the labels of a statement and those inside it.
+func (b *builder) collectLabels(it *tItem) {
+	if it.Label != nil {
+		name := it.Label.Name
+		for _, r := range reserved {
+			if name == r {
+				b.labelDiags = append(b.labelDiags, b.diag(it.Label.sp, "choose another label", "%q cannot label a statement: it is a name every expression has", name))
 			}
-			b.labels[name] = true
 		}
-		switch {
-		case it.If != nil:
-			b.collectIf(it.If)
-		case it.For != nil:
-			b.collectLabels(it.For.Body.Items)
-		}
+		b.labels[name] = true
+	}
+	switch {
+	case it.If != nil:
+		b.collectIf(it.If)
+	case it.For != nil:
+		b.collectBlock(it.For.Body)
 	}
 }
 
 func (b *builder) collectIf(n *tIf) {
-	b.collectLabels(n.Then.Items)
+	b.collectBlock(n.Then)
 	if n.ElseIf != nil {
 		b.collectIf(n.ElseIf)
 	} else if n.Else != nil {
-		b.collectLabels(n.Else.Items)
+		b.collectBlock(n.Else)
+	}
+}
+
+func (b *builder) collectBlock(bl *tBlock) {
+	for _, it := range bl.Items {
+		b.collectLabels(it)
 	}
 }
 
@@ -177,13 +200,13 @@ func (b *builder) sequence(items []*tItem, ptr string, enclosing *program.Step, 
 	if len(items) == 0 {
 		return nil
 	}
-	if b.tooDeep(depth, extent(items[0].Tokens)) {
+	if b.tooDeep(depth, items[0].whole) {
 		return nil
 	}
-	var out []*program.Step
+	out := make([]*program.Step, 0, len(items))
 	for _, it := range items {
 		if it.Output != nil {
-			b.errorf(extent(it.Tokens), "write it once, as the program's last top-level statement", "%s belongs to the whole program, not to a block", b.t.ts.Output)
+			b.errorf(it.whole, "write it once, as the program's last top-level statement", "%s belongs to the whole program, not to a block", b.t.ts.Output)
 			continue
 		}
 		sp := join(ptr, strconv.Itoa(len(out)))
@@ -211,20 +234,23 @@ func (b *builder) tooDeep(depth int, sp span) bool {
 	return true
 }
 
+// newStep is a step of the statement at offset start; a step without a
+// label waits for its id, base, until every label is known.
+func (b *builder) newStep(ptr string, enclosing *program.Step, arm, start int, label *tName, base string) *program.Step {
+	s := &program.Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}
+	b.starts = append(b.starts, int32(start))
+	if label != nil {
+		s.ID = label.Name
+	} else {
+		s.ID = base
+		b.unlabeled = append(b.unlabeled, s)
+	}
+	return s
+}
+
 func (b *builder) step(it *tItem, ptr string, enclosing *program.Step, arm, depth int) *program.Step {
 	g, ts := b.t.g, b.t.ts
-	s := &program.Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}
-	whole := extent(it.Tokens)
-	b.spans[ptr] = whole
-	// The id first: a statement's id is generated before those of the
-	// statements inside it.
-	if it.Label != nil {
-		s.ID = it.Label.Name
-		b.spans[ptr+"/id"] = extent(it.Label.Tokens)
-	} else {
-		s.ID = b.generate(base(it, ts))
-		b.spans[ptr+"/id"] = first(it.Tokens)
-	}
+	s := b.newStep(ptr, enclosing, arm, it.whole.start, it.Label, base(it, ts))
 	var missing string
 	switch {
 	case it.Call != nil:
@@ -251,7 +277,7 @@ func (b *builder) step(it *tItem, ptr string, enclosing *program.Step, arm, dept
 		b.loop(s, it.For, depth)
 	}
 	if missing != "" {
-		b.errorf(whole, "", "this Language has no %s", missing)
+		b.errorf(it.whole, "", "this Language has no %s", missing)
 	}
 	return s
 }
@@ -262,7 +288,8 @@ func base(it *tItem, ts *language.TextSyntax) string {
 	case it.Call != nil:
 		return it.Call.Target.Name
 	case it.Run != nil:
-		return strings.SplitN(it.Run.Target.Name, "@", 2)[0]
+		ref, _, _ := strings.Cut(it.Run.Target.Name, "@")
+		return ref
 	case it.If != nil:
 		return ts.If
 	}
@@ -272,46 +299,83 @@ func base(it *tItem, ts *language.TextSyntax) string {
 func (b *builder) call(s *program.Step, c *tCall, member, args string) {
 	s.Target = c.Target.Name
 	s.TargetPointer = join(s.Pointer, member)
-	b.spans[s.TargetPointer] = extent(c.Target.Tokens)
 	s.ArgsPointer = join(s.Pointer, args)
-	b.spans[s.ArgsPointer] = extent(c.Args.Tokens)
-	seen := map[string]bool{}
-	for _, a := range c.Args.List {
-		ap := join(s.ArgsPointer, a.Name.Name)
-		if seen[a.Name.Name] {
-			b.errorf(extent(a.Name.Tokens), "remove one of the two", "argument %q appears twice", a.Name.Name)
+	s.Args = make([]program.Arg, 0, len(c.Args.List))
+	dup := duplicates(c.Args.List)
+	for i := range c.Args.List {
+		a := &c.Args.List[i]
+		if dup != nil && dup[i] != 0 {
+			switch n := dup[i]; {
+			case n == 2:
+				b.errorf(a.Name.sp, "remove one of the two", "argument %q appears twice", a.Name.Name)
+			case n > 2:
+				b.errorf(a.Name.sp, "keep one of them", "argument %q appears %d times", a.Name.Name, n)
+			}
 			continue
 		}
-		seen[a.Name.Name] = true
-		s.Args = append(s.Args, program.Arg{Name: a.Name.Name, Expr: b.expr(a.Value.Tokens, ap)})
+		s.Args = append(s.Args, program.Arg{Name: a.Name.Name, Expr: b.expr(a.Value.sp, join(s.ArgsPointer, a.Name.Name))})
 	}
+}
+
+// duplicates is nil when no two arguments have one name; otherwise, for
+// each argument, 0 for the first of its name, the number of arguments
+// of that name for the second (the one diagnostic a name given many
+// times gets), and -1 for the others.
+func duplicates(list []tArg) []int {
+	if len(list) <= 16 && !repeats(list) {
+		return nil // no map to allocate for a call of a few arguments
+	}
+	count := make(map[string]int, len(list))
+	for _, a := range list {
+		count[a.Name.Name]++
+	}
+	if len(count) == len(list) {
+		return nil
+	}
+	out := make([]int, len(list))
+	seen := make(map[string]int, len(count))
+	for i, a := range list {
+		switch seen[a.Name.Name]++; seen[a.Name.Name] {
+		case 1:
+		case 2:
+			out[i] = count[a.Name.Name]
+		default:
+			out[i] = -1
+		}
+	}
+	return out
+}
+
+func repeats(list []tArg) bool {
+	for i := range list {
+		for j := range i {
+			if list[i].Name.Name == list[j].Name.Name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (b *builder) branch(s *program.Step, n *tIf, depth int) {
 	g := b.t.g
 	s.Kind = program.Branch
-	s.Cond = b.expr(n.Cond.Tokens, join(s.Pointer, g.Branch))
+	s.Cond = b.expr(n.Cond.sp, join(s.Pointer, g.Branch))
 	if len(g.Arms) != 2 {
 		return
 	}
-	then := join(s.Pointer, g.Arms[0])
-	b.spans[then] = extent(n.Then.Tokens)
-	s.Arms[0] = b.sequence(n.Then.Items, then, s, 0, depth+1)
+	s.Arms[0] = b.sequence(n.Then.Items, join(s.Pointer, g.Arms[0]), s, 0, depth+1)
 	els := join(s.Pointer, g.Arms[1])
 	switch {
 	case n.ElseIf != nil:
 		// else IF … is an else arm holding one unlabeled branch.
-		b.spans[els] = extent(n.ElseIf.Tokens)
-		if b.tooDeep(depth+1, extent(n.ElseIf.Tokens)) {
+		if b.tooDeep(depth+1, n.ElseIf.whole) {
 			return
 		}
-		inner := &program.Step{Pointer: join(els, "0"), Enclosing: s, Arm: 1, ID: b.generate(b.t.ts.If)}
-		b.spans[inner.Pointer] = extent(n.ElseIf.Tokens)
-		b.spans[inner.Pointer+"/id"] = first(n.ElseIf.Tokens)
+		inner := b.newStep(join(els, "0"), s, 1, n.ElseIf.whole.start, nil, b.t.ts.If)
 		b.branch(inner, n.ElseIf, depth+1)
 		s.Arms[1] = []*program.Step{inner}
 	case n.Else != nil:
-		b.spans[els] = extent(n.Else.Tokens)
 		s.Arms[1] = b.sequence(n.Else.Items, els, s, 1, depth+1)
 	}
 }
@@ -319,53 +383,64 @@ func (b *builder) branch(s *program.Step, n *tIf, depth int) {
 func (b *builder) loop(s *program.Step, n *tFor, depth int) {
 	g := b.t.g
 	s.Kind = program.Loop
-	s.List = b.expr(n.List.Tokens, join(s.Pointer, g.Loop))
+	s.List = b.expr(n.List.sp, join(s.Pointer, g.Loop))
 	s.Item = n.Item.Name
-	b.spans[join(s.Pointer, g.Item)] = extent(n.Item.Tokens)
-	if b.labels[s.Item] {
-		b.errorf(extent(n.Item.Tokens), "give the loop variable a name no statement has as its label", "%q is a label, so it cannot also name the loop variable", s.Item)
-	}
-	body := join(s.Pointer, g.Body)
-	b.spans[body] = extent(n.Body.Tokens)
-	s.Body = b.sequence(n.Body.Items, body, s, 0, depth+1)
+	b.loopVars = append(b.loopVars, loopVar{item: n.Item, at: len(b.diags)})
+	s.Body = b.sequence(n.Body.Items, join(s.Pointer, g.Body), s, 0, depth+1)
 }
 
-// expr is the expression the tokens span, as CEL reads it: comments
-// inside it blanked (one space per character, so offsets hold) and each
-// label's `LABEL.output` read as `steps.LABEL.output`.
-func (b *builder) expr(toks []lexer.Token, ptr string) *program.Expr {
-	sp := extent(toks)
-	b.spans[ptr] = sp
-	es := &exprSpan{start: sp.start, text: b.src[sp.start:sp.end]}
-	b.exprs[ptr] = es
+// expr is the expression at sp; its text as CEL reads it waits for every
+// label when it may read one.
+func (b *builder) expr(sp span, ptr string) *program.Expr {
+	e := &program.Expr{Pointer: ptr}
+	if strings.Contains(b.text[sp.start:sp.end], ".output") {
+		b.pending = append(b.pending, pendingExpr{e, sp})
+	} else {
+		e.Src, _ = b.render(sp)
+	}
+	return e
+}
+
+// render is the expression at sp as CEL reads it: comments inside it
+// blanked (one space per character, so offsets hold) and each label's
+// `LABEL.output` read as `steps.LABEL.output`; ins are where "steps."
+// went, code-point offsets into the text as written. An expression
+// without either is its text.
+func (b *builder) render(sp span) (src string, ins []int) {
+	text := b.text[sp.start:sp.end]
+	if !strings.Contains(text, ".output") && strings.IndexByte(text, '#') < 0 {
+		return text, nil
+	}
 	var out strings.Builder
 	at := sp.start // bytes of the text copied so far
 	runes := 0     // code points of the text before at
 	copyTo := func(off int) {
-		out.Write(b.src[at:off])
-		runes += utf8.RuneCount(b.src[at:off])
+		out.WriteString(b.text[at:off])
+		runes += utf8.RuneCountInString(b.text[at:off])
 		at = off
 	}
-	for _, t := range toks {
-		off := t.Pos.Offset
-		if off < sp.start || off >= sp.end {
-			continue
+	sc := newScanner(b.text, b.t.ts, len(b.text))
+	sc.pos.Offset = sp.start
+	for {
+		t, err := sc.Next()
+		if err != nil || t.EOF() || t.Pos.Offset >= sp.end {
+			break
 		}
 		switch {
 		case t.Type == kComment:
-			copyTo(off)
+			copyTo(t.Pos.Offset)
 			n := utf8.RuneCountInString(t.Value)
 			out.WriteString(strings.Repeat(" ", n))
 			runes += n
 			at += len(t.Value)
 		case t.Type == kName && b.labelRef(t.Value):
-			copyTo(off)
-			es.ins = append(es.ins, runes)
+			copyTo(t.Pos.Offset)
+			ins = append(ins, runes)
 			out.WriteString(stepsPrefix)
 		}
 	}
 	copyTo(sp.end)
-	return &program.Expr{Src: out.String(), Pointer: ptr}
+	return out.String(), ins
 }
 
 // labelRef reports whether a name token reads a labelled step's result:
@@ -373,65 +448,4 @@ func (b *builder) expr(toks []lexer.Token, ptr string) *program.Expr {
 func (b *builder) labelRef(name string) bool {
 	label, rest, ok := strings.Cut(name, ".output")
 	return ok && b.labels[label] && (rest == "" || rest[0] == '.')
-}
-
-// original maps a code-point offset into an expression as CEL read it to
-// a byte offset of the text: past each inserted "steps." the offsets
-// shift back, and inside one they are the label's start.
-func (e *exprSpan) original(r int) int {
-	n := utf8.RuneCountInString(stepsPrefix)
-	shift := 0
-	for k, o := range e.ins {
-		at := o + n*k // where insertion k starts in the text CEL read
-		if r < at {
-			break
-		}
-		if r < at+n {
-			return e.start + runeOffset(e.text, o)
-		}
-		shift = n * (k + 1)
-	}
-	return e.start + runeOffset(e.text, r-shift)
-}
-
-// locate gives each diagnostic its text range (§5.5): the token, value or
-// statement its JSON Pointer names (or the nearest enclosing one that
-// exists in the text; "" is the whole program), narrowed to its range
-// inside an expression. A diagnostic that already has a range keeps it.
-func (b *builder) locate(diags []pilotage.Diagnostic) []pilotage.Diagnostic {
-	out := make([]pilotage.Diagnostic, len(diags))
-	for i, d := range diags {
-		if d.Path.Text == nil {
-			sp := b.find(d)
-			d.Path = textPath(b.doc, sp.start, sp.end)
-		}
-		d.Range = nil
-		out[i] = d
-	}
-	return out
-}
-
-// spanOf is locate's range as lines and columns, the end left out when
-// it is on another line.
-func (b *builder) spanOf(d pilotage.Diagnostic) (start, end pilotage.LineCol) {
-	r := b.locate([]pilotage.Diagnostic{d})[0].Path.Text
-	start = r.Start
-	if r.End.Line == r.Start.Line {
-		end = r.End
-	}
-	return start, end
-}
-
-func (b *builder) find(d pilotage.Diagnostic) span {
-	ptr := d.Path.Pointer
-	if es := b.exprs[ptr]; es != nil && d.Range != nil {
-		return span{es.original(d.Range.Start), es.original(d.Range.End)}
-	}
-	for ptr != "" {
-		if sp, ok := b.spans[ptr]; ok {
-			return sp
-		}
-		ptr = ptr[:strings.LastIndexByte(ptr, '/')]
-	}
-	return span{0, len(b.src)}
 }

@@ -27,7 +27,8 @@ type Formatter interface {
 // formatted text changes nothing.
 func (t *textSyntax) Format(src []byte, maxDepth int) ([]byte, []pilotage.Diagnostic, error) {
 	doc := &jsonpos.Doc{Src: src}
-	ast, d, err := t.read(src, doc, maxDepth)
+	var items []*tItem
+	d, err := t.read(string(src), doc, maxDepth, func(it *tItem) { items = append(items, it) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -41,7 +42,7 @@ func (t *textSyntax) Format(src []byte, maxDepth int) ([]byte, []pilotage.Diagno
 			f.comments = append(f.comments, tok)
 		}
 	}
-	f.items(ast.Items, 0)
+	f.items(items, 0)
 	f.flush(len(src)+1, 0)
 	return []byte(f.b.String()), nil, nil
 }
@@ -86,9 +87,9 @@ func (f *formatter) text(sp span) string {
 
 func (f *formatter) items(items []*tItem, depth int) {
 	for _, it := range items {
-		sp := extent(it.Tokens)
+		sp := it.whole
 		f.flush(sp.start, depth)
-		f.gap(lineOf(it.Tokens, sp.start))
+		f.gap(f.doc.Position(sp.start).Line)
 		f.b.WriteString(indent(depth))
 		f.item(it, depth)
 		f.end(sp.end, depth)
@@ -107,15 +108,6 @@ func (f *formatter) end(off, depth int) {
 	f.lastLine = line
 }
 
-func lineOf(toks []lexer.Token, off int) int {
-	for _, t := range toks {
-		if t.Pos.Offset == off {
-			return t.Pos.Line
-		}
-	}
-	return 0
-}
-
 func (f *formatter) item(it *tItem, depth int) {
 	ts := f.t.ts
 	if it.Label != nil {
@@ -123,7 +115,7 @@ func (f *formatter) item(it *tItem, depth int) {
 	}
 	switch {
 	case it.Output != nil:
-		f.b.WriteString(ts.Output + " " + f.text(extent(it.Output.Tokens)))
+		f.b.WriteString(ts.Output + " " + f.text(it.Output.sp))
 	case it.Call != nil:
 		f.call(it.Call, depth)
 	case it.Run != nil:
@@ -132,7 +124,7 @@ func (f *formatter) item(it *tItem, depth int) {
 	case it.If != nil:
 		f.branch(it.If, depth)
 	case it.For != nil:
-		f.b.WriteString(ts.For + " " + it.For.Item.Name + " " + ts.In + " " + f.text(extent(it.For.List.Tokens)) + " ")
+		f.b.WriteString(ts.For + " " + it.For.Item.Name + " " + ts.In + " " + f.text(it.For.List.sp) + " ")
 		f.block(it.For.Body, depth)
 	}
 }
@@ -143,7 +135,7 @@ func (f *formatter) call(c *tCall, depth int) {
 		bind = " " + bind
 	}
 	f.b.WriteString(c.Target.Name + "(")
-	sp := extent(c.Args.Tokens)
+	sp := c.Args.sp
 	multi := strings.Contains(string(f.src[sp.start:sp.end]), "\n") && len(c.Args.List) > 0
 	for i, a := range c.Args.List {
 		switch {
@@ -152,7 +144,7 @@ func (f *formatter) call(c *tCall, depth int) {
 		case i > 0:
 			f.b.WriteString(", ")
 		}
-		f.b.WriteString(a.Name.Name + bind + f.text(extent(a.Value.Tokens)))
+		f.b.WriteString(a.Name.Name + bind + f.text(a.Value.sp))
 		if multi {
 			f.b.WriteString(",")
 		}
@@ -167,7 +159,7 @@ func (f *formatter) call(c *tCall, depth int) {
 
 func (f *formatter) branch(n *tIf, depth int) {
 	ts := f.t.ts
-	f.b.WriteString(ts.If + " " + f.text(extent(n.Cond.Tokens)) + " ")
+	f.b.WriteString(ts.If + " " + f.text(n.Cond.sp) + " ")
 	f.block(n.Then, depth)
 	switch {
 	case n.ElseIf != nil:
@@ -182,7 +174,7 @@ func (f *formatter) branch(n *tIf, depth int) {
 // block writes "{", its statements one level deeper, and "}" (without
 // the line end, which the statement's end writes).
 func (f *formatter) block(bl *tBlock, depth int) {
-	sp := extent(bl.Tokens)
+	sp := bl.whole
 	f.b.WriteString("{")
 	f.end(sp.start+1, depth+1)
 	f.items(bl.Items, depth+1)

@@ -5,66 +5,66 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// The text surface, read by participle. Statements are free-form:
-// separators (line ends and ';') may come anywhere between them, and a
-// statement ends where its last token does (a call at its ')', a branch
-// or loop at its '}', the output at the end of its line). Expressions are
-// kept as the tokens they span, the text between them included, and are
-// CEL's to read: the grammar only finds where each one ends.
+// The text surface. Statements are free-form: separators (line ends and
+// ';') may come anywhere between them, and a statement ends where its
+// last token does (a call at its ')', a branch or loop at its '}', the
+// output at the end of its line). Expressions are kept as the text they
+// span, and are CEL's to read: the grammar only finds where each one
+// ends.
 //
-// Every level reads itself (participle.Parseable) in one pass over the
-// tokens with a token of lookahead: participle's grammar interpreter,
-// a branch and a deferred field set per alternative tried, cost the text
-// form twice the JSON form's whole validate (docs/performance.md). A
-// failure is participle's UnexpectedTokenError at the failing token,
-// expecting what the grammar of docs/pdl.md expects there, in the names
-// textSyntax.words turns into the author's words.
+// The grammar is participle's (the struct tags of reader_test.go, which
+// its grammar interpreter reads there as the oracle), read here in one
+// pass over a stream of tokens with a token of lookahead: the
+// interpreter, a branch and a deferred field set per alternative tried,
+// cost the text form twice the JSON form's whole validate, and
+// participle's PeekingLexer holds every token (docs/performance.md).
+// Argument lists and expressions are participle.Parseable nodes, read by
+// the same code here and under the oracle. A failure is participle's
+// UnexpectedTokenError at the failing token, expecting what the grammar
+// of docs/pdl.md expects there, in the names textSyntax.words turns into
+// the author's words.
 
-// tRoot is what participle parses: the program, which reads itself.
-type tRoot struct {
-	Program *tProgram `parser:"@@"`
-}
+// A program is read statement by statement: each top-level statement
+// is handed on (to the builder, which turns it into steps, or to the
+// formatter) as soon as it is read, so no more than one top-level
+// statement's nodes exist at once. Nodes keep where they are in the
+// text, not their tokens.
 
-type tProgram struct {
-	Items []*tItem
-}
-
-// tItem is one statement with its optional label.
+// tItem is one statement with its optional label: whole is its extent,
+// first its first token (the keyword of a branch or loop, which places
+// an unlabeled statement's generated id).
 type tItem struct {
-	Tokens []lexer.Token
-	Label  *tName
-	Call   *tCall
-	Run    *tCall
-	If     *tIf
-	For    *tFor
-	Output *tExprArg
+	whole, first span
+	Label        *tName
+	Call         *tCall
+	Run          *tCall
+	If           *tIf
+	For          *tFor
+	Output       *tExprArg
 }
 
 type tName struct {
-	Tokens []lexer.Token
-	Name   string
+	sp   span
+	Name string
 }
 
-// tIf and tFor keep their tokens: the first is the keyword, which
-// places the statement and names its generated id.
 type tIf struct {
-	Tokens []lexer.Token
-	Cond   *tExprOpen
-	Then   *tBlock
-	ElseIf *tIf
-	Else   *tBlock
+	whole, first span
+	Cond         *tExprOpen
+	Then         *tBlock
+	ElseIf       *tIf
+	Else         *tBlock
 }
 
 type tFor struct {
-	Tokens []lexer.Token
-	Item   *tName
-	List   *tExprOpen
-	Body   *tBlock
+	Item *tName
+	List *tExprOpen
+	Body *tBlock
 }
 
 type tBlock struct {
-	Tokens []lexer.Token
-	Items  []*tItem
+	whole span
+	Items []*tItem
 }
 
 // tCall is a call or a run: the target and its arguments.
@@ -74,7 +74,7 @@ type tCall struct {
 }
 
 // reader reads the grammar of docs/pdl.md the way participle's grammar
-// interpreter read it from struct tags (the items `( @@ | Sep )*`, an
+// interpreter reads it from struct tags (the items `( @@ | Sep )*`, an
 // item `( @@ Assign )? ( @@ | Run @@ | @@ | @@ | Output @@ )`, a branch
 // `If @@ @@ ( Else ( @@ | @@ ) )?`, a loop `For @@ In @@ @@`, a block
 // `"{" ( @@ | Sep )* "}"`, a call `@@ @@`), with its rules for which
@@ -85,7 +85,7 @@ type tCall struct {
 // expectation as under the interpreter (the syntax goldens), without
 // its reflection, branches and deferred field sets.
 type reader struct {
-	lex   *lexer.PeekingLexer
+	lex   *stream
 	err   error // the deepest error seen, at token depth
 	depth int
 }
@@ -106,21 +106,25 @@ const (
 
 // expect is the failure at the next token, expecting want.
 func (r *reader) expect(want string) error {
-	return &failure{at: r.lex.Peek(), want: want}
+	r.lex.Peek()
+	return &failure{s: r.lex, at: r.lex.Cursor(), want: want}
 }
 
 // failure is participle's UnexpectedTokenError before it is reported:
 // most are given up (every separator is first tried as a statement),
-// so they point at their token rather than copy it.
+// so they name their token's place in the stream rather than copy it.
+// A failure that is reported is always within lookahead tokens of where
+// reading stopped, so its token is still in the stream.
 type failure struct {
-	at   *lexer.Token
+	s    *stream
+	at   int
 	want string
 }
 
 func (f *failure) Error() string { return f.unexpected().Error() }
 
 func (f *failure) unexpected() *participle.UnexpectedTokenError {
-	return &participle.UnexpectedTokenError{Unexpected: *f.at, Expect: f.want}
+	return &participle.UnexpectedTokenError{Unexpected: *f.s.token(f.at), Expect: f.want}
 }
 
 // reported is err as participle reports it.
@@ -131,10 +135,11 @@ func reported(err error) error {
 	return err
 }
 
-// since is the tokens read from the checkpoint start on.
-func (r *reader) since(start lexer.Checkpoint) []lexer.Token {
-	return r.lex.Range(start.RawCursor(), r.lex.MakeCheckpoint().RawCursor())
-}
+// from is where a node starts: the next token.
+func (r *reader) from() int { return r.lex.Peek().Pos.Offset }
+
+// to is the span from start to the end of the last token read.
+func (r *reader) to(start int) span { return span{start, max(start, r.lex.at.end)} }
 
 // note keeps err as the deepest error when at is at least as deep.
 func (r *reader) note(err error, at int) {
@@ -162,7 +167,7 @@ func (r *reader) try(alt func(*reader) (bool, error)) (ok bool, err error, given
 		} else if at >= r.depth {
 			r.err, r.depth = err, max(at, bDepth)
 		}
-		if at <= start.Cursor()+lookahead {
+		if at <= start.cursor+lookahead {
 			r.lex.LoadCheckpoint(start)
 			return false, err, true, at
 		}
@@ -245,8 +250,8 @@ func set[T any](field **T, n *T, ok bool, err error) (bool, error) {
 }
 
 // part reads a node that reads itself, or fails expecting want.
-func (r *reader) part(p participle.Parseable, want string) error {
-	switch err := p.Parse(r.lex); err {
+func (r *reader) part(read func(tokens) error, want string) error {
+	switch err := read(r.lex); err {
 	case nil:
 		return nil
 	case participle.NextMatch:
@@ -256,14 +261,14 @@ func (r *reader) part(p participle.Parseable, want string) error {
 	}
 }
 
-func (p *tProgram) Parse(lex *lexer.PeekingLexer) error {
-	r := &reader{lex: lex}
-	var err error
-	if p.Items, err = r.items(); err != nil {
+// program reads the whole text, handing each top-level statement to top
+// as soon as it is read. The error is participle's.
+func (r *reader) program(top func(*tItem)) error {
+	if err := r.items(top); err != nil {
 		return reported(err)
 	}
-	if !lex.Peek().EOF() {
-		if lex.Cursor() >= r.depth || r.err == nil {
+	if !r.lex.Peek().EOF() {
+		if r.lex.Cursor() >= r.depth || r.err == nil {
 			return reported(r.expect(""))
 		}
 		return reported(r.err)
@@ -271,34 +276,34 @@ func (p *tProgram) Parse(lex *lexer.PeekingLexer) error {
 	return nil
 }
 
-// items is `( @@ | Sep )*`.
-func (r *reader) items() (items []*tItem, err error) {
-	err = r.repeat(true, func(b *reader) (bool, error) {
+// items is `( @@ | Sep )*`, each statement handed to add.
+func (r *reader) items(add func(*tItem)) error {
+	return r.repeat(true, func(b *reader) (bool, error) {
 		return b.oneOf(func(b *reader) (bool, error) {
 			it, err := b.item()
 			if err == nil {
-				items = append(items, it)
+				add(it)
 			}
 			return true, err
 		}, func(b *reader) (bool, error) { return b.token(kSep, ""), nil })
 	})
-	return items, err
 }
 
 func (r *reader) name() *tName {
-	start := r.lex.MakeCheckpoint()
 	t := r.lex.Peek()
-	if !r.token(kName, "") {
+	if t.Type != kName {
 		return nil
 	}
-	return &tName{Name: t.Value, Tokens: r.since(start)}
+	n := &tName{Name: t.Value, sp: span{t.Pos.Offset, t.Pos.Offset + len(t.Value)}}
+	r.lex.Next()
+	return n
 }
 
 // item always matches or fails: its label is optional, so a token that
 // starts no statement is a failure expecting one.
 func (r *reader) item() (*tItem, error) {
-	start := r.lex.MakeCheckpoint()
-	it := &tItem{}
+	t := r.lex.Peek()
+	it := &tItem{first: span{t.Pos.Offset, t.Pos.Offset + len(t.Value)}}
 	_, err := r.node(func() (bool, error) {
 		err := r.repeat(false, func(b *reader) (bool, error) {
 			n := b.name()
@@ -337,14 +342,14 @@ func (r *reader) item() (*tItem, error) {
 				return false, nil
 			}
 			e := &tExprArg{}
-			return set(&it.Output, e, true, b.part(e, "tExprArg"))
+			return set(&it.Output, e, true, b.part(e.read, "tExprArg"))
 		})
 		if !ok {
 			return true, r.expect(wantStatement)
 		}
 		return true, err
 	})
-	it.Tokens = r.since(start)
+	it.whole = r.to(it.first.start)
 	return it, err
 }
 
@@ -354,19 +359,19 @@ func (r *reader) call() (c *tCall, ok bool, err error) {
 		if c.Target = r.name(); c.Target == nil {
 			return false, nil
 		}
-		return true, r.part(c.Args, "tArgs")
+		return true, r.part(c.Args.read, "tArgs")
 	})
 	return c, ok, err
 }
 
 func (r *reader) ifStmt() (n *tIf, ok bool, err error) {
-	start := r.lex.MakeCheckpoint()
-	n = &tIf{Cond: &tExprOpen{}}
+	start := r.from()
+	n = &tIf{Cond: &tExprOpen{}, first: span{start, start + len(r.lex.Peek().Value)}}
 	ok, err = r.node(func() (bool, error) {
 		if !r.token(kIf, "") {
 			return false, nil
 		}
-		if err := r.part(n.Cond, "tExprOpen "+wantThen); err != nil {
+		if err := r.part(n.Cond.read, "tExprOpen "+wantThen); err != nil {
 			return true, err
 		}
 		var ok bool
@@ -393,12 +398,11 @@ func (r *reader) ifStmt() (n *tIf, ok bool, err error) {
 			return true, err
 		})
 	})
-	n.Tokens = r.since(start)
+	n.whole = r.to(start)
 	return n, ok, err
 }
 
 func (r *reader) forStmt() (n *tFor, ok bool, err error) {
-	start := r.lex.MakeCheckpoint()
 	n = &tFor{List: &tExprOpen{}}
 	ok, err = r.node(func() (bool, error) {
 		if !r.token(kFor, "") {
@@ -410,7 +414,7 @@ func (r *reader) forStmt() (n *tFor, ok bool, err error) {
 		if !r.token(kIn, "") {
 			return true, r.expect("<in> " + wantList)
 		}
-		if err := r.part(n.List, wantList); err != nil {
+		if err := r.part(n.List.read, wantList); err != nil {
 			return true, err
 		}
 		var ok bool
@@ -420,20 +424,18 @@ func (r *reader) forStmt() (n *tFor, ok bool, err error) {
 		}
 		return true, err
 	})
-	n.Tokens = r.since(start)
 	return n, ok, err
 }
 
 // block is `"{" ( @@ | Sep )* "}"`.
 func (r *reader) block() (bl *tBlock, ok bool, err error) {
-	start := r.lex.MakeCheckpoint()
+	start := r.from()
 	bl = &tBlock{}
 	ok, err = r.node(func() (bool, error) {
 		if !r.token(kOp, "{") {
 			return false, nil
 		}
-		var err error
-		if bl.Items, err = r.items(); err != nil {
+		if err := r.items(func(it *tItem) { bl.Items = append(bl.Items, it) }); err != nil {
 			return true, err
 		}
 		if !r.token(kOp, "}") {
@@ -441,8 +443,15 @@ func (r *reader) block() (bl *tBlock, ok bool, err error) {
 		}
 		return true, nil
 	})
-	bl.Tokens = r.since(start)
+	bl.whole = r.to(start)
 	return bl, ok, err
+}
+
+// tokens is what the nodes that read themselves read: the reader's
+// stream, or participle's PeekingLexer under the oracle.
+type tokens interface {
+	Peek() *lexer.Token
+	Next() *lexer.Token
 }
 
 // tArgs is "(" then NAME BIND EXPR items separated by ",", a trailing
@@ -451,13 +460,13 @@ func (r *reader) block() (bl *tBlock, ok bool, err error) {
 // statements' tokens, and a grammar node per token cost three times the
 // JSON form's whole validate (docs/performance.md).
 type tArgs struct {
-	Tokens []lexer.Token
-	List   []*tArg
+	sp   span
+	List []tArg
 }
 
 type tArg struct {
-	Name  *tName
-	Value *tExprArg
+	Name  tName
+	Value tExprArg
 }
 
 // argsError is what the arguments expected where they stopped.
@@ -465,11 +474,14 @@ func argsError(t *lexer.Token, want string) error {
 	return &participle.UnexpectedTokenError{Unexpected: *t, Expect: want}
 }
 
-func (a *tArgs) Parse(lex *lexer.PeekingLexer) error {
-	start := lex.MakeCheckpoint()
-	if t := lex.Peek(); t.Type != kOp || t.Value != "(" {
+func (a *tArgs) Parse(lex *lexer.PeekingLexer) error { return a.read(lex) }
+
+func (a *tArgs) read(lex tokens) error {
+	t := lex.Peek()
+	if t.Type != kOp || t.Value != "(" {
 		return participle.NextMatch
 	}
+	start := t.Pos.Offset
 	lex.Next()
 	skipSeps := func() {
 		for lex.Peek().Type == kSep {
@@ -485,17 +497,16 @@ func (a *tArgs) Parse(lex *lexer.PeekingLexer) error {
 		if t.Type != kName {
 			return argsError(t, `")"`)
 		}
-		name := &tName{Name: t.Value, Tokens: []lexer.Token{*t}}
+		arg := tArg{Name: tName{Name: t.Value, sp: span{t.Pos.Offset, t.Pos.Offset + len(t.Value)}}}
 		lex.Next()
 		if b := lex.Peek(); b.Type != kBind {
 			return argsError(b, "<bind> tExprArg")
 		}
 		lex.Next()
-		value := &tExprArg{}
-		if err := value.Parse(lex); err != nil {
+		if err := arg.Value.read(lex); err != nil {
 			return argsError(lex.Peek(), "tExprArg")
 		}
-		a.List = append(a.List, &tArg{Name: name, Value: value})
+		a.List = append(a.List, arg)
 		skipSeps()
 		switch t := lex.Peek(); {
 		case t.Type == kOp && t.Value == ",":
@@ -505,8 +516,8 @@ func (a *tArgs) Parse(lex *lexer.PeekingLexer) error {
 			return argsError(t, `"," or ")"`)
 		}
 	}
-	lex.Next()
-	a.Tokens = lex.Range(start.RawCursor(), lex.MakeCheckpoint().RawCursor())
+	t = lex.Next()
+	a.sp = span{start, t.Pos.Offset + 1}
 	return nil
 }
 
@@ -516,25 +527,28 @@ func (a *tArgs) Parse(lex *lexer.PeekingLexer) error {
 // the output's, at a ',', a line end or a closing bracket at depth 0.
 // They read themselves (participle.Parseable): CEL, not this grammar,
 // gives the tokens their meaning, and one pass with a depth counter is
-// what finding the end takes.
-type tExprOpen struct{ Tokens []lexer.Token }
+// what finding the end takes. sp is the text from the first token to
+// the end of the last that is not a line end.
+type tExprOpen struct{ sp span }
 
-type tExprArg struct{ Tokens []lexer.Token }
+type tExprArg struct{ sp span }
 
-func (e *tExprOpen) Parse(lex *lexer.PeekingLexer) error {
-	return scanExpr(lex, &e.Tokens, func(t *lexer.Token) bool { return t.Value == "{" })
+func (e *tExprOpen) Parse(lex *lexer.PeekingLexer) error { return e.read(lex) }
+
+func (e *tExprArg) Parse(lex *lexer.PeekingLexer) error { return e.read(lex) }
+
+func (e *tExprOpen) read(lex tokens) error {
+	return scanExpr(lex, &e.sp, func(t *lexer.Token) bool { return t.Value == "{" })
 }
 
-func (e *tExprArg) Parse(lex *lexer.PeekingLexer) error {
-	return scanExpr(lex, &e.Tokens, func(t *lexer.Token) bool { return t.Value == "," })
+func (e *tExprArg) read(lex tokens) error {
+	return scanExpr(lex, &e.sp, func(t *lexer.Token) bool { return t.Value == "," })
 }
 
 // scanExpr consumes an expression's tokens: up to, at depth 0, a token
 // stop accepts, a line end or a closing bracket, or the end of the text.
-// Nothing consumed is no match. toks gets the raw tokens it spans, the
-// comments between them included.
-func scanExpr(lex *lexer.PeekingLexer, toks *[]lexer.Token, stop func(*lexer.Token) bool) error {
-	start := lex.MakeCheckpoint()
+// Nothing consumed is no match.
+func scanExpr(lex tokens, sp *span, stop func(*lexer.Token) bool) error {
 	depth, n := 0, 0
 scan:
 	for t := lex.Peek(); !t.EOF() && !(depth == 0 && (t.Type == kSep || stop(t))); t = lex.Peek() {
@@ -549,15 +563,17 @@ scan:
 				depth--
 			}
 		}
+		if n == 0 {
+			sp.start = t.Pos.Offset
+		}
+		if t.Type != kSep {
+			sp.end = t.Pos.Offset + len(t.Value)
+		}
 		lex.Next()
 		n++
 	}
 	if n == 0 {
 		return participle.NextMatch
 	}
-	*toks = lex.Range(start.RawCursor(), lex.MakeCheckpoint().RawCursor())
 	return nil
 }
-
-// textParser is built once: the Language's words reach it as token types.
-var textParser = participle.MustBuild[tRoot](participle.Lexer(lexDef{}))

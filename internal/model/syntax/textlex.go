@@ -64,30 +64,27 @@ func (e *lexError) Error() string { return e.msg }
 // Language's punctuation so "==" is never a label's "=".
 var twoCharOps = []string{"==", "!=", "<=", ">=", "&&", "||"}
 
-// scanner splits src into tokens with positions (columns count code
+// scanner splits a text into tokens with positions (columns count code
 // points, as every text-range position does), one at a time: it is the
-// lexer.Lexer participle reads, so the program's tokens are held once,
-// in participle's PeekingLexer. It stops at the first character that
+// lexer.Lexer the reader's stream and participle's PeekingLexer (under
+// the oracle of reader_test.go) read. It stops at the first character that
 // starts no token, and at the first bracket nested deeper than
 // maxNesting, so neither the tokens of 10^5 nested braces nor the
 // parser's recursion on them is ever built.
 type scanner struct {
 	s          string
 	ts         *language.TextSyntax
-	keywords   map[string]lexer.TokenType
 	depth, max int
 	pos        lexer.Position
-	n          int // tokens given, the EOF token included
 }
 
-func newScanner(src []byte, ts *language.TextSyntax, maxNesting int) *scanner {
-	return &scanner{s: string(src), ts: ts, max: maxNesting, pos: lexer.Position{Line: 1, Column: 1},
-		keywords: map[string]lexer.TokenType{ts.If: kIf, ts.Else: kElse, ts.For: kFor, ts.In: kIn, ts.Run: kRun, ts.Output: kOutput}}
+func newScanner(text string, ts *language.TextSyntax, maxNesting int) *scanner {
+	return &scanner{s: text, ts: ts, max: maxNesting, pos: lexer.Position{Line: 1, Column: 1}}
 }
 
 // lex is every token of src, for the formatter's comments.
 func lex(src []byte, ts *language.TextSyntax, maxNesting int) ([]lexer.Token, error) {
-	sc := newScanner(src, ts, maxNesting)
+	sc := newScanner(string(src), ts, maxNesting)
 	var out []lexer.Token
 	for {
 		t, err := sc.Next()
@@ -111,14 +108,12 @@ func (sc *scanner) Next() (lexer.Token, error) {
 	}
 	i := pos.Offset
 	if i == len(s) {
-		sc.n++
 		return lexer.EOFToken(*pos), nil
 	}
 	emit := func(typ lexer.TokenType, n int) (lexer.Token, error) {
 		v := s[i : i+n]
 		t := lexer.Token{Type: typ, Value: v, Pos: *pos}
 		pos.Advance(v)
-		sc.n++
 		return t, nil
 	}
 	c := s[i]
@@ -141,11 +136,7 @@ func (sc *scanner) Next() (lexer.Token, error) {
 		return emit(kString, n)
 	case isNameStart(c):
 		n := nameLen(s[i:])
-		typ := kName
-		if k, ok := sc.keywords[s[i:i+n]]; ok {
-			typ = k
-		}
-		return emit(typ, n)
+		return emit(keyword(s[i:i+n], sc.ts), n)
 	}
 	typ, n := punct(s[i:], sc.ts)
 	if n == 0 {
@@ -164,6 +155,26 @@ func (sc *scanner) Next() (lexer.Token, error) {
 		}
 	}
 	return emit(typ, n)
+}
+
+// keyword is the type of a name: one of the Language's keywords, or a
+// name. (Were two keywords the same word, the later in this order wins.)
+func keyword(w string, ts *language.TextSyntax) lexer.TokenType {
+	switch w {
+	case ts.Output:
+		return kOutput
+	case ts.Run:
+		return kRun
+	case ts.In:
+		return kIn
+	case ts.For:
+		return kFor
+	case ts.Else:
+		return kElse
+	case ts.If:
+		return kIf
+	}
+	return kName
 }
 
 func isDigit(c byte) bool     { return c >= '0' && c <= '9' }

@@ -1,0 +1,114 @@
+package syntax
+
+import "github.com/alecthomas/participle/v2/lexer"
+
+// stream is the reader's view of the scanner's tokens, comments left out
+// (they never change how a program reads; the builder finds the ones
+// inside an expression in its text). It takes a token from the scanner
+// when the reader first looks at it and keeps only the last few, so a
+// read holds a handful of tokens whatever the program's size: an
+// alternative the reader gives up is unread at most lookahead tokens.
+// participle's PeekingLexer, which held every token (64 bytes each, in a
+// slice grown by append), made a read of one-character tokens cost
+// hundreds of times the program's size (docs/performance.md).
+type stream struct {
+	sc   *scanner
+	buf  []lexer.Token // tokens base … base+len(buf)-1
+	base int
+	at   streamPos
+	err  error // the scanner's error; the stream ends before it
+}
+
+// streamPos is a position in the stream: the next token's index and the
+// end offset of the last token read that is not a separator, where a
+// statement or block read so far ends.
+type streamPos struct {
+	cursor, end int
+}
+
+// kept is how many tokens behind the cursor stay readable: more than an
+// alternative given up unreads.
+const kept = 4 * lookahead
+
+func newStream(sc *scanner) *stream {
+	return &stream{sc: sc, buf: make([]lexer.Token, 0, 8*kept)}
+}
+
+// Peek is the next token; after the last one, or at a scanner error,
+// the EOF token.
+func (s *stream) Peek() *lexer.Token {
+	for s.at.cursor-s.base >= len(s.buf) {
+		s.fill()
+	}
+	return &s.buf[s.at.cursor-s.base]
+}
+
+// Next reads the next token; the EOF token is never passed.
+func (s *stream) Next() *lexer.Token {
+	t := s.Peek()
+	if !t.EOF() {
+		s.at.cursor++
+		if t.Type != kSep {
+			s.at.end = t.Pos.Offset + len(t.Value)
+		}
+	}
+	return t
+}
+
+// Cursor is how many tokens have been read.
+func (s *stream) Cursor() int { return s.at.cursor }
+
+func (s *stream) MakeCheckpoint() streamPos { return s.at }
+
+// LoadCheckpoint unreads the tokens read since p, at most kept.
+func (s *stream) LoadCheckpoint(p streamPos) { s.at = p }
+
+// token is the token at index i, which is at most kept behind the cursor
+// or ahead of it.
+func (s *stream) token(i int) *lexer.Token {
+	for i-s.base >= len(s.buf) {
+		s.fill()
+	}
+	return &s.buf[i-s.base]
+}
+
+// fill takes the next token from the scanner, first dropping the tokens
+// more than kept behind the cursor when the buffer is full. Nothing
+// holds a token's address across a fill: the reader takes a token's
+// fields before it peeks again.
+func (s *stream) fill() {
+	if len(s.buf) == cap(s.buf) {
+		if drop := s.at.cursor - kept - s.base; drop > 0 {
+			s.base += drop
+			s.buf = s.buf[:copy(s.buf, s.buf[drop:])]
+		}
+	}
+	if n := len(s.buf); n > 0 && s.buf[n-1].EOF() {
+		s.buf = append(s.buf, s.buf[n-1])
+		return
+	}
+	t, err := s.sc.Next()
+	for err == nil && t.Type == kComment {
+		t, err = s.sc.Next()
+	}
+	if err != nil {
+		s.err = err
+		t = lexer.EOFToken(s.sc.pos)
+	}
+	s.buf = append(s.buf, t)
+}
+
+// drain scans the rest of the text for the error the scanner stops at,
+// which a program reports before any parse error, as it did when the
+// whole text was lexed before parsing.
+func (s *stream) drain() error {
+	for s.err == nil {
+		t, err := s.sc.Next()
+		if err != nil {
+			s.err = err
+		} else if t.EOF() {
+			break
+		}
+	}
+	return s.err
+}
