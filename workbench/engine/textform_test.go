@@ -14,6 +14,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/textprog"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
@@ -179,18 +180,6 @@ func TestTextFormEqualsJSONForm(t *testing.T) {
 	}
 }
 
-// statements writes a ledger program of n statements: labelled balance
-// reads, each followed by a post of the amount read, every string
-// distinct so no expression is the same text as another.
-func statements(n int) string {
-	var b strings.Builder
-	for i := 0; i < n; i += 2 {
-		fmt.Fprintf(&b, "b%d = accounts.balance(account: \"acct%d\")  # read\n", i, i)
-		fmt.Fprintf(&b, "ledger.post(debit: \"payables\", credit: \"acct%d\", amount: b%d.output.amount, memo: \"entry %d\")\n", i, i, i)
-	}
-	return b.String()
-}
-
 // BenchmarkValidateTextVsJSON validates a 2,000-statement program as
 // text and, in the same run, the same program in JSON form (the JSON the
 // text reads as, in the ledger without its syntax block), alternating,
@@ -198,7 +187,7 @@ func statements(n int) string {
 func BenchmarkValidateTextVsJSON(b *testing.B) {
 	textSrv, jsonSrv := ledgerForms(b)
 	te, je := newEngine(b, textSrv, b.TempDir()), newEngine(b, jsonSrv, b.TempDir())
-	text := statements(2000)
+	text := textprog.Ledger(2000)
 	parsed, err := syntax.For(textSrv.Languages[0]).Parse([]byte(text), 32)
 	if err != nil || !pilotage.Valid(parsed.Diagnostics) {
 		b.Fatal(err, parsed.Diagnostics)

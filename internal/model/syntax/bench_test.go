@@ -1,9 +1,9 @@
 package syntax
 
 import (
-	"fmt"
-	"strings"
 	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/textprog"
 )
 
 // BenchmarkTextParse reads a 2,000-statement program (what
@@ -12,12 +12,7 @@ import (
 var benchN = 2000
 
 func BenchmarkTextParse(b *testing.B) {
-	var sb strings.Builder
-	for i := 0; i < benchN; i += 2 {
-		fmt.Fprintf(&sb, "b%d = accounts.balance(account: \"acct%d\")  # read\n", i, i)
-		fmt.Fprintf(&sb, "ledger.post(debit: \"payables\", credit: \"acct%d\", amount: b%d.output.amount, memo: \"entry %d\")\n", i, i, i)
-	}
-	src := []byte(sb.String())
+	src := []byte(textprog.Ledger(benchN))
 	syn := For(textLanguage(everyConstruct, ""))
 	b.SetBytes(int64(len(src)))
 	for range b.N {

@@ -23,9 +23,14 @@ import (
 type textSyntax struct {
 	g  *language.Grammar
 	ts *language.TextSyntax
+	// steps is the most statements a program may hold: the most steps a
+	// Run of the Language executes (limits steps).
+	steps int
 }
 
-func newText(l *language.Language) *textSyntax { return &textSyntax{g: &l.Grammar, ts: l.Text} }
+func newText(l *language.Language) *textSyntax {
+	return &textSyntax{g: &l.Grammar, ts: l.Text, steps: l.Limits.WithDefaults().Steps}
+}
 
 func (t *textSyntax) Locator() string { return pilotage.LocatorTextRange }
 

@@ -13,8 +13,11 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 )
 
-// span is the bytes [start, end) of the text.
-type span struct{ start, end int }
+// span is the bytes [start, end) of the text (a program is at most a
+// few megabytes: the Language's program size limit).
+type span struct{ start, end int32 }
+
+func between(start, end int) span { return span{int32(start), int32(end)} }
 
 // stepsPrefix is what a label's `LABEL.output` stands for.
 const stepsPrefix = "steps."
@@ -34,6 +37,7 @@ type builder struct {
 	prog     *program.Program
 	maxDepth int
 	limit    *program.LimitError
+	full     bool // the steps limit is reached
 
 	// diags are the diagnostics of the steps as they are built; the
 	// labels' come first, then the one on a statement after the output.
@@ -41,9 +45,11 @@ type builder struct {
 	follows           *pilotage.Diagnostic
 	labels            map[string]bool
 	counts            map[string]int
+	ptrs              pointers
+	slab              slab
 
-	output   bool // the top-level output statement has been read
-	outputAt int  // its offset
+	output   bool  // the top-level output statement has been read
+	outputAt int32 // its offset
 	// starts are the steps' statements' offsets, in program order.
 	starts []int32
 
@@ -73,14 +79,78 @@ func newBuilder(t *textSyntax, text string, doc *jsonpos.Doc, maxDepth int) *bui
 }
 
 func (b *builder) diag(sp span, hint, format string, args ...any) pilotage.Diagnostic {
-	return *syntaxAt(b.doc, sp.start, sp.end, fmt.Sprintf(format, args...), hint)
+	return *syntaxAt(b.doc, int(sp.start), int(sp.end), fmt.Sprintf(format, args...), hint)
 }
 
 func (b *builder) errorf(sp span, hint, format string, args ...any) {
 	b.diags = append(b.diags, b.diag(sp, hint, format, args...))
 }
 
-func join(ptr, tok string) string { return ptr + "/" + pilotage.EscapePointerToken(tok) }
+// pointers writes the JSON Pointers of the steps and their values into
+// a few large strings, each pointer a part of one: a string apiece,
+// rounded up to the allocator's size class, was a fifth of the step
+// model. A pointer that extends the last one written extends it in
+// place ("/steps/3" then "/steps/3/call"), so the two share their bytes.
+type pointers struct {
+	b    strings.Builder
+	last int // where the last pointer written starts
+}
+
+// slab hands out the calls' argument lists and expressions from large
+// arrays: an allocation apiece, rounded up to the allocator's size
+// class, was a sixth of the step model.
+type slab struct {
+	a []program.Arg
+	e []program.Expr
+}
+
+// slabSize is how many arguments or expressions each array holds.
+const slabSize = 256
+
+// args is room for n arguments (nil for none, as a call without
+// arguments has).
+func (s *slab) args(n int) []program.Arg {
+	if n == 0 {
+		return nil
+	}
+	if len(s.a)+n > cap(s.a) {
+		s.a = make([]program.Arg, 0, max(n, slabSize))
+	}
+	at := len(s.a)
+	s.a = s.a[:at+n]
+	return s.a[at : at : at+n]
+}
+
+// exprs is n expressions.
+func (s *slab) exprs(n int) []program.Expr {
+	if len(s.e)+n > cap(s.e) {
+		s.e = make([]program.Expr, 0, max(n, slabSize))
+	}
+	at := len(s.e)
+	s.e = s.e[:at+n]
+	return s.e[at : at+n : at+n]
+}
+
+// pointerChunk is the size of each string pointers writes into.
+const pointerChunk = 4096
+
+func (p *pointers) join(ptr, tok string) string {
+	tok = pilotage.EscapePointerToken(tok)
+	if written := p.b.String(); len(ptr) > 0 && written[p.last:] == ptr && p.b.Cap()-p.b.Len() > len(tok) {
+		p.b.WriteByte('/')
+		p.b.WriteString(tok)
+		return p.b.String()[p.last:]
+	}
+	if n := len(ptr) + 1 + len(tok); p.b.Cap()-p.b.Len() < n {
+		p.b = strings.Builder{}
+		p.b.Grow(max(n, pointerChunk))
+	}
+	p.last = p.b.Len()
+	p.b.WriteString(ptr)
+	p.b.WriteByte('/')
+	p.b.WriteString(tok)
+	return p.b.String()[p.last:]
+}
 
 // reserved are the names every expression has, which no label may take.
 var reserved = []string{"input", "context", "steps"}
@@ -99,12 +169,12 @@ func (b *builder) top(it *tItem) {
 		return
 	case it.Output != nil:
 		b.output, b.outputAt = true, it.whole.start
-		b.prog.Output = b.expr(it.Output.sp, "/output")
+		b.prog.Output = b.expr(&program.Expr{}, it.Output.sp, "/output")
 		return
-	case b.limit != nil || len(b.prog.Steps) == 0 && b.tooDeep(1, it.whole):
+	case b.stopped() || len(b.prog.Steps) == 0 && b.tooDeep(1, it.whole):
 		return
 	}
-	b.prog.Steps = append(b.prog.Steps, b.step(it, join("/steps", strconv.Itoa(len(b.prog.Steps))), nil, 0, 1))
+	b.prog.Steps = append(b.prog.Steps, b.step(it, b.ptrs.join("/steps", strconv.Itoa(len(b.prog.Steps))), nil, 0, 1))
 }
 
 // finish completes the program once every statement is read.
@@ -128,7 +198,9 @@ func (b *builder) finish() {
 		all = append(all, *b.follows)
 	}
 	b.diags = append(all, b.diags...)
-	b.pending, b.loopVars = nil, nil
+	b.prog.Steps = slices.Clone(b.prog.Steps) // not the room append left
+	b.starts = slices.Clone(b.starts)
+	b.pending, b.loopVars, b.unlabeled = nil, nil, nil
 }
 
 // collectLabels records the labels of a statement and those inside it.
@@ -204,18 +276,17 @@ func (b *builder) sequence(items []*tItem, ptr string, enclosing *program.Step, 
 		return nil
 	}
 	out := make([]*program.Step, 0, len(items))
-	for _, it := range items {
+	for i, it := range items {
+		items[i] = nil // built: a block's statements go as its steps come
+		if b.stopped() {
+			return nil
+		}
 		if it.Output != nil {
 			b.errorf(it.whole, "write it once, as the program's last top-level statement", "%s belongs to the whole program, not to a block", b.t.ts.Output)
 			continue
 		}
-		sp := join(ptr, strconv.Itoa(len(out)))
-		if s := b.step(it, sp, enclosing, arm, depth); s != nil {
-			out = append(out, s)
-		}
-		if b.limit != nil {
-			return nil
-		}
+		sp := b.ptrs.join(ptr, strconv.Itoa(len(out)))
+		out = append(out, b.step(it, sp, enclosing, arm, depth))
 	}
 	return out
 }
@@ -228,17 +299,30 @@ func (b *builder) tooDeep(depth int, sp span) bool {
 		return false
 	}
 	if b.limit == nil {
-		at := b.doc.Position(sp.start)
+		at := b.doc.Position(int(sp.start))
 		b.limit = &program.LimitError{Msg: fmt.Sprintf("the program nests constructs deeper than this Language's limit of %d (at line %d, column %d)", b.maxDepth, at.Line, at.Column)}
 	}
 	return true
 }
 
+// stopped reports that no more steps are built: the program nests too
+// deep, or has more statements than a Run may execute.
+func (b *builder) stopped() bool { return b.limit != nil || b.full }
+
 // newStep is a step of the statement at offset start; a step without a
-// label waits for its id, base, until every label is known.
-func (b *builder) newStep(ptr string, enclosing *program.Step, arm, start int, label *tName, base string) *program.Step {
+// label waits for its id, base, until every label is known. A statement
+// past the Language's steps limit is a diagnostic, and no more steps
+// are built: the step model of each statement, about 300 bytes, is what
+// a program of tiny statements (`f()`, 4 bytes) holds.
+func (b *builder) newStep(ptr string, enclosing *program.Step, arm int, whole span, label *tName, base string) *program.Step {
+	if len(b.starts) == b.t.steps {
+		b.full = true
+		b.errorf(whole, "split the program, or raise the Language's steps limit (limits { steps N } in its PDL)",
+			"the program has more than %d statements, the most steps a Run of this Language executes (limits steps)", b.t.steps)
+	}
+	start := whole.start
 	s := &program.Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}
-	b.starts = append(b.starts, int32(start))
+	b.starts = append(b.starts, start)
 	if label != nil {
 		s.ID = label.Name
 	} else {
@@ -250,7 +334,7 @@ func (b *builder) newStep(ptr string, enclosing *program.Step, arm, start int, l
 
 func (b *builder) step(it *tItem, ptr string, enclosing *program.Step, arm, depth int) *program.Step {
 	g, ts := b.t.g, b.t.ts
-	s := b.newStep(ptr, enclosing, arm, it.whole.start, it.Label, base(it, ts))
+	s := b.newStep(ptr, enclosing, arm, it.whole, it.Label, base(it, ts))
 	var missing string
 	switch {
 	case it.Call != nil:
@@ -298,58 +382,66 @@ func base(it *tItem, ts *language.TextSyntax) string {
 
 func (b *builder) call(s *program.Step, c *tCall, member, args string) {
 	s.Target = c.Target.Name
-	s.TargetPointer = join(s.Pointer, member)
-	s.ArgsPointer = join(s.Pointer, args)
-	s.Args = make([]program.Arg, 0, len(c.Args.List))
-	dup := duplicates(c.Args.List)
-	for i := range c.Args.List {
-		a := &c.Args.List[i]
-		if dup != nil && dup[i] != 0 {
-			switch n := dup[i]; {
-			case n == 2:
-				b.errorf(a.Name.sp, "remove one of the two", "argument %q appears twice", a.Name.Name)
-			case n > 2:
-				b.errorf(a.Name.sp, "keep one of them", "argument %q appears %d times", a.Name.Name, n)
-			}
-			continue
-		}
-		s.Args = append(s.Args, program.Arg{Name: a.Name.Name, Expr: b.expr(a.Value.sp, join(s.ArgsPointer, a.Name.Name))})
-	}
-}
-
-// duplicates is nil when no two arguments have one name; otherwise, for
-// each argument, 0 for the first of its name, the number of arguments
-// of that name for the second (the one diagnostic a name given many
-// times gets), and -1 for the others.
-func duplicates(list []tArg) []int {
-	if len(list) <= 16 && !repeats(list) {
-		return nil // no map to allocate for a call of a few arguments
-	}
-	count := make(map[string]int, len(list))
+	s.TargetPointer = b.ptrs.join(s.Pointer, member)
+	s.ArgsPointer = b.ptrs.join(s.Pointer, args)
+	list := c.Args.List
+	count := b.repeated(list)
+	out, exprs := b.slab.args(len(list)-count.repeats), b.slab.exprs(len(list)-count.repeats)
+	var seen map[string]int
 	for _, a := range list {
-		count[a.Name.Name]++
-	}
-	if len(count) == len(list) {
-		return nil
-	}
-	out := make([]int, len(list))
-	seen := make(map[string]int, len(count))
-	for i, a := range list {
-		switch seen[a.Name.Name]++; seen[a.Name.Name] {
-		case 1:
-		case 2:
-			out[i] = count[a.Name.Name]
-		default:
-			out[i] = -1
+		name := b.str(a.Name)
+		if count.of != nil && count.of[name] > 1 {
+			if seen == nil {
+				seen = map[string]int{}
+			}
+			seen[name]++
+			switch n := count.of[name]; {
+			case seen[name] == 2 && n == 2:
+				b.errorf(a.Name, "remove one of the two", "argument %q appears twice", name)
+			case seen[name] == 2:
+				b.errorf(a.Name, "keep one of them", "argument %q appears %d times", name, n)
+			}
+			if seen[name] > 1 {
+				continue
+			}
 		}
+		e := &exprs[len(out)]
+		b.expr(e, a.Value, b.ptrs.join(s.ArgsPointer, name))
+		out = append(out, program.Arg{Name: name, Expr: e})
 	}
-	return out
+	s.Args = out
 }
 
-func repeats(list []tArg) bool {
+// str is the text at sp.
+func (b *builder) str(sp span) string { return b.text[sp.start:sp.end] }
+
+// argCount is how often each name is given as an argument of one call
+// (of is nil when no name is given twice), and how many arguments
+// repeat a name given before them.
+type argCount struct {
+	of      map[string]int
+	repeats int
+}
+
+// repeated counts the arguments' names: a name given many times is one
+// diagnostic, at its second occurrence, not one per repetition.
+func (b *builder) repeated(list []tArg) argCount {
+	if len(list) <= 16 && !b.repeats(list) {
+		return argCount{} // no map to allocate for a call of a few arguments
+	}
+	c := argCount{of: map[string]int{}}
+	for _, a := range list {
+		if c.of[b.str(a.Name)]++; c.of[b.str(a.Name)] > 1 {
+			c.repeats++
+		}
+	}
+	return c
+}
+
+func (b *builder) repeats(list []tArg) bool {
 	for i := range list {
 		for j := range i {
-			if list[i].Name.Name == list[j].Name.Name {
+			if b.str(list[i].Name) == b.str(list[j].Name) {
 				return true
 			}
 		}
@@ -360,19 +452,19 @@ func repeats(list []tArg) bool {
 func (b *builder) branch(s *program.Step, n *tIf, depth int) {
 	g := b.t.g
 	s.Kind = program.Branch
-	s.Cond = b.expr(n.Cond.sp, join(s.Pointer, g.Branch))
+	s.Cond = b.expr(&program.Expr{}, n.Cond.sp, b.ptrs.join(s.Pointer, g.Branch))
 	if len(g.Arms) != 2 {
 		return
 	}
-	s.Arms[0] = b.sequence(n.Then.Items, join(s.Pointer, g.Arms[0]), s, 0, depth+1)
-	els := join(s.Pointer, g.Arms[1])
+	s.Arms[0] = b.sequence(n.Then.Items, b.ptrs.join(s.Pointer, g.Arms[0]), s, 0, depth+1)
+	els := b.ptrs.join(s.Pointer, g.Arms[1])
 	switch {
 	case n.ElseIf != nil:
 		// else IF … is an else arm holding one unlabeled branch.
-		if b.tooDeep(depth+1, n.ElseIf.whole) {
+		if b.stopped() || b.tooDeep(depth+1, n.ElseIf.whole) {
 			return
 		}
-		inner := b.newStep(join(els, "0"), s, 1, n.ElseIf.whole.start, nil, b.t.ts.If)
+		inner := b.newStep(b.ptrs.join(els, "0"), s, 1, n.ElseIf.whole, nil, b.t.ts.If)
 		b.branch(inner, n.ElseIf, depth+1)
 		s.Arms[1] = []*program.Step{inner}
 	case n.Else != nil:
@@ -383,16 +475,16 @@ func (b *builder) branch(s *program.Step, n *tIf, depth int) {
 func (b *builder) loop(s *program.Step, n *tFor, depth int) {
 	g := b.t.g
 	s.Kind = program.Loop
-	s.List = b.expr(n.List.sp, join(s.Pointer, g.Loop))
+	s.List = b.expr(&program.Expr{}, n.List.sp, b.ptrs.join(s.Pointer, g.Loop))
 	s.Item = n.Item.Name
 	b.loopVars = append(b.loopVars, loopVar{item: n.Item, at: len(b.diags)})
-	s.Body = b.sequence(n.Body.Items, join(s.Pointer, g.Body), s, 0, depth+1)
+	s.Body = b.sequence(n.Body.Items, b.ptrs.join(s.Pointer, g.Body), s, 0, depth+1)
 }
 
-// expr is the expression at sp; its text as CEL reads it waits for every
-// label when it may read one.
-func (b *builder) expr(sp span, ptr string) *program.Expr {
-	e := &program.Expr{Pointer: ptr}
+// expr makes e the expression at sp; its text as CEL reads it waits for
+// every label when it may read one.
+func (b *builder) expr(e *program.Expr, sp span, ptr string) *program.Expr {
+	e.Pointer = ptr
 	if strings.Contains(b.text[sp.start:sp.end], ".output") {
 		b.pending = append(b.pending, pendingExpr{e, sp})
 	} else {
@@ -407,23 +499,24 @@ func (b *builder) expr(sp span, ptr string) *program.Expr {
 // went, code-point offsets into the text as written. An expression
 // without either is its text.
 func (b *builder) render(sp span) (src string, ins []int) {
-	text := b.text[sp.start:sp.end]
+	start, end := int(sp.start), int(sp.end)
+	text := b.text[start:end]
 	if !strings.Contains(text, ".output") && strings.IndexByte(text, '#') < 0 {
 		return text, nil
 	}
 	var out strings.Builder
-	at := sp.start // bytes of the text copied so far
-	runes := 0     // code points of the text before at
+	at := start // bytes of the text copied so far
+	runes := 0  // code points of the text before at
 	copyTo := func(off int) {
 		out.WriteString(b.text[at:off])
 		runes += utf8.RuneCountInString(b.text[at:off])
 		at = off
 	}
 	sc := newScanner(b.text, b.t.ts, len(b.text))
-	sc.pos.Offset = sp.start
+	sc.pos.Offset = start
 	for {
 		t, err := sc.Next()
-		if err != nil || t.EOF() || t.Pos.Offset >= sp.end {
+		if err != nil || t.EOF() || t.Pos.Offset >= end {
 			break
 		}
 		switch {
@@ -439,7 +532,7 @@ func (b *builder) render(sp span) (src string, ins []int) {
 			out.WriteString(stepsPrefix)
 		}
 	}
-	copyTo(sp.end)
+	copyTo(end)
 	return out.String(), ins
 }
 

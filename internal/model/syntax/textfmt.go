@@ -79,20 +79,20 @@ func (f *formatter) gap(line int) {
 
 // text is an expression as written; the comments inside it go with it.
 func (f *formatter) text(sp span) string {
-	from := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].Pos.Offset >= sp.start })
-	to := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].Pos.Offset >= sp.end })
+	from := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].Pos.Offset >= int(sp.start) })
+	to := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].Pos.Offset >= int(sp.end) })
 	f.comments = slices.Delete(f.comments, from, to)
 	return string(f.src[sp.start:sp.end])
 }
 
 func (f *formatter) items(items []*tItem, depth int) {
 	for _, it := range items {
-		sp := it.whole
-		f.flush(sp.start, depth)
-		f.gap(f.doc.Position(sp.start).Line)
+		start, end := int(it.whole.start), int(it.whole.end)
+		f.flush(start, depth)
+		f.gap(f.doc.Position(start).Line)
 		f.b.WriteString(indent(depth))
 		f.item(it, depth)
-		f.end(sp.end, depth)
+		f.end(end, depth)
 	}
 }
 
@@ -144,7 +144,7 @@ func (f *formatter) call(c *tCall, depth int) {
 		case i > 0:
 			f.b.WriteString(", ")
 		}
-		f.b.WriteString(a.Name.Name + bind + f.text(a.Value.sp))
+		f.b.WriteString(string(f.src[a.Name.start:a.Name.end]) + bind + f.text(a.Value))
 		if multi {
 			f.b.WriteString(",")
 		}
@@ -176,8 +176,8 @@ func (f *formatter) branch(n *tIf, depth int) {
 func (f *formatter) block(bl *tBlock, depth int) {
 	sp := bl.whole
 	f.b.WriteString("{")
-	f.end(sp.start+1, depth+1)
+	f.end(int(sp.start)+1, depth+1)
 	f.items(bl.Items, depth+1)
-	f.flush(sp.end-1, depth+1)
+	f.flush(int(sp.end)-1, depth+1)
 	f.b.WriteString(indent(depth) + "}")
 }

@@ -139,7 +139,7 @@ func reported(err error) error {
 func (r *reader) from() int { return r.lex.Peek().Pos.Offset }
 
 // to is the span from start to the end of the last token read.
-func (r *reader) to(start int) span { return span{start, max(start, r.lex.at.end)} }
+func (r *reader) to(start int) span { return between(start, max(start, r.lex.at.end)) }
 
 // note keeps err as the deepest error when at is at least as deep.
 func (r *reader) note(err error, at int) {
@@ -294,7 +294,7 @@ func (r *reader) name() *tName {
 	if t.Type != kName {
 		return nil
 	}
-	n := &tName{Name: t.Value, sp: span{t.Pos.Offset, t.Pos.Offset + len(t.Value)}}
+	n := &tName{Name: t.Value, sp: between(t.Pos.Offset, t.Pos.Offset+len(t.Value))}
 	r.lex.Next()
 	return n
 }
@@ -303,7 +303,17 @@ func (r *reader) name() *tName {
 // starts no statement is a failure expecting one.
 func (r *reader) item() (*tItem, error) {
 	t := r.lex.Peek()
-	it := &tItem{first: span{t.Pos.Offset, t.Pos.Offset + len(t.Value)}}
+	switch t.Type {
+	case kName, kRun, kIf, kFor, kOutput:
+	default:
+		// What the alternatives below come to for a token none of them
+		// starts with (every separator is tried as a statement first),
+		// without making their nodes.
+		err := r.expect(wantStatement)
+		r.note(err, r.lex.Cursor())
+		return nil, err
+	}
+	it := &tItem{first: between(t.Pos.Offset, t.Pos.Offset+len(t.Value))}
 	_, err := r.node(func() (bool, error) {
 		err := r.repeat(false, func(b *reader) (bool, error) {
 			n := b.name()
@@ -349,11 +359,14 @@ func (r *reader) item() (*tItem, error) {
 		}
 		return true, err
 	})
-	it.whole = r.to(it.first.start)
+	it.whole = r.to(int(it.first.start))
 	return it, err
 }
 
 func (r *reader) call() (c *tCall, ok bool, err error) {
+	if r.lex.Peek().Type != kName {
+		return nil, false, nil
+	}
 	c = &tCall{Args: &tArgs{}}
 	ok, err = r.node(func() (bool, error) {
 		if c.Target = r.name(); c.Target == nil {
@@ -365,8 +378,11 @@ func (r *reader) call() (c *tCall, ok bool, err error) {
 }
 
 func (r *reader) ifStmt() (n *tIf, ok bool, err error) {
+	if r.lex.Peek().Type != kIf {
+		return nil, false, nil
+	}
 	start := r.from()
-	n = &tIf{Cond: &tExprOpen{}, first: span{start, start + len(r.lex.Peek().Value)}}
+	n = &tIf{Cond: &tExprOpen{}, first: between(start, start+len(r.lex.Peek().Value))}
 	ok, err = r.node(func() (bool, error) {
 		if !r.token(kIf, "") {
 			return false, nil
@@ -403,6 +419,9 @@ func (r *reader) ifStmt() (n *tIf, ok bool, err error) {
 }
 
 func (r *reader) forStmt() (n *tFor, ok bool, err error) {
+	if r.lex.Peek().Type != kFor {
+		return nil, false, nil
+	}
 	n = &tFor{List: &tExprOpen{}}
 	ok, err = r.node(func() (bool, error) {
 		if !r.token(kFor, "") {
@@ -429,6 +448,9 @@ func (r *reader) forStmt() (n *tFor, ok bool, err error) {
 
 // block is `"{" ( @@ | Sep )* "}"`.
 func (r *reader) block() (bl *tBlock, ok bool, err error) {
+	if t := r.lex.Peek(); t.Type != kOp || t.Value != "{" {
+		return nil, false, nil
+	}
 	start := r.from()
 	bl = &tBlock{}
 	ok, err = r.node(func() (bool, error) {
@@ -464,10 +486,10 @@ type tArgs struct {
 	List []tArg
 }
 
-type tArg struct {
-	Name  tName
-	Value tExprArg
-}
+// tArg is an argument's name and expression, where they are in the
+// text: the arguments are a hostile program's one-character tokens, so
+// each is two spans.
+type tArg struct{ Name, Value span }
 
 // argsError is what the arguments expected where they stopped.
 func argsError(t *lexer.Token, want string) error {
@@ -497,13 +519,13 @@ func (a *tArgs) read(lex tokens) error {
 		if t.Type != kName {
 			return argsError(t, `")"`)
 		}
-		arg := tArg{Name: tName{Name: t.Value, sp: span{t.Pos.Offset, t.Pos.Offset + len(t.Value)}}}
+		arg := tArg{Name: between(t.Pos.Offset, t.Pos.Offset+len(t.Value))}
 		lex.Next()
 		if b := lex.Peek(); b.Type != kBind {
 			return argsError(b, "<bind> tExprArg")
 		}
 		lex.Next()
-		if err := arg.Value.read(lex); err != nil {
+		if err := scanExpr(lex, &arg.Value, stopArg); err != nil {
 			return argsError(lex.Peek(), "tExprArg")
 		}
 		a.List = append(a.List, arg)
@@ -517,7 +539,7 @@ func (a *tArgs) read(lex tokens) error {
 		}
 	}
 	t = lex.Next()
-	a.sp = span{start, t.Pos.Offset + 1}
+	a.sp = between(start, t.Pos.Offset+1)
 	return nil
 }
 
@@ -541,9 +563,9 @@ func (e *tExprOpen) read(lex tokens) error {
 	return scanExpr(lex, &e.sp, func(t *lexer.Token) bool { return t.Value == "{" })
 }
 
-func (e *tExprArg) read(lex tokens) error {
-	return scanExpr(lex, &e.sp, func(t *lexer.Token) bool { return t.Value == "," })
-}
+func (e *tExprArg) read(lex tokens) error { return scanExpr(lex, &e.sp, stopArg) }
+
+func stopArg(t *lexer.Token) bool { return t.Value == "," }
 
 // scanExpr consumes an expression's tokens: up to, at depth 0, a token
 // stop accepts, a line end or a closing bracket, or the end of the text.
@@ -564,10 +586,10 @@ scan:
 			}
 		}
 		if n == 0 {
-			sp.start = t.Pos.Offset
+			sp.start = int32(t.Pos.Offset)
 		}
 		if t.Type != kSep {
-			sp.end = t.Pos.Offset + len(t.Value)
+			sp.end = int32(t.Pos.Offset + len(t.Value))
 		}
 		lex.Next()
 		n++

@@ -18,7 +18,7 @@ func (b *builder) locate(diags []pilotage.Diagnostic) []pilotage.Diagnostic {
 	for i, d := range diags {
 		if d.Path.Text == nil {
 			sp := b.find(d.Path.Pointer, d.Range)
-			d.Path = textPath(b.doc, sp.start, sp.end)
+			d.Path = textPath(b.doc, int(sp.start), int(sp.end))
 		}
 		d.Range = nil
 		out[i] = d
@@ -41,7 +41,7 @@ func (b *builder) spanOf(d pilotage.Diagnostic) (start, end pilotage.LineCol) {
 // expression ptr names, if any) narrowing it: the step ptr is in is
 // found in the program, and its statement read again.
 func (b *builder) find(ptr string, r *pilotage.CharRange) span {
-	whole := span{0, len(b.text)}
+	whole := between(0, len(b.text))
 	segs := strings.Split(ptr, "/")[1:]
 	switch {
 	case len(segs) >= 1 && segs[0] == "output" && b.prog.Output != nil:
@@ -113,8 +113,8 @@ func (b *builder) member(s *program.Step, it *tItem, rest []string, r *pilotage.
 				return c.Args.sp
 			}
 			for _, a := range c.Args.List {
-				if a.Name.Name == rest[1] {
-					return b.expression(a.Value.sp, len(rest) == 2, r)
+				if b.str(a.Name) == rest[1] {
+					return b.expression(a.Value, len(rest) == 2, r)
 				}
 			}
 			return c.Args.sp
@@ -166,8 +166,9 @@ func (b *builder) expression(sp span, exact bool, r *pilotage.CharRange) span {
 // of the text CEL read, in the program text.
 func (b *builder) within(sp span, r *pilotage.CharRange) span {
 	_, ins := b.render(sp)
-	text := b.text[sp.start:sp.end]
-	return span{sp.start + original(text, ins, r.Start), sp.start + original(text, ins, r.End)}
+	start := int(sp.start)
+	text := b.text[start:sp.end]
+	return between(start+original(text, ins, r.Start), start+original(text, ins, r.End))
 }
 
 // original maps a code-point offset into an expression as CEL read it to
@@ -191,19 +192,19 @@ func original(text string, ins []int, r int) int {
 }
 
 // startOf is the offset of step s's statement.
-func (b *builder) startOf(s *program.Step) int {
+func (b *builder) startOf(s *program.Step) int32 {
 	if b.index == nil {
 		b.index = make(map[*program.Step]int, len(b.starts))
 		program.Walk(b.prog.Steps, func(s *program.Step) { b.index[s] = len(b.index) })
 	}
-	return int(b.starts[b.index[s]])
+	return b.starts[b.index[s]]
 }
 
 // reread is the statement at offset start, read again: it read the first
 // time, so it reads the same.
-func (b *builder) reread(start int) *tItem {
+func (b *builder) reread(start int32) *tItem {
 	sc := newScanner(b.text, b.t.ts, len(b.text))
-	sc.pos.Offset = start
+	sc.pos.Offset = int(start)
 	it, _ := (&reader{lex: newStream(sc)}).item()
 	return it
 }
