@@ -1,11 +1,14 @@
 package cmd
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/config"
 	"github.com/pilotage-dev/pilotage/workbench/lsp"
@@ -32,7 +35,11 @@ a PDL get 'pilotage validate' diagnostics, hover and completion of entry
 names, and a code lens with the plan's max risk.
 
 Each file is governed by the pilotage.yaml found from its directory
-upwards, as the CLI verbs find theirs from the working directory.
+upwards, as the CLI verbs find theirs from the working directory. An
+open pilotage.yaml gets the problems 'pilotage config show' reports as
+diagnostics, from the editor's text, and while it has any the files it
+governs get a warning that they are not fully checked; the files under
+it are analysed again when it changes.
 Set-ups for Neovim and Helix: docs/editors.md. What the server cannot
 tell the editor goes to standard error.
 
@@ -42,7 +49,7 @@ wrong flag or argument.`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			s := streams(c)
-			return lsp.Serve(c.Context(), stdioRWC{s.in, s.out}, lsp.Options{DocsBase: p.docsBase, Log: s.err, Project: project})
+			return lsp.Serve(c.Context(), stdioRWC{s.in, s.out}, lspOptions(p.docsBase, s.err))
 		},
 	}
 	// Clients pass --stdio by convention; stdio is the only transport.
@@ -51,20 +58,63 @@ wrong flag or argument.`,
 	return c
 }
 
+// lspOptions are the language server's: pilotage.yaml read by project,
+// and watched for changes on disk.
+func lspOptions(docsBase string, log io.Writer) lsp.Options {
+	return lsp.Options{DocsBase: docsBase, Log: log, Project: project, Watch: []string{"**/" + config.FileName}}
+}
+
 // project reads the pilotage.yaml governing a file for the language
-// server: a program's Language, and lint's severities and suppressions.
-func project(path string) lsp.Project {
-	cfg, err := config.Resolve("", filepath.Dir(path))
-	if err != nil {
-		return lsp.Project{}
+// server, from the editor's buffer when it is open: a program's
+// Language, lint's severities and suppressions, or the problems
+// `pilotage config show` reports in it. A pilotage.yaml governs itself.
+func project(path string, open lsp.Open) lsp.Project {
+	name := path
+	if filepath.Base(path) != config.FileName {
+		var err error
+		if name, err = config.Find(filepath.Dir(path)); err != nil || name == "" {
+			return lsp.Project{}
+		}
 	}
-	p := lsp.Project{Apply: func(rep *report.Report) {
+	var cfg *config.Config
+	var err error
+	if text, ok := open(name); ok {
+		cfg, err = config.Parse(name, text)
+	} else {
+		cfg, err = config.Load(name)
+	}
+	if err == nil {
+		err = cfg.CheckRules(ruleIDs())
+	}
+	if err != nil {
+		return lsp.Project{File: name, Problems: settingsProblems(name, err)}
+	}
+	p := lsp.Project{File: name, Apply: func(rep *report.Report) {
 		cfg.Apply(rep, config.Apply{Inline: pdl.Suppressions, Known: ruleIDs()})
 	}}
 	if l, ok := cfg.LanguageFor(path); ok {
-		p.Lang = cfg.Path(l.Value)
+		p.Lang = l.Value
 	}
 	return p
+}
+
+// settingsProblems are the errors of a pilotage.yaml as findings: each
+// of its diagnostics, at most as many as config show prints and then
+// one saying how many more there are, or the error that kept it from
+// being read, at its start.
+func settingsProblems(name string, err error) []report.Finding {
+	var ds config.Diagnostics
+	if !errors.As(err, &ds) {
+		return []report.Finding{{Severity: report.Error, Message: fserr.Plain(err).Error(), File: name, Line: 1, Column: 1}}
+	}
+	var out []report.Finding
+	for _, d := range ds[:min(len(ds), config.MaxDiagnostics)] {
+		out = append(out, report.Finding{Severity: report.Error, Message: d.Message, Hint: d.Hint, File: name, Line: d.Line, Column: d.Column})
+	}
+	if n := len(ds) - config.MaxDiagnostics; n > 0 {
+		out = append(out, report.Finding{Severity: report.Error, Message: fmt.Sprintf("%d more problems not shown", n), File: name, Line: 1, Column: 1})
+	}
+	return out
 }
 
 // stdioRWC is standard input and output as the one stream LSP runs on.

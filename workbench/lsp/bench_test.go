@@ -37,7 +37,7 @@ func bigPDL(tb testing.TB, lines int) (string, string) {
 func TestBigPDLIsClean(t *testing.T) {
 	path, src := bigPDL(t, 2000)
 	c := start(t)
-	if ds := c.waitDiags(c.open(path, src), 1); len(ds) != 0 {
+	if ds := c.WaitDiags(c.Open(path, src), 1); len(ds) != 0 {
 		t.Fatalf("the benchmark's file has findings: %+v", ds[0])
 	}
 }
@@ -49,16 +49,16 @@ func TestBigPDLIsClean(t *testing.T) {
 func BenchmarkDiagnosticsVsLint(b *testing.B) {
 	path, src := bigPDL(b, 2000)
 	c := start(b)
-	uri := c.open(path, src)
-	c.waitDiags(uri, 1)
+	uri := c.Open(path, src)
+	c.WaitDiags(uri, 1)
 	var diag, full time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		v := i + 2
 		text := src + fmt.Sprintf("# change %d\n", v)
-		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": v}, "contentChanges": []any{map[string]any{"text": text}}})
-		c.waitDiags(uri, v)
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": v}, "contentChanges": []any{map[string]any{"text": text}}})
+		c.WaitDiags(uri, v)
 		diag += time.Since(t0)
 		t0 = time.Now()
 		if _, err := pdllint.Run(rules.All(), []*lint.Input{{File: path, Src: []byte(text)}}, lint.Config{Disabled: map[string]bool{}, MaxPerRule: report.DefaultMaxPerRule}); err != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/lsptest"
 )
 
 // Hovering a closed-set value in a PDL file shows what the Language's
@@ -51,7 +53,7 @@ func TestClosedValueHover(t *testing.T) {
 			if tc.text != "" {
 				path = strings.TrimSuffix(tc.file, ".pdl") + "-edited.pdl"
 			}
-			uris[key] = c.open(path, src)
+			uris[key] = c.Open(path, src)
 		}
 		line, col := -1, 0
 		for i, l := range strings.Split(src, "\n") {
@@ -64,7 +66,7 @@ func TestClosedValueHover(t *testing.T) {
 			t.Fatalf("%q not in %s", tc.line, tc.file)
 		}
 		var h *protocol.Hover
-		if err := c.call("textDocument/hover", at(uris[key], line, col+1), &h); err != nil {
+		if err := c.Call("textDocument/hover", lsptest.At(uris[key], line, col+1), &h); err != nil {
 			t.Fatalf("%s %q: %v", tc.line, tc.word, err)
 		}
 		got := ""

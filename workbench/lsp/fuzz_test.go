@@ -43,7 +43,7 @@ func FuzzPDLRequests(f *testing.F) {
 		for _, sym := range s.pdlSymbols(path, text) {
 			inside(sym.Range)
 		}
-		res := s.analysePDL(path, "file:///f.pdl", text)
+		res := s.analysePDL(path, "file:///f.pdl", text, Project{})
 		for _, d := range res.Diags["file:///f.pdl"] {
 			inside(d.Range)
 			// The client sends the diagnostic back as JSON.

@@ -1,135 +1,40 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
-	"net"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/lsptest"
 )
 
-// publish and diag are what a client reads of publishDiagnostics.
-type publish struct {
-	URI         string `json:"uri"`
-	Version     *int   `json:"version"`
-	Diagnostics []diag `json:"diagnostics"`
+// start serves on a pipe to a test client, with no project settings.
+func start(t testing.TB) *lsptest.Client { return startWith(t, nil) }
+
+// startWith serves with the project settings project gives.
+func startWith(t testing.TB, project func(string) Project) *lsptest.Client {
+	var opt Options
+	if project != nil {
+		opt.Project = func(path string, _ Open) Project { return project(path) }
+	}
+	return serveWith(t, nil, opt)
 }
 
-type diag struct {
-	Range           protocol.Range         `json:"range"`
-	Code            string                 `json:"code"`
-	CodeDescription *struct{ Href string } `json:"codeDescription"`
-	Message         string                 `json:"message"`
-	Data            map[string]string      `json:"data"`
-}
-
-// client is an LSP client on the other end of a pipe to Serve, which
-// records the diagnostics the server publishes.
-type client struct {
-	t     testing.TB
-	conn  *jsonrpc2.Conn
-	raw   net.Conn
-	mu    sync.Mutex
-	diags map[string][]publish
-	done  chan struct{}
-	log   *bytes.Buffer
-}
-
-func start(t testing.TB) *client { return startWith(t, nil) }
-
-func startWith(t testing.TB, project func(string) Project) *client {
+// serveWith serves with opt to a client with the capabilities caps.
+func serveWith(t testing.TB, caps map[string]any, opt Options) *lsptest.Client {
 	t.Helper()
-	a, b := net.Pipe()
-	c := &client{t: t, raw: a, diags: map[string][]publish{}, done: make(chan struct{}), log: &bytes.Buffer{}}
-	go func() {
-		defer close(c.done)
-		Serve(context.Background(), b, Options{Log: &lockedWriter{w: c.log}, Project: project})
-		b.Close()
-	}()
-	h := jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Request) (any, error) {
-		if r.Method == protocol.ServerTextDocumentPublishDiagnostics {
-			var p publish
-			json.Unmarshal(*r.Params, &p)
-			c.mu.Lock()
-			c.diags[p.URI] = append(c.diags[p.URI], p)
-			c.mu.Unlock()
-		}
-		return nil, nil
+	return lsptest.Start(t, caps, func(rwc io.ReadWriteCloser, log io.Writer) {
+		opt.Log = log
+		Serve(context.Background(), rwc, opt)
 	})
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(a, jsonrpc2.VSCodeObjectCodec{}), h)
-	t.Cleanup(func() { c.conn.Close(); a.Close(); <-c.done })
-	var res protocol.InitializeResult
-	c.call("initialize", map[string]any{"capabilities": map[string]any{}}, &res)
-	if res.Capabilities.DocumentFormattingProvider != true {
-		t.Fatalf("initialize: no formatting capability: %+v", res.Capabilities)
-	}
-	c.notify("initialized", map[string]any{})
-	return c
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (c *client) call(method string, params, result any) error {
-	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	return c.conn.Call(ctx, method, params, result)
-}
-
-func (c *client) notify(method string, params any) {
-	c.t.Helper()
-	if err := c.conn.Notify(context.Background(), method, params); err != nil {
-		c.t.Fatal(err)
-	}
-}
-
-func (c *client) open(path, text string) string {
-	abs, _ := filepath.Abs(path)
-	uri := lspserve.URIOf(abs)
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "pdl", "version": 1, "text": text}})
-	return uri
-}
-
-// waitDiags waits for the diagnostics published for a document version.
-func (c *client) waitDiags(uri string, version int) []diag {
-	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		c.mu.Lock()
-		for _, p := range c.diags[uri] {
-			if p.Version != nil && int(*p.Version) == version {
-				c.mu.Unlock()
-				return p.Diagnostics
-			}
-		}
-		c.mu.Unlock()
-		time.Sleep(time.Millisecond)
-	}
-	c.t.Fatalf("no diagnostics for %s version %d", uri, version)
-	return nil
-}
-
-func at(uri string, line, char int) map[string]any {
-	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": char}}
 }
 
 func read(t testing.TB, name string) string {
@@ -148,13 +53,13 @@ const homeflow = "../../langs/homeflow/homeflow.pdl"
 func TestPDLDiagnosticsAndQuickFix(t *testing.T) {
 	c := start(t)
 	src := read(t, homeflow)
-	uri := c.open(homeflow, src)
-	if ds := c.waitDiags(uri, 1); len(ds) != 0 {
+	uri := c.Open(homeflow, src)
+	if ds := c.WaitDiags(uri, 1); len(ds) != 0 {
 		t.Fatalf("clean file: %+v", ds)
 	}
 	bad := strings.Replace(src, `entry "lights.set" kind=device risk=write`, `entry "lights.set" kind=device risk=wirte`, 1)
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": bad}}})
-	ds := c.waitDiags(uri, 2)
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": bad}}})
+	ds := c.WaitDiags(uri, 2)
 	if len(ds) != 1 {
 		t.Fatalf("want 1 diagnostic, got %+v", ds)
 	}
@@ -171,7 +76,7 @@ func TestPDLDiagnosticsAndQuickFix(t *testing.T) {
 		t.Errorf("message: %s", d.Message)
 	}
 	var actions []protocol.CodeAction
-	if err := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": d.Range, "context": map[string]any{"diagnostics": []any{d}}}, &actions); err != nil {
+	if err := c.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": d.Range, "context": map[string]any{"diagnostics": []any{d}}}, &actions); err != nil {
 		t.Fatal(err)
 	}
 	if len(actions) != 1 {
@@ -188,8 +93,8 @@ func TestPDLDiagnosticsAndQuickFix(t *testing.T) {
 func TestUTF16Columns(t *testing.T) {
 	c := start(t)
 	src := "# 😀°\nserver \"x\" version=\"1\"\nrisk safe readOnly \"😀 ok\" bogus=1\n"
-	uri := c.open(filepath.Join(t.TempDir(), "u.pdl"), src)
-	ds := c.waitDiags(uri, 1)
+	uri := c.Open(filepath.Join(t.TempDir(), "u.pdl"), src)
+	ds := c.WaitDiags(uri, 1)
 	var found bool
 	for _, d := range ds {
 		if d.Code == "pdl-unknown" {
@@ -208,8 +113,8 @@ func TestUTF16Columns(t *testing.T) {
 func TestPDLRequests(t *testing.T) {
 	c := start(t)
 	src := read(t, homeflow)
-	uri := c.open(homeflow, src)
-	c.waitDiags(uri, 1)
+	uri := c.Open(homeflow, src)
+	c.WaitDiags(uri, 1)
 	lines := strings.Split(src, "\n")
 	find := func(s string) (int, int) {
 		for i, l := range lines {
@@ -223,7 +128,7 @@ func TestPDLRequests(t *testing.T) {
 	// Hover on an entry: kind, risk and schemas.
 	l, ch := find(`entry "sensors.read"`)
 	var h protocol.Hover
-	if err := c.call("textDocument/hover", at(uri, l, ch+8), &h); err != nil {
+	if err := c.Call("textDocument/hover", lsptest.At(uri, l, ch+8), &h); err != nil {
 		t.Fatal(err)
 	}
 	hv := fmt.Sprint(h.Contents)
@@ -234,13 +139,13 @@ func TestPDLRequests(t *testing.T) {
 	}
 	// Hover on a keyword: its meaning and section.
 	l, ch = find("  limits {")
-	if err := c.call("textDocument/hover", at(uri, l, ch+3), &h); err != nil || !strings.Contains(fmt.Sprint(h.Contents), "§10.1") {
+	if err := c.Call("textDocument/hover", lsptest.At(uri, l, ch+3), &h); err != nil || !strings.Contains(fmt.Sprint(h.Contents), "§10.1") {
 		t.Errorf("keyword hover: %v %v", h.Contents, err)
 	}
 	// Completion of statements in the limits block comes from the compiler.
 	var items []protocol.CompletionItem
 	l, _ = find("    steps 10000")
-	if err := c.call("textDocument/completion", at(uri, l, 4), &items); err != nil {
+	if err := c.Call("textDocument/completion", lsptest.At(uri, l, 4), &items); err != nil {
 		t.Fatal(err)
 	}
 	if labels := labelsOf(items); !strings.Contains(labels, "iterations") || strings.Contains(labels, "entry") {
@@ -248,7 +153,7 @@ func TestPDLRequests(t *testing.T) {
 	}
 	// Completion after risk= offers the declared risk levels.
 	l, ch = find(`kind=device risk=safe`)
-	if err := c.call("textDocument/completion", at(uri, l, ch+len("kind=device risk=")), &items); err != nil {
+	if err := c.Call("textDocument/completion", lsptest.At(uri, l, ch+len("kind=device risk=")), &items); err != nil {
 		t.Fatal(err)
 	}
 	if labels := labelsOf(items); labels != "safe write dangerous" {
@@ -256,19 +161,19 @@ func TestPDLRequests(t *testing.T) {
 	}
 	// Sub-features of a capability.
 	l, ch = find("    catalog search changed_since")
-	if err := c.call("textDocument/completion", at(uri, l, ch+len("    catalog ")), &items); err != nil || !strings.Contains(labelsOf(items), "changed_since") {
+	if err := c.Call("textDocument/completion", lsptest.At(uri, l, ch+len("    catalog ")), &items); err != nil || !strings.Contains(labelsOf(items), "changed_since") {
 		t.Errorf("sub-feature completion: %s %v", labelsOf(items), err)
 	}
 	// Definition and references of an entry used in a guide example.
 	l, ch = find(`"call": "lights.set"`)
 	var locs []protocol.Location
-	if err := c.call("textDocument/definition", at(uri, l, ch+10), &locs); err != nil || len(locs) != 1 {
+	if err := c.Call("textDocument/definition", lsptest.At(uri, l, ch+10), &locs); err != nil || len(locs) != 1 {
 		t.Fatalf("definition: %v %v", locs, err)
 	}
 	if dl, _ := find(`entry "lights.set"`); int(locs[0].Range.Start.Line) != dl {
 		t.Errorf("definition at %+v, want line %d", locs[0].Range, dl)
 	}
-	if err := c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": l, "character": ch + 10}, "context": map[string]any{"includeDeclaration": true}}, &locs); err != nil || len(locs) < 2 {
+	if err := c.Call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": l, "character": ch + 10}, "context": map[string]any{"includeDeclaration": true}}, &locs); err != nil || len(locs) < 2 {
 		t.Fatalf("references: %v %v", locs, err)
 	}
 	// The principal's pattern "lights.*" and the catch-all "*" use it too.
@@ -283,7 +188,7 @@ func TestPDLRequests(t *testing.T) {
 	}
 	// Outline.
 	var syms []protocol.DocumentSymbol
-	if err := c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms); err != nil {
+	if err := c.Call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms); err != nil {
 		t.Fatal(err)
 	}
 	if len(syms) == 0 || !strings.Contains(fmt.Sprint(syms), "homeflow/v1") || !strings.Contains(fmt.Sprint(syms), "sensors.read") {
@@ -291,7 +196,7 @@ func TestPDLRequests(t *testing.T) {
 	}
 	// Formatting a formatted file changes nothing.
 	var edits []protocol.TextEdit
-	if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits); err != nil || len(edits) != 0 {
+	if err := c.Call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits); err != nil || len(edits) != 0 {
 		t.Errorf("format of a formatted file: %v %v", edits, err)
 	}
 }
@@ -309,17 +214,17 @@ func labelsOf(items []protocol.CompletionItem) string {
 func TestFormatting(t *testing.T) {
 	c := start(t)
 	in := "server \"x\"   version=\"1\"\nrisk safe readOnly   \"ok\"\n"
-	uri := c.open(filepath.Join(t.TempDir(), "f.pdl"), in)
+	uri := c.Open(filepath.Join(t.TempDir(), "f.pdl"), in)
 	var edits []protocol.TextEdit
-	if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits); err != nil {
+	if err := c.Call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits); err != nil {
 		t.Fatal(err)
 	}
 	if len(edits) != 1 || edits[0].NewText != "server \"x\" version=\"1\"\nrisk safe readOnly \"ok\"\n" {
 		t.Fatalf("edits %+v", edits)
 	}
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": "server {{\n"}}})
-	c.waitDiags(uri, 2)
-	err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits)
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": "server {{\n"}}})
+	c.WaitDiags(uri, 2)
+	err := c.Call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits)
 	if err == nil || !strings.Contains(err.Error(), "f.pdl:1:") {
 		t.Fatalf("syntax error: %v", err)
 	}
@@ -331,29 +236,29 @@ func TestFormatting(t *testing.T) {
 func TestProtocolErrors(t *testing.T) {
 	c := start(t)
 	var out any
-	err := c.call("pilotage/nope", map[string]any{}, &out)
+	err := c.Call("pilotage/nope", map[string]any{}, &out)
 	var je *jsonrpc2.Error
 	if !asRPC(err, &je) || je.Code != jsonrpc2.CodeMethodNotFound {
 		t.Errorf("unknown method: %v", err)
 	}
-	if err := c.call("textDocument/hover", map[string]any{"textDocument": 5}, &out); !asRPC(err, &je) || je.Code != jsonrpc2.CodeInvalidParams {
+	if err := c.Call("textDocument/hover", map[string]any{"textDocument": 5}, &out); !asRPC(err, &je) || je.Code != jsonrpc2.CodeInvalidParams {
 		t.Errorf("bad params: %v", err)
 	}
-	if err := c.call("textDocument/hover", at("file:///nowhere.pdl", 0, 0), &out); err == nil || !strings.Contains(err.Error(), "not open") {
+	if err := c.Call("textDocument/hover", lsptest.At("file:///nowhere.pdl", 0, 0), &out); err == nil || !strings.Contains(err.Error(), "not open") {
 		t.Errorf("unopened: %v", err)
 	}
-	uri := c.open(filepath.Join(t.TempDir(), "gone.pdl"), "server \"x\" version=\"1\"\n")
-	c.waitDiags(uri, 1)
-	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
-	if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &out); err == nil {
+	uri := c.Open(filepath.Join(t.TempDir(), "gone.pdl"), "server \"x\" version=\"1\"\n")
+	c.WaitDiags(uri, 1)
+	c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	if err := c.Call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &out); err == nil {
 		t.Errorf("closed document formatted")
 	}
 	// A framed body that is JSON but not a message is answered (with id
 	// null, which this client ignores) and the next request served.
 	body := `{"jsonrpc":"2.0","id":"x","method":7}`
-	fmt.Fprintf(c.raw, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(c.Raw, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	var h *protocol.Hover
-	if err := c.call("textDocument/hover", at("file:///nowhere.pdl", 0, 0), &h); err == nil || !strings.Contains(err.Error(), "not open") {
+	if err := c.Call("textDocument/hover", lsptest.At("file:///nowhere.pdl", 0, 0), &h); err == nil || !strings.Contains(err.Error(), "not open") {
 		t.Errorf("after a malformed message: %v", err)
 	}
 }
@@ -370,13 +275,13 @@ func TestHugeFile(t *testing.T) {
 	c := start(t)
 	big := strings.Repeat("risk safe readOnly \"x\"\n", 10<<20/23+1)
 	t0 := time.Now()
-	uri := c.open(filepath.Join(t.TempDir(), "big.pdl"), big)
-	ds := c.waitDiags(uri, 1)
+	uri := c.Open(filepath.Join(t.TempDir(), "big.pdl"), big)
+	ds := c.WaitDiags(uri, 1)
 	if len(ds) != 1 || !strings.Contains(ds[0].Message, "run pilotage lint") {
 		t.Fatalf("huge file: %+v", ds)
 	}
 	var h *protocol.Hover
-	if err := c.call("textDocument/hover", at(uri, 3, 3), &h); err != nil || h != nil {
+	if err := c.Call("textDocument/hover", lsptest.At(uri, 3, 3), &h); err != nil || h != nil {
 		t.Errorf("hover on a huge file: %v %v", h, err)
 	}
 	if d := time.Since(t0); d > 10*time.Second {
@@ -395,13 +300,13 @@ func TestAnalysisPanic(t *testing.T) {
 	t.Cleanup(func() { analyseHook = nil })
 	c := start(t)
 	dir := t.TempDir()
-	uri := c.open(filepath.Join(dir, "boom.pdl"), "server \"x\" version=\"1\"\n")
-	ds := c.waitDiags(uri, 1)
+	uri := c.Open(filepath.Join(dir, "boom.pdl"), "server \"x\" version=\"1\"\n")
+	ds := c.WaitDiags(uri, 1)
 	if len(ds) != 1 || !strings.Contains(ds[0].Message, "internal error: boom") {
 		t.Fatalf("panic: %+v", ds)
 	}
-	ok := c.open(filepath.Join(dir, "ok.pdl"), "server \"x\" version=\"1\"\nrisk safe readOnly \"r\" bad=1\n")
-	if ds := c.waitDiags(ok, 1); len(ds) == 0 {
+	ok := c.Open(filepath.Join(dir, "ok.pdl"), "server \"x\" version=\"1\"\nrisk safe readOnly \"r\" bad=1\n")
+	if ds := c.WaitDiags(ok, 1); len(ds) == 0 {
 		t.Fatal("the next document got no analysis")
 	}
 }
@@ -418,36 +323,36 @@ func TestProgramFile(t *testing.T) {
 		return Project{}
 	})
 	prog := `{"steps": [{"id": "r", "call": "sensors.read", "with": {"room": "\"attic\""}}], "output": "steps.r.output"}`
-	uri := c.open(filepath.Join(dir, "progs", "p.json"), prog)
-	if ds := c.waitDiags(uri, 1); len(ds) != 0 {
+	uri := c.Open(filepath.Join(dir, "progs", "p.json"), prog)
+	if ds := c.WaitDiags(uri, 1); len(ds) != 0 {
 		t.Fatalf("valid program: %+v", ds)
 	}
 	var lens []protocol.CodeLens
-	if err := c.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lens); err != nil || len(lens) != 1 || !strings.Contains(lens[0].Command.Title, "max risk safe") {
+	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lens); err != nil || len(lens) != 1 || !strings.Contains(lens[0].Command.Title, "max risk safe") {
 		t.Errorf("lens: %+v %v", lens, err)
 	}
 	var h protocol.Hover
-	if err := c.call("textDocument/hover", at(uri, 0, strings.Index(prog, "sensors.read")+2), &h); err != nil || !strings.Contains(fmt.Sprint(h.Contents), "risk `safe`") {
+	if err := c.Call("textDocument/hover", lsptest.At(uri, 0, strings.Index(prog, "sensors.read")+2), &h); err != nil || !strings.Contains(fmt.Sprint(h.Contents), "risk `safe`") {
 		t.Errorf("hover: %v %v", h.Contents, err)
 	}
 	var items []protocol.CompletionItem
-	if err := c.call("textDocument/completion", at(uri, 0, 10), &items); err != nil || !strings.Contains(labelsOf(items), "lights.set") {
+	if err := c.Call("textDocument/completion", lsptest.At(uri, 0, 10), &items); err != nil || !strings.Contains(labelsOf(items), "lights.set") {
 		t.Errorf("completion: %v %v", labelsOf(items), err)
 	}
 	// Inside a call's "with": the entry's argument names; after
 	// steps.<id>.output.: the callee's output fields.
-	if err := c.call("textDocument/completion", at(uri, 0, strings.Index(prog, `"room"`)), &items); err != nil || labelsOf(items) != "room" {
+	if err := c.Call("textDocument/completion", lsptest.At(uri, 0, strings.Index(prog, `"room"`)), &items); err != nil || labelsOf(items) != "room" {
 		t.Errorf("argument completion: %v %v", labelsOf(items), err)
 	}
 	typing := strings.Replace(prog, `"steps.r.output"`, `"steps.r.output.`, 1)
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": typing}}})
-	if err := c.call("textDocument/completion", at(uri, 0, strings.Index(typing, "output.")+len("output.")), &items); err != nil || labelsOf(items) != "lux temp" {
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": typing}}})
+	if err := c.Call("textDocument/completion", lsptest.At(uri, 0, strings.Index(typing, "output.")+len("output.")), &items); err != nil || labelsOf(items) != "lux temp" {
 		t.Errorf("output completion: %v %v", labelsOf(items), err)
 	}
-	c.waitDiags(uri, 2)
+	c.WaitDiags(uri, 2)
 	bad := strings.Replace(prog, "sensors.read", "sensors.raed", 1)
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 3}, "contentChanges": []any{map[string]any{"text": bad}}})
-	ds := c.waitDiags(uri, 3)
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 3}, "contentChanges": []any{map[string]any{"text": bad}}})
+	ds := c.WaitDiags(uri, 3)
 	if len(ds) == 0 || ds[0].Range.Start.Character != uint32(strings.Index(bad, `"sensors.raed"`)) {
 		t.Fatalf("invalid program: %+v", ds)
 	}
@@ -466,21 +371,21 @@ func TestSlowAnalysisBlocksNothing(t *testing.T) {
 	t.Cleanup(func() { analyseHook = nil })
 	c := start(t)
 	dir := t.TempDir()
-	slow := c.open(filepath.Join(dir, "slow.pdl"), "server   \"x\" version=\"1\"\n")
-	other := c.open(filepath.Join(dir, "other.pdl"), "server   \"y\" version=\"1\"\n")
+	slow := c.Open(filepath.Join(dir, "slow.pdl"), "server   \"x\" version=\"1\"\n")
+	other := c.Open(filepath.Join(dir, "other.pdl"), "server   \"y\" version=\"1\"\n")
 	t0 := time.Now()
 	for _, uri := range []string{slow, other} {
 		var edits []protocol.TextEdit
-		if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits); err != nil || len(edits) != 1 {
+		if err := c.Call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits); err != nil || len(edits) != 1 {
 			t.Fatalf("formatting %s: %v %v", uri, edits, err)
 		}
 	}
-	c.waitDiags(other, 1)
+	c.WaitDiags(other, 1)
 	if d := time.Since(t0); d > 5*time.Second {
 		t.Errorf("requests waited %v for the slow analysis", d)
 	}
 	close(release)
-	c.waitDiags(slow, 1)
+	c.WaitDiags(slow, 1)
 }
 
 // A text program (ledger's syntax text) gets validate's diagnostics at
@@ -488,17 +393,17 @@ func TestSlowAnalysisBlocksNothing(t *testing.T) {
 func TestTextProgramFile(t *testing.T) {
 	c := startWith(t, func(string) Project { return Project{Lang: "../../langs/ledger/ledger.pdl"} })
 	src := read(t, "../../langs/ledger/programs/pay.txt")
-	uri := c.open(filepath.Join(t.TempDir(), "pay.txt"), src)
-	if ds := c.waitDiags(uri, 1); len(ds) != 0 {
+	uri := c.Open(filepath.Join(t.TempDir(), "pay.txt"), src)
+	if ds := c.WaitDiags(uri, 1); len(ds) != 0 {
 		t.Fatalf("valid program: %+v", ds)
 	}
 	var lens []protocol.CodeLens
-	if err := c.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lens); err != nil || len(lens) != 1 || !strings.Contains(lens[0].Command.Title, "max risk") {
+	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lens); err != nil || len(lens) != 1 || !strings.Contains(lens[0].Command.Title, "max risk") {
 		t.Errorf("lens: %+v %v", lens, err)
 	}
 	bad := strings.Replace(src, "ledger.post(", "ledger.pots(", 1)
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": bad}}})
-	ds := c.waitDiags(uri, 2)
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": bad}}})
+	ds := c.WaitDiags(uri, 2)
 	line := strings.Count(bad[:strings.Index(bad, "ledger.pots")], "\n")
 	if len(ds) == 0 || int(ds[0].Range.Start.Line) != line || !strings.Contains(ds[0].Message, "ledger.pots") {
 		t.Fatalf("want a diagnostic on line %d: %+v", line, ds)
@@ -511,12 +416,12 @@ func TestTextProgramFile(t *testing.T) {
 func TestTextProgramCompletion(t *testing.T) {
 	c := startWith(t, func(string) Project { return Project{Lang: "../../langs/ledger/ledger.pdl"} })
 	src := read(t, "../../langs/ledger/programs/pay.txt")
-	uri := c.open(filepath.Join(t.TempDir(), "pay.txt"), src)
-	c.waitDiags(uri, 1)
+	uri := c.Open(filepath.Join(t.TempDir(), "pay.txt"), src)
+	c.WaitDiags(uri, 1)
 	typing := strings.Replace(src, `credit: "cash", `, "", 1)
 	typing = strings.Replace(typing, "report due.output.items.size()", "report cash.output.", 1)
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": typing}}})
-	c.waitDiags(uri, 2)
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": typing}}})
+	c.WaitDiags(uri, 2)
 	for _, q := range []struct{ after, want string }{
 		// Names bound before and after the cursor are left out.
 		{`ledger.post(debit: "payables", `, "credit"},
@@ -528,7 +433,7 @@ func TestTextProgramCompletion(t *testing.T) {
 		off := strings.Index(typing, q.after) + len(q.after)
 		line := strings.Count(typing[:off], "\n")
 		var items []protocol.CompletionItem
-		err := c.call("textDocument/completion", at(uri, line, off-strings.LastIndex(typing[:off], "\n")-1), &items)
+		err := c.Call("textDocument/completion", lsptest.At(uri, line, off-strings.LastIndex(typing[:off], "\n")-1), &items)
 		if err != nil || labelsOf(items) != q.want {
 			t.Errorf("after %q: %q, want %q (%v)", q.after, labelsOf(items), q.want, err)
 		}

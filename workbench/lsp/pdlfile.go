@@ -36,6 +36,9 @@ var ruleInfos = func() map[string]report.RuleInfo {
 // docLink is the page documenting a rule, "" for a code no rule has (a
 // validate diagnostic).
 func (s *server) docLink(rule string) string {
+	if rule == settingsCode {
+		return s.opt.DocsBase + settingsDoc
+	}
 	if info, ok := ruleInfos[rule]; ok && info.Doc != "" {
 		return s.opt.DocsBase + info.Doc
 	}
@@ -44,15 +47,19 @@ func (s *server) docLink(rule string) string {
 
 // analysePDL is `pilotage lint FILE.pdl` on the editor's text, under the
 // pilotage.yaml that governs the file, as diagnostics.
-func (s *server) analysePDL(path, uri string, text []byte) *lspserve.Analysis {
+func (s *server) analysePDL(path, uri string, text []byte, p Project) *lspserve.Analysis {
 	rep, err := pdllint.Run(rules.All(), []*lint.Input{{File: path, Src: text}}, lint.Config{Disabled: map[string]bool{}, MaxPerRule: report.DefaultMaxPerRule})
 	if err != nil {
 		return &lspserve.Analysis{Diags: map[string][]protocol.Diagnostic{uri: {lspserve.ErrorDiag(err.Error())}}}
 	}
-	if apply := s.project(path).Apply; apply != nil {
-		apply(rep)
+	if p.Apply != nil {
+		p.Apply(rep)
 	}
-	return &lspserve.Analysis{Diags: lspserve.Diagnostics(rep.Findings, path, uri, text, rep.Sources, s.docLink)}
+	res := &lspserve.Analysis{Diags: lspserve.Diagnostics(rep.Findings, path, uri, text, rep.Sources, s.docLink)}
+	if len(p.Problems) > 0 {
+		res.Diags[uri] = append(res.Diags[uri], s.unavailable(path, p, "its rule settings and suppressions are not applied to this file"))
+	}
+	return res
 }
 
 // pdlFacts are the names a PDL file defines, from its syntax tree: the

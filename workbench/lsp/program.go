@@ -33,10 +33,19 @@ type programFacts struct {
 // analyseProgram is `pilotage validate` of a program file whose
 // Language pilotage.yaml's languages names (docs/config.md): its
 // diagnostics, and a code lens with the plan's max risk. A file no
-// languages entry matches is left alone.
-func (s *server) analyseProgram(path, uri string, text []byte) *lspserve.Analysis {
+// languages entry matches is left alone. While the settings have
+// problems, a file mapped under the last settings without them, or
+// never seen under any, gets one diagnostic saying it is not checked.
+func (s *server) analyseProgram(path, uri string, text []byte, p Project) *lspserve.Analysis {
 	res := &lspserve.Analysis{Diags: map[string][]protocol.Diagnostic{}}
-	pdlPath := s.project(path).Lang
+	if len(p.Problems) > 0 {
+		if was, seen := s.mapped.Load(path); !seen || was.(bool) {
+			res.Diags[uri] = []protocol.Diagnostic{s.unavailable(path, p, "the Language mapping of this file is unavailable and it is not validated")}
+		}
+		return res
+	}
+	pdlPath := p.Lang
+	s.mapped.Store(path, pdlPath != "")
 	if pdlPath == "" {
 		return res
 	}

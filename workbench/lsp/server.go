@@ -6,6 +6,7 @@ package lsp
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -22,9 +23,17 @@ type Options struct {
 	// Log receives what the server cannot tell the client (stderr).
 	Log io.Writer
 	// Project gives the project settings (pilotage.yaml) that govern a
-	// file; nil means none.
-	Project func(path string) Project
+	// file, reading a settings file the editor has open through open (its
+	// buffer, not the disk); nil means none.
+	Project func(path string, open Open) Project
+	// Watch are the glob patterns of the settings files, which the
+	// server asks a client that can watch files to report changes of.
+	Watch []string
 }
+
+// Open is the text of a file the editor has open; ok is false when it
+// has not.
+type Open func(path string) (text []byte, ok bool)
 
 // Project is what a project's settings say about one file.
 type Project struct {
@@ -34,13 +43,19 @@ type Project struct {
 	// Apply brings a lint report under the settings (rule severities,
 	// suppressions), as lint's output does; nil changes nothing.
 	Apply func(rep *report.Report)
+	// File is the settings file that governs the file, "" when none; a
+	// settings file governs itself.
+	File string
+	// Problems are the settings file's problems as `pilotage config show`
+	// reports them; while there are any, Lang and Apply are unknown.
+	Problems []report.Finding
 }
 
 func (s *server) project(path string) Project {
 	if s.opt.Project == nil {
 		return Project{}
 	}
-	return s.opt.Project(path)
+	return s.opt.Project(path, s.TextOf)
 }
 
 // DefaultDocsBase is where the rule pages are published.
@@ -49,6 +64,13 @@ const DefaultDocsBase = "https://github.com/pilotage-dev/pilotage/blob/main/"
 type server struct {
 	*lspserve.Server
 	opt Options
+	// watch says the client can watch files for the server.
+	watch bool
+	// mapped says, by path, whether a program file had a Language under
+	// the last settings without problems.
+	mapped sync.Map
+	// settings holds the paths of the settings files analysed.
+	settings sync.Map
 }
 
 // Serve answers LSP requests on rwc until the client exits or the
@@ -66,10 +88,14 @@ func (s *server) analyse(path, uri string, text []byte) *lspserve.Analysis {
 	if analyseHook != nil {
 		analyseHook(path)
 	}
-	if isPDL(path) {
-		return s.analysePDL(path, uri, text)
+	p := s.project(path)
+	switch {
+	case p.File == path:
+		return s.analyseSettings(path, uri, text, p)
+	case isPDL(path):
+		return s.analysePDL(path, uri, text, p)
 	}
-	return s.analyseProgram(path, uri, text)
+	return s.analyseProgram(path, uri, text, p)
 }
 
 // analyseHook lets tests make an analysis panic.
@@ -78,24 +104,28 @@ var analyseHook func(path string)
 // handler binds the LSP methods the server answers.
 func (s *server) handler() *protocol.Handler {
 	h := &protocol.Handler{
-		Shutdown:                   func(*glsp.Context) error { return nil },
-		Exit:                       func(*glsp.Context) error { return nil },
-		Initialized:                func(*glsp.Context, *protocol.InitializedParams) error { return nil },
-		SetTrace:                   func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
-		TextDocumentDidOpen:        func(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error { return s.DidOpen(p) },
-		TextDocumentDidChange:      func(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error { return s.DidChange(p) },
-		TextDocumentDidClose:       func(_ *glsp.Context, p *protocol.DidCloseTextDocumentParams) error { return s.DidClose(p) },
-		TextDocumentDidSave:        func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
-		TextDocumentHover:          s.hover,
-		TextDocumentCompletion:     s.completion,
-		TextDocumentDefinition:     s.definition,
-		TextDocumentReferences:     s.references,
-		TextDocumentDocumentSymbol: s.symbols,
-		TextDocumentFormatting:     s.formatting,
-		TextDocumentCodeAction:     s.codeAction,
-		TextDocumentCodeLens:       s.codeLens,
+		Shutdown:                       func(*glsp.Context) error { return nil },
+		Exit:                           func(*glsp.Context) error { return nil },
+		Initialized:                    func(*glsp.Context, *protocol.InitializedParams) error { s.register(); return nil },
+		SetTrace:                       func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		TextDocumentDidOpen:            func(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error { return s.DidOpen(p) },
+		TextDocumentDidChange:          func(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error { return s.DidChange(p) },
+		TextDocumentDidClose:           s.didClose,
+		TextDocumentDidSave:            func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
+		WorkspaceDidChangeWatchedFiles: s.watched,
+		TextDocumentHover:              s.hover,
+		TextDocumentCompletion:         s.completion,
+		TextDocumentDefinition:         s.definition,
+		TextDocumentReferences:         s.references,
+		TextDocumentDocumentSymbol:     s.symbols,
+		TextDocumentFormatting:         s.formatting,
+		TextDocumentCodeAction:         s.codeAction,
+		TextDocumentCodeLens:           s.codeLens,
 	}
-	h.Initialize = func(*glsp.Context, *protocol.InitializeParams) (any, error) {
+	h.Initialize = func(_ *glsp.Context, p *protocol.InitializeParams) (any, error) {
+		if w := p.Capabilities.Workspace; w != nil && w.DidChangeWatchedFiles != nil && w.DidChangeWatchedFiles.DynamicRegistration != nil {
+			s.watch = *w.DidChangeWatchedFiles.DynamicRegistration
+		}
 		caps := h.CreateServerCapabilities()
 		full := protocol.TextDocumentSyncKindFull
 		caps.TextDocumentSync = &protocol.TextDocumentSyncOptions{OpenClose: &protocol.True, Change: &full}

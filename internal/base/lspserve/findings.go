@@ -56,7 +56,10 @@ func diagnostic(f report.Finding, t *textpos.Text, link string) protocol.Diagnos
 	d := protocol.Diagnostic{
 		Range:    r,
 		Severity: &sev, Source: &src, Code: &protocol.IntegerOrString{Value: f.Rule},
-		Message: fmt.Sprintf("%s (%s)", f.Message, report.Cite(f.Section)),
+		Message: f.Message,
+	}
+	if f.Section != "" {
+		d.Message += " (" + report.Cite(f.Section) + ")"
 	}
 	if f.Hint != "" {
 		d.Message += "\nhint: " + f.Hint
@@ -68,8 +71,22 @@ func diagnostic(f report.Finding, t *textpos.Text, link string) protocol.Diagnos
 	return d
 }
 
-// wordEnd is the end of the name or character starting at off.
+// wordEnd is the end of the name, quoted string (to its closing quote
+// on the line) or character starting at off: what the CLI's snippet
+// underlines.
 func wordEnd(src []byte, off int) int {
+	if off < len(src) && src[off] == '"' {
+		for i := off + 1; i < len(src) && src[i] != '\n'; i++ {
+			switch src[i] {
+			case '\\':
+				if i+1 < len(src) && src[i+1] != '\n' {
+					i++
+				}
+			case '"':
+				return i + 1
+			}
+		}
+	}
 	end := off
 	for end < len(src) && isWordByte(src[end]) {
 		end++

@@ -14,12 +14,14 @@ import (
 // its start underlined; both in UTF-16 units. Findings in another file
 // go to that file's URI, suppressed ones nowhere.
 func TestDiagnostics(t *testing.T) {
-	src := []byte("😀 risk wirte x\nentry \"a.b\" kind=k\n")
+	src := []byte("😀 risk wirte x\nentry \"a.b\" kind=k\nstrict: \"n\\\"😀\" # x\nbad: \"open\\\nnext\n")
 	fs := []report.Finding{
 		{Rule: "r1", Section: "5.3", Severity: report.Error, Message: "risk wirte is not defined", Hint: "did you mean write?", File: "f.pdl", Line: 1, Column: 3, EndLine: 1, EndColumn: 13},
 		{Rule: "r2", Section: "5.4", Severity: report.Warning, Message: "m", File: "f.pdl", Line: 2, Column: 8},
 		{Rule: "r3", Severity: report.Info, Message: "elsewhere", File: "/x/s.json", Line: 1, Column: 1},
 		{Rule: "r4", Severity: report.Error, Message: "quiet", File: "f.pdl", Line: 1, Column: 1, Suppressions: []report.Suppression{{Kind: report.InSource}}},
+		{Rule: "r5", Message: "quoted", File: "f.pdl", Line: 3, Column: 9},
+		{Rule: "r6", Message: "unclosed", File: "f.pdl", Line: 4, Column: 6},
 	}
 	link := func(rule string) string {
 		if rule == "r1" {
@@ -29,7 +31,7 @@ func TestDiagnostics(t *testing.T) {
 	}
 	got := Diagnostics(fs, "f.pdl", "file:///f.pdl", src, map[string][]byte{"/x/s.json": []byte("{}")}, link)
 	own := got["file:///f.pdl"]
-	if len(own) != 2 || len(got["file:///x/s.json"]) != 1 {
+	if len(own) != 4 || len(got["file:///x/s.json"]) != 1 {
 		t.Fatalf("%+v", got)
 	}
 	if r := own[0].Range; r.Start.Character != 3 || r.End.Character != 13 || own[0].CodeDescription.HRef != "https://docs/r1" || own[0].Message != "risk wirte is not defined (§5.3)\nhint: did you mean write?" {
@@ -37,6 +39,15 @@ func TestDiagnostics(t *testing.T) {
 	}
 	if r := own[1].Range; r.Start != (protocol.Position{Line: 1, Character: 7}) || r.End != (protocol.Position{Line: 1, Character: 10}) || own[1].CodeDescription != nil {
 		t.Errorf("second: %+v", r)
+	}
+	// Without an end, a quoted string is underlined to its closing quote
+	// past escaped ones, as the CLI's snippet underlines it ("n\"😀" is
+	// 7 UTF-16 units), and an unclosed one only its quote.
+	if r := own[2].Range; r.Start != (protocol.Position{Line: 2, Character: 8}) || r.End != (protocol.Position{Line: 2, Character: 15}) || own[2].Message != "quoted" {
+		t.Errorf("quoted: %+v %q", r, own[2].Message)
+	}
+	if r := own[3].Range; r.Start != (protocol.Position{Line: 3, Character: 5}) || r.End != (protocol.Position{Line: 3, Character: 6}) {
+		t.Errorf("unclosed: %+v", r)
 	}
 	// The quick fix replaces the misspelling, not the other words of the
 	// message that the range holds.

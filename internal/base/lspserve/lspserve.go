@@ -44,6 +44,7 @@ type Server struct {
 	mu     sync.Mutex
 	docs   map[string]*Document
 	notify glsp.NotifyFunc
+	conn   *jsonrpc2.Conn
 	wg     sync.WaitGroup
 }
 
@@ -97,6 +98,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 		s.mu.Lock()
 		if s.notify == nil {
 			s.notify = gctx.Notify
+			s.conn = c
 		}
 		s.mu.Unlock()
 		// A bug in one request's handler answers that request with an
@@ -222,6 +224,54 @@ func (s *Server) DidClose(p *protocol.DidCloseTextDocumentParams) error {
 		notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: d.URI, Diagnostics: []protocol.Diagnostic{}})
 	}
 	return nil
+}
+
+// TextOf is the text of the open document at path, as the editor has it.
+func (s *Server) TextOf(path string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.docs {
+		if d.Path == path {
+			return d.text, true
+		}
+	}
+	return nil, false
+}
+
+// Reanalyse analyses again the open documents whose path match accepts,
+// for a change outside their text (the settings that govern them).
+func (s *Server) Reanalyse(match func(path string) bool) {
+	s.mu.Lock()
+	var docs []*Document
+	for _, d := range s.docs {
+		if match(d.Path) {
+			docs = append(docs, d)
+		}
+	}
+	s.mu.Unlock()
+	for _, d := range docs {
+		s.schedule(d)
+	}
+}
+
+// Request sends the client a request without waiting for its answer: a
+// handler that waited would hold up the loop that reads the answer. An
+// error answer is logged.
+func (s *Server) Request(method string, params any) {
+	s.mu.Lock()
+	conn := s.conn
+	s.mu.Unlock()
+	if conn == nil {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		var res any
+		if err := conn.Call(context.Background(), method, params, &res); err != nil {
+			s.log.Printf("%s: %v", method, err)
+		}
+	}()
 }
 
 // Doc returns the open document at uri, with its text at this moment.

@@ -1,5 +1,5 @@
-// Starts `pilotage lsp --stdio` for PDL files and JSON program files;
-// everything the editor shows comes from the server.
+// Starts `pilotage lsp --stdio` for PDL files, JSON program files and
+// pilotage.yaml; everything the editor shows comes from the server.
 const vscode = require('vscode');
 const { LanguageClient } = require('vscode-languageclient/node');
 
@@ -14,6 +14,8 @@ function activate(context) {
       // Program files: the server checks those pilotage.yaml maps to a
       // Language and leaves the others alone.
       { scheme: 'file', language: 'json' },
+      // The settings file: its problems, as pilotage config show reports them.
+      { scheme: 'file', pattern: '**/pilotage.yaml' },
     ],
   });
   context.subscriptions.push({ dispose: () => client && client.stop() });
