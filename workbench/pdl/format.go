@@ -10,6 +10,18 @@ import (
 // indentUnit is one level of block indentation.
 const indentUnit = "  "
 
+// indents is the indentation of the deepest block Parse admits and its
+// text blocks, sliced rather than built per line.
+var indents = strings.Repeat(indentUnit, MaxDepth+1)
+
+// indent is the indentation of depth.
+func indent(depth int) string {
+	if n := depth * len(indentUnit); n <= len(indents) {
+		return indents[:n]
+	}
+	return strings.Repeat(indentUnit, depth)
+}
+
 // Format prints a parsed file in the canonical layout: one statement per
 // line, two-space indentation per block, one space between arguments,
 // options written key=value, a trailing comment two spaces after its
@@ -19,6 +31,9 @@ const indentUnit = "  "
 // never meaning; formatting its own output changes nothing.
 func Format(f *File) []byte {
 	var b bytes.Buffer
+	// About the source's size: growing by doubling would leave two to
+	// three times the output in garbage on a large file.
+	b.Grow(int(f.EndPos.Offset) + int(f.EndPos.Offset)/8)
 	body(&b, f.Body, 0)
 	return b.Bytes()
 }
@@ -34,7 +49,7 @@ func FormatSource(name string, src []byte) ([]byte, []report.Finding) {
 }
 
 func body(b *bytes.Buffer, nodes []Node, depth int) {
-	ind := strings.Repeat(indentUnit, depth)
+	ind := indent(depth)
 	pendingBlank := false
 	wrote := false
 	for _, n := range nodes {
@@ -49,7 +64,9 @@ func body(b *bytes.Buffer, nodes []Node, depth int) {
 		wrote = true
 		switch n := n.(type) {
 		case *Comment:
-			b.WriteString(ind + strings.TrimRight(n.Text, " \t\r") + "\n")
+			b.WriteString(ind)
+			b.WriteString(strings.TrimRight(n.Text, " \t\r"))
+			b.WriteByte('\n')
 		case *Stmt:
 			stmt(b, n, depth)
 		}
@@ -57,12 +74,14 @@ func body(b *bytes.Buffer, nodes []Node, depth int) {
 }
 
 func stmt(b *bytes.Buffer, s *Stmt, depth int) {
-	ind := strings.Repeat(indentUnit, depth)
-	b.WriteString(ind + s.Keyword)
+	ind := indent(depth)
+	b.WriteString(ind)
+	b.WriteString(s.Keyword)
 	for _, a := range s.Args {
 		b.WriteByte(' ')
 		if a.Key != "" {
-			b.WriteString(a.Key + "=")
+			b.WriteString(a.Key)
+			b.WriteByte('=')
 		}
 		b.WriteString(literal(&a.Value, depth))
 	}
@@ -73,15 +92,18 @@ func stmt(b *bytes.Buffer, s *Stmt, depth int) {
 		} else {
 			b.WriteString(" {")
 			if blk.OpenComment != "" {
-				b.WriteString("  " + strings.TrimRight(blk.OpenComment, " \t\r"))
+				b.WriteString("  ")
+				b.WriteString(strings.TrimRight(blk.OpenComment, " \t\r"))
 			}
 			b.WriteByte('\n')
 			body(b, blk.Body, depth+1)
-			b.WriteString(ind + "}")
+			b.WriteString(ind)
+			b.WriteByte('}')
 		}
 	}
 	if s.Comment != "" {
-		b.WriteString("  " + strings.TrimRight(s.Comment, " \t\r"))
+		b.WriteString("  ")
+		b.WriteString(strings.TrimRight(s.Comment, " \t\r"))
 	}
 	b.WriteByte('\n')
 }
@@ -91,7 +113,7 @@ func literal(v *Value, depth int) string {
 	if v.Kind() != KindText {
 		return v.Literal()
 	}
-	ind := strings.Repeat(indentUnit, depth+1)
+	ind := indent(depth + 1)
 	var b strings.Builder
 	b.WriteString(`"""` + "\n")
 	for _, l := range strings.SplitAfter(v.Str(), "\n") {
