@@ -260,13 +260,14 @@ func (c *compiler) shape(s *pdl.Stmt, min, max int, block bool, options ...strin
 			known = known || o == a.Key
 		}
 		if !known {
-			hint := pdl.DidYouMean(a.Key, options)
-			if hint == "" && len(options) > 0 {
-				hint = s.Keyword + " takes the options: " + strings.Join(options, ", ")
-			} else if hint == "" {
-				hint = s.Keyword + " takes no options"
-			}
-			c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown option %s for %s", a.Key, s.Keyword)
+			c.errHint(pdl.RuleUnknown, argAt{a}, func() string {
+				if hint := pdl.DidYouMean(a.Key, options); hint != "" {
+					return hint
+				} else if len(options) > 0 {
+					return s.Keyword + " takes the options: " + strings.Join(options, ", ")
+				}
+				return s.Keyword + " takes no options"
+			}, "unknown option %s for %s", a.Key, s.Keyword)
 		}
 	}
 	seen := map[string]bool{}
@@ -340,11 +341,12 @@ func (c *compiler) oneOf(a *pdl.Arg, what string, set []string) string {
 			return v
 		}
 	}
-	hint := pdl.DidYouMean(v, set)
-	if hint == "" {
-		hint = "use one of: " + strings.Join(set, ", ")
-	}
-	c.errf(pdl.RuleValue, argAt{a}, hint, "%s %q is not one of %s", what, v, strings.Join(set, ", "))
+	c.errHint(pdl.RuleValue, argAt{a}, func() string {
+		if hint := pdl.DidYouMean(v, set); hint != "" {
+			return hint
+		}
+		return "use one of: " + strings.Join(set, ", ")
+	}, "%s %q is not one of %s", what, v, strings.Join(set, ", "))
 	return ""
 }
 
