@@ -332,9 +332,11 @@ func readCost(read func()) (total, peak uint64) {
 // keeps of it while it checks it (the step model, and what places its
 // diagnostics), to at most 10 times the program's size at its peak, on
 // typical programs and on hostile ones of one-character tokens; the
-// bytes allocated in all are logged. A program of tiny statements is
-// bounded by the Language's steps limit instead: its step model, about
-// 300 bytes a statement, outweighs a 4-byte `f()`.
+// bytes allocated in all are logged. Where the step model alone
+// outweighs the text, 10× is held on top of the model: a program of
+// tiny statements (about 300 bytes of model for a 4-byte `f()`, and the
+// Language's steps limit bounds how many are built), and a call of
+// thousands of distinct one-character arguments (about 100 bytes each).
 func TestTextReadMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 700 KB of programs, collecting at every 1% of heap growth")
@@ -356,9 +358,13 @@ func TestTextReadMemory(t *testing.T) {
 	syn := For(lang)
 	typical := strings.Repeat("b = accounts.balance(account: \"acct\")  # read\nledger.post(debit: \"payables\", credit: \"acct\", amount: b.output.amount)\n", 500)
 	steps := lang.Limits.WithDefaults().Steps
+	var distinct strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&distinct, "a%d:1,", i)
+	}
 	for _, c := range []struct {
 		name, src string
-		steps     int // the steps whose model may come on top of 10×
+		model     int // bytes of step model that may come on top of 10×
 	}{
 		{"typical", typical, 0},
 		{"ledger (the benchmark's)", textprog.Ledger(2000), 0},
@@ -366,7 +372,8 @@ func TestTextReadMemory(t *testing.T) {
 		{"one-character operands", "output " + strings.Repeat("a+", 50000) + "a\n", 0},
 		{"one-character arguments", "f(" + strings.Repeat("a:1,", 20000) + ")\n", 0},
 		{"separators", strings.Repeat(";", 100000), 0},
-		{"empty calls, twice the steps limit", strings.Repeat("f()\n", 2*steps), steps},
+		{"empty calls, twice the steps limit", strings.Repeat("f()\n", 2*steps), steps * stepBytes},
+		{"distinct arguments", "f(" + distinct.String() + ")\n", 20000 * argBytes},
 	} {
 		var p *Parsed
 		var err error
@@ -377,10 +384,10 @@ func TestTextReadMemory(t *testing.T) {
 		}
 		n := float64(len(c.src))
 		t.Logf("%s: %d bytes, peak %.1f×, allocated %.1f×", c.name, len(c.src), float64(peak)/n, float64(total)/n)
-		if limit := 10*n + float64(c.steps*stepBytes); float64(peak) > limit {
+		if limit := 10*n + float64(c.model); float64(peak) > limit {
 			t.Errorf("%s: reading %d bytes held %d bytes at its peak, over %.0f", c.name, len(c.src), peak, limit)
 		}
-		if c.steps > 0 {
+		if strings.HasPrefix(c.name, "empty calls") {
 			at := p.Diagnostics[0].Path.Text.Start
 			if len(p.Diagnostics) != 1 || at.Line != steps+1 || !strings.Contains(p.Diagnostics[0].Message, "more than 10000 statements") {
 				t.Errorf("%s: want one diagnostic at line %d, got %v", c.name, steps+1, p.Diagnostics)
@@ -393,3 +400,7 @@ func TestTextReadMemory(t *testing.T) {
 // stepBytes is what the step model holds for a call without arguments:
 // a program.Step, its place in its sequence, its pointers and its id.
 const stepBytes = int(unsafe.Sizeof(program.Step{})) + 80
+
+// argBytes is what the step model holds for an argument: its
+// program.Arg, its program.Expr and its pointer.
+const argBytes = int(unsafe.Sizeof(program.Arg{})+unsafe.Sizeof(program.Expr{})) + 24

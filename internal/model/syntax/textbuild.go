@@ -53,10 +53,11 @@ type builder struct {
 	// starts are the steps' statements' offsets, in program order.
 	starts []int32
 
-	// Waiting for every label: the unlabeled steps (ID is the base of
-	// the id to generate), the expressions that may read a label, and
-	// the loop variables, with where their diagnostic goes in diags.
-	unlabeled []*program.Step
+	// Waiting for every label: the unlabeled steps, a bit per step in
+	// program order (their ID is the base of the id to generate), the
+	// expressions that may read a label, and the loop variables, with
+	// where their diagnostic goes in diags.
+	unlabeled []uint64
 	pending   []pendingExpr
 	loopVars  []loopVar
 
@@ -134,6 +135,17 @@ func (s *slab) exprs(n int) []program.Expr {
 // pointerChunk is the size of each string pointers writes into.
 const pointerChunk = 4096
 
+// write is s in the shared strings.
+func (p *pointers) write(s string) string {
+	if p.b.Cap()-p.b.Len() < len(s) {
+		p.b = strings.Builder{}
+		p.b.Grow(max(len(s), pointerChunk))
+	}
+	p.last = p.b.Len()
+	p.b.WriteString(s)
+	return p.b.String()[p.last:]
+}
+
 func (p *pointers) join(ptr, tok string) string {
 	tok = pilotage.EscapePointerToken(tok)
 	if written := p.b.String(); len(ptr) > 0 && written[p.last:] == ptr && p.b.Cap()-p.b.Len() > len(tok) {
@@ -182,9 +194,13 @@ func (b *builder) finish() {
 	for _, p := range b.pending {
 		p.e.Src, _ = b.render(p.sp)
 	}
-	for _, s := range b.unlabeled {
-		s.ID = b.generate(s.ID)
-	}
+	i := 0
+	program.Walk(b.prog.Steps, func(s *program.Step) {
+		if b.unlabeled[i/64]&(1<<(i%64)) != 0 {
+			s.ID = b.generate(s.ID)
+		}
+		i++
+	})
 	added := 0
 	for _, lv := range b.loopVars {
 		if b.labels[lv.item.Name] {
@@ -198,8 +214,6 @@ func (b *builder) finish() {
 		all = append(all, *b.follows)
 	}
 	b.diags = append(all, b.diags...)
-	b.prog.Steps = slices.Clone(b.prog.Steps) // not the room append left
-	b.starts = slices.Clone(b.starts)
 	b.pending, b.loopVars, b.unlabeled = nil, nil, nil
 }
 
@@ -248,7 +262,7 @@ func (b *builder) generate(base string) string {
 		n++
 		if id := base + "_" + strconv.Itoa(n); !b.labels[id] {
 			b.counts[base] = n
-			return id
+			return b.ptrs.write(id)
 		}
 	}
 }
@@ -322,12 +336,16 @@ func (b *builder) newStep(ptr string, enclosing *program.Step, arm int, whole sp
 	}
 	start := whole.start
 	s := &program.Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}
+	i := len(b.starts)
 	b.starts = append(b.starts, start)
+	if i%64 == 0 {
+		b.unlabeled = append(b.unlabeled, 0)
+	}
 	if label != nil {
 		s.ID = label.Name
 	} else {
 		s.ID = base
-		b.unlabeled = append(b.unlabeled, s)
+		b.unlabeled[i/64] |= 1 << (i % 64)
 	}
 	return s
 }
@@ -424,16 +442,34 @@ type argCount struct {
 }
 
 // repeated counts the arguments' names: a name given many times is one
-// diagnostic, at its second occurrence, not one per repetition.
+// diagnostic, at its second occurrence, not one per repetition. The
+// names are sorted (4 bytes an argument) rather than counted in a map of
+// every name, which a call of thousands of arguments would make larger
+// than its text.
 func (b *builder) repeated(list []tArg) argCount {
 	if len(list) <= 16 && !b.repeats(list) {
-		return argCount{} // no map to allocate for a call of a few arguments
+		return argCount{} // nothing to allocate for a call of a few arguments
 	}
-	c := argCount{of: map[string]int{}}
-	for _, a := range list {
-		if c.of[b.str(a.Name)]++; c.of[b.str(a.Name)] > 1 {
-			c.repeats++
+	order := make([]int32, len(list))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	name := func(i int32) string { return b.str(list[i].Name) }
+	slices.SortFunc(order, func(i, j int32) int { return strings.Compare(name(i), name(j)) })
+	var c argCount
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && name(order[j]) == name(order[i]) {
+			j++
 		}
+		if j-i > 1 {
+			if c.of == nil {
+				c.of = map[string]int{}
+			}
+			c.of[name(order[i])] = j - i
+			c.repeats += j - i - 1
+		}
+		i = j
 	}
 	return c
 }
