@@ -59,9 +59,9 @@ wrong flag or argument.`,
 }
 
 // lspOptions are the language server's: pilotage.yaml read by project,
-// and watched for changes on disk.
+// its keys documented from its schema, and watched for changes on disk.
 func lspOptions(docsBase string, log io.Writer) lsp.Options {
-	return lsp.Options{DocsBase: docsBase, Log: log, Project: project, Watch: []string{"**/" + config.FileName}}
+	return lsp.Options{DocsBase: docsBase, Log: log, Project: project, KeyDoc: config.KeyDoc, Watch: []string{"**/" + config.FileName}}
 }
 
 // project reads the pilotage.yaml governing a file for the language

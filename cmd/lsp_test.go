@@ -14,6 +14,8 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
+	"github.com/pilotage-dev/pilotage/internal/config"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/lsptest"
 	"github.com/pilotage-dev/pilotage/workbench/lsp"
 )
@@ -137,6 +139,13 @@ func TestLSPSettingsBuffer(t *testing.T) {
 	c.Change(uri, 4, text("pilotage.yaml"))
 	checkDiags(t, "fixed", c.WaitDiags(uri, 4))
 	c.WaitFor(prog, validated)
+	// Hover on a key: its description in the schema, and its section.
+	var h protocol.Hover
+	if err := c.Call("textDocument/hover", lsptest.At(uri, 4, 5), &h); err != nil ||
+		!strings.Contains(fmt.Sprint(h.Contents), "**`languages.lang`** — The PDL file that defines the Language, relative to pilotage.yaml.") ||
+		!strings.Contains(fmt.Sprint(h.Contents), "docs/config.md#languages)") {
+		t.Errorf("hover: %v %v", h.Contents, err)
+	}
 
 	// A mapping elsewhere leaves the program alone; breaking that file
 	// again tells a program it did not map nothing.
@@ -241,4 +250,33 @@ func TestLSPSettingsHostile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzLSPSettings reads arbitrary pilotage.yaml buffers as the server
+// does: no panic, at most what config show prints, every problem's
+// range inside the text, and the key lookup of hover anywhere in it.
+func FuzzLSPSettings(f *testing.F) {
+	for _, name := range []string{"pilotage.yaml", "schema.yaml", "syntax.yaml", "rules.yaml", "elsewhere.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata/lsp", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint(40))
+	}
+	f.Add([]byte("defaults: {baseline: \"😀\", strict: \"\xff\"}\n\t- [&a *a]"), uint(12))
+	path := filepath.Join(f.TempDir(), "pilotage.yaml")
+	f.Fuzz(func(t *testing.T, text []byte, at uint) {
+		p := project(path, func(string) ([]byte, bool) { return text, true })
+		if p.File != path || len(p.Problems) > config.MaxDiagnostics+1 || (len(p.Problems) == 0) == (p.Apply == nil) {
+			t.Fatalf("project: %+v", p)
+		}
+		tx := textpos.New(text)
+		const uri = "file:///pilotage.yaml"
+		for _, d := range lspserve.Diagnostics(p.Problems, path, uri, text, nil, func(string) string { return "" })[uri] {
+			if r := d.Range; int(r.End.Line) >= tx.Lines() || tx.Offset(r.Start.Line, r.Start.Character) > tx.Offset(r.End.Line, r.End.Character) {
+				t.Fatalf("range %+v outside or reversed in %d lines: %s", r, tx.Lines(), d.Message)
+			}
+		}
+		config.KeyDoc(text, int(at%uint(len(text)+1)))
+	})
 }

@@ -307,16 +307,7 @@ func (t *tree) diagnostics(f failure) Diagnostics {
 func allowedKeys(schemaURL string) []string {
 	_, doc := schema()
 	_, frag, _ := strings.Cut(schemaURL, "#")
-	frag = strings.TrimSuffix(frag, "/additionalProperties")
-	var cur any = doc
-	for _, seg := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
-		if seg == "" {
-			continue
-		}
-		m, _ := cur.(map[string]any)
-		cur = m[seg]
-	}
-	props, _ := cur.(map[string]any)["properties"].(map[string]any)
+	props, _ := field(lookup(doc, strings.TrimSuffix(frag, "/additionalProperties")), "properties").(map[string]any)
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		keys = append(keys, k)

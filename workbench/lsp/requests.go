@@ -16,6 +16,9 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 	if isPDL(d.Path) {
 		return s.pdlHover(d.Path, text, off), nil
 	}
+	if _, ok := s.settings.Load(d.Path); ok {
+		return s.settingsHover(text, off), nil
+	}
 	if pf := programOf(res); pf != nil {
 		word, _, _ := lspserve.WordAt(text, off)
 		if h := pf.entryHover(word); h != nil {

@@ -26,6 +26,10 @@ type Options struct {
 	// file, reading a settings file the editor has open through open (its
 	// buffer, not the disk); nil means none.
 	Project func(path string, open Open) Project
+	// KeyDoc documents the key at a byte offset of a settings file's
+	// text, for hover: the top-level key it is under, its path and its
+	// description; nil means none.
+	KeyDoc func(text []byte, off int) (top, path, doc string, ok bool)
 	// Watch are the glob patterns of the settings files, which the
 	// server asks a client that can watch files to report changes of.
 	Watch []string

@@ -116,6 +116,19 @@ func (s *server) unavailable(path string, p Project, what string) protocol.Diagn
 	return d
 }
 
+// settingsHover is what the settings schema says of the key at off,
+// with its section of docs/config.md.
+func (s *server) settingsHover(text []byte, off int) *protocol.Hover {
+	if s.opt.KeyDoc == nil {
+		return nil
+	}
+	top, path, doc, ok := s.opt.KeyDoc(text, off)
+	if !ok {
+		return nil
+	}
+	return lspserve.Markdown(fmt.Sprintf("**`%s`** — %s\n\n[%s#%s](%s%s#%s)", path, doc, settingsDoc, top, s.opt.DocsBase, settingsDoc, top))
+}
+
 // readSettings is the settings file's text, for placing its problems in
 // UTF-16 units: the editor's buffer, else the disk, at most what
 // analysis reads live.
