@@ -14,6 +14,7 @@ const maxRunes = 64
 // allowed, for names of two or more characters); "" otherwise. Ties go to the earlier member.
 func Closest(s string, set []string) string {
 	norm := func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "-", "_") }
+	s = head(s)
 	best, bestD := "", -1
 	for _, v := range set {
 		if d := Distance(norm(s), norm(v)); bestD < 0 || d < bestD {
@@ -33,8 +34,7 @@ func Closest(s string, set []string) string {
 // two neighbouring runes ("titel" → "title", the commonest typo) each
 // cost one.
 func Distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	ra, rb = ra[:min(len(ra), maxRunes)], rb[:min(len(rb), maxRunes)]
+	ra, rb := []rune(head(a)), []rune(head(b))
 	// Three rows: two back for the transposition, one back, current.
 	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
@@ -57,4 +57,18 @@ func Distance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// head is s cut after its first maxRunes runes, all that Distance
+// compares: a 16 MB word is not lowered, copied and decoded whole once
+// per member of the set to say it is no typo.
+func head(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxRunes {
+			return s[:i]
+		}
+		n++
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -51,6 +52,25 @@ func TestDistance(t *testing.T) {
 	long := strings.Repeat("x", 1<<20)
 	if got := Distance(long, "y"); got != 64 {
 		t.Errorf("Distance(1 MiB, y) = %d, want 64", got)
+	}
+}
+
+// TestLongWordIsCheap: a 16 MB word (one PDL token the size of the
+// file) is judged from its first 64 runes. Before, each member of the
+// set cost a lowered copy, a replaced copy and a rune slice of the whole
+// word: 200 MB of garbage for lint of one such line (issue 13 item 8).
+func TestLongWordIsCheap(t *testing.T) {
+	word := strings.Repeat("a", 16<<20)
+	set := []string{"language", "import", "entry", "guide", "principal"}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := Closest(word, set)
+	runtime.ReadMemStats(&after)
+	if got != "" {
+		t.Errorf("Closest(16 MB word) = %q, want none", got)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("Closest of a 16 MB word allocated %d bytes, want at most 64 KiB", n)
 	}
 }
 
