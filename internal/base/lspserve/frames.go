@@ -3,6 +3,7 @@ package lspserve
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -30,7 +31,12 @@ type resyncStream struct {
 func (s resyncStream) ReadObject(v any) error {
 	for {
 		var body frame
-		if err := s.ObjectStream.ReadObject(&body); err != nil {
+		err := s.ObjectStream.ReadObject(&body)
+		var big tooLarge
+		switch {
+		case errors.As(err, &big):
+			// Skipped whole, so the next frame is found.
+		case err != nil:
 			// Broken headers: where the next message starts is unknown.
 			if err != io.EOF {
 				s.log.Printf("unreadable message header, closing the connection: %v", err)
@@ -38,7 +44,10 @@ func (s resyncStream) ReadObject(v any) error {
 			return err
 		}
 		code, msg := int64(jsonrpc2.CodeParseError), "parse error: the message body is not JSON"
-		if json.Valid(body) {
+		switch {
+		case big > 0:
+			code, msg = jsonrpc2.CodeInvalidRequest, big.Error()
+		case json.Valid(body):
 			err := json.Unmarshal(body, v)
 			if err == nil {
 				return nil
@@ -63,19 +72,50 @@ type nullIDError struct {
 // frame is a message body as it arrived, JSON or not.
 type frame []byte
 
+// MaxHeaderBytes bounds a message's headers: LSP sends two short ones,
+// and textproto would otherwise gather a header line of any length (and
+// quote all of it in its error).
+const MaxHeaderBytes = 4 << 10
+
+// MaxMessageBytes bounds a message body the server reads into memory:
+// twice the largest PDL file (32 MiB), more than any document an editor
+// sends. A longer body is skipped unread and answered with an error, so
+// the server reads on at the next frame.
+const MaxMessageBytes = 64 << 20
+
+// tooLarge is the Content-Length of a body over MaxMessageBytes, skipped.
+type tooLarge uint64
+
+func (n tooLarge) Error() string {
+	return fmt.Sprintf("invalid request: a message of %d bytes, more than the %d MiB this server reads; the message was skipped", uint64(n), MaxMessageBytes>>20)
+}
+
 // frameCodec writes as jsonrpc2's VS Code codec does and reads the
 // headers (MIME-style, as LSP's base protocol defines them) and then
 // exactly Content-Length bytes, whatever they hold.
 type frameCodec struct{ jsonrpc2.VSCodeObjectCodec }
 
 func (frameCodec) ReadObject(r *bufio.Reader, v any) error {
-	h, err := textproto.NewReader(r).ReadMIMEHeader()
+	// textproto reads the headers through a reader of at most
+	// MaxHeaderBytes that takes one byte at a time from r, so nothing of
+	// the body is read ahead into a buffer r does not see.
+	lim := &byteLimiter{r: r, left: MaxHeaderBytes}
+	h, err := textproto.NewReader(bufio.NewReaderSize(lim, 16)).ReadMIMEHeader()
+	if err != nil && lim.left == 0 {
+		return fmt.Errorf("message headers longer than %d bytes", MaxHeaderBytes)
+	}
 	if err != nil {
 		return err
 	}
 	n, err := strconv.ParseUint(h.Get("Content-Length"), 10, 32)
 	if err != nil {
 		return fmt.Errorf("Content-Length header: %w", err)
+	}
+	if n > MaxMessageBytes {
+		if _, err := io.CopyN(io.Discard, r, int64(n)); err != nil {
+			return fmt.Errorf("a message of %d bytes, more than the %d MiB this server reads, and the stream ended inside it: %w", n, MaxMessageBytes>>20, err)
+		}
+		return tooLarge(n)
 	}
 	// ReadAll grows with what arrives: a huge length announced on a
 	// short stream costs no memory up front.
@@ -85,4 +125,26 @@ func (frameCodec) ReadObject(r *bufio.Reader, v any) error {
 	}
 	*v.(*frame) = body
 	return err
+}
+
+// byteLimiter reads one byte at a time from r, at most left bytes.
+type byteLimiter struct {
+	r    *bufio.Reader
+	left int
+}
+
+func (l *byteLimiter) Read(p []byte) (int, error) {
+	if l.left == 0 {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c, err := l.r.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	l.left--
+	p[0] = c
+	return 1, nil
 }

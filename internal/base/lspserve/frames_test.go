@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +71,77 @@ func TestBrokenFramingEnds(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("%q: server still running", in)
 		}
+	}
+}
+
+// A body over MaxMessageBytes is skipped unread and answered with an
+// invalid-request error naming the limit; the request after it is
+// answered, and the server held no more than a small part of the body.
+func TestOversizedMessageSkipped(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	h := &protocol.Handler{Initialize: func(*glsp.Context, *protocol.InitializeParams) (any, error) {
+		return protocol.InitializeResult{}, nil
+	}}
+	var logged bytes.Buffer
+	go New(Options{Log: &logged}).Serve(context.Background(), b, h)
+	a.SetDeadline(time.Now().Add(30 * time.Second))
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	go func() {
+		n := MaxMessageBytes + 1
+		fmt.Fprintf(a, "Content-Length: %d\r\n\r\n", n)
+		chunk := bytes.Repeat([]byte(" "), 1<<20)
+		for n > 0 {
+			w, _ := a.Write(chunk[:min(n, len(chunk))])
+			n -= w
+		}
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`
+		fmt.Fprintf(a, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}()
+	r := bufio.NewReader(a)
+	var got []string
+	for range 2 {
+		var m struct {
+			ID    json.RawMessage
+			Error *jsonrpc2.Error
+		}
+		if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &m); err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		s := string(m.ID)
+		if m.Error != nil {
+			s += " " + m.Error.Message
+		}
+		got = append(got, s)
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	want := fmt.Sprintf("null invalid request: a message of %d bytes, more than the 64 MiB this server reads; the message was skipped", MaxMessageBytes+1)
+	if len(got) != 2 || got[0] != want || got[1] != "1" {
+		t.Errorf("answers %q, want %q then 1", got, want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
+		t.Errorf("skipping a %d-byte body allocated %d bytes", MaxMessageBytes+1, n)
+	}
+}
+
+// A header line of a megabyte ends the connection after MaxHeaderBytes,
+// with a log line that names the limit and does not quote the line.
+func TestLongHeaderEnds(t *testing.T) {
+	a, b := net.Pipe()
+	var logged bytes.Buffer
+	done := make(chan error)
+	go func() { done <- New(Options{Log: &logged}).Serve(context.Background(), b, &protocol.Handler{}) }()
+	go func() { a.Write(bytes.Repeat([]byte("X"), 1<<20)); a.Close() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("server still running")
+	}
+	if want := "message headers longer than 4096 bytes"; !strings.Contains(logged.String(), want) || logged.Len() > 1024 {
+		t.Errorf("logged %d bytes, want under 1 KiB saying %q: %.300s", logged.Len(), want, logged.String())
 	}
 }
 
