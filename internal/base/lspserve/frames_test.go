@@ -36,23 +36,7 @@ func TestUnreadableMessagesAnswered(t *testing.T) {
 			fmt.Fprintf(a, "Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n%s", len(body), body)
 		}
 	}()
-	r := bufio.NewReader(a)
-	var got []string
-	for range 5 {
-		var m struct {
-			ID     json.RawMessage
-			Error  *jsonrpc2.Error
-			Result json.RawMessage
-		}
-		if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &m); err != nil {
-			t.Fatalf("after %v: %v", got, err)
-		}
-		code := int64(0)
-		if m.Error != nil {
-			code = m.Error.Code
-		}
-		got = append(got, fmt.Sprintf("%s:%d", m.ID, code))
-	}
+	got := answers(t, a, 5, func(e *jsonrpc2.Error) string { return fmt.Sprintf(":%d", e.Code) }, ":0")
 	if want := "[null:-32700 null:-32600 null:-32700 null:-32700 1:0]"; fmt.Sprint(got) != want {
 		t.Errorf("answers %v, want %s", got, want)
 	}
@@ -100,22 +84,7 @@ func TestOversizedMessageSkipped(t *testing.T) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`
 		fmt.Fprintf(a, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	}()
-	r := bufio.NewReader(a)
-	var got []string
-	for range 2 {
-		var m struct {
-			ID    json.RawMessage
-			Error *jsonrpc2.Error
-		}
-		if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &m); err != nil {
-			t.Fatalf("after %v: %v", got, err)
-		}
-		s := string(m.ID)
-		if m.Error != nil {
-			s += " " + m.Error.Message
-		}
-		got = append(got, s)
-	}
+	got := answers(t, a, 2, func(e *jsonrpc2.Error) string { return " " + e.Message }, "")
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	want := fmt.Sprintf("null invalid request: a message of %d bytes, more than the 64 MiB this server reads; the message was skipped", MaxMessageBytes+1)
@@ -143,6 +112,29 @@ func TestLongHeaderEnds(t *testing.T) {
 	if want := "message headers longer than 4096 bytes"; !strings.Contains(logged.String(), want) || logged.Len() > 1024 {
 		t.Errorf("logged %d bytes, want under 1 KiB saying %q: %.300s", logged.Len(), want, logged.String())
 	}
+}
+
+// answers reads n responses from conn, each its id followed by what
+// errText says of its error, or by ok.
+func answers(t *testing.T, conn net.Conn, n int, errText func(*jsonrpc2.Error) string, ok string) []string {
+	t.Helper()
+	r := bufio.NewReader(conn)
+	var got []string
+	for range n {
+		var m struct {
+			ID    json.RawMessage
+			Error *jsonrpc2.Error
+		}
+		if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &m); err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		s := string(m.ID) + ok
+		if m.Error != nil {
+			s = string(m.ID) + errText(m.Error)
+		}
+		got = append(got, s)
+	}
+	return got
 }
 
 // Whatever bytes arrive, the frame reader returns without panicking and
