@@ -8,7 +8,7 @@ import (
 // The parser reads the grammar of File a token at a time from the
 // scanner, with one token of lookahead, so it holds no token it has
 // passed: memory is the tree, whatever the file. The tree is laid out
-// lean: nodes come from slabs (one allocation per few thousand, no
+// lean: nodes come from slabs (one allocation per thousand, no
 // allocator rounding per node), and each body's and argument list's
 // pointers are one slice of exactly its length, collected on a stack
 // shared by the whole parse rather than grown by append per list.
@@ -16,7 +16,8 @@ import (
 // Tree bounds: the tree may take treePerByte bytes a byte of the file,
 // plus treeSlack. Written files take less (the Languages of langs/ 3 to
 // 5 a byte, the 2.5 MiB generated Language of docs/performance.md 3.6),
-// and the slack lets a small file be as terse as it likes; a file of
+// and the slack lets a generated file of short statements be terse (20,000
+// one-line entries of 28 bytes take 11 a byte, docs/pdl.md); a file of
 // one-byte tokens would take 36 to 52: a statement costs its struct and
 // its place in its body (104 bytes, for "a;"), a value its argument and
 // pointer (72, for " a"). With the text of the file (one copy) and the
@@ -24,7 +25,7 @@ import (
 // treeSlack (docs/pdl.md, "The file").
 const (
 	treePerByte = 6
-	treeSlack   = 2 << 20
+	treeSlack   = 4 << 20
 )
 
 // What the budget charges for each part of the tree: its struct, and its
@@ -247,7 +248,7 @@ func isLiteral(t tokType) bool {
 	return t == tokIdent || t == tokNumber || t == tokString || t == tokRaw || t == tokText
 }
 
-// slab hands out values from blocks allocated a few thousand at a time,
+// slab hands out values from blocks allocated a thousand at a time,
 // so a tree of a million small nodes is a few hundred allocations.
 type slab[T any] struct {
 	free []T
@@ -255,7 +256,7 @@ type slab[T any] struct {
 }
 
 // slabMax is the most values a slab allocates at once.
-const slabMax = 4096
+const slabMax = 1024
 
 // one returns a new zero value.
 func (s *slab[T]) one() *T {
