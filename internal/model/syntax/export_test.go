@@ -25,7 +25,7 @@ func Tokens(src []byte, ts *language.TextSyntax) (*lexer.PeekingLexer, error) {
 
 // ReadError is the error the reader gives on src, nil if it reads.
 func ReadError(src []byte, ts *language.TextSyntax) error {
-	lex := newStream(newScanner(string(src), ts, maxNesting(8)))
+	lex := newStream(newScanner(string(src), ts, maxNesting(8)), 8*kept)
 	if err := (&reader{lex: lex}).program(func(*tItem) {}); err != nil {
 		return err
 	}

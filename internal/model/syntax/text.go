@@ -80,7 +80,7 @@ func (t *textSyntax) read(text string, doc *jsonpos.Doc, maxDepth int, top func(
 	if i := strings.IndexByte(text, 0); i >= 0 {
 		return syntaxAt(doc, i, i+1, "the program contains a NUL character, which no statement or expression may hold", "remove it"), nil
 	}
-	lex := newStream(newScanner(text, t.ts, maxNesting(maxDepth)))
+	lex := newStream(newScanner(text, t.ts, maxNesting(maxDepth)), 8*kept)
 	err := (&reader{lex: lex}).program(top)
 	if err != nil {
 		lex.drain()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -61,7 +62,10 @@ type builder struct {
 	pending   []pendingExpr
 	loopVars  []loopVar
 
-	index map[*program.Step]int // a step's place in starts, made by locate
+	// index is a step's place in starts, made by the first locate that
+	// needs it (Parsed may be used by several goroutines).
+	index     map[*program.Step]int
+	indexOnce sync.Once
 }
 
 type pendingExpr struct {

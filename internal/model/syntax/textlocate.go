@@ -193,10 +193,10 @@ func original(text string, ins []int, r int) int {
 
 // startOf is the offset of step s's statement.
 func (b *builder) startOf(s *program.Step) int32 {
-	if b.index == nil {
+	b.indexOnce.Do(func() {
 		b.index = make(map[*program.Step]int, len(b.starts))
 		program.Walk(b.prog.Steps, func(s *program.Step) { b.index[s] = len(b.index) })
-	}
+	})
 	return b.starts[b.index[s]]
 }
 
@@ -205,6 +205,6 @@ func (b *builder) startOf(s *program.Step) int32 {
 func (b *builder) reread(start int32) *tItem {
 	sc := newScanner(b.text, b.t.ts, len(b.text))
 	sc.pos.Offset = int(start)
-	it, _ := (&reader{lex: newStream(sc)}).item()
+	it, _ := (&reader{lex: newStream(sc, 2*kept+1)}).item()
 	return it
 }

@@ -30,8 +30,10 @@ type streamPos struct {
 // alternative given up unreads.
 const kept = 4 * lookahead
 
-func newStream(sc *scanner) *stream {
-	return &stream{sc: sc, buf: make([]lexer.Token, 0, 8*kept)}
+// newStream reads sc with room for size tokens (more than kept) before
+// it drops the oldest.
+func newStream(sc *scanner, size int) *stream {
+	return &stream{sc: sc, buf: make([]lexer.Token, 0, size)}
 }
 
 // Peek is the next token; after the last one, or at a scanner error,
