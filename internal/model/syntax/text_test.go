@@ -205,7 +205,10 @@ func TestTextIDStability(t *testing.T) {
 // FuzzText: whatever the text, reading it never panics, and every
 // diagnostic is inside the text: its start is not after its end, and
 // both are on a line of the text at a column at most one past the
-// line's last character.
+// line's last character. So is every value of the program a diagnostic
+// may name (placed by reading its statement again): each step, its id,
+// target and arguments, each expression and a range inside it, and
+// pointers under them that name nothing.
 func FuzzText(f *testing.F) {
 	for _, s := range golden.Sections(f, "testdata/text/*.txtar", func(name string) bool { return name == "program.txt" }) {
 		f.Add(s)
@@ -220,7 +223,30 @@ func FuzzText(f *testing.F) {
 		in := func(lc pilotage.LineCol) bool {
 			return lc.Line >= 1 && lc.Line <= len(lines) && lc.Column >= 1 && lc.Column <= len([]rune(string(lines[lc.Line-1])))+1
 		}
-		for _, d := range p.Locate(p.Diagnostics) {
+		diags := p.Diagnostics
+		if pilotage.Valid(diags) {
+			at := func(ptr string, r *pilotage.CharRange) {
+				diags = append(diags, pilotage.Diagnostic{Path: pilotage.PointerPath(ptr), Range: r})
+			}
+			expr := func(e *program.Expr) {
+				if e != nil {
+					at(e.Pointer, nil)
+					at(e.Pointer, &pilotage.CharRange{Start: 0, End: len([]rune(e.Src))})
+				}
+			}
+			program.Walk(p.Program.Steps, func(s *program.Step) {
+				for _, ptr := range []string{s.Pointer, s.Pointer + "/id", s.TargetPointer, s.ArgsPointer, s.Pointer + "/then", s.Pointer + "/else/9", s.Pointer + "/as", s.Pointer + "/do/x"} {
+					at(ptr, nil)
+				}
+				for _, a := range s.Args {
+					expr(a.Expr)
+				}
+				expr(s.Cond)
+				expr(s.List)
+			})
+			expr(p.Program.Output)
+		}
+		for _, d := range p.Locate(diags) {
 			r := d.Path.Text
 			if r == nil || !in(r.Start) || !in(r.End) || r.End.Line < r.Start.Line || r.End.Line == r.Start.Line && r.End.Column < r.Start.Column {
 				t.Fatalf("diagnostic outside the text %q: %+v", src, d)
