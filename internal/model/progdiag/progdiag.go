@@ -25,18 +25,28 @@ type Doc struct {
 	// Text is true for a text-valued program (text-range dialect): Src is
 	// the program itself, not JSON.
 	Text bool
-	json *jsonpos.Doc // nil when Src is not JSON (or Text)
+	// parsed says json and bad are set: the file is parsed when the
+	// first diagnostic needs it, so a request refused whole (a program
+	// or input over its limit) builds no tree of a file it never reads.
+	parsed bool
+	json   *jsonpos.Doc // nil when Src is not JSON (or Text)
 	// bad is where a JSON file that does not parse goes wrong.
 	bad *jsonpos.SyntaxError
 }
 
-// NewDoc prepares a file for locating pointers. A JSON file that does not
-// parse is still usable: the syntax diagnostic about the whole document
-// (path "") points at the syntax error, the others at line 1.
+// NewDoc prepares a file for locating pointers; src must not change
+// while the Doc is used. A JSON file that does not parse is still usable:
+// the syntax diagnostic about the whole document (path "") points at the
+// syntax error, the others at line 1.
 func NewDoc(name string, src []byte, text bool) *Doc {
-	d := &Doc{Name: name, Src: src, Text: text}
-	if !text {
-		pd, err := jsonpos.Parse(src)
+	return &Doc{Name: name, Src: src, Text: text, parsed: text}
+}
+
+// parse reads the JSON file once, on first use.
+func (d *Doc) parse() *Doc {
+	if !d.parsed {
+		d.parsed = true
+		pd, err := jsonpos.ParseShared(d.Src)
 		if err == nil {
 			d.json = pd
 		}
@@ -68,6 +78,9 @@ func Findings(diags []pilotage.Diagnostic, files Files) []report.Finding {
 	out := make([]report.Finding, 0, len(diags))
 	for _, d := range diags {
 		doc := files.of(d.Code)
+		if d.Path.Text == nil {
+			doc.parse()
+		}
 		f := report.Finding{Rule: d.Code, Section: Section, Severity: severity(d.Severity), Message: d.Message,
 			File: doc.Name, Pointer: d.Path.Pointer, Hint: d.Hint}
 		switch {

@@ -3,6 +3,8 @@ package progdiag
 import (
 	"bytes"
 	"os"
+	"runtime"
+	"strings"
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -98,4 +100,23 @@ func FuzzFindings(f *testing.F) {
 			t.Fatalf("finding %+v outside the program or with its end before its start", x)
 		}
 	})
+}
+
+// TestDocParsedOnDemand: preparing a 16 MB file of one-character values
+// builds no tree (the CLI prepares every file before the engine answers,
+// and a program over its size limit is refused without a diagnostic); the
+// first diagnostic that points into it parses it.
+func TestDocParsedOnDemand(t *testing.T) {
+	src := []byte("[" + strings.Repeat("1,", 8<<20) + "1]")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	doc := NewDoc("big.json", src, false)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<10 {
+		t.Errorf("NewDoc of a 16 MB file allocated %d bytes, want no tree", n)
+	}
+	f := Findings([]pilotage.Diagnostic{diag(pilotage.CodeInputBinding, "/3", nil)}, Files{Program: doc})
+	if f[0].Line != 1 || f[0].Column != 8 {
+		t.Errorf("/3 placed at %d:%d, want 1:8", f[0].Line, f[0].Column)
+	}
 }
