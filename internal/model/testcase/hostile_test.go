@@ -2,6 +2,8 @@ package testcase
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,5 +38,26 @@ func TestHostile(t *testing.T) {
 				t.Errorf("took %v", d)
 			}
 		})
+	}
+}
+
+// TestReferenceBounded: an input file a case names is read up to MaxRef
+// and no further, so one that never ends (here /dev/zero) is an error at
+// the case's line, not a hang; a case file over MaxFile, a megabyte, is
+// refused before go-yaml's tree (30 to 60 bytes a byte) is built.
+func TestReferenceBounded(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "endless.json")); err != nil {
+		t.Skip(err)
+	}
+	src := "cases:\n  - name: a\n    program: {steps: [], output: '1'}\n    input: endless.json\n"
+	_, err := Parse(filepath.Join(dir, "case.yaml"), []byte(src))
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != 4 || !strings.Contains(pe.Msg, "larger than 64 MiB") {
+		t.Errorf("got %v, want an error at line 4 naming the 64 MiB limit", err)
+	}
+	big := "cases:\n" + strings.Repeat("  - name: a\n    program: {steps: [], output: '1'}\n", MaxFile/50+1)
+	if _, err := Parse("case.yaml", []byte(big)); !errors.As(err, &pe) || !strings.Contains(pe.Msg, "more than the 1048576") {
+		t.Errorf("a %d-byte case file: got %v, want the size limit", len(big), err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -136,8 +137,17 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
 
-// MaxFile bounds a case file's size: a corpus is written by hand.
-const MaxFile = 4 << 20
+// MaxFile bounds a case file's size: a corpus is written by hand (the
+// largest of this repository is 8 KB). go-yaml's node tree takes 30 to
+// 60 bytes a byte of dense YAML, so this is also what bounds the memory
+// of reading one: about 60 MB (docs/performance.md, "Hostile inputs").
+const MaxFile = 1 << 20
+
+// MaxRef bounds a program, input or context file a case names: larger
+// than any Language's default limits (a program of 1 MiB, an input of
+// 16 MiB), and it keeps a case naming a device or a huge file from
+// reading without end.
+const MaxRef = 64 << 20
 
 // Parse reads a case file. The first problem is returned as an *Error at
 // its line; a file is all or nothing, so no case of a broken file passes.
@@ -206,11 +216,26 @@ func (p *parser) resolvePDL(f *File, root *yaml.Node) error {
 // readRel reads a file a case names, relative to the case file.
 func (p *parser) readRel(n *yaml.Node, rel string) (string, []byte, error) {
 	path := filepath.Join(p.dir, rel)
-	b, err := os.ReadFile(path)
+	b, err := readAtMost(path, MaxRef)
 	if err != nil {
 		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), "paths are relative to the case file")
 	}
 	return path, b, nil
+}
+
+// readAtMost reads the file at path, or fails once it holds more than
+// max bytes.
+func readAtMost(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("the file is larger than %d MiB, more than a case's program, input or context may be", max>>20)
+	}
+	return b, err
 }
 
 // why is the reason a file could not be read, without the path a case
