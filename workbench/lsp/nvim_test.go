@@ -30,8 +30,13 @@ func TestNeovim(t *testing.T) {
 	pdlFile, _ := filepath.Abs(homeflow)
 	script, _ := filepath.Abs("testdata/nvim.lua")
 	out := filepath.Join(dir, "out.json")
+	settings := filepath.Join(dir, "project", "pilotage.yaml")
+	os.Mkdir(filepath.Dir(settings), 0o755)
+	if err := os.WriteFile(settings, []byte("langauges: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-c", "luafile "+script)
-	cmd.Env = append(os.Environ(), "LSP_OUT="+out, "PILOTAGE_BIN="+bin, "PDL_FILE="+pdlFile, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir)
+	cmd.Env = append(os.Environ(), "LSP_OUT="+out, "PILOTAGE_BIN="+bin, "PDL_FILE="+pdlFile, "SETTINGS_FILE="+settings, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir)
 	done := make(chan error, 1)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -63,6 +68,11 @@ func TestNeovim(t *testing.T) {
 		}
 		Completion struct{ Result []struct{ Label string } }
 		Formatting struct{ Result []struct{ NewText string } }
+		Settings   []struct {
+			Code    string
+			Message string
+			Range   struct{ Start, End struct{ Line, Character int } }
+		}
 	}
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v: %s", err, b)
@@ -70,6 +80,11 @@ func TestNeovim(t *testing.T) {
 	if len(got.Diagnostics) != 1 || got.Diagnostics[0].Code != "pdl-reference" || !strings.Contains(got.Diagnostics[0].Message, "did you mean write?") ||
 		!strings.HasSuffix(got.Diagnostics[0].CodeDescription.Href, "docs/pdl.md#diagnostics") {
 		t.Errorf("diagnostics: %s", b)
+	}
+	// The broken pilotage.yaml: config show's problem, on the key.
+	if ds := got.Settings; len(ds) != 1 || ds[0].Code != "pilotage.yaml" || !strings.HasPrefix(ds[0].Message, `unknown key "langauges" at the top level (did you mean "languages"?)`) ||
+		ds[0].Range.Start.Line != 0 || ds[0].Range.Start.Character != 0 || ds[0].Range.End.Character != 9 {
+		t.Errorf("pilotage.yaml diagnostics: %+v", ds)
 	}
 	if !strings.Contains(got.Hover.Result.Contents.Value, "risk=`safe`") {
 		t.Errorf("hover: %s", b)
