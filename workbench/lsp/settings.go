@@ -19,6 +19,7 @@ import (
 // names the file, which no rule ID can be, and links its page.
 const settingsCode = "pilotage.yaml"
 
+// settingsDoc is the page settingsCode links.
 const settingsDoc = "docs/config.md"
 
 // analyseSettings publishes the problems of a settings file the editor
@@ -30,6 +31,8 @@ func (s *server) analyseSettings(path, uri string, text []byte, p Project) *lsps
 	return &lspserve.Analysis{Diags: lspserve.Diagnostics(settingsFindings(p.Problems), path, uri, text, nil, s.docLink)}
 }
 
+// settingsFindings are a settings file's problems with the code their
+// diagnostics carry.
 func settingsFindings(fs []report.Finding) []report.Finding {
 	out := make([]report.Finding, len(fs))
 	for i, f := range fs {
