@@ -114,6 +114,19 @@ func TestReaderMatchesGrammar(t *testing.T) {
 	gen("", 3)
 }
 
+// An alternative given up is unread to where it started, which may be
+// further behind than the tokens the reader keeps: nested unclosed
+// blocks give up one after another back to the first. After statements
+// enough to have dropped earlier tokens, the reader still agrees.
+func TestReaderRewindsFar(t *testing.T) {
+	ts := language.DefaultTextSyntax
+	for pre := range 120 {
+		for _, tail := range []string{"if x { ", "if x {} else { ", "if x { a.b(c: d\n"} {
+			sameRead(t, []byte(strings.Repeat("a.b()\n", pre)+strings.Repeat(tail, 20)), &ts)
+		}
+	}
+}
+
 // FuzzTextReader: the reader and the oracle agree on any text.
 func FuzzTextReader(f *testing.F) {
 	for _, s := range golden.Sections(f, "testdata/text/*.txtar", func(name string) bool { return name == "program.txt" }) {

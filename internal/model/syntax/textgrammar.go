@@ -107,24 +107,20 @@ const (
 // expect is the failure at the next token, expecting want.
 func (r *reader) expect(want string) error {
 	r.lex.Peek()
-	return &failure{s: r.lex, at: r.lex.Cursor(), want: want}
+	return &failure{tok: *r.lex.Peek(), want: want}
 }
 
 // failure is participle's UnexpectedTokenError before it is reported:
-// most are given up (every separator is first tried as a statement),
-// so they name their token's place in the stream rather than copy it.
-// A failure that is reported is always within lookahead tokens of where
-// reading stopped, so its token is still in the stream.
+// most are given up, and their message is never made.
 type failure struct {
-	s    *stream
-	at   int
+	tok  lexer.Token
 	want string
 }
 
 func (f *failure) Error() string { return f.unexpected().Error() }
 
 func (f *failure) unexpected() *participle.UnexpectedTokenError {
-	return &participle.UnexpectedTokenError{Unexpected: *f.s.token(f.at), Expect: f.want}
+	return &participle.UnexpectedTokenError{Unexpected: f.tok, Expect: f.want}
 }
 
 // reported is err as participle reports it.
@@ -300,12 +296,13 @@ func (r *reader) items(add func(*tItem)) error {
 // separator (a program of 10^5 ';' made 10^5 of them).
 func (r *reader) seps() {
 	last := r.lex.Cursor()
+	var tok *lexer.Token
 	for r.lex.Peek().Type == kSep {
 		last = r.lex.Cursor()
-		r.lex.Next()
+		tok = r.lex.Next()
 	}
 	if last >= r.depth {
-		r.err, r.depth = &failure{s: r.lex, at: last, want: wantStatement}, last
+		r.err, r.depth = &failure{tok: *tok, want: wantStatement}, last
 	}
 }
 
