@@ -13,34 +13,35 @@ import (
 // pointers are one slice of exactly its length, collected on a stack
 // shared by the whole parse rather than grown by append per list.
 
-// Tree bounds: the tree may take treePerByte bytes a byte of the file,
-// plus treeSlack. Written files take less (the Languages of langs/ 3 to
-// 5 a byte, the 2.5 MiB generated Language of docs/performance.md 3.6),
-// and the slack lets a generated file of short statements be terse (20,000
-// one-line entries of 28 bytes take 11 a byte, docs/pdl.md); a file of
-// one-byte tokens would take 36 to 52: a statement costs its struct and
-// its place in its body (104 bytes, for "a;"), a value its argument and
-// pointer (72, for " a"). With the text of the file (one copy) and the
-// caller's bytes, a parse stays within 10 times its input, plus
-// treeSlack (docs/pdl.md, "The file").
+// Tree bounds: reading a file may take treePerByte bytes a byte of it,
+// plus treeSlack, besides its text. Written files take less (the
+// Languages of langs/ 3.5 to 5.5 a byte, the 2.5 MiB generated Language
+// of docs/performance.md 4), and the slack lets a generated file of
+// short statements be terse (20,000 one-line entries of 28 bytes take 13
+// a byte, docs/pdl.md); a file of one-byte tokens would take 40 to 60: a
+// statement costs 120 bytes (for "a;"), a value 80 (for " a"). With the
+// text of the file (one copy) and the caller's bytes, a parse stays
+// within 10 times its input, plus treeSlack (docs/pdl.md, "The file").
 const (
 	treePerByte = 6
-	treeSlack   = 4 << 20
+	treeSlack   = 6 << 20
 )
 
-// What the budget charges for each part of the tree: its struct, and its
-// place in its body (an interface) or argument list (a pointer).
+// What the budget charges for each part of the tree: its struct, its
+// place in its body (an interface) or argument list (a pointer), and that
+// place again on the parser's stack while the list is read.
 const (
 	ptrSize     = int(unsafe.Sizeof(&Arg{}))
 	nodeSize    = int(unsafe.Sizeof(Node(nil)))
-	stmtCost    = int(unsafe.Sizeof(Stmt{})) + nodeSize
-	commentCost = int(unsafe.Sizeof(Comment{})) + nodeSize
-	blankCost   = int(unsafe.Sizeof(Blank{})) + nodeSize
+	stmtCost    = int(unsafe.Sizeof(Stmt{})) + 2*nodeSize
+	commentCost = int(unsafe.Sizeof(Comment{})) + 2*nodeSize
+	blankCost   = int(unsafe.Sizeof(Blank{})) + 2*nodeSize
 	blockCost   = int(unsafe.Sizeof(Block{}))
-	argCost     = int(unsafe.Sizeof(Arg{})) + ptrSize
+	argCost     = int(unsafe.Sizeof(Arg{})) + 2*ptrSize
 )
 
-// treeBudget is how many bytes of tree a file of n bytes may take.
+// treeBudget is how many bytes reading a file of n bytes may take
+// besides its text.
 func treeBudget(n int) int { return treePerByte*n + treeSlack }
 
 // syntaxError is a token the grammar does not allow where it stands.

@@ -89,7 +89,7 @@ func TestTreeBudgetFinding(t *testing.T) {
 	src := bytes.Repeat([]byte("a;"), 60_000)
 	f, fs := Parse("dense.pdl", src)
 	over := treeBudget(len(src))/(stmtCost) + 1 // statements that fit, plus the one that does not
-	want := fmt.Sprintf("dense.pdl:1:%d-1:%d pdl-syntax: too many statements and values for a file of 120000 bytes: reading them would take more than %d bytes of memory [hint: PDL reads a file in at most 6 bytes of memory a byte of it, plus 4 MiB, and a statement takes about %d bytes, a value %d: on average a statement needs %d bytes of the file, a value %d. Check what wrote the file; statements this short are not written by hand]\n",
+	want := fmt.Sprintf("dense.pdl:1:%d-1:%d pdl-syntax: too many statements and values for a file of 120000 bytes: reading them would take more than %d bytes of memory [hint: PDL reads a file in at most 6 bytes of memory a byte of it, plus 6 MiB, and a statement takes about %d bytes, a value %d: on average a statement needs %d bytes of the file, a value %d. Check what wrote the file; statements this short are not written by hand]\n",
 		2*over-1, 2*over, treeBudget(len(src)), stmtCost, argCost, (stmtCost)/6, argCost/6)
 	if got := string(render(fs)); f != nil || got != want {
 		t.Errorf("tree %v, findings\n%s\nwant\n%s", f != nil, got, want)
