@@ -35,9 +35,21 @@ func TestMain(m *testing.M) {
 // directory holds a copy of langs/, so scripts can run the bundled
 // Languages (conform serves langs/homeflow) without keeping copies of
 // them that would drift.
+//
+// With -short only cmd.ShortScripts run, one or more per verb: the edit
+// loop's check that every verb still works end to end.
 func TestScripts(t *testing.T) {
+	dir, files := "testdata/script", []string(nil)
+	if testing.Short() {
+		dir = ""
+		for _, name := range cmd.ShortScripts {
+			files = append(files, filepath.Join("testdata", "script", name+".txtar"))
+		}
+		t.Logf("-short runs %d scripts of testdata/script (cmd.ShortScripts); run without -short for all", len(files))
+	}
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:   dir,
+		Files: files,
 		Setup: func(env *testscript.Env) error {
 			if err := shareGraphvizCache(env); err != nil {
 				return err

@@ -51,9 +51,14 @@ func checkSyntaxLikeLint(t *testing.T, plan *Plan, data []byte) {
 // result with checkSyntaxLikeLint: the first syntax error of a streamed
 // trace is placed and worded exactly as lint places and words it in the
 // whole file, wherever it is (top level, steps, inside an entry, in a
-// skipped member, after the top-level value).
+// skipped member, after the top-level value). With -short, a tenth of
+// the corruptions.
 func TestSyntaxErrorsLikeLint(t *testing.T) {
 	plan := basePlan(t)
+	corruptions := 500
+	if testing.Short() {
+		corruptions = 50
+	}
 	src, err := os.ReadFile(filepath.Join("testdata", "trace.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +70,7 @@ func TestSyntaxErrorsLikeLint(t *testing.T) {
 	const alphabet = "{}[],:\" \n0-.eatrun\\x/"
 	for _, base := range [][]byte{src, resp} {
 		checkSyntaxLikeLint(t, plan, base)
-		for range 500 {
+		for range corruptions {
 			b := bytes.Clone(base)
 			i := rng.IntN(len(b))
 			c := alphabet[rng.IntN(len(alphabet))]

@@ -65,9 +65,9 @@ func TestServeRefuses(t *testing.T) {
 func TestServeHTTPExposed(t *testing.T) {
 	const warning = "pilotage serve: warning: 0.0.0.0:0 listens on every network interface: other machines can reach this server; give 127.0.0.1:PORT to serve this machine only\n"
 	for addr, warns := range map[string]bool{"0.0.0.0:0": true, "127.0.0.1:0": false} {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		var errb bytes.Buffer
-		err := Serve(ctx, params(Params{HTTP: addr}), verb.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errb := &stopWhenListening{stop: cancel}
+		err := Serve(ctx, params(Params{HTTP: addr}), verb.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: errb})
 		cancel()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", addr, err, errb.String())
@@ -76,4 +76,20 @@ func TestServeHTTPExposed(t *testing.T) {
 			t.Errorf("--http %s: standard error\n%s\nwant the warning: %v", addr, errb.String(), warns)
 		}
 	}
+}
+
+// stopWhenListening keeps a server's standard error and stops the server
+// once it has written the "listening on" line, its last line of
+// start-up, so a test of what start-up says waits for nothing more.
+type stopWhenListening struct {
+	bytes.Buffer
+	stop context.CancelFunc
+}
+
+func (w *stopWhenListening) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if strings.Contains(w.String(), "pilotage serve: listening on ") {
+		w.stop()
+	}
+	return n, err
 }

@@ -139,7 +139,19 @@ func TestDiscoverAnsweredWithTextOnly(t *testing.T) {
 // connectFailure runs conform on tr and returns its connection failure.
 func connectFailure(t *testing.T, tr mcp.Transport) string {
 	t.Helper()
-	_, err := Check(context.Background(), tr, Options{Dir: t.TempDir(), Timeout: 20 * time.Second})
+	return wantConnectError(t, checkConnect(t.TempDir(), tr))
+}
+
+// checkConnect runs conform on tr, saving into dir, for a test that
+// expects it to fail to connect; it may run on any goroutine.
+func checkConnect(dir string, tr mcp.Transport) error {
+	_, err := Check(context.Background(), tr, Options{Dir: dir, Timeout: 20 * time.Second})
+	return err
+}
+
+// wantConnectError returns the message of err, a connection failure.
+func wantConnectError(t *testing.T, err error) string {
+	t.Helper()
 	var ce *ConnectError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want a connection failure", err)
@@ -153,7 +165,7 @@ func connectFailure(t *testing.T, tr mcp.Transport) string {
 // go-sdk's error chain ("calling "initialize": client is closing: EOF").
 func TestStdioServerFailsBeforeInitialize(t *testing.T) {
 	const rule = "a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error"
-	for _, tc := range []struct {
+	cases := []struct {
 		name, script, want string
 		// suffix: want ends the message, after the go-sdk's error
 		suffix bool
@@ -174,20 +186,40 @@ func TestStdioServerFailsBeforeInitialize(t *testing.T) {
 		// is named.
 		{"JSON log line", `echo '{"level":30,"msg":"listening"}'; exec sleep 60`,
 			` (the last line the server wrote on its standard output starts "{\"level\":30,\"msg\":\"listening\"}")`, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			// The children that sleep each wait out StopGrace; run
-			// together they wait once.
-			t.Parallel()
+	}
+	// The children that sleep ignore their closed input: conform waits
+	// out StopGrace, then stops them with SIGTERM. All cases are checked
+	// at once, so the sleepers wait once; as parallel subtests they
+	// would wait in turn, -parallel (the number of CPUs) at a time.
+	type result struct {
+		err  error
+		took time.Duration
+	}
+	results := make([]chan result, len(cases))
+	for i, tc := range cases {
+		if testing.Short() && strings.Contains(tc.script, "sleep") {
+			continue
+		}
+		results[i] = make(chan result, 1)
+		dir := t.TempDir()
+		go func() {
 			start := time.Now()
-			got := connectFailure(t, Command(context.Background(), "sh", []string{"-c", tc.script}, io.Discard))
+			err := checkConnect(dir, Command(context.Background(), "sh", []string{"-c", tc.script}, io.Discard))
+			results[i] <- result{err, time.Since(start)}
+		}()
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if results[i] == nil {
+				t.Skip("the server ignores its closed input, so conform waits out StopGrace before stopping it; run without -short")
+			}
+			r := <-results[i]
+			got := wantConnectError(t, r.err)
 			if got != tc.want && !(tc.suffix && strings.HasSuffix(got, tc.want) && !strings.Contains(got, "ended")) {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
-			// A child that ignores its closed input is stopped: SIGTERM
-			// after StopGrace.
-			if d := time.Since(start); d > 30*time.Second {
-				t.Errorf("took %v", d)
+			if r.took > 30*time.Second {
+				t.Errorf("took %v", r.took)
 			}
 		})
 	}

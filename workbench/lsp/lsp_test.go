@@ -272,6 +272,9 @@ func asRPC(err error, je **jsonrpc2.Error) bool {
 // A 10 MB file gets one diagnostic saying it is too large, at once, and
 // requests on it answer nothing rather than stall.
 func TestHugeFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens a 10 MB file; run without -short")
+	}
 	c := start(t)
 	big := strings.Repeat("risk safe readOnly \"x\"\n", 10<<20/23+1)
 	t0 := time.Now()

@@ -93,8 +93,13 @@ func posOf(err error) lexer.Position {
 // TestReaderMatchesGrammar reads every program of up to three tokens of
 // the surface's structure, and each of them after a dozen beginnings
 // (inside a block, an else block, an argument list, after a label), with
-// the reader and with the oracle.
+// the reader and with the oracle. With -short, up to two tokens: the
+// eighty thousand reads of three take seconds.
 func TestReaderMatchesGrammar(t *testing.T) {
+	depth := 3
+	if testing.Short() {
+		depth = 2
+	}
 	ts := language.DefaultTextSyntax
 	atoms := []string{"a.b", "=", "(", ")", "{", "}", ",", "\n", "if", "else", "for", "in", "run", "output", "x", ":", "1", "+"}
 	starts := []string{"", "a = ", "if x { ", "for x in y { ", "a.b(x: 1, ", "run ", "output ", "if x { a.b() } else ",
@@ -111,7 +116,7 @@ func TestReaderMatchesGrammar(t *testing.T) {
 			gen(prefix+" "+a, n-1)
 		}
 	}
-	gen("", 3)
+	gen("", depth)
 }
 
 // An alternative given up is unread to where it started, which may be
