@@ -85,6 +85,7 @@ func (s *stubbornConform) wait(t *testing.T, start time.Time, limit time.Duratio
 // from the go-sdk's alone, which takes at least 10 s: it closes the
 // standard input, waits 5 s, sends SIGTERM and waits 5 s more.
 func TestConformSignalStopsChild(t *testing.T) {
+	t.Parallel() // it waits out conform.StopGrace; TestConformInitializeTimeoutStopsChild waits meanwhile
 	const promptStop = 8 * time.Second
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -111,6 +112,7 @@ func TestConformSignalStopsChild(t *testing.T) {
 // margin; without the stop, the child would outlive conform, holding the
 // standard error they share open for its 300 s.
 func TestConformInitializeTimeoutStopsChild(t *testing.T) {
+	t.Parallel() // it waits out the timeout and conform.StopGrace twice; others wait meanwhile
 	s := startStubborn(t, "1s")
 	s.wait(t, time.Now(), 20*time.Second, 2)
 	if !strings.Contains(s.stderr.String(), "did not answer initialize within 1s (--timeout)") {

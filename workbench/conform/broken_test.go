@@ -317,6 +317,10 @@ func TestHostileServers(t *testing.T) {
 			}
 		}, []string{"tools/call pilotage_discover: error: discover: "}, nil},
 		{"deeply nested result", func(f *fake, o *Options) {
+			// conform meets an answer nested this deep as no answer
+			// within the timeout (its finding says so): a short one
+			// will do.
+			o.Timeout = 300 * time.Millisecond
 			f.answer = func(_ context.Context, tool string, _ map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 				if tool == binding.DiscoverTool {
 					deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)

@@ -190,7 +190,9 @@ func TestStdioServerFailsBeforeInitialize(t *testing.T) {
 	// The children that sleep ignore their closed input: conform waits
 	// out StopGrace, then stops them with SIGTERM. All cases are checked
 	// at once, so the sleepers wait once; as parallel subtests they
-	// would wait in turn, -parallel (the number of CPUs) at a time.
+	// would wait in turn, -parallel (the number of CPUs) at a time. The
+	// test itself waits alongside TestOutputHeldByGrandchild.
+	t.Parallel()
 	type result struct {
 		err  error
 		took time.Duration

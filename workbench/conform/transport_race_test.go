@@ -35,6 +35,7 @@ func TestOutputHeldByGrandchild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a grandchild process; run without -short")
 	}
+	t.Parallel() // it waits out StopGrace; TestStdioServerFailsBeforeInitialize does too, meanwhile
 	start := time.Now()
 	got := connectFailure(t, Command(context.Background(), "sh", []string{"-c", "(sleep 5 &); echo hello; exit 0"}, io.Discard))
 	if want := `connecting: the server wrote "hello" on its standard output`; !strings.HasPrefix(got, want) {
