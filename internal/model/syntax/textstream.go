@@ -13,6 +13,7 @@ import "github.com/alecthomas/participle/v2/lexer"
 // unclosed blocks, `if x { if y { …`): a position no longer kept is
 // scanned again from the scanner's state there, which the checkpoint
 // holds.
+//
 // participle's PeekingLexer, which held every token (64 bytes each, in a
 // slice grown by append), made a read of one-character tokens cost
 // hundreds of times the program's size (docs/performance.md).
@@ -36,8 +37,9 @@ type streamPos struct {
 	depth       int
 }
 
-// kept is how many tokens behind the cursor stay readable: more than an
-// alternative given up unreads.
+// kept is how many tokens behind the cursor stay in the buffer: an
+// alternative given up is almost always unread within them (lookahead
+// tokens), and read again from the scanner when not.
 const kept = 4 * lookahead
 
 // newStream reads sc with room for size tokens (more than kept) before
