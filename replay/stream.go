@@ -378,7 +378,7 @@ var errNotUTF8 = errors.New("invalid UTF-8")
 // file's syntax error, at its place in the file (failAt parses the value
 // again from prev).
 func (w *walker) value(raw []byte, prev int64) error {
-	if _, err := jsonpos.ParseShared(raw); err != nil || w.pr.badBefore(w.dec.InputOffset()) {
+	if err := jsonpos.Check(raw); err != nil || w.pr.badBefore(w.dec.InputOffset()) {
 		return w.failAt(cmp.Or(err, errNotUTF8), prev)
 	}
 	return nil

@@ -267,7 +267,7 @@ type Reporter interface {
 // as "malformed JSON", the words lint, replay and conform use for the
 // same bytes.
 func JSONFile(name string, src []byte) (json.RawMessage, error) {
-	if _, err := jsonpos.ParseShared(src); err != nil {
+	if err := jsonpos.Check(src); err != nil {
 		var se *jsonpos.SyntaxError
 		if errors.As(err, &se) {
 			return nil, Usage("%s:%d:%d: malformed JSON: %s", name, se.Pos.Line, se.Pos.Column, se.Msg)

@@ -438,7 +438,7 @@ func compileSchema(src []byte) schemaResult {
 		return schemaResult{hint: "a schema file is UTF-8 JSON without a byte order mark", err: "is not valid JSON: " + se.Msg}
 	}
 	var se *jsonpos.SyntaxError
-	if _, err := jsonpos.Parse(src); errors.As(err, &se) {
+	if err := jsonpos.Check(src); errors.As(err, &se) {
 		return schemaResult{hint: "a schema is one JSON value", err: "is not valid JSON: " + se.Msg, bad: se}
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
@@ -496,7 +496,7 @@ func (c *compiler) jsonValue(a *pdl.Arg) json.RawMessage {
 	}
 	src := c.text(a, "the JSON value")
 	var se *jsonpos.SyntaxError
-	if _, err := jsonpos.Parse([]byte(src)); errors.As(err, &se) {
+	if err := jsonpos.Check([]byte(src)); errors.As(err, &se) {
 		c.jsonSyntax(a, false, []byte(src), se, "write one JSON value in `back-quotes` or a \"\"\"text block\"\"\"", "not valid JSON: "+se.Msg)
 		return nil
 	}

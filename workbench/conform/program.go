@@ -27,7 +27,7 @@ import (
 func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snapPath string, snapSrc []byte) error {
 	// A text-valued program travels as a string (binding.md).
 	prog, text := syntax.Wire(l.Locator, c.opt.Program.Src)
-	if _, err := jsonpos.ParseShared(c.opt.Program.Src); !text && err != nil {
+	if err := jsonpos.Check(c.opt.Program.Src); !text && err != nil {
 		// Where and why, in the words validate and lint use for the same
 		// bytes: a byte order mark or UTF-16 names its fix (internal/base/textenc).
 		where, why := c.opt.Program.File, err.Error()

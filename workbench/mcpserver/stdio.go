@@ -246,7 +246,7 @@ func (lr *lineReader) admit(line []byte) bool {
 	// parse would stop at its own, deeper bound and call it "not JSON".
 	if nesting(msg) <= carrierDepth {
 		var se *jsonpos.SyntaxError
-		if _, err := jsonpos.ParseShared(msg); errors.As(err, &se) {
+		if err := jsonpos.Check(msg); errors.As(err, &se) {
 			code, bad = jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
 		}
 	}

@@ -521,15 +521,25 @@ func Parse(src []byte) (*Doc, error) {
 // strings.
 func ParseShared(src []byte) (*Doc, error) {
 	d := &Doc{Src: src, keys: &keyIndex{maps: map[uint32]map[string]uint32{}}}
+	if err := parse(d, src, false); err != nil {
+		return d, err
+	}
+	d.Root = Node{d, 0}
+	return d, nil
+}
+
+// parse reads src into d, or with check only checks it (Check); on an
+// error it leaves d holding src alone.
+func parse(d *Doc, src []byte, check bool) *SyntaxError {
 	if uint64(len(src)) > MaxSize {
 		// Position would scan the whole input to say 1:1.
-		return d, &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1},
+		return &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1},
 			Msg: fmt.Sprintf("the input is %d bytes; at most %d bytes can be parsed, since positions are 32-bit", len(src), MaxSize)}
 	}
 	if se := CheckEncoding(src); se != nil {
-		return d, se
+		return se
 	}
-	p := parser{src: src, d: d}
+	p := parser{src: src, d: d, check: check}
 	p.skipWS()
 	p.value(0)
 	if p.err == nil {
@@ -540,10 +550,22 @@ func ParseShared(src []byte) (*Doc, error) {
 	}
 	if p.err != nil {
 		*d = Doc{Src: src}
-		return d, &SyntaxError{Pos: d.Position(p.errAt), Msg: p.err.Error()}
+		return &SyntaxError{Pos: d.Position(p.errAt), Msg: p.err.Error()}
 	}
-	d.Root = Node{d, 0}
-	return d, nil
+	return nil
+}
+
+// Check reports what ParseShared would of src, an error at the same
+// place or nil, without building the tree: it holds only the member
+// names of each object (to find a name given twice), so checking a
+// document costs a small part of its size where the tree of one made
+// of one-character values is ten bytes a byte.
+func Check(src []byte) error {
+	d := &Doc{Src: src}
+	if err := parse(d, src, true); err != nil {
+		return err
+	}
+	return nil
 }
 
 // CheckEncoding returns the error of a document whose first bytes (four

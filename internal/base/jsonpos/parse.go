@@ -26,6 +26,11 @@ type parser struct {
 	// spare stands in for a record that did not fit (reserve's ok false),
 	// so that parsing goes on to the error without a special case.
 	spare [1]record
+	// check is set by Check: only member names are recorded (a
+	// duplicate is found among them), and values are read and forgotten.
+	check bool
+	// key says the string being read is a member name.
+	key bool
 }
 
 // tooMany is the error of a document whose records or children need
@@ -35,6 +40,10 @@ const tooMany = "the document has more values and members than 32-bit indices re
 // record appends a record of kind k starting at start and returns its
 // index with a pointer to it, valid until the next record.
 func (p *parser) record(k Kind, start int) (uint32, *record) {
+	if p.check && !p.key {
+		p.spare[0] = record{kind: k, start: uint32(start)}
+		return 0, &p.spare[0]
+	}
 	// The first chunk starts at one record per 32 bytes of input (a large
 	// snapshot has one per 25, prose-heavy documents fewer).
 	i, r, ok := p.d.records.reserve(1, len(p.src)/32+8)
@@ -50,6 +59,10 @@ func (p *parser) record(k Kind, start int) (uint32, *record) {
 // close ends the container whose record is i at p.i and gives it the
 // children pushed on p.open since base.
 func (p *parser) close(i uint32, base int) {
+	if p.check {
+		p.open = p.open[:base]
+		return
+	}
 	r := (Node{p.d, i}).rec()
 	r.end = uint32(p.i)
 	children := p.open[base:]
@@ -228,7 +241,9 @@ func (p *parser) str() (uint32, bool) {
 			p.i++
 			k, r := p.record(String, start)
 			r.end, r.flags, r.aux = uint32(p.i), flagEscaped, uint32(len(p.d.strs))
-			p.d.strs = append(p.d.strs, b.String())
+			if !p.check || p.key {
+				p.d.strs = append(p.d.strs, b.String())
+			}
 			return k, true
 		case c < 0x20:
 			p.fail(p.i, "control character 0x%02x in string; escape it (\\n, \\t, \\u00XX)", c)
@@ -339,7 +354,9 @@ func (p *parser) object(depth int) bool {
 			p.fail(p.i, "unexpected %s; expected a member name in double quotes", p.describe(p.i))
 			return false
 		}
+		p.key = true
 		key, ok := p.str()
+		p.key = false
 		if !ok {
 			return false
 		}
@@ -430,7 +447,9 @@ func (p *parser) array(depth int) bool {
 	}
 	for {
 		p.skipWS()
-		p.open = append(p.open, p.n)
+		if !p.check {
+			p.open = append(p.open, p.n)
+		}
 		if !p.value(depth + 1) {
 			return false
 		}

@@ -22,12 +22,22 @@ import (
 // a byte that is not UTF-8 is an error at its line and column rather than
 // silently the last value or U+FFFD, as encoding/json would read it.
 func DecodeCheckedJSON(data []byte) (any, error) {
-	if len(bytes.TrimSpace(data)) > 0 {
-		if _, err := jsonpos.ParseShared(data); err != nil {
-			return nil, err
-		}
+	if err := CheckJSON(data); err != nil {
+		return nil, err
 	}
 	return DecodeJSON(data)
+}
+
+// CheckJSON applies DecodeCheckedJSON's policy without decoding, for a
+// caller that validates the JSON against a schema before it holds the
+// decoded value, so the two are never in memory together.
+func CheckJSON(data []byte) error {
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := jsonpos.Check(data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DecodeJSON decodes JSON into the Go values CEL takes: integral numbers
