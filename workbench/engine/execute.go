@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -294,11 +295,12 @@ func (r *request) bindInput() (any, []pilotage.Diagnostic) {
 		// that cannot fit is refused before anything runs.
 		return nil, bad("", fmt.Sprintf("input is %d bytes; a Run of this Language holds at most %d", len(raw), r.lang.limits.MemoryBytes))
 	}
-	v, err := expr.DecodeCheckedJSON(raw)
-	if err != nil {
+	// Checked, then judged by the schema, then decoded for CEL: the
+	// schema's decoding and CEL's are never held together.
+	if err := expr.CheckJSON(raw); err != nil {
 		return nil, bad("", "input is not valid JSON: "+err.Error())
 	}
-	if _, ok := v.(map[string]any); !ok {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		return nil, bad("", "input must be a JSON object")
 	}
 	if r.ref != nil && len(r.ref.wire.InputSchema) > 0 {
@@ -309,6 +311,10 @@ func (r *request) bindInput() (any, []pilotage.Diagnostic) {
 		if len(out) > 0 {
 			return nil, out
 		}
+	}
+	v, err := expr.DecodeJSON(raw)
+	if err != nil {
+		return nil, bad("", "input is not valid JSON: "+err.Error())
 	}
 	return v, nil
 }

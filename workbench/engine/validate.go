@@ -185,10 +185,16 @@ func contextBinding(l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any) {
 	if isAbsent(raw) {
 		return []pilotage.Diagnostic{diag("", "this Language requires context matching its context_schema (see the manifest)")}, nil
 	}
-	// Read first, so the schema judges the context the caller sent, not
-	// encoding/json's last-wins reading of a member name given twice.
-	val, err := expr.DecodeCheckedJSON(raw)
-	if err != nil {
+	// A context is read whole, and decoded twice (for the schema and for
+	// CEL), at tens of bytes a byte for one-character values: it is
+	// bounded like the program it comes with.
+	if len(raw) > l.limits.ProgramBytes {
+		return []pilotage.Diagnostic{diag("", fmt.Sprintf("context is %d bytes; this Language reads a context of at most %d, its program limit (limits program)", len(raw), l.limits.ProgramBytes))}, nil
+	}
+	// Checked first, so the schema judges the context the caller sent,
+	// not encoding/json's last-wins reading of a member name given twice;
+	// decoded last, so the schema's decoding is garbage by then.
+	if err := expr.CheckJSON(raw); err != nil {
 		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil
 	}
 	var out []pilotage.Diagnostic
@@ -197,6 +203,10 @@ func contextBinding(l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any) {
 	}
 	if len(out) > 0 {
 		return out, nil
+	}
+	val, err := expr.DecodeJSON(raw)
+	if err != nil {
+		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil
 	}
 	return nil, val
 }
