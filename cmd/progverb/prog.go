@@ -207,7 +207,7 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 			return nil, err
 		}
 		pf.files.Sources[x.name] = b
-		*x.doc = progdiag.NewDoc(x.name, b, false)
+		*x.doc = progdiag.NewCheckedDoc(x.name, b)
 	}
 	return pf, nil
 }

@@ -6,6 +6,7 @@
 package progdiag
 
 import (
+	"bytes"
 	"errors"
 	"unicode/utf8"
 
@@ -32,6 +33,8 @@ type Doc struct {
 	json   *jsonpos.Doc // nil when Src is not JSON (or Text)
 	// bad is where a JSON file that does not parse goes wrong.
 	bad *jsonpos.SyntaxError
+	// checked says Src is known to be JSON (NewCheckedDoc).
+	checked bool
 }
 
 // NewDoc prepares a file for locating pointers; src must not change
@@ -40,6 +43,13 @@ type Doc struct {
 // syntax error, the others at line 1.
 func NewDoc(name string, src []byte, text bool) *Doc {
 	return &Doc{Name: name, Src: src, Text: text, parsed: text}
+}
+
+// NewCheckedDoc is NewDoc for a file the caller has found to be JSON
+// (jsonpos.Check): a diagnostic about the whole of it is placed from its
+// first and last bytes, so an input refused for its size is never parsed.
+func NewCheckedDoc(name string, src []byte) *Doc {
+	return &Doc{Name: name, Src: src, checked: true}
 }
 
 // parse reads the JSON file once, on first use.
@@ -78,12 +88,18 @@ func Findings(diags []pilotage.Diagnostic, files Files) []report.Finding {
 	out := make([]report.Finding, 0, len(diags))
 	for _, d := range diags {
 		doc := files.of(d.Code)
-		if d.Path.Text == nil {
+		whole := doc.checked && !doc.parsed && d.Path.Text == nil && d.Path.Pointer == "" && d.Range == nil
+		if d.Path.Text == nil && !whole {
 			doc.parse()
 		}
 		f := report.Finding{Rule: d.Code, Section: Section, Severity: severity(d.Severity), Message: d.Message,
 			File: doc.Name, Pointer: d.Path.Pointer, Hint: d.Hint}
 		switch {
+		case whole:
+			// The value is all of the file but its surrounding whitespace.
+			const ws = " \t\r\n"
+			start := len(doc.Src) - len(bytes.TrimLeft(doc.Src, ws))
+			place(&f, &jsonpos.Doc{Src: doc.Src}, start, len(bytes.TrimRight(doc.Src, ws)))
 		case d.Path.Text != nil:
 			f.Pointer = ""
 			f.Line, f.Column = d.Path.Text.Start.Line, d.Path.Text.Start.Column
@@ -133,7 +149,13 @@ func locate(doc *Doc, d pilotage.Diagnostic, f *report.Finding) {
 			start, end = n.Start()+s, n.Start()+e
 		}
 	}
-	sp, ep := doc.json.Position(start), doc.json.Position(end)
+	place(f, doc.json, start, end)
+}
+
+// place sets f's position to the byte range [start, end) of pd's source,
+// with an extent when the range is on one line.
+func place(f *report.Finding, pd *jsonpos.Doc, start, end int) {
+	sp, ep := pd.Position(start), pd.Position(end)
 	f.Line, f.Column = sp.Line, sp.Column
 	if ep.Line == sp.Line {
 		f.EndLine, f.EndColumn = ep.Line, ep.Column

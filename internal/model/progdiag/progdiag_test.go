@@ -2,6 +2,7 @@ package progdiag
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -112,11 +113,35 @@ func TestDocParsedOnDemand(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	doc := NewDoc("big.json", src, false)
 	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<10 {
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
 		t.Errorf("NewDoc of a 16 MB file allocated %d bytes, want no tree", n)
 	}
 	f := Findings([]pilotage.Diagnostic{diag(pilotage.CodeInputBinding, "/3", nil)}, Files{Program: doc})
 	if f[0].Line != 1 || f[0].Column != 8 {
 		t.Errorf("/3 placed at %d:%d, want 1:8", f[0].Line, f[0].Column)
+	}
+}
+
+// TestCheckedDocWhole: a diagnostic about the whole of a checked file is
+// placed as the parsed file would place it (the value's first character,
+// with an extent when it is one line), without parsing it: the input
+// refused for its size is 16 MB of one-character values, whose tree
+// would take 160 MB; placing takes the line marks of a scan, 4 MB.
+func TestCheckedDocWhole(t *testing.T) {
+	for _, src := range []string{`{"a": 1}`, "  \n\t{\"a\": [1,\n 2]}\r\n", `"é"`, "\n[1]  "} {
+		d := []pilotage.Diagnostic{diag(pilotage.CodeInputBinding, "", nil)}
+		want := Findings(d, Files{Program: NewDoc("in.json", []byte(src), false)})[0]
+		got := Findings(d, Files{Program: NewCheckedDoc("in.json", []byte(src))})[0]
+		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Errorf("%q: checked %+v, parsed %+v", src, got, want)
+		}
+	}
+	big := NewCheckedDoc("big.json", []byte("["+strings.Repeat("1,", 8<<20)+"1]"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f := Findings([]pilotage.Diagnostic{diag(pilotage.CodeInputBinding, "", nil)}, Files{Program: big})
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 || f[0].Line != 1 || f[0].Column != 1 {
+		t.Errorf("placed at %d:%d, allocating %d bytes; want 1:1 and no tree", f[0].Line, f[0].Column, n)
 	}
 }
