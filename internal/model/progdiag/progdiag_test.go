@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
 
 func diag(code, pointer string, r *pilotage.CharRange) pilotage.Diagnostic {
@@ -99,6 +100,15 @@ func FuzzFindings(f *testing.F) {
 		}
 		if x := fs[0]; x.Line > bytes.Count(prog, []byte("\n"))+1 || x.EndLine != 0 && (x.EndLine != x.Line || x.EndColumn < x.Column) {
 			t.Fatalf("finding %+v outside the program or with its end before its start", x)
+		}
+		// A file found to be JSON is placed whole as its tree would place it.
+		if jsonpos.Check(prog) == nil {
+			whole := []pilotage.Diagnostic{diag(pilotage.CodeInputBinding, "", nil)}
+			want := Findings(whole, Files{Program: NewDoc("p.json", prog, false)})[0]
+			got := Findings(whole, Files{Program: NewCheckedDoc("p.json", prog)})[0]
+			if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+				t.Fatalf("checked %+v, parsed %+v", got, want)
+			}
 		}
 	})
 }
