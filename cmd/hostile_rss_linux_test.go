@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -102,8 +101,8 @@ func TestHostilePeakRSS(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(c.name, " ", "-")+filepath.Ext(c.tiny), c.src)
-			base := forkedPeakRSS(t, bin, c.args(c.tiny))
-			rss := forkedPeakRSS(t, bin, c.args(file))
+			base := peakRSS(t, bin, c.args(c.tiny))
+			rss := peakRSS(t, bin, c.args(file))
 			t.Logf("%d bytes: peak RSS %d KiB, %d KiB over a one-line file's", len(c.src), rss>>10, (rss-base)>>10)
 			if limit := 10*int64(len(c.src)) + 4<<20; rss-base > limit {
 				t.Errorf("peak RSS %d bytes over a one-line file's, more than 10 a byte plus 6 MiB (%d)", rss-base, limit)
@@ -117,26 +116,13 @@ func oneChars(n int) []byte {
 	return append(append([]byte("["), bytes.Repeat([]byte("1,"), n/2-1)...), ']')
 }
 
-// peakRSS runs the binary and returns the peak resident set the kernel
-// reports for the child. Go starts a child by vfork, and Linux carries
-// the parent's high-water RSS into the child across exec, so this is
-// the larger of the child's peak and the test process's own: it hides a
-// child that stays below what the test process once held
-// (forkedPeakRSS does not).
+// peakRSS runs the binary under GNU time, which forks it from its own
+// small process, and returns its peak resident set in bytes. Not the
+// rusage of the child itself: Go starts a child by vfork, and Linux
+// carries the parent's high-water RSS into the child across exec, so
+// that is the larger of the child's peak and the test process's, and
+// hides any child below what the test process once held.
 func peakRSS(t *testing.T, bin string, args []string) int64 {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	runChild(t, cmd, args)
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		t.Fatalf("no rusage for %v", args)
-	}
-	return ru.Maxrss << 10 // kilobytes on Linux
-}
-
-// forkedPeakRSS runs the binary under GNU time, which forks it from its
-// own small process, and returns its peak resident set in bytes.
-func forkedPeakRSS(t *testing.T, bin string, args []string) int64 {
 	t.Helper()
 	const gnuTime = "/usr/bin/time"
 	if _, err := os.Stat(gnuTime); err != nil {
