@@ -64,8 +64,9 @@ func TestHostilePDLPeakRSS(t *testing.T) {
 // are in docs/performance.md, "Hostile inputs"). Before: validate built
 // the tree of a program it then refused by size (13 bytes a byte), lint's
 // did-you-mean copied a one-token PDL line once per keyword, run built two
-// trees of an input refused by size, and a context had no limit and was
-// decoded twice (70 bytes a byte).
+// trees of an input refused by size, a context had no limit and was
+// decoded twice (70 bytes a byte), and fmt of a text program held every
+// statement and a token per byte (300 bytes a byte).
 func TestHostilePeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
@@ -82,6 +83,9 @@ func TestHostilePeakRSS(t *testing.T) {
 	tinyInput := write("tiny.input.json", []byte(`{}`))
 	tinyContext := write("tiny.context.json", []byte(`{"environment": "staging"}`))
 	deploy := filepath.Join("..", "langs", "deploy", "deploy.pdl")
+	ledger := filepath.Join("..", "langs", "ledger", "ledger.pdl")
+	tinyText := write("tiny.txt", []byte("f()\n"))
+	fmtText := func(f string) []string { return []string{"fmt", "--lang", ledger, f} }
 	for _, c := range []struct {
 		name string
 		src  []byte
@@ -98,6 +102,8 @@ func TestHostilePeakRSS(t *testing.T) {
 			func(f string) []string {
 				return []string{"validate", "--lang", deploy, "--principal", "operator", "--context", f, tinyProg}
 			}, tinyContext},
+		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText},
+		{"fmt of 1 MB of comments", bytes.Repeat([]byte("#\n"), 1<<19), fmtText, tinyText},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(c.name, " ", "-")+filepath.Ext(c.tiny), c.src)

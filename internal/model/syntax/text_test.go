@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -280,6 +281,37 @@ func TestTextFormat(t *testing.T) {
 	})
 }
 
+// FuzzTextFormat formats any text: never a panic, and text it formats
+// formats to itself and reads as the same steps.
+func FuzzTextFormat(f *testing.F) {
+	for _, s := range golden.Sections(f, "testdata/text/*.txtar", func(name string) bool { return name == "program.txt" }) {
+		f.Add(s)
+	}
+	syn := For(textLanguage(everyConstruct, ""))
+	fm := syn.(Formatter)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		out, diags, err := fm.Format(src, 8)
+		if err != nil || len(diags) > 0 {
+			return
+		}
+		again, diags, err := fm.Format(out, 8)
+		if err != nil || len(diags) > 0 || !bytes.Equal(again, out) {
+			t.Fatalf("formatting %q gave %q, then %q (%v %v)", src, out, again, diags, err)
+		}
+		before, err1 := syn.Parse(src, 8)
+		after, err2 := syn.Parse(out, 8)
+		if err1 != nil || err2 != nil {
+			if (err1 == nil) != (err2 == nil) {
+				t.Fatalf("formatting %q changed whether it reads: %v, then %v", src, err1, err2)
+			}
+			return
+		}
+		if stepIDs(before.Program) != stepIDs(after.Program) {
+			t.Fatalf("formatting %q changed the program: %s → %s", src, stepIDs(before.Program), stepIDs(after.Program))
+		}
+	})
+}
+
 // stepIDs lists a program's step ids and expressions in program order.
 func stepIDs(p *program.Program) string {
 	var out []string
@@ -354,7 +386,7 @@ func readCost(read func()) (total, peak uint64) {
 	return after.TotalAlloc - before.TotalAlloc, most - min(most, base)
 }
 
-// TestTextReadMemory holds reading a text program, and what validate
+// TestTextReadMemory holds reading a text program, and formatting it, and what validate
 // keeps of it while it checks it (the step model, and what places its
 // diagnostics), to at most 10 times the program's size at its peak, on
 // typical programs and on hostile ones of one-character tokens; the
@@ -398,6 +430,7 @@ func TestTextReadMemory(t *testing.T) {
 		{"one-character operands", "output " + strings.Repeat("a+", 50000) + "a\n", 0},
 		{"one-character arguments", "f(" + strings.Repeat("a:1,", 20000) + ")\n", 0},
 		{"separators", strings.Repeat(";", 100000), 0},
+		{"comments", strings.Repeat("#\n", 50000), 0},
 		{"empty calls, twice the steps limit", strings.Repeat("f()\n", 2*steps), steps * stepBytes},
 		{"distinct arguments", "f(" + distinct.String() + ")\n", 20000 * argBytes},
 	} {
@@ -420,6 +453,23 @@ func TestTextReadMemory(t *testing.T) {
 			}
 		}
 		runtime.KeepAlive(p)
+		// fmt reads the same way and holds no more than the read: the
+		// text it writes, and no token per byte (before: 1 MB of `f()`
+		// lines took 333 MB).
+		var out []byte
+		var diags []pilotage.Diagnostic
+		total, peak = readCost(func() { out, diags, err = syn.(Formatter).Format(src, 32) })
+		if err != nil {
+			t.Fatalf("%s: fmt: %v", c.name, err)
+		}
+		t.Logf("%s: fmt: peak %.1f×, allocated %.1f×", c.name, float64(peak)/n, float64(total)/n)
+		if limit := 10*n + float64(c.model); float64(peak) > limit {
+			t.Errorf("%s: formatting %d bytes held %d bytes at its peak, over %.0f", c.name, len(c.src), peak, limit)
+		}
+		if strings.HasPrefix(c.name, "empty calls") && (len(diags) != 1 || !reflect.DeepEqual(diags[0], p.Diagnostics[0])) {
+			t.Errorf("%s: fmt gives %v, not validate's diagnostic %v", c.name, diags, p.Diagnostics[0])
+		}
+		runtime.KeepAlive(out)
 	}
 }
 

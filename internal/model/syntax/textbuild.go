@@ -327,6 +327,14 @@ func (b *builder) tooDeep(depth int, sp span) bool {
 // deep, or has more statements than a Run may execute.
 func (b *builder) stopped() bool { return b.limit != nil || b.full }
 
+// tooManySteps is the diagnostic on the statement at sp, the first past
+// the Language's steps limit, that validate and fmt give.
+func (t *textSyntax) tooManySteps(doc *jsonpos.Doc, sp span) pilotage.Diagnostic {
+	return *syntaxAt(doc, int(sp.start), int(sp.end),
+		fmt.Sprintf("the program has more than %d statements, the most steps a Run of this Language executes (limits steps)", t.steps),
+		"split the program, or raise the Language's steps limit (limits { steps N } in its PDL)")
+}
+
 // newStep is a step of the statement at offset start; a step without a
 // label waits for its id, base, until every label is known. A statement
 // past the Language's steps limit is a diagnostic, and no more steps
@@ -335,8 +343,7 @@ func (b *builder) stopped() bool { return b.limit != nil || b.full }
 func (b *builder) newStep(ptr string, enclosing *program.Step, arm int, whole span, label *tName, base string) *program.Step {
 	if len(b.starts) == b.t.steps {
 		b.full = true
-		b.errorf(whole, "split the program, or raise the Language's steps limit (limits { steps N } in its PDL)",
-			"the program has more than %d statements, the most steps a Run of this Language executes (limits steps)", b.t.steps)
+		b.diags = append(b.diags, b.t.tooManySteps(b.doc, whole))
 	}
 	start := whole.start
 	s := &program.Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}

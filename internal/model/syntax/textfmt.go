@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"slices"
 	"sort"
 	"strings"
@@ -27,33 +28,108 @@ type Formatter interface {
 // formatted text changes nothing.
 func (t *textSyntax) Format(src []byte, maxDepth int) ([]byte, []pilotage.Diagnostic, error) {
 	doc := &jsonpos.Doc{Src: src}
-	var items []*tItem
-	d, err := t.read(string(src), doc, maxDepth, func(it *tItem) { items = append(items, it) })
-	if err != nil {
+	text := string(src)
+	f := &formatter{t: t, src: src, doc: doc, comments: comments{sc: newScanner(text, t.ts, maxNesting(maxDepth)), last: -1}}
+	// Each top-level statement is written as it is read and then let
+	// go, so fmt holds what read holds and the text it writes.
+	d, err := t.read(text, doc, maxDepth, func(it *tItem) { f.statement(it, 0) })
+	switch {
+	case err != nil:
 		return nil, nil, err
-	}
-	if d != nil {
+	case d != nil:
 		return nil, []pilotage.Diagnostic{*d}, nil
+	case f.over != nil:
+		return nil, []pilotage.Diagnostic{*f.over}, nil
 	}
-	toks, _ := lex(src, t.ts, maxNesting(maxDepth)) // read lexed it whole
-	f := &formatter{t: t, src: src, doc: doc}
-	for _, tok := range toks {
-		if tok.Type == kComment {
-			f.comments = append(f.comments, tok)
-		}
-	}
-	f.items(items, 0)
 	f.flush(len(src)+1, 0)
-	return []byte(f.b.String()), nil, nil
+	return f.b.Bytes(), nil, nil
 }
 
 type formatter struct {
 	t        *textSyntax
 	src      []byte
 	doc      *jsonpos.Doc // lines of src, found without rescanning it
-	b        strings.Builder
-	comments []lexer.Token
+	b        bytes.Buffer
+	comments comments
 	lastLine int // source line of the last thing written, 0 before any
+	// steps counts the statements written that are steps, as the
+	// builder does; over is the diagnostic on the first past the
+	// Language's steps limit, after which nothing is written.
+	steps  int
+	output bool // the top-level output is written: what follows is no step
+	over   *pilotage.Diagnostic
+}
+
+// comments are the program's comments, scanned from the text no further
+// than the formatter asks: ahead holds the ones scanned and not yet
+// written or dropped, so fmt never holds a token for each byte of the
+// text. last is the offset of the last token scanned.
+type comments struct {
+	sc    *scanner
+	ahead []lexer.Token
+	last  int
+	done  bool
+}
+
+// scan reads one token, keeping it when it is a comment that does not
+// start in [dropFrom, dropTo); false at the end of the text (read has
+// lexed it all without error).
+func (c *comments) scan(dropFrom, dropTo int) bool {
+	if c.done {
+		return false
+	}
+	tok, err := c.sc.Next()
+	if err != nil || tok.EOF() {
+		c.done = true
+		return false
+	}
+	c.last = tok.Pos.Offset
+	if tok.Type == kComment && (tok.Pos.Offset < dropFrom || tok.Pos.Offset >= dropTo) {
+		c.ahead = append(c.ahead, tok)
+	}
+	return true
+}
+
+// before is the first comment not yet taken if it starts before offset
+// off, scanning for it no further; nil when there is none.
+func (c *comments) before(off int) *lexer.Token {
+	for len(c.ahead) == 0 && c.last < off && c.scan(0, 0) {
+	}
+	if len(c.ahead) == 0 || c.ahead[0].Pos.Offset >= off {
+		return nil
+	}
+	return &c.ahead[0]
+}
+
+// drop scans past the bytes [start, end), an expression, leaving out
+// the comments in them, which are part of its text.
+func (c *comments) drop(start, end int) {
+	from := sort.Search(len(c.ahead), func(i int) bool { return c.ahead[i].Pos.Offset >= start })
+	to := sort.Search(len(c.ahead), func(i int) bool { return c.ahead[i].Pos.Offset >= end })
+	c.ahead = slices.Delete(c.ahead, from, to)
+	for c.last < end && c.scan(start, end) {
+	}
+}
+
+// next is the first comment not yet taken, scanning ahead for it no
+// further than the end of source line line; nil when there is none.
+func (c *comments) next(line int) *lexer.Token {
+	for len(c.ahead) == 0 && c.sc.pos.Line <= line && c.scan(0, 0) {
+	}
+	if len(c.ahead) == 0 {
+		return nil
+	}
+	return &c.ahead[0]
+}
+
+// pop takes the first comment; an emptied queue keeps its room, so a
+// text of comments is not an allocation per comment.
+func (c *comments) pop() {
+	if len(c.ahead) == 1 {
+		c.ahead = c.ahead[:0]
+		return
+	}
+	c.ahead = c.ahead[1:]
 }
 
 func indent(depth int) string { return strings.Repeat("  ", depth) }
@@ -61,9 +137,13 @@ func indent(depth int) string { return strings.Repeat("  ", depth) }
 // flush writes, each on its own line, the comments before offset off,
 // with one blank line where the source had at least one.
 func (f *formatter) flush(off, depth int) {
-	for len(f.comments) > 0 && f.comments[0].Pos.Offset < off {
-		c := f.comments[0]
-		f.comments = f.comments[1:]
+	for {
+		next := f.comments.before(off)
+		if next == nil {
+			return
+		}
+		c := *next
+		f.comments.pop()
 		f.gap(c.Pos.Line)
 		f.b.WriteString(indent(depth) + strings.TrimRight(c.Value, " \t\r") + "\n")
 		f.lastLine = c.Pos.Line
@@ -79,30 +159,65 @@ func (f *formatter) gap(line int) {
 
 // text is an expression as written; the comments inside it go with it.
 func (f *formatter) text(sp span) string {
-	from := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].Pos.Offset >= int(sp.start) })
-	to := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].Pos.Offset >= int(sp.end) })
-	f.comments = slices.Delete(f.comments, from, to)
+	f.comments.drop(int(sp.start), int(sp.end))
 	return string(f.src[sp.start:sp.end])
 }
 
 func (f *formatter) items(items []*tItem, depth int) {
 	for _, it := range items {
-		start, end := int(it.whole.start), int(it.whole.end)
-		f.flush(start, depth)
-		f.gap(f.doc.Position(start).Line)
-		f.b.WriteString(indent(depth))
-		f.item(it, depth)
-		f.end(end, depth)
+		f.statement(it, depth)
 	}
+}
+
+// statement writes a statement on its own line(s), unless the steps
+// limit is passed.
+func (f *formatter) statement(it *tItem, depth int) {
+	if f.overSteps(it, depth) {
+		return
+	}
+	start, end := int(it.whole.start), int(it.whole.end)
+	f.flush(start, depth)
+	f.gap(f.doc.Position(start).Line)
+	f.b.WriteString(indent(depth))
+	f.item(it, depth)
+	f.end(end, depth)
+}
+
+// overSteps counts the step a statement is, as the builder counts them
+// (statements after the top-level output are none), and reports whether
+// the steps limit is passed, by it or before: the program is then the
+// diagnostic validate gives, not text to write.
+func (f *formatter) overSteps(it *tItem, depth int) bool {
+	switch {
+	case f.over != nil:
+		return true
+	case depth == 0 && it.Output != nil:
+		f.output = true
+	case it.Output == nil:
+		f.count(it.whole)
+	}
+	return f.over != nil
+}
+
+// count counts one step, the statement at sp.
+func (f *formatter) count(sp span) {
+	if f.output {
+		return
+	}
+	if f.steps == f.t.steps && f.over == nil {
+		d := f.t.tooManySteps(f.doc, sp)
+		f.over = &d
+	}
+	f.steps++
 }
 
 // end finishes the line of a statement or block that ends at off: the
 // comment on the same source line after it, if any.
 func (f *formatter) end(off, depth int) {
 	line := f.doc.Position(off).Line
-	if len(f.comments) > 0 && f.comments[0].Pos.Line == line && f.comments[0].Pos.Offset >= off {
-		f.b.WriteString("  " + strings.TrimRight(f.comments[0].Value, " \t\r"))
-		f.comments = f.comments[1:]
+	if c := f.comments.next(line); c != nil && c.Pos.Line == line && c.Pos.Offset >= off {
+		f.b.WriteString("  " + strings.TrimRight(c.Value, " \t\r"))
+		f.comments.pop()
 	}
 	f.b.WriteString("\n")
 	f.lastLine = line
@@ -163,6 +278,7 @@ func (f *formatter) branch(n *tIf, depth int) {
 	f.block(n.Then, depth)
 	switch {
 	case n.ElseIf != nil:
+		f.count(n.ElseIf.whole) // else IF is an else arm holding one branch step
 		f.b.WriteString(" " + ts.Else + " ")
 		f.branch(n.ElseIf, depth)
 	case n.Else != nil:

@@ -82,7 +82,7 @@ func newScanner(text string, ts *language.TextSyntax, maxNesting int) *scanner {
 	return &scanner{s: text, ts: ts, max: maxNesting, pos: lexer.Position{Line: 1, Column: 1}}
 }
 
-// lex is every token of src, for the formatter's comments.
+// lex is every token of src, for the completion spots of textspot.go.
 func lex(src []byte, ts *language.TextSyntax, maxNesting int) ([]lexer.Token, error) {
 	sc := newScanner(string(src), ts, maxNesting)
 	var out []lexer.Token
