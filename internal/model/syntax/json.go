@@ -72,7 +72,7 @@ func (s *jsonSyntax) Example(info string, content []byte) bool {
 // inside an expression. Text that is not JSON is placed where its parse
 // stops.
 func jsonSpan(src []byte, d pilotage.Diagnostic) (start, end pilotage.LineCol) {
-	if _, err := jsonpos.Parse(src); err != nil {
+	if err := jsonpos.Check(src); err != nil { // progdiag builds the tree it needs
 		var se *jsonpos.SyntaxError
 		if !errors.As(err, &se) {
 			return pilotage.LineCol{Line: 1, Column: 1}, pilotage.LineCol{}
