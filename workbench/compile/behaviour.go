@@ -101,18 +101,22 @@ func issueProblem(is expr.Issue) *celProblem {
 // inputEnvFor returns the environment for an input_schema, built once per
 // distinct schema: catalogs share a few schemas over many entries.
 func (c *compiler) inputEnvFor(inputSchema json.RawMessage) *inputEnv {
-	key := string(inputSchema)
-	ie, ok := c.inputEnvs[key]
+	ie, ok := c.inputEnvs[string(inputSchema)]
 	if !ok {
 		ie = newInputEnv(inputSchema)
-		c.inputEnvs[key] = ie
+		c.inputEnvs[string(inputSchema)] = ie
 	}
 	return ie
 }
 
-// celKey identifies a behaviour expression checked against an input_schema.
-func celKey(inputSchema json.RawMessage, src string) string {
-	return string(inputSchema) + "\x00" + src
+// celKey identifies a behaviour expression checked in the environment of
+// an input_schema. The expression is the PDL text's own string, so a key
+// copies nothing: a key of the schema's text and the expression's was a
+// copy of both for each of a large catalog's expressions, alive until
+// the compile ended.
+type celKey struct {
+	env *inputEnv
+	src string
 }
 
 // cel checks a behaviour expression of an entry whose input_schema is
@@ -126,10 +130,10 @@ func (c *compiler) cel(a *pdl.Arg, inputSchema json.RawMessage, wantBool bool) s
 	if src == "" {
 		return ""
 	}
-	key := celKey(inputSchema, src)
+	key := celKey{c.inputEnvFor(inputSchema), src}
 	r, ok := c.celCache[key]
 	if !ok {
-		r = c.inputEnvFor(inputSchema).checkCEL(src)
+		r = key.env.checkCEL(src)
 		c.celCache[key] = r
 	}
 	if p := r.problem; p != nil {

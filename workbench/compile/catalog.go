@@ -29,15 +29,29 @@ type entryState struct {
 	stmt    *pdl.Stmt
 	kindArg *pdl.Arg
 	riskArg *pdl.Arg
-	fields  map[string]*pdl.Stmt
+	// fields are the statements that set the entry's members, the last
+	// of each keyword, and fails its fail statements in order: slices,
+	// not a map, since a large catalog keeps one per entry to the end.
+	fields  []*pdl.Stmt
+	fails   []*pdl.Stmt
 	program *pdl.Stmt
+}
+
+// field returns the statement of keyword kw that set a member, or nil.
+func (es *entryState) field(kw string) *pdl.Stmt {
+	for _, s := range es.fields {
+		if s.Keyword == kw {
+			return s
+		}
+	}
+	return nil
 }
 
 // entry compiles `entry "id" kind=K risk=R { … }` (§5.4). Kind and risk
 // are resolved later, against every Language that sees the entry.
 func (c *compiler) entry(s *pdl.Stmt) {
 	p := c.shape(s, 1, 1, true, "kind", "risk")
-	es := &entryState{e: &language.Entry{Pos: c.pos(s.Pos)}, stmt: s, fields: map[string]*pdl.Stmt{}}
+	es := &entryState{e: &language.Entry{Pos: c.pos(s.Pos)}, stmt: s}
 	e := es.e
 	e.ID = c.word(arg(p, 0), "the entry id")
 	if _, dup := c.entryByID[e.ID]; dup && e.ID != "" {
@@ -57,10 +71,12 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	}
 	field := func(f func(*pdl.Stmt)) func(*pdl.Stmt) {
 		return func(ss *pdl.Stmt) {
-			if _, dup := es.fields[ss.Keyword]; dup {
+			if i := slices.IndexFunc(es.fields, func(f *pdl.Stmt) bool { return f.Keyword == ss.Keyword }); i >= 0 {
 				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is given twice", ss.Keyword)
+				es.fields[i] = ss
+			} else {
+				es.fields = append(es.fields, ss)
 			}
-			es.fields[ss.Keyword] = ss
 			f(ss)
 		}
 	}
@@ -105,7 +121,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			w, _ := ss.Option("when")
 			whenArgs = append(whenArgs, w)
 			b.Fails = append(b.Fails, f)
-			es.fields["fail#"+itoa(len(b.Fails)-1)] = ss
+			es.fails = append(es.fails, ss)
 		},
 		"program": field(func(ss *pdl.Stmt) {
 			es.program = ss
@@ -121,7 +137,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		b.Fails[i].When = c.cel(w, e.InputSchema, true)
 	}
 	if b.Returns != nil && b.ReturnsExpr != "" {
-		c.errf(pdl.RuleArgs, stmtAt{es.fields["compute"]}, "keep returns (a fixed value) or compute (CEL), not both", "entry %s has both returns and compute", e.ID)
+		c.errf(pdl.RuleArgs, stmtAt{es.field("compute")}, "keep returns (a fixed value) or compute (CEL), not both", "entry %s has both returns and compute", e.ID)
 	}
 	c.entries = append(c.entries, es)
 }
@@ -221,7 +237,7 @@ func (c *compiler) resolveEntries() {
 		seers := catalogLangs
 		if len(e.Languages) > 0 {
 			seers = nil
-			ls := es.fields["languages"]
+			ls := es.field("languages")
 			for i, id := range e.Languages {
 				l := c.lang(id)
 				switch {
@@ -327,34 +343,40 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 		if f.Status == "" || slices.Contains(statuses, f.Status) {
 			continue
 		}
-		s := es.fields["fail#"+itoa(i)]
+		s := es.fails[i]
 		c.errf(pdl.RuleReference, argAt{s.Positional()[0]}, hintOr(pdl.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
 			"failure status %s is not a failing step status of Language %s", f.Status, ls.lang.ID)
 	}
 }
 
-// entryFields are the members of an emitted entry whose position is
-// the statement that sets them.
-var entryFields = []string{"name", "description", "revision", "tags", "languages", "input_schema", "output_schema"}
-
-// entryPositions records where each member of an emitted entry came from.
-func (c *compiler) entryPositions(l *language.Language, p string, es *entryState) {
-	l.Positions[p] = c.pos(es.stmt.Pos)
+// itemPositions records where an emitted item and its members came from
+// (language.ItemMembers; risk_hints comes from the risk).
+func (c *compiler) itemPositions(es *entryState) language.ItemSpots {
+	var at language.ItemSpots
+	put := func(member string, p pdl.Pos) {
+		i := 0
+		if member != "" {
+			i = 1 + slices.Index(language.ItemMembers[:], member)
+		}
+		at[i] = language.SpotOf(c.pos(p))
+	}
+	put("", es.stmt.Pos)
 	if a := arg(es.stmt.Positional(), 0); a != nil {
-		l.Positions[p+"/id"] = c.pos(a.Pos)
+		put("id", a.Pos)
 	}
 	if es.kindArg != nil {
-		l.Positions[p+"/kind"] = c.pos(es.kindArg.Pos)
+		put("kind", es.kindArg.Pos)
 	}
 	if es.riskArg != nil {
-		l.Positions[p+"/risk"] = c.pos(es.riskArg.Pos)
-		l.Positions[p+"/risk_hints"] = c.pos(es.riskArg.Pos)
+		put("risk", es.riskArg.Pos)
+		put("risk_hints", es.riskArg.Pos)
 	}
-	for _, k := range entryFields {
-		if s := es.fields[k]; s != nil {
-			l.Positions[p+"/"+k] = c.pos(s.Pos)
+	for _, k := range language.ItemMembers[4:] {
+		if s := es.field(k); s != nil {
+			put(k, s.Pos)
 		}
 	}
+	return at
 }
 
 // schema compiles `X_schema `{…}“ or `X_schema file="x.json"`: the JSON

@@ -81,6 +81,12 @@ func Load(path string, max int) (*Result, *report.Report, error) {
 
 // Source parses and compiles src, named name.
 func Source(name string, src []byte, opts Options) *Result {
+	return source(name, src, opts, dropTree)
+}
+
+// source is Source, dropping the tree during the CEL checks when drop
+// says so (tests compare both ways).
+func source(name string, src []byte, opts Options, drop func(exprs, size int) bool) *Result {
 	f, findings := pdl.Parse(name, src)
 	res := &Result{Sources: map[string][]byte{name: src}}
 	c := newCompiler(opts, res)
@@ -91,7 +97,17 @@ func Source(name string, src []byte, opts Options) *Result {
 		return res
 	}
 	c.name = f.Name
-	c.prepare(f)
+	keys := c.prepare(f)
+	if drop(len(keys), len(src)) {
+		// The checks are most of a large catalog's garbage: the tree is
+		// dropped while they run and read again for the handlers.
+		again := f.Rereader()
+		f = nil
+		c.check(keys)
+		f = again()
+	} else {
+		c.check(keys)
+	}
 	c.file(f)
 	res.Server = c.srv
 	return res
@@ -121,7 +137,7 @@ type compiler struct {
 	// by celKey); inputEnvs are the behaviour CEL environments by
 	// input_schema.
 	schemas   map[string]schemaResult
-	celCache  map[string]celResult
+	celCache  map[celKey]celResult
 	inputEnvs map[string]*inputEnv
 	// Indexes by name, so no check is quadratic in the size of the file.
 	langByID     map[string]*langState
@@ -147,7 +163,7 @@ func newCompiler(opts Options, res *Result) *compiler {
 		opts.ReadFile = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) }
 	}
 	c := &compiler{opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
-		schemas: map[string]schemaResult{}, celCache: map[string]celResult{}, inputEnvs: map[string]*inputEnv{},
+		schemas: map[string]schemaResult{}, celCache: map[celKey]celResult{}, inputEnvs: map[string]*inputEnv{},
 		langByID: map[string]*langState{}, entryByID: map[string]*entryState{}, visibleCache: map[string][]*entryState{},
 		principalNames: map[string]bool{}, principalTokens: map[string]string{}, undefined: map[string]bool{}}
 	c.shared.c = c

@@ -517,9 +517,8 @@ func (c *compiler) positions(i int, ls *langState) {
 	mp := "/manifest/languages/" + strconv.Itoa(i)
 	local := l.Positions
 	visible := c.visible(l.ID)
-	// Sized up front: a large catalog records about ten positions per
-	// entry, and growing the map step by step rehashes them all.
-	l.Positions = make(map[string]language.Pos, 4+len(local)+len(ls.settings)+6*len(ls.guideStmts)+len(entryFields)*len(visible))
+	// Sized up front; the catalog's items are recorded in l.Items.
+	l.Positions = make(map[string]language.Pos, 4+len(local)+len(ls.settings)+6*len(ls.guideStmts))
 	l.Positions[mp] = c.pos(ls.stmt.Pos)
 	if a := arg(ls.stmt.Positional(), 0); a != nil {
 		l.Positions[mp+"/id"] = c.pos(a.Pos)
@@ -553,8 +552,9 @@ func (c *compiler) positions(i int, ls *langState) {
 			}
 		}
 	}
+	l.Items = make([]language.ItemSpots, len(visible))
 	for n, e := range visible {
-		c.entryPositions(l, "/catalog/"+key+"/items/"+strconv.Itoa(n), e)
+		l.Items[n] = c.itemPositions(e)
 	}
 }
 

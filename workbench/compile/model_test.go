@@ -124,7 +124,7 @@ func TestHomeflowModel(t *testing.T) {
 		"/catalog/homeflow~1v1/items/4/risk":                     `entry "prog.nightly@1"`,
 		"/manifest/languages/0/capabilities/execute/idempotency": "execute idempotency",
 	} {
-		p, ok := l.Positions[ptr]
+		p, ok := l.Position(ptr)
 		if !ok {
 			t.Errorf("no position for %s", ptr)
 			continue

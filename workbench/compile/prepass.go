@@ -8,14 +8,16 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
-// prepare compiles every distinct inline JSON Schema, and checks every
-// distinct behaviour CEL expression against its entry's inline
-// input_schema, concurrently, and fills the caches the statement handlers
-// read, so a catalog of thousands of entries uses every CPU for its
-// costliest work. Findings are still raised by the handlers, in file
-// order, so output does not depend on scheduling. What prepare cannot see
-// (schemas in files) the handlers compute themselves.
-func (c *compiler) prepare(f *pdl.File) {
+// prepare compiles every distinct inline JSON Schema, and lists every
+// distinct behaviour CEL expression with the environment of its entry's
+// inline input_schema, for check to check them concurrently; together
+// they fill the caches the statement handlers read, so a catalog of
+// thousands of entries uses every CPU for its costliest work. Findings
+// are still raised by the handlers, in file order, so output does not
+// depend on scheduling. What prepare cannot see (schemas in files) the
+// handlers compute themselves. The list holds strings of the PDL text,
+// not the tree.
+func (c *compiler) prepare(f *pdl.File) []celKey {
 	var schemas []string
 	seen := map[string]bool{}
 	// uses pairs each expression with the inline input_schema source of
@@ -68,9 +70,7 @@ func (c *compiler) prepare(f *pdl.File) {
 	}
 	// The handlers key expressions by the compiled schema; build each
 	// distinct environment once, then check the distinct pairs.
-	var keys []string
-	var envs []*inputEnv
-	var exprs []string
+	var keys []celKey
 	for _, u := range uses {
 		if !u.inline {
 			continue
@@ -79,19 +79,39 @@ func (c *compiler) prepare(f *pdl.File) {
 		if u.schema != "" {
 			schema = c.schemas[u.schema].schema
 		}
-		k := celKey(schema, u.expr)
+		k := celKey{c.inputEnvFor(schema), u.expr}
 		if _, dup := c.celCache[k]; dup {
 			continue
 		}
 		c.celCache[k] = celResult{}
-		keys, envs, exprs = append(keys, k), append(envs, c.inputEnvFor(schema)), append(exprs, u.expr)
+		keys = append(keys, k)
 	}
-	celOut := make([]celResult, len(exprs))
-	parallel(len(exprs), func(i int) { celOut[i] = envs[i].checkCEL(exprs[i]) })
+	return keys
+}
+
+// check checks the expressions prepare listed, concurrently.
+func (c *compiler) check(keys []celKey) {
+	celOut := make([]celResult, len(keys))
+	parallel(len(keys), func(i int) { celOut[i] = keys[i].env.checkCEL(keys[i].src) })
 	for i, k := range keys {
 		c.celCache[k] = celOut[i]
 	}
 }
+
+// Checking a CEL expression leaves about 16 KiB of garbage (cel-go's
+// ANTLR parser, its AST and checker), and a tree costs about 4 bytes a
+// byte of its file (docs/performance.md, "build").
+const (
+	celGarbage   = 16 << 10
+	treePerFileB = 4
+)
+
+// dropTree reports whether the checks of n expressions make enough
+// garbage that the tree of a file of size bytes should not be live while
+// they run: the collector lets the heap grow to twice what is live, so a
+// tree live during the checks doubled in the peak, and reading the file
+// again costs less than the checks.
+func dropTree(n, size int) bool { return n*celGarbage > size*treePerFileB }
 
 // literal returns the content of a statement's one positional argument
 // when it is a string of any kind.

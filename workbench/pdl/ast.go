@@ -50,6 +50,28 @@ type File struct {
 	Pos    Pos
 	EndPos Pos
 	Body   []Node
+	// text and budget are what the tree was read from (as Parse
+	// repaired it) and under, for Rereader; a File built by hand has
+	// neither.
+	text   string
+	budget int
+}
+
+// Rereader returns a function that reads f's text again into the same
+// tree, and holds the text but not the tree: a reader can drop a large
+// file's tree while it does something costly that needs only strings of
+// the text (the compiler's CEL checks) and read it again after. The text
+// is held by the tree's strings anyway, and reading it again costs a
+// fraction of what the tree did. Of a File built by hand it returns f.
+func (f *File) Rereader() func() *File {
+	if f.text == "" {
+		return func() *File { return f }
+	}
+	name, text, budget := f.Name, f.text, f.budget
+	return func() *File {
+		g, _ := parseTree(name, text, budget)
+		return g
+	}
 }
 
 // Node is one line-level item of a body: a *Stmt, a *Comment alone on

@@ -87,7 +87,7 @@ type parser struct {
 func parseTree(name, src string, budget int) (*File, error) {
 	p := &parser{sc: newScanner(src), budget: budget}
 	p.tok = p.sc.next()
-	f := &File{Name: name, Pos: p.tok.pos}
+	f := &File{Name: name, Pos: p.tok.pos, text: src, budget: budget}
 	var err error
 	if f.Body, err = p.body(); err != nil {
 		return f, err

@@ -78,20 +78,22 @@ func Input(name string, src []byte, opts compile.Options, disabled map[string]bo
 }
 
 // Locator maps a snapshot pointer to the PDL construct it came from: the
-// longest recorded prefix of the pointer, or the file's start.
+// longest recorded prefix of the pointer, or the file's start. It reads
+// the compiled positions where they are (a copy of them all into one map
+// was, for a large catalog, as large as the model it copied).
 func Locator(name string, srv *language.Server) lint.Locator {
-	all := map[string]language.Pos{}
-	for k, v := range srv.Positions {
-		all[k] = v
-	}
-	for _, l := range srv.Languages {
-		for k, v := range l.Positions {
-			all[k] = v
+	at := func(p string) (language.Pos, bool) {
+		for i := len(srv.Languages) - 1; i >= 0; i-- {
+			if pos, ok := srv.Languages[i].Position(p); ok {
+				return pos, true
+			}
 		}
+		pos, ok := srv.Positions[p]
+		return pos, ok
 	}
 	return func(pointer string, _ bool) (string, int, int) {
 		for p := pointer; ; {
-			if pos, ok := all[p]; ok {
+			if pos, ok := at(p); ok {
 				return pos.File, pos.Line, pos.Column
 			}
 			if p == "" {

@@ -73,9 +73,11 @@ type Language struct {
 	// manifest entry, its guides and its catalog, written from the
 	// snapshot's root ("/manifest/languages/0/execution_mode",
 	// "/guides/homeflow~1v1/0/body", "/catalog/homeflow~1v1/items/3") —
-	// to the PDL construct it came from.
+	// to the PDL construct it came from. Items locate the Language's
+	// catalog items, by index, in its own file (Position reads both).
 	Pos       Pos
 	Positions map[string]Pos
+	Items     []ItemSpots
 }
 
 // Limits are the evaluation bounds of §10.1.

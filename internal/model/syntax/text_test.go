@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -19,6 +17,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/textprog"
 )
 
@@ -399,17 +398,7 @@ func TestTextReadMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 700 KB of programs, collecting at every 1% of heap growth")
 	}
-	if os.Getenv("GODEBUG") != "gcstoptheworld=1" {
-		// A concurrent collection counts what is allocated while it marks
-		// as live, so samples would vary by a few times the program's
-		// size: the test runs again with collections that stop it.
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTextReadMemory$", "-test.v")
-		cmd.Env = append(os.Environ(), "GODEBUG=gcstoptheworld=1")
-		out, err := cmd.CombinedOutput()
-		t.Logf("%s", out)
-		if err != nil {
-			t.Fatal(err)
-		}
+	if !memtest.StoppedWorld(t) {
 		return
 	}
 	lang := textLanguage(everyConstruct, "")
