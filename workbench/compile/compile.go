@@ -37,6 +37,10 @@ type Options struct {
 	// them with report.Report.AddListed and takes Cap's counts (sharing
 	// Cap, or through Cap.Include).
 	Cap *report.Cap
+	// Shared promises that the source is never changed after: the
+	// compiled model's strings are then slices of it rather than of a
+	// copy (pdl.ParseShared), a byte a byte of the file less to hold.
+	Shared bool
 }
 
 // Result is a compiled file.
@@ -71,7 +75,7 @@ func Load(path string, max int) (*Result, *report.Report, error) {
 		return nil, nil, err
 	}
 	rep := &report.Report{Tool: "pilotage", Files: []string{path}, Cap: report.NewCap(max)}
-	res := Source(path, src, Options{Dir: filepath.Dir(path), Cap: rep.Cap})
+	res := Source(path, src, Options{Dir: filepath.Dir(path), Cap: rep.Cap, Shared: true})
 	rep.AddListed(res.Findings...)
 	rep.Sources = res.Sources
 	rep.Summary.Files = 1
@@ -87,7 +91,11 @@ func Source(name string, src []byte, opts Options) *Result {
 // source is Source, dropping the tree during the CEL checks when drop
 // says so (tests compare both ways).
 func source(name string, src []byte, opts Options, drop func(exprs, size int) bool) *Result {
-	f, findings := pdl.Parse(name, src)
+	parse := pdl.Parse
+	if opts.Shared {
+		parse = pdl.ParseShared
+	}
+	f, findings := parse(name, src)
 	res := &Result{Sources: map[string][]byte{name: src}}
 	c := newCompiler(opts, res)
 	for _, p := range findings {

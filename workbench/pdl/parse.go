@@ -34,6 +34,18 @@ const (
 // one finding that says so) is the parse of the repaired text, so the
 // compiler can report its own errors too.
 func Parse(name string, src []byte) (*File, []report.Finding) {
+	return parse(name, src, false)
+}
+
+// ParseShared is Parse for a caller that never changes src again: the
+// tree's strings are slices of src itself rather than of a copy, which
+// whoever keeps the tree or a string of it keeps whole (the compiler's
+// model does), a byte a byte of the file.
+func ParseShared(name string, src []byte) (*File, []report.Finding) {
+	return parse(name, src, true)
+}
+
+func parse(name string, src []byte, shared bool) (*File, []report.Finding) {
 	if len(src) > MaxFileBytes {
 		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
 			"split the definition or move guide bodies into files",
@@ -50,12 +62,16 @@ func Parse(name string, src []byte) (*File, []report.Finding) {
 		return nil, sortFindings(findings)
 	}
 	// The tree's strings are slices of one copy of the text: the
-	// caller's bytes may change after Parse returns, work (the repaired
-	// copy) is Parse's own and changes no more once its tree is built.
+	// caller's bytes may change after Parse returns (unless shared), work
+	// (the repaired copy) is Parse's own and changes no more once its
+	// tree is built.
 	var text string
-	if work == nil {
+	switch {
+	case work == nil && shared:
+		text = view(src)
+	case work == nil:
 		text = string(src)
-	} else {
+	default:
 		text = view(work)
 	}
 	for {

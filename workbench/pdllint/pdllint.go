@@ -164,7 +164,9 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 			linted = append(linted, in)
 			continue
 		}
-		li, res, err := Input(in.File, in.Src, compile.Options{Dir: filepath.Dir(in.File), Cap: pdlCap}, pdlOff)
+		// An input's bytes are only read from here on (its findings'
+		// snippets quote them), so the compiled model shares them.
+		li, res, err := Input(in.File, in.Src, compile.Options{Dir: filepath.Dir(in.File), Cap: pdlCap, Shared: true}, pdlOff)
 		if err != nil {
 			return nil, err
 		}
