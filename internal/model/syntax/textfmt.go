@@ -25,7 +25,9 @@ type Formatter interface {
 // written; comments kept (on their own line, or after the statement they
 // end the line of) and runs of blank lines kept as one. A call whose
 // arguments were on several lines gets one argument per line. Formatting
-// formatted text changes nothing.
+// formatted text changes nothing. A program with more statements than
+// the Language's steps limit is not formatted: it is the diagnostic
+// validate gives, on the first statement past the limit.
 func (t *textSyntax) Format(src []byte, maxDepth int) ([]byte, []pilotage.Diagnostic, error) {
 	doc := &jsonpos.Doc{Src: src}
 	text := string(src)
