@@ -709,6 +709,9 @@ func TestValueWith(t *testing.T) {
 // a small part of what their tree takes (ten bytes a byte), and finds a
 // member name given twice among 100,000 as Parse does.
 func TestCheckHoldsNoTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 16 MB input; run without -short")
+	}
 	src := []byte("[" + strings.Repeat("1,", 8<<20) + "1]")
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

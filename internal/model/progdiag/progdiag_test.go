@@ -118,6 +118,9 @@ func FuzzFindings(f *testing.F) {
 // and a program over its size limit is refused without a diagnostic); the
 // first diagnostic that points into it parses it.
 func TestDocParsedOnDemand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 16 MB input; run without -short")
+	}
 	src := []byte("[" + strings.Repeat("1,", 8<<20) + "1]")
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
