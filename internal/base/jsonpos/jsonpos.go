@@ -521,16 +521,17 @@ func Parse(src []byte) (*Doc, error) {
 // strings.
 func ParseShared(src []byte) (*Doc, error) {
 	d := &Doc{Src: src, keys: &keyIndex{maps: map[uint32]map[string]uint32{}}}
-	if err := parse(d, src, false); err != nil {
+	if err := parse(d, src, false, nil); err != nil {
 		return d, err
 	}
 	d.Root = Node{d, 0}
 	return d, nil
 }
 
-// parse reads src into d, or with check only checks it (Check); on an
-// error it leaves d holding src alone.
-func parse(d *Doc, src []byte, check bool) *SyntaxError {
+// parse reads src into d, or with check only checks it (Check), and
+// with tally non-nil sets it to the document's Tally; on an error it
+// leaves d holding src alone.
+func parse(d *Doc, src []byte, check bool, tally *Tally) *SyntaxError {
 	if uint64(len(src)) > MaxSize {
 		// Position would scan the whole input to say 1:1.
 		return &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1},
@@ -552,6 +553,9 @@ func parse(d *Doc, src []byte, check bool) *SyntaxError {
 		*d = Doc{Src: src}
 		return &SyntaxError{Pos: d.Position(p.errAt), Msg: p.err.Error()}
 	}
+	if tally != nil {
+		*tally = p.tally
+	}
 	return nil
 }
 
@@ -561,11 +565,36 @@ func parse(d *Doc, src []byte, check bool) *SyntaxError {
 // document costs a small part of its size where the tree of one made
 // of one-character values is ten bytes a byte.
 func Check(src []byte) error {
+	_, err := CheckTally(src)
+	return err
+}
+
+// Tally is what a document holds, counted while checking it: a reader
+// that decodes the document into values of its own estimates from it
+// what the values will take before it makes them (internal/model/expr).
+type Tally struct {
+	// Values by kind; Literals are true, false and null.
+	Objects, Arrays, Strings, Numbers, Literals int64
+	// FilledObjects are the objects with at least one member.
+	FilledObjects int64
+	// Members are the members of all objects, Elements the elements of
+	// all arrays.
+	Members, Elements int64
+	// StringBytes and NameBytes are the bytes of the strings and of the
+	// member names as written between their quotes: escapes are counted
+	// as written, so at least the bytes they decode to.
+	StringBytes, NameBytes int64
+}
+
+// CheckTally is Check that also tallies the document; the tally of a
+// document with an error is the zero Tally.
+func CheckTally(src []byte) (Tally, error) {
 	d := &Doc{Src: src}
-	if err := parse(d, src, true); err != nil {
-		return err
+	var t Tally
+	if err := parse(d, src, true, &t); err != nil {
+		return Tally{}, err
 	}
-	return nil
+	return t, nil
 }
 
 // CheckEncoding returns the error of a document whose first bytes (four

@@ -735,6 +735,55 @@ func TestCheckHoldsNoTree(t *testing.T) {
 	}
 }
 
+// treeTally counts from Parse's tree what CheckTally counts while
+// checking.
+func treeTally(n Node, t *Tally) {
+	written := func(s Node) int64 { return int64(s.End() - s.Start() - 2) }
+	switch n.Kind() {
+	case Object:
+		t.Objects++
+		if n.Len() > 0 {
+			t.FilledObjects++
+		}
+		for _, m := range n.Members() {
+			t.Members++
+			t.NameBytes += written(Node{n.d, m.Value.i - 1})
+			treeTally(m.Value, t)
+		}
+	case Array:
+		t.Arrays++
+		for _, e := range n.Elems() {
+			t.Elements++
+			treeTally(e, t)
+		}
+	case String:
+		t.Strings++
+		t.StringBytes += written(n)
+	case Number:
+		t.Numbers++
+	default:
+		t.Literals++
+	}
+}
+
+// TestCheckTally: CheckTally counts what the tree holds, escapes as
+// written, and nothing of a document with an error.
+func TestCheckTally(t *testing.T) {
+	src := []byte(`{"a": [1, -2.5e3, "x\u0061", [], {}, true, null], "b\n": {"c": false}, "": ""}`)
+	got, err := CheckTally(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Tally{Objects: 3, Arrays: 2, Strings: 2, Numbers: 2, Literals: 3, FilledObjects: 2,
+		Members: 4, Elements: 7, StringBytes: 7, NameBytes: 5}
+	if got != want {
+		t.Errorf("CheckTally = %+v\nwant %+v", got, want)
+	}
+	if got, err := CheckTally([]byte(`[1, 2,]`)); err == nil || got != (Tally{}) {
+		t.Errorf("CheckTally of a trailing comma = %+v, %v; want the zero Tally and an error", got, err)
+	}
+}
+
 // FuzzParse: Parse agrees with encoding/json (json.Valid, UseNumber
 // decode), never panics, and every position it reports is inside the input
 // and consistent with its offset.
@@ -749,6 +798,11 @@ func FuzzParse(f *testing.F) {
 		doc, err := Parse(src)
 		if err != nil {
 			return
+		}
+		var want Tally
+		treeTally(doc.Root, &want)
+		if got, err := CheckTally(src); err != nil || got != want {
+			t.Fatalf("CheckTally = %+v, %v; the tree holds %+v", got, err, want)
 		}
 		// Locating every value and key gives in-bounds, consistent positions.
 		var walk func(n Node, ptr string)

@@ -31,6 +31,8 @@ type parser struct {
 	check bool
 	// key says the string being read is a member name.
 	key bool
+	// tally counts what the document holds, for CheckTally.
+	tally Tally
 }
 
 // tooMany is the error of a document whose records or children need
@@ -40,6 +42,7 @@ const tooMany = "the document has more values and members than 32-bit indices re
 // record appends a record of kind k starting at start and returns its
 // index with a pointer to it, valid until the next record.
 func (p *parser) record(k Kind, start int) (uint32, *record) {
+	p.count(k, start)
 	if p.check && !p.key {
 		p.spare[0] = record{kind: k, start: uint32(start)}
 		return 0, &p.spare[0]
@@ -54,6 +57,28 @@ func (p *parser) record(k Kind, start int) (uint32, *record) {
 	r[0].kind, r[0].start = k, uint32(start)
 	p.n++
 	return i, &r[0]
+}
+
+// count tallies the value or member name of kind k starting at start; a
+// string's record is made at its closing quote (p.i just past it).
+func (p *parser) count(k Kind, start int) {
+	t := &p.tally
+	switch {
+	case p.key:
+		t.Members++
+		t.NameBytes += int64(p.i - start - 2)
+	case k == String:
+		t.Strings++
+		t.StringBytes += int64(p.i - start - 2)
+	case k == Number:
+		t.Numbers++
+	case k == Object:
+		t.Objects++
+	case k == Array:
+		t.Arrays++
+	default:
+		t.Literals++
+	}
 }
 
 // close ends the container whose record is i at p.i and gives it the
@@ -343,6 +368,7 @@ func (p *parser) object(depth int) bool {
 	if empty {
 		return true
 	}
+	p.tally.FilledObjects++
 	var names map[string]uint32
 	for {
 		p.skipWS()
@@ -446,6 +472,7 @@ func (p *parser) array(depth int) bool {
 		return true
 	}
 	for {
+		p.tally.Elements++
 		p.skipWS()
 		if !p.check {
 			p.open = append(p.open, p.n)

@@ -12,8 +12,6 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
-
-	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
 
 // DecodeCheckedJSON is DecodeJSON for JSON a caller sent (an execute
@@ -32,12 +30,8 @@ func DecodeCheckedJSON(data []byte) (any, error) {
 // caller that validates the JSON against a schema before it holds the
 // decoded value, so the two are never in memory together.
 func CheckJSON(data []byte) error {
-	if len(bytes.TrimSpace(data)) > 0 {
-		if err := jsonpos.Check(data); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := CheckHeld(data)
+	return err
 }
 
 // DecodeJSON decodes JSON into the Go values CEL takes: integral numbers

@@ -1,0 +1,92 @@
+package expr
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// heldShapes are documents of n values of one shape each, the hostile
+// inputs of the memory bound (§10.1): one-character values, empty and
+// small containers, objects of many members, long strings.
+func heldShapes(n int) map[string][]byte {
+	list := func(el string, count int) []byte {
+		return []byte(`{"a":[` + strings.TrimSuffix(strings.Repeat(el+",", count), ",") + `]}`)
+	}
+	object := func(k int) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range k {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"%d":0`, i)
+		}
+		return b.String() + "}"
+	}
+	shapes := map[string][]byte{}
+	for _, el := range []string{"0", "300", "1.5", "true", "null", `""`, `"a"`, `"abcdefghij"`,
+		`"` + strings.Repeat("x", 100) + `"`, `"\u0061\n"`, "[]", "{}", "[0]", "[[]]", `{"a":0}`, `{"a":{}}`} {
+		shapes[el] = list(el, n)
+	}
+	for _, k := range []int{2, 8, 9, 16, 17, 100, 449, 897, 1000, 5000} {
+		shapes[fmt.Sprintf("objects of %d members", k)] = list(object(k), n/k)
+	}
+	shapes["one object"] = []byte(object(n))
+	return shapes
+}
+
+// TestHeldBoundsDecode: CheckHeld's estimate is at least what DecodeJSON's
+// values hold once decoded (live heap after a collection) and at most
+// three times it, on every hostile shape; and decoding allocates at most
+// six times the estimate on the way, so a caller that refuses data whose
+// estimate is over its memory limit decodes what it accepts within a
+// bounded multiple of that limit (the collector reclaims the rest as
+// decoding goes).
+func TestHeldBoundsDecode(t *testing.T) {
+	n := 100_000
+	if testing.Short() {
+		n = 20_000
+	}
+	for name, data := range heldShapes(n) {
+		est, err := CheckHeld(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var before, decoded, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		v, err := DecodeJSON(data)
+		runtime.ReadMemStats(&decoded)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(v)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		alloc := int64(decoded.TotalAlloc - before.TotalAlloc)
+		t.Logf("%-22s %9d bytes: estimate %10d, live %10d (%.2f), allocated %.2f times the estimate",
+			name, len(data), est, live, float64(est)/float64(live), float64(alloc)/float64(est))
+		if est < live || est > 3*live {
+			t.Errorf("%s: estimate %d for %d bytes held, want between 1 and 3 times", name, est, live)
+		}
+		if alloc > 6*est {
+			t.Errorf("%s: decoding allocated %d, over 6 times the estimate %d", name, alloc, est)
+		}
+	}
+}
+
+// TestCheckHeld: empty data holds nothing, and invalid JSON is refused
+// with the checker's error, not estimated.
+func TestCheckHeld(t *testing.T) {
+	for _, data := range []string{"", " \n"} {
+		if est, err := CheckHeld([]byte(data)); est != 0 || err != nil {
+			t.Errorf("CheckHeld(%q) = %d, %v; want 0, nil", data, est, err)
+		}
+	}
+	if est, err := CheckHeld([]byte(`{"a": 1, "a": 2}`)); est != 0 || err == nil || !strings.Contains(err.Error(), "duplicate member name") {
+		t.Errorf("CheckHeld of a duplicate name = %d, %v; want 0 and the duplicate", est, err)
+	}
+}
