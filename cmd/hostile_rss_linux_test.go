@@ -64,7 +64,8 @@ func TestHostilePDLPeakRSS(t *testing.T) {
 // are in docs/performance.md, "Hostile inputs"). Before: validate built
 // the tree of a program it then refused by size (13 bytes a byte), lint's
 // did-you-mean copied a one-token PDL line once per keyword, run built two
-// trees of an input refused by size, a context had no limit and was
+// trees of an input refused by size, an input within the byte limit was
+// decoded into 40 bytes a byte of values, a context had no limit and was
 // decoded twice (70 bytes a byte), and fmt of a text program held every
 // statement and a token per byte (300 bytes a byte).
 func TestHostilePeakRSS(t *testing.T) {
@@ -97,6 +98,8 @@ func TestHostilePeakRSS(t *testing.T) {
 		{"lint of a PDL line of one 2 MB word", bytes.Repeat([]byte("a"), 2<<20),
 			func(f string) []string { return []string{"lint", f} }, tinyPDL},
 		{"run of an input of one-character values over the memory limit", oneChars(16<<20 + 2),
+			func(f string) []string { return []string{"run", "--lang", calc, "--input", f, tinyProg} }, tinyInput},
+		{"run of an input of one-character values under the byte limit", append(append([]byte(`{"x": `), oneChars(16<<20-64)...), '}'),
 			func(f string) []string { return []string{"run", "--lang", calc, "--input", f, tinyProg} }, tinyInput},
 		{"validate of a 2 MB context", append(append([]byte(`{"environment": "staging", "x": `), oneChars(2<<20)...), '}'),
 			func(f string) []string {

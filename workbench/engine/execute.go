@@ -297,8 +297,12 @@ func (r *request) bindInput() (any, []pilotage.Diagnostic) {
 	}
 	// Checked, then judged by the schema, then decoded for CEL: the
 	// schema's decoding and CEL's are never held together.
-	if err := expr.CheckJSON(raw); err != nil {
+	held, err := expr.CheckHeld(raw)
+	if err != nil {
 		return nil, bad("", "input is not valid JSON: "+err.Error())
+	}
+	if d := overHeld("input", len(raw), held, r.lang.limits.MemoryBytes); d != "" {
+		return nil, bad("", d)
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		return nil, bad("", "input must be a JSON object")
@@ -317,6 +321,19 @@ func (r *request) bindInput() (any, []pilotage.Diagnostic) {
 		return nil, bad("", "input is not valid JSON: "+err.Error())
 	}
 	return v, nil
+}
+
+// overHeld is the message refusing an input or context (what) of n JSON
+// bytes whose decoded values would hold held bytes, over the Language's
+// memory limit, or "" when they fit. The Run holds them from start to end
+// (§10.1 memory bound), and small values take tens of times their JSON
+// size once decoded (expr.CheckHeld), so the bytes alone do not bound
+// them.
+func overHeld(what string, n int, held, limit int64) string {
+	if held <= limit {
+		return ""
+	}
+	return fmt.Sprintf("%s's %d bytes of JSON would take about %d bytes held as values; a Run of this Language holds at most %d (limits memory): send fewer values, or raise limits memory", what, n, held, limit)
 }
 
 // installs reports whether the Run installs its program (§6.5.7) rather

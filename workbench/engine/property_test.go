@@ -14,6 +14,7 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
@@ -38,8 +39,9 @@ const defaultSeeds = 600
 // programs and inputs reach, so limits trip often (§10.1). mem/v1 and
 // timed/v1 are home/v1 with one bound made small: memory, which the
 // outputs a Run holds reach but its input does not (execute refuses an
-// input larger than the memory bound before running, so the generator's
-// inputs, at most about 600 bytes, must stay below it), and time, which
+// input whose decoded values would not fit the memory bound before
+// running, so the generator's inputs, at most about 600 bytes of JSON,
+// must stay below it as values), and time, which
 // one call of slow.op (300 ms) passes. The time bound is 250 ms, not
 // less: the bound must stop every timed Run inside that first call, so
 // the work before it (checks, binding) may take up to 250 ms on a loaded
@@ -47,7 +49,7 @@ const defaultSeeds = 600
 var (
 	homeLimits  = homeServer().Languages[0].Limits
 	tightLimits = language.Limits{Steps: 12, Time: 30 * time.Second, Depth: 4, Iterations: 5, Expansion: 3, MemoryBytes: 1 << 20, ProgramBytes: 64 << 10}
-	memLimits   = withLimits(func(l *language.Limits) { l.MemoryBytes = 1 << 10 })
+	memLimits   = withLimits(func(l *language.Limits) { l.MemoryBytes = 8 << 10 })
 	timedLimits = withLimits(func(l *language.Limits) { l.Time = 250 * time.Millisecond })
 )
 
@@ -161,8 +163,8 @@ func (p *propEnv) check(t *testing.T, c *genCase, seen tally) {
 	if after := p.sideState(t, c.lang); after != before {
 		t.Errorf("validate changed the engine's state:\nbefore %s\nafter  %s", before, after)
 	}
-	if _, l, _ := p.e.language(c.lang); int64(len(c.input)) > l.limits.MemoryBytes {
-		t.Fatalf("the generated input has %d bytes, more than %s's memory bound of %d: execute would refuse it before running (§10.1)", len(c.input), c.lang, l.limits.MemoryBytes)
+	if _, l, _ := p.e.language(c.lang); heldOf(t, c.input) > l.limits.MemoryBytes {
+		t.Fatalf("the generated input would hold %d bytes, more than %s's memory bound of %d: execute would refuse it before running (§10.1)", heldOf(t, c.input), c.lang, l.limits.MemoryBytes)
 	}
 	req := pilotage.ExecuteRequest{Program: c.program, Input: c.input}
 	switch c.expect {
@@ -507,4 +509,14 @@ func (p *propEnv) checkOutcome(t *testing.T, c *genCase, resp *pilotage.ExecuteR
 	case o.Status == pilotage.StatusPartial:
 		seen["runtime error"]++
 	}
+}
+
+// heldOf is what execute charges input against the memory bound.
+func heldOf(t *testing.T, input json.RawMessage) int64 {
+	t.Helper()
+	n, err := expr.CheckHeld(input)
+	if err != nil {
+		t.Fatalf("the generated input is not JSON: %v", err)
+	}
+	return n
 }

@@ -194,8 +194,12 @@ func contextBinding(l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any) {
 	// Checked first, so the schema judges the context the caller sent,
 	// not encoding/json's last-wins reading of a member name given twice;
 	// decoded last, so the schema's decoding is garbage by then.
-	if err := expr.CheckJSON(raw); err != nil {
+	held, err := expr.CheckHeld(raw)
+	if err != nil {
 		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil
+	}
+	if d := overHeld("context", len(raw), held, l.limits.MemoryBytes); d != "" {
+		return []pilotage.Diagnostic{diag("", d)}, nil
 	}
 	var out []pilotage.Diagnostic
 	for _, v := range schemaViolations(l.ContextSchema, raw) {
