@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"sync"
 	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -33,9 +34,7 @@ func (s *jsonSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Parsed{Program: prog, Diagnostics: diags, locate: keep, span: func(d pilotage.Diagnostic) (pilotage.LineCol, pilotage.LineCol) {
-		return jsonSpan(src, d)
-	}}
+	p := &Parsed{Program: prog, Diagnostics: diags, locate: keep, span: jsonSpans(src)}
 	if s.stringed {
 		p.locate = func(diags []pilotage.Diagnostic) []pilotage.Diagnostic { return textRanges(src, diags) }
 	}
@@ -67,24 +66,34 @@ func (s *jsonSyntax) Example(info string, content []byte) bool {
 	return s.stringed && !json.Valid(content) && bytes.Contains(content, []byte(`"steps"`))
 }
 
-// jsonSpan places d in src as `pilotage validate` places the engine's
-// diagnostic (progdiag): the value at its path, narrowed to its range
-// inside an expression. Text that is not JSON is placed where its parse
-// stops.
-func jsonSpan(src []byte, d pilotage.Diagnostic) (start, end pilotage.LineCol) {
-	if err := jsonpos.Check(src); err != nil { // progdiag builds the tree it needs
-		var se *jsonpos.SyntaxError
-		if !errors.As(err, &se) {
-			return pilotage.LineCol{Line: 1, Column: 1}, pilotage.LineCol{}
+// jsonSpans places diagnostics in src as `pilotage validate` places the
+// engine's (progdiag): the value at its path, narrowed to its range inside
+// an expression. Text that is not JSON is placed where its parse stops.
+// The text is checked and its tree built once, on the first call, not
+// per diagnostic: plan's program listing places every step.
+func jsonSpans(src []byte) func(pilotage.Diagnostic) (start, end pilotage.LineCol) {
+	read := sync.OnceValues(func() (*progdiag.Doc, error) {
+		if err := jsonpos.Check(src); err != nil { // progdiag builds the tree it needs
+			return nil, err
 		}
-		return pilotage.LineCol{Line: se.Pos.Line, Column: se.Pos.Column}, pilotage.LineCol{}
+		return progdiag.NewDoc("", src, false), nil
+	})
+	return func(d pilotage.Diagnostic) (start, end pilotage.LineCol) {
+		doc, err := read()
+		if err != nil {
+			var se *jsonpos.SyntaxError
+			if !errors.As(err, &se) {
+				return pilotage.LineCol{Line: 1, Column: 1}, pilotage.LineCol{}
+			}
+			return pilotage.LineCol{Line: se.Pos.Line, Column: se.Pos.Column}, pilotage.LineCol{}
+		}
+		f := progdiag.Findings([]pilotage.Diagnostic{d}, progdiag.Files{Program: doc})[0]
+		start = pilotage.LineCol{Line: f.Line, Column: f.Column}
+		if f.EndLine == f.Line {
+			end = pilotage.LineCol{Line: f.EndLine, Column: f.EndColumn}
+		}
+		return start, end
 	}
-	f := progdiag.Findings([]pilotage.Diagnostic{d}, progdiag.Files{Program: progdiag.NewDoc("", src, false)})[0]
-	start = pilotage.LineCol{Line: f.Line, Column: f.Column}
-	if f.EndLine == f.Line {
-		end = pilotage.LineCol{Line: f.EndLine, Column: f.EndColumn}
-	}
-	return start, end
 }
 
 // textRanges turns program diagnostics' JSON Pointers into the text-range
