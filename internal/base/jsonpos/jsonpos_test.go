@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"runtime"
@@ -675,20 +676,25 @@ func TestTreeSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	doc, err := ParseShared(src)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
+	// The least of three parses: TotalAlloc is the process's, so a
+	// goroutine an earlier test left running can add to one reading.
+	perByte := math.Inf(1)
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		doc, err := ParseShared(src)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unescaped := 0
+		for _, s := range doc.strs {
+			unescaped += len(s)
+		}
+		perByte = min(perByte, float64(int(after.TotalAlloc-before.TotalAlloc)-unescaped)/float64(len(src)))
 	}
-	unescaped := 0
-	for _, s := range doc.strs {
-		unescaped += len(s)
-	}
-	perByte := float64(int(after.TotalAlloc-before.TotalAlloc)-unescaped) / float64(len(src))
 	if perByte > 1 {
-		t.Errorf("parsing %d bytes allocated %.2f bytes per byte besides %d bytes of unescaped strings, want at most 1", len(src), perByte, unescaped)
+		t.Errorf("parsing %d bytes allocated %.2f bytes per byte besides its unescaped strings, want at most 1", len(src), perByte)
 	}
 }
 
