@@ -593,8 +593,10 @@ func TestServeWatchBodyChange(t *testing.T) {
 		}
 	}
 	reload(changed, 1)
-	if !strings.Contains(stderr.String(), "pilotage serve: "+want+"\n") {
-		t.Errorf("the reload log does not say the body changed; stderr: %s", stderr.String())
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "pilotage serve: "+want+"\n"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the reload log does not say the body changed; stderr: %s", stderr.String())
+		}
 	}
 	for range 2 { // terminal for the reference (§5.4)
 		r := decode[pilotage.ExecuteResponse](t, c.ok(exec, nightly))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
@@ -73,8 +74,12 @@ func poll(ctx context.Context, name string, res *compile.Result, seen map[string
 		}
 		res = next
 		seen = stamps(res)
-		fmt.Fprintf(opt.Log, "pilotage serve: reloaded %s\n", name)
-		LogNotices(opt.Log, notices)
+		// One write for the reload and its notices, so that a reader of
+		// the log never sees the one without the others.
+		var b strings.Builder
+		fmt.Fprintf(&b, "pilotage serve: reloaded %s\n", name)
+		LogNotices(&b, notices)
+		_, _ = io.WriteString(opt.Log, b.String())
 	}
 }
 
