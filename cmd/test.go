@@ -47,7 +47,7 @@ Exit status: 0 every case passed, 1 a failed case or a bad case file,
 2 usage errors, an unreadable file or a PDL with errors.`,
 		Example: `  pilotage test todo
   pilotage test langs/ --run 'drift'
-  pilotage test --update todo/tests/shopping.yaml
+  pilotage test --update todo/tests/todo.yaml
   pilotage test --format github langs/`,
 		RunE: func(c *cobra.Command, args []string) error { return runTest(streams(c), p, args) },
 	}
