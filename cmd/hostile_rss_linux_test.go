@@ -86,6 +86,16 @@ func TestHostilePeakRSS(t *testing.T) {
 	deploy := filepath.Join("..", "langs", "deploy", "deploy.pdl")
 	ledger := filepath.Join("..", "langs", "ledger", "ledger.pdl")
 	tinyText := write("tiny.txt", []byte("f()\n"))
+	snapshot := filepath.Join("..", "docs", "examples", "snapshot.json")
+	withMember := func(values []byte) []byte {
+		src, err := os.ReadFile(snapshot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(append([]byte(`{"x": `), values...), append([]byte(","), src[bytes.IndexByte(src, '{')+1:]...)...)
+	}
+	lint := func(f string) []string { return []string{"lint", f} }
+	replayPlan := func(f string) []string { return []string{"replay", "--plan", f, tinyInput} }
 	fmtText := func(f string) []string { return []string{"fmt", "--lang", ledger, f} }
 	for _, c := range []struct {
 		name string
@@ -105,6 +115,12 @@ func TestHostilePeakRSS(t *testing.T) {
 			func(f string) []string {
 				return []string{"validate", "--lang", deploy, "--principal", "operator", "--context", f, tinyProg}
 			}, tinyContext},
+		{"lint of a snapshot with a member of one-character values, over the tree budget", withMember(oneValues(2 << 20)), lint, snapshot},
+		{"lint of a top-level array of one-character values", oneValues(2 << 20), lint, tinyInput},
+		{"lint of malformed JSON of one-character values", oneChars(2 << 20), lint, tinyInput},
+		{"lint of a snapshot with a member of 10-byte values, within the tree budget",
+			withMember(append(append([]byte("["), bytes.Repeat([]byte("100000000,"), 1<<18)...), '0', ']')), lint, snapshot},
+		{"replay --plan of one-character values", oneValues(2 << 20), replayPlan, tinyInput},
 		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText},
 		{"fmt of 1 MB of comments", bytes.Repeat([]byte("#\n"), 1<<19), fmtText, tinyText},
 	} {
@@ -120,7 +136,14 @@ func TestHostilePeakRSS(t *testing.T) {
 	}
 }
 
-// oneChars is a JSON array of n bytes (n even) of one-digit values.
+// oneValues is a JSON array of n bytes (n even) of one-digit values
+// and one two-digit value.
+func oneValues(n int) []byte {
+	return append(append([]byte("["), bytes.Repeat([]byte("1,"), n/2-2)...), "11]"...)
+}
+
+// oneChars is n bytes (n even) of one-digit values in an array with a
+// trailing comma, which is not JSON.
 func oneChars(n int) []byte {
 	return append(append([]byte("["), bytes.Repeat([]byte("1,"), n/2-1)...), ']')
 }

@@ -9,6 +9,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -167,7 +168,11 @@ func baselinePass(in *Input) (*Pass, error) {
 	if in == nil {
 		return nil, nil
 	}
-	doc, err := jsonpos.ParseShared(in.Src)
+	doc, err := parse(in.Src)
+	var be *jsonpos.BudgetError
+	if errors.As(err, &be) {
+		return nil, fmt.Errorf("baseline %s: %v", in.File, be)
+	}
 	if err != nil {
 		se := err.(*jsonpos.SyntaxError)
 		return nil, fmt.Errorf("baseline %s:%d:%d: malformed JSON: %s", in.File, se.Pos.Line, se.Pos.Column, se.Msg)
@@ -179,18 +184,36 @@ func baselinePass(in *Input) (*Pass, error) {
 	return p, nil
 }
 
+// parse reads src into a tree that shares its bytes, after checking it
+// without one (jsonpos.CheckBudget), so that a malformed or too dense
+// document is refused before its tree is built. The tree's strings
+// share src instead of copying it: the report keeps src anyway, and on a
+// large snapshot the copies were a fifth of the tree. The error is a
+// *jsonpos.SyntaxError or a *jsonpos.BudgetError.
+func parse(src []byte) (*jsonpos.Doc, error) {
+	if err := jsonpos.CheckBudget(src); err != nil {
+		return nil, err
+	}
+	return jsonpos.ParseShared(src)
+}
+
 // lintOne parses one input and runs the rules over it, with base (nil
 // for none) as the pass's Baseline.
 func lintOne(rules []*Rule, in *Input, base *Pass) []report.Finding {
-	// The tree's strings share in.Src's memory instead of copying it: the
-	// report keeps Src anyway, and on a large snapshot the copies were a
-	// fifth of the tree.
-	doc, err := jsonpos.ParseShared(in.Src)
+	doc, err := parse(in.Src)
 	if err != nil {
 		// The finding belongs to the json-syntax rule, so --disable
 		// json-syntax silences it like any other rule.
 		if !slices.ContainsFunc(rules, func(r *Rule) bool { return r.ID == RuleJSONSyntax }) {
 			return nil
+		}
+		var be *jsonpos.BudgetError
+		if errors.As(err, &be) {
+			return []report.Finding{{
+				Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,
+				Message: "JSON too dense to check: " + be.Error(), File: in.File, Line: 1, Column: 1,
+				Hint: "a manifest or snapshot holds far fewer values a byte; look for a large array of numbers or empty values (docs/json.md, \"Dense documents\")",
+			}}
 		}
 		se := err.(*jsonpos.SyntaxError)
 		return []report.Finding{{

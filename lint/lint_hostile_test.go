@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
 )
@@ -68,5 +69,37 @@ func TestLintHostileSnapshots(t *testing.T) {
 				t.Errorf("took %v", d)
 			}
 		})
+	}
+}
+
+// TestDenseDocumentIsOneFinding: a snapshot whose member holds 4 MiB of
+// one-character values, whose tree would take 20 bytes a byte, is one
+// json-syntax finding at 1:1 naming the budget, made without building
+// the tree (TestHostilePeakRSS in cmd measures the process), and nothing
+// once json-syntax is disabled; the same values in a small snapshot,
+// within the budget's allowance, are linted.
+func TestDenseDocumentIsOneFinding(t *testing.T) {
+	snapshot := func(n int) []byte {
+		return []byte(`{"x": [` + strings.Repeat("0,", n) + `0], "snapshot": "pilotage/1.1", "manifest": {"pilotage": "1.1", "languages": []}}`)
+	}
+	run := func(src []byte, cfg lint.Config) []report.Finding {
+		rep, err := lint.Run(rules.All(), []*lint.Input{{File: "dense.json", Src: src}}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Findings
+	}
+	got := run(snapshot(2<<20), lint.Config{})
+	if len(got) != 1 || got[0].Rule != lint.RuleJSONSyntax || got[0].Line != 1 || got[0].Column != 1 ||
+		!strings.Contains(got[0].Message, "too dense to check") || !strings.Contains(got[0].Message, "4 bytes a byte plus 6 MiB") {
+		t.Errorf("findings = %+v, want one json-syntax finding at 1:1 naming the budget", got)
+	}
+	if got := run(snapshot(2<<20), lint.Config{Disabled: map[string]bool{lint.RuleJSONSyntax: true}}); len(got) != 0 {
+		t.Errorf("with json-syntax disabled: %+v, want none", got)
+	}
+	for _, f := range run(snapshot(1000), lint.Config{}) {
+		if f.Rule == lint.RuleJSONSyntax {
+			t.Errorf("a small snapshot of the same values: %+v", f)
+		}
 	}
 }

@@ -142,3 +142,21 @@ func TestReadError(t *testing.T) {
 		t.Fatalf("no read error; findings %s", rulesOf(res))
 	}
 }
+
+// TestDensePlanRefused: a plan whose steps hold 4 MiB of one-character
+// values, whose tree would take 20 bytes a byte, is an *InputError at 1:1
+// naming the budget (a usage error, exit 2, in the CLI), made without
+// building the tree; a malformed one is still malformed JSON at its place.
+func TestDensePlanRefused(t *testing.T) {
+	dense := `{"mode": "immediate", "steps": [{"id": "a", "kind": "step", "x": [` + strings.Repeat("0,", 2<<20) + `0]}]}`
+	_, err := LoadPlan("dense.json", []byte(dense))
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Line != 1 || ie.Col != 1 || !strings.Contains(ie.Msg, "plan too dense to read") ||
+		!strings.Contains(ie.Msg, "4 bytes a byte plus 6 MiB") {
+		t.Errorf("LoadPlan = %v, want an InputError at 1:1 naming the budget", err)
+	}
+	_, err = LoadPlan("bad.json", []byte(dense[:len(dense)-4]+",]}]}"))
+	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "malformed JSON: trailing comma") {
+		t.Errorf("LoadPlan of malformed JSON = %v", err)
+	}
+}

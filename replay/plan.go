@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -100,7 +101,18 @@ func (e *InputError) Error() string {
 // Structural problems inside the plan are findings (plan-shape); a file
 // that holds no usable plan is an *InputError.
 func LoadPlan(file string, src []byte) (*Plan, error) {
-	doc, err := jsonpos.Parse(src)
+	// Checked before the tree is built, so that a malformed or too dense
+	// file is refused without one.
+	err := jsonpos.CheckBudget(src)
+	var be *jsonpos.BudgetError
+	if errors.As(err, &be) {
+		return nil, &InputError{File: file, Line: 1, Col: 1, Msg: "plan too dense to read: " + be.Error(),
+			Hint: "a plan holds a few values for each step; give a plan object or a validate response (docs/json.md, \"Dense documents\")"}
+	}
+	var doc *jsonpos.Doc
+	if err == nil {
+		doc, err = jsonpos.Parse(src)
+	}
 	if err != nil {
 		se := err.(*jsonpos.SyntaxError)
 		return nil, &InputError{File: file, Line: se.Pos.Line, Col: se.Pos.Column, Msg: "malformed JSON: " + se.Msg,

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
@@ -73,4 +74,33 @@ func heapGoalPeak(fn func()) uint64 {
 	fn()
 	close(done)
 	return <-peak - base
+}
+
+// TestGeneratedSnapshotInTreeBudget: the manifest and snapshot of the
+// generated Language of BenchmarkBuildVsDecode take less than half the
+// tree budget lint and replay hold them to (jsonpos.TreeBudget), so only
+// documents far denser than any build's output are refused.
+func TestGeneratedSnapshotInTreeBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 2.5 MiB Language of 10,000 CEL expressions")
+	}
+	res := compile.Source("bench.pdl", pdltest.Generated(5000, 50, true), compile.Options{Shared: true})
+	if !res.OK() {
+		t.Fatalf("the generated Language does not compile: %v", res.Findings[0])
+	}
+	files, err := emit.Files(res.Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files[:2] {
+		tally, err := jsonpos.CheckTally(f.Data)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
+		tree, budget := tally.TreeBytes(), jsonpos.TreeBudget(len(f.Data))
+		t.Logf("%s: %d bytes, tree %d (%.2f a byte), budget %d", f.Path, len(f.Data), tree, float64(tree)/float64(len(f.Data)), budget)
+		if tree > budget/2 {
+			t.Errorf("%s: its tree would take %d bytes, over half the budget of %d", f.Path, tree, budget)
+		}
+	}
 }

@@ -586,6 +586,65 @@ type Tally struct {
 	StringBytes, NameBytes int64
 }
 
+// TreeBytes is about what Parse allocates for the tree of a document of
+// this tally (TestTreeBytesBoundsParse): a 16-byte record for
+// every value and member name; a 4-byte count for every container; for
+// every child its 4-byte index in the tree and 20 bytes for the parser's
+// stack of open children, which append grows by a quarter at a time once
+// large, so that a wide array allocates five times its final size; and
+// the unescaped copy of a string with escapes, charged at every string's
+// bytes. A reader that holds a tree asks this before it builds one.
+func (t Tally) TreeBytes() int64 {
+	values := t.Objects + t.Arrays + t.Strings + t.Numbers + t.Literals
+	return 16*(values+t.Members) + 4*(t.Objects+t.Arrays) + 24*(t.Elements+t.Members) + t.StringBytes
+}
+
+// What a reader may allocate for the tree of a document of n bytes
+// before it refuses to build it: 4 bytes a byte and 6 MiB. A tree of
+// one-character values takes 20 bytes a byte; real manifests and
+// snapshots take 1.3 to 2.2 (TestRealTreesInBudget, and the generated
+// Language's snapshot in workbench/emit), and the values lint decodes
+// from a tree for JSON Schema take about as much again, so a reader
+// within the budget stays under 10 bytes a byte of peak memory over its
+// baseline (docs/json.md, "Dense documents").
+const (
+	TreePerByte = 4
+	TreeSlack   = 6 << 20
+)
+
+// TreeBudget is what a reader may allocate for the tree of a document of
+// n bytes.
+func TreeBudget(n int) int64 { return TreePerByte*int64(n) + TreeSlack }
+
+// BudgetError is a document whose tree would take more than TreeBudget.
+type BudgetError struct {
+	// Values counts the values and member names, Tree and Budget are
+	// TreeBytes and TreeBudget, all of the document.
+	Values, Tree, Budget int64
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("the document's %d values and member names would take about %d bytes as a tree, over the budget of %d bytes a byte plus %d MiB (%d bytes)",
+		e.Values, e.Tree, TreePerByte, TreeSlack>>20, e.Budget)
+}
+
+// CheckBudget checks src without building its tree: a *SyntaxError as
+// Parse would give it, a *BudgetError when its tree would take more than
+// TreeBudget, or nil for a document Parse may read. A reader that holds
+// a tree asks this first, so that neither a malformed document nor a
+// dense one is built before it is refused.
+func CheckBudget(src []byte) error {
+	t, err := CheckTally(src)
+	if err != nil {
+		return err
+	}
+	tree, budget := t.TreeBytes(), TreeBudget(len(src))
+	if tree <= budget {
+		return nil
+	}
+	return &BudgetError{Values: t.Objects + t.Arrays + t.Strings + t.Numbers + t.Literals + t.Members, Tree: tree, Budget: budget}
+}
+
 // CheckTally is Check that also tallies the document; the tally of a
 // document with an error is the zero Tally.
 func CheckTally(src []byte) (Tally, error) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -876,5 +877,86 @@ func TestLookupLargeObject(t *testing.T) {
 			}()
 		}
 		wg.Wait()
+	}
+}
+
+// TestTreeBytesBoundsParse: what Parse allocates for a tree is within a
+// quarter over TreeBytes of the document's tally, and not far below it,
+// on a real snapshot and on dense hostile shapes. (Strings with escapes
+// and objects of thousands of members allocate up to three times it:
+// docs/performance.md, "Hostile inputs", what remains.)
+func TestTreeBytesBoundsParse(t *testing.T) {
+	real, err := os.ReadFile("../../../docs/examples/snapshot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string][]byte{
+		"snapshot":             real,
+		"one-character values": []byte("[" + strings.Repeat("0,", 1<<20) + "0]"),
+		"small objects":        []byte("[" + strings.Repeat(`{"a":1},`, 1<<17) + "{}]"),
+	}
+	for name, src := range docs {
+		tally, err := CheckTally(src)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		est := tally.TreeBytes()
+		// The least of three parses: TotalAlloc is the process's.
+		alloc := uint64(math.MaxUint64)
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if _, err := ParseShared(src); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			alloc = min(alloc, after.TotalAlloc-before.TotalAlloc)
+		}
+		t.Logf("%s: %d bytes, Parse allocated %d, TreeBytes %d", name, len(src), alloc, est)
+		if float64(alloc) > 1.25*float64(est) {
+			t.Errorf("%s: Parse allocated %d bytes, over 1.25 times TreeBytes %d", name, alloc, est)
+		}
+		if float64(alloc) < 0.4*float64(est) && est > 1<<20 {
+			t.Errorf("%s: Parse allocated %d bytes, under 0.4 of TreeBytes %d: the estimate refuses what fits", name, alloc, est)
+		}
+	}
+}
+
+// TestRealTreesInBudget: the trees of real manifests and snapshots take
+// a small part of TreeBudget, and 16 MiB of one-character values is over
+// it, so readers refuse only hostile documents.
+func TestRealTreesInBudget(t *testing.T) {
+	files, _ := filepath.Glob("../../../docs/examples/*.json")
+	golden, _ := filepath.Glob("../../../workbench/emit/testdata/golden/*/snapshot.json")
+	files = append(files, golden...)
+	if len(files) < 4 {
+		t.Fatalf("found %d real documents: %v", len(files), files)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tally, err := CheckTally(src)
+		if err != nil {
+			continue // the examples of malformed JSON
+		}
+		if tree, budget := tally.TreeBytes(), TreeBudget(len(src)); tree > budget/2 || CheckBudget(src) != nil {
+			t.Errorf("%s: its tree would take %d bytes, over half the budget of %d", f, tree, budget)
+		}
+	}
+	src := []byte("[" + strings.Repeat("0,", 8<<20-1) + "0]")
+	tally, err := CheckTally(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var be *BudgetError
+	if !errors.As(CheckBudget(src), &be) || be.Tree != tally.TreeBytes() || be.Budget != TreeBudget(len(src)) || be.Values != 8<<20+1 {
+		t.Errorf("16 MiB of one-character values: CheckBudget = %+v, want the tree %d over the budget %d", be, tally.TreeBytes(), TreeBudget(len(src)))
+	}
+	bad := []byte("[" + strings.Repeat("0,", 8<<20) + "]")
+	_, perr := Parse(bad)
+	if err := CheckBudget(bad); err == nil || err.Error() != perr.Error() {
+		t.Errorf("malformed JSON: CheckBudget = %v, want Parse's %v", err, perr)
 	}
 }
