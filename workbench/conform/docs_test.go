@@ -3,7 +3,6 @@ package conform
 import (
 	"net/http/httptest"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -16,7 +15,6 @@ import (
 // (cmd/testdata/script/conform*.txtar), so the page never shows a command
 // that does not work.
 func TestDocsCommandsAreRun(t *testing.T) {
-	doc := string(readFile(t, "../../docs/conform.md"))
 	scripts, err := filepath.Glob("../../cmd/testdata/script/conform*.txtar")
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no conform scripts: %v", err)
@@ -26,8 +24,8 @@ func TestDocsCommandsAreRun(t *testing.T) {
 		all.Write(readFile(t, s))
 	}
 	n := 0
-	for _, block := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(doc, -1) {
-		for _, line := range strings.Split(strings.TrimSpace(block[1]), "\n") {
+	for _, block := range golden.Blocks(t, "../../docs/conform.md", "sh", 2) {
+		for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
 			n++
 			if !strings.Contains(all.String(), "exec "+line+"\n") {
 				t.Errorf("docs/conform.md shows %q, which no conform script runs", line)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -34,4 +35,23 @@ func Generated(t testing.TB, path, name string, got []byte) {
 	if want := src[i:j]; !bytes.Equal(got, want) {
 		t.Errorf("%s: the generated %s differs (go test -update rewrites it):\n%s", path, name, diff(got, want))
 	}
+}
+
+// Blocks returns the bodies of the ```lang fenced blocks of the page at
+// path, for tests that hold a page's examples to the tool; fewer than min
+// means the extraction, or the page, is broken.
+func Blocks(t testing.TB, path, lang string, min int) []string {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)```"+regexp.QuoteMeta(lang)+"\n(.*?)```").FindAllStringSubmatch(string(src), -1) {
+		out = append(out, m[1])
+	}
+	if len(out) < min {
+		t.Fatalf("found %d %s blocks in %s, fewer than %d; the extraction is broken", len(out), lang, path, min)
+	}
+	return out
 }

@@ -216,3 +216,17 @@ func TestRuleFixtures(t *testing.T) {
 	run(t, func(tb testing.TB) { RuleFixtures(tb, missing, notPlan, fakeFindings) }).
 		expect(t, true, "every rule needs", "none.txtar")
 }
+
+// Blocks keeps only the fenced blocks of the language asked for, bodies
+// whole, and ```yaml does not match ```yamlx.
+func TestBlocks(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "page.md")
+	src := "# Page\n\n```yaml\na: 1\nb: 2\n```\n\n```sh\nls\n```\n\n```yamlx\nno\n```\n\n```yaml\nc: 3\n```\n"
+	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := Blocks(t, page, "yaml", 2)
+	if want := []string{"a: 1\nb: 2\n", "c: 3\n"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Blocks = %q, want %q", got, want)
+	}
+}
