@@ -96,6 +96,9 @@ func TestHostilePeakRSS(t *testing.T) {
 	}
 	lint := func(f string) []string { return []string{"lint", f} }
 	replayPlan := func(f string) []string { return []string{"replay", "--plan", f, tinyInput} }
+	tinyPlan := write("tiny.plan.json", []byte(`{"steps": []}`))
+	tinyTrace := write("tiny.trace.json", []byte(`{"run_id": "r", "steps": []}`))
+	replaySnapshot := func(f string) []string { return []string{"replay", "--plan", tinyPlan, "--snapshot", f, tinyTrace} }
 	fmtText := func(f string) []string { return []string{"fmt", "--lang", ledger, f} }
 	for _, c := range []struct {
 		name string
@@ -121,6 +124,7 @@ func TestHostilePeakRSS(t *testing.T) {
 		{"lint of a snapshot with a member of 10-byte values, within the tree budget",
 			withMember(append(append([]byte("["), bytes.Repeat([]byte("100000000,"), 1<<18)...), '0', ']')), lint, snapshot},
 		{"replay --plan of one-character values", oneValues(2 << 20), replayPlan, tinyInput},
+		{"replay --snapshot with a member of one-character values", withMember(oneValues(2 << 20)), replaySnapshot, snapshot},
 		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText},
 		{"fmt of 1 MB of comments", bytes.Repeat([]byte("#\n"), 1<<19), fmtText, tinyText},
 	} {

@@ -146,7 +146,8 @@ func TestReadError(t *testing.T) {
 // TestDensePlanRefused: a plan whose steps hold 4 MiB of one-character
 // values, whose tree would take 20 bytes a byte, is an *InputError at 1:1
 // naming the budget (a usage error, exit 2, in the CLI), made without
-// building the tree; a malformed one is still malformed JSON at its place.
+// building the tree; a malformed one is still malformed JSON at its
+// place; a snapshot with such a member is refused the same way.
 func TestDensePlanRefused(t *testing.T) {
 	dense := `{"mode": "immediate", "steps": [{"id": "a", "kind": "step", "x": [` + strings.Repeat("0,", 2<<20) + `0]}]}`
 	_, err := LoadPlan("dense.json", []byte(dense))
@@ -158,5 +159,17 @@ func TestDensePlanRefused(t *testing.T) {
 	_, err = LoadPlan("bad.json", []byte(dense[:len(dense)-4]+",]}]}"))
 	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "malformed JSON: trailing comma") {
 		t.Errorf("LoadPlan of malformed JSON = %v", err)
+	}
+	snap, err := os.ReadFile("../docs/examples/snapshot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	denseSnap := append([]byte(`{"x": [`+strings.Repeat("0,", 2<<20)+`0],`), snap[bytes.IndexByte(snap, '{')+1:]...)
+	_, err = LoadSnapshot("snapshot.json", denseSnap, "")
+	if !errors.As(err, &ie) || ie.Line != 1 || ie.Col != 1 || !strings.Contains(ie.Msg, "snapshot too dense to read") {
+		t.Errorf("LoadSnapshot = %v, want an InputError at 1:1 naming the budget", err)
+	}
+	if _, err := LoadSnapshot("snapshot.json", snap, ""); err != nil {
+		t.Errorf("LoadSnapshot of the example: %v", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
-	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
@@ -66,11 +65,9 @@ type snapshotLanguage struct {
 // a member replay reads with the wrong type, is an *InputError at the
 // line:col of the problem.
 func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
-	doc, err := jsonpos.Parse(src)
+	doc, err := parseFile(file, src, "snapshot", "give the snapshot.json pilotage build writes; docs/snapshot.md describes the format")
 	if err != nil {
-		se := err.(*jsonpos.SyntaxError)
-		return nil, &InputError{File: file, Line: se.Pos.Line, Col: se.Pos.Column, Msg: "malformed JSON: " + se.Msg,
-			Hint: "give the snapshot.json pilotage build writes; docs/snapshot.md describes the format"}
+		return nil, err
 	}
 	var s snapshotFile
 	if p := decodeNode(doc, doc.Root, "", reflect.ValueOf(&s).Elem()); p != nil {

@@ -101,22 +101,9 @@ func (e *InputError) Error() string {
 // Structural problems inside the plan are findings (plan-shape); a file
 // that holds no usable plan is an *InputError.
 func LoadPlan(file string, src []byte) (*Plan, error) {
-	// Checked before the tree is built, so that a malformed or too dense
-	// file is refused without one.
-	err := jsonpos.CheckBudget(src)
-	var be *jsonpos.BudgetError
-	if errors.As(err, &be) {
-		return nil, &InputError{File: file, Line: 1, Col: 1, Msg: "plan too dense to read: " + be.Error(),
-			Hint: "a plan holds a few values for each step; give a plan object or a validate response (docs/json.md, \"Dense documents\")"}
-	}
-	var doc *jsonpos.Doc
-	if err == nil {
-		doc, err = jsonpos.Parse(src)
-	}
+	doc, err := parseFile(file, src, "plan", "the plan must be a plan object or a validate response")
 	if err != nil {
-		se := err.(*jsonpos.SyntaxError)
-		return nil, &InputError{File: file, Line: se.Pos.Line, Col: se.Pos.Column, Msg: "malformed JSON: " + se.Msg,
-			Hint: "the plan must be a plan object or a validate response"}
+		return nil, err
 	}
 	root, ptr := doc.Root, ""
 	if root.Is(jsonpos.Object) && !root.Has("steps") && root.Has("valid") {
@@ -154,6 +141,29 @@ func LoadPlan(file string, src []byte) (*Plan, error) {
 	}
 	p.checkRisk(root)
 	return p, nil
+}
+
+// parseFile reads src, a file replay holds whole (a plan, a snapshot),
+// into a tree after checking it without one (jsonpos.CheckBudget), so
+// that a malformed or too dense file is an *InputError at its place,
+// with hint for malformed JSON, before its tree is built; what names the
+// file's kind.
+func parseFile(file string, src []byte, what, hint string) (*jsonpos.Doc, error) {
+	err := jsonpos.CheckBudget(src)
+	var be *jsonpos.BudgetError
+	if errors.As(err, &be) {
+		return nil, &InputError{File: file, Line: 1, Col: 1, Msg: what + " too dense to read: " + be.Error(),
+			Hint: "a " + what + " holds far fewer values a byte; look for a large array of numbers or empty values (docs/json.md, \"Dense documents\")"}
+	}
+	var doc *jsonpos.Doc
+	if err == nil {
+		doc, err = jsonpos.Parse(src)
+	}
+	if err != nil {
+		se := err.(*jsonpos.SyntaxError)
+		return nil, &InputError{File: file, Line: se.Pos.Line, Col: se.Pos.Column, Msg: "malformed JSON: " + se.Msg, Hint: hint}
+	}
+	return doc, nil
 }
 
 // MaxPlanDepth bounds how deeply a plan may nest branches and loops. Every
