@@ -803,6 +803,12 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		differential(t, "fuzz", src)
 		doc, err := Parse(src)
+		// Within the budget's allowance, as every input here is, readers
+		// that check first (lint, replay --plan) refuse what Parse does,
+		// in its words and at its place.
+		if berr := CheckBudget(src); fmt.Sprint(berr) != fmt.Sprint(err) {
+			t.Fatalf("CheckBudget = %v; Parse gives %v", berr, err)
+		}
 		if err != nil {
 			return
 		}
