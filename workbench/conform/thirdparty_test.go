@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -112,6 +113,13 @@ func TestNotAPilotageServer(t *testing.T) {
 			}
 			if n := rep.Summary.Checked["requests"]; n != tc.requests {
 				t.Errorf("%d requests, want %d", n, tc.requests)
+			}
+			if tc.name == "plain tools server" {
+				// docs/conform.md shows this report, indented in its list.
+				shown := regexp.MustCompile(`(?m)^(.)`).ReplaceAllString(got, "  $1")
+				if !strings.Contains(string(readFile(t, "../../docs/conform.md")), shown) {
+					t.Errorf("docs/conform.md (\"Servers that are not Pilotage servers\") does not show the report, which is:\n%s", shown)
+				}
 			}
 		})
 	}
