@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestReplayExitCodes pins the exit codes pilotage lint uses: 0 clean, 1
@@ -101,5 +103,47 @@ func TestReplayDocsExample(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("found %d commands under \"More commands\" in docs/replay.md", n)
+	}
+}
+
+// TestReplayDocsDeepExample runs the deep replay docs/replay.md works
+// through, on the files of the fixture it names, and checks the page
+// shows exactly what it prints.
+func TestReplayDocsDeepExample(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "replay.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, shown, ok := strings.Cut(string(doc), "$ pilotage replay fail_flipped.json")
+	if !ok {
+		t.Fatal("docs/replay.md shows no deep replay of fail_flipped.json")
+	}
+	shown, _, _ = strings.Cut(shown, "```")
+	cmdline, want, _ := strings.Cut(strings.Replace(shown, "\\\n", "", 1), "\n")
+	ar, err := txtar.ParseFile(filepath.Join(root, "replay", "testdata", "rules", "deep-branch.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "langs"), filepath.Join(dir, "langs")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var out bytes.Buffer
+	args := append([]string{"replay", "fail_flipped.json"}, strings.Fields(cmdline)...)
+	if code := run(args, strings.NewReader(""), &out, &out); code != ExitFindings {
+		t.Fatalf("%v: exit %d, want 1:\n%s", args, code, out.String())
+	}
+	if out.String() != want {
+		t.Errorf("docs/replay.md shows\n%s\nfor %v, which prints\n%s", want, args, out.String())
 	}
 }
