@@ -96,6 +96,24 @@ func needArgs(min, max int, what string) cobra.PositionalArgs {
 	}
 }
 
+// settingsUnread are the verbs that read no pilotage.yaml: serve serves
+// what its flags name, lsp finds each file's own (docs/editors.md), init
+// writes a project and version reads nothing. Each other verb reads
+// --config's file, so the flag is refused here rather than ignored.
+var settingsUnread = []string{"serve", "lsp", "init", "version"}
+
+// checkCommonFlags refuses empty arguments and flag values, and --config
+// given to a verb that reads no settings.
+func checkCommonFlags(c *cobra.Command, args []string) error {
+	if err := refuseEmpty(c, args); err != nil {
+		return err
+	}
+	if c.Flags().Changed(configFlag) && slices.Contains(settingsUnread, c.Name()) {
+		return usageErr("%s reads no pilotage.yaml, so --%s has nothing to set; leave it out (docs/config.md)", c.Name(), configFlag)
+	}
+	return nil
+}
+
 // refuseEmpty rejects an empty file argument or flag value before a verb
 // runs. It is what `pilotage lint "$FILE"` or `--baseline "$OLD"` become
 // when the shell variable is not set: an empty file name failed as
@@ -156,7 +174,7 @@ reports its errors as findings.
   pilotage COMMAND --help          what a command does, its exit codes, examples`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
-		PersistentPreRunE: refuseEmpty,
+		PersistentPreRunE: checkCommonFlags,
 	}
 	root.AddCommand(
 		newVersionCmd(),

@@ -170,14 +170,19 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 }
 
 // langFromConfig sets --lang, when it is not given, from the
-// pilotage.yaml languages entry that matches the program file.
+// pilotage.yaml languages entry that matches the program file. A file
+// --config names is read even with --lang, so that one that cannot be
+// read or is wrong is said rather than ignored.
 func langFromConfig(v progVerb, p *progParams, programFile string) error {
-	if p.lang != "" {
+	if p.lang != "" && !p.flags.Changed(configFlag) {
 		return nil
 	}
 	cfg, _, err := loadConfig(p.flags)
 	if err != nil {
 		return err
+	}
+	if p.lang != "" {
+		return nil // --config was read, so that a bad one is said
 	}
 	l, ok := cfg.LanguageFor(programFile)
 	if !ok {
