@@ -159,6 +159,7 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 	}
 	var linted []*lint.Input
 	var results []*compile.Result
+	var uncompiled []string
 	for _, in := range inputs {
 		if !isPDLInput(in) {
 			linted = append(linted, in)
@@ -173,6 +174,8 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 		results = append(results, res)
 		if li != nil {
 			linted = append(linted, li)
+		} else {
+			uncompiled = append(uncompiled, in.File)
 		}
 	}
 	rep, err := lint.Run(rules, linted, lintCfg)
@@ -184,6 +187,18 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 		rep.Files = append(rep.Files, in.File)
 	}
 	rep.Summary.Files = len(inputs)
+	// A file that did not compile was not linted: a suppression of a lint
+	// rule in it can be neither used nor unused.
+	if len(uncompiled) > 0 {
+		lintIDs := make([]string, len(rules))
+		for i, r := range rules {
+			lintIDs[i] = r.ID
+		}
+		rep.NotRun = map[string][]string{}
+		for _, name := range uncompiled {
+			rep.NotRun[name] = lintIDs
+		}
+	}
 	for _, res := range results {
 		for k, v := range res.Sources {
 			rep.Sources[k] = v

@@ -187,6 +187,10 @@ type Report struct {
 	Summary  Summary
 	// Rules are the rules that ran, for sarif's rule table.
 	Rules []RuleInfo
+	// NotRun lists, per file, rules of Rules that did not run on it (the
+	// lint rules on a PDL file that failed to compile), so that a
+	// suppression naming one is not reported unused.
+	NotRun map[string][]string
 	// Files lists every input checked, in order, so junit can emit a test
 	// case per file even when it is clean.
 	Files []string

@@ -127,7 +127,8 @@ type Options struct {
 // covers (both when both do), adds the findings of the rules of
 // suppressions (a malformed directive, one without a reason, which
 // suppresses nothing, each rule of a directive that suppressed nothing)
-// and recounts the summary.
+// and recounts the summary. A rule that did not run on a directive's file
+// (Options.Disabled, rep.NotRun) is never reported unused.
 func Apply(rep *report.Report, directives []Directive, external []External, opt Options) {
 	var added []report.Finding
 	raise := func(fs ...report.Finding) {
@@ -166,7 +167,10 @@ func Apply(rep *report.Report, directives []Directive, external []External, opt 
 		}
 	}
 	for i := range directives {
-		raise(checkUnused(&directives[i], used[i], opt.Disabled)...)
+		d := &directives[i]
+		raise(checkUnused(d, used[i], func(id string) bool {
+			return !opt.Disabled[id] && !slices.Contains(rep.NotRun[d.At.File], id)
+		})...)
 	}
 	rep.Findings = append(rep.Findings, added...)
 	rep.Recount()
