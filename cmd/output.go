@@ -125,12 +125,8 @@ func (f *reportFlags) emit(s stdio, format report.Format, rep *report.Report) er
 	if err != nil {
 		return err
 	}
-	// With the report in a file, standard output says where it went, as
-	// build names what it wrote; a CI log otherwise showed nothing.
-	if f.output != "" && f.output != "-" {
-		if err := printf(s, "wrote %s\n", f.output); err != nil {
-			return err
-		}
+	if err := verb.SayWrote(s.verb(), f.output); err != nil {
+		return err
 	}
 	if rep.Failed(f.strict) {
 		return findingsExit

@@ -87,7 +87,7 @@ func Lint(_ context.Context, p Params, s verb.Streams) error {
 		read += int64(len(src))
 		ins = append(ins, &lint.Input{File: name, Src: src})
 	}
-	m.SetPhase(fmt.Sprintf("checking %s (%s)", verb.CountFiles(len(ins)), progress.MB(read)))
+	m.SetPhase(fmt.Sprintf("checking %s (%s)", report.Count(len(ins), "file"), progress.MB(read)))
 	rep, err := pdllint.Run(rules.All(), ins, cfg)
 	m.Stop()
 	if err != nil {

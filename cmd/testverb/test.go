@@ -91,7 +91,7 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 		if err := report.Write(w, p.Format, rep, report.Options{Color: p.Color}); err != nil || p.Format != report.Text {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "%d cases, %d passed, %d failed\n", len(outcomes), len(outcomes)-failed, failed); err != nil {
+		if _, err := fmt.Fprintf(w, "%s, %d passed, %d failed\n", report.Count(len(outcomes), "case"), len(outcomes)-failed, failed); err != nil {
 			return err
 		}
 		return testcase.WriteText(w, cov)

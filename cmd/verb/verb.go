@@ -117,6 +117,16 @@ func WriteOutput(s Streams, name, what string, write func(io.Writer) error) erro
 	return nil
 }
 
+// SayWrote names on standard output the file -o wrote, as build names
+// what it wrote; a CI log otherwise shows nothing. Standard output
+// itself (no -o, or -o -) says nothing more.
+func SayWrote(s Streams, output string) error {
+	if output == "" || output == "-" {
+		return nil
+	}
+	return Printf(s, "wrote %s\n", output)
+}
+
 // ReadInput reads a named file, or standard input for "-".
 func ReadInput(s Streams, name string) ([]byte, error) {
 	if name == "-" {
@@ -246,14 +256,6 @@ func Printf(s Streams, format string, args ...any) error {
 		return Usage("writing standard output: %v", fserr.Plain(err))
 	}
 	return nil
-}
-
-// CountFiles says "1 file" or "N files", for a progress line.
-func CountFiles(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return fmt.Sprintf("%d files", n)
 }
 
 // Reporter writes a checking verb's report and says how the verb ends:

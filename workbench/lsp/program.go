@@ -82,7 +82,7 @@ func (s *server) analyseProgram(path, uri string, text []byte, p Project) *lspse
 	fs := progdiag.Findings(resp.Diagnostics, progdiag.Files{Program: doc})
 	res.Diags = lspserve.Diagnostics(fs, path, uri, text, map[string][]byte{path: text}, s.docLink)
 	if resp.Plan != nil {
-		title := fmt.Sprintf("plan: %d steps, max risk %s", len(resp.Plan.Steps), resp.Plan.MaxRisk)
+		title := fmt.Sprintf("plan: %s, max risk %s", report.Count(len(resp.Plan.Steps), "step"), resp.Plan.MaxRisk)
 		res.Lens = []protocol.CodeLens{{Command: &protocol.Command{Title: title, Command: ""}}}
 	}
 	return res

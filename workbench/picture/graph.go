@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // Graph is a plan as a tree of constructs, in plan order, ready to draw.
@@ -203,9 +204,9 @@ func severity(h *pilotage.RiskHints) int {
 // Title is the graph's heading: the plan's max_risk (§7.3 gates on it).
 func (g *Graph) Title() string {
 	if g.MaxRisk == "" {
-		return fmt.Sprintf("plan: %d steps", len(g.Nodes))
+		return "plan: " + report.Count(len(g.Nodes), "step")
 	}
-	return fmt.Sprintf("plan: %d steps, max_risk %s (%s)", len(g.Nodes), g.MaxRisk, hintsText(g.MaxHints))
+	return fmt.Sprintf("plan: %s, max_risk %s (%s)", report.Count(len(g.Nodes), "step"), g.MaxRisk, hintsText(g.MaxHints))
 }
 
 // hintsText writes the hints as the legend shows them.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // Markdown bounds: GitHub cuts a job summary at 1 MiB and draws no
@@ -24,14 +26,14 @@ const (
 func (p *Page) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", mdText(p.Title))
-	fmt.Fprintf(&b, "**%s, %s** over %s and %d entries.\n\n", plural(p.Errors, "error"), plural(p.Warnings, "warning"), plural(len(p.Traces), "trace"), p.Entries)
+	fmt.Fprintf(&b, "**%s, %s** over %s and %s.\n\n", report.Count(p.Errors, "error"), report.Count(p.Warnings, "warning"), report.Count(len(p.Traces), "trace"), report.Count(p.Entries, "entry"))
 	if len(p.graph.Nodes) <= mdMaxGraphNodes {
 		b.WriteString("```mermaid\n")
 		b.WriteString(mermaidText(layout(p.graph)))
 		b.WriteString("```\n\n")
 		b.WriteString("Thick blue edges: the path the Runs took; dotted: arms no Run took; red dashed: an arm not chosen whose steps ran anyway; grey boxes never ran; red outline: findings.\n\n")
 	} else {
-		fmt.Fprintf(&b, "The plan has %d steps, more than a Mermaid graph on GitHub can draw; the HTML report (`--format html`) draws it.\n\n", len(p.graph.Nodes))
+		fmt.Fprintf(&b, "The plan has %s, more than a Mermaid graph on GitHub can draw; the HTML report (`--format html`) draws it.\n\n", report.Count(len(p.graph.Nodes), "step"))
 	}
 	b.WriteString("### Steps\n\n| step | kind | risk | ran | status | time | arms | findings |\n|---|---|---|---|---|---|---|---|\n")
 	for i, s := range p.Steps {

@@ -41,7 +41,7 @@ func (o *Overlay) lines() []string {
 	if !o.Ran() {
 		out := []string{"not run"}
 		if o.Flagged() {
-			out = append(out, findingsText(len(o.Findings)))
+			out = append(out, "⚠ "+report.Count(len(o.Findings), "finding"))
 		}
 		return out
 	}
@@ -54,16 +54,9 @@ func (o *Overlay) lines() []string {
 		out = append(out, "took "+o.TimeText())
 	}
 	if o.Flagged() {
-		out = append(out, findingsText(len(o.Findings)))
+		out = append(out, "⚠ "+report.Count(len(o.Findings), "finding"))
 	}
 	return out
-}
-
-func findingsText(n int) string {
-	if n == 1 {
-		return "⚠ 1 finding"
-	}
-	return fmt.Sprintf("⚠ %d findings", n)
 }
 
 // StatusText lists the statuses with their counts, most frequent first.

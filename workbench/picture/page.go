@@ -80,7 +80,7 @@ func (r *Replay) Page(rep *report.Report, opt PageOptions) *Page {
 	for _, t := range r.traces {
 		p.Entries += t.Entries
 	}
-	p.Title = fmt.Sprintf("pilotage replay: %s against %s", plural(len(r.traces), "trace"), r.plan.File)
+	p.Title = fmt.Sprintf("pilotage replay: %s against %s", report.Count(len(r.traces), "trace"), r.plan.File)
 	for _, f := range general {
 		p.General = append(p.General, p.view(f))
 	}
@@ -97,9 +97,9 @@ func (p *Page) stepRow(i int, n *Node) StepRow {
 		row.Inside = n.Parent.Kind + " " + n.Parent.ID
 	}
 	if o := n.Run; o.Ran() {
-		row.Ran = plural(o.Entries, "entry")
+		row.Ran = report.Count(o.Entries, "entry")
 		if n.Kind == pilotage.KindLoop {
-			row.Ran += ", " + plural(o.Iterations, "iteration")
+			row.Ran += ", " + report.Count(o.Iterations, "iteration")
 		}
 		row.Status, row.Time = o.StatusText(), o.TimeText()
 	}
@@ -218,16 +218,6 @@ func (p *Page) SVG() (template.HTML, error) {
 		s = s[i:] // the XML prolog and DOCTYPE do not belong inside HTML
 	}
 	return template.HTML(s), nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func dashIf(s string) string {

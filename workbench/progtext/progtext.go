@@ -47,8 +47,8 @@ func Plan(w io.Writer, resp *pilotage.ValidateResponse) error {
 		return err
 	}
 	h := pl.MaxRiskHints
-	fmt.Fprintf(w, "plan: %d steps, max_risk %s (readOnly %v, destructive %v, openWorld %v)\n",
-		len(pl.Steps), pl.MaxRisk, h.ReadOnly, h.Destructive, h.OpenWorld)
+	fmt.Fprintf(w, "plan: %s, max_risk %s (readOnly %v, destructive %v, openWorld %v)\n",
+		report.Count(len(pl.Steps), "step"), pl.MaxRisk, h.ReadOnly, h.Destructive, h.OpenWorld)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tKIND\tRISK\tCALLS\tINSIDE")
 	for _, s := range pl.Steps {
@@ -90,7 +90,7 @@ func Run(w io.Writer, resp *pilotage.ExecuteResponse, files *Files, color bool) 
 		fmt.Fprintf(&b, "output: %s\n", resp.Output)
 	}
 	if resp.Trace != nil {
-		fmt.Fprintf(&b, "trace (%s, %d steps):\n", resp.Trace.Level, len(resp.Trace.Steps))
+		fmt.Fprintf(&b, "trace (%s, %s):\n", resp.Trace.Level, report.Count(len(resp.Trace.Steps), "step"))
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		for _, s := range resp.Trace.Steps {
 			took := make([]string, len(s.Decisions))

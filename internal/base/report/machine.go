@@ -358,12 +358,12 @@ func writeJUnit(w io.Writer, r *Report, strict bool) error {
 		}
 		if len(fails) > 0 {
 			suite.Failures++
-			msg, typ := plural(errs, "error"), "error"
+			msg, typ := Count(errs, "error"), "error"
 			switch {
 			case warns > 0 && errs == 0:
-				msg, typ = plural(warns, "warning"), "warning"
+				msg, typ = Count(warns, "warning"), "warning"
 			case warns > 0:
-				msg += ", " + plural(warns, "warning")
+				msg += ", " + Count(warns, "warning")
 			}
 			c.Failure = &junitFailure{Message: msg, Type: typ, Text: strings.Join(fails, "\n")}
 		}

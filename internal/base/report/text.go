@@ -69,9 +69,15 @@ func location(f Finding) string {
 	return f.File
 }
 
-func plural(n int, word string) string {
+// Count says "1 step" or "N steps": a count with its noun agreeing, for
+// every count a text output prints. A noun ending in y takes -ies
+// ("1 entry", "2 entries").
+func Count(n int, word string) string {
 	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
+		return "1 " + word
+	}
+	if stem, ok := strings.CutSuffix(word, "y"); ok {
+		return fmt.Sprintf("%d %sies", n, stem)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
@@ -90,16 +96,16 @@ func countNoun(n int, plural string) string {
 
 func summaryLine(r *Report) string {
 	s := r.Summary
-	parts := []string{plural(s.Errors, "error"), plural(s.Warnings, "warning")}
+	parts := []string{Count(s.Errors, "error"), Count(s.Warnings, "warning")}
 	if s.Infos > 0 {
-		parts = append(parts, plural(s.Infos, "info"))
+		parts = append(parts, Count(s.Infos, "info"))
 	}
 	if s.Suppressed > 0 {
 		parts = append(parts, fmt.Sprintf("%d suppressed", s.Suppressed))
 	}
 	line := strings.Join(parts, ", ")
 	if s.Files > 0 {
-		line += " in " + plural(s.Files, "file")
+		line += " in " + Count(s.Files, "file")
 	}
 	if len(s.Checked) > 0 {
 		keys := sortedKeys(s.Checked)

@@ -130,3 +130,20 @@ func TestSnippet(t *testing.T) {
 		t.Errorf("line 9 of a 2-line source: %q", got)
 	}
 }
+
+func TestCountAgreesWithItsNoun(t *testing.T) {
+	for _, tc := range []struct {
+		n          int
+		word, want string
+	}{
+		{0, "step", "0 steps"},
+		{1, "step", "1 step"},
+		{2, "case", "2 cases"},
+		{1, "entry", "1 entry"},
+		{3, "entry", "3 entries"},
+	} {
+		if got := Count(tc.n, tc.word); got != tc.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", tc.n, tc.word, got, tc.want)
+		}
+	}
+}
