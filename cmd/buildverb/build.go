@@ -19,8 +19,7 @@ import (
 
 // Params are pilotage build's arguments and flags.
 type Params struct {
-	// Files are the FILE.pdl arguments: files, directories, globs, or -
-	// for standard input.
+	// Files are the FILE.pdl arguments: files, directories or globs.
 	Files []string
 	// Dir is the output directory (-o).
 	Dir string
@@ -46,6 +45,9 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 		return verb.Usage("build writes several files, so -o takes a DIR, not - (standard output)")
 	}
 	if err := verb.CheckMaxPerRule(p.MaxPerRule); err != nil {
+		return err
+	}
+	if err := verb.NoStdin("build", p.Files, "FILE.pdl files, directories or globs"); err != nil {
 		return err
 	}
 	names, err := verb.Expand(s, p.Files, inputs.PDL, p.Ignored, p.Verbose)

@@ -40,6 +40,9 @@ type Params struct {
 // Test runs the cases and writes the report; the error carries the exit
 // code (verb.Findings when a case failed).
 func Test(_ context.Context, p Params, s verb.Streams) error {
+	if err := verb.NoStdin("test", p.Paths, "case files (*.yaml) or directories holding tests/*.yaml"); err != nil {
+		return err
+	}
 	names, err := verb.Expand(s, p.Paths, inputs.Test, p.Ignored, p.Verbose)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -125,6 +126,16 @@ func SayWrote(s Streams, output string) error {
 		return nil
 	}
 	return Printf(s, "wrote %s\n", output)
+}
+
+// NoStdin refuses - among the arguments of a verb that reads files only
+// (build, test): without it "-" was looked up as a file named "-".
+// takes names what the verb reads instead, for the hint.
+func NoStdin(verb string, args []string, takes string) error {
+	if slices.Contains(args, "-") {
+		return Usage("%s does not read standard input (-); give %s", verb, takes)
+	}
+	return nil
 }
 
 // ReadInput reads a named file, or standard input for "-".
