@@ -32,23 +32,22 @@ func parse(t testing.TB, names ...string) []*testcase.File {
 // TestTemplates: the corpus pilotage init writes passes against the PDL
 // it writes beside it (issue 16 item 1), every case, no finding.
 func TestTemplates(t *testing.T) {
-	names, _ := filepath.Glob("../scaffold/templates/*/tests/*.yaml")
-	if len(names) < 2 {
-		t.Fatalf("found %d template corpora, want one per template", len(names))
-	}
-	for _, o := range Run(Params{Files: parse(t, names...)}) {
-		for _, f := range append(o.Findings, o.Unmet...) {
-			t.Errorf("%s:%d: %s\n%s", f.File, f.Line, f.Message, f.Hint)
-		}
-	}
+	corpusPasses(t, "../scaffold/templates/*/tests/*.yaml", 2, "one per template")
 }
 
 // TestLangs: every example Language's corpus passes (issue 16 item 5;
 // CI runs the same through pilotage test langs/).
 func TestLangs(t *testing.T) {
-	names, _ := filepath.Glob("../../langs/*/tests/*.yaml")
-	if len(names) < 5 {
-		t.Fatalf("found %d corpora under langs/, want one per example Language", len(names))
+	corpusPasses(t, "../../langs/*/tests/*.yaml", 5, "one per example Language")
+}
+
+// corpusPasses runs the case files matching glob, at least least of them
+// (want says why), and fails on every finding and unmet expectation.
+func corpusPasses(t *testing.T, glob string, least int, want string) {
+	t.Helper()
+	names, _ := filepath.Glob(glob)
+	if len(names) < least {
+		t.Fatalf("found %d corpora matching %s, want %s", len(names), glob, want)
 	}
 	for _, o := range Run(Params{Files: parse(t, names...)}) {
 		for _, f := range append(o.Findings, o.Unmet...) {
