@@ -1,8 +1,9 @@
-package progverb
+package cmd_test
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/pilotage-dev/pilotage/cmd/progverb"
 	"io"
 	"strings"
 	"testing"
@@ -13,12 +14,9 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
-const (
-	homeflow = "../../langs/homeflow/homeflow.pdl"
-	evening  = "../../langs/homeflow/programs/evening.json"
-)
+const evening = "../langs/homeflow/programs/evening.json"
 
-func call(f func(context.Context, Params, verb.Streams) error, p Params) verbtest.Result {
+func call(f func(context.Context, progverb.Params, verb.Streams) error, p progverb.Params) verbtest.Result {
 	if p.Format == "" {
 		p.Format = report.Text
 	}
@@ -28,29 +26,29 @@ func call(f func(context.Context, Params, verb.Streams) error, p Params) verbtes
 
 // TestPlanHomeflow: the homeflow program's plan, as the owner sees it.
 func TestPlanHomeflow(t *testing.T) {
-	r := call(Plan, Params{Program: evening, Lang: homeflow, Principal: "owner"})
+	r := call(progverb.Plan, progverb.Params{Program: evening, Lang: homeflow, Principal: "owner"})
 	if r.Code != verb.ExitOK || r.Err != "" {
 		t.Fatalf("exit %d, stderr %q", r.Code, r.Err)
 	}
-	golden.Check(t, "testdata/evening.plan.golden", []byte(r.Out))
+	golden.Check(t, "testdata/progverb/evening.plan.golden", []byte(r.Out))
 }
 
 // TestValidateLedgerNoPrincipal: the ledger's text program names entries
 // only its principals see, so without --principal it is invalid (exit
 // 1), each diagnostic placed in the program's text.
 func TestValidateLedgerNoPrincipal(t *testing.T) {
-	r := call(Validate, Params{Program: "../../langs/ledger/programs/pay.txt", Lang: "../../langs/ledger/ledger.pdl"})
+	r := call(progverb.Validate, progverb.Params{Program: "../langs/ledger/programs/pay.txt", Lang: "../langs/ledger/ledger.pdl"})
 	if r.Code != verb.ExitFindings || r.Err != "" {
 		t.Fatalf("exit %d, stderr %q", r.Code, r.Err)
 	}
-	golden.Check(t, "testdata/pay.validate.golden", []byte(r.Out))
+	golden.Check(t, "testdata/progverb/pay.validate.golden", []byte(r.Out))
 }
 
 // TestRunHomeflow: the program runs on its input, and --format json
 // gives the engine's response.
 func TestRunHomeflow(t *testing.T) {
-	p := Params{Program: evening, Lang: homeflow, Principal: "owner", Input: "../../langs/homeflow/programs/evening.input.json", Format: report.JSON}
-	r := call(Run, p)
+	p := progverb.Params{Program: evening, Lang: homeflow, Principal: "owner", Input: "../langs/homeflow/programs/evening.input.json", Format: report.JSON}
+	r := call(progverb.Run, p)
 	if r.Code != verb.ExitOK || r.Err != "" {
 		t.Fatalf("exit %d, stderr %q", r.Code, r.Err)
 	}
@@ -68,15 +66,15 @@ func TestRunHomeflow(t *testing.T) {
 func TestProgRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		p    Params
+		p    progverb.Params
 		want string
 	}{
-		{"principal", Params{Program: evening, Lang: homeflow, Principal: "nobody"}, "nobody"},
-		{"missing", Params{Program: "testdata/missing.json", Lang: homeflow}, "no such file"},
-		{"input", Params{Program: evening, Lang: homeflow, Input: "testdata/cut.input.json"}, "cut.input.json:2:1: malformed JSON"},
+		{"principal", progverb.Params{Program: evening, Lang: homeflow, Principal: "nobody"}, "nobody"},
+		{"missing", progverb.Params{Program: "testdata/progverb/missing.json", Lang: homeflow}, "no such file"},
+		{"input", progverb.Params{Program: evening, Lang: homeflow, Input: "testdata/progverb/cut.input.json"}, "cut.input.json:2:1: malformed JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if r := call(Run, tc.p); r.Code != verb.ExitUsage || !strings.Contains(r.Err, tc.want) {
+			if r := call(progverb.Run, tc.p); r.Code != verb.ExitUsage || !strings.Contains(r.Err, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.Code, r.Err, tc.want)
 			}
 		})

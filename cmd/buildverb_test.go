@@ -1,8 +1,9 @@
-package buildverb
+package cmd_test
 
 import (
 	"bytes"
 	"context"
+	"github.com/pilotage-dev/pilotage/cmd/buildverb"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,12 +15,12 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
-func build(t *testing.T, p Params) (string, string, int) {
+func build(t *testing.T, p buildverb.Params) (string, string, int) {
 	t.Helper()
 	if p.MaxPerRule == 0 {
 		p.MaxPerRule = report.DefaultMaxPerRule
 	}
-	r := verbtest.Call(func(s verb.Streams) error { return Build(context.Background(), p, s) })
+	r := verbtest.Call(func(s verb.Streams) error { return buildverb.Build(context.Background(), p, s) })
 	return r.Out, r.Err, r.Code
 }
 
@@ -28,11 +29,11 @@ func build(t *testing.T, p Params) (string, string, int) {
 // snapshot written is a JSON document that names the Language.
 func TestBuildLangs(t *testing.T) {
 	dir := t.TempDir()
-	out, errs, code := build(t, Params{Files: []string{"../../langs/calc/calc.pdl", "../../langs/homeflow/homeflow.pdl"}, Dir: dir})
+	out, errs, code := build(t, buildverb.Params{Files: []string{"../langs/calc/calc.pdl", "../langs/homeflow/homeflow.pdl"}, Dir: dir})
 	if code != verb.ExitOK || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	golden.Check(t, "testdata/langs.golden", []byte(strings.ReplaceAll(out, filepath.ToSlash(dir), "OUT")))
+	golden.Check(t, "testdata/buildverb/langs.golden", []byte(strings.ReplaceAll(out, filepath.ToSlash(dir), "OUT")))
 	snap, err := os.ReadFile(filepath.Join(dir, "calc", "snapshot.json"))
 	if err != nil || !bytes.Contains(snap, []byte(`"calc`)) {
 		t.Fatalf("calc snapshot: %v\n%.200s", err, snap)
@@ -45,12 +46,12 @@ func TestBuildRefuses(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name string
-		p    Params
+		p    buildverb.Params
 		want string
 	}{
-		{"stdout", Params{Files: []string{"../../langs/calc/calc.pdl"}, Dir: "-"}, "-o takes a DIR"},
-		{"same stem", Params{Files: []string{"../../langs/calc/calc.pdl", "testdata/calc.pdl"}, Dir: dir}, "would both build into"},
-		{"missing", Params{Files: []string{"testdata/missing.pdl"}, Dir: dir}, "no such file"},
+		{"stdout", buildverb.Params{Files: []string{"../langs/calc/calc.pdl"}, Dir: "-"}, "-o takes a DIR"},
+		{"same stem", buildverb.Params{Files: []string{"../langs/calc/calc.pdl", "testdata/buildverb/calc.pdl"}, Dir: dir}, "would both build into"},
+		{"missing", buildverb.Params{Files: []string{"testdata/buildverb/missing.pdl"}, Dir: dir}, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errs, code := build(t, tc.p)

@@ -1,8 +1,9 @@
-package serveverb
+package cmd_test
 
 import (
 	"bytes"
 	"context"
+	"github.com/pilotage-dev/pilotage/cmd/serveverb"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +12,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 )
 
-const homeflow = "../../langs/homeflow/homeflow.pdl"
-
-func params(p Params) Params {
+func serveParams(p serveverb.Params) serveverb.Params {
 	p.PDL, p.RetainMemory, p.WatchInterval = homeflow, "1MiB", 300*time.Millisecond
 	return p
 }
@@ -24,7 +23,7 @@ func params(p Params) Params {
 func TestServeStdio(t *testing.T) {
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}` + "\n"
 	var out, errb bytes.Buffer
-	err := Serve(context.Background(), params(Params{Principal: "owner"}), verb.Streams{In: strings.NewReader(init), Out: &out, Err: &errb})
+	err := serveverb.Serve(context.Background(), serveParams(serveverb.Params{Principal: "owner"}), verb.Streams{In: strings.NewReader(init), Out: &out, Err: &errb})
 	if err != nil {
 		t.Fatalf("serve: %v\n%s", err, errb.String())
 	}
@@ -41,17 +40,17 @@ func TestServeStdio(t *testing.T) {
 func TestServeRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		p    Params
+		p    serveverb.Params
 		want string
 	}{
-		{"principal over http", Params{HTTP: "127.0.0.1:0", Principal: "owner"}, "--principal is for stdio"},
-		{"origin on stdio", Params{AllowOrigins: []string{"http://a.example"}}, "--allow-origin is for --http"},
-		{"interval alone", Params{IntervalSet: true}, "add --watch"},
-		{"principal unknown", Params{Principal: "nobody"}, "nobody"},
-		{"bad address", Params{HTTP: "nohost"}, "--http nohost"},
+		{"principal over http", serveverb.Params{HTTP: "127.0.0.1:0", Principal: "owner"}, "--principal is for stdio"},
+		{"origin on stdio", serveverb.Params{AllowOrigins: []string{"http://a.example"}}, "--allow-origin is for --http"},
+		{"interval alone", serveverb.Params{IntervalSet: true}, "add --watch"},
+		{"principal unknown", serveverb.Params{Principal: "nobody"}, "nobody"},
+		{"bad address", serveverb.Params{HTTP: "nohost"}, "--http nohost"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := verbtest.Call(func(s verb.Streams) error { return Serve(context.Background(), params(tc.p), s) })
+			r := verbtest.Call(func(s verb.Streams) error { return serveverb.Serve(context.Background(), serveParams(tc.p), s) })
 			if r.Code != verb.ExitUsage || !strings.Contains(r.Err, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.Code, r.Err, tc.want)
 			}
@@ -67,7 +66,7 @@ func TestServeHTTPExposed(t *testing.T) {
 	for addr, warns := range map[string]bool{"0.0.0.0:0": true, "127.0.0.1:0": false} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		errb := &stopWhenListening{stop: cancel}
-		err := Serve(ctx, params(Params{HTTP: addr}), verb.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: errb})
+		err := serveverb.Serve(ctx, serveParams(serveverb.Params{HTTP: addr}), verb.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: errb})
 		cancel()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", addr, err, errb.String())

@@ -1,7 +1,8 @@
-package testverb
+package cmd_test
 
 import (
 	"context"
+	"github.com/pilotage-dev/pilotage/cmd/testverb"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,17 +14,17 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/scaffold"
 )
 
-func test(p Params) verbtest.Result {
+func test(p testverb.Params) verbtest.Result {
 	if p.Format == "" {
 		p.Format = report.Text
 	}
-	return verbtest.Call(func(s verb.Streams) error { return Test(context.Background(), p, s) })
+	return verbtest.Call(func(s verb.Streams) error { return testverb.Test(context.Background(), p, s) })
 }
 
 // TestLangs: pilotage test langs/ passes, as CI runs it, and the
 // coverage names every example Language.
 func TestLangs(t *testing.T) {
-	r := test(Params{Paths: []string{"../../langs"}, Coverage: true})
+	r := test(testverb.Params{Paths: []string{"../langs"}, Coverage: true})
 	if r.Code != verb.ExitOK {
 		t.Fatalf("exit %d:\n%s%s", r.Code, r.Out, r.Err)
 	}
@@ -47,10 +48,10 @@ func TestUpdateKeepsComments(t *testing.T) {
 	if err := os.WriteFile(name, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := test(Params{Paths: []string{dir}}); r.Code != verb.ExitFindings {
+	if r := test(testverb.Params{Paths: []string{dir}}); r.Code != verb.ExitFindings {
 		t.Fatalf("broken corpus: exit %d", r.Code)
 	}
-	if r := test(Params{Paths: []string{dir}, Update: true}); r.Code != verb.ExitOK {
+	if r := test(testverb.Params{Paths: []string{dir}, Update: true}); r.Code != verb.ExitOK {
 		t.Fatalf("--update: exit %d\n%s", r.Code, r.Out)
 	}
 	got, _ := os.ReadFile(name)
@@ -59,7 +60,7 @@ func TestUpdateKeepsComments(t *testing.T) {
 			t.Errorf("updated file lacks %q:\n%s", want, got)
 		}
 	}
-	if r := test(Params{Paths: []string{dir}}); r.Code != verb.ExitOK {
+	if r := test(testverb.Params{Paths: []string{dir}}); r.Code != verb.ExitOK {
 		t.Fatalf("after --update: exit %d\n%s", r.Code, r.Out)
 	}
 }

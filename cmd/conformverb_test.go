@@ -1,8 +1,9 @@
-package conformverb
+package cmd_test
 
 import (
 	"bufio"
 	"context"
+	"github.com/pilotage-dev/pilotage/cmd/conformverb"
 	"io"
 	"strings"
 	"testing"
@@ -14,9 +15,9 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/conform"
 )
 
-// serveHTTP serves the PDL file over HTTP on a free port until the test
+// serveInProcess serves the PDL file over HTTP on a free port until the test
 // ends, and returns its endpoint.
-func serveHTTP(t *testing.T, pdl string) string {
+func serveInProcess(t *testing.T, pdl string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -42,7 +43,7 @@ func serveHTTP(t *testing.T, pdl string) string {
 	return ""
 }
 
-func params(p Params) Params {
+func conformParams(p conformverb.Params) conformverb.Params {
 	p.DashAt, p.Timeout, p.MaxItems, p.MaxPages, p.MaxLanguages = -1, conform.DefaultTimeout, conform.DefaultMaxItems, conform.DefaultMaxPages, conform.DefaultMaxLanguages
 	p.MaxPerRule, p.Report = report.DefaultMaxPerRule, verbtest.TextReport{}
 	return p
@@ -51,9 +52,9 @@ func params(p Params) Params {
 // TestConformServe: calc served by pilotage serve over HTTP conforms:
 // conform reaches it, reads and checks it, and reports no error.
 func TestConformServe(t *testing.T) {
-	url := serveHTTP(t, "../../langs/calc/calc.pdl")
+	url := serveInProcess(t, "../langs/calc/calc.pdl")
 	r := verbtest.Call(func(s verb.Streams) error {
-		return Conform(context.Background(), params(Params{HTTP: url, Save: t.TempDir()}), s)
+		return conformverb.Conform(context.Background(), conformParams(conformverb.Params{HTTP: url, Save: t.TempDir()}), s)
 	})
 	if r.Code != verb.ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Out, r.Err)
@@ -68,22 +69,22 @@ func TestConformServe(t *testing.T) {
 func TestConformRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		p    Params
+		p    conformverb.Params
 		want string
 	}{
-		{"both", Params{HTTP: "http://127.0.0.1:1/mcp", Command: []string{"x"}}, "not both"},
-		{"none", Params{}, "conform needs a server"},
-		{"scheme", Params{HTTP: "127.0.0.1:8080/mcp"}, "is not an http:// or https:// URL"},
-		{"no dash", Params{Command: []string{"pilotage"}, DashAt: 1}, "put -- before the server's COMMAND"},
-		{"deep alone", Params{HTTP: "http://127.0.0.1:1/mcp", Deep: true}, "--deep re-decides the Run of --program"},
+		{"both", conformverb.Params{HTTP: "http://127.0.0.1:1/mcp", Command: []string{"x"}}, "not both"},
+		{"none", conformverb.Params{}, "conform needs a server"},
+		{"scheme", conformverb.Params{HTTP: "127.0.0.1:8080/mcp"}, "is not an http:// or https:// URL"},
+		{"no dash", conformverb.Params{Command: []string{"pilotage"}, DashAt: 1}, "put -- before the server's COMMAND"},
+		{"deep alone", conformverb.Params{HTTP: "http://127.0.0.1:1/mcp", Deep: true}, "--deep re-decides the Run of --program"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := params(tc.p)
+			p := conformParams(tc.p)
 			p.DashAt = tc.p.DashAt
 			if p.DashAt == 0 {
 				p.DashAt = -1
 			}
-			r := verbtest.Call(func(s verb.Streams) error { return Conform(context.Background(), p, s) })
+			r := verbtest.Call(func(s verb.Streams) error { return conformverb.Conform(context.Background(), p, s) })
 			if r.Code != verb.ExitUsage || !strings.Contains(r.Err, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.Code, r.Err, tc.want)
 			}

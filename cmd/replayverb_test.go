@@ -1,7 +1,8 @@
-package replayverb
+package cmd_test
 
 import (
 	"context"
+	"github.com/pilotage-dev/pilotage/cmd/replayverb"
 	"strings"
 	"testing"
 
@@ -13,28 +14,28 @@ import (
 )
 
 const (
-	plan  = "../../replay/testdata/plan.json"
-	trace = "../../replay/testdata/trace.json"
+	plan  = "../replay/testdata/plan.json"
+	trace = "../replay/testdata/trace.json"
 )
 
-func replayTraces(p Params) verbtest.Result {
+func replayTraces(p replayverb.Params) verbtest.Result {
 	p.Report, p.Progress = verbtest.TextReport{}, progress.Never
 	if p.MaxPerRule == 0 {
 		p.MaxPerRule = report.DefaultMaxPerRule
 	}
-	return verbtest.Call(func(s verb.Streams) error { return Replay(context.Background(), p, s) })
+	return verbtest.Call(func(s verb.Streams) error { return replayverb.Replay(context.Background(), p, s) })
 }
 
 // TestReplayFindings: replay's own trace fixture follows its plan, whose
 // steps carry no risk (§5.3): exit 1 with those findings, reported as
 // text or drawn as a Markdown page.
 func TestReplayFindings(t *testing.T) {
-	r := replayTraces(Params{Traces: []string{trace}, Plan: plan})
+	r := replayTraces(replayverb.Params{Traces: []string{trace}, Plan: plan})
 	if r.Code != verb.ExitFindings || r.Err != "" {
 		t.Fatalf("exit %d, stderr %q\n%s", r.Code, r.Err, r.Out)
 	}
-	golden.Check(t, "testdata/findings.golden", []byte(r.Out))
-	r = replayTraces(Params{Traces: []string{trace}, Plan: plan, Draw: "markdown"})
+	golden.Check(t, "testdata/replayverb/findings.golden", []byte(r.Out))
+	r = replayTraces(replayverb.Params{Traces: []string{trace}, Plan: plan, Draw: "markdown"})
 	if r.Code != verb.ExitFindings || !strings.Contains(r.Out, "plan-risk") {
 		t.Fatalf("markdown: exit %d, stderr %q\n%s", r.Code, r.Err, r.Out)
 	}
@@ -45,15 +46,15 @@ func TestReplayFindings(t *testing.T) {
 func TestReplayRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		p    Params
+		p    replayverb.Params
 		want string
 	}{
-		{"no trace", Params{Plan: plan}, "replay needs at least one TRACE"},
-		{"no plan", Params{Traces: []string{trace}}, "replay needs --plan PLAN"},
-		{"both languages", Params{Traces: []string{trace}, Plan: plan, Snapshot: "s.json", Lang: "l.pdl"}, "give --snapshot or --lang, not both"},
-		{"deep alone", Params{Traces: []string{trace}, Plan: plan, Deep: true}, "--deep and --input need --program and --lang"},
-		{"trace only", Params{Traces: []string{trace}, TraceOnly: true, Draw: "markdown"}, "--trace-only draws one TRACE as a timeline"},
-		{"missing plan", Params{Traces: []string{trace}, Plan: "testdata/missing.json"}, "no such file"},
+		{"no trace", replayverb.Params{Plan: plan}, "replay needs at least one TRACE"},
+		{"no plan", replayverb.Params{Traces: []string{trace}}, "replay needs --plan PLAN"},
+		{"both languages", replayverb.Params{Traces: []string{trace}, Plan: plan, Snapshot: "s.json", Lang: "l.pdl"}, "give --snapshot or --lang, not both"},
+		{"deep alone", replayverb.Params{Traces: []string{trace}, Plan: plan, Deep: true}, "--deep and --input need --program and --lang"},
+		{"trace only", replayverb.Params{Traces: []string{trace}, TraceOnly: true, Draw: "markdown"}, "--trace-only draws one TRACE as a timeline"},
+		{"missing plan", replayverb.Params{Traces: []string{trace}, Plan: "testdata/replayverb/missing.json"}, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if r := replayTraces(tc.p); r.Code != verb.ExitUsage || !strings.Contains(r.Err, tc.want) {

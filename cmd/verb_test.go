@@ -1,8 +1,9 @@
-package verb
+package cmd_test
 
 import (
 	"bytes"
 	"errors"
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +18,10 @@ func TestCode(t *testing.T) {
 		err  error
 		want int
 	}{
-		{nil, ExitOK}, {Findings, ExitFindings}, {Usage("x"), ExitUsage},
-		{&ExitError{Code: 130}, 130}, {errors.New("plain"), ExitUsage},
+		{nil, verb.ExitOK}, {verb.Findings, verb.ExitFindings}, {verb.Usage("x"), verb.ExitUsage},
+		{&verb.ExitError{Code: 130}, 130}, {errors.New("plain"), verb.ExitUsage},
 	} {
-		if got := Code(tc.err); got != tc.want {
+		if got := verb.Code(tc.err); got != tc.want {
 			t.Errorf("Code(%v) = %d, want %d", tc.err, got, tc.want)
 		}
 	}
@@ -29,15 +30,15 @@ func TestCode(t *testing.T) {
 // TestReadInput: standard input for -, a file's bytes, and a directory
 // named where a file is meant refused with what to do.
 func TestReadInput(t *testing.T) {
-	s := Streams{In: strings.NewReader("from stdin"), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}
-	if b, err := ReadInput(s, "-"); err != nil || string(b) != "from stdin" {
+	s := verb.Streams{In: strings.NewReader("from stdin"), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}
+	if b, err := verb.ReadInput(s, "-"); err != nil || string(b) != "from stdin" {
 		t.Errorf("-: %q, %v", b, err)
 	}
-	if b, err := ReadInput(s, "../../langs/calc/calc.pdl"); err != nil || !bytes.Contains(b, []byte("language")) {
+	if b, err := verb.ReadInput(s, "../langs/calc/calc.pdl"); err != nil || !bytes.Contains(b, []byte("language")) {
 		t.Errorf("calc.pdl: %.40q, %v", b, err)
 	}
-	_, err := ReadInput(s, "../../langs")
-	if Code(err) != ExitUsage || !strings.Contains(err.Error(), "name the files in it instead") {
+	_, err := verb.ReadInput(s, "../langs")
+	if verb.Code(err) != verb.ExitUsage || !strings.Contains(err.Error(), "name the files in it instead") {
 		t.Errorf("a directory: %v", err)
 	}
 }
@@ -50,28 +51,28 @@ func TestOutputNotInput(t *testing.T) {
 	if err := os.WriteFile(in, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := OutputNotInput(in, in); Code(err) != ExitUsage || !strings.Contains(err.Error(), "names the input") {
+	if err := verb.OutputNotInput(in, in); verb.Code(err) != verb.ExitUsage || !strings.Contains(err.Error(), "names the input") {
 		t.Errorf("-o the input: %v", err)
 	}
-	if err := OutputNotInput(in, dir); Code(err) != ExitUsage || !strings.Contains(err.Error(), "of the input directory") {
+	if err := verb.OutputNotInput(in, dir); verb.Code(err) != verb.ExitUsage || !strings.Contains(err.Error(), "of the input directory") {
 		t.Errorf("-o a file of the input directory: %v", err)
 	}
 	for _, out := range []string{"", "-", filepath.Join(dir, "new.txt")} {
-		if err := OutputNotInput(out, in, dir); err != nil {
+		if err := verb.OutputNotInput(out, in, dir); err != nil {
 			t.Errorf("-o %q: %v", out, err)
 		}
 	}
-	if err := OneStdin("-", "a", "-"); Code(err) != ExitUsage {
+	if err := verb.OneStdin("-", "a", "-"); verb.Code(err) != verb.ExitUsage {
 		t.Errorf("two -: %v", err)
 	}
 }
 
 // TestJSONFile: a malformed JSON file is refused at its line and column.
 func TestJSONFile(t *testing.T) {
-	if _, err := JSONFile("in.json", []byte("{\"a\": 1,\n}")); err == nil || !strings.HasPrefix(err.Error(), "in.json:1:8: malformed JSON: trailing comma") {
+	if _, err := verb.JSONFile("in.json", []byte("{\"a\": 1,\n}")); err == nil || !strings.HasPrefix(err.Error(), "in.json:1:8: malformed JSON: trailing comma") {
 		t.Errorf("got %v", err)
 	}
-	if raw, err := JSONFile("in.json", []byte(`{"a": 1}`)); err != nil || string(raw) != `{"a": 1}` {
+	if raw, err := verb.JSONFile("in.json", []byte(`{"a": 1}`)); err != nil || string(raw) != `{"a": 1}` {
 		t.Errorf("valid: %s, %v", raw, err)
 	}
 }
@@ -81,8 +82,8 @@ func TestJSONFile(t *testing.T) {
 func TestListRules(t *testing.T) {
 	infos := []report.RuleInfo{{ID: "b-rule", Category: "c", Severity: report.Warning}, {ID: "a-rule", Category: "c", Severity: report.Error}}
 	var out bytes.Buffer
-	s := Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}}
-	if err := ListRules(s, nil, "", report.Text, infos); err != nil {
+	s := verb.Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}}
+	if err := verb.ListRules(s, nil, "", report.Text, infos); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
@@ -90,13 +91,13 @@ func TestListRules(t *testing.T) {
 		t.Errorf("text:\n%s", out.String())
 	}
 	out.Reset()
-	if err := ListRules(s, nil, "", report.JSON, infos); err != nil || !strings.HasPrefix(out.String(), "{\n  \"rules\": [") {
+	if err := verb.ListRules(s, nil, "", report.JSON, infos); err != nil || !strings.HasPrefix(out.String(), "{\n  \"rules\": [") {
 		t.Errorf("json: %v\n%s", err, out.String())
 	}
-	if err := ListRules(s, []string{"x.json"}, "", report.Text, infos); Code(err) != ExitUsage || !strings.Contains(err.Error(), "(got x.json)") {
+	if err := verb.ListRules(s, []string{"x.json"}, "", report.Text, infos); verb.Code(err) != verb.ExitUsage || !strings.Contains(err.Error(), "(got x.json)") {
 		t.Errorf("with an input: %v", err)
 	}
-	if err := ListRules(s, nil, "", report.SARIF, infos); Code(err) != ExitUsage {
+	if err := verb.ListRules(s, nil, "", report.SARIF, infos); verb.Code(err) != verb.ExitUsage {
 		t.Errorf("sarif: %v", err)
 	}
 }

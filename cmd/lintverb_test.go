@@ -1,7 +1,8 @@
-package lintverb
+package cmd_test
 
 import (
 	"context"
+	"github.com/pilotage-dev/pilotage/cmd/lintverb"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,23 +14,23 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
-func lintFiles(t *testing.T, p Params) (string, string, int) {
+func lintFiles(t *testing.T, p lintverb.Params) (string, string, int) {
 	t.Helper()
 	p.Report, p.Progress = verbtest.TextReport{}, progress.Never
 	if p.MaxPerRule == 0 {
 		p.MaxPerRule = report.DefaultMaxPerRule
 	}
-	r := verbtest.Call(func(s verb.Streams) error { return Lint(context.Background(), p, s) })
+	r := verbtest.Call(func(s verb.Streams) error { return lintverb.Lint(context.Background(), p, s) })
 	return r.Out, r.Err, r.Code
 }
 
 // TestLintPDL: a Language of langs/ is clean, and the pdllint fixture
 // with findings fails with them listed, at their places in the PDL.
 func TestLintPDL(t *testing.T) {
-	if out, errs, code := lintFiles(t, Params{Files: []string{"../../langs/homeflow/homeflow.pdl"}}); code != verb.ExitOK {
+	if out, errs, code := lintFiles(t, lintverb.Params{Files: []string{"../langs/homeflow/homeflow.pdl"}}); code != verb.ExitOK {
 		t.Fatalf("homeflow: exit %d\n%s%s", code, out, errs)
 	}
-	out, errs, code := lintFiles(t, Params{Files: []string{"../../workbench/pdllint/testdata/guides.pdl"}, MaxPerRule: 2})
+	out, errs, code := lintFiles(t, lintverb.Params{Files: []string{"../workbench/pdllint/testdata/guides.pdl"}, MaxPerRule: 2})
 	if code != verb.ExitFindings || errs != "" {
 		t.Fatalf("guides.pdl: exit %d, stderr %q", code, errs)
 	}
@@ -41,14 +42,14 @@ func TestLintPDL(t *testing.T) {
 func TestLintUsage(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		p    Params
+		p    lintverb.Params
 		want string
 	}{
-		{"no files", Params{}, "lint needs at least one FILE"},
-		{"max per rule", Params{Files: []string{"x.json"}, MaxPerRule: -1}, "--max-per-rule must be at least 1"},
-		{"two stdin", Params{Files: []string{"-"}, Baseline: "-"}, "standard input (-) can be read only once"},
-		{"missing", Params{Files: []string{"testdata/missing.json"}}, "no such file"},
-		{"baseline broken", Params{Files: []string{"../../langs/calc/calc.pdl"}, Baseline: "testdata/broken.pdl"}, "baseline testdata/broken.pdl does not build"},
+		{"no files", lintverb.Params{}, "lint needs at least one FILE"},
+		{"max per rule", lintverb.Params{Files: []string{"x.json"}, MaxPerRule: -1}, "--max-per-rule must be at least 1"},
+		{"two stdin", lintverb.Params{Files: []string{"-"}, Baseline: "-"}, "standard input (-) can be read only once"},
+		{"missing", lintverb.Params{Files: []string{"testdata/lintverb/missing.json"}}, "no such file"},
+		{"baseline broken", lintverb.Params{Files: []string{"../langs/calc/calc.pdl"}, Baseline: "testdata/lintverb/broken.pdl"}, "baseline testdata/lintverb/broken.pdl does not build"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errs, code := lintFiles(t, tc.p)
