@@ -22,6 +22,9 @@ func padded(el string, count int) string {
 // whose values fit runs, and decoding it allocates a bounded multiple of
 // the limit.
 func TestInputHeldBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes inputs of megabytes to measure what they hold; run without -short")
+	}
 	const limit = 4 << 20
 	srv := homeServer()
 	srv.Languages[0].Limits.MemoryBytes = limit

@@ -51,6 +51,9 @@ func hostileShapes() map[string][]byte {
 // one-letter statements and arguments stop at the tree's budget with one
 // finding at the token that goes over.
 func TestParseMemoryPerByte(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses megabytes of PDL to measure the tree; run without -short")
+	}
 	cases := map[string]struct {
 		src  []byte
 		over bool // the tree goes over its budget

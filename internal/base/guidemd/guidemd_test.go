@@ -71,6 +71,9 @@ func TestParseBounds(t *testing.T) {
 // with the square of the size). Each must now parse in well under the
 // generous bound, and a table and a heading in it are still read.
 func TestHostileBodiesAreCheap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses megabytes of hostile Markdown; run without -short")
+	}
 	fill := func(unit string) string {
 		return strings.Repeat(unit, (MaxBodyBytes-100)/len(unit))
 	}

@@ -34,6 +34,9 @@ func TestSniff(t *testing.T) {
 // A trace whose run_id comes after a large steps array is still told:
 // Sniff skips values token by token.
 func TestSniffLargeTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and sniffs a trace of megabytes; run without -short")
+	}
 	var b bytes.Buffer
 	b.WriteString(`{"steps": [`)
 	for i := range 50000 {

@@ -892,6 +892,9 @@ func TestLookupLargeObject(t *testing.T) {
 // and objects of thousands of members allocate up to three times it:
 // docs/performance.md, "Hostile inputs", what remains.)
 func TestTreeBytesBoundsParse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the trees of large generated documents; run without -short")
+	}
 	real, err := os.ReadFile("../../../docs/examples/snapshot.json")
 	if err != nil {
 		t.Fatal(err)
@@ -932,6 +935,9 @@ func TestTreeBytesBoundsParse(t *testing.T) {
 // a small part of TreeBudget, and 16 MiB of one-character values is over
 // it, so readers refuse only hostile documents.
 func TestRealTreesInBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses every real manifest and snapshot for its tree's size; run without -short")
+	}
 	files, _ := filepath.Glob("../../../docs/examples/*.json")
 	golden, _ := filepath.Glob("../../../workbench/emit/testdata/golden/*/snapshot.json")
 	files = append(files, golden...)
