@@ -45,7 +45,7 @@ func (f *reportFlags) register(c *cobra.Command, formats []report.Format) {
 	f.flags = c.Flags()
 	names := f.formatNames()
 	c.Flags().StringVarP(&f.format, "format", "f", "text", "output format: "+strings.Join(names, ", "))
-	c.Flags().StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of standard output")
+	c.Flags().StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of standard output, which then names FILE")
 	c.Flags().BoolVar(&f.strict, "strict", false, "exit 1 on warnings too, not only on errors")
 	c.Flags().StringVar(&f.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
 	c.Flags().BoolVar(&f.noSuppressions, "no-suppressions", false, "show every finding: ignore # pilotage:ignore comments and pilotage.yaml's suppress entries")
@@ -123,9 +123,6 @@ func (f *reportFlags) emit(s stdio, format report.Format, rep *report.Report) er
 		return report.Write(w, format, rep, report.Options{Color: f.useColor(w), Strict: f.strict, IncludeSuppressed: f.includeSuppressed})
 	})
 	if err != nil {
-		return err
-	}
-	if err := verb.SayWrote(s.verb(), f.output); err != nil {
 		return err
 	}
 	if rep.Failed(f.strict) {

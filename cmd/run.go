@@ -116,7 +116,7 @@ func newProgCmds() []*cobra.Command {
 			formats = "text, json, or a picture: mermaid, dot or svg (docs/pictures.md)"
 		}
 		f.StringVarP(&p.format, "format", "f", "text", "output format: "+formats)
-		f.StringVarP(&p.output, "output", "o", "", "write the output to `FILE` instead of standard output")
+		f.StringVarP(&p.output, "output", "o", "", "write the output to `FILE` instead of standard output, which then names FILE")
 		f.StringVar(&p.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
 		cmds = append(cmds, c)
 	}

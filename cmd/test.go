@@ -55,7 +55,7 @@ Exit status: 0 every case passed, 1 a failed case or a bad case file,
 	p.rf.formats = []report.Format{report.Text, report.JSON, report.JUnit, report.GitHub}
 	p.rf.flags = f
 	f.StringVarP(&p.rf.format, "format", "f", "text", "output format: text, json, junit or github")
-	f.StringVarP(&p.rf.output, "output", "o", "", "write the report to `FILE` instead of standard output")
+	f.StringVarP(&p.rf.output, "output", "o", "", "write the report to `FILE` instead of standard output, which then names FILE")
 	f.StringVar(&p.rf.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
 	f.StringVar(&p.run, "run", "", "run only the cases whose name matches `REGEX`")
 	f.BoolVar(&p.update, "update", false, "rewrite each case's expectations to what the engine answers now")

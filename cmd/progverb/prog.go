@@ -124,9 +124,6 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 			}
 			return progtext.Run(w, resp, &pf.files, p.Color(w))
 		})
-		if err == nil {
-			err = verb.SayWrote(s, p.Output)
-		}
 		if err != nil {
 			return err
 		}
@@ -156,9 +153,6 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		}
 		return progtext.Diagnostics(w, resp.Diagnostics, &pf.files, p.Color(w))
 	})
-	if err == nil {
-		err = verb.SayWrote(s, p.Output)
-	}
 	if err != nil {
 		return err
 	}

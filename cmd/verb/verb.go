@@ -96,7 +96,8 @@ func Expand(s Streams, args []string, p inputs.Picker, ignored func(string) bool
 // without -o or with -o -. The file is created only once the verb has
 // its output, so a verb that fails first leaves no empty file behind.
 // Both failures are usage errors (exit 2) that say what could not be
-// written.
+// written. A file written is named on standard output ("wrote FILE"),
+// as build names what it wrote, so a CI log shows where the output went.
 func WriteOutput(s Streams, name, what string, write func(io.Writer) error) error {
 	if name == "" || name == "-" {
 		if err := write(s.Out); err != nil {
@@ -115,17 +116,7 @@ func WriteOutput(s Streams, name, what string, write func(io.Writer) error) erro
 	if err != nil {
 		return Usage("writing %s: %v", what, fserr.Plain(err))
 	}
-	return nil
-}
-
-// SayWrote names on standard output the file -o wrote, as build names
-// what it wrote; a CI log otherwise shows nothing. Standard output
-// itself (no -o, or -o -) says nothing more.
-func SayWrote(s Streams, output string) error {
-	if output == "" || output == "-" {
-		return nil
-	}
-	return Printf(s, "wrote %s\n", output)
+	return Printf(s, "wrote %s\n", name)
 }
 
 // NoStdin refuses - among the arguments of a verb that reads files only
