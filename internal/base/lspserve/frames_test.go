@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -70,28 +71,27 @@ func TestOversizedMessageSkipped(t *testing.T) {
 	var logged bytes.Buffer
 	go New(Options{Log: &logged}).Serve(context.Background(), b, h)
 	a.SetDeadline(time.Now().Add(30 * time.Second))
-	var before runtime.MemStats
 	runtime.GC()
-	runtime.ReadMemStats(&before)
-	go func() {
-		n := MaxMessageBytes + 1
-		fmt.Fprintf(a, "Content-Length: %d\r\n\r\n", n)
-		chunk := bytes.Repeat([]byte(" "), 1<<20)
-		for n > 0 {
-			w, _ := a.Write(chunk[:min(n, len(chunk))])
-			n -= w
-		}
-		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`
-		fmt.Fprintf(a, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	}()
-	got := answers(t, a, 2, func(e *jsonrpc2.Error) string { return " " + e.Message }, "")
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
+	var got []string
+	n := memtest.Allocated(func() {
+		go func() {
+			n := MaxMessageBytes + 1
+			fmt.Fprintf(a, "Content-Length: %d\r\n\r\n", n)
+			chunk := bytes.Repeat([]byte(" "), 1<<20)
+			for n > 0 {
+				w, _ := a.Write(chunk[:min(n, len(chunk))])
+				n -= w
+			}
+			body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`
+			fmt.Fprintf(a, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		}()
+		got = answers(t, a, 2, func(e *jsonrpc2.Error) string { return " " + e.Message }, "")
+	})
 	want := fmt.Sprintf("null invalid request: a message of %d bytes, more than the 64 MiB this server reads; the message was skipped", MaxMessageBytes+1)
 	if len(got) != 2 || got[0] != want || got[1] != "1" {
 		t.Errorf("answers %q, want %q then 1", got, want)
 	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
+	if n > 8<<20 {
 		t.Errorf("skipping a %d-byte body allocated %d bytes", MaxMessageBytes+1, n)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // Many findings on long lines, as lint gives a minified manifest with
@@ -63,14 +65,12 @@ func TestSnippetOfHugeLineIsBounded(t *testing.T) {
 	for _, col := range []int{1, size/2 + 1, size} {
 		r.Add(Finding{Rule: "r", Section: "5", Severity: Error, Message: "m", File: "nul.json", Line: 1, Column: col})
 	}
-	var before, after runtime.MemStats
 	runtime.GC()
-	runtime.ReadMemStats(&before)
 	start := time.Now()
-	out := render(t, r, Text, Options{})
+	var out []byte
+	alloc := memtest.Allocated(func() { out = render(t, r, Text, Options{}) })
 	elapsed := time.Since(start)
-	runtime.ReadMemStats(&after)
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<20 {
+	if alloc > 2<<20 {
 		t.Errorf("writing 3 snippets of a %d-byte line allocated %d bytes; want under 2 MiB", size, alloc)
 	}
 	if elapsed > 5*time.Second {
@@ -103,12 +103,9 @@ func TestSnippetOfFarLineIsBounded(t *testing.T) {
 	r := &Report{Tool: "t", Sources: map[string][]byte{"nl.pdl": src}}
 	r.Add(Finding{Rule: "r", Section: "5", Severity: Error, Message: "m", File: "nl.pdl", Line: lines + 1, Column: 1},
 		Finding{Rule: "r", Section: "5", Severity: Error, Message: "m", File: "nl.pdl", Line: lines + 2, Column: 1})
-	var before, after runtime.MemStats
 	runtime.GC()
-	runtime.ReadMemStats(&before)
-	out := string(render(t, r, Text, Options{}))
-	runtime.ReadMemStats(&after)
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+	var out string
+	if alloc := memtest.Allocated(func() { out = string(render(t, r, Text, Options{})) }); alloc > 1<<20 {
 		t.Errorf("quoting line %d allocated %d bytes; want under 1 MiB", lines+1, alloc)
 	}
 	if want := "16000001 | last\n"; !strings.Contains(out, want) {

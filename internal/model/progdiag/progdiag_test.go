@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 func diag(code, pointer string, r *pilotage.CharRange) pilotage.Diagnostic {
@@ -122,11 +123,8 @@ func TestDocParsedOnDemand(t *testing.T) {
 		t.Skip("a 16 MB input; run without -short")
 	}
 	src := []byte("[" + strings.Repeat("1,", 8<<20) + "1]")
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	doc := NewDoc("big.json", src, false)
-	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+	var doc *Doc
+	if n := memtest.Allocated(func() { doc = NewDoc("big.json", src, false) }); n > 64<<10 {
 		t.Errorf("NewDoc of a 16 MB file allocated %d bytes, want no tree", n)
 	}
 	f := Findings([]pilotage.Diagnostic{diag(pilotage.CodeInputBinding, "/3", nil)}, Files{Program: doc})
@@ -150,11 +148,11 @@ func TestCheckedDocWhole(t *testing.T) {
 		}
 	}
 	big := NewCheckedDoc("big.json", []byte("["+strings.Repeat("1,", 8<<20)+"1]"))
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f := Findings([]pilotage.Diagnostic{diag(pilotage.CodeInputBinding, "", nil)}, Files{Program: big})
-	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 || f[0].Line != 1 || f[0].Column != 1 {
+	var f []report.Finding
+	n := memtest.Allocated(func() {
+		f = Findings([]pilotage.Diagnostic{diag(pilotage.CodeInputBinding, "", nil)}, Files{Program: big})
+	})
+	if n > 8<<20 || f[0].Line != 1 || f[0].Column != 1 {
 		t.Errorf("placed at %d:%d, allocating %d bytes; want 1:1 and no tree", f[0].Line, f[0].Column, n)
 	}
 }

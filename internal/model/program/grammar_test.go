@@ -2,7 +2,6 @@ package program_test
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // stepless is calc's grammar (langs/calc): input and no step construct.
@@ -141,16 +141,19 @@ func TestUndeclaredNamesLinear(t *testing.T) {
 	// sizes' worst runs, not one size's only run.
 	for range 5 {
 		for _, sz := range []*size{small, large} {
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			start := time.Now()
-			ck, err := program.Check(sz.prog, env)
-			took := time.Since(start)
-			runtime.ReadMemStats(&after)
+			var (
+				ck   *program.Checked
+				err  error
+				took time.Duration
+			)
+			sz.bytes = memtest.Allocated(func() {
+				start := time.Now()
+				ck, err = program.Check(sz.prog, env)
+				took = time.Since(start)
+			})
 			if err != nil || len(ck.Diagnostics) != sz.n || !strings.Contains(ck.Diagnostics[0].Hint, "'x'") {
 				t.Fatalf("want one undeclared x per step, hinted: %v %+v", err, ck.Diagnostics[:1])
 			}
-			sz.bytes = after.TotalAlloc - before.TotalAlloc
 			if sz.best == 0 || took < sz.best {
 				sz.best = took
 			}

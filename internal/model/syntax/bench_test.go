@@ -3,13 +3,13 @@ package syntax
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/textprog"
 )
 
@@ -65,16 +65,11 @@ func BenchmarkJSONSpan(b *testing.B) {
 	src := jsonSteps(benchN)
 	var spanT, parseT time.Duration
 	var spanBytes uint64
-	var m0, m1 runtime.MemStats
 	b.SetBytes(int64(len(src)))
 	for range b.N {
-		runtime.ReadMemStats(&m0)
 		t0 := time.Now()
-		spanEveryStep(b, src)
+		spanBytes += memtest.Allocated(func() { spanEveryStep(b, src) })
 		t1 := time.Now()
-		runtime.ReadMemStats(&m1)
-		spanBytes += m1.TotalAlloc - m0.TotalAlloc
-		t1 = time.Now()
 		if _, err := jsonpos.Parse(src); err != nil {
 			b.Fatal(err)
 		}

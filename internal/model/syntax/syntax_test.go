@@ -2,11 +2,11 @@ package syntax
 
 import (
 	"encoding/json"
-	"runtime"
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 func homeflow(locator string) *language.Language {
@@ -63,11 +63,7 @@ func TestJSONLocate(t *testing.T) {
 func TestSpanEveryStepLinear(t *testing.T) {
 	alloc := func(n int) uint64 {
 		src := jsonSteps(n)
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		spanEveryStep(t, src)
-		runtime.ReadMemStats(&m1)
-		return m1.TotalAlloc - m0.TotalAlloc
+		return memtest.Allocated(func() { spanEveryStep(t, src) })
 	}
 	small, large := alloc(500), alloc(2000)
 	if large > 6*small {

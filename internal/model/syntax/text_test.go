@@ -332,13 +332,11 @@ func TestTextFormatLinear(t *testing.T) {
 	fm := For(textLanguage(everyConstruct, "")).(Formatter)
 	alloc := func(n int) uint64 {
 		src := []byte(strings.Repeat("a.b(x: 1)  # c\n", n))
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if _, diags, err := fm.Format(src, 8); err != nil || len(diags) > 0 {
-			t.Fatal(err, diags)
-		}
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
+		return memtest.Allocated(func() {
+			if _, diags, err := fm.Format(src, 8); err != nil || len(diags) > 0 {
+				t.Fatal(err, diags)
+			}
+		})
 	}
 	small, large := alloc(2000), alloc(8000)
 	if large > 6*small {
@@ -371,18 +369,15 @@ func readCost(read func()) (total, peak uint64) {
 	runtime.GC()
 	metrics.Read(live)
 	base := live[0].Value.Uint64()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
 	runtime.SetFinalizer(new([64]byte), sentinel)
-	read()
-	runtime.ReadMemStats(&after)
+	total = memtest.Allocated(read)
 	runtime.GC()
 	metrics.Read(live)
 	mu.Lock()
 	done = true
 	most = max(most, live[0].Value.Uint64())
 	mu.Unlock()
-	return after.TotalAlloc - before.TotalAlloc, most - min(most, base)
+	return total, most - min(most, base)
 }
 
 // TestTextReadMemory holds reading a text program, and formatting it, and what validate
