@@ -316,7 +316,7 @@ func (r *request) bindInput() (any, []pilotage.Diagnostic) {
 			return nil, out
 		}
 	}
-	v, err := expr.DecodeJSON(raw)
+	v, err := expr.DecodeCheckedJSON(raw)
 	if err != nil {
 		return nil, bad("", "input is not valid JSON: "+err.Error())
 	}

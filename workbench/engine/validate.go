@@ -208,7 +208,7 @@ func contextBinding(l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any) {
 	if len(out) > 0 {
 		return out, nil
 	}
-	val, err := expr.DecodeJSON(raw)
+	val, err := expr.DecodeCheckedJSON(raw)
 	if err != nil {
 		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil
 	}

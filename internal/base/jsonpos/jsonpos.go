@@ -521,7 +521,7 @@ func Parse(src []byte) (*Doc, error) {
 // strings.
 func ParseShared(src []byte) (*Doc, error) {
 	d := &Doc{Src: src, keys: &keyIndex{maps: map[uint32]map[string]uint32{}}}
-	if err := parse(d, src, false, nil); err != nil {
+	if err := parse(d, src, false, nil, nil); err != nil {
 		return d, err
 	}
 	d.Root = Node{d, 0}
@@ -529,9 +529,10 @@ func ParseShared(src []byte) (*Doc, error) {
 }
 
 // parse reads src into d, or with check only checks it (Check), and
-// with tally non-nil sets it to the document's Tally; on an error it
-// leaves d holding src alone.
-func parse(d *Doc, src []byte, check bool, tally *Tally) *SyntaxError {
+// with tally non-nil sets it to the document's Tally, with values
+// non-nil builds its values there (Decode); on an error it leaves d
+// holding src alone.
+func parse(d *Doc, src []byte, check bool, tally *Tally, values *builder) *SyntaxError {
 	if uint64(len(src)) > MaxSize {
 		// Position would scan the whole input to say 1:1.
 		return &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1},
@@ -540,7 +541,7 @@ func parse(d *Doc, src []byte, check bool, tally *Tally) *SyntaxError {
 	if se := CheckEncoding(src); se != nil {
 		return se
 	}
-	p := parser{src: src, d: d, check: check}
+	p := parser{src: src, d: d, check: check, values: values}
 	p.skipWS()
 	p.value(0)
 	if p.err == nil {
@@ -650,10 +651,32 @@ func CheckBudget(src []byte) error {
 func CheckTally(src []byte) (Tally, error) {
 	d := &Doc{Src: src}
 	var t Tally
-	if err := parse(d, src, true, &t); err != nil {
+	if err := parse(d, src, true, &t, nil); err != nil {
 		return Tally{}, err
 	}
 	return t, nil
+}
+
+// Decode checks src as Check does and makes the Go values encoding/json's
+// Unmarshal into an any would (map[string]any, []any, string, bool, nil),
+// but for numbers, which are what number makes of their text. Nothing in
+// them refers to src. Each slice and map is made once at its final size,
+// where Unmarshal grows a slice by appending: a quarter at a time once
+// large, so that a wide array allocates five times its final size and may
+// keep a fifth of it unused. The values of the containers still open wait
+// on a stack sized from the document's tally, taken by a first pass, so
+// the stack is never grown either (TestDecodeAllocates).
+func Decode(src []byte, number func(text []byte) any) (any, error) {
+	t, err := CheckTally(src)
+	if err != nil {
+		return nil, err
+	}
+	// Every value but the root waits as an element or a member's value.
+	b := &builder{number: number, vals: make([]any, 0, t.Elements+t.Members+1)}
+	if err := parse(&Doc{Src: src}, src, true, nil, b); err != nil {
+		return nil, err
+	}
+	return b.vals[0], nil
 }
 
 // CheckEncoding returns the error of a document whose first bytes (four

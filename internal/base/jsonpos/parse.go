@@ -33,6 +33,48 @@ type parser struct {
 	key bool
 	// tally counts what the document holds, for CheckTally.
 	tally Tally
+	// values is set by Decode: in check mode, each value is also built
+	// as a Go value.
+	values *builder
+}
+
+// builder makes Go values while the parser checks (Decode). A value
+// read goes on vals; a container's values sit above the mark it left on
+// marks until it closes, when they move into a slice or map made at
+// their exact size, so no container is grown by appending (a slice grown
+// so leaves up to half its capacity unused, and every smaller copy of
+// it allocated on the way).
+type builder struct {
+	number func(text []byte) any
+	vals   []any
+	marks  []int
+}
+
+// push adds a value that was just read.
+func (b *builder) push(v any) { b.vals = append(b.vals, v) }
+
+// open marks the start of a container's values.
+func (b *builder) open() { b.marks = append(b.marks, len(b.vals)) }
+
+// close replaces the values of the innermost open container with the
+// container itself; names are the member names of an object in order,
+// nil for an array.
+func (b *builder) close(object bool, names []string) {
+	mark := b.marks[len(b.marks)-1]
+	b.marks = b.marks[:len(b.marks)-1]
+	kids := b.vals[mark:]
+	var v any
+	if object {
+		m := make(map[string]any, len(kids))
+		for i, name := range names {
+			m[name] = kids[i]
+		}
+		v = m
+	} else {
+		v = append(make([]any, 0, len(kids)), kids...)
+	}
+	clear(kids) // the stack's array no longer keeps them alive
+	b.vals = append(b.vals[:mark], v)
 }
 
 // tooMany is the error of a document whose records or children need
@@ -83,7 +125,19 @@ func (p *parser) count(k Kind, start int) {
 
 // close ends the container whose record is i at p.i and gives it the
 // children pushed on p.open since base.
-func (p *parser) close(i uint32, base int) {
+func (p *parser) close(i uint32, base int, closing byte) {
+	if b := p.values; b != nil {
+		var names []string
+		if closing == '}' {
+			names = make([]string, len(p.open)-base)
+			for j, k := range p.open[base:] {
+				// A copy: a name without escapes is a view of src, which
+				// the values must not keep alive or depend on.
+				names[j] = strings.Clone(p.name(k))
+			}
+		}
+		b.close(closing == '}', names)
+	}
 	if p.check {
 		p.open = p.open[:base]
 		return
@@ -171,6 +225,13 @@ func (p *parser) literal(word string, k Kind, flags uint8) bool {
 	}
 	_, r := p.record(k, p.i)
 	r.flags = flags
+	if b := p.values; b != nil {
+		if k == Null {
+			b.push(nil)
+		} else {
+			b.push(flags&flagTrue != 0)
+		}
+	}
 	p.i += len(word)
 	r.end = uint32(p.i)
 	return true
@@ -217,6 +278,9 @@ func (p *parser) number() bool {
 	}
 	_, r := p.record(Number, start)
 	r.end = uint32(p.i)
+	if b := p.values; b != nil {
+		b.push(b.number(p.src[start:p.i]))
+	}
 	return true
 }
 
@@ -232,6 +296,9 @@ func (p *parser) str() (uint32, bool) {
 		c := p.src[j]
 		if c == '"' {
 			if utf8.Valid(p.src[p.i:j]) {
+				if b := p.values; b != nil && !p.key {
+					b.push(string(p.src[p.i:j]))
+				}
 				p.i = j + 1
 				k, r := p.record(String, start)
 				r.end = uint32(p.i)
@@ -268,6 +335,8 @@ func (p *parser) str() (uint32, bool) {
 			r.end, r.flags, r.aux = uint32(p.i), flagEscaped, uint32(len(p.d.strs))
 			if !p.check || p.key {
 				p.d.strs = append(p.d.strs, b.String())
+			} else if v := p.values; v != nil {
+				v.push(b.String())
 			}
 			return k, true
 		case c < 0x20:
@@ -492,12 +561,15 @@ func (p *parser) array(depth int) bool {
 // closed already.
 func (p *parser) begin(k Kind, closing byte) (idx uint32, base int, empty bool) {
 	idx, _ = p.record(k, p.i)
+	if b := p.values; b != nil {
+		b.open()
+	}
 	p.i++
 	p.skipWS()
 	base = len(p.open)
 	if p.i < len(p.src) && p.src[p.i] == closing {
 		p.i++
-		p.close(idx, base)
+		p.close(idx, base, closing)
 		return idx, base, true
 	}
 	return idx, base, false
@@ -527,7 +599,7 @@ func (p *parser) separator(idx uint32, base int, closing byte, container, item s
 		return false, true
 	case closing:
 		p.i++
-		p.close(idx, base)
+		p.close(idx, base, closing)
 		return true, true
 	}
 	p.fail(p.i, "unexpected %s; expected ',' or '%c' after %s", p.describe(p.i), closing, item)

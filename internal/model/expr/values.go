@@ -6,24 +6,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
 
 // DecodeCheckedJSON is DecodeJSON for JSON a caller sent (an execute
-// request's input or context): it first applies the policy every reader
-// of the project applies (docs/json.md), so a member name given twice or
-// a byte that is not UTF-8 is an error at its line and column rather than
-// silently the last value or U+FFFD, as encoding/json would read it.
+// request's input or context): it applies the policy every reader of the
+// project applies (docs/json.md), so a member name given twice or a byte
+// that is not UTF-8 is an error at its line and column rather than
+// silently the last value or U+FFFD, as encoding/json would read it. It
+// decodes with jsonpos.Decode, which sizes every slice and map once: a
+// Run holds its input for its whole length, and its memory limit charges
+// what the values hold (CheckHeld).
 func DecodeCheckedJSON(data []byte) (any, error) {
-	if err := CheckJSON(data); err != nil {
-		return nil, err
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
 	}
-	return DecodeJSON(data)
+	return jsonpos.Decode(data, func(text []byte) any { return number(string(text)) })
 }
 
 // CheckJSON applies DecodeCheckedJSON's policy without decoding, for a
@@ -52,13 +57,7 @@ func DecodeJSON(data []byte) (any, error) {
 func normalize(v any) any {
 	switch t := v.(type) {
 	case json.Number:
-		if !strings.ContainsAny(string(t), ".eE") {
-			if i, err := t.Int64(); err == nil {
-				return i
-			}
-		}
-		f, _ := t.Float64()
-		return f
+		return number(string(t))
 	case []any:
 		for i := range t {
 			t[i] = normalize(t[i])
@@ -69,6 +68,18 @@ func normalize(v any) any {
 		}
 	}
 	return v
+}
+
+// number is the value of a JSON number's text: an int64 when it is
+// integral and fits, a float64 otherwise (out of range, ±Inf).
+func number(s string) any {
+	if !strings.ContainsAny(s, ".eE") {
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }
 
 // FromCEL converts a CEL value into a JSON-compatible Go value. Values
