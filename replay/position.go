@@ -2,6 +2,7 @@ package replay
 
 import (
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
@@ -51,9 +52,11 @@ func (p *posReader) checkUTF8(b []byte, at int64) {
 	if p.bad >= 0 {
 		return
 	}
-	at -= int64(len(p.open))
-	b = append(p.open, b...)
-	p.open = nil
+	if len(p.open) > 0 {
+		at -= int64(len(p.open))
+		b = append(p.open, b...)
+		p.open = nil
+	}
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
 			i++
@@ -117,6 +120,22 @@ func (p *posReader) peek(n int) []byte {
 	}
 	p.ahead = b
 	return b
+}
+
+// readAll reads the rest of the file into the held bytes, up to its end
+// or the first error reading it. The held bytes double when full, where
+// append would grow them by a quarter at a time and allocate five times
+// the file on the way.
+func (p *posReader) readAll() {
+	chunk := make([]byte, 64<<10)
+	for !p.eof {
+		if cap(p.buf)-len(p.buf) < len(chunk) {
+			p.buf = slices.Grow(p.buf, max(len(chunk), len(p.buf)/2))
+		}
+		if _, err := p.Read(chunk); err != nil {
+			return
+		}
+	}
 }
 
 // source returns the whole file when it fit under the head limit.
