@@ -2,6 +2,7 @@ package cmd_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +104,17 @@ func TestHostilePeakRSS(t *testing.T) {
 	tinyTrace := write("tiny.trace.json", []byte(`{"run_id": "r", "steps": []}`))
 	replaySnapshot := func(f string) []string { return []string{"replay", "--plan", tinyPlan, "--snapshot", f, tinyTrace} }
 	fmtText := func(f string) []string { return []string{"fmt", "--lang", ledger, f} }
+	// A Session of serve on standard input: initialize, then a ping of
+	// params.
+	session := func(params []byte) []byte {
+		return fmt.Appendf(nil, "%s\n%s\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":%s}}\n",
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`, params)
+	}
+	tinySession := write("tiny.jsonl", session([]byte("1")))
+	serve := func(pdl string) func(f string) []string {
+		return func(f string) []string { return []string{"serve", pdl, stdin + f} }
+	}
 	for _, c := range []struct {
 		name string
 		src  []byte
@@ -140,6 +152,14 @@ func TestHostilePeakRSS(t *testing.T) {
 		{"replay --snapshot with a member of one-character values", withMember(oneValues(2 << 20)), replaySnapshot, snapshot, 0},
 		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText, 0},
 		{"fmt of 1 MB of comments", bytes.Repeat([]byte("#\n"), 1<<19), fmtText, tinyText, 0},
+		// go-sdk reads a message through a json.Decoder and decodes it
+		// three times more (serve's guard once): 10 to 13 bytes a byte of
+		// 2 MB over the baseline, 7 to 9 of 14 MiB (1.5 s). So serve reads
+		// none larger than a served Language can take (--max-message-bytes,
+		// by default 4.3 MiB for deploy's limits) and refuses a larger one
+		// unread.
+		{"serve of a 2 MB ping of one-character values", session(oneValues(2 << 20)), serve(calc), tinySession, 32 << 20},
+		{"serve of a 6 MB ping, over deploy's largest request", session(oneValues(6 << 20)), serve(deploy), tinySession, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(c.name, " ", "-")+filepath.Ext(c.tiny), c.src)
@@ -184,6 +204,10 @@ func oneChars(n int) []byte {
 	return append(append([]byte("["), bytes.Repeat([]byte("1,"), n/2-1)...), ']')
 }
 
+// stdin marks the argument of peakRSS that names the file to give the
+// binary on standard input, not as an argument.
+const stdin = "<"
+
 // peakRSS runs the binary under GNU time, which forks it from its own
 // small process, and returns its peak resident set in bytes. Not the
 // rusage of the child itself: Go starts a child by vfork, and Linux
@@ -197,7 +221,18 @@ func peakRSS(t *testing.T, bin string, args []string) int64 {
 		t.Skipf("no %s to measure a child's peak RSS: %v", gnuTime, err)
 	}
 	out := filepath.Join(t.TempDir(), "rss")
-	runChild(t, exec.Command(gnuTime, append([]string{"-f", "%M", "-o", out, bin}, args...)...), args)
+	var in *os.File
+	if last := args[len(args)-1]; strings.HasPrefix(last, stdin) {
+		f, err := os.Open(strings.TrimPrefix(last, stdin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		in, args = f, args[:len(args)-1]
+	}
+	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", out, bin}, args...)...)
+	cmd.Stdin = in
+	runChild(t, cmd, args)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

@@ -2,11 +2,9 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/pilotage-dev/pilotage/cmd/serveverb"
-	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 	"github.com/spf13/cobra"
 )
 
@@ -56,11 +54,13 @@ memory, the rest in a temporary file removed at exit; with --no-spill
 nothing goes to disk and, once the memory is used, execute with store
 is refused with resource_limit before the Run starts.
 
---max-message-bytes SIZE bounds every JSON-RPC message read (16MiB by
-default, as large as a Language's default memory limit): a longer stdio
-line is answered with an Invalid Request and skipped, a larger HTTP request
-body with 413. Raise it when a Language's limits (memory, program) let a
-program or an execute input come near it.
+--max-message-bytes SIZE bounds every JSON-RPC message read: a longer
+stdio line is answered with an Invalid Request and skipped, a larger HTTP
+request body with 413. By default it is the largest request a served
+Language takes, an execute with an input of its limits memory and a
+program and a context of its limits program (20MiB plus 64KiB under
+the default limits), computed when serve starts: raise it when a --watch
+reload raises those limits.
 
 --watch recompiles the PDL and every file it names when one changes and
 swaps the new definition in, so clients meet catalog_drift and
@@ -87,7 +87,7 @@ flags are wrong, or the --http address or --data directory cannot be used.`,
 	c.Flags().StringVar(&p.data, "data", "", "keep durable run records in `DIR` (retention with an ISO duration)")
 	c.Flags().StringVar(&p.retainMem, "retain-memory", "128MiB", "hold Runs kept for their Session in at most `SIZE` of memory; past it they go to a temporary file")
 	c.Flags().BoolVar(&p.noSpill, "no-spill", false, "never write Runs kept for their Session to disk: past --retain-memory, execute with store refuses (resource_limit)")
-	c.Flags().StringVar(&p.maxMessage, "max-message-bytes", fmt.Sprintf("%dMiB", mcpserver.DefaultMaxMessageBytes>>20), "read JSON-RPC messages (a stdio line, an HTTP request body) of at most `SIZE`; larger ones are refused and the Session goes on")
+	c.Flags().StringVar(&p.maxMessage, "max-message-bytes", "", "read JSON-RPC messages (a stdio line, an HTTP request body) of at most `SIZE`; larger ones are refused and the Session goes on (default: the largest a served Language takes, its limits memory plus 4 times limits program plus 64KiB)")
 	c.Flags().BoolVar(&p.watch, "watch", false, "reload the PDL when it or a file it names changes")
 	c.Flags().DurationVar(&p.poll, "watch-interval", 300*time.Millisecond, "how often --watch looks for changes")
 	return c

@@ -49,12 +49,36 @@ type Params struct {
 	RetainMemory string
 	NoSpill      bool
 	// MaxMessage bounds each JSON-RPC message read, a stdio line or an
-	// HTTP request body (a size such as 16MiB); "" is
-	// mcpserver.DefaultMaxMessageBytes.
+	// HTTP request body (a size such as 16MiB); "" is MessageBound of
+	// the Languages served.
 	MaxMessage string
 	// Version is the tool's version, told to clients at initialize.
 	Version string
 }
+
+// MessageBound is the largest JSON-RPC message serve reads by default:
+// what the largest request to a Language of srv can legitimately be, an
+// execute with an input as large as limits memory (the engine refuses a
+// larger one) and a program and a context each up to limits program,
+// counted twice for the escapes of a text program carried as a JSON
+// string, and envelopeBytes for the rest. A larger message can only be
+// refused once go-sdk has decoded it, several times over at several bytes
+// a byte: 14 MiB of one-character values took 1.5 to 8 seconds and 140 to
+// 180 MB. Computed from the Languages served at start: a --watch reload
+// that raises a limit needs --max-message-bytes to match.
+func MessageBound(srv *language.Server) int64 {
+	var most int64
+	for _, l := range srv.Languages {
+		lim := l.Limits.WithDefaults()
+		most = max(most, lim.MemoryBytes+4*int64(lim.ProgramBytes))
+	}
+	return most + envelopeBytes
+}
+
+// envelopeBytes is what a request holds besides its program, input and
+// context: the JSON-RPC and MCP members, the tool's name, _meta and the
+// other arguments, a few hundred bytes in practice.
+const envelopeBytes = 64 << 10
 
 // minMessage is the least --max-message-bytes: an initialize request
 // alone is a few hundred bytes.
@@ -93,7 +117,7 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	if !ok {
 		return verb.Usage("--retain-memory %q: give a size such as 64MiB, 512KiB or 1GiB", p.RetainMemory)
 	}
-	var maxMessage int64 // mcpserver's default
+	var maxMessage int64 // MessageBound, once the PDL is compiled
 	if p.MaxMessage != "" {
 		if maxMessage, ok = bytesize.Parse(p.MaxMessage); !ok || maxMessage < minMessage {
 			return verb.Usage("--max-message-bytes %q: give a size of at least 1KiB, such as 16MiB or 64MiB", p.MaxMessage)
@@ -106,6 +130,9 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	}
 	if err := res.Server.CheckPrincipal(p.Principal); err != nil {
 		return verb.Usage("%v", err)
+	}
+	if maxMessage == 0 {
+		maxMessage = MessageBound(res.Server)
 	}
 	eng, err := verb.NewEngine(res.Server, p.Data, runstore.Limits{Memory: retain, NoSpill: p.NoSpill})
 	if err != nil {

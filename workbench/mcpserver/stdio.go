@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -54,8 +55,9 @@ func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 // DefaultMaxMessageBytes is the largest JSON-RPC message (or batch) the
 // server reads, a stdio line or an HTTP request body, unless
 // Options.MaxMessageBytes says otherwise: go-sdk's stdio frame limit, as
-// large as a Language's default memory limit (§10.1), so the largest
-// input a Run may hold by default can arrive.
+// large as a Language's default memory limit (§10.1). pilotage serve
+// gives its own, the largest request its Languages take
+// (serveverb.MessageBound).
 const DefaultMaxMessageBytes = mcp.DefaultMaxLineLength
 
 // maxMessage is the largest message the server reads.
@@ -149,7 +151,11 @@ func (lr *lineReader) Read(p []byte) (int, error) {
 		}
 	}
 	n := copy(p, lr.pending)
-	lr.pending = lr.pending[n:]
+	if lr.pending = lr.pending[n:]; len(lr.pending) == 0 {
+		// An empty slice of the line would keep all of it alive until
+		// the next line is read.
+		lr.pending = nil
+	}
 	return n, nil
 }
 
@@ -167,6 +173,11 @@ func (lr *lineReader) readLine() (line []byte, size int, err error) {
 		frag, err = lr.in.ReadSlice('\n')
 		size += len(frag)
 		if int64(size) <= lr.max+int64(len("\r\n")) {
+			if cap(line)-len(line) < len(frag) {
+				// Doubled, where append grows a long line by a quarter at
+				// a time: five times its size allocated on the way.
+				line = slices.Grow(line, max(len(frag), len(line)))
+			}
 			line = append(line, frag...)
 		} else {
 			// Too long: keep its start, whatever the fragments, to name its id.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -337,5 +338,41 @@ func TestDuplicateArgumentIsRefused(t *testing.T) {
 	}
 	if f.next != 0 {
 		t.Errorf("the service ran %d programs, want none", f.next)
+	}
+}
+
+// A line over the bound is refused without holding it: a Session that
+// reads past 8 MiB when the bound is 64 KiB allocates a small part of the
+// line (only its first bytes are kept, to name its id), where decoding it
+// would allocate several times its size.
+func TestLongLineRefusedUnread(t *testing.T) {
+	s, err := New(context.Background(), newFake(), Options{Principal: "alice", Version: "test", MaxMessageBytes: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":[` + strings.Repeat("1,", 4<<20) + `1]}}`
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		long,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+	}, "\n")
+	var out bytes.Buffer
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"line 3: the message is %d bytes, more than the 65536 this server reads in one line"}}`, len(long))
+	if !strings.Contains(out.String(), want+"\n") || !strings.Contains(out.String(), `"id":3,"result":{}`) {
+		t.Errorf("got\n%.2000s\nwant the answer %s and a result for id 3", out.String(), want)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("a Session with a %d-byte line allocated %d bytes", len(long), alloc)
+	// The Session itself takes about 0.8 MiB; decoding the line would
+	// take over 50.
+	if alloc > 2<<20 {
+		t.Errorf("a Session refusing a %d-byte line allocated %d bytes, over 2 MiB", len(long), alloc)
 	}
 }
