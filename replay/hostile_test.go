@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // Hostile and huge inputs end as findings or errors, never a panic, a
@@ -182,6 +183,9 @@ func TestDensePlanRefused(t *testing.T) {
 // shared), at most 8 bytes a byte where the decoder's tokens took 68 (16
 // MiB took 4 seconds and 107 MB in pilotage replay).
 func TestArrayCheckedWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures what replaying megabytes allocates; run without -short")
+	}
 	const n = 1 << 20 // values: 2 MiB
 	values := "[" + strings.Repeat("1,", n-1) + "1]"
 	plan := basePlan(t)
@@ -194,14 +198,13 @@ func TestArrayCheckedWhole(t *testing.T) {
 		{"cut short", values[:len(values)-1], fmt.Sprintf("trace-json@1:%d", len(values))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			res := Replay(plan, "values.json", iotest.HalfReader(strings.NewReader(c.src)), Options{})
-			runtime.ReadMemStats(&after)
+			var res Result
+			bytes := memtest.Allocated(func() {
+				res = Replay(plan, "values.json", iotest.HalfReader(strings.NewReader(c.src)), Options{})
+			})
 			if got := rulesOf(res); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
-			bytes := after.TotalAlloc - before.TotalAlloc
 			t.Logf("%d bytes: allocated %d", len(c.src), bytes)
 			if bytes > 8*uint64(len(c.src)) {
 				t.Errorf("replaying %d bytes allocated %d, over 8 a byte", len(c.src), bytes)

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // Requests read before end of input are answered before the Session
@@ -346,6 +347,9 @@ func TestDuplicateArgumentIsRefused(t *testing.T) {
 // line (only its first bytes are kept, to name its id), where decoding it
 // would allocate several times its size.
 func TestLongLineRefusedUnread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures what a Session reading 8 MiB allocates; run without -short")
+	}
 	s, err := New(context.Background(), newFake(), Options{Principal: "alice", Version: "test", MaxMessageBytes: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
@@ -358,17 +362,15 @@ func TestLongLineRefusedUnread(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
 	}, "\n")
 	var out bytes.Buffer
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
-		t.Fatal(err)
+	var err2 error
+	alloc := memtest.Allocated(func() { err2 = s.ServeIO(context.Background(), strings.NewReader(in), &out) })
+	if err2 != nil {
+		t.Fatal(err2)
 	}
-	runtime.ReadMemStats(&after)
 	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"line 3: the message is %d bytes, more than the 65536 this server reads in one line"}}`, len(long))
 	if !strings.Contains(out.String(), want+"\n") || !strings.Contains(out.String(), `"id":3,"result":{}`) {
 		t.Errorf("got\n%.2000s\nwant the answer %s and a result for id 3", out.String(), want)
 	}
-	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("a Session with a %d-byte line allocated %d bytes", len(long), alloc)
 	// The Session itself takes about 0.8 MiB; decoding the line would
 	// take over 50.

@@ -19,6 +19,8 @@ import (
 	"unsafe"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // corpus returns the documents of testdata/corpus.txtar plus the generated
@@ -990,14 +992,12 @@ func TestDecodeAllocates(t *testing.T) {
 	const n = 200_000
 	src := []byte("[" + strings.Repeat("1,", n-1) + "1]")
 	one := any(int64(1))
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	v, err := Decode(src, func([]byte) any { return one })
-	runtime.ReadMemStats(&after)
+	var v any
+	var err error
+	alloc := memtest.Allocated(func() { v, err = Decode(src, func([]byte) any { return one }) })
 	if err != nil || len(v.([]any)) != n {
 		t.Fatalf("Decode = %d values, %v; want %d", len(v.([]any)), err, n)
 	}
-	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("%d values: Decode allocated %d bytes", n, alloc)
 	if alloc > 2*16*n+64<<10 {
 		t.Errorf("Decode allocated %d bytes for %d values, over two 16-byte slots a value", alloc, n)
