@@ -183,8 +183,14 @@ func (c *checker) entry(e *entry) {
 }
 
 func (c *checker) badEntry(e *entry) {
+	// A steps array of millions of values that are not steps is one
+	// finding each, nearly all counted, not listed: their messages are
+	// worded only for the listed ones.
+	if !c.admit(RuleTraceShape, "", always) {
+		return
+	}
 	msg := "trace step does not have the shape of a trace step: " + strings.TrimPrefix(e.bad.Error(), "json: ")
-	c.add(finding{rule: RuleTraceShape, at: e.site, msg: msg, hint: "a trace step is an object: id (string), outcome (object), calls (array of strings), decisions (array of {at, took, because})"})
+	c.keep(finding{rule: RuleTraceShape, at: e.site, msg: msg, hint: "a trace step is an object: id (string), outcome (object), calls (array of strings), decisions (array of {at, took, because})"})
 }
 
 // kind returns the entry's kind as the plan gives it (the trace's own
