@@ -23,35 +23,37 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
-// entryState is one catalog entry while it compiles.
+// entryState is one catalog entry once its statement is compiled: its
+// model, and the places later checks report at, kept as positions rather
+// than as the statement's tree, since the file's statements are read one
+// at a time and a large catalog's tree is never whole (file).
 type entryState struct {
-	e       *language.Entry
-	stmt    *pdl.Stmt
-	kindArg *pdl.Arg
-	riskArg *pdl.Arg
-	// fields are the statements that set the entry's members, the last
-	// of each keyword, and fails its fail statements in order: slices,
-	// not a map, since a large catalog keeps one per entry to the end.
-	fields  []*pdl.Stmt
-	fails   []*pdl.Stmt
-	program *pdl.Stmt
+	e *language.Entry
+	// at is the entry's keyword; kind and risk are its options (zero
+	// when absent).
+	at, kind, risk place
+	// spots locate the item and its members, the same in every Language
+	// whose catalog lists it.
+	spots language.ItemSpots
+	// languages are the arguments of its languages statement, fails the
+	// status of each fail statement, in order.
+	languages, fails []place
+	// program is its program statement's, nil without one.
+	program *programAt
 }
 
-// field returns the statement of keyword kw that set a member, or nil.
-func (es *entryState) field(kw string) *pdl.Stmt {
-	for _, s := range es.fields {
-		if s.Keyword == kw {
-			return s
-		}
-	}
-	return nil
+// programAt is where a promoted program is written: its statement, and
+// the value its body was read from, which places the body's findings.
+type programAt struct {
+	at    place
+	value pdl.Value
 }
 
 // entry compiles `entry "id" kind=K risk=R { … }` (§5.4). Kind and risk
 // are resolved later, against every Language that sees the entry.
 func (c *compiler) entry(s *pdl.Stmt) {
 	p := c.shape(s, 1, 1, true, "kind", "risk")
-	es := &entryState{e: &language.Entry{Pos: c.pos(s.Pos)}, stmt: s}
+	es := &entryState{e: &language.Entry{Pos: c.pos(s.Pos)}, at: stmtAt{s}.place()}
 	e := es.e
 	e.ID = c.word(arg(p, 0), "the entry id")
 	if _, dup := c.entryByID[e.ID]; dup && e.ID != "" {
@@ -60,22 +62,28 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		c.entryByID[e.ID] = es
 	}
 	if a, ok := s.Option("kind"); ok {
-		es.kindArg, e.Kind = a, c.word(a, "the kind")
+		es.kind, e.Kind = argAt{a}.place(), c.word(a, "the kind")
 	} else {
 		c.errf(pdl.RuleRequired, stmtAt{s}, "add kind=KIND (§5.4)", "entry %s has no kind", e.ID)
 	}
 	if a, ok := s.Option("risk"); ok {
-		es.riskArg, e.Risk = a, c.word(a, "the risk")
+		es.risk, e.Risk = argAt{a}.place(), c.word(a, "the risk")
 	} else {
 		c.errf(pdl.RuleRequired, stmtAt{s}, "add risk=RISK: the most an entry can do (§5.3)", "entry %s has no risk", e.ID)
 	}
+	// fields are the statements that set the entry's members, the last
+	// of each keyword.
+	var fields []*pdl.Stmt
+	index := func(kw string) int {
+		return slices.IndexFunc(fields, func(f *pdl.Stmt) bool { return f.Keyword == kw })
+	}
 	field := func(f func(*pdl.Stmt)) func(*pdl.Stmt) {
 		return func(ss *pdl.Stmt) {
-			if i := slices.IndexFunc(es.fields, func(f *pdl.Stmt) bool { return f.Keyword == ss.Keyword }); i >= 0 {
+			if i := index(ss.Keyword); i >= 0 {
 				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is given twice", ss.Keyword)
-				es.fields[i] = ss
+				fields[i] = ss
 			} else {
-				es.fields = append(es.fields, ss)
+				fields = append(fields, ss)
 			}
 			f(ss)
 		}
@@ -121,12 +129,17 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			w, _ := ss.Option("when")
 			whenArgs = append(whenArgs, w)
 			b.Fails = append(b.Fails, f)
-			es.fails = append(es.fails, ss)
+			var status place
+			if a := arg(p, 0); a != nil {
+				status = argAt{a}.place()
+			}
+			es.fails = append(es.fails, status)
 		},
 		"program": field(func(ss *pdl.Stmt) {
-			es.program = ss
+			es.program = &programAt{at: stmtAt{ss}.place()}
 			a := arg(c.shape(ss, 1, 1, false), 0)
 			if e.Program = c.programBody(a); e.Program != nil {
+				es.program.value = a.Value
 				e.ProgramSource = a.Value.Str()
 				e.ProgramAt = c.textAt(&a.Value, e.ProgramSource)
 			}
@@ -136,9 +149,21 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	for i, w := range whenArgs {
 		b.Fails[i].When = c.cel(w, e.InputSchema, true)
 	}
-	if b.Returns != nil && b.ReturnsExpr != "" {
-		c.errf(pdl.RuleArgs, stmtAt{es.field("compute")}, "keep returns (a fixed value) or compute (CEL), not both", "entry %s has both returns and compute", e.ID)
+	byKeyword := func(kw string) *pdl.Stmt {
+		if i := index(kw); i >= 0 {
+			return fields[i]
+		}
+		return nil
 	}
+	if b.Returns != nil && b.ReturnsExpr != "" {
+		c.errf(pdl.RuleArgs, stmtAt{byKeyword("compute")}, "keep returns (a fixed value) or compute (CEL), not both", "entry %s has both returns and compute", e.ID)
+	}
+	if ls := byKeyword("languages"); ls != nil {
+		for _, a := range ls.Positional() {
+			es.languages = append(es.languages, argAt{a}.place())
+		}
+	}
+	es.spots = c.itemPositions(s, byKeyword)
 	c.entries = append(c.entries, es)
 }
 
@@ -227,7 +252,7 @@ func (c *compiler) resolveEntries() {
 	}
 	if total > MaxCatalogItems {
 		c.tooBig = true
-		c.errf(pdl.RuleValue, stmtAt{c.entries[0].stmt}, "restrict entries to the Languages that use them with languages \"…\"",
+		c.errf(pdl.RuleValue, c.entries[0].at, "restrict entries to the Languages that use them with languages \"…\"",
 			"the catalogs would list %d items in all; the limit is %d", total, MaxCatalogItems)
 		return
 	}
@@ -237,17 +262,16 @@ func (c *compiler) resolveEntries() {
 		seers := catalogLangs
 		if len(e.Languages) > 0 {
 			seers = nil
-			ls := es.field("languages")
 			for i, id := range e.Languages {
 				l := c.lang(id)
 				switch {
 				case id == "":
 				case l == nil:
-					c.errf(pdl.RuleReference, argAt{ls.Positional()[i]}, pdl.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", e.ID, id)
+					c.errf(pdl.RuleReference, es.languages[i], pdl.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", e.ID, id)
 				case !c.hasCatalog(l) && misspeltCapabilities(l.stmt):
 					// Its misspelt capabilities block is the mistake.
 				case !c.hasCatalog(l):
-					c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in that Language, or remove it from languages (§4.3 rule 2)",
+					c.errf(pdl.RuleReference, es.at, "declare catalog in that Language, or remove it from languages (§4.3 rule 2)",
 						"entry %s is for Language %s, which declares no catalog", e.ID, id)
 				default:
 					seers = append(seers, l)
@@ -255,7 +279,7 @@ func (c *compiler) resolveEntries() {
 			}
 			sort.SliceStable(seers, func(i, j int) bool { return seers[i].index < seers[j].index })
 		} else if len(c.langs) > 0 && len(catalogLangs) == 0 && !c.capabilitiesMisspelt() {
-			c.errf(pdl.RuleReference, stmtAt{es.stmt}, "declare catalog in a Language that should offer it (§4.3 rule 2)",
+			c.errf(pdl.RuleReference, es.at, "declare catalog in a Language that should offer it (§4.3 rule 2)",
 				"entry %s is in no Language's catalog", e.ID)
 		}
 		for i, ls := range seers {
@@ -302,16 +326,16 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			ls.broken = true
 		case kind == nil:
 			ls.broken = true
-			c.errf(pdl.RuleReference, argAt{es.kindArg}, hintOr(pdl.DidYouMean(e.Kind, names), "define it: kind "+e.Kind+" callable \"…\""),
+			c.errf(pdl.RuleReference, es.kind, hintOr(pdl.DidYouMean(e.Kind, names), "define it: kind "+e.Kind+" callable \"…\""),
 				"kind %s is not defined for Language %s", e.Kind, ls.lang.ID)
 		case kind.Promoted && es.program == nil:
-			c.errf(pdl.RuleRequired, stmtAt{es.stmt}, `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
+			c.errf(pdl.RuleRequired, es.at, `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
 				"entry %s is a promoted program without a body", e.ID)
 		case !kind.Promoted && es.program != nil:
-			c.errf(pdl.RuleValue, stmtAt{es.program}, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", e.ID, e.Kind)
+			c.errf(pdl.RuleValue, es.program.at, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", e.ID, e.Kind)
 		}
 		if kind != nil && kind.Promoted && len(e.InputSchema) == 0 {
-			c.errf(pdl.RuleRequired, stmtAt{es.stmt}, "add input_schema `{\"type\": \"object\"}` (§5.4)", "promoted program %s has no input_schema", e.ID)
+			c.errf(pdl.RuleRequired, es.at, "add input_schema `{\"type\": \"object\"}` (§5.4)", "promoted program %s has no input_schema", e.ID)
 		}
 	}
 	if e.Risk != "" {
@@ -326,7 +350,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			if first {
 				e.RiskHints = r.Hints
 			} else if e.RiskHints != r.Hints {
-				c.errf(pdl.RuleValue, argAt{es.riskArg}, "define the level once, at file level, for every Language",
+				c.errf(pdl.RuleValue, es.risk, "define the level once, at file level, for every Language",
 					"risk %s has different hints in the Languages that see entry %s", e.Risk, e.ID)
 			}
 		}
@@ -334,7 +358,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			ls.broken = true
 		}
 		if !found && c.firstUndefined(ls, "risk", e.Risk) {
-			c.errf(pdl.RuleReference, argAt{es.riskArg}, hintOr(pdl.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
+			c.errf(pdl.RuleReference, es.risk, hintOr(pdl.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
 				"risk %s is not defined for Language %s", e.Risk, ls.lang.ID)
 		}
 	}
@@ -343,15 +367,15 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 		if f.Status == "" || slices.Contains(statuses, f.Status) {
 			continue
 		}
-		s := es.fails[i]
-		c.errf(pdl.RuleReference, argAt{s.Positional()[0]}, hintOr(pdl.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
+		c.errf(pdl.RuleReference, es.fails[i], hintOr(pdl.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
 			"failure status %s is not a failing step status of Language %s", f.Status, ls.lang.ID)
 	}
 }
 
-// itemPositions records where an emitted item and its members came from
-// (language.ItemMembers; risk_hints comes from the risk).
-func (c *compiler) itemPositions(es *entryState) language.ItemSpots {
+// itemPositions records where the item of entry s and its members came
+// from (language.ItemMembers; risk_hints comes from the risk); field
+// returns the statement that set a member, or nil.
+func (c *compiler) itemPositions(s *pdl.Stmt, field func(kw string) *pdl.Stmt) language.ItemSpots {
 	var at language.ItemSpots
 	put := func(member string, p pdl.Pos) {
 		i := 0
@@ -360,19 +384,19 @@ func (c *compiler) itemPositions(es *entryState) language.ItemSpots {
 		}
 		at[i] = language.SpotOf(c.pos(p))
 	}
-	put("", es.stmt.Pos)
-	if a := arg(es.stmt.Positional(), 0); a != nil {
+	put("", s.Pos)
+	if a := arg(s.Positional(), 0); a != nil {
 		put("id", a.Pos)
 	}
-	if es.kindArg != nil {
-		put("kind", es.kindArg.Pos)
+	if a, ok := s.Option("kind"); ok {
+		put("kind", a.Pos)
 	}
-	if es.riskArg != nil {
-		put("risk", es.riskArg.Pos)
-		put("risk_hints", es.riskArg.Pos)
+	if a, ok := s.Option("risk"); ok {
+		put("risk", a.Pos)
+		put("risk_hints", a.Pos)
 	}
 	for _, k := range language.ItemMembers[4:] {
-		if s := es.field(k); s != nil {
+		if s := field(k); s != nil {
 			put(k, s.Pos)
 		}
 	}

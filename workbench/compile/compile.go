@@ -83,19 +83,20 @@ func Load(path string, max int) (*Result, *report.Report, error) {
 	return res, rep, nil
 }
 
-// Source parses and compiles src, named name.
+// Source parses and compiles src, named name. It reads src with
+// pdl.Stream, a top-level statement at a time, so the whole tree of a
+// large file is never live (docs/performance.md, "Peak memory of build and
+// lint").
 func Source(name string, src []byte, opts Options) *Result {
-	return source(name, src, opts, dropTree)
+	return source(name, src, opts, func(name string, src []byte) (*pdl.File, []report.Finding) {
+		return pdl.Stream(name, src, opts.Shared)
+	})
 }
 
-// source is Source, dropping the tree during the CEL checks when drop
-// says so (tests compare both ways).
-func source(name string, src []byte, opts Options, drop func(exprs, size int) bool) *Result {
-	parse := pdl.Parse
-	if opts.Shared {
-		parse = pdl.ParseShared
-	}
-	f, findings := parse(name, src)
+// source is Source reading src with read (tests compare the streamed
+// reading with Parse's whole tree).
+func source(name string, src []byte, opts Options, read func(string, []byte) (*pdl.File, []report.Finding)) *Result {
+	f, findings := read(name, src)
 	res := &Result{Sources: map[string][]byte{name: src}}
 	c := newCompiler(opts, res)
 	for _, p := range findings {
@@ -105,17 +106,6 @@ func source(name string, src []byte, opts Options, drop func(exprs, size int) bo
 		return res
 	}
 	c.name = f.Name
-	keys := c.prepare(f)
-	if drop(len(keys), len(src)) {
-		// The checks are most of a large catalog's garbage: the tree is
-		// dropped while they run and read again for the handlers.
-		again := f.Rereader()
-		f = nil
-		c.check(keys)
-		f = again()
-	} else {
-		c.check(keys)
-	}
 	c.file(f)
 	res.Server = c.srv
 	return res
@@ -222,51 +212,69 @@ type positioned interface {
 type stmtAt struct{ s *pdl.Stmt }
 type argAt struct{ a *pdl.Arg }
 
+// place is the span of a statement or an argument without its tree: what
+// a later check needs of an entry once the entry's statement is garbage.
+type place struct{ from, to pdl.Pos }
+
+func (p place) span(file string) (lexer.Position, lexer.Position) {
+	return p.from.In(file), p.to.In(file)
+}
+
 // A statement's span is its first line: underlining a whole block helps
 // nobody.
-func (x stmtAt) span(file string) (lexer.Position, lexer.Position) {
+func (x stmtAt) place() place {
 	end := x.s.Pos
 	end.Advance(x.s.Keyword)
-	return x.s.Pos.In(file), end.In(file)
+	return place{x.s.Pos, end}
 }
-func (x argAt) span(file string) (lexer.Position, lexer.Position) {
+
+// An argument's span is the whole of it, or its key when it spans lines.
+func (x argAt) place() place {
 	end := x.a.End()
 	if strings.Contains(x.a.Value.Literal(), "\n") {
 		end = x.a.Pos
 		end.Advance(x.a.Key)
 	}
-	return x.a.Pos.In(file), end.In(file)
+	return place{x.a.Pos, end}
 }
+
+func (x stmtAt) span(file string) (lexer.Position, lexer.Position) { return x.place().span(file) }
+func (x argAt) span(file string) (lexer.Position, lexer.Position)  { return x.place().span(file) }
 
 // pos converts a position of the PDL file to the model's.
 func (c *compiler) pos(p pdl.Pos) language.Pos {
 	return language.Pos{File: c.name, Line: int(p.Line), Column: int(p.Column), Offset: int(p.Offset)}
 }
 
-// keywords dispatches the statements of one body to handlers, reporting
-// unknown keywords with a did-you-mean over the keywords of that place.
+// keywords dispatches the statements of one body to handlers (dispatch).
 func (c *compiler) keywords(where string, stmts []*pdl.Stmt, handlers map[string]func(*pdl.Stmt)) {
 	for _, s := range stmts {
-		if s.Keyword == pdl.Placeholder {
-			continue
-		}
-		h, ok := handlers[s.Keyword]
-		if !ok {
-			c.errHint(pdl.RuleUnknown, stmtAt{s}, func() string {
-				names := make([]string, 0, len(handlers))
-				for k := range handlers {
-					names = append(names, k)
-				}
-				sort.Strings(names)
-				if hint := pdl.DidYouMean(s.Keyword, names); hint != "" {
-					return hint
-				}
-				return where + " takes: " + strings.Join(names, ", ")
-			}, "unknown keyword %s in %s", s.Keyword, where)
-			continue
-		}
-		h(s)
+		c.dispatch(where, s, handlers)
 	}
+}
+
+// dispatch hands a statement to its handler, reporting an unknown
+// keyword with a did-you-mean over the keywords of that place.
+func (c *compiler) dispatch(where string, s *pdl.Stmt, handlers map[string]func(*pdl.Stmt)) {
+	if s.Keyword == pdl.Placeholder {
+		return
+	}
+	h, ok := handlers[s.Keyword]
+	if !ok {
+		c.errHint(pdl.RuleUnknown, stmtAt{s}, func() string {
+			names := make([]string, 0, len(handlers))
+			for k := range handlers {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			if hint := pdl.DidYouMean(s.Keyword, names); hint != "" {
+				return hint
+			}
+			return where + " takes: " + strings.Join(names, ", ")
+		}, "unknown keyword %s in %s", s.Keyword, where)
+		return
+	}
+	h(s)
 }
 
 // shape checks a statement's arguments: between min and max positional

@@ -554,7 +554,7 @@ func (c *compiler) positions(i int, ls *langState) {
 	}
 	l.Items = make([]language.ItemSpots, len(visible))
 	for n, e := range visible {
-		l.Items[n] = c.itemPositions(e)
+		l.Items[n] = e.spots
 	}
 }
 

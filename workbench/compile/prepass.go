@@ -8,59 +8,71 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
-// prepare compiles every distinct inline JSON Schema, and lists every
-// distinct behaviour CEL expression with the environment of its entry's
-// inline input_schema, for check to check them concurrently; together
-// they fill the caches the statement handlers read, so a catalog of
-// thousands of entries uses every CPU for its costliest work. Findings
-// are still raised by the handlers, in file order, so output does not
-// depend on scheduling. What prepare cannot see (schemas in files) the
-// handlers compute themselves. The list holds strings of the PDL text,
-// not the tree.
-func (c *compiler) prepare(f *pdl.File) []celKey {
-	var schemas []string
-	seen := map[string]bool{}
+// prepass gathers, from each entry statement as the file is read, what
+// prepare needs: strings of the PDL text, not the tree.
+type prepass struct {
+	// schemas are the distinct inline schemas, in order.
+	schemas []string
+	seen    map[string]bool
 	// uses pairs each expression with the inline input_schema source of
 	// its entry ("" without one); inline is false for a schema in a file.
-	type use struct {
-		schema, expr string
-		inline       bool
-	}
-	var uses []use
-	for _, s := range pdl.Stmts(f.Body) {
-		if s.Keyword != "entry" {
-			continue
-		}
-		input, inline := "", true
-		var exprs []string
-		for _, ch := range s.Children() {
-			switch ch.Keyword {
-			case "input_schema", "output_schema":
-				p := ch.Positional()
-				src, ok := literal(p)
-				if ok && !seen[src] {
-					seen[src] = true
-					schemas = append(schemas, src)
+	uses []use
+	// entries counts the entry statements.
+	entries int
+}
+
+type use struct {
+	schema, expr string
+	inline       bool
+}
+
+// entry gathers the schemas and behaviour expressions of an entry.
+func (pp *prepass) entry(s *pdl.Stmt) {
+	pp.entries++
+	input, inline := "", true
+	var exprs []string
+	for _, ch := range s.Children() {
+		switch ch.Keyword {
+		case "input_schema", "output_schema":
+			p := ch.Positional()
+			src, ok := literal(p)
+			if ok && !pp.seen[src] {
+				if pp.seen == nil {
+					pp.seen = map[string]bool{}
 				}
-				if ch.Keyword == "input_schema" {
-					input, inline = src, ok
-				}
-			case "compute":
-				if src, ok := literal(ch.Positional()); ok {
+				pp.seen[src] = true
+				pp.schemas = append(pp.schemas, src)
+			}
+			if ch.Keyword == "input_schema" {
+				input, inline = src, ok
+			}
+		case "compute":
+			if src, ok := literal(ch.Positional()); ok {
+				exprs = append(exprs, src)
+			}
+		case "fail":
+			if w, ok := ch.Option("when"); ok {
+				if src, ok := literal([]*pdl.Arg{w}); ok {
 					exprs = append(exprs, src)
-				}
-			case "fail":
-				if w, ok := ch.Option("when"); ok {
-					if src, ok := literal([]*pdl.Arg{w}); ok {
-						exprs = append(exprs, src)
-					}
 				}
 			}
 		}
-		for _, e := range exprs {
-			uses = append(uses, use{input, e, inline})
-		}
 	}
+	for _, e := range exprs {
+		pp.uses = append(pp.uses, use{input, e, inline})
+	}
+}
+
+// prepare compiles every distinct inline JSON Schema the prepass found,
+// and lists every distinct behaviour CEL expression with the environment
+// of its entry's inline input_schema, for check to check them
+// concurrently; together they fill the caches the statement handlers
+// read, so a catalog of thousands of entries uses every CPU for its
+// costliest work. Findings are still raised by the handlers, in file
+// order, so output does not depend on scheduling. What prepare cannot see
+// (schemas in files) the handlers compute themselves.
+func (c *compiler) prepare(pp *prepass) []celKey {
+	schemas, uses := pp.schemas, pp.uses
 	schemaOut := make([]schemaResult, len(schemas))
 	parallel(len(schemas), func(i int) {
 		schemaOut[i] = compileSchema([]byte(schemas[i]))
@@ -97,21 +109,6 @@ func (c *compiler) check(keys []celKey) {
 		c.celCache[k] = celOut[i]
 	}
 }
-
-// Checking a CEL expression leaves about 16 KiB of garbage (cel-go's
-// ANTLR parser, its AST and checker), and a tree costs about 4 bytes a
-// byte of its file (docs/performance.md, "build").
-const (
-	celGarbage   = 16 << 10
-	treePerFileB = 4
-)
-
-// dropTree reports whether the checks of n expressions make enough
-// garbage that the tree of a file of size bytes should not be live while
-// they run: the collector lets the heap grow to twice what is live, so a
-// tree live during the checks doubled in the peak, and reading the file
-// again costs less than the checks.
-func dropTree(n, size int) bool { return n*celGarbage > size*treePerFileB }
 
 // literal returns the content of a statement's one positional argument
 // when it is a string of any kind.

@@ -141,7 +141,7 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 		return
 	}
 	// Check the text as written, so positions point into the PDL.
-	v := &es.program.Args[0].Value
+	v := &es.program.value
 	src := []byte(v.Str())
 	res := c.checkBody(src, e.InputSchema, ls)
 	for _, p := range res.problems {
@@ -164,7 +164,7 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 		}
 	}
 	if !e.RiskHints.Covers(pilotage.Aggregate(hints...)) {
-		c.errf(pdl.RuleProgram, argAt{es.riskArg}, "raise the entry's risk to one that covers its body",
+		c.errf(pdl.RuleProgram, es.risk, "raise the entry's risk to one that covers its body",
 			"promoted program %s claims risk %s but its body calls %s (§5.4)", e.ID, e.Risk, riskiest)
 	}
 }

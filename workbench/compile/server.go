@@ -10,12 +10,18 @@ import (
 )
 
 // file compiles the top level: the server, shared closed sets, Languages,
-// entries and principals, then everything that needs all of them.
+// entries and principals, then everything that needs all of them. It
+// reads the file's statements twice (pdl.File.Statements): first all but
+// the entries, whose schemas and behaviour CEL it only gathers, and
+// checks the CEL; then the entries, once the Languages are compiled, one
+// at a time, keeping of each only its model and places (entryState). So
+// neither the CEL checks, most of a large catalog's garbage, nor the
+// statement handlers run beside the file's whole tree.
 func (c *compiler) file(f *pdl.File) {
 	c.srv.Pos = c.pos(f.Pos)
 	var langStmts []*pdl.Stmt
-	var entryStmts []*pdl.Stmt
-	c.keywords("the file", pdl.Stmts(f.Body), map[string]func(*pdl.Stmt){
+	var pre prepass
+	handlers := map[string]func(*pdl.Stmt){
 		"server":       c.server,
 		"capabilities": func(s *pdl.Stmt) { c.srv.Capabilities = c.capabilities(s, "/manifest/capabilities", c.srv.Positions) },
 		"risk":         c.shared.add,
@@ -23,9 +29,13 @@ func (c *compiler) file(f *pdl.File) {
 		"diagnostic":   c.shared.add,
 		"status":       c.shared.add,
 		"language":     func(s *pdl.Stmt) { langStmts = append(langStmts, s) },
-		"entry":        func(s *pdl.Stmt) { entryStmts = append(entryStmts, s) },
+		"entry":        pre.entry,
 		"principal":    c.principal,
-	})
+	}
+	for s := range f.Statements() {
+		c.dispatch("the file", s, handlers)
+	}
+	c.check(c.prepare(&pre))
 	for _, s := range langStmts {
 		c.language(s)
 	}
@@ -33,8 +43,17 @@ func (c *compiler) file(f *pdl.File) {
 		c.errf(pdl.RuleRequired, stmtAt{&pdl.Stmt{Pos: f.Pos, Keyword: ""}}, `add language "family/v1" { … }`,
 			"the file defines no Language")
 	}
-	for _, s := range entryStmts {
-		c.entry(s)
+	// The reading stops after the last entry: a file without entries is
+	// read once.
+	if left := pre.entries; left > 0 {
+		for s := range f.Statements() {
+			if s.Keyword == "entry" {
+				c.entry(s)
+				if left--; left == 0 {
+					break
+				}
+			}
+		}
 	}
 	c.resolveEntries()
 	c.checkPrincipals()

@@ -5,6 +5,7 @@
 package pdl
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -51,26 +52,30 @@ type File struct {
 	EndPos Pos
 	Body   []Node
 	// text and budget are what the tree was read from (as Parse
-	// repaired it) and under, for Rereader; a File built by hand has
-	// neither.
-	text   string
-	budget int
+	// repaired it) and under; streamed is set when Stream read it, and
+	// Body is then empty. A File built by hand has none of them.
+	text     string
+	budget   int
+	streamed bool
 }
 
-// Rereader returns a function that reads f's text again into the same
-// tree, and holds the text but not the tree: a reader can drop a large
-// file's tree while it does something costly that needs only strings of
-// the text (the compiler's CEL checks) and read it again after. The text
-// is held by the tree's strings anyway, and reading it again costs a
-// fraction of what the tree did. Of a File built by hand it returns f.
-func (f *File) Rereader() func() *File {
-	if f.text == "" {
-		return func() *File { return f }
-	}
-	name, text, budget := f.Name, f.text, f.budget
-	return func() *File {
-		g, _ := parseTree(name, text, budget)
-		return g
+// Statements yields the top-level statements of f in order. Of a File
+// Stream read, it reads the text again and yields each statement as it
+// is read: the same statements Parse's tree holds (TestStreamGivesTheSameTree),
+// of which what the caller does not keep is garbage once it takes the
+// next, so a large file's whole tree is never live. A reading costs a
+// fraction of what the compiler does with it.
+func (f *File) Statements() iter.Seq[*Stmt] {
+	return func(yield func(*Stmt) bool) {
+		if f.streamed {
+			parseTree(f.Name, f.text, f.budget, yield)
+			return
+		}
+		for _, n := range f.Body {
+			if s, ok := n.(*Stmt); ok && !yield(s) {
+				return
+			}
+		}
 	}
 }
 

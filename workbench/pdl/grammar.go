@@ -69,6 +69,19 @@ type parser struct {
 	// budget is how many bytes of tree may still be built.
 	budget int
 
+	slabs
+	// bodies holds the nodes of the bodies being read, the innermost
+	// last; params the arguments of the statement being read.
+	bodies stack[Node]
+	params stack[*Arg]
+	// stopped is set when a streamed reading was ended by its reader.
+	stopped bool
+	// dry keeps no node (readTree).
+	dry bool
+}
+
+// slabs are where the parts of a tree come from.
+type slabs struct {
 	stmts    slab[Stmt]
 	comments slab[Comment]
 	blanks   slab[Blank]
@@ -76,20 +89,39 @@ type parser struct {
 	args     slab[Arg]
 	nodeRuns slab[Node]
 	argRuns  slab[*Arg]
-	// bodies holds the nodes of the bodies being read, the innermost
-	// last; params the arguments of the statement being read.
-	bodies stack[Node]
-	params stack[*Arg]
 }
 
 // parseTree parses src, with no recovery: the first error ends it, and
-// the tree holds the top-level nodes read before it.
-func parseTree(name, src string, budget int) (*File, error) {
-	p := &parser{sc: newScanner(src), budget: budget}
+// the tree holds the top-level nodes read before it. With each set the
+// tree keeps no top-level node: each statement goes to each as soon as it
+// is read, and what each does not keep of it is garbage once the next is
+// read (each returning false ends the reading, with no error).
+func parseTree(name, src string, budget int, each func(*Stmt) bool) (*File, error) {
+	return read(name, src, budget, each, false)
+}
+
+// readTree is parseTree without each, or, dry, parseTree with an each
+// that keeps nothing, and no tree built at all: each kind of node is one
+// scratch value written over, so checking a file for Stream allocates
+// next to nothing.
+func readTree(name, src string, budget int, dry bool) (*File, error) {
+	if !dry {
+		return parseTree(name, src, budget, nil)
+	}
+	return read(name, src, budget, func(*Stmt) bool { return true }, true)
+}
+
+func read(name, src string, budget int, each func(*Stmt) bool, dry bool) (*File, error) {
+	p := &parser{sc: newScanner(src), budget: budget, dry: dry}
 	p.tok = p.sc.next()
-	f := &File{Name: name, Pos: p.tok.pos, text: src, budget: budget}
+	f := &File{Name: name, Pos: p.tok.pos, text: src, budget: budget, streamed: each != nil}
 	var err error
-	if f.Body, err = p.body(); err != nil {
+	if each != nil {
+		err = p.stream(each)
+	} else {
+		f.Body, err = p.body()
+	}
+	if err != nil || p.stopped {
 		return f, err
 	}
 	if p.tok.typ != tokEOF {
@@ -118,6 +150,9 @@ func part[T any](p *parser, s *slab[T], cost int, t token) (*T, error) {
 	if p.budget -= cost; p.budget < 0 {
 		return nil, &overBudget{tok: t}
 	}
+	if p.dry {
+		return &s.scratch, nil
+	}
 	return s.one(), nil
 }
 
@@ -132,7 +167,41 @@ func (p *parser) body() ([]Node, error) {
 		if err != nil || n == nil {
 			return p.bodies.pop(mark, &p.nodeRuns), err
 		}
-		p.bodies.push(n)
+		if !p.dry {
+			p.bodies.push(n)
+		}
+	}
+}
+
+// stream reads the top-level nodes as body does, handing each statement
+// to each instead of keeping it; the charge to the budget is body's, so
+// a file goes over it exactly when its whole tree would.
+//
+// After a statement with a block the slabs start anew. A block of a slab
+// holds parts of several statements, whose parts of each kind lie in
+// blocks of different bounds, and a statement's body points back into
+// the statements' slab: a reader that kept one statement kept, from
+// block to block, every statement read after it. Statements without a
+// block point into no block that holds a statement, so a run of them
+// shares the slabs (a file of 100,000 one-line statements allocates no
+// more than its tree).
+func (p *parser) stream(each func(*Stmt) bool) error {
+	for {
+		n, err := p.node()
+		if err != nil || n == nil {
+			return err
+		}
+		s, ok := n.(*Stmt)
+		if !ok {
+			continue
+		}
+		if s.Block != nil {
+			p.slabs = slabs{}
+		}
+		if !each(s) {
+			p.stopped = true
+			return nil
+		}
 	}
 }
 
@@ -241,7 +310,9 @@ func (p *parser) arguments() ([]*Arg, error) {
 		}
 		v := p.take()
 		*a = Arg{Pos: t.pos, Key: key, Value: Value{Pos: v.pos, Token: v.val}}
-		p.params.push(a)
+		if !p.dry {
+			p.params.push(a)
+		}
 	}
 }
 
@@ -254,6 +325,8 @@ func isLiteral(t tokType) bool {
 type slab[T any] struct {
 	free []T
 	size int
+	// scratch is the one value a dry reading hands out (readTree).
+	scratch T
 }
 
 // slabMax is the most values a slab allocates at once.

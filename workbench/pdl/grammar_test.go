@@ -181,7 +181,7 @@ func FuzzNodesMatchGrammar(f *testing.F) {
 // compareParsers parses src with both parsers and reports any difference.
 func compareParsers(t *testing.T, name, src string) {
 	t.Helper()
-	got, gerr := parseTree(name, src, math.MaxInt)
+	got, gerr := parseTree(name, src, math.MaxInt, nil)
 	ref, werr := refParser.ParseString(name, src)
 	if (gerr == nil) != (werr == nil) {
 		t.Errorf("%s: error %v, grammar says %v", name, gerr, werr)

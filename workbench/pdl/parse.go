@@ -34,7 +34,7 @@ const (
 // one finding that says so) is the parse of the repaired text, so the
 // compiler can report its own errors too.
 func Parse(name string, src []byte) (*File, []report.Finding) {
-	return parse(name, src, false)
+	return parse(name, src, false, false)
 }
 
 // ParseShared is Parse for a caller that never changes src again: the
@@ -42,10 +42,22 @@ func Parse(name string, src []byte) (*File, []report.Finding) {
 // whoever keeps the tree or a string of it keeps whole (the compiler's
 // model does), a byte a byte of the file.
 func ParseShared(name string, src []byte) (*File, []report.Finding) {
-	return parse(name, src, true)
+	return parse(name, src, true, false)
 }
 
-func parse(name string, src []byte, shared bool) (*File, []report.Finding) {
+// Stream is Parse (ParseShared when shared is set) without the tree: it
+// reads src as they do and returns the same findings, and a File whose
+// Body is empty, whose Statements read the text again a statement at a
+// time. A reader that needs each top-level statement once or twice (the
+// compiler) then never holds a large file's whole tree, 4 bytes a byte of
+// it (docs/performance.md, "Peak memory of build and lint").
+func Stream(name string, src []byte, shared bool) (*File, []report.Finding) {
+	return parse(name, src, shared, true)
+}
+
+// parse reads src; streamed, it only checks it (checkTree) and returns a
+// File to read again a statement at a time.
+func parse(name string, src []byte, shared, streamed bool) (*File, []report.Finding) {
 	if len(src) > MaxFileBytes {
 		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
 			"split the definition or move guide bodies into files",
@@ -75,7 +87,7 @@ func parse(name string, src []byte, shared bool) (*File, []report.Finding) {
 		text = view(work)
 	}
 	for {
-		f, err := parseTree(name, text, treeBudget(len(src)))
+		f, err := readTree(name, text, treeBudget(len(src)), streamed)
 		if err == nil {
 			return f, sortFindings(findings)
 		}

@@ -7,23 +7,25 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
-// TestDroppedTreeCompilesAlike compiles each file of testdata/errors, each
-// Language of langs and a small generated one twice, dropping the tree
-// during the CEL checks and keeping it, and wants the same findings in the
-// same order and the same model: reading the tree again must change
-// nothing a build or lint shows.
-func TestDroppedTreeCompilesAlike(t *testing.T) {
-	always := func(int, int) bool { return true }
-	never := func(int, int) bool { return false }
+// TestStreamedCompilesAlike compiles each file of testdata/errors, each
+// Language of langs and a small generated one twice, reading it a
+// statement at a time (pdl.Stream, as Source does) and from Parse's whole
+// tree, and wants the same findings in the same order and the same
+// model: reading the statements again, and keeping only the places of an
+// entry once it is compiled, must change nothing a build or lint shows.
+func TestStreamedCompilesAlike(t *testing.T) {
+	whole := func(name string, src []byte) (*pdl.File, []report.Finding) { return pdl.Parse(name, src) }
 	alike := func(t *testing.T, name string, src []byte, opts Options) {
 		t.Helper()
-		a, b := source(name, src, opts, always), source(name, src, opts, never)
+		a, b := Source(name, src, opts), source(name, src, opts, whole)
 		if !bytes.Equal(render(a.Findings), render(b.Findings)) {
-			t.Errorf("%s: findings differ:\n%s\nkept:\n%s", name, render(a.Findings), render(b.Findings))
+			t.Errorf("%s: findings differ:\n%s\nfrom the whole tree:\n%s", name, render(a.Findings), render(b.Findings))
 		}
 		if !reflect.DeepEqual(a.Server, b.Server) {
 			t.Errorf("%s: the compiled model differs", name)
@@ -43,9 +45,7 @@ func TestDroppedTreeCompilesAlike(t *testing.T) {
 			t.Fatal(err)
 		}
 		alike(t, name, src, Options{Dir: filepath.Dir(name)})
+		alike(t, name, src, Options{Dir: filepath.Dir(name), Shared: true})
 	}
 	alike(t, "generated.pdl", pdltest.Generated(60, 2, true), Options{})
-	if dropTree(0, 1) || !dropTree(10000, 2590667) {
-		t.Error("dropTree: a file without CEL drops its tree, or the benchmark's Language keeps it")
-	}
 }

@@ -1,0 +1,125 @@
+package pdl
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
+)
+
+// TestStreamGivesTheSameTree reads every PDL file of the repository and
+// of testdata with Stream, the broken ones included (their statements are
+// those of the text Parse repaired), and wants Parse's findings and, from
+// Statements, Parse's statements: the compiler reads a file with Stream,
+// and its findings point into the statements it is given.
+func TestStreamGivesTheSameTree(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*/*.pdl")
+	more, _ := filepath.Glob("../../langs/*/*.pdl")
+	repaired := 0
+	for _, name := range append(files, more...) {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, fs := Parse(name, src)
+		g, gs := Stream(name, src, false)
+		if !reflect.DeepEqual(fs, gs) {
+			t.Errorf("%s: Stream's findings differ from Parse's", name)
+		}
+		if (f == nil) != (g == nil) {
+			t.Errorf("%s: Stream's tree is nil: %v, Parse's: %v", name, g == nil, f == nil)
+		}
+		if f == nil || g == nil {
+			continue
+		}
+		if len(fs) > 0 {
+			repaired++
+		}
+		if len(g.Body) > 0 || g.Name != f.Name || g.Pos != f.Pos || g.EndPos != f.EndPos {
+			t.Errorf("%s: Stream's File is not Parse's without its body", name)
+		}
+		if want, got := slices.Collect(f.Statements()), slices.Collect(g.Statements()); !reflect.DeepEqual(want, got) {
+			t.Errorf("%s: the statements read again differ", name)
+		}
+		for s := range g.Statements() {
+			if s != nil {
+				break // a reader may stop early
+			}
+		}
+	}
+	if repaired == 0 {
+		t.Error("no broken file was streamed")
+	}
+	hand := &File{Name: "hand.pdl", Body: []Node{&Comment{Text: "# c"}, &Stmt{Keyword: "server"}}}
+	if got := slices.Collect(hand.Statements()); len(got) != 1 || got[0] != hand.Body[1] {
+		t.Error("a tree built by hand does not yield its own statements")
+	}
+}
+
+// TestParseSharedReadsInPlace wants ParseShared's tree to be Parse's, with
+// its strings slices of the caller's bytes, not of a copy; a file Parse
+// repaired is read from its repaired copy either way.
+func TestParseSharedReadsInPlace(t *testing.T) {
+	src := []byte("server \"s\" version=\"1\"\nlanguage \"a/v1\" {\n  title \"T\"\n}\n")
+	f, _ := Parse("a.pdl", src)
+	g, fs := ParseShared("a.pdl", src)
+	if len(fs) > 0 || !reflect.DeepEqual(f, g) {
+		t.Fatalf("ParseShared's tree is not Parse's: %v", fs)
+	}
+	in := func(s string, b []byte) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(&b[0]))
+		return start <= p && p < start+uintptr(len(b))
+	}
+	if !in(g.Body[0].(*Stmt).Keyword, src) || in(f.Body[0].(*Stmt).Keyword, src) {
+		t.Errorf("ParseShared's strings are not slices of the source, or Parse's are")
+	}
+	broken := []byte("server \"s\nlanguage \"a/v1\" {}\n")
+	b, fs := ParseShared("b.pdl", broken)
+	if len(fs) == 0 || b == nil || len(b.Body) == 0 {
+		t.Fatalf("the broken file gave no finding or no tree: %v", fs)
+	}
+	if in(b.Body[0].(*Stmt).Keyword, broken) {
+		t.Errorf("a repaired file's tree is read from the caller's bytes")
+	}
+}
+
+// TestStreamKeepsWhatItsReaderKeeps reads the large generated Language a
+// statement at a time, keeping its first statements (the server, closed
+// sets and the Language, as the compiler does), and wants the heap left
+// to hold them and not the catalog's entries after them: slabs shared
+// between statements kept, from block to block, the whole tree (4 bytes
+// a byte of the file) behind one statement kept.
+func TestStreamKeepsWhatItsReaderKeeps(t *testing.T) {
+	src := pdltest.Generated(5000, 50, true)
+	f, fs := Stream("gen.pdl", src, true)
+	if f == nil || len(fs) > 0 {
+		t.Fatalf("the generated Language does not read: %v", fs)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var kept []*Stmt
+	n := 0
+	for s := range f.Statements() {
+		if n++; s.Keyword != "entry" {
+			kept = append(kept, s)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	runtime.KeepAlive(kept)
+	t.Logf("%d statements, %d kept: %d bytes live after reading them", n, len(kept), live)
+	if n < 5000 || len(kept) == 0 {
+		t.Fatalf("read %d statements, kept %d", n, len(kept))
+	}
+	if live > int64(len(src)/4) {
+		t.Errorf("%d bytes live after keeping %d statements, over a quarter byte a byte of the file", live, len(kept))
+	}
+}
