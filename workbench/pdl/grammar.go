@@ -91,6 +91,17 @@ type slabs struct {
 	argRuns  slab[*Arg]
 }
 
+// restart restarts every slab (slab.restart).
+func (ss *slabs) restart() {
+	ss.stmts.restart()
+	ss.comments.restart()
+	ss.blanks.restart()
+	ss.blocks.restart()
+	ss.args.restart()
+	ss.nodeRuns.restart()
+	ss.argRuns.restart()
+}
+
 // parseTree parses src, with no recovery: the first error ends it, and
 // the tree holds the top-level nodes read before it. With each set the
 // tree keeps no top-level node: each statement goes to each as soon as it
@@ -196,7 +207,7 @@ func (p *parser) stream(each func(*Stmt) bool) error {
 			continue
 		}
 		if s.Block != nil {
-			p.slabs = slabs{}
+			p.slabs.restart()
 		}
 		if !each(s) {
 			p.stopped = true
@@ -325,9 +336,19 @@ func isLiteral(t tokType) bool {
 type slab[T any] struct {
 	free []T
 	size int
+	// taken counts the values handed out since the slab (re)started;
+	// next, after a restart, is the size of the first block: what the
+	// last statement took, when statements are read one at a time.
+	taken, next int
 	// scratch is the one value a dry reading hands out (readTree).
 	scratch T
 }
+
+// restart drops the slab's blocks: what it hands out next shares no
+// block with what it handed out before. The first new block is as large
+// as what was taken since the last restart, a statement read alone
+// (stream) being most often like the one before it.
+func (s *slab[T]) restart() { *s = slab[T]{next: s.taken} }
 
 // slabMax is the most values a slab allocates at once.
 const slabMax = 1024
@@ -339,6 +360,7 @@ func (s *slab[T]) one() *T {
 	}
 	x := &s.free[0]
 	s.free = s.free[1:]
+	s.taken++
 	return x
 }
 
@@ -356,13 +378,19 @@ func (s *slab[T]) run(n int) []T {
 	}
 	out := s.free[:n:n]
 	s.free = s.free[n:]
+	s.taken += n
 	return out
 }
 
 // grow starts a new block of at least n values: each block doubles the
-// last, from 16 to slabMax, so a small file allocates little.
+// last, from 16 (or the size restart chose) to slabMax, so a small file
+// allocates little.
 func (s *slab[T]) grow(n int) {
-	s.size = min(max(2*s.size, 16), slabMax)
+	if s.next > 0 {
+		s.size, s.next = min(s.next, slabMax), 0
+	} else {
+		s.size = min(max(2*s.size, 16), slabMax)
+	}
 	s.free = make([]T, max(s.size, n))
 }
 
