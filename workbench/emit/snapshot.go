@@ -70,7 +70,9 @@ func SnapshotJSON(srv *language.Server) ([]byte, error) {
 		out.WriteString("\"items\": [\n")
 		for j, it := range items {
 			out.WriteString(itemIndent)
-			out.Write(it)
+			if err := json.Indent(out, it, itemIndent, indentUnit); err != nil {
+				return nil, err
+			}
 			if j < len(items)-1 {
 				out.WriteByte(',')
 			}
@@ -89,9 +91,12 @@ const (
 	itemIndent = indentUnit + indentUnit + indentUnit + indentUnit
 )
 
-// encodedItems are a catalog's items as they appear in the snapshot
-// (indented for their depth, without the first line's indentation) and
-// the catalog's catalog_version.
+// encodedItems are a catalog's items in compact JSON and the catalog's
+// catalog_version. Each item is indented for its depth only as it is
+// written into the snapshot, whose buffer indentedLen sizes first: the
+// indented items kept beside the buffer, and the compact ones kept
+// beside them for the version, were for a large catalog 1.4 times the
+// buffer, live while it was written.
 type encodedItems struct {
 	items   [][]byte
 	version string
@@ -112,23 +117,18 @@ func encodeItems(items []pilotage.CatalogEntry) (*encodedItems, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var compact, indented bytes.Buffer
+			var compact bytes.Buffer
 			enc := json.NewEncoder(&compact)
 			enc.SetEscapeHTML(false)
 			for i := w; i < len(items); i += workers {
 				compact.Reset()
-				indented.Reset()
 				if errs[i] = enc.Encode(&items[i]); errs[i] != nil {
 					continue
 				}
 				c := bytes.TrimSuffix(compact.Bytes(), []byte("\n"))
-				if errs[i] = json.Indent(&indented, c, itemIndent, indentUnit); errs[i] != nil {
-					continue
-				}
-				out.items[i] = bytes.Clone(indented.Bytes())
+				out.items[i] = bytes.Clone(c)
 				if items[i].Revision == "" && !bytes.ContainsAny(c, "<>&") {
-					hashed[i] = bytes.Clone(c)
-					continue
+					continue // hashed as it is
 				}
 				e := items[i]
 				e.Revision = ""
@@ -141,6 +141,9 @@ func encodeItems(items []pilotage.CatalogEntry) (*encodedItems, error) {
 	for i, b := range hashed {
 		if errs[i] != nil {
 			return nil, errs[i]
+		}
+		if b == nil {
+			b = out.items[i]
 		}
 		h.Write(b)
 		h.Write([]byte{'\n'})
@@ -157,7 +160,54 @@ func totalLen(encoded map[string]*encodedItems) int {
 	for _, e := range encoded {
 		n += len(itemIndent) + len("]\n")
 		for _, it := range e.items {
-			n += len(it) + len(itemIndent) + 2
+			n += indentedLen(it) + len(itemIndent) + 2
+		}
+	}
+	return n
+}
+
+// indentedLen is the length of compact JSON c indented as an item
+// (json.Indent with itemIndent and indentUnit), counted as json.Indent
+// writes it: a line break before each member or element, and after the
+// last before the closing bracket, unless the object or array is empty;
+// a space after each colon. TestIndentedLen holds it to json.Indent.
+func indentedLen(c []byte) int {
+	n, depth := len(c), 0
+	newline := func(depth int) int { return 1 + len(itemIndent) + depth*len(indentUnit) }
+	inString, escaped, opened := false, false, false
+	for _, b := range c {
+		if opened && b != '}' && b != ']' {
+			opened = false
+			depth++
+			n += newline(depth)
+		}
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '{', '[':
+			opened = true
+		case ',':
+			n += newline(depth)
+		case ':':
+			n++
+		case '}', ']':
+			if opened {
+				opened = false
+			} else {
+				depth--
+				n += newline(depth)
+			}
 		}
 	}
 	return n
