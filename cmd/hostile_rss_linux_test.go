@@ -65,13 +65,15 @@ func TestHostilePDLPeakRSS(t *testing.T) {
 // processes and holds each within 10 bytes a byte of input plus 4 MiB
 // over the same verb on a one-line file (issue 13 item 8; the 16 MB runs
 // are in docs/performance.md, "Hostile inputs"), or the row's own limit
-// where the bound is another (a Run's input: twice limits memory). Before: validate built
-// the tree of a program it then refused by size (13 bytes a byte), lint's
-// did-you-mean copied a one-token PDL line once per keyword, run built two
-// trees of an input refused by size, an input within the byte limit was
-// decoded into 40 bytes a byte of values, a context had no limit and was
-// decoded twice (70 bytes a byte), and fmt of a text program held every
-// statement and a token per byte (300 bytes a byte).
+// where the bound is another (a Run's input: twice limits memory).
+// Before: validate built the tree of a program it then refused by size
+// (13 bytes a byte), lint's did-you-mean copied a one-token PDL line once
+// per keyword, run built two trees of an input refused by size, an input
+// within the byte limit was decoded into 40 bytes a byte of values, a
+// context had no limit and was decoded twice (70 bytes a byte), lint
+// compiled an input_schema's enum into 160 bytes a value (23 bytes a
+// byte), and fmt of a text program held every statement and a token per
+// byte (300 bytes a byte).
 func TestHostilePeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
@@ -97,6 +99,17 @@ func TestHostilePeakRSS(t *testing.T) {
 			t.Fatal(err)
 		}
 		return append(append([]byte(`{"x": `), values...), append([]byte(","), src[bytes.IndexByte(src, '{')+1:]...)...)
+	}
+	withEnum := func(n int) []byte {
+		src, err := os.ReadFile(snapshot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enum := []byte(`"input_schema": {"enum": [100000`)
+		for i := 1; i < n; i++ {
+			enum = strconv.AppendInt(append(enum, ','), int64(100000+i), 10)
+		}
+		return bytes.Replace(src, []byte(`"input_schema": {`), append(enum, "], "...), 1)
 	}
 	lint := func(f string) []string { return []string{"lint", f} }
 	replayPlan := func(f string) []string { return []string{"replay", "--plan", f, tinyInput} }
@@ -148,6 +161,7 @@ func TestHostilePeakRSS(t *testing.T) {
 		{"lint of malformed JSON of one-character values", oneChars(2 << 20), lint, tinyInput, 0},
 		{"lint of a snapshot with a member of 10-byte values, within the tree budget",
 			withMember(append(append([]byte("["), bytes.Repeat([]byte("100000000,"), 1<<18)...), '0', ']')), lint, snapshot, 0},
+		{"lint of a snapshot whose input_schema has an enum of 200,000 numbers", withEnum(200000), lint, snapshot, 0},
 		{"replay --plan of one-character values", oneValues(2 << 20), replayPlan, tinyInput, 0},
 		{"replay --snapshot with a member of one-character values", withMember(oneValues(2 << 20)), replaySnapshot, snapshot, 0},
 		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText, 0},

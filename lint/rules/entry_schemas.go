@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
@@ -37,12 +35,7 @@ var entrySchemas = &lint.Rule{
 						continue // absent, a boolean schema, or malformed (the schema rule)
 					}
 					ptr := e.Pointer + "/" + member
-					// As for context_schema: compiling costs time quadratic
-					// in the nesting depth, so a hostile catalog could stall lint.
-					if depthOver(n, maxSchemaDepth) {
-						p.ReportAs(report.Warning, ptr, false,
-							fmt.Sprintf("%s: %s nests more than %d levels deep, so this tool did not compile it", entryLabel(e), member, maxSchemaDepth),
-							"flatten the schema with \"$defs\" and \"$ref\"; checking this depth would cost time quadratic in it")
+					if !compilable(p, ptr, entryLabel(e), member, n) {
 						continue
 					}
 					key := source{member, p.Doc.Text(n)} // no copy: lint parses with ParseShared
