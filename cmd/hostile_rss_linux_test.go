@@ -72,8 +72,9 @@ func TestHostilePDLPeakRSS(t *testing.T) {
 // within the byte limit was decoded into 40 bytes a byte of values, a
 // context had no limit and was decoded twice (70 bytes a byte), lint
 // compiled an input_schema's enum into 160 bytes a value (23 bytes a
-// byte), and fmt of a text program held every statement and a token per
-// byte (300 bytes a byte).
+// byte), test and config built go-yaml's tree of dense YAML (120 to 230
+// bytes a byte), and fmt of a text program held every statement and a
+// token per byte (300 bytes a byte).
 func TestHostilePeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
@@ -112,6 +113,17 @@ func TestHostilePeakRSS(t *testing.T) {
 		return bytes.Replace(src, []byte(`"input_schema": {`), append(enum, "], "...), 1)
 	}
 	lint := func(f string) []string { return []string{"lint", f} }
+	calcAbs, err := filepath.Abs(calc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calcRel, err := filepath.Rel(dir, calcAbs) // a case file's pdl: is relative to it
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := "pdl: " + calcRel + "\ncases:\n  - name: a\n    program: {steps: [], output: '1'}\n    input: ["
+	tinyCases := write("tiny.yaml", []byte(cases+"1]\n"))
+	tinyConfig := write("pilotage.yaml", []byte("ignore: [a]\n"))
 	replayPlan := func(f string) []string { return []string{"replay", "--plan", f, tinyInput} }
 	tinyPlan := write("tiny.plan.json", []byte(`{"steps": []}`))
 	tinyTrace := write("tiny.trace.json", []byte(`{"run_id": "r", "steps": []}`))
@@ -164,6 +176,10 @@ func TestHostilePeakRSS(t *testing.T) {
 		{"lint of a snapshot whose input_schema has an enum of 200,000 numbers", withEnum(200000), lint, snapshot, 0},
 		{"replay --plan of one-character values", oneValues(2 << 20), replayPlan, tinyInput, 0},
 		{"replay --snapshot with a member of one-character values", withMember(oneValues(2 << 20)), replaySnapshot, snapshot, 0},
+		{"test of a 1 MB case file of one-digit values", []byte(cases + strings.Repeat("1,", 1<<19-100) + "1]\n"),
+			func(f string) []string { return []string{"test", f} }, tinyCases, 0},
+		{"config show of a 64 KiB pilotage.yaml of keys without values", []byte("ignore: {" + strings.Repeat("a,", 1<<15-10) + "a}\n"),
+			func(f string) []string { return []string{"config", "show", "--config", f} }, tinyConfig, 0},
 		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText, 0},
 		{"fmt of 1 MB of comments", bytes.Repeat([]byte("#\n"), 1<<19), fmtText, tinyText, 0},
 		// go-sdk reads a message through a json.Decoder and decodes it

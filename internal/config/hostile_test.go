@@ -5,22 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
-)
 
-// allocated runs f and returns the bytes it allocated.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
+)
 
 // Hostile files end in a clear error at a place in the file, in
 // bounded memory: a 10 MB file is refused after reading MaxSize+1
@@ -49,7 +40,7 @@ func TestHostile(t *testing.T) {
 				t.Fatal(err)
 			}
 			var err error
-			n := allocated(func() { _, err = Load(name) })
+			n := memtest.Allocated(func() { _, err = Load(name) })
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error saying %q", err, c.want)
 			}
@@ -77,9 +68,9 @@ func TestYAMLErrorLate(t *testing.T) {
 	lines := strings.Count(b.String(), "\n")
 	b.WriteString("  bad: - value\n")
 	src := []byte(b.String())
-	one := allocated(func() { _ = yaml.Unmarshal(src, &yaml.Node{}) })
+	one := memtest.Allocated(func() { _ = yaml.Unmarshal(src, &yaml.Node{}) })
 	var err error
-	n := allocated(func() { _, err = Parse(FileName, src) })
+	n := memtest.Allocated(func() { _, err = Parse(FileName, src) })
 	want := fmt.Sprintf("%s:%d:3: not valid YAML: did not find expected '-' indicator", FileName, lines+1)
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("got %v, want %s…", err, want)
@@ -130,4 +121,30 @@ func FuzzParse(f *testing.F) {
 		_ = cfg.CheckRules([]string{"json-syntax"})
 		_ = cfg.Effective(testRules, false)
 	})
+}
+
+// TestDenseRefused: a pilotage.yaml of 64 KiB of `{a,a,…}`, 65,000
+// nodes whose go-yaml tree would take 15 MB, 230 bytes a byte, is
+// refused at the place its nodes pass the budget, allocating within 10
+// bytes a byte of it plus 6 MiB; the most dense file that Parse reads
+// is within the same bound.
+func TestDenseRefused(t *testing.T) {
+	src := []byte("ignore: {" + strings.Repeat("a,", MaxSize/2-10) + "a}\n")
+	var err error
+	n := memtest.Allocated(func() { _, err = Parse(FileName, src) })
+	if err == nil || !strings.Contains(err.Error(), "pilotage.yaml:1:") || !strings.Contains(err.Error(), "too dense to read") {
+		t.Fatalf("got %v, want an error naming the place and the budget", err)
+	}
+	if limit := 10*uint64(len(src)) + 6<<20; n > limit {
+		t.Errorf("refusing %d bytes allocated %d, over 10 a byte plus 6 MiB (%d)", len(src), n, limit)
+	}
+	// The most nodes the budget lets through, as keys without values.
+	fits := []byte("x: {" + strings.Repeat("a,", 12000) + "a}\n")
+	n = memtest.Allocated(func() { _, err = Parse(FileName, fits) })
+	if err == nil || strings.Contains(err.Error(), "too dense") {
+		t.Fatalf("a file within the budget: %v, want another complaint (key x is unknown)", err)
+	}
+	if limit := 10*uint64(len(fits)) + 6<<20; n > limit {
+		t.Errorf("reading %d bytes allocated %d, over 10 a byte plus 6 MiB (%d)", len(fits), n, limit)
+	}
 }

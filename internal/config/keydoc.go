@@ -6,16 +6,19 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/pilotage-dev/pilotage/internal/base/yamlcost"
 )
 
 // KeyDoc is what the schema says of the key at byte offset off of a
 // pilotage.yaml's text, for an editor's hover: the top-level key it is
 // under (its section of docs/config.md), its path (languages.lang) and
 // its description. ok is false off a key, on a key the schema does not
-// describe, or in text that is not YAML. Aliases are not followed, so
-// the cost is one parse of at most MaxSize bytes.
+// describe, or in text that is not YAML or too dense for Parse. Aliases
+// are not followed, so the cost is one parse of at most MaxSize bytes
+// within yamlcost's budget.
 func KeyDoc(src []byte, off int) (top, path, doc string, ok bool) {
-	if len(src) > MaxSize || off < 0 || off > len(src) {
+	if len(src) > MaxSize || off < 0 || off > len(src) || yamlcost.Check(src) != nil {
 		return "", "", "", false
 	}
 	var root yaml.Node

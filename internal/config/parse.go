@@ -18,6 +18,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/base/pathglob"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/base/yamlcost"
 )
 
 // Bounds on the tree built from the YAML, aliases expanded: a bomb of
@@ -51,6 +52,10 @@ func Parse(name string, src []byte) (*Config, error) {
 
 // parse fills cfg from src, or says what is wrong with it.
 func (cfg *Config) parse(src []byte) Diagnostics {
+	if e := yamlcost.Check(src); e != nil {
+		return Diagnostics{{File: cfg.File, Line: e.Line, Column: e.Col, Message: "too dense to read: " + e.Error(),
+			Hint: "a pilotage.yaml is a few hundred lines of settings; is it the right file? --config names another"}}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return Diagnostics{yamlError(cfg.File, src, err)}

@@ -1,12 +1,12 @@
 package rules
 
 import (
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 	"github.com/pilotage-dev/pilotage/lint"
 )
 
@@ -45,15 +45,13 @@ func TestCostlySchemaNotCompiled(t *testing.T) {
 		t.Skip("lints a 1.4 MB snapshot")
 	}
 	run := func(src []byte) ([]report.Finding, uint64) {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		rep, err := lint.Run(All(), []*lint.Input{{File: "costly.json", Src: src}}, lint.Config{})
-		runtime.ReadMemStats(&after)
+		var rep *report.Report
+		var err error
+		n := memtest.Allocated(func() { rep, err = lint.Run(All(), []*lint.Input{{File: "costly.json", Src: src}}, lint.Config{}) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rep.Findings, after.TotalAlloc - before.TotalAlloc
+		return rep.Findings, n
 	}
 	anyOf := func(n int) string { return `{"anyOf": [` + strings.Repeat(`{}, `, n-1) + `{}]}` }
 
@@ -92,7 +90,8 @@ func TestCostlySchemaNotCompiled(t *testing.T) {
 }
 
 // A large but ordinary schema, 300 properties with a description each,
-// far more than any in langs/, alone in a document, is compiled: its cost is a small part of the 6 MiB allowance. The schemas of the
+// far more than any in langs/, alone in a document, is compiled: its
+// cost is a small part of the 6 MiB allowance. The schemas of the
 // examples and fixtures are linted without this warning by the tests of
 // their findings.
 func TestSchemaCostOfRealSchemas(t *testing.T) {

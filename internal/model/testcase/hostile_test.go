@@ -2,11 +2,14 @@ package testcase
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // TestHostile: malformed, huge and deep case files fail with a placed
@@ -23,6 +26,7 @@ func TestHostile(t *testing.T) {
 		{"binary", "\x00\x01\x02", "not YAML"},
 		{"a list at the top", "- 1\n- 2\n", "expected a mapping"},
 		{"tab indent", "cases:\n\t- name: a\n", "not YAML"},
+		{"dense", denseCases(MaxFile), "too dense to read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
@@ -62,5 +66,41 @@ func TestReferenceBounded(t *testing.T) {
 	big := "cases:\n" + strings.Repeat("  - name: a\n    program: {steps: [], output: '1'}\n", MaxFile/50+1)
 	if _, err := Parse("case.yaml", []byte(big)); !errors.As(err, &pe) || !strings.Contains(pe.Msg, "more than the 1048576") {
 		t.Errorf("a %d-byte case file: got %v, want the size limit", len(big), err)
+	}
+}
+
+// denseCases is a case file of about n bytes whose one input is a list
+// of one-digit numbers, a node every two bytes.
+func denseCases(n int) string {
+	return "cases:\n  - name: a\n    program: {steps: [], output: '1'}\n    input: [" + strings.Repeat("1,", n/2-40) + "1]\n"
+}
+
+// TestDenseRefused: a case file of the most bytes and nodes allowed,
+// whose go-yaml tree would take 120 bytes a byte, is refused at the line
+// of the nodes past the budget, naming it and the fix, allocating within
+// 10 bytes a byte of the file plus 6 MiB (go-yaml alone allocates 118 a
+// byte building it); a generated corpus of 1,000 cases (the
+// benchmark's, 150 KB) still reads.
+func TestDenseRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures what refusing a case file of a megabyte allocates; run without -short")
+	}
+	src := []byte(denseCases(MaxFile))
+	var err error
+	allocated := memtest.Allocated(func() { _, err = Parse("tests/dense.yaml", src) })
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != 4 || !strings.Contains(pe.Msg, "budget of 4 bytes a byte of the file plus 6 MiB") || !strings.Contains(pe.Hint, "split the cases") {
+		t.Fatalf("got %v, want an error at line 4 naming the budget", err)
+	}
+	if limit := 10*uint64(len(src)) + 6<<20; allocated > limit {
+		t.Errorf("refusing %d bytes allocated %d, over 10 a byte plus 6 MiB (%d)", len(src), allocated, limit)
+	}
+	var corpus strings.Builder
+	corpus.WriteString("pdl: calc.pdl\ncases:\n")
+	for i := range 1000 {
+		fmt.Fprintf(&corpus, "  - name: case %d\n    principal: owner\n    program: {steps: [], output: '1'}\n    input: {item: item%d}\n    expect: {status: success, output: [bread, eggs, item%d]}\n", i, i, i)
+	}
+	if _, err := Parse("tests/corpus.yaml", []byte(corpus.String())); err != nil {
+		t.Errorf("a corpus of 1,000 cases: %v", err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/pilotage-dev/pilotage/internal/base/yamlcost"
 )
 
 // File is one case file: the PDL its cases run against and the cases.
@@ -138,9 +140,12 @@ type Error struct {
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
 
 // MaxFile bounds a case file's size: a corpus is written by hand (the
-// largest of this repository is 8 KB). go-yaml's node tree takes 30 to
-// 60 bytes a byte of dense YAML, so this is also what bounds the memory
-// of reading one: about 60 MB (docs/performance.md, "Hostile inputs").
+// largest of this repository is 8 KB), or generated, and then better
+// split into files that each say what they test. go-yaml's node tree
+// takes 60 to 250 bytes a byte of dense YAML, so the nodes a file may
+// hold are bounded too (yamlcost.Check): a 1 MB file of 20,000 short
+// cases took 33 MB over the process's baseline to read
+// (docs/performance.md, "Hostile inputs").
 const MaxFile = 1 << 20
 
 // MaxRef bounds a program, input or context file a case names: larger
@@ -154,6 +159,10 @@ const MaxRef = 64 << 20
 func Parse(name string, src []byte) (*File, error) {
 	if len(src) > MaxFile {
 		return nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("case file of %d bytes, more than the %d a corpus file may hold", len(src), MaxFile), Hint: "split it into several files"}
+	}
+	if e := yamlcost.Check(src); e != nil {
+		return nil, &Error{File: name, Line: e.Line, Col: e.Col, Msg: "case file too dense to read: " + e.Error(),
+			Hint: "split the cases into several files, or move large programs, inputs and outputs into files of their own (`input: file.json`)"}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
