@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
@@ -68,15 +69,13 @@ func text(t *testing.T, r *report.Report) string {
 // for every finding, listed or not, it allocated 120 bytes a byte.
 func TestCapBuildsOnlyListedHints(t *testing.T) {
 	src := bytes.Repeat([]byte("abcdefghijklmnop\n"), 120_000)
-	var before, after runtime.MemStats
 	runtime.GC()
-	runtime.ReadMemStats(&before)
-	res := Source("kw.pdl", src, Options{Cap: report.NewCap(100)})
-	runtime.ReadMemStats(&after)
+	var res *Result
+	alloc := memtest.Allocated(func() { res = Source("kw.pdl", src, Options{Cap: report.NewCap(100)}) })
 	if len(res.Findings) < 100 || !strings.Contains(res.Findings[0].Hint, "the file takes:") {
 		t.Fatalf("want 100 listed findings with their hint, got %d: %s", len(res.Findings), render(res.Findings[:min(3, len(res.Findings))]))
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 12*uint64(len(src)) {
+	if alloc > 12*uint64(len(src)) {
 		t.Errorf("allocated %.1f bytes a byte of input; want at most 12", float64(alloc)/float64(len(src)))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // padded is an input for fanProgram whose "pad" is count copies of el.
@@ -30,12 +31,12 @@ func TestInputHeldBounded(t *testing.T) {
 	srv.Languages[0].Limits.MemoryBytes = limit
 	e := newEngine(t, srv, "")
 	run := func(input string) (*pilotage.ExecuteResponse, uint64) {
-		var before, after runtime.MemStats
 		runtime.GC()
-		runtime.ReadMemStats(&before)
-		resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(input)})
-		runtime.ReadMemStats(&after)
-		return resp, after.TotalAlloc - before.TotalAlloc
+		var resp *pilotage.ExecuteResponse
+		alloc := memtest.Allocated(func() {
+			resp = exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(input)})
+		})
+		return resp, alloc
 	}
 	for _, el := range []string{"0", "[]", "{}", `{"a":{}}`} {
 		n := (limit - 64) / (len(el) + 1)

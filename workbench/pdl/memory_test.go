@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 )
 
@@ -127,15 +128,13 @@ func BenchmarkParse(b *testing.B) {
 		}
 		lexOnly += time.Since(t0)
 		runtime.GC()
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
 		t1 := time.Now()
-		if _, fs := Parse("bench.pdl", src); len(fs) > 0 {
-			b.Fatal(string(render(fs)))
-		}
+		alloc += memtest.Allocated(func() {
+			if _, fs := Parse("bench.pdl", src); len(fs) > 0 {
+				b.Fatal(string(render(fs)))
+			}
+		})
 		parse += time.Since(t1)
-		runtime.ReadMemStats(&m1)
-		alloc += m1.TotalAlloc - m0.TotalAlloc
 	}
 	b.ReportMetric(float64(parse.Microseconds())/1e3/float64(b.N), "parse-ms/op")
 	b.ReportMetric(float64(lexOnly.Microseconds())/1e3/float64(b.N), "lex-ms/op")

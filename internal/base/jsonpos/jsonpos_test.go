@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -691,10 +690,11 @@ func TestTreeSize(t *testing.T) {
 	// goroutine an earlier test left running can add to one reading.
 	perByte := math.Inf(1)
 	for range 3 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		doc, err := ParseShared(src)
-		runtime.ReadMemStats(&after)
+		var (
+			doc *Doc
+			err error
+		)
+		alloc := memtest.Allocated(func() { doc, err = ParseShared(src) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -702,7 +702,7 @@ func TestTreeSize(t *testing.T) {
 		for _, s := range doc.strs {
 			unescaped += len(s)
 		}
-		perByte = min(perByte, float64(int(after.TotalAlloc-before.TotalAlloc)-unescaped)/float64(len(src)))
+		perByte = min(perByte, float64(int(alloc)-unescaped)/float64(len(src)))
 	}
 	if perByte > 1 {
 		t.Errorf("parsing %d bytes allocated %.2f bytes per byte besides its unescaped strings, want at most 1", len(src), perByte)
@@ -730,14 +730,12 @@ func TestCheckHoldsNoTree(t *testing.T) {
 		t.Skip("a 16 MB input; run without -short")
 	}
 	src := []byte("[" + strings.Repeat("1,", 8<<20) + "1]")
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	err := Check(src)
-	runtime.ReadMemStats(&after)
+	var err error
+	n := memtest.Allocated(func() { err = Check(src) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+	if n > 1<<20 {
 		t.Errorf("Check of %d bytes allocated %d bytes, want under 1 MiB", len(src), n)
 	}
 	var b strings.Builder
@@ -923,13 +921,11 @@ func TestTreeBytesBoundsParse(t *testing.T) {
 		// The least of three parses: TotalAlloc is the process's.
 		alloc := uint64(math.MaxUint64)
 		for range 3 {
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			if _, err := ParseShared(src); err != nil {
-				t.Fatal(err)
-			}
-			runtime.ReadMemStats(&after)
-			alloc = min(alloc, after.TotalAlloc-before.TotalAlloc)
+			alloc = min(alloc, memtest.Allocated(func() {
+				if _, err := ParseShared(src); err != nil {
+					t.Fatal(err)
+				}
+			}))
 		}
 		t.Logf("%s: %d bytes, Parse allocated %d, TreeBytes %d", name, len(src), alloc, est)
 		if float64(alloc) > 1.25*float64(est) {

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // realYAML is every YAML file of the repository: the Languages' case
@@ -104,17 +105,17 @@ func TestNodeBytesBoundsUnmarshal(t *testing.T) {
 		t.Skip("builds go-yaml's trees of megabytes to measure them; run without -short")
 	}
 	for name, src := range dense(1 << 20) {
-		var before, after runtime.MemStats
 		runtime.GC()
-		runtime.ReadMemStats(&before)
-		var doc yaml.Node
-		err := yaml.Unmarshal([]byte(src), &doc)
-		runtime.ReadMemStats(&after)
+		var (
+			doc yaml.Node
+			err error
+		)
+		alloc := memtest.Allocated(func() { err = yaml.Unmarshal([]byte(src), &doc) })
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		n := nodes(&doc)
-		per := float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+		per := float64(alloc) / float64(n)
 		t.Logf("%s: %d bytes, %d nodes, %.0f bytes allocated a node", name, len(src), n, per)
 		if per > NodeBytes {
 			t.Errorf("%s: go-yaml allocated %.0f bytes a node, over NodeBytes (%d)", name, per, NodeBytes)
