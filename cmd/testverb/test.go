@@ -91,8 +91,15 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 		if p.Format == report.JSON && p.Coverage {
 			return writeCoverageJSON(w, rep, cov)
 		}
-		if err := report.Write(w, p.Format, rep, report.Options{Color: p.Color}); err != nil || p.Format != report.Text {
-			return err
+		if p.Format != report.Text {
+			return report.Write(w, p.Format, rep, report.Options{Color: p.Color})
+		}
+		// In text, findings come with their count; a corpus that passes
+		// says so in one line, the cases', not with an empty count first.
+		if len(rep.Findings) > 0 {
+			if err := report.Write(w, p.Format, rep, report.Options{Color: p.Color}); err != nil {
+				return err
+			}
 		}
 		if _, err := fmt.Fprintf(w, "%s, %d passed, %d failed\n", report.Count(len(outcomes), "case"), len(outcomes)-failed, failed); err != nil {
 			return err
