@@ -73,9 +73,10 @@ func TestHostilePDLPeakRSS(t *testing.T) {
 // within the byte limit was decoded into 40 bytes a byte of values, a
 // context had no limit and was decoded twice (70 bytes a byte), lint
 // compiled an input_schema's enum into 160 bytes a value (23 bytes a
-// byte), test and config built go-yaml's tree of dense YAML (120 to 230
-// bytes a byte), and fmt of a text program held every statement and a
-// token per byte (300 bytes a byte).
+// byte), and so did build and lint of a PDL naming one in a schema file,
+// test and config built go-yaml's tree of dense YAML (120 to 230 bytes a
+// byte), and fmt of a text program held every statement and a token per
+// byte (300 bytes a byte).
 func TestHostilePeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
@@ -114,6 +115,35 @@ func TestHostilePeakRSS(t *testing.T) {
 		return bytes.Replace(src, []byte(`"input_schema": {`), append(enum, "], "...), 1)
 	}
 	lint := func(f string) []string { return []string{"lint", f} }
+	// homeflowWith is langs/homeflow in a directory of its own whose
+	// schemas/room.json is room, every file a link.
+	homeflow, err := filepath.Abs(filepath.Join("..", "langs", "homeflow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	homeflowWith := func(room string) string {
+		at := filepath.Join(dir, "homeflow-"+filepath.Base(room))
+		links := map[string]string{"schemas/room.json": room}
+		for _, f := range []string{"homeflow.pdl", "guides/core.md", "guides/devices.md", "schemas/switch.json"} {
+			links[f] = filepath.Join(homeflow, f)
+		}
+		for name, to := range links {
+			link := filepath.Join(at, name)
+			_ = os.Remove(link) // the baseline's run of each row makes it again
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(to, link); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return filepath.Join(at, "homeflow.pdl")
+	}
+	hugeRoom := []byte(`{"type": "object", "properties": {"room": {"type": "string", "enum": [100000`)
+	for i := 1; i < 500000; i++ {
+		hugeRoom = strconv.AppendInt(append(hugeRoom, ','), int64(100000+i), 10)
+	}
+	hugeRoom = append(hugeRoom, `]}}, "required": ["room"]}`...)
 	calcAbs, err := filepath.Abs(calc)
 	if err != nil {
 		t.Fatal(err)
@@ -175,6 +205,12 @@ func TestHostilePeakRSS(t *testing.T) {
 		{"lint of a snapshot with a member of 10-byte values, within the tree budget",
 			withMember(append(append([]byte("["), bytes.Repeat([]byte("100000000,"), 1<<18)...), '0', ']')), lint, snapshot, 0},
 		{"lint of a snapshot whose input_schema has an enum of 200,000 numbers", withEnum(200000), lint, snapshot, 0},
+		// The PDL compiler compiled every schema it was given: this one
+		// took 110 to 115 MB over the baseline, 33 bytes a byte.
+		{"build of homeflow whose room.json is an enum of 500,000 numbers", hugeRoom,
+			func(f string) []string { return []string{"build", "-o", filepath.Join(dir, "out"), homeflowWith(f)} }, filepath.Join(homeflow, "schemas", "room.json"), 0},
+		{"lint of homeflow whose room.json is an enum of 500,000 numbers", hugeRoom,
+			func(f string) []string { return []string{"lint", homeflowWith(f)} }, filepath.Join(homeflow, "schemas", "room.json"), 0},
 		{"replay --plan of one-character values", oneValues(2 << 20), replayPlan, tinyInput, 0},
 		{"replay --snapshot with a member of one-character values", withMember(oneValues(2 << 20)), replaySnapshot, snapshot, 0},
 		{"test of a 1 MB case file of one-digit values", []byte(cases + strings.Repeat("1,", 1<<19-100) + "1]\n"),

@@ -19,6 +19,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/schemacost"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -427,10 +428,17 @@ func (c *compiler) schema(s *pdl.Stmt) json.RawMessage {
 		c.errf(pdl.RuleArgs, stmtAt{s}, usage[s.Keyword], "%s needs a schema", s.Keyword)
 		return nil
 	}
+	// A schema in a file is input of its own: its budget counts its
+	// bytes beside the PDL's.
+	budget := c.schemaBudget
+	if hasFile {
+		budget += jsonpos.TreePerByte * int64(len(src))
+	}
 	out, ok := c.schemas[string(src)]
-	if !ok {
-		// Catalogs repeat a few schemas many times; each is checked once.
-		out = compileSchema(src)
+	if !ok || out.over && out.cost <= budget {
+		// Catalogs repeat a few schemas many times; each is checked once
+		// (again only when prepare left it for a larger budget).
+		out = compileSchema(src, budget)
 		c.schemas[string(src)] = out
 	}
 	switch {
@@ -438,17 +446,35 @@ func (c *compiler) schema(s *pdl.Stmt) json.RawMessage {
 		c.jsonSyntax(at, hasFile, src, out.bad, out.hint, s.Keyword+" "+out.err)
 	case out.err != "":
 		c.errf(pdl.RuleJSON, argAt{at}, out.hint, "%s %s", s.Keyword, out.err)
+	case out.cost > budget:
+		// Also when the same text compiled in a file, whose budget is
+		// larger.
+		about, where := "about", "the PDL file"
+		if out.lower {
+			about = "at least"
+		}
+		if hasFile {
+			where += " and the schema's file"
+		}
+		c.errf(pdl.RuleJSON, argAt{at}, "split the schema or shorten its enums: a long list of values is better checked by the server behind the entry than by a JSON Schema enum (docs/pdl.md, \"JSON Schemas\")",
+			"%s is too large to compile: compiling it would take %s %d bytes, over the budget of %d bytes a byte of %s plus %d MiB (%d bytes)",
+			s.Keyword, about, out.cost, jsonpos.TreePerByte, where, jsonpos.TreeSlack>>20, budget)
+		return nil
 	}
 	return out.schema
 }
 
 // schemaResult is a compiled schema, or why it does not compile: err
 // completes "<keyword> …"; bad is where the text stops being JSON, when
-// that is why.
+// that is why. cost is what compiling it takes (schemacost), when it is
+// JSON; over says it was not compiled, its cost being over the budget it
+// was given, and lower that cost is then only schemacost.Least.
 type schemaResult struct {
-	schema    json.RawMessage
-	err, hint string
-	bad       *jsonpos.SyntaxError
+	schema      json.RawMessage
+	err, hint   string
+	bad         *jsonpos.SyntaxError
+	cost        int64
+	over, lower bool
 }
 
 // jsonSyntax reports msg, a JSON syntax error se in src, the text of a
@@ -477,15 +503,35 @@ func (c *compiler) jsonSyntax(a *pdl.Arg, inFile bool, src []byte, se *jsonpos.S
 // It compiles the way lint and the engine do, with pilotage.CompileOffline:
 // a schema may not pull in files or URLs, so a hostile definition cannot
 // read the disk or the network through "$ref", and what compiles here
-// compiles for them.
-func compileSchema(src []byte) schemaResult {
+// compiles for them. A schema whose compiling would take more than
+// budget (schemacost) is not compiled, nor its tree built when its
+// values alone cost more: the caller reports it. Nor is one nested
+// deeper than schemacost.MaxDepth, which would cost time quadratic in
+// its depth.
+func compileSchema(src []byte, budget int64) schemaResult {
 	// A byte order mark or UTF-16 is named as lint names it in a JSON file.
 	if se := jsonpos.CheckEncoding(src); se != nil {
 		return schemaResult{hint: "a schema file is UTF-8 JSON without a byte order mark", err: "is not valid JSON: " + se.Msg}
 	}
 	var se *jsonpos.SyntaxError
-	if err := jsonpos.Check(src); errors.As(err, &se) {
+	tally, err := jsonpos.CheckTally(src)
+	if errors.As(err, &se) {
 		return schemaResult{hint: "a schema is one JSON value", err: "is not valid JSON: " + se.Msg, bad: se}
+	}
+	if least := schemacost.Least(tally); least > budget {
+		return schemaResult{cost: least, over: true, lower: true}
+	}
+	tree, err := jsonpos.ParseShared(src)
+	if err != nil {
+		return schemaResult{hint: "a schema is one JSON value", err: "is not valid JSON: " + err.Error()}
+	}
+	if schemacost.TooDeep(tree.Root) {
+		return schemaResult{hint: `flatten the schema with "$defs" and "$ref"; compiling this depth would cost time quadratic in it`,
+			err: fmt.Sprintf("nests more than %d levels deep, too deep to compile", schemacost.MaxDepth)}
+	}
+	cost := schemacost.Cost(tree.Root)
+	if cost > budget {
+		return schemaResult{cost: cost, over: true}
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 	if err != nil {
@@ -493,13 +539,13 @@ func compileSchema(src []byte) schemaResult {
 	}
 	if _, err := pilotage.CompileOffline(schemaName, doc); err != nil {
 		msg, hint := schemaProblem(err)
-		return schemaResult{hint: hint, err: msg}
+		return schemaResult{hint: hint, err: msg, cost: cost}
 	}
 	out, err := json.Marshal(doc)
 	if err != nil {
 		return schemaResult{err: err.Error()}
 	}
-	return schemaResult{schema: out}
+	return schemaResult{schema: out, cost: cost}
 }
 
 // schemaName is what compileSchema names every schema for

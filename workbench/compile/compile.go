@@ -17,6 +17,7 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/schemacost"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -99,6 +100,7 @@ func source(name string, src []byte, opts Options, read func(string, []byte) (*p
 	f, findings := read(name, src)
 	res := &Result{Sources: map[string][]byte{name: src}}
 	c := newCompiler(opts, res)
+	c.schemaBudget = schemacost.Budget(len(src))
 	for _, p := range findings {
 		c.add(p)
 	}
@@ -137,6 +139,10 @@ type compiler struct {
 	schemas   map[string]schemaResult
 	celCache  map[celKey]celResult
 	inputEnvs map[string]*inputEnv
+	// schemaBudget is what compiling an inline schema may take: the
+	// budget of the PDL's bytes (schemacost.Budget); a schema in a file
+	// adds its own bytes (schema).
+	schemaBudget int64
 	// Indexes by name, so no check is quadratic in the size of the file.
 	langByID     map[string]*langState
 	entryByID    map[string]*entryState

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
@@ -74,8 +75,12 @@ func (pp *prepass) entry(s *pdl.Stmt) {
 func (c *compiler) prepare(pp *prepass) []celKey {
 	schemas, uses := pp.schemas, pp.uses
 	schemaOut := make([]schemaResult, len(schemas))
+	// Schemas compiled side by side share the allowance: one that costs
+	// more is left over here and compiled alone by its handler, so the
+	// peak stays within the budget of one schema (schemacost.Budget).
+	share := min(c.schemaBudget, jsonpos.TreeSlack/int64(runtime.GOMAXPROCS(0)))
 	parallel(len(schemas), func(i int) {
-		schemaOut[i] = compileSchema([]byte(schemas[i]))
+		schemaOut[i] = compileSchema([]byte(schemas[i]), share)
 	})
 	for i, s := range schemas {
 		c.schemas[s] = schemaOut[i]
