@@ -1,10 +1,7 @@
 package emit_test
 
 import (
-	"runtime"
-	"runtime/metrics"
 	"testing"
-	"time"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
@@ -30,7 +27,7 @@ func TestBuildHeapPeak(t *testing.T) {
 	}
 	src := pdltest.Generated(5000, 50, true)
 	expr.ResetCaches()
-	peak := heapGoalPeak(func() {
+	peak := memtest.HeapGoalPeak(func() {
 		// As pilotage build compiles a file it read (compile.Load).
 		res := compile.Source("bench.pdl", src, compile.Options{Shared: true})
 		if !res.OK() {
@@ -50,32 +47,6 @@ func TestBuildHeapPeak(t *testing.T) {
 	if perByte > 11 {
 		t.Errorf("the heap's goal rose by %.1f bytes a byte of the file, over 11", perByte)
 	}
-}
-
-// heapGoalPeak runs fn and returns how far above the goal of the heap
-// before it the largest goal a collection set while it ran went.
-func heapGoalPeak(fn func()) uint64 {
-	goal := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
-	runtime.GC()
-	metrics.Read(goal)
-	base := goal[0].Value.Uint64()
-	done, peak := make(chan struct{}), make(chan uint64)
-	go func() {
-		top := base
-		for {
-			metrics.Read(goal)
-			top = max(top, goal[0].Value.Uint64())
-			select {
-			case <-done:
-				peak <- top
-				return
-			case <-time.After(50 * time.Microsecond):
-			}
-		}
-	}()
-	fn()
-	close(done)
-	return <-peak - base
 }
 
 // TestGeneratedSnapshotInTreeBudget: the manifest and snapshot of the
