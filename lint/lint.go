@@ -105,6 +105,20 @@ type Input struct {
 	Locate Locator
 	// Grammars maps a Language id to its grammar facts, when known.
 	Grammars map[string]*Grammar
+	// Size is the length the budgets per byte of the document charge
+	// (jsonpos.TreeBudget), when not len(Src): a PDL build's snapshot is
+	// linted compact and held to the budgets of the indented file build
+	// writes, so its findings are those of that file's.
+	Size int
+}
+
+// BudgetSize is the length of the document the budgets per byte of it
+// charge: Size, or len(Src).
+func (in *Input) BudgetSize() int {
+	if in.Size > 0 {
+		return in.Size
+	}
+	return len(in.Src)
 }
 
 // Config selects rules.
@@ -168,7 +182,7 @@ func baselinePass(in *Input) (*Pass, error) {
 	if in == nil {
 		return nil, nil
 	}
-	doc, err := parse(in.Src)
+	doc, err := parse(in)
 	var be *jsonpos.BudgetError
 	if errors.As(err, &be) {
 		return nil, fmt.Errorf("baseline %s: %v", in.File, be)
@@ -184,23 +198,23 @@ func baselinePass(in *Input) (*Pass, error) {
 	return p, nil
 }
 
-// parse reads src into a tree that shares its bytes, after checking it
-// without one (jsonpos.CheckBudget), so that a malformed or too dense
+// parse reads in's Src into a tree that shares its bytes, after checking
+// it without one (jsonpos.CheckBudgetOf), so that a malformed or too dense
 // document is refused before its tree is built. The tree's strings
 // share src instead of copying it: the report keeps src anyway, and on a
 // large snapshot the copies were a fifth of the tree. The error is a
 // *jsonpos.SyntaxError or a *jsonpos.BudgetError.
-func parse(src []byte) (*jsonpos.Doc, error) {
-	if err := jsonpos.CheckBudget(src); err != nil {
+func parse(in *Input) (*jsonpos.Doc, error) {
+	if err := jsonpos.CheckBudgetOf(in.Src, in.BudgetSize()); err != nil {
 		return nil, err
 	}
-	return jsonpos.ParseShared(src)
+	return jsonpos.ParseShared(in.Src)
 }
 
 // lintOne parses one input and runs the rules over it, with base (nil
 // for none) as the pass's Baseline.
 func lintOne(rules []*Rule, in *Input, base *Pass) []report.Finding {
-	doc, err := parse(in.Src)
+	doc, err := parse(in)
 	if err != nil {
 		// The finding belongs to the json-syntax rule, so --disable
 		// json-syntax silences it like any other rule.

@@ -25,7 +25,7 @@ func compilable(p *lint.Pass, ptr, owner, member string, n jsonpos.Node) bool {
 			"flatten the schema with \"$defs\" and \"$ref\"; checking this depth would cost time quadratic in it")
 		return false
 	}
-	if cost, budget := schemacost.Cost(n), schemacost.Budget(len(p.Doc.Src)); cost > budget {
+	if cost, budget := schemacost.Cost(n), schemacost.Budget(p.In.BudgetSize()); cost > budget {
 		p.ReportAs(report.Warning, ptr, false,
 			fmt.Sprintf("%s: %s is too large to check offline: compiling it would take about %d bytes, over the budget of %d bytes a byte of the document plus %d MiB (%d bytes)",
 				owner, member, cost, jsonpos.TreePerByte, jsonpos.TreeSlack>>20, budget),

@@ -124,11 +124,16 @@ func snapshot(srv *language.Server, catalog func(*language.Language, []pilotage.
 
 // JSON encodes v the way every emitted file is written: two-space
 // indentation, no HTML escaping (guides are Markdown), a final newline.
-func JSON(v any) ([]byte, error) {
+func JSON(v any) ([]byte, error) { return encode(v, true) }
+
+// encode is JSON, indented or not.
+func encode(v any, indent bool) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
+	if indent {
+		enc.SetIndent("", indentUnit)
+	}
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}

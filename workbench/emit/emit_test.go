@@ -3,6 +3,7 @@ package emit_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,6 +154,8 @@ func TestCatalogVersion(t *testing.T) {
 // catalogs in key order unlike file order, an empty catalog, entries seen
 // by one Language only, revisions, and characters json.Marshal escapes
 // for HTML in catalog_version's hash but JSON writes as they are.
+// CompactSnapshotJSON is that encoding compacted (json.Compact), and
+// IndentedLen of it the length of that encoding.
 func TestSnapshotJSONMatchesEncoder(t *testing.T) {
 	var srcs [][]byte
 	for _, name := range examples {
@@ -199,15 +202,35 @@ entry "c" kind=device risk=safe {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, want) {
-			n := 0
-			for n < min(len(got), len(want)) && got[n] == want[n] {
-				n++
-			}
-			t.Errorf("source %d: snapshots differ at byte %d:\n--- got\n%s\n--- want\n%s", i, n,
-				got[max(0, n-200):min(len(got), n+200)], want[max(0, n-200):min(len(want), n+200)])
+		sameBytes(t, fmt.Sprintf("source %d", i), got, want)
+		var wantCompact bytes.Buffer
+		if err := json.Compact(&wantCompact, want); err != nil {
+			t.Fatal(err)
+		}
+		wantCompact.WriteByte('\n')
+		gotCompact, err := emit.CompactSnapshotJSON(res.Server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBytes(t, fmt.Sprintf("source %d, compact", i), gotCompact, wantCompact.Bytes())
+		if n := emit.IndentedLen(gotCompact); n != len(got) {
+			t.Errorf("source %d: IndentedLen of the compact snapshot is %d, the snapshot has %d bytes", i, n, len(got))
 		}
 	}
+}
+
+// sameBytes fails with the first difference of got and want around it.
+func sameBytes(t *testing.T, what string, got, want []byte) {
+	t.Helper()
+	if bytes.Equal(got, want) {
+		return
+	}
+	n := 0
+	for n < min(len(got), len(want)) && got[n] == want[n] {
+		n++
+	}
+	t.Errorf("%s: snapshots differ at byte %d:\n--- got\n%s\n--- want\n%s", what, n,
+		got[max(0, n-200):min(len(got), n+200)], want[max(0, n-200):min(len(want), n+200)])
 }
 
 // TestDocsExamplesAreTheBuild keeps the bundled examples honest

@@ -9,7 +9,8 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
-// TestIndentedLen: indentedLen counts what json.Indent writes for every
+// TestIndentedLen: indentedLen counts what json.Indent writes, at an
+// item's indentation and at none (IndentedLen), for every
 // item of the generated Language's catalog and for the shapes it
 // formats apart (empty objects and arrays, brackets, colons, commas and
 // escaped quotes inside strings), so the snapshot's buffer is allocated
@@ -32,8 +33,15 @@ func TestIndentedLen(t *testing.T) {
 		if err := json.Indent(&want, []byte(c), itemIndent, indentUnit); err != nil {
 			t.Fatal(err)
 		}
-		if got := indentedLen([]byte(c)); got != want.Len() {
+		if got := indentedLen([]byte(c), itemIndent); got != want.Len() {
 			t.Errorf("indentedLen(%s) = %d, json.Indent writes %d", c, got, want.Len())
+		}
+		want.Reset()
+		if err := json.Indent(&want, []byte(c), "", indentUnit); err != nil {
+			t.Fatal(err)
+		}
+		if got := IndentedLen([]byte(c)); got != want.Len() {
+			t.Errorf("IndentedLen(%s) = %d, json.Indent writes %d", c, got, want.Len())
 		}
 	}
 }

@@ -634,12 +634,17 @@ func (e *BudgetError) Error() string {
 // TreeBudget, or nil for a document Parse may read. A reader that holds
 // a tree asks this first, so that neither a malformed document nor a
 // dense one is built before it is refused.
-func CheckBudget(src []byte) error {
+func CheckBudget(src []byte) error { return CheckBudgetOf(src, len(src)) }
+
+// CheckBudgetOf is CheckBudget for a document charged as size bytes:
+// one written compactly in place of the indented file a reader would
+// otherwise hold it as (lint of a PDL build's snapshot).
+func CheckBudgetOf(src []byte, size int) error {
 	t, err := CheckTally(src)
 	if err != nil {
 		return err
 	}
-	tree, budget := t.TreeBytes(), TreeBudget(len(src))
+	tree, budget := t.TreeBytes(), TreeBudget(size)
 	if tree <= budget {
 		return nil
 	}
