@@ -69,26 +69,37 @@ func Input(name string, src []byte, opts compile.Options, disabled map[string]bo
 	if !res.OK() || res.Server == nil {
 		return nil, res, nil
 	}
-	snap, err := emit.SnapshotJSON(res.Server)
+	// Compact: the findings are placed in the PDL (Locator) and quote it,
+	// never the snapshot, whose text and tree are live together while the
+	// rules run, and indentation more than doubled the text. The budgets
+	// charge the file build writes, so the findings are that file's.
+	snap, err := emit.CompactSnapshotJSON(res.Server)
 	if err != nil {
 		return nil, res, err
 	}
-	in := &lint.Input{File: name, Src: snap, Locate: Locator(name, res.Server), Grammars: Grammars(res.Server)}
+	in := &lint.Input{File: name, Src: snap, Size: emit.IndentedLen(snap), Locate: Locator(name, res.Server), Grammars: Grammars(res.Server)}
 	return in, res, nil
 }
 
 // Locator maps a snapshot pointer to the PDL construct it came from: the
 // longest recorded prefix of the pointer, or the file's start. It reads
 // the compiled positions where they are (a copy of them all into one map
-// was, for a large catalog, as large as the model it copied).
+// was, for a large catalog, as large as the model it copied), and keeps
+// only them: the model's catalog, 2.5 MB of the generated Language's, is
+// garbage once the snapshot is written.
 func Locator(name string, srv *language.Server) lint.Locator {
+	langs := make([]language.Language, len(srv.Languages))
+	for i, l := range srv.Languages {
+		langs[i] = language.Language{ID: l.ID, Pos: l.Pos, Positions: l.Positions, Items: l.Items}
+	}
+	positions := srv.Positions
 	at := func(p string) (language.Pos, bool) {
-		for i := len(srv.Languages) - 1; i >= 0; i-- {
-			if pos, ok := srv.Languages[i].Position(p); ok {
+		for i := len(langs) - 1; i >= 0; i-- {
+			if pos, ok := langs[i].Position(p); ok {
 				return pos, true
 			}
 		}
-		pos, ok := srv.Positions[p]
+		pos, ok := positions[p]
 		return pos, ok
 	}
 	return func(pointer string, _ bool) (string, int, int) {
@@ -171,6 +182,9 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 		if err != nil {
 			return nil, err
 		}
+		// The lint input keeps what lint needs of the model (Locator,
+		// Grammars); the rest need not be live while the rules run.
+		res.Server = nil
 		results = append(results, res)
 		if li != nil {
 			linted = append(linted, li)
