@@ -356,7 +356,7 @@ func (e *Engine) run(ctx context.Context, r *request, resp *pilotage.ExecuteResp
 	rctx, cancel := context.WithTimeout(ctx, r.lang.limits.Time)
 	defer cancel()
 	ru := &runner{ctx: rctx, e: e, st: r.st, lang: r.lang, lim: r.lang.limits, ctxIn: r.Context, caller: r.caller.Principal}
-	root := &scope{outputs: map[string]any{}, input: input, context: ctxVal}
+	root := &scope{outputs: map[string]any{}, input: input, context: ctxVal, noInput: isAbsent(r.Input)}
 	var out any
 	var err error
 	if r.concealed() {

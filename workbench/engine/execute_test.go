@@ -343,6 +343,30 @@ func TestTimeLimit(t *testing.T) {
 	}
 }
 
+// TestNoInputSaysSo: a request without input binds {} (§6.5.5), so a
+// program reading input.on stops partial; its error says the request
+// gave no input, which a first run without --input otherwise leaves to
+// guesswork. An input given that lacks the member gets the plain error.
+func TestNoInputSaysSo(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	for _, tc := range []struct {
+		input string
+		note  bool
+	}{{"", true}, {`{}`, false}} {
+		req := pilotage.ExecuteRequest{Program: raw(fanProgram)}
+		if tc.input != "" {
+			req.Input = raw(tc.input)
+		}
+		resp := exec(t, e, "alice", "s1", "home/v1", req)
+		if resp.Outcome.Status != pilotage.StatusPartial || !strings.Contains(resp.Outcome.Error, `evaluating "input.on": no such key: on`) {
+			t.Fatalf("input %q: outcome %+v", tc.input, resp.Outcome)
+		}
+		if got := strings.Contains(resp.Outcome.Error, "the request gave no input"); got != tc.note {
+			t.Errorf("input %q: error %q; want the no-input note: %v", tc.input, resp.Outcome.Error, tc.note)
+		}
+	}
+}
+
 // TestExpansionLimit: a promoted program that runs itself stops at the
 // expansion bound instead of recursing for ever.
 func TestExpansionLimit(t *testing.T) {

@@ -69,6 +69,10 @@ type scope struct {
 	itemVal any
 	// input and context are set on the root scope of a (sub-)program.
 	input, context any
+	// noInput marks the root scope of a request that gave no input,
+	// which binds as {}: an expression reading a member of it fails, and
+	// says why.
+	noInput bool
 }
 
 func (sc *scope) child() *scope { return &scope{parent: sc, outputs: map[string]any{}} }
@@ -184,9 +188,12 @@ func (r *runner) eval(x *program.Expr, sc *scope) (any, error) {
 			return nil, e
 		}
 		msg := fmt.Sprintf("evaluating %q: %v", x.Src, err)
-		if strings.Contains(err.Error(), "no such overload") {
+		switch {
+		case strings.Contains(err.Error(), "no such overload"):
 			// At run time the operand types are what the input held.
 			msg += " (CEL does not mix int and double in arithmetic; a number its schema types as number is a double, but one without a schema type and without a fraction is an int: type it number in the schema, write 2.0, or convert with double(x))"
+		case sc.root().noInput && strings.Contains(err.Error(), "no such key") && strings.Contains(x.Src, "input"):
+			msg += " (the request gave no input, so input is {})"
 		}
 		return nil, &stop{status: pilotage.StatusPartial, msg: msg}
 	}
