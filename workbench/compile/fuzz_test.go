@@ -11,12 +11,16 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
 // FuzzCompile: any input compiles to findings placed inside the file or
 // to a model that emits, never a panic. Files the PDL names resolve to one small schema and one
 // guide so the fuzzer can reach the code that reads them. Compiled under
 // a cap of 1, it reports what capping all its findings afterwards reports.
+// Read a statement at a time, as Source reads, it compiles to the
+// findings and model of Parse's whole tree (TestStreamedCompilesAlike
+// on any input).
 func FuzzCompile(f *testing.F) {
 	for _, seed := range golden.Sections(f, "testdata/errors/*.txtar", func(name string) bool { return name == "lang.pdl" }) {
 		f.Add(seed)
@@ -36,8 +40,12 @@ func FuzzCompile(f *testing.F) {
 		}
 		return nil, fs.ErrNotExist
 	}
+	whole := func(name string, src []byte) (*pdl.File, []report.Finding) { return pdl.Parse(name, src) }
 	f.Fuzz(func(t *testing.T, src []byte) {
 		res := Source("f.pdl", src, Options{ReadFile: read})
+		if w := source("f.pdl", src, Options{ReadFile: read}, whole); !bytes.Equal(render(res.Findings), render(w.Findings)) || !reflect.DeepEqual(res.Server, w.Server) {
+			t.Fatalf("read a statement at a time:\n%s\nfrom the whole tree:\n%s", render(res.Findings), render(w.Findings))
+		}
 		lines := bytes.Count(src, []byte("\n")) + 1
 		for _, x := range res.Findings {
 			if x.Line < 1 || x.Message == "" {
