@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// FuzzParse: any input gives a tree or findings, never a panic; a file
-// that parses cleanly formats to text that parses cleanly, means the same
-// and formats to itself.
+// FuzzParse: any input gives a tree or findings, never a panic, and
+// Stream reads it as Parse does (streamDiffers); a file that parses
+// cleanly formats to text that parses cleanly, means the same and formats
+// to itself.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*/*.pdl")
 	more, _ := filepath.Glob("../../langs/*/*.pdl")
@@ -20,6 +21,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("a b=c \"\"\"\n x\n\"\"\" `y` 1.5s { d; e {} } # c\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
+		if problem := streamDiffers("f.pdl", src); problem != "" {
+			t.Fatal(problem)
+		}
 		file, fs := Parse("f.pdl", src)
 		for _, x := range fs {
 			if x.Line < 1 || x.Column < 1 {
