@@ -63,10 +63,13 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 		case err != nil:
 			return verb.Usage("%v", err)
 		default:
+			if !p.Update {
+				f.DropTree()
+			}
 			files = append(files, f)
 		}
 	}
-	outcomes := langtest.Run(langtest.Params{Files: files, Run: p.Run})
+	outcomes := langtest.Run(langtest.Params{Files: files, Run: p.Run, KeepAnswers: p.Update || p.Coverage})
 	failed := 0
 	for _, o := range outcomes {
 		if !p.Update {

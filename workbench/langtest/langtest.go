@@ -26,6 +26,11 @@ import (
 type Params struct {
 	Files []*testcase.File
 	Run   *regexp.Regexp // nil runs every case
+	// KeepAnswers keeps each Outcome's Got, the engine's answers, which
+	// --update rewrites expectations from and --coverage reads; without
+	// it a case's answers are dropped once they are checked, so a corpus
+	// holds its findings, not every plan and trace it produced.
+	KeepAnswers bool
 }
 
 // RulePDL marks a case whose PDL does not load or has no such Language:
@@ -63,7 +68,11 @@ func Run(p Params) []Outcome {
 			if p.Run != nil && !p.Run.MatchString(c.Name) {
 				continue
 			}
-			out = append(out, r.runCase(f, c))
+			o := r.runCase(f, c)
+			if !p.KeepAnswers {
+				o.Got = nil
+			}
+			out = append(out, o)
 		}
 	}
 	return out

@@ -84,3 +84,32 @@ func TestRunSelects(t *testing.T) {
 		t.Fatalf("got %d cases", len(out))
 	}
 }
+
+// TestAnswersKeptOnlyWhenAsked: the engine's answers stay in an Outcome
+// for --update and --coverage, and are dropped once checked otherwise;
+// the findings are the same either way. A corpus of 1,000 cases of the
+// init template's first shape held 27 MB over the baseline with every
+// plan and trace kept (docs/performance.md, "Hostile inputs").
+func TestAnswersKeptOnlyWhenAsked(t *testing.T) {
+	files := parse(t, "testdata/bad/tests/bad.yaml")
+	kept := Run(Params{Files: files, KeepAnswers: true})
+	dropped := Run(Params{Files: files})
+	if len(kept) == 0 || len(kept) != len(dropped) {
+		t.Fatalf("%d and %d outcomes", len(kept), len(dropped))
+	}
+	ran := 0
+	for i := range kept {
+		if dropped[i].Got != nil {
+			t.Errorf("case %q kept its answers unasked", dropped[i].Case.Name)
+		}
+		if kept[i].Got != nil {
+			ran++
+		}
+		if a, b := len(kept[i].Findings)+len(kept[i].Unmet), len(dropped[i].Findings)+len(dropped[i].Unmet); a != b {
+			t.Errorf("case %q: %d findings with its answers kept, %d without", kept[i].Case.Name, a, b)
+		}
+	}
+	if ran == 0 {
+		t.Error("no case kept its answers when asked")
+	}
+}

@@ -3,6 +3,7 @@ package testcase
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"regexp"
 
 	"go.yaml.in/yaml/v3"
@@ -13,6 +14,9 @@ import (
 // the ones that describe its result (valid and diagnostics, or status and
 // output).
 func Update(c *Case, got *Got, failed []Failure) error {
+	if c.node == nil {
+		return errDropped
+	}
 	redo := map[string]bool{}
 	for _, f := range failed {
 		redo[f.Key] = true
@@ -84,6 +88,9 @@ func current(key string, got *Got) (any, bool) {
 
 // Marshal writes the file back, comments and order kept.
 func (f *File) Marshal() ([]byte, error) {
+	if f.doc == nil {
+		return nil, errDropped
+	}
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -91,6 +98,21 @@ func (f *File) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), enc.Close()
+}
+
+// errDropped is Update's and Marshal's answer on a file whose tree
+// DropTree let go.
+var errDropped = errors.New("the case file's YAML tree was dropped after reading; parse it again to rewrite it")
+
+// DropTree lets go of the YAML tree the file was read from, which only
+// Update and Marshal use: go-yaml's tree takes about 200 bytes a value,
+// tens of times the file, and a run that rewrites nothing holds every
+// file's cases to the end.
+func (f *File) DropTree() {
+	f.doc = nil
+	for _, c := range f.Cases {
+		c.node, c.Expect.node = nil, nil
+	}
 }
 
 // keepFlow writes n in flow style where old was: the whole value, or
