@@ -99,7 +99,7 @@ func buildDirs(dir string, names []string) ([]string, error) {
 
 // buildOne writes one compiled definition into dir.
 func buildOne(s verb.Streams, res *compile.Result, name, dir string) error {
-	files, err := emit.Files(res.Server)
+	files, err := emit.FilesToWrite(res.Server)
 	if err != nil {
 		return verb.Usage("%s: %v", name, err)
 	}

@@ -6,6 +6,7 @@
 package emit
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -145,25 +146,49 @@ func encode(v any, indent bool) ([]byte, error) {
 type File struct {
 	Path string
 	Data []byte
+	// snap, in a file of FilesToWrite, is the snapshot Write writes in
+	// place of Data.
+	snap *spliced
 }
 
 // Files renders every artifact: manifest.json, snapshot.json and
 // guides/<language prefix>/<guide>.md, in that order.
 func Files(srv *language.Server) ([]File, error) {
+	files, err := FilesToWrite(srv)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range files {
+		if f.snap != nil {
+			if files[i].Data, err = f.snap.bytes(); err != nil {
+				return nil, err
+			}
+			files[i].snap = nil
+		}
+	}
+	return files, nil
+}
+
+// FilesToWrite is Files for Write alone: snapshot.json has no Data, and
+// Write writes it straight into its file, so that the whole indented
+// snapshot is never held in memory (docs/performance.md, "Peak memory of
+// build and lint"). Its items are encoded already: what fails to encode
+// fails here, as in Files.
+func FilesToWrite(srv *language.Server) ([]File, error) {
 	man, err := JSON(Manifest(srv))
 	if err != nil {
 		return nil, err
 	}
-	snap, err := SnapshotJSON(srv)
+	snap, err := splice(srv, indented)
 	if err != nil {
 		return nil, err
 	}
-	out := []File{{"manifest.json", man}, {"snapshot.json", snap}}
+	out := []File{{Path: "manifest.json", Data: man}, {Path: "snapshot.json", snap: snap}}
 	for _, l := range srv.Languages {
 		for _, g := range l.Guides {
 			// Guide ids may hold any character; the binding's prefix rule
 			// makes them safe as file names too.
-			out = append(out, File{"guides/" + binding.Prefix(l.ID) + "/" + binding.Prefix(g.ID) + ".md", []byte(g.Body)})
+			out = append(out, File{Path: "guides/" + binding.Prefix(l.ID) + "/" + binding.Prefix(g.ID) + ".md", Data: []byte(g.Body)})
 		}
 	}
 	return out, nil
@@ -207,7 +232,7 @@ func Write(dir string, files []File, keep []string) error {
 		if err := os.MkdirAll(filepath.Dir(paths[i]), 0o755); err != nil {
 			return err
 		}
-		t, err := writeTemp(paths[i], f.Data)
+		t, err := writeTemp(paths[i], f)
 		if err != nil {
 			return err
 		}
@@ -221,11 +246,12 @@ func Write(dir string, files []File, keep []string) error {
 	return nil
 }
 
-// writeTemp writes data to a new file beside name, readable by all as
-// os.WriteFile(name, data, 0o644) would leave it, and returns the new
-// file's name. An error names name, the file the user asked for, not
-// the temporary one.
-func writeTemp(name string, data []byte) (string, error) {
+// writeTemp writes f's bytes to a new file beside name, readable by all
+// as os.WriteFile(name, data, 0o644) would leave it, and returns the new
+// file's name. A snapshot of FilesToWrite goes through a buffer of
+// 64 KiB, so that its items are not written one system call each. An
+// error names name, the file the user asked for, not the temporary one.
+func writeTemp(name string, f File) (string, error) {
 	fail := func(err error) (string, error) {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -233,22 +259,29 @@ func writeTemp(name string, data []byte) (string, error) {
 		}
 		return "", &fs.PathError{Op: "write", Path: name, Err: err}
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), ".pilotage-build-*")
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".pilotage-build-*")
 	if err != nil {
 		return fail(err)
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
+	if f.snap != nil {
+		w := bufio.NewWriterSize(tmp, 64<<10)
+		if err = f.snap.writeTo(w); err == nil {
+			err = w.Flush()
+		}
+	} else {
+		_, err = tmp.Write(f.Data)
+	}
+	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
+		err = os.Chmod(tmp.Name(), 0o644)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		os.Remove(tmp.Name())
 		return fail(err)
 	}
-	return f.Name(), nil
+	return tmp.Name(), nil
 }
 
 // statAll is the FileInfo of every path that exists.

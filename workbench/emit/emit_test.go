@@ -45,13 +45,38 @@ func build(t testing.TB, name string) []emit.File {
 	return files
 }
 
-// TestGolden builds every example twice: both builds are byte-identical,
-// and equal to the files under testdata/golden (go test -update rewrites
-// them after a deliberate change).
+// written builds example name as pilotage build does, FilesToWrite
+// written by Write, and reads the files back.
+func written(t *testing.T, name string) []emit.File {
+	t.Helper()
+	res, _, err := compile.Load(filepath.Join("..", "..", "langs", name, name+".pdl"), report.DefaultMaxPerRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := emit.FilesToWrite(res.Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := emit.Write(dir, files, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range files {
+		if files[i].Data, err = os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return files
+}
+
+// TestGolden builds every example twice, in memory and written to files
+// as pilotage build writes them (the snapshot streamed): both builds are
+// byte-identical, and equal to the files under testdata/golden (go test
+// -update rewrites them after a deliberate change).
 func TestGolden(t *testing.T) {
 	for _, name := range examples {
 		t.Run(name, func(t *testing.T) {
-			first, second := build(t, name), build(t, name)
+			first, second := build(t, name), written(t, name)
 			if len(first) != len(second) {
 				t.Fatalf("builds differ in file count: %d, %d", len(first), len(second))
 			}

@@ -13,14 +13,14 @@ import (
 // must not have been replaced either, and no temporary file is left.
 func TestWriteAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
-	old := []File{{"snapshot.json", []byte("old snapshot")}, {"guides/a_v1/core.md", []byte("# old")}}
+	old := []File{{Path: "snapshot.json", Data: []byte("old snapshot")}, {Path: "guides/a_v1/core.md", Data: []byte("# old")}}
 	if err := Write(dir, old, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "guides", "b_v1"), []byte("in the way"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	next := []File{{"snapshot.json", []byte("new snapshot")}, {"guides/a_v1/core.md", []byte("# new")}, {"guides/b_v1/core.md", []byte("# b")}}
+	next := []File{{Path: "snapshot.json", Data: []byte("new snapshot")}, {Path: "guides/a_v1/core.md", Data: []byte("# new")}, {Path: "guides/b_v1/core.md", Data: []byte("# b")}}
 	err := Write(dir, next, nil)
 	if err == nil {
 		t.Fatal("Write succeeded with guides/b_v1 a file")
