@@ -80,6 +80,7 @@ func runBuild(s stdio, p *buildParams, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer limitMemory(args)()
 	return buildverb.Build(context.Background(), buildverb.Params{
 		Files:      args,
 		Dir:        p.dir,

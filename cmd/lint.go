@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"slices"
 
 	"github.com/pilotage-dev/pilotage/cmd/lintverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
@@ -103,6 +104,7 @@ func runLint(s stdio, p *lintParams, args []string) error {
 		return verb.ListRules(s.verb(), args, p.out.output, format, pdllint.Rules(rules.All()))
 	}
 	p.out.disabled = p.disable
+	defer limitMemory(slices.Concat(args, []string{p.baseline}))()
 	return lintverb.Lint(context.Background(), lintverb.Params{
 		Files:      args,
 		Disable:    p.disable,

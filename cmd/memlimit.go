@@ -1,0 +1,74 @@
+package cmd
+
+import (
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+// memPerByte and memSlack make the soft memory limit of a verb that reads
+// files (limitMemory): the Go runtime's memory at the verb's start, plus
+// memSlack, plus memPerByte bytes a byte of the files.
+const (
+	memPerByte = 6
+	memSlack   = 4 << 20
+)
+
+// limitMemory sets a soft memory limit (runtime/debug.SetMemoryLimit) for
+// a verb reading the files args name, and returns what restores the limit
+// before. Build and lint of a large PDL keep less than 10 bytes a byte of
+// it live, but the collector, which lets the heap grow to twice what it
+// last found live and counts as live what the CEL checks allocate while it
+// marks, let the process reach 10 to 12 times the file over its baseline
+// (issue 13 item 8; docs/performance.md, "build"). Near the limit the
+// collector runs sooner. The limit is soft: a verb that needs more memory
+// gets it, at up to twice the CPU, never an error. Standard input (-) is
+// of no size known in advance, so no limit is set for it, and a lower
+// limit set by GOMEMLIMIT is kept.
+func limitMemory(args []string) (restore func()) {
+	var size int64
+	for _, a := range args {
+		if a == "-" {
+			return func() {}
+		}
+		size += sizeOf(a)
+	}
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(sample)
+	held := int64(sample[0].Value.Uint64() - sample[1].Value.Uint64())
+	limit := held + memSlack + min(size, (math.MaxInt64-held-memSlack)/memPerByte)*memPerByte
+	before := debug.SetMemoryLimit(-1)
+	if before <= limit {
+		// A lower limit was set already (GOMEMLIMIT): it stands.
+		return func() {}
+	}
+	debug.SetMemoryLimit(limit)
+	return func() { debug.SetMemoryLimit(before) }
+}
+
+// sizeOf is the bytes of the file at path, or of the regular files under
+// it when it is a directory; what cannot be read counts nothing (the verb
+// reports it).
+func sizeOf(path string) int64 {
+	var n int64
+	_ = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	if n == 0 {
+		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+			n = info.Size()
+		}
+	}
+	return n
+}
