@@ -104,17 +104,17 @@ func TestDropTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := live() - base
-	f.DropTree()
+	f.dropTree()
 	dropped := live() - base
 	t.Logf("%d bytes with the tree, %d without", kept, dropped)
 	if dropped*2 > kept {
 		t.Errorf("the file holds %d bytes with its tree, %d without: want under half", kept, dropped)
 	}
 	if _, err := f.Marshal(); !errors.Is(err, errDropped) {
-		t.Errorf("Marshal after DropTree: %v", err)
+		t.Errorf("Marshal after dropTree: %v", err)
 	}
 	if err := Update(f.Cases[0], &Got{}, nil); !errors.Is(err, errDropped) {
-		t.Errorf("Update after DropTree: %v", err)
+		t.Errorf("Update after dropTree: %v", err)
 	}
 	runtime.KeepAlive(f)
 }

@@ -193,17 +193,26 @@ func Parse(name string, src []byte) (*File, error) {
 	}, "cases"); err != nil {
 		return nil, err
 	}
-	if err := p.resolvePDL(f, root); err != nil {
+	if err := p.finish(f, root); err != nil {
 		return nil, err
+	}
+	return f, nil
+}
+
+// finish resolves the file's PDL and refuses two cases of one name, once
+// its cases are read.
+func (p *parser) finish(f *File, root *yaml.Node) error {
+	if err := p.resolvePDL(f, root); err != nil {
+		return err
 	}
 	seen := map[string]int{}
 	for _, c := range f.Cases {
 		if l, dup := seen[c.Name]; dup {
-			return nil, &Error{File: name, Line: c.Line, Col: 1, Msg: fmt.Sprintf("a second case named %q (the first is at line %d)", c.Name, l), Hint: "case names select cases with --run; make them unique"}
+			return &Error{File: p.name, Line: c.Line, Col: 1, Msg: fmt.Sprintf("a second case named %q (the first is at line %d)", c.Name, l), Hint: "case names select cases with --run; make them unique"}
 		}
 		seen[c.Name] = c.Line
 	}
-	return f, nil
+	return nil
 }
 
 // resolvePDL makes f.PDL a path: as written, relative to the file; left

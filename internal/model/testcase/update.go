@@ -101,14 +101,14 @@ func (f *File) Marshal() ([]byte, error) {
 }
 
 // errDropped is Update's and Marshal's answer on a file whose tree
-// DropTree let go.
+// dropTree let go.
 var errDropped = errors.New("the case file's YAML tree was dropped after reading; parse it again to rewrite it")
 
-// DropTree lets go of the YAML tree the file was read from, which only
+// dropTree lets go of the YAML tree the file was read from, which only
 // Update and Marshal use: go-yaml's tree takes about 200 bytes a value,
 // tens of times the file, and a run that rewrites nothing holds every
 // file's cases to the end.
-func (f *File) DropTree() {
+func (f *File) dropTree() {
 	f.doc = nil
 	for _, c := range f.Cases {
 		c.node, c.Expect.node = nil, nil

@@ -1,0 +1,111 @@
+package testcase
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+)
+
+// readDiffers says how Read's answer on src differs from Parse's, its
+// tree dropped, or "" when it does not: the same cases, or the same
+// first error.
+func readDiffers(name string, src []byte) string {
+	want, werr := Parse(name, src)
+	got, gerr := Read(name, src)
+	switch {
+	case (werr == nil) != (gerr == nil):
+		return fmt.Sprintf("Parse: %v; Read: %v", werr, gerr)
+	case werr != nil:
+		if fmt.Sprintf("%+v", werr) != fmt.Sprintf("%+v", gerr) {
+			return fmt.Sprintf("Parse: %+v; Read: %+v", werr, gerr)
+		}
+		return ""
+	}
+	want.dropTree()
+	if !reflect.DeepEqual(want, got) {
+		return "the cases differ"
+	}
+	return ""
+}
+
+// TestReadLikeParse: every case file of the repository, and every
+// fixture of Parse's, reads to what Parse reads, and the corpora of
+// langs/, all in block style, are read a case at a time.
+func TestReadLikeParse(t *testing.T) {
+	corpora, _ := filepath.Glob("../../../langs/*/tests/*.yaml")
+	more, _ := filepath.Glob("../../../workbench/langtest/testdata/*/tests/*.yaml")
+	if len(corpora) < 5 {
+		t.Fatalf("found %d corpora", len(corpora))
+	}
+	for _, name := range append(corpora, more...) {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := readDiffers(name, src); d != "" {
+			t.Errorf("%s: %s", name, d)
+		}
+		if strings.Contains(name, "/langs/") && readByCase(name, src) == nil {
+			t.Errorf("%s is read whole, not a case at a time", name)
+		}
+	}
+	golden.Archives(t, "testdata/parse/*.txtar", func(t *testing.T, a *golden.Archive) {
+		name := filepath.Join(extract(t, a), "tests", "case.yaml")
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := readDiffers(name, src); d != "" {
+			t.Error(d)
+		}
+	})
+}
+
+// TestReadManyCases: 3,000 cases of the shape init writes first, 870 KB,
+// are over the tree budget of a file read whole (about 650 fit), and
+// read a case at a time within each case's.
+func TestReadManyCases(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("pdl: lang.pdl\n# generated\ncases:\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "  - name: case %d\n    principal: owner\n    program: {steps: [{id: add, call: todo.add, with: {item: input.item}}], output: steps.add.output}\n    input: {item: milk%d}\n\n    expect:\n      valid: true\n      status: success\n      trace:\n        - {id: add, status: success, calls: [todo.add]}\n", i, i)
+	}
+	b.WriteString("language: todo/v1\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lang.pdl"), []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name, src := filepath.Join(dir, "case.yaml"), []byte(b.String())
+	if _, err := Parse(name, src); err == nil || !strings.Contains(err.Error(), "too dense") {
+		t.Fatalf("Parse: %v; want the file refused as too dense", err)
+	}
+	f, err := Read(name, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Cases) != 3000 || f.Language != "todo/v1" || f.Cases[2999].Name != "case 2999" || f.Cases[2999].Line != 3+2999*10+1 {
+		t.Fatalf("%d cases, language %q, last %+v", len(f.Cases), f.Language, f.Cases[len(f.Cases)-1])
+	}
+	if l := f.Cases[1].Expect.Lines["status"]; l != 3+10+8 {
+		t.Errorf("case 1's status expected at line %d, want %d", l, 3+10+8)
+	}
+}
+
+// FuzzRead: Read answers what Parse answers on any input.
+func FuzzRead(f *testing.F) {
+	for _, s := range golden.Sections(f, "testdata/parse/*.txtar", func(n string) bool { return n == "tests/case.yaml" }) {
+		f.Add(s)
+	}
+	f.Add([]byte("cases:\n- name: a\n  program: {steps: [], output: '1'}\n- name: b\n  program: {steps: [], output: '2'}\npdl: x.pdl\n"))
+	f.Add([]byte("cases:\n  - &a {name: a, program: {steps: [], output: '1'}}\n  - *a\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if d := readDiffers("tests/case.yaml", src); d != "" {
+			t.Fatal(d)
+		}
+	})
+}
