@@ -11,6 +11,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
@@ -103,6 +104,10 @@ type Input struct {
 	Src []byte
 	// Locate overrides positions (PDL builds); nil uses Src positions.
 	Locate Locator
+	// Quoted holds the texts Locate places findings in, by file name (a
+	// PDL and the files it reads), for the report's snippets; nil quotes
+	// Src under File.
+	Quoted map[string][]byte
 	// Grammars maps a Language id to its grammar facts, when known.
 	Grammars map[string]*Grammar
 	// Size is the length the budgets per byte of the document charge
@@ -119,6 +124,16 @@ func (in *Input) BudgetSize() int {
 		return in.Size
 	}
 	return len(in.Src)
+}
+
+// quoteInto records the texts the input's findings quote: a PDL's, not
+// the snapshot built from it, whose lines are not the PDL's.
+func (in *Input) quoteInto(sources map[string][]byte) {
+	if in.Quoted == nil {
+		sources[in.File] = in.Src
+		return
+	}
+	maps.Copy(sources, in.Quoted)
 }
 
 // Config selects rules.
@@ -156,7 +171,7 @@ func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 	}
 	if base != nil {
 		// Related locations point into the baseline; text output quotes it.
-		rep.Sources[base.In.File] = base.In.Src
+		base.In.quoteInto(rep.Sources)
 	}
 	var enabled []*Rule
 	for _, r := range rules {
@@ -167,7 +182,7 @@ func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 	}
 	for _, in := range inputs {
 		rep.Files = append(rep.Files, in.File)
-		rep.Sources[in.File] = in.Src
+		in.quoteInto(rep.Sources)
 		rep.Add(lintOne(enabled, in, base)...)
 	}
 	rep.Summary.Files = len(inputs)

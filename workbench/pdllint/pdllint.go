@@ -77,7 +77,7 @@ func Input(name string, src []byte, opts compile.Options, disabled map[string]bo
 	if err != nil {
 		return nil, res, err
 	}
-	in := &lint.Input{File: name, Src: snap, Size: emit.IndentedLen(snap), Locate: Locator(name, res.Server), Grammars: Grammars(res.Server)}
+	in := &lint.Input{File: name, Src: snap, Size: emit.IndentedLen(snap), Locate: Locator(name, res.Server), Quoted: res.Sources, Grammars: Grammars(res.Server)}
 	return in, res, nil
 }
 

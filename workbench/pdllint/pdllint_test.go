@@ -294,3 +294,31 @@ func TestGeneratedIDsNeedTheScheme(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineQuotesPDL: a PDL baseline's findings are placed in the PDL
+// (its Locator), so the report quotes the PDL and the files it reads
+// under their names, never the snapshot built from it.
+func TestBaselineQuotesPDL(t *testing.T) {
+	name := filepath.Join("..", "..", "langs", "homeflow", "homeflow.pdl")
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _, err := Input(name, src, compile.Options{Dir: filepath.Dir(name)}, nil)
+	if err != nil || base == nil {
+		t.Fatalf("baseline: %v", err)
+	}
+	calc := filepath.Join("..", "..", "langs", "calc", "calc.pdl")
+	csrc, _ := os.ReadFile(calc)
+	rep, err := Run(rules.All(), []*lint.Input{{File: calc, Src: csrc}}, lint.Config{Baseline: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(rep.Sources[name], src) {
+		t.Errorf("the report quotes %.60q… for the baseline %s, not its PDL", rep.Sources[name], name)
+	}
+	guide := filepath.Join(filepath.Dir(name), "guides", "core.md")
+	if want, _ := os.ReadFile(guide); !bytes.Equal(rep.Sources[guide], want) {
+		t.Errorf("the report does not quote the baseline's guide file %s", guide)
+	}
+}
