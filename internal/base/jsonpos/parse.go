@@ -63,6 +63,10 @@ func (b *builder) close(object bool, names []string) {
 	mark := b.marks[len(b.marks)-1]
 	b.marks = b.marks[:len(b.marks)-1]
 	kids := b.vals[mark:]
+	if !object && 4*len(kids) >= 3*cap(b.vals) {
+		b.handOver(mark)
+		return
+	}
 	var v any
 	if object {
 		m := make(map[string]any, len(kids))
@@ -75,6 +79,21 @@ func (b *builder) close(object bool, names []string) {
 	}
 	clear(kids) // the stack's array no longer keeps them alive
 	b.vals = append(b.vals[:mark], v)
+}
+
+// handOver makes the stack's array the closing array's, instead of a copy
+// of its elements, when they fill most of it (a large array of small
+// values, whose copy would double what decoding it holds at its peak),
+// and goes on in a new stack sized for what may still come: the values
+// under mark, the array, and what the stack had room for (the stack is
+// sized for every value of the document, each pushed once). The rest of
+// the old array stays allocated with the array: under a quarter of it.
+func (b *builder) handOver(mark int) {
+	kids := b.vals[mark:len(b.vals):len(b.vals)]
+	rest := make([]any, mark, mark+1+cap(b.vals)-len(b.vals))
+	copy(rest, b.vals[:mark])
+	clear(b.vals[:mark]) // the array's memory must not keep them alive
+	b.vals = append(rest, kids)
 }
 
 // tooMany is the error of a document whose records or children need
