@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -16,16 +17,50 @@ type jsonReport struct {
 	Summary  Summary   `json:"summary"`
 }
 
-// writeJSON gives every finding its sections list, even of one section,
-// so a consumer reads one member whatever the rule (issue 10: findings
-// cite "a sections list in JSON output").
-func writeJSON(w io.Writer, r *Report) error {
-	fs := make([]Finding, len(r.Findings))
-	for i, f := range r.Findings {
-		f.Sections = f.AllSections()
-		fs[i] = f
+// jsonWriter writes the json report a finding at a time, byte for byte
+// what json.MarshalIndent makes of a jsonReport: the findings array opens
+// with the writer, each finding is indented as an element of it, and end
+// closes it with the summary. Every finding carries its sections list,
+// even of one section, so a consumer reads one member whatever the rule
+// (issue 10: findings cite "a sections list in JSON output").
+type jsonWriter struct {
+	bw *bufio.Writer
+	n  int // findings written
+}
+
+func newJSONWriter(w io.Writer) *jsonWriter {
+	j := &jsonWriter{bw: bufio.NewWriter(w)}
+	j.bw.WriteString("{\n  \"findings\": [")
+	return j
+}
+
+func (j *jsonWriter) finding(f Finding) error {
+	f.Sections = f.AllSections()
+	b, err := json.MarshalIndent(f, "    ", "  ")
+	if err != nil {
+		return err
 	}
-	return writeIndentedJSON(w, jsonReport{Findings: fs, Summary: r.Summary})
+	if j.n > 0 {
+		j.bw.WriteByte(',')
+	}
+	j.n++
+	j.bw.WriteString("\n    ")
+	_, err = jsonControls.WriteString(j.bw, string(b))
+	return err
+}
+
+func (j *jsonWriter) end(r *Report) error {
+	b, err := json.MarshalIndent(r.Summary, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	if j.n > 0 {
+		j.bw.WriteString("\n  ")
+	}
+	j.bw.WriteString("],\n  \"summary\": ")
+	jsonControls.WriteString(j.bw, string(b))
+	j.bw.WriteString("\n}\n")
+	return j.bw.Flush()
 }
 
 // writeIndentedJSON writes v as indented JSON and a newline, with DEL,
@@ -61,35 +96,38 @@ var githubEscape = strings.NewReplacer("%", "%25", "\n", "%0A")
 // contain ':' or ','.
 var githubEscapeProp = strings.NewReplacer("%", "%25", "\n", "%0A", ":", "%3A", ",", "%2C")
 
-// writeGitHub prints one GitHub Actions annotation per finding.
-func writeGitHub(w io.Writer, r *Report) error {
-	for _, f := range r.Findings {
-		f = f.visible()
-		cmd := "notice"
-		switch f.Severity {
-		case Error:
-			cmd = "error"
-		case Warning:
-			cmd = "warning"
-		}
-		props := []string{"file=" + githubEscapeProp.Replace(f.File)}
-		if f.Line > 0 {
-			props = append(props, fmt.Sprintf("line=%d", f.Line), fmt.Sprintf("col=%d", f.Column))
-		}
-		if f.EndLine > 0 {
-			props = append(props, fmt.Sprintf("endLine=%d", f.EndLine), fmt.Sprintf("endColumn=%d", f.EndColumn))
-		}
-		props = append(props, "title="+githubEscapeProp.Replace(f.Rule+" ("+f.cited()+")"))
-		msg := f.Message
-		if f.Hint != "" {
-			msg += "\nhint: " + f.Hint
-		}
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), githubEscape.Replace(msg)); err != nil {
-			return err
-		}
+// githubWriter prints one GitHub Actions annotation per finding.
+type githubWriter struct{ bw *bufio.Writer }
+
+func (g githubWriter) finding(f Finding) error {
+	if f.Suppressed() {
+		return nil
 	}
-	return nil
+	f = f.visible()
+	cmd := "notice"
+	switch f.Severity {
+	case Error:
+		cmd = "error"
+	case Warning:
+		cmd = "warning"
+	}
+	props := []string{"file=" + githubEscapeProp.Replace(f.File)}
+	if f.Line > 0 {
+		props = append(props, fmt.Sprintf("line=%d", f.Line), fmt.Sprintf("col=%d", f.Column))
+	}
+	if f.EndLine > 0 {
+		props = append(props, fmt.Sprintf("endLine=%d", f.EndLine), fmt.Sprintf("endColumn=%d", f.EndColumn))
+	}
+	props = append(props, "title="+githubEscapeProp.Replace(f.Rule+" ("+f.cited()+")"))
+	msg := f.Message
+	if f.Hint != "" {
+		msg += "\nhint: " + f.Hint
+	}
+	_, err := fmt.Fprintf(g.bw, "::%s %s::%s\n", cmd, strings.Join(props, ","), githubEscape.Replace(msg))
+	return err
 }
+
+func (g githubWriter) end(*Report) error { return g.bw.Flush() }
 
 // SARIF 2.1.0, the subset GitHub code scanning reads.
 type sarifLog struct {

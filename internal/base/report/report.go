@@ -6,10 +6,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -296,22 +296,13 @@ func (r *Report) Sort() {
 // Cap's counts again: for a report already sorted whose findings were
 // then changed (a configuration dropped or added some).
 func (r *Report) Order() {
-	sort.SliceStable(r.Findings, func(i, j int) bool {
-		a, b := r.Findings[i], r.Findings[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		if a.Rule != b.Rule {
-			return a.Rule < b.Rule
-		}
-		return a.Message < b.Message
-	})
+	slices.SortStableFunc(r.Findings, compare)
+}
+
+// compare orders findings by file, position, then rule and message.
+func compare(a, b Finding) int {
+	return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column),
+		strings.Compare(a.Rule, b.Rule), strings.Compare(a.Message, b.Message))
 }
 
 // Failed reports whether the report should fail the command: any error,
@@ -379,16 +370,19 @@ type Options struct {
 // Write renders r in format f.
 func Write(w io.Writer, f Format, r *Report, opt Options) error {
 	switch f {
-	case Text:
-		return writeText(w, r, opt)
-	case JSON:
-		return writeJSON(w, r)
 	case SARIF:
 		return writeSARIF(w, r, opt.IncludeSuppressed)
-	case GitHub:
-		return writeGitHub(w, r.unsuppressed())
 	case JUnit:
 		return writeJUnit(w, r.unsuppressed(), opt.Strict)
 	}
-	return fmt.Errorf("unknown format %q", f)
+	fw := newFindingWriter(w, f, r, opt)
+	if fw == nil {
+		return fmt.Errorf("unknown format %q", f)
+	}
+	for _, x := range r.Findings {
+		if err := fw.finding(x); err != nil {
+			return err
+		}
+	}
+	return fw.end(r)
 }

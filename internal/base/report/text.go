@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -16,49 +15,60 @@ const (
 	ansiDim    = "\x1b[2m"
 )
 
-// writeText renders findings the way HCL does: a location and summary
-// line, the source line with the subject underlined, then the hint.
-func writeText(w io.Writer, r *Report, opt Options) error {
-	r = r.unsuppressed()
-	bw := bufio.NewWriter(w)
-	paint := func(code, s string) string {
-		if !opt.Color {
-			return s
-		}
-		return code + s + ansiReset
+// textWriter renders findings the way HCL does: a location and summary
+// line, the source line with the subject underlined, then the hint; the
+// summary line ends the report.
+type textWriter struct {
+	bw    *bufio.Writer
+	r     *Report // Sources and KeyLabel
+	opt   Options
+	lines lineReader
+}
+
+func (t *textWriter) paint(code, s string) string {
+	if !t.opt.Color {
+		return s
 	}
-	lines := lineReader{}
-	for _, f := range r.Findings {
-		file := f.File
-		f = f.visible()
-		sevColor := ansiBlue
-		switch f.Severity {
-		case Error:
-			sevColor = ansiRed
-		case Warning:
-			sevColor = ansiYellow
-		}
-		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, location(f)), paint(sevColor, string(f.Severity)),
-			f.Message, paint(ansiDim, fmt.Sprintf("[%s %s]", f.Rule, f.cited())))
-		if line, ok := lines.window(file, r.Sources[file], f.Line, f.Column); ok {
-			bw.WriteString(snippet(line, f))
-		}
-		if f.Pointer != "" {
-			fmt.Fprintf(bw, "  %s %s\n", paint(ansiDim, "at"), f.Pointer)
-		}
-		if f.Key != "" && r.KeyLabel != "" {
-			fmt.Fprintf(bw, "  %s %s %s\n", paint(ansiDim, "in"), r.KeyLabel, f.Key)
-		}
-		for _, rel := range f.Related {
-			fmt.Fprintf(bw, "  %s %s:%d:%d %s\n", paint(ansiDim, "see"), rel.File, rel.Line, rel.Column, rel.Note)
-		}
-		if f.Hint != "" {
-			fmt.Fprintf(bw, "  %s %s\n", paint(ansiBold, "hint:"), f.Hint)
-		}
-		bw.WriteByte('\n')
+	return code + s + ansiReset
+}
+
+func (t *textWriter) finding(f Finding) error {
+	if f.Suppressed() {
+		return nil
 	}
-	fmt.Fprintln(bw, summaryLine(r))
-	return bw.Flush()
+	bw, paint := t.bw, t.paint
+	file := f.File
+	f = f.visible()
+	sevColor := ansiBlue
+	switch f.Severity {
+	case Error:
+		sevColor = ansiRed
+	case Warning:
+		sevColor = ansiYellow
+	}
+	fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(ansiBold, location(f)), paint(sevColor, string(f.Severity)),
+		f.Message, paint(ansiDim, fmt.Sprintf("[%s %s]", f.Rule, f.cited())))
+	if line, ok := t.lines.window(file, t.r.Sources[file], f.Line, f.Column); ok {
+		bw.WriteString(snippet(line, f))
+	}
+	if f.Pointer != "" {
+		fmt.Fprintf(bw, "  %s %s\n", paint(ansiDim, "at"), f.Pointer)
+	}
+	if f.Key != "" && t.r.KeyLabel != "" {
+		fmt.Fprintf(bw, "  %s %s %s\n", paint(ansiDim, "in"), t.r.KeyLabel, f.Key)
+	}
+	for _, rel := range f.Related {
+		fmt.Fprintf(bw, "  %s %s:%d:%d %s\n", paint(ansiDim, "see"), rel.File, rel.Line, rel.Column, rel.Note)
+	}
+	if f.Hint != "" {
+		fmt.Fprintf(bw, "  %s %s\n", paint(ansiBold, "hint:"), f.Hint)
+	}
+	return bw.WriteByte('\n')
+}
+
+func (t *textWriter) end(r *Report) error {
+	fmt.Fprintln(t.bw, summaryLine(r))
+	return t.bw.Flush()
 }
 
 // location is file:line:col, or the file alone for a whole-file finding.
