@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
@@ -47,103 +48,195 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 	if err != nil {
 		return err
 	}
+	// Every file is read before the report starts, so one that cannot be
+	// is a usage error with no report, as before any case runs.
 	rep := &report.Report{Tool: "pilotage test", Files: names, Sources: map[string][]byte{}}
-	var files []*testcase.File
 	for _, name := range names {
 		src, err := os.ReadFile(name)
 		if err != nil {
 			return verb.Usage("%v", verb.ReadErr(err))
 		}
 		rep.Sources[name] = src
+	}
+	t := &run{p: p, rep: rep, cov: map[*language.Language]*testcase.Coverage{}}
+	// --update writes the report once every file is rewritten, and json
+	// with --coverage wraps it: both write it whole from a buffer.
+	coverageJSON := p.Coverage && p.Format == report.JSON
+	if p.Update || coverageJSON {
+		var b bytes.Buffer
+		if err := t.report(&b); err != nil {
+			return err
+		}
+		if err := t.updateFiles(s); err != nil {
+			return err
+		}
+		err = verb.WriteOutput(s, p.Output, "the report", func(w io.Writer) error {
+			if coverageJSON {
+				return writeCoverageJSON(w, b.Bytes(), t.covOrder)
+			}
+			_, err := w.Write(b.Bytes())
+			return err
+		})
+	} else {
+		err = verb.WriteOutput(s, p.Output, "the report", t.report)
+	}
+	switch {
+	case err != nil:
+		return err
+	case t.pdlFailed:
+		return &verb.ExitError{Code: verb.ExitUsage}
+	case rep.Failed(false):
+		return verb.Findings
+	}
+	return nil
+}
+
+// run is one pilotage test: what it keeps of the cases while they run,
+// to report them as they finish.
+type run struct {
+	p   Params
+	rep *report.Report
+	// cases and failed count the cases for the text report's last line;
+	// pdlFailed is a case whose PDL is unusable.
+	cases, failed int
+	pdlFailed     bool
+	// cov is --coverage's, a Language's in the order first met.
+	cov      map[*language.Language]*testcase.Coverage
+	covOrder []*testcase.Coverage
+	// changed are the files --update rewrote expectations of, in the
+	// order run; updErr is the first rewrite that failed.
+	changed []*testcase.File
+	updErr  error
+}
+
+// fileRun is what a file's cases gave, which counts once the file has
+// read to its end (a file is all or nothing: langtest.Runner.File).
+type fileRun struct {
+	findings      []report.Finding
+	cases, failed int
+	pdlFailed     bool
+	// kept are the Outcomes --coverage and --update read.
+	kept []langtest.Outcome
+}
+
+// report runs every case and writes the report to w file by file, as
+// each file's cases finish, in report.Sort's order: a file's findings are
+// released once no file still to run sorts before it. A passing corpus
+// holds one case at a time, not every case's outcome.
+func (t *run) report(w io.Writer) error {
+	p, rep := t.p, t.rep
+	st := report.NewStream(w, p.Format, rep, report.Options{Color: p.Color})
+	r := langtest.NewRunner(langtest.Params{Run: p.Run})
+	defer r.Close()
+	// ahead are the names of the files not yet run, sorted.
+	ahead := slices.Sorted(slices.Values(rep.Files))
+	for _, name := range rep.Files {
+		i, _ := slices.BinarySearch(ahead, name)
+		ahead = slices.Delete(ahead, i, i+1)
 		// --update rewrites the files, which takes their YAML trees; a
 		// run reads them a case at a time where it can, holding none.
 		read := testcase.Read
 		if p.Update {
 			read = testcase.Parse
 		}
-		f, err := read(name, src)
+		f, err := read(name, rep.Sources[name])
 		var pe *testcase.Error
 		switch {
 		case errors.As(err, &pe):
-			rep.Add(report.Finding{Rule: "test-parse", Section: "docs/test.md", Severity: report.Error, Message: pe.Msg, Hint: pe.Hint, File: pe.File, Line: pe.Line, Column: pe.Col})
 		case err != nil:
-			return verb.Usage("%v", err)
-		default:
-			files = append(files, f)
-		}
-	}
-	outcomes := langtest.Run(langtest.Params{Files: files, Run: p.Run, KeepAnswers: p.Update || p.Coverage})
-	failed := 0
-	for _, o := range outcomes {
-		if !p.Update {
-			rep.Add(o.Unmet...)
-		}
-		if len(o.Findings) > 0 || !p.Update && len(o.Unmet) > 0 {
-			failed++
-		}
-		rep.Add(o.Findings...)
-	}
-	if p.Update {
-		if err := updateFiles(s, outcomes); err != nil {
 			return err
+		default:
+			var fr fileRun
+			if pe = r.File(f, fr.add(p)); pe == nil {
+				t.count(st, &fr)
+			}
 		}
-	}
-	rep.Sort()
-	var cov []*testcase.Coverage
-	if p.Coverage {
-		cov = coverage(outcomes)
-	}
-	err = verb.WriteOutput(s, p.Output, "the report", func(w io.Writer) error {
-		if p.Format == report.JSON && p.Coverage {
-			return writeCoverageJSON(w, rep, cov)
+		if pe != nil {
+			st.Add(langtest.ParseFinding(pe))
 		}
-		if p.Format != report.Text {
-			return report.Write(w, p.Format, rep, report.Options{Color: p.Color})
-		}
-		// In text, findings come with their count; a corpus that passes
-		// says so in one line, the cases', not with an empty count first.
-		if len(rep.Findings) > 0 {
-			if err := report.Write(w, p.Format, rep, report.Options{Color: p.Color}); err != nil {
+		if len(ahead) > 0 {
+			if err := st.Flush(ahead[0], 0); err != nil {
 				return err
 			}
 		}
-		if _, err := fmt.Fprintf(w, "%s, %d passed, %d failed\n", report.Count(len(outcomes), "case"), len(outcomes)-failed, failed); err != nil {
+	}
+	if p.Format != report.Text {
+		return st.Close()
+	}
+	// In text, findings come with their count; a corpus that passes
+	// says so in one line, the cases', not with an empty count first.
+	if n := rep.Summary; n.Errors+n.Warnings+n.Infos+n.Suppressed > 0 {
+		if err := st.Close(); err != nil {
 			return err
 		}
-		return testcase.WriteText(w, cov)
-	})
-	if err != nil {
+	}
+	if _, err := fmt.Fprintf(w, "%s, %d passed, %d failed\n", report.Count(t.cases, "case"), t.cases-t.failed, t.failed); err != nil {
 		return err
 	}
-	for _, f := range rep.Findings {
-		if f.Rule == langtest.RulePDL {
-			return &verb.ExitError{Code: verb.ExitUsage}
-		}
-	}
-	if rep.Failed(false) {
-		return verb.Findings
-	}
-	return nil
+	return testcase.WriteText(w, t.covOrder)
 }
 
-// updateFiles rewrites the expectations of every case that ran and
-// writes back the files that hold one.
-func updateFiles(s verb.Streams, outcomes []langtest.Outcome) error {
-	changed := map[*testcase.File]bool{}
-	var order []*testcase.File
-	for _, o := range outcomes {
-		if o.Got == nil || len(o.Failures) == 0 && len(o.Case.Expect.Lines) > 0 {
-			continue
+// add is what keeps a case's outcome in fr: its findings and counts, and
+// the Outcome itself only for --coverage and --update.
+func (fr *fileRun) add(p Params) func(langtest.Outcome) {
+	return func(o langtest.Outcome) {
+		fr.cases++
+		if !p.Update {
+			fr.findings = append(fr.findings, o.Unmet...)
 		}
-		if err := testcase.Update(o.Case, o.Got, o.Failures); err != nil {
-			return verb.Usage("--update %s: %v", o.File.Name, err)
+		if len(o.Findings) > 0 || !p.Update && len(o.Unmet) > 0 {
+			fr.failed++
 		}
-		if !changed[o.File] {
-			changed[o.File] = true
-			order = append(order, o.File)
+		fr.findings = append(fr.findings, o.Findings...)
+		fr.pdlFailed = fr.pdlFailed || slices.ContainsFunc(o.Findings, func(f report.Finding) bool { return f.Rule == langtest.RulePDL })
+		if p.Coverage || p.Update {
+			fr.kept = append(fr.kept, o)
 		}
 	}
-	for _, f := range order {
+}
+
+// count reports the cases of a file that read to its end.
+func (t *run) count(st *report.Stream, fr *fileRun) {
+	st.Add(fr.findings...)
+	t.cases += fr.cases
+	t.failed += fr.failed
+	t.pdlFailed = t.pdlFailed || fr.pdlFailed
+	for _, o := range fr.kept {
+		if t.p.Coverage && o.Lang != nil {
+			cv := t.cov[o.Lang]
+			if cv == nil {
+				cv = testcase.NewCoverage(o.Server, o.Lang, o.File.PDL)
+				t.cov[o.Lang] = cv
+				t.covOrder = append(t.covOrder, cv)
+			}
+			cv.Add(o.Case, o.Got)
+		}
+		if t.p.Update {
+			t.update(o)
+		}
+	}
+}
+
+// update rewrites the expectations of a case that ran, for --update.
+func (t *run) update(o langtest.Outcome) {
+	if t.updErr != nil || o.Got == nil || len(o.Failures) == 0 && len(o.Case.Expect.Lines) > 0 {
+		return
+	}
+	if err := testcase.Update(o.Case, o.Got, o.Failures); err != nil {
+		t.updErr = verb.Usage("--update %s: %v", o.File.Name, err)
+		return
+	}
+	if n := len(t.changed); n == 0 || t.changed[n-1] != o.File {
+		t.changed = append(t.changed, o.File)
+	}
+}
+
+// updateFiles writes back the files --update rewrote expectations of.
+func (t *run) updateFiles(s verb.Streams) error {
+	if t.updErr != nil {
+		return t.updErr
+	}
+	for _, f := range t.changed {
 		b, err := f.Marshal()
 		if err != nil {
 			return verb.Usage("--update %s: %v", f.Name, err)
@@ -156,33 +249,9 @@ func updateFiles(s verb.Streams, outcomes []langtest.Outcome) error {
 	return nil
 }
 
-// coverage counts, per Language the cases ran against, what they
-// exercised.
-func coverage(outcomes []langtest.Outcome) []*testcase.Coverage {
-	byLang := map[*language.Language]*testcase.Coverage{}
-	var out []*testcase.Coverage
-	for _, o := range outcomes {
-		if o.Lang == nil {
-			continue
-		}
-		cv := byLang[o.Lang]
-		if cv == nil {
-			cv = testcase.NewCoverage(o.Server, o.Lang, o.File.PDL)
-			byLang[o.Lang] = cv
-			out = append(out, cv)
-		}
-		cv.Add(o.Case, o.Got)
-	}
-	return out
-}
-
-// writeCoverageJSON writes the json report and the coverage as one
+// writeCoverageJSON writes the json report, rep, and the coverage as one
 // object: {"report": …, "coverage": [{language, pdl, dimensions}]}.
-func writeCoverageJSON(w io.Writer, rep *report.Report, cov []*testcase.Coverage) error {
-	var b bytes.Buffer
-	if err := report.Write(&b, report.JSON, rep, report.Options{}); err != nil {
-		return err
-	}
+func writeCoverageJSON(w io.Writer, rep []byte, cov []*testcase.Coverage) error {
 	type langCov struct {
 		Language   string               `json:"language"`
 		PDL        string               `json:"pdl"`
@@ -191,7 +260,7 @@ func writeCoverageJSON(w io.Writer, rep *report.Report, cov []*testcase.Coverage
 	out := struct {
 		Report   json.RawMessage `json:"report"`
 		Coverage []langCov       `json:"coverage"`
-	}{Report: b.Bytes(), Coverage: []langCov{}}
+	}{Report: rep, Coverage: []langCov{}}
 	for _, cv := range cov {
 		out.Coverage = append(out.Coverage, langCov{cv.Language, cv.PDL, cv.Dimensions()})
 	}

@@ -24,18 +24,22 @@ import (
 
 // Params select the cases to run.
 type Params struct {
-	Files []*testcase.File
-	Run   *regexp.Regexp // nil runs every case
-	// KeepAnswers keeps each Outcome's Got, the engine's answers, which
-	// --update rewrites expectations from and --coverage reads; without
-	// it a case's answers are dropped once they are checked, so a corpus
-	// holds its findings, not every plan and trace it produced.
-	KeepAnswers bool
+	Run *regexp.Regexp // nil runs every case
 }
 
-// RulePDL marks a case whose PDL does not load or has no such Language:
-// unusable input, as for every other verb, not a failed case.
-const RulePDL = "test-pdl"
+// The rules of findings that are not failed expectations. RulePDL marks
+// a case whose PDL does not load or has no such Language: unusable
+// input, as for every other verb, not a failed case. RuleParse marks a
+// case file that does not say what it means.
+const (
+	RulePDL   = "test-pdl"
+	RuleParse = "test-parse"
+)
+
+// ParseFinding is e, a case file's problem, as a finding at its line.
+func ParseFinding(e *testcase.Error) report.Finding {
+	return report.Finding{Rule: RuleParse, Section: "docs/test.md", Severity: report.Error, Message: e.Msg, Hint: e.Hint, File: e.File, Line: e.Line, Column: e.Col}
+}
 
 // Outcome is one case's result: what the engine answered and the
 // findings (failed expectations, bad cases) at their lines.
@@ -52,30 +56,47 @@ type Outcome struct {
 	Failures []testcase.Failure
 }
 
-// Run runs the selected cases of every file, in order.
-func Run(p Params) []Outcome {
-	r := &runner{pdls: map[string]*compiled{}}
-	defer func() {
-		for _, c := range r.pdls {
-			if c.eng != nil {
-				c.eng.Close()
-			}
+// Runner runs case files, compiling each PDL once for every case of
+// every file that names it.
+type Runner struct {
+	p    Params
+	pdls map[string]*compiled
+}
+
+// NewRunner is a Runner of the cases p selects; Close ends it.
+func NewRunner(p Params) *Runner {
+	return &Runner{p: p, pdls: map[string]*compiled{}}
+}
+
+// File runs the selected cases of f in order and hands each one's
+// Outcome to each as the case finishes. The Runner keeps nothing of a
+// case once each returns, and a file Read a case at a time is read a case
+// at a time here (testcase.File.All), so what each keeps is all a run
+// holds of its cases: a corpus reported as it runs holds one case's
+// program, answers and findings at a time, not every case's, while
+// --update and --coverage keep what they read. A file is all or nothing:
+// when one read a case at a time turns out not to read, at a case further
+// on, File returns its error, and the Outcomes handed over before it are
+// of a file that does not count.
+func (r *Runner) File(f *testcase.File, each func(Outcome)) *testcase.Error {
+	for c, e := range f.All() {
+		if e != nil {
+			return e
 		}
-	}()
-	var out []Outcome
-	for _, f := range p.Files {
-		for _, c := range f.Cases {
-			if p.Run != nil && !p.Run.MatchString(c.Name) {
-				continue
-			}
-			o := r.runCase(f, c)
-			if !p.KeepAnswers {
-				o.Got = nil
-			}
-			out = append(out, o)
+		if r.p.Run == nil || r.p.Run.MatchString(c.Name) {
+			each(r.runCase(f, c))
 		}
 	}
-	return out
+	return nil
+}
+
+// Close ends the engines the Runner started.
+func (r *Runner) Close() {
+	for _, c := range r.pdls {
+		if c.eng != nil {
+			c.eng.Close()
+		}
+	}
 }
 
 // compiled is a PDL loaded once for every case that names it, with what
@@ -89,9 +110,7 @@ type compiled struct {
 	replay map[string]*replay.Language
 }
 
-type runner struct{ pdls map[string]*compiled }
-
-func (r *runner) load(path string) *compiled {
+func (r *Runner) load(path string) *compiled {
 	if c, ok := r.pdls[path]; ok {
 		return c
 	}
@@ -120,7 +139,7 @@ func finding(f *testcase.File, line int, rule, msg, hint string) report.Finding 
 	return report.Finding{Rule: rule, Section: "docs/test.md", Severity: report.Error, Message: msg, File: f.Name, Line: line, Column: 1, Hint: hint}
 }
 
-func (r *runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
+func (r *Runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 	o := Outcome{File: f, Case: c}
 	bad := func(line int, rule, msg, hint string) Outcome {
 		o.Findings = append(o.Findings, finding(f, line, rule, msg, hint))

@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/model/testcase"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 func parse(t testing.TB, names ...string) []*testcase.File {
@@ -49,7 +51,7 @@ func corpusPasses(t *testing.T, glob string, least int, want string) {
 	if len(names) < least {
 		t.Fatalf("found %d corpora matching %s, want %s", len(names), glob, want)
 	}
-	for _, o := range Run(Params{Files: parse(t, names...)}) {
+	for _, o := range run(t, Params{}, parse(t, names...)) {
 		for _, f := range append(o.Findings, o.Unmet...) {
 			t.Errorf("%s:%d: %s\n%s", f.File, f.Line, f.Message, f.Hint)
 		}
@@ -60,7 +62,7 @@ func corpusPasses(t *testing.T, glob string, least int, want string) {
 // failed, with the diff; golden in testdata/bad.golden.
 func TestFailures(t *testing.T) {
 	var b strings.Builder
-	for _, o := range Run(Params{Files: parse(t, "testdata/bad/tests/bad.yaml")}) {
+	for _, o := range run(t, Params{}, parse(t, "testdata/bad/tests/bad.yaml")) {
 		fmt.Fprintf(&b, "== %s\n", o.Case.Name)
 		if len(o.Findings)+len(o.Unmet) == 0 {
 			t.Errorf("case %q passed", o.Case.Name)
@@ -79,37 +81,91 @@ func TestFailures(t *testing.T) {
 
 // TestRunSelects: --run's expression picks cases by name.
 func TestRunSelects(t *testing.T) {
-	out := Run(Params{Files: parse(t, "testdata/bad/tests/bad.yaml"), Run: regexp.MustCompile("^stub")})
+	out := run(t, Params{Run: regexp.MustCompile("^stub")}, parse(t, "testdata/bad/tests/bad.yaml"))
 	if len(out) != 2 || out[0].Case.Name != "stub of an unknown entry" || out[1].Case.Name != "stub never called" {
 		t.Fatalf("got %d cases", len(out))
 	}
 }
 
-// TestAnswersKeptOnlyWhenAsked: the engine's answers stay in an Outcome
-// for --update and --coverage, and are dropped once checked otherwise;
-// the findings are the same either way. A corpus of 1,000 cases of the
-// init template's first shape held 27 MB over the baseline with every
-// plan and trace kept (docs/performance.md, "Hostile inputs").
-func TestAnswersKeptOnlyWhenAsked(t *testing.T) {
-	files := parse(t, "testdata/bad/tests/bad.yaml")
-	kept := Run(Params{Files: files, KeepAnswers: true})
-	dropped := Run(Params{Files: files})
-	if len(kept) == 0 || len(kept) != len(dropped) {
-		t.Fatalf("%d and %d outcomes", len(kept), len(dropped))
+// TestRunHoldsOneCase: a Runner keeps nothing of a case once it has
+// handed its Outcome over, and reads a file Read a case at a time so, so
+// a run whose caller keeps only counts holds as much at its last case of
+// 3,000 as of 300. Keeping every Outcome, as Run returned them before,
+// holds 2.7 KB more a case of this shape, the first of init's, with its
+// answers (docs/performance.md, "Hostile inputs").
+func TestRunHoldsOneCase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 6,330 cases")
 	}
-	ran := 0
-	for i := range kept {
-		if dropped[i].Got != nil {
-			t.Errorf("case %q kept its answers unasked", dropped[i].Case.Name)
+	if !memtest.StoppedWorld(t) {
+		return
+	}
+	dir := t.TempDir()
+	// A case file's pdl: is relative to the file.
+	abs, err := filepath.Abs(filepath.Join("..", "scaffold", "templates", "json", "todo.pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdl, err := filepath.Rel(dir, abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveAtLast := func(n int, keep bool) (live uint64, size int) {
+		var b strings.Builder
+		b.WriteString("pdl: " + pdl + "\ncases:\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  - name: case %d\n    principal: owner\n    program: {steps: [{id: add, call: todo.add, with: {item: input.item}}], output: steps.add.output}\n    input: {item: milk%d}\n    expect:\n      valid: true\n      status: success\n      trace:\n        - {id: add, status: success, calls: [todo.add]}\n", i, i)
 		}
-		if kept[i].Got != nil {
-			ran++
+		src := []byte(b.String())
+		base := memtest.Live()
+		f, err := testcase.Read(filepath.Join(dir, "case.yaml"), src)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if a, b := len(kept[i].Findings)+len(kept[i].Unmet), len(dropped[i].Findings)+len(dropped[i].Unmet); a != b {
-			t.Errorf("case %q: %d findings with its answers kept, %d without", kept[i].Case.Name, a, b)
+		r := NewRunner(Params{})
+		defer r.Close()
+		var kept []Outcome
+		ran := 0
+		e := r.File(f, func(o Outcome) {
+			for _, x := range append(o.Findings, o.Unmet...) {
+				t.Fatalf("%s:%d: %s", x.File, x.Line, x.Message)
+			}
+			if keep {
+				kept = append(kept, o)
+			}
+			if ran++; ran == n {
+				live = memtest.Live() - base
+			}
+		})
+		if e != nil || ran != n {
+			t.Fatalf("ran %d cases of %d: %v", ran, n, e)
+		}
+		runtime.KeepAlive(kept)
+		return live, len(src)
+	}
+	liveAtLast(30, false) // what the first run of a process sets up once
+	small, _ := liveAtLast(300, false)
+	large, size := liveAtLast(3000, false)
+	kept, _ := liveAtLast(3000, true)
+	t.Logf("live at the last case: %d KB of 300 cases, %d KB of 3,000 (%d KB of case file), %d KB keeping every Outcome", small>>10, large>>10, size>>10, kept>>10)
+	if large > small+uint64(size)/4 {
+		t.Errorf("3,000 cases hold %d bytes at the last, 300 hold %d: more than a quarter of the %d-byte file apart", large, small, size)
+	}
+	if kept < large+3000<<10 {
+		t.Errorf("keeping every Outcome holds %d bytes, not keeping them %d: the test no longer tells them apart", kept, large)
+	}
+}
+
+// run runs the files' cases, keeping every Outcome.
+func run(t testing.TB, p Params, files []*testcase.File) []Outcome {
+	t.Helper()
+	r := NewRunner(p)
+	defer r.Close()
+	var out []Outcome
+	for _, f := range files {
+		if e := r.File(f, func(o Outcome) { out = append(out, o) }); e != nil {
+			t.Fatal(e)
 		}
 	}
-	if ran == 0 {
-		t.Error("no case kept its answers when asked")
-	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // extract writes an archive's sections into a directory, so the files a
@@ -92,20 +93,14 @@ func TestDropTree(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "lang.pdl"), []byte("\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	live := func() uint64 {
-		var m runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	base := live()
+	base := memtest.Live()
 	f, err := Parse(filepath.Join(dir, "case.yaml"), []byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := live() - base
+	kept := memtest.Live() - base
 	f.dropTree()
-	dropped := live() - base
+	dropped := memtest.Live() - base
 	t.Logf("%d bytes with the tree, %d without", kept, dropped)
 	if dropped*2 > kept {
 		t.Errorf("the file holds %d bytes with its tree, %d without: want under half", kept, dropped)

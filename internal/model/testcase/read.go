@@ -3,6 +3,8 @@ package testcase
 import (
 	"bytes"
 	"errors"
+	"hash/maphash"
+	"iter"
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
@@ -10,16 +12,20 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/yamlcost"
 )
 
-// Read reads a case file as Parse does, into the same cases, but keeps no
-// YAML tree, so its File cannot be rewritten (Update, Marshal: Parse is
-// for --update). A file in block style, `cases:` at the start of a line
-// followed by its `- ` items, is read a case at a time: go-yaml's tree,
-// some 200 bytes a value, is one case's at once, not the file's, and the
-// tree budget (yamlcost) applies to each case. Any other file, and any
-// file one of whose cases does not read cleanly on its own, is read whole
-// by Parse, whose answer, a file or the first error, is the one given.
+// Read reads a case file as Parse does, into the same cases (All), but
+// keeps no YAML tree, so its File cannot be rewritten (Update, Marshal:
+// Parse is for --update). A file in block style, `cases:` at the start of
+// a line followed by its `- ` items, is read a case at a time: Read reads
+// all but the cases, and All each case as it is asked for, so go-yaml's
+// tree, some 200 bytes a value, is one case's at once, not the file's,
+// the tree budget (yamlcost) applies to each case, and a run holds one
+// case (some 1.3 KB of init's first shape), not the file's. A file is all
+// or nothing: at a case that does not read cleanly on its own, or a name
+// given twice, All reads the file whole by Parse and gives its answer, the
+// rest of its cases or its first error. Any other file is read whole by
+// Parse here.
 func Read(name string, src []byte) (*File, error) {
-	if f := readByCase(name, src); f != nil {
+	if f := readHead(name, src); f != nil {
 		return f, nil
 	}
 	f, err := Parse(name, src)
@@ -30,12 +36,13 @@ func Read(name string, src []byte) (*File, error) {
 	return f, nil
 }
 
-// errWhole makes readByCase leave the file to Parse.
+// errWhole makes a case that does not read on its own leave the file to
+// Parse.
 var errWhole = errors.New("read the file whole")
 
-// readByCase reads a case file in block style a case at a time, or
-// returns nil for Parse to read it whole.
-func readByCase(name string, src []byte) *File {
+// readHead reads a case file in block style but for its cases, which All
+// reads, or returns nil for Parse to read it whole.
+func readHead(name string, src []byte) *File {
 	if len(src) > MaxFile {
 		return nil
 	}
@@ -48,7 +55,7 @@ func readByCase(name string, src []byte) *File {
 		return nil
 	}
 	p := &parser{name: name, dir: filepath.Dir(name)}
-	f := &File{Name: name, Src: src}
+	f := &File{Name: name, Src: src, items: items, p: p}
 	root := doc.Content[0]
 	err := p.fields(root, map[string]func(*yaml.Node) error{
 		"pdl":      func(n *yaml.Node) error { return p.str(n, &f.PDL) },
@@ -57,20 +64,68 @@ func readByCase(name string, src []byte) *File {
 			if n.Kind != yaml.ScalarNode || n.Tag != "!!null" {
 				return errWhole
 			}
-			for _, it := range items {
-				c, err := p.oneCase(src[it.start:it.end], it.line)
-				if err != nil {
-					return err
-				}
-				f.Cases = append(f.Cases, c)
-			}
 			return nil
 		},
 	}, "cases")
-	if err != nil || p.finish(f, root) != nil {
+	if err != nil || p.resolvePDL(f, root) != nil {
 		return nil
 	}
 	return f
+}
+
+// All yields f's cases in order, each read as it is asked for when Read
+// read f a case at a time; then, if f turns out not to read after all
+// (at a case further on), its first error, after which the cases yielded
+// before do not count: no case of a broken file runs.
+func (f *File) All() iter.Seq2[*Case, *Error] {
+	return func(yield func(*Case, *Error) bool) {
+		if f.items == nil {
+			for _, c := range f.Cases {
+				if !yield(c, nil) {
+					return
+				}
+			}
+			return
+		}
+		// A name given twice is found by its hash, not the name kept: a
+		// hash met again, a name twice or not, leaves the answer to Parse.
+		seed, seen := maphash.MakeSeed(), map[uint64]bool{}
+		for i, it := range f.items {
+			c, err := f.p.oneCase(f.Src[it.start:it.end], it.line)
+			var h uint64
+			if err == nil {
+				h = maphash.String(seed, c.Name)
+			}
+			if err != nil || seen[h] {
+				f.allWhole(i, yield)
+				return
+			}
+			seen[h] = true
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+}
+
+// allWhole yields what Parse reads of f from its case i on, or its error:
+// the answer on a file whose case i does not read on its own.
+func (f *File) allWhole(i int, yield func(*Case, *Error) bool) {
+	whole, err := Parse(f.Name, f.Src)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{File: f.Name, Line: f.items[i].line, Col: 1, Msg: err.Error()}
+		}
+		yield(nil, e)
+		return
+	}
+	whole.dropTree()
+	for _, c := range whole.Cases[i:] {
+		if !yield(c, nil) {
+			return
+		}
+	}
 }
 
 // oneCase reads the case of item, a `- ` item of the cases list alone,

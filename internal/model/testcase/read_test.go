@@ -1,6 +1,7 @@
 package testcase
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,12 +12,19 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
-// readDiffers says how Read's answer on src differs from Parse's, its
-// tree dropped, or "" when it does not: the same cases, or the same
-// first error.
+// readDiffers says how Read's answer on src, with All's, differs from
+// Parse's, its tree dropped, or "" when it does not: the same cases, or
+// the same first error.
 func readDiffers(name string, src []byte) string {
 	want, werr := Parse(name, src)
 	got, gerr := Read(name, src)
+	var cases []*Case
+	if gerr == nil {
+		var e *Error
+		if cases, e = all(got); e != nil {
+			gerr = e
+		}
+	}
 	switch {
 	case (werr == nil) != (gerr == nil):
 		return fmt.Sprintf("Parse: %v; Read: %v", werr, gerr)
@@ -27,10 +35,25 @@ func readDiffers(name string, src []byte) string {
 		return ""
 	}
 	want.dropTree()
-	if !reflect.DeepEqual(want, got) {
+	switch {
+	case want.Name != got.Name || want.PDL != got.PDL || want.Language != got.Language || !bytes.Equal(want.Src, got.Src):
+		return fmt.Sprintf("Parse reads %s %s %q, Read %s %s %q", want.Name, want.PDL, want.Language, got.Name, got.PDL, got.Language)
+	case !reflect.DeepEqual(want.Cases, cases):
 		return "the cases differ"
 	}
 	return ""
+}
+
+// all is every case of f, as All yields them, or the error it ends with.
+func all(f *File) ([]*Case, *Error) {
+	var cases []*Case
+	for c, err := range f.All() {
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
 }
 
 // TestReadLikeParse: every case file of the repository, and every
@@ -50,7 +73,7 @@ func TestReadLikeParse(t *testing.T) {
 		if d := readDiffers(name, src); d != "" {
 			t.Errorf("%s: %s", name, d)
 		}
-		if strings.Contains(name, "/langs/") && readByCase(name, src) == nil {
+		if strings.Contains(name, "/langs/") && readHead(name, src) == nil {
 			t.Errorf("%s is read whole, not a case at a time", name)
 		}
 	}
@@ -88,10 +111,14 @@ func TestReadManyCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Cases) != 3000 || f.Language != "todo/v1" || f.Cases[2999].Name != "case 2999" || f.Cases[2999].Line != 3+2999*10+1 {
-		t.Fatalf("%d cases, language %q, last %+v", len(f.Cases), f.Language, f.Cases[len(f.Cases)-1])
+	cases, e := all(f)
+	if e != nil {
+		t.Fatal(e)
 	}
-	if l := f.Cases[1].Expect.Lines["status"]; l != 3+10+8 {
+	if len(cases) != 3000 || f.Language != "todo/v1" || cases[2999].Name != "case 2999" || cases[2999].Line != 3+2999*10+1 {
+		t.Fatalf("%d cases, language %q, last %+v", len(cases), f.Language, cases[len(cases)-1])
+	}
+	if l := cases[1].Expect.Lines["status"]; l != 3+10+8 {
 		t.Errorf("case 1's status expected at line %d, want %d", l, 3+10+8)
 	}
 }
@@ -108,4 +135,40 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(d)
 		}
 	})
+}
+
+// TestReadHoldsNoCase: a file read a case at a time holds no case, and
+// All reads each as it is asked: a case that does not read, further on,
+// ends the cases yielded with the file's first error, as Parse gives it.
+func TestReadHoldsNoCase(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lang.pdl"), []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "case.yaml")
+	for second, want := range map[string]string{
+		"  - name: b\n    programm: {steps: [], output: '1'}\n": `6:5: unknown key "programm"`,
+		"  - name: a\n    program: {steps: [], output: '2'}\n":  `5:1: a second case named "a" (the first is at line 3)`,
+	} {
+		src := []byte("pdl: lang.pdl\ncases:\n  - name: a\n    program: {steps: [], output: '1'}\n" + second)
+		f, err := Read(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Cases != nil {
+			t.Fatalf("Read holds %d cases", len(f.Cases))
+		}
+		var got []string
+		for c, e := range f.All() {
+			if e != nil {
+				got = append(got, fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg))
+			} else {
+				got = append(got, c.Name)
+			}
+		}
+		_, perr := Parse(name, src)
+		if len(got) != 2 || got[0] != "a" || got[1] != want || !strings.Contains(perr.Error(), want) {
+			t.Errorf("All yields %q, Parse %v; want case a, then Parse's error %s", got, perr, want)
+		}
+	}
 }

@@ -25,8 +25,14 @@ type File struct {
 	// directory; Language picks one Language of it ("" for its only one).
 	PDL      string
 	Language string
-	Cases    []*Case
-	doc      *yaml.Node
+	// Cases are the cases of a file Parse read; one Read reads a case at
+	// a time has none here (All gives every file's).
+	Cases []*Case
+	doc   *yaml.Node
+	// items and p read a case at a time (Read, All): each case's text,
+	// and the parser of the file's.
+	items []span
+	p     *parser
 }
 
 // Case is one test: a program, what it runs with, and what it expects.

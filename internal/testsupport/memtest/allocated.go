@@ -15,3 +15,13 @@ func Allocated(f func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }
+
+// Live returns the bytes live on the heap after a collection
+// (runtime.MemStats.HeapAlloc): what a test holds code to when it bounds
+// what stays, not what passes through.
+func Live() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
