@@ -36,18 +36,35 @@ func limitMemory(args []string) (restore func()) {
 		}
 		size += sizeOf(a)
 	}
+	l := newMemLimit()
+	l.read(size)
+	return l.restore
+}
+
+// memLimit is limitMemory's limit for a verb that learns what it reads as
+// it goes (test: the case files, then each PDL they name).
+type memLimit struct {
+	held, before int64
+}
+
+// newMemLimit starts a limit from the runtime's memory now; read sets it.
+func newMemLimit() *memLimit {
 	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(sample)
-	held := int64(sample[0].Value.Uint64() - sample[1].Value.Uint64())
-	limit := held + memSlack + min(size, (math.MaxInt64-held-memSlack)/memPerByte)*memPerByte
-	before := debug.SetMemoryLimit(-1)
-	if before <= limit {
-		// A lower limit was set already (GOMEMLIMIT): it stands.
-		return func() {}
-	}
-	debug.SetMemoryLimit(limit)
-	return func() { debug.SetMemoryLimit(before) }
+	return &memLimit{held: int64(sample[0].Value.Uint64() - sample[1].Value.Uint64()), before: debug.SetMemoryLimit(-1)}
 }
+
+// read sets the limit for size bytes read in all, unless the limit
+// before was lower (GOMEMLIMIT): it stands.
+func (l *memLimit) read(size int64) {
+	limit := l.held + memSlack + min(size, (math.MaxInt64-l.held-memSlack)/memPerByte)*memPerByte
+	if l.before > limit {
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// restore gives back the limit before.
+func (l *memLimit) restore() { debug.SetMemoryLimit(l.before) }
 
 // sizeOf is the bytes of the file at path, or of the regular files under
 // it when it is a directory; what cannot be read counts nothing (the verb

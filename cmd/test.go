@@ -82,9 +82,11 @@ func runTest(s stdio, p *testParams, args []string) error {
 	if err != nil {
 		return err
 	}
+	limit := newMemLimit()
+	defer limit.restore()
 	return testverb.Test(context.Background(), testverb.Params{
 		Paths: args, Run: sel, Update: p.update, Coverage: p.coverage,
 		Format: format, Output: p.rf.output, Color: (p.rf.output == "" || p.rf.output == "-") && p.rf.useColor(s.out),
-		Verbose: p.verbose, Ignored: cfg.Ignored,
+		Verbose: p.verbose, Ignored: cfg.Ignored, Read: limit.read,
 	}, s.verb())
 }

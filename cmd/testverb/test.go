@@ -36,6 +36,12 @@ type Params struct {
 	Verbose          bool
 	// Ignored says which walked paths pilotage.yaml ignores; nil for none.
 	Ignored func(path string) bool
+	// Read, when set, is told the bytes the run reads in all as it learns
+	// them: the case files, then each PDL they name as its first case
+	// runs. cmd sets a soft memory limit from them (limitMemory): a run
+	// holds one case at a time, but the collector lets the heap grow to
+	// twice what it last found live.
+	Read func(size int64)
 }
 
 // Test runs the cases and writes the report; the error carries the exit
@@ -51,14 +57,17 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 	// Every file is read before the report starts, so one that cannot be
 	// is a usage error with no report, as before any case runs.
 	rep := &report.Report{Tool: "pilotage test", Files: names, Sources: map[string][]byte{}}
+	var size int64
 	for _, name := range names {
 		src, err := os.ReadFile(name)
 		if err != nil {
 			return verb.Usage("%v", verb.ReadErr(err))
 		}
 		rep.Sources[name] = src
+		size += int64(len(src))
 	}
-	t := &run{p: p, rep: rep, cov: map[*language.Language]*testcase.Coverage{}}
+	t := &run{p: p, rep: rep, cov: map[*language.Language]*testcase.Coverage{}, pdls: map[string]bool{}}
+	t.read(size)
 	// --update writes the report once every file is rewritten, and json
 	// with --coverage wraps it: both write it whole from a buffer.
 	coverageJSON := p.Coverage && p.Format == report.JSON
@@ -107,6 +116,17 @@ type run struct {
 	// order run; updErr is the first rewrite that failed.
 	changed []*testcase.File
 	updErr  error
+	// size is the bytes read, told to Params.Read, and pdls the PDLs
+	// counted in it.
+	size int64
+	pdls map[string]bool
+}
+
+// read adds n bytes to what the run reads.
+func (t *run) read(n int64) {
+	if t.size += n; t.p.Read != nil {
+		t.p.Read(t.size)
+	}
 }
 
 // fileRun is what a file's cases gave, which counts once the file has
@@ -146,6 +166,12 @@ func (t *run) report(w io.Writer) error {
 		case err != nil:
 			return err
 		default:
+			if !t.pdls[f.PDL] {
+				t.pdls[f.PDL] = true
+				if info, err := os.Stat(f.PDL); err == nil {
+					t.read(info.Size())
+				}
+			}
 			var fr fileRun
 			if pe = r.File(f, fr.add(p)); pe == nil {
 				t.count(st, &fr)

@@ -165,3 +165,32 @@ func whole(t *testing.T, p Params) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestReadCounted: Params.Read is told the case files' bytes, then each
+// PDL's once, as the first file naming it runs.
+func TestReadCounted(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "workbench", "scaffold", "templates", "json"))); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "tests", "todo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tests", "again.yaml"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pdl, err := os.Stat(filepath.Join(dir, "todo.pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told []int64
+	p := Params{Paths: []string{dir}, Format: report.Text, Read: func(n int64) { told = append(told, n) }}
+	if err := Test(context.Background(), p, verb.Streams{Out: io.Discard, Err: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	files := 2 * int64(len(src))
+	if len(told) != 2 || told[0] != files || told[1] != files+pdl.Size() {
+		t.Errorf("told %v; want %d, then %d", told, files, files+pdl.Size())
+	}
+}
