@@ -41,6 +41,8 @@ type entryState struct {
 	languages, fails []place
 	// program is its program statement's, nil without one.
 	program *programAt
+	// schemas holds its input_schema once compiled, for checkSchemaSums.
+	schemas []schemaUse
 }
 
 // programAt is where a promoted program is written: its statement, and
@@ -108,8 +110,8 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		"revision":      field(func(ss *pdl.Stmt) { e.Revision = one(ss, "the revision") }),
 		"tags":          field(func(ss *pdl.Stmt) { e.Tags = words(ss, "a tag") }),
 		"languages":     field(func(ss *pdl.Stmt) { e.Languages = words(ss, "a Language id") }),
-		"input_schema":  field(func(ss *pdl.Stmt) { e.InputSchema = c.schema(ss) }),
-		"output_schema": field(func(ss *pdl.Stmt) { e.OutputSchema = c.schema(ss) }),
+		"input_schema":  field(func(ss *pdl.Stmt) { e.InputSchema = c.schema(ss, &es.schemas) }),
+		"output_schema": field(func(ss *pdl.Stmt) { e.OutputSchema = c.schema(ss, nil) }),
 		"returns":       field(func(ss *pdl.Stmt) { b.Returns = c.jsonValue(arg(c.shape(ss, 1, 1, false), 0)) }),
 		"compute":       field(func(ss *pdl.Stmt) { computeArg = arg(c.shape(ss, 1, 1, false), 0) }),
 		"latency": field(func(ss *pdl.Stmt) {
@@ -406,8 +408,9 @@ func (c *compiler) itemPositions(s *pdl.Stmt, field func(kw string) *pdl.Stmt) l
 
 // schema compiles `X_schema `{…}“ or `X_schema file="x.json"`: the JSON
 // must parse and compile as a JSON Schema. It returns the schema with
-// sorted keys, so output does not depend on how it was written.
-func (c *compiler) schema(s *pdl.Stmt) json.RawMessage {
+// sorted keys, so output does not depend on how it was written, and
+// appends it to uses (unless nil) when it compiled, for checkSchemaSums.
+func (c *compiler) schema(s *pdl.Stmt, uses *[]schemaUse) json.RawMessage {
 	p := c.shape(s, 0, 1, false, "file")
 	file, hasFile := s.Option("file")
 	var src []byte
@@ -461,6 +464,18 @@ func (c *compiler) schema(s *pdl.Stmt) json.RawMessage {
 			s.Keyword, about, out.cost, jsonpos.TreePerByte, where, jsonpos.TreeSlack>>20, budget)
 		return nil
 	}
+	if out.schema != nil && uses != nil {
+		if out.id == 0 {
+			c.schemaIDs++
+			out.id = c.schemaIDs
+			c.schemas[string(src)] = out
+		}
+		u := schemaUse{at: argAt{at}.place(), keyword: s.Keyword, id: out.id, cost: out.cost}
+		if hasFile {
+			u.fileBytes = len(src)
+		}
+		*uses = append(*uses, u)
+	}
 	return out.schema
 }
 
@@ -468,13 +483,15 @@ func (c *compiler) schema(s *pdl.Stmt) json.RawMessage {
 // completes "<keyword> …"; bad is where the text stops being JSON, when
 // that is why. cost is what compiling it takes (schemacost), when it is
 // JSON; over says it was not compiled, its cost being over the budget it
-// was given, and lower that cost is then only schemacost.Least.
+// was given, and lower that cost is then only schemacost.Least. id
+// names the text once a statement used the compiled schema (from 1).
 type schemaResult struct {
 	schema      json.RawMessage
 	err, hint   string
 	bad         *jsonpos.SyntaxError
 	cost        int64
 	over, lower bool
+	id          int
 }
 
 // jsonSyntax reports msg, a JSON syntax error se in src, the text of a

@@ -56,6 +56,7 @@ func (c *compiler) file(f *pdl.File) {
 		}
 	}
 	c.resolveEntries()
+	c.checkSchemaSums()
 	c.checkPrincipals()
 	c.checkGuideNames()
 	for i, ls := range c.langs {
