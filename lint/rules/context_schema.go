@@ -28,6 +28,7 @@ var contextSchema = &lint.Rule{
 			if !compilable(p, ptr, langLabel(l), "context_schema", n) {
 				continue
 			}
+			sumOf(p, l).warnAt(p, ptr, langLabel(l), "context_schema")
 			reportCompileFailure(p, ptr, langLabel(l), "context_schema", compileOffline("context_schema", n.Value()))
 		}
 	},

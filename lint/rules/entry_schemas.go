@@ -28,6 +28,7 @@ var entrySchemas = &lint.Rule{
 			if l.Catalog == nil {
 				continue
 			}
+			sum := sumOf(p, l)
 			for _, e := range l.Catalog.Entries {
 				for _, member := range []string{"input_schema", "output_schema"} {
 					n := e.Node.Get(member)
@@ -38,6 +39,7 @@ var entrySchemas = &lint.Rule{
 					if !compilable(p, ptr, entryLabel(e), member, n) {
 						continue
 					}
+					sum.warnAt(p, ptr, entryLabel(e), member)
 					key := source{member, p.Doc.Text(n)} // no copy: lint parses with ParseShared
 					err, done := compiled[key]
 					if !done {

@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -33,4 +35,74 @@ func compilable(p *lint.Pass, ptr, owner, member string, n jsonpos.Node) bool {
 		return false
 	}
 	return true
+}
+
+// schemaSum is where a Language's distinct schemas, charged together,
+// first cost more than the document's budget: at is the pointer of the
+// schema that crosses it, "" when none does.
+type schemaSum struct {
+	at, lang     string
+	distinct     int
+	cost, budget int64
+}
+
+// sumOf charges the schemas of Language l that a server validating its
+// calls and contexts compiles and keeps, as pilotage's engine does: its
+// context_schema and the input_schema of each catalog entry (an
+// output_schema is published, not compiled to validate), each distinct
+// text once, in document order, the ones lint leaves uncompiled aside.
+// Lint compiles one schema at a time, so the sum is no cost of its own;
+// but a PDL whose schemas cost more together does not compile (the PDL
+// compiler charges them the same way), and a server holding them holds
+// their sum.
+func sumOf(p *lint.Pass, l *lint.Language) schemaSum {
+	type schema struct {
+		ptr string
+		n   jsonpos.Node
+	}
+	var all []schema
+	if n := l.Node.Get("context_schema"); n.Is(jsonpos.Object) {
+		all = append(all, schema{l.Pointer + "/context_schema", n})
+	}
+	if l.Catalog != nil {
+		for _, e := range l.Catalog.Entries {
+			if n := e.Node.Get("input_schema"); n.Is(jsonpos.Object) {
+				all = append(all, schema{e.Pointer + "/input_schema", n})
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b schema) int { return cmp.Compare(a.n.Start(), b.n.Start()) })
+	budget := schemacost.Budget(p.In.BudgetSize())
+	seen := map[string]bool{}
+	sum := schemaSum{lang: langLabel(l), budget: budget}
+	for _, s := range all {
+		text := p.Doc.Text(s.n) // no copy: lint parses with ParseShared
+		if seen[text] || schemacost.TooDeep(s.n) {
+			continue
+		}
+		seen[text] = true
+		cost := schemacost.Cost(s.n)
+		if cost > budget {
+			continue // warned alone, not compiled
+		}
+		sum.distinct++
+		if sum.cost += cost; sum.cost > budget {
+			sum.at = s.ptr
+			return sum
+		}
+	}
+	return schemaSum{}
+}
+
+// warnAt warns at the schema member of owner, at ptr, when it is the one
+// that takes the sum over the budget. The schema is still compiled and
+// checked: lint holds one at a time.
+func (s schemaSum) warnAt(p *lint.Pass, ptr, owner, member string) {
+	if ptr != s.at {
+		return
+	}
+	p.ReportAs(report.Warning, ptr, false,
+		fmt.Sprintf("%s: %s makes the schemas of %s too costly together: compiling its first %d distinct schemas (context_schema and input_schema) would take about %d bytes, over the budget of %d bytes a byte of the document plus %d MiB (%d bytes); a server that keeps them compiled holds them all",
+			owner, member, s.lang, s.distinct, s.cost, jsonpos.TreePerByte, jsonpos.TreeSlack>>20, s.budget),
+		"share schemas (entries that take the same input can carry one schema text, compiled once) or simplify them; the PDL compiler refuses such a Language")
 }
