@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/lru"
+	"github.com/pilotage-dev/pilotage/internal/base/schemacost"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
@@ -218,27 +220,34 @@ func contextBinding(l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any) {
 // schemaCache holds compiled JSON Schemas by their text as written: the
 // same catalog schemas validate every call's input, and looking the text
 // up costs far less than canonicalising it first. The schemas are the
-// server's own (catalog, context_schema), but a catalog that changes
-// over a long run brings new ones, so the cache starts over when full.
-var schemaCache = struct {
-	sync.Mutex
-	m map[string]schemaResult
-}{m: map[string]schemaResult{}}
+// server's own (catalog, context_schema), each Language's within the
+// budget the PDL compiler charges them together; but a long-lived
+// process serves several Languages, and a catalog that changes over a
+// long run brings new ones, so the cache keeps the most recently used
+// within schemaBudget estimated bytes and maxCachedSchemas schemas. An
+// evicted schema is compiled again when next met.
+var schemaCache = lru.New[schemaResult](schemaBudget, maxCachedSchemas)
 
 type schemaResult struct {
 	s   *jsonschema.Schema
 	err error
 }
 
-const maxCachedSchemas = 4096
+// What the compiled schemas may hold together, estimated as schemacost
+// estimates compiling each (its peak, so more than what stays): five
+// Languages at the 6 MiB a small PDL allows each, or some hundreds of
+// the ones real catalogs write (homeflow's cost some tens of kilobytes
+// together).
+const (
+	schemaBudget     = 32 << 20
+	maxCachedSchemas = 4096
+)
 
 func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	schemaCache.Lock()
-	r, ok := schemaCache.m[string(raw)]
-	schemaCache.Unlock()
-	if ok {
+	if r, ok := schemaCache.Get(string(raw)); ok {
 		return r.s, r.err
 	}
+	var r schemaResult
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err == nil {
 		// Named by the canonical text, so equal schemas written
@@ -247,13 +256,19 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	} else {
 		r.err = err
 	}
-	schemaCache.Lock()
-	defer schemaCache.Unlock()
-	if len(schemaCache.m) >= maxCachedSchemas {
-		schemaCache.m = map[string]schemaResult{}
-	}
-	schemaCache.m[string(raw)] = r
+	r = schemaCache.Put(string(raw), r, schemaWeight(raw))
 	return r.s, r.err
+}
+
+// schemaWeight is what the compiled schema raw is charged in the cache:
+// schemacost's estimate, from a tree that is garbage once it is walked.
+// Text that is not JSON compiled to nothing and weighs only its key.
+func schemaWeight(raw json.RawMessage) int {
+	doc, err := jsonpos.ParseShared(raw)
+	if err != nil {
+		return 0
+	}
+	return int(schemacost.Cost(doc.Root))
 }
 
 // schemaViolations validates value against schema. A schema that does not

@@ -2,7 +2,8 @@
 // from its jsonpos tree or only the tally of its values, so that every
 // reader that compiles one (lint of a manifest or snapshot, the PDL
 // compiler, and through it the engine) refuses a schema over its budget
-// before jsonschema/v6 builds it.
+// before jsonschema/v6 builds it, and the engine can weigh the compiled
+// schemas it keeps.
 package schemacost
 
 import "github.com/pilotage-dev/pilotage/internal/base/jsonpos"
@@ -78,8 +79,10 @@ func valueCount(n jsonpos.Node) int {
 // holding the tree, or the PDL's, and the compiled schema stays within
 // 10 bytes a byte of its input over the baseline (docs/json.md, "Dense
 // documents"; docs/pdl.md, "JSON Schemas"). lint and the PDL compiler
-// keep no compiled schema, so the budget is each schema's, not their
-// sum's.
+// keep no compiled schema, so each schema is held to it alone; the engine
+// keeps those it compiles, so the PDL compiler (and lint, with a warning)
+// also holds a Language's distinct schemas to it together, and the
+// engine's cache weighs what it keeps by Cost.
 func Budget(n int) int64 { return jsonpos.TreeBudget(n) }
 
 // MaxDepth bounds the nesting of a schema a reader compiles: metaschema

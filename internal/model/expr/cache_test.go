@@ -8,40 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/cel-go/cel"
-)
 
-func TestCacheEvictsLeastRecentlyUsedByWeight(t *testing.T) {
-	c := newCache(100)
-	c.put("a", 1, 29) // weight 30 with the key
-	c.put("b", 2, 29)
-	c.put("c", 3, 29)
-	c.get("a") // a is now more recent than b
-	c.put("d", 4, 29)
-	if _, ok := c.get("b"); ok {
-		t.Error("b was least recently used and must be gone")
-	}
-	for _, k := range []string{"a", "c", "d"} {
-		if _, ok := c.get(k); !ok {
-			t.Errorf("%s must still be cached", k)
-		}
-	}
-	if c.total > c.max {
-		t.Errorf("total %d over the budget %d", c.total, c.max)
-	}
-	if v := c.put("a", 99, 1); v != 1 {
-		t.Errorf("the first value stored wins, got %v", v)
-	}
-	if !c.grow("d", 10) || c.total > c.max {
-		t.Errorf("growing d within budget: total %d", c.total)
-	}
-	if c.grow("d", 1000) {
-		t.Error("an entry grown past the whole budget must be dropped")
-	}
-	c.put("huge", 0, 1000)
-	if _, ok := c.get("huge"); ok || c.total > c.max {
-		t.Errorf("an entry heavier than the budget must not stay (total %d)", c.total)
-	}
-}
+	"github.com/pilotage-dev/pilotage/internal/base/lru"
+)
 
 func TestEnvAndCheckAreShared(t *testing.T) {
 	decls := ParseSchema([]byte(priced)).Decls("input")
@@ -83,9 +52,9 @@ func TestEnvAndCheckAreShared(t *testing.T) {
 // expressions alone would fill the budget stops remembering them.
 func TestCachesStayWithinBudget(t *testing.T) {
 	const budget = 1 << 20
-	saved := [2]*cache{parses, envs}
-	parses, envs = newCache(budget), newCache(budget)
-	t.Cleanup(func() { parses, envs = saved[0], saved[1] })
+	savedParses, savedEnvs := parses, envs
+	parses, envs = lru.New[*parseResult](budget, 0), lru.New[*Env](budget, 0)
+	t.Cleanup(func() { parses, envs = savedParses, savedEnvs })
 	env, err := NewEnv(lim, []Decl{{Name: "n", Type: cel.IntType}})
 	if err != nil {
 		t.Fatal(err)
@@ -98,12 +67,12 @@ func TestCachesStayWithinBudget(t *testing.T) {
 		if len(issues) > 0 || x == nil {
 			t.Fatalf("expression %d: %v", i, issues)
 		}
-		if parses.total > budget || envs.total > budget {
-			t.Fatalf("over budget: parses %d, environments %d", parses.total, envs.total)
+		if parses.Weight() > budget || envs.Weight() > budget {
+			t.Fatalf("over budget: parses %d, environments %d", parses.Weight(), envs.Weight())
 		}
 	}
-	if len(parses.m) >= n {
-		t.Errorf("the parse cache kept all %d expressions", len(parses.m))
+	if parses.Len() >= n {
+		t.Errorf("the parse cache kept all %d expressions", parses.Len())
 	}
 	env.mu.Lock()
 	uncached, kept := env.uncached, len(env.checked)
@@ -161,9 +130,9 @@ func TestResetCaches(t *testing.T) {
 	a, _ := NewEnv(lim, decls)
 	x, _ := a.Check(mustParse(t, a, "input.price * 2.0"))
 	ResetCaches()
-	for _, c := range []*cache{envs, parses, schemas} {
-		if c.total != 0 || len(c.m) != 0 || c.ll.Len() != 0 {
-			t.Fatalf("a cache holds %d entries (weight %d) after ResetCaches", len(c.m), c.total)
+	for _, c := range []interface{ Len() int }{envs, parses, schemas} {
+		if c.Len() != 0 {
+			t.Fatalf("a cache holds %d entries after ResetCaches", c.Len())
 		}
 	}
 	b, _ := NewEnv(lim, decls)

@@ -108,10 +108,10 @@ func TestPrivateEnvChecksAsShared(t *testing.T) {
 			t.Errorf("%s: in a shared Env, Type must give what Check remembered: %v %+v", src, typ, i4)
 		}
 	}
-	if len(private.checked) != 0 || len(parses.m) != len(srcs) {
-		t.Errorf("a private Env remembers nothing and caches no parse: %d checked, %d parses cached", len(private.checked), len(parses.m))
+	if len(private.checked) != 0 || parses.Len() != len(srcs) {
+		t.Errorf("a private Env remembers nothing and caches no parse: %d checked, %d parses cached", len(private.checked), parses.Len())
 	}
-	envsBefore := len(envs.m)
+	envsBefore := envs.Len()
 	inner, err := private.Extend(Decl{Name: "item", Type: cel.IntType})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestPrivateEnvChecksAsShared(t *testing.T) {
 	if x, issues := inner.Check(mustParse(t, inner, "item + input.count")); len(issues) > 0 || x.Type.String() != "int" {
 		t.Errorf("a private Env's inner scope: %v %v", x, issues)
 	}
-	if !inner.private || len(envs.m) != envsBefore || len(parses.m) != len(srcs) {
+	if !inner.private || envs.Len() != envsBefore || parses.Len() != len(srcs) {
 		t.Error("the inner scope of a private Env must be private, outside the caches")
 	}
 }

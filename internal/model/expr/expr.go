@@ -21,6 +21,8 @@ import (
 	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/interpreter"
+
+	"github.com/pilotage-dev/pilotage/internal/base/lru"
 )
 
 // Decl declares one CEL variable. Name may be qualified
@@ -101,14 +103,14 @@ const (
 
 // envs holds environments by identity; each Env's weight grows with the
 // expressions checked in it.
-var envs = newCache(envBudget)
+var envs = lru.New[*Env](envBudget, 0)
 
 // NewEnv builds the root environment: the CEL standard library only (no
 // extension that could build huge values cheaply) and the given variables.
 func NewEnv(l Limits, decls []Decl) (*Env, error) {
 	key := envKey(fmt.Sprintf("%d:%d:%d", l.Depth, l.Size, l.Cost), decls)
-	if v, ok := envs.get(key); ok {
-		return v.(*Env), nil
+	if v, ok := envs.Get(key); ok {
+		return v, nil
 	}
 	e, err := newEnv(key, l, decls)
 	if err != nil {
@@ -154,8 +156,8 @@ func (e *Env) Extend(decls ...Decl) (*Env, error) {
 	key := ""
 	if !e.private {
 		key = envKey(e.key+"\x00extend", decls)
-		if v, ok := envs.get(key); ok {
-			return v.(*Env), nil
+		if v, ok := envs.Get(key); ok {
+			return v, nil
 		}
 	}
 	opts := make([]cel.EnvOption, len(decls))
@@ -178,7 +180,7 @@ func (e *Env) Extend(decls ...Decl) (*Env, error) {
 // stored first under the same identity.
 func cacheEnv(e *Env, ndecls int) *Env {
 	e.checked = map[string]checkResult{}
-	return envs.put(e.key, e, envBase+perDecl*ndecls).(*Env)
+	return envs.Put(e.key, e, envBase+perDecl*ndecls)
 }
 
 // envKey is the identity of an environment: what precedes it (limits, or
@@ -263,11 +265,11 @@ func (e *Env) Parse(src string) (*Parsed, []Issue) {
 		r.private = true
 	} else {
 		key := fmt.Sprintf("%d:%d\x00%s", e.limits.Depth, e.limits.Size, src)
-		v, ok := parses.get(key)
+		v, ok := parses.Get(key)
 		if !ok {
-			v = parses.put(key, parse(e.env, src), perEntry+perChar*len(src))
+			v = parses.Put(key, parse(e.env, src), perEntry+perChar*len(src))
 		}
-		r = v.(*parseResult)
+		r = v
 	}
 	if r.issues != nil {
 		return nil, r.issues
@@ -302,7 +304,17 @@ type parseResult struct {
 	refs map[string][]Ref
 }
 
-var parses = newCache(parseBudget)
+var parses = lru.New[*parseResult](parseBudget, 0)
+
+// ResetCaches drops every cached environment, parsed expression and
+// decoded schema. Results do not change, only their cost: a host may call
+// it to give the memory back, and a benchmark to measure what a fresh
+// process (one pilotage build) pays.
+func ResetCaches() {
+	envs.Reset()
+	parses.Reset()
+	schemas.Reset()
+}
 
 // Expr is a checked, runnable expression. It is shared by every check of
 // the same source in the same environment, and safe for concurrent use.
@@ -331,7 +343,7 @@ func (e *Env) Check(p *Parsed) (*Expr, []Issue) {
 		return prev.x, prev.issues
 	}
 	if !e.uncached {
-		if envs.grow(e.key, perEntry+perChar*len(p.src)) {
+		if envs.Grow(e.key, perEntry+perChar*len(p.src)) {
 			e.checked[p.src] = r
 		} else {
 			e.uncached = true

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/google/cel-go/cel"
+
+	"github.com/pilotage-dev/pilotage/internal/base/lru"
 )
 
 // maxSchemaDepth bounds how deep property declarations follow a schema;
@@ -40,20 +42,20 @@ func ParseSchema(raw json.RawMessage) Schema {
 	if len(raw) == 0 {
 		return nil
 	}
-	if s, ok := schemas.get(string(raw)); ok {
-		return s.(Schema)
+	if s, ok := schemas.Get(string(raw)); ok {
+		return s
 	}
 	var s Schema
 	if json.Unmarshal(raw, &s) != nil {
 		s = nil
 	}
-	schemas.put(string(raw), s, perEntry+16*len(raw))
+	schemas.Put(string(raw), s, perEntry+16*len(raw))
 	return s
 }
 
 // schemas caches decoded catalog schemas: the same few are read for every
 // argument of every call of every program.
-var schemas = newCache(16 << 20)
+var schemas = lru.New[Schema](16<<20, 0)
 
 // Property returns the schema of a property and whether the object schema
 // lists it; closed is true when the schema forbids unlisted properties.
