@@ -216,6 +216,15 @@ func TestHostilePeakRSS(t *testing.T) {
 			`{"jsonrpc":"2.0","method":"notifications/initialized"}`, params)
 	}
 	tinySession := write("tiny.jsonl", session([]byte("1")))
+	// callEvery is a Session that executes one program calling every
+	// entry of distinctSchemas(20, …).
+	steps := make([]string, 20)
+	for i := range steps {
+		steps[i] = fmt.Sprintf(`{"id":"s%d","call":"e%d","with":{}}`, i, i)
+	}
+	callEvery := write("call-every.jsonl", fmt.Appendf(session([]byte("1")),
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"s_v1_execute","arguments":{"program":{"steps":[%s]},"store":false}}}`+"\n",
+		strings.Join(steps, ",")))
 	serve := func(pdl string) func(f string) []string {
 		return func(f string) []string { return []string{"serve", pdl, stdin + f} }
 	}
@@ -282,6 +291,14 @@ func TestHostilePeakRSS(t *testing.T) {
 		// unread.
 		{"serve of a 2 MB ping of one-character values", session(oneValues(2 << 20)), serve(calc), tinySession, 32 << 20},
 		{"serve of a 6 MB ping, over deploy's largest request", session(oneValues(6 << 20)), serve(deploy), tinySession, 0},
+		// Each of its 20 input_schema, 3,000 empty subschemas, is within
+		// the budget of one schema (about 6 MB to compile), and the
+		// engine kept every one a call met: 100 to 125 MB over the
+		// baseline. The PDL compiler now charges a Language's schemas
+		// together and refuses it at the second, so serve holds at most
+		// the compiling of one schema at its budget.
+		{"serve of a PDL of 20 distinct schemas each within the budget, all called", distinctSchemas(20, 3000),
+			func(f string) []string { return []string{"serve", f, stdin + callEvery} }, calc, 24 << 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(c.name, " ", "-")+filepath.Ext(c.tiny), c.src)
@@ -294,6 +311,44 @@ func TestHostilePeakRSS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// distinctSchemas is a PDL whose one Language sees n entries, e0 …,
+// each with a distinct input_schema of k empty subschemas.
+func distinctSchemas(n, k int) []byte {
+	b := []byte(`server "s" version="1"
+risk safe readOnly "Reads."
+language "s/v1" {
+  locator json-pointer
+  mode immediate
+  trace full
+  retention none
+  capabilities {
+    guides
+    catalog
+    validate
+    execute
+  }
+  grammar {
+    call call with
+    input
+    expressions cel
+  }
+  kind thing callable "A thing."
+  guide core "Things" level=core {
+    body """
+      # Things
+
+      Call the things.
+      """
+  }
+}
+`)
+	for i := range n {
+		b = fmt.Appendf(b, "entry \"e%d\" kind=thing risk=safe {\n  input_schema `{\"title\": \"s%d\", \"anyOf\": [%s{}]}`\n  returns `{\"ok\": true}`\n}\n",
+			i, i, strings.Repeat("{}, ", k-1))
+	}
+	return b
 }
 
 // fitHeld is the input object with the most one-character values whose
