@@ -1,9 +1,7 @@
 package rules
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -56,40 +54,50 @@ type schemaSum struct {
 // compiler charges them the same way), and a server holding them holds
 // their sum.
 func sumOf(p *lint.Pass, l *lint.Language) schemaSum {
-	type schema struct {
-		ptr string
-		n   jsonpos.Node
+	sum := schemaSum{lang: langLabel(l), budget: schemacost.Budget(p.In.BudgetSize())}
+	seen := map[string]bool{} // distinct texts only: catalogs repeat a few
+	charge := func(n jsonpos.Node) bool {
+		text := p.Doc.Text(n) // no copy: lint parses with ParseShared
+		if seen[text] || schemacost.TooDeep(n) {
+			return false
+		}
+		seen[text] = true
+		cost := schemacost.Cost(n)
+		if cost > sum.budget {
+			return false // warned alone, not compiled
+		}
+		sum.distinct++
+		sum.cost += cost
+		return sum.cost > sum.budget
 	}
-	var all []schema
-	if n := l.Node.Get("context_schema"); n.Is(jsonpos.Object) {
-		all = append(all, schema{l.Pointer + "/context_schema", n})
+	// The entries are in document order; the context_schema is charged
+	// where it stands among them.
+	ctx := l.Node.Get("context_schema")
+	if !ctx.Is(jsonpos.Object) {
+		ctx = jsonpos.Node{}
 	}
 	if l.Catalog != nil {
 		for _, e := range l.Catalog.Entries {
-			if n := e.Node.Get("input_schema"); n.Is(jsonpos.Object) {
-				all = append(all, schema{e.Pointer + "/input_schema", n})
+			n := e.Node.Get("input_schema")
+			if !n.Is(jsonpos.Object) {
+				continue
+			}
+			if ctx.Exists() && ctx.Start() < n.Start() {
+				if charge(ctx) {
+					sum.at = l.Pointer + "/context_schema"
+					return sum
+				}
+				ctx = jsonpos.Node{}
+			}
+			if charge(n) {
+				sum.at = e.Pointer + "/input_schema"
+				return sum
 			}
 		}
 	}
-	slices.SortStableFunc(all, func(a, b schema) int { return cmp.Compare(a.n.Start(), b.n.Start()) })
-	budget := schemacost.Budget(p.In.BudgetSize())
-	seen := map[string]bool{}
-	sum := schemaSum{lang: langLabel(l), budget: budget}
-	for _, s := range all {
-		text := p.Doc.Text(s.n) // no copy: lint parses with ParseShared
-		if seen[text] || schemacost.TooDeep(s.n) {
-			continue
-		}
-		seen[text] = true
-		cost := schemacost.Cost(s.n)
-		if cost > budget {
-			continue // warned alone, not compiled
-		}
-		sum.distinct++
-		if sum.cost += cost; sum.cost > budget {
-			sum.at = s.ptr
-			return sum
-		}
+	if ctx.Exists() && charge(ctx) {
+		sum.at = l.Pointer + "/context_schema"
+		return sum
 	}
 	return schemaSum{}
 }

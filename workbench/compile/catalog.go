@@ -41,8 +41,8 @@ type entryState struct {
 	languages, fails []place
 	// program is its program statement's, nil without one.
 	program *programAt
-	// schemas holds its input_schema once compiled, for checkSchemaSums.
-	schemas []schemaUse
+	// input is its input_schema once compiled, for checkSchemaSums.
+	input schemaUse
 }
 
 // programAt is where a promoted program is written: its statement, and
@@ -110,7 +110,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		"revision":      field(func(ss *pdl.Stmt) { e.Revision = one(ss, "the revision") }),
 		"tags":          field(func(ss *pdl.Stmt) { e.Tags = words(ss, "a tag") }),
 		"languages":     field(func(ss *pdl.Stmt) { e.Languages = words(ss, "a Language id") }),
-		"input_schema":  field(func(ss *pdl.Stmt) { e.InputSchema = c.schema(ss, &es.schemas) }),
+		"input_schema":  field(func(ss *pdl.Stmt) { e.InputSchema = c.schema(ss, &es.input) }),
 		"output_schema": field(func(ss *pdl.Stmt) { e.OutputSchema = c.schema(ss, nil) }),
 		"returns":       field(func(ss *pdl.Stmt) { b.Returns = c.jsonValue(arg(c.shape(ss, 1, 1, false), 0)) }),
 		"compute":       field(func(ss *pdl.Stmt) { computeArg = arg(c.shape(ss, 1, 1, false), 0) }),
@@ -409,8 +409,8 @@ func (c *compiler) itemPositions(s *pdl.Stmt, field func(kw string) *pdl.Stmt) l
 // schema compiles `X_schema `{…}“ or `X_schema file="x.json"`: the JSON
 // must parse and compile as a JSON Schema. It returns the schema with
 // sorted keys, so output does not depend on how it was written, and
-// appends it to uses (unless nil) when it compiled, for checkSchemaSums.
-func (c *compiler) schema(s *pdl.Stmt, uses *[]schemaUse) json.RawMessage {
+// sets *use (unless use is nil) when it compiled, for checkSchemaSums.
+func (c *compiler) schema(s *pdl.Stmt, use *schemaUse) json.RawMessage {
 	p := c.shape(s, 0, 1, false, "file")
 	file, hasFile := s.Option("file")
 	var src []byte
@@ -464,17 +464,13 @@ func (c *compiler) schema(s *pdl.Stmt, uses *[]schemaUse) json.RawMessage {
 			s.Keyword, about, out.cost, jsonpos.TreePerByte, where, jsonpos.TreeSlack>>20, budget)
 		return nil
 	}
-	if out.schema != nil && uses != nil {
+	if out.schema != nil && use != nil {
 		if out.id == 0 {
-			c.schemaIDs++
-			out.id = c.schemaIDs
+			c.schemaCosts = append(c.schemaCosts, schemaCost{out.cost, len(src)})
+			out.id = int32(len(c.schemaCosts))
 			c.schemas[string(src)] = out
 		}
-		u := schemaUse{at: argAt{at}.place(), keyword: s.Keyword, id: out.id, cost: out.cost}
-		if hasFile {
-			u.fileBytes = len(src)
-		}
-		*uses = append(*uses, u)
+		*use = schemaUse{at: argAt{at}.place(), id: out.id, inFile: hasFile}
 	}
 	return out.schema
 }
@@ -484,14 +480,15 @@ func (c *compiler) schema(s *pdl.Stmt, uses *[]schemaUse) json.RawMessage {
 // that is why. cost is what compiling it takes (schemacost), when it is
 // JSON; over says it was not compiled, its cost being over the budget it
 // was given, and lower that cost is then only schemacost.Least. id
-// names the text once a statement used the compiled schema (from 1).
+// names the text once a statement used the compiled schema: its place in
+// compiler.schemaCosts, from 1.
 type schemaResult struct {
 	schema      json.RawMessage
 	err, hint   string
 	bad         *jsonpos.SyntaxError
 	cost        int64
 	over, lower bool
-	id          int
+	id          int32
 }
 
 // jsonSyntax reports msg, a JSON syntax error se in src, the text of a

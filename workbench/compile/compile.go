@@ -143,9 +143,9 @@ type compiler struct {
 	// budget of the PDL's bytes (schemacost.Budget); a schema in a file
 	// adds its own bytes (schema).
 	schemaBudget int64
-	// schemaIDs counts the distinct schema texts statements used
-	// (schemaResult.id).
-	schemaIDs int
+	// schemaCosts are the distinct schema texts statements used, by
+	// schemaResult.id - 1.
+	schemaCosts []schemaCost
 	// Indexes by name, so no check is quadratic in the size of the file.
 	langByID     map[string]*langState
 	entryByID    map[string]*entryState

@@ -35,9 +35,8 @@ type langState struct {
 	guideIDs map[string]string
 	// index is the Language's place in the file.
 	index int
-	// schemas holds its context_schema once compiled, for
-	// checkSchemaSums.
-	schemas []schemaUse
+	// context is its context_schema once compiled, for checkSchemaSums.
+	context schemaUse
 	// env checks programs of the Language; built on first use, once the
 	// catalog is complete.
 	env *program.Env
@@ -124,7 +123,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 		},
 		"context_schema": func(ss *pdl.Stmt) {
 			ls.settings["context_schema"] = ss
-			l.ContextSchema = c.schema(ss, &ls.schemas)
+			l.ContextSchema = c.schema(ss, &ls.context)
 		},
 		"capabilities": func(ss *pdl.Stmt) {
 			l.Capabilities = c.capabilities(ss, "", l.Positions)
