@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
@@ -207,6 +208,7 @@ func TestHostilePeakRSS(t *testing.T) {
 	tinyPlan := write("tiny.plan.json", []byte(`{"steps": []}`))
 	tinyTrace := write("tiny.trace.json", []byte(`{"run_id": "r", "steps": []}`))
 	replaySnapshot := func(f string) []string { return []string{"replay", "--plan", tinyPlan, "--snapshot", f, tinyTrace} }
+	replayTrace := func(f string) []string { return []string{"replay", "--plan", tinyPlan, f} }
 	fmtText := func(f string) []string { return []string{"fmt", "--lang", ledger, f} }
 	// A Session of serve on standard input: initialize, then a ping of
 	// params.
@@ -271,6 +273,16 @@ func TestHostilePeakRSS(t *testing.T) {
 			func(f string) []string { return []string{"lint", homeflowWith(f)} }, filepath.Join(homeflow, "schemas", "room.json"), 0},
 		{"replay --plan of one-character values", oneValues(2 << 20), replayPlan, tinyInput, 0},
 		{"replay --snapshot with a member of one-character values", withMember(oneValues(2 << 20)), replaySnapshot, snapshot, 0},
+		// replay read these token by token through encoding/json's
+		// decoder, 0.4 µs a token: 2.5 to 12 s of CPU for 16 MiB, 0.2 to
+		// 0.5 s at byte level (cpuBound; docs/performance.md, "Hostile
+		// inputs").
+		{"replay of a trace with a member of 16 MiB of one-character values", append(append([]byte(`{"x": `), oneValues(16<<20)...), `, "steps": []}`...),
+			replayTrace, tinyTrace, 0},
+		{"replay of a trace that is 16 MiB of one-character values", append(append([]byte(`{"trace": `), oneValues(16<<20)...), '}'),
+			replayTrace, tinyTrace, 0},
+		{"replay of a trace whose steps are 16 MiB of one-character values", append(append([]byte(`{"steps": `), oneValues(16<<20)...), '}'),
+			replayTrace, tinyTrace, 0},
 		{"test of a 1 MB case file of one-digit values", []byte(cases + strings.Repeat("1,", 1<<19-100) + "1]\n"),
 			func(f string) []string { return []string{"test", f} }, tinyCases, 0},
 		// Every case was held until the report was written: 3,000 took
@@ -308,6 +320,18 @@ func TestHostilePeakRSS(t *testing.T) {
 			t.Logf("%d bytes: peak RSS %d KiB, %d KiB over a one-line file's", len(c.src), rss>>10, (rss-base)>>10)
 			if rss-base > limit {
 				t.Errorf("peak RSS %d bytes over a one-line file's, more than %d", rss-base, limit)
+			}
+			if bound := cpuBound[c.name]; bound > 0 {
+				// The least of up to three runs, as for memory: a loaded
+				// machine adds to a run's CPU time too.
+				cpu := cpuTime(t, bin, c.args(file))
+				for try := 1; try < 3 && cpu > bound; try++ {
+					cpu = min(cpu, cpuTime(t, bin, c.args(file)))
+				}
+				t.Logf("CPU time %v", cpu)
+				if cpu > bound {
+					t.Errorf("CPU time %v, more than %v", cpu, bound)
+				}
 			}
 		})
 	}
@@ -349,6 +373,14 @@ language "s/v1" {
 			i, i, strings.Repeat("{}, ", k-1))
 	}
 	return b
+}
+
+// cpuBound bounds the CPU time, user and system, of rows of
+// TestHostilePeakRSS that once took seconds.
+var cpuBound = map[string]time.Duration{
+	"replay of a trace with a member of 16 MiB of one-character values": 1500 * time.Millisecond,
+	"replay of a trace that is 16 MiB of one-character values":          1500 * time.Millisecond,
+	"replay of a trace whose steps are 16 MiB of one-character values":  1500 * time.Millisecond,
 }
 
 // fitHeld is the input object with the most one-character values whose
@@ -408,6 +440,22 @@ func leastPeakRSS(t *testing.T, bin string, args []string, ceiling int64) int64 
 // hides any child below what the test process once held.
 func peakRSS(t *testing.T, bin string, args []string) int64 {
 	t.Helper()
+	kb, _ := gnuTime(t, bin, args)
+	return kb << 10
+}
+
+// cpuTime runs the binary as peakRSS does and returns its CPU time, user
+// and system.
+func cpuTime(t *testing.T, bin string, args []string) time.Duration {
+	t.Helper()
+	_, cpu := gnuTime(t, bin, args)
+	return cpu
+}
+
+// gnuTime runs the binary under GNU time (peakRSS says why) and returns
+// its peak resident set in KiB and its CPU time.
+func gnuTime(t *testing.T, bin string, args []string) (int64, time.Duration) {
+	t.Helper()
 	const gnuTime = "/usr/bin/time"
 	if _, err := os.Stat(gnuTime); err != nil {
 		t.Skipf("no %s to measure a child's peak RSS: %v", gnuTime, err)
@@ -422,7 +470,7 @@ func peakRSS(t *testing.T, bin string, args []string) int64 {
 		defer f.Close()
 		in, args = f, args[:len(args)-1]
 	}
-	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", out, bin}, args...)...)
+	cmd := exec.Command(gnuTime, append([]string{"-f", "%M %U %S", "-o", out, bin}, args...)...)
 	cmd.Stdin = in
 	runChild(t, cmd, args)
 	b, err := os.ReadFile(out)
@@ -430,12 +478,13 @@ func peakRSS(t *testing.T, bin string, args []string) int64 {
 		t.Fatal(err)
 	}
 	// The last line; one before it says when the command exited non-zero.
-	lines := strings.Fields(string(b))
-	kb, err := strconv.ParseInt(lines[len(lines)-1], 10, 64)
-	if err != nil {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var kb int64
+	var user, sys float64
+	if _, err := fmt.Sscanf(lines[len(lines)-1], "%d %f %f", &kb, &user, &sys); err != nil {
 		t.Fatalf("%s wrote %q: %v", gnuTime, b, err)
 	}
-	return kb << 10
+	return kb, time.Duration((user + sys) * float64(time.Second))
 }
 
 // runChild runs cmd, a verb with args, and fails unless it exited 0, 1 or 2.

@@ -193,6 +193,21 @@ func (c *checker) badEntry(e *entry) {
 	c.keep(finding{rule: RuleTraceShape, at: e.site, msg: msg, hint: "a trace step is an object: id (string), outcome (object), calls (array of strings), decisions (array of {at, took, because})"})
 }
 
+// countBad counts n entries in a row that are not steps, or are empty
+// (null, {}), when none of them would be listed: the first entry has
+// been seen and the trace-shape findings listed already, so entry would
+// only count each (badEntry, or "trace step has no id"). It reports
+// false, having counted nothing, otherwise.
+func (c *checker) countBad(n int) bool {
+	if c.first == nil {
+		return false
+	}
+	if c.known != nil && !c.known(always) {
+		return true // badEntry would not count them either
+	}
+	return c.out.leaveAll(c.head(RuleTraceShape, ""), always, n)
+}
+
 // kind returns the entry's kind as the plan gives it (the trace's own
 // kind when the base is not planned) and checks the two agree.
 func (c *checker) kind(e *entry, s *Step) string {

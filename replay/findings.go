@@ -48,6 +48,13 @@ func (b *findingBuffer) admit(f report.Finding, c cond) bool {
 	return k.Admit(f)
 }
 
+// leaveAll counts n findings like f under c, none of them kept, when
+// none would be (report.Cap.LeaveAll), and reports whether it did.
+func (b *findingBuffer) leaveAll(f report.Finding, c cond, n int) bool {
+	k := b.caps[c]
+	return k != nil && k.LeaveAll(f, n)
+}
+
 func (b *findingBuffer) keep(f report.Finding, c cond) { b.kept = append(b.kept, pending{f, c}) }
 
 // resolve returns the findings whose condition holds, at most max of a

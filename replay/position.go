@@ -31,9 +31,12 @@ type posReader struct {
 	headLimit int
 	total     int64
 	eof       bool
-	// ahead holds the bytes peek read, which Read gives the decoder
-	// before reading on.
-	ahead []byte
+	// given is how much of the file the decoder has been handed: the
+	// bytes from given to total were read ahead of it (peek, fill) and
+	// are held for it, and Read gives them before reading on. A walk
+	// that skips a value at byte level hands the file on from the value's
+	// end to a new decoder by moving given back (walker.resumeAt).
+	given int64
 	// bad is the offset of the first byte that is not UTF-8, -1 while
 	// there is none; open holds the bytes of a character a read ended in
 	// the middle of, checked with the next read.
@@ -79,28 +82,51 @@ func (p *posReader) checkUTF8(b []byte, at int64) {
 func (p *posReader) badBefore(off int64) bool { return p.bad >= 0 && p.bad < off }
 
 func (p *posReader) Read(b []byte) (int, error) {
-	if len(p.ahead) > 0 {
-		// Already held and counted by peek.
-		n := copy(b, p.ahead)
-		p.ahead = p.ahead[n:]
+	if p.given < p.total {
+		n := copy(b, p.bytes(p.given, p.total))
+		p.given += int64(n)
 		return n, nil
 	}
 	n, err := p.r.Read(b)
 	p.buf = append(p.buf, b[:n]...)
+	p.took(b[:n], err)
+	p.given = p.total
+	return n, err
+}
+
+// took counts b, bytes just read from the file and appended to the held
+// bytes, with err, the reader's error.
+func (p *posReader) took(b []byte, err error) {
 	if err == io.EOF {
 		p.eof = true
 	}
-	p.checkUTF8(b[:n], p.total)
-	p.total += int64(n)
+	p.checkUTF8(b, p.total)
+	p.total += int64(len(b))
 	if p.total <= int64(p.headLimit) {
-		p.head = append(p.head, b[:n]...)
+		p.head = append(p.head, b...)
 	} else {
 		p.head = nil
 	}
-	if err == io.EOF {
-		p.eof = true
+}
+
+// fill reads the next part of the file into the held bytes, ahead of
+// the decoder, and reports whether more may follow (false at the end or
+// on a read error, which the decoder meets in turn). The held bytes grow
+// by half when full, where append would grow them by a quarter at a
+// time and allocate five times the file on the way; from 512 bytes, as
+// the decoder's buffer, since a small file's first bytes are read so.
+func (p *posReader) fill() bool {
+	if p.eof {
+		return false
 	}
-	return n, err
+	if cap(p.buf)-len(p.buf) < 512 {
+		p.buf = slices.Grow(p.buf, max(512, len(p.buf)/2))
+	}
+	free := p.buf[len(p.buf):cap(p.buf)]
+	n, err := p.r.Read(free)
+	p.buf = p.buf[:len(p.buf)+n]
+	p.took(free[:n], err)
+	return err == nil
 }
 
 // peek returns the first n bytes of the file (fewer when it is shorter,
@@ -109,32 +135,15 @@ func (p *posReader) Read(b []byte) (int, error) {
 // the encoding is the syntax error lint reports for the file, before any
 // byte is decoded (walk, jsonpos.CheckEncoding).
 func (p *posReader) peek(n int) []byte {
-	var b []byte
-	for len(b) < n && !p.eof {
-		buf := make([]byte, n-len(b))
-		k, err := p.Read(buf)
-		b = append(b, buf[:k]...)
-		if err != nil {
-			break
-		}
+	for p.total < int64(n) && p.fill() {
 	}
-	p.ahead = b
-	return b
+	return p.bytes(0, int64(n))
 }
 
-// readAll reads the rest of the file into the held bytes, up to its end
-// or the first error reading it. The held bytes double when full, where
-// append would grow them by a quarter at a time and allocate five times
-// the file on the way.
-func (p *posReader) readAll() {
-	chunk := make([]byte, 64<<10)
-	for !p.eof {
-		if cap(p.buf)-len(p.buf) < len(chunk) {
-			p.buf = slices.Grow(p.buf, max(len(chunk), len(p.buf)/2))
-		}
-		if _, err := p.Read(chunk); err != nil {
-			return
-		}
+// readTo reads the file into the held bytes until it holds n bytes or
+// more, or up to its end or the first error reading it.
+func (p *posReader) readTo(n int64) {
+	for p.total < n && p.fill() {
 	}
 }
 
@@ -209,19 +218,16 @@ func (p *posReader) bytes(from, to int64) []byte {
 
 // completeRune reads the rest of a UTF-8 sequence that the held bytes end
 // in the middle of (a reader may return a byte at a time), so an error
-// at it names the character rather than its first byte. It reads no more
-// than the sequence needs, since the stream may be a pipe still open.
+// at it names the character rather than its first byte. It stops once
+// the sequence is whole, and a read takes what the reader has ready, so
+// a pipe still open is not waited on past the sequence.
 func (p *posReader) completeRune() {
 	start := len(p.buf) - 1
 	for start > 0 && start > len(p.buf)-utf8.UTFMax && !utf8.RuneStart(p.buf[start]) {
 		start--
 	}
-	var one [1]byte
 	for range utf8.UTFMax {
-		if start < 0 || utf8.FullRune(p.buf[start:]) {
-			return
-		}
-		if _, err := p.Read(one[:]); err != nil {
+		if start < 0 || utf8.FullRune(p.buf[start:]) || !p.fill() {
 			return
 		}
 	}

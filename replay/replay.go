@@ -157,7 +157,20 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 			feed(e)
 		}
 	}
-	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, onEntry, c.diagnostic, deep != nil)
+	// Entries that are not steps are counted in a row when the checker
+	// would only count them and nothing else reads each entry.
+	countBad := func(n int) bool {
+		if opt.OnStep != nil || deep != nil || !c.countBad(n) {
+			return false
+		}
+		if opt.OnEntry != nil {
+			for range n {
+				opt.OnEntry()
+			}
+		}
+		return true
+	}
+	s, pr := walk(er, sourceLimit, func(m *traceMembers) { c.known = holds(m, false) }, onEntry, countBad, c.diagnostic, deep != nil)
 	if deep != nil {
 		endDeep()
 		if s.syntax == nil {
@@ -167,7 +180,7 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	if s.syntax != nil {
 		// The walk stopped at the error; the rest of a small file is
 		// read so the finding shows the line in text output.
-		_, _ = io.Copy(io.Discard, io.LimitReader(pr, sourceLimit+1-pr.total))
+		pr.readTo(sourceLimit + 1)
 	}
 	if er.err != nil {
 		return Result{ReadErr: er.err}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -186,8 +187,12 @@ func (s *stream) trace() *traceMembers {
 // number of steps.
 type walker struct {
 	dec *json.Decoder
-	pr  *posReader
-	s   *stream
+	// shift is what turns the decoder's offsets into the file's (offset):
+	// a decoder that takes over after a value skipped at byte level starts
+	// with a prefix of its own (resumeAt).
+	shift int64
+	pr    *posReader
+	s     *stream
 	// open holds the opening '{' or '[' of every object and array the
 	// walk is inside, outermost first: what a syntax error needs to be
 	// worded and placed as in the whole document (syntaxAt).
@@ -199,14 +204,24 @@ type walker struct {
 	// onDiagnostic is called with each element of the top-level
 	// diagnostics array, one at a time like the steps.
 	onDiagnostic func(*diagnostic)
+	// countBad counts n steps entries in a row that are not steps, in
+	// place of handing each to onEntry, when that would only count
+	// them, and reports whether it did (checker.countBad).
+	countBad func(n int) bool
 	// keepOutput keeps a response's output value (deep replay).
 	keepOutput bool
+	// spans and scratch are reused by others for each chunk of elements.
+	spans   []span
+	scratch []byte
 }
+
+// offset is the decoder's offset in the file: the end of what it has read.
+func (w *walker) offset() int64 { return w.dec.InputOffset() + w.shift }
 
 // errStop ends a walk after a syntax error.
 var errStop = errors.New("stop")
 
-func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), onDiagnostic func(*diagnostic), keepOutput bool) (*stream, *posReader) {
+func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), countBad func(int) bool, onDiagnostic func(*diagnostic), keepOutput bool) (*stream, *posReader) {
 	pr := newPosReader(r, headLimit)
 	// A byte order mark, or a file in UTF-16 or UTF-32, is the one error
 	// lint reports at 1:1 for the file; decoded, it would be a bad first
@@ -218,7 +233,7 @@ func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(
 	// Numbers stay text: a skipped 1e999 is valid JSON (lint accepts it),
 	// but as a float64 it would be a decoding error taken for a syntax one.
 	dec.UseNumber()
-	w := &walker{dec: dec, pr: pr, s: &stream{}, onSteps: onSteps, onEntry: onEntry, onDiagnostic: onDiagnostic, keepOutput: keepOutput}
+	w := &walker{dec: dec, pr: pr, s: &stream{}, onSteps: onSteps, onEntry: onEntry, countBad: countBad, onDiagnostic: onDiagnostic, keepOutput: keepOutput}
 	_ = w.document()
 	return w.s, pr
 }
@@ -251,9 +266,9 @@ func (w *walker) failAt(err error, prev int64) error {
 	// file's own start was checked before the walk (jsonpos.CheckEncoding).
 	prefix := "  " + w.resume(prev)
 	src := append([]byte(prefix), w.pr.bytes(prev, w.pr.total)...)
-	off, msg := w.dec.InputOffset(), err.Error()
+	off, msg := w.offset(), err.Error()
 	var se *jsonpos.SyntaxError
-	if _, perr := jsonpos.Parse(src); errors.As(perr, &se) && se.Pos.Offset >= len(prefix) {
+	if perr := jsonpos.Check(src); errors.As(perr, &se) && se.Pos.Offset >= len(prefix) {
 		off, msg = w.pr.clamp(prev)+int64(se.Pos.Offset-len(prefix)), se.Msg
 	}
 	// Otherwise the decoder refused what jsonpos accepts, which their
@@ -286,13 +301,7 @@ func (w *walker) resume(prev int64) string {
 		return "null" // after it
 	}
 	var b strings.Builder
-	for _, d := range w.open[:len(w.open)-1] {
-		if d == '{' {
-			b.WriteString(`{"":`)
-		} else {
-			b.WriteByte('[')
-		}
-	}
+	opening(&b, w.open[:len(w.open)-1])
 	inner := w.open[len(w.open)-1]
 	switch {
 	case c == inner: // just opened
@@ -316,6 +325,23 @@ func (w *walker) resume(prev int64) string {
 		b.WriteString(`{"":null`)
 	}
 	return b.String()
+}
+
+// opening writes JSON text that opens the objects and arrays of open,
+// outermost first, each ready for a value: a member's for an object, an
+// element's for an array. It returns how many tokens a json.Decoder reads
+// in it.
+func opening(b *strings.Builder, open []byte) (tokens int) {
+	for _, d := range open {
+		if d == '{' {
+			b.WriteString(`{"":`)
+			tokens += 2
+		} else {
+			b.WriteByte('[')
+			tokens++
+		}
+	}
+	return tokens
 }
 
 // memberName returns the string that ends src when it is a member name:
@@ -350,16 +376,18 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // returns errStop.
 //
 // Token, unlike Decode, does not bound nesting, so the walk does: every
-// object and array is opened by a token read here with w.open holding
-// exactly the ones around it, and one opened at jsonpos.MaxDepth is the
-// syntax error lint reports there (failAt lets jsonpos word and place it).
+// object and array it reads by tokens is opened by a token read here
+// with w.open holding exactly the ones around it, and one opened at
+// jsonpos.MaxDepth is the syntax error lint reports there (failAt lets
+// jsonpos word and place it); those it skips at byte level are held to
+// the same bound by tooDeep (checkSpan).
 func (w *walker) token() (json.Token, error) {
-	prev := w.dec.InputOffset()
+	prev := w.offset()
 	t, err := w.dec.Token()
 	if err == nil && (t == json.Delim('{') || t == json.Delim('[')) && len(w.open) >= jsonpos.MaxDepth {
 		err = errTooDeep
 	}
-	if err == nil && w.pr.badBefore(w.dec.InputOffset()) {
+	if err == nil && w.pr.badBefore(w.offset()) {
 		err = errNotUTF8
 	}
 	if err != nil {
@@ -378,7 +406,7 @@ var errNotUTF8 = errors.New("invalid UTF-8")
 // file's syntax error, at its place in the file (failAt parses the value
 // again from prev).
 func (w *walker) value(raw []byte, prev int64) error {
-	if err := jsonpos.Check(raw); err != nil || w.pr.badBefore(w.dec.InputOffset()) {
+	if err := jsonpos.Check(raw); err != nil || w.pr.badBefore(w.offset()) {
 		return w.failAt(cmp.Or(err, errNotUTF8), prev)
 	}
 	return nil
@@ -454,7 +482,7 @@ func (w *walker) document() error {
 		if t == json.Delim('[') {
 			return w.checkRest(start)
 		}
-		err = w.skipRest(t)
+		// Any other value is whole in its token.
 	} else {
 		w.s.object = true
 		err = w.object("", &w.s.top)
@@ -464,7 +492,7 @@ func (w *walker) document() error {
 	}
 	// Anything after the top-level value is malformed JSON: jsonpos,
 	// resumed after a value, says so at the first byte of it.
-	prev := w.dec.InputOffset()
+	prev := w.offset()
 	if _, err := w.dec.Token(); err != io.EOF {
 		if err == nil {
 			err = errors.New("data after the top-level value")
@@ -482,7 +510,7 @@ func (w *walker) document() error {
 // tokens), where this takes a tenth of a second and holds the file once
 // (TestArrayCheckedWhole).
 func (w *walker) checkRest(start int64) error {
-	w.pr.readAll()
+	w.pr.readTo(math.MaxInt64)
 	src, pad := w.pr.bytes(start, w.pr.total), 0
 	if jsonpos.CheckEncoding(src) != nil {
 		// A NUL after the '[' reads as UTF-16 at the start of a
@@ -505,7 +533,7 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 	w.open = append(w.open, '{')
 	seen := names{}
 	for w.dec.More() {
-		prev := w.dec.InputOffset()
+		prev := w.offset()
 		t, err := w.token()
 		if err != nil {
 			return err
@@ -559,21 +587,21 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 // outcome, mode) and remembers where it is.
 func (w *walker) small(ptr string) (*located, error) {
 	var raw json.RawMessage
-	prev := w.dec.InputOffset()
+	prev := w.offset()
 	if err := w.dec.Decode(&raw); err != nil || w.tooDeep(raw) {
 		return nil, w.failAt(cmp.Or(err, errTooDeep), prev)
 	}
 	if err := w.value(raw, prev); err != nil {
 		return nil, err
 	}
-	end := w.dec.InputOffset()
+	end := w.offset()
 	start := end - int64(len(raw))
 	pos := w.pr.position(start)
 	return &located{site: site{ptr, pos.Line, pos.Column}, raw: raw}, nil
 }
 
 func (w *walker) traceMember(ptr string) error {
-	prev := w.dec.InputOffset()
+	prev := w.offset()
 	t, err := w.token()
 	if err != nil {
 		return err
@@ -584,7 +612,7 @@ func (w *walker) traceMember(ptr string) error {
 	}
 	if t != json.Delim('{') {
 		w.shape(ptr, start, "trace is %s, not a trace object", tokenKind(t))
-		return w.skipRest(t)
+		return skipRest(w, t, prev)
 	}
 	w.s.response = true
 	pos := w.pr.position(start)
@@ -595,22 +623,31 @@ func (w *walker) traceMember(ptr string) error {
 // steps walks the steps array, one entry at a time.
 func (w *walker) steps(ptr string, m *traceMembers) error {
 	var e *entry
-	return w.array(ptr, "steps", "trace steps", func(at site) { m.steps = &at; w.onSteps(m) },
-		func(i int) any { e = &entry{index: i}; return &e.w },
-		func(raw []byte, at site, bad error) {
+	return w.array("steps", "trace steps", func(at site) { m.steps = &at; w.onSteps(m) }, &elements{ptr: ptr,
+		target: func(i int) any { e = &entry{index: i}; return &e.w },
+		done: func(raw []byte, at site, bad error) {
 			e.raw, e.site, e.bad = raw, at, bad
 			w.s.entries++
 			w.onEntry(e)
-		})
+		},
+		count: func(n int) bool {
+			if !w.countBad(n) {
+				return false
+			}
+			w.s.entries += n
+			return true
+		}})
 }
 
-// array walks the array value of member ptr one element at a time: each
-// element is decoded into target(i) and handed to done with its bytes
+// array walks the array value of member a.ptr one element at a time:
+// each element is decoded into a.target(i) and handed to a.done with its bytes
 // and place before the next is read, so memory does not grow with the
 // array. A value that is not an array is a shape problem; an element of
-// the wrong type is done's to report (bad).
-func (w *walker) array(ptr, name, of string, opened func(site), target func(i int) any, done func(raw []byte, at site, bad error)) error {
-	prev := w.dec.InputOffset()
+// the wrong type is done's to report (bad). Elements that cannot decode
+// into target are handed on without the decoder (others).
+func (w *walker) array(name, of string, opened func(site), a *elements) error {
+	ptr := a.ptr
+	prev := w.offset()
 	t, err := w.token()
 	if err != nil {
 		return err
@@ -618,21 +655,29 @@ func (w *walker) array(ptr, name, of string, opened func(site), target func(i in
 	start := w.pr.valueStart(prev, true)
 	if t != json.Delim('[') {
 		w.shape(ptr, start, "%s is %s, not an array of %s", name, tokenKind(t), of)
-		return w.skipRest(t)
+		return skipRest(w, t, prev)
 	}
 	if opened != nil {
 		pos := w.pr.position(start)
 		opened(site{ptr, pos.Line, pos.Column})
 	}
 	w.open = append(w.open, '[')
-	prev = w.dec.InputOffset()
+	prev = w.offset()
+	fast := true
 	for i := 0; w.dec.More(); i++ {
-		bad := w.dec.Decode(target(i))
+		if fast {
+			var n int
+			if n, prev, fast = others(w, a, i, prev); n > 0 {
+				i += n - 1
+				continue
+			}
+		}
+		bad := w.dec.Decode(a.target(i))
 		var te *json.UnmarshalTypeError
 		if bad != nil && !errors.As(bad, &te) {
 			return w.failAt(bad, prev)
 		}
-		end := w.dec.InputOffset()
+		end := w.offset()
 		if w.tooDeep(w.pr.bytes(prev, end)) {
 			return w.failAt(errTooDeep, prev)
 		}
@@ -641,7 +686,7 @@ func (w *walker) array(ptr, name, of string, opened func(site), target func(i in
 			return err
 		}
 		p := w.pr.position(from)
-		done(w.pr.bytes(from, end), site{ptr + "/" + strconv.Itoa(i), p.Line, p.Column}, bad)
+		a.done(w.pr.bytes(from, end), site{ptr + "/" + strconv.Itoa(i), p.Line, p.Column}, bad)
 		prev = end
 	}
 	_, err = w.token() // ']'
@@ -652,19 +697,19 @@ func (w *walker) array(ptr, name, of string, opened func(site), target func(i in
 // presence skips a member's value and returns where it is, or nil when
 // it is null (an absent optional member and null mean the same here).
 func (w *walker) presence(ptr string) (*site, error) {
-	prev := w.dec.InputOffset()
+	prev := w.offset()
 	t, err := w.token()
 	if err != nil || t == nil {
 		return nil, err
 	}
 	pos := w.pr.position(w.pr.valueStart(prev, true))
-	return &site{ptr, pos.Line, pos.Column}, w.skipRest(t)
+	return &site{ptr, pos.Line, pos.Column}, skipRest(w, t, prev)
 }
 
 // kept is presence with the value kept; a null output is no output.
 func (w *walker) kept(ptr string) (*site, json.RawMessage, error) {
 	var raw json.RawMessage
-	prev := w.dec.InputOffset()
+	prev := w.offset()
 	if err := w.dec.Decode(&raw); err != nil || w.tooDeep(raw) {
 		return nil, nil, w.failAt(cmp.Or(err, errTooDeep), prev)
 	}
@@ -679,81 +724,22 @@ func (w *walker) kept(ptr string) (*site, json.RawMessage, error) {
 // time; anything else there is a shape problem.
 func (w *walker) diagnostics(ptr string) error {
 	var d *diagnostic
-	return w.array(ptr, "diagnostics", "diagnostics", nil,
-		func(int) any { d = &diagnostic{}; return &d.w },
-		func(raw []byte, at site, bad error) {
+	return w.array("diagnostics", "diagnostics", nil, &elements{ptr: ptr,
+		target: func(int) any { d = &diagnostic{}; return &d.w },
+		done: func(raw []byte, at site, bad error) {
 			d.raw, d.site, d.bad = raw, at, bad
 			w.onDiagnostic(d)
-		})
+		}})
 }
 
-// skipValue skips the next value token by token, without buffering it.
+// skipValue skips the next value.
 func (w *walker) skipValue() error {
+	prev := w.offset()
 	t, err := w.token()
 	if err != nil {
 		return err
 	}
-	return w.skipRest(t)
-}
-
-// skipRest skips the rest of a value whose first token was t.
-func (w *walker) skipRest(t json.Token) error {
-	d, ok := t.(json.Delim)
-	if !ok || d == '}' || d == ']' {
-		return nil
-	}
-	outer := len(w.open)
-	w.open = append(w.open, byte(d))
-	// The member names of each object open here, nil for an array; the
-	// decoder keeps objects apart, so a string token read in an object
-	// where a name may stand (not after ':') is a name.
-	seen := []names{objectNames(d)}
-	for len(w.open) > outer {
-		prev := w.dec.InputOffset()
-		t, err := w.token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			w.open = append(w.open, byte(t.(json.Delim)))
-			seen = append(seen, objectNames(t.(json.Delim)))
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			w.open = w.open[:len(w.open)-1]
-			seen = seen[:len(seen)-1]
-			continue
-		}
-		if key, ok := t.(string); ok && seen[len(seen)-1] != nil && w.nameAt(prev) {
-			if err := w.member(seen[len(seen)-1], key, prev); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// objectNames is a new set of member names for an object, nil for an
-// array.
-func objectNames(d json.Delim) names {
-	if d == '{' {
-		return names{}
-	}
-	return nil
-}
-
-// nameAt reports whether the string token read after offset prev is a
-// member name: the last byte before it that is not white space opens the
-// object or separates members, where a value follows ':'.
-func (w *walker) nameAt(prev int64) bool {
-	start := w.pr.valueStart(prev, true)
-	before := w.pr.bytes(w.pr.base, start)
-	for i := len(before) - 1; i >= 0; i-- {
-		if !isSpace(before[i]) {
-			return before[i] == '{' || before[i] == ','
-		}
-	}
-	return w.pr.lastSig == '{' || w.pr.lastSig == ','
+	return skipRest(w, t, prev)
 }
 
 // tokenKind names the JSON type a value's first token starts, with its

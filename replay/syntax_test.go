@@ -193,7 +193,7 @@ func FuzzSyntaxErrorsLikeLint(f *testing.F) {
 
 // TestDeepNestingLikeLint: nesting beyond jsonpos.MaxDepth is a syntax
 // error wherever it is, worded and placed as lint words and places it:
-// a top-level array or a skipped member (walked token by token), a steps
+// a top-level array or a skipped member (checked whole by jsonpos), a steps
 // entry or a small member deep enough for lint but not for the decoder,
 // which counts from the start of the value it decodes.
 func TestDeepNestingLikeLint(t *testing.T) {

@@ -56,6 +56,21 @@ func (c *Cap) Admit(f Finding) bool {
 	return false
 }
 
+// LeaveAll counts n findings like f as left out when the cap lists no
+// more of f's rule and file, as n calls of Admit would, and reports
+// whether it did; it counts nothing when Admit would list one. A
+// producer with many findings of one kind in a row counts them at once
+// (replay, of a steps array of values that are not steps).
+func (c *Cap) LeaveAll(f Finding, n int) bool {
+	k := capKey{f.File, f.Rule}
+	cn := c.keys[k]
+	if cn == nil || cn.listed < c.max {
+		return false
+	}
+	c.leave(k, cn, f, n)
+	return true
+}
+
 // leave counts count findings like f as left out.
 func (c *Cap) leave(k capKey, n *capCount, f Finding, count int) {
 	if n.left == 0 {
