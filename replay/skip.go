@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
@@ -106,11 +107,15 @@ type elements struct {
 	// into a target in place of done, when all done would do is count
 	// them, and reports whether it did.
 	count func(n int) bool
+	// objects makes an object without an id member one of the others
+	// (steps): it decodes into an entry without id, which the checker
+	// counts as it counts a value that is not a step.
+	objects bool
 	// bad holds the errors decoding a number, a string, a boolean, an
-	// array, null and {} into a target give, each found when first
-	// needed (badOf, found).
-	bad   [6]error
-	found [6]bool
+	// array and null into a target give, each found when first needed
+	// (decode, found).
+	bad   [5]error
+	found [5]bool
 }
 
 // span is a value's bytes in the file, from its first byte to just past
@@ -135,7 +140,7 @@ const chunk = 64 << 10
 func (w *walker) otherElements(a *elements, i int, prev int64) (n int, end int64, fast bool) {
 	end, fast = prev, true
 	for more := true; more; {
-		w.spans, more = w.pr.otherSpans(w.spans[:0], end, i+n > 0)
+		w.spans, more = w.pr.otherSpans(w.spans[:0], end, i+n > 0, a.objects)
 		if len(w.spans) == 0 {
 			break
 		}
@@ -149,8 +154,7 @@ func (w *walker) otherElements(a *elements, i int, prev int64) (n int, end int64
 			w.pr.advance(last)
 		} else {
 			for _, s := range w.spans {
-				bad := a.badOf(w.pr.bytes(s.from, s.end)[0], i+n)
-				a.target(i + n)
+				bad := a.decode(w.pr.bytes(s.from, s.end), i+n)
 				p := w.pr.position(s.from)
 				a.done(w.pr.bytes(s.from, s.end), site{a.ptr + "/" + strconv.Itoa(i+n), p.Line, p.Column}, bad)
 				n++
@@ -164,32 +168,37 @@ func (w *walker) otherElements(a *elements, i int, prev int64) (n int, end int64
 	return n, end, fast
 }
 
-// badOf returns the error of decoding a value starting with c, a
-// number, string, boolean, array, null or {}, into the target of element
-// i, as the decoder gives it; encoding/json says the same of every value
-// of a kind (cannot unmarshal number into Go value of type …), and
-// nothing of null and {}, which leave a target empty.
-func (a *elements) badOf(c byte, i int) error {
-	kind := strings.IndexByte(`"t[n{`, c) + 1 // 0 for a number
-	if c == 'f' {
+// decode decodes raw, element i, into a.target(i) as the decoder would
+// and returns the error it gives, if any: a number, string, boolean,
+// array or null gives the same of every value of its kind (cannot
+// unmarshal number into Go value of type …, nothing for null), found
+// once; an object is decoded.
+func (a *elements) decode(raw []byte, i int) error {
+	if raw[0] == '{' {
+		return json.Unmarshal(raw, a.target(i))
+	}
+	kind := strings.IndexByte(`"t[n`, raw[0]) + 1 // 0 for a number
+	if raw[0] == 'f' {
 		kind = 2
 	}
 	if !a.found[kind] {
 		// A value of another kind leaves the target as it was.
-		a.bad[kind] = json.Unmarshal([]byte([]string{"0", `""`, "true", "[]", "null", "{}"}[kind]), a.target(i))
+		a.bad[kind] = json.Unmarshal([]byte([]string{"0", `""`, "true", "[]", "null"}[kind]), a.target(i))
 		a.found[kind] = true
 	}
+	a.target(i)
 	return a.bad[kind]
 }
 
 // otherSpans appends to spans the elements of an array from offset off
 // on, after a ',' when comma is set, while each starts like a number,
-// string, boolean, array or null, or is {}, and ends (by brackets and
-// quotes) before the
-// file does, up to about chunk bytes; more says it stopped at that size,
-// not at an element of another kind, the array's end or anything else,
-// which the decoder reads. An element larger than chunk comes alone.
-func (p *posReader) otherSpans(spans []span, off int64, comma bool) (_ []span, more bool) {
+// string, boolean, array or null, or is {} (with objects, any object
+// without an id member: noID), and ends (by brackets and quotes) before
+// the file does, up to about chunk bytes; more says it stopped at that
+// size, not at an element of another kind, the array's end or anything
+// else, which the decoder reads. An element larger than chunk comes
+// alone.
+func (p *posReader) otherSpans(spans []span, off int64, comma, objects bool) (_ []span, more bool) {
 	for {
 		at, c, ok := p.next(off)
 		if ok && comma {
@@ -202,8 +211,13 @@ func (p *posReader) otherSpans(spans []span, off int64, comma bool) (_ []span, m
 			return spans, false
 		}
 		end, whole := p.valueEnd(at)
-		if !whole || c == '{' && len(bytes.Trim(p.bytes(at+1, end-1), " \t\r\n")) > 0 {
-			return spans, false // an object with members is the decoder's
+		if !whole {
+			return spans, false
+		}
+		if c == '{' {
+			if inner := p.bytes(at+1, end-1); len(bytes.Trim(inner, " \t\r\n")) > 0 && (!objects || !noID(inner)) {
+				return spans, false // a step, maybe: the decoder's
+			}
 		}
 		if len(spans) > 0 && end-spans[0].from > chunk {
 			return spans, true
@@ -214,6 +228,44 @@ func (p *posReader) otherSpans(spans []span, off int64, comma bool) (_ []span, m
 		}
 		off, comma = end, true
 	}
+}
+
+// noID reports whether the members of an object, inner (its bytes
+// between the braces), surely have no name that encoding/json would
+// decode into a step's id: none is "id" in any case. A name with an
+// escape may be one ("\u0069d"), and one with a byte past ASCII is left
+// to the decoder too, which folds the case of Unicode letters as well,
+// so it says false of those. Bytes that are not JSON may mislead it;
+// checkSpan refuses them.
+func noID(inner []byte) bool {
+	depth := 0
+	for i := 0; i < len(inner); i++ {
+		switch c := inner[i]; {
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == '"':
+			start := i + 1
+			for i++; i < len(inner) && inner[i] != '"'; i++ {
+				if inner[i] == '\\' {
+					i++
+				}
+			}
+			if depth > 0 || i >= len(inner) {
+				continue
+			}
+			rest := bytes.TrimLeft(inner[i+1:], " \t\r\n")
+			if len(rest) == 0 || rest[0] != ':' {
+				continue // a value
+			}
+			name := inner[start:i]
+			if bytes.EqualFold(name, []byte("id")) || bytes.ContainsFunc(name, func(r rune) bool { return r == '\\' || r >= utf8.RuneSelf }) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // next returns the offset and the byte of the first byte at or after off

@@ -127,7 +127,9 @@ func skipCases() [][]byte {
 	elements := []string{
 		`1, 2, 3`, `1, "x", true, false, [1], ["a", {"b": 1}]`, `1, {"id": "read"}, 2`, `null, 1`, `{"id": "read"}, 1`,
 		`1, 01`, `1, 1x`, `1 1`, `1,, 2`, `1,`, `1, ]`, `"a" "b"`, `1, "\xff"`, `[1, 2], [3, [4]]`, `1, [{"a": 1, "a": 2}]`,
-		`null, null, {}, { }, {"id": "read"}, {}`, `{}, {"id": 1}, null`, `nul`, `{}}`, `{,}`, `{ "a" }`,
+		`null, null, {}, { }, {"id": "read"}, {}`, `{"a": 1}, {"kind": 5}, {"ID": "read"}, {"İd": "read"}, {"\u0069d": "read"}`,
+		`{"id": null}, {"calls": "x", "a": {"id": "read"}}, {"a": "id", "b": ["id"]}, {"Id": 1}, {"a": 1, "a": 2}`,
+		`{"kind": "odd", "outcome": {"ok": true}}, {"t_ms": -1, "decisions": [{"at": 1}]}, {"a": 1}}`, `{}, {"id": 1}, null`, `nul`, `{}}`, `{,}`, `{ "a" }`,
 		`-`, `1, -`, `1e5, 1E-5, -0, 0.5`, `"\"", "\\", "]"`, "\t1 ,\n 2\r\n", `1, {"id": 1}`, `1, tru`, `1, nul`,
 	}
 	var docs []string
@@ -153,8 +155,9 @@ func skipCases() [][]byte {
 	// Arrays past a chunk of elements (otherElements), with an error
 	// in a later chunk or after the array, and a skipped member of the
 	// same.
-	many := strings.Repeat(`1, "a", [2], true, null, {}, `, 5000)
-	for _, tail := range []string{`3]}`, `{"id": "read", "kind": "odd"}, 3, {"id": "read", "kind": "odd"}]}`, `3x]}`, `01]}`, `3], "a": 1, "a": 2}`, `{"id": "read"}, 4]}`, `3,]}`, `"` + "\xff" + `"]}`, `3`} {
+	many := strings.Repeat(`1, "a", [2], true, null, {}, {"a": {"id": 1}}, {"kind": 5}, `, 3000)
+	for _, tail := range []string{`3]}`, `{"id": "read", "kind": "odd"}, 3, {"id": "read", "kind": "odd"}]}`,
+		`{"İd": "read", "kind": "odd"}, {"\u0069d": "read", "kind": "odd"}, {"ID": "read", "kind": "odd"}, {"Id": "read", "kind": "odd"}]}`, `3x]}`, `01]}`, `3], "a": 1, "a": 2}`, `{"id": "read"}, 4]}`, `3,]}`, `"` + "\xff" + `"]}`, `3`} {
 		out = append(out, []byte(`{"steps": [`+many+tail), []byte(`{"x": [`+many+tail+`, "steps": [`+many+`1]}`))
 	}
 	return out
@@ -262,7 +265,8 @@ func FuzzByteLevelLikeTokens(f *testing.F) {
 
 // BenchmarkByteLevel replays 2 MiB of one-character values where the walk
 // skips them (a member it does not read, a trace that is not an object)
-// or hands them on as entries that are not steps, at byte level and, in
+// or hands them on as entries that are not steps, and 2 MiB of objects
+// without an id as steps, at byte level and, in
 // the same loop, token by token as before: "ratio" is byte level over
 // tokens, per case.
 //
@@ -274,6 +278,7 @@ func BenchmarkByteLevel(b *testing.B) {
 		{"member", `{"x": ` + values + `, "steps": []}`},
 		{"trace", `{"trace": ` + values + `}`},
 		{"steps", `{"steps": ` + values + `}`},
+		{"objects", `{"steps": [` + strings.Repeat(`{"a":1},`, 1<<18-1) + `{"a":1}]}`},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var bytes, tokens time.Duration

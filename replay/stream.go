@@ -623,7 +623,7 @@ func (w *walker) traceMember(ptr string) error {
 // steps walks the steps array, one entry at a time.
 func (w *walker) steps(ptr string, m *traceMembers) error {
 	var e *entry
-	return w.array("steps", "trace steps", func(at site) { m.steps = &at; w.onSteps(m) }, &elements{ptr: ptr,
+	return w.array("steps", "trace steps", func(at site) { m.steps = &at; w.onSteps(m) }, &elements{ptr: ptr, objects: true,
 		target: func(i int) any { e = &entry{index: i}; return &e.w },
 		done: func(raw []byte, at site, bad error) {
 			e.raw, e.site, e.bad = raw, at, bad
