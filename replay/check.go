@@ -193,19 +193,22 @@ func (c *checker) badEntry(e *entry) {
 	c.keep(finding{rule: RuleTraceShape, at: e.site, msg: msg, hint: "a trace step is an object: id (string), outcome (object), calls (array of strings), decisions (array of {at, took, because})"})
 }
 
-// countBad counts n entries in a row that are not steps, or are empty
-// (null, {}), when none of them would be listed: the first entry has
-// been seen and the trace-shape findings listed already, so entry would
-// only count each (badEntry, or "trace step has no id"). It reports
-// false, having counted nothing, otherwise.
-func (c *checker) countBad(n int) bool {
-	if c.first == nil {
+// countBad counts n elements in a row of the steps array (rule
+// RuleTraceShape) or of the diagnostics array (RuleResponseDiagnostics)
+// that are not objects, or are empty (null, {}), or for steps objects
+// without an id, when none of them would be listed: each would be one
+// finding of rule, counted (badEntry, "trace step has no id",
+// diagnostic), once the cap lists no more and, for steps, the first
+// entry has been seen. It reports false, having counted nothing,
+// otherwise.
+func (c *checker) countBad(rule string, n int) bool {
+	if rule == RuleTraceShape && c.first == nil {
 		return false
 	}
 	if c.known != nil && !c.known(always) {
-		return true // badEntry would not count them either
+		return true // none would be counted either
 	}
-	return c.out.leaveAll(c.head(RuleTraceShape, ""), always, n)
+	return c.out.leaveAll(c.head(rule, ""), always, n)
 }
 
 // kind returns the entry's kind as the plan gives it (the trace's own

@@ -158,12 +158,14 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 		}
 	}
 	// Entries that are not steps are counted in a row when the checker
-	// would only count them and nothing else reads each entry.
-	countBad := func(n int) bool {
-		if opt.OnStep != nil || deep != nil || !c.countBad(n) {
+	// would only count them and nothing else reads each entry; so are
+	// diagnostics that are not diagnostics, which only the checker reads.
+	countBad := func(rule string, n int) bool {
+		steps := rule == RuleTraceShape
+		if steps && (opt.OnStep != nil || deep != nil) || !c.countBad(rule, n) {
 			return false
 		}
-		if opt.OnEntry != nil {
+		if steps && opt.OnEntry != nil {
 			for range n {
 				opt.OnEntry()
 			}

@@ -160,6 +160,10 @@ func skipCases() [][]byte {
 		`{"İd": "read", "kind": "odd"}, {"\u0069d": "read", "kind": "odd"}, {"ID": "read", "kind": "odd"}, {"Id": "read", "kind": "odd"}]}`, `3x]}`, `01]}`, `3], "a": 1, "a": 2}`, `{"id": "read"}, 4]}`, `3,]}`, `"` + "\xff" + `"]}`, `3`} {
 		out = append(out, []byte(`{"steps": [`+many+tail), []byte(`{"x": [`+many+tail+`, "steps": [`+many+`1]}`))
 	}
+	scalars := strings.Repeat(`1, null, {}, "a", `, 20000)
+	for _, tail := range []string{`1]}`, `1x]}`, `{"code": "c"}, 1]}`} {
+		out = append(out, []byte(`{"trace": null, "diagnostics": [`+many+tail), []byte(`{"trace": null, "diagnostics": [`+scalars+tail))
+	}
 	return out
 }
 

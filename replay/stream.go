@@ -204,10 +204,12 @@ type walker struct {
 	// onDiagnostic is called with each element of the top-level
 	// diagnostics array, one at a time like the steps.
 	onDiagnostic func(*diagnostic)
-	// countBad counts n steps entries in a row that are not steps, in
-	// place of handing each to onEntry, when that would only count
-	// them, and reports whether it did (checker.countBad).
-	countBad func(n int) bool
+	// countBad counts n elements in a row of the steps array (rule
+	// RuleTraceShape) or the diagnostics array (RuleResponseDiagnostics)
+	// that are not what the array holds, in place of handing each to
+	// onEntry or onDiagnostic, when that would only count them, and
+	// reports whether it did (checker.countBad).
+	countBad func(rule string, n int) bool
 	// keepOutput keeps a response's output value (deep replay).
 	keepOutput bool
 	// spans and scratch are reused by others for each chunk of elements.
@@ -221,7 +223,7 @@ func (w *walker) offset() int64 { return w.dec.InputOffset() + w.shift }
 // errStop ends a walk after a syntax error.
 var errStop = errors.New("stop")
 
-func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), countBad func(int) bool, onDiagnostic func(*diagnostic), keepOutput bool) (*stream, *posReader) {
+func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), countBad func(string, int) bool, onDiagnostic func(*diagnostic), keepOutput bool) (*stream, *posReader) {
 	pr := newPosReader(r, headLimit)
 	// A byte order mark, or a file in UTF-16 or UTF-32, is the one error
 	// lint reports at 1:1 for the file; decoded, it would be a bad first
@@ -631,7 +633,7 @@ func (w *walker) steps(ptr string, m *traceMembers) error {
 			w.onEntry(e)
 		},
 		count: func(n int) bool {
-			if !w.countBad(n) {
+			if !w.countBad(RuleTraceShape, n) {
 				return false
 			}
 			w.s.entries += n
@@ -729,7 +731,8 @@ func (w *walker) diagnostics(ptr string) error {
 		done: func(raw []byte, at site, bad error) {
 			d.raw, d.site, d.bad = raw, at, bad
 			w.onDiagnostic(d)
-		}})
+		},
+		count: func(n int) bool { return w.countBad(RuleResponseDiagnostics, n) }})
 }
 
 // skipValue skips the next value.
