@@ -107,9 +107,10 @@ type elements struct {
 	// into a target in place of done, when all done would do is count
 	// them, and reports whether it did.
 	count func(n int) bool
-	// objects makes an object without an id member one of the others
-	// (steps): it decodes into an entry without id, which the checker
-	// counts as it counts a value that is not a step.
+	// objects makes an object without a string id one of the others
+	// (steps): it decodes into an entry without id or with an error,
+	// which the checker counts as it counts a value that is not a step
+	// (noID).
 	objects bool
 	// bad holds the errors decoding a number, a string, a boolean, an
 	// array and null into a target give, each found when first needed
@@ -193,7 +194,7 @@ func (a *elements) decode(raw []byte, i int) error {
 // otherSpans appends to spans the elements of an array from offset off
 // on, after a ',' when comma is set, while each starts like a number,
 // string, boolean, array or null, or is {} (with objects, any object
-// without an id member: noID), and ends (by brackets and quotes) before
+// without a string id: noID), and ends (by brackets and quotes) before
 // the file does, up to about chunk bytes; more says it stopped at that
 // size, not at an element of another kind, the array's end or anything
 // else, which the decoder reads. An element larger than chunk comes
@@ -230,13 +231,14 @@ func (p *posReader) otherSpans(spans []span, off int64, comma, objects bool) (_ 
 	}
 }
 
-// noID reports whether the members of an object, inner (its bytes
-// between the braces), surely have no name that encoding/json would
-// decode into a step's id: none is "id" in any case. A name with an
-// escape may be one ("\u0069d"), and one with a byte past ASCII is left
-// to the decoder too, which folds the case of Unicode letters as well,
-// so it says false of those. Bytes that are not JSON may mislead it;
-// checkSpan refuses them.
+// noID reports whether an object, inner its bytes between the braces,
+// surely decodes into a step without an id, or with an error, either of
+// which the checker counts as it counts a value that is not a step: no
+// member whose name encoding/json may decode into the id has a string
+// for value. Such a name is "id" in any case, or maybe one with an
+// escape ("\u0069d") or a byte past ASCII, whose case encoding/json
+// folds too. Bytes that are not JSON may mislead it; checkSpan refuses
+// them.
 func noID(inner []byte) bool {
 	depth := 0
 	for i := 0; i < len(inner); i++ {
@@ -260,7 +262,10 @@ func noID(inner []byte) bool {
 				continue // a value
 			}
 			name := inner[start:i]
-			if bytes.EqualFold(name, []byte("id")) || bytes.ContainsFunc(name, func(r rune) bool { return r == '\\' || r >= utf8.RuneSelf }) {
+			if !bytes.EqualFold(name, []byte("id")) && !bytes.ContainsFunc(name, func(r rune) bool { return r == '\\' || r >= utf8.RuneSelf }) {
+				continue
+			}
+			if value := bytes.TrimLeft(rest[1:], " \t\r\n"); len(value) == 0 || value[0] == '"' {
 				return false
 			}
 		}

@@ -155,9 +155,10 @@ func skipCases() [][]byte {
 	// Arrays past a chunk of elements (otherElements), with an error
 	// in a later chunk or after the array, and a skipped member of the
 	// same.
-	many := strings.Repeat(`1, "a", [2], true, null, {}, {"a": {"id": 1}}, {"kind": 5}, `, 3000)
+	many := strings.Repeat(`1, "a", [2], true, null, {}, {"a": {"id": 1}}, {"kind": 5}, {"id": 1}, {"Id": null}, `, 2500)
 	for _, tail := range []string{`3]}`, `{"id": "read", "kind": "odd"}, 3, {"id": "read", "kind": "odd"}]}`,
-		`{"İd": "read", "kind": "odd"}, {"\u0069d": "read", "kind": "odd"}, {"ID": "read", "kind": "odd"}, {"Id": "read", "kind": "odd"}]}`, `3x]}`, `01]}`, `3], "a": 1, "a": 2}`, `{"id": "read"}, 4]}`, `3,]}`, `"` + "\xff" + `"]}`, `3`} {
+		`{"İd": "read", "kind": "odd"}, {"\u0069d": "read", "kind": "odd"}, {"ID": "read", "kind": "odd"}, {"Id": "read", "kind": "odd"}]}`,
+		`{"id": 1, "kind": "odd"}, {"id": null, "ID": "read", "kind": "odd"}, {"id": ["read"]}, {"iD": {"id": "read"}, "kind": "odd"}, {"id" : "read", "kind": 5}, {"id": "read", "kind": "odd"}]}`, `3x]}`, `01]}`, `3], "a": 1, "a": 2}`, `{"id": "read"}, 4]}`, `3,]}`, `"` + "\xff" + `"]}`, `3`} {
 		out = append(out, []byte(`{"steps": [`+many+tail), []byte(`{"x": [`+many+tail+`, "steps": [`+many+`1]}`))
 	}
 	scalars := strings.Repeat(`1, null, {}, "a", `, 20000)
