@@ -14,7 +14,7 @@ import (
 // The decoder reads a token in about 0.4 µs, so a value the walk does not
 // need, or an array of values that cannot be steps, took seconds for a
 // few megabytes when read token by token: 16 MiB of one-character
-// values, 3 to 7.5 s of CPU. Such values are found by their brackets and
+// values, 2.5 to 12 s of CPU. Such values are found by their brackets and
 // quotes at byte level instead, checked whole by jsonpos, which every
 // reader of the project checks JSON with (syntax, UTF-8, member names
 // given twice, nesting), and a new decoder takes over after them

@@ -212,7 +212,8 @@ type walker struct {
 	countBad func(rule string, n int) bool
 	// keepOutput keeps a response's output value (deep replay).
 	keepOutput bool
-	// spans and scratch are reused by others for each chunk of elements.
+	// spans and scratch are reused by otherElements and checkSpan for
+	// each chunk of elements.
 	spans   []span
 	scratch []byte
 }
