@@ -23,7 +23,7 @@ func (c *checker) catalogVersion(t *traceMembers) {
 	v, ok := stringOf(t.catalogVersion)
 	switch {
 	case !ok:
-		c.add(finding{rule: RuleTraceShape, at: t.catalogVersion.site, msg: fmt.Sprintf("catalog_version is %s, not a string", t.catalogVersion.raw),
+		c.add(finding{rule: RuleTraceShape, at: t.catalogVersion.site, msg: fmt.Sprintf("catalog_version is %s, not a string", clip(t.catalogVersion.raw)),
 			hint: "catalog_version is an opaque token (§5.4)"})
 	case c.plan.CatalogVersion != "" && v != c.plan.CatalogVersion:
 		pos, _ := c.plan.doc.Locate(c.plan.ptr+"/catalog_version", false)

@@ -524,14 +524,6 @@ func containsUnknown(v any) bool {
 	return false
 }
 
-// clip shortens a value for a message.
-func clip(b []byte) string {
-	if len(b) > 120 {
-		return string(b[:117]) + "…"
-	}
-	return string(b)
-}
-
 func (r *deepRun) report(rule string, at site, msg, hint string, rel []report.Location) {
 	r.reported++
 	r.c.add(finding{rule: rule, at: at, msg: msg, hint: hint, rel: rel})

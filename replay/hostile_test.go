@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
@@ -210,5 +211,31 @@ func TestArrayCheckedWhole(t *testing.T) {
 				t.Errorf("replaying %d bytes allocated %d, over 8 a byte", len(c.src), bytes)
 			}
 		})
+	}
+}
+
+// TestLongValuesClipped: a finding that quotes a member's value (run_id,
+// level, mode, catalog_version) quotes its start, cut between
+// characters, not the whole of a value that may be megabytes.
+func TestLongValuesClipped(t *testing.T) {
+	long := `"` + strings.Repeat("é", 50_000) + `"`
+	many := "[" + strings.Repeat("1,", 50_000) + "1]"
+	for _, member := range []string{`"run_id": ` + many, `"level": ` + long, `"mode": ` + long, `"catalog_version": ` + many} {
+		trace := []byte(`{"run_id": "r", "level": "summary", "outcome": {"ok": true, "status": "success"}, "trace": {` + member + `, "steps": []}}`)
+		plan, err := LoadPlan("plan.json", []byte(`{"steps": [], "max_risk": "safe", "max_risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := Replay(plan, "trace.json", bytes.NewReader(trace), Options{}).Findings
+		quoted := false
+		for _, f := range fs {
+			if len(f.Message) > 300 || !utf8.ValidString(f.Message) {
+				t.Errorf("%.20s…: a finding of %d bytes (valid UTF-8: %v): %.80s…", member, len(f.Message), utf8.ValidString(f.Message), f.Message)
+			}
+			quoted = quoted || strings.Contains(f.Message, "…")
+		}
+		if !quoted {
+			t.Errorf("%.20s…: no finding quotes the value clipped: %v", member, fs)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -209,6 +210,20 @@ func outcomeOf(l *located) (o wireOutcome, ok bool) {
 	return o, o.OK != nil && o.Status != nil
 }
 
+// clip shortens a value a message quotes to its first 117 bytes and an
+// ellipsis, cut between characters: a trace's value may be megabytes,
+// and a message that quotes it whole is as large.
+func clip(b []byte) string {
+	if len(b) <= 120 {
+		return string(b)
+	}
+	cut := 117
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + "…"
+}
+
 func stringOf(l *located) (string, bool) {
 	var s string
 	if l == nil || json.Unmarshal(l.raw, &s) != nil {
@@ -242,7 +257,7 @@ func (c *checker) finish(s *stream) []report.Finding {
 	c.steps, c.traceAt = t.steps, s.traceAt
 	runID, ok := stringOf(t.runID)
 	if t.runID != nil && !ok {
-		c.add(finding{rule: RuleTraceShape, at: t.runID.site, msg: fmt.Sprintf("run_id is %s, not a string", t.runID.raw),
+		c.add(finding{rule: RuleTraceShape, at: t.runID.site, msg: fmt.Sprintf("run_id is %s, not a string", clip(t.runID.raw)),
 			hint: "run_id is an opaque string (§3.6)"})
 	}
 	if runID == "" {

@@ -21,7 +21,7 @@ func (c *checker) level(t *traceMembers) {
 	l, ok := stringOf(t.level)
 	switch {
 	case !ok || (l != "summary" && l != "full"):
-		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("level is %s; a trace's level is summary or full", t.level.raw),
+		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("level is %s; a trace's level is summary or full", clip(t.level.raw)),
 			hint: "none is a request value and never a trace's level; an unknown level is read as summary (§1.3)"})
 	case c.lang != nil && c.lang.TraceLevel == "":
 		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("a trace of Language %q, which declares no trace_level: it does not declare execute", c.lang.ID),

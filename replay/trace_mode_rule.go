@@ -23,7 +23,7 @@ func (c *checker) mode(t *traceMembers) {
 	m, ok := stringOf(t.mode)
 	switch {
 	case !ok || !slices.Contains(traceModes, m):
-		c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("mode is %s; a trace's mode is immediate, deploy or test_run", t.mode.raw)})
+		c.add(finding{rule: RuleTraceMode, at: t.mode.site, msg: fmt.Sprintf("mode is %s; a trace's mode is immediate, deploy or test_run", clip(t.mode.raw))})
 	case c.lang == nil:
 	case m == pilotage.ModeTestRun:
 		if !c.lang.TestRun {
