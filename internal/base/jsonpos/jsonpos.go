@@ -521,18 +521,27 @@ func Parse(src []byte) (*Doc, error) {
 // strings.
 func ParseShared(src []byte) (*Doc, error) {
 	d := &Doc{Src: src, keys: &keyIndex{maps: map[uint32]map[string]uint32{}}}
-	if err := parse(d, src, false, nil, nil); err != nil {
+	if err := parse(d, src, modeBuild, nil, nil); err != nil {
 		return d, err
 	}
 	d.Root = Node{d, 0}
 	return d, nil
 }
 
-// parse reads src into d, or with check only checks it (Check), and
-// with tally non-nil sets it to the document's Tally, with values
-// non-nil builds its values there (Decode); on an error it leaves d
-// holding src alone.
-func parse(d *Doc, src []byte, check bool, tally *Tally, values *builder) *SyntaxError {
+// How parse reads a document.
+type mode uint8
+
+const (
+	modeBuild mode = iota // the tree (Parse)
+	modeCheck             // no tree, member names compared (Check)
+	modeScan              // no tree, member names not compared (ScanTally)
+)
+
+// parse reads src into d, or with check or scan only checks it (Check,
+// ScanTally), and with tally non-nil sets it to the document's Tally,
+// with values non-nil builds its values there (Decode); on an error it
+// leaves d holding src alone.
+func parse(d *Doc, src []byte, m mode, tally *Tally, values *builder) *SyntaxError {
 	if uint64(len(src)) > MaxSize {
 		// Position would scan the whole input to say 1:1.
 		return &SyntaxError{Pos: Pos{Offset: 0, Line: 1, Column: 1},
@@ -541,7 +550,7 @@ func parse(d *Doc, src []byte, check bool, tally *Tally, values *builder) *Synta
 	if se := CheckEncoding(src); se != nil {
 		return se
 	}
-	p := parser{src: src, d: d, check: check, values: values}
+	p := parser{src: src, d: d, check: m != modeBuild, scan: m == modeScan, values: values}
 	p.skipWS()
 	p.value(0)
 	if p.err == nil {
@@ -644,6 +653,27 @@ func CheckBudgetOf(src []byte, size int) error {
 	if err != nil {
 		return err
 	}
+	return t.OverBudget(size)
+}
+
+// ScanTally is CheckTally for a reader that hands a document it admits
+// on to a decoder of its own (serve's guard, before go-sdk decodes a
+// JSON-RPC message): the same syntax errors and tally, except that member
+// names are neither held nor compared, so that nothing is allocated per
+// value or member; only a string with escapes is unescaped, into a
+// buffer dropped at once. A name given twice is the other decoder's to
+// judge (the server refuses it in a tool's arguments, workbench/mcpserver).
+func ScanTally(src []byte) (Tally, error) {
+	var t Tally
+	if err := parse(&Doc{Src: src}, src, modeScan, &t, nil); err != nil {
+		return Tally{}, err
+	}
+	return t, nil
+}
+
+// OverBudget is a *BudgetError when a document of size bytes that tallied
+// t would take more than TreeBudget(size) as a tree, nil otherwise.
+func (t Tally) OverBudget(size int) error {
 	tree, budget := t.TreeBytes(), TreeBudget(size)
 	if tree <= budget {
 		return nil
@@ -656,7 +686,7 @@ func CheckBudgetOf(src []byte, size int) error {
 func CheckTally(src []byte) (Tally, error) {
 	d := &Doc{Src: src}
 	var t Tally
-	if err := parse(d, src, true, &t, nil); err != nil {
+	if err := parse(d, src, modeCheck, &t, nil); err != nil {
 		return Tally{}, err
 	}
 	return t, nil
@@ -678,7 +708,7 @@ func Decode(src []byte, number func(text []byte) any) (any, error) {
 	}
 	// Every value but the root waits as an element or a member's value.
 	b := &builder{number: number, vals: make([]any, 0, t.Elements+t.Members+1)}
-	if err := parse(&Doc{Src: src}, src, true, nil, b); err != nil {
+	if err := parse(&Doc{Src: src}, src, modeCheck, nil, b); err != nil {
 		return nil, err
 	}
 	return b.vals[0], nil

@@ -750,6 +750,41 @@ func TestCheckHoldsNoTree(t *testing.T) {
 	}
 }
 
+// TestScanHoldsNothing: ScanTally allocates nothing for a document of
+// values or of member names, however many, leaves a name given twice to
+// the reader, and refuses with OverBudget what CheckBudget does, in its
+// words.
+func TestScanHoldsNothing(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"a": [`)
+	for i := range 20_000 {
+		fmt.Fprintf(&b, `{"k%d": [1, true, "s"]}, `, i)
+	}
+	b.WriteString(`{"k": 1, "k": 2}], "b": 1}`)
+	wide := []byte(b.String())
+	var err error
+	if n := memtest.Allocated(func() { _, err = ScanTally(wide) }); err != nil || n > 1<<10 {
+		t.Errorf("ScanTally of %d bytes = %v, allocating %d bytes; want nil and nothing", len(wide), err, n)
+	}
+	if err := CheckBudget(wide); err == nil || !strings.Contains(err.Error(), `duplicate member name "k"`) {
+		t.Errorf("CheckBudget = %v, want the duplicate", err)
+	}
+	for _, src := range [][]byte{
+		[]byte("[" + strings.Repeat("1,", 4<<20) + "1]"), // over the budget
+		[]byte(`{"a": [1, 2,]}`),
+		[]byte(`{"a\u0062" 1}`),
+		[]byte(`{"a": "x` + "\xff" + `"}`),
+	} {
+		tally, serr := ScanTally(src)
+		if serr == nil {
+			serr = tally.OverBudget(len(src))
+		}
+		if cerr := CheckBudget(src); serr == nil || serr.Error() != cerr.Error() {
+			t.Errorf("ScanTally(%.40s) and OverBudget = %v, want CheckBudget's %v", src, serr, cerr)
+		}
+	}
+}
+
 // treeTally counts from Parse's tree what CheckTally counts while
 // checking.
 func treeTally(n Node, t *Tally) {
@@ -817,13 +852,20 @@ func FuzzParse(f *testing.F) {
 		if berr := CheckBudget(src); fmt.Sprint(berr) != fmt.Sprint(err) {
 			t.Fatalf("CheckBudget = %v; Parse gives %v", berr, err)
 		}
+		// A scan gives the same answer but for a name given twice, which
+		// it leaves to the decoder it hands the document to, and the
+		// same tally.
+		scanned, serr := ScanTally(src)
+		if fmt.Sprint(serr) != fmt.Sprint(err) && !strings.Contains(fmt.Sprint(err), "duplicate member name") {
+			t.Fatalf("ScanTally = %v; Parse gives %v", serr, err)
+		}
 		if err != nil {
 			return
 		}
 		var want Tally
 		treeTally(doc.Root, &want)
-		if got, err := CheckTally(src); err != nil || got != want {
-			t.Fatalf("CheckTally = %+v, %v; the tree holds %+v", got, err, want)
+		if got, err := CheckTally(src); err != nil || got != want || scanned != want {
+			t.Fatalf("CheckTally = %+v, %v, ScanTally %+v; the tree holds %+v", got, err, scanned, want)
 		}
 		// Locating every value and key gives in-bounds, consistent positions.
 		var walk func(n Node, ptr string)

@@ -29,6 +29,9 @@ type parser struct {
 	// check is set by Check: only member names are recorded (a
 	// duplicate is found among them), and values are read and forgotten.
 	check bool
+	// scan is set with check by ScanTally: member names are not
+	// recorded or compared either, so nothing is held per member.
+	scan bool
 	// key says the string being read is a member name.
 	key bool
 	// tally counts what the document holds, for CheckTally.
@@ -104,7 +107,7 @@ const tooMany = "the document has more values and members than 32-bit indices re
 // index with a pointer to it, valid until the next record.
 func (p *parser) record(k Kind, start int) (uint32, *record) {
 	p.count(k, start)
-	if p.check && !p.key {
+	if p.check && (!p.key || p.scan) {
 		p.spare[0] = record{kind: k, start: uint32(start)}
 		return 0, &p.spare[0]
 	}
@@ -352,7 +355,7 @@ func (p *parser) str() (uint32, bool) {
 			p.i++
 			k, r := p.record(String, start)
 			r.end, r.flags, r.aux = uint32(p.i), flagEscaped, uint32(len(p.d.strs))
-			if !p.check || p.key {
+			if !p.check || (p.key && !p.scan) {
 				p.d.strs = append(p.d.strs, b.String())
 			} else if v := p.values; v != nil {
 				v.push(b.String())
@@ -469,18 +472,22 @@ func (p *parser) object(depth int) bool {
 			return false
 		}
 		p.key = true
+		keyAt := p.i
 		key, ok := p.str()
 		p.key = false
+		keyEnd := p.i
 		if !ok {
 			return false
 		}
-		if !p.unique(base, key, &names) {
-			return false
+		if !p.scan {
+			if !p.unique(base, key, &names) {
+				return false
+			}
+			p.open = append(p.open, key)
 		}
-		p.open = append(p.open, key)
 		p.skipWS()
 		if p.i >= len(p.src) || p.src[p.i] != ':' {
-			p.fail(p.i, "unexpected %s; expected ':' after member name %q", p.describe(p.i), (Node{p.d, key}).Str())
+			p.fail(p.i, "unexpected %s; expected ':' after member name %q", p.describe(p.i), p.keyName(key, p.src[keyAt:keyEnd]))
 			return false
 		}
 		p.i++
@@ -492,6 +499,17 @@ func (p *parser) object(depth int) bool {
 			return ok
 		}
 	}
+}
+
+// keyName is the member name whose record is key and whose text, with
+// its quotes, is text. A scan keeps no record of it, so the name is
+// read again from its text (only for an error's message).
+func (p *parser) keyName(key uint32, text []byte) string {
+	if !p.scan {
+		return (Node{p.d, key}).Str()
+	}
+	d, _ := ParseShared(text)
+	return d.Root.Str()
 }
 
 // unique reports whether key, a member name just read, differs from the
