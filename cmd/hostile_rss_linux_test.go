@@ -210,13 +210,15 @@ func TestHostilePeakRSS(t *testing.T) {
 	replaySnapshot := func(f string) []string { return []string{"replay", "--plan", tinyPlan, "--snapshot", f, tinyTrace} }
 	replayTrace := func(f string) []string { return []string{"replay", "--plan", tinyPlan, f} }
 	fmtText := func(f string) []string { return []string{"fmt", "--lang", ledger, f} }
-	// A Session of serve on standard input: initialize, then a ping of
-	// params.
-	session := func(params []byte) []byte {
-		return fmt.Appendf(nil, "%s\n%s\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":%s}}\n",
+	// A Session of serve on standard input: initialize, then a request
+	// of method whose params are params.
+	request := func(method string, params []byte) []byte {
+		return fmt.Appendf(nil, "%s\n%s\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":%q,\"params\":%s}\n",
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-			`{"jsonrpc":"2.0","method":"notifications/initialized"}`, params)
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`, method, params)
 	}
+	// session pings with params.x.
+	session := func(x []byte) []byte { return request("ping", fmt.Appendf(nil, `{"x":%s}`, x)) }
 	tinySession := write("tiny.jsonl", session([]byte("1")))
 	// callEvery is a Session that executes one program calling every
 	// entry of distinctSchemas(20, …).
@@ -227,6 +229,9 @@ func TestHostilePeakRSS(t *testing.T) {
 	callEvery := write("call-every.jsonl", fmt.Appendf(session([]byte("1")),
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"s_v1_execute","arguments":{"program":{"steps":[%s]},"store":false}}}`+"\n",
 		strings.Join(steps, ",")))
+	nineDigits := func(n int) []byte { // n bytes of an array of nine-digit numbers
+		return append(append([]byte("["), bytes.Repeat([]byte("100000000,"), n/10-1)...), "100000000]"...)
+	}
 	serve := func(pdl string) func(f string) []string {
 		return func(f string) []string { return []string{"serve", pdl, stdin + f} }
 	}
@@ -295,14 +300,28 @@ func TestHostilePeakRSS(t *testing.T) {
 			func(f string) []string { return []string{"config", "show", "--config", f} }, tinyConfig, 0},
 		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText, 0},
 		{"fmt of 1 MB of comments", bytes.Repeat([]byte("#\n"), 1<<19), fmtText, tinyText, 0},
-		// go-sdk reads a message through a json.Decoder and decodes it
-		// three times more (serve's guard once): 10 to 13 bytes a byte of
-		// 2 MB over the baseline, 7 to 9 of 14 MiB (1.5 s). So serve reads
-		// none larger than a served Language can take (--max-message-bytes,
-		// by default 4.3 MiB for deploy's limits) and refuses a larger one
-		// unread.
-		{"serve of a 2 MB ping of one-character values", session(oneValues(2 << 20)), serve(calc), tinySession, 32 << 20},
+		// serve reads none larger than a served Language can take
+		// (--max-message-bytes, by default 4.3 MiB for deploy's limits)
+		// and refuses a larger one unread. go-sdk's stdio transport read
+		// a message through a json.Decoder and decoded it three times
+		// more, serve's guard once more: 10 to 13 bytes a byte of this
+		// 2 MB ping over the baseline. serve now reads each line once and
+		// hands go-sdk the message it decoded, and refuses one whose
+		// values would cost more than the tree budget once decoded, as
+		// these one-character values would (docs/serve.md).
 		{"serve of a 6 MB ping, over deploy's largest request", session(oneValues(6 << 20)), serve(deploy), tinySession, 0},
+		{"serve of a 2 MB ping of one-character values, over the tree budget", session(oneValues(2 << 20)), serve(calc), tinySession, 0},
+		// A _meta of numbers, which go-sdk would decode twice into Go
+		// values (13 bytes a byte of 2 MB before), is refused beyond
+		// some hundred kilobytes.
+		{"serve of a ping whose _meta is 1 MB of nine-digit numbers", request("ping", fmt.Appendf(nil, `{"_meta":{"x":%s}}`, nineDigits(1000<<10))), serve(calc), tinySession, 0},
+		// Within the budget, the costliest messages: a long string, which
+		// go-sdk copies as it decodes the params (14 bytes a byte before),
+		// and an input of the densest numbers the tree budget takes, which
+		// the Run decodes (14 before).
+		{"serve of a 2 MB ping of one string", session(fmt.Appendf(nil, "%q", strings.Repeat("a", 2<<20))), serve(calc), tinySession, 0},
+		{"serve of an execute of a 2 MB input of nine-digit numbers",
+			request("tools/call", fmt.Appendf(nil, `{"name":"calc_v1_execute","arguments":{"program":{"steps":[],"output":"1"},"input":{"x":%s}}}`, nineDigits(2<<20))), serve(calc), tinySession, 0},
 		// Each of its 20 input_schema, 3,000 empty subschemas, is within
 		// the budget of one schema (about 6 MB to compile), and the
 		// engine kept every one a call met: 100 to 125 MB over the

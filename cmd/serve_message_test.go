@@ -15,31 +15,47 @@ import (
 // 64 KiB refuse a 5 MB ping unread, naming the bound, and answer the
 // next; calc, at the default limits, serves the same ping.
 func TestServeDefaultMessageBound(t *testing.T) {
-	bin := pilotageBinary(t)
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"` + strings.Repeat("a", 5<<20) + `"}}`
-	in := strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		ping,
-		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
-	}, "\n") + "\n"
 	for _, c := range []struct{ lang, want string }{
 		{"deploy", fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"line 3: the message is %d bytes, more than the %d this server reads in one line"}}`, len(ping), 4<<20+4*64<<10+64<<10)},
 		{"calc", `{"jsonrpc":"2.0","id":2,"result":{}}`},
 	} {
-		t.Run(c.lang, func(t *testing.T) {
-			cmd := exec.Command(bin, "serve", filepath.Join("..", "langs", c.lang, c.lang+".pdl"))
-			cmd.Stdin = strings.NewReader(in)
-			var out, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("%v\n%s", err, stderr.Bytes())
-			}
-			for _, want := range []string{c.want, `{"jsonrpc":"2.0","id":3,"result":{}}`} {
-				if !strings.Contains(out.String(), want+"\n") {
-					t.Errorf("no %s in\n%.2000s", want, out.String())
-				}
-			}
-		})
+		t.Run(c.lang, func(t *testing.T) { serveAnswers(t, c.lang, ping, c.want) })
 	}
+}
+
+// serveAnswers runs serve of langs/lang on standard input of a Session
+// whose third line is msg, with id 2, and a ping with id 3, and wants
+// want and the ping's answer among its lines: msg, however it is
+// answered, does not end the Session.
+func serveAnswers(t *testing.T, lang, msg, want string) {
+	t.Helper()
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		msg,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+	}, "\n") + "\n"
+	cmd := exec.Command(pilotageBinary(t), "serve", filepath.Join("..", "langs", lang, lang+".pdl"))
+	cmd.Stdin = strings.NewReader(in)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.Bytes())
+	}
+	for _, w := range []string{want, `{"jsonrpc":"2.0","id":3,"result":{}}`} {
+		if !strings.Contains(out.String(), w+"\n") {
+			t.Errorf("no %s in\n%.2000s", w, out.String())
+		}
+	}
+}
+
+// TestServeDenseMessageRefused: a message under the bound whose values
+// would cost more than the tree budget once decoded (2 MB of
+// one-character values: about 20 bytes a byte as a tree) is answered
+// Invalid Request before go-sdk decodes it, naming the estimate and the
+// budget, and the Session goes on (docs/serve.md).
+func TestServeDenseMessageRefused(t *testing.T) {
+	dense := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":[` + strings.Repeat("1,", 1<<20) + `1]}}`
+	serveAnswers(t, "calc", dense, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"line 3: the message's 1048588 values would take about 41943395 bytes as a tree, more than this server's budget for a message of %d bytes (4 bytes a byte plus 6 MiB); send fewer, larger values"}}`, len(dense)))
 }

@@ -1,14 +1,18 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,8 +39,8 @@ func (s *Server) HTTPHandler(tokens map[string]string) http.Handler {
 
 // authenticated is the MCP handler behind the bearer check of tokens.
 func (s *Server) authenticated(tokens map[string]string) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: SessionIdleTimeout, MaxRequestBodyBytes: s.maxMessage()})
+	h := s.guardBodies(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: SessionIdleTimeout, MaxRequestBodyBytes: s.maxMessage()}))
 	if len(tokens) == 0 {
 		return h
 	}
@@ -55,6 +59,71 @@ func (s *Server) authenticated(tokens map[string]string) http.Handler {
 		pass := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) })
 		check(pass).ServeHTTP(&tokenHint{ResponseWriter: w}, r)
 	})
+}
+
+// guardBodies reads the body of a POST, the JSON-RPC message (or batch)
+// over HTTP, before next, go-sdk's handler, reads it, and answers for
+// it as the stdio reader does for a line: one larger than
+// Options.MaxMessageBytes with 413 Request Entity Too Large, and one whose
+// values would cost more than the tree budget once decoded (weigh) with
+// 400 Bad Request, each with a JSON-RPC
+// Invalid Request naming the message's id when it has one. Any other
+// body goes to next as read; a syntax error is go-sdk's to answer, as
+// it does (400, "malformed payload").
+func (s *Server) guardBodies(next http.Handler) http.Handler {
+	limit := s.maxMessage()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := readBody(r, limit)
+		if errors.Is(err, errTooLarge) {
+			s.refuseBody(w, http.StatusRequestEntityTooLarge, nil, fmt.Sprintf("the message is more than the %d bytes this server reads", limit))
+			return
+		}
+		if err != nil {
+			http.Error(w, "failed to read body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		msg := bytes.TrimSpace(body)
+		if code, bad := weigh(msg); bad != "" && code != jsonrpc.CodeParseError {
+			s.refuseBody(w, http.StatusBadRequest, requestID(msg), bad)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// errTooLarge is a request body over the bound.
+var errTooLarge = errors.New("request body too large")
+
+// readBody reads the body of r, of at most limit bytes (errTooLarge
+// otherwise), into a slice of its size when r says its length.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, errTooLarge
+	}
+	if r.ContentLength >= 0 {
+		body := make([]byte, r.ContentLength)
+		_, err := io.ReadFull(r.Body, body)
+		return body, err
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if int64(len(body)) > limit {
+		return nil, errTooLarge
+	}
+	return body, err
+}
+
+// refuseBody answers a request body with status and a JSON-RPC Invalid
+// Request of id saying why (bad), and logs it.
+func (s *Server) refuseBody(w http.ResponseWriter, status int, id any, bad string) {
+	s.opts.Logger.Warn("request body is not a JSON-RPC message this server reads; answered with a JSON-RPC error", "status", status, "problem", bad)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(errorReply(id, jsonrpc.CodeInvalidRequest, bad))
 }
 
 // tokenHintText ends go-sdk's 401 body ("no bearer token", "invalid

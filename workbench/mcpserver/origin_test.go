@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -87,18 +88,53 @@ func TestHTTPMaxMessageBytes(t *testing.T) {
 	for size, want := range map[int]int{1 << 10: http.StatusOK, 8 << 10: http.StatusRequestEntityTooLarge} {
 		head := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"`
 		body := head + strings.Repeat("1", size-len(head)-len(`"}}}`)) + `"}}}`
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := postMessage(t, srv.URL, body)
 		resp.Body.Close()
 		if resp.StatusCode != want {
 			t.Errorf("a %d-byte initialize: status %d, want %d", len(body), resp.StatusCode, want)
 		}
 	}
+}
+
+// Over HTTP as over stdio, a body whose values would cost more than the
+// tree budget once decoded is refused before go-sdk decodes it: 400 with
+// a JSON-RPC Invalid Request naming its id; one within it is served.
+func TestHTTPDenseBodyRefused(t *testing.T) {
+	s, err := New(context.Background(), newFake(), Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.HTTPHandler(nil))
+	defer srv.Close()
+	initialize := func(values string) *http.Response {
+		return postMessage(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"},"x":[`+values+`1]}}`)
+	}
+	resp := initialize(strings.Repeat("1,", 1<<20))
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"the message's 1048598 values would take about 41943701 bytes as a tree, more than this server's budget for a message of 2097306 bytes (4 bytes a byte plus 6 MiB); send fewer, larger values"}}`
+	if resp.StatusCode != http.StatusBadRequest || !strings.HasPrefix(string(body), want) || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("a dense initialize: status %d, %s\n%s; want 400 and %s…", resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
+	}
+	resp = initialize(strings.Repeat("1,", 1000))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("an initialize of 1,000 values: status %d, want 200", resp.StatusCode)
+	}
+}
+
+// postMessage posts the JSON-RPC message body to url as a streamable
+// HTTP client does.
+func postMessage(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
 
 func TestParseOrigin(t *testing.T) {

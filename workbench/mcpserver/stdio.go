@@ -14,8 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
 
 // DrainTimeout bounds how long end of input waits for answers still being
@@ -23,7 +21,7 @@ import (
 const DrainTimeout = time.Minute
 
 // ServeIO serves one Session of newline-delimited JSON-RPC (the stdio
-// framing) on r and w, between two guards go-sdk's own stdio transport
+// framing) on r and w, between guards go-sdk's own stdio transport
 // lacks:
 //
 //   - a line that is not a JSON-RPC 2.0 message (a stray log line, a typo
@@ -36,21 +34,34 @@ const DrainTimeout = time.Minute
 //     the reader answers a line longer than Options.MaxMessageBytes with
 //     Invalid Request, reads past the rest of it without holding it, and
 //     carries on;
+//   - a line within the bound can still cost many times its size once
+//     decoded (a million one-character values in 2 MB); the reader
+//     scans it first without decoding (jsonpos.ScanBudget) and answers
+//     one whose values would take more than the tree budget every JSON
+//     reader of the project holds to (4 bytes a byte plus 6 MiB) with
+//     Invalid Request;
 //   - end of input would end the Session at once, so a client that writes
 //     its requests and closes stdin (`printf … | pilotage serve`) would
 //     get nothing back; the reader holds end of input until every request
 //     read has been answered (or DrainTimeout passes).
+//
+// Each line is read once: the reader frames it and decodes a message
+// with go-sdk's own jsonrpc.DecodeMessage, and hands go-sdk the decoded
+// message (lineConn), where go-sdk's stdio transport would read the line
+// again through a JSON decoder of its own and decode it twice more.
 func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	d := &drain{}
 	d.answered = sync.NewCond(&d.mu)
 	out := &lineWriter{w: w, d: d}
-	in := &lineReader{in0: r, in: bufio.NewReader(r), out: out, d: d, log: s.opts.Logger, max: s.maxMessage()}
-	// The reader bounds every line go-sdk sees, so go-sdk's own bound,
-	// which ends the Session, is left off.
-	err := s.run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1})
+	in := &lineReader{in0: r, in: bufio.NewReaderSize(r, readBuffer), out: out, d: d, log: s.opts.Logger, max: s.maxMessage()}
+	err := s.run(ctx, &lineTransport{in: in, out: out})
 	s.WaitSessions()
 	return err
 }
+
+// readBuffer is the reader's buffer: a line longer than it is read in
+// fragments of its size.
+const readBuffer = 64 << 10
 
 // DefaultMaxMessageBytes is the largest JSON-RPC message (or batch) the
 // server reads, a stdio line or an HTTP request body, unless
@@ -125,38 +136,31 @@ type lineReader struct {
 	// go-sdk ends the Session on a batch under 2025-06-18 and later, so
 	// the reader answers such a batch itself.
 	protocol string
-	pending  []byte // the rest of an admitted line
-	err      error  // the reader's error, returned once pending is used up
+	err      error // the reader's error, returned once its last line is handed on
 }
 
-func (lr *lineReader) Read(p []byte) (int, error) {
-	for len(lr.pending) == 0 {
-		if lr.err != nil {
-			if errors.Is(lr.err, io.EOF) {
-				lr.d.wait()
-			}
-			return 0, lr.err
-		}
+// next reads lines until one go-sdk can take, answering the others, and
+// returns it; at end of input it first waits until every request read
+// has been answered.
+func (lr *lineReader) next() (incoming, error) {
+	for lr.err == nil {
 		line, size, err := lr.readLine()
 		lr.err = err
 		switch {
 		case int64(size) > lr.max:
 			lr.line++
 			lr.refuse(line, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message is %d bytes, more than the %d this server reads in one line", size, lr.max))
-		case len(line) > 0:
+		case len(bytes.TrimSpace(line)) > 0: // go-sdk skips blank lines
 			lr.line++
-			if lr.admit(line) {
-				lr.pending = line
+			if in, ok := lr.admit(line); ok {
+				return in, nil
 			}
 		}
 	}
-	n := copy(p, lr.pending)
-	if lr.pending = lr.pending[n:]; len(lr.pending) == 0 {
-		// An empty slice of the line would keep all of it alive until
-		// the next line is read.
-		lr.pending = nil
+	if errors.Is(lr.err, io.EOF) {
+		lr.d.wait()
 	}
-	return n, nil
+	return incoming{}, lr.err
 }
 
 // idPrefix is how much of a line too long to read is kept, to name its
@@ -166,30 +170,40 @@ const idPrefix = 4 << 10
 // readLine reads the next line with its line end; size is its length
 // without the line end. A line longer than lr.max is read to its
 // end but only its first idPrefix bytes are kept, so memory stays bounded
-// whatever the client sends.
+// whatever the client sends. A line within the bound is made once at its
+// size from copies of the reader's fragments: grown by doubling, a line
+// allocated four times its size on the way and kept up to twice it.
 func (lr *lineReader) readLine() (line []byte, size int, err error) {
+	var parts [][]byte // copies of the fragments of a line within the bound
+	var frag []byte
+	over := false
 	for {
-		var frag []byte
 		frag, err = lr.in.ReadSlice('\n')
 		size += len(frag)
-		if int64(size) <= lr.max+int64(len("\r\n")) {
-			if cap(line)-len(line) < len(frag) {
-				// Doubled, where append grows a long line by a quarter at
-				// a time: five times its size allocated on the way.
-				line = slices.Grow(line, max(len(frag), len(line)))
-			}
-			line = append(line, frag...)
-		} else {
+		switch {
+		case !over && int64(size) <= lr.max+int64(len("\r\n")):
+			parts = append(parts, bytes.Clone(frag))
+		case !over:
 			// Too long: keep its start, whatever the fragments, to name its id.
-			if len(line) > idPrefix {
-				line = line[:idPrefix:idPrefix]
+			over = true
+			for _, p := range append(parts, frag) {
+				line = append(line, p[:min(len(p), idPrefix-len(line))]...)
 			}
+			parts = nil
+		default:
 			line = append(line, frag[:min(len(frag), idPrefix-len(line))]...)
 		}
 		if err != bufio.ErrBufferFull {
-			return line, size - (len(frag) - len(bytes.TrimRight(frag, "\r\n"))), err
+			break
 		}
 	}
+	if !over {
+		line = parts[0]
+		if len(parts) > 1 {
+			line = slices.Concat(parts...)
+		}
+	}
+	return line, size - (len(frag) - len(bytes.TrimRight(frag, "\r\n"))), err
 }
 
 // Close closes the underlying reader when it can be closed.
@@ -200,13 +214,31 @@ func (lr *lineReader) Close() error {
 	return nil
 }
 
-// admit reports whether go-sdk can take the line, decoding it with the
+// incoming is what the reader hands go-sdk: a message it decoded, or a
+// batch for go-sdk's own connection to read, of n messages.
+type incoming struct {
+	msg   jsonrpc.Message
+	batch []byte
+	n     int
+}
+
+// admit decides whether go-sdk can take the line, decoding it with the
 // function go-sdk uses (jsonrpc.DecodeMessage), and counts its requests;
-// a line go-sdk would refuse is answered here.
-func (lr *lineReader) admit(line []byte) bool {
+// a line go-sdk would refuse, or that would cost more than its size
+// allows once decoded, is answered here.
+func (lr *lineReader) admit(line []byte) (incoming, bool) {
 	msg := bytes.TrimSpace(line)
-	if len(msg) == 0 {
-		return true // go-sdk skips blank lines
+	// A line nested past the carrier's depth is answered for its depth:
+	// a scan would stop at its own, deeper bound and call it "not JSON".
+	if depth := nesting(msg); depth > carrierDepth {
+		lr.refuse(msg, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message nests %d levels deep; this server reads messages up to %d levels", depth, carrierDepth))
+		return incoming{}, false
+	}
+	// Scanned before anything decodes it, for its syntax and for what its
+	// values would take.
+	if code, bad := weigh(msg); bad != "" {
+		lr.refuse(msg, code, bad)
+		return incoming{}, false
 	}
 	var msgs []json.RawMessage
 	bad := ""
@@ -221,12 +253,13 @@ func (lr *lineReader) admit(line []byte) bool {
 		bad = "JSON-RPC batches are not part of MCP " + noBatches + " and later"
 	}
 	calls := 0
+	var decoded jsonrpc.Message
 	for _, m := range msgs {
 		if bad != "" {
 			break
 		}
-		decoded, err := jsonrpc.DecodeMessage(m)
-		if err != nil {
+		var err error
+		if decoded, err = decodeScanned(m); err != nil {
 			bad = messageProblem(m, err)
 			break
 		}
@@ -246,32 +279,106 @@ func (lr *lineReader) admit(line []byte) bool {
 	if msgs == nil && bad == "" {
 		bad = "a message must be a JSON object"
 	}
-	if bad == "" {
-		lr.d.mu.Lock()
-		lr.d.requests += calls
-		lr.d.mu.Unlock()
-		return true
+	if bad != "" {
+		lr.refuse(msg, jsonrpc.CodeInvalidRequest, bad)
+		return incoming{}, false
 	}
-	code := jsonrpc.CodeInvalidRequest
-	// A line nested past the carrier's depth is answered for its depth: a
-	// parse would stop at its own, deeper bound and call it "not JSON".
-	if nesting(msg) <= carrierDepth {
-		var se *jsonpos.SyntaxError
-		if err := jsonpos.Check(msg); errors.As(err, &se) {
-			code, bad = jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
+	lr.d.mu.Lock()
+	lr.d.requests += calls
+	lr.d.mu.Unlock()
+	if msg[0] == '[' {
+		return incoming{batch: msg, n: len(msgs)}, true
+	}
+	return incoming{msg: decoded}, true
+}
+
+// decodeScanned is jsonrpc.DecodeMessage of msg, a message the reader
+// has scanned (valid JSON, no deeper than go-sdk reads), but for where
+// the params of a request and the result of a response are: go-sdk keeps
+// them as raw JSON it does not read, copied out of the message after its
+// decoder has copied the whole message into a buffer grown to its size
+// (two to four times it allocated). So go-sdk's function decodes the
+// message's other members, the few it reads, and the params or result
+// are a view of msg itself. A message whose top-level member names are
+// written with escapes, which a scan would not recognise, is decoded
+// whole (TestDecodeScannedLikeGoSDK).
+func decodeScanned(msg []byte) (jsonrpc.Message, error) {
+	if len(msg) == 0 || msg[0] != '{' {
+		return jsonrpc.DecodeMessage(msg)
+	}
+	envelope := []byte{'{'}
+	var params, result []byte
+	escaped := false
+	scanMessages(msg, func(name, value []byte) {
+		value = value[:valueEnd(value)]
+		switch string(name) {
+		case "params":
+			params = value
+		case "result":
+			result = value
+		case "jsonrpc", "id", "method", "error":
+			if len(envelope) > 1 {
+				envelope = append(envelope, ',')
+			}
+			envelope = append(append(append(append(envelope, '"'), name...), '"', ':'), value...)
+		default:
+			escaped = escaped || bytes.IndexByte(name, '\\') >= 0
+		}
+	}, func() {})
+	if escaped {
+		return jsonrpc.DecodeMessage(msg)
+	}
+	m, err := jsonrpc.DecodeMessage(append(envelope, '}'))
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		m.Params = params
+	case *jsonrpc.Response:
+		m.Result = result
+	}
+	return m, err
+}
+
+// valueEnd is the length of the JSON value p starts with, p being valid
+// JSON from there on (the rest of a scanned message).
+func valueEnd(p []byte) int {
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of the enclosing object
+			}
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		case '"':
+			i = stringEnd(p, i)
+			if depth == 0 {
+				return i + 1
+			}
+		case ',', ' ', '\t', '\r', '\n':
+			if depth == 0 {
+				return i
+			}
 		}
 	}
-	lr.refuse(msg, code, bad)
-	return false
+	return len(p)
 }
 
 // refuse answers the line msg, which go-sdk cannot take, with a JSON-RPC
 // error of code saying why (bad), naming its id when it has one, and logs it.
 func (lr *lineReader) refuse(msg []byte, code int, bad string) {
 	lr.log.Warn("input line is not a JSON-RPC message; answered with a JSON-RPC error", "line", lr.line, "problem", bad, "code", code)
-	reply, _ := json.Marshal(jsonrpcError{JSONRPC: "2.0", ID: requestID(bytes.TrimSpace(msg)),
-		Error: jsonrpc.Error{Code: int64(code), Message: fmt.Sprintf("line %d: %s", lr.line, bad)}})
-	lr.out.answer(append(reply, '\n'))
+	lr.out.answer(append(errorReply(requestID(bytes.TrimSpace(msg)), code, fmt.Sprintf("line %d: %s", lr.line, bad)), '\n'))
+}
+
+// errorReply is a JSON-RPC error response to the request id (nil for
+// JSON null) of code, saying msg.
+func errorReply(id any, code int, msg string) []byte {
+	reply, _ := json.Marshal(jsonrpcError{JSONRPC: "2.0", ID: id, Error: jsonrpc.Error{Code: int64(code), Message: msg}})
+	return reply
 }
 
 // noBatches is the first MCP version without JSON-RPC batches.
@@ -301,9 +408,6 @@ type jsonrpcError struct {
 // JSON-RPC 2.0 message, in the words of the JSON-RPC 2.0 specification
 // (§4, §5). Only a refused message pays for the explanation.
 func messageProblem(raw []byte, err error) string {
-	if depth := nesting(raw); depth > carrierDepth {
-		return fmt.Sprintf("the message nests %d levels deep; this server reads messages up to %d levels", depth, carrierDepth)
-	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return "a message must be a JSON object"

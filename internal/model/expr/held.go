@@ -40,11 +40,14 @@ func CheckHeld(data []byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return held(t), nil
+	return Held(t), nil
 }
 
-// held is the estimate CheckHeld makes from a document's tally.
-func held(t jsonpos.Tally) int64 {
+// Held is the estimate CheckHeld makes from a document's tally: about
+// what decoding it into Go's plain values (maps, slices, interfaces)
+// holds, for a reader whose decoder of that kind is not its own (serve's
+// guard, before go-sdk decodes a message).
+func Held(t jsonpos.Tally) int64 {
 	values := t.Objects + t.Arrays + t.Strings + t.Numbers + t.Literals
 	return values*heldValue + t.Numbers*heldNumber +
 		t.Strings*heldString + t.StringBytes + t.StringBytes/8 +

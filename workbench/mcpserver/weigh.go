@@ -1,0 +1,102 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
+)
+
+// weigh scans msg, a message or a batch of them as read, without
+// decoding it (jsonpos.ScanTally, which holds nothing whatever msg
+// holds), and says why the server does not read it: code and bad, or
+// bad "" when it does. A message within --max-message-bytes can still
+// cost many times its size once decoded, so two estimates from the tally
+// are held to the tree budget every JSON reader of the project holds its
+// documents to, 4 bytes a byte of the message plus an allowance:
+//
+//   - the tree of all its values (jsonpos.Tally.TreeBytes), which bounds
+//     what the engine builds of a program, an input or a context, plus
+//     6 MiB as for any document;
+//   - what go-sdk allocates for the Go values it makes of the rest
+//     (expr.Held, maps, slices and interfaces, twice over: sdkGrowth),
+//     which it decodes into open fields: a request's params._meta,
+//     twice, and capabilities and results; plus 1 MiB (sdkSlack). A tool
+//     call's arguments are not among them: go-sdk hands them over as raw
+//     JSON, and the handler and the engine read them under the first
+//     estimate and their own limits.
+//
+// Real requests come nowhere near either (an initialize or a program of
+// the largest size a Language takes is a few bytes a byte as a tree);
+// two megabytes of one-character values, or of a `_meta` object's
+// members, are far over.
+func weigh(msg []byte) (code int, bad string) {
+	t, err := jsonpos.ScanTally(msg)
+	var se *jsonpos.SyntaxError
+	if errors.As(err, &se) {
+		return jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
+	}
+	budget := fmt.Sprintf("this server's budget for a message of %d bytes (%d bytes a byte plus %d MiB); send fewer, larger values",
+		len(msg), jsonpos.TreePerByte, jsonpos.TreeSlack>>20)
+	var be *jsonpos.BudgetError
+	if errors.As(t.OverBudget(len(msg)), &be) {
+		return jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message's %d values would take about %d bytes as a tree, more than %s", be.Values, be.Tree, budget)
+	}
+	if held := sdkGrowth * sdkHeld(msg, t); held > jsonpos.TreePerByte*int64(len(msg))+sdkSlack {
+		return jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message's values other than a tool call's arguments would take about %d bytes once decoded, more than this server's budget for them in a message of %d bytes (%d bytes a byte plus %d MiB); send fewer, larger values",
+			held, len(msg), jsonpos.TreePerByte, sdkSlack>>20)
+	}
+	return 0, ""
+}
+
+// sdkSlack is what go-sdk's Go values may take in any message besides
+// the tree budget's bytes a byte: what it decodes into them is metadata
+// (a progress token, a client's capabilities), some kilobytes, and the
+// tree budget's 6 MiB would let a megabyte of _meta cost eleven bytes a
+// byte.
+const sdkSlack = 1 << 20
+
+// sdkGrowth is what go-sdk's decoder allocates for the Go values it makes
+// over what they hold (expr.Held, whose values are each made at their
+// final size): it grows every slice and map by appending to it, so that
+// a 2 MB _meta of numbers took 26 MB over serve's baseline with the
+// estimate at 10.
+const sdkGrowth = 2
+
+// sdkHeld estimates what the Go values go-sdk decodes of msg, which
+// tallied t, hold: all its values (expr.Held) but a tools/call's
+// arguments, and a request's params._meta once more.
+func sdkHeld(msg []byte, t jsonpos.Tally) int64 {
+	held := expr.Held(t)
+	tallied := func(v []byte) int64 {
+		sub, _ := jsonpos.ScanTally(v) // a part of msg, which scanned
+		return expr.Held(sub)
+	}
+	var method, params []byte
+	scanMessages(msg, func(name, value []byte) {
+		switch string(name) {
+		case "method":
+			method = value[:valueEnd(value)]
+		case "params":
+			params = value[:valueEnd(value)]
+		}
+	}, func() {
+		if len(params) > 0 && params[0] == '{' {
+			scanMessages(params, func(name, value []byte) {
+				switch string(name) {
+				case "arguments":
+					if string(method) == `"tools/call"` {
+						held -= tallied(value[:valueEnd(value)])
+					}
+				case "_meta":
+					held += tallied(value[:valueEnd(value)])
+				}
+			}, func() {})
+		}
+		method, params = nil, nil
+	})
+	return held
+}
