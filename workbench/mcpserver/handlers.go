@@ -45,7 +45,7 @@ func (s *Server) opHandler(lang string, op binding.Op, def toolSchemas) mcp.Tool
 		if err != nil {
 			return nil, err
 		}
-		members, msg := argumentMembers(args)
+		members, msg := argumentMembers(args, def)
 		if msg != "" {
 			return errorResult(&pilotage.RequestError{Kind: pilotage.ErrInvalidRequest, Message: msg}), nil
 		}
@@ -78,32 +78,33 @@ func arguments(raw json.RawMessage) (json.RawMessage, error) {
 	return t, nil
 }
 
-// argumentMembers splits the arguments object into its members, or says
-// why it cannot. A member name given twice is refused, as every reader of
-// the project refuses it (docs/json.md): encoding/json would let the last
-// one win, so a client and the server could read different requests.
-// Inside program, input and context the same policy is the engine's, as a
-// located diagnostic.
-func argumentMembers(args json.RawMessage) (map[string]json.RawMessage, string) {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	if _, err := dec.Token(); err != nil {
-		return nil, "arguments are not valid JSON: " + err.Error()
-	}
+// argumentMembers splits the arguments object, valid JSON as go-sdk
+// hands it over, into the members the tool declares, each a view of
+// args, or says why it cannot. A member name given twice is refused, as
+// every reader of the project refuses it (docs/json.md): encoding/json
+// would let the last one win, so a client and the server could read
+// different requests. Inside program, input and context the same policy
+// is the engine's, as a located diagnostic. Any other member is left
+// out, read by nothing, as the service's decoding would skip it: an
+// object of a million members costs a scan, not a million entries.
+func argumentMembers(args json.RawMessage, def toolSchemas) (map[string]json.RawMessage, string) {
 	members := map[string]json.RawMessage{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, "arguments are not valid JSON: " + err.Error()
+	dup := ""
+	scanMessages(args, func(written, value []byte) {
+		name := string(written)
+		if bytes.IndexByte(written, '\\') >= 0 && json.Unmarshal(append(append([]byte{'"'}, written...), '"'), &name) != nil {
+			return
 		}
-		name, _ := t.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, "arguments are not valid JSON: " + err.Error()
+		if !def.declares(name) {
+			return
 		}
-		if _, dup := members[name]; dup {
-			return nil, "arguments: " + jsonpos.DuplicateName(name)
+		if _, twice := members[name]; twice && dup == "" {
+			dup = name
 		}
-		members[name] = raw
+		members[name] = value[:valueEnd(value)]
+	}, func() {})
+	if dup != "" {
+		return nil, "arguments: " + jsonpos.DuplicateName(dup)
 	}
 	return members, ""
 }

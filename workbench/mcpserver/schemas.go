@@ -44,6 +44,19 @@ type toolSchemas struct {
 	enums []string
 }
 
+// declares reports whether the tool's input schema has a member that
+// the service's decoding reads as name: encoding/json matches a struct
+// field's name regardless of case.
+func (t toolSchemas) declares(name string) bool {
+	props, _ := t.input["properties"].(map[string]any)
+	for p := range props {
+		if strings.EqualFold(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // loadTools reads tools.json and resolves every $ref into a self-contained
 // schema. Generic clients (the MCP Inspector validates with Ajv's default
 // draft) cannot fetch the embedded schemas' $id URLs and may not know
