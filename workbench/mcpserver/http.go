@@ -91,10 +91,28 @@ func (s *Server) guardBodies(next http.Handler) http.Handler {
 			s.refuseBody(w, http.StatusBadRequest, requestID(msg), bad)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = &readOnce{rest: body}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// readOnce is a body already read, handed on: once it is read to its
+// end it lets go of the bytes, which go-sdk copies (it reads a body whole
+// into its own buffer and keeps that), so that a large message is not
+// held twice for the request's life.
+type readOnce struct{ rest []byte }
+
+func (r *readOnce) Read(p []byte) (int, error) {
+	if len(r.rest) == 0 {
+		r.rest = nil
+		return 0, io.EOF
+	}
+	n := copy(p, r.rest)
+	r.rest = r.rest[n:]
+	return n, nil
+}
+
+func (r *readOnce) Close() error { return nil }
 
 // errTooLarge is a request body over the bound.
 var errTooLarge = errors.New("request body too large")
