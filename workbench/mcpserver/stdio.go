@@ -36,10 +36,9 @@ const DrainTimeout = time.Minute
 //     carries on;
 //   - a line within the bound can still cost many times its size once
 //     decoded (a million one-character values in 2 MB); the reader
-//     scans it first without decoding (jsonpos.ScanBudget) and answers
-//     one whose values would take more than the tree budget every JSON
-//     reader of the project holds to (4 bytes a byte plus 6 MiB) with
-//     Invalid Request;
+//     scans it first without decoding and answers one whose values
+//     would take more than the budget every JSON reader of the project
+//     holds to with Invalid Request (weigh);
 //   - end of input would end the Session at once, so a client that writes
 //     its requests and closes stdin (`printf … | pilotage serve`) would
 //     get nothing back; the reader holds end of input until every request
@@ -48,7 +47,8 @@ const DrainTimeout = time.Minute
 // Each line is read once: the reader frames it and decodes a message
 // with go-sdk's own jsonrpc.DecodeMessage, and hands go-sdk the decoded
 // message (lineConn), where go-sdk's stdio transport would read the line
-// again through a JSON decoder of its own and decode it twice more.
+// again through a JSON decoder of its own, copy it out, try it as a
+// batch and decode it.
 func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	d := &drain{}
 	d.answered = sync.NewCond(&d.mu)
@@ -301,7 +301,7 @@ func (lr *lineReader) admit(line []byte) (incoming, bool) {
 // message's other members, the few it reads, and the params or result
 // are a view of msg itself. A message whose top-level member names are
 // written with escapes, which a scan would not recognise, is decoded
-// whole (TestDecodeScannedLikeGoSDK).
+// whole (FuzzDecodeScanned).
 func decodeScanned(msg []byte) (jsonrpc.Message, error) {
 	if len(msg) == 0 || msg[0] != '{' {
 		return jsonrpc.DecodeMessage(msg)

@@ -426,3 +426,32 @@ func FuzzDecodeScanned(f *testing.F) {
 		}
 	})
 }
+
+// Under an MCP version with batches, go-sdk's own connection reads each
+// batch the reader admits and answers its requests in one array, between
+// single messages the reader hands over decoded, in the order read.
+func TestServeIOBatch(t *testing.T) {
+	s := newServer(t, newFake(), "alice")
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":5,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":6,"method":"ping"}`,
+	}, "\n")
+	var out bytes.Buffer
+	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}}]`,
+		`{"jsonrpc":"2.0","id":4,"result":{}}`,
+		`[{"jsonrpc":"2.0","id":5,"result":{}}]`,
+		`{"jsonrpc":"2.0","id":6,"result":{}}`,
+	} {
+		if !strings.Contains(out.String(), want+"\n") {
+			t.Errorf("no %s in\n%s", want, out.String())
+		}
+	}
+}
