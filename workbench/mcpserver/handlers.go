@@ -80,10 +80,12 @@ func arguments(raw json.RawMessage) (json.RawMessage, error) {
 
 // argumentMembers splits the arguments object, valid JSON as go-sdk
 // hands it over, into the members the tool declares, each a view of
-// args, or says why it cannot. A member name given twice is refused, as
-// every reader of the project refuses it (docs/json.md): encoding/json
-// would let the last one win, so a client and the server could read
-// different requests. Inside program, input and context the same policy
+// args, keyed by the schema's name for it, or says why it cannot. A
+// member given twice is refused, as every reader of the project refuses
+// it (docs/json.md): encoding/json would let the last one win, so a
+// client and the server could read different requests; and since it
+// matches names regardless of case, "Program" after "program" is the
+// same member given twice. Inside program, input and context the same policy
 // is the engine's, as a located diagnostic. Any other member is left
 // out, read by nothing, as the service's decoding would skip it: an
 // object of a million members costs a scan, not a million entries.
@@ -95,13 +97,14 @@ func argumentMembers(args json.RawMessage, def toolSchemas) (map[string]json.Raw
 		if bytes.IndexByte(written, '\\') >= 0 && json.Unmarshal(append(append([]byte{'"'}, written...), '"'), &name) != nil {
 			return
 		}
-		if !def.declares(name) {
+		member, ok := def.declared(name)
+		if !ok {
 			return
 		}
-		if _, twice := members[name]; twice && dup == "" {
+		if _, twice := members[member]; twice && dup == "" {
 			dup = name
 		}
-		members[name] = value[:valueEnd(value)]
+		members[member] = value[:valueEnd(value)]
 	}, func() {})
 	if dup != "" {
 		return nil, "arguments: " + jsonpos.DuplicateName(dup)

@@ -44,17 +44,17 @@ type toolSchemas struct {
 	enums []string
 }
 
-// declares reports whether the tool's input schema has a member that
-// the service's decoding reads as name: encoding/json matches a struct
-// field's name regardless of case.
-func (t toolSchemas) declares(name string) bool {
+// declared returns the member of the tool's input schema that the
+// service's decoding reads name as, or false: encoding/json matches a
+// struct field's name regardless of case.
+func (t toolSchemas) declared(name string) (string, bool) {
 	props, _ := t.input["properties"].(map[string]any)
 	for p := range props {
 		if strings.EqualFold(p, name) {
-			return true
+			return p, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // loadTools reads tools.json and resolves every $ref into a self-contained

@@ -330,23 +330,27 @@ func TestServeIOMaxMessageBytes(t *testing.T) {
 // reader refuses a member name given twice (docs/json.md); read by
 // encoding/json alone the last program would have run.
 func TestDuplicateArgumentIsRefused(t *testing.T) {
-	f := newFake()
-	s := newServer(t, f, "alice")
-	in := strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"demo_v1_execute","arguments":{"program":{"steps":["lights.on"]},"program":{"steps":["doors.open"]}}}}`,
-	}, "\n")
-	var out bytes.Buffer
-	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
-		t.Fatal(err)
-	}
-	want := `duplicate member name \\\"program\\\"`
-	if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), `invalid_request`) {
-		t.Errorf("want an invalid_request naming the duplicate program member, got\n%s", out.String())
-	}
-	if f.next != 0 {
-		t.Errorf("the service ran %d programs, want none", f.next)
+	// encoding/json matches a member to a field regardless of case, so
+	// "Program" after "program" is the same argument given twice.
+	for _, second := range []string{"program", "Program", "PROGRAM"} {
+		f := newFake()
+		s := newServer(t, f, "alice")
+		in := strings.Join([]string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"demo_v1_execute","arguments":{"program":{"steps":["lights.on"]},"` + second + `":{"steps":["doors.open"]}}}}`,
+		}, "\n")
+		var out bytes.Buffer
+		if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
+			t.Fatal(err)
+		}
+		want := `duplicate member name \\\"` + second + `\\\"`
+		if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), `invalid_request`) {
+			t.Errorf("%s after program: want an invalid_request naming the duplicate, got\n%s", second, out.String())
+		}
+		if f.next != 0 {
+			t.Errorf("%s after program: the service ran %d programs, want none", second, f.next)
+		}
 	}
 }
 
