@@ -3,12 +3,13 @@ package cmd_test
 import (
 	"bytes"
 	"errors"
-	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
@@ -99,5 +100,58 @@ func TestListRules(t *testing.T) {
 	}
 	if err := verb.ListRules(s, nil, "", report.SARIF, infos); verb.Code(err) != verb.ExitUsage {
 		t.Errorf("sarif: %v", err)
+	}
+}
+
+// TestWriteOutputWhole: -o replaces a file only with a whole output. A
+// write that fails midway (a verb stopped while it streams its report)
+// leaves the earlier file as it was and no temporary file; one that
+// ends replaces it, keeping its permissions; a name that is not a
+// regular file is written as it goes.
+func TestWriteOutputWhole(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "report.txt")
+	if err := os.WriteFile(name, []byte("earlier\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	s := verb.Streams{Out: &out, Err: &out}
+	err := verb.WriteOutput(s, name, "the report", func(w io.Writer) error {
+		io.WriteString(w, "half a rep")
+		return errors.New("stopped")
+	})
+	if verb.Code(err) != verb.ExitUsage || !strings.Contains(err.Error(), "writing the report: stopped") {
+		t.Errorf("a failed write: %v", err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "earlier\n" {
+		t.Errorf("a failed write left %q, want the earlier file", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("a failed write left %d files in the directory, want the one", len(entries))
+	}
+	if err := verb.WriteOutput(s, name, "the report", func(w io.Writer) error {
+		_, err := io.WriteString(w, "whole\n")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "whole\n" {
+		t.Errorf("a write left %q", b)
+	}
+	if fi, err := os.Stat(name); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file's mode is %v (%v), want the earlier 0600", fi.Mode(), err)
+	}
+	if !strings.Contains(out.String(), "wrote "+name) {
+		t.Errorf("no wrote line: %q", out.String())
+	}
+	if err := verb.WriteOutput(s, os.DevNull, "the report", func(w io.Writer) error {
+		_, err := io.WriteString(w, "gone\n")
+		return err
+	}); err != nil {
+		t.Errorf("-o %s: %v", os.DevNull, err)
+	}
+	err = verb.WriteOutput(s, filepath.Join(dir, "nodir", "r.txt"), "the report", func(io.Writer) error { return nil })
+	if want := "cannot write the report: " + filepath.Join(dir, "nodir", "r.txt") + ": no such file or directory"; err == nil || err.Error() != want {
+		t.Errorf("a missing directory: %v, want %s", err, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,11 +94,15 @@ func Expand(s Streams, args []string, p inputs.Picker, ignored func(string) bool
 }
 
 // WriteOutput runs write on the file -o names, or on standard output
-// without -o or with -o -. The file is created only once the verb has
-// its output, so a verb that fails first leaves no empty file behind.
-// Both failures are usage errors (exit 2) that say what could not be
-// written. A file written is named on standard output ("wrote FILE"),
-// as build names what it wrote, so a CI log shows where the output went.
+// without -o or with -o -. The output goes to a temporary file beside
+// it, renamed over it once written, so a verb that fails or is stopped
+// midway (pilotage test writes its report as the cases run) leaves
+// neither an empty nor a partial file, and an earlier output stays
+// whole until the new one is. A name that is not a regular file
+// (/dev/stderr, a pipe) is written as it goes. Both failures are usage
+// errors (exit 2) that say what could not be written. A file written is
+// named on standard output ("wrote FILE"), as build names what it
+// wrote, so a CI log shows where the output went.
 func WriteOutput(s Streams, name, what string, write func(io.Writer) error) error {
 	if name == "" || name == "-" {
 		if err := write(s.Out); err != nil {
@@ -105,18 +110,79 @@ func WriteOutput(s Streams, name, what string, write func(io.Writer) error) erro
 		}
 		return nil
 	}
-	file, err := os.Create(name)
+	if err := writeFile(name, write); err != nil {
+		return err.usage(what)
+	}
+	return Printf(s, "wrote %s\n", name)
+}
+
+// outputError is a failure of writeFile: to create the file or to write
+// it.
+type outputError struct {
+	create bool
+	err    error
+}
+
+func (e *outputError) usage(what string) error {
+	if e.create {
+		return Usage("cannot write %s: %v", what, fserr.Plain(e.err))
+	}
+	return Usage("writing %s: %v", what, fserr.Plain(e.err))
+}
+
+// writeFile writes name through a temporary file renamed over it, or
+// directly when name exists and is not a regular file. A new file gets
+// the permissions os.Create gives under the usual umask, an existing one
+// keeps its own.
+func writeFile(name string, write func(io.Writer) error) *outputError {
+	perm := os.FileMode(0o644)
+	if fi, err := os.Stat(name); err == nil {
+		if !fi.Mode().IsRegular() {
+			return writeDirect(name, write)
+		}
+		perm = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
-		return Usage("cannot write %s: %v", what, fserr.Plain(err))
+		// The temporary file's name would only puzzle: the directory
+		// is what is missing or not writable.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = name
+		}
+		return &outputError{create: true, err: err}
+	}
+	err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), perm)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return &outputError{err: err}
+	}
+	return nil
+}
+
+// writeDirect writes a name that is not a regular file as it goes.
+func writeDirect(name string, write func(io.Writer) error) *outputError {
+	file, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return &outputError{create: true, err: err}
 	}
 	err = write(file)
 	if cerr := file.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return Usage("writing %s: %v", what, fserr.Plain(err))
+		return &outputError{err: err}
 	}
-	return Printf(s, "wrote %s\n", name)
+	return nil
 }
 
 // NoStdin refuses - among the arguments of a verb that reads files only
