@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/base/lru"
 )
 
 // heldShapes are documents of n values of one shape each, the hostile
@@ -93,5 +95,52 @@ func TestCheckHeld(t *testing.T) {
 	}
 	if est, err := CheckHeld([]byte(`{"a": 1, "a": 2}`)); est != 0 || err == nil || !strings.Contains(err.Error(), "duplicate member name") {
 		t.Errorf("CheckHeld of a duplicate name = %d, %v; want 0 and the duplicate", est, err)
+	}
+}
+
+// TestSchemaChargeBoundsDecode: what the decoded-schema cache charges a
+// schema (ParseSchema) is at least what it holds for it (live heap after
+// a collection, the key and the decoded values), on the shapes that hold
+// the most a byte: an anyOf of many {} (about 24 bytes a byte, which the
+// 16 a byte charged before undercounted), an enum of numbers, properties
+// nested deep, and an object of many properties.
+func TestSchemaChargeBoundsDecode(t *testing.T) {
+	const noise = 16 << 10
+	n := 30_000
+	if testing.Short() {
+		n = 5_000
+	}
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 1000) + "{}" + strings.Repeat("}}", 1000)
+	var props strings.Builder
+	for i := range n {
+		fmt.Fprintf(&props, `"p%d":{"type":"integer"},`, i)
+	}
+	for name, raw := range map[string]string{
+		"anyOf of {}":     `{"anyOf":[` + strings.Repeat("{},", n) + `{}]}`,
+		"enum of numbers": `{"enum":[` + strings.Repeat("1,", n) + `1]}`,
+		"deep properties": deep,
+		"many properties": `{"type":"object","properties":{` + strings.TrimSuffix(props.String(), ",") + `}}`,
+	} {
+		data := []byte(raw)
+		saved := schemas
+		schemas = lru.New[Schema](1<<30, 0)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := ParseSchema(data)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		charged := schemas.Weight()
+		runtime.KeepAlive(schemas)
+		runtime.KeepAlive(data)
+		schemas = saved
+		if s == nil {
+			t.Fatalf("%s: not decoded", name)
+		}
+		live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		t.Logf("%-16s %8d bytes: charged %9d, live %9d (%.2f)", name, len(data), charged, live, float64(charged)/float64(live))
+		if int64(charged)+noise < live {
+			t.Errorf("%s: charged %d for %d bytes held", name, charged, live)
+		}
 	}
 }
