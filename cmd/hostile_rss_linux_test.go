@@ -221,14 +221,20 @@ func TestHostilePeakRSS(t *testing.T) {
 	session := func(x []byte) []byte { return request("ping", fmt.Appendf(nil, `{"x":%s}`, x)) }
 	tinySession := write("tiny.jsonl", session([]byte("1")))
 	// callEvery is a Session that executes one program calling every
-	// entry of distinctSchemas(20, …).
+	// entry of distinctSchemas(1, 20, …); callEach one that executes a
+	// program calling e<i> in each Language s/l<i> of distinctSchemas(40,
+	// 40, …), every request written before any answer is read.
 	steps := make([]string, 20)
 	for i := range steps {
 		steps[i] = fmt.Sprintf(`{"id":"s%d","call":"e%d","with":{}}`, i, i)
 	}
-	callEvery := write("call-every.jsonl", fmt.Appendf(session([]byte("1")),
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"s_v1_execute","arguments":{"program":{"steps":[%s]},"store":false}}}`+"\n",
-		strings.Join(steps, ",")))
+	execute := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"s_l%d_execute","arguments":{"program":{"steps":[%s]},"store":false}}}` + "\n"
+	callEvery := write("call-every.jsonl", fmt.Appendf(session([]byte("1")), execute, 3, 0, strings.Join(steps, ",")))
+	each := session([]byte("1"))
+	for i := range 40 {
+		each = fmt.Appendf(each, execute, 3+i, i, fmt.Sprintf(`{"id":"s","call":"e%d","with":{}}`, i))
+	}
+	callEach := write("call-each.jsonl", each)
 	nineDigits := func(n int) []byte { // n bytes of an array of nine-digit numbers
 		return append(append([]byte("["), bytes.Repeat([]byte("100000000,"), n/10-1)...), "100000000]"...)
 	}
@@ -328,8 +334,16 @@ func TestHostilePeakRSS(t *testing.T) {
 		// baseline. The PDL compiler now charges a Language's schemas
 		// together and refuses it at the second, so serve holds at most
 		// the compiling of one schema at its budget.
-		{"serve of a PDL of 20 distinct schemas each within the budget, all called", distinctSchemas(20, 3000),
+		{"serve of a PDL of 20 distinct schemas each within the budget, all called", distinctSchemas(1, 20, 3000),
 			func(f string) []string { return []string{"serve", f, stdin + callEvery} }, calc, 24 << 20},
+		// 40 Languages of one such schema each, each Language within its
+		// budget: the engine keeps the most recently used schemas within
+		// 32 MiB of their estimate, and go-sdk answers the 40 requests
+		// at once, so their schemas compiled together: 100 to 175 MB
+		// over the baseline. The engine now compiles at once schemas of
+		// at most 8 MiB of estimate together (one of these): 64.
+		{"serve of 40 Languages of one such schema each, every request written at once", distinctSchemas(40, 40, 3000),
+			func(f string) []string { return []string{"serve", f, stdin + callEach} }, calc, 80 << 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(c.name, " ", "-")+filepath.Ext(c.tiny), c.src)
@@ -356,12 +370,13 @@ func TestHostilePeakRSS(t *testing.T) {
 	}
 }
 
-// distinctSchemas is a PDL whose one Language sees n entries, e0 …,
-// each with a distinct input_schema of k empty subschemas.
-func distinctSchemas(n, k int) []byte {
-	b := []byte(`server "s" version="1"
-risk safe readOnly "Reads."
-language "s/v1" {
+// distinctSchemas is a PDL of the Languages s/l0 … s/l<langs-1> and n
+// entries, e0 …, each with a distinct input_schema of k empty
+// subschemas; entry i is seen by Language i modulo langs.
+func distinctSchemas(langs, n, k int) []byte {
+	b := []byte("server \"s\" version=\"1\"\nrisk safe readOnly \"Reads.\"\n")
+	for i := range langs {
+		b = fmt.Appendf(b, `language "s/l%d" {
   locator json-pointer
   mode immediate
   trace full
@@ -386,10 +401,11 @@ language "s/v1" {
       """
   }
 }
-`)
+`, i)
+	}
 	for i := range n {
-		b = fmt.Appendf(b, "entry \"e%d\" kind=thing risk=safe {\n  input_schema `{\"title\": \"s%d\", \"anyOf\": [%s{}]}`\n  returns `{\"ok\": true}`\n}\n",
-			i, i, strings.Repeat("{}, ", k-1))
+		b = fmt.Appendf(b, "entry \"e%d\" kind=thing risk=safe {\n  languages \"s/l%d\"\n  input_schema `{\"title\": \"s%d\", \"anyOf\": [%s{}]}`\n  returns `{\"ok\": true}`\n}\n",
+			i, i%langs, i, strings.Repeat("{}, ", k-1))
 	}
 	return b
 }

@@ -72,7 +72,7 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 	var prog *program.Program
 	var ctxVal any
 	if r.ref == nil {
-		ck, err := e.check(r.view, req.Program, req.Context, inline)
+		ck, err := e.check(ctx, r.view, req.Program, req.Context, inline)
 		if err != nil {
 			return nil, err
 		}
@@ -87,9 +87,15 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 		return refuse(resp, pilotage.StatusPromotionDrift, why, nil), nil
 	}
 	// 4. Input and context binding (§6.5.5).
-	input, diags := r.bindInput()
+	input, diags, err := r.bindInput(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if r.ref != nil {
-		cd, cv := contextBinding(r.lang, req.Context)
+		cd, cv, err := contextBinding(ctx, r.lang, req.Context)
+		if err != nil {
+			return nil, err
+		}
 		diags, ctxVal = append(diags, cd...), cv
 	}
 	if len(diags) > 0 {
@@ -98,7 +104,7 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 	if r.ref != nil {
 		// The body was validated at promotion; it is rebuilt with every
 		// name in reach, and each call is authorized as it runs (§10.3).
-		ck, err := e.check(e.view(r.st, r.lang, serverAuthority), r.ref.prom.Body, req.Context, bodyKind{promoted: r.ref})
+		ck, err := e.check(ctx, e.view(r.st, r.lang, serverAuthority), r.ref.prom.Body, req.Context, bodyKind{promoted: r.ref})
 		if err != nil {
 			return nil, err
 		}
@@ -271,56 +277,60 @@ func (r *request) replayKey() string {
 
 // bindInput applies the parameter-binding convention (semantics.go) or,
 // for a promoted program, the entry's input_schema.
-func (r *request) bindInput() (any, []pilotage.Diagnostic) {
+func (r *request) bindInput(ctx context.Context) (any, []pilotage.Diagnostic, error) {
 	bad := func(ptr, msg string) []pilotage.Diagnostic {
 		return []pilotage.Diagnostic{{Code: pilotage.CodeInputBinding, Severity: pilotage.SeverityError, Message: msg, Path: pilotage.PointerPath(ptr)}}
 	}
 	raw := r.Input
 	if r.ref == nil && !r.lang.Grammar.Input {
 		if !isAbsent(raw) {
-			return nil, bad("", "this Language's inline programs take no input; leave input out")
+			return nil, bad("", "this Language's inline programs take no input; leave input out"), nil
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 	if isAbsent(raw) {
 		if r.installs() {
 			// The body does not run now (§6.5.7), so nothing needs an
 			// input; one supplied is still checked below.
-			return nil, nil
+			return nil, nil, nil
 		}
 		raw = json.RawMessage(`{}`)
 	}
 	if int64(len(raw)) > r.lang.limits.MemoryBytes {
 		// The input is held for the whole Run (§10.1 memory bound); one
 		// that cannot fit is refused before anything runs.
-		return nil, bad("", fmt.Sprintf("input is %d bytes; a Run of this Language holds at most %d", len(raw), r.lang.limits.MemoryBytes))
+		return nil, bad("", fmt.Sprintf("input is %d bytes; a Run of this Language holds at most %d", len(raw), r.lang.limits.MemoryBytes)), nil
 	}
 	// Checked, then judged by the schema, then decoded for CEL: the
 	// schema's decoding and CEL's are never held together.
 	held, err := expr.CheckHeld(raw)
 	if err != nil {
-		return nil, bad("", "input is not valid JSON: "+err.Error())
+		return nil, bad("", "input is not valid JSON: "+err.Error()), nil
 	}
 	if d := overHeld("input", len(raw), held, r.lang.limits.MemoryBytes); d != "" {
-		return nil, bad("", d)
+		return nil, bad("", d), nil
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		return nil, bad("", "input must be a JSON object")
+		return nil, bad("", "input must be a JSON object"), nil
 	}
 	if r.ref != nil && len(r.ref.wire.InputSchema) > 0 {
+		vs, err := schemaViolations(ctx, r.ref.wire.InputSchema, raw)
+		if err != nil {
+			return nil, nil, err
+		}
 		var out []pilotage.Diagnostic
-		for _, vi := range schemaViolations(r.ref.wire.InputSchema, raw) {
+		for _, vi := range vs {
 			out = append(out, bad(vi.Pointer, "input: "+vi.Message)...)
 		}
 		if len(out) > 0 {
-			return nil, out
+			return nil, out, nil
 		}
 	}
 	v, err := expr.DecodeCheckedJSON(raw)
 	if err != nil {
-		return nil, bad("", "input is not valid JSON: "+err.Error())
+		return nil, bad("", "input is not valid JSON: "+err.Error()), nil
 	}
-	return v, nil
+	return v, nil, nil
 }
 
 // overHeld is the message refusing an input or context (what) of n JSON

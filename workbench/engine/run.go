@@ -362,7 +362,12 @@ func (r *runner) call(idx int, s *program.Step, sc *scope, auth string, depth in
 		return nil, r.fail(idx, r.lang.stepStatus("denied"), &stop{status: r.lang.runStatus("denied"), msg: fmt.Sprintf("%s is not available to this caller", s.Target)})
 	}
 	if len(en.wire.InputSchema) > 0 {
-		if vs := schemaViolations(en.wire.InputSchema, in); len(vs) > 0 {
+		vs, err := schemaViolations(r.ctx, en.wire.InputSchema, in)
+		if err != nil {
+			// The Run ended while the schema waited to compile.
+			return nil, r.fail(idx, "", r.alive())
+		}
+		if len(vs) > 0 {
 			return nil, r.fail(idx, "", &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the input of %s does not match its input_schema at %q: %s", s.Target, vs[0].Pointer, vs[0].Message)})
 		}
 	}
@@ -535,8 +540,11 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, in json.RawMessage
 	concealed := r.st.conceals(en, r.lang.ID, r.caller)
 	// Compiled with every name in reach; each call is authorized as it
 	// runs, under auth (§10.3).
-	ck, err := r.e.check(r.e.view(r.st, r.lang, serverAuthority), en.prom.Body, r.ctxIn, bodyKind{promoted: en})
+	ck, err := r.e.check(r.ctx, r.e.view(r.st, r.lang, serverAuthority), en.prom.Body, r.ctxIn, bodyKind{promoted: en})
 	if err != nil {
+		if ended := r.alive(); ended != nil {
+			err = ended // while its context_schema waited to compile
+		}
 		return nil, r.fail(idx, "", err)
 	}
 	if !pilotage.Valid(ck.diags) {

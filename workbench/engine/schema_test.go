@@ -1,14 +1,20 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/lru"
 )
 
@@ -18,15 +24,15 @@ import (
 func TestCompiledSchemasAreShared(t *testing.T) {
 	a := raw(`{"type":"object","required":["n"],"properties":{"n":{"type":"integer","minimum":1}}}`)
 	b := raw(`{ "properties": {"n": {"minimum": 1, "type": "integer"}}, "required": ["n"], "type": "object" }`)
-	sa, err := compileSchema(a)
+	sa, err := compiled(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := compileSchema(a); again != sa {
+	if again, _ := compiled(a); again != sa {
 		t.Error("the same schema text must compile once")
 	}
 	for _, in := range []string{`{"n": 0}`, `{"n": 1.5}`, `{}`, `{"n": 2}`} {
-		va, vb := schemaViolations(a, raw(in)), schemaViolations(b, raw(in))
+		va, vb := violations(a, raw(in)), violations(b, raw(in))
 		if !reflect.DeepEqual(va, vb) {
 			t.Errorf("%s: %+v against %+v", in, va, vb)
 		}
@@ -34,10 +40,10 @@ func TestCompiledSchemasAreShared(t *testing.T) {
 			t.Errorf("%s: violations %+v", in, va)
 		}
 	}
-	if v := schemaViolations(raw(`{"type": 3}`), raw(`{}`)); v != nil {
+	if v := violations(raw(`{"type": 3}`), raw(`{}`)); v != nil {
 		t.Errorf("a schema that does not compile admits everything, got %+v", v)
 	}
-	if v := schemaViolations(a, raw(`{"n": `)); len(v) != 1 {
+	if v := violations(a, raw(`{"n": `)); len(v) != 1 {
 		t.Errorf("an instance that is not JSON is one violation, got %+v", v)
 	}
 }
@@ -48,7 +54,7 @@ func TestSchemaCacheIsBounded(t *testing.T) {
 	schemaCache = lru.New[schemaResult](schemaBudget, maxCachedSchemas)
 	t.Cleanup(func() { schemaCache = saved })
 	for i := range maxCachedSchemas + 10 {
-		compileSchema(raw(`{"maximum": ` + string(rune('0'+i%10)) + `, "$comment": "` + string(rune(0x4e00+i)) + `"}`))
+		compiled(raw(`{"maximum": ` + string(rune('0'+i%10)) + `, "$comment": "` + string(rune(0x4e00+i)) + `"}`))
 	}
 	if n := schemaCache.Len(); n > maxCachedSchemas {
 		t.Errorf("%d schemas cached, cap %d", n, maxCachedSchemas)
@@ -72,14 +78,14 @@ func TestSchemaCacheBoundedByBytes(t *testing.T) {
 	}
 	check := func(i int) *jsonschema.Schema {
 		t.Helper()
-		s, err := compileSchema(schema(i))
+		s, err := compiled(schema(i))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := schemaViolations(schema(i), raw(fmt.Sprintf(`{"n": %d}`, i-1))); len(v) != 1 || v[0].Pointer != "/n" {
+		if v := violations(schema(i), raw(fmt.Sprintf(`{"n": %d}`, i-1))); len(v) != 1 || v[0].Pointer != "/n" {
 			t.Errorf("schema %d: {\"n\": %d} gives %+v, want one violation at /n", i, i-1, v)
 		}
-		if v := schemaViolations(schema(i), raw(fmt.Sprintf(`{"n": %d}`, i))); len(v) != 0 {
+		if v := violations(schema(i), raw(fmt.Sprintf(`{"n": %d}`, i))); len(v) != 0 {
 			t.Errorf("schema %d: {\"n\": %d} gives %+v, want none", i, i, v)
 		}
 		return s
@@ -106,5 +112,205 @@ func TestSchemaCacheBoundedByBytes(t *testing.T) {
 	}
 	if again := check(0); again == first {
 		t.Error("schema 0 was evicted, yet the same compiled schema came back")
+	}
+}
+
+// compiled and violations are compileSchema and schemaViolations under
+// a context that does not end.
+func compiled(raw json.RawMessage) (*jsonschema.Schema, error) {
+	s, err, _ := compileSchema(context.Background(), raw)
+	return s, err
+}
+
+func violations(schema, value json.RawMessage) []pilotage.SchemaViolation {
+	vs, _ := schemaViolations(context.Background(), schema, value)
+	return vs
+}
+
+// anyOfSchema is a distinct schema (by its title) of k empty subschemas,
+// weighing about 2 KiB each (schemacost).
+func anyOfSchema(title string, k int) json.RawMessage {
+	return raw(fmt.Sprintf(`{"title": %q, "anyOf": [%s{}]}`, title, strings.Repeat("{}, ", k-1)))
+}
+
+// freshCache gives the test a cache of its own, large enough to evict
+// nothing.
+func freshCache(t *testing.T) {
+	saved := schemaCache
+	schemaCache = lru.New[schemaResult](1<<30, 0)
+	t.Cleanup(func() { schemaCache = saved })
+}
+
+// The estimated cost of the schemas compiled at once never exceeds the
+// gate's limit, counted by the compiles themselves as they run; a schema
+// over the whole limit compiles alone; every call completes; and calls
+// of the same text at once compile it once.
+func TestCompilesInFlightWithinLimit(t *testing.T) {
+	freshCache(t)
+	const limit = 256 << 10
+	big := anyOfSchema("big", 200) // about 400 KiB, over the limit
+	var inFlight atomic.Int64
+	var mu sync.Mutex
+	compiles := map[string]int{}
+	g := newGate(limit, func(raw json.RawMessage) schemaResult {
+		w := min(int64(schemaWeight(raw)), limit)
+		now := inFlight.Add(w)
+		defer inFlight.Add(-w)
+		if now > limit {
+			t.Errorf("%d estimated bytes compiling at once, over the limit of %d", now, limit)
+		}
+		if string(raw) == string(big) && now != w {
+			t.Errorf("the schema over the limit compiled beside %d estimated bytes of others", now-w)
+		}
+		mu.Lock()
+		compiles[string(raw)]++
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		return compileText(raw)
+	})
+	schemas := []json.RawMessage{big}
+	for i := range 40 {
+		schemas = append(schemas, anyOfSchema(fmt.Sprint(i), 10+i*3))
+	}
+	var wg sync.WaitGroup
+	for range 3 {
+		for _, s := range schemas {
+			wg.Go(func() {
+				r, err := g.get(context.Background(), s)
+				if err != nil || r.s == nil || r.err != nil {
+					t.Errorf("get: %v, %v, %v", r.s, r.err, err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for _, s := range schemas {
+		if n := compiles[string(s)]; n != 1 {
+			t.Errorf("%.20s… compiled %d times, want once", s, n)
+		}
+	}
+}
+
+// A call waiting for room ends when its context does, with the context's
+// error; one waiting on the same text behind it then compiles it under
+// its own context once there is room; and the compile that filled the
+// gate completes.
+func TestCompileWaitEndsWithContext(t *testing.T) {
+	freshCache(t)
+	const limit = 64 << 10
+	big, small := anyOfSchema("big", 100), anyOfSchema("small", 3)
+	started, release := make(chan struct{}), make(chan struct{})
+	g := newGate(limit, func(raw json.RawMessage) schemaResult {
+		if string(raw) == string(big) {
+			close(started)
+			<-release
+		}
+		return compileText(raw)
+	})
+	result := func(ctx context.Context, s json.RawMessage) chan error {
+		c := make(chan error, 1)
+		go func() {
+			r, err := g.get(ctx, s)
+			if err == nil && r.s == nil {
+				err = errors.New("no schema")
+			}
+			c <- err
+		}()
+		return c
+	}
+	bigDone := result(context.Background(), big)
+	<-started
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := result(ctx, small)
+	for flying := false; !flying; time.Sleep(time.Millisecond) {
+		g.mu.Lock()
+		_, flying = g.flights[string(small)]
+		g.mu.Unlock()
+		if _, ok := schemaCache.Get(string(small)); ok {
+			t.Fatal("the small schema compiled while the gate was full")
+		}
+	}
+	behind := result(context.Background(), small)
+	cancel()
+	select {
+	case err := <-cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the cancelled call ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled call still waits")
+	}
+	select {
+	case err := <-behind:
+		t.Fatalf("the call behind it ended (%v) while the gate was full", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(release)
+	for _, c := range []chan error{bigDone, behind} {
+		if err := <-c; err != nil {
+			t.Error(err)
+		}
+	}
+	if _, ok := schemaCache.Get(string(small)); !ok {
+		t.Error("the schema compiled for the call behind is not cached")
+	}
+}
+
+// A Run whose call's input_schema waits to compile, the gate full, ends
+// as a cancelled Run does when its request is cancelled meanwhile:
+// partial, "the Run was cancelled", at that call.
+func TestRunCancelledWhileSchemaWaits(t *testing.T) {
+	freshCache(t)
+	fill := anyOfSchema("fill", 2)
+	started, release := make(chan struct{}), make(chan struct{})
+	saved := compiling
+	compiling = newGate(1, func(raw json.RawMessage) schemaResult {
+		if string(raw) == string(fill) {
+			close(started)
+			<-release
+		}
+		return compileText(raw)
+	})
+	t.Cleanup(func() { compiling = saved })
+	filled := make(chan error, 1)
+	go func() {
+		_, err := compiling.get(context.Background(), fill)
+		filled <- err
+	}()
+	<-started
+	e := newEngine(t, homeServer(), t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	type answer struct {
+		resp *pilotage.ExecuteResponse
+		err  error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		resp, err := e.Execute(ctx, alice, "home/v1", pilotage.ExecuteRequest{
+			Program: raw(`{"steps": [{"id": "r", "call": "sensors.read", "with": {"room": "'attic'"}}]}`)})
+		answered <- answer{resp, err}
+	}()
+	for waiting := false; !waiting; time.Sleep(time.Millisecond) {
+		compiling.mu.Lock()
+		waiting = len(compiling.flights) == 2
+		compiling.mu.Unlock()
+		if len(answered) > 0 {
+			t.Fatalf("the Run ended before its call's schema waited: %+v", <-answered)
+		}
+	}
+	cancel()
+	a := <-answered
+	close(release)
+	if err := <-filled; err != nil {
+		t.Fatal(err)
+	}
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	if o := a.resp.Outcome; o.OK || o.Status != pilotage.StatusPartial || !strings.Contains(o.Error, "the Run was cancelled") {
+		t.Errorf("outcome %+v, want partial: the Run was cancelled", o)
+	}
+	if steps := a.resp.Trace.Steps; len(steps) != 1 || steps[0].ID != "r" || steps[0].Outcome.OK {
+		t.Errorf("trace steps %+v, want the call r, failed", steps)
 	}
 }

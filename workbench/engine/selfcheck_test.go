@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestCheckTracesRefusesABrokenTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ck, err := e.check(r.view, prog, nil, inline)
+	ck, err := e.check(context.Background(), r.view, prog, nil, inline)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/sync/semaphore"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
@@ -31,7 +33,7 @@ func (e *Engine) Validate(ctx context.Context, c service.Caller, language string
 		return nil, unsupported("Language %s does not declare validate", l.ID)
 	}
 	v := e.view(st, l, c.Principal)
-	ck, err := e.check(v, req.Program, req.Context, inline)
+	ck, err := e.check(ctx, v, req.Program, req.Context, inline)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +93,7 @@ type checked struct {
 // check reads and checks a program and its context exactly as validate
 // does; execute uses it for revalidation (§6.5.2 step 3). Errors are
 // request errors (resource_limit, invalid_request) or internal ones.
-func (e *Engine) check(v *view, raw, ctxRaw json.RawMessage, body bodyKind) (*checked, error) {
+func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage, body bodyKind) (*checked, error) {
 	l := v.lang
 	if isAbsent(raw) {
 		return nil, invalid("the request has no program")
@@ -120,7 +122,10 @@ func (e *Engine) check(v *view, raw, ctxRaw json.RawMessage, body bodyKind) (*ch
 		diags, ck.refs = res.Diagnostics, res.References
 	}
 	diags = parsed.Locate(diags)
-	cdiags, cval := contextBinding(l, ctxRaw)
+	cdiags, cval, err := contextBinding(ctx, l, ctxRaw)
+	if err != nil {
+		return nil, err
+	}
 	ck.diags = append(append([]pilotage.Diagnostic{}, diags...), cdiags...)
 	ck.context = cval
 	return ck, nil
@@ -174,47 +179,51 @@ func (v *view) target(id string) (program.Target, bool) {
 
 // contextBinding applies §6.4's context rules: with context_schema, context
 // must be present and valid; without it, context must be absent.
-func contextBinding(l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any) {
+func contextBinding(ctx context.Context, l *lang, raw json.RawMessage) ([]pilotage.Diagnostic, any, error) {
 	diag := func(ptr, msg string) pilotage.Diagnostic {
 		return pilotage.Diagnostic{Code: pilotage.CodeContextBinding, Severity: pilotage.SeverityError, Message: msg, Path: pilotage.PointerPath(ptr)}
 	}
 	if len(l.ContextSchema) == 0 {
 		if !isAbsent(raw) {
-			return []pilotage.Diagnostic{diag("", "this Language takes no context; leave context out")}, nil
+			return []pilotage.Diagnostic{diag("", "this Language takes no context; leave context out")}, nil, nil
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 	if isAbsent(raw) {
-		return []pilotage.Diagnostic{diag("", "this Language requires context matching its context_schema (see the manifest)")}, nil
+		return []pilotage.Diagnostic{diag("", "this Language requires context matching its context_schema (see the manifest)")}, nil, nil
 	}
 	// A context is read whole, and decoded twice (for the schema and for
 	// CEL), at tens of bytes a byte for one-character values: it is
 	// bounded like the program it comes with.
 	if len(raw) > l.limits.ProgramBytes {
-		return []pilotage.Diagnostic{diag("", fmt.Sprintf("context is %d bytes; this Language reads a context of at most %d, its program limit (limits program)", len(raw), l.limits.ProgramBytes))}, nil
+		return []pilotage.Diagnostic{diag("", fmt.Sprintf("context is %d bytes; this Language reads a context of at most %d, its program limit (limits program)", len(raw), l.limits.ProgramBytes))}, nil, nil
 	}
 	// Checked first, so the schema judges the context the caller sent,
 	// not encoding/json's last-wins reading of a member name given twice;
 	// decoded last, so the schema's decoding is garbage by then.
 	held, err := expr.CheckHeld(raw)
 	if err != nil {
-		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil
+		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil, nil
 	}
 	if d := overHeld("context", len(raw), held, l.limits.MemoryBytes); d != "" {
-		return []pilotage.Diagnostic{diag("", d)}, nil
+		return []pilotage.Diagnostic{diag("", d)}, nil, nil
+	}
+	vs, err := schemaViolations(ctx, l.ContextSchema, raw)
+	if err != nil {
+		return nil, nil, err
 	}
 	var out []pilotage.Diagnostic
-	for _, v := range schemaViolations(l.ContextSchema, raw) {
+	for _, v := range vs {
 		out = append(out, diag(v.Pointer, "context: "+v.Message))
 	}
 	if len(out) > 0 {
-		return out, nil
+		return out, nil, nil
 	}
 	val, err := expr.DecodeCheckedJSON(raw)
 	if err != nil {
-		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil
+		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil, nil
 	}
-	return nil, val
+	return nil, val, nil
 }
 
 // schemaCache holds compiled JSON Schemas by their text as written: the
@@ -243,21 +252,117 @@ const (
 	maxCachedSchemas = 4096
 )
 
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	if r, ok := schemaCache.Get(string(raw)); ok {
-		return r.s, r.err
-	}
+// compileBudget bounds the estimated cost (schemacost, as the cache
+// weighs it) of the schemas being compiled at once. The cache bounds what
+// is kept, not what is being built: go-sdk answers a Session's requests
+// concurrently, so the first calls of many costly schemas, written at
+// once, would otherwise all compile together. A quarter of the cache's
+// budget compiles the costliest schema a small PDL allows (about 6 MiB)
+// one at a time and real catalogs' (kilobytes) hundreds at once: 40
+// Languages of such a schema each, every request written at once, peak
+// at 108 MB (123 at half the cache's budget, 136 – 141 at all of it, 208
+// – 220 without the bound; docs/performance.md).
+const compileBudget = schemaBudget / 4
+
+// compiling is the engine's gate to compiling a schema.
+var compiling = newGate(compileBudget, compileText)
+
+// compileSchema returns the compiled schema raw, from the cache or
+// compiled under the gate; its error is the schema's own (it does not
+// compile). waitErr is the context's error when ctx ended while the
+// compile waited its turn.
+func compileSchema(ctx context.Context, raw json.RawMessage) (s *jsonschema.Schema, err, waitErr error) {
+	r, waitErr := compiling.get(ctx, raw)
+	return r.s, r.err, waitErr
+}
+
+// compileText compiles raw, not yet cached.
+func compileText(raw json.RawMessage) schemaResult {
 	var r schemaResult
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err == nil {
-		// Named by the canonical text, so equal schemas written
-		// differently report the same locations.
-		r.s, r.err = pilotage.CompileOffline("schema-"+hashBytes(canonical(raw)), doc)
-	} else {
+	if err != nil {
 		r.err = err
+		return r
 	}
-	r = schemaCache.Put(string(raw), r, schemaWeight(raw))
-	return r.s, r.err
+	// Named by the canonical text, so equal schemas written
+	// differently report the same locations.
+	r.s, r.err = pilotage.CompileOffline("schema-"+hashBytes(canonical(raw)), doc)
+	return r
+}
+
+// gate compiles schemas into schemaCache, each text once however many
+// calls ask for it together, with the estimated cost of those being
+// compiled at once within its limit: a schema over the whole limit
+// compiles alone. A call waiting its turn leaves when its context ends.
+type gate struct {
+	sem     *semaphore.Weighted
+	limit   int64
+	compile func(json.RawMessage) schemaResult
+	mu      sync.Mutex
+	flights map[string]*flight
+}
+
+// flight is one text being compiled; done is closed when r is set, or
+// when its compiler left waiting (ok false), so that those waiting on
+// it try again under their own contexts.
+type flight struct {
+	done chan struct{}
+	r    schemaResult
+	ok   bool
+}
+
+func newGate(limit int64, compile func(json.RawMessage) schemaResult) *gate {
+	return &gate{sem: semaphore.NewWeighted(limit), limit: limit, compile: compile, flights: map[string]*flight{}}
+}
+
+func (g *gate) get(ctx context.Context, raw json.RawMessage) (schemaResult, error) {
+	for {
+		if r, ok := schemaCache.Get(string(raw)); ok {
+			return r, nil
+		}
+		g.mu.Lock()
+		f, joined := g.flights[string(raw)]
+		if !joined {
+			// A flight is left after its schema is cached: one that
+			// ended since the look-up above left it there.
+			if r, ok := schemaCache.Get(string(raw)); ok {
+				g.mu.Unlock()
+				return r, nil
+			}
+			f = &flight{done: make(chan struct{})}
+			g.flights[string(raw)] = f
+		}
+		g.mu.Unlock()
+		if !joined {
+			return g.fly(ctx, raw, f)
+		}
+		select {
+		case <-f.done:
+			if f.ok {
+				return f.r, nil
+			}
+		case <-ctx.Done():
+			return schemaResult{}, ctx.Err()
+		}
+	}
+}
+
+// fly compiles raw for f once the gate has room for its estimate.
+func (g *gate) fly(ctx context.Context, raw json.RawMessage, f *flight) (schemaResult, error) {
+	defer func() {
+		g.mu.Lock()
+		delete(g.flights, string(raw))
+		g.mu.Unlock()
+		close(f.done)
+	}()
+	w := schemaWeight(raw)
+	n := min(int64(w), g.limit)
+	if err := g.sem.Acquire(ctx, n); err != nil {
+		return schemaResult{}, err
+	}
+	defer g.sem.Release(n)
+	f.r, f.ok = schemaCache.Put(string(raw), g.compile(raw), w), true
+	return f.r, nil
 }
 
 // schemaWeight is what the compiled schema raw is charged in the cache:
@@ -273,15 +378,16 @@ func schemaWeight(raw json.RawMessage) int {
 
 // schemaViolations validates value against schema. A schema that does not
 // compile admits everything: the catalog is the server's own claim, and a
-// lint rule reports bad schemas.
-func schemaViolations(schema, value json.RawMessage) []pilotage.SchemaViolation {
-	s, err := compileSchema(schema)
-	if err != nil {
-		return nil
+// lint rule reports bad schemas. Its error is the context's, ended while
+// the schema waited to compile.
+func schemaViolations(ctx context.Context, schema, value json.RawMessage) ([]pilotage.SchemaViolation, error) {
+	s, err, waitErr := compileSchema(ctx, schema)
+	if waitErr != nil || err != nil {
+		return nil, waitErr
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
 	if err != nil {
-		return []pilotage.SchemaViolation{{Message: "not valid JSON: " + err.Error()}}
+		return []pilotage.SchemaViolation{{Message: "not valid JSON: " + err.Error()}}, nil
 	}
-	return pilotage.Violations(s.Validate(inst))
+	return pilotage.Violations(s.Validate(inst)), nil
 }
