@@ -339,9 +339,9 @@ func TestHostilePeakRSS(t *testing.T) {
 		// 40 Languages of one such schema each, each Language within its
 		// budget: the engine keeps the most recently used schemas within
 		// 32 MiB of their estimate, and go-sdk answers the 40 requests
-		// at once, so their schemas compiled together: 100 to 175 MB
+		// at once, so their schemas compiled together: 90 to 171 MiB
 		// over the baseline. The engine now compiles at once schemas of
-		// at most 8 MiB of estimate together (one of these): 64.
+		// at most 8 MiB of estimate together (one of these): 63.
 		{"serve of 40 Languages of one such schema each, every request written at once", distinctSchemas(40, 40, 3000),
 			func(f string) []string { return []string{"serve", f, stdin + callEach} }, calc, 80 << 20},
 	} {

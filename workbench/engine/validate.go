@@ -260,8 +260,8 @@ const (
 // budget compiles the costliest schema a small PDL allows (about 6 MiB)
 // one at a time and real catalogs' (kilobytes) hundreds at once: 40
 // Languages of such a schema each, every request written at once, peak
-// at 108 MB (123 at half the cache's budget, 136 – 141 at all of it, 208
-// – 220 without the bound; docs/performance.md).
+// at 103 – 109 MB (123 at half the cache's budget, 136 – 141 at all of
+// it, 137 – 220 without the bound; docs/performance.md).
 const compileBudget = schemaBudget / 4
 
 // compiling is the engine's gate to compiling a schema.
