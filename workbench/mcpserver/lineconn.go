@@ -21,7 +21,8 @@ import (
 // life. lineConn hands go-sdk the message the reader decoded with the
 // same function. Everything else stays go-sdk's: its connection writes
 // every answer (its encoder and its batch answers), and reads the
-// batches of the MCP versions that have them.
+// requests of the batches of the MCP versions that have them
+// (incoming.inBatch).
 type lineTransport struct {
 	in  *lineReader
 	out *lineWriter
@@ -42,10 +43,12 @@ func (t *lineTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 
 // lineConn is the mcp.Connection of lineTransport.
 type lineConn struct {
-	inner mcp.Connection // go-sdk's stdio connection: every write, and batches
-	feed  *io.PipeWriter // what inner reads: the batches, nothing else
+	inner mcp.Connection // go-sdk's stdio connection: every write, and batches' requests
+	feed  *io.PipeWriter // what inner reads: batches of requests, nothing else
 	in    *lineReader    // the lines, framed, checked and decoded
-	left  int            // messages of the last batch inner has still to give
+	// inBatch is what is left to give of the last batch: its messages
+	// in order, nil for one inner gives (incoming.inBatch).
+	inBatch []jsonrpc.Message
 	// incoming carries what readLines read to Read; closed ends both.
 	incoming  chan read
 	closed    chan struct{}
@@ -85,25 +88,28 @@ func (c *lineConn) readLines() {
 
 // Read is go-sdk's only reader: it reads one message at a time.
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	if c.left > 0 {
-		c.left--
+	if len(c.inBatch) == 0 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case r := <-c.incoming:
+			if r.err != nil {
+				return nil, r.err
+			}
+			if r.in.inBatch == nil {
+				return r.in.msg, nil
+			}
+			c.inBatch = r.in.inBatch
+		case <-c.closed:
+			return nil, io.EOF
+		}
+	}
+	msg := c.inBatch[0]
+	c.inBatch = c.inBatch[1:]
+	if msg == nil {
 		return c.inner.Read(ctx)
 	}
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case r := <-c.incoming:
-		if r.err != nil {
-			return nil, r.err
-		}
-		if r.in.batch != nil {
-			c.left = r.in.n - 1
-			return c.inner.Read(ctx)
-		}
-		return r.in.msg, nil
-	case <-c.closed:
-		return nil, io.EOF
-	}
+	return msg, nil
 }
 
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {

@@ -214,12 +214,18 @@ func (lr *lineReader) Close() error {
 	return nil
 }
 
-// incoming is what the reader hands go-sdk: a message it decoded, or a
-// batch for go-sdk's own connection to read, of n messages.
+// incoming is what the reader hands go-sdk: a message it decoded, or
+// the messages of a batch in order, of which go-sdk's own connection
+// reads the requests, as batch, so that it answers them in one array.
+// go-sdk's connection waits for an answer to every message of a batch
+// it reads, notifications too (and ends the Session on two of them, of
+// one empty id), so it reads only the requests and the reader hands over
+// the rest, decoded: inBatch holds them in their place, and nil where
+// go-sdk's connection gives the next request.
 type incoming struct {
-	msg   jsonrpc.Message
-	batch []byte
-	n     int
+	msg     jsonrpc.Message
+	batch   []byte
+	inBatch []jsonrpc.Message
 }
 
 // admit decides whether go-sdk can take the line, decoding it with the
@@ -252,8 +258,9 @@ func (lr *lineReader) admit(line []byte) (incoming, bool) {
 	if bad == "" && msg[0] == '[' && lr.protocol >= noBatches {
 		bad = "JSON-RPC batches are not part of MCP " + noBatches + " and later"
 	}
-	calls := 0
 	var decoded jsonrpc.Message
+	var inBatch []jsonrpc.Message
+	var requests [][]byte
 	for _, m := range msgs {
 		if bad != "" {
 			break
@@ -263,14 +270,16 @@ func (lr *lineReader) admit(line []byte) (incoming, bool) {
 			bad = messageProblem(m, err)
 			break
 		}
-		if req, ok := decoded.(*jsonrpc.Request); ok && req.IsCall() {
+		if req, ok := decoded.(*jsonrpc.Request); !ok || !req.IsCall() {
+			inBatch = append(inBatch, decoded)
+		} else {
+			inBatch, requests = append(inBatch, nil), append(requests, m)
 			if _, number := req.ID.Raw().(int64); number {
 				if id := fractionalID(m); id != nil {
 					bad = fmt.Sprintf(`"id" %s has a fraction or an exponent; use an integer or a string (JSON-RPC 2.0 §4: numbers SHOULD NOT contain fractional parts)`, id)
 					break
 				}
 			}
-			calls++
 			if req.Method == "initialize" {
 				lr.protocol = requestedProtocol(req.Params)
 			}
@@ -284,10 +293,14 @@ func (lr *lineReader) admit(line []byte) (incoming, bool) {
 		return incoming{}, false
 	}
 	lr.d.mu.Lock()
-	lr.d.requests += calls
+	lr.d.requests += len(requests)
 	lr.d.mu.Unlock()
 	if msg[0] == '[' {
-		return incoming{batch: msg, n: len(msgs)}, true
+		in := incoming{inBatch: inBatch}
+		if len(requests) > 0 {
+			in.batch = append(append([]byte{'['}, bytes.Join(requests, []byte{','})...), ']')
+		}
+		return in, true
 	}
 	return incoming{msg: decoded}, true
 }

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -457,5 +458,41 @@ func TestServeIOBatch(t *testing.T) {
 		if !strings.Contains(out.String(), want+"\n") {
 			t.Errorf("no %s in\n%s", want, out.String())
 		}
+	}
+}
+
+// A batch that holds notifications (MCP before 2025-06-18) is answered
+// for its requests, in one array, and the Session ends with its input.
+// go-sdk's connection waits for an answer to every message of a batch it
+// reads, notifications too, so such a batch was never answered and the
+// Session waited out its drain at the end of the input; the reader hands
+// go-sdk the batch's notifications itself, in their place, and the batch
+// of its requests alone.
+func TestServeIOBatchWithNotifications(t *testing.T) {
+	s := newServer(t, newFake(), "alice")
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},{"jsonrpc":"2.0","id":3,"method":"ping"}]`,
+		`[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`,
+	}, "\n")
+	var out bytes.Buffer
+	start := time.Now()
+	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the Session took %s to end with its input", took)
+	}
+	for _, want := range []string{
+		`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}}]`,
+		`{"jsonrpc":"2.0","id":4,"result":{}}`,
+	} {
+		if !strings.Contains(out.String(), want+"\n") {
+			t.Errorf("no %s in\n%s", want, out.String())
+		}
+	}
+	if lines := strings.Count(out.String(), "\n"); lines != 3 {
+		t.Errorf("%d lines, want the answers to initialize, the batch and the ping:\n%s", lines, out.String())
 	}
 }
