@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -152,7 +153,9 @@ func writeFile(name string, write func(io.Writer) error) *outputError {
 		}
 		return &outputError{create: true, err: err}
 	}
+	stop := removeOnSignal(tmp.Name())
 	err = write(tmp)
+	stop()
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -167,6 +170,44 @@ func writeFile(name string, write func(io.Writer) error) *outputError {
 		return &outputError{err: err}
 	}
 	return nil
+}
+
+// removeOnSignal removes path if Ctrl-C or SIGTERM comes before stop,
+// then raises the signal again with Go's default handling, so the
+// process ends killed by it as it would have (exit 130 in a shell; the
+// progress meter does the same for its line): a verb stopped while it
+// writes (test writes its report as the cases run) leaves no temporary
+// file beside its output.
+func removeOnSignal(path string) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	raise := func(sig os.Signal) {
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = p.Signal(sig)
+		}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case sig := <-sigs:
+			os.Remove(path)
+			signal.Stop(sigs)
+			raise(sig)
+		case <-done:
+			// A signal that came as stop was called is not lost.
+			select {
+			case sig := <-sigs:
+				raise(sig)
+			default:
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+		<-finished
+	}
 }
 
 // writeDirect writes a name that is not a regular file as it goes.

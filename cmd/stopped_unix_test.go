@@ -1,0 +1,71 @@
+//go:build unix
+
+package cmd_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestStoppedTestLeavesNoTemporaryFile: pilotage test -o writes its
+// report as the cases run, into a temporary file beside the output; Ctrl-C
+// midway removes it, ends the process by the signal, and leaves the
+// earlier report as it was.
+func TestStoppedTestLeavesNoTemporaryFile(t *testing.T) {
+	bin := pilotageBinary(t)
+	dir := t.TempDir()
+	pdl, err := filepath.Abs(filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Six files of 4,000 cases (a case file holds at most 1 MiB), some
+	// seconds of work.
+	report := filepath.Join(dir, "report.txt")
+	if err := os.WriteFile(report, []byte("earlier\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"test", "-o", report}
+	for f := range 6 {
+		cases := []byte("pdl: " + pdl + "\ncases:\n")
+		for i := range 4_000 {
+			cases = fmt.Appendf(cases, "  - name: case %d\n    principal: owner\n    program: {steps: [{id: add, call: todo.add, with: {item: input.item}}], output: steps.add.output}\n    input: {item: milk%d}\n    expect: {valid: true, status: success}\n", i, i)
+		}
+		name := filepath.Join(dir, fmt.Sprintf("many%d.yaml", f))
+		if err := os.WriteFile(name, cases, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, name)
+	}
+	cmd := exec.Command(bin, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	temporary := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, ".report.txt.*"))
+		return m
+	}
+	for deadline := time.Now().Add(30 * time.Second); len(temporary()) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no temporary report appeared within 30 s")
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
+		t.Errorf("pilotage test ended with %v, want killed by SIGINT", err)
+	}
+	if m := temporary(); len(m) > 0 {
+		t.Errorf("the stopped run left %v", m)
+	}
+	if b, _ := os.ReadFile(report); string(b) != "earlier\n" {
+		t.Errorf("the stopped run left the report %.80q, want the earlier one", b)
+	}
+}
