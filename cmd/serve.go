@@ -59,8 +59,8 @@ stdio line is answered with an Invalid Request and skipped, a larger HTTP
 request body with 413. By default it is the largest request a served
 Language takes, an execute with an input of its limits memory and a
 program and a context of its limits program (20MiB plus 64KiB under
-the default limits), computed when serve starts: raise it when a --watch
-reload raises those limits.
+the default limits), computed again at each --watch reload, so a reload
+that raises those limits raises it too.
 
 --watch recompiles the PDL and every file it names when one changes and
 swaps the new definition in, so clients meet catalog_drift and

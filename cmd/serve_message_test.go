@@ -2,11 +2,16 @@ package cmd_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestServeDefaultMessageBound: without --max-message-bytes, serve reads
@@ -58,4 +63,47 @@ func serveAnswers(t *testing.T, lang, msg, want string) {
 func TestServeDenseMessageRefused(t *testing.T) {
 	dense := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":[` + strings.Repeat("1,", 1<<20) + `1]}}`
 	serveAnswers(t, "calc", dense, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"line 3: the message's 1048588 values would take about 41943395 bytes as a tree, more than this server's budget for a message of %d bytes (4 bytes a byte plus 6 MiB); send fewer, larger values"}}`, len(dense)))
+}
+
+// TestServeWatchMessageBound: the default bound follows the Languages a
+// --watch reload serves. calc with limits memory 64KiB and program 4KiB
+// reads messages up to 144 KiB, so a 200 KB call is refused; once the
+// PDL raises limits memory to 1MiB, the same call is served in the same
+// Session.
+func TestServeWatchMessageBound(t *testing.T) {
+	dir := copyLang(t, "../langs/calc")
+	pdl := filepath.Join(dir, "calc.pdl")
+	src, err := os.ReadFile(pdl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := []byte("  limits {\n    time 1s\n")
+	small := bytes.Replace(src, limits, []byte("  limits {\n    memory 64KiB\n    program 4KiB\n    time 1s\n"), 1)
+	if bytes.Equal(small, src) {
+		t.Fatal("calc.pdl's limits block was not found")
+	}
+	if err := os.WriteFile(pdl, small, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, stderr := serveStdio(t, pdl, "--watch", "--watch-interval", "50ms")
+	call := func() error {
+		_, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "calc_v1_validate",
+			Arguments: map[string]any{"program": map[string]any{"steps": []any{}, "output": "1"}, "note": strings.Repeat("a", 200_000)}})
+		return err
+	}
+	if err := call(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than the %d this server reads", 64<<10+4*4<<10+64<<10)) {
+		t.Fatalf("a 200 KB call under a 144 KiB bound: %v", err)
+	}
+	raised := bytes.Replace(small, []byte("memory 64KiB"), []byte("memory 1MiB"), 1)
+	if err := os.WriteFile(pdl, raised, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stderr.String(), "pilotage serve: reloaded"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload after raising the limits; stderr: %s", stderr.String())
+		}
+	}
+	if err := call(); err != nil {
+		t.Errorf("the same call once limits memory is 1MiB: %v", err)
+	}
 }

@@ -64,8 +64,7 @@ type Params struct {
 // string, and envelopeBytes for the rest. A larger message can only be
 // refused once go-sdk has decoded it, several times over at several bytes
 // a byte: 14 MiB of one-character values took 1.5 to 8 seconds and 140 to
-// 180 MB. Computed from the Languages served at start: a --watch reload
-// that raises a limit needs --max-message-bytes to match.
+// 180 MB. Computed again from the Languages each --watch reload serves.
 func MessageBound(srv *language.Server) int64 {
 	var most int64
 	for _, l := range srv.Languages {
@@ -167,6 +166,10 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 		reload.Watch(ctx, name, res, reload.Options{Every: p.WatchInterval, Log: logw, Swap: func(r *compile.Result) ([]string, error) {
 			if err := eng.Reload(r.Server); err != nil {
 				return nil, err
+			}
+			if p.MaxMessage == "" {
+				// The Languages' limits may have changed with them.
+				srv.SetMaxMessageBytes(MessageBound(r.Server))
 			}
 			return eng.ChangedBodies(), srv.Refresh(ctx)
 		}})

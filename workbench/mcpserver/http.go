@@ -38,9 +38,12 @@ func (s *Server) HTTPHandler(tokens map[string]string) http.Handler {
 }
 
 // authenticated is the MCP handler behind the bearer check of tokens.
+// go-sdk's own bound on a body is off: guardBodies reads every body
+// before it, to the bound of the moment (SetMaxMessageBytes), and hands
+// it on as read, so go-sdk never reads more than that.
 func (s *Server) authenticated(tokens map[string]string) http.Handler {
 	h := s.guardBodies(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: SessionIdleTimeout, MaxRequestBodyBytes: s.maxMessage()}))
+		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: SessionIdleTimeout, MaxRequestBodyBytes: -1}))
 	if len(tokens) == 0 {
 		return h
 	}
@@ -71,12 +74,12 @@ func (s *Server) authenticated(tokens map[string]string) http.Handler {
 // body goes to next as read; a syntax error is go-sdk's to answer, as
 // it does (400, "malformed payload").
 func (s *Server) guardBodies(next http.Handler) http.Handler {
-	limit := s.maxMessage()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
+		limit := s.maxMessage()
 		body, err := readBody(r, limit)
 		if errors.Is(err, errTooLarge) {
 			s.refuseBody(w, http.StatusRequestEntityTooLarge, nil, fmt.Sprintf("the message is more than the %d bytes this server reads", limit))

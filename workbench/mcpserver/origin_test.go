@@ -85,15 +85,21 @@ func TestHTTPMaxMessageBytes(t *testing.T) {
 	}
 	srv := httptest.NewServer(s.HTTPHandler(nil))
 	defer srv.Close()
-	for size, want := range map[int]int{1 << 10: http.StatusOK, 8 << 10: http.StatusRequestEntityTooLarge} {
+	post := func(size, want int) {
 		head := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"`
 		body := head + strings.Repeat("1", size-len(head)-len(`"}}}`)) + `"}}}`
 		resp := postMessage(t, srv.URL, body)
 		resp.Body.Close()
 		if resp.StatusCode != want {
-			t.Errorf("a %d-byte initialize: status %d, want %d", len(body), resp.StatusCode, want)
+			t.Errorf("a %d-byte initialize under a bound of %d: status %d, want %d", len(body), s.maxMessage(), resp.StatusCode, want)
 		}
 	}
+	post(1<<10, http.StatusOK)
+	post(8<<10, http.StatusRequestEntityTooLarge)
+	// Raised (serve --watch, a reload that raises a Language's limits),
+	// the bound holds from the next body on, go-sdk's own included.
+	s.SetMaxMessageBytes(16 << 10)
+	post(8<<10, http.StatusOK)
 }
 
 // Over HTTP as over stdio, a body whose values would cost more than the

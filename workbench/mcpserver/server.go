@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,6 +55,10 @@ type Server struct {
 	mcp  *mcp.Server
 	defs map[string]toolSchemas
 
+	// maxBytes is the largest message read, Options.MaxMessageBytes or
+	// DefaultMaxMessageBytes until SetMaxMessageBytes changes it.
+	maxBytes atomic.Int64
+
 	mu        sync.Mutex
 	tools     map[string]bool // names currently published
 	resources map[string]bool // URIs currently published
@@ -93,6 +98,7 @@ func New(ctx context.Context, svc service.Service, opts Options) (*Server, error
 		resources: map[string]bool{},
 		sessions:  map[*mcp.ServerSession]string{},
 	}
+	s.SetMaxMessageBytes(opts.MaxMessageBytes)
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{Capabilities: caps, Logger: opts.Logger, InitializedHandler: s.tell})
 	if err := s.Refresh(ctx); err != nil {
 		return nil, err

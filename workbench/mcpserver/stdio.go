@@ -53,7 +53,7 @@ func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	d := &drain{}
 	d.answered = sync.NewCond(&d.mu)
 	out := &lineWriter{w: w, d: d}
-	in := &lineReader{in0: r, in: bufio.NewReaderSize(r, readBuffer), out: out, d: d, log: s.opts.Logger, max: s.maxMessage()}
+	in := &lineReader{in0: r, in: bufio.NewReaderSize(r, readBuffer), out: out, d: d, log: s.opts.Logger, max: s.maxMessage}
 	err := s.run(ctx, &lineTransport{in: in, out: out})
 	s.WaitSessions()
 	return err
@@ -71,12 +71,18 @@ const readBuffer = 64 << 10
 // (serveverb.MessageBound).
 const DefaultMaxMessageBytes = mcp.DefaultMaxLineLength
 
-// maxMessage is the largest message the server reads.
-func (s *Server) maxMessage() int64 {
-	if s.opts.MaxMessageBytes > 0 {
-		return s.opts.MaxMessageBytes
+// maxMessage is the largest message the server reads now.
+func (s *Server) maxMessage() int64 { return s.maxBytes.Load() }
+
+// SetMaxMessageBytes sets the largest message the server reads from the
+// next one on, in every Session (0 is DefaultMaxMessageBytes): pilotage
+// serve --watch sets it to the largest request of the Languages it has
+// just loaded, whose limits may have changed.
+func (s *Server) SetMaxMessageBytes(n int64) {
+	if n <= 0 {
+		n = DefaultMaxMessageBytes
 	}
-	return DefaultMaxMessageBytes
+	s.maxBytes.Store(n)
 }
 
 // run serves one Session on t until it ends or ctx is done, as go-sdk's
@@ -130,8 +136,8 @@ type lineReader struct {
 	out  *lineWriter
 	d    *drain
 	log  interface{ Warn(string, ...any) }
-	line int   // lines read, for the log
-	max  int64 // the longest line read, without its line end
+	line int          // lines read, for the log
+	max  func() int64 // the longest line read now, without its line end
 	// protocol is the MCP version the client's initialize asked for:
 	// go-sdk ends the Session on a batch under 2025-06-18 and later, so
 	// the reader answers such a batch itself.
@@ -144,12 +150,12 @@ type lineReader struct {
 // has been answered.
 func (lr *lineReader) next() (incoming, error) {
 	for lr.err == nil {
-		line, size, err := lr.readLine()
+		line, size, limit, err := lr.readLine()
 		lr.err = err
 		switch {
-		case int64(size) > lr.max:
+		case int64(size) > limit:
 			lr.line++
-			lr.refuse(line, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message is %d bytes, more than the %d this server reads in one line", size, lr.max))
+			lr.refuse(line, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message is %d bytes, more than the %d this server reads in one line", size, limit))
 		case len(bytes.TrimSpace(line)) > 0: // go-sdk skips blank lines
 			lr.line++
 			if in, ok := lr.admit(line); ok {
@@ -168,20 +174,26 @@ func (lr *lineReader) next() (incoming, error) {
 const idPrefix = 4 << 10
 
 // readLine reads the next line with its line end; size is its length
-// without the line end. A line longer than lr.max is read to its
+// without the line end, limit the bound it was read under: the bound of
+// the moment its first bytes came (a reload may change it while the
+// reader waits for them), for the whole line. A line longer than limit
+// is read to its
 // end but only its first idPrefix bytes are kept, so memory stays bounded
 // whatever the client sends. A line within the bound is made once at its
 // size from copies of the reader's fragments: grown by doubling, a line
 // allocated four times its size on the way and kept up to twice it.
-func (lr *lineReader) readLine() (line []byte, size int, err error) {
+func (lr *lineReader) readLine() (line []byte, size int, limit int64, err error) {
 	var parts [][]byte // copies of the fragments of a line within the bound
 	var frag []byte
 	over := false
 	for {
 		frag, err = lr.in.ReadSlice('\n')
+		if size == 0 {
+			limit = lr.max()
+		}
 		size += len(frag)
 		switch {
-		case !over && int64(size) <= lr.max+int64(len("\r\n")):
+		case !over && int64(size) <= limit+int64(len("\r\n")):
 			parts = append(parts, bytes.Clone(frag))
 		case !over:
 			// Too long: keep its start, whatever the fragments, to name its id.
@@ -203,7 +215,7 @@ func (lr *lineReader) readLine() (line []byte, size int, err error) {
 			line = slices.Concat(parts...)
 		}
 	}
-	return line, size - (len(frag) - len(bytes.TrimRight(frag, "\r\n"))), err
+	return line, size - (len(frag) - len(bytes.TrimRight(frag, "\r\n"))), limit, err
 }
 
 // Close closes the underlying reader when it can be closed.
