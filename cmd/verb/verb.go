@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
@@ -143,7 +144,9 @@ func writeFile(name string, write func(io.Writer) error) *outputError {
 		}
 		perm = fi.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	guard := guardTemp()
+	defer guard.stop()
+	tmp, err := guard.create(name)
 	if err != nil {
 		// The temporary file's name would only puzzle: the directory
 		// is what is missing or not writable.
@@ -153,9 +156,7 @@ func writeFile(name string, write func(io.Writer) error) *outputError {
 		}
 		return &outputError{create: true, err: err}
 	}
-	stop := removeOnSignal(tmp.Name())
 	err = write(tmp)
-	stop()
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -172,41 +173,72 @@ func writeFile(name string, write func(io.Writer) error) *outputError {
 	return nil
 }
 
-// removeOnSignal removes path if Ctrl-C or SIGTERM comes before stop,
-// then raises the signal again with Go's default handling, so the
-// process ends killed by it as it would have (exit 130 in a shell; the
-// progress meter does the same for its line): a verb stopped while it
-// writes (test writes its report as the cases run) leaves no temporary
-// file beside its output.
-func removeOnSignal(path string) (stop func()) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	raise := func(sig os.Signal) {
-		if p, err := os.FindProcess(os.Getpid()); err == nil {
-			_ = p.Signal(sig)
+// tempGuard removes a temporary file if Ctrl-C or SIGTERM comes while a
+// verb writes it, then raises the signal again with Go's default
+// handling, so the process ends killed by it as it would have (exit 130
+// in a shell; the progress meter does the same for its line): a verb
+// stopped while it writes (test writes its report as the cases run)
+// leaves no temporary file beside its output. It watches from before
+// the file is made: a signal between the two would leave it.
+type tempGuard struct {
+	mu   sync.Mutex // held by create, and for good by a signal
+	path string
+	sigs chan os.Signal
+	done chan struct{} // closed by stop
+	over chan struct{} // closed when the watch is over
+}
+
+func guardTemp() *tempGuard {
+	g := &tempGuard{sigs: make(chan os.Signal, 1), done: make(chan struct{}), over: make(chan struct{})}
+	signal.Notify(g.sigs, os.Interrupt, syscall.SIGTERM)
+	go g.watch()
+	return g
+}
+
+func (g *tempGuard) watch() {
+	defer close(g.over)
+	select {
+	case sig := <-g.sigs:
+		// Never unlocked: create must not make a file the process,
+		// about to end, would leave.
+		g.mu.Lock()
+		if g.path != "" {
+			os.Remove(g.path)
+		}
+		signal.Stop(g.sigs)
+		raise(sig)
+	case <-g.done:
+		// A signal that came as stop was called is not lost.
+		select {
+		case sig := <-g.sigs:
+			raise(sig)
+		default:
 		}
 	}
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		select {
-		case sig := <-sigs:
-			os.Remove(path)
-			signal.Stop(sigs)
-			raise(sig)
-		case <-done:
-			// A signal that came as stop was called is not lost.
-			select {
-			case sig := <-sigs:
-				raise(sig)
-			default:
-			}
-		}
-	}()
-	return func() {
-		signal.Stop(sigs)
-		close(done)
-		<-finished
+}
+
+// create makes the temporary file for name, in its directory.
+func (g *tempGuard) create(name string) (*os.File, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err == nil {
+		g.path = tmp.Name()
+	}
+	return tmp, err
+}
+
+// stop ends the watch.
+func (g *tempGuard) stop() {
+	signal.Stop(g.sigs)
+	close(g.done)
+	<-g.over
+}
+
+// raise sends sig to the process itself.
+func raise(sig os.Signal) {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Signal(sig)
 	}
 }
 
