@@ -3,12 +3,12 @@ package cmd_test
 import (
 	"bytes"
 	"context"
-	"github.com/pilotage-dev/pilotage/cmd/buildverb"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/cmd/buildverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/base/report"

@@ -3,11 +3,11 @@ package cmd_test
 import (
 	"bufio"
 	"context"
-	"github.com/pilotage-dev/pilotage/cmd/conformverb"
 	"io"
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/cmd/conformverb"
 	"github.com/pilotage-dev/pilotage/cmd/serveverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"

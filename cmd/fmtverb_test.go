@@ -2,12 +2,12 @@ package cmd_test
 
 import (
 	"context"
-	"github.com/pilotage-dev/pilotage/cmd/fmtverb"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/cmd/fmtverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"

@@ -2,11 +2,11 @@ package cmd_test
 
 import (
 	"context"
-	"github.com/pilotage-dev/pilotage/cmd/lintverb"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/cmd/lintverb"
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"

@@ -3,11 +3,11 @@ package cmd_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/pilotage-dev/pilotage/cmd/progverb"
 	"io"
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/cmd/progverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/base/report"

@@ -3,11 +3,11 @@ package cmd_test
 import (
 	"bytes"
 	"context"
-	"github.com/pilotage-dev/pilotage/cmd/serveverb"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pilotage-dev/pilotage/cmd/serveverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 )

@@ -2,12 +2,12 @@ package cmd_test
 
 import (
 	"context"
-	"github.com/pilotage-dev/pilotage/cmd/testverb"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/cmd/testverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
