@@ -150,8 +150,57 @@ func TestWriteOutputWhole(t *testing.T) {
 	}); err != nil {
 		t.Errorf("-o %s: %v", os.DevNull, err)
 	}
+	// A link is written through: the file it names gets the output, the
+	// link stays a link.
+	target, link := filepath.Join(dir, "target.txt"), filepath.Join(dir, "link.txt")
+	if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := verb.WriteOutput(s, link, "the report", func(w io.Writer) error {
+		_, err := io.WriteString(w, "through\n")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "through\n" {
+		t.Errorf("writing through a link left its file %q", b)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("writing through a link replaced the link: %v %v", fi.Mode(), err)
+	}
 	err = verb.WriteOutput(s, filepath.Join(dir, "nodir", "r.txt"), "the report", func(io.Writer) error { return nil })
 	if want := "cannot write the report: " + filepath.Join(dir, "nodir", "r.txt") + ": no such file or directory"; err == nil || err.Error() != want {
 		t.Errorf("a missing directory: %v, want %s", err, want)
+	}
+}
+
+// TestWriteOutputInLockedDirectory: a file that may be written in a
+// directory where no file may be made is written as it goes, as -o
+// wrote every file before it wrote through a temporary one.
+func TestWriteOutputInLockedDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root may make files in any directory")
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "report.txt")
+	if err := os.WriteFile(name, []byte("earlier\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o755)
+	var out bytes.Buffer
+	if err := verb.WriteOutput(verb.Streams{Out: &out, Err: &out}, name, "the report", func(w io.Writer) error {
+		_, err := io.WriteString(w, "new\n")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "new\n" {
+		t.Errorf("the file holds %q", b)
 	}
 }

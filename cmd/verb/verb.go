@@ -133,20 +133,31 @@ func (e *outputError) usage(what string) error {
 }
 
 // writeFile writes name through a temporary file renamed over it, or
-// directly when name exists and is not a regular file. A new file gets
+// directly when name exists and is not a regular file, or is one in a
+// directory where no file can be made. A new file gets
 // the permissions os.Create gives under the usual umask, an existing one
 // keeps its own.
 func writeFile(name string, write func(io.Writer) error) *outputError {
-	perm := os.FileMode(0o644)
+	perm, exists := os.FileMode(0o644), false
 	if fi, err := os.Stat(name); err == nil {
 		if !fi.Mode().IsRegular() {
 			return writeDirect(name, write)
 		}
-		perm = fi.Mode().Perm()
+		perm, exists = fi.Mode().Perm(), true
+		// A link is written through, as os.Create would: the file it
+		// names is replaced, not the link.
+		if real, err := filepath.EvalSymlinks(name); err == nil {
+			name = real
+		}
 	}
 	guard := guardTemp()
 	defer guard.stop()
 	tmp, err := guard.create(name)
+	if err != nil && exists && errors.Is(err, fs.ErrPermission) {
+		// A file that may be written in a directory that may not: as
+		// before, written as it goes.
+		return writeDirect(name, write)
+	}
 	if err != nil {
 		// The temporary file's name would only puzzle: the directory
 		// is what is missing or not writable.
