@@ -8,6 +8,9 @@ import (
 	"sync"
 
 	"github.com/goccy/go-graphviz"
+
+	// Before go-graphviz starts, a cache this user may write.
+	_ "github.com/pilotage-dev/pilotage/internal/base/gvcache"
 )
 
 // svgMu serialises renders: go-graphviz runs Graphviz as one WebAssembly
