@@ -433,9 +433,14 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 			}
 			msg, hint := fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision takes continue or exit", *e.w.ID, d.Took),
 				"a summarized form must be documented in the closed-sets guide's Loop decisions section (give --snapshot)"
-			if c.lang != nil && len(c.lang.Sets.LoopTook) > 0 {
+			switch {
+			case c.lang != nil && len(c.lang.Sets.LoopTook) > 0:
 				msg, hint = fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision of this Language takes %s", *e.w.ID, d.Took, c.lang.loopValues()),
 					"the closed-sets guide's Loop decisions table lists every value its summarized form uses (§5.8.2)"
+			case c.lang != nil:
+				// The Language was given: asking for it again would send
+				// the reader after a flag they already gave.
+				hint = "this Language's closed-sets guide has no Loop decisions section, so its loops summarize nothing; a summarized form must be documented there (§5.8.2)"
 			}
 			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i) + "/took"), rel: []report.Location{c.rel(s)}, msg: msg, hint: hint})
 		case f.exited:

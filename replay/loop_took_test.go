@@ -26,12 +26,15 @@ func TestSummarizedLoopTook(t *testing.T) {
 		lang *Language
 		took string
 		want int
+		hint string // what the finding's hint says, when there is one
 	}{
-		{"table, a listed value", &Language{Sets: table}, "skipped", 0},
-		{"table, a typo", &Language{Sets: table}, "contniue", 1},
-		{"prose only, any value", &Language{Sets: prose}, "contniue", 0},
-		{"no Language", nil, "skipped", 1},
-		{"no Language, a typo", nil, "contniue", 1},
+		{"table, a listed value", &Language{Sets: table}, "skipped", 0, ""},
+		{"table, a typo", &Language{Sets: table}, "contniue", 1, "table lists every value"},
+		{"prose only, any value", &Language{Sets: prose}, "contniue", 0, ""},
+		// The Language was given, so the hint does not ask for it.
+		{"no section, a typo", &Language{}, "contniue", 1, "closed-sets guide has no Loop decisions section"},
+		{"no Language", nil, "skipped", 1, "(give --snapshot)"},
+		{"no Language, a typo", nil, "contniue", 1, "(give --snapshot)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			trace := fmt.Sprintf(`{"run_id": "r", "level": "summary", "outcome": {"ok": true, "status": "success"},
@@ -41,17 +44,20 @@ func TestSummarizedLoopTook(t *testing.T) {
   {"id": "each", "kind": "loop", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "each", "took": "continue"}, {"at": "each", "took": %q}, {"at": "each", "took": "exit"}]},
   {"id": "off#1", "calls": ["lights.set"], "outcome": {"ok": true, "status": "success"}}
  ]}`, c.took)
-			var got []string
+			var got, hints []string
 			for _, f := range Replay(basePlan(t), "t.json", strings.NewReader(trace), Options{Language: c.lang}).Findings {
 				if f.Rule == RuleLoopDecisions {
-					got = append(got, f.Message)
+					got, hints = append(got, f.Message), append(hints, f.Hint)
 				}
 			}
 			if len(got) != c.want {
 				t.Errorf("took %q: %d loop-decisions findings %q, want %d", c.took, len(got), got, c.want)
 			}
-			if len(got) > 0 && c.lang != nil && !strings.Contains(got[0], "continue, exit or skipped") {
+			if len(got) > 0 && c.lang != nil && len(c.lang.Sets.LoopTook) > 0 && !strings.Contains(got[0], "continue, exit or skipped") {
 				t.Errorf("the message does not name the values the Language allows: %q", got[0])
+			}
+			if len(hints) > 0 && !strings.Contains(hints[0], c.hint) {
+				t.Errorf("hint %q, want it to say %q", hints[0], c.hint)
 			}
 		})
 	}
