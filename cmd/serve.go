@@ -52,7 +52,9 @@ retention "session" (§6.6). A Run kept for its Session stays fetchable
 until the Session ends: the first --retain-memory of them are held in
 memory, the rest in a temporary file removed at exit; with --no-spill
 nothing goes to disk and, once the memory is used, execute with store
-is refused with resource_limit before the Run starts.
+is refused with resource_limit before the Run starts. A temporary file
+that cannot be made or written (no TMPDIR, a full disk) is said once on
+standard error, and serve then refuses as with --no-spill.
 
 --max-message-bytes SIZE bounds every JSON-RPC message read: a longer
 stdio line is answered with an Invalid Request and skipped, a larger HTTP

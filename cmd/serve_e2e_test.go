@@ -694,6 +694,31 @@ func TestServeRetentionAcrossRestart(t *testing.T) {
 	}
 }
 
+// TestServeSpillFailure: with TMPDIR a directory that does not exist,
+// Runs past --retain-memory cannot spill. The Run that meets the failure
+// is kept in memory and stays fetchable; serve says why once on standard
+// error; the next Run to be kept is refused with resource_limit before
+// it runs, naming the cause, and store: false still runs.
+func TestServeSpillFailure(t *testing.T) {
+	pilotageBinary(t) // built with the real TMPDIR
+	missing := filepath.Join(t.TempDir(), "missing")
+	t.Setenv("TMPDIR", missing)
+	c, stderr := serveStdio(t, homeflow, "--principal", "owner", "--retain-memory", "1")
+	kept := c.ok("homeflow_v1_execute", map[string]any{"program": morning, "input": rooms})["run_id"].(string)
+	e := c.reqErr("homeflow_v1_execute", map[string]any{"program": morning, "input": rooms}, pilotage.ErrResourceLimit)
+	if msg, _ := e["message"].(string); !strings.Contains(msg, missing+": no such file or directory") || !strings.Contains(msg, "send store: false") {
+		t.Errorf("the refusal says %q; want the missing directory and what to do", msg)
+	}
+	c.ok("homeflow_v1_execute", map[string]any{"program": morning, "input": rooms, "store": false})
+	if f := decode[pilotage.TraceFetchResponse](t, c.ok("homeflow_v1_trace", map[string]any{"run_id": kept})); f.RunID != kept {
+		t.Errorf("the kept Run fetched as %s", jsonOf(t, f))
+	}
+	c.cs.Close()
+	if n := strings.Count(stderr.String(), "cannot go to a temporary file: stat "+missing+": no such file or directory"); n != 1 {
+		t.Errorf("standard error tells the failure %d times, want once:\n%s", n, stderr.String())
+	}
+}
+
 // Two principals over HTTP (§10.3): bearer tokens pick the principal, a
 // missing or unknown token is 401, each Mcp-Session-Id is its own Session,
 // and the guest cannot tell the owner's names from names that do not exist.

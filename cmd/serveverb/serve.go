@@ -133,7 +133,14 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	if maxMessage == 0 {
 		maxMessage = MessageBound(res.Server)
 	}
-	eng, err := verb.NewEngine(res.Server, p.Data, runstore.Limits{Memory: retain, NoSpill: p.NoSpill})
+	// A spill that fails turns serve into one with --no-spill; the
+	// operator hears why once, and clients from each refusal.
+	spillFailed := func(err error) {
+		fmt.Fprintf(logw, "pilotage serve: Runs kept for their Session past --retain-memory %s cannot go to a temporary file: %v; "+
+			"from now on an execute whose Run would be kept past that memory is refused with resource_limit, as with --no-spill; "+
+			"give TMPDIR a writable directory with free space, or a larger --retain-memory, and restart serve\n", p.RetainMemory, err)
+	}
+	eng, err := verb.NewEngine(res.Server, p.Data, runstore.Limits{Memory: retain, NoSpill: p.NoSpill, OnSpillFailure: spillFailed})
 	if err != nil {
 		return err
 	}

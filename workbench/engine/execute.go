@@ -54,8 +54,7 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 		// it, so a store that can keep no more says so before the Run.
 		release, err := e.store.Admit()
 		if err != nil {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit,
-				Message: "this server keeps no more Runs for their Session: " + err.Error() + ", and it may not spill them to disk; send store: false, or end Sessions that kept Runs"}
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit, Message: admitRefusal(err)}
 		}
 		defer release()
 	}
@@ -128,6 +127,17 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 		full = e.run(ctx, r, resp, prog, input, ctxVal)
 	}
 	return e.finish(r, resp, full, prog)
+}
+
+// admitRefusal says why the run store refused to keep one more Run, and
+// what mends it: the client can run without keeping, or free what its
+// Sessions keep; a spill that failed is the operator's to mend.
+func admitRefusal(err error) string {
+	msg := "this server keeps no more Runs for their Session: " + err.Error()
+	if _, ok := errors.AsType[*runstore.SpillError](err); ok {
+		return msg + "; send store: false, or end Sessions that kept Runs (the server's operator can give it a writable temporary directory with free space, or more memory for Runs, and restart it)"
+	}
+	return msg + ", and it may not spill them to disk; send store: false, or end Sessions that kept Runs"
 }
 
 // bodyAuthority is the authority a program_ref Run's body runs with: the

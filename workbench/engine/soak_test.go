@@ -2,7 +2,9 @@ package engine
 
 import (
 	"encoding/hex"
+	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -128,5 +130,45 @@ func TestNoSpillRefusesBeforeTheRun(t *testing.T) {
 	e.EndSession(alice.Session)
 	if _, err := e.Execute(bg, alice, "home/v1", req); err != nil {
 		t.Errorf("after the Session ended: %v", err)
+	}
+}
+
+// TestSpillFailureRefusesBeforeTheRun: with no directory for the spill,
+// Runs are kept in memory up to the limit and the one whose record met
+// the failure too; the failure is told once, and from then on a Run to
+// be kept is refused with resource_limit before it runs, naming the
+// cause and the remedies, while every acknowledged Run stays fetchable.
+func TestSpillFailureRefusesBeforeTheRun(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	var told []error
+	e := newEngineWith(t, homeServer(), Options{Retain: runstore.Limits{Memory: 4 << 10, SpillDir: missing,
+		OnSpillFailure: func(err error) { told = append(told, err) }}})
+	req := pilotage.ExecuteRequest{Program: raw(`{"steps": [{"id": "f", "call": "fan.set", "with": {"on": "true"}}]}`)}
+	var kept []string
+	for len(kept) < 1000 {
+		resp, err := e.Execute(bg, alice, "home/v1", req)
+		if err != nil {
+			re, ok := err.(*pilotage.RequestError)
+			if !ok || re.Kind != pilotage.ErrResourceLimit || !strings.Contains(re.Message, missing) ||
+				!strings.Contains(re.Message, "store: false") || !strings.Contains(re.Message, "writable temporary directory") {
+				t.Fatalf("after %d Runs: %v, want a resource_limit request error naming the spill's failure and the remedies", len(kept), err)
+			}
+			break
+		}
+		kept = append(kept, resp.RunID)
+	}
+	if len(kept) == 0 || len(kept) == 1000 {
+		t.Fatalf("%d Runs kept before the refusal", len(kept))
+	}
+	if len(told) != 1 || !errors.Is(told[0], os.ErrNotExist) {
+		t.Errorf("OnSpillFailure was told %v, want the missing directory once", told)
+	}
+	for _, id := range kept {
+		if got, err := e.Trace(bg, alice, "home/v1", pilotage.TraceFetchRequest{RunID: id}); err != nil || got.RunID != id {
+			t.Fatalf("%s is not fetchable in its Session: %v", id, err)
+		}
+	}
+	if resp, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: req.Program, Store: boolp(false)}); err != nil || !resp.Outcome.OK {
+		t.Errorf("store: false was refused: %v", err)
 	}
 }

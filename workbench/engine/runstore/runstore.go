@@ -266,9 +266,10 @@ var ErrNotDurable = errors.New("run store has no data directory")
 
 // Admit is asked before a Run whose record is to be kept for its
 // Session: ErrFull when the memory limit is reached and the spill is
-// forbidden, so the Run is refused before it starts rather than run and
-// then forgotten. An admitted Run holds its place until release is
-// called, after its record is put or once it turns out not to be kept.
+// forbidden, a SpillError when it failed, so the Run is refused before
+// it starts rather than run and then forgotten or kept past the limit.
+// An admitted Run holds its place until release is called, after its
+// record is put or once it turns out not to be kept.
 func (s *Store) Admit() (release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -286,16 +287,26 @@ func (s *Store) Admit() (release func(), err error) {
 }
 
 // PutSession keeps rec until its Session ends: in memory within the
-// limit, in the spill past it.
+// limit, in the spill past it, in memory past it when the spill fails
+// (Limits.OnSpillFailure).
 func (s *Store) PutSession(rec *Record) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.session.put(rec.Session, rec.RunID, data)
+	failed := s.session.put(rec.Session, rec.RunID, data)
+	s.mu.Unlock()
+	s.spillFailed(failed)
 	return nil
+}
+
+// spillFailed tells Limits.OnSpillFailure of the spill's failure, if
+// this call met it.
+func (s *Store) spillFailed(err error) {
+	if err != nil && s.session.lim.OnSpillFailure != nil {
+		s.session.lim.OnSpillFailure(err)
+	}
 }
 
 // PutDurable keeps rec in the bbolt file until rec.Expires.
@@ -409,7 +420,15 @@ func (s *Store) PutReplay(r *Replay) error {
 		return put(s.db, bucketReplay, r.Key, r)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	failed := s.putMemReplay(r)
+	s.mu.Unlock()
+	s.spillFailed(failed)
+	return nil
+}
+
+// putMemReplay keeps r in memory, or its response in the spill; the
+// caller holds s.mu.
+func (s *Store) putMemReplay(r *Replay) (failed error) {
 	s.sweepReplays(s.now())
 	rs := s.sessions[r.Session]
 	if rs == nil {
@@ -424,13 +443,14 @@ func (s *Store) PutReplay(r *Replay) error {
 		s.session.dropReplay(old.Key, len(old.Response), old.spilled)
 	}
 	m := &memReplay{Replay: r, owner: rs}
-	if s.session.putReplay(r.Key, r.Response) {
+	spilled, failed := s.session.putReplay(r.Key, r.Response)
+	if spilled {
 		kept := *r
 		kept.Response = nil
 		m.Replay, m.spilled = &kept, true
 	}
 	s.replay[r.Key] = m
-	return nil
+	return failed
 }
 
 // sweepReplays drops the in-memory idempotency records of Sessions that

@@ -15,7 +15,10 @@ import (
 // "session"), with the responses of in-memory idempotency records. A
 // record its Session may still fetch is never dropped: past Memory it
 // goes to a temporary bbolt file (the spill) that is removed at Close,
-// or, with NoSpill, Admit refuses further retention.
+// or, with NoSpill, Admit refuses further retention. A spill that cannot
+// be made or written (no temporary directory, a full disk) turns the
+// store into one with NoSpill for the rest of its life, so the limit is
+// never exceeded silently.
 type Limits struct {
 	// Memory is how many bytes of session records (as JSON, with their
 	// keys) are held in memory; zero means DefaultMemory.
@@ -25,6 +28,11 @@ type Limits struct {
 	// SpillDir is where the spill's temporary directory is made; "" means
 	// the system's (os.TempDir).
 	SpillDir string
+	// OnSpillFailure, when set, is told once why the spill failed, when
+	// it does; from then on Admit refuses past Memory with a SpillError.
+	// It is called without the store's lock, from the Run whose record
+	// met the failure.
+	OnSpillFailure func(error)
 }
 
 // DefaultMemory is the default Limits.Memory: about 2,500 Runs of 50
@@ -34,6 +42,22 @@ const DefaultMemory = 128 << 20
 // ErrFull is Admit's answer when memory is used up and NoSpill forbids
 // the spill.
 var ErrFull = errors.New("the memory for Runs kept for their Session is used up")
+
+// SpillError is Admit's answer when memory is used up and the spill has
+// failed: it is ErrFull (errors.Is) with the spill's failure as its
+// cause, which the server's operator can mend.
+type SpillError struct {
+	// Err is why the spill could not be made or written.
+	Err error
+}
+
+func (e *SpillError) Error() string {
+	return ErrFull.Error() + ", and they cannot go to a temporary file: " + e.Err.Error()
+}
+
+func (e *SpillError) Is(target error) bool { return target == ErrFull }
+
+func (e *SpillError) Unwrap() error { return e.Err }
 
 // recordOverhead approximates what a kept record costs beyond its JSON:
 // the map entries and its key strings.
@@ -62,46 +86,72 @@ type sessionRecords struct {
 	spill    *bolt.DB
 	dir      string // the spill's temporary directory
 	spilled  map[string]int
+	// write puts one record in the spill, opening it first (spillPut);
+	// tests put a failing one in its place.
+	write func(bucket, key, data []byte) error
+	// failed is why the spill could not be made or written. From then on
+	// nothing more is written to it, as with NoSpill; records it already
+	// holds are still read from it and deleted.
+	failed error
 }
 
 func newSessionRecords(lim Limits) *sessionRecords {
 	if lim.Memory <= 0 {
 		lim.Memory = DefaultMemory
 	}
-	return &sessionRecords{lim: lim, mem: map[string]map[string][]byte{}, spilled: map[string]int{}}
+	r := &sessionRecords{lim: lim, mem: map[string]map[string][]byte{}, spilled: map[string]int{}}
+	r.write = r.spillPut
+	return r
+}
+
+// spillable reports whether records past the limit may go to the spill.
+func (r *sessionRecords) spillable() bool { return !r.lim.NoSpill && r.failed == nil }
+
+// fail records the spill's first failure and returns it, for the store
+// to report once its lock is released.
+func (r *sessionRecords) fail(err error) error {
+	r.failed = err
+	return err
 }
 
 // admit reports whether one more record may be kept, and counts it
 // until release.
 func (r *sessionRecords) admit() error {
-	if r.lim.NoSpill && r.used+r.admitted*recordOverhead >= r.lim.Memory {
+	if !r.spillable() && r.used+r.admitted*recordOverhead >= r.lim.Memory {
+		if r.failed != nil {
+			return &SpillError{Err: r.failed}
+		}
 		return ErrFull
 	}
 	r.admitted++
 	return nil
 }
 
-// put keeps data for (session, runID): in memory while it fits (always
-// with NoSpill: admit refused before the Run), otherwise in the spill. A
-// spill that cannot be written (a full disk) keeps the record in memory:
-// a Run the client was told is stored must stay fetchable (§6.6).
-func (r *sessionRecords) put(session, runID string, data []byte) {
+// put keeps data for (session, runID): in memory while it fits,
+// otherwise in the spill. Without a spill (NoSpill, or one that failed)
+// admit keeps records within the limit before their Runs start; a
+// record past it even so, the one whose write failed and those of Runs
+// admitted before, stays in memory over the limit: a Run the client is
+// told is stored must stay fetchable (§6.6). put returns the spill's
+// failure when this put is the one that meets it.
+func (r *sessionRecords) put(session, runID string, data []byte) (failed error) {
 	size := int64(len(data)+len(runID)) + recordOverhead
-	if r.lim.NoSpill || r.used+size <= r.lim.Memory || r.toSpill(session, runID, data) != nil {
-		m := r.mem[session]
-		if m == nil {
-			m = map[string][]byte{}
-			r.mem[session] = m
+	if r.used+size > r.lim.Memory && r.spillable() {
+		err := r.write(bucketSpill, spillKey(session, runID), data)
+		if err == nil {
+			r.spilled[session]++
+			return nil
 		}
-		r.used += size
-		m[runID] = data
-		return
+		failed = r.fail(err)
 	}
-	r.spilled[session]++
-}
-
-func (r *sessionRecords) toSpill(session, runID string, data []byte) error {
-	return r.spillPut(bucketSpill, spillKey(session, runID), data)
+	m := r.mem[session]
+	if m == nil {
+		m = map[string][]byte{}
+		r.mem[session] = m
+	}
+	r.used += size
+	m[runID] = data
+	return failed
 }
 
 func (r *sessionRecords) spillPut(bucket, key, data []byte) error {
@@ -118,14 +168,19 @@ func (r *sessionRecords) spillPut(bucket, key, data []byte) error {
 // putReplay accounts for an in-memory idempotency record's response
 // (§6.5.6) under the same limit as session records, and reports whether
 // it went to the spill instead, where the caller must read it back.
-// With NoSpill, or a spill that cannot be written, it stays in memory.
-func (r *sessionRecords) putReplay(key string, resp []byte) (spilled bool) {
+// Without a spill it stays in memory, and admit refuses the next Run to
+// be kept; failed is as for put.
+func (r *sessionRecords) putReplay(key string, resp []byte) (spilled bool, failed error) {
 	size := int64(len(resp)+len(key)) + recordOverhead
-	if !r.lim.NoSpill && r.used+size > r.lim.Memory && r.spillPut(bucketSpillReplay, []byte(key), resp) == nil {
-		return true
+	if r.used+size > r.lim.Memory && r.spillable() {
+		err := r.write(bucketSpillReplay, []byte(key), resp)
+		if err == nil {
+			return true, nil
+		}
+		failed = r.fail(err)
 	}
 	r.used += size
-	return false
+	return false, failed
 }
 
 // getReplay reads a spilled idempotency record's response.

@@ -1,11 +1,13 @@
 package runstore
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,22 +146,126 @@ func TestNoSpillRefuses(t *testing.T) {
 	}
 }
 
-// TestSpillUnwritable: a spill that cannot be made keeps the record in
-// memory, past the limit, rather than lose a Run its client was told is
-// stored.
+// keepUntilRefused admits and puts records of session from index from
+// until Admit refuses, and returns how many it kept and the refusal.
+func keepUntilRefused(t *testing.T, s *Store, session string, from int) (int, error) {
+	t.Helper()
+	for i := from; ; i++ {
+		release, err := s.Admit()
+		if err != nil {
+			return i - from, err
+		}
+		if i-from > 1000 {
+			t.Fatal("Admit never refused")
+		}
+		if err := s.PutSession(record(session, i)); err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+}
+
+// failures collects what Limits.OnSpillFailure is told.
+type failures []error
+
+func (f *failures) note(err error) { *f = append(*f, err) }
+
+// TestSpillUnwritable: a spill that cannot be made (its directory does
+// not exist) is said once, keeps the record that met it in memory
+// rather than lose a Run its client was told is stored, and from then on
+// Admit refuses past the limit, naming the cause, as with NoSpill.
 func TestSpillUnwritable(t *testing.T) {
-	s, err := Open("", time.Now, Limits{Memory: 1, SpillDir: filepath.Join(t.TempDir(), "missing", "dir")})
+	var told failures
+	s, err := Open("", time.Now, Limits{Memory: 2 << 10, SpillDir: filepath.Join(t.TempDir(), "missing", "dir"), OnSpillFailure: told.note})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for i := range 3 {
-		if err := s.PutSession(record("a", i)); err != nil {
+	kept, err := keepUntilRefused(t, s, "a", 0)
+	var se *SpillError
+	if !errors.Is(err, ErrFull) || !errors.As(err, &se) || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("kept %d, then %v; want a SpillError naming the missing directory", kept, err)
+	}
+	if len(told) != 1 || !errors.Is(told[0], os.ErrNotExist) {
+		t.Errorf("OnSpillFailure was told %v, want the failure once", told)
+	}
+	for i := range kept {
+		mustGet(t, s, "a", i)
+	}
+	// Over the limit by the one record that met the failure, no more.
+	one, _ := json.Marshal(record("a", 0))
+	if over := s.session.used - 2<<10; over > int64(len(one)+len(record("a", 0).RunID))+recordOverhead {
+		t.Errorf("%d bytes over the limit", over)
+	}
+	// Ending the Session frees its memory for new Runs, which stay in
+	// memory: the spill is not tried again.
+	s.EndSession("a")
+	if again, err := keepUntilRefused(t, s, "b", 0); again == 0 || !errors.As(err, &se) || len(told) != 1 {
+		t.Errorf("after EndSession: kept %d, then %v; told %d times", again, err, len(told))
+	}
+}
+
+// TestSpillFailsMidway: a spill whose writes fail after some records
+// (a disk that fills) keeps every record it holds fetchable from it,
+// keeps the records of Runs already admitted in memory, and then refuses
+// further retention; an idempotency record put past the limit stays in
+// memory too.
+func TestSpillFailsMidway(t *testing.T) {
+	var told failures
+	s, err := Open("", time.Now, Limits{Memory: 2 << 10, SpillDir: t.TempDir(), OnSpillFailure: told.note})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const writes = 5
+	full := &os.PathError{Op: "write", Path: "spill.db", Err: syscall.ENOSPC}
+	n, write := 0, s.session.write
+	s.session.write = func(bucket, key, data []byte) error {
+		if n++; n > writes {
+			return full
+		}
+		return write(bucket, key, data)
+	}
+	// Three Runs admitted together as the disk fills: all are kept.
+	var releases []func()
+	for range 3 {
+		release, err := s.Admit()
+		if err != nil {
 			t.Fatal(err)
 		}
+		releases = append(releases, release)
 	}
-	for i := range 3 {
+	kept, err := keepUntilRefused(t, s, "a", 0)
+	if err == nil || !errors.Is(err, syscall.ENOSPC) || kept <= writes {
+		t.Fatalf("kept %d, then %v; want more than %d, then the full disk", kept, err, writes)
+	}
+	// The three in flight finish after the failure.
+	for i, release := range releases {
+		if err := s.PutSession(record("b", i)); err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	if s.session.spilled["a"] != writes {
+		t.Errorf("%d records spilled, want %d", s.session.spilled["a"], writes)
+	}
+	for i := range kept {
 		mustGet(t, s, "a", i)
+	}
+	for i := range releases {
+		mustGet(t, s, "b", i)
+	}
+	if err := s.PutReplay(&Replay{Key: "k", Fingerprint: "f", Response: []byte(`{"run_id": "run-k"}`), Session: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Replay("k"); err != nil || r == nil || string(r.Response) != `{"run_id": "run-k"}` {
+		t.Errorf("the idempotency record past the failure: %+v, %v", r, err)
+	}
+	if len(told) != 1 || told[0] != full {
+		t.Errorf("OnSpillFailure was told %v, want the full disk once", told)
+	}
+	if _, err := s.Admit(); !errors.Is(err, ErrFull) {
+		t.Errorf("Admit after the failure: %v", err)
 	}
 }
 
