@@ -122,6 +122,9 @@ type compiler struct {
 	res *Result
 	srv *language.Server
 
+	// serverStmt is the server statement, whose name every caller reads
+	// in the manifest (checkShownNames).
+	serverStmt *pdl.Stmt
 	// shared are the closed-set statements at file level, which every
 	// Language inherits.
 	shared setDecls

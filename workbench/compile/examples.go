@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -107,15 +109,27 @@ func (c *compiler) bodyPos(s *pdl.Stmt, line, col int) lexer.Position {
 	return s.Pos.In(c.name)
 }
 
-// valuePos maps a 1-based line and column of a literal's content to its
-// source position. A text block's content is its token dedented
+// valuePos maps a 1-based line and byte column of a literal's content to
+// its source position. A text block's content is its token dedented
 // (pdl.Dedent), so each content line is found in the token as written:
 // on the line of the opening quotes when the text starts there, after
-// however much indentation the block's lines share. Other literals map
-// to their start.
+// however much indentation the block's lines share. A word's or a raw
+// string's content is its token (without the back-quotes), and a
+// string's its token unquoted, so an escape before the place counts as
+// the characters it is written with. A number maps to its start, as does
+// a place past the content.
 func valuePos(file string, v *pdl.Value, line, col int) lexer.Position {
-	if v.Kind() != pdl.KindText {
+	switch v.Kind() {
+	case pdl.KindNumber:
 		return v.Pos.In(file)
+	case pdl.KindIdent, pdl.KindRaw, pdl.KindString:
+		at, ok := tokenOffset(v, contentOffset(v.Str(), line, col))
+		if !ok {
+			return v.Pos.In(file)
+		}
+		p := v.Pos
+		p.Advance(v.Token[:at])
+		return p.In(file)
 	}
 	raw := strings.Split(strings.ReplaceAll(v.Token[3:len(v.Token)-3], "\r\n", "\n"), "\n")
 	content := strings.Split(v.Str(), "\n")
@@ -134,6 +148,48 @@ func valuePos(file string, v *pdl.Value, line, col int) lexer.Position {
 		pos.Column += int(v.Pos.Column) + 2 // after the opening """
 	}
 	return pos
+}
+
+// contentOffset is the byte offset of a 1-based line and byte column in
+// content, -1 past its lines.
+func contentOffset(content string, line, col int) int {
+	off := 0
+	for ; line > 1; line-- {
+		i := strings.IndexByte(content[off:], '\n')
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+	}
+	return off + col - 1
+}
+
+// tokenOffset is the byte offset in v's token (a word, raw string or
+// string) of byte off of its content, and whether off is inside it (its
+// end included).
+func tokenOffset(v *pdl.Value, off int) (int, bool) {
+	switch k := v.Kind(); {
+	case len(v.Token) < 2 && k != pdl.KindIdent:
+		return 0, false // a tree built by hand: no closing quote
+	case k == pdl.KindIdent:
+		return off, off >= 0 && off <= len(v.Token)
+	case k == pdl.KindRaw:
+		return off + 1, off >= 0 && off <= len(v.Token)-2
+	}
+	// A string: unquote it a character at a time up to off.
+	s, n := v.Token[1:len(v.Token)-1], 0
+	for n < off && s != "" {
+		r, multibyte, tail, err := strconv.UnquoteChar(s, '"')
+		if err != nil {
+			return 0, false
+		}
+		size := 1 // a byte, or an escape of one (\x, octal)
+		if multibyte {
+			size = utf8.RuneLen(r)
+		}
+		n, s = n+size, tail
+	}
+	return len(v.Token) - 1 - len(s), off >= 0 && n == off
 }
 
 // problemPos maps a problem of the checked body (1-based first line at

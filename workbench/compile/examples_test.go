@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -35,5 +36,33 @@ func TestHostileGuideBodyIsCheap(t *testing.T) {
 	}
 	if len(examples) != 1 || !strings.Contains(examples[0], `no catalog entry named "nowhere"`) {
 		t.Errorf("want the example's unknown name reported, got %q", examples)
+	}
+}
+
+// TestValuePos: a place in a literal's content maps to the line and
+// column (in characters) of the source where it is written, through
+// escapes, characters of several bytes and a raw string's lines; a place
+// past the content, or in a number, maps to the literal's start.
+func TestValuePos(t *testing.T) {
+	for _, c := range []struct {
+		token     string
+		line, col int // in the content, col in bytes
+		want      string
+	}{
+		{`word`, 1, 3, "3:12"},
+		{`"é fan.set"`, 1, 4, "3:13"},
+		{`"\u00e9\t\"x\" fan.set"`, 1, 8, "3:25"},
+		{`"\x41 fan.set"`, 1, 3, "3:16"},
+		{"`first\n  é fan.set`", 2, 6, "4:5"},
+		{`"short"`, 1, 9, "3:10"},
+		{`"short"`, 2, 1, "3:10"},
+		{"`one line`", 3, 1, "3:10"},
+		{`5s`, 1, 2, "3:10"},
+	} {
+		v := &pdl.Value{Pos: pdl.Pos{Line: 3, Column: 10, Offset: 40}, Token: c.token}
+		p := valuePos("f.pdl", v, c.line, c.col)
+		if got := fmt.Sprintf("%d:%d", p.Line, p.Column); got != c.want || p.Filename != "f.pdl" {
+			t.Errorf("%s at %d:%d: got %s:%s, want %s", c.token, c.line, c.col, p.Filename, got, c.want)
+		}
 	}
 }

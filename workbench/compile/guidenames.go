@@ -4,45 +4,198 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/alecthomas/participle/v2/lexer"
+
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
-// checkGuideNames reports a guide, prose or example, that names a catalog
-// entry some principal may not see from the guide's Language (§10.3:
-// discovery feedback MUST NOT leak what a caller may not know). Guides
-// are the same for every caller of a Language, so a guest's learn would
+// checkShownNames reports a text every caller of a Language receives that
+// names a catalog entry some principal may not see from the Language
+// (§10.3: discovery feedback MUST NOT leak what a caller may not know),
+// rule pdl-guide-name. Lookup shows a caller only the entries it sees,
+// but these texts are the same for everyone, so a guest's learn would
 // hand it a name its validate calls nonexistent. Each name is reported
-// once per guide, at its first occurrence, with the principals that may
+// once per text, at its first occurrence, with the principals that may
 // not see it. Without principals every caller sees every entry.
 //
-// The body is cut into words of the characters entry ids are made of and
-// each word looked up, so the work is linear in the bodies whatever the
-// size of the catalog.
-func (c *compiler) checkGuideNames() {
+// The texts are those shownTexts lists and the server statement, which
+// every caller of every Language reads in the manifest: a name in it
+// leaks to the principals that see the entry from no Language. Each text
+// is cut into words of the characters entry ids are made of and each word
+// looked up, so the work is linear in the texts whatever the size of the
+// catalog.
+func (c *compiler) checkShownNames() {
 	if len(c.srv.Principals) == 0 {
 		return
 	}
+	if c.serverStmt != nil {
+		c.checkShown("", c.argTexts("the server", "the manifest", c.serverStmt))
+	}
 	for _, ls := range c.langs {
-		for j, g := range ls.lang.Guides {
-			if g.Generated || j >= len(ls.guideStmts) {
-				continue
+		c.checkShown(ls.lang.ID, c.shownTexts(ls))
+	}
+}
+
+// shown is one text callers receive: what it is and what carries it, for
+// the message, and where its lines and columns are in the source.
+type shown struct {
+	what  string // "guide core", "the title of guide core", "risk safe"
+	where string // "the guide", "the guide index", "the manifest", "the closed-sets guide"
+	text  string
+	// at maps a 1-based line and byte column of text to the source.
+	at func(line, col int) lexer.Position
+}
+
+// whereGuide is what carries a guide's body.
+const whereGuide = "the guide"
+
+// shownTexts lists what every caller of a Language receives that its
+// author wrote: in the manifest its title, description and
+// context_schema; in the guide index each authored guide's id, title,
+// description and topics, and in learn its body (prose and program
+// examples); in the closed-sets guide every diagnostic code, kind, risk
+// level and status the Language publishes, with its meaning (its own and
+// the file's), and its prose paragraphs; and its grammar's member names,
+// which the closed-sets guide and every diagnostic's path show. Build's
+// own text (the reserved values, the fixed prose, the loop decisions)
+// names no entry; a text syntax's keywords are plain words (keyword),
+// which idWords never reads as ids on their own, and its fence shows only
+// in the guides; what lookup returns is per entry, shown only to who
+// sees it. The closed sets are read as built (sets), so only the
+// values the Language publishes are checked.
+func (c *compiler) shownTexts(ls *langState) []shown {
+	const manifest, index, closed = "the manifest", "the guide index", "the closed-sets guide"
+	var out []shown
+	for _, wire := range []string{"title", "description"} {
+		if s := ls.settings[wire]; s != nil {
+			out = append(out, c.argTexts("the "+wire, manifest, s)...)
+		}
+	}
+	if s := ls.settings["context_schema"]; s != nil {
+		out = append(out, c.schemaTexts("the context_schema", manifest, s)...)
+	}
+	for j, g := range ls.lang.Guides {
+		if g.Generated || j >= len(ls.guideStmts) {
+			continue
+		}
+		s := ls.guideStmts[j]
+		of := " of guide " + g.ID
+		p := s.Positional()
+		out = append(out, c.valueTexts("the id"+of, index, arg(p, 0))...)
+		out = append(out, c.valueTexts("the title"+of, index, arg(p, 1))...)
+		for _, ch := range s.Children() {
+			if ch.Keyword == "description" || ch.Keyword == "topics" {
+				out = append(out, c.argTexts("the "+ch.Keyword+of, index, ch)...)
 			}
-			reported := map[string]bool{}
-			for _, w := range idWords(g.Body) {
-				e := c.entryByID[w.text]
-				if e == nil || reported[w.text] {
-					continue
-				}
-				reported[w.text] = true
-				if blind := c.blindTo(e.e, ls.lang.ID); len(blind) > 0 {
-					c.add(pdl.Errorf(pdl.RuleGuideName, c.bodyPos(ls.guideStmts[j], w.line, w.col), c.bodyPos(ls.guideStmts[j], w.line, w.col+len(w.text)),
-						"name only entries every principal sees from the Language (give the others their own guide in a Language only they use), or describe them without the name",
-						"guide "+g.ID+" of "+ls.lang.ID+" names "+w.text+", which "+principals(blind)+" may not see: every caller of the Language reads the guide (§10.3)"))
-				}
+		}
+		out = append(out, shown{what: "guide " + g.ID, where: whereGuide, text: g.Body,
+			at: func(line, col int) lexer.Position { return c.bodyPos(s, line, col) }})
+	}
+	sets := &ls.lang.Sets
+	var keys []string
+	for _, x := range sets.DiagnosticCodes {
+		keys = append(keys, "diagnostic:"+x.Code)
+	}
+	for _, x := range sets.Kinds {
+		keys = append(keys, "kind:"+x.Kind)
+	}
+	for _, x := range sets.RiskLevels {
+		keys = append(keys, "risk:"+x.Risk)
+	}
+	for _, x := range sets.RunStatuses {
+		keys = append(keys, "status run:"+x.Status)
+	}
+	for _, x := range sets.StepStatuses {
+		keys = append(keys, "status step:"+x.Status)
+	}
+	for _, k := range keys {
+		// A Language's statements include the file's (language); a
+		// reserved value has none.
+		if s := ls.sets.at[k]; s != nil {
+			out = append(out, c.argTexts(strings.Replace(k, ":", " ", 1), closed, s)...)
+		}
+	}
+	for _, p := range ls.prose {
+		out = append(out, c.argTexts("prose "+p.section, closed, p.stmt)...)
+	}
+	for _, s := range ls.stmt.Children() {
+		if s.Keyword == "grammar" {
+			for _, ch := range s.Children() {
+				out = append(out, c.argTexts("the grammar", "the grammar, in the closed-sets guide and diagnostic paths", ch)...)
 			}
 		}
 	}
+	return out
+}
+
+// argTexts is every argument of s, options included, as a text.
+func (c *compiler) argTexts(what, where string, s *pdl.Stmt) []shown {
+	var out []shown
+	for _, a := range s.Args {
+		out = append(out, c.valueTexts(what, where, a)...)
+	}
+	return out
+}
+
+// valueTexts is a's value as a text: none when a is nil.
+func (c *compiler) valueTexts(what, where string, a *pdl.Arg) []shown {
+	if a == nil {
+		return nil
+	}
+	v := &a.Value
+	return []shown{{what: what, where: where, text: v.Str(), at: func(line, col int) lexer.Position { return valuePos(c.name, v, line, col) }}}
+}
+
+// schemaTexts is a schema statement's JSON as a text: inline, or the file
+// it names as read (none when it could not be read).
+func (c *compiler) schemaTexts(what, where string, s *pdl.Stmt) []shown {
+	a, ok := s.Option("file")
+	if !ok {
+		return c.valueTexts(what, where, arg(s.Positional(), 0))
+	}
+	path := c.path(a.Value.Str())
+	src, ok := c.res.Sources[path]
+	if !ok {
+		return nil
+	}
+	return []shown{{what: what, where: where, text: string(src), at: func(line, col int) lexer.Position {
+		return lexer.Position{Filename: path, Line: line, Column: col}
+	}}}
+}
+
+// checkShown reports the names of hidden entries in texts of Language
+// langID ("" for the server's, which every Language shows).
+func (c *compiler) checkShown(langID string, texts []shown) {
+	reported := map[string]bool{}
+	for _, t := range texts {
+		for _, w := range idWords(t.text) {
+			e := c.entryByID[w.text]
+			key := t.what + "\x00" + w.text
+			if e == nil || reported[key] {
+				continue
+			}
+			reported[key] = true
+			if blind := c.blindTo(e.e, langID); len(blind) > 0 {
+				hint, msg := leak(t, langID, w.text, blind)
+				c.add(pdl.Errorf(pdl.RuleGuideName, t.at(w.line, w.col), t.at(w.line, w.col+len(w.text)), hint, msg))
+			}
+		}
+	}
+}
+
+// leak writes the hint and message of text t of Language langID naming
+// name, which the principals blind may not see.
+func leak(t shown, langID, name string, blind []string) (hint, msg string) {
+	of, readers, hint := "", "every caller reads ", "name only entries every principal sees"
+	if langID != "" {
+		of, readers, hint = " of "+langID, "every caller of the Language reads ", hint+" from the Language"
+	}
+	if t.where == whereGuide {
+		hint += " (give the others their own guide in a Language only they use)"
+	}
+	return hint + ", or describe them without the name",
+		t.what + of + " names " + name + ", which " + principals(blind) + " may not see: " + readers + t.where + " (§10.3)"
 }
 
 // principals writes names as "principal a" or "principals a and b".
@@ -55,10 +208,11 @@ func principals(names []string) string {
 
 // blindTo lists the principals that may not see e from Language langID:
 // e is not in that Language, or none of their patterns matches its id.
+// With langID "" (the server's own text) only the patterns count.
 func (c *compiler) blindTo(e *language.Entry, langID string) []string {
 	var out []string
 	for _, p := range c.srv.Principals {
-		sees := len(e.Languages) == 0 || slices.Contains(e.Languages, langID)
+		sees := langID == "" || len(e.Languages) == 0 || slices.Contains(e.Languages, langID)
 		sees = sees && p.SeesID(e.ID)
 		if !sees {
 			out = append(out, p.Name)
@@ -67,14 +221,14 @@ func (c *compiler) blindTo(e *language.Entry, langID string) []string {
 	return out
 }
 
-// idWord is a run of entry-id characters in a guide body, at its 1-based
+// idWord is a run of entry-id characters in a text, at its 1-based
 // line and column (in bytes).
 type idWord struct {
 	text      string
 	line, col int
 }
 
-// idWords cuts body into runs of the characters entry ids use (letters,
+// idWords cuts a text into runs of the characters entry ids use (letters,
 // digits and _ . @ - / :), without a trailing dot, which ends a sentence.
 // A run without . @ / or : reads as an id only when quoted (after ` " or
 // '): the room entry living is named in `'living'`, not in "the living

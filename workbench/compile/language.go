@@ -48,10 +48,13 @@ type langState struct {
 	broken bool
 }
 
-// proseDecl is a paragraph an author appends to a fixed prose section.
+// proseDecl is a paragraph an author appends to a fixed prose section,
+// with its statement.
 type proseDecl struct {
-	field func(*closedsets.Sets) *string
-	text  string
+	field   func(*closedsets.Sets) *string
+	text    string
+	section string
+	stmt    *pdl.Stmt
 }
 
 // proseFields are the prose sections an author may extend.
@@ -144,7 +147,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 			names := sortedKeys(proseFields)
 			sec := c.oneOf(arg(p, 0), "the section", names)
 			if f := proseFields[sec]; f != nil {
-				ls.prose = append(ls.prose, proseDecl{field: f, text: strings.TrimSpace(c.text(arg(p, 1), "the paragraph"))})
+				ls.prose = append(ls.prose, proseDecl{field: f, text: strings.TrimSpace(c.text(arg(p, 1), "the paragraph")), section: sec, stmt: ss})
 			}
 		},
 	})

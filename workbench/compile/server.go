@@ -58,14 +58,17 @@ func (c *compiler) file(f *pdl.File) {
 	c.resolveEntries()
 	c.checkSchemaSums()
 	c.checkPrincipals()
-	c.checkGuideNames()
 	for i, ls := range c.langs {
 		c.finishLanguage(i, ls)
 	}
+	// After the closed sets are built: what each Language publishes is
+	// checked.
+	c.checkShownNames()
 }
 
 func (c *compiler) server(s *pdl.Stmt) {
 	p := c.shape(s, 1, 1, false, "version")
+	c.serverStmt = s
 	c.srv.Name = c.word(arg(p, 0), "the server name")
 	if v, ok := s.Option("version"); ok {
 		c.srv.Version = c.word(v, "the server version")

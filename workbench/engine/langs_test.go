@@ -187,9 +187,11 @@ func TestReplayHarnessCanFail(t *testing.T) {
 // TestGuidesNameOnlyWhatEachCallerSees: guides are Language-wide, so no
 // principal's learn may return a guide naming an entry its lookup calls
 // nonexistent (§10.3; issue 13, item 3: a guest's learn core named
-// fan.set and prog.nightly@1). Every guide of every langs/ Language, as
-// each principal fetches it, is checked against what that principal's
-// lookup get finds.
+// fan.set and prog.nightly@1), nor may anything else every caller
+// receives: the manifest's titles and descriptions, the guide index's
+// titles, descriptions and topics, the closed-sets guide. Every such text
+// of every langs/ Language, as each principal receives it, is checked
+// against what that principal's lookup get finds.
 func TestGuidesNameOnlyWhatEachCallerSees(t *testing.T) {
 	files, _ := filepath.Glob("../../langs/*/*.pdl")
 	for _, f := range files {
@@ -198,27 +200,37 @@ func TestGuidesNameOnlyWhatEachCallerSees(t *testing.T) {
 			t.Fatalf("%s: %v %+v", f, err, res.Findings)
 		}
 		e := newEngine(t, res.Server, t.TempDir())
+		m, err := e.Discover(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, p := range res.Server.Principals {
 			c := callerOf(p.Name, "s")
-			for _, l := range res.Server.Languages {
+			for _, l := range m.Languages {
+				// check reports an entry text names that c's lookup of
+				// Language l does not find.
+				check := func(what, text string) {
+					for _, en := range res.Server.Catalog {
+						if !strings.ContainsAny(en.ID, ".@") || !strings.Contains(text, en.ID) {
+							continue
+						}
+						if _, err := e.Lookup(bg, c, l.ID, pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new(en.ID)}); err != nil {
+							t.Errorf("%s: %s's %s of %s names %s, which its lookup get answers %v", filepath.Base(f), p.Name, what, l.ID, en.ID, err)
+						}
+					}
+				}
+				check("manifest entry", l.Title+"\n"+l.Description+"\n"+string(l.ContextSchema))
 				idx, err := e.Learn(bg, c, l.ID, pilotage.LearnRequest{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, g := range idx.(*pilotage.LearnIndex).Guides {
+					check("index entry of guide "+g.ID, g.ID+"\n"+g.Title+"\n"+g.Description+"\n"+strings.Join(g.Topics, "\n"))
 					got, err := e.Learn(bg, c, l.ID, pilotage.LearnRequest{ID: &g.ID})
 					if err != nil {
 						t.Fatal(err)
 					}
-					body := *got.(*pilotage.LearnFetch).Guide.Body
-					for _, en := range res.Server.Catalog {
-						if !strings.ContainsAny(en.ID, ".@") || !strings.Contains(body, en.ID) {
-							continue
-						}
-						if _, err := e.Lookup(bg, c, l.ID, pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: new(en.ID)}); err != nil {
-							t.Errorf("%s: %s's learn of guide %s of %s names %s, which its lookup get answers %v", filepath.Base(f), p.Name, g.ID, l.ID, en.ID, err)
-						}
-					}
+					check("learn of guide "+g.ID, *got.(*pilotage.LearnFetch).Guide.Body)
 				}
 			}
 		}

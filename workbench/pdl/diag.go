@@ -23,7 +23,7 @@ const (
 	RuleProgram   = "pdl-program"    // a promoted program body that does not hold
 	RuleExample   = "pdl-example"    // a guide's example program that does not validate
 	RuleRisk      = "pdl-risk"       // risk levels that cannot name every plan's max_risk
-	RuleGuideName = "pdl-guide-name" // a guide naming an entry a principal may not see
+	RuleGuideName = "pdl-guide-name" // text every caller of a Language receives naming an entry a principal may not see
 )
 
 // doc is where every PDL rule is documented.
@@ -47,7 +47,7 @@ var Rules = []report.RuleInfo{
 	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers.", Doc: doc},
 	{ID: RuleExample, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every program a guide shows in a fenced block of its Language (`json`, or the fence its `syntax text` names) must validate against that Language.", Doc: doc},
 	{ID: RuleRisk, Category: "pdl", Section: "5.3", Severity: report.Error, Summary: "A Language's risk levels must include exactly every aggregate of its own levels (and a read-only level when it plans), and one declaring plan must see a level, so every plan names a `max_risk` consistent with its `max_risk_hints`.", Doc: doc},
-	{ID: RuleGuideName, Category: "pdl", Section: "10.3", Severity: report.Error, Summary: "A guide, prose or example, must name only catalog entries every principal may see from its Language: guides are Language-wide, and a name a caller may not see must not leak to it.", Doc: doc},
+	{ID: RuleGuideName, Category: "pdl", Section: "10.3", Severity: report.Error, Summary: "What every caller of a Language receives (its guides, prose, examples and index, its title, description and context_schema, its closed sets and prose, the server's name) must name only catalog entries every principal may see from it: a name a caller may not see must not leak to it.", Doc: doc},
 }
 
 // sections maps a rule to its section, so findings need not repeat it.
