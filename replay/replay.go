@@ -204,7 +204,7 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 // outcomeOf reads an outcome value; ok reports whether ok and status are
 // both there.
 func outcomeOf(l *located) (o wireOutcome, ok bool) {
-	if l == nil || json.Unmarshal(l.raw, &o) != nil {
+	if l == nil || l.cut || json.Unmarshal(l.raw, &o) != nil {
 		return o, false
 	}
 	return o, o.OK != nil && o.Status != nil
@@ -224,13 +224,20 @@ func clip(b []byte) string {
 	return string(b[:cut]) + "…"
 }
 
+// stringOf returns the value of a string member; ok is false when it
+// is not a string, or is one too long for any value replay reads from
+// it (located.cut, cutString).
 func stringOf(l *located) (string, bool) {
 	var s string
-	if l == nil || json.Unmarshal(l.raw, &s) != nil {
+	if l == nil || l.cut || json.Unmarshal(l.raw, &s) != nil {
 		return "", false
 	}
 	return s, true
 }
+
+// cutString reports whether l is a string too long to be kept
+// (stringOf): one the trace gives, though replay does not read it.
+func cutString(l *located) bool { return l != nil && l.cut && l.raw[0] == '"' }
 
 // stepsSite is where findings about the trace as a whole point: its steps
 // array, or the start of the trace.

@@ -23,11 +23,16 @@ type Seen struct {
 // TraceSeen is what a trace file said of its Run, handed to
 // Options.OnTrace when the file has been read and checked.
 type TraceSeen struct {
-	File         string
-	RunID, Level string
-	Outcome      *pilotage.Outcome
-	Entries      int
-	Findings     []report.Finding
+	File  string
+	RunID string
+	// Level is the trace's level, "" when it has none or it is not a
+	// string, or a string too long to be a level: replay checks such a
+	// string, quotes its start in a trace-level finding, and keeps no
+	// more of it.
+	Level    string
+	Outcome  *pilotage.Outcome
+	Entries  int
+	Findings []report.Finding
 }
 
 // seen builds an entry's Seen.

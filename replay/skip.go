@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -24,8 +25,9 @@ import (
 // the decoder's token-at-a-time reading they replaced and hold the two
 // to the same findings (TestByteLevelLikeTokens).
 var (
-	skipRest = (*walker).skipBytes
-	others   = (*walker).otherElements
+	skipRest  = (*walker).skipBytes
+	others    = (*walker).otherElements
+	readSmall = (*walker).smallBytes
 )
 
 // skipBytes skips the rest of a value whose first token t was read after
@@ -38,16 +40,87 @@ func (w *walker) skipBytes(t json.Token, prev int64) error {
 	if t != json.Delim('{') && t != json.Delim('[') {
 		return nil
 	}
-	start := w.pr.valueStart(prev, true)
-	end, whole := w.pr.valueEnd(start)
-	if !whole {
-		return w.failAt(io.ErrUnexpectedEOF, prev)
-	}
-	if err := w.checkSpan(start, end, true); err != nil {
-		return w.failAt(err, prev)
+	end, err := w.checkValue(w.pr.valueStart(prev, true), prev)
+	if err != nil {
+		return err
 	}
 	w.resumeAt(end)
 	return nil
+}
+
+// checkValue finds the end of the value whose first byte is at start,
+// read after offset prev, at byte level, and checks it (checkSpan); a
+// value that is not JSON is the file's syntax error, placed and worded
+// by failAt from prev as when the decoder read it.
+func (w *walker) checkValue(start, prev int64) (end int64, err error) {
+	end, whole := w.pr.valueEnd(start)
+	if !whole {
+		return 0, w.failAt(io.ErrUnexpectedEOF, prev)
+	}
+	if err := w.checkSpan(start, end, true); err != nil {
+		return 0, w.failAt(err, prev)
+	}
+	return end, nil
+}
+
+// errNoValue stands for a member name not followed by ':' and a value;
+// failAt gives jsonpos's message.
+var errNoValue = errors.New("no value after the member name")
+
+// quoteBytes is how much of a member's JSON text smallBytes keeps when
+// it does not keep it whole: a finding quotes at most its first 120
+// bytes (clip), and a 121st tells clip that more followed.
+const quoteBytes = 121
+
+// wholeKind is, for each member smallBytes reads, the first byte of the
+// values it keeps whole however long: those that replay reads and whose
+// every byte counts. A run_id or catalog_version has no bound in the
+// specification, and findings carry a string one whole: the run_id is
+// every finding's key and is quoted in full when the trace's and the
+// response's differ, a catalog_version when it is not the plan's; a cap
+// (its first bytes and a hash, say) would change those findings, so
+// such a string is kept, once, as its JSON text. An outcome is decoded
+// (outcomeOf), its error handed on in TraceSeen. Any other value, a
+// level or a mode (closed sets of words of at most 9 letters, 56 bytes
+// written with \u escapes) or a value of the wrong type, is read by
+// replay only to be quoted when it is not what it should be, so past
+// quoteBytes it is checked and not kept.
+var wholeKind = map[string]byte{"run_id": '"', "catalog_version": '"', "outcome": '{'}
+
+// smallBytes reads the value of a member whose name was read after
+// offset prev, and which the checks read (run_id, level, outcome, mode,
+// catalog_version), at byte level: it is checked as jsonpos checks it in
+// the document (checkValue) and kept whole when it starts with whole,
+// or when it is no longer than quoteBytes, else its first quoteBytes
+// (located.cut). The decoder read it whole into a json.RawMessage,
+// decoded it again for the checks, and grew its buffer to hold it: 16
+// MiB of a level took 9 bytes a byte (docs/performance.md, "Hostile
+// inputs").
+func (w *walker) smallBytes(ptr string, whole byte) (*located, error) {
+	prev := w.offset()
+	// The decoder stops after the member name; the ':' is the walk's
+	// to pass. Anything else there is the syntax error failAt finds.
+	at, c, ok := w.pr.next(prev)
+	if ok && c == ':' {
+		at, _, ok = w.pr.next(at + 1)
+	}
+	if !ok || c != ':' {
+		return nil, w.failAt(errNoValue, prev)
+	}
+	end, err := w.checkValue(at, prev)
+	if err != nil {
+		return nil, err
+	}
+	raw := w.pr.bytes(at, end)
+	l := &located{cut: len(raw) > quoteBytes && raw[0] != whole}
+	if l.cut {
+		raw = raw[:quoteBytes]
+	}
+	l.raw = bytes.Clone(raw)
+	pos := w.pr.position(at)
+	l.site = site{ptr, pos.Line, pos.Column}
+	w.resumeAt(end)
+	return l, nil
 }
 
 // checkSpan checks the held bytes from start to end, one value or (one

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,10 +22,29 @@ import (
 // tokenWalk puts the token-by-token walk in place of the byte-level paths
 // until restore is called.
 func tokenWalk() (restore func()) {
-	skip, oth := skipRest, others
+	skip, oth, small := skipRest, others, readSmall
 	skipRest = (*walker).skipTokens
 	others = func(_ *walker, _ *elements, _ int, prev int64) (int, int64, bool) { return 0, prev, false }
-	return func() { skipRest, others = skip, oth }
+	readSmall = (*walker).small
+	return func() { skipRest, others, readSmall = skip, oth, small }
+}
+
+// small decodes a member value the checks read (run_id, level, outcome,
+// mode, catalog_version) whole through the decoder, as the walk did
+// before smallBytes.
+func (w *walker) small(ptr string, _ byte) (*located, error) {
+	var raw json.RawMessage
+	prev := w.offset()
+	if err := w.dec.Decode(&raw); err != nil || w.tooDeep(raw) {
+		return nil, w.failAt(cmp.Or(err, errTooDeep), prev)
+	}
+	if err := w.value(raw, prev); err != nil {
+		return nil, err
+	}
+	end := w.offset()
+	start := end - int64(len(raw))
+	pos := w.pr.position(start)
+	return &located{site: site{ptr, pos.Line, pos.Column}, raw: raw}, nil
 }
 
 // skipTokens skips the rest of a value whose first token was t, token by
@@ -97,9 +117,20 @@ func replayed(plan *Plan, src []byte, r func(io.Reader) io.Reader, max int) stri
 		// Entries read one by one: none is counted in a row.
 		opt.OnStep = func(s *Seen) { ids += len(s.ID) }
 	}
+	// What a report shows of the trace; a level it does not know is
+	// shown as written, or not at all when too long (TraceSeen.Level).
+	var seen *TraceSeen
+	opt.OnTrace = func(ts *TraceSeen) { seen = ts }
 	res := Replay(plan, "t.json", r(bytes.NewReader(src)), opt)
 	var b strings.Builder
 	fmt.Fprintf(&b, "entries %d, told %d, id bytes %d\n", res.Entries, told, ids)
+	if seen != nil {
+		level := seen.Level
+		if level != "summary" && level != "full" {
+			level = "-"
+		}
+		fmt.Fprintf(&b, "run_id %q, level %s, outcome %+v\n", seen.RunID, level, seen.Outcome)
+	}
 	for _, f := range res.Findings {
 		fmt.Fprintf(&b, "%s %d:%d %s %s | %s\n", f.Rule, f.Line, f.Column, f.Pointer, f.Message, f.Hint)
 	}
@@ -109,11 +140,10 @@ func replayed(plan *Plan, src []byte, r func(io.Reader) io.Reader, max int) stri
 	return b.String()
 }
 
-// skipCases are traces whose values the walk skips or hands on at byte
-// level, well-formed and not: escapes, nesting, member names given
-// twice, bytes that are not UTF-8, numbers and literals cut or run on.
-func skipCases() [][]byte {
-	values := []string{
+// skipValues are values, JSON and not, that the walk meets where it
+// skips a value or reads one at byte level.
+func skipValues() []string {
+	return []string{
 		`[]`, `{}`, `[1, 2, [3, {"a": "b\"c\\", "d": [true, false, null]}]]`,
 		`{"a": 1, "a": 2}`, `{"a": {"b": 1, "c": [{"d": 1, "d": 2}]}}`, `{"\u0061": 1, "a": 2}`,
 		`{"": 1, "": 2}`, `{"": 1, "b": x}`, `[{"a": 1}, {"a": 1}]`,
@@ -124,6 +154,13 @@ func skipCases() [][]byte {
 		strings.Repeat("[", 9999) + strings.Repeat("]", 9999),
 		strings.Repeat(`{"a":`, 9998) + "1" + strings.Repeat("}", 9998),
 	}
+}
+
+// skipCases are traces whose values the walk skips or hands on at byte
+// level, well-formed and not: escapes, nesting, member names given
+// twice, bytes that are not UTF-8, numbers and literals cut or run on.
+func skipCases() [][]byte {
+	values := skipValues()
 	elements := []string{
 		`1, 2, 3`, `1, "x", true, false, [1], ["a", {"b": 1}]`, `1, {"id": "read"}, 2`, `null, 1`, `{"id": "read"}, 1`,
 		`1, 01`, `1, 1x`, `1 1`, `1,, 2`, `1,`, `1, ]`, `"a" "b"`, `1, "\xff"`, `[1, 2], [3, [4]]`, `1, [{"a": 1, "a": 2}]`,

@@ -28,6 +28,9 @@ type located struct {
 	site
 	raw []byte
 	doc *jsonpos.Doc
+	// cut is set when raw holds only the first quoteBytes of the value
+	// (smallBytes): enough to quote it (clip), not to read it.
+	cut bool
 }
 
 // at locates the member sub (a JSON Pointer relative to the value). A
@@ -561,7 +564,7 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 			m.narration, err = w.presence(ptr)
 		case key == "run_id" || key == "level" || key == "outcome" || key == "mode" || key == "catalog_version":
 			var v *located
-			v, err = w.small(ptr)
+			v, err = readSmall(w, ptr, wholeKind[key])
 			switch key {
 			case "run_id":
 				m.runID = v
@@ -584,23 +587,6 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 	_, err := w.token() // '}'
 	w.open = w.open[:len(w.open)-1]
 	return err
-}
-
-// small decodes a member value that is small by nature (run_id, level,
-// outcome, mode) and remembers where it is.
-func (w *walker) small(ptr string) (*located, error) {
-	var raw json.RawMessage
-	prev := w.offset()
-	if err := w.dec.Decode(&raw); err != nil || w.tooDeep(raw) {
-		return nil, w.failAt(cmp.Or(err, errTooDeep), prev)
-	}
-	if err := w.value(raw, prev); err != nil {
-		return nil, err
-	}
-	end := w.offset()
-	start := end - int64(len(raw))
-	pos := w.pr.position(start)
-	return &located{site: site{ptr, pos.Line, pos.Column}, raw: raw}, nil
 }
 
 func (w *walker) traceMember(ptr string) error {
