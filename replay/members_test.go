@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // memberPlans are the plans the member cases are replayed against:
@@ -27,15 +29,14 @@ func memberPlans(tb testing.TB) []*Plan {
 	return []*Plan{basePlan(tb), deploy}
 }
 
-// memberCases are traces whose run_id, level, outcome, mode and
-// catalog_version (smallBytes) are each of skipValues and of values
-// around quoteBytes: values replay accepts, written plainly and with
-// escapes; strings and other values just under, at and over the length
-// it keeps, cut in a character or an escape; long strings whose error
-// comes past that length; and member names without a ':' or a value.
-func memberCases() [][]byte {
+// memberValues are the values the member cases give run_id, level,
+// outcome, mode and catalog_version (smallBytes): skipValues, values
+// replay accepts, written plainly and with escapes, strings and other
+// values just under, at and over quoteBytes, cut in a character or an
+// escape, and long strings whose error comes past it.
+func memberValues() []string {
 	x := func(n int) string { return strings.Repeat("x", n) }
-	values := append(skipValues(),
+	return append(skipValues(),
 		`"full"`, `"summary"`, `"none"`, `"immediate"`, `"deploy"`, `"test_run"`, `""`, `"r"`, `"c1"`, `"c2"`,
 		`"\u0066ull"`, `"\u0064\u0065\u0070\u006c\u006f\u0079"`, `"\u0069\u006d\u006d\u0065\u0064\u0069\u0061\u0074\u0065"`,
 		`"`+x(118)+`"`, `"`+x(119)+`"`, `"`+x(120)+`"`, `"`+x(300)+`"`,
@@ -48,39 +49,52 @@ func memberCases() [][]byte {
 		`{"ok": true, "status": "`+x(200)+`"}`, `{"ok": true, "ok": true, "status": "success"}`,
 		"\n\t \"full\" \r\n", "\"summary\"\n",
 	)
+}
+
+// memberCases are traces whose members smallBytes reads are values, in
+// a trace and in a response carrying one.
+func memberCases(values []string) [][]byte {
 	ok := `{"ok": true, "status": "success"}`
-	var docs []string
+	var docs [][]byte
 	for _, v := range values {
-		docs = append(docs,
-			`{"level": `+v+`, "run_id": "r", "outcome": `+ok+`, "steps": []}`,
-			`{"mode": `+v+`, "level": "full", "steps": []}`,
-			`{"steps": [], "run_id": `+v+`, "catalog_version": `+v+`}`,
-			`{"outcome": `+v+`, "steps": [{"id": "read", "kind": "step", "calls": ["sensors.read"]}]}`,
-			`{"run_id": `+v+`, "outcome": `+v+`, "trace": {"run_id": "r", "level": `+v+`, "outcome": `+ok+`, "steps": []}}`,
-		)
+		for _, d := range []string{
+			`{"level": ` + v + `, "run_id": "r", "outcome": ` + ok + `, "steps": []}`,
+			`{"mode": ` + v + `, "level": "full", "steps": []}`,
+			`{"steps": [], "run_id": ` + v + `, "catalog_version": ` + v + `}`,
+			`{"outcome": ` + v + `, "steps": [{"id": "read", "kind": "step", "calls": ["sensors.read"]}]}`,
+			`{"run_id": ` + v + `, "outcome": ` + v + `, "trace": {"run_id": "r", "level": ` + v + `, "outcome": ` + ok + `, "steps": []}}`,
+		} {
+			docs = append(docs, []byte(d))
+		}
 	}
-	docs = append(docs,
+	return docs
+}
+
+// memberNames are traces where a member smallBytes reads is cut or
+// misspelt around its name, and where the long values it keeps whole
+// matter: two run_ids, a catalog_version and a mode.
+func memberNames() [][]byte {
+	x := strings.Repeat("x", 200)
+	var docs [][]byte
+	for _, d := range []string{
 		`{"level" "full", "steps": []}`, `{"level"`, `{"level" `, `{"level" :`, `{"level": `, `{"level":}`, `{"level":,"steps": []}`,
 		`{"level" : "full" , "steps": []}`, "{\"level\"\n:\n\"full\"\n,\"steps\": []}", `{"level": "full", "level": "full"}`,
-		`{"run_id": "a", "trace": {"run_id": "b", "steps": []}}`, `{"run_id": "`+x(200)+`", "trace": {"run_id": "`+x(200)+`y", "steps": []}}`,
-		`{"catalog_version": "`+x(200)+`", "mode": "test_run", "level": "summary", "steps": []}`,
-		`{"mode": "`+x(200)+`", "run_id": "r", "level": "full", "outcome": {"ok": true, "status": "success"}, "steps": []}`,
+		`{"run_id": "a", "trace": {"run_id": "b", "steps": []}}`, `{"run_id": "` + x + `", "trace": {"run_id": "` + x + `y", "steps": []}}`,
+		`{"catalog_version": "` + x + `", "mode": "test_run", "level": "summary", "steps": []}`,
+		`{"mode": "` + x + `", "run_id": "r", "level": "full", "outcome": {"ok": true, "status": "success"}, "steps": []}`,
 		`{"mode": 5, "run_id": "r", "level": "full", "outcome": {"ok": true, "status": "success"}, "steps": []}`,
 		`{"mode": "", "run_id": "r", "level": "full", "outcome": {"ok": true, "status": "success"}, "steps": []}`,
-	)
-	out := make([][]byte, len(docs))
-	for i, d := range docs {
-		out[i] = []byte(d)
+	} {
+		docs = append(docs, []byte(d))
 	}
-	return out
+	return docs
 }
 
 // TestMembersLikeDecoder holds smallBytes to the findings, in full and in
 // order, and to what a report is told (TraceSeen), of the decoder's
 // reading it replaced, on every case of memberCases against both
 // memberPlans, every cut of the short ones and readers that give a byte
-// or half a read at a time. -short reads each case whole against one
-// plan, in turn, and cuts one case in seven.
+// or half a read at a time.
 func TestMembersLikeDecoder(t *testing.T) {
 	plans := memberPlans(t)
 	readers := map[string]func(io.Reader) io.Reader{
@@ -92,23 +106,31 @@ func TestMembersLikeDecoder(t *testing.T) {
 		reader string
 	}
 	var runs []run
-	for i, src := range memberCases() {
-		if testing.Short() {
+	values, names := memberValues(), memberNames()
+	if testing.Short() {
+		// A value of quoteBytes or less is the decoder's, as in the
+		// reference: -short reads the cases of longer ones (but the
+		// 10,000-deep), each against one plan in turn, and every cut
+		// of the names.
+		values = slices.DeleteFunc(values, func(v string) bool { return len(v) <= quoteBytes || len(v) > 4096 })
+		for i, src := range append(memberCases(values), names...) {
 			runs = append(runs, run{plans[i%2], src, "whole"})
-			if i%7 == 0 && len(src) < 400 {
-				for cut := range len(src) {
-					runs = append(runs, run{plans[cut%2], src[:cut], "whole"})
-				}
-			}
-			continue
 		}
-		for _, plan := range plans {
-			for name := range readers {
-				runs = append(runs, run{plan, src, name})
+		for _, src := range names[:10] {
+			for cut := range len(src) {
+				runs = append(runs, run{plans[cut%2], src[:cut], "whole"})
 			}
-			if len(src) < 400 {
-				for cut := range len(src) {
-					runs = append(runs, run{plan, src[:cut], "whole"})
+		}
+	} else {
+		for _, src := range append(memberCases(values), names...) {
+			for _, plan := range plans {
+				for name := range readers {
+					runs = append(runs, run{plan, src, name})
+				}
+				if len(src) < 400 {
+					for cut := range len(src) {
+						runs = append(runs, run{plan, src[:cut], "whole"})
+					}
 				}
 			}
 		}
@@ -137,7 +159,7 @@ func TestMembersLikeDecoder(t *testing.T) {
 // cases.
 func FuzzMembersLikeDecoder(f *testing.F) {
 	plans := memberPlans(f)
-	for i, src := range memberCases() {
+	for i, src := range append(memberCases(memberValues()), memberNames()...) {
 		if i%3 == 0 && len(src) <= 4096 {
 			f.Add(src, i%2 == 1)
 		}
@@ -155,4 +177,43 @@ func FuzzMembersLikeDecoder(f *testing.F) {
 			t.Fatalf("byte level:\n%s\ndecoder:\n%s", got, want)
 		}
 	})
+}
+
+// BenchmarkMembers replays normal traces, testdata/trace.json (780
+// bytes, its run_id, level and outcome first) and the same carried by an
+// execute response (run_id and outcome twice, mode and catalog_version),
+// with smallBytes and, in the same loop, with the decoder's reading it
+// replaced: "ratio" is byte level over decoder, per case.
+//
+//	go test ./replay -run XXX -bench Members -benchtime 20000x -count 3
+func BenchmarkMembers(b *testing.B) {
+	plans := memberPlans(b)
+	trace, err := os.ReadFile(filepath.Join("testdata", "trace.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	response := append(append([]byte(`{"run_id": "r1", "outcome": {"ok": true, "status": "success"}, "trace": `),
+		bytes.Replace(trace, []byte(`"level"`), []byte(`"mode": "immediate", "catalog_version": "c1", "level"`), 1)...), '}')
+	for _, c := range []struct {
+		name string
+		src  []byte
+	}{{"trace", trace}, {"response", response}} {
+		b.Run(c.name, func(b *testing.B) {
+			var bytesTime, decoder time.Duration
+			for b.Loop() {
+				start := time.Now()
+				Replay(plans[1], "b.json", bytes.NewReader(c.src), Options{})
+				bytesTime += time.Since(start)
+				small := readSmall
+				readSmall = func(w *walker, ptr string, _ byte) (*located, error) { return w.small(ptr) }
+				start = time.Now()
+				Replay(plans[1], "b.json", bytes.NewReader(c.src), Options{})
+				decoder += time.Since(start)
+				readSmall = small
+			}
+			b.ReportMetric(float64(bytesTime.Nanoseconds())/1e3/float64(b.N), "bytes-µs/op")
+			b.ReportMetric(float64(decoder.Nanoseconds())/1e3/float64(b.N), "decoder-µs/op")
+			b.ReportMetric(float64(bytesTime)/float64(decoder), "ratio")
+		})
+	}
 }

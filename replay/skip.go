@@ -89,14 +89,18 @@ var wholeKind = map[string]byte{"run_id": '"', "catalog_version": '"', "outcome"
 
 // smallBytes reads the value of a member whose name was read after
 // offset prev, and which the checks read (run_id, level, outcome, mode,
-// catalog_version), at byte level: it is checked as jsonpos checks it in
-// the document (checkValue) and kept whole when it starts with whole,
-// or when it is no longer than quoteBytes, else its first quoteBytes
-// (located.cut). The decoder read it whole into a json.RawMessage,
-// decoded it again for the checks, and grew its buffer to hold it: 16
-// MiB of a level took 9 bytes a byte (docs/performance.md, "Hostile
-// inputs").
-func (w *walker) smallBytes(ptr string, whole byte) (*located, error) {
+// catalog_version). The decoder read it whole into a json.RawMessage
+// (small), decoded it again for the checks, and grew its buffer to hold
+// it: 16 MiB of a level took 9 bytes a byte (docs/performance.md,
+// "Hostile inputs"). A value longer than quoteBytes is now read at byte
+// level: checked as jsonpos checks it in the document (checkValue), and
+// kept whole when it starts with keep, else only its first quoteBytes
+// (located.cut). A shorter one, every value of a trace replay accepts
+// but a long run_id, catalog_version or outcome, is still the decoder's,
+// which reads on where it is at no cost, where a new decoder after it
+// (resumeAt) cost a trace of 780 bytes 6 – 13% of its replay
+// (BenchmarkMembers).
+func (w *walker) smallBytes(ptr string, keep byte) (*located, error) {
 	prev := w.offset()
 	// The decoder stops after the member name; the ':' is the walk's
 	// to pass. Anything else there is the syntax error failAt finds.
@@ -107,12 +111,15 @@ func (w *walker) smallBytes(ptr string, whole byte) (*located, error) {
 	if !ok || c != ':' {
 		return nil, w.failAt(errNoValue, prev)
 	}
+	if w.pr.endsWithin(at, quoteBytes) {
+		return w.small(ptr)
+	}
 	end, err := w.checkValue(at, prev)
 	if err != nil {
 		return nil, err
 	}
 	raw := w.pr.bytes(at, end)
-	l := &located{cut: len(raw) > quoteBytes && raw[0] != whole}
+	l := &located{cut: len(raw) > quoteBytes && raw[0] != keep}
 	if l.cut {
 		raw = raw[:quoteBytes]
 	}
@@ -121,6 +128,14 @@ func (w *walker) smallBytes(ptr string, whole byte) (*located, error) {
 	l.site = site{ptr, pos.Line, pos.Column}
 	w.resumeAt(end)
 	return l, nil
+}
+
+// endsWithin reports whether the value whose first byte is at off ends,
+// by its brackets and quotes, within n bytes, reading on as needed.
+func (p *posReader) endsWithin(off int64, n int) bool {
+	p.readTo(off + int64(n))
+	var s scan
+	return s.step(p.bytes(off, off+int64(n))) >= 0
 }
 
 // checkSpan checks the held bytes from start to end, one value or (one

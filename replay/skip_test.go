@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,26 +24,8 @@ func tokenWalk() (restore func()) {
 	skip, oth, small := skipRest, others, readSmall
 	skipRest = (*walker).skipTokens
 	others = func(_ *walker, _ *elements, _ int, prev int64) (int, int64, bool) { return 0, prev, false }
-	readSmall = (*walker).small
+	readSmall = func(w *walker, ptr string, _ byte) (*located, error) { return w.small(ptr) }
 	return func() { skipRest, others, readSmall = skip, oth, small }
-}
-
-// small decodes a member value the checks read (run_id, level, outcome,
-// mode, catalog_version) whole through the decoder, as the walk did
-// before smallBytes.
-func (w *walker) small(ptr string, _ byte) (*located, error) {
-	var raw json.RawMessage
-	prev := w.offset()
-	if err := w.dec.Decode(&raw); err != nil || w.tooDeep(raw) {
-		return nil, w.failAt(cmp.Or(err, errTooDeep), prev)
-	}
-	if err := w.value(raw, prev); err != nil {
-		return nil, err
-	}
-	end := w.offset()
-	start := end - int64(len(raw))
-	pos := w.pr.position(start)
-	return &located{site: site{ptr, pos.Line, pos.Column}, raw: raw}, nil
 }
 
 // skipTokens skips the rest of a value whose first token was t, token by

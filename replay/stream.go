@@ -589,6 +589,25 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 	return err
 }
 
+// small decodes a member value the checks read (run_id, level, outcome,
+// mode, catalog_version) whole through the decoder and remembers where
+// it is: smallBytes's way for short values, and the walk's for all
+// before smallBytes (tokenWalk).
+func (w *walker) small(ptr string) (*located, error) {
+	var raw json.RawMessage
+	prev := w.offset()
+	if err := w.dec.Decode(&raw); err != nil || w.tooDeep(raw) {
+		return nil, w.failAt(cmp.Or(err, errTooDeep), prev)
+	}
+	if err := w.value(raw, prev); err != nil {
+		return nil, err
+	}
+	end := w.offset()
+	start := end - int64(len(raw))
+	pos := w.pr.position(start)
+	return &located{site: site{ptr, pos.Line, pos.Column}, raw: raw}, nil
+}
+
 func (w *walker) traceMember(ptr string) error {
 	prev := w.offset()
 	t, err := w.token()
