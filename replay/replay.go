@@ -229,7 +229,10 @@ func clip(b []byte) string {
 // it (located.cut, cutString).
 func stringOf(l *located) (string, bool) {
 	var s string
-	if l == nil || l.cut || json.Unmarshal(l.raw, &s) != nil {
+	switch {
+	case l != nil && l.str != nil:
+		return *l.str, true
+	case l == nil || l.cut || json.Unmarshal(l.raw, &s) != nil:
 		return "", false
 	}
 	return s, true
@@ -237,7 +240,7 @@ func stringOf(l *located) (string, bool) {
 
 // cutString reports whether l is a string too long to be kept
 // (stringOf): one the trace gives, though replay does not read it.
-func cutString(l *located) bool { return l != nil && l.cut && l.raw[0] == '"' }
+func cutString(l *located) bool { return l != nil && l.cut && l.str == nil && l.raw[0] == '"' }
 
 // stepsSite is where findings about the trace as a whole point: its steps
 // array, or the start of the trace.

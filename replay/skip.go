@@ -79,7 +79,7 @@ const quoteBytes = 121
 // every finding's key and is quoted in full when the trace's and the
 // response's differ, a catalog_version when it is not the plan's; a cap
 // (its first bytes and a hash, say) would change those findings, so
-// such a string is kept, once, as its JSON text. An outcome is decoded
+// such a string is kept, decoded once (located.str). An outcome is decoded
 // (outcomeOf), its error handed on in TraceSeen. Any other value, a
 // level or a mode (closed sets of words of at most 9 letters, 56 bytes
 // written with \u escapes) or a value of the wrong type, is read by
@@ -119,8 +119,15 @@ func (w *walker) smallBytes(ptr string, keep byte) (*located, error) {
 		return nil, err
 	}
 	raw := w.pr.bytes(at, end)
-	l := &located{cut: len(raw) > quoteBytes && raw[0] != keep}
-	if l.cut {
+	l := &located{}
+	if keep == '"' && raw[0] == '"' {
+		// The findings read a long string kept whole as its value,
+		// never as JSON text: decoded now, once, it is held once.
+		var s string
+		_ = json.Unmarshal(raw, &s) // a string: checkValue checked it
+		l.str = &s
+	}
+	if l.cut = raw[0] != keep || l.str != nil; l.cut {
 		raw = raw[:quoteBytes]
 	}
 	l.raw = bytes.Clone(raw)

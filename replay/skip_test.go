@@ -113,7 +113,7 @@ func replayed(plan *Plan, src []byte, r func(io.Reader) io.Reader, max int) stri
 		fmt.Fprintf(&b, "run_id %q, level %s, outcome %+v\n", seen.RunID, level, seen.Outcome)
 	}
 	for _, f := range res.Findings {
-		fmt.Fprintf(&b, "%s %d:%d %s %s | %s\n", f.Rule, f.Line, f.Column, f.Pointer, f.Message, f.Hint)
+		fmt.Fprintf(&b, "%s %d:%d %s %s | %s | %s\n", f.Rule, f.Line, f.Column, f.Pointer, f.Message, f.Hint, f.Key)
 	}
 	if err := CheckJSON("t.json", r(bytes.NewReader(src))); err != nil {
 		fmt.Fprintf(&b, "CheckJSON: %v\n", err)

@@ -31,6 +31,10 @@ type located struct {
 	// cut is set when raw holds only the first quoteBytes of the value
 	// (smallBytes): enough to quote it (clip), not to read it.
 	cut bool
+	// str is the value of a long string kept whole (a run_id or a
+	// catalog_version longer than quoteBytes), decoded once when read,
+	// nil for any other: raw then holds its start (cut).
+	str *string
 }
 
 // at locates the member sub (a JSON Pointer relative to the value). A
