@@ -307,6 +307,10 @@ func TestHostilePeakRSS(t *testing.T) {
 			replayTrace, tinyTrace, 9 * (16 << 20) / 2},
 		{"replay of a trace whose run_id is 16 MiB of one-character values", append(append([]byte(`{"run_id": `), oneValues(16<<20)...), `, "steps": []}`...),
 			replayTrace, tinyTrace, 9 * (16 << 20) / 2},
+		// A string run_id is kept, as every finding carries it: held
+		// once, decoded once (6.3 to 8 bytes a byte through the decoder).
+		{"replay of a trace whose run_id is a 16 MiB string", fmt.Appendf(nil, `{"run_id": "%s", "steps": []}`, bytes.Repeat([]byte("x"), 16<<20)),
+			replayTrace, tinyTrace, 11 * (16 << 20) / 2},
 		{"test of a 1 MB case file of one-digit values", []byte(cases + strings.Repeat("1,", 1<<19-100) + "1]\n"),
 			func(f string) []string { return []string{"test", f} }, tinyCases, 0},
 		// Every case was held until the report was written: 3,000 took
