@@ -39,8 +39,15 @@ type entryState struct {
 	// languages are the arguments of its languages statement, fails the
 	// status of each fail statement, in order.
 	languages, fails []place
-	// program is its program statement's, nil without one.
-	program *programAt
+	// program is its program statement's, nil without one;
+	// programMisspelt says a statement of its block is a likely
+	// misspelling of program, whose body is then unknown, not absent.
+	program         *programAt
+	programMisspelt bool
+	// inputWritten says its block has an input_schema statement, or a
+	// likely misspelling of one: without a compiled input_schema its
+	// input is then unknown, not absent, the statement's error said why.
+	inputWritten bool
 	// input is its input_schema once compiled, for checkSchemaSums.
 	input schemaUse
 }
@@ -52,10 +59,13 @@ type programAt struct {
 	value pdl.Value
 }
 
+// entryOptions are the options of an entry statement.
+var entryOptions = []string{"kind", "risk"}
+
 // entry compiles `entry "id" kind=K risk=R { … }` (§5.4). Kind and risk
 // are resolved later, against every Language that sees the entry.
 func (c *compiler) entry(s *pdl.Stmt) {
-	p := c.shape(s, 1, 1, true, "kind", "risk")
+	p := c.shape(s, 1, 1, true, entryOptions...)
 	es := &entryState{e: &language.Entry{Pos: c.pos(s.Pos)}, at: stmtAt{s}.place()}
 	e := es.e
 	e.ID = c.word(arg(p, 0), "the entry id")
@@ -64,14 +74,16 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	} else {
 		c.entryByID[e.ID] = es
 	}
+	// Without its kind or risk (absent, misspelt or not a name) the entry
+	// has an empty one, which later checks read as unknown.
 	if a, ok := s.Option("kind"); ok {
 		es.kind, e.Kind = argAt{a}.place(), c.word(a, "the kind")
-	} else {
+	} else if !misspelt(s, "kind", entryOptions) {
 		c.errf(pdl.RuleRequired, stmtAt{s}, "add kind=KIND (§5.4)", "entry %s has no kind", e.ID)
 	}
 	if a, ok := s.Option("risk"); ok {
 		es.risk, e.Risk = argAt{a}.place(), c.word(a, "the risk")
-	} else {
+	} else if !misspelt(s, "risk", entryOptions) {
 		c.errf(pdl.RuleRequired, stmtAt{s}, "add risk=RISK: the most an entry can do (§5.3)", "entry %s has no risk", e.ID)
 	}
 	// fields are the statements that set the entry's members, the last
@@ -104,13 +116,16 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	// input_schema wherever in the block it stands.
 	var computeArg *pdl.Arg
 	var whenArgs []*pdl.Arg
-	c.keywords("an entry", s.Children(), map[string]func(*pdl.Stmt){
-		"name":          field(func(ss *pdl.Stmt) { e.Name = one(ss, "the name") }),
-		"description":   field(func(ss *pdl.Stmt) { e.Description = one(ss, "the description") }),
-		"revision":      field(func(ss *pdl.Stmt) { e.Revision = one(ss, "the revision") }),
-		"tags":          field(func(ss *pdl.Stmt) { e.Tags = words(ss, "a tag") }),
-		"languages":     field(func(ss *pdl.Stmt) { e.Languages = words(ss, "a Language id") }),
-		"input_schema":  field(func(ss *pdl.Stmt) { e.InputSchema = c.schema(ss, &es.input) }),
+	unknown := c.keywords("an entry", s.Children(), map[string]func(*pdl.Stmt){
+		"name":        field(func(ss *pdl.Stmt) { e.Name = one(ss, "the name") }),
+		"description": field(func(ss *pdl.Stmt) { e.Description = one(ss, "the description") }),
+		"revision":    field(func(ss *pdl.Stmt) { e.Revision = one(ss, "the revision") }),
+		"tags":        field(func(ss *pdl.Stmt) { e.Tags = words(ss, "a tag") }),
+		"languages":   field(func(ss *pdl.Stmt) { e.Languages = words(ss, "a Language id") }),
+		"input_schema": field(func(ss *pdl.Stmt) {
+			es.inputWritten = true
+			e.InputSchema = c.schema(ss, &es.input)
+		}),
 		"output_schema": field(func(ss *pdl.Stmt) { e.OutputSchema = c.schema(ss, nil) }),
 		"returns":       field(func(ss *pdl.Stmt) { b.Returns = c.jsonValue(arg(c.shape(ss, 1, 1, false), 0)) }),
 		"compute":       field(func(ss *pdl.Stmt) { computeArg = arg(c.shape(ss, 1, 1, false), 0) }),
@@ -148,6 +163,8 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			}
 		}),
 	})
+	es.inputWritten = es.inputWritten || unknown.misspell("input_schema")
+	es.programMisspelt = es.program == nil && unknown.misspell("program")
 	b.ReturnsExpr = c.cel(computeArg, e.InputSchema, false)
 	for i, w := range whenArgs {
 		b.Fails[i].When = c.cel(w, e.InputSchema, true)
@@ -325,19 +342,19 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			}
 		}
 		switch {
-		case kind == nil && !c.firstUndefined(ls, "kind", e.Kind):
+		case kind == nil && (c.lostDef(ls, "kind", e.Kind) || !c.firstUndefined(ls, "kind", e.Kind)):
 			ls.broken = true
 		case kind == nil:
 			ls.broken = true
 			c.errf(pdl.RuleReference, es.kind, hintOr(pdl.DidYouMean(e.Kind, names), "define it: kind "+e.Kind+" callable \"…\""),
 				"kind %s is not defined for Language %s", e.Kind, ls.lang.ID)
-		case kind.Promoted && es.program == nil:
+		case kind.Promoted && es.program == nil && !es.programMisspelt:
 			c.errf(pdl.RuleRequired, es.at, `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
 				"entry %s is a promoted program without a body", e.ID)
 		case !kind.Promoted && es.program != nil:
 			c.errf(pdl.RuleValue, es.program.at, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", e.ID, e.Kind)
 		}
-		if kind != nil && kind.Promoted && len(e.InputSchema) == 0 {
+		if kind != nil && kind.Promoted && !es.inputWritten {
 			c.errf(pdl.RuleRequired, es.at, "add input_schema `{\"type\": \"object\"}` (§5.4)", "promoted program %s has no input_schema", e.ID)
 		}
 	}
@@ -360,14 +377,14 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 		if !found {
 			ls.broken = true
 		}
-		if !found && c.firstUndefined(ls, "risk", e.Risk) {
+		if !found && !c.lostDef(ls, "risk", e.Risk) && c.firstUndefined(ls, "risk", e.Risk) {
 			c.errf(pdl.RuleReference, es.risk, hintOr(pdl.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
 				"risk %s is not defined for Language %s", e.Risk, ls.lang.ID)
 		}
 	}
 	statuses := c.stepStatusesOf(ls)
 	for i, f := range e.Behavior.Fails {
-		if f.Status == "" || slices.Contains(statuses, f.Status) {
+		if f.Status == "" || slices.Contains(statuses, f.Status) || c.lostDef(ls, "status", f.Status) {
 			continue
 		}
 		c.errf(pdl.RuleReference, es.fails[i], hintOr(pdl.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
@@ -692,6 +709,12 @@ func (c *compiler) firstUndefined(ls *langState, set, name string) bool {
 	}
 	c.undefined[key] = true
 	return true
+}
+
+// lostDef reports whether value of set is defined, for Language ls, by
+// a statement that could not be read (setDecls.lostDef).
+func (c *compiler) lostDef(ls *langState, set, value string) bool {
+	return c.shared.lostDef(set, value) || ls.sets.lostDef(set, value)
 }
 
 // capabilitiesMisspelt reports whether a Language of the file has its

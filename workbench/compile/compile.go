@@ -11,13 +11,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/schemacost"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -136,6 +137,10 @@ type compiler struct {
 	// beside its Sees, so a pattern that matches nothing is reported at
 	// itself.
 	principalPatterns [][]*pdl.Arg
+	// seesUnknown are the principals with a misspelt sees statement:
+	// what they see is unknown, so no guide is judged on hiding names
+	// from them.
+	seesUnknown map[*language.Principal]bool
 	// schemas and celCache remember what was already checked (celCache
 	// by celKey); inputEnvs are the behaviour CEL environments by
 	// input_schema.
@@ -175,7 +180,8 @@ func newCompiler(opts Options, res *Result) *compiler {
 	c := &compiler{opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
 		schemas: map[string]schemaResult{}, celCache: map[celKey]celResult{}, inputEnvs: map[string]*inputEnv{},
 		langByID: map[string]*langState{}, entryByID: map[string]*entryState{}, visibleCache: map[string][]*entryState{},
-		principalNames: map[string]bool{}, principalTokens: map[string]string{}, undefined: map[string]bool{}}
+		principalNames: map[string]bool{}, principalTokens: map[string]string{}, undefined: map[string]bool{},
+		seesUnknown: map[*language.Principal]bool{}}
 	c.shared.c = c
 	return c
 }
@@ -258,36 +264,95 @@ func (c *compiler) pos(p pdl.Pos) language.Pos {
 	return language.Pos{File: c.name, Line: int(p.Line), Column: int(p.Column), Offset: int(p.Offset)}
 }
 
-// keywords dispatches the statements of one body to handlers (dispatch).
-func (c *compiler) keywords(where string, stmts []*pdl.Stmt, handlers map[string]func(*pdl.Stmt)) {
+// keywords dispatches the statements of one body to handlers (dispatch),
+// and returns those whose keyword is unknown.
+func (c *compiler) keywords(where string, stmts []*pdl.Stmt, handlers map[string]func(*pdl.Stmt)) unknownKeywords {
+	var u unknownKeywords
 	for _, s := range stmts {
-		c.dispatch(where, s, handlers)
+		if !c.dispatch(where, s, handlers) {
+			u.add(s, handlers)
+		}
 	}
+	return u
 }
 
 // dispatch hands a statement to its handler, reporting an unknown
-// keyword with a did-you-mean over the keywords of that place.
-func (c *compiler) dispatch(where string, s *pdl.Stmt, handlers map[string]func(*pdl.Stmt)) {
+// keyword with a did-you-mean over the keywords of that place; false for
+// an unknown keyword.
+func (c *compiler) dispatch(where string, s *pdl.Stmt, handlers map[string]func(*pdl.Stmt)) bool {
 	if s.Keyword == pdl.Placeholder {
-		return
+		return true
 	}
 	h, ok := handlers[s.Keyword]
 	if !ok {
 		c.errHint(pdl.RuleUnknown, stmtAt{s}, func() string {
-			names := make([]string, 0, len(handlers))
-			for k := range handlers {
-				names = append(names, k)
-			}
-			sort.Strings(names)
+			names := sortedKeys(handlers)
 			if hint := pdl.DidYouMean(s.Keyword, names); hint != "" {
 				return hint
 			}
 			return where + " takes: " + strings.Join(names, ", ")
 		}, "unknown keyword %s in %s", s.Keyword, where)
-		return
+		return false
 	}
 	h(s)
+	return true
 }
+
+// unknownKeywords are the statements of a body whose keyword is none of
+// its handlers'.
+type unknownKeywords struct {
+	stmts    []*pdl.Stmt
+	handlers map[string]func(*pdl.Stmt)
+}
+
+// misspell reports whether one of the statements is a likely misspelling
+// of keyword (dispatch's did-you-mean). Its "unknown keyword" error then
+// says the statement is missing, so its absence is not reported again,
+// and what it would set is unknown, not absent (a misspelt program gave
+// "is a promoted program without a body" besides). Only a check about
+// to report an absence asks, so a body of many unknown keywords costs no
+// did-you-mean it does not show.
+func (u unknownKeywords) misspell(keyword string) bool {
+	return u.misspells(keyword, func(*pdl.Stmt) bool { return true })
+}
+
+// misspells is misspell for the statements that match.
+func (u unknownKeywords) misspells(keyword string, match func(*pdl.Stmt) bool) bool {
+	var names []string
+	for _, s := range u.stmts {
+		if !match(s) {
+			continue
+		}
+		if names == nil {
+			names = sortedKeys(u.handlers)
+		}
+		if suggest.Closest(s.Keyword, names) == keyword {
+			return true
+		}
+	}
+	return false
+}
+
+// add adds s, an unknown keyword of a body of handlers, unless the list
+// holds maxUnknown. It keeps the keyword and the positional arguments,
+// what misspells reads, apart from the tree: a file's top level is read
+// a statement at a time (pdl.File.Statements), and a statement kept
+// would keep the statements read with it. A file of more mistakes than
+// maxUnknown has more to mend than a cascade.
+func (u *unknownKeywords) add(s *pdl.Stmt, handlers map[string]func(*pdl.Stmt)) {
+	if len(u.stmts) == maxUnknown {
+		return
+	}
+	kept := &pdl.Stmt{Pos: s.Pos, Keyword: s.Keyword}
+	for _, a := range s.Positional() {
+		a := *a
+		kept.Args = append(kept.Args, &a)
+	}
+	u.stmts = append(u.stmts, kept)
+	u.handlers = handlers
+}
+
+const maxUnknown = 100
 
 // shape checks a statement's arguments: between min and max positional
 // ones (max < 0: no limit), only the named options, and a block when
@@ -331,6 +396,21 @@ func (c *compiler) shape(s *pdl.Stmt, min, max int, block bool, options ...strin
 		c.errf(pdl.RuleArgs, stmtAt{s}, "remove the { … } block", "%s takes no block", s.Keyword)
 	}
 	return pos
+}
+
+// misspelt reports whether s, whose options are options, has an unknown
+// option that is a likely misspelling of option (shape's did-you-mean).
+// Its "unknown option" error then says the option is missing, so a
+// statement without the option is not reported again, and what the
+// option sets is unknown, not absent (kidn=device gave "has no kind" and
+// one error per program calling the entry besides, issue 13 item 15).
+func misspelt(s *pdl.Stmt, option string, options []string) bool {
+	for _, a := range s.Args {
+		if a.Key != "" && !slices.Contains(options, a.Key) && suggest.Closest(a.Key, options) == option {
+			return true
+		}
+	}
+	return false
 }
 
 func count(n int) string {

@@ -208,10 +208,14 @@ func principals(names []string) string {
 
 // blindTo lists the principals that may not see e from Language langID:
 // e is not in that Language, or none of their patterns matches its id.
-// With langID "" (the server's own text) only the patterns count.
+// With langID "" (the server's own text) only the patterns count. A
+// principal whose sees is misspelt is left out: what it sees is unknown.
 func (c *compiler) blindTo(e *language.Entry, langID string) []string {
 	var out []string
 	for _, p := range c.srv.Principals {
+		if c.seesUnknown[p] {
+			continue
+		}
 		sees := langID == "" || len(e.Languages) == 0 || slices.Contains(e.Languages, langID)
 		sees = sees && p.SeesID(e.ID)
 		if !sees {

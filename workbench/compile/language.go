@@ -105,7 +105,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 			}
 		}
 	}
-	c.keywords("a language block", s.Children(), map[string]func(*pdl.Stmt){
+	ls.sets.unknown = c.keywords("a language block", s.Children(), map[string]func(*pdl.Stmt){
 		"title":       setting("title", nil, &l.Title),
 		"description": setting("description", nil, &l.Description),
 		"locator":     setting("locator", pilotage.Locators, &l.Locator),
@@ -336,16 +336,21 @@ func (c *compiler) grammar(s *pdl.Stmt, g *language.Grammar) {
 	}
 }
 
+// guideOptions are the options of a guide statement.
+var guideOptions = []string{"level", "file"}
+
 // guide compiles `guide ID "Title" level=L [file="x.md"] { topics …; body … }`.
+// A guide without its level (absent, misspelt or not one) has an empty
+// one, which finishLanguage reads as unknown.
 func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
-	p := c.shape(s, 2, 2, true, "level", "file")
+	p := c.shape(s, 2, 2, true, guideOptions...)
 	g := &language.Guide{Pos: c.pos(s.Pos)}
 	g.ID = c.word(arg(p, 0), "the guide id")
 	g.Title = c.text(arg(p, 1), "the guide title")
 	g.MediaType = "text/markdown"
 	if a, ok := s.Option("level"); ok {
 		g.Level = c.oneOf(a, "level", pilotage.GuideLevels)
-	} else {
+	} else if !misspelt(s, "level", guideOptions) {
 		c.errf(pdl.RuleRequired, stmtAt{s}, "add level=core, level=reference or level=example (§5.2)", "guide %s has no level", g.ID)
 	}
 	if g.ID == pilotage.TopicClosedSets {
@@ -364,7 +369,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 		ls.guideIDs[fileName] = g.ID
 	}
 	var body *pdl.Stmt
-	c.keywords("a guide", s.Children(), map[string]func(*pdl.Stmt){
+	unknown := c.keywords("a guide", s.Children(), map[string]func(*pdl.Stmt){
 		"topics": func(ss *pdl.Stmt) {
 			for _, a := range c.shape(ss, 1, -1, false) {
 				t := c.word(a, "a topic")
@@ -392,7 +397,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 				g.Body, g.Source = string(b), name
 			}
 		}
-	case body == nil:
+	case body == nil && !misspelt(s, "file", guideOptions) && !unknown.misspell("body"):
 		c.errf(pdl.RuleRequired, stmtAt{s}, `add file="guides/x.md" or a body """…""" block`, "guide %s has no content", g.ID)
 	}
 	ls.lang.Guides = append(ls.lang.Guides, g)
@@ -485,7 +490,9 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	for _, g := range l.Guides {
 		hasGuide[g.Level] = true
 	}
-	if !hasGuide[pilotage.GuideCore] {
+	// A guide whose level is unknown (reported at the guide) may be the
+	// core guide.
+	if !hasGuide[pilotage.GuideCore] && !hasGuide[""] {
 		c.errf(pdl.RuleRequired, stmtAt{ls.stmt}, `add guide core "Getting started" level=core file="guides/core.md" (§5.2)`,
 			"Language %s has no core guide", l.ID)
 	}

@@ -96,10 +96,23 @@ func (c *compiler) programEnv(ls *langState) *program.Env {
 		Limits:  expr.Limits{Depth: l.Limits.Depth, Size: 4096, Cost: 1 << 20},
 		Lookup: func(id string) (program.Target, bool) {
 			ce, ok := byID[id]
+			if !ok && c.shared.lostDef("entry", id) {
+				// Defined by a statement whose keyword is misspelt
+				// (entyr "id"), reported there: the entry is unknown,
+				// not missing.
+				return program.Target{Entry: &pilotage.CatalogEntry{ID: id}, Callable: true, Promoted: true}, true
+			}
 			if !ok {
 				return program.Target{}, false
 			}
-			k := kinds[ce.Kind]
+			k, known := kinds[ce.Kind]
+			if !known {
+				// Its kind is unknown (absent, misspelt or undefined,
+				// reported at the entry): a step may call or run it, so
+				// no program is judged on it, as a compiler skips checks
+				// on a poisoned type.
+				return program.Target{Entry: ce, Callable: true, Promoted: true}, true
+			}
 			return program.Target{Entry: ce, Callable: k[0], Promoted: k[1]}, true
 		},
 		Visible: visible,
@@ -152,11 +165,20 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 	if len(res.problems) > 0 {
 		return
 	}
+	// An entry without its risk (reported at the entry) has no hints
+	// to compare: whether its risk covers its body, or the body's calls
+	// of it, is unknown.
+	if e.Risk == "" {
+		return
+	}
 	var hints []pilotage.RiskHints
 	riskiest := ""
 	for _, st := range res.steps {
 		if st.Entry == nil {
 			continue
+		}
+		if st.Entry.Risk == "" {
+			return
 		}
 		hints = append(hints, st.Entry.RiskHints)
 		if riskiest == "" && !e.RiskHints.Covers(st.Entry.RiskHints) {

@@ -33,7 +33,9 @@ func (c *compiler) file(f *pdl.File) {
 		"principal":    c.principal,
 	}
 	for s := range f.Statements() {
-		c.dispatch("the file", s, handlers)
+		if !c.dispatch("the file", s, handlers) {
+			c.shared.unknown.add(s, handlers)
+		}
 	}
 	c.check(c.prepare(&pre))
 	for _, s := range langStmts {
@@ -135,11 +137,11 @@ func (c *compiler) principal(s *pdl.Stmt) {
 	pr := &language.Principal{Name: c.word(arg(p, 0), "the principal name")}
 	if t, ok := s.Option("token"); ok {
 		pr.Token = c.text(t, "the token")
-	} else {
+	} else if !misspelt(s, "token", []string{"token"}) {
 		c.errf(pdl.RuleRequired, stmtAt{s}, `add token="…": the bearer token that authenticates it over HTTP`, "principal %s has no token", pr.Name)
 	}
 	var patterns []*pdl.Arg
-	c.keywords("a principal", s.Children(), map[string]func(*pdl.Stmt){
+	unknown := c.keywords("a principal", s.Children(), map[string]func(*pdl.Stmt){
 		"sees": func(ss *pdl.Stmt) {
 			for _, a := range c.shape(ss, 1, -1, false) {
 				g := c.text(a, "a pattern")
@@ -156,6 +158,9 @@ func (c *compiler) principal(s *pdl.Stmt) {
 		c.errf(pdl.RuleDuplicate, stmtAt{s}, "rename one of them", "principal %s is defined twice", pr.Name)
 	}
 	c.principalNames[pr.Name] = true
+	if unknown.misspell("sees") {
+		c.seesUnknown[pr] = true
+	}
 	if other, dup := c.principalTokens[pr.Token]; dup && pr.Token != "" {
 		c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every principal its own token", "principals %s and %s share a token", other, pr.Name)
 	} else {
@@ -193,6 +198,17 @@ func (c *compiler) checkPrincipals() {
 						break
 					}
 				}
+			}
+			if !hit && c.shared.unknown.misspells("entry", func(s *pdl.Stmt) bool {
+				// A misspelt entry statement (entyr "lights.set") may be
+				// what the pattern sees.
+				if id := arg(s.Args, 0); id != nil {
+					ok, _ := path.Match(g, id.Value.Str())
+					return ok
+				}
+				return false
+			}) {
+				continue
 			}
 			if !hit {
 				ids := make([]string, 0, min(len(c.srv.Catalog), 1000))

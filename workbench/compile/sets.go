@@ -25,7 +25,39 @@ type setDecls struct {
 	// its level's hints are not what the author meant, so which
 	// aggregates the levels lack is not judged (the flag is reported).
 	misreadRisk bool
+	// lost are the values ("kind:device", "status:failed") whose
+	// definition is unknown, its flags or scope misread (and reported):
+	// what uses them is not judged on them.
+	lost map[string]bool
+	// unknown are the statements of the scope whose keyword is none of
+	// its own, of which lostDef reads the likely misspelt definitions.
+	unknown unknownKeywords
 }
+
+// lose records that value of set is defined, but not as written.
+func (d *setDecls) lose(set, value string) {
+	if d.lost == nil {
+		d.lost = map[string]bool{}
+	}
+	d.lost[set+":"+value] = true
+}
+
+// lostDef reports whether value of set (kind, risk, status or, at file
+// level, entry) is defined in this scope by a statement that could not
+// be read: one whose flags or scope are misread, or whose keyword is a
+// likely misspelling of set (rsik write "…"). Its error is the one
+// mistake, so a use of the value is not reported as undefined.
+func (d *setDecls) lostDef(set, value string) bool {
+	if d.lost[set+":"+value] {
+		return true
+	}
+	return d.unknown.misspells(set, func(s *pdl.Stmt) bool {
+		return slices.ContainsFunc(s.Positional(), func(a *pdl.Arg) bool { return a.Value.Str() == value })
+	})
+}
+
+// statusOptions are the options of a status statement.
+var statusOptions = []string{"ok", "effects"}
 
 // add compiles one risk, kind, diagnostic or status statement.
 func (d *setDecls) add(s *pdl.Stmt) {
@@ -51,12 +83,18 @@ func (d *setDecls) add(s *pdl.Stmt) {
 	case "kind":
 		p := c.shape(s, 1, 4, false)
 		k := closedsets.Kind{Kind: c.word(arg(p, 0), "the kind")}
-		flags, meaning, _ := c.flags(p[min(1, len(p)):], "callable", "promoted")
+		flags, meaning, misread := c.flags(p[min(1, len(p)):], "callable", "promoted")
 		k.Callable, k.Promoted, k.Meaning = flags["callable"], flags["promoted"], meaning
 		if k.Promoted && !k.Callable {
 			c.errf(pdl.RuleValue, stmtAt{s}, "add callable: promoted programs are run by reference", "promoted kind %s is not callable", k.Kind)
 		}
-		if d.define(s, "kind", k.Kind) {
+		if !d.define(s, "kind", k.Kind) {
+			return
+		}
+		if misread {
+			// Whether its entries are callable or promoted is unknown.
+			d.lose("kind", k.Kind)
+		} else {
 			d.kinds = append(d.kinds, k)
 		}
 	case "diagnostic":
@@ -72,12 +110,12 @@ func (d *setDecls) add(s *pdl.Stmt) {
 			d.codes = append(d.codes, code)
 		}
 	case "status":
-		p := c.shape(s, 2, 3, false, "ok", "effects")
+		p := c.shape(s, 2, 3, false, statusOptions...)
 		scope := c.oneOf(arg(p, 0), "the status scope", []string{"run", "step"})
 		st := closedsets.Status{Status: c.word(arg(p, 1), "the status"), Meaning: c.text(arg(p, 2), "the meaning")}
 		if a, ok := s.Option("ok"); ok {
 			st.OK = c.oneOf(a, "ok", []string{"true", "false"}) == "true"
-		} else {
+		} else if !misspelt(s, "ok", statusOptions) {
 			c.errf(pdl.RuleRequired, stmtAt{s}, "add ok=true or ok=false (§5.7)", "status %s does not say whether it is ok", st.Status)
 		}
 		st.SideEffects = !st.OK
@@ -90,7 +128,11 @@ func (d *setDecls) add(s *pdl.Stmt) {
 				return
 			}
 		}
-		if scope == "" || !d.define(s, "status "+scope, st.Status) {
+		if scope == "" {
+			d.lose("status", st.Status)
+			return
+		}
+		if !d.define(s, "status "+scope, st.Status) {
 			return
 		}
 		if scope == "run" {
@@ -230,6 +272,11 @@ var engineLoopTook = []closedsets.Took{
 // over the levels, never the entries, so a large catalog costs it nothing.
 func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, mode string, sets *closedsets.Sets) {
 	id := ls.lang.ID
+	if c.shared.unknown.misspell("risk") || ls.sets.unknown.misspell("risk") {
+		// A level is defined by a misspelt statement (rsik write "…"):
+		// which levels the Language sees is unknown.
+		return
+	}
 	if caps.Has(pilotage.CapPlan) && len(sets.RiskLevels) == 0 {
 		c.errf(pdl.RuleRisk, stmtAt{ls.stmt}, `declare the levels its plans and entries name, such as: risk safe readOnly "Reads only."`,
 			"Language %s declares plan but sees no risk level, so no plan can name its max_risk", id)
