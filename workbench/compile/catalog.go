@@ -510,16 +510,23 @@ type schemaResult struct {
 
 // jsonSyntax reports msg, a JSON syntax error se in src, the text of a
 // (the file a names when inFile), at the bad character: in the file, or
-// in a raw string or plain string as written, so the caret is under it
-// rather than under the opening back-quote. A text block, dedented, or a
-// string with escapes is reported as a whole. The message is jsonpos's,
-// the words lint uses for malformed JSON, not encoding/json's.
+// in a raw string, plain string or text block as written, so the caret
+// is under it rather than under the opening quotes. A text block's text
+// is dedented (pdl.Dedent), so its line and column are found in the
+// block as valuePos finds an example's. A string with escapes is
+// reported as a whole. The message is jsonpos's, the words lint uses
+// for malformed JSON, not encoding/json's.
 func (c *compiler) jsonSyntax(a *pdl.Arg, inFile bool, src []byte, se *jsonpos.SyntaxError, hint, msg string) {
 	var at lexer.Position
 	ok := true
-	if inFile {
+	switch {
+	case inFile:
 		at = lexer.Position{Filename: c.path(a.Value.Str()), Offset: se.Pos.Offset, Line: se.Pos.Line, Column: se.Pos.Column}
-	} else {
+	case a.Value.Kind() == pdl.KindText:
+		// In a text block valuePos counts a column in characters, as
+		// se does.
+		at = valuePos(c.name, &a.Value, se.Pos.Line, se.Pos.Column)
+	default:
 		at, ok = contentPos(c.name, &a.Value, utf8.RuneCount(src[:min(se.Pos.Offset, len(src))]))
 	}
 	if !ok {

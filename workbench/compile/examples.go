@@ -141,8 +141,13 @@ func valuePos(file string, v *pdl.Value, line, col int) lexer.Position {
 		return v.Pos.In(file)
 	}
 	// The dedented line is the raw line without the shared indentation,
-	// and only white space precedes it there.
+	// and only white space precedes it there. A blank line is placed at
+	// its end: where the text ends, that is at the closing quotes (JSON
+	// cut short is reported there).
 	indent := max(0, strings.Index(raw[i], content[line-1]))
+	if content[line-1] == "" {
+		indent = utf8.RuneCountInString(raw[i])
+	}
 	pos := lexer.Position{Filename: file, Line: int(v.Pos.Line) + i, Column: indent + col}
 	if i == 0 {
 		pos.Column += int(v.Pos.Column) + 2 // after the opening """
