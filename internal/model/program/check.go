@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
 
@@ -406,7 +407,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 		case is.Undeclared:
 			name := strings.TrimSuffix(strings.TrimPrefix(is.Message, "undeclared reference to '"), "'")
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
-				fmt.Sprintf("%q is not defined here", name), c.undeclaredHint(name, e.Src, c.rootNames(env), visible), r)
+				fmt.Sprintf("%q is not defined here", name), c.undeclaredHint(name, e.Src, is.End, c.rootNames(env), visible), r)
 		default:
 			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, expr.NumericHint(is.Message), r)
 		}
@@ -418,10 +419,17 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 // result (steps.<id>.output is the result) and a literal string left
 // unquoted (an argument is CEL, so the text milk is 'milk', offered when
 // the bare word is the whole expression and no loop names it); then a
-// close match among the names in scope.
-func (c *checker) undeclaredHint(name, src string, roots, visible []string) string {
+// close match among the names in scope. end is the character offset in
+// src just after the name: the fields selected from there are kept in
+// the suggestion (a.temp is steps.a.output.temp).
+func (c *checker) undeclaredHint(name, src string, end int, roots, visible []string) string {
 	if c.all[name] != nil && contains(visible, name) {
-		return fmt.Sprintf("did you mean steps.%s.output? a step's result is addressed as steps.<id>.output", name)
+		rest := src
+		for range end {
+			_, size := utf8.DecodeRuneInString(rest)
+			rest = rest[size:]
+		}
+		return fmt.Sprintf("did you mean steps.%s.output%s? a step's result is addressed as steps.<id>.output", name, fields(rest))
 	}
 	if h := hint(name, roots); h != "" {
 		return h
@@ -441,6 +449,23 @@ func (c *checker) undeclaredHint(name, src string, roots, visible []string) stri
 		return fmt.Sprintf("expressions are CEL: the text %s is written '%s'", name, name)
 	}
 	return ""
+}
+
+// fields is the chain of field selections that starts rest (".temp.max"
+// of ".temp.max > 3"), without a method's name (".size" of ".size()").
+func fields(rest string) string {
+	end := 0
+	for end < len(rest) && rest[end] == '.' {
+		n := end + 1
+		for n < len(rest) && (rest[n] == '_' || 'a' <= rest[n] && rest[n] <= 'z' || 'A' <= rest[n] && rest[n] <= 'Z' || n > end+1 && '0' <= rest[n] && rest[n] <= '9') {
+			n++
+		}
+		if n == end+1 || n < len(rest) && rest[n] == '(' {
+			break
+		}
+		end = n
+	}
+	return rest[:end]
 }
 
 // rootNames is env's unqualified variable names, for hints: kept per
