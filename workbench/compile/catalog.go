@@ -342,7 +342,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			}
 		}
 		switch {
-		case kind == nil && (c.lostDef(ls, "kind", e.Kind) || !c.firstUndefined(ls, "kind", e.Kind)):
+		case kind == nil && (!c.firstUndefined(ls, "kind", e.Kind) || c.lostDef(ls, "kind", e.Kind)):
 			ls.broken = true
 		case kind == nil:
 			ls.broken = true
@@ -377,7 +377,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 		if !found {
 			ls.broken = true
 		}
-		if !found && !c.lostDef(ls, "risk", e.Risk) && c.firstUndefined(ls, "risk", e.Risk) {
+		if !found && c.firstUndefined(ls, "risk", e.Risk) && !c.lostDef(ls, "risk", e.Risk) {
 			c.errf(pdl.RuleReference, es.risk, hintOr(pdl.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
 				"risk %s is not defined for Language %s", e.Risk, ls.lang.ID)
 		}

@@ -139,7 +139,7 @@ type compiler struct {
 	principalPatterns [][]*pdl.Arg
 	// seesUnknown are the principals with a misspelt sees statement:
 	// what they see is unknown, so no guide is judged on hiding names
-	// from them.
+	// from them. Nil until one is.
 	seesUnknown map[*language.Principal]bool
 	// schemas and celCache remember what was already checked (celCache
 	// by celKey); inputEnvs are the behaviour CEL environments by
@@ -180,8 +180,7 @@ func newCompiler(opts Options, res *Result) *compiler {
 	c := &compiler{opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
 		schemas: map[string]schemaResult{}, celCache: map[celKey]celResult{}, inputEnvs: map[string]*inputEnv{},
 		langByID: map[string]*langState{}, entryByID: map[string]*entryState{}, visibleCache: map[string][]*entryState{},
-		principalNames: map[string]bool{}, principalTokens: map[string]string{}, undefined: map[string]bool{},
-		seesUnknown: map[*language.Principal]bool{}}
+		principalNames: map[string]bool{}, principalTokens: map[string]string{}, undefined: map[string]bool{}}
 	c.shared.c = c
 	return c
 }
@@ -301,8 +300,13 @@ func (c *compiler) dispatch(where string, s *pdl.Stmt, handlers map[string]func(
 // unknownKeywords are the statements of a body whose keyword is none of
 // its handlers'.
 type unknownKeywords struct {
-	stmts    []*pdl.Stmt
-	handlers map[string]func(*pdl.Stmt)
+	stmts []*pdl.Stmt
+	// names are the body's keywords, sorted. Not the handlers: a map
+	// kept would leave the heap a handlers map every body builds.
+	names []string
+	// meant is the keyword each statement likely misspells ("" for
+	// none), found at the first question (meanings).
+	meant []string
 }
 
 // misspell reports whether one of the statements is a likely misspelling
@@ -312,25 +316,30 @@ type unknownKeywords struct {
 // "is a promoted program without a body" besides). Only a check about
 // to report an absence asks, so a body of many unknown keywords costs no
 // did-you-mean it does not show.
-func (u unknownKeywords) misspell(keyword string) bool {
+func (u *unknownKeywords) misspell(keyword string) bool {
 	return u.misspells(keyword, func(*pdl.Stmt) bool { return true })
 }
 
 // misspells is misspell for the statements that match.
-func (u unknownKeywords) misspells(keyword string, match func(*pdl.Stmt) bool) bool {
-	var names []string
-	for _, s := range u.stmts {
-		if !match(s) {
-			continue
-		}
-		if names == nil {
-			names = sortedKeys(u.handlers)
-		}
-		if suggest.Closest(s.Keyword, names) == keyword {
+func (u *unknownKeywords) misspells(keyword string, match func(*pdl.Stmt) bool) bool {
+	for i, m := range u.meanings() {
+		if m == keyword && match(u.stmts[i]) {
 			return true
 		}
 	}
 	return false
+}
+
+// meanings is meant, found once: a scope is asked about each value a
+// use of which it does not define.
+func (u *unknownKeywords) meanings() []string {
+	if u.meant == nil && len(u.stmts) > 0 {
+		u.meant = make([]string, len(u.stmts))
+		for i, s := range u.stmts {
+			u.meant[i] = suggest.Closest(s.Keyword, u.names)
+		}
+	}
+	return u.meant
 }
 
 // add adds s, an unknown keyword of a body of handlers, unless the list
@@ -348,8 +357,11 @@ func (u *unknownKeywords) add(s *pdl.Stmt, handlers map[string]func(*pdl.Stmt)) 
 		a := *a
 		kept.Args = append(kept.Args, &a)
 	}
+	if u.names == nil {
+		u.names = sortedKeys(handlers)
+	}
 	u.stmts = append(u.stmts, kept)
-	u.handlers = handlers
+	u.meant = nil
 }
 
 const maxUnknown = 100

@@ -131,13 +131,16 @@ func (c *compiler) capabilities(s *pdl.Stmt, ptr string, positions map[string]la
 	return caps
 }
 
+// principalOptions are the options of a principal statement.
+var principalOptions = []string{"token"}
+
 // principal compiles `principal NAME token="…" { sees "glob" … }` (§10.3).
 func (c *compiler) principal(s *pdl.Stmt) {
-	p := c.shape(s, 1, 1, true, "token")
+	p := c.shape(s, 1, 1, true, principalOptions...)
 	pr := &language.Principal{Name: c.word(arg(p, 0), "the principal name")}
 	if t, ok := s.Option("token"); ok {
 		pr.Token = c.text(t, "the token")
-	} else if !misspelt(s, "token", []string{"token"}) {
+	} else if !misspelt(s, "token", principalOptions) {
 		c.errf(pdl.RuleRequired, stmtAt{s}, `add token="…": the bearer token that authenticates it over HTTP`, "principal %s has no token", pr.Name)
 	}
 	var patterns []*pdl.Arg
@@ -159,6 +162,9 @@ func (c *compiler) principal(s *pdl.Stmt) {
 	}
 	c.principalNames[pr.Name] = true
 	if unknown.misspell("sees") {
+		if c.seesUnknown == nil {
+			c.seesUnknown = map[*language.Principal]bool{}
+		}
 		c.seesUnknown[pr] = true
 	}
 	if other, dup := c.principalTokens[pr.Token]; dup && pr.Token != "" {

@@ -51,8 +51,9 @@ func (d *setDecls) lostDef(set, value string) bool {
 	if d.lost[set+":"+value] {
 		return true
 	}
+	// A kept statement's arguments are its positional ones (add).
 	return d.unknown.misspells(set, func(s *pdl.Stmt) bool {
-		return slices.ContainsFunc(s.Positional(), func(a *pdl.Arg) bool { return a.Value.Str() == value })
+		return slices.ContainsFunc(s.Args, func(a *pdl.Arg) bool { return a.Value.Str() == value })
 	})
 }
 
