@@ -49,12 +49,14 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 			return replay, err
 		}
 	}
-	if r.keep && r.lang.keep == 0 {
+	if (r.keep || req.IdempotencyKey != nil) && r.lang.keep == 0 {
 		// §6.6 forbids forgetting a kept Run while its Session may fetch
-		// it, so a store that can keep no more says so before the Run.
+		// it, and §6.5.6 a key's response while the key may come again,
+		// so a store that can keep no more says so before the Run; a
+		// store: false Run with a key leaves its response in memory too.
 		release, err := e.store.Admit()
 		if err != nil {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit, Message: admitRefusal(err)}
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit, Message: admitRefusal(err, req.IdempotencyKey != nil)}
 		}
 		defer release()
 	}
@@ -130,14 +132,20 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 }
 
 // admitRefusal says why the run store refused to keep one more Run, and
-// what mends it: the client can run without keeping, or free what its
-// Sessions keep; a spill that failed is the operator's to mend.
-func admitRefusal(err error) string {
+// what mends it: the client can run without keeping (and without an
+// idempotency key, keyed says one was sent, whose response is kept as
+// well), or free what its Sessions keep; a spill that failed is the
+// operator's to mend.
+func admitRefusal(err error, keyed bool) string {
 	msg := "this server keeps no more Runs for their Session: " + err.Error()
-	if _, ok := errors.AsType[*runstore.SpillError](err); ok {
-		return msg + "; send store: false, or end Sessions that kept Runs (the server's operator can give it a writable temporary directory with free space, or more memory for Runs, and restart it)"
+	remedy := "send store: false, or end Sessions that kept Runs"
+	if keyed {
+		remedy = "send store: false without an idempotency_key, or end Sessions that kept Runs"
 	}
-	return msg + ", and it may not spill them to disk; send store: false, or end Sessions that kept Runs"
+	if _, ok := errors.AsType[*runstore.SpillError](err); ok {
+		return msg + "; " + remedy + " (the server's operator can give it a writable temporary directory with free space, or more memory for Runs, and restart it)"
+	}
+	return msg + ", and it may not spill them to disk; " + remedy
 }
 
 // bodyAuthority is the authority a program_ref Run's body runs with: the

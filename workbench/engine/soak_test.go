@@ -156,6 +156,34 @@ func TestNoSpillRefusesBeforeTheRun(t *testing.T) {
 	}
 }
 
+// TestNoSpillRefusesKeyedRuns: an idempotency key's response is kept in
+// memory for its Session like a Run (§6.5.6), store: false or not, so
+// once the memory is used a new key is refused before its Run as a kept
+// Run is, and says to drop the key; a key already answered is answered
+// again, and a Run neither kept nor keyed still runs.
+func TestNoSpillRefusesKeyedRuns(t *testing.T) {
+	e := newEngineWith(t, homeServer(), Options{Retain: runstore.Limits{Memory: 1, NoSpill: true, SpillDir: t.TempDir()}})
+	prog := raw(`{"steps": [{"id": "f", "call": "fan.set", "with": {"on": "true"}}]}`)
+	keyed := func(key string) (*pilotage.ExecuteResponse, error) {
+		return e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: prog, Store: boolp(false), IdempotencyKey: new(key)})
+	}
+	first, err := keyed("k1")
+	if err != nil || !first.Outcome.OK {
+		t.Fatalf("first keyed Run: %+v, %v", first, err)
+	}
+	_, err = keyed("k2")
+	re, ok := err.(*pilotage.RequestError)
+	if !ok || re.Kind != pilotage.ErrResourceLimit || !strings.Contains(re.Message, "without an idempotency_key") {
+		t.Fatalf("a second key once the memory is used: %v, want a resource_limit request error saying to drop the key", err)
+	}
+	if again, err := keyed("k1"); err != nil || again.RunID != first.RunID {
+		t.Errorf("the answered key was not answered again: %+v, %v", again, err)
+	}
+	if resp, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: prog, Store: boolp(false)}); err != nil || !resp.Outcome.OK {
+		t.Errorf("store: false without a key was refused: %v", err)
+	}
+}
+
 // TestSpillFailureRefusesBeforeTheRun: with no directory for the spill,
 // Runs are kept in memory up to the limit and the one whose record met
 // the failure too; the failure is told once, and from then on a Run to
