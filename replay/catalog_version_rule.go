@@ -29,7 +29,7 @@ func (c *checker) catalogVersion(t *traceMembers) {
 		pos, _ := c.plan.doc.Locate(c.plan.ptr+"/catalog_version", false)
 		c.add(finding{rule: RuleCatalogVersion, at: t.catalogVersion.site,
 			rel:  []report.Location{{File: c.plan.File, Line: pos.Line, Column: pos.Column, Pointer: c.plan.ptr + "/catalog_version", Note: "the plan's catalog_version"}},
-			msg:  fmt.Sprintf("the Run executed at catalog_version %q, but the plan was derived at %q", v, c.plan.CatalogVersion),
+			msg:  fmt.Sprintf("the Run executed at catalog_version %q, but the plan was derived at %q", clip(v), clip(c.plan.CatalogVersion)),
 			hint: "correspondence holds at one catalog_version (§5.8.4); executing with the plan's token as expected_catalog_version returns catalog_drift instead (§6.5.2)"})
 	}
 }

@@ -239,3 +239,42 @@ func TestLongValuesClipped(t *testing.T) {
 		}
 	}
 }
+
+// TestLongStringsClipped: a run_id or catalog_version string is read
+// whole (replay compares every byte), but a finding carries it clipped
+// like any quoted value: the run_id is every finding's key, so a 16 MiB
+// run_id printed whole made the text report of a trace with 53 findings
+// 889 MB. Every finding's key and message stay short, and the clipped
+// key still begins with the run_id.
+func TestLongStringsClipped(t *testing.T) {
+	long := strings.Repeat("é", 50_000)
+	plan, err := LoadPlan("plan.json", []byte(`{"catalog_version": "v1", "steps": [], "max_risk": "safe", "max_risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, trace, rule string }{
+		{"run_id as key", `{"run_id": "` + long + `", "level": "summary", "outcome": {"ok": true, "status": "success"}, "steps": [{"id": "x", "outcome": {"ok": true, "status": "success"}}]}`, ""},
+		{"run_id differs", `{"run_id": "r", "outcome": {"ok": true, "status": "success"}, "trace": {"run_id": "` + long + `", "level": "summary", "outcome": {"ok": true, "status": "success"}, "steps": []}}`, RuleRunOutcome},
+		{"catalog_version", `{"run_id": "r", "catalog_version": "` + long + `", "level": "summary", "outcome": {"ok": true, "status": "success"}, "steps": []}`, RuleCatalogVersion},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := Replay(plan, "trace.json", strings.NewReader(c.trace), Options{}).Findings
+			if len(fs) == 0 {
+				t.Fatal("no findings")
+			}
+			ruled := c.rule == ""
+			for _, f := range fs {
+				ruled = ruled || f.Rule == c.rule
+				if len(f.Message) > 400 || len(f.Key) > 130 || !utf8.ValidString(f.Message) || !utf8.ValidString(f.Key) {
+					t.Errorf("%s: a finding of %d bytes, key %d bytes (valid UTF-8: %v, %v)", f.Rule, len(f.Message), len(f.Key), utf8.ValidString(f.Message), utf8.ValidString(f.Key))
+				}
+				if !strings.HasPrefix(long, strings.TrimSuffix(f.Key, "…")) && f.Key != "r" {
+					t.Errorf("%s: key %.40q… is not the run_id's start", f.Rule, f.Key)
+				}
+			}
+			if !ruled {
+				t.Errorf("no %s finding: %v", c.rule, fs)
+			}
+		})
+	}
+}

@@ -212,8 +212,9 @@ func outcomeOf(l *located) (o wireOutcome, ok bool) {
 
 // clip shortens a value a message quotes to its first 117 bytes and an
 // ellipsis, cut between characters: a trace's value may be megabytes,
-// and a message that quotes it whole is as large.
-func clip(b []byte) string {
+// and a message that quotes it whole is as large; a finding's key (the
+// run_id) is clipped alike, since every finding carries it.
+func clip[T ~string | ~[]byte](b T) string {
 	if len(b) <= 120 {
 		return string(b)
 	}
@@ -388,7 +389,7 @@ func (c *checker) sameAsResponse(s *stream) {
 	if a, okA := stringOf(s.top.runID); okA {
 		if b, okB := stringOf(s.inner.runID); okB && a != b {
 			c.add(finding{rule: RuleRunOutcome, at: s.inner.runID.site,
-				msg: fmt.Sprintf("the trace's run_id %q differs from the response's %q", b, a)})
+				msg: fmt.Sprintf("the trace's run_id %q differs from the response's %q", clip(b), clip(a))})
 		}
 	}
 	a, okA := outcomeOf(s.top.outcome)

@@ -75,11 +75,10 @@ const quoteBytes = 121
 // wholeKind is, for each member smallBytes reads, the first byte of the
 // values it keeps whole however long: those that replay reads and whose
 // every byte counts. A run_id or catalog_version has no bound in the
-// specification, and findings carry a string one whole: the run_id is
-// every finding's key and is quoted in full when the trace's and the
-// response's differ, a catalog_version when it is not the plan's; a cap
-// (its first bytes and a hash, say) would change those findings, so
-// such a string is kept, decoded once (located.str). An outcome is decoded
+// specification, and replay compares every byte of a string one (the
+// trace's run_id with the response's, a catalog_version with the
+// plan's), so such a string is kept, decoded once (located.str);
+// findings carry it clipped. An outcome is decoded
 // (outcomeOf), its error handed on in TraceSeen. Any other value, a
 // level or a mode (closed sets of words of at most 9 letters, 56 bytes
 // written with \u escapes) or a value of the wrong type, is read by
