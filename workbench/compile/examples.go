@@ -109,8 +109,9 @@ func (c *compiler) bodyPos(s *pdl.Stmt, line, col int) lexer.Position {
 	return s.Pos.In(c.name)
 }
 
-// valuePos maps a 1-based line and byte column of a literal's content to
-// its source position. A text block's content is its token dedented
+// valuePos maps a 1-based line and column (in characters, as every
+// position of the project counts them) of a literal's content to its
+// source position. A text block's content is its token dedented
 // (pdl.Dedent), so each content line is found in the token as written:
 // on the line of the opening quotes when the text starts there, after
 // however much indentation the block's lines share. A word's or a raw
@@ -144,7 +145,7 @@ func valuePos(file string, v *pdl.Value, line, col int) lexer.Position {
 	// and only white space precedes it there. A blank line is placed at
 	// its end: where the text ends, that is at the closing quotes (JSON
 	// cut short is reported there).
-	indent := max(0, strings.Index(raw[i], content[line-1]))
+	indent := utf8.RuneCountInString(raw[i][:max(0, strings.Index(raw[i], content[line-1]))])
 	if content[line-1] == "" {
 		indent = utf8.RuneCountInString(raw[i])
 	}
@@ -155,8 +156,8 @@ func valuePos(file string, v *pdl.Value, line, col int) lexer.Position {
 	return pos
 }
 
-// contentOffset is the byte offset of a 1-based line and byte column in
-// content, -1 past its lines.
+// contentOffset is the byte offset in content of a 1-based line and
+// column in characters, -1 past its lines or past the end of its line.
 func contentOffset(content string, line, col int) int {
 	off := 0
 	for ; line > 1; line-- {
@@ -166,7 +167,18 @@ func contentOffset(content string, line, col int) int {
 		}
 		off += i + 1
 	}
-	return off + col - 1
+	rest := content[off:]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	for ; col > 1; col-- {
+		if rest == "" {
+			return -1
+		}
+		_, size := utf8.DecodeRuneInString(rest)
+		off, rest = off+size, rest[size:]
+	}
+	return off
 }
 
 // tokenOffset is the byte offset in v's token (a word, raw string or

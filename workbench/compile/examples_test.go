@@ -46,14 +46,16 @@ func TestHostileGuideBodyIsCheap(t *testing.T) {
 func TestValuePos(t *testing.T) {
 	for _, c := range []struct {
 		token     string
-		line, col int // in the content, col in bytes
+		line, col int // in the content, col in characters
 		want      string
 	}{
 		{`word`, 1, 3, "3:12"},
-		{`"é fan.set"`, 1, 4, "3:13"},
-		{`"\u00e9\t\"x\" fan.set"`, 1, 8, "3:25"},
+		{`"é fan.set"`, 1, 3, "3:13"},
+		{`"\u00e9\t\"x\" fan.set"`, 1, 7, "3:25"},
 		{`"\x41 fan.set"`, 1, 3, "3:16"},
-		{"`first\n  é fan.set`", 2, 6, "4:5"},
+		{"`first\n  é fan.set`", 2, 5, "4:5"},
+		{"\"\"\"Éé fan.set\"\"\"", 1, 4, "3:16"},
+		{"\"\"\"\n    one\n    Éé then fan.set\n    \"\"\"", 2, 9, "5:13"},
 		{`"short"`, 1, 9, "3:10"},
 		{`"short"`, 2, 1, "3:10"},
 		{"`one line`", 3, 1, "3:10"},

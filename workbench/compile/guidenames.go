@@ -3,6 +3,7 @@ package compile
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -225,8 +226,9 @@ func (c *compiler) blindTo(e *language.Entry, langID string) []string {
 	return out
 }
 
-// idWord is a run of entry-id characters in a text, at its 1-based
-// line and column (in bytes).
+// idWord is a run of entry-id characters (ASCII, so its length in bytes
+// is its length in characters) in a text, at its 1-based line and
+// column (in characters).
 type idWord struct {
 	text      string
 	line, col int
@@ -245,7 +247,7 @@ func idWords(body string) []idWord {
 			w := strings.TrimRight(body[start:end], ".")
 			quoted := start > 0 && strings.IndexByte("`\"'", body[start-1]) >= 0
 			if w != "" && (quoted || strings.ContainsAny(w, ".@/:")) {
-				out = append(out, idWord{text: w, line: line, col: start - lineStart + 1})
+				out = append(out, idWord{text: w, line: line, col: utf8.RuneCountInString(body[lineStart:start]) + 1})
 			}
 			start = -1
 		}
