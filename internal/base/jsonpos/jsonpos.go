@@ -533,7 +533,7 @@ type mode uint8
 
 const (
 	modeBuild mode = iota // the tree (Parse)
-	modeCheck             // no tree, member names compared (Check)
+	modeCheck             // no tree, names of open objects compared (Check)
 	modeScan              // no tree, member names not compared (ScanTally)
 )
 
@@ -570,10 +570,11 @@ func parse(d *Doc, src []byte, m mode, tally *Tally, values *builder) *SyntaxErr
 }
 
 // Check reports what ParseShared would of src, an error at the same
-// place or nil, without building the tree: it holds only the member
-// names of each object (to find a name given twice), so checking a
-// document costs a small part of its size where the tree of one made
-// of one-character values is ten bytes a byte.
+// place or nil, without building the tree: it holds only the offsets of
+// the member names of the objects still open (to find a name given
+// twice), and a set of them for one past 16 members (5.3 to 10.7 bytes
+// a name), so checking a document costs a small part of its size where
+// the tree of one made of one-character values is ten bytes a byte.
 func Check(src []byte) error {
 	_, err := CheckTally(src)
 	return err
@@ -656,13 +657,13 @@ func CheckBudgetOf(src []byte, size int) error {
 	return t.OverBudget(size)
 }
 
-// ScanTally is CheckTally for a reader that hands a document it admits
-// on to a decoder of its own (serve's guard, before go-sdk decodes a
-// JSON-RPC message): the same syntax errors and tally, except that member
-// names are neither held nor compared, so that nothing is allocated per
-// value or member; only a string with escapes is unescaped, into a
-// buffer dropped at once. A name given twice is the other decoder's to
-// judge (the server refuses it in a tool's arguments, workbench/mcpserver).
+// ScanTally is CheckTally for a part of a document already checked
+// whole (serve's guard tallies the arguments and _meta of a message it
+// checked, workbench/mcpserver): the same syntax errors and tally, except
+// that member names are neither held nor compared, so that nothing is
+// allocated per value or member; only a string with escapes is
+// unescaped, into a buffer dropped at once. A name given twice is not
+// found.
 func ScanTally(src []byte) (Tally, error) {
 	var t Tally
 	if err := parse(&Doc{Src: src}, src, modeScan, &t, nil); err != nil {

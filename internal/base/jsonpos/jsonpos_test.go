@@ -750,6 +750,63 @@ func TestCheckHoldsNoTree(t *testing.T) {
 	}
 }
 
+// TestCheckHoldsOpenNames: Check holds the names of the objects still
+// open and nothing of those closed (it held a 16-byte record of every
+// name: 16 MB of {"a":0} took 2 bytes a byte), a set of the names of a
+// large object at 5.3 to 10.7 bytes a name (a map of them took 16 bytes
+// a byte of 2.4 MB of short names), and finds a name given twice in a
+// large object as Parse does: written with escapes or not, in an object
+// inside another, or after the set grew.
+func TestCheckHoldsOpenNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("inputs of megabytes; run without -short")
+	}
+	closed := []byte("[" + strings.Repeat(`{"a":0},`, 2<<20) + `{"a":0}]`)
+	var err error
+	if n := memtest.Allocated(func() { err = Check(closed) }); err != nil || n > 1<<10 {
+		t.Errorf("Check of %d bytes of small objects = %v, allocating %d bytes; want nil and nothing", len(closed), err, n)
+	}
+	// 300,000 distinct names of one to four letters, 8 bytes a member.
+	names := make([]string, 300_000)
+	for i := range names {
+		const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		for j := i; ; j /= len(letters) {
+			names[i] += string(letters[j%len(letters)])
+			if j < len(letters) {
+				break
+			}
+		}
+	}
+	wide := []byte(`{"` + strings.Join(names, `":0,"`) + `":0}`)
+	n := memtest.Allocated(func() { err = Check(wide) })
+	t.Logf("Check of %d names in %d bytes allocated %d bytes, %.1f a byte", len(names), len(wide), n, float64(n)/float64(len(wide)))
+	// The set ends at most 8/3 slots a name, having been every power of
+	// two below, so that it allocated at most 2*4*8/3 bytes a name; the
+	// names in it are not listed on the stack of open names too.
+	if err != nil || n > 22*uint64(len(names)) {
+		t.Errorf("Check of %d names = %v, allocating %d bytes; want nil and at most 22 bytes a name", len(names), err, n)
+	}
+	object := func(names []string, last string) string {
+		return `{"` + strings.Join(names, `":0,"`) + `":0,` + last + `}`
+	}
+	for _, c := range []struct{ name, src, dup string }{
+		{"the first name again, last", object(names[:1000], `"a":1`), "a"},
+		{"a name again, written with escapes", object(names[:1000], `"\u0062":1`), "b"},
+		{"a name with escapes, again as is", object(append([]string{`\u00e9`}, names[:100]...), `"é":1`), "é"},
+		{"in an object inside a large one", `{"a":` + object(names[:20], `"zz":{"x":1,"x":2}`) + `,"b":1}`, "x"},
+		{"in a large one after a small one", `{"_x":{"_y":1},` + object(names[:40], `"_y":1,"_x":2`)[1:], "_x"},
+		{"an escaped name of a closed object", `{"_o":{"\u0061":1},` + object(names[1:30], `"a":2`)[1:], ""},
+		{"names of 30 objects, none twice", `[` + strings.Repeat(object(names[:30], `"é":1`)+",", 30) + `{}]`, ""},
+		{"the 18th name, the 17th again, then a trailing comma", object(names[:16], `"b":1,"b":2,`), "b"},
+	} {
+		differential(t, c.name, []byte(c.src))
+		err := Check([]byte(c.src))
+		if want := DuplicateName(c.dup); c.dup == "" && err != nil || c.dup != "" && (err == nil || !strings.HasSuffix(err.Error(), want)) {
+			t.Errorf("%s: Check = %v, want %s", c.name, err, want)
+		}
+	}
+}
+
 // TestScanHoldsNothing: ScanTally allocates nothing for a document of
 // values or of member names, however many, leaves a name given twice to
 // the reader, and refuses with OverBudget what CheckBudget does, in its

@@ -1,7 +1,11 @@
 package jsonpos
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"hash/maphash"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -16,9 +20,18 @@ type parser struct {
 	// errAt is the offset of err.
 	errAt int
 	// open holds the children of the containers being parsed, each
-	// container's above the ones of its parent; a container moves its own
-	// to d.kids when it closes, so that its children are one range there.
+	// container's above the ones of its parent, and a container takes its
+	// own off when it closes. Building, they are the children's records,
+	// which move to d.kids, so that a container's children are one range
+	// there. Checking, they are the offsets of the member names of the
+	// objects still open, all a name given twice is found by (arrays add
+	// nothing), but for the names an object's nameSet holds: a closed
+	// object leaves nothing behind.
 	open []uint32
+	// escaped holds, checking, the text of the names of the objects still
+	// open that are written with escapes, in the order read, so by
+	// offset; the others are read from src.
+	escaped []escapedName
 	// n is the index the next record gets: records are reserved one at a
 	// time, so each chunk fills up before the next starts and the indices
 	// have no gaps.
@@ -26,8 +39,9 @@ type parser struct {
 	// spare stands in for a record that did not fit (reserve's ok false),
 	// so that parsing goes on to the error without a special case.
 	spare [1]record
-	// check is set by Check: only member names are recorded (a
-	// duplicate is found among them), and values are read and forgotten.
+	// check is set by Check: nothing is recorded but the member names
+	// of the objects still open (open), among which a duplicate is found,
+	// and values are read and forgotten.
 	check bool
 	// scan is set with check by ScanTally: member names are not
 	// recorded or compared either, so nothing is held per member.
@@ -47,6 +61,11 @@ type parser struct {
 // their exact size, so no container is grown by appending (a slice grown
 // so leaves up to half its capacity unused, and every smaller copy of
 // it allocated on the way).
+type escapedName struct {
+	at   uint32
+	name string
+}
+
 type builder struct {
 	number func(text []byte) any
 	vals   []any
@@ -107,7 +126,7 @@ const tooMany = "the document has more values and members than 32-bit indices re
 // index with a pointer to it, valid until the next record.
 func (p *parser) record(k Kind, start int) (uint32, *record) {
 	p.count(k, start)
-	if p.check && (!p.key || p.scan) {
+	if p.check {
 		p.spare[0] = record{kind: k, start: uint32(start)}
 		return 0, &p.spare[0]
 	}
@@ -155,7 +174,7 @@ func (p *parser) close(i uint32, base int, closing byte) {
 			for j, k := range p.open[base:] {
 				// A copy: a name without escapes is a view of src, which
 				// the values must not keep alive or depend on.
-				names[j] = strings.Clone(p.name(k))
+				names[j] = strings.Clone(p.openName(k))
 			}
 		}
 		b.close(closing == '}', names)
@@ -355,10 +374,13 @@ func (p *parser) str() (uint32, bool) {
 			p.i++
 			k, r := p.record(String, start)
 			r.end, r.flags, r.aux = uint32(p.i), flagEscaped, uint32(len(p.d.strs))
-			if !p.check || (p.key && !p.scan) {
+			switch {
+			case !p.check:
 				p.d.strs = append(p.d.strs, b.String())
-			} else if v := p.values; v != nil {
-				v.push(b.String())
+			case p.key && !p.scan:
+				p.escaped = append(p.escaped, escapedName{uint32(start), b.String()})
+			case !p.key && p.values != nil:
+				p.values.push(b.String())
 			}
 			return k, true
 		case c < 0x20:
@@ -460,7 +482,8 @@ func (p *parser) object(depth int) bool {
 		return true
 	}
 	p.tally.FilledObjects++
-	var names map[string]uint32
+	var names nameSet
+	escaped := len(p.escaped) // the names with escapes before this object's
 	for {
 		p.skipWS()
 		if p.i >= len(p.src) {
@@ -480,10 +503,16 @@ func (p *parser) object(depth int) bool {
 			return false
 		}
 		if !p.scan {
-			if !p.unique(base, key, &names) {
+			if p.check {
+				key = uint32(keyAt) // no record: the name is read from src
+			}
+			if !p.unique(base, key, keyAt, &names) {
 				return false
 			}
-			p.open = append(p.open, key)
+			// Checking alone, a name in the set need not be listed too.
+			if names.slots == nil || !p.check || p.values != nil {
+				p.open = append(p.open, key)
+			}
 		}
 		p.skipWS()
 		if p.i >= len(p.src) || p.src[p.i] != ':' {
@@ -496,62 +525,111 @@ func (p *parser) object(depth int) bool {
 			return false
 		}
 		if done, ok := p.separator(idx, base, '}', "object", "an object member"); done || !ok {
+			clear(p.escaped[escaped:])
+			p.escaped = p.escaped[:escaped]
 			return ok
 		}
 	}
 }
 
 // keyName is the member name whose record is key and whose text, with
-// its quotes, is text. A scan keeps no record of it, so the name is
+// its quotes, is text. A check keeps no record of it, so the name is
 // read again from its text (only for an error's message).
 func (p *parser) keyName(key uint32, text []byte) string {
-	if !p.scan {
+	if !p.check {
 		return (Node{p.d, key}).Str()
 	}
 	d, _ := ParseShared(text)
 	return d.Root.Str()
 }
 
-// unique reports whether key, a member name just read, differs from the
-// names of its object read before it (p.open[base:]), and fails at it
-// otherwise. RFC 8259 §4 lets a parser keep either of two members with
-// one name, and readers differ in which they keep (encoding/json the
-// last, others the first), so a document that has two could mean two
-// things; every reader of this project refuses it at the second name
-// (docs/json.md). Up to 16 names are compared in turn; a larger object
-// gets a map of its names, names, made on first need.
-func (p *parser) unique(base int, key uint32, names *map[string]uint32) bool {
+// unique reports whether key, a member name just read at offset at,
+// differs from the names of its object read before it (p.open[base:]),
+// and fails at it otherwise. RFC 8259 §4 lets a parser keep either of
+// two members with one name, and readers differ in which they keep
+// (encoding/json the last, others the first), so a document that has two
+// could mean two things; every reader of this project refuses it at the
+// second name (docs/json.md). Up to 16 names are compared in turn; a
+// larger object gets a set of its names, names, made on first need.
+func (p *parser) unique(base int, key uint32, at int, names *nameSet) bool {
 	if p.err != nil {
 		return false // the key's record did not fit (tooMany)
 	}
-	name := p.name(key)
+	name := p.openName(key)
 	prev := p.open[base:]
 	dup := false
 	switch {
-	case *names != nil:
-		_, dup = (*names)[name]
+	case names.slots != nil:
+		dup = !names.add(p, key, name)
 	case len(prev) < 16:
 		for _, k := range prev {
-			if p.name(k) == name {
+			if p.sameName(k, name) {
 				dup = true
 				break
 			}
 		}
 	default:
-		*names = make(map[string]uint32, 2*len(prev))
 		for _, k := range prev {
-			(*names)[p.name(k)] = k
+			names.add(p, k, p.openName(k))
 		}
-		_, dup = (*names)[name]
+		dup = !names.add(p, key, name)
 	}
 	if dup {
-		p.fail(int((Node{p.d, key}).rec().start), "%s", DuplicateName(name))
+		p.fail(at, "%s", DuplicateName(name))
 		return false
 	}
-	if *names != nil {
-		(*names)[name] = key
-	}
 	return true
+}
+
+// nameSet is the set of the member names of one object past 16 members
+// (unique): an open-addressing table of the names' references (p.open's
+// entries), each plus one so that 0 is a free slot, at most three
+// quarters full, hashed with a seed of the process's so that no document
+// can be written to make its names collide. A name is read from the
+// document to compare it, so the set takes 5.3 to 10.7 bytes a name (16
+// while it grows), where a map[string]uint32 of them took 30 to 60: a
+// string header and a value a slot, at most 7/8 full. serve checks every
+// message for names given twice with it (docs/json.md), and an object of
+// short names is 6 to 8 bytes a member: at three quarters the set costs
+// serve half the memory it did half full, for a few more probes.
+type nameSet struct {
+	slots []uint32
+	n     int
+}
+
+// nameSeed seeds the hash of every nameSet.
+var nameSeed = maphash.MakeSeed()
+
+// add adds the name of the entry k, whose text is name, and reports
+// false when the set holds that name already.
+func (s *nameSet) add(p *parser, k uint32, name string) bool {
+	if 4*(s.n+1) > 3*len(s.slots) {
+		old := s.slots
+		s.slots = make([]uint32, max(64, 2*len(old)))
+		for _, e := range old {
+			if e != 0 {
+				i, _ := s.find(p, p.openName(e-1))
+				s.slots[i] = e
+			}
+		}
+	}
+	i, found := s.find(p, name)
+	if !found {
+		s.slots[i] = k + 1
+		s.n++
+	}
+	return !found
+}
+
+// find is the slot of name, or the free slot where it goes.
+func (s *nameSet) find(p *parser, name string) (i uint64, found bool) {
+	mask := uint64(len(s.slots) - 1)
+	for i = maphash.String(nameSeed, name) & mask; s.slots[i] != 0; i = (i + 1) & mask {
+		if p.sameName(s.slots[i]-1, name) {
+			return i, true
+		}
+	}
+	return i, false
 }
 
 // DuplicateName is the message of an object's second member named name,
@@ -560,6 +638,33 @@ func (p *parser) unique(base int, key uint32, names *map[string]uint32) bool {
 // again (replay) knows positions only in that part.
 func DuplicateName(name string) string {
 	return fmt.Sprintf("duplicate member name %q; a member name appears once in an object", name)
+}
+
+// openName is the text of the member name k on p.open: its record when
+// building, its offset when checking.
+func (p *parser) openName(k uint32) string {
+	if !p.check {
+		return p.name(k)
+	}
+	if len(p.escaped) > 0 {
+		if i, ok := slices.BinarySearchFunc(p.escaped, k, func(e escapedName, k uint32) int { return cmp.Compare(e.at, k) }); ok {
+			return p.escaped[i].name
+		}
+	}
+	name := p.src[k+1:] // without escapes: the name ends at the first quote
+	return view(name[:bytes.IndexByte(name, '"')])
+}
+
+// sameName reports whether the member name k on p.open is name, the
+// name just read. Checking, while no name of the objects open is written
+// with escapes (the one just read among them), each is its text up to
+// its closing quote, compared in place: no end to find, no search.
+func (p *parser) sameName(k uint32, name string) bool {
+	if !p.check || len(p.escaped) > 0 {
+		return p.openName(k) == name
+	}
+	text := p.src[k+1:]
+	return len(text) > len(name) && text[len(name)] == '"' && string(text[:len(name)]) == name
 }
 
 // name is the text of the member name whose record is k, read from the
