@@ -237,6 +237,24 @@ func TestHostilePeakRSS(t *testing.T) {
 	nineDigits := func(n int) []byte { // n bytes of an array of nine-digit numbers
 		return append(append([]byte("["), bytes.Repeat([]byte("100000000,"), n/10-1)...), "100000000]"...)
 	}
+	// distinct is about n bytes of members of distinct names of one to
+	// four letters, 8 bytes a member: the most names a message can hold
+	// for serve's guard to compare.
+	distinct := func(n int) []byte {
+		const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		var b []byte
+		for i := 0; len(b) < n; i++ {
+			b = append(b, ',', '"')
+			for j := i; ; j /= len(letters) {
+				b = append(b, letters[j%len(letters)])
+				if j < len(letters) {
+					break
+				}
+			}
+			b = append(b, `":0`...)
+		}
+		return b[1:]
+	}
 	serve := func(pdl string) func(f string) []string {
 		return func(f string) []string { return []string{"serve", pdl, stdin + f} }
 	}
@@ -345,6 +363,11 @@ func TestHostilePeakRSS(t *testing.T) {
 		{"serve of a 2 MB ping of one string", session(fmt.Appendf(nil, "%q", strings.Repeat("a", 2<<20))), serve(calc), tinySession, 0},
 		{"serve of an execute of a 2 MB input of nine-digit numbers",
 			request("tools/call", fmt.Appendf(nil, `{"name":"calc_v1_execute","arguments":{"program":{"steps":[],"output":"1"},"input":{"x":%s}}}`, nineDigits(2<<20))), serve(calc), tinySession, 0},
+		// serve's guard compares the member names of every object of a
+		// message (docs/json.md); here 260,000 arguments the tool does
+		// not declare, which the handler skips.
+		{"serve of an execute whose arguments are 2 MB of distinct members",
+			request("tools/call", fmt.Appendf(nil, `{"name":"calc_v1_execute","arguments":{"program":{"steps":[],"output":"1"},%s}}`, distinct(2<<20))), serve(calc), tinySession, 0},
 		// Each of its 20 input_schema, 3,000 empty subschemas, is within
 		// the budget of one schema (about 6 MB to compile), and the
 		// engine kept every one a call met: 100 to 125 MB over the

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/service"
@@ -388,4 +390,59 @@ func cpuTime() (time.Duration, error) {
 		return 0, err
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+// BenchmarkGuard measures what the reader's check of a message (weigh,
+// jsonpos.CheckTally, which compares the member names of every object)
+// costs against the scan it replaced, which compared none
+// (jsonpos.ScanTally, then the same estimates): both in turn on every
+// round, so that the machine's load falls on them alike, reported per
+// message (scan-ns/msg, check-ns/msg) and as check/scan, each the median
+// over the rounds: on a shared machine a round the scheduler took the
+// core from would weigh on a mean.
+func BenchmarkGuard(b *testing.B) {
+	execute := func(args string) string {
+		return `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"homeflow_v1_execute","arguments":` + args + `,"_meta":{"progressToken":2}}}`
+	}
+	args, _ := json.Marshal(map[string]any{"program": program50(), "store": false})
+	var steps, members []string
+	for i := range 1 << 17 {
+		members = append(members, fmt.Sprintf(`"k%d":%d`, i, i))
+		if i < 1<<20/72 {
+			steps = append(steps, fmt.Sprintf(`{"id":"s%d","call":"lights.set","with":{"room":"\"living\"","on":"true"}}`, i))
+		}
+	}
+	for _, m := range []struct{ name, msg string }{
+		{"initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":{"name":"bench","version":"1"}}}`},
+		{"execute-50-steps", execute(string(args))},
+		{"execute-1MiB-of-steps", execute(`{"program":{"steps":[` + strings.Join(steps, ",") + `]}}`)},
+		{"execute-131072-arguments", execute(`{"program":{"steps":[]},` + strings.Join(members, ",") + `}`)},
+	} {
+		b.Run(m.name, func(b *testing.B) {
+			msg := []byte(m.msg)
+			if _, bad := weigh(msg); bad != "" {
+				b.Fatal(bad)
+			}
+			var scan, check []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				t, _ := jsonpos.ScanTally(msg)
+				if t.OverBudget(len(msg)) != nil || sdkHeld(msg, t) < 0 {
+					b.Fatal("the scan refuses what the check admits")
+				}
+				scanned := time.Now()
+				weigh(msg)
+				check = append(check, time.Since(scanned))
+				scan = append(scan, scanned.Sub(start))
+			}
+			median := func(d []time.Duration) float64 {
+				slices.Sort(d)
+				return float64(d[len(d)/2])
+			}
+			b.SetBytes(int64(len(msg)))
+			b.ReportMetric(median(scan), "scan-ns/msg")
+			b.ReportMetric(median(check), "check-ns/msg")
+			b.ReportMetric(median(check)/median(scan), "check/scan")
+		})
+	}
 }

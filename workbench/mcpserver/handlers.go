@@ -85,7 +85,9 @@ func arguments(raw json.RawMessage) (json.RawMessage, error) {
 // it (docs/json.md): encoding/json would let the last one win, so a
 // client and the server could read different requests; and since it
 // matches names regardless of case, "Program" after "program" is the
-// same member given twice. Inside program, input and context the same policy
+// same member given twice, which is valid JSON and so passes the
+// transports' check (weigh), as a name given twice exactly does not.
+// Inside program, input and context the same policy
 // is the engine's, as a located diagnostic. Any other member is left
 // out, read by nothing, as the service's decoding would skip it: an
 // object of a million members costs a scan, not a million entries.
@@ -93,8 +95,8 @@ func argumentMembers(args json.RawMessage, def toolSchemas) (map[string]json.Raw
 	members := map[string]json.RawMessage{}
 	dup := ""
 	scanMessages(args, func(written, value []byte) {
-		name := string(written)
-		if bytes.IndexByte(written, '\\') >= 0 && json.Unmarshal(append(append([]byte{'"'}, written...), '"'), &name) != nil {
+		name, ok := memberName(written)
+		if !ok {
 			return
 		}
 		member, ok := def.declared(name)

@@ -67,12 +67,13 @@ func (s *Server) authenticated(tokens map[string]string) http.Handler {
 // guardBodies reads the body of a POST, the JSON-RPC message (or batch)
 // over HTTP, before next, go-sdk's handler, reads it, and answers for
 // it as the stdio reader does for a line: one larger than
-// Options.MaxMessageBytes with 413 Request Entity Too Large, and one whose
-// values would cost more than the tree budget once decoded (weigh) with
-// 400 Bad Request, each with a JSON-RPC
-// Invalid Request naming the message's id when it has one. Any other
-// body goes to next as read; a syntax error is go-sdk's to answer, as
-// it does (400, "malformed payload").
+// Options.MaxMessageBytes with 413 Request Entity Too Large, and one
+// weigh refuses with 400 Bad Request, each with a JSON-RPC error naming
+// the message's id when it has one: Parse error for a body that is not
+// JSON as every reader of the project reads it (go-sdk's decoder would
+// let a member name given twice through, keeping the last), Invalid
+// Request for one whose values would cost more than the tree budget once
+// decoded. Any other body goes to next as read.
 func (s *Server) guardBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
@@ -82,7 +83,7 @@ func (s *Server) guardBodies(next http.Handler) http.Handler {
 		limit := s.maxMessage()
 		body, err := readBody(r, limit)
 		if errors.Is(err, errTooLarge) {
-			s.refuseBody(w, http.StatusRequestEntityTooLarge, nil, fmt.Sprintf("the message is more than the %d bytes this server reads", limit))
+			s.refuseBody(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message is more than the %d bytes this server reads", limit))
 			return
 		}
 		if err != nil {
@@ -90,8 +91,8 @@ func (s *Server) guardBodies(next http.Handler) http.Handler {
 			return
 		}
 		msg := bytes.TrimSpace(body)
-		if code, bad := weigh(msg); bad != "" && code != jsonrpc.CodeParseError {
-			s.refuseBody(w, http.StatusBadRequest, requestID(msg), bad)
+		if code, bad := weigh(msg); bad != "" {
+			s.refuseBody(w, http.StatusBadRequest, requestID(msg), code, bad)
 			return
 		}
 		r.Body = &readOnce{rest: body}
@@ -138,13 +139,13 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	return body, err
 }
 
-// refuseBody answers a request body with status and a JSON-RPC Invalid
-// Request of id saying why (bad), and logs it.
-func (s *Server) refuseBody(w http.ResponseWriter, status int, id any, bad string) {
-	s.opts.Logger.Warn("request body is not a JSON-RPC message this server reads; answered with a JSON-RPC error", "status", status, "problem", bad)
+// refuseBody answers a request body with status and a JSON-RPC error of
+// id and code saying why (bad), and logs it.
+func (s *Server) refuseBody(w http.ResponseWriter, status int, id any, code int, bad string) {
+	s.opts.Logger.Warn("request body is not a JSON-RPC message this server reads; answered with a JSON-RPC error", "status", status, "problem", bad, "code", code)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(errorReply(id, jsonrpc.CodeInvalidRequest, bad))
+	w.Write(errorReply(id, code, bad))
 }
 
 // tokenHintText ends go-sdk's 401 body ("no bearer token", "invalid

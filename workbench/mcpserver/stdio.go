@@ -34,9 +34,13 @@ const DrainTimeout = time.Minute
 //     the reader answers a line longer than Options.MaxMessageBytes with
 //     Invalid Request, reads past the rest of it without holding it, and
 //     carries on;
+//   - a line with two members of one name anywhere in it would be read
+//     by go-sdk as the last of them; the reader checks it first as every
+//     JSON reader of the project does and answers it with Parse error at
+//     the second name (weigh);
 //   - a line within the bound can still cost many times its size once
 //     decoded (a million one-character values in 2 MB); the reader
-//     scans it first without decoding and answers one whose values
+//     checks it first without decoding and answers one whose values
 //     would take more than the budget every JSON reader of the project
 //     holds to with Invalid Request (weigh);
 //   - end of input would end the Session at once, so a client that writes
@@ -481,18 +485,24 @@ func nesting(msg []byte) (deepest int) {
 }
 
 // requestID is the id of a message when it is a string or a number, so
-// that an Invalid Request answer can name it; nil (JSON null) otherwise,
-// as JSON-RPC 2.0 §5 asks. The id is found by a scan, not a decode, so a
-// message too deep or too broken to decode past its id is still named.
+// that an error answer can name it; nil (JSON null) otherwise, as
+// JSON-RPC 2.0 §5 asks, and when the message gives "id" twice: which of
+// the two it means is what readers disagree on (docs/json.md). The id is
+// found by a scan, not a decode, so a message too deep or too broken to
+// decode past its id is still named.
 func requestID(msg []byte) (id any) {
 	if len(msg) == 0 || msg[0] != '{' {
 		return nil
 	}
-	scanMessages(msg, func(name, value []byte) {
-		if string(name) != "id" {
+	ids := 0
+	scanMessages(msg, func(written, value []byte) {
+		if name, ok := memberName(written); !ok || name != "id" {
 			return
 		}
-		id = nil // the last "id" is the one a decoder keeps
+		if ids++; ids > 1 {
+			id = nil
+			return
+		}
 		if len(value) > 0 && value[0] == '"' {
 			if end := stringEnd(value, 0); end < len(value) {
 				id = idValue(value[:end+1])
@@ -502,6 +512,15 @@ func requestID(msg []byte) (id any) {
 		}
 	}, func() {})
 	return id
+}
+
+// memberName is the member name written between quotes as written,
+// unescaped; ok is false when its escapes are not JSON's.
+func memberName(written []byte) (name string, ok bool) {
+	if bytes.IndexByte(written, '\\') < 0 {
+		return string(written), true
+	}
+	return name, json.Unmarshal(append(append([]byte{'"'}, written...), '"'), &name) == nil
 }
 
 // idValue is raw when it is a string or a number (an id JSON-RPC allows

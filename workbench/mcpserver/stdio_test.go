@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
@@ -232,7 +233,8 @@ func FuzzFractionalID(f *testing.F) {
 }
 
 // requestID finds by a scan the id a decode finds, on every JSON object
-// whose member names are written without escapes.
+// whose member names are written without escapes, and none when the
+// object gives "id" twice.
 func FuzzRequestID(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`))
 	f.Add([]byte(`{"id":"a\"b","params":{"id":3}}`))
@@ -246,10 +248,41 @@ func FuzzRequestID(f *testing.F) {
 			return
 		}
 		want := idValue(m["id"])
+		if idsGiven(p) > 1 {
+			want = nil
+		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("requestID(%q) = %s, a decode finds %s", p, got, want)
 		}
 	})
+}
+
+// idsGiven counts the members named "id" of the JSON object p, by a
+// decode.
+func idsGiven(p []byte) (n int) {
+	dec := json.NewDecoder(bytes.NewReader(p))
+	depth, atName := 0, false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return n
+		}
+		switch {
+		case tok == json.Delim('{') || tok == json.Delim('['):
+			depth++
+			atName = depth == 1
+		case tok == json.Delim('}') || tok == json.Delim(']'):
+			depth--
+			atName = depth == 1
+		case depth == 1 && atName:
+			if tok == "id" {
+				n++
+			}
+			atName = false
+		default:
+			atName = depth == 1
+		}
+	}
 }
 
 // A fractional id is answered with that id, so the client can match the
@@ -329,11 +362,13 @@ func TestServeIOMaxMessageBytes(t *testing.T) {
 
 // Two arguments of one name are refused as invalid_request, as every
 // reader refuses a member name given twice (docs/json.md); read by
-// encoding/json alone the last program would have run.
+// encoding/json alone the last program would have run. encoding/json
+// matches a member to a field regardless of case, so "Program" after
+// "program" is the same argument given twice, though valid JSON (two
+// "program"s are not, and the reader answers them before the handler:
+// TestNameTwiceIsNotJSON).
 func TestDuplicateArgumentIsRefused(t *testing.T) {
-	// encoding/json matches a member to a field regardless of case, so
-	// "Program" after "program" is the same argument given twice.
-	for _, second := range []string{"program", "Program", "PROGRAM"} {
+	for _, second := range []string{"Program", "PROGRAM"} {
 		f := newFake()
 		s := newServer(t, f, "alice")
 		in := strings.Join([]string{
@@ -395,7 +430,9 @@ func TestLongLineRefusedUnread(t *testing.T) {
 // decodeScanned, which decodes the members go-sdk reads and leaves the
 // params or result a view of the message, gives what go-sdk's own
 // jsonrpc.DecodeMessage gives on every message the reader admits to it:
-// the same verdict, and the same message.
+// the same verdict, and the same message; and that message is the one
+// the project's own reader reads (jsonpos.Decode): the reader admits no
+// member name given twice, of which go-sdk would read the last.
 func FuzzDecodeScanned(f *testing.F) {
 	for _, m := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
@@ -411,6 +448,8 @@ func FuzzDecodeScanned(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1}`,
 		`{"jsonrpc":"2.0","meth\u006fd":"m","params":1}`,
 		`{"jsonrpc":"2.0","id":1,"method":"a","method":"b","params":1,"params":2}`,
+		`{"jsonrpc":"2.0","id":1,"method":"a","meth\u006fd":"b"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"a","params":{"method":"b","id":2}}`,
 		`{"jsonrpc":"2.0","id":3,"error":{"code":"x"}}`,
 		`{}`,
 	} {
@@ -428,6 +467,13 @@ func FuzzDecodeScanned(f *testing.F) {
 		}
 		if wantErr == nil && !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: decodeScanned gives\n%#v\ngo-sdk\n%#v", msg, got, want)
+		}
+		read, err := jsonpos.Decode(msg, func(text []byte) any { return string(text) })
+		if err != nil {
+			t.Fatalf("%s: admitted, but the project's reader refuses it: %v", msg, err)
+		}
+		if req, ok := want.(*jsonrpc.Request); ok && read.(map[string]any)["method"] != req.Method {
+			t.Errorf("%s: go-sdk reads method %q, the project's reader %q", msg, req.Method, read.(map[string]any)["method"])
 		}
 	})
 }

@@ -10,11 +10,25 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 )
 
-// weigh scans msg, a message or a batch of them as read, without
-// decoding it (jsonpos.ScanTally, which holds nothing whatever msg
-// holds), and says why the server does not read it: code and bad, or
-// bad "" when it does. A message within --max-message-bytes can still
-// cost many times its size once decoded, so two estimates from the tally
+// weigh checks msg, a message or a batch of them as read, without
+// decoding it (jsonpos.CheckTally), and says why the server does not
+// read it: code and bad, or bad "" when it does.
+//
+// A message that is not JSON as every reader of the project reads it
+// is a Parse error at its first wrong byte. That includes an object
+// with two members of one name, anywhere in it (docs/json.md): go-sdk's
+// decoder (segmentio's, like encoding/json) keeps the last, so that two
+// "method"s would be answered as the second, and a client that reads
+// the first would see another request answered. It is malformed JSON to
+// every reader of the project, so a Parse error too, not an Invalid
+// Request: which request the bytes are is the very thing readers
+// disagree on. The answer names the message's id unless "id" is the
+// name given twice (requestID). The check holds only the names of the
+// objects still open, a few bytes a name (jsonpos.Check), not what they
+// hold.
+//
+// A message within --max-message-bytes can still cost many times its
+// size once decoded, so two estimates from the tally
 // are held to the tree budget every JSON reader of the project holds its
 // documents to, 4 bytes a byte of the message plus an allowance:
 //
@@ -34,10 +48,16 @@ import (
 // two megabytes of one-character values, or of a `_meta` object's
 // members, are far over.
 func weigh(msg []byte) (code int, bad string) {
-	t, err := jsonpos.ScanTally(msg)
+	t, err := jsonpos.CheckTally(msg)
 	var se *jsonpos.SyntaxError
 	if errors.As(err, &se) {
-		return jsonrpc.CodeParseError, fmt.Sprintf("not JSON at column %d: %s", se.Pos.Column, se.Msg)
+		// A stdio message is one line; an HTTP body may be written on
+		// several.
+		at := fmt.Sprintf("column %d", se.Pos.Column)
+		if se.Pos.Line > 1 {
+			at = fmt.Sprintf("line %d, column %d", se.Pos.Line, se.Pos.Column)
+		}
+		return jsonrpc.CodeParseError, fmt.Sprintf("not JSON at %s: %s", at, se.Msg)
 	}
 	budget := fmt.Sprintf("this server's budget for a message of %d bytes (%d bytes a byte plus %d MiB); send fewer, larger values",
 		len(msg), jsonpos.TreePerByte, jsonpos.TreeSlack>>20)
@@ -72,7 +92,7 @@ const sdkGrowth = 2
 func sdkHeld(msg []byte, t jsonpos.Tally) int64 {
 	held := expr.Held(t)
 	tallied := func(v []byte) int64 {
-		sub, _ := jsonpos.ScanTally(v) // a part of msg, which scanned
+		sub, _ := jsonpos.ScanTally(v) // a part of msg, which checked
 		return expr.Held(sub)
 	}
 	var method, params []byte
