@@ -183,7 +183,9 @@ func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 	for _, in := range inputs {
 		rep.Files = append(rep.Files, in.File)
 		in.quoteInto(rep.Sources)
-		rep.Add(lintOne(enabled, in, base)...)
+		// lintOne offers its findings to the report's cap as the rules
+		// raise them and returns those listed.
+		rep.AddListed(lintOne(enabled, in, base, rep.Cap)...)
 	}
 	rep.Summary.Files = len(inputs)
 	rep.Summary.Checked = map[string]int{"rules": len(enabled)}
@@ -227,38 +229,50 @@ func parse(in *Input) (*jsonpos.Doc, error) {
 }
 
 // lintOne parses one input and runs the rules over it, with base (nil
-// for none) as the pass's Baseline.
-func lintOne(rules []*Rule, in *Input, base *Pass) []report.Finding {
+// for none) as the pass's Baseline, and returns the findings cap (nil
+// for none) lists.
+func lintOne(rules []*Rule, in *Input, base *Pass, cap *report.Cap) []report.Finding {
 	doc, err := parse(in)
 	if err != nil {
-		// The finding belongs to the json-syntax rule, so --disable
-		// json-syntax silences it like any other rule.
-		if !slices.ContainsFunc(rules, func(r *Rule) bool { return r.ID == RuleJSONSyntax }) {
+		f := syntaxFinding(rules, in, err)
+		if f == nil || (cap != nil && !cap.Admit(*f)) {
 			return nil
 		}
-		var be *jsonpos.BudgetError
-		if errors.As(err, &be) {
-			return []report.Finding{{
-				Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,
-				Message: "JSON too dense to check: " + be.Error(), File: in.File, Line: 1, Column: 1,
-				Hint: "a manifest or snapshot holds far fewer values a byte; look for a large array of numbers or empty values (docs/json.md, \"Dense documents\")",
-			}}
-		}
-		se := err.(*jsonpos.SyntaxError)
-		return []report.Finding{{
-			Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,
-			Message: "malformed JSON: " + se.Msg, File: in.File,
-			Line: se.Pos.Line, Column: se.Pos.Column, Pointer: "",
-			Hint: "fix the JSON syntax first; no other rule can run on this file",
-		}}
+		return []report.Finding{*f}
 	}
 	p := newPass(in, doc)
 	p.Baseline = base
+	p.cap = cap
 	for _, r := range rules {
 		p.rule = r
 		r.Check(p)
 	}
 	return p.findings
+}
+
+// syntaxFinding is the finding for err, parse's error on in, or nil when
+// its rule is disabled.
+func syntaxFinding(rules []*Rule, in *Input, err error) *report.Finding {
+	// The finding belongs to the json-syntax rule, so --disable
+	// json-syntax silences it like any other rule.
+	if !slices.ContainsFunc(rules, func(r *Rule) bool { return r.ID == RuleJSONSyntax }) {
+		return nil
+	}
+	var be *jsonpos.BudgetError
+	if errors.As(err, &be) {
+		return &report.Finding{
+			Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,
+			Message: "JSON too dense to check: " + be.Error(), File: in.File, Line: 1, Column: 1,
+			Hint: "a manifest or snapshot holds far fewer values a byte; look for a large array of numbers or empty values (docs/json.md, \"Dense documents\")",
+		}
+	}
+	se := err.(*jsonpos.SyntaxError)
+	return &report.Finding{
+		Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,
+		Message: "malformed JSON: " + se.Msg, File: in.File,
+		Line: se.Pos.Line, Column: se.Pos.Column, Pointer: "",
+		Hint: "fix the JSON syntax first; no other rule can run on this file",
+	}
 }
 
 // RuleJSONSyntax is the ID of the built-in finding for unparsable JSON. It

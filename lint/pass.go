@@ -34,8 +34,13 @@ type Pass struct {
 	// evolution rules, which need it, do nothing.
 	Baseline *Pass
 
-	rule     *Rule
+	rule *Rule
+	// findings are those listed; cap, nil for none, counts the rest as
+	// they are reported, so a document wrong in every entry holds no more
+	// findings than the report lists (a finding is some hundred bytes, a
+	// catalog entry can be 60).
 	findings []report.Finding
+	cap      *report.Cap
 }
 
 // Language is one Language entry with everything lint knows of it.
@@ -310,25 +315,66 @@ func (p *Pass) ReportKey(pointer, message, hint string) {
 // ReportAs records a finding with an explicit severity, for rules whose
 // severity depends on the input (reading 11, reading 14).
 func (p *Pass) ReportAs(sev report.Severity, pointer string, key bool, message, hint string) {
+	p.report(sev, pointer, key, message, hint)
+}
+
+// report records a finding and returns it to be completed, or nil when
+// the cap lists no more of the rule in its file and only counts it; its
+// position, a search of the document, is found only for one listed.
+func (p *Pass) report(sev report.Severity, pointer string, key bool, message, hint string) *report.Finding {
 	f := report.Finding{Rule: p.rule.ID, Section: p.rule.Section, Severity: sev, Message: message,
-		Hint: hint, Pointer: pointer}
-	f.File, f.Line, f.Column, f.EndLine, f.EndColumn = p.position(pointer, key)
+		Hint: hint, Pointer: pointer, File: p.In.File}
+	if p.In.Locate != nil {
+		// The file is the locator's (a PDL or a file it reads), and
+		// the cap counts per file.
+		f.File, f.Line, f.Column, f.EndLine, f.EndColumn = p.position(pointer, key)
+	}
+	if p.cap != nil && !p.cap.Admit(f) {
+		return nil
+	}
+	if p.In.Locate == nil {
+		f.File, f.Line, f.Column, f.EndLine, f.EndColumn = p.position(pointer, key)
+	}
 	p.findings = append(p.findings, f)
+	return &p.findings[len(p.findings)-1]
+}
+
+// Counted counts a finding of the rule at pointer as left out and
+// reports true when the cap lists no more of the rule in the finding's
+// file; it counts nothing and reports false when the finding would be
+// listed, to be reported then. A rule whose message costs more than
+// finding the fault (a did-you-mean, a schema violation worded) asks
+// first: on a document wrong in every entry, building 250,000 messages
+// for a report that lists 50 took most of lint's time.
+func (p *Pass) Counted(pointer string) bool { return p.CountedAs(p.rule.Severity, pointer) }
+
+// CountedAs is Counted for a finding of severity sev (ReportAs).
+func (p *Pass) CountedAs(sev report.Severity, pointer string) bool {
+	if p.cap == nil {
+		return false
+	}
+	f := report.Finding{Rule: p.rule.ID, Section: p.rule.Section, Severity: sev, File: p.In.File}
+	if p.In.Locate != nil {
+		f.File, _, _ = p.In.Locate(pointer, false)
+	}
+	return p.cap.LeaveAll(f, 1)
 }
 
 // ReportRelated records a finding at the value at pointer that also
 // names other places, such as the same value in the baseline (Location).
 func (p *Pass) ReportRelated(sev report.Severity, pointer, message, hint string, related ...report.Location) {
-	p.ReportAs(sev, pointer, false, message, hint)
-	p.findings[len(p.findings)-1].Related = related
+	if f := p.report(sev, pointer, false, message, hint); f != nil {
+		f.Related = related
+	}
 }
 
 // ReportCiting is Report for a finding that cites sections of its own,
 // most specific first, instead of the rule's (report.CiteSections); with
 // none, the rule's section stands.
 func (p *Pass) ReportCiting(sections []string, pointer, message, hint string) {
-	p.Report(pointer, message, hint)
-	p.findings[len(p.findings)-1].CiteSections(sections)
+	if f := p.report(p.rule.Severity, pointer, false, message, hint); f != nil {
+		f.CiteSections(sections)
+	}
 }
 
 // Location is where the value at pointer is in this pass's document, for

@@ -40,9 +40,14 @@ func indexLabel(pointer string) string {
 	return parent + "[" + pointer[i+1:] + "]"
 }
 
+// tokenUnescaper undoes the RFC 6901 escapes; made once, as a Replacer
+// builds its tables on first use (a dense document names thousands of
+// tokens).
+var tokenUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
 // unescapeToken undoes the RFC 6901 escapes of one pointer token.
 func unescapeToken(t string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+	return tokenUnescaper.Replace(t)
 }
 
 // serverCaps returns the Server-level capability declaration node and its

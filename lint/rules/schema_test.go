@@ -59,7 +59,7 @@ func TestSchemaPiecesMatchWhole(t *testing.T) {
 		for _, v := range pilotage.Violations(s.Validate(doc.Root.Value())) {
 			whole = append(whole, fmt.Sprintf("%s %T %s", v.Pointer, v.Kind, v.Message))
 		}
-		for _, pc := range schemaPieces(doc.Root, kind, s) {
+		for pc := range schemaPieces(doc.Root, kind, s) {
 			for _, v := range pilotage.Violations(pc.schema.Validate(pc.node.ValueWith(pc.cut))) {
 				split = append(split, fmt.Sprintf("%s %T %s", pc.pointer+v.Pointer, v.Kind, v.Message))
 			}

@@ -167,7 +167,11 @@ func checkEntryValues(p *lint.Pass, member, title string, listed func(*closedset
 			if !v.Is(jsonpos.String) || known[v.Str()] {
 				continue
 			}
-			p.ReportAs(p.ClosedSetSeverity(), e.Pointer+"/"+member, false,
+			sev, ptr := p.ClosedSetSeverity(), e.Pointer+"/"+member
+			if p.CountedAs(sev, ptr) {
+				continue
+			}
+			p.ReportAs(sev, ptr, false,
 				fmt.Sprintf("%s has %s %q, which the closed-sets guide's %q do not list; %s", entryLabel(e), member, v.Str(), title, effect),
 				nearMiss(v.Str(), values, "values the section lists"))
 		}
