@@ -14,6 +14,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/snaptest"
 )
 
 // TestHostilePDLPeakRSS runs the PDL verbs as the user does, as child
@@ -130,7 +131,7 @@ func TestHostilePeakRSS(t *testing.T) {
 	deploy := filepath.Join("..", "langs", "deploy", "deploy.pdl")
 	ledger := filepath.Join("..", "langs", "ledger", "ledger.pdl")
 	tinyText := write("tiny.txt", []byte("f()\n"))
-	snapshot := filepath.Join("..", "docs", "examples", "snapshot.json")
+	snapshot := snaptest.Example("..")
 	withMember := func(values []byte) []byte {
 		src, err := os.ReadFile(snapshot)
 		if err != nil {
@@ -150,6 +151,14 @@ func TestHostilePeakRSS(t *testing.T) {
 		return bytes.Replace(src, []byte(`"input_schema": {`), append(enum, "], "...), 1)
 	}
 	lint := func(f string) []string { return []string{"lint", f} }
+	lintAs := func(format string) func(string) []string {
+		return func(f string) []string { return []string{"lint", "--format", format, f} }
+	}
+	lintSince := func(f string) []string { return []string{"lint", "--baseline", f, snapshot} }
+	// unknown is the example snapshot with 30,000 entries of three
+	// findings each (2 MB); valid with 5,500 entries that lint clean.
+	unknown := snaptest.WithItems(t, "..", "", func([]any) []any { return snaptest.Unknown(30000) })
+	valid := snaptest.WithItems(t, "..", "", func(example []any) []any { return snaptest.Valid(example, 5500) })
 	// homeflowWith is langs/homeflow in a directory of its own whose
 	// schemas/room.json is room, every file a link.
 	homeflow, err := filepath.Abs(filepath.Join("..", "langs", "homeflow"))
@@ -384,6 +393,21 @@ func TestHostilePeakRSS(t *testing.T) {
 		// at most 8 MiB of estimate together (one of these): 63.
 		{"serve of 40 Languages of one such schema each, every request written at once", distinctSchemas(40, 40, 3000),
 			func(f string) []string { return []string{"serve", f, stdin + callEach} }, calc, 80 << 20},
+		// lint built every finding of a snapshot wrong in every entry,
+		// then listed 50 of each rule: 38 bytes a byte of 16.9 MB over
+		// the baseline in every format; catalog-version-change held
+		// both catalogs in a canonical form, 14 bytes a byte of the
+		// baseline.
+		{"lint of 30,000 catalog entries with three findings each", unknown, lint, snapshot, 0},
+		{"lint --format json of them", unknown, lintAs("json"), snapshot, 0},
+		{"lint --format sarif of them", unknown, lintAs("sarif"), snapshot, 0},
+		{"lint --format github of them", unknown, lintAs("github"), snapshot, 0},
+		{"lint --format junit of them", unknown, lintAs("junit"), snapshot, 0},
+		{"lint --baseline of them", unknown, lintSince, snapshot, 0},
+		{"lint --baseline of 5,500 valid catalog entries", valid, lintSince, snapshot, 0},
+		// Compared with itself, the file is read twice.
+		{"lint --baseline of them of themselves", valid, func(f string) []string { return []string{"lint", "--baseline", f, f} },
+			snapshot, 20*int64(len(valid)) + 4<<20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(c.name, " ", "-")+filepath.Ext(c.tiny), c.src)
@@ -455,6 +479,8 @@ var cpuBound = map[string]time.Duration{
 	"replay of a trace with a member of 16 MiB of one-character values": 1500 * time.Millisecond,
 	"replay of a trace that is 16 MiB of one-character values":          1500 * time.Millisecond,
 	"replay of a trace whose steps are 16 MiB of one-character values":  1500 * time.Millisecond,
+	// 1.5 to 1.6 s when lint built every finding (0.25 to 0.35 s since).
+	"lint of 30,000 catalog entries with three findings each": 1200 * time.Millisecond,
 }
 
 // fitHeld is the input object with the most one-character values whose
