@@ -10,7 +10,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -49,8 +49,8 @@ func Plan(w io.Writer, resp *pilotage.ValidateResponse) error {
 	h := pl.MaxRiskHints
 	fmt.Fprintf(w, "plan: %s, max_risk %s (readOnly %v, destructive %v, openWorld %v)\n",
 		report.Count(len(pl.Steps), "step"), pl.MaxRisk, h.ReadOnly, h.Destructive, h.OpenWorld)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tKIND\tRISK\tCALLS\tINSIDE")
+	rows := make([][]string, 0, len(pl.Steps)+1)
+	rows = append(rows, []string{"STEP", "KIND", "RISK", "CALLS", "INSIDE"})
 	for _, s := range pl.Steps {
 		inside := "-"
 		switch {
@@ -59,9 +59,9 @@ func Plan(w io.Writer, resp *pilotage.ValidateResponse) error {
 		case s.Loop != "":
 			inside = "loop " + s.Loop
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), inside)
+		rows = append(rows, []string{s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), inside})
 	}
-	if err := tw.Flush(); err != nil {
+	if _, err := io.WriteString(w, table(rows)); err != nil {
 		return err
 	}
 	if resp.CatalogVersion != "" {
@@ -91,17 +91,17 @@ func Run(w io.Writer, resp *pilotage.ExecuteResponse, files *Files, color bool) 
 	}
 	if resp.Trace != nil {
 		fmt.Fprintf(&b, "trace (%s, %s):\n", resp.Trace.Level, report.Count(len(resp.Trace.Steps), "step"))
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		rows := make([][]string, 0, len(resp.Trace.Steps))
 		for _, s := range resp.Trace.Steps {
 			took := make([]string, len(s.Decisions))
 			for i, d := range s.Decisions {
 				took[i] = d.Took
 			}
-			// "-" for no decisions, as for no calls: an empty last cell left
-			// the line ending in tabwriter's padding.
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.ID, s.Outcome.Status, dash(strings.Join(s.Calls, ",")), dash(strings.Join(took, " ")))
+			// "-" for no decisions, as for no calls: the table's rows
+			// read alike, a blank cell in none.
+			rows = append(rows, []string{"  " + s.ID, s.Outcome.Status, dash(strings.Join(s.Calls, ",")), dash(strings.Join(took, " "))})
 		}
-		tw.Flush()
+		b.WriteString(table(rows))
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -125,7 +125,9 @@ func Program(w io.Writer, src []byte, lang *language.Language) error {
 	lines := strings.Split(strings.TrimRight(string(src), "\n"), "\n")
 	width := 1
 	for _, l := range ids {
-		width = max(width, len(strings.Join(l, ", ")))
+		if n := len(strings.Join(l, ", ")); n <= maxColumn {
+			width = max(width, n)
+		}
 	}
 	var b strings.Builder
 	b.WriteString("program:\n")
@@ -134,6 +136,43 @@ func Program(w io.Writer, src []byte, lang *language.Language) error {
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// maxColumn caps how wide a padded column grows: a program's step ids
+// (and a Language's entry ids) are as long as their author wrote them,
+// and a table padded every row to one 300,000-byte id was a thousand
+// times its input. A cell wider than the cap is written whole, followed
+// by the gap, and does not widen its column: the rows around it keep the
+// width of the others.
+const maxColumn = 40
+
+// table lays rows out as columns two spaces apart, each padded to its
+// widest cell of at most maxColumn characters; the last cell of a row is
+// not padded. Where no cell is wider the bytes are those of
+// text/tabwriter (padding 2, spaces), which the tables were written
+// with.
+func table(rows [][]string) string {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r[:len(r)-1] {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			if n := utf8.RuneCountInString(c); n <= maxColumn {
+				widths[i] = max(widths[i], n)
+			}
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for i, c := range r[:len(r)-1] {
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", max(widths[i]-utf8.RuneCountInString(c), 0)+2))
+		}
+		b.WriteString(r[len(r)-1])
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 func dash(s string) string {

@@ -30,7 +30,9 @@ func files(t *testing.T, response string) *Files {
 // json (testdata/*.validate.json, *.execute.json) as the text those verbs
 // print, compared with testdata/*.txt: a valid program's plan (or the
 // line for a Language without plan), an invalid one's diagnostics in its
-// source, a Run's outcome, output and trace.
+// source, a Run's outcome, output and trace. long.json's first step id
+// is wider than a column grows (maxColumn): it is written whole and the
+// other rows keep their width.
 func TestText(t *testing.T) {
 	t.Chdir("testdata")
 	golden.Files(t, "*.validate.json", func(t *testing.T, path string, src []byte) {
