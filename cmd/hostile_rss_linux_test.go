@@ -264,6 +264,12 @@ func TestHostilePeakRSS(t *testing.T) {
 		}
 		return b[1:]
 	}
+	todo := filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl")
+	planOf := func(verb string) func(f string) []string {
+		return func(f string) []string { return []string{verb, "--principal", "owner", "--lang", todo, f} }
+	}
+	longPlan := planJSON(t, bin, todo, longID(500_000, 0))
+	traces := tracesDir(t, 200)
 	serve := func(pdl string) func(f string) []string {
 		return func(f string) []string { return []string{"serve", pdl, stdin + f} }
 	}
@@ -393,6 +399,21 @@ func TestHostilePeakRSS(t *testing.T) {
 		// at most 8 MiB of estimate together (one of these): 63.
 		{"serve of 40 Languages of one such schema each, every request written at once", distinctSchemas(40, 40, 3000),
 			func(f string) []string { return []string{"serve", f, stdin + callEach} }, calc, 80 << 20},
+		// plan and run padded every row of their table to the longest step
+		// id: 300 MB of text, and run held it (658 MB). A cell past 40
+		// characters now widens no column (docs/plan.md).
+		{"plan of a program whose first step id is 300,000 bytes, then 1,000 short ones", longID(300_000, 1000), planOf("plan"), tinyProg, 0},
+		// A Run of 1,001 steps takes 6 MB over the baseline's of none,
+		// whatever their ids: held to that besides 10 bytes a byte.
+		{"run of it", longID(300_000, 1000), planOf("run"), tinyProg, 10*300_000 + 10<<20},
+		// replay quoted a plan's step id whole in every trace's findings:
+		// 200 traces of a plan whose one step id is 500,000 bytes took
+		// 398 MB (text) to 1.52 GB (sarif). Every name a finding quotes is
+		// now clipped to 120 bytes (docs/replay.md).
+		{"replay of 200 traces against a plan whose step id is 500,000 bytes", longPlan,
+			func(f string) []string { return []string{"replay", "--plan", f, traces} }, tinyPlan, 0},
+		{"replay --format sarif of them", longPlan,
+			func(f string) []string { return []string{"replay", "--format", "sarif", "--plan", f, traces} }, tinyPlan, 0},
 		// lint built every finding of a snapshot wrong in every entry,
 		// then listed 50 of each rule: 38 bytes a byte of 16.9 MB over
 		// the baseline in every format; catalog-version-change held
@@ -428,6 +449,89 @@ func TestHostilePeakRSS(t *testing.T) {
 				if cpu > bound {
 					t.Errorf("CPU time %v, more than %v", cpu, bound)
 				}
+			}
+		})
+	}
+}
+
+// longID is a JSON program of the todo Language whose first step id is
+// n bytes, followed by short steps of its own.
+func longID(n, short int) []byte {
+	b := fmt.Appendf(nil, `{"output": "1", "steps": [{"id": "%s", "call": "todo.list", "with": {}}`, strings.Repeat("a", n))
+	for i := range short {
+		b = fmt.Appendf(b, `, {"id": "s%d", "call": "todo.list", "with": {}}`, i)
+	}
+	return append(b, "]}"...)
+}
+
+// planJSON is plan --format json of the program src, as replay reads it.
+func planJSON(t *testing.T, bin, lang string, src []byte) []byte {
+	t.Helper()
+	prog := filepath.Join(t.TempDir(), "prog.json")
+	if err := os.WriteFile(prog, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "plan", "--format", "json", "--principal", "owner", "--lang", lang, prog).Output()
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	return out
+}
+
+// tracesDir is a directory of n copies of a trace of a successful Run
+// with no steps: against a plan with steps, each has a finding that
+// quotes a plan step.
+func tracesDir(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range n {
+		trace := `{"run_id": "r", "mode": "immediate", "level": "full", "outcome": {"ok": true, "status": "success"}, "steps": []}`
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("t%d.trace.json", i)), []byte(trace), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestReportsNotAmplified holds the reports of plan, run and replay on
+// one long name to the size of their input: a table padded to one long
+// step id, or a plan step id quoted whole in every trace's findings, made
+// reports of 300 MB (plan and run of 349 KB) and 200 MB (replay of 200
+// traces of 438 bytes against a 1 MB plan) before.
+func TestReportsNotAmplified(t *testing.T) {
+	bin := pilotageBinary(t)
+	dir := t.TempDir()
+	todo := filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl")
+	prog := filepath.Join(dir, "long.json")
+	src := longID(300_000, 1000)
+	if err := os.WriteFile(prog, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "long.plan.json")
+	planSrc := planJSON(t, bin, todo, longID(500_000, 0))
+	if err := os.WriteFile(plan, planSrc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	traces := tracesDir(t, 200)
+	for _, c := range []struct {
+		name string
+		args []string
+		in   int
+	}{
+		{"plan", []string{"plan", "--principal", "owner", "--lang", todo, prog}, len(src)},
+		{"run", []string{"run", "--principal", "owner", "--lang", todo, prog}, len(src)},
+		{"replay", []string{"replay", "--plan", plan, traces}, len(planSrc)},
+		{"replay json", []string{"replay", "--format", "json", "--plan", plan, traces}, len(planSrc)},
+		{"replay sarif", []string{"replay", "--format", "sarif", "--plan", plan, traces}, len(planSrc)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(bin, c.args...)
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			runChild(t, cmd, c.args)
+			t.Logf("%d bytes of input, %d of report", c.in, out.Len())
+			if out.Len() > 2*c.in {
+				t.Errorf("%d bytes of report, more than twice the %d of input", out.Len(), c.in)
 			}
 		})
 	}

@@ -205,7 +205,7 @@ func idOf(e *entry) string {
 	if e.w.ID == nil {
 		return "(no id)"
 	}
-	return strconv.Quote(*e.w.ID)
+	return strconv.Quote(clip(*e.w.ID))
 }
 
 func (o *wireOutcome) statusText() string {
@@ -411,7 +411,7 @@ func (r *deepRun) branch(s *program.Step, sc *dscope, e *entry) (int, bool) {
 		}
 		if want != arm {
 			r.report(RuleDeepBranch, e.at("/decisions/0/took"),
-				fmt.Sprintf("branch %s took %q, but its condition %s is %t over the recorded values, which gives %q", *e.w.ID, took, s.Cond.Src, b, r.d.Arms[want]),
+				fmt.Sprintf("branch %s took %q, but its condition %s is %t over the recorded values, which gives %q", clip(*e.w.ID), clip(took), clip(s.Cond.Src), b, clip(r.d.Arms[want])),
 				"the first arm runs when the condition is true, the second otherwise", sc.fr.src.at(s.Cond.Pointer, "the condition"))
 		}
 	}
@@ -435,7 +435,7 @@ func (r *deepRun) loop(s *program.Step, sc *dscope, e *entry) (int, []any, bool)
 	list, isList := v.([]any)
 	if known && isList && len(list) != n && (e.ok() || n > len(list)) {
 		r.report(RuleDeepLoop, e.at("/decisions"),
-			fmt.Sprintf("loop %s ran %d iteration(s), but its list %s has %d element(s) over the recorded values", *e.w.ID, n, s.List.Src, len(list)),
+			fmt.Sprintf("loop %s ran %d iteration(s), but its list %s has %d element(s) over the recorded values", clip(*e.w.ID), n, clip(s.List.Src), len(list)),
 			"a loop runs its body once per element of its list, in order (§5.8.2)", sc.fr.src.at(s.List.Pointer, "the list"))
 	}
 	if !known || !isList {

@@ -278,3 +278,48 @@ func TestLongStringsClipped(t *testing.T) {
 		})
 	}
 }
+
+// TestLongNamesClipped: a finding quotes the plan's and the trace's
+// names (step ids, entry ids, arm labels, calls) clipped like any
+// value: a plan step id of 500,000 bytes was quoted whole, twice, in
+// every trace's findings, 200 MB of report for 200 traces of 438 bytes.
+func TestLongNamesClipped(t *testing.T) {
+	long := func(s string) string { return s + strings.Repeat("é", 5_000) }
+	read, hot, then, each, off, call := long("read"), long("hot"), long("then"), long("each"), long("off"), long("sensors.")
+	plan, err := LoadPlan("plan.json", fmt.Appendf(nil, `{"steps": [
+		{"id": %[1]q, "kind": "step", "calls": [%[6]q]},
+		{"id": %[2]q, "kind": "branch", "arms": [%[3]q, "else"]},
+		{"id": "fan", "kind": "step", "calls": ["fan.set"], "arm": {"branch": %[2]q, "label": %[3]q}},
+		{"id": %[4]q, "kind": "loop"},
+		{"id": %[5]q, "kind": "step", "calls": ["lights.set"], "loop": %[4]q}],
+		"max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`, read, hot, then, each, off, call))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := `"outcome": {"ok": true, "status": "success"}`
+	for name, steps := range map[string]string{
+		"no entries":     ``,
+		"wrong calls":    fmt.Sprintf(`{"id": %q, "calls": [%q], %s}`, read, long("x"), ok),
+		"wrong arm":      fmt.Sprintf(`{"id": %q, "decisions": [{"at": %q, "took": %q, "because": "b"}], %s}, {"id": "fan", "calls": ["fan.set"], %s}`, hot, hot, long("other"), ok, ok),
+		"loop, no exit":  fmt.Sprintf(`{"id": %q, %s}, {"id": %q, "calls": ["lights.set"], %s}`, each, ok, off+"#1", ok),
+		"out of order":   fmt.Sprintf(`{"id": %q, "decisions": [{"at": %q, "took": "else", "because": "b"}], %s}, {"id": %q, "calls": [%q], %s}`, hot, hot, ok, read, call, ok),
+		"unplanned step": fmt.Sprintf(`{"id": %q, "calls": [%q], %s}`, long("nowhere"), call, ok),
+	} {
+		trace := fmt.Sprintf(`{"run_id": "r", "level": "full", %s, "steps": [%s]}`, ok, steps)
+		fs := Replay(plan, "trace.json", strings.NewReader(trace), Options{}).Findings
+		if len(fs) == 0 {
+			t.Errorf("%s: no findings", name)
+		}
+		for _, f := range fs {
+			// A message quotes at most a few names, each at most 120 bytes.
+			if len(f.Message) > 800 || len(f.Hint) > 800 || !utf8.ValidString(f.Message) {
+				t.Errorf("%s: %s finding of %d bytes, hint %d (valid UTF-8: %v): %.200s…", name, f.Rule, len(f.Message), len(f.Hint), utf8.ValidString(f.Message), f.Message)
+			}
+			for _, rel := range f.Related {
+				if len(rel.Note) > 300 {
+					t.Errorf("%s: %s finding's related note of %d bytes", name, f.Rule, len(rel.Note))
+				}
+			}
+		}
+	}
+}

@@ -225,6 +225,21 @@ func clip[T ~string | ~[]byte](b T) string {
 	return string(b[:cut]) + "…"
 }
 
+// clips clips each name of a list a message quotes (clip); the list
+// itself when none needs it, as in every normal finding.
+func clips(names []string) []string {
+	for i, n := range names {
+		if len(n) > 120 {
+			out := slices.Clone(names)
+			for j := i; j < len(out); j++ {
+				out[j] = clip(out[j])
+			}
+			return out
+		}
+	}
+	return names
+}
+
 // stringOf returns the value of a string member; ok is false when it
 // is not a string, or is one too long for any value replay reads from
 // it (located.cut, cutString).
