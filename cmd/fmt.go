@@ -39,8 +39,9 @@ files that change, -d prints a unified diff, -l lists the files whose
 layout differs; they combine, as gofmt's do (-l -w lists and rewrites).
 
 With --lang the files are programs of that PDL's Language, which must
-declare syntax text: one statement per line, two spaces per block, the
-label's and arguments' punctuation spaced one way, "} else {" on one line,
+declare syntax text: one statement per line, two spaces per block (blocks
+nested past 8 levels keep the eighth's margin), the label's and
+arguments' punctuation spaced one way, "} else {" on one line,
 expressions as written, comments and single blank lines kept
 (docs/pdl.md, "Text programs"). Program files are named one by one:
 directories and globs stand for PDL files only. Without --lang, a FILE

@@ -20,7 +20,7 @@ type Formatter interface {
 }
 
 // Format prints a text program canonically: one statement per line, two
-// spaces per block, a space around the label's punctuation and after each
+// spaces per block up to 8 (maxIndent), a space around the label's punctuation and after each
 // argument's, `} else {` on one line, the output last; expressions as
 // written; comments kept (on their own line, or after the statement they
 // end the line of) and runs of blank lines kept as one. A call whose
@@ -134,7 +134,15 @@ func (c *comments) pop() {
 	c.ahead = c.ahead[1:]
 }
 
-func indent(depth int) string { return strings.Repeat("  ", depth) }
+// maxIndent is the deepest block a line is indented for: the lines of
+// blocks nested deeper stay at its 16 spaces. Indenting each level made
+// a program of 127 nested ifs around 9,000 six-byte calls 43 times its
+// size in fmt's output, 254 spaces a line; past 8 levels the braces, not
+// the margin, show the nesting, and a line is at most 16 bytes longer
+// than its text.
+const maxIndent = 8
+
+func indent(depth int) string { return strings.Repeat("  ", min(depth, maxIndent)) }
 
 // flush writes, each on its own line, the comments before offset off,
 // with one blank line where the source had at least one.
