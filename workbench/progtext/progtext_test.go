@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"text/tabwriter"
+	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
@@ -96,4 +99,65 @@ func TestRunWritesOnce(t *testing.T) {
 	if err := Run(w, &resp, &Files{}, false); err == nil || w.writes != 1 {
 		t.Errorf("Run on a full disk: %v after %d writes, want the error after 1", err, w.writes)
 	}
+}
+
+// planRows are the rows of the plan table of testdata/evening (Plan).
+func planRows(t testing.TB) [][]string {
+	src, err := os.ReadFile(filepath.Join("testdata", "evening.validate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp pilotage.ValidateResponse
+	if err := json.Unmarshal(src, &resp); err != nil {
+		t.Fatal(err)
+	}
+	rows := [][]string{{"STEP", "KIND", "RISK", "CALLS", "INSIDE"}}
+	for _, s := range resp.Plan.Steps {
+		rows = append(rows, []string{s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), "-"})
+	}
+	return rows
+}
+
+// tabwritten lays rows out as the tables were before table: through
+// text/tabwriter, padding 2.
+func tabwritten(rows [][]string) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// TestTableLikeTabwriter: rows whose cells are all within maxColumn are
+// laid out byte for byte as text/tabwriter laid them out, multi-byte
+// characters and cells exactly maxColumn wide included.
+func TestTableLikeTabwriter(t *testing.T) {
+	for _, rows := range [][][]string{
+		planRows(t),
+		{{"  é", "ok", "-"}, {"  " + strings.Repeat("ü", maxColumn-2), "failed", "x"}, {"  a", "ok", ""}},
+		{{strings.Repeat("a", maxColumn), "b"}, {"c", "d"}},
+		{{"only"}},
+	} {
+		if got, want := table(rows), tabwritten(rows); got != want {
+			t.Errorf("table:\n%s\ntabwriter:\n%s", got, want)
+		}
+	}
+}
+
+// BenchmarkPlanTable lays out the plan table of testdata/evening by
+// table and, in the same loop, by text/tabwriter as before, and reports
+// table's time over tabwriter's.
+func BenchmarkPlanTable(b *testing.B) {
+	rows := planRows(b)
+	var now, before time.Duration
+	for b.Loop() {
+		start := time.Now()
+		table(rows)
+		mid := time.Now()
+		tabwritten(rows)
+		now, before = now+mid.Sub(start), before+time.Since(mid)
+	}
+	b.ReportMetric(float64(now)/float64(before), "table/tabwriter")
 }
