@@ -401,7 +401,7 @@ func TestHostilePeakRSS(t *testing.T) {
 			func(f string) []string { return []string{"serve", f, stdin + callEach} }, calc, 80 << 20},
 		// plan and run padded every row of their table to the longest step
 		// id: 300 MB of text, and run held it (658 MB). A cell past 40
-		// characters now widens no column (docs/plan.md).
+		// characters now widens no column (pilotage help plan).
 		{"plan of a program whose first step id is 300,000 bytes, then 1,000 short ones", longID(300_000, 1000), planOf("plan"), tinyProg, 0},
 		// A Run of 1,001 steps takes 6 MB over the baseline's of none,
 		// whatever their ids: held to that besides 10 bytes a byte.

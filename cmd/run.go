@@ -59,7 +59,11 @@ unreadable files, a PDL with errors or a request error.`,
 	{name: "plan", short: "Show the plan of a program: its steps and their risk (§5.6)",
 		long: `Validate a program and show its plan (§5.6): every step the program may
 run, the catalog entries it calls, its risk and the aggregated maximum risk
-a Host gates on (§7.3). With --format json the output is the validate
+a Host gates on (§7.3). Text output is a table, a line per step, its
+columns two spaces apart and padded to their widest cell of at most 40
+characters: a longer step id is written whole and widens no column (a
+text program is listed under it with the ids beside their lines, padded
+alike). With --format json the output is the validate
 response, plan included (replay --plan accepts it). With --format svg,
 dot or mermaid the plan is drawn as a graph: a box per step coloured by
 its risk level, branches with their conditions, loops as clusters,
@@ -77,10 +81,11 @@ request checks, re-validation, input and context binding, then bounded
 execution with the catalog behaviour the PDL scripts. With --format json
 the output is the tool's structuredContent: the execute response
 {run_id, outcome, output?, trace?, diagnostics?, catalog_version?}. Text
-output shows the outcome, the output and the trace, or the diagnostics of
-a validation_error. --format html writes the Run's timeline as one page:
-every trace entry on a time axis with its status, decisions and output,
-then the Run's output (docs/pictures.md).
+output shows the outcome, the output and the trace, a line per entry laid
+out as plan's table, or the diagnostics of a validation_error. --format
+html writes the Run's timeline as one page: every trace entry on a time
+axis with its status, decisions and output, then the Run's output
+(docs/pictures.md).
 ` + principalHelp + `
 
 Exit status: 0 outcome ok, 1 a failed or refused Run (ok false), 2 usage
