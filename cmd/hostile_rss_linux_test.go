@@ -211,6 +211,13 @@ func TestHostilePeakRSS(t *testing.T) {
 		return b
 	}
 	tinyInitCases := write("tiny-init.yaml", initCases(1))
+	// Cases whose expected output the engine's misses: a diff each.
+	write("deep.json", fmt.Appendf(nil, `{"x": %s1%s}`, strings.Repeat("[", 9990), strings.Repeat("]", 9990)))
+	deepOutput := []byte("pdl: " + calcRel + "\ncases:\n  - name: a\n    program: {steps: [], output: input.x}\n    input: deep.json\n    expect:\n      output: 1\n")
+	deepWants := []byte("pdl: " + calcRel + "\ncases:\n")
+	for i := range 2100 {
+		deepWants = fmt.Appendf(deepWants, "  - name: a%d\n    program: {steps: [], output: '1'}\n    expect:\n      output: %s%d%s\n", i, strings.Repeat("[", 199), i, strings.Repeat("]", 199))
+	}
 	tinyConfig := write("pilotage.yaml", []byte("ignore: [a]\n"))
 	replayPlan := func(f string) []string { return []string{"replay", "--plan", f, tinyInput} }
 	tinyPlan := write("tiny.plan.json", []byte(`{"steps": []}`))
@@ -352,6 +359,18 @@ func TestHostilePeakRSS(t *testing.T) {
 		// heap still took 12 MB, which the soft memory limit bounds.
 		{"test of 3,000 passing cases in one file", initCases(3000),
 			func(f string) []string { return []string{"test", f} }, tinyInitCases, 0},
+		// A failed expectation's diff was both values indented whole,
+		// kept until the file's report: square in the depth. A case
+		// expecting 1 of an output nested 9,990 deep (20 KB of JSON)
+		// took 1.04 GB and wrote 200 MB; 2,100 cases each expecting a
+		// value nested 199 deep took 239 MB and wrote 170 MB. The diff
+		// now shows where they first differ, bounded (docs/test.md).
+		// The Run of that input alone takes 11 MB over the baseline,
+		// expecting only its status too; the diff adds under 1 MB.
+		{"test of a case expecting 1 of an output nested 9,990 deep", deepOutput,
+			func(f string) []string { return []string{"test", f} }, tinyCases, 14 << 20},
+		{"test of 2,100 failing cases each expecting a value nested 199 deep", deepWants,
+			func(f string) []string { return []string{"test", f} }, tinyCases, 0},
 		{"config show of a 64 KiB pilotage.yaml of keys without values", []byte("ignore: {" + strings.Repeat("a,", 1<<15-10) + "a}\n"),
 			func(f string) []string { return []string{"config", "show", "--config", f} }, tinyConfig, 0},
 		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText, 0},

@@ -1,14 +1,11 @@
 package testcase
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/rogpeppe/go-internal/diff"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 )
@@ -34,8 +31,11 @@ type Failure struct {
 func Check(c *Case, got *Got) []Failure {
 	e := &c.Expect
 	var fs []Failure
+	failure := func(key, msg string) Failure {
+		return Failure{Line: e.Lines[key], Col: max(e.Cols[key], 1), Key: key, Msg: msg}
+	}
 	fail := func(key, msg string, want, have any) {
-		f := Failure{Line: e.Lines[key], Col: max(e.Cols[key], 1), Key: key, Msg: msg}
+		f := failure(key, msg)
 		if want != nil || have != nil {
 			f.Diff = Diff(want, have)
 		}
@@ -50,7 +50,9 @@ func Check(c *Case, got *Got) []Failure {
 	}
 	if e.Diagnostics != nil {
 		if have := Diagnostics(v.Diagnostics); !diagsMatch(e.Diagnostics, have) {
-			fail("diagnostics", "the diagnostics differ", e.Diagnostics, have)
+			f := failure("diagnostics", "the diagnostics differ")
+			f.Diff = listDiff(e.Diagnostics, have, diagMatches)
+			fs = append(fs, f)
 		}
 	}
 	if e.Plan != nil {
@@ -91,7 +93,9 @@ func Check(c *Case, got *Got) []Failure {
 	}
 	if e.Trace != nil {
 		if have := TraceOf(x.Trace); !reflect.DeepEqual(e.Trace, have) {
-			fail("trace", "the trace differs", e.Trace, have)
+			f := failure("trace", "the trace differs")
+			f.Diff = listDiff(e.Trace, have, func(w, h TraceWant) bool { return reflect.DeepEqual(w, h) })
+			fs = append(fs, f)
 		}
 	}
 	if e.Narration != "" && !strings.Contains(got.Narration, e.Narration) {
@@ -131,12 +135,16 @@ func diagsMatch(want, have []DiagWant) bool {
 		return false
 	}
 	for i, w := range want {
-		h := have[i]
-		if w.Code != h.Code || w.Path != "" && w.Path != h.Path || !strings.Contains(h.Message, w.Message) {
+		if !diagMatches(w, have[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// diagMatches: the code, the path when given, the message substring.
+func diagMatches(w, h DiagWant) bool {
+	return w.Code == h.Code && (w.Path == "" || w.Path == h.Path) && strings.Contains(h.Message, w.Message)
 }
 
 // PlanOf is what a case can state of a plan.
@@ -177,23 +185,4 @@ func SameJSON(a, b json.RawMessage) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
-}
-
-// Diff shows want and got as indented JSON, line by line.
-func Diff(want, got any) string {
-	show := func(v any) []byte {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return []byte(fmt.Sprint(v))
-		}
-		var buf bytes.Buffer
-		if json.Indent(&buf, b, "", "  ") == nil {
-			b = buf.Bytes()
-		}
-		return append(b, '\n')
-	}
-	d := string(diff.Diff("want", show(want), "got", show(got)))
-	// The first line restates the two names: "diff want got".
-	_, rest, _ := strings.Cut(d, "\n")
-	return rest
 }
