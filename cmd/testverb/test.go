@@ -113,9 +113,11 @@ type run struct {
 	cov      map[*language.Language]*testcase.Coverage
 	covOrder []*testcase.Coverage
 	// changed are the files --update rewrote expectations of, in the
-	// order run; updErr is the first rewrite that failed.
+	// order run; updErr is the first rewrite that failed; refused the
+	// expectations left as they were, an answer too deep to state.
 	changed []*testcase.File
 	updErr  error
+	refused []string
 	// size is the bytes read, told to Params.Read, and pdls the PDLs
 	// counted in it.
 	size int64
@@ -223,10 +225,6 @@ func (fr *fileRun) add(p Params) func(langtest.Outcome) {
 
 // count reports the cases of a file that read to its end.
 func (t *run) count(st *report.Stream, fr *fileRun) {
-	st.Add(fr.findings...)
-	t.cases += fr.cases
-	t.failed += fr.failed
-	t.pdlFailed = t.pdlFailed || fr.pdlFailed
 	for _, o := range fr.kept {
 		if t.p.Coverage && o.Lang != nil {
 			cv := t.cov[o.Lang]
@@ -238,29 +236,59 @@ func (t *run) count(st *report.Stream, fr *fileRun) {
 			cv.Add(o.Case, o.Got)
 		}
 		if t.p.Update {
-			t.update(o)
+			fr.refused(o, t.update(o))
 		}
+	}
+	st.Add(fr.findings...)
+	t.cases += fr.cases
+	t.failed += fr.failed
+	t.pdlFailed = t.pdlFailed || fr.pdlFailed
+}
+
+// refused keeps the case's findings of the expectations --update left as
+// they were, and counts it failed, as without --update.
+func (fr *fileRun) refused(o langtest.Outcome, keys []string) {
+	if len(keys) == 0 {
+		return
+	}
+	for _, u := range o.Unmet {
+		if slices.ContainsFunc(keys, func(k string) bool { return u.Rule == "test-"+k }) {
+			fr.findings = append(fr.findings, u)
+		}
+	}
+	if len(o.Findings) == 0 {
+		fr.failed++
 	}
 }
 
-// update rewrites the expectations of a case that ran, for --update.
-func (t *run) update(o langtest.Outcome) {
+// update rewrites the expectations of a case that ran, for --update,
+// and returns the keys of those it left as they were.
+func (t *run) update(o langtest.Outcome) (refused []string) {
 	if t.updErr != nil || o.Got == nil || len(o.Failures) == 0 && len(o.Case.Expect.Lines) > 0 {
-		return
+		return nil
 	}
-	if err := testcase.Update(o.Case, o.Got, o.Failures); err != nil {
+	rs, err := testcase.Update(o.Case, o.Got, o.Failures)
+	if err != nil {
 		t.updErr = verb.Usage("--update %s: %v", o.File.Name, err)
-		return
+		return nil
+	}
+	for _, r := range rs {
+		t.refused = append(t.refused, o.File.Name+": "+r.Msg)
+		refused = append(refused, r.Key)
 	}
 	if n := len(t.changed); n == 0 || t.changed[n-1] != o.File {
 		t.changed = append(t.changed, o.File)
 	}
+	return refused
 }
 
 // updateFiles writes back the files --update rewrote expectations of.
 func (t *run) updateFiles(s verb.Streams) error {
 	if t.updErr != nil {
 		return t.updErr
+	}
+	for _, r := range t.refused {
+		fmt.Fprintf(s.Err, "not updated: %s\n", r)
 	}
 	for _, f := range t.changed {
 		b, err := f.Marshal()

@@ -108,7 +108,7 @@ func TestDropTree(t *testing.T) {
 	if _, err := f.Marshal(); !errors.Is(err, errDropped) {
 		t.Errorf("Marshal after dropTree: %v", err)
 	}
-	if err := Update(f.Cases[0], &Got{}, nil); !errors.Is(err, errDropped) {
+	if _, err := Update(f.Cases[0], &Got{}, nil); !errors.Is(err, errDropped) {
 		t.Errorf("Update after dropTree: %v", err)
 	}
 	runtime.KeepAlive(f)

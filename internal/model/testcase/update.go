@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -12,10 +14,11 @@ import (
 // Update rewrites the expectations of c that failed to what got shows,
 // keeping their order, layout and every comment; a case stating none gets
 // the ones that describe its result (valid and diagnostics, or status and
-// output).
-func Update(c *Case, got *Got, failed []Failure) error {
+// output). An answer nested deeper than a case may state is left as it
+// was, a Refusal: the next run would refuse the file.
+func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) {
 	if c.node == nil {
-		return errDropped
+		return nil, errDropped
 	}
 	redo := map[string]bool{}
 	for _, f := range failed {
@@ -38,20 +41,50 @@ func Update(c *Case, got *Got, failed []Failure) error {
 		}
 	}
 	for i := 0; i+1 < len(e.node.Content); i += 2 {
-		v, ok := current(e.node.Content[i].Value, got)
-		if !ok || !redo[e.node.Content[i].Value] {
+		key := e.node.Content[i].Value
+		v, ok := current(key, got)
+		if !ok || !redo[key] {
+			continue
+		}
+		if deeper(v, maxDepth) {
+			refused = append(refused, Refusal{key, fmt.Sprintf("case %q: %s is nested more than %d deep, deeper than a case file may state; left as it was", c.Name, key, maxDepth)})
 			continue
 		}
 		old := e.node.Content[i+1]
 		var n yaml.Node
 		if err := n.Encode(v); err != nil {
-			return err
+			return refused, err
 		}
 		keepFlow(old, &n)
 		n.HeadComment, n.LineComment, n.FootComment = old.HeadComment, old.LineComment, old.FootComment
 		*old = n
 	}
-	return nil
+	return refused, nil
+}
+
+// deeper reports whether a value of v lies more than limit levels below
+// it, as the parser counts (writeJSON), looking no deeper than that.
+func deeper(v any, limit int) bool {
+	if limit < 0 {
+		return true
+	}
+	switch x := v.(type) {
+	case []any:
+		return slices.ContainsFunc(x, func(y any) bool { return deeper(y, limit-1) })
+	case map[string]any:
+		for _, y := range x {
+			if deeper(y, limit-1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Refusal is an expectation Update left as it was, and why.
+type Refusal struct {
+	Key string // "output", …
+	Msg string
 }
 
 var runID = regexp.MustCompile(`^Run run-\S+ `)
