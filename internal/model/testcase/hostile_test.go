@@ -53,15 +53,22 @@ func TestReferenceBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 64 MiB from an endless file; run without -short")
 	}
-	dir := t.TempDir()
+	dir, err := filepath.Abs(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "endless.json")); err != nil {
 		t.Skip(err)
 	}
-	src := "cases:\n  - name: a\n    program: {steps: [], output: '1'}\n    input: endless.json\n"
-	_, err := Parse(filepath.Join(dir, "case.yaml"), []byte(src))
 	var pe *Error
-	if !errors.As(err, &pe) || pe.Line != 4 || !strings.Contains(pe.Msg, "larger than 64 MiB") {
-		t.Errorf("got %v, want an error at line 4 naming the 64 MiB limit", err)
+	// An absolute path is used as given, not taken as relative (it was
+	// read as DIR/DIR/endless.json).
+	for _, name := range []string{"endless.json", filepath.Join(dir, "endless.json")} {
+		src := "cases:\n  - name: a\n    program: {steps: [], output: '1'}\n    input: " + name + "\n"
+		_, err = Parse(filepath.Join(dir, "case.yaml"), []byte(src))
+		if !errors.As(err, &pe) || pe.Line != 4 || !strings.Contains(pe.Msg, "larger than 64 MiB") {
+			t.Errorf("input: %s: got %v, want an error at line 4 naming the 64 MiB limit", name, err)
+		}
 	}
 	big := "cases:\n" + strings.Repeat("  - name: a\n    program: {steps: [], output: '1'}\n", MaxFile/50+1)
 	if _, err := Parse("case.yaml", []byte(big)); !errors.As(err, &pe) || !strings.Contains(pe.Msg, "more than the 1048576") {

@@ -113,3 +113,26 @@ func TestDropTree(t *testing.T) {
 	}
 	runtime.KeepAlive(f)
 }
+
+// TestAbsolutePath: a path a case file names absolute is used as given,
+// not joined to the case file's directory.
+func TestAbsolutePath(t *testing.T) {
+	dir, err := filepath.Abs(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdl, input := filepath.Join(dir, "lang.pdl"), filepath.Join(dir, "in.json")
+	for name, data := range map[string]string{pdl: "\n", input: `{"a": 1}`} {
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := "pdl: " + pdl + "\ncases:\n  - name: a\n    program: {steps: [], output: '1'}\n    input: " + input + "\n"
+	f, err := Parse(filepath.Join(dir, "elsewhere", "tests", "case.yaml"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.PDL != pdl || string(f.Cases[0].Input) != `{"a": 1}` {
+		t.Errorf("pdl %s, input %s: want %s and the file's JSON", f.PDL, f.Cases[0].Input, pdl)
+	}
+}

@@ -226,7 +226,7 @@ func (p *parser) finish(f *File, root *yaml.Node) error {
 // directory beside its PDL).
 func (p *parser) resolvePDL(f *File, root *yaml.Node) error {
 	if f.PDL != "" {
-		f.PDL = filepath.Join(p.dir, f.PDL)
+		f.PDL = p.path(f.PDL)
 		return nil
 	}
 	found, _ := filepath.Glob(filepath.Join(p.dir, "..", "*.pdl"))
@@ -237,12 +237,21 @@ func (p *parser) resolvePDL(f *File, root *yaml.Node) error {
 	return nil
 }
 
-// readRel reads a file a case names, relative to the case file.
+// path is a path a case file names: relative to the case file, or
+// absolute, as given.
+func (p *parser) path(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(p.dir, name)
+}
+
+// readRel reads a file a case names (path).
 func (p *parser) readRel(n *yaml.Node, rel string) (string, []byte, error) {
-	path := filepath.Join(p.dir, rel)
+	path := p.path(rel)
 	b, err := readAtMost(path, MaxRef)
 	if err != nil {
-		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), "paths are relative to the case file")
+		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), "paths are relative to the case file, or absolute")
 	}
 	return path, b, nil
 }
