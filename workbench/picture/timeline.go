@@ -10,6 +10,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/replay"
 )
 
@@ -236,12 +237,7 @@ func NewTimeline(rec *RunRecord) *Timeline {
 	tl := &Timeline{RunID: rec.RunID, Outcome: rec.Outcome, Narration: cutText(rec.Narration)}
 	tl.Title = "pilotage run " + rec.RunID + ": " + rec.Outcome.Status
 	if len(rec.Output) > 0 {
-		var b bytes.Buffer
-		if json.Indent(&b, rec.Output, "", "  ") != nil {
-			b.Reset()
-			b.Write(rec.Output)
-		}
-		tl.Output = cutText(b.String())
+		tl.Output = cutText(indentedCut(rec.Output))
 	}
 	for i, d := range rec.Diagnostics {
 		if i == maxTimelineRows {
@@ -338,6 +334,40 @@ func cutText(s string) string {
 		return s
 	}
 	return cutLine(s, maxValueText)
+}
+
+// indentedCut is the value raw indented (report.IndentJSON), or raw as
+// it is when it is not JSON, cut a byte past maxValueText so cutText
+// still marks the cut: indented whole, a deep value grows far beyond
+// what is shown.
+func indentedCut(raw json.RawMessage) string {
+	var compact bytes.Buffer
+	if json.Compact(&compact, raw) != nil {
+		return string(raw[:min(len(raw), maxValueText+1)])
+	}
+	out := &prefixWriter{room: maxValueText + 1}
+	report.IndentJSON(out, compact.Bytes()) // its only error is a full prefixWriter
+	return out.b.String()
+}
+
+// prefixWriter keeps the first room bytes written to it and refuses
+// the rest.
+type prefixWriter struct {
+	b    bytes.Buffer
+	room int
+}
+
+var errFull = errors.New("enough written")
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	if len(b) > p.room {
+		p.b.Write(b[:p.room])
+		n := p.room
+		p.room = 0
+		return n, errFull
+	}
+	p.room -= len(b)
+	return p.b.Write(b)
 }
 
 // cutLine cuts s to at most n bytes on a character boundary.

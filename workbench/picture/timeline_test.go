@@ -151,3 +151,22 @@ func FuzzReadRun(f *testing.F) {
 		}
 	})
 }
+
+// TestTimelineDeepOutput: an output nested thousands deep is indented
+// to report.MaxIndentDepth and cut before it grows: indented whole it
+// was hundreds of megabytes for a 20 KB output.
+func TestTimelineDeepOutput(t *testing.T) {
+	const n = 9990
+	out := "{\"x\": " + strings.Repeat("[", n) + "1" + strings.Repeat("]", n) + "}"
+	tl := NewTimeline(&RunRecord{RunID: "r", Output: []byte(out)})
+	if !strings.HasPrefix(tl.Output, "{\n  \"x\": [\n    [") {
+		t.Errorf("output starts %q", tl.Output[:20])
+	}
+	if len(tl.Output) > len(out)+1000 {
+		t.Errorf("a %d-byte output is shown in %d bytes", len(out), len(tl.Output))
+	}
+	wide := `["` + strings.Repeat("a", maxValueText) + `"]`
+	if got := NewTimeline(&RunRecord{RunID: "r", Output: []byte(wide)}).Output; len(got) != maxValueText+len("…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("a long output is shown in %d bytes, ending %q", len(got), got[len(got)-5:])
+	}
+}
