@@ -22,6 +22,7 @@ type progParams struct {
 	format     string
 	output     string
 	color      string
+	maxPerRule int
 	// flags are the verb's flags, for telling a flag given from its
 	// default: only a given --trace-level is a supplied trace_level.
 	flags *pflag.FlagSet
@@ -123,6 +124,7 @@ func newProgCmds() []*cobra.Command {
 		f.StringVarP(&p.format, "format", "f", "text", "output format: "+formats)
 		f.StringVarP(&p.output, "output", "o", "", "write the output to `FILE` instead of standard output, which then names FILE")
 		f.StringVar(&p.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
+		maxPerRuleFlag(c, &p.maxPerRule)
 		cmds = append(cmds, c)
 	}
 	return cmds
@@ -148,16 +150,17 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 		return err
 	}
 	params := progverb.Params{
-		Program:   programFile,
-		Lang:      p.lang,
-		Language:  p.language,
-		Principal: p.principal,
-		Input:     p.input,
-		Context:   p.context,
-		Format:    format,
-		Draw:      draw,
-		Output:    p.output,
-		Color:     rf.useColor,
+		Program:    programFile,
+		Lang:       p.lang,
+		Language:   p.language,
+		Principal:  p.principal,
+		Input:      p.input,
+		Context:    p.context,
+		Format:     format,
+		Draw:       draw,
+		Output:     p.output,
+		Color:      rf.useColor,
+		MaxPerRule: p.maxPerRule,
 	}
 	// Only a given --trace-level is a supplied trace_level (§6.5.2);
 	// left out, the Run is at the Language's level.

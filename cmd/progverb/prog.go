@@ -46,6 +46,9 @@ type Params struct {
 	Output string
 	// Color says whether what is written to w is coloured.
 	Color func(w io.Writer) bool
+	// MaxPerRule bounds the diagnostics listed of one code, in text and
+	// JSON alike; the rest are counted (report.Cap).
+	MaxPerRule int
 }
 
 // cliSession is the one Session a validate/plan/run invocation is.
@@ -85,6 +88,9 @@ func Run(ctx context.Context, p Params, s verb.Streams) error {
 // prog is the verb named: validate, plan or run.
 func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 	programFile, format, draw := p.Program, p.Format, p.Draw
+	if err := verb.CheckMaxPerRule(p.MaxPerRule); err != nil {
+		return err
+	}
 	res, err := verb.LoadPDL(s.Err, p.Lang, p.Color(s.Err), report.DefaultMaxPerRule)
 	if err != nil {
 		return err
@@ -118,11 +124,12 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		err = verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
 			switch {
 			case format == report.JSON:
-				return writeJSON(w, resp)
+				resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule)
+				return report.WriteJSON(w, resp)
 			case draw != "":
 				return picture.NewTimeline(&picture.RunRecord{RunID: resp.RunID, Outcome: resp.Outcome, Output: resp.Output, Trace: resp.Trace, Diagnostics: resp.Diagnostics}).WriteHTML(w)
 			}
-			return progtext.Run(w, resp, &pf.files, p.Color(w))
+			return progtext.Run(w, resp, &pf.files, p.MaxPerRule, p.Color(w))
 		})
 		if err != nil {
 			return err
@@ -142,7 +149,8 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 	err = verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
 		switch {
 		case format == report.JSON:
-			return writeJSON(w, resp)
+			resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule)
+			return report.WriteJSON(w, resp)
 		case draw != "" && resp.Valid && resp.Plan != nil:
 			return picture.WritePlan(w, draw, picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.files.Sources[programFile], lang)))
 		case name == "plan" && resp.Valid:
@@ -151,7 +159,7 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 			}
 			return progtext.Program(w, pf.files.Sources[programFile], lang)
 		}
-		return progtext.Diagnostics(w, resp.Diagnostics, &pf.files, p.Color(w))
+		return progtext.Diagnostics(w, resp.Diagnostics, &pf.files, p.MaxPerRule, p.Color(w))
 	})
 	if err != nil {
 		return err
@@ -242,7 +250,7 @@ func requestError(s verb.Streams, format report.Format, output string, err error
 	}
 	if format == report.JSON {
 		if err := verb.WriteOutput(s, output, "the output", func(w io.Writer) error {
-			return writeJSON(w, pilotage.RequestErrorEnvelope{Error: *re})
+			return report.WriteJSON(w, pilotage.RequestErrorEnvelope{Error: *re})
 		}); err != nil {
 			return err
 		}
@@ -251,9 +259,27 @@ func requestError(s verb.Streams, format report.Format, output string, err error
 	return verb.Usage("request error %s: %s", re.Kind, re.Message)
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+// capDiagnostics lists at most max diagnostics of each code, in order,
+// as the text report does (report.Cap), then one per code that had
+// some left out, saying how many, at the first of those left out (so in
+// the Language's path dialect). A program with a diagnostic per step
+// would otherwise print a response far larger than itself.
+func capDiagnostics(diags []pilotage.Diagnostic, max int) []pilotage.Diagnostic {
+	c := report.NewCap(max)
+	var listed []pilotage.Diagnostic
+	first := map[string]pilotage.Path{}
+	for _, d := range diags {
+		if c.Admit(report.Finding{Rule: d.Code, Severity: report.Severity(d.Severity)}) {
+			listed = append(listed, d)
+		} else if _, ok := first[d.Code]; !ok {
+			first[d.Code] = d.Path
+		}
+	}
+	if len(first) == 0 {
+		return diags
+	}
+	for _, f := range c.Left() {
+		listed = append(listed, pilotage.Diagnostic{Code: f.Rule, Severity: string(f.Severity), Message: f.Message, Path: first[f.Rule], Hint: f.Hint})
+	}
+	return listed
 }

@@ -29,10 +29,15 @@ type Files struct {
 	Sources map[string][]byte
 }
 
-// Diagnostics prints diagnostics the way lint prints findings.
-func Diagnostics(w io.Writer, diags []pilotage.Diagnostic, files *Files, color bool) error {
+// Diagnostics prints diagnostics the way lint prints findings, at most
+// maxPerRule of one code (--max-per-rule).
+func Diagnostics(w io.Writer, diags []pilotage.Diagnostic, files *Files, maxPerRule int, color bool) error {
 	rep := &report.Report{Tool: "pilotage validate", Sources: files.Sources, Files: []string{files.Program}}
-	rep.Add(progdiag.Findings(diags, files.Docs)...)
+	// Listed in the engine's order, then what the cap left out, counted
+	// (report.Sort would reorder).
+	c := report.NewCap(maxPerRule)
+	rep.AddListed(progdiag.CappedFindings(diags, files.Docs, c)...)
+	rep.AddListed(c.Left()...)
 	rep.Summary.Files = 1
 	return report.Write(w, report.Text, rep, report.Options{Color: color})
 }
@@ -74,10 +79,10 @@ func Plan(w io.Writer, resp *pilotage.ValidateResponse) error {
 // Run prints a Run: its diagnostics, outcome, output and trace. It is
 // composed in memory and written at once, so a failed write (a full
 // disk) is one error returned, not a line lost unseen.
-func Run(w io.Writer, resp *pilotage.ExecuteResponse, files *Files, color bool) error {
+func Run(w io.Writer, resp *pilotage.ExecuteResponse, files *Files, maxPerRule int, color bool) error {
 	var b bytes.Buffer
 	if len(resp.Diagnostics) > 0 {
-		if err := Diagnostics(&b, resp.Diagnostics, files, color); err != nil {
+		if err := Diagnostics(&b, resp.Diagnostics, files, maxPerRule, color); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
@@ -48,7 +49,7 @@ func TestText(t *testing.T) {
 		if resp.Valid {
 			err = Plan(&out, &resp)
 		} else {
-			err = Diagnostics(&out, resp.Diagnostics, files(t, path), false)
+			err = Diagnostics(&out, resp.Diagnostics, files(t, path), report.DefaultMaxPerRule, false)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -70,7 +71,7 @@ func TestText(t *testing.T) {
 			resp.Output = compact.Bytes()
 		}
 		var out bytes.Buffer
-		if err := Run(&out, &resp, files(t, path), false); err != nil {
+		if err := Run(&out, &resp, files(t, path), report.DefaultMaxPerRule, false); err != nil {
 			t.Fatal(err)
 		}
 		golden.Check(t, strings.TrimSuffix(path, ".json")+".txt", out.Bytes())
@@ -96,7 +97,7 @@ func TestRunWritesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &fullDisk{}
-	if err := Run(w, &resp, &Files{}, false); err == nil || w.writes != 1 {
+	if err := Run(w, &resp, &Files{}, report.DefaultMaxPerRule, false); err == nil || w.writes != 1 {
 		t.Errorf("Run on a full disk: %v after %d writes, want the error after 1", err, w.writes)
 	}
 }

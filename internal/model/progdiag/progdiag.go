@@ -85,9 +85,23 @@ func (f Files) of(code string) *Doc {
 // Findings converts diagnostics to findings, in their order. Severities
 // outside the closed set are errors (§1.3's fallback).
 func Findings(diags []pilotage.Diagnostic, files Files) []report.Finding {
-	out := make([]report.Finding, 0, len(diags))
+	return CappedFindings(diags, files, nil)
+}
+
+// CappedFindings is Findings of the diagnostics c admits (report.Cap,
+// a rule being a code), c nil admitting all: a diagnostic left out is
+// never placed, so a program with a diagnostic per step costs a finding
+// per listed one.
+func CappedFindings(diags []pilotage.Diagnostic, files Files, c *report.Cap) []report.Finding {
+	var out []report.Finding
+	if c == nil {
+		out = make([]report.Finding, 0, len(diags))
+	}
 	for _, d := range diags {
 		doc := files.of(d.Code)
+		if c != nil && !c.Admit(report.Finding{Rule: d.Code, Section: Section, Severity: severity(d.Severity), File: doc.Name}) {
+			continue
+		}
 		whole := doc.checked && !doc.parsed && d.Path.Text == nil && d.Path.Pointer == "" && d.Range == nil
 		if d.Path.Text == nil && !whole {
 			doc.parse()

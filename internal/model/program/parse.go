@@ -25,6 +25,14 @@ type parser struct {
 	maxDepth int
 	diags    []pilotage.Diagnostic
 	limit    *LimitError
+	// cons are the Grammar's constructs (constructs), names their
+	// sorted names and noConstruct and notObject the hints of a step
+	// with no construct and of one that is no object: read once, not
+	// per step, so a program of 300,000 wrong steps builds 300,000
+	// diagnostics and not as many maps and hint strings besides.
+	cons                   map[string][]string
+	names                  []string
+	noConstruct, notObject string
 }
 
 // Parse reads a JSON program. Malformed programs give syntax diagnostics;
@@ -34,7 +42,12 @@ func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.
 	if err != nil {
 		return nil, []pilotage.Diagnostic{syntax("", "the program is not valid JSON: "+err.Error(), "fix the JSON syntax; no other check can run on the program")}, nil
 	}
-	p := &parser{g: g, maxDepth: maxDepth}
+	p := &parser{g: g, maxDepth: maxDepth, cons: constructs(g)}
+	p.names = slices.Sorted(maps.Keys(p.cons))
+	if len(p.names) > 0 {
+		p.noConstruct = "add one of: " + strings.Join(quoteAll(p.names), ", ")
+		p.notObject = `a step is an object such as {"id": "a", "` + p.example() + `": "..."}`
+	}
 	prog := p.program(doc.Root)
 	if p.limit != nil {
 		return nil, nil, p.limit
@@ -107,7 +120,7 @@ func (p *parser) sequence(n jsonpos.Node, ptr string, enclosing *Step, arm, dept
 		p.errorf(ptr, "write the steps as a JSON array", "a step sequence must be an array, not a %s", n.Kind())
 		return nil
 	}
-	if len(p.constructs()) == 0 {
+	if len(p.cons) == 0 {
 		// With no step construct there is no step to write: say so once,
 		// where a hint naming the missing construct would list nothing.
 		if n.Len() > 0 {
@@ -130,8 +143,7 @@ func (p *parser) sequence(n jsonpos.Node, ptr string, enclosing *Step, arm, dept
 
 // constructs lists the construct members the Grammar defines, with the
 // members each allows.
-func (p *parser) constructs() map[string][]string {
-	g := p.g
+func constructs(g *language.Grammar) map[string][]string {
 	out := map[string][]string{}
 	add := func(name string, others ...string) {
 		if name == "" {
@@ -161,18 +173,16 @@ func (p *parser) example() string {
 	if p.g.Call != "" {
 		return p.g.Call
 	}
-	return slices.Sorted(maps.Keys(p.constructs()))[0]
+	return p.names[0]
 }
 
 func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth int) *Step {
 	if !n.Is(jsonpos.Object) {
-		p.errorf(ptr, `a step is an object such as {"id": "a", "`+p.example()+`": "..."}`, "a step must be an object, not a %s", n.Kind())
+		p.errorf(ptr, p.notObject, "a step must be an object, not a %s", n.Kind())
 		return nil
 	}
-	cons := p.constructs()
-	names := slices.Sorted(maps.Keys(cons))
 	var which string
-	for _, k := range names {
+	for _, k := range p.names {
 		if n.Has(k) {
 			if which != "" {
 				p.errorf(ptr, "split it into two steps", "a step has exactly one construct, this one has both %q and %q", which, k)
@@ -182,10 +192,10 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		}
 	}
 	if which == "" {
-		p.errorf(ptr, "add one of: "+strings.Join(quoteAll(names), ", "), "the step has no construct member")
+		p.errorf(ptr, p.noConstruct, "the step has no construct member")
 		return nil
 	}
-	m := p.members(n, ptr, cons[which])
+	m := p.members(n, ptr, p.cons[which])
 	s := &Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}
 	if id, ok := m["id"]; !ok {
 		p.errorf(ptr, `add "id": "<name>", unique within the program`, "the step has no %q", "id")
