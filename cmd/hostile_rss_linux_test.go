@@ -218,6 +218,11 @@ func TestHostilePeakRSS(t *testing.T) {
 	for i := range 2100 {
 		deepWants = fmt.Appendf(deepWants, "  - name: a%d\n    program: {steps: [], output: '1'}\n    expect:\n      output: %s%d%s\n", i, strings.Repeat("[", 199), i, strings.Repeat("]", 199))
 	}
+	todo := filepath.Join(homeflow, "..", "..", "workbench", "scaffold", "templates", "json", "todo.pdl")
+	validateTodo := func(f string) []string { return []string{"validate", "--principal", "owner", "--lang", todo, f} }
+	outputX := write("output-x.json", []byte(`{"steps": [], "output": "input.x"}`))
+	tinyX := write("tiny.x.json", []byte(`{"x": 1}`))
+	runJSON := func(f string) []string { return []string{"run", "--lang", calc, "--input", f, "-f", "json", outputX} }
 	tinyConfig := write("pilotage.yaml", []byte("ignore: [a]\n"))
 	replayPlan := func(f string) []string { return []string{"replay", "--plan", f, tinyInput} }
 	tinyPlan := write("tiny.plan.json", []byte(`{"steps": []}`))
@@ -375,6 +380,19 @@ func TestHostilePeakRSS(t *testing.T) {
 			func(f string) []string { return []string{"config", "show", "--config", f} }, tinyConfig, 0},
 		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText, 0},
 		{"fmt of 1 MB of comments", bytes.Repeat([]byte("#\n"), 1<<19), fmtText, tinyText, 0},
+		// json.Indent puts each token of a value nested d deep behind
+		// 2·d spaces: this 20 KB output printed 200 MB, 615 MB peak.
+		// Output is indented 16 deep at most (report.MaxIndentDepth).
+		// The Run itself holds about a kilobyte a level of nesting (Go
+		// and CEL values; text output takes as much, 10 to 12 MiB over
+		// the baseline): that, not 10 bytes a byte, bounds this row.
+		{"run -f json of an output nested 9,990 deep", fmt.Appendf(nil, `{"x": %s1%s}`, strings.Repeat("[", 9990), strings.Repeat("]", 9990)),
+			runJSON, tinyX, 16 << 20},
+		// A diagnostic for each of 300,000 steps: 108 MB of text report
+		// and 633 MB peak, 412 MB in json. Listed at most 50 of a code
+		// (--max-per-rule), built at most program.MaxDiagnostics.
+		{"validate of a program of 300,000 empty steps", []byte(`{"steps": [` + strings.Repeat("{},", 300000-1) + `{}], "output": "1"}`),
+			validateTodo, tinyProg, 0},
 		// serve reads none larger than a served Language can take
 		// (--max-message-bytes, by default 4.3 MiB for deploy's limits)
 		// and refuses a larger one unread. go-sdk's stdio transport read

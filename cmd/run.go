@@ -149,6 +149,9 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 	if err := langFromConfig(v, p, programFile); err != nil {
 		return err
 	}
+	// The collector's room over a live heap of a program of many wrong
+	// steps was itself more than ten times the program (limitMemory).
+	defer limitMemory([]string{programFile, p.input, p.context, p.lang})()
 	params := progverb.Params{
 		Program:    programFile,
 		Lang:       p.lang,

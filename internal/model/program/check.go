@@ -115,6 +115,12 @@ func Check(prog *Program, env *Env) (*Checked, error) {
 }
 
 func (c *checker) add(code, sev, ptr, msg, hint string, r *pilotage.CharRange) {
+	if len(c.diags) == MaxDiagnostics {
+		if c.limit == nil {
+			c.limit = tooMany(c.diags)
+		}
+		return
+	}
 	c.diags = append(c.diags, pilotage.Diagnostic{Code: code, Severity: sev, Message: msg, Path: pilotage.PointerPath(ptr), Range: r, Hint: hint})
 }
 

@@ -112,9 +112,10 @@ func TestHintsOfAGrammarWithoutCall(t *testing.T) {
 // text statements most of a minute. Bytes allocated are deterministic,
 // time is not (the best of three runs is taken): 4x the steps may allocate
 // at most 6x the bytes and take at most 10x the time (quadratic is 16x).
+// The larger size stays within program.MaxDiagnostics.
 func TestUndeclaredNamesLinear(t *testing.T) {
 	if testing.Short() {
-		t.Skip("times checks of 12,000 steps")
+		t.Skip("times checks of 960 steps")
 	}
 	calls := language.Grammar{Call: "call", Args: "with", Input: true}
 	env := lampEnv(&calls)
@@ -124,7 +125,7 @@ func TestUndeclaredNamesLinear(t *testing.T) {
 		bytes uint64
 		best  time.Duration
 	}
-	small, large := &size{n: 3000}, &size{n: 12000}
+	small, large := &size{n: program.MaxDiagnostics / 4}, &size{n: program.MaxDiagnostics}
 	for _, sz := range []*size{small, large} {
 		steps := make([]string, sz.n)
 		for i := range steps {

@@ -60,7 +60,37 @@ func syntax(ptr, msg, hint string) pilotage.Diagnostic {
 }
 
 func (p *parser) errorf(ptr, hint, format string, args ...any) {
+	if len(p.diags) == MaxDiagnostics {
+		// sequence stops at the step that set it.
+		if p.limit == nil {
+			p.limit = tooMany(p.diags)
+		}
+		return
+	}
 	p.diags = append(p.diags, syntax(ptr, fmt.Sprintf(format, args...), hint))
+}
+
+// MaxDiagnostics bounds the diagnostics one validation builds. §10.1:
+// the Engine MUST bound the memory of validation, and a bound exceeded
+// during validation is a request error (resource_limit). A 900 KB
+// program of 300,000 empty steps built as many diagnostics, 100 MB and
+// ten times that in a response; compilers stop after some errors too,
+// and no program a person writes has this many.
+const MaxDiagnostics = 1000
+
+// tooMany is the LimitError of a program with more than MaxDiagnostics
+// diagnostics, naming the first, which is where to start.
+func tooMany(diags []pilotage.Diagnostic) *LimitError {
+	d := diags[0]
+	return &LimitError{Msg: fmt.Sprintf("the program has more than %d diagnostics, the most one validation builds; the first, at %q: %s", MaxDiagnostics, d.Path.Pointer, d.Message)}
+}
+
+// aKind names a JSON kind with its article: "an array", "a string".
+func aKind(k jsonpos.Kind) string {
+	if k == jsonpos.Object || k == jsonpos.Array {
+		return "an " + k.String()
+	}
+	return "a " + k.String()
 }
 
 func join(ptr, tok string) string { return ptr + "/" + pilotage.EscapePointerToken(tok) }
@@ -117,7 +147,7 @@ func (p *parser) sequence(n jsonpos.Node, ptr string, enclosing *Step, arm, dept
 		return nil
 	}
 	if !n.Is(jsonpos.Array) {
-		p.errorf(ptr, "write the steps as a JSON array", "a step sequence must be an array, not a %s", n.Kind())
+		p.errorf(ptr, "write the steps as a JSON array", "a step sequence must be an array, not %s", aKind(n.Kind()))
 		return nil
 	}
 	if len(p.cons) == 0 {
@@ -178,7 +208,7 @@ func (p *parser) example() string {
 
 func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth int) *Step {
 	if !n.Is(jsonpos.Object) {
-		p.errorf(ptr, p.notObject, "a step must be an object, not a %s", n.Kind())
+		p.errorf(ptr, p.notObject, "a step must be an object, not %s", aKind(n.Kind()))
 		return nil
 	}
 	var which string
@@ -200,7 +230,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 	if id, ok := m["id"]; !ok {
 		p.errorf(ptr, `add "id": "<name>", unique within the program`, "the step has no %q", "id")
 	} else if !id.Is(jsonpos.String) {
-		p.errorf(ptr+"/id", "", "a step id must be a string, not a %s", id.Kind())
+		p.errorf(ptr+"/id", "", "a step id must be a string, not %s", aKind(id.Kind()))
 	} else {
 		s.ID = id.Str()
 	}
@@ -215,7 +245,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		t := m[which]
 		s.TargetPointer = join(ptr, which)
 		if !t.Is(jsonpos.String) {
-			p.errorf(s.TargetPointer, "write the catalog id as a string", "%q must name a catalog entry as a string, not a %s", which, t.Kind())
+			p.errorf(s.TargetPointer, "write the catalog id as a string", "%q must name a catalog entry as a string, not %s", which, aKind(t.Kind()))
 		} else {
 			s.Target = t.Str()
 		}
@@ -255,7 +285,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 
 func (p *parser) args(n jsonpos.Node, ptr string) []Arg {
 	if !n.Is(jsonpos.Object) {
-		p.errorf(ptr, `write the arguments as an object of CEL expressions: {"name": "input.x"}`, "the arguments must be an object, not a %s", n.Kind())
+		p.errorf(ptr, `write the arguments as an object of CEL expressions: {"name": "input.x"}`, "the arguments must be an object, not %s", aKind(n.Kind()))
 		return nil
 	}
 	seen := map[string]bool{}
@@ -281,7 +311,7 @@ func (p *parser) expr(n jsonpos.Node, ptr string) *Expr {
 		if n.Exists() && (n.Kind() == jsonpos.Number || n.Kind() == jsonpos.Bool || n.Kind() == jsonpos.Null) {
 			hint = fmt.Sprintf("write it as the CEL expression %s", strconv.Quote(jsonLiteral(n)))
 		}
-		p.errorf(ptr, hint, "an expression must be a CEL string, not a %s", n.Kind())
+		p.errorf(ptr, hint, "an expression must be a CEL string, not %s", aKind(n.Kind()))
 		return nil
 	}
 	return &Expr{Src: n.Str(), Pointer: ptr}

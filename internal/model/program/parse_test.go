@@ -1,6 +1,7 @@
 package program_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -23,5 +24,30 @@ func TestDuplicateNameIsNotJSON(t *testing.T) {
 	if prog != nil || len(diags) != 1 || diags[0].Code != "syntax" ||
 		!strings.Contains(diags[0].Message, `1:60: duplicate member name "n"; a member name appears once in an object`) {
 		t.Fatalf("want one syntax diagnostic at the second n, got %+v", diags)
+	}
+}
+
+// A program builds at most MaxDiagnostics diagnostics (§10.1): one more
+// is a LimitError naming the first, for syntax (Parse stops reading
+// steps) and for names and expressions (Check) alike.
+func TestMaxDiagnostics(t *testing.T) {
+	steps := func(n int, step string) []byte {
+		return []byte(`{"steps": [` + strings.TrimSuffix(strings.Repeat(step+",", n), ",") + `]}`)
+	}
+	_, diags, err := program.Parse(steps(program.MaxDiagnostics, `{}`), &language.DefaultGrammar, 8)
+	if err != nil || len(diags) != program.MaxDiagnostics {
+		t.Fatalf("%d empty steps: %d diagnostics, %v", program.MaxDiagnostics, len(diags), err)
+	}
+	want := `the program has more than 1000 diagnostics, the most one validation builds; the first, at "/steps/0": the step has no construct member`
+	var le *program.LimitError
+	if _, _, err := program.Parse(steps(program.MaxDiagnostics+1, `{}`), &language.DefaultGrammar, 8); !errors.As(err, &le) || le.Msg != want {
+		t.Errorf("one more: %v, want %s", err, want)
+	}
+	prog, diags, err := program.Parse(steps(program.MaxDiagnostics+1, `{"id": "a", "call": "nothing"}`), &language.DefaultGrammar, 8)
+	if err != nil || len(diags) != 0 {
+		t.Fatalf("%v %+v", err, diags)
+	}
+	if _, err := program.Check(prog, lampEnv(&language.DefaultGrammar)); !errors.As(err, &le) || !strings.HasPrefix(le.Msg, "the program has more than 1000 diagnostics") {
+		t.Errorf("Check of %d unknown calls: %v", program.MaxDiagnostics+1, err)
 	}
 }
