@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"unicode/utf8"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
+	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
 	"github.com/pilotage-dev/pilotage/workbench/progtext"
@@ -119,7 +121,7 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		req.TraceLevel = p.TraceLevel
 		resp, err := eng.Execute(ctx, caller, lang.ID, req)
 		if err != nil {
-			return requestError(s, format, p.Output, err)
+			return requestError(s, p, pf, err)
 		}
 		err = verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
 			switch {
@@ -141,7 +143,7 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 	}
 	resp, err := eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: pf.program, Context: pf.contextRaw})
 	if err != nil {
-		return requestError(s, format, p.Output, err)
+		return requestError(s, p, pf, err)
 	}
 	if draw != "" && resp.Valid && resp.Plan == nil {
 		return verb.Usage("Language %s declares no plan (§5.6), so there is no plan to draw; --format %s needs a Language that declares plan", lang.ID, draw)
@@ -242,21 +244,32 @@ func textIsUTF8(name string, src []byte, text bool) error {
 
 // requestError prints a request error (§8) and exits 2: the request, not
 // the program, was wrong. JSON output is the tool's error envelope,
-// written where -o says, as a response would be.
-func requestError(s verb.Streams, format report.Format, output string, err error) error {
+// written where -o says, as a response would be. Text names the program
+// file of an error about the program (engine.ProgramError), at the line
+// and column where it is known, as findings are.
+func requestError(s verb.Streams, p Params, pf *progFiles, err error) error {
 	var re *pilotage.RequestError
 	if !errors.As(err, &re) {
 		return verb.Usage("%v", err)
 	}
-	if format == report.JSON {
-		if err := verb.WriteOutput(s, output, "the output", func(w io.Writer) error {
+	if p.Format == report.JSON {
+		if err := verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
 			return report.WriteJSON(w, pilotage.RequestErrorEnvelope{Error: *re})
 		}); err != nil {
 			return err
 		}
 		return &verb.ExitError{Code: verb.ExitUsage}
 	}
-	return verb.Usage("request error %s: %s", re.Kind, re.Message)
+	var pe *engine.ProgramError
+	if !errors.As(err, &pe) {
+		return verb.Usage("request error %s: %s", re.Kind, re.Message)
+	}
+	at := pf.files.Program
+	if pe.Path != nil {
+		f := progdiag.Findings([]pilotage.Diagnostic{{Path: *pe.Path}}, pf.files.Docs)[0]
+		at = fmt.Sprintf("%s:%d:%d", at, f.Line, f.Column)
+	}
+	return verb.Usage("%s: request error %s: %s", at, re.Kind, re.Message)
 }
 
 // capDiagnostics lists at most max diagnostics of each code, in order,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -68,8 +69,8 @@ func (g *goldenCase) check(t *testing.T, got any, gotErr error) {
 	t.Helper()
 	var v any = got
 	if gotErr != nil {
-		re, ok := gotErr.(*pilotage.RequestError)
-		if !ok {
+		var re *pilotage.RequestError
+		if !errors.As(gotErr, &re) {
 			t.Fatalf("internal error: %v", gotErr)
 		}
 		v = pilotage.RequestErrorEnvelope{Error: *re}

@@ -100,12 +100,12 @@ func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage
 	}
 	src := syntax.Source(l.Locator, raw)
 	if len(src) > l.limits.ProgramBytes {
-		return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit,
-			Message: fmt.Sprintf("the program is %d bytes; this Language validates programs of at most %d bytes", len(src), l.limits.ProgramBytes)}
+		return nil, &ProgramError{RequestError: &pilotage.RequestError{Kind: pilotage.ErrResourceLimit,
+			Message: fmt.Sprintf("the program is %d bytes; this Language validates programs of at most %d bytes", len(src), l.limits.ProgramBytes)}}
 	}
 	parsed, err := l.syntax.Parse(src, l.limits.Depth)
 	if err != nil {
-		return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit, Message: err.Error()}
+		return nil, overLimit(err, nil)
 	}
 	prog, diags := parsed.Program, parsed.Diagnostics
 	ck := &checked{prog: prog}
@@ -114,7 +114,7 @@ func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage
 		res, err := program.Check(prog, env)
 		var le *program.LimitError
 		if errors.As(err, &le) {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrResourceLimit, Message: le.Msg}
+			return nil, overLimit(le, parsed)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("building the expression environment: %w", err)
@@ -129,6 +129,39 @@ func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage
 	ck.diags = append(append([]pilotage.Diagnostic{}, diags...), cdiags...)
 	ck.context = cval
 	return ck, nil
+}
+
+// ProgramError is a request error about the program, a bound of §10.1
+// it exceeds, with the place it exceeds it at when known (Path, in the
+// Language's dialect, §5.5), so that a command line prints it at the
+// program's file, line and column like a diagnostic. What a response
+// carries is the RequestError it unwraps to: a request error has no
+// path on the wire.
+type ProgramError struct {
+	*pilotage.RequestError
+	Path *pilotage.Path
+}
+
+func (e *ProgramError) Unwrap() error { return e.RequestError }
+
+// overLimit is the resource_limit request error of a program over a
+// bound, placed where the bound says (program.LimitError); parsed, once
+// the program is read, turns a step pointer into its place in the text.
+func overLimit(err error, parsed *syntax.Parsed) error {
+	pe := &ProgramError{RequestError: &pilotage.RequestError{Kind: pilotage.ErrResourceLimit, Message: err.Error()}}
+	var le *program.LimitError
+	switch {
+	case !errors.As(err, &le):
+	case le.At.Line > 0:
+		pe.Path = &pilotage.Path{Text: &pilotage.TextRange{Start: le.At, End: le.At}}
+	case le.Pointer != "":
+		p := pilotage.PointerPath(le.Pointer)
+		if parsed != nil {
+			p = parsed.Locate([]pilotage.Diagnostic{{Path: p}})[0].Path
+		}
+		pe.Path = &p
+	}
+	return pe
 }
 
 func isAbsent(raw json.RawMessage) bool {

@@ -406,7 +406,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 		switch {
 		case is.Limit:
 			if c.limit == nil {
-				c.limit = &LimitError{Msg: fmt.Sprintf("the expression at %s is too deeply nested or too long for this Language's limits (%s)", e.Pointer, is.Message)}
+				c.limit = &LimitError{Msg: fmt.Sprintf("the expression at %s is too deeply nested or too long for this Language's limits (%s)", e.Pointer, is.Message), Pointer: e.Pointer}
 			}
 		case is.Syntax:
 			c.add(pilotage.CodeSyntax, pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, "", r)

@@ -15,7 +15,14 @@ import (
 
 // LimitError is a bound of §10.1 exceeded while reading a program: the
 // caller answers it with a resource_limit request error, not diagnostics.
-type LimitError struct{ Msg string }
+// Where the program exceeded it, when known, is Pointer (the step
+// model's JSON Pointer) or At (a text program's line and column), so a
+// command line can print the error at its place.
+type LimitError struct {
+	Msg     string
+	Pointer string
+	At      pilotage.LineCol
+}
 
 func (e *LimitError) Error() string { return e.Msg }
 
@@ -82,7 +89,7 @@ const MaxDiagnostics = 1000
 // diagnostics, naming the first, which is where to start.
 func tooMany(diags []pilotage.Diagnostic) *LimitError {
 	d := diags[0]
-	return &LimitError{Msg: fmt.Sprintf("the program has more than %d diagnostics, the most one validation builds; the first, at %q: %s", MaxDiagnostics, d.Path.Pointer, d.Message)}
+	return &LimitError{Msg: fmt.Sprintf("the program has more than %d diagnostics, the most one validation builds; the first, at %q: %s", MaxDiagnostics, d.Path.Pointer, d.Message), Pointer: d.Path.Pointer}
 }
 
 // aKind names a JSON kind with its article: "an array", "a string".
@@ -142,7 +149,7 @@ func (p *parser) program(root jsonpos.Node) *Program {
 func (p *parser) sequence(n jsonpos.Node, ptr string, enclosing *Step, arm, depth int) []*Step {
 	if depth > p.maxDepth {
 		if p.limit == nil {
-			p.limit = &LimitError{Msg: fmt.Sprintf("the program nests constructs deeper than this Language's limit of %d (at %s)", p.maxDepth, ptr)}
+			p.limit = &LimitError{Msg: fmt.Sprintf("the program nests constructs deeper than this Language's limit of %d (at %s)", p.maxDepth, ptr), Pointer: ptr}
 		}
 		return nil
 	}

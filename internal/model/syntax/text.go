@@ -88,7 +88,8 @@ func (t *textSyntax) read(text string, doc *jsonpos.Doc, maxDepth int, top func(
 	var le *lexError
 	switch {
 	case errors.As(lex.err, &le) && le.limit:
-		return nil, &program.LimitError{Msg: le.msg}
+		at := doc.Position(le.at)
+		return nil, &program.LimitError{Msg: le.msg, At: pilotage.LineCol{Line: at.Line, Column: at.Column}}
 	case le != nil:
 		return syntaxAt(doc, le.at, le.end, le.msg, ""), nil
 	case err != nil:

@@ -318,7 +318,8 @@ func (b *builder) tooDeep(depth int, sp span) bool {
 	}
 	if b.limit == nil {
 		at := b.doc.Position(int(sp.start))
-		b.limit = &program.LimitError{Msg: fmt.Sprintf("the program nests constructs deeper than this Language's limit of %d (at line %d, column %d)", b.maxDepth, at.Line, at.Column)}
+		b.limit = &program.LimitError{Msg: fmt.Sprintf("the program nests constructs deeper than this Language's limit of %d (at line %d, column %d)", b.maxDepth, at.Line, at.Column),
+			At: pilotage.LineCol{Line: at.Line, Column: at.Column}}
 	}
 	return true
 }
