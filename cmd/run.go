@@ -43,6 +43,16 @@ catalog entry, so every name a program calls is unknown (the diagnostic's
 hint names the declared principals); a PDL without principals shows every
 entry to every caller.`
 
+// capHelp says how many diagnostics validate, plan and run list and
+// build, in their help.
+const capHelp = `
+
+At most --max-per-rule diagnostics of one code are listed (50 by
+default), in text and json; the rest are counted in one more diagnostic
+of that code. A program with more than 1,000 diagnostics is a
+resource_limit request error (§10.1), printed at the program's file,
+line and column, as is a program over a limit of the Language.`
+
 var progVerbs = []progVerb{
 	{name: "validate", short: "Validate a program against a PDL Language without MCP (§6.4)",
 		long: `Validate a program exactly as the Language's <prefix>_validate tool would
@@ -51,7 +61,7 @@ var progVerbs = []progVerb{
 response {valid, diagnostics, catalog_version?, plan?, references?}. Text
 output shows each diagnostic at its line and column in the program (or in
 the --context file) with the source line underlined.
-` + principalHelp + `
+` + principalHelp + capHelp + `
 
 Exit status: 0 valid, 1 invalid (an error diagnostic), 2 usage errors,
 unreadable files, a PDL with errors or a request error.`,
@@ -70,7 +80,7 @@ dot or mermaid the plan is drawn as a graph: a box per step coloured by
 its risk level, branches with their conditions, loops as clusters,
 max_risk in the title (docs/pictures.md). An invalid program prints its
 diagnostics as validate does.
-` + principalHelp + `
+` + principalHelp + capHelp + `
 
 Exit status: 0 valid, 1 invalid, 2 usage errors, unreadable files, a PDL
 with errors or a request error.`,
@@ -87,7 +97,7 @@ out as plan's table, or the diagnostics of a validation_error. --format
 html writes the Run's timeline as one page: every trace entry on a time
 axis with its status, decisions and output, then the Run's output
 (docs/pictures.md).
-` + principalHelp + `
+` + principalHelp + capHelp + `
 
 Exit status: 0 outcome ok, 1 a failed or refused Run (ok false), 2 usage
 errors, unreadable files, a PDL with errors or a request error.`,
