@@ -218,8 +218,6 @@ func TestHostilePeakRSS(t *testing.T) {
 	for i := range 2100 {
 		deepWants = fmt.Appendf(deepWants, "  - name: a%d\n    program: {steps: [], output: '1'}\n    expect:\n      output: %s%d%s\n", i, strings.Repeat("[", 199), i, strings.Repeat("]", 199))
 	}
-	todo := filepath.Join(homeflow, "..", "..", "workbench", "scaffold", "templates", "json", "todo.pdl")
-	validateTodo := func(f string) []string { return []string{"validate", "--principal", "owner", "--lang", todo, f} }
 	outputX := write("output-x.json", []byte(`{"steps": [], "output": "input.x"}`))
 	tinyX := write("tiny.x.json", []byte(`{"x": 1}`))
 	runJSON := func(f string) []string { return []string{"run", "--lang", calc, "--input", f, "-f", "json", outputX} }
@@ -392,7 +390,7 @@ func TestHostilePeakRSS(t *testing.T) {
 		// and 633 MB peak, 412 MB in json. Listed at most 50 of a code
 		// (--max-per-rule), built at most program.MaxDiagnostics.
 		{"validate of a program of 300,000 empty steps", []byte(`{"steps": [` + strings.Repeat("{},", 300000-1) + `{}], "output": "1"}`),
-			validateTodo, tinyProg, 0},
+			planOf("validate"), tinyProg, 0},
 		// serve reads none larger than a served Language can take
 		// (--max-message-bytes, by default 4.3 MiB for deploy's limits)
 		// and refuses a larger one unread. go-sdk's stdio transport read

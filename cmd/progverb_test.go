@@ -1,6 +1,7 @@
 package cmd_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -21,6 +22,7 @@ func call(f func(context.Context, progverb.Params, verb.Streams) error, p progve
 		p.Format = report.Text
 	}
 	p.Color = func(io.Writer) bool { return false }
+	p.MaxPerRule = cmp.Or(p.MaxPerRule, report.DefaultMaxPerRule)
 	return verbtest.Call(func(s verb.Streams) error { return f(context.Background(), p, s) })
 }
 
