@@ -11,6 +11,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
 // TestCode: the exit code an error of a verb function stands for.
@@ -28,17 +29,26 @@ func TestCode(t *testing.T) {
 	}
 }
 
-// TestReadInput: standard input for -, a file's bytes, and a directory
-// named where a file is meant refused with what to do.
+// TestReadInput: standard input for -, a file's bytes, a directory
+// named where a file is meant refused with what to do, and either one
+// larger than the bound refused naming it.
 func TestReadInput(t *testing.T) {
 	s := verb.Streams{In: strings.NewReader("from stdin"), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}
-	if b, err := verb.ReadInput(s, "-"); err != nil || string(b) != "from stdin" {
+	if b, err := verb.ReadInput(s, "-", verb.ArtifactBound); err != nil || string(b) != "from stdin" {
 		t.Errorf("-: %q, %v", b, err)
 	}
-	if b, err := verb.ReadInput(s, "../langs/calc/calc.pdl"); err != nil || !bytes.Contains(b, []byte("language")) {
+	if b, err := verb.ReadInput(s, "../langs/calc/calc.pdl", verb.ArtifactBound); err != nil || !bytes.Contains(b, []byte("language")) {
 		t.Errorf("calc.pdl: %.40q, %v", b, err)
 	}
-	_, err := verb.ReadInput(s, "../langs")
+	small := verb.ProgramBound(language.Limits{ProgramBytes: 4}, "program")
+	s.In = strings.NewReader("12345")
+	for _, name := range []string{"-", "../langs/calc/calc.pdl"} {
+		_, err := verb.ReadInput(s, name, small)
+		if verb.Code(err) != verb.ExitUsage || !strings.Contains(err.Error(), "is larger than 4 bytes (the Language's limits program); give a smaller program") {
+			t.Errorf("%s over the bound: %v", name, err)
+		}
+	}
+	_, err := verb.ReadInput(s, "../langs", verb.ArtifactBound)
 	if verb.Code(err) != verb.ExitUsage || !strings.Contains(err.Error(), "name the files in it instead") {
 		t.Errorf("a directory: %v", err)
 	}

@@ -217,13 +217,13 @@ func conformProgram(s verb.Streams, p Params) (*conform.Program, error) {
 	if err := verb.OutputNotInput(p.Output, p.Program, p.Input); err != nil {
 		return nil, err
 	}
-	src, err := verb.ReadInput(s, p.Program)
+	src, err := verb.ReadInput(s, p.Program, verb.ArtifactBound)
 	if err != nil {
 		return nil, err
 	}
 	prog := &conform.Program{File: p.Program, Src: src}
 	if p.Input != "" {
-		in, err := verb.ReadInput(s, p.Input)
+		in, err := verb.ReadInput(s, p.Input, verb.ArtifactBound)
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 	"github.com/rogpeppe/go-internal/diff"
 )
@@ -39,38 +40,36 @@ type Params struct {
 	Ignored func(path string) bool
 }
 
-// formatter returns how each file is formatted: as PDL, or with --lang
-// as a program of a Language with syntax text.
-func formatter(s verb.Streams, p Params) (func(name string, src []byte) ([]byte, []report.Finding, error), error) {
+// formatter returns how each file is formatted, as PDL or with --lang
+// as a program of a Language with syntax text, and how much of a file is
+// read.
+func formatter(s verb.Streams, p Params) (func(name string, src []byte) ([]byte, []report.Finding, error), inputs.Bound, error) {
 	if p.Lang == "" {
 		return func(name string, src []byte) ([]byte, []report.Finding, error) {
 			out, findings := pdl.FormatSource(name, src)
 			return out, findings, nil
-		}, nil
+		}, compile.FileBound, nil
 	}
 	res, err := verb.LoadPDL(s.Err, p.Lang, p.Color, report.DefaultMaxPerRule)
 	if err != nil {
-		return nil, err
+		return nil, inputs.Bound{}, err
 	}
 	lang, err := res.Server.Pick(p.Language)
 	if err != nil {
-		return nil, verb.Usage("%v", err)
+		return nil, inputs.Bound{}, verb.Usage("%v", err)
 	}
 	fm, ok := syntax.For(lang).(syntax.Formatter)
 	if !ok {
-		return nil, verb.Usage("Language %s writes its programs as JSON; fmt --lang formats the programs of a Language with syntax text (docs/pdl.md)", lang.ID)
+		return nil, inputs.Bound{}, verb.Usage("Language %s writes its programs as JSON; fmt --lang formats the programs of a Language with syntax text (docs/pdl.md)", lang.ID)
 	}
 	limits := lang.Limits.WithDefaults()
 	return func(name string, src []byte) ([]byte, []report.Finding, error) {
-		if len(src) > limits.ProgramBytes {
-			return nil, nil, verb.Usage("%s is %d bytes; Language %s reads programs of at most %d bytes", name, len(src), lang.ID, limits.ProgramBytes)
-		}
 		out, diags, err := fm.Format(src, limits.Depth)
 		if err != nil {
 			return nil, nil, verb.Usage("%s: %v", name, err)
 		}
 		return out, progdiag.Findings(diags, progdiag.Files{Program: progdiag.NewDoc(name, src, true)}), nil
-	}, nil
+	}, verb.ProgramBound(lang.Limits, "program"), nil
 }
 
 // Fmt formats the files p names, as PDL or with p.Lang as programs of
@@ -93,7 +92,7 @@ func Fmt(_ context.Context, p Params, s verb.Streams) error {
 	if err := verb.OneStdin(args...); err != nil {
 		return err
 	}
-	format, err := formatter(s, p)
+	format, bound, err := formatter(s, p)
 	if err != nil {
 		return err
 	}
@@ -105,7 +104,7 @@ func Fmt(_ context.Context, p Params, s verb.Streams) error {
 	var rewrite []string
 	var formatted [][]byte
 	for _, name := range args {
-		src, err := verb.ReadInput(s, name)
+		src, err := verb.ReadInput(s, name, bound)
 		if err != nil {
 			return err
 		}

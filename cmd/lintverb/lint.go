@@ -79,7 +79,7 @@ func Lint(_ context.Context, p Params, s verb.Streams) error {
 	var ins []*lint.Input
 	var read int64
 	for _, name := range files {
-		src, err := verb.ReadInput(s, name)
+		src, err := verb.ReadInput(s, name, bound(name))
 		if err != nil {
 			return err
 		}
@@ -96,12 +96,21 @@ func Lint(_ context.Context, p Params, s verb.Streams) error {
 	return p.Report.Report(s, rep)
 }
 
+// bound is what lint reads of a file: a PDL file is refused past
+// compile.FileBound, anything else is a JSON artifact.
+func bound(name string) inputs.Bound {
+	if pdllint.IsPDL(name) {
+		return compile.FileBound
+	}
+	return verb.ArtifactBound
+}
+
 // readBaseline reads the --baseline capture. A file named *.pdl is built the way
 // lint builds a PDL input, so the evolution rules see the snapshot it
 // describes with positions in the PDL; one that does not compile leaves
 // nothing to compare with, a usage error like an unreadable file.
 func readBaseline(s verb.Streams, name string) (*lint.Input, error) {
-	src, err := verb.ReadInput(s, name)
+	src, err := verb.ReadInput(s, name, bound(name))
 	if err != nil {
 		// Say which input it was: the files to check are read too.
 		var ee *verb.ExitError

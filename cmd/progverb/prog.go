@@ -14,6 +14,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
@@ -186,7 +187,7 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 		return nil, err
 	}
 	pf := &progFiles{files: progtext.Files{Program: programFile, Sources: map[string][]byte{}}}
-	src, err := verb.ReadInput(s, programFile)
+	src, err := verb.ReadInput(s, programFile, verb.ProgramBound(lang.Limits, "program"))
 	if err != nil {
 		return nil, err
 	}
@@ -202,14 +203,16 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 	}
 	pf.files.Docs.Program = progdiag.NewDoc(programFile, src, text)
 	for _, x := range []struct {
-		name string
-		raw  *json.RawMessage
-		doc  **progdiag.Doc
-	}{{p.Input, &pf.inputRaw, &pf.files.Docs.Input}, {p.Context, &pf.contextRaw, &pf.files.Docs.Context}} {
+		name  string
+		raw   *json.RawMessage
+		doc   **progdiag.Doc
+		bound inputs.Bound
+	}{{p.Input, &pf.inputRaw, &pf.files.Docs.Input, verb.InputBound(lang.Limits)},
+		{p.Context, &pf.contextRaw, &pf.files.Docs.Context, verb.ProgramBound(lang.Limits, "context")}} {
 		if x.name == "" {
 			continue
 		}
-		b, err := verb.ReadInput(s, x.name)
+		b, err := verb.ReadInput(s, x.name, x.bound)
 		if err != nil {
 			return nil, err
 		}

@@ -92,7 +92,7 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 	if err := verb.OutputNotInput(p.Output, append([]string{p.Plan, p.Snapshot, p.Lang}, args...)...); err != nil {
 		return err
 	}
-	planSrc, err := verb.ReadInput(s, p.Plan)
+	planSrc, err := verb.ReadInput(s, p.Plan, verb.ArtifactBound)
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func replayLanguage(s verb.Streams, p Params) (*replay.Language, *replay.Deep, e
 	case p.Input != "" && !p.Deep:
 		return nil, nil, verb.Usage("--input is the input of the Runs --deep re-decides; give --deep too")
 	case p.Snapshot != "":
-		src, err := verb.ReadInput(s, p.Snapshot)
+		src, err := verb.ReadInput(s, p.Snapshot, verb.ArtifactBound)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -219,7 +219,7 @@ func replayLanguage(s verb.Streams, p Params) (*replay.Language, *replay.Deep, e
 		if !p.Deep {
 			return rl, nil, nil
 		}
-		src, err := verb.ReadInput(s, p.Program)
+		src, err := verb.ReadInput(s, p.Program, verb.ProgramBound(l.Limits, "program"))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -228,7 +228,7 @@ func replayLanguage(s verb.Streams, p Params) (*replay.Language, *replay.Deep, e
 			return nil, nil, verb.Usage("%v", err)
 		}
 		if p.Input != "" {
-			in, err := verb.ReadInput(s, p.Input)
+			in, err := verb.ReadInput(s, p.Input, verb.InputBound(l.Limits))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -255,10 +255,6 @@ func quoteStatements(s verb.Streams, p Params, rep *report.Report) error {
 	if p.Lang == "" {
 		return verb.Usage("--program needs --lang, the PDL whose Language reads it")
 	}
-	src, err := verb.ReadInput(s, p.Program)
-	if err != nil {
-		return err
-	}
 	res, err := verb.LoadPDL(s.Err, p.Lang, p.Color, p.MaxPerRule)
 	if err != nil {
 		return err
@@ -266,6 +262,10 @@ func quoteStatements(s verb.Streams, p Params, rep *report.Report) error {
 	l, err := res.Server.Pick(p.Language)
 	if err != nil {
 		return verb.Usage("%v", err)
+	}
+	src, err := verb.ReadInput(s, p.Program, verb.ProgramBound(l.Limits, "program"))
+	if err != nil {
+		return err
 	}
 	parsed, err := syntax.For(l).Parse(src, l.Limits.WithDefaults().Depth)
 	if err != nil || !pilotage.Valid(parsed.Diagnostics) {

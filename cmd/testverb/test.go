@@ -44,6 +44,9 @@ type Params struct {
 	Read func(size int64)
 }
 
+// caseBound is what is read of a case file: testcase refuses a larger one.
+var caseBound = inputs.Bound{Bytes: testcase.MaxFile, Of: "the most a case file may hold", Hint: "split it into several files"}
+
 // Test runs the cases and writes the report; the error carries the exit
 // code (verb.Findings when a case failed).
 func Test(_ context.Context, p Params, s verb.Streams) error {
@@ -59,7 +62,7 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 	rep := &report.Report{Tool: "pilotage test", Files: names, Sources: map[string][]byte{}}
 	var size int64
 	for _, name := range names {
-		src, err := os.ReadFile(name)
+		src, err := inputs.ReadFile(name, caseBound)
 		if err != nil {
 			return verb.Usage("%v", verb.ReadErr(err))
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -51,3 +52,24 @@ func NewEngine(srv *language.Server, dataDir string, retain runstore.Limits) (*e
 	}
 	return eng, nil
 }
+
+// ProgramBound is what a verb reads of a program, and of a context, of a
+// Language: the engine refuses a larger one anyway (limits program).
+func ProgramBound(l language.Limits, what string) inputs.Bound {
+	return inputs.Bound{Bytes: int64(l.WithDefaults().ProgramBytes), Of: "the Language's limits program",
+		Hint: "give a smaller " + what + ", or raise limits program in the Language's PDL"}
+}
+
+// InputBound is what a verb reads of a Run's input: a Run holds at most
+// limits memory of values, and values take as many bytes as their JSON or
+// more (only blanks and escapes take fewer).
+func InputBound(l language.Limits) inputs.Bound {
+	return inputs.Bound{Bytes: l.WithDefaults().MemoryBytes, Of: "the Language's limits memory",
+		Hint: "give a smaller input, or raise limits memory in the Language's PDL"}
+}
+
+// ArtifactBound is what a verb reads of a JSON artifact (manifest,
+// snapshot, plan) or of a program sent to a server whose limits are not
+// known: inputs.MaxArtifact.
+var ArtifactBound = inputs.Bound{Bytes: inputs.MaxArtifact, Of: "the most pilotage reads of one JSON file",
+	Hint: "check that the right file is named (docs/json.md, \"Sizes\")"}

@@ -279,20 +279,27 @@ func NoStdin(verb string, args []string, takes string) error {
 	return nil
 }
 
-// ReadInput reads a named file, or standard input for "-".
-func ReadInput(s Streams, name string) ([]byte, error) {
+// ReadInput reads a named file, or standard input for "-", within b:
+// reading stops one byte past b.Bytes, so an input that never ends
+// (/dev/zero, a FIFO, `cat /dev/zero |`) is a usage error naming the
+// limit rather than memory that grows until the machine runs out.
+func ReadInput(s Streams, name string, b inputs.Bound) ([]byte, error) {
 	if name == "-" {
-		b, err := io.ReadAll(Stdin(s))
+		src, err := inputs.ReadAll(Stdin(s), "standard input", b)
+		var big *inputs.TooLargeError
+		if errors.As(err, &big) {
+			return nil, Usage("%v", err)
+		}
 		if err != nil {
 			return nil, Usage("reading standard input: %v", err)
 		}
-		return b, nil
+		return src, nil
 	}
-	b, err := os.ReadFile(name)
+	src, err := inputs.ReadFile(name, b)
 	if err != nil {
 		return nil, Usage("%v", ReadErr(err))
 	}
-	return b, nil
+	return src, nil
 }
 
 // Stdin is the command's standard input. When it is a terminal, a line

@@ -9,13 +9,13 @@ package compile
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/schemacost"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
@@ -66,13 +66,20 @@ func (r *Result) OK() bool {
 	return true
 }
 
+// FileBound is the most read of a PDL file or a file it names (a guide):
+// pdl.Parse refuses a larger file anyway, and reading stops there, so a
+// device or FIFO named as one ends with this error instead of growing
+// without end.
+var FileBound = inputs.Bound{Bytes: pdl.MaxFileBytes, Of: "the most a PDL file or a file it names may hold",
+	Hint: "a Language's files are far smaller; check that the right file is named"}
+
 // Load reads and compiles the PDL file at path, listing at most max
 // findings of one rule (so a file repeating one wrong line 300,000 times
 // never holds more), and returns with the result the text-ready report of
 // its findings, the PDL and every file it names as sources. The error is
 // the one reading path gave.
 func Load(path string, max int) (*Result, *report.Report, error) {
-	src, err := os.ReadFile(path)
+	src, err := inputs.ReadFile(path, FileBound)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -175,7 +182,7 @@ type compiler struct {
 func newCompiler(opts Options, res *Result) *compiler {
 	if opts.ReadFile == nil {
 		dir := opts.Dir
-		opts.ReadFile = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) }
+		opts.ReadFile = func(p string) ([]byte, error) { return inputs.ReadFile(filepath.Join(dir, p), FileBound) }
 	}
 	c := &compiler{opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
 		schemas: map[string]schemaResult{}, celCache: map[celKey]celResult{}, inputEnvs: map[string]*inputEnv{},

@@ -1,4 +1,5 @@
-// Package inputs expands a verb's file arguments: a file as named, a
+// Package inputs expands a verb's file arguments, and reads one whole
+// within a bound (ReadFile). Expansion takes a file as named, a
 // directory walked for the files the verb can use, a quoted glob
 // ('langs/**/*.pdl') matched under its base directory; what a walk or
 // glob leaves out is reported with the reason, for --verbose.

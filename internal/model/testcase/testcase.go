@@ -8,12 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/yamlcost"
 )
 
@@ -160,6 +159,8 @@ const MaxFile = 1 << 20
 // reading without end.
 const MaxRef = 64 << 20
 
+var refBound = inputs.Bound{Bytes: MaxRef, Of: "the most a case's program, input or context may be", Hint: "name a smaller file"}
+
 // Parse reads a case file. The first problem is returned as an *Error at
 // its line; a file is all or nothing, so no case of a broken file passes.
 func Parse(name string, src []byte) (*File, error) {
@@ -249,26 +250,11 @@ func (p *parser) path(name string) string {
 // readRel reads a file a case names (path).
 func (p *parser) readRel(n *yaml.Node, rel string) (string, []byte, error) {
 	path := p.path(rel)
-	b, err := readAtMost(path, MaxRef)
+	b, err := inputs.ReadFile(path, refBound)
 	if err != nil {
 		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), "paths are relative to the case file, or absolute")
 	}
 	return path, b, nil
-}
-
-// readAtMost reads the file at path, or fails once it holds more than
-// max bytes.
-func readAtMost(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(b)) > max {
-		err = fmt.Errorf("the file is larger than %d MiB, more than a case's program, input or context may be", max>>20)
-	}
-	return b, err
 }
 
 // why is the reason a file could not be read, without the path a case
