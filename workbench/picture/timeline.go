@@ -95,13 +95,20 @@ func ReadRun(file string, r io.Reader) (*RunRecord, error) {
 	checked := make(chan error, 1)
 	go func() {
 		err := replay.CheckJSON(file, pr)
-		_, _ = io.Copy(io.Discard, pr) // past a syntax error, so the writer never blocks
+		if err != nil {
+			// The file is refused at its first syntax error: the
+			// writer's next write fails, so the rest, which may never
+			// end (/dev/zero), is not read. Draining it instead kept
+			// replay --trace-only -f html /dev/zero running forever.
+			pr.CloseWithError(errRefused)
+		}
+		_, _ = io.Copy(io.Discard, pr)
 		checked <- err
 	}()
 	rec, err := readRun(io.TeeReader(r, pw))
 	_, rerr := io.Copy(pw, r) // the rest, where a syntax error may still be
 	pw.CloseWithError(rerr)
-	if cerr := <-checked; rerr == nil && cerr != nil {
+	if cerr := <-checked; cerr != nil && (rerr == nil || errors.Is(rerr, errRefused)) {
 		return nil, cerr
 	}
 	if err == nil {
@@ -112,6 +119,9 @@ func ReadRun(file string, r io.Reader) (*RunRecord, error) {
 	}
 	return rec, nil
 }
+
+// errRefused stops ReadRun's copy once the checker refused the file.
+var errRefused = errors.New("refused")
 
 // readRun decodes what ReadRun reads.
 func readRun(r io.Reader) (*RunRecord, error) {

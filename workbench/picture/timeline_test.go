@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
@@ -112,6 +113,33 @@ func TestReadRunChecksJSON(t *testing.T) {
 			t.Errorf("ReadRun(%.40q) = %v, want an error starting %q", src, err, want)
 		}
 	}
+}
+
+// TestReadRunEndless: a file refused at its first byte is not read on,
+// so one that never ends (/dev/zero) ends at once with the error; the
+// checker once drained the rest and ReadRun never returned.
+func TestReadRunEndless(t *testing.T) {
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadRun("t.json", zeros{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.HasPrefix(err.Error(), `t.json:1:1: malformed JSON: unexpected '\x00'`) {
+			t.Errorf("ReadRun(zeros) = %v, want malformed JSON at 1:1", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadRun of an endless file of NUL bytes still running after 10 s")
+	}
+}
+
+// zeros never ends, as /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
 
 // TestTimelineBounded draws at most maxTimelineRows bars of a long trace
