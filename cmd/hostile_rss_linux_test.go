@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/snaptest"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
 // TestHostilePDLPeakRSS runs the PDL verbs as the user does, as child
@@ -639,6 +641,41 @@ func fitHeld(t *testing.T, limit int64) []byte {
 		}
 	}
 	return input(lo)
+}
+
+// TestEndlessPeakRSS reads /dev/zero, an input that never ends, as a
+// file and as standard input: each verb reads one byte past the bound of
+// what it reads (internal/base/inputs) and stops, holding that bound once
+// over its peak on a one-line file, plus 16 MiB. Before, each grew by
+// gigabytes a few seconds until it was killed.
+func TestEndlessPeakRSS(t *testing.T) {
+	bin := pilotageBinary(t)
+	dir := t.TempDir()
+	tinyJSON, tinyPDL := filepath.Join(dir, "tiny.json"), filepath.Join(dir, "tiny.pdl")
+	for name, src := range map[string]string{tinyJSON: "{}\n", tinyPDL: "x\n"} {
+		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		name       string
+		base, args []string
+		bound      int64
+	}{
+		{"lint /dev/zero", []string{"lint", tinyJSON}, []string{"lint", "/dev/zero"}, inputs.MaxArtifact},
+		{"cat /dev/zero | lint -", []string{"lint", "-", stdin + tinyJSON}, []string{"lint", "-", stdin + "/dev/zero"}, inputs.MaxArtifact},
+		{"build /dev/zero", []string{"build", "-o", out, tinyPDL}, []string{"build", "-o", out, "/dev/zero"}, pdl.MaxFileBytes},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			limit := c.bound + 16<<20
+			rss, base := leastOver(t, bin, c.base, c.args, limit)
+			t.Logf("peak RSS %d KiB, %d KiB over a one-line file's", rss>>10, (rss-base)>>10)
+			if rss-base > limit {
+				t.Errorf("peak RSS %d bytes over a one-line file's, more than its bound and 16 MiB (%d)", rss-base, limit)
+			}
+		})
+	}
 }
 
 // oneValues is a JSON array of n bytes (n even) of one-digit values
