@@ -12,16 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
-
-// zeros is standard input that never ends, as `cat /dev/zero |`: exec
-// copies it into the child's pipe until the child exits.
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
 
 // TestEndlessInputs runs every verb that reads a file, standard input or
 // device whole on one that never ends (/dev/zero, an endless pipe): each
@@ -47,7 +40,7 @@ func TestEndlessInputs(t *testing.T) {
 		var stderr bytes.Buffer
 		c.Stderr = &stderr
 		if stdin {
-			c.Stdin = zeros{}
+			c.Stdin = memtest.Endless{}
 		}
 		start := time.Now()
 		err := c.Run()

@@ -10,6 +10,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // TestTimeline draws an execute response and a trace fetched with its
@@ -121,25 +122,17 @@ func TestReadRunChecksJSON(t *testing.T) {
 func TestReadRunEndless(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
-		_, err := ReadRun("t.json", zeros{})
+		_, err := ReadRun("t.json", memtest.Endless{})
 		done <- err
 	}()
 	select {
 	case err := <-done:
 		if err == nil || !strings.HasPrefix(err.Error(), `t.json:1:1: malformed JSON: unexpected '\x00'`) {
-			t.Errorf("ReadRun(zeros) = %v, want malformed JSON at 1:1", err)
+			t.Errorf("ReadRun(endless) = %v, want malformed JSON at 1:1", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ReadRun of an endless file of NUL bytes still running after 10 s")
 	}
-}
-
-// zeros never ends, as /dev/zero.
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
 }
 
 // TestTimelineBounded draws at most maxTimelineRows bars of a long trace

@@ -10,15 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
-
-// zeros is an input that never ends, as /dev/zero or a FIFO fed forever.
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
 
 // TestReadBound: an input of exactly the limit is read whole, whatever
 // the reader hands out at a time; one byte more, or an input that never
@@ -35,7 +29,7 @@ func TestReadBound(t *testing.T) {
 		{"exact, a byte at a time", io.LimitReader(oneByte{bytes.NewReader(exact)}, b.Bytes), exact},
 		{"empty", strings.NewReader(""), []byte{}},
 		{"one over", bytes.NewReader(append(exact, 'x')), nil},
-		{"endless", zeros{}, nil},
+		{"endless", memtest.Endless{}, nil},
 	} {
 		got, err := ReadAll(tc.r, "in.json", b)
 		if tc.want != nil {
