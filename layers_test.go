@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,7 +199,7 @@ func cycle(g map[string]map[string]bool) []string {
 		}
 		state[n] = 1
 		path = append(path, n)
-		for _, m := range sortedKeys(g[n]) {
+		for _, m := range slices.Sorted(maps.Keys(g[n])) {
 			if c := visit(m); c != nil {
 				return c
 			}
@@ -207,21 +208,12 @@ func cycle(g map[string]map[string]bool) []string {
 		state[n] = 2
 		return nil
 	}
-	for _, n := range sortedKeys(g) {
+	for _, n := range slices.Sorted(maps.Keys(g)) {
 		if c := visit(n); c != nil {
 			return c
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // TestTestCycle: the cycle check finds a cycle of groups and none in a
@@ -319,7 +311,7 @@ func mermaid(paths []string, imports map[string][]string) string {
 		}
 		b.WriteString("  end\n")
 	}
-	for _, from := range sortedKeys(imports) {
+	for _, from := range slices.Sorted(maps.Keys(imports)) {
 		to := slices.Clone(imports[from])
 		slices.Sort(to)
 		for _, m := range to {

@@ -9,6 +9,7 @@ package compile
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -292,7 +293,7 @@ func (c *compiler) dispatch(where string, s *pdl.Stmt, handlers map[string]func(
 	h, ok := handlers[s.Keyword]
 	if !ok {
 		c.errHint(pdl.RuleUnknown, stmtAt{s}, func() string {
-			names := sortedKeys(handlers)
+			names := slices.Sorted(maps.Keys(handlers))
 			if hint := pdl.DidYouMean(s.Keyword, names); hint != "" {
 				return hint
 			}
@@ -365,7 +366,7 @@ func (u *unknownKeywords) add(s *pdl.Stmt, handlers map[string]func(*pdl.Stmt)) 
 		kept.Args = append(kept.Args, &a)
 	}
 	if u.names == nil {
-		u.names = sortedKeys(handlers)
+		u.names = slices.Sorted(maps.Keys(handlers))
 	}
 	u.stmts = append(u.stmts, kept)
 	u.meant = nil

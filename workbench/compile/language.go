@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -144,7 +144,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 		"status":     ls.sets.add,
 		"prose": func(ss *pdl.Stmt) {
 			p := c.shape(ss, 2, 2, false)
-			names := sortedKeys(proseFields)
+			names := slices.Sorted(maps.Keys(proseFields))
 			sec := c.oneOf(arg(p, 0), "the section", names)
 			if f := proseFields[sec]; f != nil {
 				ls.prose = append(ls.prose, proseDecl{field: f, text: strings.TrimSpace(c.text(arg(p, 1), "the paragraph")), section: sec, stmt: ss})
@@ -568,16 +568,6 @@ func (c *compiler) positions(i int, ls *langState) {
 	for n, e := range visible {
 		l.Items[n] = e.spots
 	}
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -422,12 +422,3 @@ func writeJUnit(w io.Writer, r *Report, strict bool) error {
 	_, err := io.WriteString(w, "\n")
 	return err
 }
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

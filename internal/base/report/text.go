@@ -3,6 +3,8 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -118,7 +120,7 @@ func summaryLine(r *Report) string {
 		line += " in " + Count(s.Files, "file")
 	}
 	if len(s.Checked) > 0 {
-		keys := sortedKeys(s.Checked)
+		keys := slices.Sorted(maps.Keys(s.Checked))
 		var c []string
 		for _, k := range keys {
 			c = append(c, fmt.Sprintf("%d %s", s.Checked[k], countNoun(s.Checked[k], k)))

@@ -5,8 +5,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -111,7 +111,7 @@ func firstDifference(want, got any) (string, side, side, string) {
 			if !ok {
 				break
 			}
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				v, ok := y[k]
 				if !ok {
 					w, g, note = has(x), has(y), fmt.Sprintf("got has no member %q", k)
@@ -122,7 +122,7 @@ func firstDifference(want, got any) (string, side, side, string) {
 					return true
 				}
 			}
-			for _, k := range sortedKeys(y) {
+			for _, k := range slices.Sorted(maps.Keys(y)) {
 				if _, ok := x[k]; !ok {
 					w, g, note = has(x), has(y), fmt.Sprintf("want has no member %q", k)
 					return true
@@ -194,15 +194,6 @@ func equal(a, b any) bool {
 	return e1 == nil && e2 == nil && fx == fy
 }
 
-func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 // escape writes a member name as a JSON Pointer token (RFC 6901).
 func escape(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
@@ -269,7 +260,7 @@ func indented(b *bytes.Buffer, v any, depth int) {
 		items = x
 	case map[string]any:
 		open, close = "{", "}"
-		keys = sortedKeys(x)
+		keys = slices.Sorted(maps.Keys(x))
 		for _, k := range keys {
 			items = append(items, x[k])
 		}
@@ -326,7 +317,7 @@ func compact(b *bytes.Buffer, v any, budget int) int {
 		b.WriteByte(']')
 	case map[string]any:
 		b.WriteByte('{')
-		for i, k := range sortedKeys(x) {
+		for i, k := range slices.Sorted(maps.Keys(x)) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
