@@ -86,10 +86,13 @@ func (p *parser) errorf(ptr, hint, format string, args ...any) {
 const MaxDiagnostics = 1000
 
 // tooMany is the LimitError of a program with more than MaxDiagnostics
-// diagnostics, naming the first, which is where to start.
+// diagnostics, naming the first, which is where to start. A request
+// error has no hint member (data-model.md §8), so the way on is in the
+// message: so many diagnostics are nearly always one mistake repeated by
+// whatever wrote the program.
 func tooMany(diags []pilotage.Diagnostic) *LimitError {
 	d := diags[0]
-	return &LimitError{Msg: fmt.Sprintf("the program has more than %d diagnostics, the most one validation builds; the first, at %q: %s", MaxDiagnostics, d.Path.Pointer, d.Message), Pointer: d.Path.Pointer}
+	return &LimitError{Msg: fmt.Sprintf("the program has more than %d diagnostics, the most one validation builds; the first, at %q: %s; fix it where the program repeats it, then validate again", MaxDiagnostics, d.Path.Pointer, d.Message), Pointer: d.Path.Pointer}
 }
 
 // aKind names a JSON kind with its article: "an array", "a string".

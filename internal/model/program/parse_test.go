@@ -38,7 +38,7 @@ func TestMaxDiagnostics(t *testing.T) {
 	if err != nil || len(diags) != program.MaxDiagnostics {
 		t.Fatalf("%d empty steps: %d diagnostics, %v", program.MaxDiagnostics, len(diags), err)
 	}
-	want := `the program has more than 1000 diagnostics, the most one validation builds; the first, at "/steps/0": the step has no construct member`
+	want := `the program has more than 1000 diagnostics, the most one validation builds; the first, at "/steps/0": the step has no construct member; fix it where the program repeats it, then validate again`
 	var le *program.LimitError
 	if _, _, err := program.Parse(steps(program.MaxDiagnostics+1, `{}`), &language.DefaultGrammar, 8); !errors.As(err, &le) || le.Msg != want {
 		t.Errorf("one more: %v, want %s", err, want)
