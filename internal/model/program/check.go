@@ -429,16 +429,17 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 // src just after the name: the fields selected from there are kept in
 // the suggestion (a.temp is steps.a.output.temp).
 func (c *checker) undeclaredHint(name, src string, end int, roots, visible []string) string {
-	if c.all[name] != nil && contains(visible, name) {
-		rest := src
-		for range end {
-			_, size := utf8.DecodeRuneInString(rest)
-			rest = rest[size:]
-		}
-		return fmt.Sprintf("did you mean steps.%s.output%s? a step's result is addressed as steps.<id>.output", name, fields(rest))
+	rest := src
+	for range end {
+		_, size := utf8.DecodeRuneInString(rest)
+		rest = rest[size:]
 	}
-	if h := hint(name, roots); h != "" {
-		return h
+	sel := fields(rest)
+	if c.all[name] != nil && contains(visible, name) {
+		return stepHint(name, strings.Split(strings.TrimPrefix(sel, "."), ".")) + " a step's result is addressed as steps.<id>.output"
+	}
+	if best := suggest.Closest(name, roots); best != "" && best != name {
+		return "did you mean " + best + sel + "?"
 	}
 	if c.loopOf == nil {
 		c.loopOf = map[string]string{}
@@ -455,6 +456,29 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 		return fmt.Sprintf("expressions are CEL: the text %s is written '%s'", name, name)
 	}
 	return ""
+}
+
+// stepHint suggests the reference to step id's result for the fields
+// sel written after the id, keeping them: a.temp and a.output.temp are
+// both steps.a.output.temp, and steps.a.outptu.temp is too.
+func stepHint(id string, sel []string) string {
+	if len(sel) > 0 && (sel[0] == "" || sel[0] == "output" || suggest.Closest(sel[0], []string{"output"}) != "") {
+		sel = sel[1:]
+	}
+	path := "steps." + id + ".output"
+	for _, f := range sel {
+		path += "." + f
+	}
+	return "did you mean " + path + "?"
+}
+
+// stepsHere helps with a step id the program does not have: a close
+// one, else the few a reference here may name.
+func stepsHere(id string, visible []string) string {
+	if h := hint(id, visible); h != "" || len(visible) == 0 || len(visible) > 8 {
+		return h
+	}
+	return "the steps addressable here are " + strings.Join(visible, ", ")
 }
 
 // fields is the chain of field selections that starts rest (".temp.max"
@@ -481,10 +505,17 @@ func (c *checker) rootNames(env *expr.Env) []string {
 		return out
 	}
 	var out []string
+	steps := false
 	for _, n := range env.Names() {
 		if !strings.Contains(n, ".") {
 			out = append(out, n)
 		}
+		steps = steps || strings.HasPrefix(n, "steps.")
+	}
+	if steps {
+		// Step outputs are declared as dotted names; their root is
+		// what a misspelt "step.a.output" comes close to.
+		out = append(out, "steps")
 	}
 	if c.roots == nil {
 		c.roots = map[*expr.Env][]string{}
@@ -504,13 +535,17 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 	switch r.Root {
 	case "steps":
 		if len(r.Path) < 2 || r.Path[1] != "output" {
-			c.add(code, pilotage.SeverityError, e.Pointer, "a step's result is addressed as steps.<id>.output", "", rng)
+			h := ""
+			if len(r.Path) > 0 && contains(visible, r.Path[0]) {
+				h = stepHint(r.Path[0], r.Path[1:])
+			}
+			c.add(code, pilotage.SeverityError, e.Pointer, "a step's result is addressed as steps.<id>.output", h, rng)
 			return
 		}
 		id := r.Path[0]
 		s := c.all[id]
 		if s == nil {
-			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", id), hint(id, visible), rng)
+			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", id), stepsHere(id, visible), rng)
 			return
 		}
 		if !contains(visible, id) {
