@@ -437,6 +437,8 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 			case c.lang != nil && len(c.lang.Sets.LoopTook) > 0:
 				msg, hint = fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision of this Language takes %s", clip(*e.w.ID), clip(d.Took), c.lang.loopValues()),
 					"the closed-sets guide's Loop decisions table lists every value its summarized form uses (§5.8.2)"
+			case c.lang != nil && c.lang.Sets.LoopDecisions != "":
+				hint = "this Language's closed-sets guide describes its Loop decisions in prose without a table of took values, so no summarized value can be checked; list them in a table whose first column is took (closed-sets-format.md, §5.8.2)"
 			case c.lang != nil:
 				// The Language was given: asking for it again would send
 				// the reader after a flag they already gave.

@@ -119,18 +119,12 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 
 // summarizes reports whether a loop decision's took, neither continue nor
 // exit, is a value of the Language's summarized form (§5.8.2): one the
-// closed-sets guide's Loop decisions table lists, or any value when the
-// section is prose without the table, which no checker can read (lint's
-// loop-decisions-table warns of it). Without the Language, or without the
-// section, no value is.
+// closed-sets guide's Loop decisions table lists. closed-sets-format.md
+// makes any other value an error once the Language is known, so a section
+// of prose without the table accepts none (lint's loop-decisions-table
+// warns of it). Without the Language no value is.
 func (l *Language) summarizes(took string) bool {
-	if l == nil || l.Sets.LoopDecisions == "" && len(l.Sets.LoopTook) == 0 {
-		return false
-	}
-	if len(l.Sets.LoopTook) == 0 {
-		return true
-	}
-	return slices.ContainsFunc(l.Sets.LoopTook, func(t closedsets.Took) bool { return t.Took == took })
+	return l != nil && slices.ContainsFunc(l.Sets.LoopTook, func(t closedsets.Took) bool { return t.Took == took })
 }
 
 // loopValues lists the took values a loop decision of the Language may

@@ -14,10 +14,10 @@ import (
 // table of the took values that form uses. With the Language known, a
 // took outside continue, exit and that table is a loop-decisions error: a
 // typo such as "contniue" no longer passes because a section exists
-// (issue 13, item 6). A section without the table is prose no checker can
-// read (lint warns of it: loop-decisions-table), so its values are taken
-// as the summarized form, as before; without the Language any other took
-// is an error.
+// (issue 13, item 6). A section without the table lists no value, so
+// there too every other took is an error, whose hint asks for the table
+// (lint warns of such a section: loop-decisions-table); without the
+// Language any other took is an error.
 func TestSummarizedLoopTook(t *testing.T) {
 	table := closedsets.Parse([]byte("# Closed sets\n\n## Loop decisions\n\nLong loops are summarized.\n\n| took | meaning |\n|---|---|\n| skipped | the middle iterations |\n")).Sets
 	prose := closedsets.Parse([]byte("# Closed sets\n\n## Loop decisions\n\nLong loops are summarized as skipped.\n")).Sets
@@ -30,7 +30,8 @@ func TestSummarizedLoopTook(t *testing.T) {
 	}{
 		{"table, a listed value", &Language{Sets: table}, "skipped", 0, ""},
 		{"table, a typo", &Language{Sets: table}, "contniue", 1, "table lists every value"},
-		{"prose only, any value", &Language{Sets: prose}, "contniue", 0, ""},
+		{"prose only, its value", &Language{Sets: prose}, "skipped", 1, "prose without a table"},
+		{"prose only, a typo", &Language{Sets: prose}, "contniue", 1, "prose without a table"},
 		// The Language was given, so the hint does not ask for it.
 		{"no section, a typo", &Language{}, "contniue", 1, "closed-sets guide has no Loop decisions section"},
 		{"no Language", nil, "skipped", 1, "(give --snapshot)"},

@@ -10,9 +10,9 @@ import (
 // whose loops use "an Engine-defined summarized decision representation
 // documented in the closed-sets guide" lists the took values of that form
 // in a table under "Loop decisions". Without it the form is prose no
-// checker can read: replay, knowing the Language, then accepts any took
-// value, a typo of continue included. A warning, since the prose still
-// documents the form.
+// checker can read, and replay, knowing the Language, reports each of its
+// values as an error. A warning, since the prose still documents the
+// form.
 var loopDecisionsTable = &lint.Rule{
 	ID:       "loop-decisions-table",
 	Category: lint.CatClosedSets,
@@ -30,7 +30,7 @@ var loopDecisionsTable = &lint.Rule{
 				continue
 			}
 			p.ReportLine(cs.Guide, sec.Line,
-				"the \"Loop decisions\" section has no table of took values, so the summarized form is not machine-readable: a checker that knows the Language accepts any took value, a typo of continue included",
+				"the \"Loop decisions\" section has no table of took values, so the summarized form is not machine-readable: a checker that knows the Language accepts no took value but continue and exit",
 				"after the prose, add a table \"| took | meaning |\" listing every value the summarized form uses (closed-sets-format.md)")
 		}
 	},
