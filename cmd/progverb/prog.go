@@ -149,12 +149,20 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 	if draw != "" && resp.Valid && resp.Plan == nil {
 		return verb.Usage("Language %s declares no plan (§5.6), so there is no plan to draw; --format %s needs a Language that declares plan", lang.ID, draw)
 	}
+	if draw != "" && !resp.Valid {
+		// No picture: the diagnostics go where a person reads them, not
+		// into plan.svg or a pipe that expects a picture.
+		if err := progtext.Diagnostics(s.Err, resp.Diagnostics, &pf.files, p.MaxPerRule, p.Color(s.Err)); err != nil {
+			return err
+		}
+		return verb.Findings
+	}
 	err = verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
 		switch {
 		case format == report.JSON:
 			resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule)
 			return report.WriteJSON(w, resp)
-		case draw != "" && resp.Valid && resp.Plan != nil:
+		case draw != "":
 			return picture.WritePlan(w, draw, picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.files.Sources[programFile], lang)))
 		case name == "plan" && resp.Valid:
 			if err := progtext.Plan(w, resp); err != nil || !syntax.Textual(lang.Locator) {
