@@ -76,7 +76,7 @@ func Check(c *Case, got *Got) []Failure {
 	if x == nil {
 		for _, k := range []string{"status", "output", "trace", "narration"} {
 			if _, ok := e.Lines[k]; ok && !slices.Contains(e.Blank, k) {
-				fail(k, fmt.Sprintf("expects %s of a Run, but the case did not run (the program is invalid)", k), nil, nil)
+				fail(k, fmt.Sprintf("expects %s of a Run, but the case did not run: %s", k, whyInvalid(v.Diagnostics)), nil, nil)
 			}
 		}
 		return fs
@@ -102,6 +102,22 @@ func Check(c *Case, got *Got) []Failure {
 		fail("narration", fmt.Sprintf("the narration does not contain %q", e.Narration), e.Narration, got.Narration)
 	}
 	return fs
+}
+
+// whyInvalid says why a case's program did not validate: its first
+// error, where, and how many more, so the author need not run validate
+// to learn it.
+func whyInvalid(ds []pilotage.Diagnostic) string {
+	i := slices.IndexFunc(ds, func(d pilotage.Diagnostic) bool { return d.Severity == pilotage.SeverityError })
+	if i < 0 {
+		return "the program is invalid"
+	}
+	d := ds[i]
+	msg := fmt.Sprintf("the program is invalid: %s (%s at %s)", d.Message, d.Code, pathString(d.Path))
+	if n := len(ds) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more diagnostic(s); pilotage validate lists them)", n)
+	}
+	return msg
 }
 
 func nullable(raw json.RawMessage) json.RawMessage {
