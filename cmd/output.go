@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/config"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
@@ -78,7 +80,7 @@ func (f *reportFlags) takes(sep string) string {
 func (f *reportFlags) validate() (report.Format, error) {
 	format, err := report.ParseFormat(f.format)
 	if err != nil {
-		return "", usageErr("unknown format %q; use one of: %s", f.format, f.takes(", "))
+		return "", usageErr("unknown format %q%s; use one of: %s", f.format, didYouMean(f.format, append(f.formatNames(), f.pictures...)), f.takes(", "))
 	}
 	if !slices.Contains(f.formats, format) {
 		return "", usageErr("format %q is not available for this command; use %s", f.format, f.takes(" or "))
@@ -183,4 +185,13 @@ func errorColor(s stdio, color string) (bool, error) {
 // printf is verb.Printf for cmd's stdio.
 func printf(s stdio, format string, args ...any) error {
 	return verb.Printf(s.verb(), format, args...)
+}
+
+// didYouMean is " (did you mean X?)" for the value of names closest to
+// got, as a misspelt flag gets, or "" when none is close.
+func didYouMean(got string, names []string) string {
+	if near := suggest.Closest(got, names); near != "" && near != got {
+		return fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return ""
 }

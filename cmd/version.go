@@ -102,7 +102,7 @@ Exit status: 0 printed, 2 usage errors.`,
 			case "json":
 				return printf(s, "%s\n", versionJSON(bi))
 			}
-			return usageErr("unknown format %q; use text or json", format)
+			return usageErr("unknown format %q%s; use text or json", format, didYouMean(format, []string{"text", "json"}))
 		},
 	}
 	c.Flags().StringVarP(&format, "format", "f", "text", "output format: text or json")
