@@ -209,6 +209,12 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 		// The engine would take the empty program for none sent.
 		return nil, verb.Usage(`%s:1:1: malformed JSON: the file is empty; a program is a JSON object such as {"steps": []}`, programFile)
 	}
+	if !text && string(bytes.TrimSpace(src)) == "null" {
+		// And null for none sent too, as a null member is an absent
+		// one; a file holding only null is no request without a program.
+		at := (&jsonpos.Doc{Src: src}).Position(bytes.Index(src, []byte("null")))
+		return nil, verb.Usage(`%s:%d:%d: the program is null, which sends no program; a program is a JSON object such as {"steps": []}`, programFile, at.Line, at.Column)
+	}
 	pf.files.Docs.Program = progdiag.NewDoc(programFile, src, text)
 	for _, x := range []struct {
 		name  string
