@@ -169,6 +169,12 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 				return err
 			}
 			return progtext.Program(w, pf.files.Sources[programFile], lang)
+		case resp.Valid:
+			// The count line alone read the same for a clean lint as for
+			// a valid program; say which this is.
+			if _, err := fmt.Fprintf(w, "%s: valid\n", programFile); err != nil {
+				return err
+			}
 		}
 		return progtext.Diagnostics(w, resp.Diagnostics, &pf.files, p.MaxPerRule, p.Color(w))
 	})
