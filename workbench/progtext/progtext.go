@@ -96,7 +96,12 @@ func Run(w io.Writer, resp *pilotage.ExecuteResponse, files *Files, maxPerRule i
 	}
 	if resp.Trace != nil {
 		fmt.Fprintf(&b, "trace (%s, %s):\n", resp.Trace.Level, report.Count(len(resp.Trace.Steps), "step"))
-		rows := make([][]string, 0, len(resp.Trace.Steps))
+		// Headed as plan's table is: "-" in a column says no calls or
+		// no decisions only once the column is named.
+		rows := make([][]string, 0, len(resp.Trace.Steps)+1)
+		if len(resp.Trace.Steps) > 0 {
+			rows = append(rows, []string{"  STEP", "STATUS", "CALLS", "DECISIONS"})
+		}
 		for _, s := range resp.Trace.Steps {
 			took := make([]string, len(s.Decisions))
 			for i, d := range s.Decisions {
