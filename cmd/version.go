@@ -85,8 +85,10 @@ prints its tag; a build from a checkout prints its module version, or
 "devel". A binary go build stamped with its commit (a build in a git
 checkout) names it too, and says when the checkout had uncommitted
 changes; go run, and go build with -buildvcs=false (check GOFLAGS in
-go env), stamp none, and version then names no commit. --format json prints {"pilotage": SPEC, "version": TOOL} on one
-line, for scripts, with "commit" (the full hash) and "modified" when the
+go env), stamp none, and version then names no commit.
+
+--format json prints {"pilotage": SPEC, "version": TOOL} on one line,
+for scripts, with "commit" (the full hash) and "modified" when the
 build knows them.
 
 Exit status: 0 printed, 2 usage errors.`,
