@@ -187,6 +187,10 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 			who = "as principal " + p.Principal
 		}
 		fmt.Fprintf(logw, "pilotage serve: serving %s on stdio %s\n", served(name, res.Server), who)
+		if verb.StdinIsTerminal(s) {
+			// Typed by hand, serve looks hung: say who talks to it.
+			fmt.Fprintln(logw, "pilotage serve: standard input is a terminal; an MCP client starts this command and speaks JSON-RPC on its standard input (try npx @modelcontextprotocol/inspector, docs/serve.md); Ctrl-D ends")
+		}
 		if err := srv.ServeIO(ctx, s.In, s.Out); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return verb.Usage("serving stdio: %v", err)
 		}

@@ -306,11 +306,17 @@ func ReadInput(s Streams, name string, b inputs.Bound) ([]byte, error) {
 // on standard error says that the command waits for it: otherwise
 // `pilotage lint -` typed by hand looks like a hang.
 func Stdin(s Streams) io.Reader {
-	in := s.In
-	if f, ok := in.(*os.File); ok && progress.IsTerminal(f) && !isNullDevice(f) {
+	if StdinIsTerminal(s) {
 		fmt.Fprintln(s.Err, "pilotage: reading standard input; end it with Ctrl-D")
 	}
-	return in
+	return s.In
+}
+
+// StdinIsTerminal reports whether the command's standard input is a
+// terminal a person types into, which the null device is not.
+func StdinIsTerminal(s Streams) bool {
+	f, ok := s.In.(*os.File)
+	return ok && progress.IsTerminal(f) && !isNullDevice(f)
 }
 
 // isNullDevice reports whether f is the null device. It is a character
