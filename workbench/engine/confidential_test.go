@@ -523,13 +523,7 @@ func TestNestedChangedBodyDriftsBeforeEffects(t *testing.T) {
 func firstRefusedAfterNightlyChange(t *testing.T, server func() *language.Server) {
 	t.Helper()
 	e := newEngine(t, server(), t.TempDir())
-	changed := server()
-	for _, en := range changed.Catalog {
-		if en.ID == "prog.nightly@1" {
-			en.Program = raw(strings.Replace(string(en.Program), `"output":"size(steps.each.output)"`, `"output":"size(steps.each.output) * 10"`, 1))
-		}
-	}
-	if err := e.Reload(changed); err != nil {
+	if err := e.Reload(nightlyChanged(server())); err != nil {
 		t.Fatal(err)
 	}
 	ref := pilotage.ExecuteRequest{ProgramRef: new("prog.first@1"), Input: raw(`{"rooms": ["a"]}`)}
@@ -552,19 +546,94 @@ func firstRefusedAfterNightlyChange(t *testing.T, server func() *language.Server
 func TestDeepChangedBodyDriftsBeforeEffects(t *testing.T) {
 	for _, authority := range []string{pilotage.AuthorityCaller, pilotage.AuthorityPromoter} {
 		t.Run(authority, func(t *testing.T) {
-			firstRefusedAfterNightlyChange(t, func() *language.Server {
-				srv := fanFirstServer()
-				mid := mkEntry("prog.mid@1", "program", "write", `{"type":"object","properties":{"rooms":{"type":"array","items":{"type":"string"}}}}`, "", language.Behavior{})
-				mid.Program = raw(`{"steps":[{"id":"n","run":"prog.nightly@1","with":{"rooms":"input.rooms"}}],"output":"steps.n.output"}`)
-				srv.Catalog = append(srv.Catalog, mid)
-				for _, en := range srv.Catalog {
-					if en.ID == "prog.first@1" {
-						en.Program = raw(strings.Replace(string(en.Program), `"run":"prog.nightly@1"`, `"run":"prog.mid@1"`, 1))
+			firstRefusedAfterNightlyChange(t, func() *language.Server { return fanMidServer(authority) })
+		})
+	}
+}
+
+// nightlyChanged returns srv with prog.nightly@1's body changed under its
+// id.
+func nightlyChanged(srv *language.Server) *language.Server {
+	for _, en := range srv.Catalog {
+		if en.ID == "prog.nightly@1" {
+			en.Program = raw(strings.Replace(string(en.Program), `"output":"size(steps.each.output)"`, `"output":"size(steps.each.output) * 10"`, 1))
+		}
+	}
+	return srv
+}
+
+// fanMidServer is fanFirstServer under the promotion authority given,
+// with prog.mid@1 between prog.first@1 and prog.nightly@1: first runs
+// mid, which runs nightly.
+func fanMidServer(authority string) *language.Server {
+	srv := fanFirstServer()
+	mid := mkEntry("prog.mid@1", "program", "write", `{"type":"object","properties":{"rooms":{"type":"array","items":{"type":"string"}}}}`, "", language.Behavior{})
+	mid.Program = raw(`{"steps":[{"id":"n","run":"prog.nightly@1","with":{"rooms":"input.rooms"}}],"output":"steps.n.output"}`)
+	srv.Catalog = append(srv.Catalog, mid)
+	for _, en := range srv.Catalog {
+		if en.ID == "prog.first@1" {
+			en.Program = raw(strings.Replace(string(en.Program), `"run":"prog.nightly@1"`, `"run":"prog.mid@1"`, 1))
+		}
+	}
+	srv.Languages[0].PromotionAuthority = authority
+	return srv
+}
+
+// TestNestedDriftEndsEveryReferenceOnTheWay: "A mismatch is terminal for
+// that reference" (§5.4), and a Run of prog.first@1 that meets the
+// changed body of prog.nightly@1, which first runs through prog.mid@1,
+// meets a mismatch of all three references: nightly no longer identifies
+// its body, and mid and first run it. Whichever door the Run came in by,
+// program_ref or an inline program's run step, and under either
+// promotion authority, restoring nightly's body revives none of them, in
+// this process or after a restart with the same data directory. A
+// reference the Run did not reach is not ended by it.
+func TestNestedDriftEndsEveryReferenceOnTheWay(t *testing.T) {
+	doors := []struct {
+		name string
+		req  pilotage.ExecuteRequest
+	}{
+		{"program_ref", pilotage.ExecuteRequest{ProgramRef: new("prog.first@1"), Input: raw(`{"rooms": ["a"]}`)}},
+		{"inline", pilotage.ExecuteRequest{Program: raw(`{"steps": [{"id": "o", "run": "prog.first@1", "with": {"rooms": "['a']"}}]}`)}},
+	}
+	ended := []string{"prog.first@1", "prog.mid@1", "prog.nightly@1"}
+	for _, authority := range []string{pilotage.AuthorityCaller, pilotage.AuthorityPromoter} {
+		for _, door := range doors {
+			t.Run(authority+"/"+door.name, func(t *testing.T) {
+				dir := t.TempDir()
+				e, err := New(fanMidServer(authority), Options{DataDir: dir, CheckTraces: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := e.Reload(nightlyChanged(fanMidServer(authority))); err != nil {
+					t.Fatal(err)
+				}
+				if r := exec(t, e, "alice", "s1", "home/v1", door.req); r.Outcome.OK {
+					t.Fatalf("the Run through the changed body succeeded: %+v", r.Outcome)
+				}
+				if err := e.Reload(fanMidServer(authority)); err != nil {
+					t.Fatal(err)
+				}
+				check := func(e *Engine, when string) {
+					t.Helper()
+					for _, id := range ended {
+						if !e.terminal.has(id) {
+							t.Errorf("%s: %s is not recorded drifted", when, id)
+						}
+						r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new(id), Input: raw(`{"rooms": ["a"]}`)})
+						if r.Outcome.Status != pilotage.StatusPromotionDrift {
+							t.Errorf("%s: program_ref %s: want promotion_drift, got %+v", when, id, r.Outcome)
+						}
+					}
+					const nightly = "prog.nightly@1 met promotion_drift, and a drifted reference stays drifted even once the change is undone; give it a new reference such as prog.nightly@2"
+					if r := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{ProgramRef: new("prog.nightly@1"), Input: raw(`{"rooms": ["a"]}`)}); r.Outcome.Error != nightly {
+						t.Errorf("%s: program_ref prog.nightly@1 says %q, want %q", when, r.Outcome.Error, nightly)
 					}
 				}
-				srv.Languages[0].PromotionAuthority = authority
-				return srv
+				check(e, "body restored")
+				e.Close()
+				check(newEngine(t, fanMidServer(authority), dir), "body restored, after a restart")
 			})
-		})
+		}
 	}
 }

@@ -105,59 +105,78 @@ func (st *state) runners(en *entry) []*lang {
 }
 
 // reach visits the names p's body uses in sorted order, with the
-// baseline p recorded for each, and returns the first for which stop
-// holds, or "". With deep it goes on, depth first, into the baseline of
-// each promoted program the body runs, at any depth; each program is
-// walked once, so a cycle of programs that run each other ends. drifted
-// and conceals share it, so that what a caller must hold and what a body
-// conceals from it are judged over the same names.
-func (st *state) reach(p *promotion, deep bool, stop func(id string, want *pilotage.Baseline) bool) string {
+// baseline p recorded for each, and returns the path to the first for
+// which stop holds, or nil. With deep it goes on, depth first, into the
+// baseline of each promoted program the body runs, at any depth; each
+// program is walked once, so a cycle of programs that run each other
+// ends. The path names the promoted programs walked into on the way, the
+// outermost first, and ends with that name. drifted and conceals share
+// it, so that what a caller must hold and what a body conceals from it
+// are judged over the same names.
+func (st *state) reach(p *promotion, deep bool, stop func(id string, want *pilotage.Baseline) bool) []string {
 	walked := map[*promotion]bool{}
-	var walk func(p *promotion) string
-	walk = func(p *promotion) string {
+	var walk func(p *promotion) []string
+	walk = func(p *promotion) []string {
 		walked[p] = true
 		for _, id := range slices.Sorted(maps.Keys(p.Baseline)) {
 			if stop(id, p.Baseline[id]) {
-				return id
+				return []string{id}
 			}
 			if ref := st.entries[id]; deep && ref != nil && ref.prom != nil && !walked[ref.prom] {
-				if name := walk(ref.prom); name != "" {
-					return name
+				if path := walk(ref.prom); path != nil {
+					return append([]string{id}, path...)
 				}
 			}
 		}
-		return ""
+		return nil
 	}
 	return walk(p)
 }
 
 // drifted names the first entry p references whose load-bearing fields
 // differ from the baseline, read with the authority scope from Language
-// langID, or "" (§6.5.2 step 3). An entry scope may not see is, to it,
-// absent, and drifts as a removed one does. Under the default caller
-// authority the caller must hold every name the body uses at any depth
-// (§10.4), and the promoted programs it runs run with that authority, so
-// their baselines are checked too, before anything runs; under promoter
-// authority each promoted program is checked with its own promoter's
-// authority when it is called (§10.3). A PDL program whose body changed
-// is drifted whoever looks, so under either authority one at any depth
-// drifts p before anything runs (§5.4).
+// langID, or "" (§6.5.2 step 3); driftPath gives the way to it.
 func (st *state) drifted(p *promotion, langID, scope string) string {
-	if st.langs[langID].PromotionAuthority != pilotage.AuthorityPromoter {
-		return st.reach(p, true, st.differs(langID, scope))
+	return last(st.driftPath(p, langID, scope, st.stale))
+}
+
+// last is the last name of path, or "".
+func last(path []string) string {
+	if len(path) == 0 {
+		return ""
 	}
-	if name := st.reach(p, false, st.differs(langID, scope)); name != "" {
-		return name
+	return path[len(path)-1]
+}
+
+// driftPath is the path (see reach) to the entry drifted names, or nil;
+// stale says which promoted programs no longer identify what they were
+// promoted as (st.stale, but see mismatch).
+// An entry scope may not see is, to it, absent, and drifts as a removed
+// one does. Under the default caller authority the caller must hold
+// every name the body uses at any depth (§10.4), and the promoted
+// programs it runs run with that authority, so their baselines are
+// checked too, before anything runs; under promoter authority each
+// promoted program is checked with its own promoter's authority when it
+// is called (§10.3). A PDL program whose body changed is drifted whoever
+// looks, so under either authority one at any depth drifts p before
+// anything runs (§5.4).
+func (st *state) driftPath(p *promotion, langID, scope string, stale func(*entry) bool) []string {
+	if st.langs[langID].PromotionAuthority != pilotage.AuthorityPromoter {
+		return st.reach(p, true, st.differs(langID, scope, stale))
+	}
+	if path := st.reach(p, false, st.differs(langID, scope, stale)); path != nil {
+		return path
 	}
 	return st.reach(p, true, func(id string, _ *pilotage.Baseline) bool {
 		en := st.entries[id]
-		return en != nil && st.stale(en)
+		return en != nil && stale(en)
 	})
 }
 
 // differs reports whether the entry id, seen with the authority scope
-// from Language langID, no longer matches want, its recorded baseline.
-func (st *state) differs(langID, scope string) func(id string, want *pilotage.Baseline) bool {
+// from Language langID, no longer matches want, its recorded baseline;
+// stale is as for driftPath.
+func (st *state) differs(langID, scope string, stale func(*entry) bool) func(id string, want *pilotage.Baseline) bool {
 	return func(id string, want *pilotage.Baseline) bool {
 		en := st.entries[id]
 		if en != nil && !st.visible(scope, langID, en) {
@@ -166,7 +185,7 @@ func (st *state) differs(langID, scope string) func(id string, want *pilotage.Ba
 		switch {
 		case want == unrecorded:
 			return true
-		case en != nil && st.stale(en):
+		case en != nil && stale(en):
 			// A program it runs no longer has the body its reference
 			// identified when the program was promoted, or met
 			// promotion_drift, which is terminal (§5.4).
@@ -200,7 +219,14 @@ func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
 		// The PDL author chose the id; a new promotion is a new id.
 		advice = "give it a new reference such as " + nextRef(id)
 	}
-	name := st.drifted(en.prom, langID, scope)
+	// What differs now is told before a program en runs that met
+	// promotion_drift, in the words it gets whether the caller may not
+	// see an entry or it is gone (§10.3): that program may have ended
+	// because an entry hidden from this caller changed for everyone.
+	name := last(st.driftPath(en.prom, langID, scope, func(en *entry) bool { return en.bodyChanged }))
+	if name == "" {
+		name = st.drifted(en.prom, langID, scope)
+	}
 	if name == "" {
 		if st.terminal.has(id) {
 			return terminalWords(id, advice)
@@ -216,14 +242,14 @@ func (st *state) mismatch(en *entry, langID, scope, viewer string) string {
 	}
 	want, direct := en.prom.Baseline[name]
 	switch {
+	case direct && want == unrecorded:
+		return fmt.Sprintf("the baseline recorded when %s was promoted does not cover catalog entry %s, which its body uses; %s", id, name, advice)
 	case st.terminal.has(name):
 		return fmt.Sprintf("%s, which %s runs, met promotion_drift, and a drifted reference stays drifted; %s can run again only once it runs a new promotion of that program", name, id, id)
 	case !direct:
 		// Promoting en again would record the same nested program,
 		// still drifted: that program needs a new promotion first.
 		return fmt.Sprintf("catalog entry %s, used by a program %s runs, does not match that program's recorded baseline; %s can run again only once it runs a new promotion of that program", name, id, id)
-	case want == unrecorded:
-		return fmt.Sprintf("the baseline recorded when %s was promoted does not cover catalog entry %s, which its body uses; %s", id, name, advice)
 	}
 	return fmt.Sprintf("catalog entry %s changed since %s was promoted; %s", name, id, advice)
 }
@@ -243,7 +269,7 @@ func (st *state) conceals(en *entry, langID, viewer string) bool {
 	return st.reach(en.prom, true, func(id string, _ *pilotage.Baseline) bool {
 		ref := st.entries[id]
 		return ref == nil || !st.visible(viewer, langID, ref)
-	}) != ""
+	}) != nil
 }
 
 // nextRef suggests the reference after id: name@N+1 for name@N, else
