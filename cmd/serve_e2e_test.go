@@ -999,6 +999,65 @@ func TestServeHTTPWithoutPrincipals(t *testing.T) {
 	c.reqErr("calc_v1_execute", map[string]any{"program": map[string]any{"steps": []any{}}, "store": true}, pilotage.ErrUnsupported)
 }
 
+// Over HTTP a PDL served without principals is not authenticated, and
+// the bearer check is set when serve starts; a --watch reload that
+// declares principals leaves its clients acting as no principal, to
+// which every name is unknown (§10.3). Their diagnostics carry no hint:
+// the CLI's names the PDL's principals and --principal, no business of
+// a remote client, and stdio's names --principal too.
+func TestServeHTTPNoPrincipalHint(t *testing.T) {
+	pdl := filepath.Join(t.TempDir(), "lamps.pdl")
+	src := []byte(`server "lamps" version="1"
+
+risk safe readOnly "Reads a lamp."
+
+language "lamps/v1" {
+  locator json-pointer
+  capabilities {
+    guides
+    catalog
+    validate
+  }
+  grammar {
+    call call with
+    expressions cel
+  }
+  kind lamp callable "A lamp."
+  guide core "Lamps" level=core {
+    body """
+      # Lamps
+      """
+  }
+}
+
+entry "lamp.read" kind=lamp risk=safe {
+  returns ` + "`" + `{"lux": 10}` + "`" + `
+}
+`)
+	if err := os.WriteFile(pdl, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := connectHTTP(t, serveHTTP(t, pdl, "--watch", "--watch-interval", "50ms"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pdl, append(src, "principal keeper token=\"keeper-token\" {\n  sees \"*\"\n}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(decode[pilotage.ListResponse](t, c.ok("lamps_v1_lookup", map[string]any{"verb": "list"})).Items) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no reload after declaring a principal")
+		}
+	}
+	for _, name := range []string{"lamp.read", "lamp.nope"} {
+		got := jsonOf(t, c.ok("lamps_v1_validate", map[string]any{"program": map[string]any{"steps": []any{
+			map[string]any{"id": "x", "call": name, "with": map[string]any{}}}}}))
+		if !strings.Contains(got, `"unknown_name"`) || strings.Contains(got, `"hint"`) || strings.Contains(got, "keeper") {
+			t.Errorf("%s: want unknown_name without a hint: %s", name, got)
+		}
+	}
+}
+
 // serve --http answers a browser request of a foreign origin 403 and
 // admits one --allow-origin lists, through the binary (issue 13 item 10;
 // the cases are in workbench/mcpserver, TestHTTPOrigin).

@@ -21,7 +21,6 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
-	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
 	"github.com/pilotage-dev/pilotage/workbench/progtext"
 	"github.com/pilotage-dev/pilotage/workbench/service"
@@ -110,7 +109,7 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		return err
 	}
 	// One Run at most: the default memory limit is never reached.
-	eng, err := verb.NewEngine(res.Server, "", runstore.Limits{})
+	eng, err := verb.NewEngine(res.Server, engine.Options{})
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 	"github.com/pilotage-dev/pilotage/workbench/reload"
@@ -140,7 +141,8 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 			"from now on an execute whose Run would be kept past that memory is refused with resource_limit, as with --no-spill; "+
 			"give TMPDIR a writable directory with free space, or a larger --retain-memory, and restart serve\n", p.RetainMemory, err)
 	}
-	eng, err := verb.NewEngine(res.Server, p.Data, runstore.Limits{Memory: retain, NoSpill: p.NoSpill, OnSpillFailure: spillFailed})
+	eng, err := verb.NewEngine(res.Server, engine.Options{DataDir: p.Data, Retain: runstore.Limits{Memory: retain, NoSpill: p.NoSpill, OnSpillFailure: spillFailed},
+		NoPrincipalHint: p.noPrincipalHint})
 	if err != nil {
 		return err
 	}
@@ -198,6 +200,21 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	}
 	fmt.Fprintf(logw, "pilotage serve: serving %s over HTTP, each request as the principal its bearer token names\n", served(name, res.Server))
 	return serveHTTP(ctx, logw, p.HTTP, srv, res.Server.Tokens())
+}
+
+// noPrincipalHint is the hint of each name a client acting as no
+// principal writes (engine.Options.NoPrincipalHint). The CLI's hint
+// names the PDL's principals and --principal, for the operator who
+// runs the command; a client cannot give a flag to serve. On stdio it
+// is told, without the principals' names, that this is the operator's
+// choice (its user hears the whole note at initialize). Over HTTP such a
+// client is anyone who reaches the server, told nothing of the
+// principals or how the server was started.
+func (p *Params) noPrincipalHint(*language.Server) string {
+	if p.HTTP != "" {
+		return ""
+	}
+	return "this server runs with no principal, so every name is unknown to this caller; its operator chooses one with --principal"
 }
 
 // served says what serve serves, for its start-up line on standard

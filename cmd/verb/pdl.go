@@ -11,7 +11,6 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/engine"
-	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 )
 
 // LoadPDL compiles a PDL file; errors are printed to w with their source
@@ -32,11 +31,12 @@ func LoadPDL(w io.Writer, name string, color bool, max int) (*compile.Result, er
 	return res, nil
 }
 
-// NewEngine starts the workbench engine. Its default operation addresses
-// are internal/model/binding's tool names, so the manifest names exactly the
-// tools serve publishes.
-func NewEngine(srv *language.Server, dataDir string, retain runstore.Limits) (*engine.Engine, error) {
-	eng, err := engine.New(srv, engine.Options{DataDir: dataDir, Retain: retain})
+// NewEngine starts the workbench engine with opts. Its default operation
+// addresses are internal/model/binding's tool names, so the manifest names
+// exactly the tools serve publishes.
+func NewEngine(srv *language.Server, opts engine.Options) (*engine.Engine, error) {
+	dataDir := opts.DataDir
+	eng, err := engine.New(srv, opts)
 	var pe *fs.PathError
 	if err != nil && dataDir != "" && errors.As(err, &pe) {
 		// The data directory could not be made or opened: name the flag

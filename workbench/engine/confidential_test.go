@@ -637,3 +637,58 @@ func TestNestedDriftEndsEveryReferenceOnTheWay(t *testing.T) {
 		}
 	}
 }
+
+// TestNoPrincipalHint: to a caller acting as no principal on a Server
+// that declares principals every name is unknown (§10.3), and each
+// unknown name's diagnostic carries Options.NoPrincipalHint's words, or
+// none when it gives none; by default Server.NoPrincipalNote's, for the
+// user of a command. The diagnostics of a hidden name (sensors.read) and
+// of a missing one (sensors.nope) read the same but for the name. A
+// principal's unknown names carry none of it.
+func TestNoPrincipalHint(t *testing.T) {
+	prog := func(name string) pilotage.ValidateRequest {
+		return pilotage.ValidateRequest{Program: raw(`{"steps": [{"id": "a", "call": "` + name + `", "with": {"room": "'hall'"}}]}`)}
+	}
+	// unknown is the diagnostic of name to principal, with the name
+	// replaced by NAME.
+	unknown := func(t *testing.T, e *Engine, principal, name string) string {
+		t.Helper()
+		r, err := e.Validate(bg, callerOf(principal, "s1"), "home/v1", prog(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != "unknown_name" {
+			t.Fatalf("%s to %q: %+v", name, principal, r.Diagnostics)
+		}
+		d := r.Diagnostics[0]
+		d.Message = strings.ReplaceAll(d.Message, name, "NAME")
+		return string(mustJSON(d))
+	}
+	for _, c := range []struct {
+		name string
+		hint func(*language.Server) string
+		want string
+	}{
+		{"default", nil, homeServer().NoPrincipalNote()},
+		{"own", func(*language.Server) string { return "ask the operator" }, "ask the operator"},
+		{"none", func(*language.Server) string { return "" }, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEngineWith(t, homeServer(), Options{NoPrincipalHint: c.hint})
+			want := `"hint":` + string(mustJSON(c.want))
+			if c.want == "" {
+				want = `"hint"`
+			}
+			hidden, missing := unknown(t, e, "", "sensors.read"), unknown(t, e, "", "sensors.nope")
+			if hidden != missing {
+				t.Errorf("hidden and missing names read differently:\n%s\n%s", hidden, missing)
+			}
+			if strings.Contains(hidden, want) != (c.want != "") {
+				t.Errorf("no principal: %s, want hint %q", hidden, c.want)
+			}
+			if got := unknown(t, e, "bob", "sensors.nope"); strings.Contains(got, "principal") || c.want != "" && strings.Contains(got, c.want) {
+				t.Errorf("bob: %s", got)
+			}
+		})
+	}
+}

@@ -53,6 +53,14 @@ type Options struct {
 	// place of the one the PDL scripts; nil from it keeps the PDL's.
 	// pilotage test's per-call stubs use it (docs/test.md).
 	Behave func(id string) *language.Behavior
+	// NoPrincipalHint gives the hint of every unknown name a caller
+	// acting as no principal writes, on a Server that declares
+	// principals: to it every name is unknown (§10.3). The hint is the
+	// same for each name, hidden or missing. nil means
+	// Server.NoPrincipalNote, which names the principals and the
+	// --principal flag, for the user of a command who can give it; a
+	// server's client cannot, so serve gives its own.
+	NoPrincipalHint func(*language.Server) string
 }
 
 // Engine serves one compiled Server. It is safe for concurrent use.
@@ -82,6 +90,9 @@ func New(srv *language.Server, opts Options) (*Engine, error) {
 	}
 	if opts.Address == nil {
 		opts.Address = DefaultAddress
+	}
+	if opts.NoPrincipalHint == nil {
+		opts.NoPrincipalHint = (*language.Server).NoPrincipalNote
 	}
 	store, err := runstore.Open(opts.DataDir, opts.Now, opts.Retain)
 	if err != nil {

@@ -110,7 +110,7 @@ func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage
 	prog, diags := parsed.Program, parsed.Diagnostics
 	ck := &checked{prog: prog}
 	if pilotage.Valid(diags) {
-		env := v.programEnv(body)
+		env := v.programEnv(body, e.noPrincipalHint(v))
 		res, err := program.Check(prog, env)
 		var le *program.LimitError
 		if errors.As(err, &le) {
@@ -169,8 +169,9 @@ func isAbsent(raw json.RawMessage) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-// programEnv is the checking environment of a program in this view.
-func (v *view) programEnv(body bodyKind) *program.Env {
+// programEnv is the checking environment of a program in this view;
+// unknownHint is the hint of an unknown name no visible id is close to.
+func (v *view) programEnv(body bodyKind, unknownHint string) *program.Env {
 	l := v.lang
 	env := &program.Env{
 		Grammar:  &l.Grammar,
@@ -178,12 +179,10 @@ func (v *view) programEnv(body bodyKind) *program.Env {
 		Lookup:   v.target,
 		Code:     l.code,
 		HasInput: l.Grammar.Input, Input: expr.Schema{"type": "object"},
+		UnknownHint: unknownHint,
 	}
 	for _, en := range v.entries {
 		env.Visible = append(env.Visible, en.wire.ID)
-	}
-	if v.principal == "" {
-		env.UnknownHint = v.st.srv.NoPrincipalNote()
 	}
 	if body.promoted != nil {
 		env.HasInput, env.Input = true, expr.ParseSchema(body.promoted.wire.InputSchema)
@@ -192,6 +191,16 @@ func (v *view) programEnv(body bodyKind) *program.Env {
 		env.HasContext, env.Context = true, expr.ParseSchema(l.ContextSchema)
 	}
 	return env
+}
+
+// noPrincipalHint is the hint of an unknown name in v: Options.
+// NoPrincipalHint's when v is no principal's on a Server that declares
+// principals, and none otherwise.
+func (e *Engine) noPrincipalHint(v *view) string {
+	if v.principal != "" || len(v.st.srv.Principals) == 0 {
+		return ""
+	}
+	return e.opts.NoPrincipalHint(v.st.srv)
 }
 
 // target resolves an id in the view: invisible and missing look the same.
