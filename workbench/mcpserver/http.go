@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -184,4 +185,38 @@ func lookupToken(tokens map[string]string, token string) (string, bool) {
 		}
 	}
 	return principal, found == 1
+}
+
+// undeliverable ends the warning go-sdk logs when a list_changed
+// notification finds no stream to carry it to a streamable HTTP Session:
+// its client did not open the optional GET stream for server messages,
+// or closed it (MCP streamable HTTP: the server MAY send on that stream).
+// Such a client chose not to hear notifications, and go-sdk notifies
+// every Session with no way to pick the ones that can hear, so each
+// reload under serve --http --watch logged a warning per such Session and
+// notification. go-sdk says it only in this text.
+const undeliverable = ": rejected by transport: undelivered message: stream not connected or already closed"
+
+// quietLogs is log without go-sdk's warning of a notification no stream
+// could carry (undeliverable). Any other failure to notify, such as to a
+// closed Session, is still logged.
+func quietLogs(log *slog.Logger) *slog.Logger {
+	return slog.New(quietHandler{log.Handler()})
+}
+
+type quietHandler struct{ slog.Handler }
+
+func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn && strings.HasPrefix(r.Message, "calling notifications/") && strings.HasSuffix(r.Message, undeliverable) {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{h.Handler.WithAttrs(as)}
+}
+
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{h.Handler.WithGroup(name)}
 }

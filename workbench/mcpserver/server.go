@@ -75,6 +75,7 @@ func New(ctx context.Context, svc service.Service, opts Options) (*Server, error
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	opts.Logger = quietLogs(opts.Logger)
 	m, err := svc.Discover(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("discover: %w", err)
