@@ -29,8 +29,12 @@ var _ = registry.Register(&report.RuleInfo{ID: RuleBindingResources, Category: "
 func (c *checker) resources(published map[string]*mcp.Resource, manifest json.RawMessage, guides map[string][]guide) {
 	if _, ok := published[binding.ManifestURI]; !ok {
 		c.find(RuleBindingResources, "resources/list", "/resources", "the manifest resource %s is not listed", binding.ManifestURI)
-	} else if text, ok := c.readResource(binding.ManifestURI); ok && !sameJSON([]byte(text), manifest) {
-		c.find(RuleBindingResources, "resources/read "+binding.ManifestURI, "/contents/0/text", "the manifest resource differs from the manifest pilotage_discover returned")
+	} else if text, ok := c.readResource(binding.ManifestURI); ok {
+		op := "resources/read " + binding.ManifestURI
+		c.badJSON(op, "/contents/0/text", []byte(text))
+		if !sameJSON([]byte(text), manifest) {
+			c.find(RuleBindingResources, op, "/contents/0/text", "the manifest resource differs from the manifest pilotage_discover returned")
+		}
 	}
 	for lang, gs := range guides {
 		prefix := binding.GuideURI(lang, "")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/replay"
 )
@@ -137,6 +138,7 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 	if err := c.run(); err != nil {
 		return nil, err
 	}
+	c.messages()
 	if err := ctx.Err(); err != nil {
 		// Interrupted: the requests since failed for that reason, not the
 		// server's, so there is no report to give.
@@ -208,6 +210,9 @@ func (t *closableTransport) Connect(ctx context.Context) (mcp.Connection, error)
 		conn.Close()
 		return nil, errors.New("connection closed at the timeout")
 	}
+	if x, ok := t.Transport.(watcher); ok {
+		conn = &watchedConn{Connection: conn, w: x.watch()}
+	}
 	t.conn = conn
 	return conn, nil
 }
@@ -246,13 +251,18 @@ func (c *checker) status(format string, args ...any) {
 
 // find adds a finding of one of conform's own rules about an operation.
 func (c *checker) find(rule, op, pointer, format string, args ...any) {
+	c.findAt(rule, op, pointer, jsonpos.Pos{}, format, args...)
+}
+
+// findAt is find with the place inside the operation's message or text.
+func (c *checker) findAt(rule, op, pointer string, at jsonpos.Pos, format string, args ...any) {
 	if c.opt.Disabled[rule] {
 		return
 	}
 	r := ruleInfo(rule)
 	c.file(op)
 	c.rep.Add(report.Finding{Rule: rule, Section: r.Section, Severity: r.Severity, File: op, Pointer: pointer,
-		Message: fmt.Sprintf(format, args...)})
+		Line: at.Line, Column: at.Column, Message: fmt.Sprintf(format, args...)})
 }
 
 // file records a file or operation the report covers.
@@ -324,6 +334,9 @@ func (c *checker) call(name string, args any) answer {
 	var text *mcp.TextContent // the only content block, when it is text
 	if len(res.Content) == 1 {
 		text = first
+	}
+	if text != nil {
+		c.badJSON(a.op, "/content/0/text", []byte(text.Text))
 	}
 	switch {
 	case res.StructuredContent == nil || serr != nil:

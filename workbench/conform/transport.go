@@ -47,7 +47,7 @@ func Command(ctx context.Context, name string, args []string, stderr io.Writer) 
 	cmd.Stderr = stderr
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = StopGrace
-	return &child{cmd: cmd}
+	return &child{cmd: cmd, msgs: newMsgWatch()}
 }
 
 // explainer is a transport that can say why its connection failed in the
@@ -75,7 +75,10 @@ type child struct {
 	mu      sync.Mutex
 	ended   bool
 	end     error // cmd.Wait's error once ended: nil for exit status 0
+	msgs    *msgWatch
 }
+
+func (c *child) watch() *msgWatch { return c.msgs }
 
 func (c *child) Connect(ctx context.Context) (mcp.Connection, error) {
 	pr, pw, err := os.Pipe()
@@ -105,7 +108,7 @@ func (c *child) Connect(ctx context.Context) (mcp.Connection, error) {
 // last one before it exited included, whichever of its exit, a write to
 // it and the read of its output comes first.
 func (c *child) copyOut(to *io.PipeWriter) {
-	_, err := io.Copy(&whileRead{w: to}, &c.out)
+	_, err := io.Copy(io.MultiWriter(&whileRead{w: to}, stdioMessages(c.msgs)), &c.out)
 	to.CloseWithError(err) // nil: the go-sdk reads the end of the output
 	c.stdout.Close()
 	close(c.drained)
@@ -330,7 +333,7 @@ func (w *lineWatch) state() watchState {
 // HTTP is the streamable-HTTP transport to url, sending
 // "Authorization: Bearer token" when token is not empty.
 func HTTP(url, token string) mcp.Transport {
-	w := &watched{next: bounded{binding.Bearer{Token: token}}, token: token != ""}
+	w := &watched{next: bounded{binding.Bearer{Token: token}}, token: token != "", msgs: newMsgWatch()}
 	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
 		DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: w}}, answers: w}
 }
@@ -347,13 +350,17 @@ type httpTransport struct {
 // such an answer as the error of one call, not of the connection.
 func (t *httpTransport) failure(string, error) (error, bool) { return t.answers.failure(), false }
 
+func (t *httpTransport) watch() *msgWatch { return t.answers.msgs }
+
 // watched records the last HTTP exchange that could not carry MCP, and
-// forgets it at the next one that could.
+// forgets it at the next one that could, and hands the messages of the
+// answers that carry MCP to msgs.
 type watched struct {
 	next  http.RoundTripper
 	token bool // a bearer token is sent
 	mu    sync.Mutex
 	last  error
+	msgs  *msgWatch
 }
 
 func (w *watched) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -374,11 +381,26 @@ func (w *watched) RoundTrip(r *http.Request) (*http.Response, error) {
 		why = fmt.Errorf("%s %s was answered %s, not an MCP response", r.Method, r.URL, resp.Status)
 	case resp.StatusCode != http.StatusAccepted && !mcpMediaType(resp.Header.Get("Content-Type")):
 		why = fmt.Errorf("%s %s was answered %s with Content-Type %q, not an MCP response (application/json or text/event-stream)", r.Method, r.URL, resp.Status, resp.Header.Get("Content-Type"))
+	default:
+		w.messages(resp)
 	}
 	w.mu.Lock()
 	w.last = why
 	w.mu.Unlock()
 	return resp, err
+}
+
+// messages has the body of resp, an answer carrying MCP, checked as the
+// go-sdk reads it.
+func (w *watched) messages(resp *http.Response) {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "application/json":
+		j := &jsonMessage{w: w.msgs}
+		resp.Body = &teeBody{ReadCloser: resp.Body, to: j, end: j.end}
+	case "text/event-stream":
+		resp.Body = &teeBody{ReadCloser: resp.Body, to: sseMessages(w.msgs)}
+	}
 }
 
 func (w *watched) failure() error {

@@ -1,0 +1,268 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+)
+
+// RuleMessageJSON is the ID of the rule the checks cite as it. Its checks
+// are here: each message of the server as the transport reads it
+// (msgWatch, fed by transport.go), and the JSON texts conform decodes
+// itself: a result's text block (conform.go, call) and the manifest
+// resource (binding_resources_rule.go).
+const RuleMessageJSON = "message-json"
+
+var _ = registry.Register(&report.RuleInfo{ID: RuleMessageJSON, Category: "binding", Section: bindingDoc, Severity: report.Error,
+	Summary: "Every message the server sends, and the JSON of a result's text block and of the manifest resource, is JSON every reader accepts: no object names a member twice, no string holds a byte that is not UTF-8 (docs/json.md)."})
+
+// maxBadMessages bounds the malformed messages a check keeps a finding
+// of; past it they are counted.
+const maxBadMessages = 20
+
+// malformed is why src, JSON that Go's encoding/json (and so the go-sdk)
+// reads, is JSON no reader of pilotage accepts, or nil. encoding/json
+// keeps the last of two members of one name and reads a byte that is not
+// UTF-8 as U+FFFD, so what conform (or any Go client) reads is then not
+// what the server said, and a client that keeps the first name reads
+// another message (docs/json.md). JSON encoding/json refuses too is left
+// to the check that reads it, which fails on it.
+func malformed(src []byte) *jsonpos.SyntaxError {
+	var se *jsonpos.SyntaxError
+	if err := jsonpos.Check(src); errors.As(err, &se) && json.Valid(src) {
+		return se
+	}
+	return nil
+}
+
+// badJSON reports src, the JSON text at pointer in the answer to op, when
+// it is malformed; it returns whether src is well-formed.
+func (c *checker) badJSON(op, pointer string, src []byte) bool {
+	se := malformed(src)
+	if se == nil {
+		return true
+	}
+	c.findAt(RuleMessageJSON, op, pointer, se.Pos, "the JSON text is malformed at %d:%d: %s; %s", se.Pos.Line, se.Pos.Column, se.Msg, malformedWhy)
+	return false
+}
+
+// malformedWhy ends a finding of the rule.
+const malformedWhy = "encoding/json keeps the last of two names and reads a byte that is not UTF-8 as U+FFFD, other readers differ, so clients may read different values"
+
+// msgWatch checks each message the server sends, read whole by a
+// transport that sees its bytes (stdio, streamable HTTP) before the
+// go-sdk decodes it, and keeps of each malformed one the operation it
+// answers and the place.
+type msgWatch struct {
+	mu sync.Mutex
+	// ops names the requests conform sent and that are not answered
+	// yet, by their id's JSON.
+	ops  map[string]string
+	bad  []badMessage
+	more int // malformed messages past maxBadMessages
+}
+
+type badMessage struct {
+	op  string
+	err *jsonpos.SyntaxError
+}
+
+func newMsgWatch() *msgWatch { return &msgWatch{ops: map[string]string{}} }
+
+// watcher is a transport with a msgWatch.
+type watcher interface{ watch() *msgWatch }
+
+// sent records the operation of a request conform sends, named as its
+// findings name it: the method, with the tool of a tools/call and the
+// URI of a resources/read.
+func (w *msgWatch) sent(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.ID.IsValid() {
+		return
+	}
+	id, err := json.Marshal(req.ID.Raw())
+	if err != nil {
+		return
+	}
+	op := req.Method
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	if json.Unmarshal(req.Params, &p) == nil && p.Name+p.URI != "" {
+		op += " " + p.Name + p.URI
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ops[string(id)] = op
+}
+
+// received checks one message of the server, a JSON-RPC message or
+// batch.
+func (w *msgWatch) received(msg []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	_ = json.Unmarshal(msg, &m)
+	se := malformed(msg)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	op := m.Method // a request or notification of the server's
+	if op == "" && len(m.ID) > 0 {
+		var id bytes.Buffer
+		if json.Compact(&id, m.ID) == nil {
+			op = w.ops[id.String()]
+			delete(w.ops, id.String())
+		}
+	}
+	if se == nil {
+		return
+	}
+	if op == "" {
+		op = "a message of the server"
+	}
+	if len(w.bad) == maxBadMessages {
+		w.more++
+		return
+	}
+	w.bad = append(w.bad, badMessage{op, se})
+}
+
+// messages reports the malformed messages the transport saw.
+func (c *checker) messages() {
+	x, ok := c.transport.(watcher)
+	if !ok {
+		return
+	}
+	w := x.watch()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, b := range w.bad {
+		c.findAt(RuleMessageJSON, b.op, "", b.err.Pos, "the server's message is malformed at %d:%d: %s; %s", b.err.Pos.Line, b.err.Pos.Column, b.err.Msg, malformedWhy)
+	}
+	if w.more > 0 {
+		c.find(RuleMessageJSON, "a message of the server", "", "%d more malformed messages of the server", w.more)
+	}
+}
+
+// watchedConn tells a msgWatch the requests conform sends.
+type watchedConn struct {
+	mcp.Connection
+	w *msgWatch
+}
+
+func (c *watchedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.w.sent(msg)
+	return c.Connection.Write(ctx, msg)
+}
+
+// messageLines hands each line written to it, whole, to each; a line
+// longer than MaxMessageBytes, which the go-sdk does not read either, is
+// handed on as cut (whole false) and not held.
+type messageLines struct {
+	each func(line []byte, whole bool)
+	cur  []byte
+	over bool
+}
+
+func (l *messageLines) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		nl := bytes.IndexByte(p, '\n')
+		part := p
+		if nl >= 0 {
+			part = p[:nl]
+		}
+		if !l.over && len(l.cur)+len(part) > MaxMessageBytes {
+			l.over, l.cur = true, nil
+		}
+		if !l.over {
+			l.cur = append(l.cur, part...)
+		}
+		if nl < 0 {
+			break
+		}
+		l.each(bytes.TrimSuffix(l.cur, []byte("\r")), !l.over)
+		l.cur, l.over, p = l.cur[:0], false, p[nl+1:]
+	}
+	return n, nil
+}
+
+// stdioMessages is where a child's standard output goes to be checked:
+// one message per line, blank lines between them allowed.
+func stdioMessages(w *msgWatch) io.Writer {
+	return &messageLines{each: func(line []byte, whole bool) {
+		if line = bytes.TrimSpace(line); whole && len(line) > 0 {
+			w.received(line)
+		}
+	}}
+}
+
+// sseMessages is where the body of a text/event-stream answer goes to be
+// checked: each event's data lines, joined, is one message.
+func sseMessages(w *msgWatch) io.Writer {
+	var data []byte
+	var cut, has bool
+	return &messageLines{each: func(line []byte, whole bool) {
+		switch {
+		case !whole:
+			cut = true
+		case len(line) == 0:
+			// An event ends at a blank line.
+			if has && !cut {
+				w.received(data)
+			}
+			data, cut, has = data[:0], false, false
+		case bytes.HasPrefix(line, []byte("data:")):
+			v := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+			if has {
+				data = append(data, '\n')
+			}
+			data, has = append(data, v...), true
+		}
+	}}
+}
+
+// jsonMessage is where the body of an application/json answer goes to
+// be checked: the body is one message (or batch), checked at its end.
+type jsonMessage struct {
+	w   *msgWatch
+	buf bytes.Buffer
+}
+
+func (j *jsonMessage) Write(p []byte) (int, error) {
+	if j.buf.Len()+len(p) <= MaxMessageBytes {
+		j.buf.Write(p)
+	}
+	return len(p), nil
+}
+
+func (j *jsonMessage) end() { j.w.received(j.buf.Bytes()) }
+
+// teeBody copies what is read of an answer's body to to, and calls end,
+// if any, once the body is read to its end.
+type teeBody struct {
+	io.ReadCloser
+	to  io.Writer
+	end func()
+}
+
+func (b *teeBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.to.Write(p[:n])
+	if err == io.EOF && b.end != nil {
+		b.end()
+		b.end = nil
+	}
+	return n, err
+}

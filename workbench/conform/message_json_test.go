@@ -1,0 +1,125 @@
+package conform
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/binding"
+)
+
+// twice makes every "protocolVersion" member of a message two: the
+// initialize result's, which go-sdk, reading the last, accepts. The
+// server's name, "twice", is made two for a client that discovers the
+// server without initialize (the 2026-07-28 protocol, which go-sdk
+// speaks to go-sdk's servers over stdio).
+var twice = regexp.MustCompile(`"protocolVersion":"[^"]*"|"name":"twice"`)
+
+// A tool result whose text block gives a member name twice is malformed
+// where the name is given the second time, though encoding/json reads
+// it (and the last of the two agrees with structuredContent): the
+// fixture of message-json.
+func TestMalformedTextBlock(t *testing.T) {
+	f := newFake(t, cleanSnapshot)
+	f.answer = func(_ context.Context, tool string, _ map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+		if tool == binding.DiscoverTool {
+			text := res.Content[0].(*mcp.TextContent).Text
+			res.Content = []mcp.Content{&mcp.TextContent{Text: `{"languages": [],` + text[1:]}}
+		}
+		return res, nil
+	}
+	dir := t.TempDir()
+	rep := check(t, inMemory(t, f.server()), Options{Dir: dir})
+	ruleFixture(t, rep, dir, RuleMessageJSON)
+	for _, fd := range rep.Findings {
+		if fd.Rule == RuleResultChannel {
+			t.Errorf("the text block agrees with structuredContent as encoding/json reads it: %s", fd.Message)
+		}
+	}
+}
+
+// dupWriter writes what it is given with twice's members doubled.
+type dupWriter struct{ http.ResponseWriter }
+
+func (d dupWriter) Write(p []byte) (int, error) {
+	if _, err := d.ResponseWriter.Write(twice.ReplaceAll(p, []byte("$0,$0"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (d dupWriter) Flush() { d.ResponseWriter.(http.Flusher).Flush() }
+
+// Over streamable HTTP every message is read whole before the go-sdk
+// decodes it: an initialize result with protocolVersion twice, which
+// the go-sdk reads as the last, is a finding at the second, naming
+// initialize.
+func TestMalformedMessageOverHTTP(t *testing.T) {
+	ref := reference(t, homeflow(t), "").HTTPHandler(map[string]string{"owner-token": "owner"})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ref.ServeHTTP(dupWriter{w}, r)
+	}))
+	defer hs.Close()
+	rep := check(t, HTTP(hs.URL, "owner-token"), Options{})
+	wantMalformed(t, rep, "initialize", "protocolVersion")
+}
+
+// Over stdio too: the server is a child process (TestMain) that writes
+// protocolVersion twice.
+func TestMalformedMessageOverStdio(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := check(t, Command(context.Background(), "env", []string{twiceChildEnv + "=1", self}, io.Discard), Options{Timeout: 20 * time.Second})
+	wantMalformed(t, rep, "server/discover", "name")
+}
+
+// wantMalformed wants rep to have one message-json finding on the
+// answer to op, at the member name (over stdio every result of the
+// server carries its name).
+func wantMalformed(t *testing.T, rep *report.Report, op, name string) {
+	t.Helper()
+	var got []report.Finding
+	for _, f := range rep.Findings {
+		if f.Rule == RuleMessageJSON && f.File == op {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Line != 1 || got[0].Column < 2 ||
+		!strings.HasPrefix(got[0].Message, "the server's message is malformed at 1:") || !strings.Contains(got[0].Message, `duplicate member name "`+name+`"`) {
+		t.Errorf("want one message-json finding on %s's %s:\n%s", op, name, findings(rep))
+	}
+}
+
+const twiceChildEnv = "PILOTAGE_CONFORM_TEST_TWICE_CHILD"
+
+// twiceChild is a stdio server declaring the Pilotage extension whose
+// messages carry protocolVersion twice (see twice).
+func twiceChild() {
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(binding.ExtensionID, binding.ExtensionSettings())
+	s := mcp.NewServer(&mcp.Implementation{Name: "twice", Version: "1"}, &mcp.ServerOptions{Capabilities: caps})
+	_ = s.Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: dupStdout{}})
+	os.Exit(0)
+}
+
+type dupStdout struct{}
+
+func (dupStdout) Write(p []byte) (int, error) {
+	if _, err := os.Stdout.Write(twice.ReplaceAll(p, []byte("$0,$0"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (dupStdout) Close() error { return os.Stdout.Close() }
