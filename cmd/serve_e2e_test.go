@@ -617,6 +617,68 @@ func TestServeWatchBodyChange(t *testing.T) {
 	}
 }
 
+// The brief's case of issue 13 item 1, through serve --watch with --data:
+// homeflow with prog.first@1, whose body runs prog.nightly@1. A Run of
+// first meets nightly's changed body; once the body is put back,
+// neither first nor nightly runs again (§5.4 "A mismatch is terminal for
+// that reference"), though only first was run, and after a restart on
+// the same --data neither does.
+func TestServeWatchNestedBodyChange(t *testing.T) {
+	dir := copyLang(t, "../langs/homeflow")
+	pdl := filepath.Join(dir, "homeflow.pdl")
+	data := filepath.Join(t.TempDir(), "data")
+	src, _ := os.ReadFile(pdl)
+	src = append(src, []byte(`
+entry "prog.first@1" kind=program risk=write {
+  name "First"
+  description "Runs the nightly program."
+  input_schema `+"`"+`{"type": "object", "properties": {"rooms": {"type": "array", "items": {"type": "string"}}}, "required": ["rooms"]}`+"`"+`
+  program """
+    {"steps": [{"id": "n", "run": "prog.nightly@1", "with": {"rooms": "input.rooms"}}]}
+    """
+}
+`)...)
+	if err := os.WriteFile(pdl, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, stderr := serveStdio(t, pdl, "--principal", "owner", "--data", data, "--watch", "--watch-interval", "50ms")
+	run := func(c *client, ref string) pilotage.ExecuteResponse {
+		return decode[pilotage.ExecuteResponse](t, c.ok("homeflow_v1_execute", map[string]any{"program_ref": ref, "input": map[string]any{"rooms": []any{"living"}}}))
+	}
+	if r := run(c, "prog.first@1"); !r.Outcome.OK {
+		t.Fatalf("before the edit: %s", jsonOf(t, r))
+	}
+	changed := bytes.Replace(src, []byte(`"with": {"room": "r", "on": "false"}`), []byte(`"with": {"room": "r", "on": "true"}`), 1)
+	for i, content := range [][]byte{changed, src} {
+		if err := os.WriteFile(pdl, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); strings.Count(stderr.String(), "pilotage serve: reloaded") <= i; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no reload after editing the PDL; stderr: %s", stderr.String())
+			}
+		}
+		if i == 0 {
+			const want = "the body of prog.nightly@1, which prog.first@1 runs, changed since it was promoted; give the changed body a new reference such as prog.nightly@2, and prog.first@1 a new one running it"
+			if r := run(c, "prog.first@1"); r.Outcome.Status != pilotage.StatusPromotionDrift || r.Outcome.Error != want {
+				t.Fatalf("changed body: want promotion_drift %q, got %s", want, jsonOf(t, r))
+			}
+		}
+	}
+	drifted := func(c *client, when string) {
+		t.Helper()
+		for _, ref := range []string{"prog.first@1", "prog.nightly@1"} {
+			if r := run(c, ref); r.Outcome.Status != pilotage.StatusPromotionDrift {
+				t.Errorf("%s: %s: want promotion_drift, got %s", when, ref, jsonOf(t, r))
+			}
+		}
+	}
+	drifted(c, "body put back")
+	c.cs.Close()
+	c, _ = serveStdio(t, pdl, "--principal", "owner", "--data", data)
+	drifted(c, "after a restart")
+}
+
 // Idempotency (§6.5.6): the same key, runnable and input replay the first
 // Run; the same key with other input is a conflict.
 func TestServeIdempotency(t *testing.T) {
