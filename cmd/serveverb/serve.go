@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -172,7 +173,14 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 		return verb.Usage("%v", err)
 	}
 	if p.Watch {
+		tokens := res.Server.Tokens()
 		reload.Watch(ctx, name, res, reload.Options{Every: p.WatchInterval, Log: logw, Swap: func(r *compile.Result) ([]string, error) {
+			if p.HTTP != "" && !maps.Equal(r.Server.Tokens(), tokens) {
+				// HTTP checks the bearer tokens serve started with: a
+				// definition whose tokens differ would serve its
+				// principals under the old ones, or none at all.
+				return nil, errors.New("the principals' tokens changed, and HTTP authenticates with those serve started with; restart serve to use the new ones")
+			}
 			if err := eng.Reload(r.Server); err != nil {
 				return nil, err
 			}
