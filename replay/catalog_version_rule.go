@@ -23,13 +23,13 @@ func (c *checker) catalogVersion(t *traceMembers) {
 	v, ok := stringOf(t.catalogVersion)
 	switch {
 	case !ok:
-		c.add(finding{rule: RuleTraceShape, at: t.catalogVersion.site, msg: fmt.Sprintf("catalog_version is %s, not a string", clip(t.catalogVersion.raw)),
+		c.add(finding{rule: RuleTraceShape, at: t.catalogVersion.site, msg: fmt.Sprintf("catalog_version is %s, not a string", report.Clip(t.catalogVersion.raw)),
 			hint: "catalog_version is an opaque token (§5.4)"})
 	case c.plan.CatalogVersion != "" && v != c.plan.CatalogVersion:
 		pos, _ := c.plan.doc.Locate(c.plan.ptr+"/catalog_version", false)
 		c.add(finding{rule: RuleCatalogVersion, at: t.catalogVersion.site,
 			rel:  []report.Location{{File: c.plan.File, Line: pos.Line, Column: pos.Column, Pointer: c.plan.ptr + "/catalog_version", Note: "the plan's catalog_version"}},
-			msg:  fmt.Sprintf("the Run executed at catalog_version %q, but the plan was derived at %q", clip(v), clip(c.plan.CatalogVersion)),
+			msg:  fmt.Sprintf("the Run executed at catalog_version %q, but the plan was derived at %q", report.Clip(v), report.Clip(c.plan.CatalogVersion)),
 			hint: "correspondence holds at one catalog_version (§5.8.4); executing with the plan's token as expected_catalog_version returns catalog_drift instead (§6.5.2)"})
 	}
 }

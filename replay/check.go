@@ -121,7 +121,7 @@ func (c *checker) keep(f finding) {
 }
 
 func (c *checker) rel(s *Step) report.Location {
-	return c.plan.location(s, "plan step "+strconv.Quote(clip(s.ID)))
+	return c.plan.location(s, "plan step "+strconv.Quote(report.Clip(s.ID)))
 }
 
 // rels relates a finding to the entry's plan step, when it has one.
@@ -171,7 +171,7 @@ func (c *checker) entry(e *entry) {
 	if kind == pilotage.KindBranch || kind == pilotage.KindLoop {
 		if len(w.Calls) > 0 {
 			c.add(finding{rule: RuleControlFlowCalls, at: e.at("/calls"), rel: c.rels(s),
-				msg: fmt.Sprintf("%s entry %q carries calls %v; control-flow entries invoke nothing", clip(kind), idText, clips(w.Calls))})
+				msg: fmt.Sprintf("%s entry %q carries calls %v; control-flow entries invoke nothing", report.Clip(kind), idText, report.Clips(w.Calls))})
 		}
 	}
 	if s == nil {
@@ -216,7 +216,7 @@ func (c *checker) countBad(rule string, n int) bool {
 func (c *checker) kind(e *entry, s *Step) string {
 	k := e.w.Kind
 	if k != "" && !slices.Contains(pilotage.StepKinds, k) {
-		c.add(finding{rule: RuleEntryKind, at: e.at("/kind"), msg: fmt.Sprintf("entry kind %q is not step, branch or loop", clip(k))})
+		c.add(finding{rule: RuleEntryKind, at: e.at("/kind"), msg: fmt.Sprintf("entry kind %q is not step, branch or loop", report.Clip(k))})
 		k = ""
 	}
 	if s == nil {
@@ -224,7 +224,7 @@ func (c *checker) kind(e *entry, s *Step) string {
 	}
 	if k != "" && k != s.Kind {
 		c.add(finding{rule: RuleEntryKind, at: e.at("/kind"), rel: []report.Location{c.rel(s)},
-			msg: fmt.Sprintf("entry %q has kind %q but its plan step is a %s", clip(*e.w.ID), clip(k), clip(s.Kind))})
+			msg: fmt.Sprintf("entry %q has kind %q but its plan step is a %s", report.Clip(*e.w.ID), report.Clip(k), report.Clip(s.Kind))})
 	}
 	return s.Kind
 }
@@ -233,7 +233,7 @@ func (c *checker) kind(e *entry, s *Step) string {
 // never negative (data-model.md §5.8).
 func (c *checker) duration(e *entry) {
 	if bad := e.w.TMs.bad; bad != nil {
-		c.add(finding{rule: RuleTraceShape, at: e.at("/t_ms"), msg: fmt.Sprintf("t_ms of %q is %s; it is a duration in milliseconds, a number ≥ 0", clip(*e.w.ID), bad)})
+		c.add(finding{rule: RuleTraceShape, at: e.at("/t_ms"), msg: fmt.Sprintf("t_ms of %q is %s; it is a duration in milliseconds, a number ≥ 0", report.Clip(*e.w.ID), bad)})
 	}
 }
 
@@ -262,7 +262,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 	q, text := id.Iterations, *e.w.ID
 	if len(q) != s.Loops {
 		c.add(finding{rule: RuleTraceIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
-			msg:  fmt.Sprintf("%q has %d #n qualifier(s), but step %q is inside %d loop(s)%s", clip(text), len(q), clip(s.ID), s.Loops, loopNames(s)),
+			msg:  fmt.Sprintf("%q has %d #n qualifier(s), but step %q is inside %d loop(s)%s", report.Clip(text), len(q), report.Clip(s.ID), s.Loops, loopNames(s)),
 			hint: "one #n per enclosing loop, outermost first (§5.8.2)"})
 		return
 	}
@@ -276,19 +276,19 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 		if a.Kind == pilotage.KindBranch {
 			if l := armLabel(s, j); f.label != l {
 				c.add(finding{rule: RuleUnselectedArm, at: e.at("/id"), rel: []report.Location{c.rel(s), c.rel(a)},
-					msg: fmt.Sprintf("%q is in arm %q of branch %q, but %q took %q", clip(text), clip(l), clip(a.ID), clip(f.entry.traceID()), clip(f.label))})
+					msg: fmt.Sprintf("%q is in arm %q of branch %q, but %q took %q", report.Clip(text), report.Clip(l), report.Clip(a.ID), report.Clip(f.entry.traceID()), report.Clip(f.label))})
 				return
 			}
 		}
 	}
 	if j < len(chain) {
 		a := chain[j]
-		where := fmt.Sprintf("the body of loop %q", clip(a.ID))
+		where := fmt.Sprintf("the body of loop %q", report.Clip(a.ID))
 		if a.Kind == pilotage.KindBranch {
-			where = fmt.Sprintf("arm %q of branch %q", clip(armLabel(s, j)), clip(a.ID))
+			where = fmt.Sprintf("arm %q of branch %q", report.Clip(armLabel(s, j)), report.Clip(a.ID))
 		}
 		c.add(finding{rule: RuleExpectedSet, at: e.at("/id"), rel: []report.Location{c.rel(s), c.rel(a)},
-			msg:  fmt.Sprintf("%q is in %s, but no entry %s is open here", clip(text), where, activationID(a, q)),
+			msg:  fmt.Sprintf("%q is in %s, but no entry %s is open here", report.Clip(text), where, activationID(a, q)),
 			hint: "a construct's entry comes before the entries it selects or iterates, and they follow it (reading 1, reading 7)"})
 		return
 	}
@@ -298,7 +298,7 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 		n = q[len(q)-1]
 		if n < parent.iter {
 			c.add(finding{rule: RuleTraceIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)},
-				msg:  fmt.Sprintf("%q belongs to iteration #%d of %q, which came before the current iteration #%d", clip(text), n, clip(parent.entry.traceID()), parent.iter),
+				msg:  fmt.Sprintf("%q belongs to iteration #%d of %q, which came before the current iteration #%d", report.Clip(text), n, report.Clip(parent.entry.traceID()), parent.iter),
 				hint: "iterations run in order; entries appear in the order execution reached them (§5.8.2)"})
 			return
 		}
@@ -306,9 +306,9 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 	c.closeTo(len(chain)+1, true)
 	if n > parent.iter {
 		if n > parent.iter+1 {
-			msg := fmt.Sprintf("%q skips from iteration #%d to #%d of %q", clip(text), parent.iter, n, clip(parent.entry.traceID()))
+			msg := fmt.Sprintf("%q skips from iteration #%d to #%d of %q", report.Clip(text), parent.iter, n, report.Clip(parent.entry.traceID()))
 			if parent.iter == 0 {
-				msg = fmt.Sprintf("%q is in iteration #%d, but iteration #1 of %q has no entries", clip(text), n, clip(parent.entry.traceID()))
+				msg = fmt.Sprintf("%q is in iteration #%d, but iteration #1 of %q has no entries", report.Clip(text), n, report.Clip(parent.entry.traceID()))
 			}
 			c.add(finding{rule: RuleTraceIDQualifiers, at: e.at("/id"), rel: []report.Location{c.rel(s)}, msg: msg,
 				hint: "iteration numbers are 1-based and consecutive per activation (§5.8.2)"})
@@ -320,14 +320,14 @@ func (c *checker) place(e *entry, id pilotage.TraceID, s *Step) {
 	}
 	if parent.seen[s.Ord] {
 		c.add(finding{rule: RuleEntryOnce, at: e.at("/id"), rel: []report.Location{c.rel(s)},
-			msg:  fmt.Sprintf("%q appears a second time in the same %s", clip(text), c.scope(parent)),
+			msg:  fmt.Sprintf("%q appears a second time in the same %s", report.Clip(text), c.scope(parent)),
 			hint: "every executed step appears exactly once (§5.8.2)"})
 		return
 	}
 	if parent.last > s.Ord {
 		prev := parent.children(c.plan)[parent.last]
 		c.add(finding{rule: RuleEntryOrder, at: e.at("/id"), rel: []report.Location{c.rel(s), c.rel(prev)},
-			msg:  fmt.Sprintf("%q comes after %q, but the plan lists %q first", clip(text), clip(prev.ID), clip(s.ID)),
+			msg:  fmt.Sprintf("%q comes after %q, but the plan lists %q first", report.Clip(text), report.Clip(prev.ID), report.Clip(s.ID)),
 			hint: "entries appear in the order execution reached them (§5.8.2); for a sequential Language that is plan order"})
 	}
 	parent.seen[s.Ord] = true
@@ -353,7 +353,7 @@ func loopNames(s *Step) string {
 	var names []string
 	for _, a := range s.Chain {
 		if a.Kind == pilotage.KindLoop {
-			names = append(names, strconv.Quote(clip(a.ID)))
+			names = append(names, strconv.Quote(report.Clip(a.ID)))
 		}
 	}
 	if len(names) == 0 {
@@ -365,7 +365,7 @@ func loopNames(s *Step) string {
 // activationID renders the id a construct's entry has for the entry's
 // qualifiers, for messages.
 func activationID(a *Step, q []int) string {
-	return strconv.Quote(clip(pilotage.TraceSegment{Base: a.ID, Iterations: q[:a.Loops]}.String()))
+	return strconv.Quote(report.Clip(pilotage.TraceSegment{Base: a.ID, Iterations: q[:a.Loops]}.String()))
 }
 
 func (c *checker) scope(f *frame) string {
@@ -373,9 +373,9 @@ func (c *checker) scope(f *frame) string {
 	case f.step == nil:
 		return "trace (top level)"
 	case f.step.Kind == pilotage.KindLoop:
-		return fmt.Sprintf("iteration #%d of %q", f.iter, clip(f.entry.traceID()))
+		return fmt.Sprintf("iteration #%d of %q", f.iter, report.Clip(f.entry.traceID()))
 	}
-	return fmt.Sprintf("arm %q of %q", clip(f.label), clip(f.entry.traceID()))
+	return fmt.Sprintf("arm %q of %q", report.Clip(f.label), report.Clip(f.entry.traceID()))
 }
 
 // failed reports whether the entry's outcome says it did not succeed: a
@@ -394,18 +394,18 @@ func (c *checker) openBranch(e *entry, s *Step, q []int) {
 		// evaluated: no arm was taken and none of the arms' steps follow.
 	case len(ds) != 1:
 		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions"), rel: []report.Location{c.rel(s)},
-			msg:  fmt.Sprintf("branch entry %q carries %d decisions; a branch activation takes exactly one", clip(*e.w.ID), len(ds)),
-			hint: fmt.Sprintf("one decision {at: %q, took: <one of %v>, because: …}", clip(*e.w.ID), clips(s.Arms))})
+			msg:  fmt.Sprintf("branch entry %q carries %d decisions; a branch activation takes exactly one", report.Clip(*e.w.ID), len(ds)),
+			hint: fmt.Sprintf("one decision {at: %q, took: <one of %v>, because: …}", report.Clip(*e.w.ID), report.Clips(s.Arms))})
 	case !slices.Contains(s.Arms, ds[0].Took):
 		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions/0/took"), rel: []report.Location{c.rel(s)},
-			msg:  fmt.Sprintf("branch entry %q took %q, which is not an arm of %q (arms: %v)", clip(*e.w.ID), clip(ds[0].Took), clip(s.ID), clips(s.Arms)),
+			msg:  fmt.Sprintf("branch entry %q took %q, which is not an arm of %q (arms: %v)", report.Clip(*e.w.ID), report.Clip(ds[0].Took), report.Clip(s.ID), report.Clips(s.Arms)),
 			hint: "took is the selected arm's label as the plan's arms list it (§5.8, reading 3)"})
 		f.label = ds[0].Took
 	default:
 		f.label = ds[0].Took
 		if c.lang != nil && len(c.lang.Arms) > 0 && !slices.Contains(c.lang.Arms, f.label) {
 			c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions/0/took"), rel: []report.Location{c.rel(s)},
-				msg:  fmt.Sprintf("branch entry %q took %q, which is no arm label of the Language's grammar (%v)", clip(*e.w.ID), clip(f.label), clips(c.lang.Arms)),
+				msg:  fmt.Sprintf("branch entry %q took %q, which is no arm label of the Language's grammar (%v)", report.Clip(*e.w.ID), report.Clip(f.label), report.Clips(c.lang.Arms)),
 				hint: "the plan's arms and the trace's labels come from the grammar's branch arms"})
 		}
 	}
@@ -419,7 +419,7 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 	ds := e.w.Decisions
 	if len(ds) == 0 && !e.failed() {
 		c.add(finding{rule: RuleLoopDecisions, at: e.site, rel: []report.Location{c.rel(s)},
-			msg:  fmt.Sprintf("loop entry %q carries no decisions", clip(*e.w.ID)),
+			msg:  fmt.Sprintf("loop entry %q carries no decisions", report.Clip(*e.w.ID)),
 			hint: "a reached loop records one decision per continue-or-exit evaluation; a zero-iteration loop has one exit (§5.8.2)"})
 	}
 	for i, d := range ds {
@@ -431,11 +431,11 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 				f.summarized = true
 				continue
 			}
-			msg, hint := fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision takes continue or exit", clip(*e.w.ID), clip(d.Took)),
+			msg, hint := fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision takes continue or exit", report.Clip(*e.w.ID), report.Clip(d.Took)),
 				"a summarized form must be documented in the closed-sets guide's Loop decisions section (give --snapshot)"
 			switch {
 			case c.lang != nil && len(c.lang.Sets.LoopTook) > 0:
-				msg, hint = fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision of this Language takes %s", clip(*e.w.ID), clip(d.Took), c.lang.loopValues()),
+				msg, hint = fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision of this Language takes %s", report.Clip(*e.w.ID), report.Clip(d.Took), c.lang.loopValues()),
 					"the closed-sets guide's Loop decisions table lists every value its summarized form uses (§5.8.2)"
 			case c.lang != nil && c.lang.Sets.LoopDecisions != "":
 				hint = "this Language's closed-sets guide describes its Loop decisions in prose without a table of took values, so no summarized value can be checked; list them in a table whose first column is took (closed-sets-format.md, §5.8.2)"
@@ -447,7 +447,7 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i) + "/took"), rel: []report.Location{c.rel(s)}, msg: msg, hint: hint})
 		case f.exited:
 			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i)), rel: []report.Location{c.rel(s)},
-				msg: fmt.Sprintf("loop entry %q has a %s decision after its exit", clip(*e.w.ID), clip(d.Took))})
+				msg: fmt.Sprintf("loop entry %q has a %s decision after its exit", report.Clip(*e.w.ID), report.Clip(d.Took))})
 		case d.Took == pilotage.DecisionExit:
 			f.exited = true
 		default:
@@ -484,12 +484,12 @@ func (c *checker) closeFrame(f *frame, passed bool) {
 	id := f.entry.traceID()
 	if f.iter > f.continues {
 		c.add(finding{rule: RuleLoopDecisions, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(f.step)},
-			msg:  fmt.Sprintf("loop entry %q records %d continue decision(s), but its body ran iteration #%d", clip(id), f.continues, f.iter),
+			msg:  fmt.Sprintf("loop entry %q records %d continue decision(s), but its body ran iteration #%d", report.Clip(id), f.continues, f.iter),
 			hint: "one continue per iteration, then one exit (§5.8.2)"})
 	}
 	if body := f.step.Children(""); len(body) > 0 {
 		for k := f.iter + 1; k <= f.continues; k++ {
-			msg := fmt.Sprintf("iteration #%d of %q (a continue decision) has none of its body's entries; expected %s", k, clip(id), expectedID(body[0], f.quals, k))
+			msg := fmt.Sprintf("iteration #%d of %q (a continue decision) has none of its body's entries; expected %s", k, report.Clip(id), expectedID(body[0], f.quals, k))
 			c.add(finding{rule: RuleExpectedPresent, c: ifComplete, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(body[0])}, msg: msg,
 				hint: "reading 1: every continue of a loop has the body's expected steps after it"})
 			if passed || f.exited || k < f.continues {
@@ -499,9 +499,9 @@ func (c *checker) closeFrame(f *frame, passed bool) {
 		}
 	}
 	if !f.exited && len(f.entry.w.Decisions) > 0 {
-		msg, k := fmt.Sprintf("loop entry %q has no exit decision, but the Run completed", clip(id)), ifComplete
+		msg, k := fmt.Sprintf("loop entry %q has no exit decision, but the Run completed", report.Clip(id)), ifComplete
 		if passed {
-			msg, k = fmt.Sprintf("loop entry %q has no exit decision, but entries after the loop follow", clip(id)), always
+			msg, k = fmt.Sprintf("loop entry %q has no exit decision, but entries after the loop follow", report.Clip(id)), always
 		}
 		c.add(finding{rule: RuleLoopDecisions, c: k, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(f.step)}, msg: msg})
 	}
@@ -514,7 +514,7 @@ func expectedID(s *Step, quals []int, iter int) string {
 	if iter > 0 {
 		q = append(q, iter)
 	}
-	return strconv.Quote(clip(pilotage.TraceSegment{Base: s.ID, Iterations: q}.String()))
+	return strconv.Quote(report.Clip(pilotage.TraceSegment{Base: s.ID, Iterations: q}.String()))
 }
 
 // endIteration reports the direct steps the current iteration of f (or
@@ -537,13 +537,13 @@ func (c *checker) endIteration(f *frame, passed bool) {
 		switch {
 		case f.step == nil:
 			at = c.stepsSite()
-			msg = fmt.Sprintf("step %q is missing; the Run completed and the step is outside every branch arm and loop body", clip(s.ID))
+			msg = fmt.Sprintf("step %q is missing; the Run completed and the step is outside every branch arm and loop body", report.Clip(s.ID))
 		case f.step.Kind == pilotage.KindLoop:
 			at = f.entry.at("/id")
-			msg = fmt.Sprintf("%s is missing from iteration #%d of %q", expectedID(s, f.quals, f.iter), f.iter, clip(f.entry.traceID()))
+			msg = fmt.Sprintf("%s is missing from iteration #%d of %q", expectedID(s, f.quals, f.iter), f.iter, report.Clip(f.entry.traceID()))
 		default:
 			at = f.entry.at("/id")
-			msg = fmt.Sprintf("%s is missing; %q took arm %q, which contains it", expectedID(s, f.quals, 0), clip(f.entry.traceID()), clip(f.label))
+			msg = fmt.Sprintf("%s is missing; %q took arm %q, which contains it", expectedID(s, f.quals, 0), report.Clip(f.entry.traceID()), report.Clip(f.label))
 		}
 		rel := []report.Location{c.rel(s)}
 		c.add(finding{rule: RuleExpectedPresent, c: ifComplete, at: at, rel: rel, msg: msg,

@@ -24,13 +24,13 @@ func (c *checker) listed(at site, which string, table []closedsets.Status, st st
 		if r.Status == st {
 			if r.OK != ok {
 				c.add(finding{rule: RuleClosedSetStatus, at: at,
-					msg: fmt.Sprintf("%s status %q has ok %v, but the closed-sets guide lists it with ok %v", clip(which), clip(st), ok, r.OK)})
+					msg: fmt.Sprintf("%s status %q has ok %v, but the closed-sets guide lists it with ok %v", report.Clip(which), report.Clip(st), ok, r.OK)})
 			}
 			return
 		}
 		names = append(names, r.Status)
 	}
 	c.add(finding{rule: RuleClosedSetStatus, at: at,
-		msg:  fmt.Sprintf("%s status %q is not in the Language's closed-sets guide (%s)", clip(which), clip(st), strings.Join(names, ", ")),
+		msg:  fmt.Sprintf("%s status %q is not in the Language's closed-sets guide (%s)", report.Clip(which), report.Clip(st), strings.Join(report.Clips(names), ", ")),
 		hint: "every status an Engine uses is enumerated in the closed-sets guide (§1.5, §5.7)"})
 }

@@ -26,13 +26,13 @@ func (c *checker) decisionsAt(e *entry, id string, s *Step) {
 		if d.At == id || (base != "" && d.At == base) {
 			continue
 		}
-		msg := fmt.Sprintf("decision at %q on entry %q; at is the entry's complete trace id %q", clip(d.At), clip(id), clip(id))
+		msg := fmt.Sprintf("decision at %q on entry %q; at is the entry's complete trace id %q", report.Clip(d.At), report.Clip(id), report.Clip(id))
 		switch base {
 		case "": // a malformed id, which trace-id-syntax reports, has no step identifier
 		case id: // outside loops and sub-programs the two forms are one string
 			msg += ", which is also its construct's step identifier"
 		default:
-			msg += fmt.Sprintf(" or its construct's step identifier %q", clip(base))
+			msg += fmt.Sprintf(" or its construct's step identifier %q", report.Clip(base))
 		}
 		c.add(finding{rule: RuleDecisionAt, at: e.at("/decisions/" + strconv.Itoa(i) + "/at"), rel: c.rels(s), msg: msg,
 			hint: "§5.8: at identifies the branch or loop construct, by the complete trace id of its entry (qualifiers and prefixes included) or by its program step identifier alone (reading 2, docs/readings.md)"})

@@ -226,7 +226,7 @@ func (s *source) at(ptr, note string) []report.Location {
 		where = ptr + " of "
 	}
 	loc.File, loc.Line, loc.Column = in.File, max(in.Line, 1), max(in.Column, 1)
-	loc.Note = strings.TrimSpace(fmt.Sprintf("%s (%sthe body of %s)", note, where, clip(s.body.ID)))
+	loc.Note = strings.TrimSpace(fmt.Sprintf("%s (%sthe body of %s)", note, where, report.Clip(s.body.ID)))
 	return []report.Location{loc}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 )
@@ -139,7 +140,7 @@ func (r *deepRun) drift(target string, e *entry, d *departure, prefix string) {
 	if d.want == "" {
 		msg = fmt.Sprintf("the expanded entries of %s go on after the body of %s the Language defines has ended: %s", idOf(e), target, met)
 	} else {
-		msg = fmt.Sprintf("the expanded entries of %s depart from the body of %s the Language defines: it gives step %q next, %s", idOf(e), clip(target), clip(d.want), met)
+		msg = fmt.Sprintf("the expanded entries of %s depart from the body of %s the Language defines: it gives step %q next, %s", idOf(e), report.Clip(target), report.Clip(d.want), met)
 	}
 	r.report(RuleDeepDrift, at, msg,
 		"a program_ref identifies one immutable body (§5.4): the server ran another body under it, or the Language given is not the one the Run ran in",

@@ -205,7 +205,7 @@ func idOf(e *entry) string {
 	if e.w.ID == nil {
 		return "(no id)"
 	}
-	return strconv.Quote(clip(*e.w.ID))
+	return strconv.Quote(report.Clip(*e.w.ID))
 }
 
 func (o *wireOutcome) statusText() string {
@@ -411,7 +411,7 @@ func (r *deepRun) branch(s *program.Step, sc *dscope, e *entry) (int, bool) {
 		}
 		if want != arm {
 			r.report(RuleDeepBranch, e.at("/decisions/0/took"),
-				fmt.Sprintf("branch %s took %q, but its condition %s is %t over the recorded values, which gives %q", clip(*e.w.ID), clip(took), clip(s.Cond.Src), b, clip(r.d.Arms[want])),
+				fmt.Sprintf("branch %s took %q, but its condition %s is %t over the recorded values, which gives %q", report.Clip(*e.w.ID), report.Clip(took), report.Clip(s.Cond.Src), b, report.Clip(r.d.Arms[want])),
 				"the first arm runs when the condition is true, the second otherwise", sc.fr.src.at(s.Cond.Pointer, "the condition"))
 		}
 	}
@@ -435,7 +435,7 @@ func (r *deepRun) loop(s *program.Step, sc *dscope, e *entry) (int, []any, bool)
 	list, isList := v.([]any)
 	if known && isList && len(list) != n && (e.ok() || n > len(list)) {
 		r.report(RuleDeepLoop, e.at("/decisions"),
-			fmt.Sprintf("loop %s ran %d iteration(s), but its list %s has %d element(s) over the recorded values", clip(*e.w.ID), n, clip(s.List.Src), len(list)),
+			fmt.Sprintf("loop %s ran %d iteration(s), but its list %s has %d element(s) over the recorded values", report.Clip(*e.w.ID), n, report.Clip(s.List.Src), len(list)),
 			"a loop runs its body once per element of its list, in order (§5.8.2)", sc.fr.src.at(s.List.Pointer, "the list"))
 	}
 	if !known || !isList {
@@ -494,7 +494,7 @@ func (r *deepRun) compare(rule string, e *entry, sub string, want any, what, hin
 	if errA != nil || errB != nil || bytes.Equal(a, b) {
 		return
 	}
-	r.report(rule, e.at(sub), fmt.Sprintf("%s is %s, but the program gives %s over the recorded values", what, clip(a), clip(b)), hint, rel.locations())
+	r.report(rule, e.at(sub), fmt.Sprintf("%s is %s, but the program gives %s over the recorded values", what, report.Clip(a), report.Clip(b)), hint, rel.locations())
 }
 
 func memberOf(e *entry, sub string) []byte {
@@ -548,7 +548,7 @@ func (r *deepRun) finish(s *stream) {
 		a, _ := json.Marshal(got)
 		b, errB := json.Marshal(r.out)
 		if err == nil && errB == nil && !containsUnknown(r.out) && !bytes.Equal(a, b) {
-			r.report(RuleDeepOutput, *s.top.output, fmt.Sprintf("the Run's output is %s, but the program's output expression gives %s over the recorded values", clip(a), clip(b)),
+			r.report(RuleDeepOutput, *s.top.output, fmt.Sprintf("the Run's output is %s, but the program's output expression gives %s over the recorded values", report.Clip(a), report.Clip(b)),
 				"a completed Run's output is its output expression evaluated after the last step (§5.7)", r.d.src.at(r.d.Program.Output.Pointer, "the output expression"))
 		}
 	}

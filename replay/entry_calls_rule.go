@@ -20,14 +20,14 @@ func (c *checker) entryCalls(e *entry, s *Step, id string) {
 	for i, name := range e.w.Calls {
 		if !slices.Contains(s.Calls, name) {
 			c.add(finding{rule: RuleEntryCalls, at: e.at("/calls/" + strconv.Itoa(i)), rel: []report.Location{c.rel(s)},
-				msg:  fmt.Sprintf("entry %q calls %q, which its plan step does not list (plan calls: %v)", clip(id), clip(name), clips(s.Calls)),
+				msg:  fmt.Sprintf("entry %q calls %q, which its plan step does not list (plan calls: %v)", report.Clip(id), report.Clip(name), report.Clips(s.Calls)),
 				hint: "the Engine executes only what the validated program says (§5.8.4)"})
 		}
 	}
 	o := e.w.Outcome
-	if len(clips(s.Calls)) > 0 && len(e.w.Calls) == 0 && o != nil && o.OK != nil && *o.OK {
+	if len(s.Calls) > 0 && len(e.w.Calls) == 0 && o != nil && o.OK != nil && *o.OK {
 		c.add(finding{rule: RuleEntryCalls, at: e.site, rel: []report.Location{c.rel(s)},
-			msg:  fmt.Sprintf("entry %q succeeded but names no calls; its plan step calls %v", clip(id), clips(s.Calls)),
+			msg:  fmt.Sprintf("entry %q succeeded but names no calls; its plan step calls %v", report.Clip(id), report.Clips(s.Calls)),
 			hint: "every trace entry that invokes a catalog entry identifies it in calls, at every level (reading 5)"})
 	}
 }

@@ -22,13 +22,13 @@ func (c *checker) unplanned(e *entry, kind, id string) {
 	switch {
 	case kind == pilotage.KindBranch || kind == pilotage.KindLoop:
 		c.add(finding{rule: RuleExpectedSet, at: e.at("/id"),
-			msg: fmt.Sprintf("%s entry %q has no plan step %q; branch and loop entries are never unplanned (reading 4)", clip(kind), clip(id), clip(base))})
+			msg: fmt.Sprintf("%s entry %q has no plan step %q; branch and loop entries are never unplanned (reading 4)", report.Clip(kind), report.Clip(id), report.Clip(base))})
 	case len(e.w.Calls) > 0:
 		c.add(finding{rule: RuleExpectedSet, at: e.at("/id"),
-			msg:  fmt.Sprintf("entry %q calls %v but the plan has no step %q", clip(id), clips(e.w.Calls), clip(base)),
+			msg:  fmt.Sprintf("entry %q calls %v but the plan has no step %q", report.Clip(id), report.Clips(e.w.Calls), report.Clip(base)),
 			hint: "a step that invokes catalog entries has an external effect and is part of the plan (§5.6)"})
 	default:
-		msg := fmt.Sprintf("entry %q has no plan step %q", clip(id), clip(base))
+		msg := fmt.Sprintf("entry %q has no plan step %q", report.Clip(id), report.Clip(base))
 		c.add(finding{rule: RuleExpectedSet, sev: report.Info, c: ifComplete, at: e.at("/id"), msg: msg + "; taken as a pure step the plan left out",
 			hint: "reading 4: steps with no external effect may be left out of the plan; engines that do so should leave them out of traces too"})
 		c.add(finding{rule: RuleExpectedSet, c: ifIncomplete, at: e.at("/id"), msg: msg,

@@ -24,7 +24,7 @@ func (c *checker) narration(at site, status string) {
 	}
 	if c.lang != nil && !c.lang.Narrate {
 		c.add(finding{rule: RuleFetchNarration, at: at,
-			msg:  fmt.Sprintf("the response carries narration, but Language %q does not declare trace_fetch.narrate", clip(c.lang.ID)),
+			msg:  fmt.Sprintf("the response carries narration, but Language %q does not declare trace_fetch.narrate", report.Clip(c.lang.ID)),
 			hint: "by default the fetch door returns the recorded facts and no interpretation; narration needs narrate: true (§6.6)"})
 	}
 }

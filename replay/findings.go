@@ -76,7 +76,7 @@ func (b *findingBuffer) resolve(holds func(cond) bool, drop func(rule string) bo
 		}
 	}
 	out = append(out, all.Left()...)
-	key = clip(key)
+	key = report.Clip(key)
 	for i := range out {
 		out[i].Key = key
 	}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -320,6 +321,46 @@ func TestLongNamesClipped(t *testing.T) {
 					t.Errorf("%s: %s finding's related note of %d bytes", name, f.Rule, len(rel.Note))
 				}
 			}
+		}
+	}
+}
+
+// TestLongListsCapped: a finding that quotes a list of the plan's (a
+// step's calls, a branch's arms) quotes its first 20 names and counts
+// the rest: a step of 20,000 calls was listed whole in the finding of
+// every entry that called another.
+func TestLongListsCapped(t *testing.T) {
+	var calls, arms []string
+	for i := range 20_000 {
+		calls = append(calls, fmt.Sprintf("sensors.read%d", i))
+		arms = append(arms, fmt.Sprintf("arm%d", i))
+	}
+	callsJSON, _ := json.Marshal(calls)
+	armsJSON, _ := json.Marshal(arms)
+	plan, err := LoadPlan("plan.json", fmt.Appendf(nil, `{"steps": [
+		{"id": "read", "kind": "step", "calls": %s},
+		{"id": "hot", "kind": "branch", "arms": %s}],
+		"max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`, callsJSON, armsJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := `"outcome": {"ok": true, "status": "success"}`
+	for name, steps := range map[string]string{
+		"wrong calls": `{"id": "read", "calls": ["x"], ` + ok + `}`,
+		"no calls":    `{"id": "read", ` + ok + `}`,
+		"wrong arm":   `{"id": "read", "calls": ["sensors.read0"], ` + ok + `}, {"id": "hot", "decisions": [{"at": "hot", "took": "other", "because": "b"}], ` + ok + `}`,
+	} {
+		trace := fmt.Sprintf(`{"run_id": "r", "level": "full", %s, "steps": [%s]}`, ok, steps)
+		fs := Replay(plan, "trace.json", strings.NewReader(trace), Options{}).Findings
+		counted := false
+		for _, f := range fs {
+			if len(f.Message) > 800 || len(f.Hint) > 800 {
+				t.Errorf("%s: %s finding of %d bytes, hint %d: %.200s…", name, f.Rule, len(f.Message), len(f.Hint), f.Message)
+			}
+			counted = counted || strings.Contains(f.Message, "and 19980 more")
+		}
+		if !counted {
+			t.Errorf("%s: no finding counts the 19,980 names past the first 20: %v", name, fs)
 		}
 	}
 }

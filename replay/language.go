@@ -8,6 +8,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
@@ -135,6 +136,9 @@ func (l *Language) loopValues() string {
 		if !slices.Contains(values, t.Took) {
 			values = append(values, t.Took)
 		}
+	}
+	if values = report.Clips(values); len(values) > report.ClipNames {
+		return strings.Join(values, ", ") // the last counts the rest
 	}
 	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
 }

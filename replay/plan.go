@@ -209,26 +209,26 @@ func (b *planBuilder) add(ptr string, n jsonpos.Node) {
 		return
 	}
 	if !pilotage.ValidStepID(id.Str()) {
-		b.report(ptr+"/id", fmt.Sprintf("plan step id %q contains # or /, which trace identity reserves", clip(id.Str())), "§3.4")
+		b.report(ptr+"/id", fmt.Sprintf("plan step id %q contains # or /, which trace identity reserves", report.Clip(id.Str())), "§3.4")
 	}
 	if prev := b.p.byID[id.Str()]; prev != nil {
-		b.report(ptr+"/id", fmt.Sprintf("plan step id %q is used twice (first at %s)", clip(id.Str()), prev.Pointer), "plan step ids are unique")
+		b.report(ptr+"/id", fmt.Sprintf("plan step id %q is used twice (first at %s)", report.Clip(id.Str()), prev.Pointer), "plan step ids are unique")
 		return
 	}
 	pos := b.doc.Position(n.Start())
 	s := &Step{ID: id.Str(), Kind: n.Get("kind").String(), Pointer: ptr, Line: pos.Line, Col: pos.Column}
 	if !slices.Contains(pilotage.StepKinds, s.Kind) {
-		b.report(ptr+"/kind", fmt.Sprintf("plan step %q has kind %q; kind is step, branch or loop", clip(s.ID), clip(s.Kind)), "")
+		b.report(ptr+"/kind", fmt.Sprintf("plan step %q has kind %q; kind is step, branch or loop", report.Clip(s.ID), report.Clip(s.Kind)), "")
 		s.Kind = pilotage.KindStep
 	}
 	s.Calls = b.strings(ptr+"/calls", n.Get("calls"))
 	b.p.stepRisk(s, n)
 	if len(s.Calls) > 0 && s.Kind != pilotage.KindStep {
-		b.report(ptr+"/calls", fmt.Sprintf("%s step %q carries calls; control-flow steps do not", clip(s.Kind), clip(s.ID)), "")
+		b.report(ptr+"/calls", fmt.Sprintf("%s step %q carries calls; control-flow steps do not", report.Clip(s.Kind), report.Clip(s.ID)), "")
 	}
 	s.Arms = b.strings(ptr+"/arms", n.Get("arms"))
 	if s.Kind == pilotage.KindBranch && !n.Has("arms") {
-		b.report(ptr, fmt.Sprintf("branch step %q lists no arms", clip(s.ID)),
+		b.report(ptr, fmt.Sprintf("branch step %q lists no arms", report.Clip(s.ID)),
 			"list every arm label on the branch, so a decision for an empty arm can be checked (reading 3)")
 	}
 	ref := planRef{node: n}
@@ -272,17 +272,17 @@ func (b *planBuilder) link() error {
 		case ref.branch != "":
 			br := b.p.byID[ref.branch]
 			if br == nil || br.Kind != pilotage.KindBranch {
-				b.report(s.Pointer+"/arm/branch", fmt.Sprintf("step %q is in an arm of %q, which is not a branch step of the plan", clip(s.ID), clip(ref.branch)), "")
+				b.report(s.Pointer+"/arm/branch", fmt.Sprintf("step %q is in an arm of %q, which is not a branch step of the plan", report.Clip(s.ID), report.Clip(ref.branch)), "")
 				continue
 			}
 			if len(br.Arms) > 0 && !slices.Contains(br.Arms, ref.label) {
-				b.report(s.Pointer+"/arm/label", fmt.Sprintf("step %q is in arm %q, which branch %q does not list in arms %v", clip(s.ID), clip(ref.label), clip(br.ID), clips(br.Arms)), "")
+				b.report(s.Pointer+"/arm/label", fmt.Sprintf("step %q is in arm %q, which branch %q does not list in arms %v", report.Clip(s.ID), report.Clip(ref.label), report.Clip(br.ID), report.Clips(br.Arms)), "")
 			}
 			s.Parent, s.Label = br, ref.label
 		case ref.loop != "":
 			lp := b.p.byID[ref.loop]
 			if lp == nil || lp.Kind != pilotage.KindLoop {
-				b.report(s.Pointer+"/loop", fmt.Sprintf("step %q is in the body of %q, which is not a loop step of the plan", clip(s.ID), clip(ref.loop)), "")
+				b.report(s.Pointer+"/loop", fmt.Sprintf("step %q is in the body of %q, which is not a loop step of the plan", report.Clip(s.ID), report.Clip(ref.loop)), "")
 				continue
 			}
 			s.Parent = lp
@@ -294,14 +294,14 @@ func (b *planBuilder) link() error {
 		seen := map[*Step]bool{s: true}
 		for a := s.Parent; a != nil; a = a.Parent {
 			if seen[a] {
-				b.report(s.Pointer, fmt.Sprintf("step %q has arm/loop references that lead into a cycle", clip(s.ID)), "")
+				b.report(s.Pointer, fmt.Sprintf("step %q has arm/loop references that lead into a cycle", report.Clip(s.ID)), "")
 				s.Parent, s.Label = nil, ""
 				break
 			}
 			if seen[a] = true; len(seen) > MaxPlanDepth+1 {
 				pos, _ := b.doc.Locate(s.Pointer, false)
 				return &InputError{File: b.p.File, Line: pos.Line, Col: pos.Column,
-					Msg:  fmt.Sprintf("step %q is nested more than %d constructs deep, deeper than replay reads", clip(s.ID), MaxPlanDepth),
+					Msg:  fmt.Sprintf("step %q is nested more than %d constructs deep, deeper than replay reads", report.Clip(s.ID), MaxPlanDepth),
 					Hint: "no engine bounded as §10.1 requires runs programs nested this deep"}
 			}
 		}

@@ -32,7 +32,7 @@ func (p *Plan) stepRisk(s *Step, n jsonpos.Node) {
 	}
 	if len(missing) > 0 && (s.Kind == pilotage.KindStep || len(missing) == 1) {
 		p.Findings = append(p.Findings, p.finding(RulePlanRisk, s.Pointer,
-			fmt.Sprintf("plan step %q has no %s", clip(s.ID), strings.Join(missing, " and ")),
+			fmt.Sprintf("plan step %q has no %s", report.Clip(s.ID), strings.Join(missing, " and ")),
 			"a plan step carries both risk and risk_hints; branches and loops may carry neither, never one alone (§5.3)"))
 	}
 	if risk.Exists() {
@@ -131,7 +131,7 @@ func (p *Plan) riskAgainst(l *Language) []report.Finding {
 		if _, ok := byName[risk]; ok {
 			return true
 		}
-		out = append(out, p.finding(RulePlanRisk, ptr, fmt.Sprintf("risk %q is not a risk level of the Language (%s)", clip(risk), strings.Join(names, ", ")),
+		out = append(out, p.finding(RulePlanRisk, ptr, fmt.Sprintf("risk %q is not a risk level of the Language (%s)", report.Clip(risk), strings.Join(report.Clips(names), ", ")),
 			"risk is an engine-defined value enumerated in the closed-sets guide (§1.5, §5.2)"))
 		return false
 	}
@@ -141,7 +141,7 @@ func (p *Plan) riskAgainst(l *Language) []report.Finding {
 		}
 		if want := byName[s.Risk]; want != *s.Hints {
 			out = append(out, p.finding(RulePlanRisk, s.Pointer+"/risk_hints",
-				fmt.Sprintf("plan step %q has risk %q with hints %s, but the closed-sets guide gives %q the hints %s", clip(s.ID), clip(s.Risk), hintsJSON(*s.Hints), clip(s.Risk), hintsJSON(want)),
+				fmt.Sprintf("plan step %q has risk %q with hints %s, but the closed-sets guide gives %q the hints %s", report.Clip(s.ID), report.Clip(s.Risk), hintsJSON(*s.Hints), report.Clip(s.Risk), hintsJSON(want)),
 				"the engine-defined risk is consistent with risk_hints (§5.3)"))
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -210,36 +209,6 @@ func outcomeOf(l *located) (o wireOutcome, ok bool) {
 	return o, o.OK != nil && o.Status != nil
 }
 
-// clip shortens a value a message quotes to its first 117 bytes and an
-// ellipsis, cut between characters: a trace's value may be megabytes,
-// and a message that quotes it whole is as large; a finding's key (the
-// run_id) is clipped alike, since every finding carries it.
-func clip[T ~string | ~[]byte](b T) string {
-	if len(b) <= 120 {
-		return string(b)
-	}
-	cut := 117
-	for cut > 0 && !utf8.RuneStart(b[cut]) {
-		cut--
-	}
-	return string(b[:cut]) + "…"
-}
-
-// clips clips each name of a list a message quotes (clip); the list
-// itself when none needs it, as in every normal finding.
-func clips(names []string) []string {
-	for i, n := range names {
-		if len(n) > 120 {
-			out := slices.Clone(names)
-			for j := i; j < len(out); j++ {
-				out[j] = clip(out[j])
-			}
-			return out
-		}
-	}
-	return names
-}
-
 // stringOf returns the value of a string member; ok is false when it
 // is not a string, or is one too long for any value replay reads from
 // it (located.cut, cutString).
@@ -283,7 +252,7 @@ func (c *checker) finish(s *stream) []report.Finding {
 	c.steps, c.traceAt = t.steps, s.traceAt
 	runID, ok := stringOf(t.runID)
 	if t.runID != nil && !ok {
-		c.add(finding{rule: RuleTraceShape, at: t.runID.site, msg: fmt.Sprintf("run_id is %s, not a string", clip(t.runID.raw)),
+		c.add(finding{rule: RuleTraceShape, at: t.runID.site, msg: fmt.Sprintf("run_id is %s, not a string", report.Clip(t.runID.raw)),
 			hint: "run_id is an opaque string (§3.6)"})
 	}
 	if runID == "" {
@@ -404,7 +373,7 @@ func (c *checker) sameAsResponse(s *stream) {
 	if a, okA := stringOf(s.top.runID); okA {
 		if b, okB := stringOf(s.inner.runID); okB && a != b {
 			c.add(finding{rule: RuleRunOutcome, at: s.inner.runID.site,
-				msg: fmt.Sprintf("the trace's run_id %q differs from the response's %q", clip(b), clip(a))})
+				msg: fmt.Sprintf("the trace's run_id %q differs from the response's %q", report.Clip(b), report.Clip(a))})
 		}
 	}
 	a, okA := outcomeOf(s.top.outcome)

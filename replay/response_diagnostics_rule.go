@@ -41,7 +41,7 @@ func (c *checker) diagnostic(d *diagnostic) {
 	}
 	if w.Severity != nil {
 		if !slices.Contains(severities, *w.Severity) {
-			c.add(finding{rule: RuleResponseDiagnostics, at: d.at("/severity"), msg: fmt.Sprintf("diagnostic severity %q is not error, warning or info", clip(*w.Severity))})
+			c.add(finding{rule: RuleResponseDiagnostics, at: d.at("/severity"), msg: fmt.Sprintf("diagnostic severity %q is not error, warning or info", report.Clip(*w.Severity))})
 		}
 		if *w.Severity == "error" {
 			c.errorDiagnostics++
@@ -58,6 +58,6 @@ func (c *checker) diagnostic(d *diagnostic) {
 		codes = append(codes, k.Code)
 	}
 	c.add(finding{rule: RuleResponseDiagnostics, at: d.at("/code"),
-		msg:  fmt.Sprintf("diagnostic code %q is not in the Language's closed diagnostic set (%s)", clip(*w.Code), strings.Join(codes, ", ")),
+		msg:  fmt.Sprintf("diagnostic code %q is not in the Language's closed diagnostic set (%s)", report.Clip(*w.Code), strings.Join(report.Clips(codes), ", ")),
 		hint: "a diagnostic code never holds a value outside the closed set; constraint is the fallback (§5.5)"})
 }

@@ -27,7 +27,7 @@ func (c *checker) runOutcome(t *traceMembers) (wireOutcome, bool) {
 	for _, r := range pilotage.ReservedRunStatuses {
 		if r.Status == st && r.OK != okv {
 			c.add(finding{rule: RuleRunOutcome, at: t.outcome.at("/ok"),
-				msg:  fmt.Sprintf("run status %q with ok %v; %s always has ok %v", clip(st), okv, clip(st), r.OK),
+				msg:  fmt.Sprintf("run status %q with ok %v; %s always has ok %v", report.Clip(st), okv, report.Clip(st), r.OK),
 				hint: "a started Run that did not complete is ok: false (§6.5.6); only success is ok: true"})
 		}
 	}
@@ -37,7 +37,7 @@ func (c *checker) runOutcome(t *traceMembers) (wireOutcome, bool) {
 		c.listed(t.outcome.site, "run", c.lang.Sets.RunStatuses, st, okv)
 	case !reserved && okv:
 		c.add(finding{rule: RuleRunOutcome, sev: report.Warning, at: t.outcome.at("/status"),
-			msg:  fmt.Sprintf("engine-defined run status %q with ok true; a completed Run reports success", clip(st)),
+			msg:  fmt.Sprintf("engine-defined run status %q with ok true; a completed Run reports success", report.Clip(st)),
 			hint: "give --snapshot to check the status against the Language's closed-sets guide"})
 	}
 	return o, true

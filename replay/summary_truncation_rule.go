@@ -35,10 +35,10 @@ func (c *checker) truncation(e *entry) {
 	var t truncatedForm
 	if out[0] == '{' && json.Unmarshal(out, &t) == nil && t.Truncated != nil && *t.Truncated {
 		c.add(finding{rule: RuleSummaryTruncation, c: ifFull, at: e.at("/output"),
-			msg: fmt.Sprintf("output of %q is truncated, but a full trace carries whole outputs", clip(id))})
+			msg: fmt.Sprintf("output of %q is truncated, but a full trace carries whole outputs", report.Clip(id))})
 		if t.Bytes == nil || *t.Bytes <= language.TruncateBytes || t.Preview == nil || utf8.RuneCountInString(*t.Preview) > language.PreviewRunes {
 			c.add(finding{rule: RuleSummaryTruncation, c: ifSummary, at: e.at("/output"),
-				msg: fmt.Sprintf("truncated output of %q is not in the documented form", clip(id)),
+				msg: fmt.Sprintf("truncated output of %q is not in the documented form", report.Clip(id)),
 				hint: fmt.Sprintf("{\"truncated\": true, \"bytes\": N > %d, \"preview\": at most %d characters}, as the closed-sets guide says",
 					language.TruncateBytes, language.PreviewRunes)})
 		}
@@ -51,7 +51,7 @@ func (c *checker) truncation(e *entry) {
 	if json.Compact(&buf, out) == nil && buf.Len() > language.TruncateBytes {
 		n := buf.Len()
 		c.add(finding{rule: RuleSummaryTruncation, c: ifSummary, at: e.at("/output"),
-			msg:  fmt.Sprintf("output of %q is %d bytes of JSON; at summary outputs over %d bytes are truncated", clip(id), n, language.TruncateBytes),
+			msg:  fmt.Sprintf("output of %q is %d bytes of JSON; at summary outputs over %d bytes are truncated", report.Clip(id), n, language.TruncateBytes),
 			hint: "the closed-sets guide's Summary truncation section documents the form"})
 	}
 }

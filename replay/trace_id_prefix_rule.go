@@ -33,12 +33,12 @@ func (c *checker) prefix(e *entry, id pilotage.TraceID, text string) bool {
 			before = strconv.Quote(c.calls[d-1])
 		}
 		c.add(finding{rule: RuleTraceIDPrefix, at: e.at("/id"),
-			msg:  fmt.Sprintf("prefix %q of %q names no calling entry before it (the latest entry at that depth is %s)", clip(caller), clip(text), before),
+			msg:  fmt.Sprintf("prefix %q of %q names no calling entry before it (the latest entry at that depth is %s)", report.Clip(caller), report.Clip(text), before),
 			hint: "an expanded sub-program's entries follow the entry that called it, prefixed by its complete id (§5.8.2, reading 7)"})
 	}
 	if c.lang != nil && c.lang.TraceSubprogram != "expanded" {
 		c.add(finding{rule: RuleTraceIDPrefix, at: e.at("/id"),
-			msg:  fmt.Sprintf("%q is an expanded sub-program entry, but the Language's trace_subprogram is opaque", clip(text)),
+			msg:  fmt.Sprintf("%q is an expanded sub-program entry, but the Language's trace_subprogram is opaque", report.Clip(text)),
 			hint: "with opaque sub-programs the call appears as one entry (§5.8.3)"})
 	}
 	return false

@@ -21,10 +21,10 @@ func (c *checker) level(t *traceMembers) {
 	l, ok := stringOf(t.level)
 	switch {
 	case !ok || (l != "summary" && l != "full"):
-		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("level is %s; a trace's level is summary or full", clip(t.level.raw)),
+		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("level is %s; a trace's level is summary or full", report.Clip(t.level.raw)),
 			hint: "none is a request value and never a trace's level; an unknown level is read as summary (§1.3)"})
 	case c.lang != nil && c.lang.TraceLevel == "":
-		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("a trace of Language %q, which declares no trace_level: it does not declare execute", clip(c.lang.ID)),
+		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: fmt.Sprintf("a trace of Language %q, which declares no trace_level: it does not declare execute", report.Clip(c.lang.ID)),
 			hint: "only a Language that declares execute runs programs and traces them (§4.3 rule 4, §5.8.1)"})
 	case l == "full" && c.lang != nil && c.lang.TraceLevel == "summary":
 		c.add(finding{rule: RuleTraceLevel, at: t.level.site, msg: "level is full, but the Language declares trace_level summary",
