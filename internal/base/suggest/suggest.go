@@ -14,10 +14,15 @@ const maxRunes = 64
 // allowed, for names of two or more characters); "" otherwise. Ties go to the earlier member.
 func Closest(s string, set []string) string {
 	norm := func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "-", "_") }
-	s = head(s)
+	s = norm(head(s))
 	best, bestD := "", -1
 	for _, v := range set {
-		if d := Distance(norm(s), norm(v)); bestD < 0 || d < bestD {
+		// A member longer than what Distance compares is no closed-set
+		// value, and would be offered whole for its first runes.
+		if head(v) != v {
+			continue
+		}
+		if d := Distance(s, norm(v)); bestD < 0 || d < bestD {
 			best, bestD = v, d
 		}
 	}

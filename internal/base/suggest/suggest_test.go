@@ -86,3 +86,17 @@ func FuzzClosest(f *testing.F) {
 		}
 	})
 }
+
+// TestLongMemberNotOffered: a member longer than what Distance compares
+// is never offered, though its first 64 runes are the word's: a
+// Language's megabyte name was offered whole by every finding that
+// misspelt it.
+func TestLongMemberNotOffered(t *testing.T) {
+	long := strings.Repeat("a", 1<<20)
+	if got := Closest(strings.Repeat("a", 70), []string{long}); got != "" {
+		t.Errorf("Closest offered a member of %d bytes", len(got))
+	}
+	if got := Closest("sensors.reed", []string{long, "sensors.read"}); got != "sensors.read" {
+		t.Errorf("Closest = %.80q, want sensors.read", got)
+	}
+}
