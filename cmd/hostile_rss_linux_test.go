@@ -3,7 +3,9 @@ package cmd_test
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -501,6 +503,77 @@ func longID(n, short int) []byte {
 	return append(b, "]}"...)
 }
 
+// write writes src to dir/name and returns its path and src.
+func write(t *testing.T, dir, name string, src []byte) (string, []byte) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, src
+}
+
+// longBranch is a program of the todo Language: a branch whose id is n
+// bytes, one step in its then arm, and short steps after it that each
+// address that step, which is out of their scope: the diagnostic of each
+// says which branch hides it.
+func longBranch(n, after int) []byte {
+	b := fmt.Appendf(nil, `{"output": "1", "steps": [{"id": "%s", "if": "true", "then": [{"id": "a", "call": "todo.list", "with": {}}], "else": []}`, strings.Repeat("b", n))
+	for i := range after {
+		b = fmt.Appendf(b, `, {"id": "s%d", "call": "todo.add", "with": {"item": "steps.a.output"}}`, i)
+	}
+	return append(b, "]}"...)
+}
+
+// longLanguageSnapshot is the example snapshot with a Language id of n
+// bytes and a catalog of entries that each name an unknown Language
+// rather than it: each entry's finding names the Language it is in.
+func longLanguageSnapshot(t *testing.T, n, entries int) []byte {
+	t.Helper()
+	src, err := os.ReadFile(snaptest.Example(".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap map[string]any
+	if err := json.Unmarshal(src, &snap); err != nil {
+		t.Fatal(err)
+	}
+	id := "homeflow/" + strings.Repeat("v", n)
+	lang := snap["manifest"].(map[string]any)["languages"].([]any)[0].(map[string]any)
+	lang["id"] = id
+	catalog := snap["catalog"].(map[string]any)["homeflow/v1"].(map[string]any)
+	first := catalog["items"].([]any)[0].(map[string]any)
+	var items []any
+	for i := range entries {
+		item := maps.Clone(first)
+		item["id"], item["languages"] = fmt.Sprint("e", i), []any{"x"}
+		items = append(items, item)
+	}
+	catalog["items"] = items
+	snap["guides"] = map[string]any{id: snap["guides"].(map[string]any)["homeflow/v1"]}
+	snap["catalog"] = map[string]any{id: catalog}
+	out, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// longLanguagePDL is homeflow with a Language id of n bytes and entries
+// each of a kind it does not define: each finding names the Language.
+func longLanguagePDL(t *testing.T, n, entries int) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "langs", "homeflow", "homeflow.pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = bytes.Replace(src, []byte(`language "homeflow/v1"`), []byte(`language "homeflow/`+strings.Repeat("v", n)+`"`), 1)
+	for i := range entries {
+		src = fmt.Appendf(src, "entry \"e%d\" kind=nokind%d risk=safe {\n  name \"E\"\n}\n", i, i)
+	}
+	return src
+}
+
 // planJSON is plan --format json of the program src, as replay reads it.
 func planJSON(t *testing.T, bin, lang string, src []byte) []byte {
 	t.Helper()
@@ -534,7 +607,13 @@ func tracesDir(t *testing.T, n int) string {
 // one long name to the size of their input: a table padded to one long
 // step id, or a plan step id quoted whole in every trace's findings, made
 // reports of 300 MB (plan and run of 349 KB) and 200 MB (replay of 200
-// traces of 438 bytes against a 1 MB plan) before.
+// traces of 438 bytes against a 1 MB plan) before. So for one long name
+// quoted by the findings of many other places (report.Clip): validate of
+// a branch whose 900 KB id the diagnostic of each of 600 later steps
+// named (46 MB of report, 597 MB peak), lint of a snapshot whose 1 MB
+// Language id each entry's finding quoted twice (195 MB and 2.2 GB for 2,000 entries; here 200), and
+// build of a PDL whose 1 MB Language id the finding of each of 500
+// entries of an undefined kind named (50 MB, 599 MB).
 func TestReportsNotAmplified(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
@@ -550,6 +629,9 @@ func TestReportsNotAmplified(t *testing.T) {
 		t.Fatal(err)
 	}
 	traces := tracesDir(t, 200)
+	branch, branchSrc := write(t, dir, "branch.json", longBranch(900_000, 600))
+	snap, snapSrc := write(t, dir, "snap.json", longLanguageSnapshot(t, 1_000_000, 200))
+	pdl, pdlSrc := write(t, dir, "long.pdl", longLanguagePDL(t, 1_000_000, 500))
 	for _, c := range []struct {
 		name string
 		args []string
@@ -560,11 +642,15 @@ func TestReportsNotAmplified(t *testing.T) {
 		{"replay", []string{"replay", "--plan", plan, traces}, len(planSrc)},
 		{"replay json", []string{"replay", "--format", "json", "--plan", plan, traces}, len(planSrc)},
 		{"replay sarif", []string{"replay", "--format", "sarif", "--plan", plan, traces}, len(planSrc)},
+		{"validate", []string{"validate", "--principal", "owner", "--lang", todo, branch}, len(branchSrc)},
+		{"lint", []string{"lint", snap}, len(snapSrc)},
+		{"build", []string{"build", "-o", filepath.Join(dir, "out"), pdl}, len(pdlSrc)},
+		{"lint pdl", []string{"lint", pdl}, len(pdlSrc)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(bin, c.args...)
 			var out bytes.Buffer
-			cmd.Stdout = &out
+			cmd.Stdout, cmd.Stderr = &out, &out // build reports on standard error
 			runChild(t, cmd, c.args)
 			t.Logf("%d bytes of input, %d of report", c.in, out.Len())
 			if out.Len() > 2*c.in {
@@ -773,7 +859,9 @@ func gnuTime(t *testing.T, bin string, args []string) (int64, time.Duration) {
 func runChild(t *testing.T, cmd *exec.Cmd, args []string) {
 	t.Helper()
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	if cmd.Stderr == nil { // else the caller reads it
+		cmd.Stderr = &stderr
+	}
 	err := cmd.Run()
 	if cmd.ProcessState == nil {
 		t.Fatalf("%v: %v", args, err)

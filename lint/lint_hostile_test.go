@@ -1,9 +1,16 @@
 package lint_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -101,5 +108,70 @@ func TestDenseDocumentIsOneFinding(t *testing.T) {
 		if f.Rule == lint.RuleJSONSyntax {
 			t.Errorf("a small snapshot of the same values: %+v", f)
 		}
+	}
+}
+
+// TestLongNamesClipped: a finding quotes a Language's id, an entry's
+// id, a guide's id and the values it judges clipped to 120 bytes, and
+// lists of at most 20: a Language id of 1 MB was quoted whole, twice,
+// by the finding of each of its catalog's entries (195 MB of text
+// report for a 4 MB snapshot of 2,000 entries). The example snapshot
+// with a 200 KB Language id, guide id and catalog_version, and 300
+// entries of a 200 KB kind naming an unknown Language.
+func TestLongNamesClipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lints a 1 MB snapshot; run without -short")
+	}
+	src, err := os.ReadFile(filepath.Join("..", "docs", "examples", "snapshot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap map[string]any
+	if err := json.Unmarshal(src, &snap); err != nil {
+		t.Fatal(err)
+	}
+	long := func(s string) string { return s + strings.Repeat("é", 100_000) }
+	id := long("homeflow/v")
+	manifest := snap["manifest"].(map[string]any)
+	lang := manifest["languages"].([]any)[0].(map[string]any)
+	lang["id"], lang["retention"] = id, long("P")
+	guides := snap["guides"].(map[string]any)["homeflow/v1"].([]any)
+	guides[0].(map[string]any)["id"] = long("core")
+	catalog := snap["catalog"].(map[string]any)["homeflow/v1"].(map[string]any)
+	catalog["catalog_version"] = long("v")
+	first := catalog["items"].([]any)[0].(map[string]any)
+	var items []any
+	for i := range 300 {
+		item := maps.Clone(first)
+		item["id"], item["languages"], item["kind"] = fmt.Sprint("e", i), []any{"x"}, long("k")
+		items = append(items, item)
+	}
+	catalog["items"] = items
+	snap["guides"] = map[string]any{id: guides}
+	snap["catalog"] = map[string]any{id: catalog}
+	src, err = json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := lint.Run(rules.All(), []*lint.Input{{File: "long.json", Src: src}}, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) < 300 {
+		t.Errorf("%d findings, want at least one per entry", len(rep.Findings))
+	}
+	for _, f := range rep.Findings {
+		// A message quotes a few names, each at most 120 bytes; a list at
+		// most 20 of them.
+		if len(f.Message) > 2000 || len(f.Hint) > 3000 || !utf8.ValidString(f.Message) || !utf8.ValidString(f.Hint) {
+			t.Errorf("%s finding of %d bytes, hint %d: %.200s…", f.Rule, len(f.Message), len(f.Hint), f.Message)
+		}
+	}
+	var text bytes.Buffer
+	if err := report.Write(&text, report.Text, rep, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if text.Len() > len(src) {
+		t.Errorf("%d bytes of text report for %d bytes of snapshot", text.Len(), len(src))
 	}
 }

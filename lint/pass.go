@@ -439,5 +439,5 @@ func (p *Pass) BaselinePairs() []LanguagePair {
 // points at the body member and names the line in the message. related
 // are other places the finding involves (the baseline's guide).
 func (p *Pass) ReportLine(g *Guide, line int, message, hint string, related ...report.Location) {
-	p.ReportRelated(p.rule.Severity, g.Pointer+"/body", "guide "+strconv.Quote(g.ID)+", body line "+strconv.Itoa(line)+": "+message, hint, related...)
+	p.ReportRelated(p.rule.Severity, g.Pointer+"/body", "guide "+report.Quote(g.ID)+", body line "+strconv.Itoa(line)+": "+message, hint, related...)
 }

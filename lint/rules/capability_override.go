@@ -50,7 +50,7 @@ var capabilityOverride = &lint.Rule{
 				}
 				p.ReportKey(l.Pointer+"/capabilities/"+pilotage.EscapePointerToken(m.Key),
 					fmt.Sprintf("%s declares %q itself, which replaces the Server-level value in full: %s not declared for this Language",
-						langLabel(l), m.Key, what),
+						langLabel(l), report.Clip(m.Key), what),
 					fmt.Sprintf("if the Language provides them, repeat them here: \"%s\": {%s}", m.Key, trueMembers(append(trueSubs(m.Value), lost...))))
 			}
 		}
@@ -87,7 +87,7 @@ func trueSubs(v jsonpos.Node) []string {
 func trueMembers(names []string) string {
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = fmt.Sprintf("%q: true", n)
+		parts[i] = fmt.Sprintf("%q: true", report.Clip(n))
 	}
 	return strings.Join(parts, ", ")
 }

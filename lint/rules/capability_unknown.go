@@ -38,7 +38,7 @@ func checkDeclaration(p *lint.Pass, decl jsonpos.Node, ptr string) {
 		mptr := ptr + "/" + pilotage.EscapePointerToken(m.Key)
 		spec, ok := pilotage.LookupCapability(m.Key)
 		if !ok {
-			p.ReportAs(p.ClosedSetSeverity(), mptr, true, fmt.Sprintf("unknown capability %q", m.Key), capabilityHint(m.Key))
+			p.ReportAs(p.ClosedSetSeverity(), mptr, true, fmt.Sprintf("unknown capability %q", report.Clip(m.Key)), capabilityHint(m.Key))
 			continue
 		}
 		if !m.Value.Is(jsonpos.Object) {
@@ -49,7 +49,7 @@ func checkDeclaration(p *lint.Pass, decl jsonpos.Node, ptr string) {
 				continue
 			}
 			p.ReportAs(p.ClosedSetSeverity(), mptr+"/"+pilotage.EscapePointerToken(s.Key), true,
-				fmt.Sprintf("unknown sub-feature %q of capability %q", s.Key, m.Key), subFeatureHint(spec, s.Key))
+				fmt.Sprintf("unknown sub-feature %q of capability %q", report.Clip(s.Key), report.Clip(m.Key)), subFeatureHint(spec, s.Key))
 		}
 	}
 }

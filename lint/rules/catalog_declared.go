@@ -29,7 +29,7 @@ var catalogDeclared = &lint.Rule{
 			switch {
 			case declared && l.Catalog == nil && l.ID != "":
 				reportCap(p, l, pilotage.CapCatalog, fmt.Sprintf("%s declares catalog, but the snapshot has no catalog for it, so its entries cannot be checked", langLabel(l)),
-					fmt.Sprintf("add %q: {\"catalog_version\": \"...\", \"items\": [ ... ]} under \"catalog\"", l.ID))
+					fmt.Sprintf("add %q: {\"catalog_version\": \"...\", \"items\": [ ... ]} under \"catalog\"", report.Clip(l.ID)))
 			case !declared && l.Catalog != nil && len(l.Catalog.Entries) == 0:
 				p.ReportKey(l.Catalog.Pointer, fmt.Sprintf("the snapshot has a catalog for %s, which does not declare catalog", langLabel(l)),
 					"remove the empty catalog; a Language whose programs depend on the grammar alone has none (§3.2)")

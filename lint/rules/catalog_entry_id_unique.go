@@ -28,7 +28,7 @@ var catalogEntryIDUnique = &lint.Rule{
 				}
 				if f, dup := first[e.ID]; dup {
 					p.Report(e.Pointer+"/id", fmt.Sprintf("the catalog of %s has two entries with the id %q (%s and %s); a program naming it is ambiguous",
-						langLabel(l), e.ID, indexLabel(f.Pointer), indexLabel(e.Pointer)),
+						langLabel(l), report.Clip(e.ID), indexLabel(f.Pointer), indexLabel(e.Pointer)),
 						"give every entry its own id, or merge the two entries")
 					continue
 				}

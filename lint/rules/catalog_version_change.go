@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
@@ -45,13 +44,13 @@ var catalogVersionChange = &lint.Rule{
 			case changes.n > 0 && v.Str() == ov.Str():
 				p.ReportRelated(report.Error, l.Catalog.Pointer+"/catalog_version",
 					fmt.Sprintf("the catalog of %s changed since the baseline (%s) but catalog_version is still %s",
-						langLabel(l), changes, strconv.Quote(v.Str())),
+						langLabel(l), changes, report.Quote(v.Str())),
 					"compute catalog_version from every defined field of every visible entry except revision, so it changes with them",
 					related)
 			case changes.n == 0 && v.Str() != ov.Str():
 				p.ReportRelated(report.Warning, l.Catalog.Pointer+"/catalog_version",
 					fmt.Sprintf("the catalog of %s is the same as in the baseline but catalog_version changed from %s to %s, which refuses Clients' executions as catalog_drift for nothing",
-						langLabel(l), strconv.Quote(ov.Str()), strconv.Quote(v.Str())),
+						langLabel(l), report.Quote(ov.Str()), report.Quote(v.Str())),
 					"derive catalog_version from the visible entries only (not from time, revision or entries the Client cannot see)",
 					related)
 			}
@@ -115,16 +114,16 @@ func catalogChanges(p *lint.Pass, now, before map[string]*lint.Entry) changes {
 	for _, id := range slices.Sorted(maps.Keys(now)) {
 		old, ok := before[id]
 		if !ok {
-			out.add("entry " + strconv.Quote(id) + " added")
+			out.add("entry " + report.Quote(id) + " added")
 			continue
 		}
 		if fields := changedFields(p, now[id], old); len(fields) > 0 {
-			out.add("entry " + strconv.Quote(id) + " changed its " + strings.Join(fields, ", "))
+			out.add("entry " + report.Quote(id) + " changed its " + strings.Join(fields, ", "))
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(before)) {
 		if _, ok := now[id]; !ok {
-			out.add("entry " + strconv.Quote(id) + " removed")
+			out.add("entry " + report.Quote(id) + " removed")
 		}
 	}
 	return out

@@ -45,7 +45,7 @@ var closedSetsFixed = &lint.Rule{
 					line := cs.Parsed.Values[set.title][v]
 					switch {
 					case !ok:
-						p.ReportLine(cs.Guide, line, fmt.Sprintf("%s of %s: %s is not in the baseline's set", set.title, langLabel(l), strconv.Quote(v)), hint, related)
+						p.ReportLine(cs.Guide, line, fmt.Sprintf("%s of %s: %s is not in the baseline's set", set.title, langLabel(l), report.Quote(v)), hint, related)
 					case was != now[v]:
 						p.ReportLine(cs.Guide, line, fmt.Sprintf("%s of %s: %s has %s; in the baseline, %s", set.title, langLabel(l), strconv.Quote(v), now[v], was), hint, related)
 					}
@@ -53,7 +53,7 @@ var closedSetsFixed = &lint.Rule{
 				for _, v := range slices.Sorted(maps.Keys(before)) {
 					if _, ok := now[v]; !ok {
 						p.ReportLine(cs.Guide, max(cs.Parsed.Sections[set.title].Line, 1),
-							fmt.Sprintf("%s of %s: %s of the baseline's set is gone", set.title, langLabel(l), strconv.Quote(v)), hint, related)
+							fmt.Sprintf("%s of %s: %s of the baseline's set is gone", set.title, langLabel(l), report.Quote(v)), hint, related)
 					}
 				}
 			}

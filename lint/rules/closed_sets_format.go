@@ -27,7 +27,7 @@ var closedSetsFormat = &lint.Rule{
 			g := found[0]
 			if !isMarkdown(g) {
 				p.Report(g.Pointer+"/media_type", fmt.Sprintf("the closed-sets %s has media_type %q, so it cannot be checked: the closed-sets format is Markdown",
-					guideLabel(g), g.Node.Get("media_type").String()),
+					guideLabel(g), report.Clip(g.Node.Get("media_type").String())),
 					"write the closed-sets guide as Markdown and set \"media_type\": \"text/markdown\" (or leave it out)")
 				continue
 			}
@@ -45,7 +45,7 @@ var closedSetsFormat = &lint.Rule{
 			for _, pr := range parsed.Problems {
 				msg := pr.Message + "; the whole guide cannot be checked"
 				if pr.Section != "" {
-					msg = pr.Message + fmt.Sprintf("; the %q section cannot be checked", pr.Section)
+					msg = pr.Message + fmt.Sprintf("; the %q section cannot be checked", report.Clip(pr.Section))
 				}
 				p.ReportLine(g, pr.Line, msg, "follow closed-sets-format.md: a level-2 heading per set, then a GFM table whose first column holds the values")
 			}

@@ -37,7 +37,7 @@ var closedSetsGuide = &lint.Rule{
 			}
 			for _, g := range found {
 				if lv := g.Node.Get("level"); lv.Is(jsonpos.String) && lv.Str() != pilotage.GuideReference {
-					p.Report(g.Pointer+"/level", fmt.Sprintf("the closed-sets %s has level %q; §5.2 requires \"reference\"", guideLabel(g), lv.Str()),
+					p.Report(g.Pointer+"/level", fmt.Sprintf("the closed-sets %s has level %q; §5.2 requires \"reference\"", guideLabel(g), report.Clip(lv.Str())),
 						"set \"level\": \"reference\"")
 				}
 			}

@@ -42,14 +42,14 @@ var engineStatuses = &lint.Rule{
 					line := sectionLine(cs, title, s.Status)
 					if r := suggest.Closest(s.Status, reserved); r != "" {
 						p.ReportLine(cs.Guide, line,
-							fmt.Sprintf("the engine-defined status %q in %q is a variant of the reserved status %q; §5.7 forbids engine-specific names for the reserved conditions", s.Status, title, r),
+							fmt.Sprintf("the engine-defined status %q in %q is a variant of the reserved status %q; §5.7 forbids engine-specific names for the reserved conditions", report.Clip(s.Status), report.Clip(title), r),
 							fmt.Sprintf("use %q exactly, or choose a name that does not resemble it", r))
 						continue
 					}
 					if s.OK {
 						p.ReportLine(cs.Guide, line,
-							fmt.Sprintf("the engine-defined status %q in %q has ok true; only \"success\" reports a completed Run or step, and engine statuses describe failures (§5.7)", s.Status, title),
-							fmt.Sprintf("report completion as \"success\", or set ok false if %q is a failure", s.Status))
+							fmt.Sprintf("the engine-defined status %q in %q has ok true; only \"success\" reports a completed Run or step, and engine statuses describe failures (§5.7)", report.Clip(s.Status), report.Clip(title)),
+							fmt.Sprintf("report completion as \"success\", or set ok false if %q is a failure", report.Clip(s.Status)))
 					}
 				}
 			}

@@ -25,7 +25,7 @@ var guideIDUnique = &lint.Rule{
 				}
 				if f, dup := first[g.ID]; dup {
 					p.Report(g.Pointer+"/id", fmt.Sprintf("%s has two guides with the id %q (%s and %s); a fetch by id cannot tell them apart",
-						langLabel(l), g.ID, guideIndex(f), guideIndex(g)),
+						langLabel(l), report.Clip(g.ID), guideIndex(f), guideIndex(g)),
 						"give every guide of the Language its own id")
 					continue
 				}

@@ -28,7 +28,7 @@ var guideLevel = &lint.Rule{
 				}
 				p.ReportAs(p.ClosedSetSeverity(), g.Pointer+"/level",
 					false, fmt.Sprintf("%s has level %q, which is not one of %s; a client treats an unknown level as \"reference\" (§1.3)",
-						guideLabel(g), lv.Str(), quoteList(pilotage.GuideLevels)),
+						guideLabel(g), report.Clip(lv.Str()), quoteList(pilotage.GuideLevels)),
 					didYouMean(lv.Str(), pilotage.GuideLevels))
 			}
 		}

@@ -51,10 +51,10 @@ var guideTopics = &lint.Rule{
 					}
 					hint := fmt.Sprintf("add a heading such as \"## %s\" over the section, or remove the topic", headingFor(t))
 					if headings[guidemd.Slug(t)] {
-						hint = fmt.Sprintf("a topic id is its heading lower-cased with spaces as '-': write %q", guidemd.Slug(t))
+						hint = fmt.Sprintf("a topic id is its heading lower-cased with spaces as '-': write %q", report.Clip(guidemd.Slug(t)))
 					}
 					p.Report(g.Pointer+"/topics/"+strconv.Itoa(i),
-						fmt.Sprintf("%s lists the topic %q, but no heading of its body reads %q once lower-cased with spaces as '-', so a topic fetch of it finds nothing", guideLabel(g), t, t),
+						fmt.Sprintf("%s lists the topic %q, but no heading of its body reads %q once lower-cased with spaces as '-', so a topic fetch of it finds nothing", guideLabel(g), report.Clip(t), report.Clip(t)),
 						hint)
 				}
 			}

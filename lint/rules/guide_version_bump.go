@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -39,7 +38,7 @@ var guideVersionBump = &lint.Rule{
 				}
 				p.ReportRelated(report.Error, g.Pointer+"/version",
 					fmt.Sprintf("%s of %s changed its body since the baseline but kept version %s, so a Client that cached it keeps the old body",
-						guideLabel(g), langLabel(l), strconv.Quote(v.Str())),
+						guideLabel(g), langLabel(l), report.Quote(v.Str())),
 					"give the guide a new \"version\" whenever its body changes",
 					p.Baseline.Location(og.Pointer+"/version", "the baseline's "+guideLabel(og)+", with the same version and another body"))
 			}

@@ -2,11 +2,13 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/lint"
 )
@@ -20,7 +22,7 @@ import (
 // missing id).
 func langLabel(l *lint.Language) string {
 	if l.ID != "" {
-		return "Language " + strconv.Quote(l.ID)
+		return "Language " + report.Quote(l.ID)
 	}
 	return "the Language entry " + indexLabel(l.Pointer)
 }
@@ -35,7 +37,7 @@ func indexLabel(pointer string) string {
 	rest := pointer[:i]
 	parent := unescapeToken(rest[strings.LastIndexByte(rest, '/')+1:])
 	if strings.Trim(parent, "abcdefghijklmnopqrstuvwxyz_") != "" {
-		parent = strconv.Quote(parent)
+		parent = report.Quote(parent)
 	}
 	return parent + "[" + pointer[i+1:] + "]"
 }
@@ -111,8 +113,12 @@ func stringField(l *lint.Language, name string) (string, bool) {
 
 // quoteList renders values as "a", "b" or "c".
 func quoteList(values []string) string {
-	q := make([]string, len(values))
-	for i, v := range values {
+	q := report.Clips(values)
+	if len(q) > report.ClipNames {
+		return quoteAll(values) // "or" would read as one of them
+	}
+	q = slices.Clone(q)
+	for i, v := range q {
 		q[i] = strconv.Quote(v)
 	}
 	return orList(q)
@@ -120,8 +126,8 @@ func quoteList(values []string) string {
 
 // quoteAll renders values as "a", "b", "c".
 func quoteAll(values []string) string {
-	q := make([]string, len(values))
-	for i, v := range values {
+	q := slices.Clone(report.Clips(values))
+	for i, v := range q[:min(len(q), report.ClipNames)] {
 		q[i] = strconv.Quote(v)
 	}
 	return strings.Join(q, ", ")
@@ -131,7 +137,7 @@ func quoteAll(values []string) string {
 // mean"), or listing the set when nothing is close.
 func didYouMean(s string, set []string) string {
 	if c := closest(s, set); c != "" {
-		return fmt.Sprintf("did you mean %q? The values are %s", c, quoteList(set))
+		return fmt.Sprintf("did you mean %q? The values are %s", report.Clip(c), quoteList(set))
 	}
 	return "the values are " + quoteList(set)
 }

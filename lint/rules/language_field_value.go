@@ -26,7 +26,7 @@ var languageFieldValue = &lint.Rule{
 				if !ok || slices.Contains(f.set, v) || slices.Contains(f.others, v) {
 					continue
 				}
-				msg := fmt.Sprintf("%s has %s %q, which is not one of %s", langLabel(l), f.name, v, quoteList(f.set))
+				msg := fmt.Sprintf("%s has %s %q, which is not one of %s", langLabel(l), f.name, report.Clip(v), quoteList(f.set))
 				if f.fallback != "" {
 					msg += "; a client " + f.fallback
 				}

@@ -25,7 +25,7 @@ var languageIDUnique = &lint.Rule{
 			}
 			if f, dup := first[id]; dup {
 				p.Report(l.Pointer+"/id",
-					fmt.Sprintf("Language id %q is already used by %s; a client could not tell the two Languages apart", id, indexLabel(f.Pointer)),
+					fmt.Sprintf("Language id %q is already used by %s; a client could not tell the two Languages apart", report.Clip(id), indexLabel(f.Pointer)),
 					"give each Language its own id, or merge the two entries; a new incompatible revision of a grammar gets a new version part, such as \"workflow/v2\"")
 				continue
 			}

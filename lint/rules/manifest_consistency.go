@@ -79,14 +79,14 @@ func checkAddress(p *lint.Pass, l *lint.Language, obj jsonpos.Node, ptr string, 
 	switch {
 	case !n.Exists() && declared && !a.always:
 		p.Report(ptr, fmt.Sprintf("%s declares %q but has no %q address", langLabel(l), a.capability, a.name()),
-			fmt.Sprintf("add \"%s\": %q here, the tool that serves %q for this Language", a.field, tool, a.capability))
+			fmt.Sprintf("add \"%s\": %q here, the tool that serves %q for this Language", a.field, report.Clip(tool), a.capability))
 	case n.Exists() && !declared && !a.always:
 		p.ReportKey(fptr, fmt.Sprintf("%s has a %q address but does not declare %q; the effective capability map is authoritative, so this address is invalid",
 			langLabel(l), a.name(), a.capability),
 			fmt.Sprintf("remove %q, or declare %q if the Language really provides it", a.name(), a.capability))
 	case n.Is(jsonpos.String) && n.Str() == "":
 		p.Report(fptr, fmt.Sprintf("%s has an empty %q address, which names no operation", langLabel(l), a.name()),
-			fmt.Sprintf("write the name of the tool that serves the operation, such as %q", tool))
+			fmt.Sprintf("write the name of the tool that serves the operation, such as %q", report.Clip(tool)))
 	}
 }
 

@@ -53,7 +53,7 @@ var operationAddresses = &lint.Rule{
 				collided = true
 				p.Report(l.Pointer+"/id",
 					fmt.Sprintf("Language ids %q and %q (%s) both map to the tool prefix %q, so binding.md derives the same tool names, such as %q, for both",
-						id, first.ID, indexLabel(first.Pointer), prefix, binding.Tool(id, binding.Validate)),
+						report.Clip(id), report.Clip(first.ID), indexLabel(first.Pointer), report.Clip(prefix), report.Clip(binding.Tool(id, binding.Validate))),
 					"change one id so that the two differ in a letter, digit, \"_\" or \"-\": binding.md replaces every other character with \"_\"")
 			} else if hasID {
 				prefixes[prefix] = l
@@ -72,14 +72,14 @@ var operationAddresses = &lint.Rule{
 				if hasID {
 					derived = binding.Tool(id, a.op)
 				}
-				names := fmt.Sprintf("%s names the tool %q for %q (%s)", langLabel(l), tool, a.op, a.name())
+				names := fmt.Sprintf("%s names the tool %q for %q (%s)", langLabel(l), report.Clip(tool), a.op, a.name())
 				if c, taken := claims[tool]; taken {
 					if collided && tool == derived && c.lang != nil && binding.Prefix(c.lang.ID) == prefix {
 						continue // the prefix finding above names the cause
 					}
 					hint := "give each operation its own tool"
 					if derived != "" && derived != tool {
-						hint += fmt.Sprintf("; binding.md names this one %q", derived)
+						hint += fmt.Sprintf("; binding.md names this one %q", report.Clip(derived))
 					}
 					p.Report(ptr, names+", but that tool already serves "+c.what+"; one MCP tool cannot serve two operations", hint)
 					continue
@@ -87,9 +87,9 @@ var operationAddresses = &lint.Rule{
 				claims[tool] = toolClaim{lang: l, what: fmt.Sprintf("%q of %s (%s.%s)", a.op, langLabel(l), indexLabel(l.Pointer), a.name())}
 				if derived != "" && tool != derived {
 					p.ReportAs(report.Warning, ptr, false,
-						fmt.Sprintf("%s, not %q, the name binding.md derives from the Language id", names, derived),
+						fmt.Sprintf("%s, not %q, the name binding.md derives from the Language id", names, report.Clip(derived)),
 						fmt.Sprintf("write %q: clients read tool names from the manifest, so %q works, but a Server that follows binding.md, and every manifest `pilotage build` writes, names this tool %q",
-							derived, tool, derived))
+							report.Clip(derived), report.Clip(tool), report.Clip(derived)))
 				}
 			}
 		}

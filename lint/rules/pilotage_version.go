@@ -29,21 +29,21 @@ var pilotageVersion = &lint.Rule{
 		fix := fmt.Sprintf("write \"pilotage\": %q", pilotage.Version)
 		switch {
 		case !p.VersionOK && strings.Count(v, ".") == 2 && hasPatch(v):
-			p.Report(ptr, fmt.Sprintf("version %q carries a patch number, which never appears on the wire", v),
+			p.Report(ptr, fmt.Sprintf("version %q carries a patch number, which never appears on the wire", report.Clip(v)),
 				fix+": the manifest carries major.minor only")
 		case !p.VersionOK:
-			p.Report(ptr, fmt.Sprintf("version %q is not major.minor", v),
+			p.Report(ptr, fmt.Sprintf("version %q is not major.minor", report.Clip(v)),
 				fix+": two decimal numbers without leading zeros, such as \"1.1\"")
 		case p.Major > pilotage.Major:
 			p.Report(ptr, fmt.Sprintf("version %q has major version %d; a client that implements Pilotage %d must not use this server",
-				v, p.Major, pilotage.Major),
+				report.Clip(v), p.Major, pilotage.Major),
 				fmt.Sprintf("a new major version is a breaking change; %s unless the server really speaks Pilotage %d", fix, p.Major))
 		case p.Major < pilotage.Major:
-			p.Report(ptr, fmt.Sprintf("version %q has major version %d, which no Pilotage specification defines", v, p.Major), fix)
+			p.Report(ptr, fmt.Sprintf("version %q has major version %d, which no Pilotage specification defines", report.Clip(v), p.Major), fix)
 		case p.Minor > 1:
 			p.ReportAs(report.Info, ptr, false,
 				fmt.Sprintf("version %q is a later minor version than %s, which this tool implements: values outside the %s closed sets are reported as warnings, not errors",
-					v, pilotage.Version, pilotage.Version),
+					report.Clip(v), pilotage.Version, pilotage.Version),
 				"minor versions only add optional fields, sub-features and values; nothing to fix if the server implements "+v)
 		}
 	},

@@ -28,7 +28,7 @@ var retentionObligation = &lint.Rule{
 			if !ok || !retainsNothing(r) {
 				continue
 			}
-			msg := fmt.Sprintf("%s declares \"trace_fetch\" but its retention is %q, so no Run can ever be fetched", langLabel(l), r)
+			msg := fmt.Sprintf("%s declares \"trace_fetch\" but its retention is %q, so no Run can ever be fetched", langLabel(l), report.Clip(r))
 			hint := "drop \"trace_fetch\" and \"loop.trace\", or declare a retention that keeps Runs: \"session\" or a duration such as \"P7D\""
 			// Point at this Language's own trace_fetch; a Server-level one
 			// is shared, so the Language's retention is the place to fix.

@@ -25,7 +25,7 @@ var riskHintsConsistent = &lint.Rule{
 				for _, lv := range cs.Parsed.Sets.RiskLevels {
 					if !lv.Hints.Consistent() {
 						p.ReportLine(cs.Guide, sectionLine(cs, closedsets.SecRiskLevels, lv.Risk),
-							fmt.Sprintf("the risk level %q is both readOnly and destructive", lv.Risk), hint)
+							fmt.Sprintf("the risk level %q is both readOnly and destructive", report.Clip(lv.Risk)), hint)
 					}
 				}
 			}

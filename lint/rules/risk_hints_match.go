@@ -47,11 +47,11 @@ var riskHintsMatch = &lint.Rule{
 				}
 				hint := fmt.Sprintf("set \"risk_hints\": %s", want.Text())
 				if other, ok := byHints[hints]; ok {
-					hint += fmt.Sprintf(", or \"risk\": %q if these hints are right", other)
+					hint += fmt.Sprintf(", or \"risk\": %q if these hints are right", report.Clip(other))
 				}
 				p.Report(e.Pointer+"/risk_hints",
 					fmt.Sprintf("%s has risk %q, whose hints are %s in the closed-sets guide, but its risk_hints are %s",
-						entryLabel(e), risk, want.Text(), hints.Text()),
+						entryLabel(e), report.Clip(risk), want.Text(), hints.Text()),
 					hint)
 			}
 		}

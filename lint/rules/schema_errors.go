@@ -3,13 +3,13 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
 )
 
@@ -60,7 +60,7 @@ func subject(pointer, root string) string {
 	if last != "" && strings.Trim(last, "0123456789") == "" && i > 0 {
 		return indexLabel(pointer)
 	}
-	return strconv.Quote(unescapeToken(last))
+	return report.Quote(unescapeToken(last))
 }
 
 // typeWord names a JSON type with its article, as a person would.
@@ -129,11 +129,11 @@ func reportCompileFailure(p *lint.Pass, ptr, owner, member string, err error) {
 		}
 		return
 	case f.Outside != "":
-		p.Report(ptr, fmt.Sprintf("%s: %s refers to %q, outside itself; lint works offline and fetches nothing", owner, member, f.Outside),
+		p.Report(ptr, fmt.Sprintf("%s: %s refers to %q, outside itself; lint works offline and fetches nothing", owner, member, report.Clip(f.Outside)),
 			fmt.Sprintf("make %s self-contained: copy the referenced schema under \"$defs\" and refer to it as \"#/$defs/<name>\"; a \"$schema\" must name a standard draft", member))
 		return
 	case f.Dangling != "":
-		err = fmt.Errorf("a \"$ref\" points at %q, which does not exist in it", f.Dangling)
+		err = fmt.Errorf("a \"$ref\" points at %q, which does not exist in it", report.Clip(f.Dangling))
 	}
 	if err == nil {
 		return

@@ -26,7 +26,7 @@ var snapshotGuides = &lint.Rule{
 				continue
 			}
 			p.Report(l.Pointer+"/id", fmt.Sprintf("the snapshot has no guides for %s, so its core and closed-sets guides cannot be checked", langLabel(l)),
-				fmt.Sprintf("add %q: [ ... ] under \"guides\" with every guide of the Language, bodies included", l.ID))
+				fmt.Sprintf("add %q: [ ... ] under \"guides\" with every guide of the Language, bodies included", report.Clip(l.ID)))
 		}
 		strayKeys(p, "guides", "guides")
 	},

@@ -10,6 +10,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
 )
 
@@ -21,7 +22,7 @@ import (
 // position otherwise (the schema rule reports the missing id).
 func guideLabel(g *lint.Guide) string {
 	if g.ID != "" {
-		return "guide " + strconv.Quote(g.ID)
+		return "guide " + report.Quote(g.ID)
 	}
 	return "the guide " + guideIndex(g)
 }
@@ -35,7 +36,7 @@ func guideIndex(g *lint.Guide) string {
 // entryLabel names a catalog entry in messages.
 func entryLabel(e *lint.Entry) string {
 	if e.ID != "" {
-		return "catalog entry " + strconv.Quote(e.ID)
+		return "catalog entry " + report.Quote(e.ID)
 	}
 	return "the catalog entry " + indexLabel(e.Pointer)
 }
@@ -138,12 +139,12 @@ func strayKeys(p *lint.Pass, name, what string) {
 		if known[m.Key] {
 			continue
 		}
-		hint := fmt.Sprintf("key %q by the id of a Language of the manifest", name)
+		hint := fmt.Sprintf("key %q by the id of a Language of the manifest", report.Clip(name))
 		if ids != nil {
 			hint = nearMiss(m.Key, ids, "Language ids of the manifest")
 		}
 		p.ReportKey("/"+name+"/"+pilotage.EscapePointerToken(m.Key),
-			fmt.Sprintf("the snapshot holds %s under %q, which is not a Language of the manifest", what, m.Key), hint)
+			fmt.Sprintf("the snapshot holds %s under %q, which is not a Language of the manifest", what, report.Clip(m.Key)), hint)
 	}
 }
 
@@ -172,7 +173,7 @@ func checkEntryValues(p *lint.Pass, member, title string, listed func(*closedset
 				continue
 			}
 			p.ReportAs(sev, ptr, false,
-				fmt.Sprintf("%s has %s %q, which the closed-sets guide's %q do not list; %s", entryLabel(e), member, v.Str(), title, effect),
+				fmt.Sprintf("%s has %s %q, which the closed-sets guide's %q do not list; %s", entryLabel(e), member, report.Clip(v.Str()), report.Clip(title), effect),
 				nearMiss(v.Str(), values, "values the section lists"))
 		}
 	}

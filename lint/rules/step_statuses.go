@@ -30,7 +30,7 @@ var stepStatuses = &lint.Rule{
 			for _, s := range cs.Parsed.Sets.StepStatuses {
 				if pilotage.IsRefusal(s.Status) {
 					p.ReportLine(cs.Guide, sectionLine(cs, closedsets.SecStepStatuses, s.Status),
-						fmt.Sprintf("%q is a step status here, but it marks a refused Run, which executes no steps (§3.6); it is a run status only", s.Status),
+						fmt.Sprintf("%q is a step status here, but it marks a refused Run, which executes no steps (§3.6); it is a run status only", report.Clip(s.Status)),
 						"remove the row from \"Step statuses\" (it belongs in \"Run statuses\")")
 				}
 			}

@@ -64,8 +64,8 @@ func executeSetting(p *lint.Pass, l *lint.Language, f string) {
 		return
 	}
 	p.ReportKey(l.Pointer+"/"+f,
-		fmt.Sprintf("%s declares %q but not \"execute\"; it claims an execution feature it does not provide", langLabel(l), f),
-		fmt.Sprintf("remove %q, or declare \"execute\" (with its \"loop.execute\" address) if the Language really runs programs", f))
+		fmt.Sprintf("%s declares %q but not \"execute\"; it claims an execution feature it does not provide", langLabel(l), report.Clip(f)),
+		fmt.Sprintf("remove %q, or declare \"execute\" (with its \"loop.execute\" address) if the Language really runs programs", report.Clip(f)))
 }
 
 func init() { register(truthfulDeclarations) }

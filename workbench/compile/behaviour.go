@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/google/cel-go/cel"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
@@ -77,7 +78,7 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 			prop, listed, _ := schema.Property(f)
 			if !listed {
 				return celResult{problem: &celProblem{start: r.Start,
-					msg:  fmt.Sprintf("CEL: %s has no field %q in the entry's input_schema", what, f),
+					msg:  fmt.Sprintf("CEL: %s has no field %q in the entry's input_schema", what, report.Clip(f)),
 					hint: hintOr(pdl.DidYouMean(f, schema.Properties()), "add it to input_schema, or read a field it lists")}}
 			}
 			schema, what = prop, what+"."+f

@@ -19,6 +19,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/schemacost"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
@@ -70,7 +71,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	e := es.e
 	e.ID = c.word(arg(p, 0), "the entry id")
 	if _, dup := c.entryByID[e.ID]; dup && e.ID != "" {
-		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "catalog entry ids are unique (§5.4)", "entry %s is defined twice", e.ID)
+		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "catalog entry ids are unique (§5.4)", "entry %s is defined twice", report.Clip(e.ID))
 	} else {
 		c.entryByID[e.ID] = es
 	}
@@ -79,12 +80,12 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	if a, ok := s.Option("kind"); ok {
 		es.kind, e.Kind = argAt{a}.place(), c.word(a, "the kind")
 	} else if !misspelt(s, "kind", entryOptions) {
-		c.errf(pdl.RuleRequired, stmtAt{s}, "add kind=KIND (§5.4)", "entry %s has no kind", e.ID)
+		c.errf(pdl.RuleRequired, stmtAt{s}, "add kind=KIND (§5.4)", "entry %s has no kind", report.Clip(e.ID))
 	}
 	if a, ok := s.Option("risk"); ok {
 		es.risk, e.Risk = argAt{a}.place(), c.word(a, "the risk")
 	} else if !misspelt(s, "risk", entryOptions) {
-		c.errf(pdl.RuleRequired, stmtAt{s}, "add risk=RISK: the most an entry can do (§5.3)", "entry %s has no risk", e.ID)
+		c.errf(pdl.RuleRequired, stmtAt{s}, "add risk=RISK: the most an entry can do (§5.3)", "entry %s has no risk", report.Clip(e.ID))
 	}
 	// fields are the statements that set the entry's members, the last
 	// of each keyword.
@@ -95,7 +96,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	field := func(f func(*pdl.Stmt)) func(*pdl.Stmt) {
 		return func(ss *pdl.Stmt) {
 			if i := index(ss.Keyword); i >= 0 {
-				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is given twice", ss.Keyword)
+				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is given twice", report.Clip(ss.Keyword))
 				fields[i] = ss
 			} else {
 				fields = append(fields, ss)
@@ -176,7 +177,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		return nil
 	}
 	if b.Returns != nil && b.ReturnsExpr != "" {
-		c.errf(pdl.RuleArgs, stmtAt{byKeyword("compute")}, "keep returns (a fixed value) or compute (CEL), not both", "entry %s has both returns and compute", e.ID)
+		c.errf(pdl.RuleArgs, stmtAt{byKeyword("compute")}, "keep returns (a fixed value) or compute (CEL), not both", "entry %s has both returns and compute", report.Clip(e.ID))
 	}
 	if ls := byKeyword("languages"); ls != nil {
 		for _, a := range ls.Positional() {
@@ -287,12 +288,12 @@ func (c *compiler) resolveEntries() {
 				switch {
 				case id == "":
 				case l == nil:
-					c.errf(pdl.RuleReference, es.languages[i], pdl.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", e.ID, id)
+					c.errf(pdl.RuleReference, es.languages[i], pdl.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", report.Clip(e.ID), report.Clip(id))
 				case !c.hasCatalog(l) && misspeltCapabilities(l.stmt):
 					// Its misspelt capabilities block is the mistake.
 				case !c.hasCatalog(l):
 					c.errf(pdl.RuleReference, es.at, "declare catalog in that Language, or remove it from languages (§4.3 rule 2)",
-						"entry %s is for Language %s, which declares no catalog", e.ID, id)
+						"entry %s is for Language %s, which declares no catalog", report.Clip(e.ID), report.Clip(id))
 				default:
 					seers = append(seers, l)
 				}
@@ -300,7 +301,7 @@ func (c *compiler) resolveEntries() {
 			sort.SliceStable(seers, func(i, j int) bool { return seers[i].index < seers[j].index })
 		} else if len(c.langs) > 0 && len(catalogLangs) == 0 && !c.capabilitiesMisspelt() {
 			c.errf(pdl.RuleReference, es.at, "declare catalog in a Language that should offer it (§4.3 rule 2)",
-				"entry %s is in no Language's catalog", e.ID)
+				"entry %s is in no Language's catalog", report.Clip(e.ID))
 		}
 		for i, ls := range seers {
 			if i > 0 && ls == seers[i-1] {
@@ -347,15 +348,15 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 		case kind == nil:
 			ls.broken = true
 			c.errf(pdl.RuleReference, es.kind, hintOr(pdl.DidYouMean(e.Kind, names), "define it: kind "+e.Kind+" callable \"…\""),
-				"kind %s is not defined for Language %s", e.Kind, ls.lang.ID)
+				"kind %s is not defined for Language %s", report.Clip(e.Kind), report.Clip(ls.lang.ID))
 		case kind.Promoted && es.program == nil && !es.programMisspelt:
 			c.errf(pdl.RuleRequired, es.at, `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
-				"entry %s is a promoted program without a body", e.ID)
+				"entry %s is a promoted program without a body", report.Clip(e.ID))
 		case !kind.Promoted && es.program != nil:
-			c.errf(pdl.RuleValue, es.program.at, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", e.ID, e.Kind)
+			c.errf(pdl.RuleValue, es.program.at, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", report.Clip(e.ID), report.Clip(e.Kind))
 		}
 		if kind != nil && kind.Promoted && !es.inputWritten {
-			c.errf(pdl.RuleRequired, es.at, "add input_schema `{\"type\": \"object\"}` (§5.4)", "promoted program %s has no input_schema", e.ID)
+			c.errf(pdl.RuleRequired, es.at, "add input_schema `{\"type\": \"object\"}` (§5.4)", "promoted program %s has no input_schema", report.Clip(e.ID))
 		}
 	}
 	if e.Risk != "" {
@@ -371,7 +372,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 				e.RiskHints = r.Hints
 			} else if e.RiskHints != r.Hints {
 				c.errf(pdl.RuleValue, es.risk, "define the level once, at file level, for every Language",
-					"risk %s has different hints in the Languages that see entry %s", e.Risk, e.ID)
+					"risk %s has different hints in the Languages that see entry %s", report.Clip(e.Risk), report.Clip(e.ID))
 			}
 		}
 		if !found {
@@ -379,7 +380,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 		}
 		if !found && c.firstUndefined(ls, "risk", e.Risk) && !c.lostDef(ls, "risk", e.Risk) {
 			c.errf(pdl.RuleReference, es.risk, hintOr(pdl.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
-				"risk %s is not defined for Language %s", e.Risk, ls.lang.ID)
+				"risk %s is not defined for Language %s", report.Clip(e.Risk), report.Clip(ls.lang.ID))
 		}
 	}
 	statuses := c.stepStatusesOf(ls)
@@ -388,7 +389,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			continue
 		}
 		c.errf(pdl.RuleReference, es.fails[i], hintOr(pdl.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
-			"failure status %s is not a failing step status of Language %s", f.Status, ls.lang.ID)
+			"failure status %s is not a failing step status of Language %s", report.Clip(f.Status), report.Clip(ls.lang.ID))
 	}
 }
 
@@ -434,7 +435,7 @@ func (c *compiler) schema(s *pdl.Stmt, use *schemaUse) json.RawMessage {
 	var at *pdl.Arg
 	switch {
 	case hasFile && len(p) > 0:
-		c.errf(pdl.RuleArgs, stmtAt{s}, "keep either the inline schema or file=", "%s has both an inline schema and a file", s.Keyword)
+		c.errf(pdl.RuleArgs, stmtAt{s}, "keep either the inline schema or file=", "%s has both an inline schema and a file", report.Clip(s.Keyword))
 		return nil
 	case hasFile:
 		b, ok := c.read(file, c.text(file, "the file name"))
@@ -445,7 +446,7 @@ func (c *compiler) schema(s *pdl.Stmt, use *schemaUse) json.RawMessage {
 	case len(p) == 1:
 		src, at = []byte(c.text(p[0], "the schema")), p[0]
 	default:
-		c.errf(pdl.RuleArgs, stmtAt{s}, usage[s.Keyword], "%s needs a schema", s.Keyword)
+		c.errf(pdl.RuleArgs, stmtAt{s}, usage[s.Keyword], "%s needs a schema", report.Clip(s.Keyword))
 		return nil
 	}
 	// A schema in a file is input of its own: its budget counts its
@@ -465,7 +466,7 @@ func (c *compiler) schema(s *pdl.Stmt, use *schemaUse) json.RawMessage {
 	case out.bad != nil:
 		c.jsonSyntax(at, hasFile, src, out.bad, out.hint, s.Keyword+" "+out.err)
 	case out.err != "":
-		c.errf(pdl.RuleJSON, argAt{at}, out.hint, "%s %s", s.Keyword, out.err)
+		c.errf(pdl.RuleJSON, argAt{at}, out.hint, "%s %s", report.Clip(s.Keyword), out.err)
 	case out.cost > budget:
 		// Also when the same text compiled in a file, whose budget is
 		// larger.
@@ -478,7 +479,7 @@ func (c *compiler) schema(s *pdl.Stmt, use *schemaUse) json.RawMessage {
 		}
 		c.errf(pdl.RuleJSON, argAt{at}, "split the schema or shorten its enums: a long list of values is better checked by the server behind the entry than by a JSON Schema enum (docs/pdl.md, \"JSON Schemas\")",
 			"%s is too large to compile: compiling it would take %s %d bytes, over the budget of %d bytes a byte of %s plus %d MiB (%d bytes)",
-			s.Keyword, about, out.cost, jsonpos.TreePerByte, where, jsonpos.TreeSlack>>20, budget)
+			report.Clip(s.Keyword), about, out.cost, jsonpos.TreePerByte, where, jsonpos.TreeSlack>>20, budget)
 		return nil
 	}
 	if out.schema != nil && use != nil {
@@ -609,10 +610,10 @@ func schemaProblem(err error) (msg, hint string) {
 		}
 		return "is not a valid JSON Schema: " + strings.Join(parts, "; "), "check it against JSON Schema draft 2020-12"
 	case f.Outside != "":
-		return fmt.Sprintf("refers to %q, outside itself; schemas are compiled offline and nothing is fetched", f.Outside),
+		return fmt.Sprintf("refers to %q, outside itself; schemas are compiled offline and nothing is fetched", report.Clip(f.Outside)),
 			`make it self-contained: copy the referenced schema under "$defs" and refer to it as "#/$defs/<name>"; a "$schema" must name a standard draft`
 	case f.Dangling != "":
-		return fmt.Sprintf(`has a "$ref" to %q, which is not in it`, f.Dangling),
+		return fmt.Sprintf(`has a "$ref" to %q, which is not in it`, report.Clip(f.Dangling)),
 			`define the part under "$defs", or point the "$ref" at a part the schema has`
 	}
 	return "does not compile: " + oneLine(err.Error()), "check it against JSON Schema draft 2020-12"
@@ -710,12 +711,20 @@ func unwrapPathError(err error) error {
 // Language ls does not define, is met there for the first time, and
 // remembers it.
 func (c *compiler) firstUndefined(ls *langState, set, name string) bool {
-	key := ls.lang.ID + "\x00" + set + "\x00" + name
+	key := undefinedUse{ls, set, name}
 	if c.undefined[key] {
 		return false
 	}
 	c.undefined[key] = true
 	return true
+}
+
+// undefinedUse is a name of a closed set a Language does not define:
+// keyed by the Language's state, not its id, which may be megabytes and
+// was copied into the key of each undefined name.
+type undefinedUse struct {
+	ls        *langState
+	set, name string
 }
 
 // lostDef reports whether value of set is defined, for Language ls, by

@@ -174,7 +174,7 @@ type compiler struct {
 	principalTokens map[string]string
 	// undefined holds the undefined kinds and risk levels already
 	// reported, by Language (firstUndefined).
-	undefined map[string]bool
+	undefined map[undefinedUse]bool
 	// cur is the Language whose definition is being compiled: an error
 	// then marks its definition broken (langState.broken).
 	cur *langState
@@ -188,7 +188,7 @@ func newCompiler(opts Options, res *Result) *compiler {
 	c := &compiler{opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
 		schemas: map[string]schemaResult{}, celCache: map[celKey]celResult{}, inputEnvs: map[string]*inputEnv{},
 		langByID: map[string]*langState{}, entryByID: map[string]*entryState{}, visibleCache: map[string][]*entryState{},
-		principalNames: map[string]bool{}, principalTokens: map[string]string{}, undefined: map[string]bool{}}
+		principalNames: map[string]bool{}, principalTokens: map[string]string{}, undefined: map[undefinedUse]bool{}}
 	c.shared.c = c
 	return c
 }
@@ -298,7 +298,7 @@ func (c *compiler) dispatch(where string, s *pdl.Stmt, handlers map[string]func(
 				return hint
 			}
 			return where + " takes: " + strings.Join(names, ", ")
-		}, "unknown keyword %s in %s", s.Keyword, where)
+		}, "unknown keyword %s in %s", report.Clip(s.Keyword), where)
 		return false
 	}
 	h(s)
@@ -396,24 +396,24 @@ func (c *compiler) shape(s *pdl.Stmt, min, max int, block bool, options ...strin
 					return s.Keyword + " takes the options: " + strings.Join(options, ", ")
 				}
 				return s.Keyword + " takes no options"
-			}, "unknown option %s for %s", a.Key, s.Keyword)
+			}, "unknown option %s for %s", report.Clip(a.Key), report.Clip(s.Keyword))
 		}
 	}
 	seen := map[string]bool{}
 	for _, a := range s.Args {
 		if a.Key != "" && seen[a.Key] {
-			c.errf(pdl.RuleDuplicate, argAt{a}, "keep one", "option %s given twice", a.Key)
+			c.errf(pdl.RuleDuplicate, argAt{a}, "keep one", "option %s given twice", report.Clip(a.Key))
 		}
 		seen[a.Key] = true
 	}
 	switch {
 	case len(pos) < min:
-		c.errf(pdl.RuleArgs, stmtAt{s}, usage[s.Keyword], "%s needs %s, has %d", s.Keyword, count(min), len(pos))
+		c.errf(pdl.RuleArgs, stmtAt{s}, usage[s.Keyword], "%s needs %s, has %d", report.Clip(s.Keyword), count(min), len(pos))
 	case max >= 0 && len(pos) > max:
-		c.errf(pdl.RuleArgs, argAt{pos[max]}, usage[s.Keyword], "%s takes at most %s", s.Keyword, count(max))
+		c.errf(pdl.RuleArgs, argAt{pos[max]}, usage[s.Keyword], "%s takes at most %s", report.Clip(s.Keyword), count(max))
 	}
 	if s.Block != nil && !block {
-		c.errf(pdl.RuleArgs, stmtAt{s}, "remove the { … } block", "%s takes no block", s.Keyword)
+		c.errf(pdl.RuleArgs, stmtAt{s}, "remove the { … } block", "%s takes no block", report.Clip(s.Keyword))
 	}
 	return pos
 }
@@ -490,7 +490,7 @@ func (c *compiler) oneOf(a *pdl.Arg, what string, set []string) string {
 			return hint
 		}
 		return "use one of: " + strings.Join(set, ", ")
-	}, "%s %q is not one of %s", what, v, strings.Join(set, ", "))
+	}, "%s %q is not one of %s", what, report.Clip(v), strings.Join(set, ", "))
 	return ""
 }
 

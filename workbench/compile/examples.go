@@ -13,6 +13,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/pilotage-dev/pilotage/internal/base/guidemd"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -80,7 +81,7 @@ func (c *compiler) checkExamples(ls *langState) {
 		if errors.As(err, &tc) {
 			pos := c.bodyPos(ls.guideStmts[j], tc.Line, 1)
 			c.add(pdl.Errorf(pdl.RuleExample, pos, lexer.Position{}, fmt.Sprintf("keep a guide under %d bytes, nesting quotes and lists at most %d deep", guidemd.MaxBodyBytes, guidemd.MaxNesting),
-				fmt.Sprintf("guide %s is not read as Markdown (%s), so its example programs are not checked", g.ID, tc.Message)))
+				fmt.Sprintf("guide %s is not read as Markdown (%s), so its example programs are not checked", report.Clip(g.ID), tc.Message)))
 		}
 		for _, ex := range exs {
 			ck := c.checkBody(ex.src, nil, ls)
@@ -89,7 +90,7 @@ func (c *compiler) checkExamples(ls *langState) {
 					return c.bodyPos(ls.guideStmts[j], ex.line+line-1, col)
 				})
 				c.add(pdl.Errorf(pdl.RuleExample, pos, end, "fix the example, or the entries it calls",
-					fmt.Sprintf("guide %s: example program %s", g.ID, p)))
+					fmt.Sprintf("guide %s: example program %s", report.Clip(g.ID), p)))
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/bytesize"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
@@ -80,10 +81,10 @@ func (c *compiler) language(s *pdl.Stmt) {
 	if a := arg(p, 0); a != nil {
 		l.ID = c.word(a, "the Language id")
 		if _, err := pilotage.ParseLanguageID(l.ID); l.ID != "" && err != nil {
-			c.errf(pdl.RuleValue, argAt{a}, `write family/version, as in "homeflow/v1" (§3.3)`, "Language id %q: %v", l.ID, err)
+			c.errf(pdl.RuleValue, argAt{a}, `write family/version, as in "homeflow/v1" (§3.3)`, "Language id %q: %v", report.Clip(l.ID), err)
 		}
 		if _, dup := c.langByID[l.ID]; dup {
-			c.errf(pdl.RuleDuplicate, argAt{a}, "Language ids are unique within a Server (§3.3)", "Language %s is defined twice", l.ID)
+			c.errf(pdl.RuleDuplicate, argAt{a}, "Language ids are unique within a Server (§3.3)", "Language %s is defined twice", report.Clip(l.ID))
 		} else if l.ID != "" {
 			c.langByID[l.ID] = ls
 		}
@@ -91,7 +92,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 	setting := func(wire string, set []string, dst *string) func(*pdl.Stmt) {
 		return func(ss *pdl.Stmt) {
 			if _, dup := ls.settings[wire]; dup {
-				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is set twice", ss.Keyword)
+				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is set twice", report.Clip(ss.Keyword))
 			}
 			ls.settings[wire] = ss
 			a := arg(c.shape(ss, 1, 1, false), 0)
@@ -120,7 +121,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 			if r := l.Retention; r != "" && r != pilotage.RetentionNone && r != pilotage.RetentionSession {
 				if _, err := pilotage.ParseISODuration(r); err != nil {
 					c.errf(pdl.RuleValue, argAt{a}, "use none, session or an ISO 8601 duration such as P7D or PT1H (§6.6)",
-						"retention %q is not none, session or a duration", r)
+						"retention %q is not none, session or a duration", report.Clip(r))
 				}
 			}
 		},
@@ -153,7 +154,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 	})
 	if ss := ls.settings["syntax"]; ss != nil && l.Text != nil {
 		if loc := ls.settings["locator"]; loc != nil && l.Locator != pilotage.LocatorTextRange {
-			c.errf(pdl.RuleValue, stmtAt{loc}, "remove the locator line: a text syntax implies locator text-range", "a Language with syntax text locates its findings by text-range, not %s (§5.5)", l.Locator)
+			c.errf(pdl.RuleValue, stmtAt{loc}, "remove the locator line: a text syntax implies locator text-range", "a Language with syntax text locates its findings by text-range, not %s (§5.5)", report.Clip(l.Locator))
 		}
 		l.Locator = pilotage.LocatorTextRange
 		if l.Text.Fence == "" {
@@ -207,12 +208,12 @@ func (c *compiler) syntax(s *pdl.Stmt, l *language.Language) {
 	words := map[string]bool{}
 	for _, w := range []string{ts.If, ts.Else, ts.For, ts.In, ts.Run, ts.Output} {
 		if words[w] {
-			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every statement its own keyword", "keyword %q is used twice in the syntax", w)
+			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every statement its own keyword", "keyword %q is used twice in the syntax", report.Clip(w))
 		}
 		words[w] = true
 	}
 	if ts.Assign == ts.Bind {
-		c.errf(pdl.RuleDuplicate, stmtAt{s}, `write, for example, punctuation assign="=" bind=":"`, "a label and an argument cannot share the punctuation %q", ts.Assign)
+		c.errf(pdl.RuleDuplicate, stmtAt{s}, `write, for example, punctuation assign="=" bind=":"`, "a label and an argument cannot share the punctuation %q", report.Clip(ts.Assign))
 	}
 }
 
@@ -227,9 +228,9 @@ func (c *compiler) keyword(a *pdl.Arg) string {
 	switch {
 	case w == "":
 	case !valid:
-		c.errf(pdl.RuleValue, argAt{a}, "use letters, digits and '_', starting with a letter", "keyword %q is not a name", w)
+		c.errf(pdl.RuleValue, argAt{a}, "use letters, digits and '_', starting with a letter", "keyword %q is not a name", report.Clip(w))
 	case w == "input" || w == "context" || w == "steps" || w == "true" || w == "false" || w == "null":
-		c.errf(pdl.RuleValue, argAt{a}, "choose another word", "keyword %q is a name expressions use", w)
+		c.errf(pdl.RuleValue, argAt{a}, "choose another word", "keyword %q is a name expressions use", report.Clip(w))
 	}
 	return w
 }
@@ -245,7 +246,7 @@ func (c *compiler) limits(s *pdl.Stmt, l *language.Limits) {
 			}
 			n, err := strconv.Atoi(strings.ReplaceAll(a.Value.Str(), "_", ""))
 			if err != nil || n <= 0 || a.Value.Kind() != pdl.KindNumber {
-				c.errf(pdl.RuleValue, argAt{a}, "write a positive whole number, such as 1000", "%s must be a positive number", ss.Keyword)
+				c.errf(pdl.RuleValue, argAt{a}, "write a positive whole number, such as 1000", "%s must be a positive number", report.Clip(ss.Keyword))
 				return
 			}
 			*dst = n
@@ -259,7 +260,7 @@ func (c *compiler) limits(s *pdl.Stmt, l *language.Limits) {
 			}
 			n, ok := bytesize.Parse(a.Value.Str())
 			if !ok || a.Value.Kind() != pdl.KindNumber {
-				c.errf(pdl.RuleValue, argAt{a}, "write a size such as 512KiB, 16MiB or 1GiB", "%s must be a size in bytes", ss.Keyword)
+				c.errf(pdl.RuleValue, argAt{a}, "write a size such as 512KiB, 16MiB or 1GiB", "%s must be a size in bytes", report.Clip(ss.Keyword))
 				return
 			}
 			*dst = n
@@ -324,13 +325,13 @@ func (c *compiler) grammar(s *pdl.Stmt, g *language.Grammar) {
 			continue
 		}
 		if seen[m] && !(m == g.Args && m == g.RunArgs) {
-			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every construct its own member name", "member name %q is used twice in the grammar", m)
+			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every construct its own member name", "member name %q is used twice in the grammar", report.Clip(m))
 		}
 		seen[m] = true
 	}
 	for _, a := range g.Arms {
 		if seen[a] {
-			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every construct its own member name", "member name %q is used twice in the grammar", a)
+			c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every construct its own member name", "member name %q is used twice in the grammar", report.Clip(a))
 		}
 		seen[a] = true
 	}
@@ -351,7 +352,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	if a, ok := s.Option("level"); ok {
 		g.Level = c.oneOf(a, "level", pilotage.GuideLevels)
 	} else if !misspelt(s, "level", guideOptions) {
-		c.errf(pdl.RuleRequired, stmtAt{s}, "add level=core, level=reference or level=example (§5.2)", "guide %s has no level", g.ID)
+		c.errf(pdl.RuleRequired, stmtAt{s}, "add level=core, level=reference or level=example (§5.2)", "guide %s has no level", report.Clip(g.ID))
 	}
 	if g.ID == pilotage.TopicClosedSets {
 		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "choose another id: build generates the closed-sets guide from the sets", "guide id closed-sets is reserved")
@@ -361,9 +362,9 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	fileName := binding.Prefix(g.ID)
 	if prev, dup := ls.guideIDs[fileName]; dup && g.ID != "" {
 		if prev == g.ID {
-			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "guide ids are unique within a Language (§5.2)", "guide %s is defined twice", g.ID)
+			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "guide ids are unique within a Language (§5.2)", "guide %s is defined twice", report.Clip(g.ID))
 		} else {
-			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "rename one: build writes both to "+fileName+".md", "guides %s and %s have the same file name", prev, g.ID)
+			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "rename one: build writes both to "+fileName+".md", "guides %s and %s have the same file name", report.Clip(prev), report.Clip(g.ID))
 		}
 	} else {
 		ls.guideIDs[fileName] = g.ID
@@ -389,7 +390,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	file, hasFile := s.Option("file")
 	switch {
 	case hasFile && body != nil:
-		c.errf(pdl.RuleArgs, stmtAt{body}, "keep either file= or body", "guide %s has both a file and a body", g.ID)
+		c.errf(pdl.RuleArgs, stmtAt{body}, "keep either file= or body", "guide %s has both a file and a body", report.Clip(g.ID))
 	case hasFile:
 		name := c.text(file, "the file name")
 		if b, ok := c.read(file, name); ok {
@@ -398,7 +399,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 			}
 		}
 	case body == nil && !misspelt(s, "file", guideOptions) && !unknown.misspell("body"):
-		c.errf(pdl.RuleRequired, stmtAt{s}, `add file="guides/x.md" or a body """…""" block`, "guide %s has no content", g.ID)
+		c.errf(pdl.RuleRequired, stmtAt{s}, `add file="guides/x.md" or a body """…""" block`, "guide %s has no content", report.Clip(g.ID))
 	}
 	ls.lang.Guides = append(ls.lang.Guides, g)
 	ls.guideStmts = append(ls.guideStmts, s)
@@ -411,7 +412,7 @@ func (c *compiler) read(a *pdl.Arg, name string) ([]byte, bool) {
 	}
 	b, err := c.opts.ReadFile(name)
 	if err != nil {
-		c.errf(pdl.RuleFile, argAt{a}, "file names are relative to the PDL file's directory", "cannot read %s: %v", name, unwrapPathError(err))
+		c.errf(pdl.RuleFile, argAt{a}, "file names are relative to the PDL file's directory", "cannot read %s: %v", report.Clip(name), unwrapPathError(err))
 		return nil, false
 	}
 	c.res.Sources[c.path(name)] = b
@@ -427,7 +428,7 @@ func (c *compiler) guideText(a *pdl.Arg, name string, b []byte) ([]byte, bool) {
 	case enc.UTF8WithBOM():
 		return b[len(textenc.UTF8BOM):], true
 	case enc.Foreign():
-		c.errf(pdl.RuleFile, argAt{a}, "guides are UTF-8 Markdown: "+enc.Convert(), "guide file %s %s", name, enc.Shows)
+		c.errf(pdl.RuleFile, argAt{a}, "guides are UTF-8 Markdown: "+enc.Convert(), "guide file %s %s", report.Clip(name), enc.Shows)
 		return nil, false
 	}
 	return b, true
@@ -469,7 +470,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 		}
 		if caps.HasSub(pilotage.CapExecute, pilotage.SubTestRun) && l.ExecutionMode == pilotage.ModeImmediate {
 			c.errf(pdl.RuleValue, stmtAt{ls.stmt}, "test runs observe a deployed body: use mode deploy or both (§6.5.7)",
-				"Language %s declares execute test_run but its mode is immediate", l.ID)
+				"Language %s declares execute test_run but its mode is immediate", report.Clip(l.ID))
 		}
 	} else if !misspeltCapabilities(ls.stmt) {
 		// With the capabilities block misspelt, its "unknown keyword"
@@ -482,7 +483,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 			}
 			if s := ls.settings[wire]; s != nil {
 				c.errf(pdl.RuleValue, stmtAt{s}, "declare execute in capabilities, or remove it (§4.3 rule 6)",
-					"%s is set but Language %s does not declare execute", s.Keyword, l.ID)
+					"%s is set but Language %s does not declare execute", report.Clip(s.Keyword), report.Clip(l.ID))
 			}
 		}
 	}
@@ -494,7 +495,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	// core guide.
 	if !hasGuide[pilotage.GuideCore] && !hasGuide[""] {
 		c.errf(pdl.RuleRequired, stmtAt{ls.stmt}, `add guide core "Getting started" level=core file="guides/core.md" (§5.2)`,
-			"Language %s has no core guide", l.ID)
+			"Language %s has no core guide", report.Clip(l.ID))
 	}
 	// Recording positions touches only l.Positions and statements, and a
 	// large catalog makes it the costliest step here: it runs while the

@@ -7,6 +7,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
@@ -160,7 +161,7 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 	for _, p := range res.problems {
 		pos, end := res.problemPos(p, func(line, col int) lexer.Position { return valuePos(c.name, v, line, col) })
 		c.add(pdl.Errorf(pdl.RuleProgram, pos, end, "",
-			fmt.Sprintf("program of %s (Language %s) %s", e.ID, ls.lang.ID, p)))
+			fmt.Sprintf("program of %s (Language %s) %s", report.Clip(e.ID), report.Clip(ls.lang.ID), p)))
 	}
 	if len(res.problems) > 0 {
 		return
@@ -187,6 +188,6 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 	}
 	if !e.RiskHints.Covers(pilotage.Aggregate(hints...)) {
 		c.errf(pdl.RuleProgram, es.risk, "raise the entry's risk to one that covers its body",
-			"promoted program %s claims risk %s but its body calls %s (§5.4)", e.ID, e.Risk, riskiest)
+			"promoted program %s claims risk %s but its body calls %s (§5.4)", report.Clip(e.ID), report.Clip(e.Risk), report.Clip(riskiest))
 	}
 }

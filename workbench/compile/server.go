@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -118,7 +119,7 @@ func (c *compiler) capabilities(s *pdl.Stmt, ptr string, positions map[string]la
 					} else if hint == "" {
 						hint = spec.Name + " has: " + strings.Join(spec.SubFeatures, ", ") + " (§4.1)"
 					}
-					c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown sub-feature %s of %s", sub, spec.Name)
+					c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown sub-feature %s of %s", report.Clip(sub), spec.Name)
 					continue
 				}
 				v.Sub[sub] = true
@@ -141,7 +142,7 @@ func (c *compiler) principal(s *pdl.Stmt) {
 	if t, ok := s.Option("token"); ok {
 		pr.Token = c.text(t, "the token")
 	} else if !misspelt(s, "token", principalOptions) {
-		c.errf(pdl.RuleRequired, stmtAt{s}, `add token="…": the bearer token that authenticates it over HTTP`, "principal %s has no token", pr.Name)
+		c.errf(pdl.RuleRequired, stmtAt{s}, `add token="…": the bearer token that authenticates it over HTTP`, "principal %s has no token", report.Clip(pr.Name))
 	}
 	var patterns []*pdl.Arg
 	unknown := c.keywords("a principal", s.Children(), map[string]func(*pdl.Stmt){
@@ -149,7 +150,7 @@ func (c *compiler) principal(s *pdl.Stmt) {
 			for _, a := range c.shape(ss, 1, -1, false) {
 				g := c.text(a, "a pattern")
 				if _, err := path.Match(g, ""); err != nil {
-					c.errf(pdl.RuleValue, argAt{a}, `patterns use * and ? as in "lights.*"`, "malformed pattern %q", g)
+					c.errf(pdl.RuleValue, argAt{a}, `patterns use * and ? as in "lights.*"`, "malformed pattern %q", report.Clip(g))
 					continue
 				}
 				pr.Sees = append(pr.Sees, g)
@@ -158,7 +159,7 @@ func (c *compiler) principal(s *pdl.Stmt) {
 		},
 	})
 	if c.principalNames[pr.Name] {
-		c.errf(pdl.RuleDuplicate, stmtAt{s}, "rename one of them", "principal %s is defined twice", pr.Name)
+		c.errf(pdl.RuleDuplicate, stmtAt{s}, "rename one of them", "principal %s is defined twice", report.Clip(pr.Name))
 	}
 	c.principalNames[pr.Name] = true
 	if unknown.misspell("sees") {
@@ -168,7 +169,7 @@ func (c *compiler) principal(s *pdl.Stmt) {
 		c.seesUnknown[pr] = true
 	}
 	if other, dup := c.principalTokens[pr.Token]; dup && pr.Token != "" {
-		c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every principal its own token", "principals %s and %s share a token", other, pr.Name)
+		c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every principal its own token", "principals %s and %s share a token", report.Clip(other), report.Clip(pr.Name))
 	} else {
 		c.principalTokens[pr.Token] = pr.Name
 	}
@@ -222,7 +223,7 @@ func (c *compiler) checkPrincipals() {
 					ids = append(ids, e.ID)
 				}
 				c.errf(pdl.RuleReference, argAt{c.principalPatterns[i][j]}, pdl.DidYouMean(g, ids),
-					"principal %s: pattern %q matches no catalog entry", pr.Name, g)
+					"principal %s: pattern %q matches no catalog entry", report.Clip(pr.Name), report.Clip(g))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
@@ -87,7 +88,7 @@ func (d *setDecls) add(s *pdl.Stmt) {
 		flags, meaning, misread := c.flags(p[min(1, len(p)):], "callable", "promoted")
 		k.Callable, k.Promoted, k.Meaning = flags["callable"], flags["promoted"], meaning
 		if k.Promoted && !k.Callable {
-			c.errf(pdl.RuleValue, stmtAt{s}, "add callable: promoted programs are run by reference", "promoted kind %s is not callable", k.Kind)
+			c.errf(pdl.RuleValue, stmtAt{s}, "add callable: promoted programs are run by reference", "promoted kind %s is not callable", report.Clip(k.Kind))
 		}
 		if !d.define(s, "kind", k.Kind) {
 			return
@@ -103,7 +104,7 @@ func (d *setDecls) add(s *pdl.Stmt) {
 		code := closedsets.Code{Code: c.word(arg(p, 0), "the code"), Meaning: c.text(arg(p, 1), "the meaning")}
 		for _, r := range pilotage.ReservedCodes {
 			if r == code.Code {
-				c.errf(pdl.RuleDuplicate, argAt{p[0]}, "remove it: reserved codes are always present (§5.5)", "diagnostic code %s is reserved", code.Code)
+				c.errf(pdl.RuleDuplicate, argAt{p[0]}, "remove it: reserved codes are always present (§5.5)", "diagnostic code %s is reserved", report.Clip(code.Code))
 				return
 			}
 		}
@@ -117,7 +118,7 @@ func (d *setDecls) add(s *pdl.Stmt) {
 		if a, ok := s.Option("ok"); ok {
 			st.OK = c.oneOf(a, "ok", []string{"true", "false"}) == "true"
 		} else if !misspelt(s, "ok", statusOptions) {
-			c.errf(pdl.RuleRequired, stmtAt{s}, "add ok=true or ok=false (§5.7)", "status %s does not say whether it is ok", st.Status)
+			c.errf(pdl.RuleRequired, stmtAt{s}, "add ok=true or ok=false (§5.7)", "status %s does not say whether it is ok", report.Clip(st.Status))
 		}
 		st.SideEffects = !st.OK
 		if a, ok := s.Option("effects"); ok {
@@ -125,7 +126,7 @@ func (d *setDecls) add(s *pdl.Stmt) {
 		}
 		for _, r := range pilotage.ReservedRunStatuses {
 			if r.Status == st.Status {
-				c.errf(pdl.RuleDuplicate, argAt{p[1]}, "remove it: reserved statuses are always present (§5.7)", "status %s is reserved", st.Status)
+				c.errf(pdl.RuleDuplicate, argAt{p[1]}, "remove it: reserved statuses are always present (§5.7)", "status %s is reserved", report.Clip(st.Status))
 				return
 			}
 		}
@@ -150,7 +151,7 @@ func (d *setDecls) define(s *pdl.Stmt, set, value string) bool {
 		return false
 	}
 	if prev, dup := d.at[set+":"+value]; dup {
-		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(int(prev.Pos.Line)), "%s %s is defined twice", set, value)
+		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(int(prev.Pos.Line)), "%s %s is defined twice", set, report.Clip(value))
 		return false
 	}
 	d.at[set+":"+value] = s
@@ -180,12 +181,12 @@ func (c *compiler) flags(args []*pdl.Arg, set ...string) (out map[string]bool, m
 			if hint == "" {
 				hint = "flags here: " + strings.Join(set, ", ")
 			}
-			c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown flag %s", w)
+			c.errf(pdl.RuleUnknown, argAt{a}, hint, "unknown flag %s", report.Clip(w))
 			misread = true
 			continue
 		}
 		if out[w] {
-			c.errf(pdl.RuleDuplicate, argAt{a}, "keep one", "flag %s given twice", w)
+			c.errf(pdl.RuleDuplicate, argAt{a}, "keep one", "flag %s given twice", report.Clip(w))
 		}
 		out[w] = true
 	}
@@ -280,7 +281,7 @@ func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, mod
 	}
 	if caps.Has(pilotage.CapPlan) && len(sets.RiskLevels) == 0 {
 		c.errf(pdl.RuleRisk, stmtAt{ls.stmt}, `declare the levels its plans and entries name, such as: risk safe readOnly "Reads only."`,
-			"Language %s declares plan but sees no risk level, so no plan can name its max_risk", id)
+			"Language %s declares plan but sees no risk level, so no plan can name its max_risk", report.Clip(id))
 		return
 	}
 	if ls.sets.misreadRisk || c.shared.misreadRisk {
@@ -290,7 +291,7 @@ func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, mod
 		fix := `declare a level with exactly those hints: risk NAME` + pdlFlags(g.Hints) + ` "…"`
 		if len(g.Levels) == 0 {
 			c.errf(pdl.RuleRisk, stmtAt{ls.stmt}, fix,
-				"no risk level of Language %s has exactly the hints %s of a plan without calls (§5.3 over zero steps), so such a plan has no max_risk consistent with its hints", id, g.Hints.Text())
+				"no risk level of Language %s has exactly the hints %s of a plan without calls (§5.3 over zero steps), so such a plan has no max_risk consistent with its hints", report.Clip(id), g.Hints.Text())
 			continue
 		}
 		// A consistent destructive level is never read-only, so two
@@ -302,7 +303,7 @@ func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, mod
 		}
 		c.errf(pdl.RuleRisk, stmtAt{c.riskStmt(ls, g.Levels[0])}, fix,
 			"risk levels %s of Language %s aggregate to %s, which no level has exactly, so a plan calling %s has no max_risk consistent with its hints",
-			andWords(g.Levels), id, g.Hints.Text(), calling)
+			andWords(g.Levels), report.Clip(id), g.Hints.Text(), calling)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 )
 
@@ -96,7 +97,7 @@ func (c *checker) pages(op string, page func(ctx context.Context, cursor string)
 			return
 		}
 		if seen[next] {
-			c.find(RuleLookupPaging, op, "/nextCursor", "nextCursor %q was returned before: the cursors loop", next)
+			c.find(RuleLookupPaging, op, "/nextCursor", "nextCursor %q was returned before: the cursors loop", report.Clip(next))
 			return
 		}
 		seen[next] = true

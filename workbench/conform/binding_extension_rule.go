@@ -70,7 +70,7 @@ func (c *checker) extension() (discover string, declared, ok bool) {
 		c.find(RuleBindingExtension, opInitialize, ptr+"/discover", "the extension names no discover tool (want %q)", binding.DiscoverTool)
 		discover = binding.DiscoverTool
 	} else if discover != binding.DiscoverTool {
-		c.find(RuleBindingExtension, opInitialize, ptr+"/discover", "the discover tool is %q; the binding names it %q", discover, binding.DiscoverTool)
+		c.find(RuleBindingExtension, opInitialize, ptr+"/discover", "the discover tool is %q; the binding names it %q", report.Clip(discover), binding.DiscoverTool)
 	}
 	version, _ := settings["version"].(string)
 	if version == "" {
@@ -81,7 +81,7 @@ func (c *checker) extension() (discover string, declared, ok bool) {
 	client, _ := major(pilotage.Version)
 	switch {
 	case !sok:
-		c.find(RuleBindingVersion, opInitialize, ptr+"/version", "version %q is not MAJOR.MINOR", version)
+		c.find(RuleBindingVersion, opInitialize, ptr+"/version", "version %q is not MAJOR.MINOR", report.Clip(version))
 	case server > client:
 		c.find(RuleBindingVersion, opInitialize, ptr+"/version", "the server speaks Pilotage %s, a major version above this client's %s; a client must not use Pilotage with it, so conform stops here", version, pilotage.Version)
 		return discover, true, false

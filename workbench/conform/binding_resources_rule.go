@@ -57,25 +57,25 @@ func (c *checker) resources(published map[string]*mcp.Resource, manifest json.Ra
 			uri := binding.GuideURI(lang, g.ID)
 			delete(extra, uri)
 			if _, ok := published[uri]; !ok {
-				c.find(RuleBindingResources, "resources/list", "/resources", "guide %q of %s has no resource %s, though the server publishes guide resources of %s", g.ID, lang, uri, lang)
+				c.find(RuleBindingResources, "resources/list", "/resources", "guide %q of %s has no resource %s, though the server publishes guide resources of %s", report.Clip(g.ID), report.Clip(lang), report.Clip(uri), report.Clip(lang))
 				continue
 			}
 			if g.Body == nil {
 				continue
 			}
 			if text, ok := c.readResource(uri); ok && text != *g.Body {
-				c.find(RuleBindingResources, "resources/read "+uri, "/contents/0/text", "the guide resource differs from the body learn returns for guide %q", g.ID)
+				c.find(RuleBindingResources, "resources/read "+uri, "/contents/0/text", "the guide resource differs from the body learn returns for guide %q", report.Clip(g.ID))
 			}
 		}
 		for _, uri := range slices.Sorted(maps.Keys(extra)) {
-			c.find(RuleBindingResources, "resources/list", "/resources", "resource %s names no guide of the learn index of %s", uri, lang)
+			c.find(RuleBindingResources, "resources/list", "/resources", "resource %s names no guide of the learn index of %s", report.Clip(uri), report.Clip(lang))
 		}
 	}
 }
 
 // readResource reads a text resource; a failure is a finding.
 func (c *checker) readResource(uri string) (string, bool) {
-	op := "resources/read " + uri
+	op := "resources/read " + report.Clip(uri)
 	var res *mcp.ReadResourceResult
 	_, err := c.request(func(ctx context.Context) (*mcp.CallToolResult, error) {
 		var err error

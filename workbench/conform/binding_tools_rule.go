@@ -18,7 +18,7 @@ func (c *checker) tools(published map[string]*mcp.Tool, names []string) {
 	for _, name := range names {
 		t, ok := published[name]
 		if !ok {
-			c.find(RuleBindingTools, "tools/list", "/tools", "the manifest names the tool %q, but tools/list does not list it", name)
+			c.find(RuleBindingTools, "tools/list", "/tools", "the manifest names the tool %q, but tools/list does not list it", report.Clip(name))
 			continue
 		}
 		for _, s := range []struct {
@@ -27,7 +27,7 @@ func (c *checker) tools(published map[string]*mcp.Tool, names []string) {
 		}{{"inputSchema", t.InputSchema}, {"outputSchema", t.OutputSchema}} {
 			m, _ := s.schema.(map[string]any)
 			if m == nil || m["type"] != "object" {
-				c.find(RuleBindingTools, "tools/list", "/tools", "tool %q has no object %s; every tool declares one so a generic client can call it", name, s.member)
+				c.find(RuleBindingTools, "tools/list", "/tools", "tool %q has no object %s; every tool declares one so a generic client can call it", report.Clip(name), s.member)
 			}
 		}
 	}

@@ -434,3 +434,27 @@ func TestPlanIDsUnstable(t *testing.T) {
 	rep := check(t, inMemory(t, s), Options{Dir: dir, Program: evening(t)})
 	ruleFixture(t, rep, dir, RulePlanIDsStable)
 }
+
+// TestLongRunIDClipped: a server whose execute returns a run_id of 1
+// MiB, which its fetch door then does not know. conform's findings quote
+// it, and replay's on the saved trace key theirs by it: each clipped to
+// 120 bytes (report.Clip), where they quoted it whole.
+func TestLongRunIDClipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the reference server through conform --execute; run without -short")
+	}
+	long := "run-" + strings.Repeat("x", 1<<20)
+	s := reference(t, homeflow(t), "owner").MCP()
+	s.AddReceivingMiddleware(rewriteTool(t, "homeflow_v1_execute", func(run map[string]any) { run["run_id"] = long }))
+	rep := check(t, inMemory(t, s), Options{Dir: t.TempDir(), Execute: true, Program: evening(t)})
+	quoted := false
+	for _, f := range rep.Findings {
+		if len(f.Message) > 2000 || len(f.Hint) > 2000 || len(f.File) > 300 || len(f.Key) > 300 {
+			t.Errorf("%s finding of %d bytes, hint %d, file %d, key %d: %.200s…", f.Rule, len(f.Message), len(f.Hint), len(f.File), len(f.Key), f.Message)
+		}
+		quoted = quoted || strings.Contains(f.Message, "run-xxx")
+	}
+	if !quoted {
+		t.Errorf("no finding quotes the run_id: %+v", rep.Findings)
+	}
+}

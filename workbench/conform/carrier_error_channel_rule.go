@@ -27,7 +27,7 @@ func (c *checker) carrierErrors(discover string) {
 		{"pilotage_conform_no_such_tool", "a call of an unknown tool", map[string]any{}},
 		{discover, "a call whose arguments are an array", json.RawMessage("[]")},
 	} {
-		op := "tools/call " + probe.tool
+		op := "tools/call " + report.Clip(probe.tool)
 		_, err := c.request(func(ctx context.Context) (*mcp.CallToolResult, error) {
 			return c.cs.CallTool(ctx, &mcp.CallToolParams{Name: probe.tool, Arguments: probe.args})
 		})

@@ -316,7 +316,7 @@ type answer struct {
 // one text block with the same JSON as structuredContent, which for a
 // request error is the error envelope.
 func (c *checker) call(name string, args any) answer {
-	a := answer{op: "tools/call " + name}
+	a := answer{op: "tools/call " + report.Clip(name)}
 	res, err := c.request(func(ctx context.Context) (*mcp.CallToolResult, error) {
 		return c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	})
@@ -344,7 +344,7 @@ func (c *checker) call(name string, args any) answer {
 		// wrong (a "tool not found" text, a stack trace).
 		said := ""
 		if first != nil {
-			said = fmt.Sprintf(" (its text: %q)", compact([]byte(first.Text)))
+			said = fmt.Sprintf(" (its text: %q)", report.Clip(compact([]byte(first.Text))))
 		}
 		c.find(rule, a.op, "/structuredContent", "the result has no structuredContent; the binding carries the response there%s", said)
 	case text == nil:

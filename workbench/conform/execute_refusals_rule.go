@@ -42,7 +42,7 @@ func (c *checker) executeRefusals(man *pilotage.Manifest, l pilotage.LanguageEnt
 		a := c.call(l.Loop.Execute, with(map[string]any{"expected_catalog_version": absent}))
 		runID, o := c.refusedRun(a, what, pilotage.StatusCatalogDrift, "§6.5.2 step 2")
 		if o.Status == pilotage.StatusCatalogDrift && o.Error != driftText {
-			c.find(RuleCatalogDriftText, a.op, "/structuredContent/outcome/error", "%s: the error is %q; §6.5.2 step 2 shows %q", what, o.Error, driftText)
+			c.find(RuleCatalogDriftText, a.op, "/structuredContent/outcome/error", "%s: the error is %q; §6.5.2 step 2 shows %q", what, report.Clip(o.Error), driftText)
 		}
 		if runID != "" && l.Loop.Trace != "" && eff.Has(pilotage.CapTraceFetch) {
 			c.sameNotFound(l, runID)

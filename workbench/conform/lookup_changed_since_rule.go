@@ -21,5 +21,5 @@ func (c *checker) changedSince(man *pilotage.Manifest, l pilotage.LanguageEntry)
 		c.requestErrorOf(RuleLookupChangedSince, a, "lookup changed_since from a catalog_version the server never issued", pilotage.ErrUnknownBaseline, "§6.3: a distinguishable unknown-baseline request error")
 		return
 	}
-	c.requestErrorOf(RuleLookupChangedSince, a, "lookup changed_since, which "+l.ID+" does not declare,", "", "§6.3: the verb is available only when catalog.changed_since is declared")
+	c.requestErrorOf(RuleLookupChangedSince, a, "lookup changed_since, which "+report.Clip(l.ID)+" does not declare,", "", "§6.3: the verb is available only when catalog.changed_since is declared")
 }

@@ -74,7 +74,7 @@ func (c *checker) run() error {
 			return err
 		}
 		if lang >= c.opt.MaxLanguages {
-			return fmt.Errorf("--language %q is Language %d of the manifest, past the first %d conform reads; raise --max-languages", c.opt.LanguageID, lang+1, c.opt.MaxLanguages)
+			return fmt.Errorf("--language %q is Language %d of the manifest, past the first %d conform reads; raise --max-languages", report.Clip(c.opt.LanguageID), lang+1, c.opt.MaxLanguages)
 		}
 	}
 	if n := len(man.Languages); n > c.opt.MaxLanguages {
@@ -139,7 +139,7 @@ func (c *checker) learn(l pilotage.LanguageEntry) ([]guide, []json.RawMessage) {
 	var idx struct {
 		Guides []json.RawMessage `json:"guides"`
 	}
-	if !c.expect(a, "learn index of "+l.ID) || json.Unmarshal(a.raw, &idx) != nil {
+	if !c.expect(a, "learn index of "+report.Clip(l.ID)) || json.Unmarshal(a.raw, &idx) != nil {
 		return nil, []json.RawMessage{}
 	}
 	if len(idx.Guides) > c.opt.MaxItems {
@@ -156,7 +156,7 @@ func (c *checker) learn(l pilotage.LanguageEntry) ([]guide, []json.RawMessage) {
 			var fetched struct {
 				Guide json.RawMessage `json:"guide"`
 			}
-			if c.expect(f, fmt.Sprintf("learn %q of %s", g.ID, l.ID)) && json.Unmarshal(f.raw, &fetched) == nil && fetched.Guide != nil {
+			if c.expect(f, fmt.Sprintf("learn %q of %s", report.Clip(g.ID), report.Clip(l.ID))) && json.Unmarshal(f.raw, &fetched) == nil && fetched.Guide != nil {
 				raw = fetched.Guide
 				_ = json.Unmarshal(raw, &g)
 			}
@@ -164,7 +164,7 @@ func (c *checker) learn(l pilotage.LanguageEntry) ([]guide, []json.RawMessage) {
 		gs = append(gs, g)
 		raws = append(raws, raw)
 	}
-	c.status("learn %s: %s", l.ID, count(len(gs), "guide"))
+	c.status("learn %s: %s", report.Clip(l.ID), count(len(gs), "guide"))
 	return gs, raws
 }
 
@@ -177,7 +177,7 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 	pages := 0
 	for {
 		if pages == c.opt.MaxPages {
-			c.find(RuleReadBounds, "tools/call "+l.Catalog, "/structuredContent/next_cursor", "still more pages after %d (--max-pages); the rest of the catalog of %s was not read", pages, l.ID)
+			c.find(RuleReadBounds, "tools/call "+l.Catalog, "/structuredContent/next_cursor", "still more pages after %d (--max-pages); the rest of the catalog of %s was not read", pages, report.Clip(l.ID))
 			break
 		}
 		args := map[string]any{"verb": pilotage.VerbList}
@@ -190,7 +190,7 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 			NextCursor     string            `json:"next_cursor"`
 			CatalogVersion json.RawMessage   `json:"catalog_version"`
 		}
-		if !c.expect(a, "lookup list of "+l.ID) || json.Unmarshal(a.raw, &page) != nil {
+		if !c.expect(a, "lookup list of "+report.Clip(l.ID)) || json.Unmarshal(a.raw, &page) != nil {
 			break
 		}
 		pages++
@@ -202,7 +202,7 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 		room := c.opt.MaxItems - len(cat.Items)
 		if len(page.Items) > room {
 			cat.Items = append(cat.Items, page.Items[:room]...)
-			c.find(RuleReadBounds, a.op, "/structuredContent/items", "the catalog of %s has more than %d items (--max-items); the rest was not read", l.ID, c.opt.MaxItems)
+			c.find(RuleReadBounds, a.op, "/structuredContent/items", "the catalog of %s has more than %d items (--max-items); the rest was not read", report.Clip(l.ID), c.opt.MaxItems)
 			break
 		}
 		cat.Items = append(cat.Items, page.Items...)
@@ -210,13 +210,13 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 			break
 		}
 		if seen[page.NextCursor] {
-			c.find(RuleLookupPaging, a.op, "/structuredContent/next_cursor", "next_cursor %q was returned before: the cursors of %s loop", page.NextCursor, l.ID)
+			c.find(RuleLookupPaging, a.op, "/structuredContent/next_cursor", "next_cursor %q was returned before: the cursors of %s loop", report.Clip(page.NextCursor), report.Clip(l.ID))
 			break
 		}
 		seen[page.NextCursor] = true
 		cursor = page.NextCursor
 	}
-	c.status("lookup %s: %s in %s", l.ID, count(len(cat.Items), "item"), count(pages, "page"))
+	c.status("lookup %s: %s in %s", report.Clip(l.ID), count(len(cat.Items), "item"), count(pages, "page"))
 	return cat
 }
 

@@ -20,7 +20,7 @@ var _ = registry.Register(&report.RuleInfo{ID: RuleNotFoundIndistinguishable, Ca
 // taken out of it.
 func (c *checker) sameNotFound(l pilotage.LanguageEntry, runID string) {
 	refused := c.call(l.Loop.Trace, map[string]any{"run_id": runID})
-	what := fmt.Sprintf("a fetch of run %q, refused for catalog drift and so never retained", runID)
+	what := fmt.Sprintf("a fetch of run %q, refused for catalog drift and so never retained", report.Clip(runID))
 	kind, msg, ok := c.requestErrorOf(RuleRequestErrorChannel, refused, what, pilotage.ErrNotFound, "§6.6")
 	if !ok {
 		return
@@ -33,6 +33,6 @@ func (c *checker) sameNotFound(l pilotage.LanguageEntry, runID string) {
 	shape := func(m, id string) string { return strings.ReplaceAll(m, id, "RUN_ID") }
 	if kind != uKind || shape(msg, runID) != shape(uMsg, absent) {
 		c.find(RuleNotFoundIndistinguishable, refused.op, "/structuredContent/error", "%s answers {kind %q, message %q}, an unknown run_id {kind %q, message %q}; a non-retained Run and an unknown run_id must produce the same request error (§6.6)",
-			what, kind, msg, uKind, uMsg)
+			what, report.Clip(kind), report.Clip(msg), report.Clip(uKind), report.Clip(uMsg))
 	}
 }

@@ -59,7 +59,7 @@ func (c *checker) planIDsStable(validate string, prog any, first answer) {
 		}
 		if a != b {
 			c.find(RulePlanIDsStable, again.op, fmt.Sprintf("/structuredContent/plan/steps/%d/id", i),
-				"validating %s twice gave plan step %d the ids %q and %q; ids must be the same for the same program text (§3.4)", c.opt.Program.File, i, a, b)
+				"validating %s twice gave plan step %d the ids %q and %q; ids must be the same for the same program text (§3.4)", c.opt.Program.File, i, report.Clip(a), report.Clip(b))
 			return
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
@@ -35,10 +36,10 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		if errors.As(err, &se) {
 			where, why = fmt.Sprintf("%s:%d:%d", where, se.Pos.Line, se.Pos.Column), se.Msg
 		}
-		return fmt.Errorf("%s: malformed JSON: %s (Language %s locates programs by json-pointer)", where, why, l.ID)
+		return fmt.Errorf("%s: malformed JSON: %s (Language %s locates programs by json-pointer)", where, why, report.Clip(l.ID))
 	}
 	if c.opt.Execute && l.Loop.Execute == "" {
-		return fmt.Errorf("--execute: Language %s declares no execute operation", l.ID)
+		return fmt.Errorf("--execute: Language %s declares no execute operation", report.Clip(l.ID))
 	}
 	v := c.call(l.Loop.Validate, map[string]any{"program": prog})
 	if !c.expect(v, "validate "+c.opt.Program.File) {
@@ -53,7 +54,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		Diagnostics json.RawMessage `json:"diagnostics"`
 	}
 	if json.Unmarshal(v.raw, &valid) != nil || !valid.Valid {
-		c.find(RuleProgramValid, v.op, "/structuredContent/valid", "%s does not validate in %s: %s", c.opt.Program.File, l.ID, compact(valid.Diagnostics))
+		c.find(RuleProgramValid, v.op, "/structuredContent/valid", "%s does not validate in %s: %s", c.opt.Program.File, report.Clip(l.ID), compact(valid.Diagnostics))
 		return nil
 	}
 	// Without plan declared, validate returns no plan (§5.6) and the Run
@@ -71,7 +72,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	if haveU {
 		c.validateUnknownName(l, u)
 	} else {
-		c.status("%s names no catalog entry of %s; no unknown_name probe", c.opt.Program.File, l.ID)
+		c.status("%s names no catalog entry of %s; no unknown_name probe", c.opt.Program.File, report.Clip(l.ID))
 	}
 	if !c.opt.Execute {
 		c.status("validated %s; not executed (execute may have side effects: give --execute)", c.opt.Program.File)
@@ -116,9 +117,9 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		}
 	}
 	if plan == nil {
-		c.status("%s declares no plan: the Run is not replayed against one", l.ID)
+		c.status("%s declares no plan: the Run is not replayed against one", report.Clip(l.ID))
 		if c.opt.Report != "" {
-			return fmt.Errorf("--report: Language %s declares no plan, so there is no plan to draw the Run over", l.ID)
+			return fmt.Errorf("--report: Language %s declares no plan, so there is no plan to draw the Run over", report.Clip(l.ID))
 		}
 		return nil
 	}
@@ -282,7 +283,7 @@ func pickLanguage(man *pilotage.Manifest, id string) (int, error) {
 	if id == "" {
 		return 0, fmt.Errorf("the server has %d Languages (%s); choose one with --language", len(ids), someOf(ids))
 	}
-	return 0, fmt.Errorf("--language %q: the server has no such Language (it has %s)", id, someOf(ids))
+	return 0, fmt.Errorf("--language %q: the server has no such Language (it has %s)", report.Clip(id), someOf(ids))
 }
 
 // someOf lists ids for a message, the first ten of a longer list and a

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 )
 
@@ -52,7 +53,7 @@ func (c *checker) requestErrorOf(rule string, a answer, what, want, why string) 
 			return "", "", false
 		}
 		if want != "" && env.Error.Kind != want && slices.Contains(requestErrorKinds, env.Error.Kind) {
-			c.find(rule, a.op, "/structuredContent/error/kind", "%s is a request error of kind %q; it is %s (%s)", what, env.Error.Kind, wanted, why)
+			c.find(rule, a.op, "/structuredContent/error/kind", "%s is a request error of kind %q; it is %s (%s)", what, report.Clip(env.Error.Kind), wanted, why)
 		}
 		return env.Error.Kind, env.Error.Message, true
 	}

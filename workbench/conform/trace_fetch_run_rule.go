@@ -27,17 +27,17 @@ func (c *checker) fetch(l pilotage.LanguageEntry, e answer) (string, []byte) {
 		return "", nil
 	}
 	if pilotage.IsRefusal(run.status()) {
-		c.notFound(c.call(l.Loop.Trace, map[string]any{"run_id": run.RunID}), fmt.Sprintf("a fetch of run %q, refused (%s) and so never retained (§6.6)", run.RunID, run.status()))
+		c.notFound(c.call(l.Loop.Trace, map[string]any{"run_id": run.RunID}), fmt.Sprintf("a fetch of run %q, refused (%s) and so never retained (§6.6)", report.Clip(run.RunID), run.status()))
 		return "", nil
 	}
 	f := c.call(l.Loop.Trace, map[string]any{"run_id": run.RunID})
-	if !c.expect(f, "trace fetch of run "+run.RunID) {
+	if !c.expect(f, "trace fetch of run "+report.Clip(run.RunID)) {
 		return "", nil
 	}
 	var got runFacts
 	_ = json.Unmarshal(f.raw, &got)
 	if got.RunID != run.RunID {
-		c.find(RuleTraceFetchRun, f.op, "/structuredContent/run_id", "the fetch door returned run_id %q for run %q", got.RunID, run.RunID)
+		c.find(RuleTraceFetchRun, f.op, "/structuredContent/run_id", "the fetch door returned run_id %q for run %q", report.Clip(got.RunID), report.Clip(run.RunID))
 	} else if !sameJSON(got.Outcome, run.Outcome) {
 		c.find(RuleTraceFetchRun, f.op, "/structuredContent/outcome", "the fetched outcome %s differs from the one execute returned, %s", compact(got.Outcome), compact(run.Outcome))
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 )
 
@@ -218,7 +219,7 @@ func (c *child) failure(awaited string, err error) (error, bool) {
 		w = c.out.state()
 	}
 	if w.bad != "" {
-		return fmt.Errorf("the server wrote %q on its standard output before answering%s; that is not a JSON-RPC message: a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error", w.bad, awaited), true
+		return fmt.Errorf("the server wrote %q on its standard output before answering%s; that is not a JSON-RPC message: a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error", report.Clip(w.bad), awaited), true
 	}
 	if w.gone {
 		c.mu.Lock()
@@ -233,7 +234,7 @@ func (c *child) failure(awaited string, err error) (error, bool) {
 		return fmt.Errorf("the server ended (%s) without answering%s", status, awaited), true
 	}
 	if w.last != "" && err != nil {
-		return fmt.Errorf("%w (the last line the server wrote on its standard output starts %q)", err, w.last), false
+		return fmt.Errorf("%w (the last line the server wrote on its standard output starts %q)", err, report.Clip(w.last)), false
 	}
 	return nil, false
 }
@@ -380,7 +381,7 @@ func (w *watched) RoundTrip(r *http.Request) (*http.Response, error) {
 	case resp.StatusCode/100 != 2:
 		why = fmt.Errorf("%s %s was answered %s, not an MCP response", r.Method, r.URL, resp.Status)
 	case resp.StatusCode != http.StatusAccepted && !mcpMediaType(resp.Header.Get("Content-Type")):
-		why = fmt.Errorf("%s %s was answered %s with Content-Type %q, not an MCP response (application/json or text/event-stream)", r.Method, r.URL, resp.Status, resp.Header.Get("Content-Type"))
+		why = fmt.Errorf("%s %s was answered %s with Content-Type %q, not an MCP response (application/json or text/event-stream)", r.Method, r.URL, resp.Status, report.Clip(resp.Header.Get("Content-Type")))
 	default:
 		w.messages(resp)
 	}

@@ -82,7 +82,7 @@ func valueDoc(l *language.Language, word string) string {
 		if len(facts) > 0 {
 			p += "\n\n" + strings.Join(facts, " · ")
 		}
-		parts = append(parts, p+fmt.Sprintf("\n\n%s of `%s` (%s)", section, l.ID, report.Cite(sectionOf[section])))
+		parts = append(parts, p+fmt.Sprintf("\n\n%s of `%s` (%s)", section, report.Clip(l.ID), report.Cite(sectionOf[section])))
 	}
 	reserved := func(ok bool) []string {
 		if ok {

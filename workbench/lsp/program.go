@@ -159,7 +159,7 @@ func (pf *programFacts) entries() []protocol.CompletionItem {
 	var out []protocol.CompletionItem
 	kind := protocol.CompletionItemKindFunction
 	for _, e := range pf.srv.Catalog {
-		detail := fmt.Sprintf("%s, risk %s", e.Kind, e.Risk)
+		detail := fmt.Sprintf("%s, risk %s", report.Clip(e.Kind), report.Clip(e.Risk))
 		out = append(out, protocol.CompletionItem{Label: e.ID, Kind: &kind, Detail: &detail})
 	}
 	return out

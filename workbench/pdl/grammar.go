@@ -3,6 +3,8 @@ package pdl
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // The parser reads the grammar of File a token at a time from the
@@ -51,7 +53,7 @@ type syntaxError struct {
 }
 
 func (e *syntaxError) Error() string {
-	return fmt.Sprintf("%d:%d: unexpected %s %q (expected %s)", e.tok.pos.Line, e.tok.pos.Column, e.tok.typ, e.tok.val, e.expect)
+	return fmt.Sprintf("%d:%d: unexpected %s %q (expected %s)", e.tok.pos.Line, e.tok.pos.Column, e.tok.typ, report.Clip(e.tok.val), e.expect)
 }
 
 // overBudget is the token at which the tree went over its budget.

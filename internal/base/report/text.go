@@ -54,7 +54,7 @@ func (t *textWriter) finding(f Finding) error {
 		bw.WriteString(snippet(line, f))
 	}
 	if f.Pointer != "" {
-		fmt.Fprintf(bw, "  %s %s\n", paint(ansiDim, "at"), f.Pointer)
+		fmt.Fprintf(bw, "  %s %s\n", paint(ansiDim, "at"), ClipPointer(f.Pointer))
 	}
 	if f.Key != "" && t.r.KeyLabel != "" {
 		fmt.Fprintf(bw, "  %s %s %s\n", paint(ansiDim, "in"), t.r.KeyLabel, f.Key)

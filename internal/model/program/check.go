@@ -11,6 +11,7 @@ import (
 	"github.com/google/cel-go/cel"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
@@ -133,16 +134,16 @@ func (c *checker) ids() {
 			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr, "a step id must not be empty", "", nil)
 		case !pilotage.ValidStepID(s.ID):
 			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr,
-				fmt.Sprintf("step id %q contains %q, which is reserved for trace identity (§3.4)", s.ID, reservedChar(s.ID)),
-				"use letters, digits and '_', e.g. "+strings.NewReplacer("#", "_", "/", "_").Replace(s.ID), nil)
+				fmt.Sprintf("step id %q contains %q, which is reserved for trace identity (§3.4)", report.Clip(s.ID), reservedChar(s.ID)),
+				"use letters, digits and '_', e.g. "+strings.NewReplacer("#", "_", "/", "_").Replace(report.Clip(s.ID)), nil)
 		case c.all[s.ID] != nil:
 			c.add(c.env.Code(CodeDuplicateID), pilotage.SeverityError, ptr,
-				fmt.Sprintf("step id %q is already used at %s", s.ID, c.all[s.ID].Pointer), "step ids are unique within the whole program", nil)
+				fmt.Sprintf("step id %q is already used at %s", report.Clip(s.ID), c.all[s.ID].Pointer), "step ids are unique within the whole program", nil)
 		default:
 			c.all[s.ID] = s
 			if !validPath(s.ID) {
 				c.add(c.env.Code(CodeStepID), pilotage.SeverityWarning, ptr,
-					fmt.Sprintf("step id %q cannot be written in CEL (it is not an identifier, or it is a reserved word), so no expression can address steps.%s.output", s.ID, s.ID),
+					fmt.Sprintf("step id %q cannot be written in CEL (it is not an identifier, or it is a reserved word), so no expression can address steps.%s.output", report.Clip(s.ID), report.Clip(s.ID)),
 					"use letters, digits and '_', starting with a letter", nil)
 			}
 		}
@@ -165,7 +166,7 @@ func (c *checker) targets() {
 		t, ok := c.env.Lookup(s.Target)
 		if !ok {
 			c.add(pilotage.CodeUnknownName, pilotage.SeverityError, s.TargetPointer,
-				fmt.Sprintf("no catalog entry named %q", s.Target), cmp.Or(hint(s.Target, c.env.Visible), c.env.UnknownHint), nil)
+				fmt.Sprintf("no catalog entry named %q", report.Clip(s.Target)), cmp.Or(hint(s.Target, c.env.Visible), c.env.UnknownHint), nil)
 			return
 		}
 		switch {
@@ -177,11 +178,11 @@ func (c *checker) targets() {
 				fix = fmt.Sprintf("call it with %q instead", c.env.Grammar.Call)
 			}
 			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer,
-				fmt.Sprintf("%q is of kind %s, not a promoted program", s.Target, t.Entry.Kind), fix, nil)
+				fmt.Sprintf("%q is of kind %s, not a promoted program", report.Clip(s.Target), t.Entry.Kind), fix, nil)
 			return
 		case s.Kind == Call && !t.Callable:
 			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer,
-				fmt.Sprintf("%q is of kind %s, which programs cannot call", s.Target, t.Entry.Kind), "", nil)
+				fmt.Sprintf("%q is of kind %s, which programs cannot call", report.Clip(s.Target), t.Entry.Kind), "", nil)
 			return
 		}
 		s.Entry = t.Entry
@@ -279,7 +280,7 @@ func (c *checker) itemOK(s *Step) bool {
 		return false
 	case !expr.IsIdentifier(s.Item):
 		c.add(pilotage.CodeConstraint, pilotage.SeverityError, ptr,
-			fmt.Sprintf("the loop variable %q is not a CEL identifier", s.Item), "use letters, digits and '_', starting with a letter", nil)
+			fmt.Sprintf("the loop variable %q is not a CEL identifier", report.Clip(s.Item)), "use letters, digits and '_', starting with a letter", nil)
 		return false
 	}
 	for _, r := range reservedRoots {
@@ -292,7 +293,7 @@ func (c *checker) itemOK(s *Step) bool {
 	for e := s.Enclosing; e != nil; e = e.Enclosing {
 		if e.Kind == Loop && e.Item == s.Item {
 			c.add(pilotage.CodeConstraint, pilotage.SeverityError, ptr,
-				fmt.Sprintf("the loop variable %q is already the variable of the enclosing loop %q", s.Item, e.ID), "give the inner loop its own name", nil)
+				fmt.Sprintf("the loop variable %q is already the variable of the enclosing loop %q", report.Clip(s.Item), report.Clip(e.ID)), "give the inner loop its own name", nil)
 			return false
 		}
 	}
@@ -342,13 +343,13 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 		switch {
 		case !listed && closed:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, a.Expr.Pointer,
-				fmt.Sprintf("%s takes no argument %q", s.Target, a.Name), hint(a.Name, in.Properties()), nil)
+				fmt.Sprintf("%s takes no argument %q", report.Clip(s.Target), report.Clip(a.Name)), hint(a.Name, in.Properties()), nil)
 		case !listed && typo == "":
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityWarning, a.Expr.Pointer,
-				fmt.Sprintf("%s's input_schema does not list an argument %q", s.Target, a.Name), hint(a.Name, in.Properties()), nil)
+				fmt.Sprintf("%s's input_schema does not list an argument %q", report.Clip(s.Target), report.Clip(a.Name)), hint(a.Name, in.Properties()), nil)
 		case !listed:
 		case x != nil && !assignable(prop.Type(), x.Type):
-			c.typeMismatch(a.Expr, fmt.Sprintf("argument %q of %s must be %s, this is %s", a.Name, s.Target, prop.Type(), x.Type))
+			c.typeMismatch(a.Expr, fmt.Sprintf("argument %q of %s must be %s, this is %s", report.Clip(a.Name), report.Clip(s.Target), prop.Type(), x.Type))
 		}
 	}
 	for _, r := range in.Required() {
@@ -366,10 +367,10 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 			// Its "takes no argument" says it all.
 		case misspelt:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, ptr,
-				fmt.Sprintf("%s requires the argument %q", s.Target, r), fmt.Sprintf("did you mean %s, not %q?", r, typo), nil)
+				fmt.Sprintf("%s requires the argument %q", report.Clip(s.Target), r), fmt.Sprintf("did you mean %s, not %q?", r, report.Clip(typo)), nil)
 		default:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, ptr,
-				fmt.Sprintf("%s requires the argument %q", s.Target, r), fmt.Sprintf("add %q: \"<CEL expression>\"", r), nil)
+				fmt.Sprintf("%s requires the argument %q", report.Clip(s.Target), r), fmt.Sprintf("add %q: \"<CEL expression>\"", r), nil)
 		}
 	}
 }
@@ -413,7 +414,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 		case is.Undeclared:
 			name := strings.TrimSuffix(strings.TrimPrefix(is.Message, "undeclared reference to '"), "'")
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
-				fmt.Sprintf("%q is not defined here", name), c.undeclaredHint(name, e.Src, is.End, c.rootNames(env), visible), r)
+				fmt.Sprintf("%q is not defined here", report.Clip(name)), c.undeclaredHint(name, e.Src, is.End, c.rootNames(env), visible), r)
 		default:
 			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, expr.NumericHint(is.Message), r)
 		}
@@ -439,7 +440,7 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 		return stepHint(name, strings.Split(strings.TrimPrefix(sel, "."), ".")) + " a step's result is addressed as steps.<id>.output"
 	}
 	if best := suggest.Closest(name, roots); best != "" && best != name {
-		return "did you mean " + best + sel + "?"
+		return "did you mean " + best + report.Clip(sel) + "?"
 	}
 	if c.loopOf == nil {
 		c.loopOf = map[string]string{}
@@ -450,10 +451,10 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 		}
 	}
 	if id, ok := c.loopOf[name]; ok {
-		return fmt.Sprintf("%s is the variable of loop %s, in scope only in its body", name, id)
+		return fmt.Sprintf("%s is the variable of loop %s, in scope only in its body", report.Clip(name), report.Clip(id))
 	}
 	if strings.TrimSpace(src) == name {
-		return fmt.Sprintf("expressions are CEL: the text %s is written '%s'", name, name)
+		return fmt.Sprintf("expressions are CEL: the text %s is written '%s'", report.Clip(name), report.Clip(name))
 	}
 	return ""
 }
@@ -469,7 +470,7 @@ func stepHint(id string, sel []string) string {
 	for _, f := range sel {
 		path += "." + f
 	}
-	return "did you mean " + path + "?"
+	return "did you mean " + report.Clip(path) + "?"
 }
 
 // stepsHere helps with a step id the program does not have: a close
@@ -478,7 +479,7 @@ func stepsHere(id string, visible []string) string {
 	if h := hint(id, visible); h != "" || len(visible) == 0 || len(visible) > 8 {
 		return h
 	}
-	return "the steps addressable here are " + strings.Join(visible, ", ")
+	return "the steps addressable here are " + strings.Join(report.Clips(visible), ", ")
 }
 
 // fields is the chain of field selections that starts rest (".temp.max"
@@ -545,11 +546,11 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 		id := r.Path[0]
 		s := c.all[id]
 		if s == nil {
-			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", id), stepsHere(id, visible), rng)
+			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", report.Clip(id)), stepsHere(id, visible), rng)
 			return
 		}
 		if !contains(visible, id) {
-			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", id, c.why(s)), hint(id, visible), rng)
+			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", report.Clip(id), c.why(s)), hint(id, visible), rng)
 			return
 		}
 		if (s.Kind == Call || s.Kind == Run) && s.Entry != nil {
@@ -577,7 +578,7 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 			if closed {
 				sev = pilotage.SeverityError
 			}
-			c.add(c.env.Code(CodeField), sev, e.Pointer, fmt.Sprintf("%s has no field %q in its schema", what, f), hint(f, schema.Properties()), rng)
+			c.add(c.env.Code(CodeField), sev, e.Pointer, fmt.Sprintf("%s has no field %q in its schema", report.Clip(what), report.Clip(f)), hint(f, schema.Properties()), rng)
 			return
 		}
 		schema, what = prop, what+"."+f
@@ -587,9 +588,9 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 // why explains the scope rule that hides s.
 func (c *checker) why(s *Step) string {
 	if s.Enclosing != nil {
-		kind := "the loop body of " + s.Enclosing.ID
+		kind := "the loop body of " + report.Clip(s.Enclosing.ID)
 		if s.Enclosing.Kind == Branch {
-			kind = fmt.Sprintf("arm %q of %s", c.env.Grammar.Arms[s.Arm], s.Enclosing.ID)
+			kind = fmt.Sprintf("arm %q of %s", c.env.Grammar.Arms[s.Arm], report.Clip(s.Enclosing.ID))
 		}
 		return "it is inside " + kind + " and is addressable only there, after it ran"
 	}

@@ -10,6 +10,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
@@ -115,7 +116,7 @@ func (p *parser) members(n jsonpos.Node, ptr string, allowed []string) map[strin
 	}
 	for _, m := range n.Members() {
 		if !ok[m.Key] {
-			p.errorf(join(ptr, m.Key), "allowed here: "+strings.Join(quoteAll(allowed), ", "), "unknown member %q", m.Key)
+			p.errorf(join(ptr, m.Key), "allowed here: "+strings.Join(quoteAll(allowed), ", "), "unknown member %q", report.Clip(m.Key))
 			continue
 		}
 		out[m.Key] = m.Value
@@ -304,7 +305,7 @@ func (p *parser) args(n jsonpos.Node, ptr string) []Arg {
 		mp := join(ptr, mem.Key)
 		if seen[mem.Key] {
 			// As in members, the last one stays, the one mp names.
-			p.errorf(mp, "remove one of the two members", "argument %q appears twice", mem.Key)
+			p.errorf(mp, "remove one of the two members", "argument %q appears twice", report.Clip(mem.Key))
 			out = slices.DeleteFunc(out, func(a Arg) bool { return a.Name == mem.Key })
 		}
 		seen[mem.Key] = true

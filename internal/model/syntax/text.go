@@ -11,6 +11,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
@@ -174,7 +175,7 @@ func (t *textSyntax) describe(tok *lexer.Token) string {
 	case tok.Type == kSep && tok.Value == "\n":
 		return "end of line"
 	}
-	return fmt.Sprintf("%q", tok.Value)
+	return report.Quote(tok.Value)
 }
 
 // words maps the grammar's token type names, as participle's messages

@@ -10,6 +10,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 )
@@ -208,7 +209,7 @@ func (b *builder) finish() {
 	added := 0
 	for _, lv := range b.loopVars {
 		if b.labels[lv.item.Name] {
-			d := b.diag(lv.item.sp, "give the loop variable a name no statement has as its label", "%q is a label, so it cannot also name the loop variable", lv.item.Name)
+			d := b.diag(lv.item.sp, "give the loop variable a name no statement has as its label", "%q is a label, so it cannot also name the loop variable", report.Clip(lv.item.Name))
 			b.diags = slices.Insert(b.diags, lv.at+added, d)
 			added++
 		}
@@ -227,7 +228,7 @@ func (b *builder) collectLabels(it *tItem) {
 		name := it.Label.Name
 		for _, r := range reserved {
 			if name == r {
-				b.labelDiags = append(b.labelDiags, b.diag(it.Label.sp, "choose another label", "%q cannot label a statement: it is a name every expression has", name))
+				b.labelDiags = append(b.labelDiags, b.diag(it.Label.sp, "choose another label", "%q cannot label a statement: it is a name every expression has", report.Clip(name)))
 			}
 		}
 		b.labels[name] = true
@@ -427,9 +428,9 @@ func (b *builder) call(s *program.Step, c *tCall, member, args string) {
 			seen[name]++
 			switch n := count.of[name]; {
 			case seen[name] == 2 && n == 2:
-				b.errorf(a.Name, "remove one of the two", "argument %q appears twice", name)
+				b.errorf(a.Name, "remove one of the two", "argument %q appears twice", report.Clip(name))
 			case seen[name] == 2:
-				b.errorf(a.Name, "keep one of them", "argument %q appears %d times", name, n)
+				b.errorf(a.Name, "keep one of them", "argument %q appears %d times", report.Clip(name), n)
 			}
 			if seen[name] > 1 {
 				continue
