@@ -442,6 +442,13 @@ func TestHostilePeakRSS(t *testing.T) {
 		// id: 300 MB of text, and run held it (658 MB). A cell past 40
 		// characters now widens no column (pilotage help plan).
 		{"plan of a program whose first step id is 300,000 bytes, then 1,000 short ones", longID(300_000, 1000), planOf("plan"), tinyProg, 0},
+		// Graphviz laid out and drew every box: 167 to 258 MB, 24 MB of
+		// SVG. Past picture.MaxBoxes the picture is refused; what remains
+		// is plan's own check of 20,000 steps (plan as text takes as much).
+		{"plan --format svg of a valid 1 MB program of 20,000 steps", longID(1, 20_000),
+			func(f string) []string {
+				return []string{"plan", "--principal", "owner", "--lang", todo, "--format", "svg", f}
+			}, tinyProg, 40 << 20},
 		// A Run of 1,001 steps takes 6 MB over the baseline's of none,
 		// whatever their ids: held to that besides 10 bytes a byte.
 		{"run of it", longID(300_000, 1000), planOf("run"), tinyProg, 10*300_000 + 10<<20},
@@ -632,6 +639,10 @@ func TestReportsNotAmplified(t *testing.T) {
 	branch, branchSrc := write(t, dir, "branch.json", longBranch(900_000, 600))
 	snap, snapSrc := write(t, dir, "snap.json", longLanguageSnapshot(t, 1_000_000, 200))
 	pdl, pdlSrc := write(t, dir, "long.pdl", longLanguagePDL(t, 1_000_000, 500))
+	many, manySrc := write(t, dir, "many.json", longID(1, 20_000))
+	manyPlan, manyPlanSrc := write(t, dir, "many.plan.json", planJSON(t, bin, todo, manySrc))
+	manyRunSrc, _ := exec.Command(bin, "run", "--format", "json", "--principal", "owner", "--lang", todo, many).Output()
+	manyRun, _ := write(t, dir, "many.run.json", manyRunSrc)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -646,6 +657,11 @@ func TestReportsNotAmplified(t *testing.T) {
 		{"lint", []string{"lint", snap}, len(snapSrc)},
 		{"build", []string{"build", "-o", filepath.Join(dir, "out"), pdl}, len(pdlSrc)},
 		{"lint pdl", []string{"lint", pdl}, len(pdlSrc)},
+		// The picture of 20,000 boxes was 24 MB (plan) and 33 MB (the
+		// page); past picture.MaxBoxes plan refuses it and the page says
+		// so in its place.
+		{"plan svg", []string{"plan", "--principal", "owner", "--lang", todo, "--format", "svg", many}, len(manySrc)},
+		{"replay html", []string{"replay", "--format", "html", "--plan", manyPlan, manyRun}, len(manyPlanSrc) + len(manyRunSrc)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(bin, c.args...)

@@ -156,13 +156,20 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		}
 		return verb.Findings
 	}
+	var graph *picture.Graph
+	if draw != "" {
+		graph = picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.files.Sources[programFile], lang))
+		if err := picture.Drawable(draw, graph); err != nil {
+			return verb.Usage("%v; draw it with --format dot or mermaid, or plan a smaller program", err)
+		}
+	}
 	err = verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
 		switch {
 		case format == report.JSON:
 			resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule)
 			return report.WriteJSON(w, resp)
-		case draw != "":
-			return picture.WritePlan(w, draw, picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.files.Sources[programFile], lang)))
+		case graph != nil:
+			return picture.WritePlan(w, draw, graph)
 		case name == "plan" && resp.Valid:
 			if err := progtext.Plan(w, resp); err != nil || !syntax.Textual(lang.Locator) {
 				return err

@@ -1,6 +1,7 @@
 package picture
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"path/filepath"
@@ -207,9 +208,15 @@ func (p *Page) link(file string) string {
 	return filepath.ToSlash(rel)
 }
 
-// SVG is the plan graph with the traces over it, for the HTML page.
+// SVG is the plan graph with the traces over it, for the HTML page; a
+// note in its place for a plan too large to draw (MaxBoxes), so the
+// page's tables still report the traces.
 func (p *Page) SVG() (template.HTML, error) {
 	b, err := drawSVG(layout(p.graph), true)
+	var large *TooLargeError
+	if errors.As(err, &large) {
+		return template.HTML(`<p>` + template.HTMLEscapeString(large.Error()+"; the tables below list its steps") + `</p>`), nil
+	}
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,8 @@ package picture
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -10,7 +12,9 @@ import (
 
 	"github.com/goccy/go-graphviz"
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/replay"
 )
 
 // ext is a golden's file extension: Mermaid files are .mmd.
@@ -205,4 +209,43 @@ func FuzzPlanDOT(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTooLargeNotDrawn: a plan of more than MaxBoxes boxes is no SVG
+// picture, refused before Graphviz sees it (a 20,000-step plan took 167
+// to 258 MB and 50 s to draw); dot and mermaid still draw it, and the
+// HTML page says in the picture's place why there is none.
+func TestTooLargeNotDrawn(t *testing.T) {
+	plan := bigPlan(MaxBoxes + 1)
+	g := FromPlan(plan, Info{})
+	var large *TooLargeError
+	if err := SVG(io.Discard, g); !errors.As(err, &large) || large.Boxes <= MaxBoxes {
+		t.Errorf("SVG of %d steps: %v, want a TooLargeError", len(plan.Steps), err)
+	}
+	if err := Drawable("svg", g); !errors.As(err, &large) {
+		t.Errorf("Drawable(svg) = %v", err)
+	}
+	for _, format := range []string{"dot", "mermaid"} {
+		if err := Drawable(format, g); err != nil {
+			t.Errorf("Drawable(%s) = %v", format, err)
+		}
+		if err := WritePlan(io.Discard, format, g); err != nil {
+			t.Errorf("%s: %v", format, err)
+		}
+	}
+	if err := Drawable("svg", FromPlan(bigPlan(300), Info{})); err != nil {
+		t.Errorf("Drawable of 300 steps: %v", err)
+	}
+	src, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := replay.LoadPlan("plan.json", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := NewReplay(rp).Page(&report.Report{}, PageOptions{}).SVG()
+	if err != nil || !strings.Contains(string(svg), "more than the 5000 of an SVG picture") || strings.Contains(string(svg), "<svg") {
+		t.Errorf("the page's picture: %v, %.300s", err, svg)
+	}
 }

@@ -92,9 +92,47 @@ var svgSize = regexp.MustCompile(`<svg width="([0-9.]+)pt" height="([0-9.]+)pt"`
 // graphvizIDs are the element ids Graphviz numbers per document.
 var graphvizIDs = regexp.MustCompile(`id="((?:graph|node|edge|clust|a_node|a_edge)[0-9]+)"`)
 
+// MaxBoxes is the most boxes an SVG picture draws. Each box costs about
+// 1.2 KB of SVG and Graphviz's layout of it more: a plan of 20,000 steps
+// (a valid 1 MB program) took 167 – 258 MB and 50 s to write 24 MB of
+// picture that no one reads. 5,000 boxes draw in about 3 s and 80 MB,
+// and hold every plan of homeflow's 256 KiB program limit (3,784 steps).
+const MaxBoxes = 5000
+
+// TooLargeError is a plan with more than MaxBoxes boxes, drawn as SVG.
+type TooLargeError struct{ Boxes int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the plan has %d boxes to draw, more than the %d of an SVG picture (docs/pictures.md)", e.Boxes, MaxBoxes)
+}
+
+// Drawable is nil when the graph can be drawn in format, and a
+// *TooLargeError for an SVG picture of more than MaxBoxes boxes: a verb
+// checks it before it writes anything.
+func Drawable(format string, g *Graph) error {
+	if format != "svg" {
+		return nil // dot and mermaid are text in the plan's size
+	}
+	return layout(g).drawable()
+}
+
+func (d *drawing) drawable() error {
+	n := 0
+	for _, it := range d.items {
+		n += boxes(it)
+	}
+	if n > MaxBoxes {
+		return &TooLargeError{Boxes: n}
+	}
+	return nil
+}
+
 // drawSVG lays out the drawing, in parts when it is large, and returns
 // one SVG document.
 func drawSVG(d *drawing, links bool) ([]byte, error) {
+	if err := d.drawable(); err != nil {
+		return nil, err
+	}
 	parts := d.segments()
 	if len(parts) == 1 {
 		return renderSVG(dotText(d, links))
