@@ -163,10 +163,7 @@ func (c *compiler) principal(s *pdl.Stmt) {
 	}
 	c.principalNames[pr.Name] = true
 	if unknown.misspell("sees") {
-		if c.seesUnknown == nil {
-			c.seesUnknown = map[*language.Principal]bool{}
-		}
-		c.seesUnknown[pr] = true
+		c.markSeesUnknown(pr)
 	}
 	if other, dup := c.principalTokens[pr.Token]; dup && pr.Token != "" {
 		c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every principal its own token", "principals %s and %s share a token", report.Clip(other), report.Clip(pr.Name))
@@ -218,13 +215,55 @@ func (c *compiler) checkPrincipals() {
 				continue
 			}
 			if !hit {
-				ids := make([]string, 0, min(len(c.srv.Catalog), 1000))
-				for _, e := range c.srv.Catalog[:min(len(c.srv.Catalog), 1000)] {
-					ids = append(ids, e.ID)
-				}
-				c.errf(pdl.RuleReference, argAt{c.principalPatterns[i][j]}, pdl.DidYouMean(g, ids),
+				c.errf(pdl.RuleReference, argAt{c.principalPatterns[i][j]}, pdl.DidYouMean(g, c.patternsLike(g)),
 					"principal %s: pattern %q matches no catalog entry", report.Clip(pr.Name), report.Clip(g))
+				// The principal meant to see something else, so what it
+				// sees is unknown rather than what its other patterns
+				// match: the checks that depend on it (checkShownNames)
+				// pass it over instead of reporting the typo again at
+				// every name it hides.
+				c.markSeesUnknown(pr)
 			}
 		}
 	}
+}
+
+// markSeesUnknown records that what pr sees is unknown (see seesUnknown).
+func (c *compiler) markSeesUnknown(pr *language.Principal) {
+	if c.seesUnknown == nil {
+		c.seesUnknown = map[*language.Principal]bool{}
+	}
+	c.seesUnknown[pr] = true
+}
+
+// suggestIDs bounds the entries patternsLike draws its candidates from,
+// so a huge catalog costs no more than a thousand entries' worth.
+const suggestIDs = 1000
+
+// patternsLike lists what pattern g, which matches no entry, may have
+// meant: for a pattern with a wildcard every namespace of an entry id
+// with its wildcard ("sensors.*" of "sensors.read", "a.*" and "a.b.*" of
+// "a.b.c"), since "sensor.*" is a typo of a namespace, not of any one
+// id; for an exact id the ids themselves.
+func (c *compiler) patternsLike(g string) []string {
+	entries := c.srv.Catalog[:min(len(c.srv.Catalog), suggestIDs)]
+	wild := strings.ContainsAny(g, "*?[")
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range entries {
+		if !wild {
+			out = append(out, e.ID)
+			continue
+		}
+		for i := range len(e.ID) {
+			if e.ID[i] != '.' {
+				continue
+			}
+			if p := e.ID[:i+1] + "*"; !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
