@@ -518,6 +518,11 @@ type schemaResult struct {
 // reported as a whole. The message is jsonpos's, the words lint uses
 // for malformed JSON, not encoding/json's.
 func (c *compiler) jsonSyntax(a *pdl.Arg, inFile bool, src []byte, se *jsonpos.SyntaxError, hint, msg string) {
+	if !inFile && se.Pos.Offset < len(src) && a.Value.WrittenControl(src[se.Pos.Offset:]) {
+		// JSON stops at the first raw control character, which the
+		// parser already reported where it is written: one error.
+		return
+	}
 	var at lexer.Position
 	ok := true
 	switch {

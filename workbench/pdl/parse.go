@@ -258,21 +258,41 @@ func invalidUTF8(name string, t token) report.Finding {
 // ends (CR only before LF), DEL or a C1 control. Escaped in a "…" string
 // (\u0000, \x07) it is the author's choice and stays.
 func controlChar(name string, t token) (report.Finding, bool) {
-	for i, r := range t.val {
-		if !isControl(r) || r == '\t' || r == '\n' || (r == '\r' && strings.HasPrefix(t.val[i+1:], "\n")) {
-			continue
-		}
-		pos := t.pos
-		pos.Advance(t.val[:i])
-		end := pos
-		end.Column++
-		hint := fmt.Sprintf("write it as \\u%04x, or remove it", r)
-		if t.typ != tokString {
-			hint = fmt.Sprintf("raw strings and text blocks take no escapes: remove it, or use a \"…\" string and write it as \\u%04x", r)
-		}
-		return Errorf(RuleSyntax, pos.In(name), end.In(name), hint, fmt.Sprintf("control character U+%04X written as itself in a string", r)), true
+	i := firstControl(t.val)
+	if i < 0 {
+		return report.Finding{}, false
 	}
-	return report.Finding{}, false
+	r, _ := utf8.DecodeRuneInString(t.val[i:])
+	pos := t.pos
+	pos.Advance(t.val[:i])
+	end := pos
+	end.Column++
+	hint := fmt.Sprintf("write it as \\u%04x, or remove it", r)
+	if t.typ != tokString {
+		hint = fmt.Sprintf("raw strings and text blocks take no escapes: remove it, or use a \"…\" string and write it as \\u%04x", r)
+	}
+	return Errorf(RuleSyntax, pos.In(name), end.In(name), hint, fmt.Sprintf("control character U+%04X written as itself in a string", r)), true
+}
+
+// firstControl is the byte index in s of the first control character
+// controlChar reports, -1 when there is none.
+func firstControl(s string) int {
+	for i, r := range s {
+		if isControl(r) && r != '\t' && r != '\n' && (r != '\r' || !strings.HasPrefix(s[i+1:], "\n")) {
+			return i
+		}
+	}
+	return -1
+}
+
+// WrittenControl reports whether text, part of v's value, starts with a
+// control character written as itself in v, which parsing reported as a
+// pdl-syntax error (controlChar): a check of what v says (its JSON) that
+// stops there would only report that character again. One from an
+// escape in a "…" string is the author's choice, and not reported.
+func (v *Value) WrittenControl(text []byte) bool {
+	return v.Kind() != KindNumber && v.Kind() != KindIdent && firstControl(v.Token) >= 0 &&
+		firstControl(string(text[:min(len(text), 2)])) == 0
 }
 
 // isControl reports whether r is a C0 control, DEL or a C1 control.
