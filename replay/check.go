@@ -46,11 +46,14 @@ type frame struct {
 	// label is the arm a branch took.
 	label string
 	// iter is a loop's current iteration (0 before the first); continues,
-	// exited and summarized come from its decisions.
-	iter       int
-	continues  int
-	exited     bool
-	summarized bool
+	// exited and uncounted come from its decisions. uncounted says how
+	// many iterations they record cannot be read: the Language's
+	// summarized form, or a took that is no decision (reported at it, so
+	// the count it spoils is not reported again).
+	iter      int
+	continues int
+	exited    bool
+	uncounted bool
 	// seen marks the direct steps met in the current iteration; last is
 	// the Ord of the latest one and max the highest: execution passed
 	// every step listed before it (expected-reached).
@@ -428,7 +431,7 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 			if c.lang.summarizes(d.Took) {
 				// The Language documents a summarized form (§5.8.2); the
 				// iteration count cannot be read from it.
-				f.summarized = true
+				f.uncounted = true
 				continue
 			}
 			msg, hint := fmt.Sprintf("loop entry %q has a decision that took %q; a loop decision takes continue or exit", report.Clip(*e.w.ID), report.Clip(d.Took)),
@@ -445,6 +448,7 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 				hint = "this Language's closed-sets guide has no Loop decisions section, so its loops summarize nothing; a summarized form must be documented there (§5.8.2)"
 			}
 			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i) + "/took"), rel: []report.Location{c.rel(s)}, msg: msg, hint: hint})
+			f.uncounted = true
 		case f.exited:
 			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i)), rel: []report.Location{c.rel(s)},
 				msg: fmt.Sprintf("loop entry %q has a %s decision after its exit", report.Clip(*e.w.ID), report.Clip(d.Took))})
@@ -478,7 +482,7 @@ func (c *checker) closeFrame(f *frame, passed bool) {
 	if f.iter > 0 {
 		c.endIteration(f, passed || f.exited || f.continues > f.iter)
 	}
-	if f.summarized {
+	if f.uncounted {
 		return
 	}
 	id := f.entry.traceID()
