@@ -13,7 +13,7 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
-// TestCap: under a cap of 2, a file with ten pdl-unknown errors (§3.1)
+// TestCap: under a cap of 2, a file with ten pdl-unknown errors
 // compiles to the first two findings, built exactly as without a cap, and
 // the cap counts the other eight; a report that shares the cap and adds
 // them with AddListed prints, byte for byte, what capping the uncapped

@@ -438,7 +438,11 @@ func (c *compiler) schema(s *pdl.Stmt, use *schemaUse) json.RawMessage {
 		c.errf(pdl.RuleArgs, stmtAt{s}, "keep either the inline schema or file=", "%s has both an inline schema and a file", report.Clip(s.Keyword))
 		return nil
 	case hasFile:
-		b, ok := c.read(file, c.text(file, "the file name"))
+		section := sectionEntry
+		if s.Keyword == "context_schema" {
+			section = sectionManifest
+		}
+		b, ok := c.read(file, c.text(file, "the file name"), section)
 		if !ok {
 			return nil
 		}

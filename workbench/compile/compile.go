@@ -178,14 +178,19 @@ type compiler struct {
 	// cur is the Language whose definition is being compiled: an error
 	// then marks its definition broken (langState.broken).
 	cur *langState
+	// nearFile is the file a missing name most likely meant, "" for
+	// none; nil when files are not read from disk (Options.ReadFile).
+	nearFile func(name string) string
 }
 
 func newCompiler(opts Options, res *Result) *compiler {
+	var nearFile func(string) string
 	if opts.ReadFile == nil {
 		dir := opts.Dir
 		opts.ReadFile = func(p string) ([]byte, error) { return inputs.ReadFile(filepath.Join(dir, p), FileBound) }
+		nearFile = func(p string) string { return suggest.Path(dir, p) }
 	}
-	c := &compiler{opts: opts, res: res, srv: &language.Server{Positions: map[string]language.Pos{}},
+	c := &compiler{opts: opts, res: res, nearFile: nearFile, srv: &language.Server{Positions: map[string]language.Pos{}},
 		schemas: map[string]schemaResult{}, celCache: map[celKey]celResult{}, inputEnvs: map[string]*inputEnv{},
 		langByID: map[string]*langState{}, entryByID: map[string]*entryState{}, visibleCache: map[string][]*entryState{},
 		principalNames: map[string]bool{}, principalTokens: map[string]string{}, undefined: map[undefinedUse]bool{}}
@@ -205,7 +210,13 @@ func (c *compiler) errf(rule string, at positioned, hint, format string, args ..
 // each with every keyword for findings never shown.
 func (c *compiler) errHint(rule string, at positioned, hint func() string, format string, args ...any) {
 	pos, end := at.span(c.name)
-	if f := pdl.Errorf(rule, pos, end, "", ""); c.listed(f) {
+	c.addLazy(pdl.Errorf(rule, pos, end, "", ""), hint, format, args...)
+}
+
+// addLazy records f, given its hint and message only when the cap lists
+// it (errHint).
+func (c *compiler) addLazy(f report.Finding, hint func() string, format string, args ...any) {
+	if c.listed(f) {
 		f.Hint = hint()
 		f.Message = fmt.Sprintf(format, args...)
 		c.res.Findings = append(c.res.Findings, f)

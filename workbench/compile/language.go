@@ -3,6 +3,8 @@ package compile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -393,7 +395,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 		c.errf(pdl.RuleArgs, stmtAt{body}, "keep either file= or body", "guide %s has both a file and a body", report.Clip(g.ID))
 	case hasFile:
 		name := c.text(file, "the file name")
-		if b, ok := c.read(file, name); ok {
+		if b, ok := c.read(file, name, sectionGuide); ok {
 			if b, ok = c.guideText(file, name, b); ok {
 				g.Body, g.Source = string(b), name
 			}
@@ -405,18 +407,45 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	ls.guideStmts = append(ls.guideStmts, s)
 }
 
-// read reads a file the PDL names, reporting failure at a.
-func (c *compiler) read(a *pdl.Arg, name string) ([]byte, bool) {
+// The sections of Part II that define what a file a PDL names holds,
+// which its pdl-file findings cite: a guide's body, a catalog entry's
+// schemas, a Language's context_schema (in the manifest).
+const (
+	sectionGuide    = "5.2"
+	sectionEntry    = "5.4"
+	sectionManifest = "5.1"
+)
+
+// read reads a file the PDL names, reporting failure at a, citing
+// section, what defines the content the file holds: reading a file is
+// PDL's own affair, what it is for is the spec's.
+func (c *compiler) read(a *pdl.Arg, name, section string) ([]byte, bool) {
 	if name == "" {
 		return nil, false
 	}
 	b, err := c.opts.ReadFile(name)
 	if err != nil {
-		c.errf(pdl.RuleFile, argAt{a}, "file names are relative to the PDL file's directory", "cannot read %s: %v", report.Clip(name), unwrapPathError(err))
+		hint := func() string {
+			if c.nearFile != nil && errors.Is(err, fs.ErrNotExist) {
+				if near := c.nearFile(name); near != "" {
+					return "did you mean " + report.Clip(near) + "?"
+				}
+			}
+			return "file names are relative to the PDL file's directory"
+		}
+		c.fileErr(section, a, hint, "cannot read %s: %v", report.Clip(name), unwrapPathError(err))
 		return nil, false
 	}
 	c.res.Sources[c.path(name)] = b
 	return b, true
+}
+
+// fileErr records a pdl-file finding at a citing section.
+func (c *compiler) fileErr(section string, a *pdl.Arg, hint func() string, format string, args ...any) {
+	pos, end := argAt{a}.span(c.name)
+	f := pdl.Errorf(pdl.RuleFile, pos, end, "", "")
+	f.CiteSections([]string{section})
+	c.addLazy(f, hint, format, args...)
 }
 
 // guideText is a guide file's Markdown as it is published: a UTF-8 byte
@@ -428,7 +457,7 @@ func (c *compiler) guideText(a *pdl.Arg, name string, b []byte) ([]byte, bool) {
 	case enc.UTF8WithBOM():
 		return b[len(textenc.UTF8BOM):], true
 	case enc.Foreign():
-		c.errf(pdl.RuleFile, argAt{a}, "guides are UTF-8 Markdown: "+enc.Convert(), "guide file %s %s", report.Clip(name), enc.Shows)
+		c.fileErr(sectionGuide, a, func() string { return "guides are UTF-8 Markdown: " + enc.Convert() }, "guide file %s %s", report.Clip(name), enc.Shows)
 		return nil, false
 	}
 	return b, true

@@ -8,7 +8,9 @@ import (
 
 // Rule IDs of the findings the PDL parser and compiler raise. They print
 // with the same reporters as lint findings; Section is the Part II section
-// the check serves (PDL itself is not in Part II).
+// the check serves. PDL itself is not in the spec: the rules on its own
+// syntax (and on reading the files it names, whose findings cite what the
+// file holds) cite report.Convention, and docs/pdl.md documents them.
 const (
 	RuleSyntax    = "pdl-syntax"     // the text is not PDL
 	RuleUnknown   = "pdl-unknown"    // a keyword or option PDL does not have here
@@ -34,14 +36,14 @@ const doc = "docs/pdl.md#diagnostics"
 // them, and docs/pdl.md#diagnostics documents them in this order
 // (TestRulesDocumented).
 var Rules = []report.RuleInfo{
-	{ID: RuleSyntax, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "The file must be well-formed PDL: statements, arguments and balanced blocks.", Doc: doc},
-	{ID: RuleUnknown, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "Every keyword, option and flag must be one PDL defines in that place.", Doc: doc},
-	{ID: RuleArgs, Category: "pdl", Section: "3.1", Severity: report.Error, Summary: "Every statement must have the arguments its keyword takes.", Doc: doc},
+	{ID: RuleSyntax, Category: "pdl", Section: report.Convention, Severity: report.Error, Summary: "The file must be well-formed PDL: statements, arguments and balanced blocks.", Doc: doc},
+	{ID: RuleUnknown, Category: "pdl", Section: report.Convention, Severity: report.Error, Summary: "Every keyword, option and flag must be one PDL defines in that place.", Doc: doc},
+	{ID: RuleArgs, Category: "pdl", Section: report.Convention, Severity: report.Error, Summary: "Every statement must have the arguments its keyword takes.", Doc: doc},
 	{ID: RuleValue, Category: "pdl", Section: "5.1", Severity: report.Error, Summary: "Every value must be one of its closed set, or well-formed for its type.", Doc: doc},
 	{ID: RuleDuplicate, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Languages, guides, entries, closed-set values and principals must be defined once.", Doc: doc},
 	{ID: RuleReference, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Every name a statement uses (kind, risk, status, entry, Language) must be defined.", Doc: doc},
 	{ID: RuleRequired, Category: "pdl", Section: "4.3", Severity: report.Error, Summary: "A Language must state what its capabilities require (execution mode, trace level, retention, guides).", Doc: doc},
-	{ID: RuleFile, Category: "pdl", Section: "5.2", Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file.", Doc: doc},
+	{ID: RuleFile, Category: "pdl", Section: report.Convention, Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file.", Doc: doc},
 	{ID: RuleJSON, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "JSON values must parse, and JSON Schemas must compile.", Doc: doc},
 	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input` as the entry's input_schema types it.", Doc: doc},
 	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers.", Doc: doc},
