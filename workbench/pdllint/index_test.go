@@ -37,6 +37,13 @@ published document cannot settle. Rules that judge values of a closed set
 report an ` + "`error`" + ` in a 1.0 or 1.1 manifest and a ` + "`warning`" + ` in a later minor
 version (reading 11). Turn a rule off with ` + "`--disable ID`" + `; list them with
 ` + "`pilotage lint --list-rules`" + `.
+
+The text report ends with a summary line,
+` + "`3 errors, 0 warnings in 3 files (checked 52 rules)`" + `: the files counted are the inputs and, besides
+them, the files findings are in (the guides and schemas a PDL file names,
+a trace's plan), so the count is of files to open. With ` + "`-o FILE`" + ` the
+report goes to FILE and standard output names it with what it counts,
+` + "`wrote FILE: 3 errors, 0 warnings`" + `, as ` + "`lint`" + `, ` + "`replay`" + ` and ` + "`conform`" + ` do.
 `)
 	b.WriteString(pdlRules())
 	b.WriteString(suppressionRules())

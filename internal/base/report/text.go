@@ -106,8 +106,9 @@ func countNoun(n int, plural string) string {
 	return strings.TrimSuffix(plural, "s")
 }
 
-func summaryLine(r *Report) string {
-	s := r.Summary
+// Counts is what s counts, as the summary line begins: "3 errors, 1
+// warning", with infos and suppressed findings when there are any.
+func Counts(s Summary) string {
 	parts := []string{Count(s.Errors, "error"), Count(s.Warnings, "warning")}
 	if s.Infos > 0 {
 		parts = append(parts, Count(s.Infos, "info"))
@@ -115,9 +116,14 @@ func summaryLine(r *Report) string {
 	if s.Suppressed > 0 {
 		parts = append(parts, fmt.Sprintf("%d suppressed", s.Suppressed))
 	}
-	line := strings.Join(parts, ", ")
-	if s.Files > 0 {
-		line += " in " + Count(s.Files, "file")
+	return strings.Join(parts, ", ")
+}
+
+func summaryLine(r *Report) string {
+	s := r.Summary
+	line := Counts(s)
+	if files := s.Files + r.filesNamed(); files > 0 {
+		line += " in " + Count(files, "file")
 	}
 	if len(s.Checked) > 0 {
 		keys := slices.Sorted(maps.Keys(s.Checked))
@@ -209,4 +215,26 @@ func Snippet(src []byte, line, col int) string {
 		return ""
 	}
 	return snippet(shown, Finding{Line: line, Column: col})
+}
+
+// filesNamed counts the files findings are in that are not inputs: the
+// guides and schemas a PDL file names, a plan a trace is checked against.
+// "3 errors in 1 file" read as one file to open when the errors were in
+// the PDL and two of its guides. Suppressed findings, which text does
+// not list, do not count. None when the inputs are not listed.
+func (r *Report) filesNamed() int {
+	if len(r.Files) == 0 {
+		return 0
+	}
+	inputs := make(map[string]bool, len(r.Files))
+	for _, f := range r.Files {
+		inputs[f] = true
+	}
+	named := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.File != "" && !inputs[f.File] && !f.Suppressed() {
+			named[f.File] = true
+		}
+	}
+	return len(named)
 }
