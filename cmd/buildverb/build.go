@@ -61,7 +61,7 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 	// Every definition compiles before any build is written.
 	var builds []*compile.Result
 	for _, name := range names {
-		res, err := verb.LoadPDL(s.Err, name, p.Color, p.MaxPerRule)
+		res, err := verb.LoadPDL(s.Err, name, "build", p.Color, p.MaxPerRule)
 		if err != nil {
 			return err
 		}

@@ -181,7 +181,7 @@ func conformDeep(s verb.Streams, p Params, prog *conform.Program) (*replay.Deep,
 	case !p.Execute || p.Lang == "":
 		return nil, verb.Usage("--deep re-decides the Run of --program: give --program FILE --execute --lang FILE.pdl")
 	}
-	res, err := verb.LoadPDL(s.Err, p.Lang, p.Color, p.MaxPerRule)
+	res, err := verb.LoadPDL(s.Err, p.Lang, "--lang", p.Color, p.MaxPerRule)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func formatter(s verb.Streams, p Params) (func(name string, src []byte) ([]byte,
 			return out, findings, nil
 		}, compile.FileBound, nil
 	}
-	res, err := verb.LoadPDL(s.Err, p.Lang, p.Color, report.DefaultMaxPerRule)
+	res, err := verb.LoadPDL(s.Err, p.Lang, "--lang", p.Color, report.DefaultMaxPerRule)
 	if err != nil {
 		return nil, inputs.Bound{}, err
 	}

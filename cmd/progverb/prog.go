@@ -93,7 +93,7 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 	if err := verb.CheckMaxPerRule(p.MaxPerRule); err != nil {
 		return err
 	}
-	res, err := verb.LoadPDL(s.Err, p.Lang, p.Color(s.Err), report.DefaultMaxPerRule)
+	res, err := verb.LoadPDL(s.Err, p.Lang, "--lang", p.Color(s.Err), report.DefaultMaxPerRule)
 	if err != nil {
 		return err
 	}

@@ -196,7 +196,7 @@ func replayLanguage(s verb.Streams, p Params) (*replay.Language, *replay.Deep, e
 		}
 		return l, nil, nil
 	case p.Lang != "":
-		res, err := verb.LoadPDL(s.Err, p.Lang, p.Color, p.MaxPerRule)
+		res, err := verb.LoadPDL(s.Err, p.Lang, "--lang", p.Color, p.MaxPerRule)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -255,7 +255,7 @@ func quoteStatements(s verb.Streams, p Params, rep *report.Report) error {
 	if p.Lang == "" {
 		return verb.Usage("--program needs --lang, the PDL whose Language reads it")
 	}
-	res, err := verb.LoadPDL(s.Err, p.Lang, p.Color, p.MaxPerRule)
+	res, err := verb.LoadPDL(s.Err, p.Lang, "--lang", p.Color, p.MaxPerRule)
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 		}
 	}
 	logw := s.Err
-	res, err := verb.LoadPDL(logw, name, false, report.DefaultMaxPerRule)
+	res, err := verb.LoadPDL(logw, name, "serve", false, report.DefaultMaxPerRule)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@
 package compile
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/schemacost"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -82,6 +84,9 @@ var FileBound = inputs.Bound{Bytes: pdl.MaxFileBytes, Of: "the most a PDL file o
 func Load(path string, max int) (*Result, *report.Report, error) {
 	src, err := inputs.ReadFile(path, FileBound)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := notPDL(path, src); err != nil {
 		return nil, nil, err
 	}
 	rep := &report.Report{Tool: "pilotage", Files: []string{path}, Cap: report.NewCap(max)}
@@ -549,4 +554,31 @@ var usage = map[string]string{
 	"latency":        `latency 20ms`,
 	"program":        `program """{ "steps": [ … ] }"""`,
 	"sees":           `sees "pattern" …`,
+}
+
+// JSONError is a file named where a PDL file is expected that holds
+// JSON: most often the snapshot or manifest build wrote, or a program.
+// Read as PDL it gave a screenful of "unexpected character ':'".
+type JSONError struct {
+	Name string
+	Kind inputs.Kind
+}
+
+func (e *JSONError) Error() string {
+	what := ""
+	if e.Kind != inputs.Unknown && e.Kind != inputs.Other {
+		what = " (" + e.Kind.String() + ")"
+	}
+	return e.Name + " is JSON" + what + ", not a PDL file"
+}
+
+// notPDL is a JSONError when src is JSON: its first character past
+// blanks opens an object or an array, which no PDL statement does (one
+// starts with a keyword or a comment).
+func notPDL(name string, src []byte) error {
+	trimmed := bytes.TrimLeft(bytes.TrimPrefix(src, []byte(textenc.UTF8BOM)), " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '{' && trimmed[0] != '[' {
+		return nil
+	}
+	return &JSONError{Name: name, Kind: inputs.Sniff(bytes.NewReader(src))}
 }
