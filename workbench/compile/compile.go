@@ -218,6 +218,15 @@ func (c *compiler) errHint(rule string, at positioned, hint func() string, forma
 	c.addLazy(pdl.Errorf(rule, pos, end, "", ""), hint, format, args...)
 }
 
+// citeErr is errHint for a finding that cites section rather than its
+// rule's: a rule whose checks serve several sections.
+func (c *compiler) citeErr(rule, section string, at positioned, hint func() string, format string, args ...any) {
+	pos, end := at.span(c.name)
+	f := pdl.Errorf(rule, pos, end, "", "")
+	f.CiteSections([]string{section})
+	c.addLazy(f, hint, format, args...)
+}
+
 // addLazy records f, given its hint and message only when the cap lists
 // it (errHint).
 func (c *compiler) addLazy(f report.Finding, hint func() string, format string, args ...any) {

@@ -442,10 +442,7 @@ func (c *compiler) read(a *pdl.Arg, name, section string) ([]byte, bool) {
 
 // fileErr records a pdl-file finding at a citing section.
 func (c *compiler) fileErr(section string, a *pdl.Arg, hint func() string, format string, args ...any) {
-	pos, end := argAt{a}.span(c.name)
-	f := pdl.Errorf(pdl.RuleFile, pos, end, "", "")
-	f.CiteSections([]string{section})
-	c.addLazy(f, hint, format, args...)
+	c.citeErr(pdl.RuleFile, section, argAt{a}, hint, format, args...)
 }
 
 // guideText is a guide file's Markdown as it is published: a UTF-8 byte

@@ -215,7 +215,9 @@ func (c *compiler) checkPrincipals() {
 				continue
 			}
 			if !hit {
-				c.errf(pdl.RuleReference, argAt{c.principalPatterns[i][j]}, pdl.DidYouMean(g, c.patternsLike(g)),
+				// Principals and what they see are §10.3's, not the
+				// catalog's (§5.4) the rule cites for its other names.
+				c.citeErr(pdl.RuleReference, "10.3", argAt{c.principalPatterns[i][j]}, func() string { return pdl.DidYouMean(g, c.patternsLike(g)) },
 					"principal %s: pattern %q matches no catalog entry", report.Clip(pr.Name), report.Clip(g))
 				// The principal meant to see something else, so what it
 				// sees is unknown rather than what its other patterns
