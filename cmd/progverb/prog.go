@@ -17,6 +17,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
@@ -108,6 +109,10 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 	if err != nil {
 		return err
 	}
+	// This process checks one program once: the CEL caches need keep
+	// only what repeats in it (expr.LimitCaches), within its size, at
+	// least a megabyte.
+	defer expr.LimitCaches(max(1<<20, len(pf.program)))()
 	// One Run at most: the default memory limit is never reached.
 	eng, err := verb.NewEngine(res.Server, engine.Options{})
 	if err != nil {

@@ -81,6 +81,7 @@ type Engine struct {
 	keys keyLocks
 	// idKey keys the names of deployed programs (programName).
 	idKey []byte
+	last  lastCheck
 }
 
 // New starts an engine for srv.

@@ -73,7 +73,7 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 	var prog *program.Program
 	var ctxVal any
 	if r.ref == nil {
-		ck, err := e.check(ctx, r.view, req.Program, req.Context, inline)
+		ck, err := e.check(ctx, r.view, req.Program, req.Context, inline, true)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 	if r.ref != nil {
 		// The body was validated at promotion; it is rebuilt with every
 		// name in reach, and each call is authorized as it runs (§10.3).
-		ck, err := e.check(ctx, e.view(r.st, r.lang, serverAuthority), r.ref.prom.Body, req.Context, bodyKind{promoted: r.ref})
+		ck, err := e.check(ctx, e.view(r.st, r.lang, serverAuthority), r.ref.prom.Body, req.Context, bodyKind{promoted: r.ref}, true)
 		if err != nil {
 			return nil, err
 		}

@@ -540,7 +540,7 @@ func (r *runner) sub(idx int, en *entry, args map[string]any, in json.RawMessage
 	concealed := r.st.conceals(en, r.lang.ID, r.caller)
 	// Compiled with every name in reach; each call is authorized as it
 	// runs, under auth (§10.3).
-	ck, err := r.e.check(r.ctx, r.e.view(r.st, r.lang, serverAuthority), en.prom.Body, r.ctxIn, bodyKind{promoted: en})
+	ck, err := r.e.check(r.ctx, r.e.view(r.st, r.lang, serverAuthority), en.prom.Body, r.ctxIn, bodyKind{promoted: en}, true)
 	if err != nil {
 		if ended := r.alive(); ended != nil {
 			err = ended // while its context_schema waited to compile

@@ -27,7 +27,7 @@ func TestCheckTracesRefusesABrokenTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ck, err := e.check(context.Background(), r.view, prog, nil, inline)
+	ck, err := e.check(context.Background(), r.view, prog, nil, inline, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,11 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -33,7 +35,7 @@ func (e *Engine) Validate(ctx context.Context, c service.Caller, language string
 		return nil, unsupported("Language %s does not declare validate", l.ID)
 	}
 	v := e.view(st, l, c.Principal)
-	ck, err := e.check(ctx, v, req.Program, req.Context, inline)
+	ck, err := e.check(ctx, v, req.Program, req.Context, inline, false)
 	if err != nil {
 		return nil, err
 	}
@@ -91,13 +93,88 @@ type checked struct {
 }
 
 // check reads and checks a program and its context exactly as validate
-// does; execute uses it for revalidation (§6.5.2 step 3). Errors are
+// does; execute uses it for revalidation (§6.5.2 step 3), with run set:
+// its expressions are prepared to run, not only typed. Errors are
 // request errors (resource_limit, invalid_request) or internal ones.
-func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage, body bodyKind) (*checked, error) {
+func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage, body bodyKind, run bool) (*checked, error) {
 	l := v.lang
 	if isAbsent(raw) {
 		return nil, invalid("the request has no program")
 	}
+	if body != inline {
+		return e.checkNow(ctx, v, raw, ctxRaw, body, run)
+	}
+	key := checkKey{st: v.st, lang: l, principal: v.principal, sum: checkSum(raw, ctxRaw)}
+	if ck := e.last.get(key, run); ck != nil {
+		return ck, nil
+	}
+	ck, err := e.checkNow(ctx, v, raw, ctxRaw, body, run)
+	if err == nil {
+		e.last.put(key, ck, run)
+	}
+	return ck, err
+}
+
+// lastCheck is the inline program an engine checked last and what it was
+// checked against, which answers a check of the same program again:
+// validate and then execute of one program (the loop of §6.5), and
+// pilotage test's cases, each of which validates and executes its
+// program, many naming one program file. Checking a program of 20,000
+// steps again took seconds a case. It holds one checked program beyond
+// the requests, at most limits program's worth.
+type lastCheck struct {
+	mu  sync.Mutex
+	key checkKey
+	// run is set when ck's expressions are prepared to run (it then
+	// answers validate too).
+	run bool
+	ck  *checked
+}
+
+// checkKey is what a check depends on: the catalog state (immutable,
+// replaced by every change), the Language, the principal whose view it
+// is, and the program and context, by their hash.
+type checkKey struct {
+	st        *state
+	lang      *lang
+	principal string
+	sum       [sha256.Size]byte
+}
+
+func checkSum(raw, ctxRaw json.RawMessage) [sha256.Size]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00", len(raw))
+	h.Write(raw)
+	h.Write(ctxRaw)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// get is the check remembered under key, if it serves (run: prepared to
+// run), with diagnostics of the caller's own.
+func (m *lastCheck) get(key checkKey, run bool) *checked {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ck == nil || m.key != key || run && !m.run {
+		return nil
+	}
+	ck := *m.ck
+	ck.diags = slices.Clone(ck.diags)
+	return &ck
+}
+
+func (m *lastCheck) put(key checkKey, ck *checked, run bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := *ck
+	c.diags = slices.Clone(ck.diags)
+	m.key, m.ck, m.run = key, &c, run
+}
+
+// checkNow is check, not remembered.
+func (e *Engine) checkNow(ctx context.Context, v *view, raw, ctxRaw json.RawMessage, body bodyKind, run bool) (*checked, error) {
+	l := v.lang
 	src := syntax.Source(l.Locator, raw)
 	if len(src) > l.limits.ProgramBytes {
 		return nil, &ProgramError{RequestError: &pilotage.RequestError{Kind: pilotage.ErrResourceLimit,
@@ -111,6 +188,7 @@ func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage
 	ck := &checked{prog: prog}
 	if pilotage.Valid(diags) {
 		env := v.programEnv(body, e.noPrincipalHint(v))
+		env.TypesOnly = !run
 		res, err := program.Check(prog, env)
 		var le *program.LimitError
 		if errors.As(err, &le) {

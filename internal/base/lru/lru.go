@@ -91,6 +91,16 @@ func (c *Cache[V]) Reset() {
 	c.total = 0
 }
 
+// SetMax sets the most weight the cache holds, evicting down to it, and
+// returns the most before.
+func (c *Cache[V]) SetMax(maxWeight int) (before int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	before, c.max = c.max, maxWeight
+	c.evict()
+	return before
+}
+
 // Weight is the total weight held, keys included; Len the entries.
 func (c *Cache[V]) Weight() int {
 	c.mu.Lock()

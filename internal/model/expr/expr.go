@@ -306,6 +306,22 @@ type parseResult struct {
 
 var parses = lru.New[*parseResult](parseBudget, 0)
 
+// LimitCaches lowers the budgets of the caches of environments and of
+// parsed expressions to at most bytes each, and returns what restores
+// them. The budgets are for a server, which validates and executes the
+// same programs again; a process that checks one program once (pilotage
+// validate, plan, run) meets again only what repeats in that program,
+// and the default budgets let it keep some 2 KB an expression it will
+// not meet again: 35 MB of a program of 20,000 steps
+// (docs/performance.md, "A large valid program").
+func LimitCaches(bytes int) (restore func()) {
+	env, parse := envs.SetMax(min(envBudget, bytes)), parses.SetMax(min(parseBudget, bytes))
+	return func() {
+		envs.SetMax(env)
+		parses.SetMax(parse)
+	}
+}
+
 // ResetCaches drops every cached environment, parsed expression and
 // decoded schema. Results do not change, only their cost: a host may call
 // it to give the memory back, and a benchmark to measure what a fresh
@@ -316,8 +332,9 @@ func ResetCaches() {
 	schemas.Reset()
 }
 
-// Expr is a checked, runnable expression. It is shared by every check of
-// the same source in the same environment, and safe for concurrent use.
+// Expr is a checked expression, runnable when Check made it (not Typed).
+// It is shared by every check of the same source in the same environment,
+// and safe for concurrent use.
 type Expr struct {
 	Source string
 	// Type is the static type the checker inferred.
@@ -329,20 +346,51 @@ type Expr struct {
 // Check type-checks p in this environment and prepares it for evaluation
 // under the cost limit. A shared Env remembers the result, issues
 // included: it depends only on the environment and the source.
-func (e *Env) Check(p *Parsed) (*Expr, []Issue) {
+func (e *Env) Check(p *Parsed) (*Expr, []Issue) { return e.remembered(p, true) }
+
+// Typed type-checks p as Check does, without preparing it for evaluation:
+// its Expr has the Type and cannot be evaluated. It is for a caller that
+// reports what the checker finds and runs nothing (validate, plan,
+// pilotage build): planning, about a quarter of the CPU of Check, has
+// nothing to find there, since the planner rejects only functions and
+// types the checker did not resolve, and these environments declare no
+// function beyond CEL's standard library; and a planned expression, about
+// 900 bytes, was half of what checking a program of 20,000 steps held
+// (docs/performance.md, "A large valid program"). A shared Env remembers
+// it as Check does, and a later Check plans it.
+func (e *Env) Typed(p *Parsed) (*Expr, []Issue) { return e.remembered(p, false) }
+
+// Type is the static type of p, as Typed finds it.
+func (e *Env) Type(p *Parsed) (*cel.Type, []Issue) {
+	x, issues := e.Typed(p)
+	if x == nil {
+		return nil, issues
+	}
+	return x.Type, nil
+}
+
+// remembered is Check (planned) or Typed: what the Env remembers of p
+// when it serves, or p checked now and remembered. An expression is
+// charged to the cache once, when first remembered; planning it later
+// replaces it at the same charge.
+func (e *Env) remembered(p *Parsed, planned bool) (*Expr, []Issue) {
+	serves := func(r checkResult) bool { return !planned || r.x == nil || r.x.prg != nil }
 	e.mu.Lock()
 	r, ok := e.checked[p.src]
 	e.mu.Unlock()
-	if ok {
+	if ok && serves(r) {
 		return r.x, r.issues
 	}
-	r = e.check(p)
+	r = e.check(p, planned)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if prev, ok := e.checked[p.src]; ok {
+	prev, had := e.checked[p.src]
+	switch {
+	case had && serves(prev):
 		return prev.x, prev.issues
-	}
-	if !e.uncached {
+	case had:
+		e.checked[p.src] = r
+	case !e.uncached:
 		if envs.Grow(e.key, perEntry+perChar*len(p.src)) {
 			e.checked[p.src] = r
 		} else {
@@ -350,31 +398,6 @@ func (e *Env) Check(p *Parsed) (*Expr, []Issue) {
 		}
 	}
 	return r.x, r.issues
-}
-
-// Type type-checks p as Check does and returns its static type, without
-// preparing it for evaluation or remembering it (a result Check
-// remembered is used). It is for a caller that reports what the checker
-// finds and runs nothing (pilotage build): planning, about a quarter of
-// the CPU of Check and a tenth of a build's allocations, has nothing to
-// find there, since the planner rejects only functions and types the
-// checker did not resolve, and these environments declare no function
-// beyond CEL's standard library.
-func (e *Env) Type(p *Parsed) (*cel.Type, []Issue) {
-	e.mu.Lock()
-	r, ok := e.checked[p.src]
-	e.mu.Unlock()
-	if ok {
-		if r.x == nil {
-			return nil, r.issues
-		}
-		return r.x.Type, nil
-	}
-	checked, found := e.typeCheck(p)
-	if found != nil {
-		return nil, found
-	}
-	return checked.OutputType(), nil
 }
 
 // typeCheck type-checks p, locating any issues in its source.
@@ -390,10 +413,14 @@ func (e *Env) typeCheck(p *Parsed) (*cel.Ast, []Issue) {
 	return checked, nil
 }
 
-func (e *Env) check(p *Parsed) checkResult {
+// check type-checks p and, if planned, prepares it for evaluation.
+func (e *Env) check(p *Parsed, planned bool) checkResult {
 	checked, found := e.typeCheck(p)
 	if found != nil {
 		return checkResult{issues: found}
+	}
+	if !planned {
+		return checkResult{x: &Expr{Source: p.src, Type: checked.OutputType(), conv: e.conv}}
 	}
 	prg, err := e.env.Program(checked,
 		cel.CostLimit(e.limits.Cost),

@@ -47,6 +47,10 @@ type Env struct {
 	// Context declares `context` with this schema when HasContext is true.
 	HasContext bool
 	Context    expr.Schema
+	// TypesOnly checks each expression for its type without preparing it
+	// to run (expr.Env.Typed), for a program validated, not run: Expr.X
+	// is left nil.
+	TypesOnly bool
 }
 
 // Preferred engine diagnostic codes: a Language that declares one of these
@@ -83,16 +87,19 @@ type checker struct {
 	// that declares it; built from all at the first hint that asks.
 	loopOf map[string]string
 	roots  map[*expr.Env][]string
+	// addressable counts the ids of the steps an expression being
+	// checked may address (sequence).
+	addressable map[string]int
 	// limit is set when an expression exceeded a parser bound.
 	limit *LimitError
 }
 
 // Check resolves names and checks every expression of prog, filling in
-// Step.Entry and Expr.X. prog must come from Parse without syntax
+// Step.Entry and, unless env.TypesOnly, Expr.X. prog must come from Parse without syntax
 // diagnostics. An expression beyond the parser's bounds gives a
 // *LimitError.
 func Check(prog *Program, env *Env) (*Checked, error) {
-	c := &checker{env: env, prog: prog, all: map[string]*Step{}, refs: map[string]bool{}}
+	c := &checker{env: env, prog: prog, all: map[string]*Step{}, refs: map[string]bool{}, addressable: map[string]int{}}
 	c.ids()
 	c.targets()
 	root, err := expr.NewEnv(env.Limits, c.rootDecls())
@@ -106,6 +113,7 @@ func Check(prog *Program, env *Env) (*Checked, error) {
 		var top []string
 		for _, s := range prog.Steps {
 			top = append(top, s.ID)
+			c.addressable[s.ID]++
 		}
 		c.expr(prog.Output, root, top)
 	}
@@ -225,9 +233,18 @@ func (c *checker) rootDecls() []expr.Decl {
 func validPath(id string) bool { return expr.IsIdentifier(id) }
 
 // sequence checks steps in order; visible are the ids addressable from
-// enclosing sequences.
+// enclosing sequences. vis grows on visible's array, not a copy of it:
+// an inner sequence's ids are written past the enclosing one's length and
+// overwritten once it returns, so a program of n steps in branches costs
+// no n² copies. addressable counts the same ids for the scope checks,
+// which asked the list and took a program of 20,000 steps seconds.
 func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error {
-	vis := append([]string(nil), visible...)
+	vis := visible
+	defer func() {
+		for _, id := range vis[len(visible):] {
+			c.addressable[id]--
+		}
+	}()
 	for _, s := range steps {
 		switch s.Kind {
 		case Call, Run:
@@ -268,6 +285,7 @@ func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error
 		}
 		if s.ID != "" {
 			vis = append(vis, s.ID)
+			c.addressable[s.ID]++
 		}
 	}
 	return nil
@@ -390,12 +408,18 @@ func (c *checker) expr(e *Expr, env *expr.Env, visible []string) *expr.Expr {
 	if hasError(c.diags[before:]) {
 		return nil
 	}
-	x, issues := env.Check(parsed)
+	check := env.Check
+	if c.env.TypesOnly {
+		check = env.Typed
+	}
+	x, issues := check(parsed)
 	if len(issues) > 0 {
 		c.issues(e, issues, env, visible)
 		return nil
 	}
-	e.X = x
+	if !c.env.TypesOnly {
+		e.X = x
+	}
 	return x
 }
 
@@ -436,7 +460,7 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 		rest = rest[size:]
 	}
 	sel := fields(rest)
-	if c.all[name] != nil && contains(visible, name) {
+	if c.all[name] != nil && c.addressable[name] > 0 {
 		return stepHint(name, strings.Split(strings.TrimPrefix(sel, "."), ".")) + " a step's result is addressed as steps.<id>.output"
 	}
 	if best := suggest.Closest(name, roots); best != "" && best != name {
@@ -537,7 +561,7 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 	case "steps":
 		if len(r.Path) < 2 || r.Path[1] != "output" {
 			h := ""
-			if len(r.Path) > 0 && contains(visible, r.Path[0]) {
+			if len(r.Path) > 0 && c.addressable[r.Path[0]] > 0 {
 				h = stepHint(r.Path[0], r.Path[1:])
 			}
 			c.add(code, pilotage.SeverityError, e.Pointer, "a step's result is addressed as steps.<id>.output", h, rng)
@@ -549,7 +573,7 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", report.Clip(id)), stepsHere(id, visible), rng)
 			return
 		}
-		if !contains(visible, id) {
+		if c.addressable[id] == 0 {
 			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", report.Clip(id), c.why(s)), hint(id, visible), rng)
 			return
 		}
@@ -595,13 +619,4 @@ func (c *checker) why(s *Step) string {
 		return "it is inside " + kind + " and is addressable only there, after it ran"
 	}
 	return "a step can address only the steps before it"
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
