@@ -278,6 +278,18 @@ func TestHostilePeakRSS(t *testing.T) {
 		}
 		return b[1:]
 	}
+	// A valid program of 20,000 steps (1.1 MB), each passing the step
+	// before's output on, and cases naming one of 2,000 steps in a branch
+	// not taken: the check is all their cost.
+	chainLang, tinyChain := write("chain.pdl", []byte(chainPDL)), write("tiny-chain.json", chainProgram(1))
+	chainOf := func(verb string) func(f string) []string {
+		return func(f string) []string { return []string{verb, "--lang", chainLang, f} }
+	}
+	write("branch.json", fmt.Appendf(nil, `{"steps": [{"id": "b", "if": "false", "then": %s, "else": []}], "output": "1"}`, chainSteps(2000)))
+	namingBranch := []byte("pdl: chain.pdl\ncases:\n")
+	for i := range 60 {
+		namingBranch = fmt.Appendf(namingBranch, "  - name: c%d\n    program: branch.json\n    expect:\n      status: success\n", i)
+	}
 	todo := filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl")
 	planOf := func(verb string) func(f string) []string {
 		return func(f string) []string { return []string{verb, "--principal", "owner", "--lang", todo, f} }
@@ -390,6 +402,20 @@ func TestHostilePeakRSS(t *testing.T) {
 		// the baseline): that, not 10 bytes a byte, bounds this row.
 		{"run -f json of an output nested 9,990 deep", fmt.Appendf(nil, `{"x": %s1%s}`, strings.Repeat("[", 9990), strings.Repeat("]", 9990)),
 			runJSON, tinyX, 16 << 20},
+		// A valid program of 20,000 steps took validate and plan 85 to 90
+		// MB over the baseline, 80 bytes a byte: each expression planned
+		// for a Run that validate never makes, and the CEL caches, whose
+		// budgets are a server's, kept every expression (about 2 KB each)
+		// though this process checks the program once. Now 26 to 29.
+		{"validate of a valid program of 20,000 steps", chainProgram(20000), chainOf("validate"), tinyChain, 36 * int64(len(chainProgram(20000)))},
+		{"plan of it", chainProgram(20000), chainOf("plan"), tinyChain, 36 * int64(len(chainProgram(20000)))},
+		// Each case read its program file again, and the engine checked
+		// it twice (validate, then execute): 6 to 6.5 s of CPU for 30
+		// such cases; its bytes are read once and checked once now
+		// (testcase.Refs, the engine's last check). The Run and replay of
+		// the case, not its case file, bound the memory.
+		{"test of 60 cases naming one program of 2,000 steps", namingBranch,
+			func(f string) []string { return []string{"test", f} }, tinyCases, 24 << 20},
 		// A diagnostic for each of 300,000 steps: 108 MB of text report
 		// and 633 MB peak, 412 MB in json. Listed at most 50 of a code
 		// (--max-per-rule), built at most program.MaxDiagnostics.
@@ -498,6 +524,62 @@ func TestHostilePeakRSS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chainPDL is a Language of one entry, t.a, whose output o is its
+// argument i, and of programs of up to 20,000 steps.
+const chainPDL = `server "chain" version="1"
+risk safe readOnly "Reads."
+kind action callable "Called."
+language "chain/v1" {
+  mode immediate
+  trace full
+  retention none
+  capabilities {
+    guides
+    catalog
+    validate
+    plan
+    execute
+  }
+  limits {
+    steps 20000
+    program 2MiB
+  }
+  grammar {
+    call c w
+    branch if then else
+    expressions cel
+  }
+  guide core "Chains" level=core {
+    body """
+      # Chains
+
+      Call t.a.
+      """
+  }
+}
+entry "t.a" kind=action risk=safe {
+  input_schema ` + "`" + `{"type": "object", "properties": {"i": {"type": "string"}}, "required": ["i"]}` + "`" + `
+  output_schema ` + "`" + `{"type": "object", "properties": {"o": {"type": "string"}}, "required": ["o"]}` + "`" + `
+  compute ` + "`" + `{"o": input.i}` + "`" + `
+}
+`
+
+// chainSteps is a JSON array of n steps of chainPDL, each but the first
+// passing on the output of the step before (q0 … q<n-1> in base 36).
+func chainSteps(n int) []byte {
+	id := func(i int) string { return "q" + strconv.FormatInt(int64(i), 36) }
+	b := []byte(`[{"id":"q0","c":"t.a","w":{"i":"'x'"}}`)
+	for i := 1; i < n; i++ {
+		b = fmt.Appendf(b, `,{"id":"%s","c":"t.a","w":{"i":"steps.%s.output.o"}}`, id(i), id(i-1))
+	}
+	return append(b, ']')
+}
+
+// chainProgram is a program of chainSteps(n) whose output is the last one's.
+func chainProgram(n int) []byte {
+	return fmt.Appendf(nil, `{"steps":%s,"output":"steps.q%s.output.o"}`, chainSteps(n), strconv.FormatInt(int64(n-1), 36))
 }
 
 // longID is a JSON program of the todo Language whose first step id is
@@ -722,6 +804,8 @@ var cpuBound = map[string]time.Duration{
 	"replay of a trace with a member of 16 MiB of one-character values": 1500 * time.Millisecond,
 	"replay of a trace that is 16 MiB of one-character values":          1500 * time.Millisecond,
 	"replay of a trace whose steps are 16 MiB of one-character values":  1500 * time.Millisecond,
+	// 12 to 13 s when each case read and checked its program (3.5 s since).
+	"test of 60 cases naming one program of 2,000 steps": 6 * time.Second,
 	// 1.5 to 1.6 s when lint built every finding (0.25 to 0.35 s since).
 	"lint of 30,000 catalog entries with three findings each": 1200 * time.Millisecond,
 }

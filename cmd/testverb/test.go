@@ -153,6 +153,7 @@ func (t *run) report(w io.Writer) error {
 	st := report.NewStream(w, p.Format, rep, report.Options{Color: p.Color})
 	r := langtest.NewRunner(langtest.Params{Run: p.Run})
 	defer r.Close()
+	refs := testcase.NewRefs()
 	// ahead are the names of the files not yet run, sorted.
 	ahead := slices.Sorted(slices.Values(rep.Files))
 	for _, name := range rep.Files {
@@ -160,9 +161,9 @@ func (t *run) report(w io.Writer) error {
 		ahead = slices.Delete(ahead, i, i+1)
 		// --update rewrites the files, which takes their YAML trees; a
 		// run reads them a case at a time where it can, holding none.
-		read := testcase.Read
+		read := refs.Read
 		if p.Update {
-			read = testcase.Parse
+			read = refs.Parse
 		}
 		f, err := read(name, rep.Sources[name])
 		var pe *testcase.Error

@@ -15,7 +15,10 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
 
-type parser struct{ name, dir string }
+type parser struct {
+	name, dir string
+	refs      *Refs
+}
 
 func (p *parser) errAt(n *yaml.Node, msg, hint string) error {
 	return &Error{File: p.name, Line: n.Line, Col: n.Column, Msg: msg, Hint: hint}
@@ -199,14 +202,14 @@ func (p *parser) scalarJSON(b *bytes.Buffer, n *yaml.Node) error {
 // .json, the file it names.
 func (p *parser) jsonOrFile(n *yaml.Node, dst *json.RawMessage) error {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && strings.HasSuffix(n.Value, ".json") {
-		path, b, err := p.readRel(n, n.Value)
+		path, f, err := p.readRel(n, n.Value)
 		if err != nil {
 			return err
 		}
-		if !json.Valid(b) {
+		if !f.validJSON() {
 			return p.errAt(n, fmt.Sprintf("%s is not one JSON value", path), "")
 		}
-		*dst = b
+		*dst = f.b
 		return nil
 	}
 	var err error
@@ -271,16 +274,16 @@ func (p *parser) program(n *yaml.Node, c *Case) error {
 		c.Program, err = p.jsonValue(n)
 		return err
 	}
-	path, b, err := p.readRel(n, n.Value)
+	path, f, err := p.readRel(n, n.Value)
 	if err != nil {
 		return err
 	}
 	c.ProgramFile = path
 	if strings.HasSuffix(path, ".json") {
-		c.Program = b
+		c.Program = f.b
 		return nil
 	}
-	c.Text, c.ProgramText = true, string(b)
+	c.Text, c.ProgramText = true, f.text()
 	return nil
 }
 

@@ -24,11 +24,14 @@ import (
 // given twice, All reads the file whole by Parse and gives its answer, the
 // rest of its cases or its first error. Any other file is read whole by
 // Parse here.
-func Read(name string, src []byte) (*File, error) {
-	if f := readHead(name, src); f != nil {
+func Read(name string, src []byte) (*File, error) { return (*Refs)(nil).Read(name, src) }
+
+// Read is testcase.Read reading the files cases name through r.
+func (r *Refs) Read(name string, src []byte) (*File, error) {
+	if f := readHead(name, src, r); f != nil {
 		return f, nil
 	}
-	f, err := Parse(name, src)
+	f, err := r.Parse(name, src)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +45,7 @@ var errWhole = errors.New("read the file whole")
 
 // readHead reads a case file in block style but for its cases, which All
 // reads, or returns nil for Parse to read it whole.
-func readHead(name string, src []byte) *File {
+func readHead(name string, src []byte, refs *Refs) *File {
 	if len(src) > MaxFile {
 		return nil
 	}
@@ -54,7 +57,7 @@ func readHead(name string, src []byte) *File {
 	if yaml.Unmarshal(head, &doc) != nil || len(doc.Content) == 0 {
 		return nil
 	}
-	p := &parser{name: name, dir: filepath.Dir(name)}
+	p := &parser{name: name, dir: filepath.Dir(name), refs: refs}
 	f := &File{Name: name, Src: src, items: items, p: p}
 	root := doc.Content[0]
 	err := p.fields(root, map[string]func(*yaml.Node) error{
@@ -111,7 +114,7 @@ func (f *File) All() iter.Seq2[*Case, *Error] {
 // allWhole yields what Parse reads of f from its case i on, or its error:
 // the answer on a file whose case i does not read on its own.
 func (f *File) allWhole(i int, yield func(*Case, *Error) bool) {
-	whole, err := Parse(f.Name, f.Src)
+	whole, err := f.p.refs.Parse(f.Name, f.Src)
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {

@@ -73,7 +73,7 @@ func TestReadLikeParse(t *testing.T) {
 		if d := readDiffers(name, src); d != "" {
 			t.Errorf("%s: %s", name, d)
 		}
-		if strings.Contains(name, "/langs/") && readHead(name, src) == nil {
+		if strings.Contains(name, "/langs/") && readHead(name, src, nil) == nil {
 			t.Errorf("%s is read whole, not a case at a time", name)
 		}
 	}

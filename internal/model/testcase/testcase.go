@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/internal/base/lru"
 	"github.com/pilotage-dev/pilotage/internal/base/yamlcost"
 )
 
@@ -163,7 +164,12 @@ var refBound = inputs.Bound{Bytes: MaxRef, Of: "the most a case's program, input
 
 // Parse reads a case file. The first problem is returned as an *Error at
 // its line; a file is all or nothing, so no case of a broken file passes.
-func Parse(name string, src []byte) (*File, error) {
+// Each file its cases name is read for each case (Refs.Parse reads it
+// once).
+func Parse(name string, src []byte) (*File, error) { return (*Refs)(nil).Parse(name, src) }
+
+// Parse is testcase.Parse reading the files cases name through r.
+func (r *Refs) Parse(name string, src []byte) (*File, error) {
 	if len(src) > MaxFile {
 		return nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("case file of %d bytes, more than the %d a corpus file may hold", len(src), MaxFile), Hint: "split it into several files"}
 	}
@@ -175,7 +181,7 @@ func Parse(name string, src []byte) (*File, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, yamlError(name, err)
 	}
-	p := &parser{name: name, dir: filepath.Dir(name)}
+	p := &parser{name: name, dir: filepath.Dir(name), refs: r}
 	f := &File{Name: name, Src: src, doc: &doc}
 	if len(doc.Content) == 0 {
 		return nil, &Error{File: name, Line: 1, Col: 1, Msg: "the file holds no cases", Hint: "write `cases:` with a list of cases (docs/test.md)"}
@@ -247,14 +253,76 @@ func (p *parser) path(name string) string {
 	return filepath.Join(p.dir, name)
 }
 
-// readRel reads a file a case names (path).
-func (p *parser) readRel(n *yaml.Node, rel string) (string, []byte, error) {
+// readRel reads a file a case names (path), through p.refs.
+func (p *parser) readRel(n *yaml.Node, rel string) (string, *refFile, error) {
 	path := p.path(rel)
+	if f := p.refs.get(path); f != nil {
+		return path, f, nil
+	}
 	b, err := inputs.ReadFile(path, refBound)
 	if err != nil {
 		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), "paths are relative to the case file, or absolute")
 	}
-	return path, b, nil
+	return path, p.refs.put(path, b), nil
+}
+
+// Refs reads the program, input and context files that cases name once
+// for a run, not once for each case that names them: a 1 MiB case file
+// can name one 1 MB program 9,000 times, and each case read the file
+// again, held a copy of it of its own (every copy kept with the case under
+// --update and --coverage) and, checking it for the engine, parsed it
+// again (docs/performance.md, "Hostile inputs"). A case's Program shares
+// the bytes of the file, so the engine's check of the program it checked
+// last is its answer (workbench/engine). Refs keeps the files most
+// recently named within refsBudget bytes; a nil Refs keeps none.
+type Refs struct{ files *lru.Cache[*refFile] }
+
+// refsBudget bounds the bytes of the files Refs keeps: the most input a
+// Language takes by default (limits memory), many times a program. A
+// larger file is read again for each case, one at a time, as before.
+const refsBudget = 16 << 20
+
+// NewRefs is a Refs for one run.
+func NewRefs() *Refs { return &Refs{files: lru.New[*refFile](refsBudget, 0)} }
+
+// refFile is a file cases name: its bytes, and what was learnt of them.
+type refFile struct {
+	b []byte
+	// valid, once checked, says whether b is one JSON value; s is b as
+	// the text of a program.
+	checked, valid bool
+	s              string
+}
+
+func (r *Refs) get(path string) *refFile {
+	if r == nil {
+		return nil
+	}
+	f, _ := r.files.Get(path)
+	return f
+}
+
+// put keeps b as the file at path, and returns it as a refFile.
+func (r *Refs) put(path string, b []byte) *refFile {
+	f := &refFile{b: b}
+	if r == nil {
+		return f
+	}
+	return r.files.Put(path, f, len(b))
+}
+
+func (f *refFile) validJSON() bool {
+	if !f.checked {
+		f.checked, f.valid = true, json.Valid(f.b)
+	}
+	return f.valid
+}
+
+func (f *refFile) text() string {
+	if f.s == "" {
+		f.s = string(f.b)
+	}
+	return f.s
 }
 
 // why is the reason a file could not be read, without the path a case
