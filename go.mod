@@ -46,3 +46,5 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20240826202546-f6391c0de4c7 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
 )
+
+replace github.com/goccy/go-graphviz => ./third_party/go-graphviz

@@ -10,12 +10,12 @@ import (
 	"testing"
 )
 
-// TestAnotherUsersGraphvizCache: pilotage runs for a user other than the
-// one whose go-graphviz compilation cache is in $TMPDIR (a shared
-// machine's /tmp). go-graphviz's init panicked before main, whatever
-// the command; internal/base/gvcache gives the process a temporary
-// directory of its user's own first. Needs root, to run pilotage as
-// nobody.
+// TestAnotherUsersGraphvizCache: pilotage draws an SVG for a user other
+// than the one whose go-graphviz compilation cache is in $TMPDIR (a
+// shared machine's /tmp). go-graphviz panicked when it started Graphviz
+// (before main, when it did so in its init); internal/base/gvcache
+// gives the process a temporary directory of its user's own first.
+// Needs root, to run pilotage as nobody.
 func TestAnotherUsersGraphvizCache(t *testing.T) {
 	bin := pilotageBinary(t)
 	runuser, err := exec.LookPath("runuser")
@@ -46,8 +46,14 @@ func TestAnotherUsersGraphvizCache(t *testing.T) {
 	if err := os.Chmod(tmp, 0o1777); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(runuser, "-u", "nobody", "--", "env", "TMPDIR="+tmp, exe, "version").CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "pilotage ") {
-		t.Fatalf("pilotage version as nobody beside root's go-graphviz cache: %v\n%.600s", err, out)
+	if err := os.CopyFS(filepath.Join(dir, "homeflow"), os.DirFS("../langs/homeflow")); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(runuser, "-u", "nobody", "--", "env", "TMPDIR="+tmp, exe,
+		"plan", "--format", "svg", "--principal", "owner", "--lang", "homeflow/homeflow.pdl", "homeflow/programs/evening.json")
+	c.Dir = dir
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "<?xml") {
+		t.Fatalf("pilotage plan --format svg as nobody beside root's go-graphviz cache: %v\n%.600s", err, out)
 	}
 }

@@ -64,9 +64,9 @@ func TestScripts(t *testing.T) {
 // shareGraphvizCache points the script's go-graphviz compilation cache
 // at the one every pilotage process uses, $TMPDIR/go-graphviz of the
 // test itself. go-graphviz compiles its WebAssembly Graphviz when a
-// process starts and keeps the result there; testscript gives each
-// script a TMPDIR of its own, so without this every script's first
-// command compiled it again, 1–4 s each, most of what the scripts cost.
+// process first draws an SVG and keeps the result there; testscript
+// gives each script a TMPDIR of its own, so without this every script's
+// first drawing compiled it again, 1–4 s each.
 // The cache writes by rename, so processes may share it.
 func shareGraphvizCache(env *testscript.Env) error {
 	shared := filepath.Join(os.TempDir(), "go-graphviz")

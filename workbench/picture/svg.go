@@ -9,7 +9,7 @@ import (
 
 	"github.com/goccy/go-graphviz"
 
-	// Before go-graphviz starts, a cache this user may write.
+	// Before go-graphviz first draws, a cache this user may write.
 	_ "github.com/pilotage-dev/pilotage/internal/base/gvcache"
 )
 

@@ -1,6 +1,7 @@
 // Package gvcache keeps go-graphviz from panicking when another user's
 // compilation cache is in the way: a package that imports go-graphviz
-// imports this one, whose init runs first.
+// imports this one, whose init points the process at a cache it may
+// write.
 package gvcache
 
 import (
@@ -9,14 +10,12 @@ import (
 	"strconv"
 )
 
-// go-graphviz compiles its WebAssembly Graphviz when a process starts
-// (a package init) and keeps the result in $TMPDIR/go-graphviz, shared
-// by every user of the machine; the first user to run it owns that
-// directory, and for any other user the init panicked (open …:
-// permission denied) before main ran, whatever the command. This init
-// runs before it because the language orders package inits by import
-// path among those whose imports are done, and this package imports
-// only the standard library, where go-graphviz waits for wazero.
+// go-graphviz compiles its WebAssembly Graphviz when a process first
+// draws (our fork, third_party/go-graphviz; upstream did it in a package
+// init, before main) and keeps the result in $TMPDIR/go-graphviz, shared
+// by every user of the machine; the first user to draw owns that
+// directory, and for any other user go-graphviz panics (open …:
+// permission denied). An init sets TMPDIR before anything draws.
 func init() {
 	dir := filepath.Join(os.TempDir(), "go-graphviz")
 	if usable(dir) {
