@@ -3,6 +3,9 @@ package cmd_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -91,4 +94,68 @@ func (w *stopWhenListening) Write(p []byte) (int, error) {
 		w.stop()
 	}
 	return n, err
+}
+
+// TestServeStopsBesideSilentConnection: serve over HTTP stops at once
+// while a client holds a connection it has sent nothing on, as Go's HTTP
+// client leaves one when another connection takes the request it dialed
+// for. http.Server.Shutdown counts such a connection busy for its first
+// 5 s, and serve waited them out (TestConformServe took 5 s one run in
+// ten).
+func TestServeStopsBesideSilentConnection(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	url := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serveverb.Serve(ctx, serveParams(serveverb.Params{HTTP: "127.0.0.1:0"}), verb.Streams{In: strings.NewReader(""), Out: io.Discard, Err: &urlWriter{url: url}})
+	}()
+	var addr string
+	select {
+	case u := <-url:
+		addr = strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/mcp")
+	case err := <-done:
+		t.Fatalf("serve ended before it listened: %v", err)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The server has accepted it once it answers an HTTP request on
+	// another connection.
+	resp, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	start := time.Now()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("serve took %v to stop beside a connection that sent nothing", took)
+	}
+}
+
+// urlWriter is a served server's standard error: it sends the endpoint
+// of the "listening on" line on url.
+type urlWriter struct {
+	url  chan<- string
+	line []byte
+}
+
+func (w *urlWriter) Write(p []byte) (int, error) {
+	w.line = append(w.line, p...)
+	for {
+		line, rest, ok := bytes.Cut(w.line, []byte("\n"))
+		if !ok {
+			return len(p), nil
+		}
+		if _, u, ok := strings.Cut(string(line), "listening on "); ok {
+			w.url <- u
+		}
+		w.line = rest
+	}
 }

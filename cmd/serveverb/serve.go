@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -251,6 +252,7 @@ func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.HTTPHandler(toks))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	closeSilentOnShutdown(hs)
 	// The real address (a :0 port resolved) on one line, for scripts.
 	fmt.Fprintf(logw, "pilotage serve: listening on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
@@ -264,6 +266,35 @@ func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.
 	defer cancel()
 	_ = hs.Shutdown(shutdown)
 	return nil
+}
+
+// closeSilentOnShutdown makes hs's Shutdown close at once the
+// connections on which no request has begun. Shutdown closes idle
+// connections and waits for busy ones, but counts a connection that has
+// sent nothing yet as busy for its first 5 s, so one a client opened and
+// left unused held serve's stop for 5 s: Go's HTTP client opens such
+// connections when it dials for a request another connection then takes.
+// They are closed as idle connections are: a request that has not begun
+// when the server stops is not served.
+func closeSilentOnShutdown(hs *http.Server) {
+	var mu sync.Mutex
+	silent := map[net.Conn]bool{}
+	hs.ConnState = func(c net.Conn, st http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		if st == http.StateNew {
+			silent[c] = true
+		} else {
+			delete(silent, c)
+		}
+	}
+	hs.RegisterOnShutdown(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for c := range silent {
+			c.Close()
+		}
+	})
 }
 
 // exposed says why the server listening on a (asked for as addr) is
