@@ -152,6 +152,9 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 	if v.name == "plan" && picture.IsPlanFormat(p.format) || v.run && p.format == "html" {
 		draw, rf.format = p.format, string(report.Text)
 	}
+	if draw == "svg" {
+		picture.Prepare()
+	}
 	format, err := rf.validate()
 	if err != nil {
 		return err
