@@ -347,7 +347,7 @@ var guideOptions = []string{"level", "file"}
 // one, which finishLanguage reads as unknown.
 func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	p := c.shape(s, 2, 2, true, guideOptions...)
-	g := &language.Guide{Pos: c.pos(s.Pos)}
+	g := &language.Guide{}
 	g.ID = c.word(arg(p, 0), "the guide id")
 	g.Title = c.text(arg(p, 1), "the guide title")
 	g.MediaType = "text/markdown"
@@ -540,7 +540,6 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 		Guide:     pilotage.Guide{ID: pilotage.TopicClosedSets, Title: ClosedSetsTitle, Level: pilotage.GuideReference, Topics: []string{pilotage.TopicClosedSets}, MediaType: "text/markdown"},
 		Body:      closedsets.Render(ClosedSetsTitle, &l.Sets),
 		Generated: true,
-		Pos:       c.pos(ls.stmt.Pos),
 	})
 	for _, g := range l.Guides {
 		fillGuide(g)
@@ -556,8 +555,9 @@ func (c *compiler) positions(i int, ls *langState) {
 	mp := "/manifest/languages/" + strconv.Itoa(i)
 	local := l.Positions
 	visible := c.visible(l.ID)
-	// Sized up front; the catalog's items are recorded in l.Items.
-	l.Positions = make(map[string]language.Pos, 4+len(local)+len(ls.settings)+6*len(ls.guideStmts))
+	// Sized up front; the catalog's items are recorded in l.Items, the
+	// guides in l.GuideSpots.
+	l.Positions = make(map[string]language.Pos, 6+len(local)+len(ls.settings))
 	l.Positions[mp] = c.pos(ls.stmt.Pos)
 	if a := arg(ls.stmt.Positional(), 0); a != nil {
 		l.Positions[mp+"/id"] = c.pos(a.Pos)
@@ -570,24 +570,25 @@ func (c *compiler) positions(i int, ls *langState) {
 		l.Positions[mp+"/capabilities"+k] = p
 	}
 	key := pilotage.EscapePointerToken(l.ID)
-	gp := "/guides/" + key
-	l.Positions[gp] = c.pos(ls.stmt.Pos)
+	l.Positions["/guides/"+key] = c.pos(ls.stmt.Pos)
 	l.Positions["/catalog/"+key] = c.pos(ls.stmt.Pos)
+	l.GuideSpots = make([]language.GuideSpots, len(ls.guideStmts))
 	for j, s := range ls.guideStmts {
-		p := gp + "/" + strconv.Itoa(j)
-		l.Positions[p] = c.pos(s.Pos)
+		g := &l.GuideSpots[j]
+		set := func(member string, p pdl.Pos) {
+			g[1+slices.Index(language.GuideMembers[:], member)] = language.SpotOf(c.pos(p))
+		}
+		g[0] = language.SpotOf(c.pos(s.Pos))
 		if a, ok := s.Option("level"); ok {
-			l.Positions[p+"/level"] = c.pos(a.Pos)
+			set("level", a.Pos)
 		}
 		if a, ok := s.Option("file"); ok {
-			l.Positions[p+"/body"] = c.pos(a.Pos)
+			set("body", a.Pos)
 		}
 		for _, ch := range s.Children() {
 			switch ch.Keyword {
-			case "body":
-				l.Positions[p+"/body"] = c.pos(ch.Pos)
-			case "topics", "description":
-				l.Positions[p+"/"+ch.Keyword] = c.pos(ch.Pos)
+			case "body", "topics", "description":
+				set(ch.Keyword, ch.Pos)
 			}
 		}
 	}

@@ -118,6 +118,11 @@ func TestHomeflowModel(t *testing.T) {
 		"/manifest/languages/0/execution_mode":                   "mode immediate",
 		"/manifest/languages/0/capabilities/catalog/search":      "catalog search",
 		"/guides/homeflow~1v1/1":                                 `guide devices`,
+		"/guides/homeflow~1v1/0/body":                            `guide core`,
+		"/guides/homeflow~1v1/0/description":                     `description "The step model`,
+		"/guides/homeflow~1v1/1/topics":                          `topics lights sensors`,
+		"/guides/homeflow~1v1/2/body":                            `body """`,
+		"/guides/homeflow~1v1/2/level":                           `guide morning`,
 		"/catalog/homeflow~1v1/items/1":                          `entry "lights.set"`,
 		"/catalog/homeflow~1v1/items/0/input_schema":             `input_schema file="schemas/room.json"`,
 		"/manifest/languages/0/capabilities/trace_fetch":         "trace_fetch narrate",
@@ -131,6 +136,13 @@ func TestHomeflowModel(t *testing.T) {
 		}
 		if want := lineOf(t, src, prefix); p.Line != want || !strings.HasSuffix(p.File, "homeflow.pdl") {
 			t.Errorf("%s at %s:%d, want line %d (%s)", ptr, p.File, p.Line, want, prefix)
+		}
+	}
+	// Guides are recorded by index as items are (GuideSpots): the
+	// closed-sets guide, generated, and members not written are not.
+	for _, ptr := range []string{"/guides/homeflow~1v1/3", "/guides/homeflow~1v1/1/description", "/guides/homeflow~1v1/0/title", "/guides/homeflow~1v1/01", "/guides/homeflow~1v1/-1"} {
+		if p, ok := l.Position(ptr); ok {
+			t.Errorf("%s recorded at %+v", ptr, p)
 		}
 	}
 	if p := srv.Positions["/manifest/server"]; p.Line != lineOf(t, src, "server ") {

@@ -147,8 +147,11 @@ type File struct {
 	Path string
 	Data []byte
 	// snap, in a file of FilesToWrite, is the snapshot Write writes in
-	// place of Data.
+	// place of Data; text is a guide's body, written in place of Data
+	// too, so that the bodies are not held twice (a Language of 60,000
+	// small guides held 7 MB of copies).
 	snap *spliced
+	text string
 }
 
 // Files renders every artifact: manifest.json, snapshot.json and
@@ -159,21 +162,25 @@ func Files(srv *language.Server) ([]File, error) {
 		return nil, err
 	}
 	for i, f := range files {
-		if f.snap != nil {
+		switch {
+		case f.snap != nil:
 			if files[i].Data, err = f.snap.bytes(); err != nil {
 				return nil, err
 			}
 			files[i].snap = nil
+		case f.Data == nil:
+			files[i].Data, files[i].text = []byte(f.text), ""
 		}
 	}
 	return files, nil
 }
 
-// FilesToWrite is Files for Write alone: snapshot.json has no Data, and
-// Write writes it straight into its file, so that the whole indented
-// snapshot is never held in memory (docs/performance.md, "Peak memory of
-// build and lint"). Its items are encoded already: what fails to encode
-// fails here, as in Files.
+// FilesToWrite is Files for Write alone: snapshot.json and the guides
+// have no Data, and Write writes the snapshot straight into its file, so
+// that the whole indented snapshot is never held in memory
+// (docs/performance.md, "Peak memory of build and lint"), and each guide
+// from its body. The snapshot's items are encoded already: what fails to
+// encode fails here, as in Files.
 func FilesToWrite(srv *language.Server) ([]File, error) {
 	man, err := JSON(Manifest(srv))
 	if err != nil {
@@ -188,7 +195,7 @@ func FilesToWrite(srv *language.Server) ([]File, error) {
 		for _, g := range l.Guides {
 			// Guide ids may hold any character; the binding's prefix rule
 			// makes them safe as file names too.
-			out = append(out, File{Path: "guides/" + binding.Prefix(l.ID) + "/" + binding.Prefix(g.ID) + ".md", Data: []byte(g.Body)})
+			out = append(out, File{Path: "guides/" + binding.Prefix(l.ID) + "/" + binding.Prefix(g.ID) + ".md", text: g.Body})
 		}
 	}
 	return out, nil
@@ -214,7 +221,7 @@ func Write(dir string, files []File, keep []string) error {
 		fi, serr := os.Stat(p)
 		switch {
 		case serr != nil:
-		case sameAsAny(fi, kept):
+		case kept.has(fi):
 			return fmt.Errorf("%s is a file the definition reads; writing the build there would replace it: choose another output directory", filepath.ToSlash(p))
 		case fi.IsDir():
 			return fmt.Errorf("%s is a directory; the build writes a file there: choose another output directory", filepath.ToSlash(p))
@@ -268,8 +275,10 @@ func writeTemp(name string, f File) (string, error) {
 		if err = f.snap.writeTo(w); err == nil {
 			err = w.Flush()
 		}
-	} else {
+	} else if f.Data != nil {
 		_, err = tmp.Write(f.Data)
+	} else {
+		_, err = tmp.WriteString(f.text)
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -284,20 +293,45 @@ func writeTemp(name string, f File) (string, error) {
 	return tmp.Name(), nil
 }
 
-// statAll is the FileInfo of every path that exists.
-func statAll(paths []string) []os.FileInfo {
-	var out []os.FileInfo
+// statAll is the set of every path that exists.
+func statAll(paths []string) *fileSet {
+	s := &fileSet{}
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil {
-			out = append(out, fi)
+			s.add(fi)
 		}
 	}
-	return out
+	return s
 }
 
-// sameAsAny reports whether fi is the same file as one of infos.
-func sameAsAny(fi os.FileInfo, infos []os.FileInfo) bool {
-	return slices.ContainsFunc(infos, func(o os.FileInfo) bool { return os.SameFile(fi, o) })
+// fileSet answers whether a file is one of a set (os.SameFile) by its
+// device and inode where the system gives them (fileID), and elsewhere
+// by comparing it with each. Comparing each with each made Write and
+// RemoveStale square in the number of guides: 60,000 guides built in
+// 34 s, 10 of them in os.SameFile (docs/performance.md, "Many small
+// guides").
+type fileSet struct {
+	ids   map[[2]uint64]bool
+	other []os.FileInfo
+}
+
+func (s *fileSet) add(fi os.FileInfo) {
+	if id, ok := fileID(fi); ok {
+		if s.ids == nil {
+			s.ids = map[[2]uint64]bool{}
+		}
+		s.ids[id] = true
+		return
+	}
+	s.other = append(s.other, fi)
+}
+
+// has reports whether fi is the same file as one of the set.
+func (s *fileSet) has(fi os.FileInfo) bool {
+	if id, ok := fileID(fi); ok && s.ids[id] {
+		return true
+	}
+	return slices.ContainsFunc(s.other, func(o os.FileInfo) bool { return os.SameFile(fi, o) })
 }
 
 // Stale is what an earlier build left under DIR/guides/ that this build
@@ -324,7 +358,7 @@ type Stale struct {
 // keep (the definition's own sources) is never deleted.
 func RemoveStale(dir string, files []File, keep []string) (Stale, error) {
 	kept := statAll(keep)
-	written := map[string][]os.FileInfo{}
+	written := map[string]*fileSet{}
 	for _, f := range files {
 		d := path.Dir(f.Path)
 		if path.Dir(d) != "guides" {
@@ -334,7 +368,10 @@ func RemoveStale(dir string, files []File, keep []string) (Stale, error) {
 		if err != nil {
 			return Stale{}, err
 		}
-		written[d] = append(written[d], fi)
+		if written[d] == nil {
+			written[d] = &fileSet{}
+		}
+		written[d].add(fi)
 	}
 	var st Stale
 	dirs := make([]string, 0, len(written))
@@ -355,7 +392,7 @@ func RemoveStale(dir string, files []File, keep []string) (Stale, error) {
 			if err != nil {
 				return st, err
 			}
-			if sameAsAny(fi, written[d]) || sameAsAny(fi, kept) {
+			if written[d].has(fi) || kept.has(fi) {
 				continue
 			}
 			p := d + "/" + e.Name()

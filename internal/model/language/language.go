@@ -74,10 +74,12 @@ type Language struct {
 	// snapshot's root ("/manifest/languages/0/execution_mode",
 	// "/guides/homeflow~1v1/0/body", "/catalog/homeflow~1v1/items/3") —
 	// to the PDL construct it came from. Items locate the Language's
-	// catalog items, by index, in its own file (Position reads both).
-	Pos       Pos
-	Positions map[string]Pos
-	Items     []ItemSpots
+	// catalog items, by index, in its own file, and GuideSpots its
+	// authored guides (Position reads all three).
+	Pos        Pos
+	Positions  map[string]Pos
+	Items      []ItemSpots
+	GuideSpots []GuideSpots
 }
 
 // Limits are the evaluation bounds of §10.1.
@@ -167,9 +169,9 @@ type Guide struct {
 	// guide, which build renders from Sets.
 	Body      string
 	Generated bool
-	// Source is the file the body came from, "" when inline.
+	// Source is the file the body came from, "" when inline. Where the
+	// guide is written is in its Language's GuideSpots.
 	Source string
-	Pos    Pos
 }
 
 // Entry is a catalog entry and how the local server behaves when a program
