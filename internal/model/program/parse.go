@@ -106,22 +106,41 @@ func aKind(k jsonpos.Kind) string {
 
 func join(ptr, tok string) string { return ptr + "/" + pilotage.EscapePointerToken(tok) }
 
-// members returns an object's members by key, reporting members outside
-// allowed. A name given twice never gets here: jsonpos refuses it.
-func (p *parser) members(n jsonpos.Node, ptr string, allowed []string) map[string]jsonpos.Node {
-	out := map[string]jsonpos.Node{}
-	ok := map[string]bool{}
-	for _, a := range allowed {
-		ok[a] = true
-	}
+// members returns an object's members whose names are allowed,
+// reporting the others. A name given twice never gets here: jsonpos
+// refuses it. allowed holds a handful of names (a construct's), so they
+// are looked up in place: a map of them, and a set of allowed names,
+// made for each step were 70% of what reading a program of 36,000 steps
+// allocated.
+func (p *parser) members(n jsonpos.Node, ptr string, allowed []string) kept {
+	out := make(kept, 0, len(allowed))
 	for _, m := range n.Members() {
-		if !ok[m.Key] {
+		if !slices.Contains(allowed, m.Key) {
 			p.errorf(join(ptr, m.Key), "allowed here: "+strings.Join(quoteAll(allowed), ", "), "unknown member %q", report.Clip(m.Key))
 			continue
 		}
-		out[m.Key] = m.Value
+		out = append(out, m)
 	}
 	return out
+}
+
+// kept are the members of an object that members kept.
+type kept []jsonpos.Member
+
+// get is the member named k, if the object has it.
+func (f kept) get(k string) (jsonpos.Node, bool) {
+	for _, m := range f {
+		if m.Key == k {
+			return m.Value, true
+		}
+	}
+	return jsonpos.Node{}, false
+}
+
+// node is the member named k, or the zero Node.
+func (f kept) node(k string) jsonpos.Node {
+	n, _ := f.get(k)
+	return n
 }
 
 func quoteAll(ss []string) []string {
@@ -139,12 +158,12 @@ func (p *parser) program(root jsonpos.Node) *Program {
 	}
 	m := p.members(root, "", []string{"steps", "output"})
 	prog := &Program{}
-	if s, ok := m["steps"]; ok {
+	if s, ok := m.get("steps"); ok {
 		prog.Steps = p.sequence(s, "/steps", nil, 0, 1)
 	} else {
 		p.errorf("", `add "steps": [] even when the program has no steps`, "the program has no %q member", "steps")
 	}
-	if o, ok := m["output"]; ok {
+	if o, ok := m.get("output"); ok {
 		prog.Output = p.expr(o, "/output")
 	}
 	return prog
@@ -238,7 +257,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 	}
 	m := p.members(n, ptr, p.cons[which])
 	s := &Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}
-	if id, ok := m["id"]; !ok {
+	if id, ok := m.get("id"); !ok {
 		p.errorf(ptr, `add "id": "<name>", unique within the program`, "the step has no %q", "id")
 	} else if !id.Is(jsonpos.String) {
 		p.errorf(ptr+"/id", "", "a step id must be a string, not %s", aKind(id.Kind()))
@@ -253,14 +272,14 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		if which == g.Run && which != g.Call {
 			s.Kind, argsName = Run, g.RunArgs
 		}
-		t := m[which]
+		t := m.node(which)
 		s.TargetPointer = join(ptr, which)
 		if !t.Is(jsonpos.String) {
 			p.errorf(s.TargetPointer, "write the catalog id as a string", "%q must name a catalog entry as a string, not %s", which, aKind(t.Kind()))
 		} else {
 			s.Target = t.Str()
 		}
-		if a, ok := m[argsName]; ok {
+		if a, ok := m.get(argsName); ok {
 			at := join(ptr, argsName)
 			s.Args = p.args(a, at)
 			if a.Is(jsonpos.Object) {
@@ -271,23 +290,23 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		}
 	case g.Branch:
 		s.Kind = Branch
-		s.Cond = p.expr(m[which], join(ptr, which))
+		s.Cond = p.expr(m.node(which), join(ptr, which))
 		for i, a := range g.Arms {
-			if n, ok := m[a]; ok {
+			if n, ok := m.get(a); ok {
 				s.Arms[i] = p.sequence(n, join(ptr, a), s, i, depth+1)
 			}
 		}
 	case g.Loop:
 		s.Kind = Loop
-		s.List = p.expr(m[which], join(ptr, which))
-		if it, ok := m[g.Item]; !ok {
+		s.List = p.expr(m.node(which), join(ptr, which))
+		if it, ok := m.get(g.Item); !ok {
 			p.errorf(ptr, fmt.Sprintf(`add %q: "<name>" to name the current element`, g.Item), "the loop has no %q member", g.Item)
 		} else if !it.Is(jsonpos.String) {
 			p.errorf(join(ptr, g.Item), "", "%q must be a string naming the loop variable", g.Item)
 		} else {
 			s.Item = it.Str()
 		}
-		if b, ok := m[g.Body]; ok {
+		if b, ok := m.get(g.Body); ok {
 			s.Body = p.sequence(b, join(ptr, g.Body), s, 0, depth+1)
 		}
 	}
