@@ -211,7 +211,8 @@ func FilesToWrite(srv *language.Server) ([]File, error) {
 // the temporary files are renamed over their names only once all of
 // them are written: a build that fails part way (a full disk, a guides
 // directory it may not write) leaves the earlier build as it was, not a
-// snapshot.json that describes guides missing beside it.
+// snapshot.json that describes guides missing beside it. The snapshot of
+// FilesToWrite is let go of once written: files are written once.
 func Write(dir string, files []File, keep []string) error {
 	kept := statAll(keep)
 	paths := make([]string, len(files))
@@ -244,6 +245,12 @@ func Write(dir string, files []File, keep []string) error {
 			return err
 		}
 		tmps = append(tmps, t)
+		// The snapshot's encoded head and items, as large as the file,
+		// are not needed again: the collector may have them while the
+		// guides are written. Held, a Language of 60,000 small guides
+		// kept the heap at the soft memory limit (cmd/memlimit.go) for
+		// all of those writes, collecting without pause.
+		files[i].snap = nil
 	}
 	for i, t := range tmps {
 		if err := os.Rename(t, paths[i]); err != nil {
