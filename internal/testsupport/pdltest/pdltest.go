@@ -85,3 +85,37 @@ language "bench/v1" {
 	}
 	return []byte(b.String())
 }
+
+// SmallGuides is a PDL file of one Language with n guides of a heading
+// and a sentence each, about 137 bytes a guide, and one entry: many
+// small statements in one Language block (docs/performance.md, "Many
+// small guides").
+func SmallGuides(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`server "s" version="1"
+risk safe readOnly "Reads."
+kind thing callable "A thing."
+language "s/v1" {
+  mode immediate
+  trace full
+  retention none
+  capabilities {
+    guides
+    catalog
+    validate
+    execute
+  }
+  guide core "Things" level=core {
+    body """
+      # Things
+
+      Call the things.
+      """
+  }
+`)
+	for i := range n {
+		fmt.Fprintf(&b, "  guide g%d \"Guide number %d\" level=reference {\n    body \"\"\"\n      # Guide %d\n\n      Call the things of this guide.\n      \"\"\"\n  }\n", i, i, i)
+	}
+	b.WriteString("}\nentry \"e\" kind=thing risk=safe {\n  returns `{\"ok\": true}`\n}\n")
+	return []byte(b.String())
+}
