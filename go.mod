@@ -47,4 +47,4 @@ require (
 	google.golang.org/protobuf v1.36.10 // indirect
 )
 
-replace github.com/goccy/go-graphviz => ./third_party/go-graphviz
+replace github.com/goccy/go-graphviz => ./internal/third_party/go-graphviz

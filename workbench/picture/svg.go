@@ -52,7 +52,7 @@ func renderSVG(dot string) ([]byte, error) {
 
 // Prepare starts Graphviz now, for a command about to build what it
 // will draw as SVG (a plan in svg, a replay's HTML page); go-graphviz
-// starts at its first use (third_party/go-graphviz). Started at the
+// starts at its first use (internal/third_party/go-graphviz). Started at the
 // first drawing instead, once the command had built its heap, its start
 // (megabytes allocated over a live heap of a few) ran a collection every
 // few hundred kilobytes: pilotage plan --format svg took 120 ms of CPU

@@ -11,7 +11,7 @@ import (
 )
 
 // go-graphviz compiles its WebAssembly Graphviz when a process first
-// draws (our fork, third_party/go-graphviz; upstream did it in a package
+// draws (our fork, internal/third_party/go-graphviz; upstream did it in a package
 // init, before main) and keeps the result in $TMPDIR/go-graphviz, shared
 // by every user of the machine; the first user to draw owns that
 // directory, and for any other user go-graphviz panics (open …:
