@@ -424,6 +424,13 @@ func (c *compiler) itemPositions(s *pdl.Stmt, field func(kw string) *pdl.Stmt) l
 	return at
 }
 
+// schemaControl is read's hint for a control character in a schema's
+// file: JSON refuses a C0 control in a string anyway, and takes DEL and
+// the C1 controls, which the same schema written in the PDL may not hold.
+func schemaControl(r rune) string {
+	return fmt.Sprintf("remove it; in a JSON string it may be written \\u%04x", r)
+}
+
 // schema compiles `X_schema `{…}“ or `X_schema file="x.json"`: the JSON
 // must parse and compile as a JSON Schema. It returns the schema with
 // sorted keys, so output does not depend on how it was written, and
@@ -438,11 +445,11 @@ func (c *compiler) schema(s *pdl.Stmt, use *schemaUse) json.RawMessage {
 		c.errf(pdl.RuleArgs, stmtAt{s}, "keep either the inline schema or file=", "%s has both an inline schema and a file", report.Clip(s.Keyword))
 		return nil
 	case hasFile:
-		section := sectionEntry
+		what := entrySchemaFile
 		if s.Keyword == "context_schema" {
-			section = sectionManifest
+			what = manifestSchemaFile
 		}
-		b, ok := c.read(file, c.text(file, "the file name"), section)
+		b, ok := c.read(file, c.text(file, "the file name"), what)
 		if !ok {
 			return nil
 		}

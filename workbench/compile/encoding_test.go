@@ -10,7 +10,9 @@ import (
 // order mark is published without it (its first line is a heading, its
 // size counts no mark); a guide in UTF-16 and a schema with a mark are
 // errors that name the encoding, the schema in the words lint uses for a
-// JSON file.
+// JSON file (not a NUL, whose UTF-16 has many), while a NUL in a UTF-8
+// guide is an error of its own (testdata/errors/textfiles.txtar has the
+// rest).
 func TestFileEncodings(t *testing.T) {
 	src := []byte(`risk safe readOnly "Reads."
 language "a/v1" {
@@ -22,6 +24,7 @@ language "a/v1" {
   kind device callable "A device."
   guide core "G" level=core file="bom.md"
   guide wide "W" level=reference file="utf16.md"
+  guide nul "N" level=reference file="nul.md"
 }
 entry "x.y" kind=device risk=safe {
   input_schema file="bom.json"
@@ -31,6 +34,7 @@ entry "x.y" kind=device risk=safe {
 		"bom.md":   []byte("\ufeff# G\n\nHello.\n"),
 		"utf16.md": {0xff, 0xfe, '#', 0, ' ', 0, 'W', 0, '\n', 0},
 		"bom.json": []byte("\ufeff{\"type\": \"object\"}"),
+		"nul.md":   []byte("# N\n\nA\x00B\n"),
 	}
 	read := func(name string) ([]byte, error) {
 		if b, ok := files[name]; ok {
@@ -45,6 +49,7 @@ entry "x.y" kind=device risk=safe {
 	}
 	for _, want := range []string{
 		"pdl-file: guide file utf16.md is UTF-16 (byte order mark FF FE)",
+		"pdl-file: control character U+0000 written as itself",
 		"pdl-json: input_schema is not valid JSON: the file starts with a UTF-8 byte order mark (EF BB BF), which JSON exchanged between systems must not carry (RFC 8259 §8.1)",
 	} {
 		if !strings.Contains(strings.Join(msgs, "\n"), want) {

@@ -395,7 +395,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 		c.errf(pdl.RuleArgs, stmtAt{body}, "keep either file= or body", "guide %s has both a file and a body", report.Clip(g.ID))
 	case hasFile:
 		name := c.text(file, "the file name")
-		if b, ok := c.read(file, name, sectionGuide); ok {
+		if b, ok := c.read(file, name, guideFile); ok {
 			if b, ok = c.guideText(file, name, b); ok {
 				g.Body, g.Source = string(b), name
 			}
@@ -416,10 +416,32 @@ const (
 	sectionManifest = "5.1"
 )
 
-// read reads a file the PDL names, reporting failure at a, citing
-// section, what defines the content the file holds: reading a file is
-// PDL's own affair, what it is for is the spec's.
-func (c *compiler) read(a *pdl.Arg, name, section string) ([]byte, bool) {
+// namedFile is what a file a PDL names holds, to read: the section that
+// defines it (sectionGuide…), and the hints of a text pdl.NamedText
+// refuses, kind starting that of a byte that is not UTF-8 and control
+// giving that of a control character.
+type namedFile struct {
+	section, kind string
+	control       func(rune) string
+}
+
+var (
+	// Markdown offers no escape for a control character.
+	guideFile = namedFile{sectionGuide, "guides are UTF-8 Markdown", func(rune) string {
+		return "remove it: a guide reaches every caller as it is written, and Markdown has no escape for a control character"
+	}}
+	entrySchemaFile    = namedFile{sectionEntry, "JSON Schemas are UTF-8 JSON", schemaControl}
+	manifestSchemaFile = namedFile{sectionManifest, "JSON Schemas are UTF-8 JSON", schemaControl}
+)
+
+// read reads a file the PDL names, holding what, reporting failure at a,
+// citing what.section: reading a file is PDL's own affair, what it is
+// for is the spec's. Its text is held to the policy of PDL strings
+// (pdl.NamedText): a byte that is not UTF-8 would reach the artifacts as
+// U+FFFD without a word, and a control character would reach every
+// caller and terminal as it is. Either is an error at its place in the
+// file, which is then not used.
+func (c *compiler) read(a *pdl.Arg, name string, what namedFile) ([]byte, bool) {
 	if name == "" {
 		return nil, false
 	}
@@ -433,10 +455,15 @@ func (c *compiler) read(a *pdl.Arg, name, section string) ([]byte, bool) {
 			}
 			return "file names are relative to the PDL file's directory"
 		}
-		c.fileErr(section, a, hint, "cannot read %s: %v", report.Clip(name), unwrapPathError(err))
+		c.fileErr(what.section, a, hint, "cannot read %s: %v", report.Clip(name), unwrapPathError(err))
 		return nil, false
 	}
 	c.res.Sources[c.path(name)] = b
+	if f, bad := pdl.NamedText(c.path(name), b, what.kind, what.control); bad {
+		f.CiteSections([]string{what.section})
+		c.add(f)
+		return nil, false
+	}
 	return b, true
 }
 

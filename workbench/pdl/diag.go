@@ -43,7 +43,7 @@ var Rules = []report.RuleInfo{
 	{ID: RuleDuplicate, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Languages, guides, entries, closed-set values and principals must be defined once.", Doc: doc},
 	{ID: RuleReference, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "Every name a statement uses (kind, risk, status, entry, Language) must be defined.", Doc: doc},
 	{ID: RuleRequired, Category: "pdl", Section: "4.3", Severity: report.Error, Summary: "A Language must state what its capabilities require (execution mode, trace level, retention, guides).", Doc: doc},
-	{ID: RuleFile, Category: "pdl", Section: report.Convention, Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file.", Doc: doc},
+	{ID: RuleFile, Category: "pdl", Section: report.Convention, Severity: report.Error, Summary: "Every file a PDL file names must be readable, relative to the PDL file, and be UTF-8 text without a control character written as itself.", Doc: doc},
 	{ID: RuleJSON, Category: "pdl", Section: "5.4", Severity: report.Error, Summary: "JSON values must parse, and JSON Schemas must compile.", Doc: doc},
 	{ID: RuleCEL, Category: "pdl", Section: "10.2", Severity: report.Error, Summary: "CEL expressions in entry behaviour must type-check over `input` as the entry's input_schema types it.", Doc: doc},
 	{ID: RuleProgram, Category: "pdl", Section: "10.4", Severity: report.Error, Summary: "A promoted program's body must be a valid program whose risk its entry covers.", Doc: doc},

@@ -237,52 +237,79 @@ func tokenFinding(name string, t token) report.Finding {
 // as a character would show U+FFFD, which a file may well hold for real;
 // the byte and the cause say more.
 func invalidUTF8(name string, t token) report.Finding {
-	i := 0
-	for i < len(t.val) {
-		r, n := utf8.DecodeRuneInString(t.val[i:])
-		if r == utf8.RuneError && n == 1 {
-			break
-		}
-		i += n
-	}
-	pos := t.pos
-	pos.Advance(t.val[:i])
-	end := pos
-	end.Column++
-	return Errorf(RuleSyntax, pos.In(name), end.In(name), "PDL files are UTF-8: save the file as UTF-8",
-		fmt.Sprintf("byte 0x%02x is not UTF-8", t.val[min(i, len(t.val)-1)]))
+	at, _, _ := fault(t.val, false)
+	return faultFinding(RuleSyntax, name, t.pos, t.val, at, "PDL files are UTF-8: save the file as UTF-8", "")
 }
 
 // controlChar reports the first control character written as itself in a
-// string, raw string or text block: a C0 control other than tab and line
-// ends (CR only before LF), DEL or a C1 control. Escaped in a "…" string
-// (\u0000, \x07) it is the author's choice and stays.
+// string, raw string or text block. Escaped in a "…" string (\u0000,
+// \x07) it is the author's choice and stays.
 func controlChar(name string, t token) (report.Finding, bool) {
-	i := firstControl(t.val)
-	if i < 0 {
+	at, r, bad := fault(t.val, true)
+	if !bad {
 		return report.Finding{}, false
 	}
-	r, _ := utf8.DecodeRuneInString(t.val[i:])
-	pos := t.pos
-	pos.Advance(t.val[:i])
-	end := pos
-	end.Column++
 	hint := fmt.Sprintf("write it as \\u%04x, or remove it", r)
 	if t.typ != tokString {
 		hint = fmt.Sprintf("raw strings and text blocks take no escapes: remove it, or use a \"…\" string and write it as \\u%04x", r)
 	}
-	return Errorf(RuleSyntax, pos.In(name), end.In(name), hint, fmt.Sprintf("control character U+%04X written as itself in a string", r)), true
+	return faultFinding(RuleSyntax, name, t.pos, t.val, at, hint, " in a string"), true
+}
+
+// fault finds the first character of s that no text pilotage publishes
+// may hold: a byte that is not UTF-8 (r is then utf8.RuneError) or, with
+// controls, a control character written as itself: a C0 control other
+// than tab and line ends (a CR only before an LF), DEL or a C1 control
+// (docs/json.md, "Strings in PDL"). at is its offset in s.
+func fault(s string, controls bool) (at int, r rune, found bool) {
+	if !controls && utf8.ValidString(s) {
+		return 0, 0, false
+	}
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			// A U+FFFD the file holds for real is three bytes.
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				return i, r, true
+			}
+		case controls && writtenControl(s, i, r):
+			return i, r, true
+		}
+	}
+	return 0, 0, false
+}
+
+// faultFinding is the finding of rule for the fault at s[at], s starting
+// at start in the file name; where completes the message of a control
+// character.
+func faultFinding(rule, name string, start Pos, s string, at int, hint, where string) report.Finding {
+	pos := start
+	pos.Advance(s[:at])
+	end := pos
+	end.Column++
+	r, n := utf8.DecodeRuneInString(s[at:])
+	if r == utf8.RuneError && n <= 1 {
+		return Errorf(rule, pos.In(name), end.In(name), hint, fmt.Sprintf("byte 0x%02x is not UTF-8", s[min(at, len(s)-1)]))
+	}
+	return Errorf(rule, pos.In(name), end.In(name), hint, fmt.Sprintf("control character U+%04X written as itself%s", r, where))
 }
 
 // firstControl is the byte index in s of the first control character
 // controlChar reports, -1 when there is none.
 func firstControl(s string) int {
 	for i, r := range s {
-		if isControl(r) && r != '\t' && r != '\n' && (r != '\r' || !strings.HasPrefix(s[i+1:], "\n")) {
+		if writtenControl(s, i, r) {
 			return i
 		}
 	}
 	return -1
+}
+
+// writtenControl reports whether r, at i in s, is a control character
+// no text may hold written as itself: a C0 control other than tab and
+// line ends (a CR only before an LF), DEL or a C1 control.
+func writtenControl(s string, i int, r rune) bool {
+	return isControl(r) && r != '\t' && r != '\n' && (r != '\r' || !strings.HasPrefix(s[i+1:], "\n"))
 }
 
 // WrittenControl reports whether text, part of v's value, starts with a
@@ -293,6 +320,36 @@ func firstControl(s string) int {
 func (v *Value) WrittenControl(text []byte) bool {
 	return v.Kind() != KindNumber && v.Kind() != KindIdent && firstControl(v.Token) >= 0 &&
 		firstControl(string(text[:min(len(text), 2)])) == 0
+}
+
+// NamedText checks the text of a file a PDL file names (a guide, a JSON
+// Schema) as a PDL string is checked: its first byte that is not UTF-8,
+// or else its first control character written as itself, is an error
+// (pdl-file) at its line and column in the file named name, columns in
+// characters. A UTF-8 byte order mark at its start is not counted, as an
+// editor shows none; a file in another encoding is its reader's to name
+// (textenc) and is not checked here. kind starts the hint of a byte that
+// is not UTF-8 ("guides are UTF-8 Markdown"); control gives the hint of a
+// control character.
+func NamedText(name string, src []byte, kind string, control func(r rune) string) (report.Finding, bool) {
+	s := view(src)
+	start := Pos{Line: 1, Column: 1}
+	switch enc := textenc.Sniff(src); {
+	case enc.Foreign():
+		return report.Finding{}, false
+	case enc.UTF8WithBOM():
+		start.Offset = int32(len(textenc.UTF8BOM))
+		s = s[len(textenc.UTF8BOM):]
+	}
+	at, r, bad := fault(s, true)
+	if !bad {
+		return report.Finding{}, false
+	}
+	hint := kind + ": save the file as UTF-8 (one in Latin-1 or Windows-1252 converts with iconv -f WINDOWS-1252 -t UTF-8)"
+	if r != utf8.RuneError {
+		hint = control(r)
+	}
+	return faultFinding(RuleFile, name, start, s, at, hint, ""), true
 }
 
 // isControl reports whether r is a C0 control, DEL or a C1 control.
