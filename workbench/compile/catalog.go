@@ -51,6 +51,10 @@ type entryState struct {
 	inputWritten bool
 	// input is its input_schema once compiled, for checkSchemaSums.
 	input schemaUse
+	// shown are the texts lookup and Runs hand to the principals that
+	// see it (entryTexts), kept for checkShownNames when the file has
+	// principals.
+	shown []shown
 }
 
 // programAt is where a promoted program is written: its statement, and
@@ -117,6 +121,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	// input_schema wherever in the block it stands.
 	var computeArg *pdl.Arg
 	var whenArgs []*pdl.Arg
+	var failStmts []*pdl.Stmt
 	unknown := c.keywords("an entry", s.Children(), map[string]func(*pdl.Stmt){
 		"name":        field(func(ss *pdl.Stmt) { e.Name = one(ss, "the name") }),
 		"description": field(func(ss *pdl.Stmt) { e.Description = one(ss, "the description") }),
@@ -147,6 +152,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			f := language.Failure{Status: c.word(arg(p, 0), "the status"), Message: c.text(arg(p, 1), "the message")}
 			w, _ := ss.Option("when")
 			whenArgs = append(whenArgs, w)
+			failStmts = append(failStmts, ss)
 			b.Fails = append(b.Fails, f)
 			var status place
 			if a := arg(p, 0); a != nil {
@@ -185,6 +191,11 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		}
 	}
 	es.spots = c.itemPositions(s, byKeyword)
+	// The principals are read (file's first pass); the names the texts
+	// hold are judged once every entry is known.
+	if len(c.srv.Principals) > 0 {
+		es.shown = c.entryTexts(e.ID, append(fields, failStmts...))
+	}
 	c.entries = append(c.entries, es)
 }
 

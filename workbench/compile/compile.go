@@ -180,6 +180,10 @@ type compiler struct {
 	// undefined holds the undefined kinds and risk levels already
 	// reported, by Language (firstUndefined).
 	undefined map[undefinedUse]bool
+	// fileTexts are the files entries' schemas name, as strings, and
+	// schemaWords the words of each schema text (checkShownNames).
+	fileTexts   map[string]string
+	schemaWords map[string][]idWord
 	// cur is the Language whose definition is being compiled: an error
 	// then marks its definition broken (langState.broken).
 	cur *langState

@@ -16,13 +16,16 @@ import (
 // (§10.3: discovery feedback MUST NOT leak what a caller may not know),
 // rule pdl-guide-name. Lookup shows a caller only the entries it sees,
 // but these texts are the same for everyone, so a guest's learn would
-// hand it a name its validate calls nonexistent. Each name is reported
-// once per text, at its first occurrence, with the principals that may
-// not see it. Without principals every caller sees every entry.
+// hand it a name its validate calls nonexistent. So are an entry's own
+// texts (entryTexts) to every principal that sees the entry: a name in
+// them is held to what each of those sees. Each name is reported once
+// per text, at its first occurrence, with the principals that may not
+// see it. Without principals every caller sees every entry.
 //
-// The texts are those shownTexts lists and the server statement, which
-// every caller of every Language reads in the manifest: a name in it
-// leaks to the principals that see the entry from no Language. Each text
+// The texts are those shownTexts and entryTexts list and the server
+// statement, which every caller of every Language reads in the manifest:
+// a name in it leaks to the principals that see the entry from no
+// Language. Each text
 // is cut into words of the characters entry ids are made of and each word
 // looked up, so the work is linear in the texts whatever the size of the
 // catalog.
@@ -31,11 +34,23 @@ func (c *compiler) checkShownNames() {
 		return
 	}
 	if c.serverStmt != nil {
-		c.checkShown("", c.argTexts("the server", "the manifest", c.serverStmt))
+		c.checkShown(readers{}, c.argTexts("the server", "the manifest", c.serverStmt))
 	}
 	for _, ls := range c.langs {
-		c.checkShown(ls.lang.ID, c.shownTexts(ls))
+		c.checkShown(readers{lang: ls.lang.ID}, c.shownTexts(ls))
 	}
+	for _, es := range c.entries {
+		c.checkShown(readers{entry: es.e}, es.shown)
+		es.shown = nil
+	}
+}
+
+// readers are who receive a text: every caller of Language lang ("" for
+// the server's, which every Language shows) or, when entry is set, the
+// principals that see entry, from each Language that lists it.
+type readers struct {
+	lang  string
+	entry *language.Entry
 }
 
 // shown is one text callers receive: what it is and what carries it, for
@@ -46,6 +61,9 @@ type shown struct {
 	text  string
 	// at maps a 1-based line and byte column of text to the source.
 	at func(line, col int) lexer.Position
+	// schema says the text is a JSON Schema, which a catalog repeats
+	// across entries: its words are cut once (checkShown).
+	schema bool
 }
 
 // whereGuide is what carries a guide's body.
@@ -130,6 +148,43 @@ func (c *compiler) shownTexts(ls *langState) []shown {
 	return out
 }
 
+// Where an entry's texts reach the principals that see it.
+const (
+	whereLookup = "it in lookup"
+	whereRun    = "it as a Run's step "
+)
+
+// entryTexts lists what lookup and a Run hand, of the entry id, to the
+// principals that see it, from the statements of its block: its name,
+// description, tags and revision and its input and output schemas (the
+// whole of each, descriptions included, inline or in a file), which
+// lookup returns; the message of each fail, which a Run gives as its
+// step's message; and what returns or compute give, which is the step's
+// output. Its kind, risk and fail statuses are closed-set values, held
+// to every caller in the closed-sets guide; its languages name
+// Languages, its behaviour's conditions are never shown, and a promoted
+// program's body is not returned by lookup. It is called while the
+// statements are read: the texts keep their values, not the block.
+func (c *compiler) entryTexts(id string, stmts []*pdl.Stmt) []shown {
+	of := " of entry " + id
+	var out []shown
+	for _, s := range stmts {
+		switch s.Keyword {
+		case "name", "description", "tags", "revision":
+			out = append(out, c.argTexts("the "+s.Keyword+of, whereLookup, s)...)
+		case "input_schema", "output_schema":
+			out = append(out, c.schemaTexts("the "+s.Keyword+of, whereLookup, s)...)
+		case "fail":
+			if p := s.Positional(); len(p) == 2 {
+				out = append(out, c.valueTexts("the message of fail "+p[0].Value.Str()+of, whereRun+"message", p[1])...)
+			}
+		case "returns", "compute":
+			out = append(out, c.argTexts("the output ("+s.Keyword+")"+of, whereRun+"output", s)...)
+		}
+	}
+	return out
+}
+
 // argTexts is every argument of s, options included, as a text.
 func (c *compiler) argTexts(what, where string, s *pdl.Stmt) []shown {
 	var out []shown
@@ -139,13 +194,14 @@ func (c *compiler) argTexts(what, where string, s *pdl.Stmt) []shown {
 	return out
 }
 
-// valueTexts is a's value as a text: none when a is nil.
+// valueTexts is a's value as a text: none when a is nil. It keeps a copy
+// of the value, not a, so an entry's texts do not keep its statement.
 func (c *compiler) valueTexts(what, where string, a *pdl.Arg) []shown {
 	if a == nil {
 		return nil
 	}
-	v := &a.Value
-	return []shown{{what: what, where: where, text: v.Str(), at: func(line, col int) lexer.Position { return valuePos(c.name, v, line, col) }}}
+	v := a.Value
+	return []shown{{what: what, where: where, text: v.Str(), at: func(line, col int) lexer.Position { return valuePos(c.name, &v, line, col) }}}
 }
 
 // schemaTexts is a schema statement's JSON as a text: inline, or the file
@@ -153,50 +209,82 @@ func (c *compiler) valueTexts(what, where string, a *pdl.Arg) []shown {
 func (c *compiler) schemaTexts(what, where string, s *pdl.Stmt) []shown {
 	a, ok := s.Option("file")
 	if !ok {
-		return c.valueTexts(what, where, arg(s.Positional(), 0))
+		out := c.valueTexts(what, where, arg(s.Positional(), 0))
+		for i := range out {
+			out[i].schema = true
+		}
+		return out
 	}
 	path := c.path(a.Value.Str())
-	src, ok := c.res.Sources[path]
+	text, ok := c.fileTexts[path]
 	if !ok {
-		return nil
+		src, read := c.res.Sources[path]
+		if !read {
+			return nil
+		}
+		// Once a file: the entries that name it share the string.
+		text = string(src)
+		if c.fileTexts == nil {
+			c.fileTexts = map[string]string{}
+		}
+		c.fileTexts[path] = text
 	}
-	return []shown{{what: what, where: where, text: string(src), at: func(line, col int) lexer.Position {
+	return []shown{{what: what, where: where, text: text, schema: true, at: func(line, col int) lexer.Position {
 		return lexer.Position{Filename: path, Line: line, Column: col}
 	}}}
 }
 
-// checkShown reports the names of hidden entries in texts of Language
-// langID ("" for the server's, which every Language shows).
-func (c *compiler) checkShown(langID string, texts []shown) {
+// checkShown reports the names of hidden entries in texts that r read.
+func (c *compiler) checkShown(r readers, texts []shown) {
 	reported := map[string]bool{}
 	for _, t := range texts {
-		for _, w := range idWords(t.text) {
+		for _, w := range c.words(t) {
 			e := c.entryByID[w.text]
 			key := t.what + "\x00" + w.text
 			if e == nil || reported[key] {
 				continue
 			}
 			reported[key] = true
-			if blind := c.blindTo(e.e, langID); len(blind) > 0 {
-				hint, msg := leak(t, langID, w.text, blind)
+			if blind := c.blindTo(e.e, r); len(blind) > 0 {
+				hint, msg := leak(t, r, w.text, blind)
 				c.add(pdl.Errorf(pdl.RuleGuideName, t.at(w.line, w.col), t.at(w.line, w.col+len(w.text)), hint, msg))
 			}
 		}
 	}
 }
 
-// leak writes the hint and message of text t of Language langID naming
-// name, which the principals blind may not see.
-func leak(t shown, langID, name string, blind []string) (hint, msg string) {
-	of, readers, hint := "", "every caller reads ", "name only entries every principal sees"
-	if langID != "" {
-		of, readers, hint = " of "+langID, "every caller of the Language reads ", hint+" from the Language"
+// words is idWords of t's text, cut once for a schema, which thousands of
+// entries may share.
+func (c *compiler) words(t shown) []idWord {
+	if !t.schema {
+		return idWords(t.text)
+	}
+	ws, ok := c.schemaWords[t.text]
+	if !ok {
+		ws = idWords(t.text)
+		if c.schemaWords == nil {
+			c.schemaWords = map[string][]idWord{}
+		}
+		c.schemaWords[t.text] = ws
+	}
+	return ws
+}
+
+// leak writes the hint and message of text t, read by r, naming name,
+// which the principals blind may not see.
+func leak(t shown, r readers, name string, blind []string) (hint, msg string) {
+	of, who, hint := "", "every caller reads ", "name only entries every principal sees"
+	switch {
+	case r.entry != nil:
+		who, hint = "every principal that sees "+r.entry.ID+" reads ", "name only entries every principal that sees "+r.entry.ID+" sees"
+	case r.lang != "":
+		of, who, hint = " of "+r.lang, "every caller of the Language reads ", hint+" from the Language"
 	}
 	if t.where == whereGuide {
 		hint += " (give the others their own guide in a Language only they use)"
 	}
 	return hint + ", or describe them without the name",
-		t.what + of + " names " + name + ", which " + principals(blind) + " may not see: " + readers + t.where + " (§10.3)"
+		t.what + of + " names " + name + ", which " + principals(blind) + " may not see: " + who + t.where + " (§10.3)"
 }
 
 // principals writes names as "principal a" or "principals a and b".
@@ -207,19 +295,26 @@ func principals(names []string) string {
 	return "principals " + andWords(names)
 }
 
-// blindTo lists the principals that may not see e from Language langID:
-// e is not in that Language, or none of their patterns matches its id.
-// With langID "" (the server's own text) only the patterns count. A
+// blindTo lists the principals among r that may not see e: for the
+// callers of a Language, e is not in that Language or none of their
+// patterns matches its id (with r.lang "", the server's own text, only
+// the patterns count); for the principals that see r.entry, none of
+// their patterns matches e's id, or e is missing from a Language that
+// lists r.entry, where lookup and Runs hand them its texts too. A
 // principal whose sees is misspelt is left out: what it sees is unknown.
-func (c *compiler) blindTo(e *language.Entry, langID string) []string {
+func (c *compiler) blindTo(e *language.Entry, r readers) []string {
+	inLang := r.lang == "" || sees(e, r.lang)
+	if r.entry != nil {
+		inLang = !slices.ContainsFunc(c.langs, func(ls *langState) bool {
+			return sees(r.entry, ls.lang.ID) && !sees(e, ls.lang.ID)
+		})
+	}
 	var out []string
 	for _, p := range c.srv.Principals {
-		if c.seesUnknown[p] {
+		if c.seesUnknown[p] || r.entry != nil && !p.SeesID(r.entry.ID) {
 			continue
 		}
-		sees := langID == "" || len(e.Languages) == 0 || slices.Contains(e.Languages, langID)
-		sees = sees && p.SeesID(e.ID)
-		if !sees {
+		if !inLang || !p.SeesID(e.ID) {
 			out = append(out, p.Name)
 		}
 	}
