@@ -194,7 +194,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	// The principals are read (file's first pass); the names the texts
 	// hold are judged once every entry is known.
 	if len(c.srv.Principals) > 0 {
-		es.shown = c.entryTexts(e.ID, append(fields, failStmts...))
+		es.shown = c.entryTexts(append(fields, failStmts...))
 	}
 	c.entries = append(c.entries, es)
 }

@@ -181,9 +181,9 @@ type compiler struct {
 	// reported, by Language (firstUndefined).
 	undefined map[undefinedUse]bool
 	// fileTexts are the files entries' schemas name, as strings, and
-	// schemaWords the words of each schema text (checkShownNames).
-	fileTexts   map[string]string
-	schemaWords map[string][]idWord
+	// fileNames the words of each that name an entry (checkShownNames).
+	fileTexts map[string]string
+	fileNames map[string][]idWord
 	// cur is the Language whose definition is being compiled: an error
 	// then marks its definition broken (langState.broken).
 	cur *langState

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -34,7 +35,7 @@ func (c *compiler) checkShownNames() {
 		return
 	}
 	if c.serverStmt != nil {
-		c.checkShown(readers{}, c.argTexts("the server", "the manifest", c.serverStmt))
+		c.checkShown(readers{}, c.argTexts(nil, "the server", "the manifest", c.serverStmt))
 	}
 	for _, ls := range c.langs {
 		c.checkShown(readers{lang: ls.lang.ID}, c.shownTexts(ls))
@@ -59,11 +60,25 @@ type shown struct {
 	what  string // "guide core", "the title of guide core", "risk safe"
 	where string // "the guide", "the guide index", "the manifest", "the closed-sets guide"
 	text  string
-	// at maps a 1-based line and byte column of text to the source.
-	at func(line, col int) lexer.Position
-	// schema says the text is a JSON Schema, which a catalog repeats
-	// across entries: its words are cut once (checkShown).
-	schema bool
+	// The source of text is one of: at, which maps a 1-based line and
+	// column (in characters) of text to it (a guide's body); the file,
+	// when text is a file's (which entries' schemas may share: the names
+	// in it are found once, named); or else the PDL value v, a copy
+	// that keeps no statement.
+	at   func(line, col int) lexer.Position
+	file string
+	v    pdl.Value
+}
+
+// pos is where line and col of t's text are in its source.
+func (t *shown) pos(name string, line, col int) lexer.Position {
+	switch {
+	case t.at != nil:
+		return t.at(line, col)
+	case t.file != "":
+		return lexer.Position{Filename: t.file, Line: line, Column: col}
+	}
+	return valuePos(name, &t.v, line, col)
 }
 
 // whereGuide is what carries a guide's body.
@@ -88,11 +103,11 @@ func (c *compiler) shownTexts(ls *langState) []shown {
 	var out []shown
 	for _, wire := range []string{"title", "description"} {
 		if s := ls.settings[wire]; s != nil {
-			out = append(out, c.argTexts("the "+wire, manifest, s)...)
+			out = c.argTexts(out, "the "+wire, manifest, s)
 		}
 	}
 	if s := ls.settings["context_schema"]; s != nil {
-		out = append(out, c.schemaTexts("the context_schema", manifest, s)...)
+		out = c.schemaTexts(out, "the context_schema", manifest, s)
 	}
 	for j, g := range ls.lang.Guides {
 		if g.Generated || j >= len(ls.guideStmts) {
@@ -101,11 +116,11 @@ func (c *compiler) shownTexts(ls *langState) []shown {
 		s := ls.guideStmts[j]
 		of := " of guide " + g.ID
 		p := s.Positional()
-		out = append(out, c.valueTexts("the id"+of, index, arg(p, 0))...)
-		out = append(out, c.valueTexts("the title"+of, index, arg(p, 1))...)
+		out = c.valueTexts(out, "the id"+of, index, arg(p, 0))
+		out = c.valueTexts(out, "the title"+of, index, arg(p, 1))
 		for _, ch := range s.Children() {
 			if ch.Keyword == "description" || ch.Keyword == "topics" {
-				out = append(out, c.argTexts("the "+ch.Keyword+of, index, ch)...)
+				out = c.argTexts(out, "the "+ch.Keyword+of, index, ch)
 			}
 		}
 		out = append(out, shown{what: "guide " + g.ID, where: whereGuide, text: g.Body,
@@ -132,16 +147,16 @@ func (c *compiler) shownTexts(ls *langState) []shown {
 		// A Language's statements include the file's (language); a
 		// reserved value has none.
 		if s := ls.sets.at[k]; s != nil {
-			out = append(out, c.argTexts(strings.Replace(k, ":", " ", 1), closed, s)...)
+			out = c.argTexts(out, strings.Replace(k, ":", " ", 1), closed, s)
 		}
 	}
 	for _, p := range ls.prose {
-		out = append(out, c.argTexts("prose "+p.section, closed, p.stmt)...)
+		out = c.argTexts(out, "prose "+p.section, closed, p.stmt)
 	}
 	for _, s := range ls.stmt.Children() {
 		if s.Keyword == "grammar" {
 			for _, ch := range s.Children() {
-				out = append(out, c.argTexts("the grammar", "the grammar, in the closed-sets guide and diagnostic paths", ch)...)
+				out = c.argTexts(out, "the grammar", "the grammar, in the closed-sets guide and diagnostic paths", ch)
 			}
 		}
 	}
@@ -154,7 +169,7 @@ const (
 	whereRun    = "it as a Run's step "
 )
 
-// entryTexts lists what lookup and a Run hand, of the entry id, to the
+// entryTexts lists what lookup and a Run hand, of an entry, to the
 // principals that see it, from the statements of its block: its name,
 // description, tags and revision and its input and output schemas (the
 // whole of each, descriptions included, inline or in a file), which
@@ -165,62 +180,64 @@ const (
 // Languages, its behaviour's conditions are never shown, and a promoted
 // program's body is not returned by lookup. It is called while the
 // statements are read: the texts keep their values, not the block.
-func (c *compiler) entryTexts(id string, stmts []*pdl.Stmt) []shown {
-	of := " of entry " + id
+func (c *compiler) entryTexts(stmts []*pdl.Stmt) []shown {
 	var out []shown
 	for _, s := range stmts {
 		switch s.Keyword {
 		case "name", "description", "tags", "revision":
-			out = append(out, c.argTexts("the "+s.Keyword+of, whereLookup, s)...)
+			out = c.argTexts(out, entryTextWhat[s.Keyword], whereLookup, s)
 		case "input_schema", "output_schema":
-			out = append(out, c.schemaTexts("the "+s.Keyword+of, whereLookup, s)...)
+			out = c.schemaTexts(out, entryTextWhat[s.Keyword], whereLookup, s)
 		case "fail":
 			if p := s.Positional(); len(p) == 2 {
-				out = append(out, c.valueTexts("the message of fail "+p[0].Value.Str()+of, whereRun+"message", p[1])...)
+				out = c.valueTexts(out, "the message of fail "+p[0].Value.Str(), whereRun+"message", p[1])
 			}
 		case "returns", "compute":
-			out = append(out, c.argTexts("the output ("+s.Keyword+")"+of, whereRun+"output", s)...)
+			out = c.argTexts(out, entryTextWhat[s.Keyword], whereRun+"output", s)
 		}
 	}
 	return out
 }
 
-// argTexts is every argument of s, options included, as a text.
-func (c *compiler) argTexts(what, where string, s *pdl.Stmt) []shown {
-	var out []shown
+// entryTextWhat names an entry's texts by their keyword in messages.
+var entryTextWhat = map[string]string{"name": "the name", "description": "the description", "tags": "the tags",
+	"revision": "the revision", "input_schema": "the input_schema", "output_schema": "the output_schema",
+	"returns": "the output (returns)", "compute": "the output (compute)"}
+
+// argTexts appends every argument of s, options included, as a text.
+func (c *compiler) argTexts(out []shown, what, where string, s *pdl.Stmt) []shown {
 	for _, a := range s.Args {
-		out = append(out, c.valueTexts(what, where, a)...)
+		out = c.valueTexts(out, what, where, a)
 	}
 	return out
 }
 
-// valueTexts is a's value as a text: none when a is nil. It keeps a copy
-// of the value, not a, so an entry's texts do not keep its statement.
-func (c *compiler) valueTexts(what, where string, a *pdl.Arg) []shown {
+// valueTexts appends a's value as a text: none when a is nil, or when
+// its text names nothing an entry id could be (most of an entry's).
+func (c *compiler) valueTexts(out []shown, what, where string, a *pdl.Arg) []shown {
 	if a == nil {
-		return nil
+		return out
 	}
-	v := a.Value
-	return []shown{{what: what, where: where, text: v.Str(), at: func(line, col int) lexer.Position { return valuePos(c.name, &v, line, col) }}}
+	text := a.Value.Str()
+	for range idWords(text) {
+		return append(out, shown{what: what, where: where, text: text, v: a.Value})
+	}
+	return out
 }
 
-// schemaTexts is a schema statement's JSON as a text: inline, or the file
-// it names as read (none when it could not be read).
-func (c *compiler) schemaTexts(what, where string, s *pdl.Stmt) []shown {
+// schemaTexts appends a schema statement's JSON as a text: inline, or
+// the file it names as read (none when it could not be read).
+func (c *compiler) schemaTexts(out []shown, what, where string, s *pdl.Stmt) []shown {
 	a, ok := s.Option("file")
 	if !ok {
-		out := c.valueTexts(what, where, arg(s.Positional(), 0))
-		for i := range out {
-			out[i].schema = true
-		}
-		return out
+		return c.valueTexts(out, what, where, arg(s.Positional(), 0))
 	}
 	path := c.path(a.Value.Str())
 	text, ok := c.fileTexts[path]
 	if !ok {
 		src, read := c.res.Sources[path]
 		if !read {
-			return nil
+			return out
 		}
 		// Once a file: the entries that name it share the string.
 		text = string(src)
@@ -229,45 +246,53 @@ func (c *compiler) schemaTexts(what, where string, s *pdl.Stmt) []shown {
 		}
 		c.fileTexts[path] = text
 	}
-	return []shown{{what: what, where: where, text: text, schema: true, at: func(line, col int) lexer.Position {
-		return lexer.Position{Filename: path, Line: line, Column: col}
-	}}}
+	return append(out, shown{what: what, where: where, text: text, file: path})
 }
 
 // checkShown reports the names of hidden entries in texts that r read.
 func (c *compiler) checkShown(r readers, texts []shown) {
-	reported := map[string]bool{}
+	type name struct{ what, id string }
+	var reported map[name]bool
 	for _, t := range texts {
-		for _, w := range c.words(t) {
-			e := c.entryByID[w.text]
-			key := t.what + "\x00" + w.text
-			if e == nil || reported[key] {
+		for _, w := range c.named(t) {
+			key := name{t.what, w.text}
+			if reported[key] {
 				continue
 			}
+			if reported == nil {
+				reported = map[name]bool{}
+			}
 			reported[key] = true
-			if blind := c.blindTo(e.e, r); len(blind) > 0 {
+			if blind := c.blindTo(c.entryByID[w.text].e, r); len(blind) > 0 {
 				hint, msg := leak(t, r, w.text, blind)
-				c.add(pdl.Errorf(pdl.RuleGuideName, t.at(w.line, w.col), t.at(w.line, w.col+len(w.text)), hint, msg))
+				col := w.col(t.text)
+				c.add(pdl.Errorf(pdl.RuleGuideName, t.pos(c.name, w.line, col), t.pos(c.name, w.line, col+len(w.text)), hint, msg))
 			}
 		}
 	}
 }
 
-// words is idWords of t's text, cut once for a schema, which thousands of
-// entries may share.
-func (c *compiler) words(t shown) []idWord {
-	if !t.schema {
-		return idWords(t.text)
-	}
-	ws, ok := c.schemaWords[t.text]
-	if !ok {
-		ws = idWords(t.text)
-		if c.schemaWords == nil {
-			c.schemaWords = map[string][]idWord{}
+// named lists the words of t that name an entry. Those of a schema file,
+// which thousands of entries may share, are found once.
+func (c *compiler) named(t shown) []idWord {
+	if t.file != "" {
+		if ws, ok := c.fileNames[t.file]; ok {
+			return ws
 		}
-		c.schemaWords[t.text] = ws
 	}
-	return ws
+	var out []idWord
+	for w := range idWords(t.text) {
+		if c.entryByID[w.text] != nil {
+			out = append(out, w)
+		}
+	}
+	if t.file != "" {
+		if c.fileNames == nil {
+			c.fileNames = map[string][]idWord{}
+		}
+		c.fileNames[t.file] = out
+	}
+	return out
 }
 
 // leak writes the hint and message of text t, read by r, naming name,
@@ -276,7 +301,7 @@ func leak(t shown, r readers, name string, blind []string) (hint, msg string) {
 	of, who, hint := "", "every caller reads ", "name only entries every principal sees"
 	switch {
 	case r.entry != nil:
-		who, hint = "every principal that sees "+r.entry.ID+" reads ", "name only entries every principal that sees "+r.entry.ID+" sees"
+		of, who, hint = " of entry "+r.entry.ID, "every principal that sees "+r.entry.ID+" reads ", "name only entries every principal that sees "+r.entry.ID+" sees"
 	case r.lang != "":
 		of, who, hint = " of "+r.lang, "every caller of the Language reads ", hint+" from the Language"
 	}
@@ -322,48 +347,65 @@ func (c *compiler) blindTo(e *language.Entry, r readers) []string {
 }
 
 // idWord is a run of entry-id characters (ASCII, so its length in bytes
-// is its length in characters) in a text, at its 1-based line and
-// column (in characters).
+// is its length in characters) in a text: its 1-based line, and its
+// offset and that of its line's start in the text.
 type idWord struct {
-	text      string
-	line, col int
+	text                string
+	line, lineStart, at int
 }
 
-// idWords cuts a text into runs of the characters entry ids use (letters,
-// digits and _ . @ - / :), without a trailing dot, which ends a sentence.
-// A run without . @ / or : reads as an id only when quoted (after ` " or
-// '): the room entry living is named in `'living'`, not in "the living
-// room".
-func idWords(body string) []idWord {
-	var out []idWord
-	line, lineStart, start := 1, 0, -1
-	flush := func(end int) {
-		if start >= 0 {
+// col is w's 1-based column in characters in body, counted only for a
+// word that names an entry: counting it for every word would take time
+// quadratic in the length of a line (a minified schema is one).
+func (w idWord) col(body string) int {
+	return utf8.RuneCountInString(body[w.lineStart:w.at]) + 1
+}
+
+// idWords yields the runs of a text of the characters entry ids use
+// (letters, digits and _ . @ - / :), without a trailing dot, which ends
+// a sentence. A run without . @ / or : reads as an id only when quoted
+// (after ` " or '): the room entry living is named in `'living'`, not in
+// "the living room".
+func idWords(body string) iter.Seq[idWord] {
+	return func(yield func(idWord) bool) {
+		line, lineStart, start := 1, 0, -1
+		flush := func(end int) bool {
+			if start < 0 {
+				return true
+			}
 			w := strings.TrimRight(body[start:end], ".")
 			quoted := start > 0 && strings.IndexByte("`\"'", body[start-1]) >= 0
-			if w != "" && (quoted || strings.ContainsAny(w, ".@/:")) {
-				out = append(out, idWord{text: w, line: line, col: utf8.RuneCountInString(body[lineStart:start]) + 1})
-			}
+			at := start
 			start = -1
+			return w == "" || !quoted && !strings.ContainsAny(w, ".@/:") || yield(idWord{text: w, line: line, lineStart: lineStart, at: at})
 		}
-	}
-	for i := 0; i < len(body); i++ {
-		ch := body[i]
-		if idChar(ch) {
-			if start < 0 {
-				start = i
+		for i := 0; i < len(body); i++ {
+			ch := body[i]
+			if idChar(ch) {
+				if start < 0 {
+					start = i
+				}
+				continue
 			}
-			continue
+			if !flush(i) {
+				return
+			}
+			if ch == '\n' {
+				line, lineStart = line+1, i+1
+			}
 		}
-		flush(i)
-		if ch == '\n' {
-			line, lineStart = line+1, i+1
-		}
+		flush(len(body))
 	}
-	flush(len(body))
-	return out
 }
 
-func idChar(ch byte) bool {
-	return ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("_.@-/:", ch) >= 0
-}
+func idChar(ch byte) bool { return idChars[ch] }
+
+// idChars marks the characters entry ids use: a table, since idWords
+// asks of every byte of every text a caller receives.
+var idChars = func() (t [256]bool) {
+	for ch := range 256 {
+		b := byte(ch)
+		t[ch] = b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("_.@-/:", b) >= 0
+	}
+	return t
+}()
