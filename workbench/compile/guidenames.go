@@ -34,6 +34,10 @@ func (c *compiler) checkShownNames() {
 	if len(c.srv.Principals) == 0 {
 		return
 	}
+	c.idHeads = new(heads)
+	for _, es := range c.entries {
+		c.idHeads.add(es.e.ID)
+	}
 	if c.serverStmt != nil {
 		c.checkShown(readers{}, c.argTexts(nil, "the server", "the manifest", c.serverStmt))
 	}
@@ -282,7 +286,7 @@ func (c *compiler) named(t shown) []idWord {
 	}
 	var out []idWord
 	for w := range idWords(t.text) {
-		if c.entryByID[w.text] != nil {
+		if c.idHeads.has(w.text) && c.entryByID[w.text] != nil {
 			out = append(out, w)
 		}
 	}
@@ -345,6 +349,27 @@ func (c *compiler) blindTo(e *language.Entry, r readers) []string {
 	}
 	return out
 }
+
+// heads is a set of the first two bytes of strings: most words of a
+// text are no entry id, and asking it first spares their lookup in the
+// index of ids, which was half the rule's time on a catalog of 10,000
+// schemas' quoted words.
+type heads [1 << 16 / 8]uint8
+
+func head(s string) int {
+	if len(s) < 2 {
+		return int(s[0]) << 8
+	}
+	return int(s[0])<<8 | int(s[1])
+}
+
+func (h *heads) add(s string) {
+	if s != "" {
+		h[head(s)/8] |= 1 << (head(s) % 8)
+	}
+}
+
+func (h *heads) has(s string) bool { return s != "" && h[head(s)/8]&(1<<(head(s)%8)) != 0 }
 
 // idWord is a run of entry-id characters (ASCII, so its length in bytes
 // is its length in characters) in a text: its 1-based line, and its
