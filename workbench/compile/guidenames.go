@@ -169,8 +169,9 @@ func (c *compiler) shownTexts(ls *langState) []shown {
 
 // Where an entry's texts reach the principals that see it.
 const (
-	whereLookup = "it in lookup"
-	whereRun    = "it as a Run's step "
+	whereLookup     = "it in lookup"
+	whereRunMessage = "it as a Run's step message"
+	whereRunOutput  = "it as a Run's step output"
 )
 
 // entryTexts lists what lookup and a Run hand, of an entry, to the
@@ -194,10 +195,10 @@ func (c *compiler) entryTexts(stmts []*pdl.Stmt) []shown {
 			out = c.schemaTexts(out, entryTextWhat[s.Keyword], whereLookup, s)
 		case "fail":
 			if p := s.Positional(); len(p) == 2 {
-				out = c.valueTexts(out, "the message of fail "+p[0].Value.Str(), whereRun+"message", p[1])
+				out = c.valueTexts(out, "the message of fail "+p[0].Value.Str(), whereRunMessage, p[1])
 			}
 		case "returns", "compute":
-			out = c.argTexts(out, entryTextWhat[s.Keyword], whereRun+"output", s)
+			out = c.argTexts(out, entryTextWhat[s.Keyword], whereRunOutput, s)
 		}
 	}
 	return out
