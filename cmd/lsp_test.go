@@ -199,7 +199,7 @@ func TestLSPSettingsOnDisk(t *testing.T) {
 	prog := c.Open(filepath.Join(dir, "programs", "evening.json"), badProgram(t))
 	c.WaitFor(prog, validated)
 	var reg protocol.RegistrationParams
-	if rs := c.Requests("client/registerCapability"); len(rs) != 1 || json.Unmarshal(rs[0], &reg) != nil ||
+	if rs := c.WaitRequests("client/registerCapability"); len(rs) != 1 || json.Unmarshal(rs[0], &reg) != nil ||
 		len(reg.Registrations) != 1 || reg.Registrations[0].Method != "workspace/didChangeWatchedFiles" ||
 		!strings.Contains(fmt.Sprint(reg.Registrations[0].RegisterOptions), "**/pilotage.yaml") {
 		t.Fatalf("registrations: %s", rs)

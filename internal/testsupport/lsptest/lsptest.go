@@ -154,6 +154,20 @@ func (c *Client) Requests(method string) []json.RawMessage {
 	return c.reqs[method]
 }
 
+// WaitRequests waits until the server has sent at least one request of
+// method and returns their params: it may send one while it answers
+// others, so having seen some other message says nothing of it.
+func (c *Client) WaitRequests(method string) []json.RawMessage {
+	c.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if rs := c.Requests(method); len(rs) > 0 {
+			return rs
+		}
+	}
+	c.t.Fatalf("the server sent no %s", method)
+	return nil
+}
+
 // Log is what the server wrote to its standard error so far.
 func (c *Client) Log() string { return c.log.String() }
 
