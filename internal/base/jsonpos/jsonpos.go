@@ -794,26 +794,34 @@ func (d *Doc) Text(n Node) string { return view(d.Raw(n)) }
 // deepest existing ancestor when the pointer does not resolve (a missing
 // member is reported where its parent object starts). With key true and a
 // pointer naming an object member, it returns the member's key position.
+// The string is the part of pointer that resolved.
 func (d *Doc) Locate(pointer string, key bool) (Pos, string) {
 	if !d.Root.Exists() {
 		return d.Position(0), ""
 	}
+	return d.Root.Locate(pointer, key)
+}
+
+// Locate is Doc.Locate for a pointer below n.
+func (n Node) Locate(pointer string, key bool) (Pos, string) {
 	var tokens []string
 	if pointer != "" && pointer[0] == '/' {
 		tokens = strings.Split(pointer[1:], "/")
 	}
-	cur := d.Root
-	resolved := ""
+	cur := n
+	// The resolved part is a prefix of pointer, sliced rather than built:
+	// a token may be a megabyte long.
+	resolved := 0
 	for i, tok := range tokens {
 		next, keyAt := cur.child(tok)
 		if !next.Exists() {
-			return d.Position(cur.Start()), resolved
+			return n.d.Position(cur.Start()), pointer[:resolved]
 		}
-		resolved += "/" + tok
+		resolved += 1 + len(tok)
 		if key && keyAt >= 0 && i == len(tokens)-1 {
-			return d.Position(keyAt), resolved
+			return n.d.Position(keyAt), pointer[:resolved]
 		}
 		cur = next
 	}
-	return d.Position(cur.Start()), resolved
+	return n.d.Position(cur.Start()), pointer[:resolved]
 }
