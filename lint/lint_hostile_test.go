@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,11 +168,83 @@ func TestLongNamesClipped(t *testing.T) {
 			t.Errorf("%s finding of %d bytes, hint %d: %.200s…", f.Rule, len(f.Message), len(f.Hint), f.Message)
 		}
 	}
-	var text bytes.Buffer
-	if err := report.Write(&text, report.Text, rep, report.Options{}); err != nil {
+	for _, f := range rep.Findings {
+		// The Language's id is in every guide's and entry's pointer, as
+		// a stand-in of at most 120 bytes (Pass.PartPointer), placed by
+		// the finding's line:col.
+		if len(f.Pointer) > 300 || f.Line == 0 {
+			t.Errorf("%s finding at %d:%d, pointer of %d bytes: %.200s…", f.Rule, f.Line, f.Column, len(f.Pointer), f.Pointer)
+		}
+	}
+	for _, format := range report.Formats {
+		var out bytes.Buffer
+		if err := report.Write(&out, format, rep, report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if out.Len() > len(src) {
+			t.Errorf("%d bytes of %s report for %d bytes of snapshot", out.Len(), format, len(src))
+		}
+	}
+}
+
+// TestLongKeysStandIn lints a snapshot of two Languages whose ids are
+// long and begin alike, and a catalog keyed by what the first one's
+// stand-in would be: each gets a pointer of its own, and each finding's
+// line:col is that of the value its pointer stands for.
+func TestLongKeysStandIn(t *testing.T) {
+	long := "homeflow/" + strings.Repeat("v", 5000)
+	ids := []string{long + "a", long + "b"}
+	stray := "homeflow/" + strings.Repeat("v", 107) + "…" // its pointer token is 120 bytes, as a stand-in's
+	var langs []string
+	guides, catalog := map[string]any{}, map[string]any{stray: map[string]any{"catalog_version": "1", "items": []any{}}}
+	for _, id := range ids {
+		langs = append(langs, fmt.Sprintf(`{"id": %q, "title": "H", "capabilities": {"guides": true, "catalog": true}}`, id))
+		guides[id] = []any{}
+		catalog[id] = map[string]any{"catalog_version": "1", "items": []any{
+			map[string]any{"id": "e0", "kind": "k", "risk": "safe", "name": "E", "languages": []any{"x"}},
+			map[string]any{"id": "e1", "kind": "k", "risk": "safe", "name": "E", "languages": []any{"x"}},
+		}}
+	}
+	parts, err := json.MarshalIndent(map[string]any{"guides": guides, "catalog": catalog}, "", " ")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if text.Len() > len(src) {
-		t.Errorf("%d bytes of text report for %d bytes of snapshot", text.Len(), len(src))
+	src := fmt.Appendf(nil, `{"snapshot": "1", "manifest": {"pilotage": "1.1", "languages": [%s]},%s`, strings.Join(langs, ",\n"), parts[1:])
+	doc, err := jsonpos.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := lint.Run(rules.All(), []*lint.Input{{File: "two.json", Src: src}}, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// whole maps each stand-in seen to the Language whose entries it is
+	// the prefix of.
+	whole := map[string]string{}
+	for _, f := range rep.Findings {
+		before, after, ok := strings.Cut(f.Pointer, "/items/")
+		if f.Rule != "catalog-entry-languages" || !ok {
+			continue
+		}
+		if len(before) > len("/catalog/")+report.ClipBytes {
+			t.Errorf("pointer %.200s… is not clipped", f.Pointer)
+			continue
+		}
+		for _, id := range ids {
+			w := "/catalog/" + strings.ReplaceAll(id, "/", "~1")
+			pos := doc.Position(doc.Root.At(w + "/items/" + after).Start())
+			if pos.Line == f.Line && pos.Column == f.Column {
+				if prev, seen := whole[before]; seen && prev != id {
+					t.Errorf("%s stands for two Languages", before)
+				}
+				whole[before] = id
+			}
+		}
+	}
+	if len(whole) != 2 {
+		t.Errorf("stand-ins %q; want one for each Language, placed at its entries", slices.Collect(maps.Keys(whole)))
+	}
+	if _, ok := whole["/catalog/"+strings.ReplaceAll(stray, "/", "~1")]; ok {
+		t.Errorf("a Language's entries stand under the member %q, which the snapshot has", stray)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
@@ -41,6 +42,18 @@ type Pass struct {
 	// catalog entry can be 60).
 	findings []report.Finding
 	cap      *report.Cap
+	// standIns are the stand-ins of the long guides and catalog keys
+	// (PartPointer), and standInOf the stand-in of a key's whole pointer.
+	standIns  map[string]standIn
+	standInOf map[string]string
+}
+
+// standIn is what a PartPointer stand-in stands for: the member's whole
+// pointer, its value and the place of its name.
+type standIn struct {
+	whole string
+	value jsonpos.Node
+	name  jsonpos.Pos
 }
 
 // Language is one Language entry with everything lint knows of it.
@@ -201,10 +214,9 @@ func newPass(in *Input, doc *jsonpos.Doc) *Pass {
 // attachSnapshotParts finds the Language's guides and catalog.
 func (p *Pass) attachSnapshotParts(l *Language) {
 	root := p.Doc.Root
-	key := pilotage.EscapePointerToken(l.ID)
 	if gs := root.Get("guides").Get(l.ID); gs.Is(jsonpos.Array) {
 		l.HasGuides = true
-		l.GuidesPtr = "/guides/" + key
+		l.GuidesPtr = p.PartPointer("guides", l.ID)
 		for i, gn := range gs.Elems() {
 			if !gn.Is(jsonpos.Object) {
 				continue
@@ -221,7 +233,7 @@ func (p *Pass) attachSnapshotParts(l *Language) {
 		}
 	}
 	if cn := root.Get("catalog").Get(l.ID); cn.Is(jsonpos.Object) {
-		c := &Catalog{Node: cn, Pointer: "/catalog/" + key}
+		c := &Catalog{Node: cn, Pointer: p.PartPointer("catalog", l.ID)}
 		for i, en := range cn.Get("items").Elems() {
 			if !en.Is(jsonpos.Object) {
 				continue
@@ -231,6 +243,70 @@ func (p *Pass) attachSnapshotParts(l *Language) {
 		}
 		l.Catalog = c
 	}
+}
+
+// PartPointer is the pointer of the member key of the snapshot's part
+// ("guides" or "catalog"), the prefix of the pointer of every guide or
+// entry in it. The key is a Language's id, so a pointer built from it is
+// as long as the id, for each guide and entry: a 1 MB id cost 1 MB an
+// entry (2.2 GB for 2,000) and a megabyte in each finding's pointer. A
+// key whose token is longer than report.ClipBytes is written as a stand-in
+// of at most that many bytes, its first bytes and an ellipsis, then a
+// number when another key (or a member that is named so) has the same
+// stand-in; a finding's position resolves it back to the key
+// (docs/rules/README.md, "Findings and their pointers").
+func (p *Pass) PartPointer(part, key string) string {
+	tok := pilotage.EscapePointerToken(key)
+	whole := "/" + part + "/" + tok
+	if len(tok) <= report.ClipBytes {
+		return whole
+	}
+	if s, ok := p.standInOf[whole]; ok {
+		return s
+	}
+	if p.standIns == nil {
+		p.standIns, p.standInOf = map[string]standIn{}, map[string]string{}
+	}
+	s := "/" + part + "/" + report.Clip(tok)
+	for n := 2; p.standIns[s].whole != "" || p.Doc.Root.At(s).Exists(); n++ {
+		suffix := strconv.Itoa(n)
+		cut := report.ClipBytes - len("…") - len(suffix)
+		for !utf8.RuneStart(tok[cut]) {
+			cut--
+		}
+		s = "/" + part + "/" + tok[:cut] + "…" + suffix
+	}
+	name, _ := p.Doc.Locate(whole, true)
+	p.standIns[s], p.standInOf[whole] = standIn{whole, p.Doc.Root.Get(part).Get(key), name}, s
+	return s
+}
+
+// cutStandIn splits pointer into the stand-in it begins with and the
+// rest; ok is false when it begins with none.
+func (p *Pass) cutStandIn(pointer string) (s standIn, rest string, ok bool) {
+	if len(p.standIns) == 0 {
+		return standIn{}, "", false
+	}
+	// A stand-in is the pointer's first two tokens, "/catalog/…".
+	second := strings.IndexByte(pointer[min(1, len(pointer)):], '/') + 1
+	if second == 0 {
+		return standIn{}, "", false
+	}
+	end := len(pointer)
+	if i := strings.IndexByte(pointer[second+1:], '/'); i >= 0 {
+		end = second + 1 + i
+	}
+	s, ok = p.standIns[pointer[:end]]
+	return s, pointer[end:], ok
+}
+
+// whole is pointer with a PartPointer stand-in replaced by the key's
+// whole pointer, which a Locator resolves.
+func (p *Pass) whole(pointer string) string {
+	if s, rest, ok := p.cutStandIn(pointer); ok {
+		return s.whole + rest
+	}
+	return pointer
 }
 
 // capabilitiesOf reads a capability declaration leniently: members whose
@@ -320,10 +396,13 @@ func (p *Pass) ReportAs(sev report.Severity, pointer string, key bool, message, 
 
 // report records a finding and returns it to be completed, or nil when
 // the cap lists no more of the rule in its file and only counts it; its
-// position, a search of the document, is found only for one listed.
+// position, a search of the document, is found only for one listed. Its
+// pointer is clipped as its message is (report.ClipPointer), in every
+// format: a long member name, in the pointer of every finding under it,
+// would otherwise multiply the report; its line:col place it.
 func (p *Pass) report(sev report.Severity, pointer string, key bool, message, hint string) *report.Finding {
 	f := report.Finding{Rule: p.rule.ID, Section: p.rule.Section, Severity: sev, Message: message,
-		Hint: hint, Pointer: pointer, File: p.In.File}
+		Hint: hint, Pointer: report.ClipPointer(pointer), File: p.In.File}
 	if p.In.Locate != nil {
 		// The file is the locator's (a PDL or a file it reads), and
 		// the cap counts per file.
@@ -355,7 +434,7 @@ func (p *Pass) CountedAs(sev report.Severity, pointer string) bool {
 	}
 	f := report.Finding{Rule: p.rule.ID, Section: p.rule.Section, Severity: sev, File: p.In.File}
 	if p.In.Locate != nil {
-		f.File, _, _ = p.In.Locate(pointer, false)
+		f.File, _, _ = p.In.Locate(p.whole(pointer), false)
 	}
 	return p.cap.LeaveAll(f, 1)
 }
@@ -382,7 +461,7 @@ func (p *Pass) ReportCiting(sections []string, pointer, message, hint string) {
 // side of a comparison).
 func (p *Pass) Location(pointer, note string) report.Location {
 	file, line, col, _, _ := p.position(pointer, false)
-	return report.Location{File: file, Line: line, Column: col, Pointer: pointer, Note: note}
+	return report.Location{File: file, Line: line, Column: col, Pointer: report.ClipPointer(pointer), Note: note}
 }
 
 // position maps a pointer (or, with key, its last member name) to the
@@ -390,12 +469,21 @@ func (p *Pass) Location(pointer, note string) report.Location {
 // otherwise in the JSON source, with an end for a scalar value.
 func (p *Pass) position(pointer string, key bool) (file string, line, col, endLine, endCol int) {
 	if p.In.Locate != nil {
-		file, line, col = p.In.Locate(pointer, key)
+		file, line, col = p.In.Locate(p.whole(pointer), key)
 		return file, line, col, 0, 0
 	}
-	pos, resolved := p.Doc.Locate(pointer, key)
-	if resolved == pointer && !key {
-		if n := p.Doc.Root.At(pointer); n.Exists() && n.Kind() != jsonpos.Object && n.Kind() != jsonpos.Array {
+	// Under a stand-in the rest of the pointer is resolved from the
+	// member it stands for, so the key's whole pointer is never built.
+	base, rest := p.Doc.Root, pointer
+	if s, r, ok := p.cutStandIn(pointer); ok {
+		if r == "" && key {
+			return p.In.File, s.name.Line, s.name.Column, 0, 0
+		}
+		base, rest = s.value, r
+	}
+	pos, resolved := base.Locate(rest, key)
+	if resolved == rest && !key {
+		if n := base.At(rest); n.Exists() && n.Kind() != jsonpos.Object && n.Kind() != jsonpos.Array {
 			end := p.Doc.Position(n.End())
 			endLine, endCol = end.Line, end.Column
 		}

@@ -45,7 +45,7 @@ var schemaRule = &lint.Rule{
 			p.Report("", fmt.Sprintf("internal error: embedded schema %s: %v", name, err), "")
 			return
 		}
-		for pc := range schemaPieces(p.Doc.Root, p.Kind, s) {
+		for pc := range schemaPieces(p.Doc.Root, p.Kind, s, p.PartPointer) {
 			for _, v := range pilotage.Violations(pc.schema.Validate(pc.node.ValueWith(pc.cut))) {
 				ptr := pc.pointer + v.Pointer
 				if p.Counted(ptr) {
@@ -77,8 +77,9 @@ type schemaPiece struct {
 // element against its own schema finds the same violations. A manifest is
 // small and validated whole. The pieces are made as they are validated,
 // not listed first: with the list of a snapshot's 250,000 catalog
-// entries, lint's heap reached 3 bytes a byte of it more.
-func schemaPieces(rootNode jsonpos.Node, kind lint.InputKind, rootSchema *jsonschema.Schema) iter.Seq[schemaPiece] {
+// entries, lint's heap reached 3 bytes a byte of it more. partPointer is
+// the pointer of a member of guides or catalog (lint.Pass.PartPointer).
+func schemaPieces(rootNode jsonpos.Node, kind lint.InputKind, rootSchema *jsonschema.Schema, partPointer func(part, key string) string) iter.Seq[schemaPiece] {
 	return func(yield func(schemaPiece) bool) {
 		if kind != lint.KindSnapshot {
 			yield(schemaPiece{node: rootNode, schema: rootSchema})
@@ -107,13 +108,13 @@ func schemaPieces(rootNode jsonpos.Node, kind lint.InputKind, rootSchema *jsonsc
 		guides := rootNode.Get("guides")
 		for _, m := range guides.Members() {
 			if guides.Get(m.Key) == m.Value {
-				each(m.Value, "/guides/"+pilotage.EscapePointerToken(m.Key), pilotage.SchemaGuide)
+				each(m.Value, partPointer("guides", m.Key), pilotage.SchemaGuide)
 			}
 		}
 		catalog := rootNode.Get("catalog")
 		for _, m := range catalog.Members() {
 			if catalog.Get(m.Key) == m.Value {
-				each(m.Value.Get("items"), "/catalog/"+pilotage.EscapePointerToken(m.Key)+"/items", pilotage.SchemaCatalogEntry)
+				each(m.Value.Get("items"), partPointer("catalog", m.Key)+"/items", pilotage.SchemaCatalogEntry)
 			}
 		}
 		root := schemaPiece{node: rootNode, schema: rootSchema,

@@ -143,7 +143,7 @@ func strayKeys(p *lint.Pass, name, what string) {
 		if ids != nil {
 			hint = nearMiss(m.Key, ids, "Language ids of the manifest")
 		}
-		p.ReportKey("/"+name+"/"+pilotage.EscapePointerToken(m.Key),
+		p.ReportKey(p.PartPointer(name, m.Key),
 			fmt.Sprintf("the snapshot holds %s under %q, which is not a Language of the manifest", what, report.Clip(m.Key)), hint)
 	}
 }

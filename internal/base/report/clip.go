@@ -62,12 +62,12 @@ func Clips(names []string) []string {
 	return names
 }
 
-// ClipPointer clips each token of a JSON Pointer that a text report
-// shows (Clip), keeping the tokens that place it: a Language's id is a
-// token of the pointer of every finding in its catalog, so a pointer
-// under a megabyte key is as long, and is printed once per finding. The
-// json and sarif forms keep the pointer whole, a locator a program may
-// resolve.
+// ClipPointer clips each token of a JSON Pointer that a report shows
+// (Clip), keeping the tokens that place it: a Language's id is a token of
+// the pointer of every finding in its catalog, so a pointer under a
+// megabyte key is as long, and is printed once per finding. A text
+// report clips every finding's pointer; lint clips its findings' in
+// every format (docs/rules/README.md), their line:col placing them.
 func ClipPointer(p string) string {
 	if len(p) <= ClipBytes {
 		return p
