@@ -30,7 +30,7 @@ func TestDecodeNodeLikeUnmarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := decodeNode(doc, doc.Root, "", reflect.ValueOf(&got).Elem()); p != nil {
+		if p := decodeNode(doc, doc.Root, nil, reflect.ValueOf(&got).Elem()); p != nil {
 			t.Fatalf("%s: %s", file, p.msg)
 		}
 		if !reflect.DeepEqual(got, want) || len(got.Manifest.Languages) == 0 || len(got.Guides) == 0 {

@@ -71,7 +71,7 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 		return nil, err
 	}
 	var s snapshotFile
-	if p := decodeNode(doc, doc.Root, "", reflect.ValueOf(&s).Elem()); p != nil {
+	if p := decodeNode(doc, doc.Root, nil, reflect.ValueOf(&s).Elem()); p != nil {
 		pos := doc.Position(p.node.Start())
 		return nil, &InputError{File: file, Line: pos.Line, Col: pos.Column, Msg: "not a snapshot replay can read: " + p.msg,
 			Hint: "run pilotage lint on the snapshot to see every problem in it; docs/snapshot.md describes the format"}
