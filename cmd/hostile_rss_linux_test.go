@@ -196,6 +196,7 @@ func TestHostilePeakRSS(t *testing.T) {
 	// findings each (2 MB); valid with 5,500 entries that lint clean.
 	unknown := snaptest.WithItems(t, "..", "", func([]any) []any { return snaptest.Unknown(30000) })
 	valid := snaptest.WithItems(t, "..", "", func(example []any) []any { return snaptest.Valid(example, 5500) })
+	longLang := longLanguageSnapshot(t, 1_000_000, 2000, 0)
 	// homeflowWith is langs/homeflow in a directory of its own whose
 	// schemas/room.json is room, every file a link.
 	homeflow, err := filepath.Abs(filepath.Join("..", "langs", "homeflow"))
@@ -534,6 +535,16 @@ func TestHostilePeakRSS(t *testing.T) {
 		// Compared with itself, the file is read twice.
 		{"lint --baseline of them of themselves", valid, func(f string) []string { return []string{"lint", "--baseline", f, f} },
 			snapshot, 20*int64(len(valid)) + 4<<20},
+		// lint kept a pointer for each guide and entry that held their
+		// Language's id, the key of its guides and catalog: 2.2 GB and
+		// 48 to 165 s for 2,000 entries of a 1 MB id, and every listed
+		// finding carried it in json and sarif (50 MB). The key is now a
+		// stand-in of 120 bytes in them (lint.Pass.PartPointer).
+		{"lint of a snapshot whose 1 MB Language id keys 2,000 entries", longLang, lint, snapshot, 0},
+		{"lint --format json of it", longLang, lintAs("json"), snapshot, 0},
+		// replay made a pointer string for every value it read below
+		// that key: 145 MB and 2.4 s of CPU for 2,000 guides.
+		{"replay --snapshot of one whose 1 MB Language id keys 2,000 guides", longLanguageSnapshot(t, 1_000_000, 1, 2000), replaySnapshot, snapshot, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(c.name, " ", "-")+filepath.Ext(c.tiny), c.src)
@@ -648,9 +659,10 @@ func longBranch(n, after int) []byte {
 }
 
 // longLanguageSnapshot is the example snapshot with a Language id of n
-// bytes and a catalog of entries that each name an unknown Language
-// rather than it: each entry's finding names the Language it is in.
-func longLanguageSnapshot(t *testing.T, n, entries int) []byte {
+// bytes, a catalog of entries that each name an unknown Language rather
+// than it (each entry's finding names the Language it is in) and as many
+// more guides like its first.
+func longLanguageSnapshot(t *testing.T, n, entries, guides int) []byte {
 	t.Helper()
 	src, err := os.ReadFile(snaptest.Example(".."))
 	if err != nil {
@@ -672,7 +684,13 @@ func longLanguageSnapshot(t *testing.T, n, entries int) []byte {
 		items = append(items, item)
 	}
 	catalog["items"] = items
-	snap["guides"] = map[string]any{id: snap["guides"].(map[string]any)["homeflow/v1"]}
+	gs := snap["guides"].(map[string]any)["homeflow/v1"].([]any)
+	for i := range guides {
+		g := maps.Clone(gs[0].(map[string]any))
+		g["id"] = fmt.Sprint("g", i)
+		gs = append(gs, g)
+	}
+	snap["guides"] = map[string]any{id: gs}
 	snap["catalog"] = map[string]any{id: catalog}
 	out, err := json.Marshal(snap)
 	if err != nil {
@@ -752,7 +770,7 @@ func TestReportsNotAmplified(t *testing.T) {
 	}
 	traces := tracesDir(t, 200)
 	branch, branchSrc := write(t, dir, "branch.json", longBranch(900_000, 600))
-	snap, snapSrc := write(t, dir, "snap.json", longLanguageSnapshot(t, 1_000_000, 200))
+	snap, snapSrc := write(t, dir, "snap.json", longLanguageSnapshot(t, 1_000_000, 200, 0))
 	pdl, pdlSrc := write(t, dir, "long.pdl", longLanguagePDL(t, 1_000_000, 500))
 	many, manySrc := write(t, dir, "many.json", longID(1, 20_000))
 	manyPlan, manyPlanSrc := write(t, dir, "many.plan.json", planJSON(t, bin, todo, manySrc))
@@ -770,6 +788,8 @@ func TestReportsNotAmplified(t *testing.T) {
 		{"replay sarif", []string{"replay", "--format", "sarif", "--plan", plan, traces}, len(planSrc)},
 		{"validate", []string{"validate", "--principal", "owner", "--lang", todo, branch}, len(branchSrc)},
 		{"lint", []string{"lint", snap}, len(snapSrc)},
+		{"lint json", []string{"lint", "--format", "json", snap}, len(snapSrc)},
+		{"lint sarif", []string{"lint", "--format", "sarif", snap}, len(snapSrc)},
 		{"build", []string{"build", "-o", filepath.Join(dir, "out"), pdl}, len(pdlSrc)},
 		{"lint pdl", []string{"lint", pdl}, len(pdlSrc)},
 		// The picture of 20,000 boxes was 24 MB (plan) and 33 MB (the
@@ -841,6 +861,10 @@ var cpuBound = map[string]time.Duration{
 	"test of 60 cases naming one program of 2,000 steps": 6 * time.Second,
 	// 1.5 to 1.6 s when lint built every finding (0.25 to 0.35 s since).
 	"lint of 30,000 catalog entries with three findings each": 1200 * time.Millisecond,
+	// 48 to 165 s before the stand-in (0.15 to 0.2 s since).
+	"lint of a snapshot whose 1 MB Language id keys 2,000 entries": 1500 * time.Millisecond,
+	// 1.8 s before its pointers were made only for a problem (0.08 s since).
+	"replay --snapshot of one whose 1 MB Language id keys 2,000 guides": 1000 * time.Millisecond,
 }
 
 // fitHeld is the input object with the most one-character values whose
