@@ -121,7 +121,7 @@ func (f *reportFlags) emit(s stdio, format report.Format, rep *report.Report) er
 		}
 		f.cfg.Apply(rep, config.Apply{Inline: pdl.Suppressions, NoSuppressions: f.noSuppressions, Known: ruleIDs(), Disabled: off})
 	}
-	err := verb.WriteOutputNoted(s.verb(), f.output, "the report", report.Counts(rep.Summary), func(w io.Writer) error {
+	err := verb.WriteOutputNoted(s.verb(), f.output, "the report", func() string { return report.Counts(rep.Summary) }, func(w io.Writer) error {
 		return report.Write(w, format, rep, report.Options{Color: f.useColor(w), Strict: f.strict, IncludeSuppressed: f.includeSuppressed})
 	})
 	if err != nil {

@@ -82,7 +82,7 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 		if err := t.updateFiles(s); err != nil {
 			return err
 		}
-		err = verb.WriteOutput(s, p.Output, "the report", func(w io.Writer) error {
+		err = verb.WriteOutputNoted(s, p.Output, "the report", t.counts, func(w io.Writer) error {
 			if coverageJSON {
 				return writeCoverageJSON(w, b.Bytes(), t.covOrder)
 			}
@@ -90,7 +90,7 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 			return err
 		})
 	} else {
-		err = verb.WriteOutput(s, p.Output, "the report", t.report)
+		err = verb.WriteOutputNoted(s, p.Output, "the report", t.counts, t.report)
 	}
 	switch {
 	case err != nil:
@@ -125,6 +125,12 @@ type run struct {
 	// counted in it.
 	size int64
 	pdls map[string]bool
+}
+
+// counts is the last line of the text report, and what the terminal is
+// told of a report written to a file.
+func (t *run) counts() string {
+	return fmt.Sprintf("%s, %d passed, %d failed", report.Count(t.cases, "case"), t.cases-t.failed, t.failed)
 }
 
 // read adds n bytes to what the run reads.
@@ -202,7 +208,7 @@ func (t *run) report(w io.Writer) error {
 			return err
 		}
 	}
-	if _, err := fmt.Fprintf(w, "%s, %d passed, %d failed\n", report.Count(t.cases, "case"), t.cases-t.failed, t.failed); err != nil {
+	if _, err := fmt.Fprintln(w, t.counts()); err != nil {
 		return err
 	}
 	return testcase.WriteText(w, t.covOrder)

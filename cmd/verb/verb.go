@@ -106,14 +106,15 @@ func Expand(s Streams, args []string, p inputs.Picker, ignored func(string) bool
 // named on standard output ("wrote FILE"), as build names what it
 // wrote, so a CI log shows where the output went.
 func WriteOutput(s Streams, name, what string, write func(io.Writer) error) error {
-	return WriteOutputNoted(s, name, what, "", write)
+	return WriteOutputNoted(s, name, what, nil, write)
 }
 
 // WriteOutputNoted is WriteOutput naming the file written with a note
 // after it ("wrote lint.txt: 3 errors, 1 warning"): a report written to
 // a file says on the terminal what it holds, so a run that exits 1 says
-// why without opening it.
-func WriteOutputNoted(s Streams, name, what, note string, write func(io.Writer) error) error {
+// why without opening it. note is asked once write is done, for a
+// report whose count is known only then (pilotage test's cases).
+func WriteOutputNoted(s Streams, name, what string, note func() string, write func(io.Writer) error) error {
 	if name == "" || name == "-" {
 		if err := write(s.Out); err != nil {
 			return Usage("writing %s: %v", what, fserr.Plain(err))
@@ -123,8 +124,8 @@ func WriteOutputNoted(s Streams, name, what, note string, write func(io.Writer) 
 	if err := writeFile(name, write); err != nil {
 		return err.usage(what)
 	}
-	if note != "" {
-		return Printf(s, "wrote %s: %s\n", name, note)
+	if note != nil {
+		return Printf(s, "wrote %s: %s\n", name, note())
 	}
 	return Printf(s, "wrote %s\n", name)
 }
