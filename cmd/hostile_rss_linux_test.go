@@ -714,6 +714,30 @@ func longLanguagePDL(t *testing.T, n, entries int) []byte {
 	return src
 }
 
+// leakyEntryPDL is homeflow, written into dir with its guides and
+// schemas, plus an entry that guest sees, whose id is n bytes and whose
+// description names hidden entries h0 … h<hidden-1>, which guest does
+// not see: a pdl-guide-name finding for each, each quoting the entry's
+// id.
+func leakyEntryPDL(t *testing.T, dir string, n, hidden int) (string, []byte) {
+	t.Helper()
+	home := filepath.Join("..", "langs", "homeflow")
+	if err := os.CopyFS(dir, os.DirFS(home)); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(home, "homeflow.pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i := range hidden {
+		src = fmt.Appendf(src, "entry \"hidden.h%d\" kind=device risk=safe {\n  name \"H\"\n}\n", i)
+		names = append(names, fmt.Sprintf("hidden.h%d", i))
+	}
+	src = fmt.Appendf(src, "entry \"sensors.%s\" kind=device risk=safe {\n  name \"L\"\n  description \"Pairs with %s.\"\n}\n", strings.Repeat("x", n), strings.Join(names, ", "))
+	return write(t, dir, "leaky.pdl", src)
+}
+
 // planJSON is plan --format json of the program src, as replay reads it.
 func planJSON(t *testing.T, bin, lang string, src []byte) []byte {
 	t.Helper()
@@ -772,6 +796,7 @@ func TestReportsNotAmplified(t *testing.T) {
 	branch, branchSrc := write(t, dir, "branch.json", longBranch(900_000, 600))
 	snap, snapSrc := write(t, dir, "snap.json", longLanguageSnapshot(t, 1_000_000, 200, 0))
 	pdl, pdlSrc := write(t, dir, "long.pdl", longLanguagePDL(t, 1_000_000, 500))
+	leaky, leakySrc := leakyEntryPDL(t, t.TempDir(), 200_000, 50)
 	many, manySrc := write(t, dir, "many.json", longID(1, 20_000))
 	manyPlan, manyPlanSrc := write(t, dir, "many.plan.json", planJSON(t, bin, todo, manySrc))
 	manyRunSrc, _ := exec.Command(bin, "run", "--format", "json", "--principal", "owner", "--lang", todo, many).Output()
@@ -792,6 +817,9 @@ func TestReportsNotAmplified(t *testing.T) {
 		{"lint sarif", []string{"lint", "--format", "sarif", snap}, len(snapSrc)},
 		{"build", []string{"build", "-o", filepath.Join(dir, "out"), pdl}, len(pdlSrc)},
 		{"lint pdl", []string{"lint", pdl}, len(pdlSrc)},
+		// pdl-guide-name quoted the entry's 200 KB id three times in the
+		// finding of each hidden name its description gives: 30 MB.
+		{"lint pdl entry text", []string{"lint", leaky}, len(leakySrc)},
 		// The picture of 20,000 boxes was 24 MB (plan) and 33 MB (the
 		// page); past picture.MaxBoxes plan refuses it and the page says
 		// so in its place.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -303,18 +304,21 @@ func (c *compiler) named(t shown) []idWord {
 // leak writes the hint and message of text t, read by r, naming name,
 // which the principals blind may not see.
 func leak(t shown, r readers, name string, blind []string) (hint, msg string) {
+	// Every name quoted is clipped (report.Clip): an entry id is quoted
+	// three times, and one entry's text may name many hidden entries.
 	of, who, hint := "", "every caller reads ", "name only entries every principal sees"
 	switch {
 	case r.entry != nil:
-		of, who, hint = " of entry "+r.entry.ID, "every principal that sees "+r.entry.ID+" reads ", "name only entries every principal that sees "+r.entry.ID+" sees"
+		id := report.Clip(r.entry.ID)
+		of, who, hint = " of entry "+id, "every principal that sees "+id+" reads ", "name only entries every principal that sees "+id+" sees"
 	case r.lang != "":
-		of, who, hint = " of "+r.lang, "every caller of the Language reads ", hint+" from the Language"
+		of, who, hint = " of "+report.Clip(r.lang), "every caller of the Language reads ", hint+" from the Language"
 	}
 	if t.where == whereGuide {
 		hint += " (give the others their own guide in a Language only they use)"
 	}
 	return hint + ", or describe them without the name",
-		t.what + of + " names " + name + ", which " + principals(blind) + " may not see: " + who + t.where + " (§10.3)"
+		report.Clip(t.what) + of + " names " + report.Clip(name) + ", which " + principals(report.Clips(blind)) + " may not see: " + who + t.where + " (§10.3)"
 }
 
 // principals writes names as "principal a" or "principals a and b".
