@@ -41,7 +41,9 @@ version (reading 11). Turn a rule off with ` + "`--disable ID`" + `; list them w
 The text report ends with a summary line,
 ` + "`3 errors, 0 warnings in 3 files (checked 52 rules)`" + `: the files counted are the inputs and, besides
 them, the files findings are in (the guides and schemas a PDL file names,
-a trace's plan), so the count is of files to open. With ` + "`-o FILE`" + ` the
+a trace's plan), so the count is of files to open. The
+` + "`summary.files`" + ` of ` + "`--format json`" + ` counts the inputs alone: it is the
+number of files checked, which a program compares across runs. With ` + "`-o FILE`" + ` the
 report goes to FILE and standard output names it with what it counts,
 ` + "`wrote FILE: 3 errors, 0 warnings`" + `, as ` + "`lint`" + `, ` + "`replay`" + ` and ` + "`conform`" + ` do.
 `)
