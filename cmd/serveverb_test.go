@@ -134,7 +134,9 @@ func TestServeStopsBesideSilentConnection(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 3*time.Second {
+	// Shutdown's wait is 5 s: a bound just below it tells the two apart
+	// on a machine too loaded to stop in 3 s.
+	if took := time.Since(start); took > 4500*time.Millisecond {
 		t.Errorf("serve took %v to stop beside a connection that sent nothing", took)
 	}
 }
