@@ -141,3 +141,29 @@ func TestResetCaches(t *testing.T) {
 		t.Error("after ResetCaches the environment and the check must be built anew, alike")
 	}
 }
+
+// TestLimitCachesOutOfOrder: limits restored in another order than they
+// were set (two verbs in one process) leave the least held in force,
+// and the caches' own budgets once none is.
+func TestLimitCachesOutOfOrder(t *testing.T) {
+	budgets := func() (env, parse int) {
+		// SetMax returns the budget it replaces; set it straight back.
+		env, parse = envs.SetMax(0), parses.SetMax(0)
+		envs.SetMax(env)
+		parses.SetMax(parse)
+		return env, parse
+	}
+	restoreA := LimitCaches(1 << 20)
+	restoreB := LimitCaches(2 << 20)
+	if env, parse := budgets(); env != 1<<20 || parse != 1<<20 {
+		t.Errorf("two limits held: budgets %d and %d, want the least, %d", env, parse, 1<<20)
+	}
+	restoreA()
+	if env, parse := budgets(); env != 2<<20 || parse != 2<<20 {
+		t.Errorf("the first restored: budgets %d and %d, want the one held, %d", env, parse, 2<<20)
+	}
+	restoreB()
+	if env, parse := budgets(); env != envBudget || parse != parseBudget {
+		t.Errorf("both restored: budgets %d and %d, want %d and %d", env, parse, envBudget, parseBudget)
+	}
+}

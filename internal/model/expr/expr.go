@@ -314,12 +314,43 @@ var parses = lru.New[*parseResult](parseBudget, 0)
 // and the default budgets let it keep some 2 KB an expression it will
 // not meet again: 35 MB of a program of 20,000 steps
 // (docs/performance.md, "A large valid program").
+//
+// Limits held at once (verbs run in one process, as tests run them)
+// leave the least of them in force until each is restored, whatever the
+// order.
 func LimitCaches(bytes int) (restore func()) {
-	env, parse := envs.SetMax(min(envBudget, bytes)), parses.SetMax(min(parseBudget, bytes))
-	return func() {
-		envs.SetMax(env)
-		parses.SetMax(parse)
+	held := &bytes
+	cacheLimits.set(held, true)
+	return func() { cacheLimits.set(held, false) }
+}
+
+// heldLimits are the LimitCaches not yet restored.
+type heldLimits struct {
+	mu   sync.Mutex
+	held map[*int]bool
+}
+
+var cacheLimits heldLimits
+
+// set holds or lets go of limit, then gives the caches the least limit
+// held, or their own budgets when none is.
+func (l *heldLimits) set(limit *int, hold bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held == nil {
+		l.held = map[*int]bool{}
 	}
+	if hold {
+		l.held[limit] = true
+	} else {
+		delete(l.held, limit)
+	}
+	env, parse := envBudget, parseBudget
+	for b := range l.held {
+		env, parse = min(env, *b), min(parse, *b)
+	}
+	envs.SetMax(env)
+	parses.SetMax(parse)
 }
 
 // ResetCaches drops every cached environment, parsed expression and
