@@ -209,7 +209,9 @@ func stdioMessages(w *msgWatch) io.Writer {
 }
 
 // sseMessages is where the body of a text/event-stream answer goes to be
-// checked: each event's data lines, joined, is one message.
+// checked: each event's data lines, joined, is one message. An event
+// whose data grows past MaxMessageBytes is cut and skipped, as a line
+// past it is: each line is bounded, but an event may have any number.
 func sseMessages(w *msgWatch) io.Writer {
 	var data []byte
 	var cut, has bool
@@ -223,10 +225,15 @@ func sseMessages(w *msgWatch) io.Writer {
 				w.received(data)
 			}
 			data, cut, has = data[:0], false, false
+		case cut:
 		case bytes.HasPrefix(line, []byte("data:")):
 			v := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
 			if has {
 				data = append(data, '\n')
+			}
+			if len(data)+len(v) > MaxMessageBytes {
+				cut = true
+				break
 			}
 			data, has = append(data, v...), true
 		}
@@ -235,19 +242,30 @@ func sseMessages(w *msgWatch) io.Writer {
 
 // jsonMessage is where the body of an application/json answer goes to
 // be checked: the body is one message (or batch), checked at its end.
+// A body past MaxMessageBytes is not held, nor checked: once one chunk
+// is dropped, what a later one would join is not the message.
 type jsonMessage struct {
-	w   *msgWatch
-	buf bytes.Buffer
+	w    *msgWatch
+	buf  bytes.Buffer
+	over bool
 }
 
 func (j *jsonMessage) Write(p []byte) (int, error) {
-	if j.buf.Len()+len(p) <= MaxMessageBytes {
+	if !j.over && j.buf.Len()+len(p) > MaxMessageBytes {
+		j.over = true
+		j.buf = bytes.Buffer{}
+	}
+	if !j.over {
 		j.buf.Write(p)
 	}
 	return len(p), nil
 }
 
-func (j *jsonMessage) end() { j.w.received(j.buf.Bytes()) }
+func (j *jsonMessage) end() {
+	if !j.over {
+		j.w.received(j.buf.Bytes())
+	}
+}
 
 // teeBody copies what is read of an answer's body to to, and calls end,
 // if any, once the body is read to its end.

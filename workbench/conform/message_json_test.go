@@ -123,3 +123,44 @@ func (dupStdout) Write(p []byte) (int, error) {
 }
 
 func (dupStdout) Close() error { return os.Stdout.Close() }
+
+// dupPrefix opens a message whose member "a" is given twice: checked,
+// it is malformed.
+const dupPrefix = `{"jsonrpc":"2.0","method":"m","a":1,"a":2`
+
+// An event of a text/event-stream whose data lines, each within
+// MaxMessageBytes, join past it is skipped as a line past it is, not
+// held: the malformed message it would join to is not checked, and the
+// next event is.
+func TestSSEEventPastBound(t *testing.T) {
+	w := newMsgWatch()
+	sse := sseMessages(w)
+	half := strings.Repeat("x", MaxMessageBytes/2)
+	for _, s := range []string{
+		"data: " + dupPrefix + `,"x":"` + half + "\"\n",
+		`data: ,"y":"` + half + "\"\n",
+		`data: ,"z":"` + half + "\"}\n",
+		"\n",
+		"data: " + dupPrefix + "}\n\n",
+	} {
+		sse.Write([]byte(s))
+	}
+	if len(w.bad) != 1 {
+		t.Errorf("want the second event only malformed, got %d malformed", len(w.bad))
+	}
+}
+
+// An application/json body past MaxMessageBytes is not checked, though
+// a chunk after the one dropped is small: the two ends would join into
+// another message, malformed here.
+func TestJSONBodyPastBound(t *testing.T) {
+	w := newMsgWatch()
+	j := &jsonMessage{w: w}
+	for _, s := range []string{dupPrefix[:len(dupPrefix)-6], strings.Repeat(" ", MaxMessageBytes), dupPrefix[len(dupPrefix)-6:] + "}"} {
+		j.Write([]byte(s))
+	}
+	j.end()
+	if len(w.bad) != 0 {
+		t.Errorf("a body past the bound was checked: %d malformed", len(w.bad))
+	}
+}
