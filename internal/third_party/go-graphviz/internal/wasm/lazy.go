@@ -47,6 +47,9 @@ func (m *WasmModule) module() api.Module {
 	loaded.Store(&a)
 	for _, f := range onLoad {
 		if err := f(context.Background()); err != nil {
+			// Unpublished first: a caller that recovers must not find
+			// a module that what its OnLoad sets up is missing from.
+			loaded.Store(nil)
 			panic(err) // as upstream's init did
 		}
 	}
