@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -105,18 +107,13 @@ func (w *stopWhenListening) Write(p []byte) (int, error) {
 func TestServeStopsBesideSilentConnection(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	url := make(chan string, 1)
+	lines := make(chan string, 16)
 	done := make(chan error, 1)
 	go func() {
-		done <- serveverb.Serve(ctx, serveParams(serveverb.Params{HTTP: "127.0.0.1:0"}), verb.Streams{In: strings.NewReader(""), Out: io.Discard, Err: &urlWriter{url: url}})
+		done <- serveverb.Serve(ctx, serveParams(serveverb.Params{HTTP: "127.0.0.1:0"}), verb.Streams{In: strings.NewReader(""), Out: io.Discard, Err: &lineWriter{lines: lines}})
 	}()
-	var addr string
-	select {
-	case u := <-url:
-		addr = strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/mcp")
-	case err := <-done:
-		t.Fatalf("serve ended before it listened: %v", err)
-	}
+	_, url, _ := strings.Cut(waitLine(t, lines, "pilotage serve: listening on "), "listening on ")
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -141,23 +138,96 @@ func TestServeStopsBesideSilentConnection(t *testing.T) {
 	}
 }
 
-// urlWriter is a served server's standard error: it sends the endpoint
-// of the "listening on" line on url.
-type urlWriter struct {
-	url  chan<- string
-	line []byte
+// TestServeStdioReloadKeepsItsClientsView: on stdio, serve acts for its
+// one client as the principal it started with, so a --watch reload that
+// drops that principal, or declares principals when serve has none,
+// would show the client no entry at all. It is refused, said on standard
+// error, and the previous definition stays.
+func TestServeStdioReloadKeepsItsClientsView(t *testing.T) {
+	home, err := os.ReadFile(homeflow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(home, []byte("\nprincipal "))
+	if at < 0 {
+		t.Fatal("homeflow.pdl declares no principal")
+	}
+	none := home[:at+1]
+	for _, c := range []struct {
+		name, principal string
+		from, to        []byte
+		want            string
+	}{
+		{"its principal renamed", "guest", home, bytes.Replace(home, []byte("principal guest"), []byte("principal visitor"), 1),
+			"reload: the PDL no longer declares principal guest, as whom serve acts for its client"},
+		{"principals declared", "", none, home,
+			"reload: the PDL now declares principals, and serve runs with no principal, so its client would see no entry"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(filepath.Dir(homeflow))); err != nil {
+				t.Fatal(err)
+			}
+			pdl := filepath.Join(dir, "homeflow.pdl")
+			if err := os.WriteFile(pdl, c.from, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stdin, feed := io.Pipe()
+			lines := make(chan string, 16)
+			done := make(chan error, 1)
+			go func() {
+				p := serveParams(serveverb.Params{Principal: c.principal, Watch: true})
+				p.PDL, p.WatchInterval = pdl, 20*time.Millisecond
+				done <- serveverb.Serve(context.Background(), p, verb.Streams{In: stdin, Out: io.Discard, Err: &lineWriter{lines: lines}})
+			}()
+			waitLine(t, lines, "pilotage serve: serving homeflow/v1")
+			if err := os.WriteFile(pdl, c.to, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			waitLine(t, lines, "pilotage serve: "+c.want)
+			feed.Close()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }
 
-func (w *urlWriter) Write(p []byte) (int, error) {
+// lineWriter is a served server's standard error, each line sent on
+// lines (dropped once its buffer is full: a test waits for one line).
+type lineWriter struct {
+	lines chan<- string
+	line  []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
 	w.line = append(w.line, p...)
 	for {
 		line, rest, ok := bytes.Cut(w.line, []byte("\n"))
 		if !ok {
 			return len(p), nil
 		}
-		if _, u, ok := strings.Cut(string(line), "listening on "); ok {
-			w.url <- u
+		select {
+		case w.lines <- string(line):
+		default:
 		}
 		w.line = rest
+	}
+}
+
+// waitLine waits for a line that starts with prefix and returns it.
+func waitLine(t *testing.T, lines <-chan string, prefix string) string {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case l := <-lines:
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		case <-timeout:
+			t.Fatalf("no line %q on standard error", prefix)
+			return ""
+		}
 	}
 }

@@ -182,6 +182,17 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 				// principals under the old ones, or none at all.
 				return nil, errors.New("the principals' tokens changed, and HTTP authenticates with those serve started with; restart serve to use the new ones")
 			}
+			if p.HTTP == "" {
+				// The stdio client acts as the principal serve started
+				// with: a definition without it, or one that declares
+				// principals when serve has none, shows it no entry.
+				if r.Server.CheckPrincipal(p.Principal) != nil {
+					return nil, fmt.Errorf("the PDL no longer declares principal %s, as whom serve acts for its client; restart serve with --principal to act as another", report.Clip(p.Principal))
+				}
+				if p.Principal == "" && len(r.Server.Principals) > 0 && len(res.Server.Principals) == 0 {
+					return nil, errors.New("the PDL now declares principals, and serve runs with no principal, so its client would see no entry; restart serve with --principal NAME")
+				}
+			}
 			if err := eng.Reload(r.Server); err != nil {
 				return nil, err
 			}
