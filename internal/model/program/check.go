@@ -497,11 +497,24 @@ func stepHint(id string, sel []string) string {
 	return "did you mean " + report.Clip(path) + "?"
 }
 
-// stepsHere helps with a step id the program does not have: a close
-// one, else the few a reference here may name.
-func stepsHere(id string, visible []string) string {
-	if h := hint(id, visible); h != "" || len(visible) == 0 || len(visible) > 8 {
-		return h
+// closeStep is the id addressable here, among visible, that id is or is
+// close to; "" when none is.
+func (c *checker) closeStep(id string, visible []string) string {
+	if c.addressable[id] > 0 {
+		return id
+	}
+	return suggest.Closest(id, visible)
+}
+
+// stepsHere helps with a step id the program does not have, sel the
+// fields written after it: the reference to a close one, else the few a
+// reference here may name.
+func (c *checker) stepsHere(id string, sel, visible []string) string {
+	if near := c.closeStep(id, visible); near != "" {
+		return stepHint(near, sel)
+	}
+	if len(visible) == 0 || len(visible) > 8 {
+		return ""
 	}
 	return "the steps addressable here are " + strings.Join(report.Clips(visible), ", ")
 }
@@ -561,8 +574,10 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 	case "steps":
 		if len(r.Path) < 2 || r.Path[1] != "output" {
 			h := ""
-			if len(r.Path) > 0 && c.addressable[r.Path[0]] > 0 {
-				h = stepHint(r.Path[0], r.Path[1:])
+			if len(r.Path) > 0 {
+				if id := c.closeStep(r.Path[0], visible); id != "" {
+					h = stepHint(id, r.Path[1:])
+				}
 			}
 			c.add(code, pilotage.SeverityError, e.Pointer, "a step's result is addressed as steps.<id>.output", h, rng)
 			return
@@ -570,7 +585,7 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 		id := r.Path[0]
 		s := c.all[id]
 		if s == nil {
-			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", report.Clip(id)), stepsHere(id, visible), rng)
+			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", report.Clip(id)), c.stepsHere(id, r.Path[1:], visible), rng)
 			return
 		}
 		if c.addressable[id] == 0 {
