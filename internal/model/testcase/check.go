@@ -113,7 +113,12 @@ func whyInvalid(ds []pilotage.Diagnostic) string {
 		return "the program is invalid"
 	}
 	d := ds[i]
-	msg := fmt.Sprintf("the program is invalid: %s (%s at %s)", d.Message, d.Code, pathString(d.Path))
+	msg := fmt.Sprintf("the program is invalid: %s (%s)", d.Message, d.Code)
+	if at := pathString(d.Path); at != "" {
+		// A diagnostic of the whole program (JSON that does not parse)
+		// has no place to give; validate on the file gives its line.
+		msg = fmt.Sprintf("the program is invalid: %s (%s at %s)", d.Message, d.Code, at)
+	}
 	if n := len(ds) - 1; n > 0 {
 		msg += fmt.Sprintf(" (and %d more diagnostic(s); pilotage validate lists them)", n)
 	}
