@@ -150,9 +150,13 @@ type compiler struct {
 	// beside its Sees, so a pattern that matches nothing is reported at
 	// itself.
 	principalPatterns [][]*pdl.Arg
-	// seesUnknown are the principals with a misspelt sees statement or
-	// a pattern that matches no entry: what they see is unknown, so no
-	// guide is judged on hiding names from them. Nil until one is.
+	// badPatterns are the malformed sees patterns, reported with the
+	// others by checkPrincipals.
+	badPatterns []badPattern
+	// seesUnknown are the principals with a misspelt sees statement, a
+	// malformed pattern or one that matches no entry: what they see is
+	// unknown, so no guide is judged on hiding names from them. Nil
+	// until one is.
 	seesUnknown map[*language.Principal]bool
 	// schemas and celCache remember what was already checked (celCache
 	// by celKey); inputEnvs are the behaviour CEL environments by

@@ -150,7 +150,10 @@ func (c *compiler) principal(s *pdl.Stmt) {
 			for _, a := range c.shape(ss, 1, -1, false) {
 				g := c.text(a, "a pattern")
 				if _, err := path.Match(g, ""); err != nil {
-					c.errf(pdl.RuleValue, argAt{a}, `patterns use * and ? as in "lights.*"`, "malformed pattern %q", report.Clip(g))
+					// Reported by checkPrincipals, whose did-you-mean
+					// needs the catalog, read after the principals.
+					c.badPatterns = append(c.badPatterns, badPattern{pr, a, g})
+					c.markSeesUnknown(pr)
 					continue
 				}
 				pr.Sees = append(pr.Sees, g)
@@ -182,6 +185,17 @@ const matchBudget = 10_000_000
 // checkPrincipals reports principals that see nothing: a pattern that
 // matches no entry is most likely a misspelling.
 func (c *compiler) checkPrincipals() {
+	for _, b := range c.badPatterns {
+		// Like a pattern that matches nothing, a malformed one is most
+		// likely a typo of a namespace's ("sensors.[" for "sensors.*"),
+		// and principals' patterns are §10.3's.
+		c.citeErr(pdl.RuleValue, "10.3", argAt{b.at}, func() string {
+			if h := pdl.DidYouMean(b.g, c.patternsLike(b.g)); h != "" {
+				return h
+			}
+			return `patterns use * and ? as in "lights.*"`
+		}, "principal %s: malformed pattern %q", report.Clip(b.principal.Name), report.Clip(b.g))
+	}
 	if len(c.srv.Catalog) == 0 {
 		return
 	}
@@ -228,6 +242,13 @@ func (c *compiler) checkPrincipals() {
 			}
 		}
 	}
+}
+
+// badPattern is a malformed sees pattern of a principal, at its argument.
+type badPattern struct {
+	principal *language.Principal
+	at        *pdl.Arg
+	g         string
 }
 
 // markSeesUnknown records that what pr sees is unknown (see seesUnknown).
