@@ -128,7 +128,8 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		if err != nil {
 			return requestError(s, p, pf, err)
 		}
-		err = verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
+		ran := func() string { return "run " + resp.Outcome.Status }
+		err = verb.WriteOutputNoted(s, p.Output, "the output", ran, func(w io.Writer) error {
 			switch {
 			case format == report.JSON:
 				resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule)
@@ -168,7 +169,14 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 			return verb.Usage("%v; draw it with --format dot or mermaid, or plan a smaller program", err)
 		}
 	}
-	err = verb.WriteOutput(s, p.Output, "the output", func(w io.Writer) error {
+	// A file written says on the terminal what it holds, as lint's -o
+	// does; a picture is drawn only of a valid program, so it says no
+	// more than its name.
+	var counted func() string
+	if draw == "" {
+		counted = diagnosticCounts(resp.Diagnostics)
+	}
+	err = verb.WriteOutputNoted(s, p.Output, "the output", counted, func(w io.Writer) error {
 		switch {
 		case format == report.JSON:
 			resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule)
@@ -304,6 +312,25 @@ func requestError(s verb.Streams, p Params, pf *progFiles, err error) error {
 		at = fmt.Sprintf("%s:%d:%d", at, f.Line, f.Column)
 	}
 	return verb.Usage("%s: request error %s: %s", at, re.Kind, re.Message)
+}
+
+// diagnosticCounts says how many errors and warnings ds holds, as a
+// report's summary line does.
+func diagnosticCounts(ds []pilotage.Diagnostic) func() string {
+	return func() string {
+		var n report.Summary
+		for _, d := range ds {
+			switch d.Severity {
+			case pilotage.SeverityError:
+				n.Errors++
+			case pilotage.SeverityWarning:
+				n.Warnings++
+			default:
+				n.Infos++
+			}
+		}
+		return report.Counts(n)
+	}
 }
 
 // capDiagnostics lists at most max diagnostics of each code, in order,
