@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
@@ -52,6 +54,12 @@ var caseBound = inputs.Bound{Bytes: testcase.MaxFile, Of: "the most a case file 
 func Test(_ context.Context, p Params, s verb.Streams) error {
 	if err := verb.NoStdin("test", p.Paths, "case files (*.yaml) or directories holding tests/*.yaml"); err != nil {
 		return err
+	}
+	for _, path := range p.Paths {
+		// A PDL given to test means its corpus, which is beside it.
+		if strings.EqualFold(filepath.Ext(path), ".pdl") {
+			return verb.Usage("%s is a PDL file; test takes case files (*.yaml) or directories holding tests/*.yaml: pilotage test %s", path, filepath.Dir(path))
+		}
 	}
 	names, err := verb.Expand(s, p.Paths, inputs.Test, p.Ignored, p.Verbose)
 	if err != nil {

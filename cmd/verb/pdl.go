@@ -17,12 +17,12 @@ import (
 // lines, at most max of one rule (a file repeating one wrong line gives
 // hundreds of thousands), and become exit 2, since a broken definition is
 // unusable input. takes is what names the file ("--lang", "build"), for
-// the error when it is JSON.
+// the error when it is JSON or YAML.
 func LoadPDL(w io.Writer, name, takes string, color bool, max int) (*compile.Result, error) {
 	res, rep, err := compile.Load(name, max)
-	var je *compile.JSONError
-	if errors.As(err, &je) {
-		return nil, Usage("%v; %s takes the FILE.pdl that defines the Language", je, takes)
+	var np *compile.NotPDLError
+	if errors.As(err, &np) {
+		return nil, Usage("%v; %s takes the FILE.pdl that defines the Language", np, takes)
 	}
 	if err != nil {
 		return nil, Usage("%v", ReadErr(err))

@@ -575,29 +575,32 @@ var usage = map[string]string{
 	"sees":           `sees "pattern" …`,
 }
 
-// JSONError is a file named where a PDL file is expected that holds
-// JSON: most often the snapshot or manifest build wrote, or a program.
-// Read as PDL it gave a screenful of "unexpected character ':'".
-type JSONError struct {
+// NotPDLError is a file named where a PDL file is expected that is
+// plainly another kind: JSON, most often the snapshot or manifest build
+// wrote, or a program; or YAML, a test case file. Read as PDL it gave a
+// screenful of "unexpected character ':'".
+type NotPDLError struct {
 	Name string
-	Kind inputs.Kind
+	// Is says what the file is: "JSON (a program)", "YAML".
+	Is string
 }
 
-func (e *JSONError) Error() string {
-	what := ""
-	if e.Kind != inputs.Unknown && e.Kind != inputs.Other {
-		what = " (" + e.Kind.String() + ")"
-	}
-	return e.Name + " is JSON" + what + ", not a PDL file"
-}
+func (e *NotPDLError) Error() string { return e.Name + " is " + e.Is + ", not a PDL file" }
 
-// notPDL is a JSONError when src is JSON: its first character past
-// blanks opens an object or an array, which no PDL statement does (one
-// starts with a keyword or a comment).
+// notPDL is a NotPDLError when src is JSON, its first character past
+// blanks opening an object or an array, which no PDL statement does (one
+// starts with a keyword or a comment), or when name is a YAML file's.
 func notPDL(name string, src []byte) error {
+	if ext := strings.ToLower(filepath.Ext(name)); ext == ".yaml" || ext == ".yml" {
+		return &NotPDLError{Name: name, Is: "YAML (such as a pilotage test case file)"}
+	}
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(src, []byte(textenc.UTF8BOM)), " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' && trimmed[0] != '[' {
 		return nil
 	}
-	return &JSONError{Name: name, Kind: inputs.Sniff(bytes.NewReader(src))}
+	is := "JSON"
+	if k := inputs.Sniff(bytes.NewReader(src)); k != inputs.Unknown && k != inputs.Other {
+		is += " (" + k.String() + ")"
+	}
+	return &NotPDLError{Name: name, Is: is}
 }
