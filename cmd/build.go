@@ -80,7 +80,7 @@ func runBuild(s stdio, p *buildParams, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer limitMemory(args)()
+	defer limitMemory(args).restore()
 	return buildverb.Build(context.Background(), buildverb.Params{
 		Files:      args,
 		Dir:        p.dir,

@@ -104,7 +104,7 @@ func runLint(s stdio, p *lintParams, args []string) error {
 		return verb.ListRules(s.verb(), args, p.out.output, format, pdllint.Rules(rules.All()))
 	}
 	p.out.disabled = p.disable
-	defer limitMemory(slices.Concat(args, []string{p.baseline}))()
+	defer limitMemory(slices.Concat(args, []string{p.baseline})).restore()
 	return lintverb.Lint(context.Background(), lintverb.Params{
 		Files:      args,
 		Disable:    p.disable,

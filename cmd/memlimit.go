@@ -18,53 +18,82 @@ const (
 )
 
 // limitMemory sets a soft memory limit (runtime/debug.SetMemoryLimit) for
-// a verb reading the files args name, and returns what restores the limit
-// before. Build and lint of a large PDL keep less than 10 bytes a byte of
+// a verb reading the files args name, and returns it, whose restore gives
+// back the limit before. Build and lint of a large PDL keep less than 10 bytes a byte of
 // it live, but the collector, which lets the heap grow to twice what it
 // last found live and counts as live what the CEL checks allocate while it
 // marks, let the process reach 10 to 12 times the file over its baseline
 // (issue 13 item 8; docs/performance.md, "build"). Near the limit the
 // collector runs sooner. The limit is soft: a verb that needs more memory
 // gets it, at up to twice the CPU, never an error. Standard input (-) is
-// of no size known in advance, so no limit is set for it, and a lower
-// limit set by GOMEMLIMIT is kept.
-func limitMemory(args []string) (restore func()) {
+// of no size known in advance, so no limit is set for it (limitMemory
+// returns nil, whose methods set nothing), and a lower limit set by
+// GOMEMLIMIT is kept.
+func limitMemory(args []string) *memLimit {
 	var size int64
 	for _, a := range args {
 		if a == "-" {
-			return func() {}
+			return nil
 		}
 		size += sizeOf(a)
 	}
 	l := newMemLimit()
 	l.read(size)
-	return l.restore
+	return l
 }
 
 // memLimit is limitMemory's limit for a verb that learns what it reads as
 // it goes (test: the case files, then each PDL they name).
 type memLimit struct {
-	held, before int64
+	held, before, size int64
 }
 
 // newMemLimit starts a limit from the runtime's memory now; read sets it.
 func newMemLimit() *memLimit {
+	return &memLimit{held: runtimeMemory(), before: debug.SetMemoryLimit(-1)}
+}
+
+// runtimeMemory is the memory the Go runtime holds from the system.
+func runtimeMemory() int64 {
 	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(sample)
-	return &memLimit{held: int64(sample[0].Value.Uint64() - sample[1].Value.Uint64()), before: debug.SetMemoryLimit(-1)}
+	return int64(sample[0].Value.Uint64() - sample[1].Value.Uint64())
 }
 
 // read sets the limit for size bytes read in all, unless the limit
 // before was lower (GOMEMLIMIT): it stands.
 func (l *memLimit) read(size int64) {
+	l.size = size
 	limit := l.held + memSlack + min(size, (math.MaxInt64-l.held-memSlack)/memPerByte)*memPerByte
 	if l.before > limit {
 		debug.SetMemoryLimit(limit)
 	}
 }
 
+// keep runs start, which takes memory the verb keeps to its end
+// (Graphviz's start, picture.Prepare), without the limit, and then counts
+// what it took as held, like the runtime's memory at the verb's start.
+// Under a limit of the files alone, Graphviz's start ran a collection
+// every few hundred kilobytes it allocated (plan --format svg: twice the
+// CPU).
+func (l *memLimit) keep(start func()) {
+	if l == nil {
+		start()
+		return
+	}
+	debug.SetMemoryLimit(l.before)
+	was := runtimeMemory()
+	start()
+	l.held += max(0, runtimeMemory()-was)
+	l.read(l.size)
+}
+
 // restore gives back the limit before.
-func (l *memLimit) restore() { debug.SetMemoryLimit(l.before) }
+func (l *memLimit) restore() {
+	if l != nil {
+		debug.SetMemoryLimit(l.before)
+	}
+}
 
 // sizeOf is the bytes of the file at path, or of the regular files under
 // it when it is a directory; what cannot be read counts nothing (the verb

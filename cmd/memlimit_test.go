@@ -23,9 +23,9 @@ func TestLimitMemory(t *testing.T) {
 		}
 	}
 	before := debug.SetMemoryLimit(-1)
-	restore := limitMemory([]string{filepath.Join(dir, "a.pdl"), filepath.Join(dir, "sub"), "", "missing.pdl"})
+	l := limitMemory([]string{filepath.Join(dir, "a.pdl"), filepath.Join(dir, "sub"), "", "missing.pdl"})
 	got := debug.SetMemoryLimit(-1)
-	restore()
+	l.restore()
 	if after := debug.SetMemoryLimit(-1); after != before {
 		t.Errorf("restored %d, want %d", after, before)
 	}
@@ -34,17 +34,52 @@ func TestLimitMemory(t *testing.T) {
 		t.Errorf("limit %d for 2 MiB of files; want %d plus the runtime's memory", got, least)
 	}
 	for _, args := range [][]string{{"-"}, {filepath.Join(dir, "a.pdl"), "-"}} {
-		restore := limitMemory(args)
+		l := limitMemory(args)
 		if got := debug.SetMemoryLimit(-1); got != before {
 			t.Errorf("%q: limit %d, want none set (%d)", args, got, before)
 		}
-		restore()
+		l.restore()
 	}
 	debug.SetMemoryLimit(1 << 20)
 	defer debug.SetMemoryLimit(before)
-	restore = limitMemory([]string{filepath.Join(dir, "a.pdl")})
+	l = limitMemory([]string{filepath.Join(dir, "a.pdl")})
 	if got := debug.SetMemoryLimit(-1); got != 1<<20 {
 		t.Errorf("a lower limit was raised to %d", got)
 	}
-	restore()
+	l.restore()
+}
+
+// TestMemLimitKeep: what keep's start takes (Graphviz's start) it takes
+// without the limit, and is then counted as held: the limit rises by it.
+// Without a limit (standard input) start just runs.
+func TestMemLimitKeep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.pdl")
+	if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := debug.SetMemoryLimit(-1)
+	l := limitMemory([]string{path})
+	defer l.restore()
+	limit := debug.SetMemoryLimit(-1)
+	var held []byte
+	debug.FreeOSMemory() // so that what start takes is new to the runtime
+	l.keep(func() {
+		if got := debug.SetMemoryLimit(-1); got != before {
+			t.Errorf("limit %d while starting, want none (%d)", got, before)
+		}
+		held = make([]byte, 32<<20)
+		for i := range held {
+			held[i] = 1
+		}
+	})
+	// About 32 MiB more: the runtime may release memory meanwhile, so
+	// only roughly.
+	if got := debug.SetMemoryLimit(-1); got < limit+16<<20 || got > limit+64<<20 {
+		t.Errorf("limit %d after keeping 32 MiB, want about %d", got, limit+32<<20)
+	}
+	ran := false
+	limitMemory([]string{"-"}).keep(func() { ran = true })
+	if !ran {
+		t.Error("keep without a limit did not run start")
+	}
 }

@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/workbench/picture"
 )
 
 const evening = "../langs/homeflow/programs/evening.json"
@@ -78,6 +82,53 @@ func TestProgRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if r := call(progverb.Run, tc.p); r.Code != verb.ExitUsage || !strings.Contains(r.Err, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.Code, r.Err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPlanStartsGraphvizToDraw: plan starts Graphviz (Keep runs its
+// start) only once an SVG picture will be drawn, not for a missing
+// program, an invalid one (exit 1), a plan too large to draw as SVG
+// (exit 2) or another picture format.
+func TestPlanStartsGraphvizToDraw(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"steps": [{"id": "x", "call": "no.such"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	large := filepath.Join(dir, "large.json")
+	var b strings.Builder
+	b.WriteString(`{"output": "1", "steps": [`)
+	for i := range picture.MaxBoxes + 1 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `{"id": "s%d", "call": "todo.list", "with": {}}`, i)
+	}
+	b.WriteString("]}")
+	if err := os.WriteFile(large, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	todo := filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl")
+	for _, tc := range []struct {
+		name, program, lang, draw string
+		code                      int
+		says                      string // in the output or on standard error
+		starts                    bool
+	}{
+		{"svg", evening, homeflow, "svg", verb.ExitOK, "<svg", true},
+		{"dot", evening, homeflow, "dot", verb.ExitOK, "digraph plan", false},
+		{"missing", filepath.Join(dir, "missing.json"), homeflow, "svg", verb.ExitUsage, "missing.json", false},
+		{"invalid", bad, homeflow, "svg", verb.ExitFindings, `no catalog entry named "no.such"`, false},
+		{"too large", large, todo, "svg", verb.ExitUsage, "more than the 5000 of an SVG picture", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			started := false
+			r := call(progverb.Plan, progverb.Params{Program: tc.program, Lang: tc.lang, Principal: "owner", Draw: tc.draw,
+				Keep: func(start func()) { started = true; start() }})
+			if r.Code != tc.code || !strings.Contains(r.Out+r.Err, tc.says) || started != tc.starts {
+				t.Errorf("exit %d, Graphviz started %v; want exit %d, %q, started %v (stderr %q)", r.Code, started, tc.code, tc.says, tc.starts, r.Err)
 			}
 		})
 	}

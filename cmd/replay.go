@@ -129,9 +129,6 @@ func runReplay(s stdio, p *replayParams, args []string) error {
 	draw := ""
 	if picture.IsReportFormat(p.out.format) {
 		draw, p.out.format = p.out.format, string(report.Text)
-		if draw == "html" && !p.traceOnly {
-			picture.Prepare() // the page's plan; a timeline needs no Graphviz
-		}
 	}
 	format, mode, err := p.out.validateWithProgress(p.progress)
 	if err != nil {

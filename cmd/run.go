@@ -152,9 +152,6 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 	if v.name == "plan" && picture.IsPlanFormat(p.format) || v.run && p.format == "html" {
 		draw, rf.format = p.format, string(report.Text)
 	}
-	if draw == "svg" {
-		picture.Prepare()
-	}
 	format, err := rf.validate()
 	if err != nil {
 		return err
@@ -164,7 +161,8 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 	}
 	// The collector's room over a live heap of a program of many wrong
 	// steps was itself more than ten times the program (limitMemory).
-	defer limitMemory([]string{programFile, p.input, p.context, p.lang})()
+	limit := limitMemory([]string{programFile, p.input, p.context, p.lang})
+	defer limit.restore()
 	params := progverb.Params{
 		Program:    programFile,
 		Lang:       p.lang,
@@ -177,6 +175,7 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 		Output:     p.output,
 		Color:      rf.useColor,
 		MaxPerRule: p.maxPerRule,
+		Keep:       limit.keep,
 	}
 	// Only a given --trace-level is a supplied trace_level (§6.5.2);
 	// left out, the Run is at the Language's level.

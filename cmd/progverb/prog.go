@@ -52,6 +52,10 @@ type Params struct {
 	// MaxPerRule bounds the diagnostics listed of one code, in text and
 	// JSON alike; the rest are counted (report.Cap).
 	MaxPerRule int
+	// Keep, when not nil, runs start, which takes memory the verb keeps
+	// to its end (Graphviz's start, before an SVG picture is drawn):
+	// cmd counts it as held under its soft memory limit (limitMemory).
+	Keep func(start func())
 }
 
 // cliSession is the one Session a validate/plan/run invocation is.
@@ -167,6 +171,15 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		graph = picture.FromPlan(resp.Plan, picture.ProgramInfo(pf.files.Sources[programFile], lang))
 		if err := picture.Drawable(draw, graph); err != nil {
 			return verb.Usage("%v; draw it with --format dot or mermaid, or plan a smaller program", err)
+		}
+		if draw == "svg" {
+			// Only now that a picture will be drawn, but before the
+			// drawing grows the heap (picture.Prepare).
+			if p.Keep != nil {
+				p.Keep(picture.Prepare)
+			} else {
+				picture.Prepare()
+			}
 		}
 	}
 	// A file written says on the terminal what it holds, as lint's -o

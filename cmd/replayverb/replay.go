@@ -126,6 +126,11 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 	if p.Draw != "" {
 		pic = picture.NewReplay(plan)
 		opt.OnStep, opt.OnTrace = pic.Step, pic.Trace
+		// Now the inputs are found good, before replay grows the heap
+		// (picture.Prepare).
+		if pic.DrawsSVG(p.Draw) {
+			picture.Prepare()
+		}
 	}
 	rep, err := replay.Run(plan, traces, opt)
 	m.Stop()

@@ -42,6 +42,13 @@ func NewReplay(plan *replay.Plan) *Replay {
 	return &Replay{g: fromReplayPlan(plan), plan: plan}
 }
 
+// DrawsSVG reports whether the report, drawn in format, draws the plan
+// as SVG, which starts Graphviz (Prepare): an HTML page does, for a plan
+// within MaxBoxes.
+func (r *Replay) DrawsSVG(format string) bool {
+	return format == "html" && layout(r.g).drawable() == nil
+}
+
 // fromReplayPlan draws the plan replay read, with its tree as replay
 // resolved it (arm and loop references checked, cycles broken).
 func fromReplayPlan(p *replay.Plan) *Graph {

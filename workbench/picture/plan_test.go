@@ -244,8 +244,13 @@ func TestTooLargeNotDrawn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svg, err := NewReplay(rp).Page(&report.Report{}, PageOptions{}).SVG()
+	r := NewReplay(rp)
+	svg, err := r.Page(&report.Report{}, PageOptions{}).SVG()
 	if err != nil || !strings.Contains(string(svg), "more than the 5000 of an SVG picture") || strings.Contains(string(svg), "<svg") {
 		t.Errorf("the page's picture: %v, %.300s", err, svg)
+	}
+	// So replay does not start Graphviz for it (picture.Prepare).
+	if r.DrawsSVG("html") {
+		t.Error("a page of a plan too large to draw draws SVG")
 	}
 }

@@ -34,6 +34,9 @@ func replayPage(t testing.TB, dir, out string, traces ...string) *Page {
 		t.Fatal(err)
 	}
 	pic := NewReplay(plan)
+	if !pic.DrawsSVG("html") || pic.DrawsSVG("markdown") {
+		t.Error("the HTML page, and only it, draws the plan as SVG")
+	}
 	var inputs []replay.Input
 	for _, name := range traces {
 		path := filepath.Join(dir, name)

@@ -50,13 +50,15 @@ func renderSVG(dot string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Prepare starts Graphviz now, for a command about to build what it
-// will draw as SVG (a plan in svg, a replay's HTML page); go-graphviz
-// starts at its first use (internal/third_party/go-graphviz). Started at the
-// first drawing instead, once the command had built its heap, its start
-// (megabytes allocated over a live heap of a few) ran a collection every
-// few hundred kilobytes: pilotage plan --format svg took 120 ms of CPU
-// instead of 70. An error is left to the drawing to report.
+// Prepare starts Graphviz now, for a command that will draw SVG (a
+// valid plan within MaxBoxes in svg, a replay's HTML page) and is about
+// to build what it draws; go-graphviz starts at its first use
+// (internal/third_party/go-graphviz). A command that fails first never
+// starts it. Started at the first drawing instead, once the command had
+// built its heap, its start (megabytes allocated over a live heap of a
+// few, under cmd's soft memory limit) ran a collection every few hundred
+// kilobytes: pilotage plan --format svg took 120 ms of CPU instead of
+// 70. An error is left to the drawing to report.
 func Prepare() {
 	svgMu.Lock()
 	defer svgMu.Unlock()
