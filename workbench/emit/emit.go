@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
@@ -222,7 +223,7 @@ func Write(dir string, files []File, keep []string) error {
 		fi, serr := os.Stat(p)
 		switch {
 		case serr != nil:
-		case kept.has(fi):
+		case kept.Has(fi):
 			return fmt.Errorf("%s is a file the definition reads; writing the build there would replace it: choose another output directory", filepath.ToSlash(p))
 		case fi.IsDir():
 			return fmt.Errorf("%s is a directory; the build writes a file there: choose another output directory", filepath.ToSlash(p))
@@ -301,44 +302,14 @@ func writeTemp(name string, f File) (string, error) {
 }
 
 // statAll is the set of every path that exists.
-func statAll(paths []string) *fileSet {
-	s := &fileSet{}
+func statAll(paths []string) *inputs.FileSet {
+	s := &inputs.FileSet{}
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil {
-			s.add(fi)
+			s.Add(fi)
 		}
 	}
 	return s
-}
-
-// fileSet answers whether a file is one of a set (os.SameFile) by its
-// device and inode where the system gives them (fileID), and elsewhere
-// by comparing it with each. Comparing each with each made Write and
-// RemoveStale square in the number of guides: 60,000 guides built in
-// 34 s, 10 of them in os.SameFile (docs/performance.md, "Many small
-// guides").
-type fileSet struct {
-	ids   map[[2]uint64]bool
-	other []os.FileInfo
-}
-
-func (s *fileSet) add(fi os.FileInfo) {
-	if id, ok := fileID(fi); ok {
-		if s.ids == nil {
-			s.ids = map[[2]uint64]bool{}
-		}
-		s.ids[id] = true
-		return
-	}
-	s.other = append(s.other, fi)
-}
-
-// has reports whether fi is the same file as one of the set.
-func (s *fileSet) has(fi os.FileInfo) bool {
-	if id, ok := fileID(fi); ok && s.ids[id] {
-		return true
-	}
-	return slices.ContainsFunc(s.other, func(o os.FileInfo) bool { return os.SameFile(fi, o) })
 }
 
 // Stale is what an earlier build left under DIR/guides/ that this build
@@ -365,7 +336,7 @@ type Stale struct {
 // keep (the definition's own sources) is never deleted.
 func RemoveStale(dir string, files []File, keep []string) (Stale, error) {
 	kept := statAll(keep)
-	written := map[string]*fileSet{}
+	written := map[string]*inputs.FileSet{}
 	for _, f := range files {
 		d := path.Dir(f.Path)
 		if path.Dir(d) != "guides" {
@@ -376,9 +347,9 @@ func RemoveStale(dir string, files []File, keep []string) (Stale, error) {
 			return Stale{}, err
 		}
 		if written[d] == nil {
-			written[d] = &fileSet{}
+			written[d] = &inputs.FileSet{}
 		}
-		written[d].add(fi)
+		written[d].Add(fi)
 	}
 	var st Stale
 	dirs := make([]string, 0, len(written))
@@ -399,7 +370,7 @@ func RemoveStale(dir string, files []File, keep []string) (Stale, error) {
 			if err != nil {
 				return st, err
 			}
-			if written[d].has(fi) || kept.has(fi) {
+			if written[d].Has(fi) || kept.Has(fi) {
 				continue
 			}
 			p := d + "/" + e.Name()

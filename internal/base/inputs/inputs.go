@@ -50,9 +50,9 @@ type Options struct {
 // Expand turns args into the files to read, in order: "-" and a named
 // file as they are (a missing one too, so the verb says it cannot read
 // it), a directory's files in name order at any depth, a glob's matches
-// in name order. A directory or glob giving no file is an error naming
-// what was looked for; skipped is returned with it, so --verbose can
-// still say what was there.
+// in name order, each file once (unique). A directory or glob giving no
+// file is an error naming what was looked for; skipped is returned with
+// it, so --verbose can still say what was there.
 func Expand(args []string, p Picker, opt Options) (files []string, skipped []Skipped, err error) {
 	exclude := map[string]bool{}
 	for _, x := range opt.Exclude {
@@ -87,7 +87,38 @@ func Expand(args []string, p Picker, opt Options) (files []string, skipped []Ski
 		}
 		files = append(files, got...)
 	}
-	return files, w.skipped, nil
+	return unique(files), w.skipped, nil
+}
+
+// unique drops each file named again after its first mention: by the
+// same path however written (a.pdl, ./a.pdl), through a link, or in the
+// walk of a directory that holds a file named before. A file read twice
+// has each of its findings reported, and counted, twice. A file that
+// cannot be stat'ed stays, once per path, for the verb to say why.
+func unique(files []string) []string {
+	seen := map[string]bool{}
+	var same FileSet
+	out := files[:0]
+	for _, f := range files {
+		if f != "-" {
+			key := filepath.Clean(f)
+			if abs, err := filepath.Abs(f); err == nil {
+				key = abs
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if fi, err := os.Stat(f); err == nil {
+				if same.Has(fi) {
+					continue
+				}
+				same.Add(fi)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 type walker struct {
