@@ -40,6 +40,8 @@ any depth in name order; traces, plans and programs there are skipped
 pilotage.yaml's ignore patterns match. A quoted glob ('langs/**/*.pdl',
 ** for any number of directories) is expanded the same way. --verbose names
 each file skipped and why; a directory or glob with nothing to lint is exit 2.
+A file named twice, or also found by a directory or glob, is read once, and
+a finding in a file several inputs read (a guide) is listed once.
 
 A FILE.pdl is compiled as build would compile it: its PDL errors are
 reported, then what it builds is linted, with every finding placed in the

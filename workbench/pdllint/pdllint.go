@@ -230,5 +230,6 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 		}
 	}
 	rep.Sort()
+	rep.Dedupe()
 	return rep, nil
 }

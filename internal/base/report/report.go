@@ -299,6 +299,23 @@ func (r *Report) Order() {
 	slices.SortStableFunc(r.Findings, compare)
 }
 
+// Dedupe drops each finding that repeats the one before it: the same
+// rule, severity and message over the same range of the same file,
+// suppressed or not alike. Findings in a file that several inputs name
+// (a guide two PDL files read) are raised once per input, and are one
+// finding for whoever fixes the file. Call it after Sort, which puts
+// repeats together.
+func (r *Report) Dedupe() {
+	r.Findings = slices.CompactFunc(r.Findings, func(a, b Finding) bool {
+		same := compare(a, b) == 0 && a.Severity == b.Severity && a.EndLine == b.EndLine &&
+			a.EndColumn == b.EndColumn && a.Suppressed() == b.Suppressed()
+		if same {
+			r.count(b, -1)
+		}
+		return same
+	})
+}
+
 // compare orders findings by file, position, then rule and message.
 func compare(a, b Finding) int {
 	return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column),
