@@ -116,6 +116,8 @@ func TestExpand(t *testing.T) {
 		{name: "a glob from the working directory", args: []string{"*/*.pdl"}, p: PDL, want: "langs/b.pdl"},
 		{name: "files as named, even ignored or of another kind", args: []string{"runs/r1.json", "langs/legacy/old.pdl", "-", "missing.json"}, p: Lint, opt: Options{Ignored: ignored},
 			want: "runs/r1.json langs/legacy/old.pdl - missing.json"},
+		{name: "each file once, however named", args: []string{"langs/b.pdl", "./langs/b.pdl", "langs", "langs/a/../b.pdl", "missing.pdl", "missing.pdl"}, p: PDL,
+			want: "langs/b.pdl langs/a/a.pdl langs/legacy/old.pdl missing.pdl"},
 		{name: "an empty directory", args: []string{"empty"}, p: Lint,
 			err: "empty: no manifests, snapshots or PDL files (*.json, *.pdl) in the directory"},
 		{name: "a directory of other files", args: []string{"programs"}, p: Replay,
@@ -182,4 +184,19 @@ func FuzzSniff(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		_ = Sniff(bytes.NewReader(src)).String()
 	})
+}
+
+// A file named through a link is the file it names, read once.
+func TestExpandLinkOnce(t *testing.T) {
+	tree(t, map[string]string{"a.pdl": `server "a" version="1"`})
+	if err := os.Symlink("a.pdl", "link.pdl"); err != nil {
+		t.Skip(err)
+	}
+	files, _, err := Expand([]string{"a.pdl", "link.pdl", "."}, PDL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(files, " "); got != "a.pdl" {
+		t.Errorf("files %q, want a.pdl", got)
+	}
 }
