@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
@@ -285,7 +286,7 @@ func (v *view) lookup(log *versionLog, req pilotage.LookupRequest) (any, error) 
 		}
 		en := v.byID[*req.ID]
 		if en == nil {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no catalog entry %q", *req.ID)}
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no catalog entry %q", report.Clip(*req.ID))}
 		}
 		return &pilotage.GetResponse{Entry: en.wire, CatalogVersion: v.version}, nil
 	case pilotage.VerbChangedSince:

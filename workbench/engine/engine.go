@@ -16,6 +16,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
@@ -204,7 +205,7 @@ func (e *Engine) language(id string) (*state, *lang, error) {
 	st := e.state()
 	l := st.langs[id]
 	if l == nil {
-		return nil, nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("this server has no Language %q", id)}
+		return nil, nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("this server has no Language %q", report.Clip(id))}
 	}
 	return st, l, nil
 }

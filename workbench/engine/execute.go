@@ -10,6 +10,7 @@ import (
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
@@ -198,7 +199,7 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 	case hasRef:
 		r.ref = r.view.byID[*req.ProgramRef]
 		if r.ref == nil || r.ref.prom == nil {
-			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no promoted program %q", *req.ProgramRef), CatalogVersion: r.view.version}
+			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no promoted program %q", report.Clip(*req.ProgramRef)), CatalogVersion: r.view.version}
 		}
 	}
 	r.level = l.ceiling()

@@ -132,6 +132,43 @@ func TestNotFoundIsUniform(t *testing.T) {
 	}
 }
 
+// TestNotFoundClipsTheName: a not_found quotes the name it could not
+// find clipped (report.Clip), so a megabyte id, program_ref or Language
+// answers a short error rather than echoing the megabyte back; a hidden
+// name and a missing one go through the same message, so §10.3's uniform
+// answer (TestNotFoundIsUniform) holds for long names too.
+func TestNotFoundClipsTheName(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	long := strings.Repeat("x", 1<<20)
+	for name, call := range map[string]func() error{
+		"lookup get": func() error {
+			_, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbGet, ID: &long})
+			return err
+		},
+		"execute program_ref": func() error {
+			_, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{ProgramRef: &long})
+			return err
+		},
+		"learn id": func() error {
+			_, err := e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: &long})
+			return err
+		},
+		"learn topic": func() error {
+			_, err := e.Learn(bg, alice, "home/v1", pilotage.LearnRequest{ID: new("core"), Topic: &long})
+			return err
+		},
+		"language": func() error {
+			_, err := e.Learn(bg, alice, long, pilotage.LearnRequest{})
+			return err
+		},
+	} {
+		re := reqErr(t, call(), pilotage.ErrNotFound)
+		if b, _ := json.Marshal(pilotage.RequestErrorEnvelope{Error: *re}); len(b) > 1024 || !strings.Contains(re.Message, "xxx…") {
+			t.Errorf("%s: a %d-byte not_found for a 1 MB name, want it clipped: %.200s", name, len(b), b)
+		}
+	}
+}
+
 // TestNarrationEchoesOnlyFacts: narration restates the record and answers
 // a question only by pointing back at the facts.
 func TestNarrationEchoesOnlyFacts(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/guidemd"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
@@ -38,7 +39,7 @@ func (e *Engine) Learn(ctx context.Context, c service.Caller, languageID string,
 		}
 	}
 	if g == nil {
-		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no guide %q; the index form (no id) lists them", *req.ID)}
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no guide %q; the index form (no id) lists them", report.Clip(*req.ID))}
 	}
 	if req.Topic == nil {
 		return &pilotage.LearnFetch{Guide: wireGuide(g, g.Body)}, nil
@@ -52,7 +53,7 @@ func (e *Engine) Learn(ctx context.Context, c service.Caller, languageID string,
 	}
 	body, ok := topicSection(g.Body, topic)
 	if !ok {
-		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("guide %q has no topic %q", g.ID, topic)}
+		return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("guide %q has no topic %q", report.Clip(g.ID), report.Clip(topic))}
 	}
 	return &pilotage.LearnFetch{Guide: wireGuide(g, body)}, nil
 }
