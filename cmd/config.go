@@ -55,7 +55,7 @@ its file:line:col).`,
 		Args: needArgs(0, 0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if format != "text" && format != "json" {
-				return usageErr("config show prints text or json, not %q", format)
+				return usageErr("config show prints text or json, not %q", report.Clip(format))
 			}
 			cfg, found, err := loadConfig(c.Flags())
 			if err != nil {

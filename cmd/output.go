@@ -80,15 +80,15 @@ func (f *reportFlags) takes(sep string) string {
 func (f *reportFlags) validate() (report.Format, error) {
 	format, err := report.ParseFormat(f.format)
 	if err != nil {
-		return "", usageErr("unknown format %q%s; use one of: %s", f.format, didYouMean(f.format, append(f.formatNames(), f.pictures...)), f.takes(", "))
+		return "", usageErr("unknown format %q%s; use one of: %s", report.Clip(f.format), didYouMean(f.format, append(f.formatNames(), f.pictures...)), f.takes(", "))
 	}
 	if !slices.Contains(f.formats, format) {
-		return "", usageErr("format %q is not available for this command; use %s", f.format, f.takes(" or "))
+		return "", usageErr("format %q is not available for this command; use %s", report.Clip(f.format), f.takes(" or "))
 	}
 	switch f.color {
 	case "auto", "always", "never":
 	default:
-		return "", usageErr("unknown --color %q; use auto, always or never", f.color)
+		return "", usageErr("unknown --color %q; use auto, always or never", report.Clip(f.color))
 	}
 	return format, nil
 }

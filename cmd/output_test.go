@@ -44,3 +44,23 @@ func TestFailedStdoutWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagValuesClipped: a usage error quotes the flag value it refuses
+// clipped (report.Clip), so a 100 KB value is a one-line message, not a
+// 100 KB echo of the command line.
+func TestFlagValuesClipped(t *testing.T) {
+	long := strings.Repeat("p", 100_000)
+	for _, args := range [][]string{
+		{"lint", "-f", long, exampleSnap},
+		{"lint", "--color", long, exampleSnap},
+		{"version", "--format", long},
+		{"validate", "--lang", homeflowPDL, "--principal", long, eveningJSON},
+		{"test", "--run", long + "(", homeflowPDL},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), &stdout, &stderr)
+		if code != ExitUsage || stderr.Len() > 1000 || !strings.Contains(stderr.String(), "ppp…") {
+			t.Errorf("%.40q: exit %d, want %d with the value clipped; %d bytes of stderr: %.300s", args, code, ExitUsage, stderr.Len(), stderr.String())
+		}
+	}
+}

@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"regexp"
+	"regexp/syntax"
 
 	"github.com/spf13/cobra"
 
@@ -72,6 +74,11 @@ func runTest(s stdio, p *testParams, args []string) error {
 	var sel *regexp.Regexp
 	if p.run != "" {
 		if sel, err = regexp.Compile(p.run); err != nil {
+			// regexp's error quotes the whole expression, as long as
+			// the flag's value; the message clips it.
+			if se, ok := errors.AsType[*syntax.Error](err); ok {
+				return usageErr("--run: error parsing regexp: %s: `%s`", se.Code, report.Clip(se.Expr))
+			}
 			return usageErr("--run: %v", err)
 		}
 	}

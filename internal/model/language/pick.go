@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
 
@@ -23,13 +24,13 @@ func (s *Server) CheckPrincipal(name string) error {
 		names = append(names, p.Name)
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("--principal %q: the PDL declares no principals", name)
+		return fmt.Errorf("--principal %q: the PDL declares no principals", report.Clip(name))
 	}
 	var mean string
 	if m := suggest.Closest(name, names); m != "" {
-		mean = fmt.Sprintf(" (did you mean %q?)", m)
+		mean = fmt.Sprintf(" (did you mean %q?)", report.Clip(m))
 	}
-	return fmt.Errorf("--principal %q is not declared in the PDL%s; declared: %s", name, mean, strings.Join(names, ", "))
+	return fmt.Errorf("--principal %q is not declared in the PDL%s; declared: %s", report.Clip(name), mean, strings.Join(report.Clips(names), ", "))
 }
 
 // Pick returns the Language with the given id, or the only one when id
