@@ -85,6 +85,13 @@ func (c *compiler) language(s *pdl.Stmt) {
 		if _, err := pilotage.ParseLanguageID(l.ID); l.ID != "" && err != nil {
 			c.errf(pdl.RuleValue, argAt{a}, `write family/version, as in "homeflow/v1" (§3.3)`, "Language id %q: %v", report.Clip(l.ID), err)
 		}
+		// serve registers a tool per operation named from the id; one
+		// longer than MCP allows is refused there, so the Language would
+		// be served without its tools.
+		if tool := binding.LongestTool(l.ID); len(tool) > binding.MaxTool {
+			c.errf(pdl.RuleValue, argAt{a}, "shorten the id to at most "+strconv.Itoa(binding.MaxTool-len(binding.LongestTool("")))+" characters: serve names its tools <id>_<operation> (binding.md)",
+				"Language id %q gives the tool name %q of %d bytes; MCP allows at most %d", report.Clip(l.ID), report.Clip(tool), len(tool), binding.MaxTool)
+		}
 		if _, dup := c.langByID[l.ID]; dup {
 			c.errf(pdl.RuleDuplicate, argAt{a}, "Language ids are unique within a Server (§3.3)", "Language %s is defined twice", report.Clip(l.ID))
 		} else if l.ID != "" {
@@ -339,6 +346,11 @@ func (c *compiler) grammar(s *pdl.Stmt, g *language.Grammar) {
 	}
 }
 
+// maxFileName is the longest file name, in bytes, the common file
+// systems allow (NAME_MAX of ext4, XFS, btrfs, APFS and NTFS's 255 UTF-16
+// units): a longer guide file name fails build's write.
+const maxFileName = 255
+
 // guideOptions are the options of a guide statement.
 var guideOptions = []string{"level", "file"}
 
@@ -362,6 +374,10 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	// Build writes each guide to a file named by the binding's prefix
 	// rule, so ids that differ only in characters it replaces collide.
 	fileName := binding.Prefix(g.ID)
+	if len(fileName)+len(".md") > maxFileName {
+		c.errf(pdl.RuleValue, argAt{p[0]}, "shorten the id to at most "+strconv.Itoa(maxFileName-len(".md"))+" characters",
+			"guide id %q gives a file name of %d bytes; build writes each guide to guides/<language>/<id>.md, and a file system allows at most %d", report.Clip(g.ID), len(fileName)+len(".md"), maxFileName)
+	}
 	if prev, dup := ls.guideIDs[fileName]; dup && g.ID != "" {
 		if prev == g.ID {
 			c.errf(pdl.RuleDuplicate, argAt{p[0]}, "guide ids are unique within a Language (§5.2)", "guide %s is defined twice", report.Clip(g.ID))

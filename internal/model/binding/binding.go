@@ -61,6 +61,24 @@ func Prefix(languageID string) string {
 // address the manifest publishes (data-model.md §5.1).
 func Tool(languageID string, op Op) string { return Prefix(languageID) + "_" + string(op) }
 
+// MaxTool is the longest tool name, in bytes, an MCP server built on
+// go-sdk registers: its validateToolName (go-sdk v1.8.0, mcp/tool.go)
+// refuses a longer one, so AddTool logs an error and the tool is missing,
+// following the MCP specification's tool names of 1 to 128 characters.
+const MaxTool = 128
+
+// LongestTool is the longest of the tool names Tool derives for a
+// Language: the one MaxTool bounds.
+func LongestTool(languageID string) string {
+	longest := Ops[0]
+	for _, op := range Ops[1:] {
+		if len(op) > len(longest) {
+			longest = op
+		}
+	}
+	return Tool(languageID, longest)
+}
+
 // GuideURI is the MCP resource that holds one guide's body. Both ids are
 // path-escaped, so a Language id's '/' cannot be confused with the separator.
 func GuideURI(languageID, guideID string) string {
