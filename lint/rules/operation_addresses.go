@@ -19,6 +19,9 @@ import (
 //     binding.md derives the same tool names for both; reported once, at
 //     the second id, and the address collisions that follow from it are
 //     not reported again;
+//   - error: an address longer than MCP allows for a tool name
+//     (binding.MaxTool, which go-sdk enforces by refusing to register the
+//     tool), so no server can offer the operation under it;
 //   - warning: an address that is not the name binding.md derives. The
 //     manifest is what clients read, so it works, but it departs from the
 //     binding every manifest `pilotage build` writes follows.
@@ -32,7 +35,7 @@ var operationAddresses = &lint.Rule{
 	Category: lint.CatManifest,
 	Section:  "binding.md",
 	Severity: report.Error,
-	Summary:  "Every operation address must name its own MCP tool, and should be the name binding.md derives: `<prefix>_<operation>`, the prefix being the Language id with every character outside `[A-Za-z0-9_-]` replaced by `_`.",
+	Summary:  "Every operation address must name its own MCP tool, and should be the name binding.md derives: `<prefix>_<operation>`, the prefix being the Language id with every character outside `[A-Za-z0-9_-]` replaced by `_`; and no tool name may be longer than MCP's 128 bytes.",
 	Check: func(p *lint.Pass) {
 		// claims maps a tool name to the operation that named it first.
 		claims := map[string]toolClaim{binding.DiscoverTool: {what: `"discover", the tool binding.md reserves for the manifest (§6.1)`}}
@@ -73,6 +76,14 @@ var operationAddresses = &lint.Rule{
 					derived = binding.Tool(id, a.op)
 				}
 				names := fmt.Sprintf("%s names the tool %q for %q (%s)", langLabel(l), report.Clip(tool), a.op, a.name())
+				if len(tool) > binding.MaxTool {
+					hint := fmt.Sprintf("name a tool of at most %d bytes", binding.MaxTool)
+					if tool == derived {
+						hint = fmt.Sprintf("shorten the Language id to at most %d characters: binding.md names its tools <prefix>_<operation>", binding.MaxTool-len(binding.LongestTool("")))
+					}
+					p.Report(ptr, fmt.Sprintf("%s, of %d bytes; MCP allows at most %d, and a server refuses to register a longer tool", names, len(tool), binding.MaxTool), hint)
+					continue
+				}
 				if c, taken := claims[tool]; taken {
 					if collided && tool == derived && c.lang != nil && binding.Prefix(c.lang.ID) == prefix {
 						continue // the prefix finding above names the cause
