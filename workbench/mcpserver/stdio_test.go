@@ -542,3 +542,38 @@ func TestServeIOBatchWithNotifications(t *testing.T) {
 		t.Errorf("%d lines, want the answers to initialize, the batch and the ping:\n%s", lines, out.String())
 	}
 }
+
+// TestOverlongNamesClipped: an unknown method or tool of half a megabyte
+// is answered as go-sdk answers an unknown one, -32601 and -32602, but
+// with the name clipped, not echoed whole; ordinary unknown names still
+// reach go-sdk, whose answers are left as they are.
+func TestOverlongNamesClipped(t *testing.T) {
+	s := newServer(t, newFake(), "alice")
+	long := strings.Repeat("x", 512<<10)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"` + long + `"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{},"name":"` + long + `"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"` + strings.Repeat("y", 128) + `","arguments":{"name":"` + long + `"}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"nope/` + strings.Repeat("z", 100) + `"}`,
+	}, "\n")
+	var out bytes.Buffer
+	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if len(got) > 8<<10 {
+		t.Fatalf("%d bytes of answers, want the names clipped: %.600s", len(got), got)
+	}
+	for _, want := range []string{
+		`"id":2,"error":{"code":-32601,"message":"line 3: method not found: \"xxx`,
+		`"id":3,"error":{"code":-32602,"message":"line 4: unknown tool \"xxx`,
+		`unknown tool \"` + strings.Repeat("y", 128) + `\"`,
+		`zzz\""}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %.80s… in\n%s", want, got)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/binding"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 )
 
@@ -69,7 +71,61 @@ func weigh(msg []byte) (code int, bad string) {
 		return jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message's values other than a tool call's arguments would take about %d bytes once decoded, more than this server's budget for them in a message of %d bytes (%d bytes a byte plus %d MiB); send fewer, larger values",
 			held, len(msg), jsonpos.TreePerByte, sdkSlack>>20)
 	}
+	return overlongName(msg)
+}
+
+// overlongName answers, in go-sdk's place, a request whose method is
+// longer than report.ClipBytes (no MCP method is) or a tools/call whose
+// tool name is longer than binding.MaxTool (go-sdk registers no such
+// tool): go-sdk's answers, "method not found" and "unknown tool", quote
+// the name whole, so a megabyte name came back as a megabyte error. The
+// answer here is go-sdk's with the name clipped (report.Clip). A message
+// that short cannot hold such a name and is not scanned.
+func overlongName(msg []byte) (code int, bad string) {
+	if len(msg) <= report.ClipBytes || msg[0] != '{' {
+		return 0, ""
+	}
+	var method, params []byte
+	scanMessages(msg, func(written, value []byte) {
+		switch name, _ := memberName(written); name {
+		case "method":
+			method = value
+		case "params":
+			params = value
+		}
+	}, func() {})
+	m := stringAt(method)
+	if len(m) > report.ClipBytes {
+		return jsonrpc.CodeMethodNotFound, fmt.Sprintf("method not found: %q", report.Clip(m))
+	}
+	if m != "tools/call" || len(params) == 0 || params[0] != '{' {
+		return 0, ""
+	}
+	var tool []byte
+	closed := false // params' members only, not those after it
+	scanMessages(params, func(written, value []byte) {
+		if name, _ := memberName(written); !closed && name == "name" {
+			tool = value
+		}
+	}, func() { closed = true })
+	if t := stringAt(tool); len(t) > binding.MaxTool {
+		return jsonrpc.CodeInvalidParams, fmt.Sprintf("unknown tool %q", report.Clip(t))
+	}
 	return 0, ""
+}
+
+// stringAt is the JSON string value starts with, unescaped; "" when it
+// does not start with one.
+func stringAt(value []byte) string {
+	if len(value) == 0 || value[0] != '"' {
+		return ""
+	}
+	end := stringEnd(value, 0)
+	if end == len(value) {
+		return ""
+	}
+	s, _ := memberName(value[1:end])
+	return s
 }
 
 // sdkSlack is what go-sdk's Go values may take in any message besides
