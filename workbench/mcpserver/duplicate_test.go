@@ -106,3 +106,24 @@ func TestHTTPNameTwiceIsNotJSON(t *testing.T) {
 		t.Errorf("an initialize without a name twice: status %d, want 200", resp.StatusCode)
 	}
 }
+
+// TestHTTPOverlongNamesClipped: over HTTP too the guard answers an
+// overlong method or tool name itself, with the name clipped
+// (TestOverlongNamesClipped is the stdio side).
+func TestHTTPOverlongNamesClipped(t *testing.T) {
+	s := newServer(t, newFake(), "alice")
+	srv := httptest.NewServer(s.HTTPHandler(nil))
+	defer srv.Close()
+	long := strings.Repeat("x", 512<<10)
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":2,"method":"` + long + `"}`:                                `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"method not found: \"` + strings.Repeat("x", 117) + `…\""}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"` + long + `"}}`: `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"unknown tool \"` + strings.Repeat("x", 117) + `…\""}}`,
+	} {
+		resp := postMessage(t, srv.URL, body)
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || string(got) != want {
+			t.Errorf("%.60s…: status %d, %.300s\nwant 400 and\n%s", body, resp.StatusCode, got, want)
+		}
+	}
+}
