@@ -214,7 +214,7 @@ func FilesToWrite(srv *language.Server) ([]File, error) {
 // directory it may not write) leaves the earlier build as it was, not a
 // snapshot.json that describes guides missing beside it. The snapshot of
 // FilesToWrite is let go of once written: files are written once.
-func Write(dir string, files []File, keep []string) error {
+func Write(dir string, files []File, keep []string) (err error) {
 	kept := statAll(keep)
 	paths := make([]string, len(files))
 	for i, f := range files {
@@ -229,15 +229,22 @@ func Write(dir string, files []File, keep []string) error {
 			return fmt.Errorf("%s is a directory; the build writes a file there: choose another output directory", filepath.ToSlash(p))
 		}
 	}
-	var tmps []string
+	var tmps, made []string
 	defer func() {
 		// After a failure, the temporary files not renamed yet; a renamed
 		// one is gone already.
 		for _, t := range tmps {
 			os.Remove(t)
 		}
+		// And the directories this Write made, innermost first, so that a
+		// refused build leaves no empty guides/ behind; os.Remove keeps
+		// one a renamed file is in.
+		for i := len(made) - 1; i >= 0 && err != nil; i-- {
+			os.Remove(made[i])
+		}
 	}()
 	for i, f := range files {
+		made = append(made, missingDirs(filepath.Dir(paths[i]))...)
 		if err := os.MkdirAll(filepath.Dir(paths[i]), 0o755); err != nil {
 			return err
 		}
@@ -259,6 +266,20 @@ func Write(dir string, files []File, keep []string) error {
 		}
 	}
 	return nil
+}
+
+// missingDirs is dir and those of its parents that do not exist yet,
+// outermost first: what os.MkdirAll(dir) makes.
+func missingDirs(dir string) []string {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		missing = append(missing, d)
+	}
+	slices.Reverse(missing)
+	return missing
 }
 
 // writeTemp writes f's bytes to a new file beside name, readable by all

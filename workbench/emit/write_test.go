@@ -126,3 +126,18 @@ func TestRemoveStaleLinear(t *testing.T) {
 		t.Errorf("RemoveStale of %d guides took %v, more than 8 times the %v of %d", 4*n, large, small, n)
 	}
 }
+
+// A Write that fails leaves no directory it made: here a guide's
+// directory name is longer than a file system allows (255 bytes), which
+// os.MkdirAll finds out after it made guides/.
+func TestWriteFailedLeavesNoDirectories(t *testing.T) {
+	dir := t.TempDir()
+	files := []File{{Path: "snapshot.json", Data: []byte("{}")}, {Path: "guides/" + strings.Repeat("g", 300) + "/core.md", Data: []byte("# g")}}
+	if err := Write(dir, files, nil); err == nil {
+		t.Fatal("Write succeeded with a 300-byte directory name")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		t.Errorf("%s left by a failed Write", e.Name())
+	}
+}
