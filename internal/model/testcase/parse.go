@@ -283,7 +283,7 @@ func (p *parser) program(n *yaml.Node, c *Case) error {
 		c.Program = f.b
 		return nil
 	}
-	c.Text, c.ProgramText = true, f.text()
+	c.Text, c.ProgramText = true, p.refs.text(path, f)
 	return nil
 }
 

@@ -55,3 +55,26 @@ func TestRefsReadOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestRefsChargeText holds Refs to what it keeps: a text program is its
+// bytes and the string made of them, two copies, both within the budget.
+func TestRefsChargeText(t *testing.T) {
+	dir := t.TempDir()
+	prog := "output input.x\n"
+	if err := os.WriteFile(filepath.Join(dir, "prog.txt"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "cases.yaml")
+	refs := NewRefs()
+	f, err := refs.Parse(name, []byte("pdl: calc.pdl\ncases:\n  - name: a\n    program: prog.txt\n  - name: b\n    program: prog.txt\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Cases) != 2 {
+		t.Fatalf("%d cases, want 2", len(f.Cases))
+	}
+	key := filepath.Join(dir, "prog.txt")
+	if got, want := refs.files.Weight(), 2*len(prog)+len(key); got != want {
+		t.Errorf("Refs weighs %d, want %d: the file's bytes and its text, and the key", got, want)
+	}
+}

@@ -268,18 +268,21 @@ func (p *parser) readRel(n *yaml.Node, rel string) (string, *refFile, error) {
 
 // Refs reads the program, input and context files that cases name once
 // for a run, not once for each case that names them: a 1 MiB case file
-// can name one 1 MB program 9,000 times, and each case read the file
-// again, held a copy of it of its own (every copy kept with the case under
-// --update and --coverage) and, checking it for the engine, parsed it
-// again (docs/performance.md, "Hostile inputs"). A case's Program shares
-// the bytes of the file, so the engine's check of the program it checked
-// last is its answer (workbench/engine). Refs keeps the files most
-// recently named within refsBudget bytes; a nil Refs keeps none.
+// can name one 1 MB program 9,000 times, and a copy of it for each case,
+// each parsed again to check it for the engine, would be gigabytes held
+// under --update and --coverage, which keep every case (docs/performance.md,
+// "Hostile inputs"). A case's Program shares the bytes of the file, so the
+// engine's check of the program it checked last is its answer
+// (workbench/engine). Refs keeps the files most recently named within
+// refsBudget bytes; a nil Refs keeps none.
 type Refs struct{ files *lru.Cache[*refFile] }
 
-// refsBudget bounds the bytes of the files Refs keeps: the most input a
-// Language takes by default (limits memory), many times a program. A
-// larger file is read again for each case, one at a time, as before.
+// refsBudget bounds the bytes Refs holds for the files it keeps: the
+// most input a Language takes by default (limits memory), many times a
+// program. A file may be up to MaxRef, more than the budget: the cache
+// drops a file heavier than the budget as soon as it is put, so each case
+// naming it reads it again and holds its own copy, which goes with the
+// case (Read reads a file a case at a time).
 const refsBudget = 16 << 20
 
 // NewRefs is a Refs for one run.
@@ -311,18 +314,24 @@ func (r *Refs) put(path string, b []byte) *refFile {
 	return r.files.Put(path, f, len(b))
 }
 
+// text is f, kept at path, as the text of a program. The string is a
+// second copy of f's bytes, made once, so it is charged to the cache
+// too: the budget bounds what Refs holds, not only the bytes read.
+func (r *Refs) text(path string, f *refFile) string {
+	if f.s == "" && len(f.b) > 0 {
+		f.s = string(f.b)
+		if r != nil {
+			r.files.Grow(path, len(f.b))
+		}
+	}
+	return f.s
+}
+
 func (f *refFile) validJSON() bool {
 	if !f.checked {
 		f.checked, f.valid = true, json.Valid(f.b)
 	}
 	return f.valid
-}
-
-func (f *refFile) text() string {
-	if f.s == "" {
-		f.s = string(f.b)
-	}
-	return f.s
 }
 
 // why is the reason a file could not be read, without the path a case
