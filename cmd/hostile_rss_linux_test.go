@@ -104,11 +104,11 @@ func TestGeneratedLanguagePeakRSS(t *testing.T) {
 
 // TestManyGuidesPeakRSS holds build, lint and validate --lang of a
 // Language of 15,000 small guides (2 MB) to 16 bytes a byte over a
-// one-line file's peak: what they take now (13 to 14), not the 10 of
-// issue 13 item 8, which the Language block's syntax tree, kept whole
-// while the Language compiles, and the guides' model still exceed
-// (docs/performance.md, "Many small guides"). Before, three Positions
-// keys a guide and a copy of every body took build to 17.
+// one-line file's peak, not the 10 of issue 13 item 8, which the
+// Language block's syntax tree, kept whole while the Language compiles,
+// and the guides' model exceed (docs/performance.md, "Many small
+// guides"). The bound guards against a guide's model growing again:
+// three Positions keys a guide and a copy of every body take build to 17.
 func TestManyGuidesPeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
@@ -436,18 +436,16 @@ func TestHostilePeakRSS(t *testing.T) {
 		// the baseline): that, not 10 bytes a byte, bounds this row.
 		{"run -f json of an output nested 9,990 deep", fmt.Appendf(nil, `{"x": %s1%s}`, strings.Repeat("[", 9990), strings.Repeat("]", 9990)),
 			runJSON, tinyX, 16 << 20},
-		// A valid program of 20,000 steps took validate and plan 85 to 90
-		// MB over the baseline, 80 bytes a byte: each expression planned
-		// for a Run that validate never makes, and the CEL caches, whose
-		// budgets are a server's, kept every expression (about 2 KB each)
-		// though this process checks the program once. Now 26 to 29.
+		// Planning each expression for a Run that validate never makes,
+		// or CEL caches with a server's budgets keeping every expression
+		// (about 2 KB each) though this process checks the program once,
+		// take a valid program of 20,000 steps to 80 bytes a byte.
 		{"validate of a valid program of 20,000 steps", chainProgram(20000), chainOf("validate"), tinyChain, 36 * int64(len(chainProgram(20000)))},
 		{"plan of it", chainProgram(20000), chainOf("plan"), tinyChain, 36 * int64(len(chainProgram(20000)))},
-		// Each case read its program file again, and the engine checked
-		// it twice (validate, then execute): 6 to 6.5 s of CPU for 30
-		// such cases; its bytes are read once and checked once now
-		// (testcase.Refs, the engine's last check). The Run and replay of
-		// the case, not its case file, bound the memory.
+		// A program file many cases name is read once and checked once
+		// for the run (testcase.Refs, the engine's last check), not for
+		// each case (cpuBound). The Run and replay of the case, not its
+		// case file, bound the memory.
 		{"test of 60 cases naming one program of 2,000 steps", namingBranch,
 			func(f string) []string { return []string{"test", f} }, tinyCases, 24 << 20},
 		// A diagnostic for each of 300,000 steps: 108 MB of text report
@@ -535,15 +533,16 @@ func TestHostilePeakRSS(t *testing.T) {
 		// Compared with itself, the file is read twice.
 		{"lint --baseline of them of themselves", valid, func(f string) []string { return []string{"lint", "--baseline", f, f} },
 			snapshot, 20*int64(len(valid)) + 4<<20},
-		// lint kept a pointer for each guide and entry that held their
-		// Language's id, the key of its guides and catalog: 2.2 GB and
-		// 48 to 165 s for 2,000 entries of a 1 MB id, and every listed
-		// finding carried it in json and sarif (50 MB). The key is now a
-		// stand-in of 120 bytes in them (lint.Pass.PartPointer).
+		// A pointer for each guide and entry holding their Language's
+		// id, the key of its guides and catalog, would cost a 1 MB id
+		// 1 MB an entry, and every listed finding would carry it in json
+		// and sarif: the key is a stand-in of 120 bytes in them
+		// (lint.Pass.PartPointer).
 		{"lint of a snapshot whose 1 MB Language id keys 2,000 entries", longLang, lint, snapshot, 0},
 		{"lint --format json of it", longLang, lintAs("json"), snapshot, 0},
-		// replay made a pointer string for every value it read below
-		// that key: 145 MB and 2.4 s of CPU for 2,000 guides.
+		// replay makes a value's pointer only for a problem: a pointer
+		// string for every value below that key would copy the id each
+		// time (replay's path).
 		{"replay --snapshot of one whose 1 MB Language id keys 2,000 guides", longLanguageSnapshot(t, 1_000_000, 1, 2000), replaySnapshot, snapshot, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -769,15 +768,14 @@ func tracesDir(t *testing.T, n int) string {
 
 // TestReportsNotAmplified holds the reports of plan, run and replay on
 // one long name to the size of their input: a table padded to one long
-// step id, or a plan step id quoted whole in every trace's findings, made
-// reports of 300 MB (plan and run of 349 KB) and 200 MB (replay of 200
-// traces of 438 bytes against a 1 MB plan) before. So for one long name
-// quoted by the findings of many other places (report.Clip): validate of
-// a branch whose 900 KB id the diagnostic of each of 600 later steps
-// named (46 MB of report, 597 MB peak), lint of a snapshot whose 1 MB
-// Language id each entry's finding quoted twice (195 MB and 2.2 GB for 2,000 entries; here 200), and
+// step id, or a plan step id quoted whole in every trace's findings,
+// would make reports of hundreds of MB of inputs of a few hundred KB.
+// So for one long name quoted by the findings of many other places
+// (report.Clip): validate of a branch whose 900 KB id the diagnostic of
+// each of 600 later steps names, lint of a snapshot whose 1 MB Language
+// id each entry's finding quotes twice (2,000 entries; here 200), and
 // build of a PDL whose 1 MB Language id the finding of each of 500
-// entries of an undefined kind named (50 MB, 599 MB).
+// entries of an undefined kind names.
 func TestReportsNotAmplified(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
@@ -817,12 +815,12 @@ func TestReportsNotAmplified(t *testing.T) {
 		{"lint sarif", []string{"lint", "--format", "sarif", snap}, len(snapSrc)},
 		{"build", []string{"build", "-o", filepath.Join(dir, "out"), pdl}, len(pdlSrc)},
 		{"lint pdl", []string{"lint", pdl}, len(pdlSrc)},
-		// pdl-guide-name quoted the entry's 200 KB id three times in the
-		// finding of each hidden name its description gives: 30 MB.
+		// Quoting the entry's 200 KB id three times in the finding of
+		// each hidden name its description gives would make 30 MB.
 		{"lint pdl entry text", []string{"lint", leaky}, len(leakySrc)},
-		// The picture of 20,000 boxes was 24 MB (plan) and 33 MB (the
-		// page); past picture.MaxBoxes plan refuses it and the page says
-		// so in its place.
+		// A picture of 20,000 boxes would be tens of MB; past
+		// picture.MaxBoxes plan refuses it and the page says so in its
+		// place.
 		{"plan svg", []string{"plan", "--principal", "owner", "--lang", todo, "--format", "svg", many}, len(manySrc)},
 		{"replay html", []string{"replay", "--format", "html", "--plan", manyPlan, manyRun}, len(manyPlanSrc) + len(manyRunSrc)},
 	} {
@@ -880,18 +878,19 @@ func distinctSchemas(langs, n, k int) []byte {
 }
 
 // cpuBound bounds the CPU time, user and system, of rows of
-// TestHostilePeakRSS that once took seconds.
+// TestHostilePeakRSS that take seconds when the work is done once for
+// each piece of the input rather than once (docs/performance.md).
 var cpuBound = map[string]time.Duration{
 	"replay of a trace with a member of 16 MiB of one-character values": 1500 * time.Millisecond,
 	"replay of a trace that is 16 MiB of one-character values":          1500 * time.Millisecond,
 	"replay of a trace whose steps are 16 MiB of one-character values":  1500 * time.Millisecond,
-	// 12 to 13 s when each case read and checked its program (3.5 s since).
+	// Each case reading and checking its program takes 12 to 13 s.
 	"test of 60 cases naming one program of 2,000 steps": 6 * time.Second,
-	// 1.5 to 1.6 s when lint built every finding (0.25 to 0.35 s since).
+	// Building every finding, not only those listed, takes 1.5 s.
 	"lint of 30,000 catalog entries with three findings each": 1200 * time.Millisecond,
-	// 48 to 165 s before the stand-in (0.15 to 0.2 s since).
+	// Copying the id into each pointer takes 48 s or more.
 	"lint of a snapshot whose 1 MB Language id keys 2,000 entries": 1500 * time.Millisecond,
-	// 1.8 s before its pointers were made only for a problem (0.08 s since).
+	// A pointer for each value, not only for a problem, takes 1.8 s.
 	"replay --snapshot of one whose 1 MB Language id keys 2,000 guides": 1000 * time.Millisecond,
 }
 

@@ -11,10 +11,9 @@ import (
 // runs (TestScripts): at least one per verb, its basic use and its
 // output in each format, about ninety pilotage processes of the five
 // hundred the whole directory starts. Every process pays 15 – 20 ms of
-// CPU before main (cel-go's and jsonschema's tables; 60 ms while
-// go-graphviz instantiated its WebAssembly Graphviz in every process,
-// not only in those that draw), so the whole directory is most of what
-// -short would cost; the full suite, which CI runs, runs every script.
+// CPU before main (cel-go's and jsonschema's tables), so the whole
+// directory is most of what -short would cost; the full suite, which CI
+// runs, runs every script.
 var ShortScripts = []string{
 	"build_basic",
 	"config_show",

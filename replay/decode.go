@@ -21,10 +21,9 @@ type typeProblem struct {
 }
 
 // path is the JSON Pointer of a value decodeNode reads, spelled out only
-// for a problem: a snapshot's guides are keyed by a Language's id, and a
-// pointer string made for each value below that key copied the id each
-// time (a 1 MB id and 2,000 guides made gigabytes of copies, 2.4 s of CPU
-// and 145 MB).
+// for a problem: a snapshot's guides are keyed by a Language's id, which
+// may be a megabyte, and a pointer string for each value below that key
+// would copy the id each time: gigabytes for 2,000 guides.
 type path struct {
 	up   *path
 	name string // the member's name, when elem is false

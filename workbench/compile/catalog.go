@@ -747,8 +747,8 @@ func (c *compiler) firstUndefined(ls *langState, set, name string) bool {
 }
 
 // undefinedUse is a name of a closed set a Language does not define:
-// keyed by the Language's state, not its id, which may be megabytes and
-// was copied into the key of each undefined name.
+// keyed by the Language's state, not its id, which may be megabytes: a
+// key holding the id would copy it for each undefined name.
 type undefinedUse struct {
 	ls        *langState
 	set, name string

@@ -120,8 +120,8 @@ func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage
 // validate and then execute of one program (the loop of §6.5), and
 // pilotage test's cases, each of which validates and executes its
 // program, many naming one program file. Checking a program of 20,000
-// steps again took seconds a case. It holds one checked program beyond
-// the requests, at most limits program's worth.
+// steps takes seconds, too long to pay again for each case. It holds one
+// checked program beyond the requests, at most limits program's worth.
 type lastCheck struct {
 	mu  sync.Mutex
 	key checkKey

@@ -54,11 +54,11 @@ func renderSVG(dot string) ([]byte, error) {
 // valid plan within MaxBoxes in svg, a replay's HTML page) and is about
 // to build what it draws; go-graphviz starts at its first use
 // (internal/third_party/go-graphviz). A command that fails first never
-// starts it. Started at the first drawing instead, once the command had
-// built its heap, its start (megabytes allocated over a live heap of a
-// few, under cmd's soft memory limit) ran a collection every few hundred
-// kilobytes: pilotage plan --format svg took 120 ms of CPU instead of
-// 70. An error is left to the drawing to report.
+// starts it. Its start allocates megabytes; over the heap a command has
+// built by the time it draws (a live heap of a few megabytes, under
+// cmd's soft memory limit), that runs a collection every few hundred
+// kilobytes and nearly doubles the CPU of plan --format svg
+// (docs/performance.md). An error is left to the drawing to report.
 func Prepare() {
 	svgMu.Lock()
 	defer svgMu.Unlock()

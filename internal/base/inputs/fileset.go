@@ -7,9 +7,9 @@ import (
 
 // FileSet answers whether a file is one of a set (os.SameFile) by its
 // device and inode where the system gives them (fileID), and elsewhere
-// by comparing it with each. Comparing each with each made emit's Write
-// and RemoveStale square in the number of guides: 60,000 guides built
-// in 34 s, 10 of them in os.SameFile (docs/performance.md, "Many small
+// by comparing it with each. Comparing each file with each would make
+// emit's Write and RemoveStale square in the number of guides, and a
+// Language may have tens of thousands (docs/performance.md, "Many small
 // guides"). The zero FileSet is empty.
 type FileSet struct {
 	ids   map[[2]uint64]bool
