@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -190,8 +189,8 @@ func printf(s stdio, format string, args ...any) error {
 // didYouMean is " (did you mean X?)" for the value of names closest to
 // got, as a misspelt flag gets, or "" when none is close.
 func didYouMean(got string, names []string) string {
-	if near := suggest.Closest(got, names); near != "" && near != got {
-		return fmt.Sprintf(" (did you mean %s?)", near)
+	if h := suggest.DidYouMean(got, names); h != "" {
+		return " (" + h + ")"
 	}
 	return ""
 }

@@ -136,11 +136,8 @@ func quoteAll(values []string) string {
 // didYouMean returns a hint naming the closest value of set to s ("did you
 // mean"), or listing the set when nothing is close.
 func didYouMean(s string, set []string) string {
-	if c := closest(s, set); c != "" {
+	if c := suggest.Closest(s, set); c != "" {
 		return fmt.Sprintf("did you mean %q? The values are %s", report.Clip(c), quoteList(set))
 	}
 	return "the values are " + quoteList(set)
 }
-
-// closest returns the member of set that s is likely a typo of, or "".
-func closest(s string, set []string) string { return suggest.Closest(s, set) }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/cel-go/cel"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
@@ -79,7 +80,7 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 			if !listed {
 				return celResult{problem: &celProblem{start: r.Start,
 					msg:  fmt.Sprintf("CEL: %s has no field %q in the entry's input_schema", what, report.Clip(f)),
-					hint: hintOr(pdl.DidYouMean(f, schema.Properties()), "add it to input_schema, or read a field it lists")}}
+					hint: hintOr(suggest.DidYouMean(f, schema.Properties()), "add it to input_schema, or read a field it lists")}}
 			}
 			schema, what = prop, what+"."+f
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/schemacost"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -299,7 +300,7 @@ func (c *compiler) resolveEntries() {
 				switch {
 				case id == "":
 				case l == nil:
-					c.errf(pdl.RuleReference, es.languages[i], pdl.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", report.Clip(e.ID), report.Clip(id))
+					c.errf(pdl.RuleReference, es.languages[i], suggest.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", report.Clip(e.ID), report.Clip(id))
 				case !c.hasCatalog(l) && misspeltCapabilities(l.stmt):
 					// Its misspelt capabilities block is the mistake.
 				case !c.hasCatalog(l):
@@ -358,7 +359,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			ls.broken = true
 		case kind == nil:
 			ls.broken = true
-			c.errf(pdl.RuleReference, es.kind, hintOr(pdl.DidYouMean(e.Kind, names), "define it: kind "+e.Kind+" callable \"…\""),
+			c.errf(pdl.RuleReference, es.kind, hintOr(suggest.DidYouMean(e.Kind, names), "define it: kind "+e.Kind+" callable \"…\""),
 				"kind %s is not defined for Language %s", report.Clip(e.Kind), report.Clip(ls.lang.ID))
 		case kind.Promoted && es.program == nil && !es.programMisspelt:
 			c.errf(pdl.RuleRequired, es.at, `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
@@ -390,7 +391,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			ls.broken = true
 		}
 		if !found && c.firstUndefined(ls, "risk", e.Risk) && !c.lostDef(ls, "risk", e.Risk) {
-			c.errf(pdl.RuleReference, es.risk, hintOr(pdl.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
+			c.errf(pdl.RuleReference, es.risk, hintOr(suggest.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
 				"risk %s is not defined for Language %s", report.Clip(e.Risk), report.Clip(ls.lang.ID))
 		}
 	}
@@ -399,7 +400,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 		if f.Status == "" || slices.Contains(statuses, f.Status) || c.lostDef(ls, "status", f.Status) {
 			continue
 		}
-		c.errf(pdl.RuleReference, es.fails[i], hintOr(pdl.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
+		c.errf(pdl.RuleReference, es.fails[i], hintOr(suggest.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
 			"failure status %s is not a failing step status of Language %s", report.Clip(f.Status), report.Clip(ls.lang.ID))
 	}
 }

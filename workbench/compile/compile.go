@@ -329,7 +329,7 @@ func (c *compiler) dispatch(where string, s *pdl.Stmt, handlers map[string]func(
 	if !ok {
 		c.errHint(pdl.RuleUnknown, stmtAt{s}, func() string {
 			names := slices.Sorted(maps.Keys(handlers))
-			if hint := pdl.DidYouMean(s.Keyword, names); hint != "" {
+			if hint := suggest.DidYouMean(s.Keyword, names); hint != "" {
 				return hint
 			}
 			return where + " takes: " + strings.Join(names, ", ")
@@ -425,7 +425,7 @@ func (c *compiler) shape(s *pdl.Stmt, min, max int, block bool, options ...strin
 		}
 		if !known {
 			c.errHint(pdl.RuleUnknown, argAt{a}, func() string {
-				if hint := pdl.DidYouMean(a.Key, options); hint != "" {
+				if hint := suggest.DidYouMean(a.Key, options); hint != "" {
 					return hint
 				} else if len(options) > 0 {
 					return s.Keyword + " takes the options: " + strings.Join(options, ", ")
@@ -521,7 +521,7 @@ func (c *compiler) oneOf(a *pdl.Arg, what string, set []string) string {
 		}
 	}
 	c.errHint(pdl.RuleValue, argAt{a}, func() string {
-		if hint := pdl.DidYouMean(v, set); hint != "" {
+		if hint := suggest.DidYouMean(v, set); hint != "" {
 			return hint
 		}
 		return "use one of: " + strings.Join(set, ", ")

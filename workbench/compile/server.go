@@ -6,6 +6,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
@@ -113,7 +114,7 @@ func (c *compiler) capabilities(s *pdl.Stmt, ptr string, positions map[string]la
 					known = known || x == sub
 				}
 				if !known {
-					hint := pdl.DidYouMean(sub, spec.SubFeatures)
+					hint := suggest.DidYouMean(sub, spec.SubFeatures)
 					if hint == "" && len(spec.SubFeatures) == 0 {
 						hint = spec.Name + " has no sub-features (§4.1)"
 					} else if hint == "" {
@@ -190,7 +191,7 @@ func (c *compiler) checkPrincipals() {
 		// likely a typo of a namespace's ("sensors.[" for "sensors.*"),
 		// and principals' patterns are §10.3's.
 		c.citeErr(pdl.RuleValue, "10.3", argAt{b.at}, func() string {
-			if h := pdl.DidYouMean(b.g, c.patternsLike(b.g)); h != "" {
+			if h := suggest.DidYouMean(b.g, c.patternsLike(b.g)); h != "" {
 				return h
 			}
 			return `patterns use * and ? as in "lights.*"`
@@ -231,7 +232,7 @@ func (c *compiler) checkPrincipals() {
 			if !hit {
 				// Principals and what they see are §10.3's, not the
 				// catalog's (§5.4) the rule cites for its other names.
-				c.citeErr(pdl.RuleReference, "10.3", argAt{c.principalPatterns[i][j]}, func() string { return pdl.DidYouMean(g, c.patternsLike(g)) },
+				c.citeErr(pdl.RuleReference, "10.3", argAt{c.principalPatterns[i][j]}, func() string { return suggest.DidYouMean(g, c.patternsLike(g)) },
 					"principal %s: pattern %q matches no catalog entry", report.Clip(pr.Name), report.Clip(g))
 				// The principal meant to see something else, so what it
 				// sees is unknown rather than what its other patterns

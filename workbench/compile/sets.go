@@ -7,6 +7,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
@@ -177,7 +178,7 @@ func (c *compiler) flags(args []*pdl.Arg, set ...string) (out map[string]bool, m
 			known = known || f == w
 		}
 		if !known {
-			hint := pdl.DidYouMean(w, set)
+			hint := suggest.DidYouMean(w, set)
 			if hint == "" {
 				hint = "flags here: " + strings.Join(set, ", ")
 			}

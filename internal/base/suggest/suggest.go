@@ -34,6 +34,17 @@ func Closest(s string, set []string) string {
 	return best
 }
 
+// DidYouMean is "did you mean X?" for the member X of set nearest to got
+// (Closest), or "" when none is close or got is X itself: the hint of a
+// finding or diagnostic that names a closed set, which callers wrap as
+// their message needs.
+func DidYouMean(got string, set []string) string {
+	if near := Closest(got, set); near != "" && near != got {
+		return "did you mean " + near + "?"
+	}
+	return ""
+}
+
 // Distance is the optimal-string-alignment edit distance over the first
 // 64 runes of a and b: insertions, deletions, substitutions and swaps of
 // two neighbouring runes ("titel" → "title", the commonest typo) each

@@ -100,3 +100,20 @@ func TestLongMemberNotOffered(t *testing.T) {
 		t.Errorf("Closest = %.80q, want sensors.read", got)
 	}
 }
+
+// TestDidYouMean words the hint callers wrap: the near member, never the
+// word itself, and nothing when none is near.
+func TestDidYouMean(t *testing.T) {
+	set := []string{"text", "json", "sarif"}
+	for got, want := range map[string]string{
+		"jsno":  "did you mean json?",
+		"Text":  "did you mean text?",
+		"text":  "",
+		"yaml":  "",
+		"sarfi": "did you mean sarif?",
+	} {
+		if h := DidYouMean(got, set); h != want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", got, h, want)
+		}
+	}
+}

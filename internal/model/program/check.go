@@ -173,8 +173,10 @@ func (c *checker) targets() {
 		}
 		t, ok := c.env.Lookup(s.Target)
 		if !ok {
+			// Only the entries the caller may see are offered (§10.3), so
+			// a hint never reveals an invisible one.
 			c.add(pilotage.CodeUnknownName, pilotage.SeverityError, s.TargetPointer,
-				fmt.Sprintf("no catalog entry named %q", report.Clip(s.Target)), cmp.Or(hint(s.Target, c.env.Visible), c.env.UnknownHint), nil)
+				fmt.Sprintf("no catalog entry named %q", report.Clip(s.Target)), cmp.Or(suggest.DidYouMean(s.Target, c.env.Visible), c.env.UnknownHint), nil)
 			return
 		}
 		switch {
@@ -361,10 +363,10 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 		switch {
 		case !listed && closed:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, a.Expr.Pointer,
-				fmt.Sprintf("%s takes no argument %q", report.Clip(s.Target), report.Clip(a.Name)), hint(a.Name, in.Properties()), nil)
+				fmt.Sprintf("%s takes no argument %q", report.Clip(s.Target), report.Clip(a.Name)), suggest.DidYouMean(a.Name, in.Properties()), nil)
 		case !listed && typo == "":
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityWarning, a.Expr.Pointer,
-				fmt.Sprintf("%s's input_schema does not list an argument %q", report.Clip(s.Target), report.Clip(a.Name)), hint(a.Name, in.Properties()), nil)
+				fmt.Sprintf("%s's input_schema does not list an argument %q", report.Clip(s.Target), report.Clip(a.Name)), suggest.DidYouMean(a.Name, in.Properties()), nil)
 		case !listed:
 		case x != nil && !assignable(prop.Type(), x.Type):
 			c.typeMismatch(a.Expr, fmt.Sprintf("argument %q of %s must be %s, this is %s", report.Clip(a.Name), report.Clip(s.Target), prop.Type(), x.Type))
@@ -589,7 +591,7 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 			return
 		}
 		if c.addressable[id] == 0 {
-			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", report.Clip(id), c.why(s)), hint(id, visible), rng)
+			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", report.Clip(id), c.why(s)), suggest.DidYouMean(id, visible), rng)
 			return
 		}
 		if (s.Kind == Call || s.Kind == Run) && s.Entry != nil {
@@ -617,7 +619,7 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 			if closed {
 				sev = pilotage.SeverityError
 			}
-			c.add(c.env.Code(CodeField), sev, e.Pointer, fmt.Sprintf("%s has no field %q in its schema", report.Clip(what), report.Clip(f)), hint(f, schema.Properties()), rng)
+			c.add(c.env.Code(CodeField), sev, e.Pointer, fmt.Sprintf("%s has no field %q in its schema", report.Clip(what), report.Clip(f)), suggest.DidYouMean(f, schema.Properties()), rng)
 			return
 		}
 		schema, what = prop, what+"."+f
