@@ -102,8 +102,8 @@ func (w *stopWhenListening) Write(p []byte) (int, error) {
 // while a client holds a connection it has sent nothing on, as Go's HTTP
 // client leaves one when another connection takes the request it dialed
 // for. http.Server.Shutdown counts such a connection busy for its first
-// 5 s, and serve waited them out (TestConformServe took 5 s one run in
-// ten).
+// 5 s, and serve must not wait them out (TestConformServe would take 5 s
+// one run in ten).
 func TestServeStopsBesideSilentConnection(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

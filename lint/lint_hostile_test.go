@@ -114,9 +114,9 @@ func TestDenseDocumentIsOneFinding(t *testing.T) {
 
 // TestLongNamesClipped: a finding quotes a Language's id, an entry's
 // id, a guide's id and the values it judges clipped to 120 bytes, and
-// lists of at most 20: a Language id of 1 MB was quoted whole, twice,
-// by the finding of each of its catalog's entries (195 MB of text
-// report for a 4 MB snapshot of 2,000 entries). The example snapshot
+// lists of at most 20: a Language id of 1 MB quoted whole, twice, by
+// the finding of each of its catalog's entries would make 195 MB of
+// text report of a 4 MB snapshot of 2,000 entries. The example snapshot
 // with a 200 KB Language id, guide id and catalog_version, and 300
 // entries of a 200 KB kind naming an unknown Language.
 func TestLongNamesClipped(t *testing.T) {

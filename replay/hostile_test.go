@@ -327,8 +327,8 @@ func TestLongNamesClipped(t *testing.T) {
 
 // TestLongListsCapped: a finding that quotes a list of the plan's (a
 // step's calls, a branch's arms) quotes its first 20 names and counts
-// the rest: a step of 20,000 calls was listed whole in the finding of
-// every entry that called another.
+// the rest: listed whole, a step of 20,000 calls would repeat its 20,000
+// names in the finding of every entry that called another.
 func TestLongListsCapped(t *testing.T) {
 	var calls, arms []string
 	for i := range 20_000 {

@@ -357,8 +357,8 @@ func (c *compiler) blindTo(e *language.Entry, r readers) []string {
 
 // heads is a set of the first two bytes of strings: most words of a
 // text are no entry id, and asking it first spares their lookup in the
-// index of ids, which was half the rule's time on a catalog of 10,000
-// schemas' quoted words.
+// index of ids, which would be half the rule's time on a catalog of
+// 10,000 schemas' quoted words.
 type heads [1 << 16 / 8]uint8
 
 func head(s string) int {

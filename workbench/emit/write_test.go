@@ -72,12 +72,11 @@ func TestWriteAllOrNothing(t *testing.T) {
 }
 
 // TestRemoveStaleLinear times RemoveStale after a build of n and of 4n
-// guides, whose definition reads n and 4n files of its own: it compared
-// every file listed with every file written and every source
-// (os.SameFile), square in the guides (60,000 took 10 s of a build's
-// 34), and now looks each up by its device and inode (fileSet), so four
-// times the guides take about four times as long. Quadratic, 4n took
-// 10 to 12 times as long as n.
+// guides, whose definition reads n and 4n files of its own: it looks each
+// file up by its device and inode (fileSet), so four times the guides
+// take about four times as long. Comparing every file listed with every
+// file written and every source (os.SameFile) is square in the guides:
+// 4n would take 10 to 12 times as long as n.
 func TestRemoveStaleLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 15,000 files")

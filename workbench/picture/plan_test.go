@@ -212,7 +212,7 @@ func FuzzPlanDOT(f *testing.F) {
 }
 
 // TestTooLargeNotDrawn: a plan of more than MaxBoxes boxes is no SVG
-// picture, refused before Graphviz sees it (a 20,000-step plan took 167
+// picture, refused before Graphviz sees it (a 20,000-step plan takes 167
 // to 258 MB and 50 s to draw); dot and mermaid still draw it, and the
 // HTML page says in the picture's place why there is none.
 func TestTooLargeNotDrawn(t *testing.T) {

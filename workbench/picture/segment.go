@@ -94,7 +94,7 @@ var graphvizIDs = regexp.MustCompile(`id="((?:graph|node|edge|clust|a_node|a_edg
 
 // MaxBoxes is the most boxes an SVG picture draws. Each box costs about
 // 1.2 KB of SVG and Graphviz's layout of it more: a plan of 20,000 steps
-// (a valid 1 MB program) took 167 – 258 MB and 50 s to write 24 MB of
+// (a valid 1 MB program) takes 167 – 258 MB and 50 s to write 24 MB of
 // picture that no one reads. 5,000 boxes draw in about 3 s and 80 MB,
 // and hold every plan of homeflow's 256 KiB program limit (3,784 steps).
 const MaxBoxes = 5000

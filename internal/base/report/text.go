@@ -219,8 +219,8 @@ func Snippet(src []byte, line, col int) string {
 
 // filesNamed counts the files findings are in that are not inputs: the
 // guides and schemas a PDL file names, a plan a trace is checked against.
-// "3 errors in 1 file" read as one file to open when the errors were in
-// the PDL and two of its guides. Suppressed findings, which text does
+// "3 errors in 1 file" would read as one file to open when the errors
+// are in the PDL and two of its guides. Suppressed findings, which text does
 // not list, do not count. None when the inputs are not listed.
 func (r *Report) filesNamed() int {
 	if len(r.Files) == 0 {

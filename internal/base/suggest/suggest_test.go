@@ -89,7 +89,7 @@ func FuzzClosest(f *testing.F) {
 
 // TestLongMemberNotOffered: a member longer than what Distance compares
 // is never offered, though its first 64 runes are the word's: a
-// Language's megabyte name was offered whole by every finding that
+// Language's megabyte name would be offered whole by every finding that
 // misspelt it.
 func TestLongMemberNotOffered(t *testing.T) {
 	long := strings.Repeat("a", 1<<20)

@@ -386,8 +386,8 @@ func (e *Env) Check(p *Parsed) (*Expr, []Issue) { return e.remembered(p, true) }
 // nothing to find there, since the planner rejects only functions and
 // types the checker did not resolve, and these environments declare no
 // function beyond CEL's standard library; and a planned expression, about
-// 900 bytes, was half of what checking a program of 20,000 steps held
-// (docs/performance.md, "A large valid program"). A shared Env remembers
+// 900 bytes, would be half of what checking a program of 20,000 steps
+// holds (docs/performance.md, "A large valid program"). A shared Env remembers
 // it as Check does, and a later Check plans it.
 func (e *Env) Typed(p *Parsed) (*Expr, []Issue) { return e.remembered(p, false) }
 

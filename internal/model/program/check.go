@@ -238,8 +238,8 @@ func validPath(id string) bool { return expr.IsIdentifier(id) }
 // enclosing sequences. vis grows on visible's array, not a copy of it:
 // an inner sequence's ids are written past the enclosing one's length and
 // overwritten once it returns, so a program of n steps in branches costs
-// no n² copies. addressable counts the same ids for the scope checks,
-// which asked the list and took a program of 20,000 steps seconds.
+// no n² copies. addressable counts the same ids for the scope checks:
+// asking the list would take a program of 20,000 steps seconds.
 func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error {
 	vis := visible
 	defer func() {

@@ -110,8 +110,8 @@ func join(ptr, tok string) string { return ptr + "/" + pilotage.EscapePointerTok
 // reporting the others. A name given twice never gets here: jsonpos
 // refuses it. allowed holds a handful of names (a construct's), so they
 // are looked up in place: a map of them, and a set of allowed names,
-// made for each step were 70% of what reading a program of 36,000 steps
-// allocated.
+// made for each step would be 70% of what reading a program of 36,000
+// steps allocates.
 func (p *parser) members(n jsonpos.Node, ptr string, allowed []string) kept {
 	out := make(kept, 0, len(allowed))
 	for _, m := range n.Members() {

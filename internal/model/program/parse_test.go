@@ -54,9 +54,9 @@ func TestMaxDiagnostics(t *testing.T) {
 
 // TestParseAllocationsPerStep holds reading a program of many steps to
 // five allocations a step (the step, its pointer, its target's pointer,
-// its members and its place in the tree). Each step also made a map of
-// its members and a set of the names allowed: six a step and 790 bytes,
-// 550 now; serve holds the model of a 792 KB program of 36,000 steps
+// its members and its place in the tree): a map of its members and a set
+// of the names allowed for each step would make six a step and 790 bytes,
+// not 550, and serve holds the model of a 792 KB program of 36,000 steps
 // while it checks it (docs/performance.md, "Hostile inputs").
 func TestParseAllocationsPerStep(t *testing.T) {
 	const n = 10000
