@@ -280,9 +280,10 @@ type Refs struct{ files *lru.Cache[*refFile] }
 // refsBudget bounds the bytes Refs holds for the files it keeps: the
 // most input a Language takes by default (limits memory), many times a
 // program. A file may be up to MaxRef, more than the budget: the cache
-// drops a file heavier than the budget as soon as it is put, so each case
-// naming it reads it again and holds its own copy, which goes with the
-// case (Read reads a file a case at a time).
+// drops a file heavier than the budget (its text copy included) as soon
+// as it is charged, so each case naming it reads it again and holds its
+// own copy, which goes with the case (Read reads a file in block style a
+// case at a time).
 const refsBudget = 16 << 20
 
 // NewRefs is a Refs for one run.
