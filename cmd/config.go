@@ -55,7 +55,7 @@ its file:line:col).`,
 		Args: needArgs(0, 0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if format != "text" && format != "json" {
-				return usageErr("config show prints text or json, not %q", report.Clip(format))
+				return usageErr("config show prints text or json, not %q%s", report.Clip(format), didYouMean(format, []string{"text", "json"}))
 			}
 			cfg, found, err := loadConfig(c.Flags())
 			if err != nil {
