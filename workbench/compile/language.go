@@ -89,7 +89,10 @@ func (c *compiler) language(s *pdl.Stmt) {
 		// longer than MCP allows is refused there, so the Language would
 		// be served without its tools.
 		if tool := binding.LongestTool(l.ID); len(tool) > binding.MaxTool {
-			c.errf(pdl.RuleValue, argAt{a}, "shorten the id to at most "+strconv.Itoa(binding.MaxTool-len(binding.LongestTool("")))+" characters: serve names its tools <id>_<operation> (binding.md)",
+			// The tool names are the binding's (binding.md), not the
+			// manifest's §5.1 the rule cites for its other values.
+			hint := "shorten the id to at most " + strconv.Itoa(binding.MaxTool-len(binding.LongestTool(""))) + " characters: serve names its tools <id>_<operation>"
+			c.citeErr(pdl.RuleValue, "binding.md", argAt{a}, func() string { return hint },
 				"Language id %q gives the tool name %q of %d bytes; MCP allows at most %d", report.Clip(l.ID), report.Clip(tool), len(tool), binding.MaxTool)
 		}
 		if _, dup := c.langByID[l.ID]; dup {
