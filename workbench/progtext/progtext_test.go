@@ -40,10 +40,7 @@ func files(t *testing.T, response string) *Files {
 func TestText(t *testing.T) {
 	t.Chdir("testdata")
 	golden.Files(t, "*.validate.json", func(t *testing.T, path string, src []byte) {
-		var resp pilotage.ValidateResponse
-		if err := json.Unmarshal(src, &resp); err != nil {
-			t.Fatal(err)
-		}
+		resp := decode[pilotage.ValidateResponse](t, src)
 		var out bytes.Buffer
 		var err error
 		if resp.Valid {
@@ -57,10 +54,7 @@ func TestText(t *testing.T) {
 		golden.Check(t, strings.TrimSuffix(path, ".json")+".txt", out.Bytes())
 	})
 	golden.Files(t, "*.execute.json", func(t *testing.T, path string, src []byte) {
-		var resp pilotage.ExecuteResponse
-		if err := json.Unmarshal(src, &resp); err != nil {
-			t.Fatal(err)
-		}
+		resp := decode[pilotage.ExecuteResponse](t, src)
 		// The engine's output is compact; the fixture was indented by
 		// --format json.
 		var compact bytes.Buffer
@@ -88,14 +82,7 @@ func (f *fullDisk) Write([]byte) (int, error) {
 // TestRunWritesOnce: a Run is written in one write, so a full disk is
 // one error returned, not a part of the trace lost unseen.
 func TestRunWritesOnce(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("testdata", "evening.execute.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var resp pilotage.ExecuteResponse
-	if err := json.Unmarshal(src, &resp); err != nil {
-		t.Fatal(err)
-	}
+	resp := decode[pilotage.ExecuteResponse](t, fixture(t, "evening.execute.json"))
 	w := &fullDisk{}
 	if err := Run(w, &resp, &Files{}, report.DefaultMaxPerRule, false); err == nil || w.writes != 1 {
 		t.Errorf("Run on a full disk: %v after %d writes, want the error after 1", err, w.writes)
@@ -104,14 +91,7 @@ func TestRunWritesOnce(t *testing.T) {
 
 // planRows are the rows of the plan table of testdata/evening (Plan).
 func planRows(t testing.TB) [][]string {
-	src, err := os.ReadFile(filepath.Join("testdata", "evening.validate.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var resp pilotage.ValidateResponse
-	if err := json.Unmarshal(src, &resp); err != nil {
-		t.Fatal(err)
-	}
+	resp := decode[pilotage.ValidateResponse](t, fixture(t, "evening.validate.json"))
 	rows := [][]string{{"STEP", "KIND", "RISK", "CALLS", "INSIDE"}}
 	for _, s := range resp.Plan.Steps {
 		rows = append(rows, []string{s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), "-"})
@@ -161,4 +141,24 @@ func BenchmarkPlanTable(b *testing.B) {
 		now, before = now+mid.Sub(start), before+time.Since(mid)
 	}
 	b.ReportMetric(float64(now)/float64(before), "table/tabwriter")
+}
+
+// fixture is testdata/name.
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// decode is src, a response the verbs print with --format json.
+func decode[T any](t testing.TB, src []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(src, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
