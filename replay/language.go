@@ -89,9 +89,9 @@ func LoadSnapshot(file string, src []byte, id string) (*Language, error) {
 	case id == "" && len(langs) == 1:
 		i = 0
 	case id == "":
-		return nil, fmt.Errorf("%s: the snapshot has %d Languages (%s); choose one with --language", file, len(langs), strings.Join(ids, ", "))
+		return nil, fmt.Errorf("%s: the snapshot has %d Languages (%s); choose one with --language", file, len(langs), strings.Join(report.Clips(ids), ", "))
 	case i < 0:
-		return nil, fmt.Errorf("%s: no Language %q in the snapshot (it has %s)", file, id, strings.Join(ids, ", "))
+		return nil, fmt.Errorf("%s: no Language %s in the snapshot (it has %s)", file, report.Quote(id), strings.Join(report.Clips(ids), ", "))
 	}
 	l := &Language{ID: langs[i].ID, TraceLevel: langs[i].TraceLevel, TraceSubprogram: langs[i].TraceSubprogram,
 		ExecutionMode: langs[i].ExecutionMode}

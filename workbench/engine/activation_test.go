@@ -39,3 +39,33 @@ func TestFailedConditionIsTraced(t *testing.T) {
 		})
 	}
 }
+
+// TestRunMessagesClipTheSource: an outcome error or a decision's because
+// quotes the program's expression and the value it gave clipped. A
+// condition of 30 KB inside a loop of 100 iterations repeated its source
+// in every decision, 3 MB of trace for a program of 30 KB.
+func TestRunMessagesClipTheSource(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	pad := strings.Repeat(" ", 30<<10)
+	rooms := strings.Repeat(`"a",`, 99) + `"a"`
+	for name, c := range map[string]struct{ program, input string }{
+		"not a bool": {`{"steps": [{"id": "h", "if": "input.v` + pad + `", "then": [], "else": []}]}`, `{"v": "` + strings.Repeat("v", 30<<10) + `"}`},
+		"evaluating": {`{"steps": [{"id": "h", "if": "input.missing` + pad + ` > 1", "then": [], "else": []}]}`, `{}`},
+		"because": {`{"steps": [{"id": "each", "for_each": "input.rooms", "as": "r", "do": [
+			{"id": "h", "if": "r == 'a'` + pad + `", "then": [], "else": []}]}]}`, `{"rooms": [` + rooms + `]}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := exec(t, e, "alice", "s", "home/v1", pilotage.ExecuteRequest{Program: raw(c.program), Input: raw(c.input)})
+			total := 0
+			for _, s := range resp.Trace.Steps {
+				total += len(s.Outcome.Error)
+				for _, d := range s.Decisions {
+					total += len(d.Because)
+				}
+			}
+			if total == 0 || total > 400*len(resp.Trace.Steps) {
+				t.Errorf("%d trace entries quote %d bytes of the program and its values, want each at most a clipped quote: %.300v", len(resp.Trace.Steps), total, resp.Trace.Steps)
+			}
+		})
+	}
+}

@@ -301,7 +301,7 @@ func (v *view) lookup(log *versionLog, req pilotage.LookupRequest) (any, error) 
 		// No verb is "", so a supplied "" is malformed like a missing one.
 		return nil, invalid("the verb is missing or empty: use list, get or changed_since")
 	}
-	return nil, invalid("unknown lookup verb %q: use list, get or changed_since", req.Verb)
+	return nil, invalid("unknown lookup verb %s: use list, get or changed_since", report.Quote(req.Verb))
 }
 
 // pageSize is the page size a list request asks for: the default when

@@ -207,7 +207,7 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 		// A supplied "" is no level either (§6.5.2: whether trace_level
 		// is recognized), not the member left out.
 		if levelRank(*req.TraceLevel) < 0 {
-			return nil, invalid("unknown trace_level %q: use none, summary or full", *req.TraceLevel)
+			return nil, invalid("unknown trace_level %s: use none, summary or full", report.Quote(*req.TraceLevel))
 		}
 		r.level = lower(*req.TraceLevel, r.level)
 	}
@@ -264,10 +264,10 @@ func (r *request) selectMode() error {
 		case pilotage.ModeImmediate, pilotage.ModeDeploy:
 			r.mode = *r.Mode
 		default:
-			return invalid("unknown mode %q: use immediate or deploy", *r.Mode)
+			return invalid("unknown mode %s: use immediate or deploy", report.Quote(*r.Mode))
 		}
 	case r.Mode != nil && *r.Mode != declared:
-		return invalid("Language %s executes in mode %s only; mode %q cannot be selected", r.lang.ID, declared, *r.Mode)
+		return invalid("Language %s executes in mode %s only; mode %s cannot be selected", r.lang.ID, declared, report.Quote(*r.Mode))
 	case declared == "":
 		r.mode = pilotage.ModeImmediate
 	default:

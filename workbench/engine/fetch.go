@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
@@ -58,7 +59,7 @@ func fetchLevelValid(level *string) error {
 	case pilotage.LevelNone:
 		return invalid("trace_level none has no meaning on the fetch door; ask for summary or full")
 	}
-	return invalid("unknown trace_level %q: use summary or full", *level)
+	return invalid("unknown trace_level %s: use summary or full", report.Quote(*level))
 }
 
 // narrate tells the trace's facts in plain English, deterministically. It
@@ -114,7 +115,7 @@ func narrate(t *pilotage.Trace, question string) string {
 		fmt.Fprintf(&b, " Entries that did not succeed: %s.", strings.Join(failed, ", "))
 	}
 	if q := strings.TrimSpace(question); q != "" {
-		fmt.Fprintf(&b, " You asked %q: this narration only restates the recorded facts above; check the trace entries themselves to answer it.", q)
+		fmt.Fprintf(&b, " You asked %s: this narration only restates the recorded facts above; check the trace entries themselves to answer it.", report.Quote(q))
 	}
 	return b.String()
 }

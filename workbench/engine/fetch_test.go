@@ -169,6 +169,48 @@ func TestNotFoundClipsTheName(t *testing.T) {
 	}
 }
 
+// TestInvalidRequestClipsWhatItQuotes: an invalid_request quotes the
+// caller's value clipped, as not_found does: a megabyte mode, trace_level
+// or lookup verb was echoed whole, twice over MCP (text and structured
+// content), and a narration question was echoed into every answer.
+func TestInvalidRequestClipsWhatItQuotes(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	long := strings.Repeat("x", 1<<20)
+	prog := raw(`{"steps": []}`)
+	run := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: prog})
+	for name, call := range map[string]func() error{
+		"execute mode, two declared": func() error {
+			_, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: prog, Mode: &long})
+			return err
+		},
+		"execute mode, one declared": func() error {
+			_, err := e.Execute(bg, alice, "bare/v1", pilotage.ExecuteRequest{Program: prog, Mode: &long})
+			return err
+		},
+		"execute trace_level": func() error {
+			_, err := e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: prog, TraceLevel: &long})
+			return err
+		},
+		"fetch trace_level": func() error {
+			_, err := fetch(e, "alice", "s1", "home/v1", run.RunID, &long)
+			return err
+		},
+		"lookup verb": func() error {
+			_, err := e.Lookup(bg, alice, "home/v1", pilotage.LookupRequest{Verb: long})
+			return err
+		},
+	} {
+		re := reqErr(t, call(), pilotage.ErrInvalidRequest)
+		if len(re.Message) > 1024 || !strings.Contains(re.Message, "xxx…") {
+			t.Errorf("%s: a %d-byte invalid_request for a 1 MB value, want it clipped: %.200s", name, len(re.Message), re.Message)
+		}
+	}
+	got, err := e.Trace(bg, alice, "home/v1", pilotage.TraceFetchRequest{RunID: run.RunID, Question: long})
+	if err != nil || len(got.Narration) > 1024 || !strings.Contains(got.Narration, "xxx…") {
+		t.Errorf("narration of a 1 MB question: %d bytes, want the question clipped (%v): %.200s", len(got.Narration), err, got.Narration)
+	}
+}
+
 // TestNarrationEchoesOnlyFacts: narration restates the record and answers
 // a question only by pointing back at the facts.
 func TestNarrationEchoesOnlyFacts(t *testing.T) {

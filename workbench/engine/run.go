@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/cel-go/interpreter"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
@@ -187,7 +189,7 @@ func (r *runner) eval(x *program.Expr, sc *scope) (any, error) {
 		if e := r.alive(); e != nil {
 			return nil, e
 		}
-		msg := fmt.Sprintf("evaluating %q: %v", x.Src, err)
+		msg := fmt.Sprintf("evaluating %s: %v", report.Quote(x.Src), err)
 		switch {
 		case strings.Contains(err.Error(), "no such overload"):
 			// At run time the operand types are what the input held.
@@ -285,14 +287,14 @@ func (r *runner) branch(idx int, s *program.Step, sc *scope, quals []int, prefix
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the condition %q gave %v, not a bool", s.Cond.Src, v)}
+		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the condition %s gave %s, not a bool", report.Quote(s.Cond.Src), report.Clip(fmt.Sprint(v)))}
 	}
 	arm := 1
 	if b {
 		arm = 0
 	}
 	label := r.lang.Grammar.Arms[arm]
-	r.steps[idx].Decisions = []pilotage.Decision{{At: r.steps[idx].ID, Took: label, Because: fmt.Sprintf("%s is %t", s.Cond.Src, b)}}
+	r.steps[idx].Decisions = []pilotage.Decision{{At: r.steps[idx].ID, Took: label, Because: report.Clip(s.Cond.Src) + " is " + strconv.FormatBool(b)}}
 	return r.sequence(s.Arms[arm], sc.child(), quals, prefix, auth, depth)
 }
 
@@ -306,7 +308,7 @@ func (r *runner) loop(idx int, s *program.Step, sc *scope, quals []int, prefix, 
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the loop list %q gave %T, not a list", s.List.Src, v)}
+		return nil, &stop{status: pilotage.StatusPartial, msg: fmt.Sprintf("the loop list %s gave %T, not a list", report.Quote(s.List.Src), v)}
 	}
 	at := r.steps[idx].ID
 	outs := []any{}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // The MCP streamable HTTP transport requires a server to validate the
@@ -39,7 +41,7 @@ func checkOrigin(allowed map[string]bool, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed; pilotage serve admits loopback origins and those given with --allow-origin", strings.Join(origins, ", ")), http.StatusForbidden)
+		http.Error(w, fmt.Sprintf("Forbidden: Origin %s is not allowed; pilotage serve admits loopback origins and those given with --allow-origin", report.Quote(strings.Join(origins, ", "))), http.StatusForbidden)
 	})
 }
 

@@ -75,6 +75,31 @@ func TestHTTPOrigin(t *testing.T) {
 	}
 }
 
+// TestHTTPOriginRefusalClipped: the 403 names the refused Origin
+// clipped; a 500 KB header was echoed whole in the body.
+func TestHTTPOriginRefusalClipped(t *testing.T) {
+	s, err := New(context.Background(), newFake(), Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.HTTPHandler(nil))
+	defer srv.Close()
+	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Origin", "https://"+strings.Repeat("e", 500<<10)+".example")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusForbidden || len(body) > 1024 || !strings.Contains(string(body), "eee…") {
+		t.Errorf("status %d, a %d-byte body; want 403 naming the origin clipped: %.200s", resp.StatusCode, len(body), body)
+	}
+}
+
 // Over HTTP, Options.MaxMessageBytes bounds a request body as it bounds a
 // stdio line: a body over it is refused with 413 before MCP reads it,
 // one under it is served.

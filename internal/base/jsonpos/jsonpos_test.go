@@ -318,6 +318,10 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		{`{"a": 1, "b": {"a": 2}, "a": 3}`, "1:25", `duplicate member name "a"; a member name appears once`},
 		{"{\"a\": 1,\n \"\\u0061\": 2}", "2:2", `duplicate member name "a"`},
 		{`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":0,"k11":1,"k12":2,"k13":3,"k14":4,"k15":5,"k16":6,"k17":7,"k3":8}`, "1:136", `duplicate member name "k3"`},
+		// A name the message quotes is clipped: a 1 MB name twice in
+		// one object was quoted whole in the error.
+		{`{"` + strings.Repeat("n", 1<<20) + `": 1, "` + strings.Repeat("n", 1<<20) + `": 2}`, "1:1048585", `duplicate member name "` + strings.Repeat("n", 117) + `…"; a member`},
+		{`{"` + strings.Repeat("n", 1<<20) + `" 1}`, "1:1048581", `expected ':' after member name "` + strings.Repeat("n", 117) + `…"`},
 		{"[1,\n 2,\n]", "2:3", "trailing comma before ']'"},
 		{`{"a" 1}`, "1:6", `unexpected '1'; expected ':' after member name "a"`},
 		{`{"a": 1 "b": 2}`, "1:9", "expected ',' or '}' after an object member"},

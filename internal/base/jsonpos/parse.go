@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 type parser struct {
@@ -516,7 +518,7 @@ func (p *parser) object(depth int) bool {
 		}
 		p.skipWS()
 		if p.i >= len(p.src) || p.src[p.i] != ':' {
-			p.fail(p.i, "unexpected %s; expected ':' after member name %q", p.describe(p.i), p.keyName(key, p.src[keyAt:keyEnd]))
+			p.fail(p.i, "unexpected %s; expected ':' after member name %s", p.describe(p.i), report.Quote(p.keyName(key, p.src[keyAt:keyEnd])))
 			return false
 		}
 		p.i++
@@ -637,7 +639,7 @@ func (s *nameSet) find(p *parser, name string) (i uint64, found bool) {
 // names no place of the first: a reader that parses a part of a document
 // again (replay) knows positions only in that part.
 func DuplicateName(name string) string {
-	return fmt.Sprintf("duplicate member name %q; a member name appears once in an object", name)
+	return "duplicate member name " + report.Quote(name) + "; a member name appears once in an object"
 }
 
 // openName is the text of the member name k on p.open: its record when
