@@ -31,7 +31,8 @@ func (l lines) Write(p []byte) (int, error) {
 // a client with the stream open still gets list_changed.
 func TestRefreshOverHTTPLogsNoUndeliverable(t *testing.T) {
 	warnings := make(lines, 64)
-	s, err := New(context.Background(), newFake(), Options{Principal: "alice", Version: "test",
+	f := newFake()
+	s, err := New(context.Background(), f, Options{Principal: "alice", Version: "test",
 		Logger: slog.New(slog.NewTextHandler(warnings, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
@@ -55,27 +56,72 @@ func TestRefreshOverHTTPLogsNoUndeliverable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	f.mu.Lock()
+	f.languages = []string{"other/v2"}
+	f.mu.Unlock()
 	if err := s.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	// Both notifications reach the client with a stream open; go-sdk
 	// notifies the Sessions in the order they connected, so by then it
 	// has tried the first for each.
-	got := map[string]bool{}
-	for timeout := time.After(10 * time.Second); len(got) < 2; {
-		select {
-		case kind := <-changed:
-			got[kind] = true
-		case <-timeout:
-			t.Fatalf("the client with a stream open got list_changed of %v only, want tools and resources", got)
-		}
-	}
+	awaitBothListChanged(t, changed, "the client with a stream open")
 	// A warning logged on its own goroutine would come a little later.
 	select {
 	case w := <-warnings:
 		t.Errorf("Refresh logged %s", w)
 	case <-time.After(200 * time.Millisecond):
 	}
+}
+
+// awaitBothListChanged waits for the tools and the resources
+// list_changed on changed, the kinds a client's handlers send.
+func awaitBothListChanged(t *testing.T, changed <-chan string, who string) {
+	t.Helper()
+	got := map[string]bool{}
+	for timeout := time.After(10 * time.Second); len(got) < 2; {
+		select {
+		case kind := <-changed:
+			got[kind] = true
+		case <-timeout:
+			t.Fatalf("%s: got list_changed of %v only, want tools and resources", who, got)
+		}
+	}
+}
+
+// TestRefreshUnchangedIsQuiet: serve --watch calls Refresh on every
+// reload, and a reload that changes nothing a client sees (a guide's
+// text, an entry's behaviour) tells clients nothing; one that renames a
+// Language tells them the tools and resources changed.
+func TestRefreshUnchangedIsQuiet(t *testing.T) {
+	f := newFake()
+	s := newServer(t, f, "alice")
+	changed := make(chan string, 8)
+	cs := connectWith(t, s, &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { changed <- "tools" },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- "resources" },
+	})
+	for range 2 {
+		if err := s.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// go-sdk sends list_changed 10 ms after the last change.
+	select {
+	case kind := <-changed:
+		t.Fatalf("a Refresh that changed nothing sent %s/list_changed", kind)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if names := toolNames(t, cs); len(names) != 6 {
+		t.Fatalf("after the quiet refreshes: tools %v", names)
+	}
+	f.mu.Lock()
+	f.languages = []string{"other/v2"}
+	f.mu.Unlock()
+	if err := s.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	awaitBothListChanged(t, changed, "renaming the Language")
 }
 
 // TestQuietLogsKeepsOtherWarnings: the filter drops only go-sdk's

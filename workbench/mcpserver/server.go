@@ -60,8 +60,8 @@ type Server struct {
 	maxBytes atomic.Int64
 
 	mu        sync.Mutex
-	tools     map[string]bool // names currently published
-	resources map[string]bool // URIs currently published
+	tools     map[string]string // names currently published, each to its definition's JSON
+	resources map[string]string // URIs currently published, each to its definition's JSON
 	sessions  map[*mcp.ServerSession]string
 	ended     sync.WaitGroup // session watchers still to call EndSession
 }
@@ -95,8 +95,8 @@ func New(ctx context.Context, svc service.Service, opts Options) (*Server, error
 		svc:       svc,
 		opts:      opts,
 		defs:      defs,
-		tools:     map[string]bool{},
-		resources: map[string]bool{},
+		tools:     map[string]string{},
+		resources: map[string]string{},
 		sessions:  map[*mcp.ServerSession]string{},
 	}
 	s.SetMaxMessageBytes(opts.MaxMessageBytes)
@@ -190,40 +190,43 @@ func (s *Server) Refresh(ctx context.Context) error {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	toolNames := make([]string, len(want))
-	for i, p := range want {
-		toolNames[i] = p.tool.Name
-	}
-	s.tools = replace(s.tools, toolNames, s.mcp.RemoveTools)
-	for _, p := range want {
-		s.mcp.AddTool(p.tool, p.handler)
-	}
-	uris := make([]string, len(resources))
-	for i, r := range resources {
-		uris[i] = r.r.URI
-	}
-	s.resources = replace(s.resources, uris, s.mcp.RemoveResources)
-	for _, r := range resources {
-		s.mcp.AddResource(r.r, r.h)
-	}
+	s.tools = republish(s.tools, want, func(p pub) (string, any) { return p.tool.Name, p.tool },
+		s.mcp.RemoveTools, func(p pub) { s.mcp.AddTool(p.tool, p.handler) })
+	s.resources = republish(s.resources, resources, func(r res) (string, any) { return r.r.URI, r.r },
+		s.mcp.RemoveResources, func(r res) { s.mcp.AddResource(r.r, r.h) })
 	return nil
 }
 
-// replace removes the published names that are no longer wanted and
-// returns the new published set.
-func replace(published map[string]bool, want []string, remove func(...string)) map[string]bool {
-	keep := make(map[string]bool, len(want))
-	for _, n := range want {
-		keep[n] = true
+// republish brings the published set to want: it removes what is no
+// longer wanted and adds what is new or defined differently, and returns
+// the new published set. It leaves an unchanged definition alone, since
+// go-sdk tells every client the list changed on each add: a --watch
+// reload that changed nothing clients see sends no list_changed.
+func republish[T any](published map[string]string, want []T, def func(T) (string, any), remove func(...string), add func(T)) map[string]string {
+	next := make(map[string]string, len(want))
+	var changed []T
+	for _, w := range want {
+		key, d := def(w)
+		b, err := json.Marshal(d)
+		if err != nil {
+			b = nil // not comparable: publish it again
+		}
+		next[key] = string(b)
+		if old, ok := published[key]; !ok || b == nil || old != string(b) {
+			changed = append(changed, w)
+		}
 	}
 	var stale []string
-	for n := range published {
-		if !keep[n] {
-			stale = append(stale, n)
+	for key := range published {
+		if _, ok := next[key]; !ok {
+			stale = append(stale, key)
 		}
 	}
 	remove(stale...)
-	return keep
+	for _, w := range changed {
+		add(w)
+	}
+	return next
 }
 
 // address is the operation address the manifest publishes for op, ""

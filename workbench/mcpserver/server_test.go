@@ -32,12 +32,19 @@ func newServer(t testing.TB, f *fakeService, principal string) *Server {
 // connect opens an in-memory client session on s.
 func connect(t testing.TB, s *Server) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, s, nil)
+}
+
+// connectWith is connect with a client's options (its notification
+// handlers).
+func connectWith(t testing.TB, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
