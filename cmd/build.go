@@ -48,10 +48,10 @@ being the file's without .pdl; two files of one name are refused. Every
 file is checked before any is written.
 
 File names inside the PDL are
-relative to its directory. When the PDL has errors, build writes nothing,
-prints every error with its source line (at most --max-per-rule of one
-rule, 50 by default; the rest are counted in one more finding, as lint
-counts them), and exits 2. For the errors in a
+relative to its directory. When a PDL has errors, build writes nothing,
+prints every error of every file named, with its source line (at most
+--max-per-rule of one rule, 50 by default; the rest are counted in one
+more finding, as lint counts them), and exits 2. For the errors in a
 machine format (json, sarif, github, junit), run pilotage lint FILE.pdl
 --format …: it reports the same compile errors, then lints what build
 would write.

@@ -59,13 +59,9 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 		return err
 	}
 	// Every definition compiles before any build is written.
-	var builds []*compile.Result
-	for _, name := range names {
-		res, err := verb.LoadPDL(s.Err, name, "build", p.Color, p.MaxPerRule)
-		if err != nil {
-			return err
-		}
-		builds = append(builds, res)
+	builds, err := verb.LoadPDLs(s.Err, names, "build", p.Color, p.MaxPerRule)
+	if err != nil {
+		return err
 	}
 	for i, res := range builds {
 		if err := buildOne(s, res, names[i], dirs[i]); err != nil {

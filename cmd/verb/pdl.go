@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"path/filepath"
 
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
@@ -19,21 +20,50 @@ import (
 // unusable input. takes is what names the file ("--lang", "build"), for
 // the error when it is JSON or YAML.
 func LoadPDL(w io.Writer, name, takes string, color bool, max int) (*compile.Result, error) {
-	res, rep, err := compile.Load(name, max)
-	var np *compile.NotPDLError
-	if errors.As(err, &np) {
-		return nil, Usage("%v; %s takes the FILE.pdl that defines the Language", np, takes)
-	}
+	res, err := LoadPDLs(w, []string{name}, takes, color, max)
 	if err != nil {
-		return nil, Usage("%v", ReadErr(err))
+		return nil, err
 	}
-	if !res.OK() {
-		if err := report.Write(w, report.Text, rep, report.Options{Color: color}); err != nil {
-			return nil, Usage("writing errors: %v", err)
+	return res[0], nil
+}
+
+// LoadPDLs is LoadPDL of several files: it compiles every one and prints
+// the errors of all in one report, so a build of several files names
+// every broken one, and a guide or schema file two of them share is
+// reported once. A file that cannot be read or is no PDL stops it.
+func LoadPDLs(w io.Writer, names []string, takes string, color bool, max int) ([]*compile.Result, error) {
+	var out []*compile.Result
+	var failed *report.Report
+	for _, name := range names {
+		res, rep, err := compile.Load(name, max)
+		var np *compile.NotPDLError
+		if errors.As(err, &np) {
+			return nil, Usage("%v; %s takes the FILE.pdl that defines the Language", np, takes)
 		}
-		return nil, &ExitError{Code: ExitUsage}
+		if err != nil {
+			return nil, Usage("%v", ReadErr(err))
+		}
+		switch {
+		case res.OK():
+			out = append(out, res)
+		case failed == nil:
+			failed = rep
+		default:
+			failed.AddListed(rep.Findings...)
+			maps.Copy(failed.Sources, rep.Sources)
+		}
 	}
-	return res, nil
+	if failed == nil {
+		return out, nil
+	}
+	// The footer counts every file checked, as lint's does.
+	failed.Files, failed.Summary.Files = names, len(names)
+	failed.Order()
+	failed.Dedupe()
+	if err := report.Write(w, report.Text, failed, report.Options{Color: color}); err != nil {
+		return nil, Usage("writing errors: %v", err)
+	}
+	return nil, &ExitError{Code: ExitUsage}
 }
 
 // NewEngine starts the workbench engine with opts. Its default operation
