@@ -510,6 +510,12 @@ func TestHostilePeakRSS(t *testing.T) {
 		// A Run of 1,001 steps takes 6 MB over the baseline's of none,
 		// whatever their ids: held to that besides 10 bytes a byte.
 		{"run of it", longID(300_000, 1000), planOf("run"), tinyProg, 10*300_000 + 10<<20},
+		// cel-go parsed a program's one long expression whole before its
+		// limits could refuse it, a kilobyte a code point: 810 MB and
+		// 33 s for a 600 KB list literal. It is now refused unread past
+		// expr.MaxSize code points.
+		{"validate of a program whose output is a 600 KB list literal", longExpr("[" + strings.Repeat("1,", 300_000) + "1]"), planOf("validate"), tinyProg, 0},
+		{"run of one whose output is 800 KB of 1+1+…", longExpr("1" + strings.Repeat("+1", 400_000)), planOf("run"), tinyProg, 0},
 		// replay quoted a plan's step id whole in every trace's findings:
 		// 200 traces of a plan whose one step id is 500,000 bytes took
 		// 398 MB (text) to 1.52 GB (sarif). Every name a finding quotes is
@@ -633,6 +639,11 @@ func longID(n, short int) []byte {
 		b = fmt.Appendf(b, `, {"id": "s%d", "call": "todo.list", "with": {}}`, i)
 	}
 	return append(b, "]}"...)
+}
+
+// longExpr is a program of no steps whose output is the expression x.
+func longExpr(x string) []byte {
+	return fmt.Appendf(nil, `{"steps": [], "output": %q}`, x)
 }
 
 // write writes src to dir/name and returns its path and src.

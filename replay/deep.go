@@ -182,7 +182,7 @@ func deepEnv(srv *language.Server, l *language.Language, lim language.Limits, in
 	}
 	env := &program.Env{
 		Grammar: &l.Grammar,
-		Limits:  expr.Limits{Depth: lim.Depth, Size: lim.ProgramBytes, Cost: DeepCost},
+		Limits:  expr.Limits{Depth: lim.Depth, Size: expr.MaxSize, Cost: DeepCost},
 		Lookup: func(id string) (program.Target, bool) {
 			e := byID[id]
 			if e == nil {

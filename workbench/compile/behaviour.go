@@ -17,7 +17,7 @@ import (
 
 // behaviourLimits bound the parsing of behaviour expressions: the
 // default nesting bound of §10.1 and a size no real script comes near.
-var behaviourLimits = expr.Limits{Depth: language.DefaultLimits.Depth, Size: 4096, Cost: 1 << 20}
+var behaviourLimits = expr.Limits{Depth: language.DefaultLimits.Depth, Size: expr.MaxSize, Cost: 1 << 20}
 
 // celHint is the hint of every behaviour CEL finding without a better one.
 const celHint = `expressions are CEL over input, as in input.room == "garage"`

@@ -94,7 +94,7 @@ func (c *compiler) programEnv(ls *langState) *program.Env {
 	}
 	ls.env = &program.Env{
 		Grammar: &l.Grammar,
-		Limits:  expr.Limits{Depth: l.Limits.Depth, Size: 4096, Cost: 1 << 20},
+		Limits:  expr.Limits{Depth: l.Limits.Depth, Size: expr.MaxSize, Cost: 1 << 20},
 		Lookup: func(id string) (program.Target, bool) {
 			ce, ok := byID[id]
 			if !ok && c.shared.lostDef("entry", id) {

@@ -42,11 +42,12 @@ func TestFailedConditionIsTraced(t *testing.T) {
 
 // TestRunMessagesClipTheSource: an outcome error or a decision's because
 // quotes the program's expression and the value it gave clipped. A
-// condition of 30 KB inside a loop of 100 iterations repeated its source
-// in every decision, 3 MB of trace for a program of 30 KB.
+// condition of 4 KB (expr.MaxSize) inside a loop of 100 iterations
+// repeated its source in every decision, 400 KB of trace for a program
+// of 4 KB.
 func TestRunMessagesClipTheSource(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
-	pad := strings.Repeat(" ", 30<<10)
+	pad := strings.Repeat(" ", 4000)
 	rooms := strings.Repeat(`"a",`, 99) + `"a"`
 	for name, c := range map[string]struct{ program, input string }{
 		"not a bool": {`{"steps": [{"id": "h", "if": "input.v` + pad + `", "then": [], "else": []}]}`, `{"v": "` + strings.Repeat("v", 30<<10) + `"}`},

@@ -422,7 +422,7 @@ func (en *entry) compiled(l *lang) *scripts {
 		if schema == nil {
 			schema = expr.Schema{"type": "object"}
 		}
-		env, err := expr.NewEnv(expr.Limits{Depth: l.limits.Depth, Size: l.limits.ProgramBytes, Cost: ExprCost}, schema.Decls("input"))
+		env, err := expr.NewEnv(expr.Limits{Depth: l.limits.Depth, Size: expr.MaxSize, Cost: ExprCost}, schema.Decls("input"))
 		if err != nil {
 			sc.err = err
 			return

@@ -253,7 +253,7 @@ func (v *view) programEnv(body bodyKind, unknownHint string) *program.Env {
 	l := v.lang
 	env := &program.Env{
 		Grammar:  &l.Grammar,
-		Limits:   expr.Limits{Depth: l.limits.Depth, Size: l.limits.ProgramBytes, Cost: ExprCost},
+		Limits:   expr.Limits{Depth: l.limits.Depth, Size: expr.MaxSize, Cost: ExprCost},
 		Lookup:   v.target,
 		Code:     l.code,
 		HasInput: l.Grammar.Input, Input: expr.Schema{"type": "object"},

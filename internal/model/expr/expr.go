@@ -42,11 +42,21 @@ type Limits struct {
 	// Depth bounds nesting; the parser's recursion limit is derived from
 	// it (see recursionLimit).
 	Depth int
-	// Size bounds the expression's length in code points.
+	// Size bounds the expression's length in code points: MaxSize for
+	// every expression of a Language.
 	Size int
 	// Cost bounds one evaluation in CEL cost units.
 	Cost uint64
 }
+
+// MaxSize is the length of the longest expression a program, a guide
+// example, a promoted body or a scripted behaviour may hold, in code
+// points. cel-go builds the whole parse tree before a limit on its depth
+// or size can refuse it, at about a kilobyte a code point, so the bound
+// is on the text: a 600 KB list literal took 800 MB and 33 s to refuse.
+// 4096 is far above any expression a program needs (steps hold the
+// structure); §10.1 asks validation to be bounded as execution is.
+const MaxSize = 4096
 
 // recursionLimit turns a nesting depth into the CEL parser's recursion
 // limit, which counts grammar rules, not visible nesting: `1 + 1 + … + 1`
