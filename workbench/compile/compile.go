@@ -188,8 +188,10 @@ type compiler struct {
 	// fileNames the words of each that name an entry (checkShownNames).
 	fileTexts map[string]string
 	fileNames map[string][]idWord
-	// idHeads are the first two bytes of every entry id (named).
-	idHeads *heads
+	// idHeads are the first two bytes of every entry id (named), and
+	// longestID the length of the longest.
+	idHeads   *heads
+	longestID int
 	// cur is the Language whose definition is being compiled: an error
 	// then marks its definition broken (langState.broken).
 	cur *langState

@@ -13,10 +13,65 @@ import (
 // A guide body built to make Markdown inline parsing quadratic (half a
 // megabyte of unclosed links) compiles quickly, and the example program
 // after it is still checked: the plain goldmark parse took 22 s on
-// 200 KB of it. The bound is generous for a loaded CI machine.
+// 200 KB of it.
 func TestHostileGuideBodyIsCheap(t *testing.T) {
 	src := []byte("language \"a/v1\" {\n  capabilities {\n    guides\n    validate\n  }\n  guide core \"G\" level=core file=\"g.md\"\n}\n")
 	body := "# G\n\n" + strings.Repeat("[a](", 125_000) + "\n\n```json\n{\"steps\": [{\"id\": \"x\", \"call\": \"nowhere\"}]}\n```\n"
+	res := compileWithGuide(t, src, body)
+	var examples []string
+	for _, f := range res.Findings {
+		if f.Rule == pdl.RuleExample {
+			examples = append(examples, f.Message)
+		}
+	}
+	if len(examples) != 1 || !strings.Contains(examples[0], `no catalog entry named "nowhere"`) {
+		t.Errorf("want the example's unknown name reported, got %q", examples)
+	}
+}
+
+// A guide word of half a megabyte of ids joined by hyphens, slashes and
+// colons, each part starting as an entry id does, costs linear time to
+// search for the entries it names (appendNamed tries four joins a
+// start): every start trying every end was quadratic.
+func TestHostileJoinedWordIsCheap(t *testing.T) {
+	src := []byte(`language "a/v1" {
+  capabilities {
+    guides
+    catalog
+    validate
+  }
+  kind op callable "An operation."
+  guide core "G" level=core file="g.md"
+}
+entry "a.b-c.d" kind=op risk=safe {
+  returns ` + "`{}`" + `
+}
+entry "x.y" kind=op risk=safe {
+  returns ` + "`{}`" + `
+}
+risk safe readOnly "Reads."
+principal owner token="t1" {
+  sees "*"
+}
+principal guest token="t2" {
+  sees "x.*"
+}
+`)
+	body := "# G\n\n" + strings.Repeat("a.b-c:d/", 1<<16) + "a.b-c.d\n"
+	res := compileWithGuide(t, src, body)
+	var named []string
+	for _, f := range res.Findings {
+		named = append(named, f.Rule+": "+f.Message)
+	}
+	if len(named) != 1 || !strings.Contains(named[0], "pdl-guide-name: guide core of a/v1 names a.b-c.d, which principal guest may not see") {
+		t.Errorf("want a.b-c.d at the word's end reported once, got %q", named)
+	}
+}
+
+// compileWithGuide compiles src, whose guide file g.md holds body, and
+// fails past 20 s, generous for a loaded CI machine.
+func compileWithGuide(t *testing.T, src []byte, body string) *Result {
+	t.Helper()
 	read := func(name string) ([]byte, error) {
 		if name == "g.md" {
 			return []byte(body), nil
@@ -28,15 +83,7 @@ func TestHostileGuideBodyIsCheap(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("compiling took %v", d)
 	}
-	var examples []string
-	for _, f := range res.Findings {
-		if f.Rule == pdl.RuleExample {
-			examples = append(examples, f.Message)
-		}
-	}
-	if len(examples) != 1 || !strings.Contains(examples[0], `no catalog entry named "nowhere"`) {
-		t.Errorf("want the example's unknown name reported, got %q", examples)
-	}
+	return res
 }
 
 // TestValuePos: a place in a literal's content maps to the line and

@@ -38,6 +38,7 @@ func (c *compiler) checkShownNames() {
 	c.idHeads = new(heads)
 	for _, es := range c.entries {
 		c.idHeads.add(es.e.ID)
+		c.longestID = max(c.longestID, len(es.e.ID))
 	}
 	if c.serverStmt != nil {
 		c.checkShown(readers{}, c.argTexts(nil, "the server", "the manifest", c.serverStmt))
@@ -288,9 +289,7 @@ func (c *compiler) named(t shown) []idWord {
 	}
 	var out []idWord
 	for w := range idWords(t.text) {
-		if c.idHeads.has(w.text) && c.entryByID[w.text] != nil {
-			out = append(out, w)
-		}
+		out = c.appendNamed(out, w)
 	}
 	if t.file != "" {
 		if c.fileNames == nil {
@@ -300,6 +299,45 @@ func (c *compiler) named(t shown) []idWord {
 	}
 	return out
 }
+
+// appendNamed appends what the word w names: w itself when it is an
+// entry id, else the ids it holds between the characters ids may hold
+// but prose also puts next to them ("todo.add:", "todo.add/todo.list",
+// "todo.add-based"), the longest at each start. A part names an entry
+// only with a . or @ in it, as an unquoted word does. Each start tries
+// its next four joins within 256 bytes, so a word of a million hyphens
+// costs linear time; a longer id is found only as a whole word.
+func (c *compiler) appendNamed(out []idWord, w idWord) []idWord {
+	if c.idHeads.has(w.text) && c.entryByID[w.text] != nil {
+		return append(out, w)
+	}
+	const maxTries, maxPart = 4, 256
+	for a := 0; a < len(w.text); a++ {
+		if a > 0 && !isIDJoin(w.text[a-1]) {
+			continue
+		}
+		found, tries, dotted := -1, 0, false
+		for b := a + 1; b <= len(w.text) && b-a <= min(c.longestID, maxPart) && tries < maxTries; b++ {
+			dotted = dotted || w.text[b-1] == '.' || w.text[b-1] == '@'
+			if b < len(w.text) && !isIDJoin(w.text[b]) {
+				continue
+			}
+			tries++
+			if part := w.text[a:b]; dotted && len(part) < len(w.text) && c.idHeads.has(part) && c.entryByID[part] != nil {
+				found = b
+			}
+		}
+		if found > 0 {
+			out = append(out, idWord{text: w.text[a:found], line: w.line, lineStart: w.lineStart, at: w.at + a})
+			a = found - 1
+		}
+	}
+	return out
+}
+
+// isIDJoin reports whether ch, a character ids may hold, also joins an
+// id to prose: "todo.add: adds", "a.b/c.d", "todo.add-based".
+func isIDJoin(ch byte) bool { return ch == ':' || ch == '/' || ch == '-' }
 
 // leak writes the hint and message of text t, read by r, naming name,
 // which the principals blind may not see.
