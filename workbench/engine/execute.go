@@ -137,14 +137,18 @@ func (e *Engine) Execute(ctx context.Context, c service.Caller, language string,
 // idempotency key, keyed says one was sent, whose response is kept as
 // well), or free what its Sessions keep; a spill that failed is the
 // operator's to mend.
+//
+// Why a spill failed names the server's files (a path, a disk), which are
+// the operator's: the operator's log says it (runstore.Limits.
+// OnSpillFailure), the client hears only that it failed.
 func admitRefusal(err error, keyed bool) string {
-	msg := "this server keeps no more Runs for their Session: " + err.Error()
+	msg := "this server keeps no more Runs for their Session: " + runstore.ErrFull.Error()
 	remedy := "send store: false, or end Sessions that kept Runs"
 	if keyed {
 		remedy = "send store: false without an idempotency_key, or end Sessions that kept Runs"
 	}
 	if _, ok := errors.AsType[*runstore.SpillError](err); ok {
-		return msg + "; " + remedy + " (the server's operator can give it a writable temporary directory with free space, or more memory for Runs, and restart it)"
+		return msg + ", and they cannot go to a temporary file; " + remedy + " (the server's operator can give it a writable temporary directory with free space, or more memory for Runs, and restart it)"
 	}
 	return msg + ", and it may not spill them to disk; " + remedy
 }
