@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -24,12 +25,48 @@ import (
 // ParseOrigin checks an allow-list entry and returns it in the form
 // origins are compared in: scheme and host lower-cased.
 func ParseOrigin(s string) (string, error) {
+	if strings.Contains(s, "*") {
+		return "", fmt.Errorf("%s is not an origin: there is no wildcard; give each origin as scheme://host[:port], such as https://app.example.com", report.Quote(s))
+	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
-		u.Opaque != "" || u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return "", fmt.Errorf("%q is not an origin: give scheme://host[:port], such as https://app.example.com (http or https, no path)", s)
+		u.Opaque != "" || u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" ||
+		!originHost(u.Hostname()) || !originPort(u.Host, u.Port()) {
+		return "", fmt.Errorf("%s is not an origin: give scheme://host[:port], such as https://app.example.com (http or https, a host name or IP address, a port from 1 to 65535, no path)", report.Quote(s))
 	}
 	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
+
+// originHost reports whether h can be the host of a browser's Origin: an
+// IP address, or a DNS name of letters, digits, hyphens and dots.
+func originHost(h string) bool {
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// originPort reports whether port, the port of host, is absent or a
+// number from 1 to 65535 ("x:" and "x:99999" are not).
+func originPort(host, port string) bool {
+	if port == "" {
+		return !strings.HasSuffix(host, ":")
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535 && port[0] != '0'
 }
 
 // checkOrigin answers 403 to a request whose Origin is neither loopback

@@ -170,19 +170,31 @@ func postMessage(t *testing.T, url, body string) *http.Response {
 
 func TestParseOrigin(t *testing.T) {
 	for in, want := range map[string]string{
-		"https://app.example.com":      "https://app.example.com",
-		"HTTP://Host.Example:8080":     "http://host.example:8080",
-		"https://app.example.com/":     "",
-		"https://app.example.com/path": "",
-		"app.example.com":              "",
-		"*":                            "",
-		"ftp://x":                      "",
-		"https://user@x":               "",
-		"https://x?q":                  "",
+		"https://app.example.com":       "https://app.example.com",
+		"HTTP://Host.Example:8080":      "http://host.example:8080",
+		"https://app.example.com/":      "",
+		"https://app.example.com/path":  "",
+		"app.example.com":               "",
+		"*":                             "",
+		"ftp://x":                       "",
+		"https://user@x":                "",
+		"https://x?q":                   "",
+		"https://*.example.com":         "",
+		"http://a:99999":                "",
+		"http://a:0":                    "",
+		"http://a:":                     "",
+		"http://a_b.example":            "",
+		"http://-a.example":             "",
+		"http://[::1]:8080":             "http://[::1]:8080",
+		"http://10.0.0.5:8080":          "http://10.0.0.5:8080",
+		"https://xn--bcher-kva.example": "https://xn--bcher-kva.example",
 	} {
 		got, err := ParseOrigin(in)
 		if (err == nil) != (want != "") || got != want {
 			t.Errorf("ParseOrigin(%q) = %q, %v; want %q", in, got, err, want)
+		}
+		if strings.Contains(in, "*") && (err == nil || !strings.Contains(err.Error(), "there is no wildcard")) {
+			t.Errorf("ParseOrigin(%q): %v does not say there is no wildcard", in, err)
 		}
 		if err != nil && !strings.Contains(err.Error(), "scheme://host[:port]") {
 			t.Errorf("ParseOrigin(%q): %v does not say the form", in, err)
