@@ -43,7 +43,9 @@ func (c *compiler) file(f *pdl.File) {
 	for _, s := range langStmts {
 		c.language(s)
 	}
-	if len(c.langs) == 0 {
+	// A misspelt language statement is the error; its absence is not
+	// another (unknownKeywords.misspell).
+	if len(c.langs) == 0 && !c.shared.unknown.misspell("language") {
 		c.errf(pdl.RuleRequired, stmtAt{&pdl.Stmt{Pos: f.Pos, Keyword: ""}}, `add language "family/v1" { … }`,
 			"the file defines no Language")
 	}
