@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
@@ -240,7 +239,7 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 	pf.files.Sources[programFile] = src
 	var text bool
 	pf.program, text = syntax.Wire(lang.Locator, src)
-	if err := textIsUTF8(programFile, src, text); err != nil {
+	if err := verb.TextIsUTF8(programFile, src, text); err != nil {
 		return nil, err
 	}
 	if !text && len(bytes.TrimSpace(src)) == 0 {
@@ -275,26 +274,6 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 		*x.doc = progdiag.NewCheckedDoc(x.name, b)
 	}
 	return pf, nil
-}
-
-// textIsUTF8 refuses a text program (exit 2) at its first byte that is
-// not UTF-8: the JSON string it travels as cannot hold that byte, and
-// encoding/json would send U+FFFD in its place, so the engine would
-// check, and could pass, a character the file does not hold.
-func textIsUTF8(name string, src []byte, text bool) error {
-	if !text || utf8.Valid(src) {
-		return nil
-	}
-	at := 0
-	for {
-		r, w := utf8.DecodeRune(src[at:])
-		if r == utf8.RuneError && w == 1 {
-			break
-		}
-		at += w
-	}
-	pos := (&jsonpos.Doc{Src: src}).Position(at)
-	return verb.Usage("%s:%d:%d: the program is not UTF-8 text: byte 0x%02x is not a character; save the program as UTF-8", name, pos.Line, pos.Column, src[at])
 }
 
 // requestError prints a request error (§8) and exits 2: the request, not

@@ -198,6 +198,15 @@ func (t *run) report(w io.Writer) error {
 			}
 		}
 		if pe != nil {
+			// An error in a file a case names is quoted from that file.
+			// It sorts by that file's name, so it is written among the
+			// findings still held, before any file's later in the run,
+			// but after those of files that sort after it and were
+			// written already: the one place the streamed report's order
+			// is not Sort's.
+			if pe.Src != nil {
+				rep.Sources[pe.File] = pe.Src
+			}
 			st.Add(langtest.ParseFinding(pe))
 		}
 		if len(ahead) > 0 {

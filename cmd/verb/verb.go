@@ -22,6 +22,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 )
 
 // Exit codes shared by every verb.
@@ -454,4 +455,20 @@ func JSONFile(name string, src []byte) (json.RawMessage, error) {
 		return nil, Usage("%s: malformed JSON: %v", name, err)
 	}
 	return json.RawMessage(src), nil
+}
+
+// TextIsUTF8 refuses a text program (exit 2) at its first byte that is
+// not UTF-8: the JSON string it travels as cannot hold that byte, and
+// encoding/json would send U+FFFD in its place, so the engine would
+// check, and could pass, a character the file does not hold.
+func TextIsUTF8(name string, src []byte, text bool) error {
+	if !text {
+		return nil
+	}
+	at := textenc.InvalidUTF8(src)
+	if at < 0 {
+		return nil
+	}
+	pos := (&jsonpos.Doc{Src: src}).Position(at)
+	return Usage("%s:%d:%d: the program is not UTF-8 text: byte 0x%02x is not a character; save the program as UTF-8", name, pos.Line, pos.Column, src[at])
 }

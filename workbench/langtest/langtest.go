@@ -36,9 +36,15 @@ const (
 	RuleParse = "test-parse"
 )
 
-// ParseFinding is e, a case file's problem, as a finding at its line.
+// ParseFinding is e, a case file's problem, as a finding at its line:
+// in a file a case names (an input that is not JSON), at its place in
+// that file, related to where the case file names it.
 func ParseFinding(e *testcase.Error) report.Finding {
-	return report.Finding{Rule: RuleParse, Section: "docs/test.md", Severity: report.Error, Message: e.Msg, Hint: e.Hint, File: e.File, Line: e.Line, Column: e.Col}
+	f := report.Finding{Rule: RuleParse, Section: "docs/test.md", Severity: report.Error, Message: e.Msg, Hint: e.Hint, File: e.File, Line: e.Line, Column: e.Col}
+	if n := e.Named; n.File != "" {
+		f.Related = []report.Location{{File: n.File, Line: n.Line, Column: n.Col, Note: "the case file names it here"}}
+	}
+	return f
 }
 
 // Outcome is one case's result: what the engine answered and the

@@ -4,7 +4,10 @@
 // of "unexpected character" errors.
 package textenc
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // UTF8BOM is U+FEFF, the byte order mark, in UTF-8 (the bytes EF BB BF).
 const UTF8BOM = "\ufeff"
@@ -61,4 +64,21 @@ func (e Encoding) UTF8WithBOM() bool { return e.Name == "UTF-8" }
 // Convert says how to make a Foreign file UTF-8.
 func (e Encoding) Convert() string {
 	return "save it as UTF-8 (your editor's Save As offers the encoding), or convert it: iconv -f " + e.Name + " -t UTF-8"
+}
+
+// InvalidUTF8 is the offset of the first byte of src that is not UTF-8,
+// or -1 when src is UTF-8 text: the place a reader reports, where
+// decoding would read U+FFFD, a character the file does not hold.
+func InvalidUTF8(src []byte) int {
+	if utf8.Valid(src) {
+		return -1
+	}
+	at := 0
+	for {
+		r, w := utf8.DecodeRune(src[at:])
+		if r == utf8.RuneError && w == 1 {
+			return at
+		}
+		at += w
+	}
 }

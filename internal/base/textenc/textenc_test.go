@@ -78,3 +78,25 @@ func TestSniff(t *testing.T) {
 		t.Errorf("Convert() = %q, want %q", got, want)
 	}
 }
+
+// TestInvalidUTF8: the first byte that does not start a character, after
+// characters of one to four bytes, a lone continuation byte, a cut-off
+// sequence and a surrogate (which UTF-8 may not encode) included.
+func TestInvalidUTF8(t *testing.T) {
+	for src, want := range map[string]int{
+		"":                   -1,
+		"ascii":              -1,
+		"é中😀":                -1,
+		"ab\xff":             2,
+		"é\x80x":             2,
+		"caf\xc3":            3,
+		"中\xe4\xb8":          3,
+		"x\xed\xa0\x80":      1,
+		"\xc3(":              0,
+		"ok\n😀 \xf0\x9f\x98": 8,
+	} {
+		if got := InvalidUTF8([]byte(src)); got != want {
+			t.Errorf("InvalidUTF8(%q) = %d, want %d", src, got, want)
+		}
+	}
+}

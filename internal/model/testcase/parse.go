@@ -12,7 +12,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 )
 
 type parser struct {
@@ -41,6 +43,83 @@ func yamlError(name string, err error) error {
 	return &Error{File: name, Line: max(line, 1), Col: 1, Msg: "not YAML: " + strings.TrimPrefix(msg, "yaml: "), Hint: "a case file is YAML (docs/test.md)"}
 }
 
+// notUTF8 is the first byte of src, the case file name, that is not
+// UTF-8, as an error at its place (go-yaml says "invalid leading UTF-8
+// octet" with no line, and a string holding it would reach the engine as
+// U+FFFD), or nil. A file in UTF-16 or UTF-32, which go-yaml reads, is
+// named with its fix, as a JSON reader names it (docs/json.md): a case
+// file is UTF-8 like every file pilotage reads.
+func notUTF8(name string, src []byte) *Error {
+	if enc := textenc.Sniff(src); enc.Foreign() {
+		return &Error{File: name, Line: 1, Col: 1, Msg: "the case file " + enc.Shows + "; a case file is UTF-8 text", Hint: enc.Convert()}
+	}
+	at := textenc.InvalidUTF8(src)
+	if at < 0 {
+		return nil
+	}
+	pos := (&jsonpos.Doc{Src: src}).Position(at)
+	return &Error{File: name, Line: pos.Line, Col: pos.Column, Msg: fmt.Sprintf("not UTF-8: byte 0x%02x is not a character", src[at]), Hint: "a case file is UTF-8 text (docs/test.md)"}
+}
+
+// readYAML parses src, a case file or a part of it, into its tree, and
+// refuses a key given twice in any mapping, at the second: go-yaml keeps
+// both in the tree, and a value made of them (an input, an output, a
+// stub's returns) would hold one of the two, which one up to its reader,
+// as a JSON object naming a member twice would (docs/json.md).
+func (p *parser) readYAML(src []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, yamlError(p.name, err)
+	}
+	if err := p.uniqueKeys(&doc); err != nil {
+		return nil, err
+	}
+	return &doc, nil
+}
+
+// smallMapping is the most keys a mapping may have for uniqueKeys to
+// compare each with those before it, rather than make a set: nearly
+// every mapping of a case file has a handful.
+const smallMapping = 16
+
+// uniqueKeys is the first key given twice in a mapping under n, as an
+// error at it, or nil. A key that is no scalar is left to writeJSON,
+// which refuses it, and an alias is not followed: writeJSON refuses one.
+func (p *parser) uniqueKeys(n *yaml.Node) error {
+	if n.Kind == yaml.MappingNode {
+		var seen map[string]*yaml.Node
+		if len(n.Content) > 2*smallMapping {
+			seen = make(map[string]*yaml.Node, len(n.Content)/2)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				continue
+			}
+			first := seen[k.Value]
+			if seen == nil {
+				for j := 0; j < i && first == nil; j += 2 {
+					if b := n.Content[j]; b.Kind == yaml.ScalarNode && b.Value == k.Value {
+						first = b
+					}
+				}
+			} else if first == nil {
+				seen[k.Value] = k
+			}
+			if first != nil {
+				return p.errAt(k, fmt.Sprintf("key %q given twice (first at %d:%d)", k.Value, first.Line, first.Column),
+					"a YAML mapping gives each key once: remove one, or make a list of the values")
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if err := p.uniqueKeys(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fields walks a mapping, calling each key's handler; an unknown key is
 // an error naming the closest known one, and required keys must appear.
 func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error, required ...string) error {
@@ -63,10 +142,7 @@ func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error
 			}
 			return p.errAt(k, fmt.Sprintf("unknown key %q", k.Value), hint)
 		}
-		if seen[k.Value] {
-			return p.errAt(k, fmt.Sprintf("key %q given twice", k.Value), "")
-		}
-		seen[k.Value] = true
+		seen[k.Value] = true // a key given twice is refused before (uniqueKeys)
 		if err := h(v); err != nil {
 			return err
 		}
@@ -206,8 +282,8 @@ func (p *parser) jsonOrFile(n *yaml.Node, dst *json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		if !f.validJSON() {
-			return p.errAt(n, fmt.Sprintf("%s is not one JSON value", path), "")
+		if se := f.notJSON(); se != nil {
+			return p.inFile(n, path, f.b, se.Pos, "malformed JSON: "+se.Msg, "a case's input or context file is one JSON value, read as run --input reads one (docs/json.md)")
 		}
 		*dst = f.b
 		return nil
@@ -283,8 +359,19 @@ func (p *parser) program(n *yaml.Node, c *Case) error {
 		c.Program = f.b
 		return nil
 	}
-	c.Text, c.ProgramText = true, p.refs.text(path, f)
+	var bad int
+	if c.ProgramText, bad = p.refs.text(path, f); bad >= 0 {
+		return p.inFile(n, path, f.b, (&jsonpos.Doc{Src: f.b}).Position(bad),
+			fmt.Sprintf("the program is not UTF-8 text: byte 0x%02x is not a character", f.b[bad]), "save the program as UTF-8")
+	}
+	c.Text = true
 	return nil
+}
+
+// inFile is an error at pos of src, the file at path that the case file
+// names at n: a report quotes that file, and says where it is named.
+func (p *parser) inFile(n *yaml.Node, path string, src []byte, pos jsonpos.Pos, msg, hint string) error {
+	return &Error{File: path, Line: pos.Line, Col: pos.Column, Msg: msg, Hint: hint, Src: src, Named: Place{File: p.name, Line: n.Line, Col: n.Column}}
 }
 
 func (p *parser) stubs(n *yaml.Node, c *Case) error {

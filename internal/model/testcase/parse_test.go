@@ -47,7 +47,13 @@ func TestParse(t *testing.T) {
 		var pe *Error
 		switch {
 		case errors.As(err, &pe):
-			fmt.Fprintf(&got, "case.yaml:%d:%d: %s\nhint: %s\n", pe.Line, pe.Col, pe.Msg, pe.Hint)
+			fmt.Fprintf(&got, "%s:%d:%d: %s\nhint: %s\n", filepath.Base(pe.File), pe.Line, pe.Col, pe.Msg, pe.Hint)
+			if pe.Named.File != "" {
+				fmt.Fprintf(&got, "named at %s:%d:%d\n", filepath.Base(pe.Named.File), pe.Named.Line, pe.Named.Col)
+			}
+			if (pe.Src != nil) != (pe.Named.File != "") {
+				t.Errorf("an error in a file a case names carries its text and where it is named, one in the case file neither: Src %q, Named %+v", pe.Src, pe.Named)
+			}
 		case err != nil:
 			t.Fatalf("not an *Error: %v", err)
 		default:

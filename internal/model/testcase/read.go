@@ -53,14 +53,14 @@ func readHead(name string, src []byte, refs *Refs) *File {
 	if !ok || yamlcost.Check(head) != nil {
 		return nil
 	}
-	var doc yaml.Node
-	if yaml.Unmarshal(head, &doc) != nil || len(doc.Content) == 0 {
+	p := &parser{name: name, dir: filepath.Dir(name), refs: refs}
+	doc, err := p.readYAML(head)
+	if err != nil || len(doc.Content) == 0 {
 		return nil
 	}
-	p := &parser{name: name, dir: filepath.Dir(name), refs: refs}
 	f := &File{Name: name, Src: src, items: items, p: p}
 	root := doc.Content[0]
-	err := p.fields(root, map[string]func(*yaml.Node) error{
+	err = p.fields(root, map[string]func(*yaml.Node) error{
 		"pdl":      func(n *yaml.Node) error { return p.str(n, &f.PDL) },
 		"language": func(n *yaml.Node) error { return p.str(n, &f.Language) },
 		"cases": func(n *yaml.Node) error {
@@ -137,8 +137,8 @@ func (p *parser) oneCase(item []byte, line int) (*Case, error) {
 	if yamlcost.Check(item) != nil {
 		return nil, errWhole
 	}
-	var d yaml.Node
-	if err := yaml.Unmarshal(item, &d); err != nil {
+	d, err := p.readYAML(item)
+	if err != nil {
 		return nil, errWhole
 	}
 	if len(d.Content) != 1 || d.Content[0].Kind != yaml.SequenceNode || len(d.Content[0].Content) != 1 {

@@ -13,7 +13,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/lru"
+	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 	"github.com/pilotage-dev/pilotage/internal/base/yamlcost"
 )
 
@@ -137,10 +139,21 @@ type TraceWant struct {
 }
 
 // Error is a case file that does not say what it means, at its line.
+// It may be in a file a case names instead (an input that is not JSON):
+// Src is then that file's text, for a report to quote, and Named where
+// the case file names it; both are zero for an error in the case file.
 type Error struct {
 	File      string
 	Line, Col int
 	Msg, Hint string
+	Src       []byte
+	Named     Place
+}
+
+// Place is a position in a file.
+type Place struct {
+	File      string
+	Line, Col int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
@@ -177,12 +190,15 @@ func (r *Refs) Parse(name string, src []byte) (*File, error) {
 		return nil, &Error{File: name, Line: e.Line, Col: e.Col, Msg: "case file too dense to read: " + e.Error(),
 			Hint: "split the cases into several files, or move large programs, inputs and outputs into files of their own (`input: file.json`)"}
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, yamlError(name, err)
+	if e := notUTF8(name, src); e != nil {
+		return nil, e
 	}
 	p := &parser{name: name, dir: filepath.Dir(name), refs: r}
-	f := &File{Name: name, Src: src, doc: &doc}
+	doc, err := p.readYAML(src)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Name: name, Src: src, doc: doc}
 	if len(doc.Content) == 0 {
 		return nil, &Error{File: name, Line: 1, Col: 1, Msg: "the file holds no cases", Hint: "write `cases:` with a list of cases (docs/test.md)"}
 	}
@@ -292,10 +308,11 @@ func NewRefs() *Refs { return &Refs{files: lru.New[*refFile](refsBudget, 0)} }
 // refFile is a file cases name: its bytes, and what was learnt of them.
 type refFile struct {
 	b []byte
-	// valid, once checked, says whether b is one JSON value; s is b as
-	// the text of a program.
-	checked, valid bool
-	s              string
+	// checked says bad is what jsonpos.Check says of b: nil when it is
+	// one JSON value; s is b as the text of a program.
+	checked bool
+	bad     *jsonpos.SyntaxError
+	s       string
 }
 
 func (r *Refs) get(path string) *refFile {
@@ -315,24 +332,35 @@ func (r *Refs) put(path string, b []byte) *refFile {
 	return r.files.Put(path, f, len(b))
 }
 
-// text is f, kept at path, as the text of a program. The string is a
-// second copy of f's bytes, made once, so it is charged to the cache
-// too: the budget bounds what Refs holds, not only the bytes read.
-func (r *Refs) text(path string, f *refFile) string {
+// text is f, kept at path, as the text of a program, or the offset of
+// its first byte that is not UTF-8 (bad >= 0): the JSON string a text
+// program travels as cannot hold that byte, and would carry U+FFFD, a
+// character the file does not hold. The string is a second copy of f's
+// bytes, made once, so it is charged to the cache too: the budget bounds
+// what Refs holds, not only the bytes read.
+func (r *Refs) text(path string, f *refFile) (s string, bad int) {
 	if f.s == "" && len(f.b) > 0 {
+		if bad := textenc.InvalidUTF8(f.b); bad >= 0 {
+			return "", bad
+		}
 		f.s = string(f.b)
 		if r != nil {
 			r.files.Grow(path, len(f.b))
 		}
 	}
-	return f.s
+	return f.s, -1
 }
 
-func (f *refFile) validJSON() bool {
+// notJSON is where and why f is not one JSON value as every reader of
+// pilotage reads it (docs/json.md), nil when it is: a name given twice
+// or a byte that is not UTF-8, which encoding/json would read as one of
+// the two values or as U+FFFD, is malformed, at its place.
+func (f *refFile) notJSON() *jsonpos.SyntaxError {
 	if !f.checked {
-		f.checked, f.valid = true, json.Valid(f.b)
+		f.checked = true
+		errors.As(jsonpos.Check(f.b), &f.bad)
 	}
-	return f.valid
+	return f.bad
 }
 
 // why is the reason a file could not be read, without the path a case
