@@ -11,12 +11,15 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/conform"
@@ -106,7 +109,7 @@ func Conform(ctx context.Context, p Params, s verb.Streams) error {
 		return verb.Usage("%v", err)
 	}
 	if opt.Program, err = conformProgram(s, p); err != nil {
-		return err
+		return programError(s, p, err)
 	}
 	if opt.Deep, err = conformDeep(s, p, opt.Program); err != nil {
 		return err
@@ -129,6 +132,10 @@ func Conform(ctx context.Context, p Params, s verb.Streams) error {
 	}
 	if err != nil {
 		var ce *conform.ConnectError
+		var pe *conform.ProgramError
+		if errors.As(err, &pe) {
+			return programError(s, p, err)
+		}
 		if errors.As(err, &ce) {
 			hint := "the COMMAND after -- must start an MCP server speaking on its standard input and output, such as: pilotage serve lang.pdl"
 			if p.HTTP != "" {
@@ -139,6 +146,23 @@ func Conform(ctx context.Context, p Params, s verb.Streams) error {
 		return verb.Usage("%v", fserr.Plain(err))
 	}
 	return p.Report.Report(s, rep)
+}
+
+// programError writes the report of a --program that is not JSON, as
+// validate reports it (the syntax finding at the byte, quoted), on
+// standard error, and ends conform with exit 2, as for an input or a
+// --lang that does not read: no check of the program could run, and
+// standard output is for the report of the server. Any other error is
+// returned as it is.
+func programError(s verb.Streams, p Params, err error) error {
+	var pe *conform.ProgramError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if err := report.Write(s.Err, report.Text, pe.Report, report.Options{Color: p.Color}); err != nil {
+		return verb.Usage("writing errors: %v", err)
+	}
+	return &verb.ExitError{Code: verb.ExitUsage}
 }
 
 // signalled is the cause of a context a signal ended.
@@ -222,6 +246,17 @@ func conformProgram(s verb.Streams, p Params) (*conform.Program, error) {
 		return nil, err
 	}
 	prog := &conform.Program{File: p.Program, Src: src}
+	// Checked before the server starts: a program named *.json is a JSON
+	// program (as pilotage test reads one), and any other is at least
+	// UTF-8 text, which a JSON program is too; that one named otherwise
+	// is JSON is checked once discover says its Language reads JSON.
+	if strings.EqualFold(filepath.Ext(p.Program), ".json") {
+		if pe := prog.CheckJSON(""); pe != nil {
+			return nil, pe
+		}
+	} else if err := verb.TextIsUTF8(p.Program, src, true); err != nil {
+		return nil, err
+	}
 	if p.Input != "" {
 		in, err := verb.ReadInput(s, p.Input, verb.ArtifactBound)
 		if err != nil {

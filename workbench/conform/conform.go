@@ -20,6 +20,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
 )
 
@@ -81,6 +82,37 @@ type Program struct {
 	File  string
 	Src   []byte
 	Input json.RawMessage // nil when there is none
+}
+
+// ProgramError is a --program that is not JSON, for a Language that
+// reads JSON programs: the finding validate gives it (its syntax
+// diagnostic at the byte), in a report that quotes the program. No check
+// of the program can run (exit 2 in the CLI, as for an input that does
+// not read).
+type ProgramError struct{ Report *report.Report }
+
+func (e *ProgramError) Error() string {
+	f := e.Report.Findings[0]
+	return fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Column, f.Message)
+}
+
+// CheckJSON is the ProgramError of p read as a JSON program, nil when
+// it is JSON. The CLI asks it before it starts the server of a program
+// named *.json; for one named otherwise, Check asks it once discover
+// says the Language reads JSON programs, and language, that Language,
+// is said in the hint.
+func (p *Program) CheckJSON(language string) *ProgramError {
+	f := syntax.MalformedJSON(p.File, p.Src)
+	if f == nil {
+		return nil
+	}
+	if language != "" {
+		f.Hint += fmt.Sprintf(" (Language %s locates programs by json-pointer)", report.Clip(language))
+	}
+	rep := &report.Report{Tool: "pilotage conform", Files: []string{p.File}, Sources: map[string][]byte{p.File: p.Src}}
+	rep.Add(*f)
+	rep.Summary.Files = 1
+	return &ProgramError{Report: rep}
 }
 
 // ConnectError is a failure to reach or initialize the server: no check

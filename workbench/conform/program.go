@@ -3,7 +3,6 @@ package conform
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
@@ -28,15 +26,12 @@ import (
 func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snapPath string, snapSrc []byte) error {
 	// A text-valued program travels as a string (binding.md).
 	prog, text := syntax.Wire(l.Locator, c.opt.Program.Src)
-	if err := jsonpos.Check(c.opt.Program.Src); !text && err != nil {
-		// Where and why, in the words validate and lint use for the same
-		// bytes: a byte order mark or UTF-16 names its fix (internal/base/textenc).
-		where, why := c.opt.Program.File, err.Error()
-		var se *jsonpos.SyntaxError
-		if errors.As(err, &se) {
-			where, why = fmt.Sprintf("%s:%d:%d", where, se.Pos.Line, se.Pos.Column), se.Msg
+	if !text {
+		// As validate reports it: a byte order mark or UTF-16 names its
+		// fix (internal/base/textenc).
+		if pe := c.opt.Program.CheckJSON(l.ID); pe != nil {
+			return pe
 		}
-		return fmt.Errorf("%s: malformed JSON: %s (Language %s locates programs by json-pointer)", where, why, report.Clip(l.ID))
 	}
 	if c.opt.Execute && l.Loop.Execute == "" {
 		return fmt.Errorf("--execute: Language %s declares no execute operation", report.Clip(l.ID))

@@ -48,7 +48,7 @@ type parser struct {
 func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
 	doc, err := jsonpos.Parse(src)
 	if err != nil {
-		return nil, []pilotage.Diagnostic{syntax("", "the program is not valid JSON: "+err.Error(), "fix the JSON syntax; no other check can run on the program")}, nil
+		return nil, []pilotage.Diagnostic{NotJSON(err)}, nil
 	}
 	p := &parser{g: g, maxDepth: maxDepth, cons: constructs(g)}
 	p.names = slices.Sorted(maps.Keys(p.cons))
@@ -61,6 +61,12 @@ func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.
 		return nil, nil, p.limit
 	}
 	return prog, p.diags, nil
+}
+
+// NotJSON is the syntax diagnostic of a program that is not JSON, err
+// being what jsonpos says of it.
+func NotJSON(err error) pilotage.Diagnostic {
+	return syntax("", "the program is not valid JSON: "+err.Error(), "fix the JSON syntax; no other check can run on the program")
 }
 
 func syntax(ptr, msg, hint string) pilotage.Diagnostic {

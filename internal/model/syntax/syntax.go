@@ -10,7 +10,10 @@ import (
 	"encoding/json"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 )
 
@@ -111,4 +114,19 @@ func ProgramSchema(locator string) map[string]any {
 		return map[string]any{"type": "string", "description": "the program text"}
 	}
 	return nil
+}
+
+// MalformedJSON is the finding validate gives a JSON program src, the
+// file name, that is not JSON: its syntax diagnostic, placed at the byte
+// where it goes wrong; nil when src is JSON. It is for a caller that
+// checks a program before it has the Language to parse it with (pilotage
+// conform, before it starts the server), so it holds no tree of a
+// program that is JSON (jsonpos.Check).
+func MalformedJSON(name string, src []byte) *report.Finding {
+	err := jsonpos.Check(src)
+	if err == nil {
+		return nil
+	}
+	f := progdiag.Findings([]pilotage.Diagnostic{program.NotJSON(err)}, progdiag.Files{Program: progdiag.NewDoc(name, src, false)})[0]
+	return &f
 }

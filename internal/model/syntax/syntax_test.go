@@ -70,3 +70,31 @@ func TestSpanEveryStepLinear(t *testing.T) {
 		t.Errorf("4× the steps allocate %.1f× the bytes (%d then %d)", float64(large)/float64(small), small, large)
 	}
 }
+
+// TestMalformedJSON: a JSON program that is not JSON is, without its
+// Language, the finding Parse's syntax diagnostic is: the same message,
+// at the byte where it goes wrong (a trailing comma at the comma, a name
+// given twice at the second); a program that is JSON is none, whatever
+// its steps.
+func TestMalformedJSON(t *testing.T) {
+	for _, c := range []struct {
+		src       string
+		line, col int
+	}{
+		{"{\n  \"steps\": [],}", 2, 14},
+		{`{"steps": [], "steps": []}`, 1, 15},
+		{"{\"output\": \"caf\xe9\"}", 1, 16},
+	} {
+		f := MalformedJSON("p.json", []byte(c.src))
+		p, err := For(homeflow(pilotage.LocatorJSONPointer)).Parse([]byte(c.src), 8)
+		if err != nil || len(p.Diagnostics) != 1 {
+			t.Fatalf("%q: Parse gave %v %v", c.src, err, p.Diagnostics)
+		}
+		if f == nil || f.File != "p.json" || f.Line != c.line || f.Column != c.col || f.Rule != pilotage.CodeSyntax || f.Message != p.Diagnostics[0].Message || f.Hint != p.Diagnostics[0].Hint {
+			t.Errorf("%q: %+v, want a syntax finding at %d:%d saying %q", c.src, f, c.line, c.col, p.Diagnostics[0].Message)
+		}
+	}
+	if f := MalformedJSON("p.json", []byte(`{"steps": [{"nonsense": 1}]}`)); f != nil {
+		t.Errorf("JSON is no malformed program: %+v", f)
+	}
+}
