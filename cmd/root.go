@@ -164,8 +164,10 @@ that speak them.
   pilotage version                 print the tool and spec versions
 
 lint, replay and conform print findings as file:line:col with the rule and
-the spec section it enforces, in --format text, json, sarif, github or junit;
-validate, plan, run and version take --format text or json. Every command
+the spec section it enforces, in --format text, json, sarif, github or junit
+(replay also html and markdown); test takes text, json, junit or github;
+validate, version and config show take text or json; plan also draws
+mermaid, dot or svg, and run html (docs/pictures.md). Every command
 exits 0 when clean, 1 on findings (an invalid program, a failed Run, fmt -l
 finding unformatted files) and 2 on usage errors or unreadable input. A PDL
 file with errors is unreadable input for every command but lint, which
@@ -192,7 +194,40 @@ reports its errors as findings.
 	root.PersistentFlags().String(configFlag, "", "read settings from `FILE` instead of the pilotage.yaml found from the working directory upwards (docs/config.md)")
 	root.AddCommand(newProgCmds()...)
 	root.SetFlagErrorFunc(flagErr)
+	root.SetHelpCommand(newHelpCmd(root))
 	return root
+}
+
+// newHelpCmd is cobra's help command, but a topic that is no command is
+// a usage error (exit 2) with cobra's did-you-mean, as the command
+// itself would be: cobra's printed "Unknown help topic" and exited 0.
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help prints what a command does, its flags, exit codes and examples: pilotage help COMMAND is pilotage COMMAND --help.",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			target, _, err := root.Find(args)
+			if err != nil || target == nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []cobra.Completion
+			for _, sub := range target.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			target, _, err := root.Find(args)
+			if err != nil {
+				return usageErr("%s\nRun 'pilotage --help' for the commands.", strings.TrimRight(err.Error(), "\n"))
+			}
+			target.InitDefaultHelpFlag()
+			return target.Help()
+		},
+	}
 }
 
 // flagErr rewords what pflag says of a flag that does not parse. An

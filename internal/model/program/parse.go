@@ -11,6 +11,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
@@ -122,7 +123,11 @@ func (p *parser) members(n jsonpos.Node, ptr string, allowed []string) kept {
 	out := make(kept, 0, len(allowed))
 	for _, m := range n.Members() {
 		if !slices.Contains(allowed, m.Key) {
-			p.errorf(join(ptr, m.Key), "allowed here: "+strings.Join(quoteAll(allowed), ", "), "unknown member %q", report.Clip(m.Key))
+			hint := suggest.DidYouMean(m.Key, allowed)
+			if hint == "" {
+				hint = "allowed here: " + strings.Join(quoteAll(allowed), ", ")
+			}
+			p.errorf(join(ptr, m.Key), hint, "unknown member %q", report.Clip(m.Key))
 			continue
 		}
 		out = append(out, m)
@@ -232,6 +237,16 @@ func constructs(g *language.Grammar) map[string][]string {
 	return out
 }
 
+// allowed reports whether some construct allows the member k.
+func (p *parser) allowed(k string) bool {
+	for _, ms := range p.cons {
+		if slices.Contains(ms, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // example is the construct member a hint shows a step with: the call
 // where the grammar has one, else its first construct in sorted order
 // (sequence never reads steps of a grammar with none).
@@ -258,6 +273,14 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		}
 	}
 	if which == "" {
+		// A misspelt construct ("cal") is the error, at that member; a
+		// member some construct allows ("id", "with") is none.
+		for _, m := range n.Members() {
+			if hint := suggest.DidYouMean(m.Key, p.names); hint != "" && !p.allowed(m.Key) {
+				p.errorf(join(ptr, m.Key), hint, "the step has no construct member; %q is none", report.Clip(m.Key))
+				return nil
+			}
+		}
 		p.errorf(ptr, p.noConstruct, "the step has no construct member")
 		return nil
 	}
