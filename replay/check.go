@@ -168,14 +168,20 @@ func (c *checker) entry(e *entry) {
 			hint: "a trace step id is base#n… with positive n, prefixed by calling ids and / for expanded sub-program entries"})
 		return
 	}
-	if !c.prefix(e, id, idText) {
-		return // expanded sub-program entries have no plan steps (§5.8.3)
+	planned := c.prefix(e, id, idText)
+	if (kind == pilotage.KindBranch || kind == pilotage.KindLoop) && len(w.Calls) > 0 {
+		c.add(finding{rule: RuleControlFlowCalls, at: e.at("/calls"), rel: c.rels(s),
+			msg: fmt.Sprintf("%s entry %q carries calls %v; control-flow entries invoke nothing", report.Clip(kind), idText, report.Clips(w.Calls))})
 	}
-	if kind == pilotage.KindBranch || kind == pilotage.KindLoop {
-		if len(w.Calls) > 0 {
-			c.add(finding{rule: RuleControlFlowCalls, at: e.at("/calls"), rel: c.rels(s),
-				msg: fmt.Sprintf("%s entry %q carries calls %v; control-flow entries invoke nothing", report.Clip(kind), idText, report.Clips(w.Calls))})
+	if !planned {
+		// Expanded sub-program entries have no plan steps (§5.8.3), so
+		// nothing is matched or counted against one; a loop's decisions
+		// are still held to what needs no plan, the Language's closed
+		// set of took values among it (§5.8.2).
+		if kind == pilotage.KindLoop {
+			c.expandedLoop(e)
 		}
+		return
 	}
 	if s == nil {
 		c.unplanned(e, kind, idText)
@@ -419,9 +425,31 @@ func (c *checker) openBranch(e *entry, s *Step, q []int) {
 func (c *checker) openLoop(e *entry, s *Step, q []int) {
 	e.keep()
 	f := &frame{step: s, entry: e, quals: q, last: -1, max: -1, seen: make([]bool, len(s.Children("")))}
+	c.loopDecisions(e, s, f)
+	c.stack = append(c.stack, f)
+}
+
+// expandedLoop checks the decisions of a loop entry of an expanded
+// sub-program. Replay has not the body's plan (§5.8.3), so its iterations
+// are not counted nor its entries placed; what §5.8.2 asks of every loop
+// entry is checked as on the caller's loops: decisions present, each
+// took continue, exit or a value of the Language's summarized form,
+// nothing after the exit, and an exit once the Run completed.
+func (c *checker) expandedLoop(e *entry) {
+	var f frame
+	c.loopDecisions(e, nil, &f)
+	if !f.exited && !f.uncounted && len(e.w.Decisions) > 0 {
+		c.noExit(e, nil, false)
+	}
+}
+
+// loopDecisions checks a loop entry's decisions in order, counting into
+// f its continues, its exit and whether they can be counted at all. s is
+// the entry's plan step, nil for an expanded entry.
+func (c *checker) loopDecisions(e *entry, s *Step, f *frame) {
 	ds := e.w.Decisions
 	if len(ds) == 0 && !e.failed() {
-		c.add(finding{rule: RuleLoopDecisions, at: e.site, rel: []report.Location{c.rel(s)},
+		c.add(finding{rule: RuleLoopDecisions, at: e.site, rel: c.rels(s),
 			msg:  fmt.Sprintf("loop entry %q carries no decisions", report.Clip(*e.w.ID)),
 			hint: "a reached loop records one decision per continue-or-exit evaluation; a zero-iteration loop has one exit (§5.8.2)"})
 	}
@@ -447,18 +475,31 @@ func (c *checker) openLoop(e *entry, s *Step, q []int) {
 				// the reader after a flag they already gave.
 				hint = "this Language's closed-sets guide has no Loop decisions section, so its loops summarize nothing; a summarized form must be documented there (§5.8.2)"
 			}
-			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i) + "/took"), rel: []report.Location{c.rel(s)}, msg: msg, hint: hint})
+			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i) + "/took"), rel: c.rels(s), msg: msg, hint: hint})
 			f.uncounted = true
 		case f.exited:
-			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i)), rel: []report.Location{c.rel(s)},
-				msg: fmt.Sprintf("loop entry %q has a %s decision after its exit", report.Clip(*e.w.ID), report.Clip(d.Took))})
+			again := "a continue"
+			if d.Took == pilotage.DecisionExit {
+				again = "a second exit"
+			}
+			c.add(finding{rule: RuleLoopDecisions, at: e.at("/decisions/" + strconv.Itoa(i)), rel: c.rels(s),
+				msg: fmt.Sprintf("loop entry %q has %s decision after its exit", report.Clip(*e.w.ID), again)})
 		case d.Took == pilotage.DecisionExit:
 			f.exited = true
 		default:
 			f.continues++
 		}
 	}
-	c.stack = append(c.stack, f)
+}
+
+// noExit reports loop entry e, whose decisions have no exit, when the Run
+// completed or, passed, when entries after the loop follow it.
+func (c *checker) noExit(e *entry, s *Step, passed bool) {
+	msg, k := fmt.Sprintf("loop entry %q has no exit decision, but the Run completed", report.Clip(e.traceID())), ifComplete
+	if passed {
+		msg, k = fmt.Sprintf("loop entry %q has no exit decision, but entries after the loop follow", report.Clip(e.traceID())), always
+	}
+	c.add(finding{rule: RuleLoopDecisions, c: k, at: e.at("/decisions"), rel: c.rels(s), msg: msg})
 }
 
 // closeTo closes open activations until n remain. passed says a later
@@ -503,11 +544,7 @@ func (c *checker) closeFrame(f *frame, passed bool) {
 		}
 	}
 	if !f.exited && len(f.entry.w.Decisions) > 0 {
-		msg, k := fmt.Sprintf("loop entry %q has no exit decision, but the Run completed", report.Clip(id)), ifComplete
-		if passed {
-			msg, k = fmt.Sprintf("loop entry %q has no exit decision, but entries after the loop follow", report.Clip(id)), always
-		}
-		c.add(finding{rule: RuleLoopDecisions, c: k, at: f.entry.at("/decisions"), rel: []report.Location{c.rel(f.step)}, msg: msg})
+		c.noExit(f.entry, f.step, passed)
 	}
 }
 
