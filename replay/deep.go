@@ -154,14 +154,24 @@ func targets(steps []*program.Step) []string {
 	return out
 }
 
-// deepDiag is the first error of a program that does not validate, at its
-// place in the file.
+// ProgramError is a program LoadDeep refused: it does not validate in the
+// Language. Its Error is the first error at its place in the file, one
+// line; Diagnostics are all the diagnostics of the check that refused it,
+// for a caller that reports them as pilotage validate does, each with
+// its source line.
+type ProgramError struct {
+	*InputError
+	Diagnostics []pilotage.Diagnostic
+}
+
+// deepDiag is the error of a program that does not validate: its first
+// error at its place in the file, with every diagnostic.
 func deepDiag(file string, parsed *syntax.Parsed, diags []pilotage.Diagnostic) error {
 	for _, d := range diags {
 		if d.Severity == pilotage.SeverityError {
 			at, _ := parsed.Span(d)
-			return &InputError{File: file, Line: max(at.Line, 1), Col: max(at.Column, 1), Msg: "the program does not validate: " + d.Message,
-				Hint: "deep replay re-decides the program the Run executed; run pilotage validate on it with the same --lang"}
+			return &ProgramError{InputError: &InputError{File: file, Line: max(at.Line, 1), Col: max(at.Column, 1), Msg: "the program does not validate: " + d.Message,
+				Hint: "deep replay re-decides the program the Run executed; run pilotage validate on it with the same --lang"}, Diagnostics: diags}
 		}
 	}
 	return nil

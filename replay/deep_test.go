@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -220,6 +221,38 @@ func TestDeepPromotedUndecided(t *testing.T) {
 				if !strings.HasPrefix(got[i], c.want[i]) {
 					t.Errorf("got %q, want %q", got[i], c.want[i])
 				}
+			}
+		})
+	}
+}
+
+// TestLoadDeepProgramError: a program that does not validate (not JSON,
+// or a call of no entry) is a *ProgramError carrying every diagnostic of
+// the check that refused it, which pilotage replay prints as pilotage
+// validate does (issue 13 item 13), while Error still names the first
+// error at its file:line:col for callers that print one line.
+func TestLoadDeepProgramError(t *testing.T) {
+	for _, c := range []struct {
+		name, prog, code, msg string
+	}{
+		{"trailing comma", `{"steps": [],}`, "syntax", "program.json:1:13: the program does not validate: the program is not valid JSON"},
+		{"no such entry", `{"steps": [{"id": "x", "call": "nowhere.at_all"}, {"id": "y", "call": "nor.here"}]}`, "unknown_name", "program.json:1:"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, l := testLanguage()
+			_, err := LoadDeep("program.json", []byte(c.prog), srv, l)
+			var pe *ProgramError
+			if !errors.As(err, &pe) {
+				t.Fatalf("LoadDeep: %v (%T), want a *ProgramError", err, err)
+			}
+			if len(pe.Diagnostics) == 0 || pe.Diagnostics[0].Code != c.code {
+				t.Errorf("diagnostics %+v, want the first of code %s", pe.Diagnostics, c.code)
+			}
+			if c.code == "unknown_name" && len(pe.Diagnostics) != 2 {
+				t.Errorf("%d diagnostics, want both unknown names: %+v", len(pe.Diagnostics), pe.Diagnostics)
+			}
+			if !strings.HasPrefix(err.Error(), c.msg) {
+				t.Errorf("Error() = %q, want it to start %q", err, c.msg)
 			}
 		})
 	}

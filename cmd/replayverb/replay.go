@@ -5,6 +5,7 @@ package replayverb
 
 import (
 	"context"
+	"errors"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -18,11 +19,14 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 	"github.com/pilotage-dev/pilotage/workbench/picture"
+	"github.com/pilotage-dev/pilotage/workbench/progtext"
 )
 
 // Params are pilotage replay's arguments and flags.
@@ -56,7 +60,8 @@ type Params struct {
 	Draw string
 	// Strict fails a drawn report on warnings too.
 	Strict bool
-	// Color colours the errors of a PDL that does not compile.
+	// Color colours the errors of a PDL that does not compile and of a
+	// program that does not validate.
 	Color bool
 	// Ignored says which walked paths pilotage.yaml ignores; nil for none.
 	Ignored func(path string) bool
@@ -229,6 +234,10 @@ func replayLanguage(s verb.Streams, p Params) (*replay.Language, *replay.Deep, e
 			return nil, nil, err
 		}
 		deep, err := replay.LoadDeep(p.Program, src, res.Server, l)
+		var pe *replay.ProgramError
+		if errors.As(err, &pe) {
+			return nil, nil, programInvalid(s, p, l, src, pe.Diagnostics)
+		}
 		if err != nil {
 			return nil, nil, verb.Usage("%v", err)
 		}
@@ -273,8 +282,11 @@ func quoteStatements(s verb.Streams, p Params, rep *report.Report) error {
 		return err
 	}
 	parsed, err := syntax.For(l).Parse(src, l.Limits.WithDefaults().Depth)
-	if err != nil || !pilotage.Valid(parsed.Diagnostics) {
-		return verb.Usage("%s is not a program of %s that validates; give the program the plan came from", p.Program, l.ID)
+	if err != nil {
+		return verb.Usage("%s is not a program of %s: %v; give the program the plan came from", p.Program, l.ID, err)
+	}
+	if !pilotage.Valid(parsed.Diagnostics) {
+		return programInvalid(s, p, l, src, parsed.Diagnostics)
 	}
 	lines := strings.Split(string(src), "\n")
 	at := map[string]report.Location{}
@@ -301,6 +313,21 @@ func quoteStatements(s verb.Streams, p Params, rep *report.Report) error {
 		}
 	}
 	return nil
+}
+
+// programInvalid reports a --program replay cannot use, one that does not
+// validate, as pilotage validate reports it: each diagnostic at its
+// file:line:col with the source line and a caret. Like a PDL's errors it
+// goes to standard error and replay ends with exit 2: the program is an
+// input, as the plan is, not a trace replay checks.
+func programInvalid(s verb.Streams, p Params, l *language.Language, src []byte, diags []pilotage.Diagnostic) error {
+	_, text := syntax.Wire(l.Locator, src)
+	files := &progtext.Files{Program: p.Program, Docs: progdiag.Files{Program: progdiag.NewDoc(p.Program, src, text)},
+		Sources: map[string][]byte{p.Program: src}}
+	if err := progtext.Diagnostics(s.Err, diags, files, p.MaxPerRule, p.Color); err != nil {
+		return verb.Usage("writing errors: %v", err)
+	}
+	return &verb.ExitError{Code: verb.ExitUsage}
 }
 
 // outputDir is the directory -o writes into, which a report's links are
