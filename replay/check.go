@@ -175,10 +175,14 @@ func (c *checker) entry(e *entry) {
 	}
 	if !planned {
 		// Expanded sub-program entries have no plan steps (§5.8.3), so
-		// nothing is matched or counted against one; a loop's decisions
-		// are still held to what needs no plan, the Language's closed
-		// set of took values among it (§5.8.2).
-		if kind == pilotage.KindLoop {
+		// nothing is matched or counted against one; a branch's or a
+		// loop's decisions are still held to what needs no plan, the
+		// Language's arm labels and closed set of took values among it
+		// (§5.8.2).
+		switch kind {
+		case pilotage.KindBranch:
+			c.branchDecision(e, nil)
+		case pilotage.KindLoop:
 			c.expandedLoop(e)
 		}
 		return
@@ -396,30 +400,44 @@ func (e *entry) failed() bool {
 func (c *checker) openBranch(e *entry, s *Step, q []int) {
 	e.keep()
 	f := &frame{step: s, entry: e, quals: q, last: -1, max: -1}
+	f.label = c.branchDecision(e, s)
+	f.seen = make([]bool, len(f.children(c.plan)))
+	c.stack = append(c.stack, f)
+}
+
+// branchDecision checks a branch entry's decision and returns the arm it
+// took, "" for none. s is the entry's plan step, nil for an entry of an
+// expanded sub-program: no plan lists its arms (§5.8.3), but it carries
+// one decision all the same, and the grammar's arm labels (known with
+// --lang) are the Language's whatever the body.
+func (c *checker) branchDecision(e *entry, s *Step) string {
 	ds := e.w.Decisions
 	switch {
 	case len(ds) == 0 && e.failed():
 		// Reached, so traced (§5.8.2), but its condition could not be
 		// evaluated: no arm was taken and none of the arms' steps follow.
+		return ""
 	case len(ds) != 1:
-		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions"), rel: []report.Location{c.rel(s)},
+		took := "the selected arm's label"
+		if s != nil {
+			took = fmt.Sprintf("<one of %v>", report.Clips(s.Arms))
+		}
+		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions"), rel: c.rels(s),
 			msg:  fmt.Sprintf("branch entry %q carries %d decisions; a branch activation takes exactly one", report.Clip(*e.w.ID), len(ds)),
-			hint: fmt.Sprintf("one decision {at: %q, took: <one of %v>, because: …}", report.Clip(*e.w.ID), report.Clips(s.Arms))})
-	case !slices.Contains(s.Arms, ds[0].Took):
-		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions/0/took"), rel: []report.Location{c.rel(s)},
+			hint: fmt.Sprintf("one decision {at: %q, took: %s, because: …}", report.Clip(*e.w.ID), took)})
+		return ""
+	case s != nil && !slices.Contains(s.Arms, ds[0].Took):
+		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions/0/took"), rel: c.rels(s),
 			msg:  fmt.Sprintf("branch entry %q took %q, which is not an arm of %q (arms: %v)", report.Clip(*e.w.ID), report.Clip(ds[0].Took), report.Clip(s.ID), report.Clips(s.Arms)),
 			hint: "took is the selected arm's label as the plan's arms list it (§5.8, reading 3)"})
-		f.label = ds[0].Took
-	default:
-		f.label = ds[0].Took
-		if c.lang != nil && len(c.lang.Arms) > 0 && !slices.Contains(c.lang.Arms, f.label) {
-			c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions/0/took"), rel: []report.Location{c.rel(s)},
-				msg:  fmt.Sprintf("branch entry %q took %q, which is no arm label of the Language's grammar (%v)", report.Clip(*e.w.ID), report.Clip(f.label), report.Clips(c.lang.Arms)),
-				hint: "the plan's arms and the trace's labels come from the grammar's branch arms"})
-		}
+		return ds[0].Took
 	}
-	f.seen = make([]bool, len(f.children(c.plan)))
-	c.stack = append(c.stack, f)
+	if c.lang != nil && len(c.lang.Arms) > 0 && !slices.Contains(c.lang.Arms, ds[0].Took) {
+		c.add(finding{rule: RuleBranchDecision, at: e.at("/decisions/0/took"), rel: c.rels(s),
+			msg:  fmt.Sprintf("branch entry %q took %q, which is no arm label of the Language's grammar (%v)", report.Clip(*e.w.ID), report.Clip(ds[0].Took), report.Clips(c.lang.Arms)),
+			hint: "the plan's arms and the trace's labels come from the grammar's branch arms"})
+	}
+	return ds[0].Took
 }
 
 func (c *checker) openLoop(e *entry, s *Step, q []int) {

@@ -33,6 +33,19 @@ func basePlan(tb testing.TB) *Plan {
 	return p
 }
 
+// baseTrace is a clean trace of basePlan, a completed Run whose loop ran
+// once, with one more entry after its own.
+func baseTrace(more string) string {
+	return `{"run_id": "r", "level": "summary", "outcome": {"ok": true, "status": "success"},
+ "steps": [
+  {"id": "read", "calls": ["sensors.read"], "outcome": {"ok": true, "status": "success"}},
+  {"id": "hot", "kind": "branch", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "hot", "took": "else"}]},
+  {"id": "each", "kind": "loop", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "each", "took": "continue"}, {"at": "each", "took": "exit"}]},
+  {"id": "off#1", "calls": ["lights.set"], "outcome": {"ok": true, "status": "success"}},
+  ` + more + `
+ ]}`
+}
+
 func rulesOf(res Result) string {
 	var ids []string
 	for _, f := range res.Findings {

@@ -41,14 +41,7 @@ func TestSummarizedLoopTook(t *testing.T) {
 	} {
 		for _, loop := range []string{"each", "off#1/sweep"} {
 			t.Run(c.name+"/"+loop, func(t *testing.T) {
-				trace := `{"run_id": "r", "level": "summary", "outcome": {"ok": true, "status": "success"},
- "steps": [
-  {"id": "read", "calls": ["sensors.read"], "outcome": {"ok": true, "status": "success"}},
-  {"id": "hot", "kind": "branch", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "hot", "took": "else"}]},
-  {"id": "each", "kind": "loop", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "each", "took": "continue"}, {"at": "each", "took": "exit"}]},
-  {"id": "off#1", "calls": ["lights.set"], "outcome": {"ok": true, "status": "success"}},
-  {"id": "off#1/sweep", "kind": "loop", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "off#1/sweep", "took": "continue"}, {"at": "off#1/sweep", "took": "exit"}]}
- ]}`
+				trace := baseTrace(`{"id": "off#1/sweep", "kind": "loop", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": "off#1/sweep", "took": "continue"}, {"at": "off#1/sweep", "took": "exit"}]}`)
 				// The loop under test takes c.took between its continue
 				// and its exit.
 				trace = strings.Replace(trace, fmt.Sprintf(`{"at": %q, "took": "continue"}, `, loop), fmt.Sprintf(`{"at": %q, "took": "continue"}, {"at": %[1]q, "took": %q}, `, loop, c.took), 1)
