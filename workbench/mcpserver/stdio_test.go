@@ -543,10 +543,11 @@ func TestServeIOBatchWithNotifications(t *testing.T) {
 	}
 }
 
-// TestOverlongNamesClipped: an unknown method or tool of half a megabyte
-// is answered as go-sdk answers an unknown one, -32601 and -32602, but
-// with the name clipped, not echoed whole; ordinary unknown names still
-// reach go-sdk, whose answers are left as they are.
+// TestOverlongNamesClipped: an unknown method, tool, prompt or resource
+// URI of half a megabyte is answered as go-sdk answers an unknown one,
+// -32601 and -32602, but with the name clipped, not echoed whole;
+// ordinary unknown names still reach go-sdk, whose answers are left as
+// they are.
 func TestOverlongNamesClipped(t *testing.T) {
 	s := newServer(t, newFake(), "alice")
 	long := strings.Repeat("x", 512<<10)
@@ -557,6 +558,9 @@ func TestOverlongNamesClipped(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{},"name":"` + long + `"}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"` + strings.Repeat("y", 128) + `","arguments":{"name":"` + long + `"}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"nope/` + strings.Repeat("z", 100) + `"}`,
+		`{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"pilotage://` + long + `"}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"` + long + `"}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"pilotage://guides/nope"}}`,
 	}, "\n")
 	var out bytes.Buffer
 	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
@@ -571,6 +575,9 @@ func TestOverlongNamesClipped(t *testing.T) {
 		`"id":3,"error":{"code":-32602,"message":"line 4: unknown tool \"xxx`,
 		`unknown tool \"` + strings.Repeat("y", 128) + `\"`,
 		`zzz\""}`,
+		`"id":6,"error":{"code":-32602,"message":"line 7: Resource not found: \"pilotage://xxx`,
+		`"id":7,"error":{"code":-32602,"message":"line 8: unknown prompt \"xxx`,
+		`"id":8,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"pilotage://guides/nope"}}`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %.80s… in\n%s", want, got)

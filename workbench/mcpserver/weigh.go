@@ -98,21 +98,42 @@ func overlongName(msg []byte) (code int, bad string) {
 	if len(m) > report.ClipBytes {
 		return jsonrpc.CodeMethodNotFound, fmt.Sprintf("method not found: %q", report.Clip(m))
 	}
-	if m != "tools/call" || len(params) == 0 || params[0] != '{' {
+	if len(params) == 0 || params[0] != '{' {
 		return 0, ""
 	}
-	var tool []byte
-	closed := false // params' members only, not those after it
-	scanMessages(params, func(written, value []byte) {
-		if name, _ := memberName(written); !closed && name == "name" {
-			tool = value
+	param := func(want string) string {
+		var v []byte
+		closed := false // params' members only, not those after it
+		scanMessages(params, func(written, value []byte) {
+			if name, _ := memberName(written); !closed && name == want {
+				v = value
+			}
+		}, func() { closed = true })
+		return stringAt(v)
+	}
+	switch m {
+	case "tools/call":
+		if t := param("name"); len(t) > binding.MaxTool {
+			return jsonrpc.CodeInvalidParams, fmt.Sprintf("unknown tool %q", report.Clip(t))
 		}
-	}, func() { closed = true })
-	if t := stringAt(tool); len(t) > binding.MaxTool {
-		return jsonrpc.CodeInvalidParams, fmt.Sprintf("unknown tool %q", report.Clip(t))
+	case "prompts/get":
+		// This server has no prompts; go-sdk's answer quotes the name.
+		if p := param("name"); len(p) > report.ClipBytes {
+			return jsonrpc.CodeInvalidParams, fmt.Sprintf("unknown prompt %q", report.Clip(p))
+		}
+	case "resources/read":
+		if u := param("uri"); len(u) > maxURI {
+			return jsonrpc.CodeInvalidParams, fmt.Sprintf("Resource not found: %q", report.Clip(u))
+		}
 	}
 	return 0, ""
 }
+
+// maxURI is longer than any URI this server publishes: a guide's is
+// binding.GuideURI of a Language id within a tool name's bytes and a
+// guide id within a file name's, each escaped at most three bytes a byte.
+// go-sdk's not-found answer to a resources/read quotes the URI twice.
+const maxURI = 4096
 
 // stringAt is the JSON string value starts with, unescaped; "" when it
 // does not start with one.
