@@ -19,7 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
-	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/conform"
@@ -159,10 +158,7 @@ func programError(s verb.Streams, p Params, err error) error {
 	if !errors.As(err, &pe) {
 		return err
 	}
-	if err := report.Write(s.Err, report.Text, pe.Report, report.Options{Color: p.Color}); err != nil {
-		return verb.Usage("writing errors: %v", err)
-	}
-	return &verb.ExitError{Code: verb.ExitUsage}
+	return verb.Unusable(s.Err, pe.Report, p.Color)
 }
 
 // signalled is the cause of a context a signal ended.

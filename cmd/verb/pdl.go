@@ -60,10 +60,17 @@ func LoadPDLs(w io.Writer, names []string, takes string, color bool, max int) ([
 	failed.Files, failed.Summary.Files = names, len(names)
 	failed.Order()
 	failed.Dedupe()
-	if err := report.Write(w, report.Text, failed, report.Options{Color: color}); err != nil {
-		return nil, Usage("writing errors: %v", err)
+	return nil, Unusable(w, failed, color)
+}
+
+// Unusable writes rep, the errors of an input the verb cannot use (a PDL,
+// a program), to w as text with their source lines, and returns exit 2:
+// unusable input is a usage error, not the verb's findings.
+func Unusable(w io.Writer, rep *report.Report, color bool) error {
+	if err := report.Write(w, report.Text, rep, report.Options{Color: color}); err != nil {
+		return Usage("writing errors: %v", err)
 	}
-	return nil, &ExitError{Code: ExitUsage}
+	return &ExitError{Code: ExitUsage}
 }
 
 // NewEngine starts the workbench engine with opts. Its default operation
