@@ -6,6 +6,7 @@ package replayverb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -103,7 +104,7 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 	}
 	plan, err := replay.LoadPlan(p.Plan, planSrc)
 	if err != nil {
-		return verb.Usage("%v", err)
+		return unreadable(err, planSrc)
 	}
 	opt := replay.Options{Disabled: map[string]bool{}, MaxPerRule: p.MaxPerRule}
 	for _, id := range p.Disable {
@@ -202,7 +203,7 @@ func replayLanguage(s verb.Streams, p Params) (*replay.Language, *replay.Deep, e
 		}
 		l, err := replay.LoadSnapshot(p.Snapshot, src, p.Language)
 		if err != nil {
-			return nil, nil, verb.Usage("%v", err)
+			return nil, nil, unreadable(err, src)
 		}
 		return l, nil, nil
 	case p.Lang != "":
@@ -328,6 +329,24 @@ func programInvalid(s verb.Streams, p Params, l *language.Language, src []byte, 
 		return verb.Usage("writing errors: %v", err)
 	}
 	return &verb.ExitError{Code: verb.ExitUsage}
+}
+
+// unreadable is the usage error of a plan or snapshot replay cannot use:
+// an *replay.InputError has its line quoted under it with a caret, as
+// lint and validate show a malformed JSON file, then its hint.
+func unreadable(err error, src []byte) error {
+	var ie *replay.InputError
+	if !errors.As(err, &ie) || ie.Line == 0 {
+		return verb.Usage("%v", err)
+	}
+	msg := fmt.Sprintf("%s:%d:%d: %s", ie.File, ie.Line, ie.Col, ie.Msg)
+	if snip := report.Snippet(src, ie.Line, ie.Col); snip != "" {
+		msg += "\n" + strings.TrimRight(snip, "\n")
+	}
+	if ie.Hint != "" {
+		msg += "\n  hint: " + ie.Hint
+	}
+	return verb.Usage("%s", msg)
 }
 
 // outputDir is the directory -o writes into, which a report's links are
