@@ -205,6 +205,11 @@ func TestDeepPromotedUndecided(t *testing.T) {
 		{"summary trace, iteration added", nBody, pilotage.SubprogramExpanded, "summary", strings.Replace(nEntries, `"took": "exit"`, `"took": "continue"}, {"at": "each", "took": "exit"`, 1),
 			[]string{"deep-loop: loop n/each ran 3 iteration(s), but its list input.rooms has 2 element(s) over the recorded values",
 				"deep-undecided: not re-decided (3×) call inputs", "deep-undecided: not re-decided (1×) the rest of the expanded entries of n: they depart from the body after a divergence reported in it"}},
+		// A took loop-decisions cannot read leaves the iterations
+		// unknown: no deep-loop "ran 1 iteration(s)" or deep-output
+		// after it.
+		{"summary trace, a took misspelt", nBody, pilotage.SubprogramExpanded, "summary", strings.Replace(nEntries, `"took": "continue"`, `"took": "contniue"`, 1),
+			[]string{"deep-undecided: not re-decided (1×) call inputs", "deep-undecided: not re-decided (1×) loops and what follows them: a decision's took is neither continue nor exit"}},
 		{"body that does not validate", `{"steps": [{"id": "x", "call": "nowhere.at_all"}]}`, pilotage.SubprogramExpanded, "summary", nEntries,
 			[]string{"deep-undecided: not re-decided (1×) call inputs: a summary trace does not record them (§5.8.1)", "deep-undecided: not re-decided (1×) entries of an expanded sub-program: the body of prog.body@1 the Language defines does not validate in it ("}},
 		{"deeper than the expansion limit", `{"steps": [{"id": "m", "run": "prog.body@1", "with": {}}]}`, pilotage.SubprogramExpanded, "summary",

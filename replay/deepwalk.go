@@ -424,8 +424,15 @@ func (r *deepRun) loop(s *program.Step, sc *dscope, e *entry) (int, []any, bool)
 	v, known := r.eval(s.List, sc, e, "the list of "+*e.w.ID)
 	n := 0
 	for _, d := range e.w.Decisions {
-		if d.Took == pilotage.DecisionContinue {
+		switch d.Took {
+		case pilotage.DecisionContinue:
 			n++
+		case pilotage.DecisionExit:
+		default:
+			// A misspelt or summarized took: loop-decisions reports it,
+			// and the iterations are not known to compare.
+			r.note("loops and what follows them", "a decision's took is neither continue nor exit, so the iterations are not known")
+			return 0, nil, false
 		}
 	}
 	if len(e.w.Decisions) == 0 && !e.ok() {
