@@ -110,9 +110,11 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 	for _, id := range p.Disable {
 		opt.Disabled[id] = true
 	}
-	if opt.Language, opt.Deep, err = replayLanguage(s, p); err != nil {
+	lang, err := replayLanguage(s, p)
+	if err != nil {
 		return err
 	}
+	opt.Language, opt.Deep = lang.replay, lang.deep
 	var stdin io.Reader
 	if slices.Contains(args, "-") {
 		stdin = verb.Stdin(s)
@@ -143,10 +145,8 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 	if err != nil {
 		return verb.Usage("%v", err)
 	}
-	if p.Program != "" {
-		if err := quoteStatements(s, p, rep); err != nil {
-			return err
-		}
+	if lang.program != nil {
+		quoteStatements(p, lang.program, lang.programSrc, rep)
 	}
 	if pic != nil {
 		page := pic.Page(rep, picture.PageOptions{Dir: outputDir(p.Output)})
@@ -186,76 +186,106 @@ func replayTimeline(s verb.Streams, p Params, args []string) error {
 	return verb.WriteOutput(s, p.Output, "the timeline", picture.NewTimeline(rec).WriteHTML)
 }
 
+// loaded is what replay reads besides the plan and the traces: the
+// Language of --snapshot or --lang, and with --program the program, read
+// and checked before any trace is, and deep replay's view of it.
+type loaded struct {
+	replay  *replay.Language
+	deep    *replay.Deep
+	program *syntax.Parsed
+	// programSrc is the program's file, for quoteStatements.
+	programSrc []byte
+}
+
 // replayLanguage loads the Language from --snapshot or --lang, if given,
-// and with --program the program deep replay re-decides the Runs with.
-func replayLanguage(s verb.Streams, p Params) (*replay.Language, *replay.Deep, error) {
+// and with --program the program, which must validate: a program that
+// does not is reported before a trace is read, not after.
+func replayLanguage(s verb.Streams, p Params) (loaded, error) {
 	switch {
 	case p.Snapshot != "" && p.Lang != "":
-		return nil, nil, verb.Usage("give --snapshot or --lang, not both")
+		return loaded{}, verb.Usage("give --snapshot or --lang, not both")
 	case (p.Deep || p.Input != "") && (p.Program == "" || p.Lang == ""):
-		return nil, nil, verb.Usage("--deep and --input need --program and --lang: deep replay re-decides the program in the Language's own CEL environment, which a snapshot does not carry")
+		return loaded{}, verb.Usage("--deep and --input need --program and --lang: deep replay re-decides the program in the Language's own CEL environment, which a snapshot does not carry")
 	case p.Input != "" && !p.Deep:
-		return nil, nil, verb.Usage("--input is the input of the Runs --deep re-decides; give --deep too")
+		return loaded{}, verb.Usage("--input is the input of the Runs --deep re-decides; give --deep too")
+	case p.Program != "" && p.Lang == "":
+		return loaded{}, verb.Usage("--program needs --lang, the PDL whose Language reads it")
 	case p.Snapshot != "":
 		src, err := verb.ReadInput(s, p.Snapshot, verb.ArtifactBound)
 		if err != nil {
-			return nil, nil, err
+			return loaded{}, err
 		}
 		l, err := replay.LoadSnapshot(p.Snapshot, src, p.Language)
 		if err != nil {
-			return nil, nil, unreadable(err, src)
+			return loaded{}, unreadable(err, src)
 		}
-		return l, nil, nil
+		return loaded{replay: l}, nil
 	case p.Lang != "":
-		res, err := verb.LoadPDL(s.Err, p.Lang, "--lang", p.Color, p.MaxPerRule)
-		if err != nil {
-			return nil, nil, err
-		}
-		l, err := res.Server.Pick(p.Language)
-		if err != nil {
-			return nil, nil, verb.Usage("%v", err)
-		}
-		// replay reads the snapshot build would write, the artifact a
-		// server publishes, so --lang checks what --snapshot checks;
-		// only the grammar's arm labels are not in it.
-		snap, err := emit.SnapshotJSON(res.Server)
-		if err != nil {
-			return nil, nil, err
-		}
-		rl, err := replay.LoadSnapshot(p.Lang, snap, l.ID)
-		if err != nil {
-			return nil, nil, verb.Usage("%v", err)
-		}
-		rl.Arms = l.Grammar.Arms
-		if !p.Deep {
-			return rl, nil, nil
-		}
-		src, err := verb.ReadInput(s, p.Program, verb.ProgramBound(l.Limits, "program"))
-		if err != nil {
-			return nil, nil, err
-		}
-		deep, err := replay.LoadDeep(p.Program, src, res.Server, l)
-		var pe *replay.ProgramError
-		if errors.As(err, &pe) {
-			return nil, nil, programInvalid(s, p, l, src, pe.Diagnostics)
-		}
-		if err != nil {
-			return nil, nil, verb.Usage("%v", err)
-		}
-		if p.Input != "" {
-			in, err := verb.ReadInput(s, p.Input, verb.InputBound(l.Limits))
-			if err != nil {
-				return nil, nil, err
-			}
-			if deep.Input, err = expr.DecodeJSON(in); err != nil {
-				return nil, nil, verb.Usage("%s: the input is not JSON: %v", p.Input, err)
-			}
-		}
-		return rl, deep, nil
+		return fromPDL(s, p)
 	case p.Language != "":
-		return nil, nil, verb.Usage("--language picks a Language of --snapshot or --lang; give one of them too")
+		return loaded{}, verb.Usage("--language picks a Language of --snapshot or --lang; give one of them too")
 	}
-	return nil, nil, nil
+	return loaded{}, nil
+}
+
+// fromPDL is replayLanguage of --lang.
+func fromPDL(s verb.Streams, p Params) (loaded, error) {
+	res, err := verb.LoadPDL(s.Err, p.Lang, "--lang", p.Color, p.MaxPerRule)
+	if err != nil {
+		return loaded{}, err
+	}
+	l, err := res.Server.Pick(p.Language)
+	if err != nil {
+		return loaded{}, verb.Usage("%v", err)
+	}
+	// replay reads the snapshot build would write, the artifact a
+	// server publishes, so --lang checks what --snapshot checks; only
+	// the grammar's arm labels are not in it.
+	snap, err := emit.SnapshotJSON(res.Server)
+	if err != nil {
+		return loaded{}, err
+	}
+	rl, err := replay.LoadSnapshot(p.Lang, snap, l.ID)
+	if err != nil {
+		return loaded{}, verb.Usage("%v", err)
+	}
+	rl.Arms = l.Grammar.Arms
+	out := loaded{replay: rl}
+	if p.Program == "" {
+		return out, nil
+	}
+	src, err := verb.ReadInput(s, p.Program, verb.ProgramBound(l.Limits, "program"))
+	if err != nil {
+		return loaded{}, err
+	}
+	out.programSrc = src
+	if out.program, err = syntax.For(l).Parse(src, l.Limits.WithDefaults().Depth); err != nil {
+		return loaded{}, verb.Usage("%s is not a program of %s: %v; give the program the plan came from", p.Program, l.ID, err)
+	}
+	if !p.Deep {
+		if !pilotage.Valid(out.program.Diagnostics) {
+			return loaded{}, programInvalid(s, p, l, src, out.program.Diagnostics)
+		}
+		return out, nil
+	}
+	out.deep, err = replay.LoadDeep(p.Program, src, res.Server, l)
+	var pe *replay.ProgramError
+	if errors.As(err, &pe) {
+		return loaded{}, programInvalid(s, p, l, src, pe.Diagnostics)
+	}
+	if err != nil {
+		return loaded{}, verb.Usage("%v", err)
+	}
+	if p.Input != "" {
+		in, err := verb.ReadInput(s, p.Input, verb.InputBound(l.Limits))
+		if err != nil {
+			return loaded{}, err
+		}
+		if out.deep.Input, err = expr.DecodeJSON(in); err != nil {
+			return loaded{}, verb.Usage("%s: the input is not JSON: %v", p.Input, err)
+		}
+	}
+	return out, nil
 }
 
 // planStep reads the step id out of the note replay gives a finding's
@@ -266,29 +296,7 @@ var planStep = regexp.MustCompile(`^plan step ("(?:[^"\\]|\\.)*")`)
 // statement of --program that the step came from: its place in the
 // program file, with the statement's first line as the note, so a
 // finding on a generated id (§3.4) shows what the author wrote.
-func quoteStatements(s verb.Streams, p Params, rep *report.Report) error {
-	if p.Lang == "" {
-		return verb.Usage("--program needs --lang, the PDL whose Language reads it")
-	}
-	res, err := verb.LoadPDL(s.Err, p.Lang, "--lang", p.Color, p.MaxPerRule)
-	if err != nil {
-		return err
-	}
-	l, err := res.Server.Pick(p.Language)
-	if err != nil {
-		return verb.Usage("%v", err)
-	}
-	src, err := verb.ReadInput(s, p.Program, verb.ProgramBound(l.Limits, "program"))
-	if err != nil {
-		return err
-	}
-	parsed, err := syntax.For(l).Parse(src, l.Limits.WithDefaults().Depth)
-	if err != nil {
-		return verb.Usage("%s is not a program of %s: %v; give the program the plan came from", p.Program, l.ID, err)
-	}
-	if !pilotage.Valid(parsed.Diagnostics) {
-		return programInvalid(s, p, l, src, parsed.Diagnostics)
-	}
+func quoteStatements(p Params, parsed *syntax.Parsed, src []byte, rep *report.Report) {
 	lines := strings.Split(string(src), "\n")
 	at := map[string]report.Location{}
 	program.Walk(parsed.Program.Steps, func(st *program.Step) {
@@ -313,7 +321,6 @@ func quoteStatements(s verb.Streams, p Params, rep *report.Report) error {
 			}
 		}
 	}
-	return nil
 }
 
 // programInvalid reports a --program replay cannot use, one that does not
