@@ -56,7 +56,7 @@ func (s *Server) opHandler(lang string, op binding.Op, def toolSchemas) mcp.Tool
 		if err != nil {
 			return nil, err
 		}
-		v, err := s.dispatch(ctx, s.caller(req.Session, req.Extra), lang, op, args)
+		v, err := s.dispatch(ctx, s.caller(req.Session, req.Extra), lang, op, args, members)
 		if err != nil {
 			return errorResult(err), nil
 		}
@@ -178,20 +178,39 @@ func enumsAsText(args json.RawMessage, members map[string]json.RawMessage, enums
 
 // dispatch decodes the arguments into the operation's request and calls
 // the service.
-func (s *Server) dispatch(ctx context.Context, c service.Caller, lang string, op binding.Op, args json.RawMessage) (any, error) {
+func (s *Server) dispatch(ctx context.Context, c service.Caller, lang string, op binding.Op, args json.RawMessage, members map[string]json.RawMessage) (any, error) {
 	switch op {
 	case binding.Learn:
 		return serve(args, func(r pilotage.LearnRequest) (any, error) { return s.svc.Learn(ctx, c, lang, r) })
 	case binding.Lookup:
 		return serve(args, func(r pilotage.LookupRequest) (any, error) { return s.svc.Lookup(ctx, c, lang, r) })
 	case binding.Validate:
-		return serve(args, func(r pilotage.ValidateRequest) (any, error) { return s.svc.Validate(ctx, c, lang, r) })
+		return serve(args, func(r pilotage.ValidateRequest) (any, error) {
+			r.Program = shared(members, "program", r.Program)
+			r.Context = shared(members, "context", r.Context)
+			return s.svc.Validate(ctx, c, lang, r)
+		})
 	case binding.Execute:
 		return serve(args, func(r pilotage.ExecuteRequest) (any, error) { return s.svc.Execute(ctx, c, lang, r) })
 	case binding.Trace:
 		return serve(args, func(r pilotage.TraceFetchRequest) (any, error) { return s.svc.Trace(ctx, c, lang, r) })
 	}
 	return nil, fmt.Errorf("no operation %q", op)
+}
+
+// shared is the member name of the arguments as a view of them, the
+// same bytes json.Unmarshal decoded, or decoded when the tool does not
+// declare the member (argumentMembers skips it). Validate keeps nothing
+// of its request once it answers, so its program is not held twice
+// while it is checked, once in go-sdk's arguments and once decoded
+// (docs/performance.md, "Hostile inputs"). Execute's are copies: a
+// deploy Run promotes its program as given, and a view would keep the
+// whole arguments, the input with them, as long as the promotion.
+func shared(members map[string]json.RawMessage, name string, decoded json.RawMessage) json.RawMessage {
+	if view, ok := members[name]; ok {
+		return view
+	}
+	return decoded
 }
 
 // serve decodes args into the request type R and calls op; a decoding
