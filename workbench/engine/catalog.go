@@ -21,8 +21,13 @@ import (
 // entry is one catalog entry as served: the wire form, its scripted
 // behaviour, and for a promoted program its body and baseline.
 type entry struct {
-	wire     pilotage.CatalogEntry
-	behavior language.Behavior
+	// wire and behavior are the compiled Language's own (state.srv
+	// keeps it) or a promotion's, and never change: pointed to rather
+	// than copied, with scripts in place, an entry takes 176 bytes with
+	// its hash, not 448 (60,000 entries: 16 MB; docs/performance.md,
+	// "Many small guides").
+	wire     *pilotage.CatalogEntry
+	behavior *language.Behavior
 	prom     *promotion
 	// bodyChanged marks a PDL program whose body differs from the one its
 	// id was first promoted with: the reference identifies that body, so
@@ -32,7 +37,7 @@ type entry struct {
 	// hash covers every defined field except revision (§5.4).
 	hash string
 	// scripts holds the compiled behaviour expressions, built on first call.
-	scripts *scripts
+	scripts scripts
 }
 
 // state is one immutable snapshot of what the engine serves.
@@ -71,7 +76,7 @@ func (e *Engine) build(srv *language.Server) (*state, error) {
 		if e.promoted[pe.ID] != nil {
 			continue // an engine-minted reference is immutable; it wins
 		}
-		st.entries[pe.ID] = newEntry(pe.CatalogEntry, pe.Behavior, nil)
+		st.entries[pe.ID] = newEntry(&pe.CatalogEntry, &pe.Behavior, nil)
 		if len(pe.Program) > 0 {
 			pdlPrograms = append(pdlPrograms, pe)
 		}
@@ -111,10 +116,10 @@ func (e *Engine) build(srv *language.Server) (*state, error) {
 	return st, nil
 }
 
-func newEntry(ce pilotage.CatalogEntry, b language.Behavior, prom *promotion) *entry {
-	h := ce
+func newEntry(ce *pilotage.CatalogEntry, b *language.Behavior, prom *promotion) *entry {
+	h := *ce
 	h.Revision = ""
-	return &entry{wire: ce, behavior: b, prom: prom, hash: hashBytes(canonical(mustJSON(h))), scripts: &scripts{}}
+	return &entry{wire: ce, behavior: b, prom: prom, hash: hashBytes(canonical(mustJSON(h)))}
 }
 
 func mustJSON(v any) []byte {
@@ -288,7 +293,7 @@ func (v *view) lookup(log *versionLog, req pilotage.LookupRequest) (any, error) 
 		if en == nil {
 			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no catalog entry %q", report.Clip(*req.ID))}
 		}
-		return &pilotage.GetResponse{Entry: en.wire, CatalogVersion: v.version}, nil
+		return &pilotage.GetResponse{Entry: *en.wire, CatalogVersion: v.version}, nil
 	case pilotage.VerbChangedSince:
 		if !v.lang.caps.HasSub(pilotage.CapCatalog, pilotage.SubChangedSince) {
 			return nil, unsupported("Language %s does not declare catalog.changed_since", v.lang.ID)
@@ -347,7 +352,7 @@ func (v *view) list(req pilotage.LookupRequest) (*pilotage.ListResponse, error) 
 			out.NextCursor = encodeCursor(out.Items[len(out.Items)-1].ID, filter)
 			break
 		}
-		out.Items = append(out.Items, en.wire)
+		out.Items = append(out.Items, *en.wire)
 	}
 	return out, nil
 }

@@ -378,7 +378,7 @@ func (e *Engine) promote(l *lang, body json.RawMessage, plan *pilotage.Plan, pro
 		Languages:   []string{l.ID}, InputSchema: json.RawMessage(`{"type":"object"}`),
 		Risk: plan.MaxRisk, RiskHints: hints,
 	}
-	en := newEntry(ce, language.Behavior{}, prom)
+	en := newEntry(&ce, &language.Behavior{}, prom)
 	if err := e.store.PutPromoted(id, keptPromotion{Entry: ce, Promotion: prom}); err != nil {
 		return "", err
 	}
@@ -427,7 +427,7 @@ func (e *Engine) loadPromoted() error {
 			e.pdlBaselines[pdlID] = k.Promotion
 			continue
 		}
-		e.promoted[id] = newEntry(k.Entry, language.Behavior{}, k.Promotion)
+		e.promoted[id] = newEntry(&k.Entry, &language.Behavior{}, k.Promotion)
 	}
 	return nil
 }

@@ -380,7 +380,7 @@ func (r *runner) call(idx int, s *program.Step, sc *scope, auth string, depth in
 		r.invoked(idx, en, in)
 		if r.e.opts.Behave != nil {
 			if b := r.e.opts.Behave(en.wire.ID); b != nil {
-				en = &entry{wire: en.wire, behavior: *b, scripts: &scripts{}}
+				en = &entry{wire: en.wire, behavior: b}
 			}
 		}
 		out, err = r.behave(idx, en, args)
@@ -416,7 +416,7 @@ type scripts struct {
 }
 
 func (en *entry) compiled(l *lang) *scripts {
-	sc := en.scripts
+	sc := &en.scripts
 	sc.once.Do(func() {
 		schema := expr.ParseSchema(en.wire.InputSchema)
 		if schema == nil {
@@ -457,7 +457,7 @@ func (en *entry) compiled(l *lang) *scripts {
 // behave performs a scripted entry: latency (honouring the deadline),
 // the first scripted failure whose condition holds, then the output.
 func (r *runner) behave(idx int, en *entry, args map[string]any) (any, error) {
-	b := &en.behavior
+	b := en.behavior
 	if b.Latency > 0 {
 		t := time.NewTimer(b.Latency)
 		select {

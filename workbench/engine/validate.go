@@ -288,7 +288,7 @@ func (v *view) target(id string) (program.Target, bool) {
 		return program.Target{}, false
 	}
 	k, known := v.lang.kinds[en.wire.Kind]
-	t := program.Target{Entry: &en.wire, Callable: known && k.Callable, Promoted: en.prom != nil}
+	t := program.Target{Entry: en.wire, Callable: known && k.Callable, Promoted: en.prom != nil}
 	if !known && len(v.lang.kinds) == 0 {
 		// A Language that enumerates no kinds declares no catalog
 		// semantics to refuse a call by.
