@@ -92,7 +92,30 @@ language "bench/v1" {
 // small guides").
 func SmallGuides(n int) []byte {
 	var b strings.Builder
-	b.WriteString(`server "s" version="1"
+	b.WriteString(smallLanguage)
+	for i := range n {
+		fmt.Fprintf(&b, "  guide g%d \"Guide number %d\" level=reference {\n    body \"\"\"\n      # Guide %d\n\n      Call the things of this guide.\n      \"\"\"\n  }\n", i, i, i)
+	}
+	b.WriteString("}\nentry \"e\" kind=thing risk=safe {\n  returns `{\"ok\": true}`\n}\n")
+	return []byte(b.String())
+}
+
+// SmallEntries is a PDL file of the Language of SmallGuides(0) and n
+// catalog entries of a description and a fixed output each, about 133
+// bytes an entry: many small top-level statements (docs/performance.md,
+// "Many small guides").
+func SmallEntries(n int) []byte {
+	var b strings.Builder
+	b.WriteString(smallLanguage + "}\n")
+	for i := range n {
+		fmt.Fprintf(&b, "entry \"e%d\" kind=thing risk=safe {\n  description \"Entry %d: reads one thing and returns its state.\"\n  returns `{\"ok\": true}`\n}\n", i, i)
+	}
+	return []byte(b.String())
+}
+
+// smallLanguage is the head of SmallGuides and SmallEntries: a Language
+// block of one guide, left open.
+const smallLanguage = `server "s" version="1"
 risk safe readOnly "Reads."
 kind thing callable "A thing."
 language "s/v1" {
@@ -112,10 +135,4 @@ language "s/v1" {
       Call the things.
       """
   }
-`)
-	for i := range n {
-		fmt.Fprintf(&b, "  guide g%d \"Guide number %d\" level=reference {\n    body \"\"\"\n      # Guide %d\n\n      Call the things of this guide.\n      \"\"\"\n  }\n", i, i, i)
-	}
-	b.WriteString("}\nentry \"e\" kind=thing risk=safe {\n  returns `{\"ok\": true}`\n}\n")
-	return []byte(b.String())
-}
+`
