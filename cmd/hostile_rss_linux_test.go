@@ -102,13 +102,15 @@ func TestGeneratedLanguagePeakRSS(t *testing.T) {
 	}
 }
 
-// TestManyGuidesPeakRSS holds build, lint and validate --lang of a
-// Language of 15,000 small guides (2 MB) to 16 bytes a byte over a
-// one-line file's peak, not the 10 of issue 13 item 8, which the
-// Language block's syntax tree, kept whole while the Language compiles,
-// and the guides' model exceed (docs/performance.md, "Many small
-// guides"). The bound guards against a guide's model growing again:
-// three Positions keys a guide and a copy of every body take build to 17.
+// TestManyGuidesPeakRSS holds lint and validate --lang of a Language of
+// 15,000 small guides (2 MB) to 12 bytes a byte over a one-line file's
+// peak, build to 14, not the 10 of issue 13 item 8, which the Language
+// block's syntax tree, kept whole while the Language compiles, and the
+// guides' model exceed (docs/performance.md, "Many small guides"). The
+// compiler's second reading, of the entries, built that tree again
+// beside it: 13.3 to 15.1 bytes a byte, build 13.0 to 14.1; 10.5 to
+// 10.9, build 11.4 to 12.8, since it reads the entries alone. Three
+// Positions keys a guide and a copy of every body took build to 17.
 func TestManyGuidesPeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
@@ -119,17 +121,20 @@ func TestManyGuidesPeakRSS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for verb, args := range map[string]func(string) []string{
-		"build":    func(f string) []string { return []string{"build", "-o", filepath.Join(dir, "out"), f} },
-		"lint":     func(f string) []string { return []string{"lint", f} },
-		"validate": func(f string) []string { return []string{"validate", "--lang", f, prog} },
+	for verb, c := range map[string]struct {
+		args    func(string) []string
+		perByte int64
+	}{
+		"build":    {func(f string) []string { return []string{"build", "-o", filepath.Join(dir, "out"), f} }, 14},
+		"lint":     {func(f string) []string { return []string{"lint", f} }, 12},
+		"validate": {func(f string) []string { return []string{"validate", "--lang", f, prog} }, 12},
 	} {
 		t.Run(verb, func(t *testing.T) {
-			limit := 16 * int64(len(src))
-			rss, base := leastOver(t, bin, args(tiny), args(guides), limit)
+			limit := c.perByte * int64(len(src))
+			rss, base := leastOver(t, bin, c.args(tiny), c.args(guides), limit)
 			t.Logf("%s: peak RSS %d KiB, %.1f bytes a byte over a one-line file's", verb, rss>>10, float64(rss-base)/float64(len(src)))
 			if rss-base > limit {
-				t.Errorf("%s of 15,000 guides: peak RSS %d bytes over a one-line file's, more than 16 a byte (%d)", verb, rss-base, limit)
+				t.Errorf("%s of 15,000 guides: peak RSS %d bytes over a one-line file's, more than %d a byte (%d)", verb, rss-base, c.perByte, limit)
 			}
 		})
 	}

@@ -50,14 +50,13 @@ func (c *compiler) file(f *pdl.File) {
 			"the file defines no Language")
 	}
 	// The reading stops after the last entry: a file without entries is
-	// read once.
+	// read once. It builds the entries' trees alone: the Language blocks'
+	// are live still (langs), and one of many guides is tens of MB.
 	if left := pre.entries; left > 0 {
-		for s := range f.Statements() {
-			if s.Keyword == "entry" {
-				c.entry(s)
-				if left--; left == 0 {
-					break
-				}
+		for s := range f.StatementsOf("entry") {
+			c.entry(s)
+			if left--; left == 0 {
+				break
 			}
 		}
 	}

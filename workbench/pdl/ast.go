@@ -79,6 +79,26 @@ func (f *File) Statements() iter.Seq[*Stmt] {
 	}
 }
 
+// StatementsOf is Statements of the top-level statements whose keyword
+// is keyword. Of a File Stream read, the others are read again without
+// their tree, as Stream checks a file: the compiler, which keeps its
+// Language blocks from its first reading, reads the entries a second
+// time without building a Language block's tree again beside the one it
+// keeps (60,000 guides: 34 MB; docs/performance.md, "Many small guides").
+func (f *File) StatementsOf(keyword string) iter.Seq[*Stmt] {
+	return func(yield func(*Stmt) bool) {
+		if f.streamed {
+			read(f.Name, f.text, f.budget, yield, false, keyword)
+			return
+		}
+		for s := range f.Statements() {
+			if s.Keyword == keyword && !yield(s) {
+				return
+			}
+		}
+	}
+}
+
 // Node is one line-level item of a body: a *Stmt, a *Comment alone on
 // its line, or a *Blank run of blank lines (kept so the formatter can keep
 // paragraphs; one node for the run, since the formatter keeps at most one

@@ -80,6 +80,9 @@ type parser struct {
 	stopped bool
 	// dry keeps no node (readTree).
 	dry bool
+	// only, when set, is the keyword of the top-level statements a
+	// streamed reading builds; it reads the others dry (stream).
+	only string
 }
 
 // slabs are where the parts of a tree come from.
@@ -110,7 +113,7 @@ func (ss *slabs) restart() {
 // is read, and what each does not keep of it is garbage once the next is
 // read (each returning false ends the reading, with no error).
 func parseTree(name, src string, budget int, each func(*Stmt) bool) (*File, error) {
-	return read(name, src, budget, each, false)
+	return read(name, src, budget, each, false, "")
 }
 
 // readTree is parseTree without each, or, dry, parseTree with an each
@@ -121,11 +124,14 @@ func readTree(name, src string, budget int, dry bool) (*File, error) {
 	if !dry {
 		return parseTree(name, src, budget, nil)
 	}
-	return read(name, src, budget, func(*Stmt) bool { return true }, true)
+	return read(name, src, budget, func(*Stmt) bool { return true }, true, "")
 }
 
-func read(name, src string, budget int, each func(*Stmt) bool, dry bool) (*File, error) {
-	p := &parser{sc: newScanner(src), budget: budget, dry: dry}
+// read parses src as parseTree does, or readTree when dry; with only set
+// (and each), each is given the top-level statements of that keyword
+// alone, the others read dry (File.StatementsOf).
+func read(name, src string, budget int, each func(*Stmt) bool, dry bool, only string) (*File, error) {
+	p := &parser{sc: newScanner(src), budget: budget, dry: dry, only: only}
 	p.tok = p.sc.next()
 	f := &File{Name: name, Pos: p.tok.pos, text: src, budget: budget, streamed: each != nil}
 	var err error
@@ -200,12 +206,15 @@ func (p *parser) body() ([]Node, error) {
 // more than its tree).
 func (p *parser) stream(each func(*Stmt) bool) error {
 	for {
+		if p.only != "" {
+			p.dry = p.tok.typ != tokIdent || p.tok.val != p.only
+		}
 		n, err := p.node()
 		if err != nil || n == nil {
 			return err
 		}
 		s, ok := n.(*Stmt)
-		if !ok {
+		if !ok || p.only != "" && p.dry {
 			continue
 		}
 		if s.Block != nil {

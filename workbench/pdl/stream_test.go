@@ -70,7 +70,51 @@ func streamDiffers(name string, src []byte) string {
 	case !reflect.DeepEqual(slices.Collect(f.Statements()), slices.Collect(g.Statements())):
 		return "the statements read again differ"
 	}
+	for _, kw := range []string{"entry", "language", "guide"} {
+		var want []*Stmt
+		for s := range f.Statements() {
+			if s.Keyword == kw {
+				want = append(want, s)
+			}
+		}
+		if !reflect.DeepEqual(want, slices.Collect(g.StatementsOf(kw))) || !reflect.DeepEqual(want, slices.Collect(f.StatementsOf(kw))) {
+			return "the statements of keyword " + kw + " read again differ"
+		}
+	}
 	return ""
+}
+
+// TestStatementsOfBuildsTheirsAlone reads the entry of a Language of
+// 2,000 guides again and wants what that allocates to be a small part of
+// reading every statement again: the Language block's tree was built a
+// second time beside the one the compiler keeps, 34 MB for 60,000 guides
+// (docs/performance.md, "Many small guides").
+func TestStatementsOfBuildsTheirsAlone(t *testing.T) {
+	src := pdltest.SmallGuides(2000)
+	f, fs := Stream("g.pdl", src, true)
+	if len(fs) > 0 {
+		t.Fatal(fs)
+	}
+	allocated := func(read func()) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		read()
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	entries := 0
+	of := allocated(func() {
+		for range f.StatementsOf("entry") {
+			entries++
+		}
+	})
+	all := allocated(func() {
+		for range f.Statements() {
+		}
+	})
+	if entries != 1 || of > all/20 {
+		t.Errorf("%d entries read again allocated %d bytes, every statement %d", entries, of, all)
+	}
 }
 
 // TestParseSharedReadsInPlace wants ParseShared's tree to be Parse's, with
