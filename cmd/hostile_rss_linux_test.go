@@ -108,8 +108,8 @@ func TestGeneratedLanguagePeakRSS(t *testing.T) {
 // block's syntax tree, kept whole while the Language compiles, and the
 // guides' model exceed (docs/performance.md, "Many small guides"). The
 // compiler's second reading, of the entries, built that tree again
-// beside it: 13.3 to 15.1 bytes a byte, build 13.0 to 14.1; 10.5 to
-// 10.9, build 11.4 to 12.8, since it reads the entries alone. Three
+// beside it: 13.4 to 15.1 bytes a byte, build 13.0 to 14.1; 10.4 to
+// 10.9, build 11.1 to 12.9, since it reads the entries alone. Three
 // Positions keys a guide and a copy of every body took build to 17.
 func TestManyGuidesPeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
