@@ -1,6 +1,7 @@
 package emit_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
@@ -82,4 +83,39 @@ func TestGeneratedSnapshotInTreeBudget(t *testing.T) {
 			t.Errorf("%s: its tree would take %d bytes, over half the budget of %d", f.Path, tree, budget)
 		}
 	}
+}
+
+// TestManyGuidesSnapshotHeapPeak holds the heap the snapshot of a
+// Language of 20,000 small guides takes to be made ready for writing
+// (FilesToWrite) to 7 bytes a byte of its file (the heap's goal, so
+// twice what stays live: the guides' values and compact encodings, and
+// the files' list): with the guides encoded in the snapshot's head, that
+// head and its indented copy, grown by doubling, took it to 11.0; 5.5
+// with the guides spliced in as the file is written (docs/performance.md,
+// "Many small guides").
+func TestManyGuidesSnapshotHeapPeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a Language of 20,000 guides")
+	}
+	if !memtest.StoppedWorld(t) {
+		return
+	}
+	src := pdltest.SmallGuides(20000)
+	res := compile.Source("guides.pdl", src, compile.Options{Shared: true})
+	if !res.OK() {
+		t.Fatalf("the guides do not compile: %v", res.Findings[0])
+	}
+	var files []emit.File
+	peak := memtest.HeapGoalPeak(func() {
+		var err error
+		if files, err = emit.FilesToWrite(res.Server); err != nil {
+			t.Fatal(err)
+		}
+	})
+	perByte := float64(peak) / float64(len(src))
+	t.Logf("%d bytes of PDL: the heap's goal rose by %d bytes at most, %.1f a byte", len(src), peak, perByte)
+	if perByte > 7 {
+		t.Errorf("the heap's goal rose by %.1f bytes a byte of the file, over 7", perByte)
+	}
+	runtime.KeepAlive(files)
 }

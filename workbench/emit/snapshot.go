@@ -21,7 +21,7 @@ import (
 // most of the file. Each item is encoded once, on every CPU, and its
 // compact form also feeds catalog_version, which CatalogVersion would
 // otherwise encode a second time. The rest of the file is encoded with
-// empty item lists, and the items are spliced in.
+// empty item and guide lists, and the items and guides are spliced in.
 func SnapshotJSON(srv *language.Server) ([]byte, error) {
 	return snapshotJSON(srv, indented)
 }
@@ -36,22 +36,30 @@ func CompactSnapshotJSON(srv *language.Server) ([]byte, error) {
 	return snapshotJSON(srv, compact)
 }
 
-// layout is how snapshotJSON writes a catalog's items into the encoded
-// rest of the file: catalog opens the snapshot's catalog member, empty
-// is an empty item list, open and close bracket a list with items, each
-// item indented for its depth and on a line of its own when indent.
+// layout is how snapshotJSON writes a catalog's items and a Language's
+// guides into the encoded rest of the file: catalog opens the
+// snapshot's catalog member, empty is an empty item list, open and close
+// bracket a list with items, each item indented for its depth and on a
+// line of its own when indent; guides opens the guides member, whose
+// lists are a Language id, colon, then emptyList, or guideOpen and
+// guideClose around its guides.
 type layout struct {
 	indent                      bool
 	catalog, empty, open, close string
+	guides, colon, emptyList    string
+	guideOpen, guideClose       string
 }
 
 var (
 	indented = layout{
 		indent:  true,
 		catalog: "\n  \"catalog\": {\n", empty: `"items": []`, open: "\"items\": [\n",
-		close: itemIndent[:len(itemIndent)-len(indentUnit)] + "]",
+		close:  itemIndent[:len(itemIndent)-len(indentUnit)] + "]",
+		guides: "\n  \"guides\": {", colon: ": ", emptyList: "[]",
+		guideOpen: "[\n", guideClose: guideIndent[:len(guideIndent)-len(indentUnit)] + "]",
 	}
-	compact = layout{catalog: `,"catalog":{`, empty: `"items":[]`, open: `"items":[`, close: "]"}
+	compact = layout{catalog: `,"catalog":{`, empty: `"items":[]`, open: `"items":[`, close: "]",
+		guides: `,"guides":{`, colon: ":", emptyList: "[]", guideOpen: "[", guideClose: "]"}
 )
 
 func snapshotJSON(srv *language.Server, lay layout) ([]byte, error) {
@@ -63,19 +71,24 @@ func snapshotJSON(srv *language.Server, lay layout) ([]byte, error) {
 }
 
 // spliced is a snapshot ready to be written: the rest of the file
-// encoded with empty item lists (head) and each catalog's items encoded
-// compact, spliced in only as the file is written, into a buffer
-// (SnapshotJSON, Files) or straight into the file (FilesToWrite and
-// Write), so that a build holds no copy of the whole indented file
-// (5.2 MB beside 2.3 of compact items for the generated Language of
-// BenchmarkBuildVsDecode).
+// encoded with empty item and guide lists (head) and each catalog's
+// items and each Language's guides encoded compact, spliced in only as
+// the file is written, into a buffer (SnapshotJSON, Files) or straight
+// into the file (FilesToWrite and Write), so that a build holds no copy
+// of the whole indented file (5.2 MB beside 2.3 of compact items for the
+// generated Language of BenchmarkBuildVsDecode; with the guides in the
+// head, 51 MB of encoding for 60,000 small guides, docs/performance.md,
+// "Many small guides").
 type spliced struct {
 	lay  layout
 	head []byte
 	// ids are the catalog-bearing Languages in key order, as
-	// encoding/json writes the catalog map.
+	// encoding/json writes the catalog map; langs every Language in that
+	// order, with its guides encoded.
 	ids     []string
 	encoded map[string]*encodedItems
+	langs   []string
+	guides  map[string][][]byte
 }
 
 // splice encodes srv's snapshot for writing in lay.
@@ -93,40 +106,52 @@ func splice(srv *language.Server, lay layout) (*spliced, error) {
 	if err != nil {
 		return nil, err
 	}
+	guides := map[string][][]byte{}
+	for id, gs := range s.Guides {
+		if guides[id], err = encodeEach(gs); err != nil {
+			return nil, err
+		}
+		s.Guides[id] = []pilotage.Guide{}
+	}
 	head, err := encode(s, lay.indent)
 	if err != nil {
 		return nil, err
 	}
-	return &spliced{lay: lay, head: head, ids: slices.Sorted(maps.Keys(s.Catalog)), encoded: encoded}, nil
+	return &spliced{lay: lay, head: head, ids: slices.Sorted(maps.Keys(s.Catalog)), encoded: encoded,
+		langs: slices.Sorted(maps.Keys(s.Guides)), guides: guides}, nil
+}
+
+// encodeEach is each of vs encoded compact, as encoding/json encodes an
+// element of a list (no HTML escaping).
+func encodeEach[T any](vs []T) ([][]byte, error) {
+	out := make([][]byte, len(vs))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for i := range vs {
+		b.Reset()
+		if err := enc.Encode(&vs[i]); err != nil {
+			return nil, err
+		}
+		out[i] = bytes.Clone(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	}
+	return out, nil
 }
 
 // bytes is the file writeTo writes, in a buffer allocated once.
 func (sp *spliced) bytes() ([]byte, error) {
-	out := bytes.NewBuffer(make([]byte, 0, len(sp.head)+totalLen(sp.encoded, sp.lay)))
+	out := bytes.NewBuffer(make([]byte, 0, len(sp.head)+totalLen(sp.encoded, sp.lay)+guidesLen(sp.guides, sp.lay)))
 	if err := sp.writeTo(out); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
 }
 
-// writeTo writes the file to w. Indented items go through one item's
-// scratch buffer (json.Indent writes only to a bytes.Buffer) unless w
-// is a bytes.Buffer itself.
+// writeTo writes the file to w. Indented items and guides go through one
+// element's scratch buffer (json.Indent writes only to a bytes.Buffer)
+// unless w is a bytes.Buffer itself.
 func (sp *spliced) writeTo(w io.Writer) error {
-	if len(sp.ids) == 0 {
-		_, err := w.Write(sp.head)
-		return err
-	}
-	// The catalog member is the document's last, and each catalog inside
-	// it holds only its version and items: the first empty item list
-	// after the member's start belongs to the first Language in key
-	// order (how encoding/json writes maps), and so on. Member names and
-	// strings are escaped, so the marker cannot occur inside one.
 	lay := sp.lay
-	start := bytes.LastIndex(sp.head, []byte(lay.catalog))
-	if start < 0 {
-		return fmt.Errorf("emit: no catalog member in the snapshot")
-	}
 	buf, direct := w.(*bytes.Buffer)
 	if !direct {
 		buf = new(bytes.Buffer)
@@ -140,8 +165,80 @@ func (sp *spliced) writeTo(w io.Writer) error {
 		buf.Reset()
 		return err
 	}
-	buf.Write(sp.head[:start])
-	rest := sp.head[start:]
+	// list writes elems indented at indent, between open and close.
+	list := func(elems [][]byte, indent, open, close string) error {
+		buf.WriteString(open)
+		for j, it := range elems {
+			if lay.indent {
+				buf.WriteString(indent)
+				if err := json.Indent(buf, it, indent, indentUnit); err != nil {
+					return err
+				}
+			} else {
+				buf.Write(it)
+			}
+			if j < len(elems)-1 {
+				buf.WriteByte(',')
+			}
+			if lay.indent {
+				buf.WriteByte('\n')
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		buf.WriteString(close)
+		return nil
+	}
+	rest := sp.head
+	// The guides member is the last "guides" object (the manifest's
+	// capabilities may hold another; the catalog after it, with its
+	// items out, none), and holds only each Language's empty list, in
+	// key order: the first list after a Language's key and colon is its
+	// own. Strings are escaped, so that key, colon and list cannot occur
+	// inside one.
+	if len(sp.langs) > 0 {
+		start := bytes.LastIndex(rest, []byte(lay.guides))
+		if start < 0 {
+			return fmt.Errorf("emit: no guides member in the snapshot")
+		}
+		buf.Write(rest[:start])
+		rest = rest[start:]
+		for _, id := range sp.langs {
+			key, err := encodeEach([]string{id})
+			if err != nil {
+				return err
+			}
+			marker := append(append(key[0], lay.colon...), lay.emptyList...)
+			i := bytes.Index(rest, marker)
+			if i < 0 {
+				return fmt.Errorf("emit: no guides of Language %s in the snapshot", id)
+			}
+			at := i + len(marker) - len(lay.emptyList)
+			buf.Write(rest[:at])
+			rest = rest[i+len(marker):]
+			if gs := sp.guides[id]; len(gs) == 0 {
+				buf.WriteString(lay.emptyList)
+			} else if err := list(gs, guideIndent, lay.guideOpen, lay.guideClose); err != nil {
+				return err
+			}
+		}
+	}
+	if len(sp.ids) == 0 {
+		buf.Write(rest)
+		return flush()
+	}
+	// The catalog member is the document's last, and each catalog inside
+	// it holds only its version and items: the first empty item list
+	// after the member's start belongs to the first Language in key
+	// order (how encoding/json writes maps), and so on. Member names and
+	// strings are escaped, so the marker cannot occur inside one.
+	start := bytes.LastIndex(rest, []byte(lay.catalog))
+	if start < 0 {
+		return fmt.Errorf("emit: no catalog member in the snapshot")
+	}
+	buf.Write(rest[:start])
+	rest = rest[start:]
 	marker := []byte(lay.empty)
 	for _, id := range sp.ids {
 		i := bytes.Index(rest, marker)
@@ -155,37 +252,21 @@ func (sp *spliced) writeTo(w io.Writer) error {
 			buf.Write(marker)
 			continue
 		}
-		buf.WriteString(lay.open)
-		for j, it := range items {
-			if lay.indent {
-				buf.WriteString(itemIndent)
-				if err := json.Indent(buf, it, itemIndent, indentUnit); err != nil {
-					return err
-				}
-			} else {
-				buf.Write(it)
-			}
-			if j < len(items)-1 {
-				buf.WriteByte(',')
-			}
-			if lay.indent {
-				buf.WriteByte('\n')
-			}
-			if err := flush(); err != nil {
-				return err
-			}
+		if err := list(items, itemIndent, lay.open, lay.close); err != nil {
+			return err
 		}
-		buf.WriteString(lay.close)
 	}
 	buf.Write(rest)
 	return flush()
 }
 
 // indentUnit is one level of JSON's indentation; itemIndent is the
-// indentation of a catalog item: snapshot → catalog → Language → items.
+// indentation of a catalog item: snapshot → catalog → Language → items;
+// guideIndent of a guide: snapshot → guides → Language.
 const (
-	indentUnit = "  "
-	itemIndent = indentUnit + indentUnit + indentUnit + indentUnit
+	indentUnit  = "  "
+	itemIndent  = indentUnit + indentUnit + indentUnit + indentUnit
+	guideIndent = indentUnit + indentUnit + indentUnit
 )
 
 // encodedItems are a catalog's items in compact JSON and the catalog's
@@ -247,6 +328,23 @@ func encodeItems(items []pilotage.CatalogEntry) (*encodedItems, error) {
 	}
 	out.version = hex.EncodeToString(h.Sum(nil)[:8])
 	return out, nil
+}
+
+// guidesLen bounds the bytes the guides add to the file written in lay,
+// as totalLen does the items'.
+func guidesLen(guides map[string][][]byte, lay layout) int {
+	n := 0
+	for _, gs := range guides {
+		n += len(lay.guideOpen) + len(lay.guideClose)
+		for _, g := range gs {
+			if lay.indent {
+				n += indentedLen(g, guideIndent) + len(guideIndent) + 2
+			} else {
+				n += len(g) + 1
+			}
+		}
+	}
+	return n
 }
 
 // totalLen bounds the bytes the items add to the file written in lay,
