@@ -90,9 +90,10 @@ func Run(w io.Writer, resp *pilotage.ExecuteResponse, files *Files, maxPerRule i
 	if resp.Outcome.Error != "" {
 		line += ": " + resp.Outcome.Error
 	}
-	fmt.Fprintln(&b, line)
+	fmt.Fprintln(&b, report.Visible(line))
 	if len(resp.Output) > 0 {
-		fmt.Fprintf(&b, "output: %s\n", resp.Output)
+		// JSON escapes a C0 control, not U+202E or U+FEFF.
+		fmt.Fprintf(&b, "output: %s\n", report.Visible(string(resp.Output)))
 	}
 	if resp.Trace != nil {
 		fmt.Fprintf(&b, "trace (%s, %s):\n", resp.Trace.Level, report.Count(len(resp.Trace.Steps), "step"))
@@ -142,7 +143,7 @@ func Program(w io.Writer, src []byte, lang *language.Language) error {
 	var b strings.Builder
 	b.WriteString("program:\n")
 	for i, line := range lines {
-		fmt.Fprintf(&b, "%*d  %-*s | %s\n", len(strconv.Itoa(len(lines))), i+1, width, dash(strings.Join(ids[i+1], ", ")), strings.TrimRight(line, "\r"))
+		fmt.Fprintf(&b, "%*d  %-*s | %s\n", len(strconv.Itoa(len(lines))), i+1, width, report.Visible(dash(strings.Join(ids[i+1], ", "))), report.Visible(strings.TrimRight(line, "\r")))
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
@@ -162,6 +163,14 @@ const maxColumn = 40
 // text/tabwriter (padding 2, spaces), which the tables were written
 // with.
 func table(rows [][]string) string {
+	// A cell quotes the program (a step id) or the Language (an entry
+	// id): escaped as every text report escapes what it quotes, so an
+	// ESC or a U+202E in an id reaches the terminal as \x1b or \u202e.
+	for _, r := range rows {
+		for i, c := range r {
+			r[i] = report.Visible(c)
+		}
+	}
 	var widths []int
 	for _, r := range rows {
 		for i, c := range r[:len(r)-1] {

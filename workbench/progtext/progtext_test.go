@@ -162,3 +162,25 @@ func decode[T any](t testing.TB, src []byte) T {
 	}
 	return v
 }
+
+// TestTablesEscapeControls: a step id, an outcome's error and an output
+// reach the terminal escaped as every text report escapes what it quotes
+// (report.Visible): an id holding ESC [2J cleared the screen from plan's
+// and run's tables, and a U+202E reordered what followed it.
+func TestTablesEscapeControls(t *testing.T) {
+	id := "x\x1b[2J\u202e"
+	var b strings.Builder
+	if err := Plan(&b, &pilotage.ValidateResponse{Valid: true, Plan: &pilotage.Plan{MaxRisk: "safe",
+		Steps: []pilotage.PlanStep{{ID: id, Kind: pilotage.KindStep, Risk: "safe", Calls: []string{"todo.list"}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	resp := &pilotage.ExecuteResponse{RunID: "r", Outcome: pilotage.Outcome{Status: "partial", Error: "at " + id}, Output: json.RawMessage("\"a\u202eb\""),
+		Trace: &pilotage.Trace{Level: pilotage.LevelFull, Steps: []pilotage.TraceStep{{ID: id, Kind: pilotage.KindStep, Outcome: pilotage.Outcome{Status: "success"}}}}}
+	if err := Run(&b, resp, &Files{}, report.DefaultMaxPerRule, false); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	if strings.ContainsAny(got, "\x1b\u202e") || strings.Count(got, `x\x1b[2J\u202e`) != 3 || !strings.Contains(got, `output: "a\u202eb"`) {
+		t.Errorf("tables and lines show the controls raw or not as escapes:\n%q", got)
+	}
+}
