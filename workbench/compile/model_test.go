@@ -326,3 +326,24 @@ func TestProgramPos(t *testing.T) {
 		}
 	}
 }
+
+// TestAndWords: names join as "a, b and c"; a list report.Clips cut
+// ends with its own "and N more", not "and and N more".
+func TestAndWords(t *testing.T) {
+	var many []string
+	for i := range 25 {
+		many = append(many, fmt.Sprintf("p%d", i))
+	}
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"a"}, "a"},
+		{[]string{"a", "b", "c"}, "a, b and c"},
+		{report.Clips(many), "p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15, p16, p17, p18, p19 and 5 more"},
+	} {
+		if got := andWords(c.names); got != c.want {
+			t.Errorf("andWords(%q) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}

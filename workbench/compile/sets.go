@@ -337,7 +337,12 @@ func andWords(names []string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	last := names[len(names)-1]
+	// report.Clips ends a long list with "and N more" itself.
+	if !strings.HasPrefix(last, "and ") {
+		last = "and " + last
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + last
 }
 
 // joinProse appends an author's paragraph to a fixed prose section.
