@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pilotage-dev/pilotage/cmd/serveverb"
+	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 	"github.com/spf13/cobra"
 )
 
@@ -19,6 +20,9 @@ type serveParams struct {
 	retainMem    string
 	noSpill      bool
 	maxMessage   string
+	maxSessions  int
+	// maxSessionsSet: --max-sessions was given.
+	maxSessionsSet bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -64,6 +68,11 @@ program and a context of its limits program (20MiB plus 64KiB under
 the default limits), computed again at each --watch reload, so a reload
 that raises those limits raises it too.
 
+--max-sessions N bounds the MCP sessions open at once over --http (1000
+by default): each lives until its client ends it or it is idle for 30
+minutes, and an initialize past the bound is answered 503 with a
+JSON-RPC error saying so.
+
 --watch recompiles the PDL and every file it names when one changes and
 swaps the new definition in, so clients meet catalog_drift and
 promotion_drift for real; a definition with errors is reported and the
@@ -80,6 +89,7 @@ flags are wrong, or the --http address or --data directory cannot be used.`,
 		Args: needArgs(1, 1, "one FILE.pdl"),
 		RunE: func(c *cobra.Command, args []string) error {
 			p.pollSet = c.Flags().Changed("watch-interval")
+			p.maxSessionsSet = c.Flags().Changed("max-sessions")
 			return runServe(streams(c), p, args[0])
 		},
 	}
@@ -90,6 +100,7 @@ flags are wrong, or the --http address or --data directory cannot be used.`,
 	c.Flags().StringVar(&p.retainMem, "retain-memory", "128MiB", "hold Runs kept for their Session in at most `SIZE` of memory; past it they go to a temporary file")
 	c.Flags().BoolVar(&p.noSpill, "no-spill", false, "never write Runs kept for their Session to disk: past --retain-memory, execute with store refuses (resource_limit)")
 	c.Flags().StringVar(&p.maxMessage, "max-message-bytes", "", "read JSON-RPC messages (a stdio line, an HTTP request body) of at most `SIZE`; larger ones are refused and the Session goes on (default: the largest a served Language takes, its limits memory plus 4 times limits program plus 64KiB)")
+	c.Flags().IntVar(&p.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http, keep at most `N` MCP sessions open at once; an initialize past it is answered 503 until one ends or an idle one closes")
 	c.Flags().BoolVar(&p.watch, "watch", false, "reload the PDL when it or a file it names changes")
 	c.Flags().DurationVar(&p.poll, "watch-interval", 300*time.Millisecond, "how often --watch looks for changes")
 	return c
@@ -97,17 +108,19 @@ flags are wrong, or the --http address or --data directory cannot be used.`,
 
 func runServe(s stdio, p *serveParams, name string) error {
 	return serveverb.Serve(context.Background(), serveverb.Params{
-		PDL:           name,
-		HTTP:          p.http,
-		AllowOrigins:  p.allowOrigins,
-		Principal:     p.principal,
-		Data:          p.data,
-		Watch:         p.watch,
-		WatchInterval: p.poll,
-		IntervalSet:   p.pollSet,
-		RetainMemory:  p.retainMem,
-		NoSpill:       p.noSpill,
-		MaxMessage:    p.maxMessage,
-		Version:       versionString(),
+		PDL:            name,
+		HTTP:           p.http,
+		AllowOrigins:   p.allowOrigins,
+		Principal:      p.principal,
+		Data:           p.data,
+		Watch:          p.watch,
+		WatchInterval:  p.poll,
+		IntervalSet:    p.pollSet,
+		RetainMemory:   p.retainMem,
+		NoSpill:        p.noSpill,
+		MaxMessage:     p.maxMessage,
+		MaxSessions:    p.maxSessions,
+		MaxSessionsSet: p.maxSessionsSet,
+		Version:        versionString(),
 	}, s.verb())
 }

@@ -55,6 +55,11 @@ type Params struct {
 	// HTTP request body (a size such as 16MiB); "" is MessageBound of
 	// the Languages served.
 	MaxMessage string
+	// MaxSessions bounds the HTTP sessions open at once; 0 is
+	// mcpserver.DefaultMaxSessions.
+	MaxSessions int
+	// MaxSessionsSet says --max-sessions was given (it is for --http).
+	MaxSessionsSet bool
 	// Version is the tool's version, told to clients at initialize.
 	Version string
 }
@@ -99,6 +104,12 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	}
 	if len(p.AllowOrigins) > 0 && p.HTTP == "" {
 		return verb.Usage("--allow-origin is for --http: over stdio no browser can reach the server")
+	}
+	if p.MaxSessionsSet && p.HTTP == "" {
+		return verb.Usage("--max-sessions is for --http: over stdio there is one session, the connection")
+	}
+	if p.MaxSessionsSet && p.MaxSessions < 1 {
+		return verb.Usage("--max-sessions %d: give at least 1", p.MaxSessions)
 	}
 	for i, o := range p.AllowOrigins {
 		norm, err := mcpserver.ParseOrigin(o)
@@ -169,7 +180,7 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 		notices = append(notices, note)
 		fmt.Fprintf(logw, "pilotage serve: %s\n", note)
 	}
-	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.Principal, Logger: logger, Version: p.Version, Notices: notices, AllowOrigins: p.AllowOrigins, MaxMessageBytes: maxMessage})
+	srv, err := mcpserver.New(ctx, eng, mcpserver.Options{Principal: p.Principal, Logger: logger, Version: p.Version, Notices: notices, AllowOrigins: p.AllowOrigins, MaxMessageBytes: maxMessage, MaxSessions: p.MaxSessions})
 	if err != nil {
 		return verb.Usage("%v", err)
 	}

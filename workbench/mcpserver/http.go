@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -96,9 +97,29 @@ func (s *Server) guardBodies(next http.Handler) http.Handler {
 			s.refuseBody(w, http.StatusBadRequest, requestID(msg), code, bad)
 			return
 		}
+		// A POST without a session id opens one (initialize).
+		if r.Header.Get("Mcp-Session-Id") == "" {
+			if n, max := s.openSessions(); n >= max {
+				s.refuseBody(w, http.StatusServiceUnavailable, requestID(msg), codeServerBusy,
+					fmt.Sprintf("this server has %d sessions open, the most it keeps (serve --max-sessions); end one (DELETE with its Mcp-Session-Id) or retry once an idle one closes, after %v", n, SessionIdleTimeout))
+				return
+			}
+		}
 		r.Body = &readOnce{rest: body}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// codeServerBusy is the JSON-RPC error of a session refused for the
+// bound: one of the codes -32000 to -32099 JSON-RPC leaves to servers.
+const codeServerBusy = -32000
+
+// openSessions is the number of MCP sessions open and the most kept.
+func (s *Server) openSessions() (n, max int) {
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n, cmp.Or(s.opts.MaxSessions, DefaultMaxSessions)
 }
 
 // readOnce is a body already read, handed on: once it is read to its

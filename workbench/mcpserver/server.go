@@ -46,7 +46,16 @@ type Options struct {
 	// MaxMessageBytes bounds each message read, a stdio line or an HTTP
 	// request body; 0 is DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// MaxSessions bounds the HTTP sessions open at once; 0 is
+	// DefaultMaxSessions.
+	MaxSessions int
 }
+
+// DefaultMaxSessions is how many HTTP sessions serve keeps open at once
+// unless told otherwise. Each holds about 13 KB, and lives until its
+// client ends it or it is idle for SessionIdleTimeout, so without a bound
+// a client holding a token could open sessions until memory ran out.
+const DefaultMaxSessions = 1000
 
 // Server is one MCP server exposing a service.Service.
 type Server struct {
