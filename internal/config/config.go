@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
@@ -145,6 +146,10 @@ func Find(dir string) (string, error) {
 		name := filepath.Join(dir, FileName)
 		st, err := os.Stat(name)
 		if err == nil && !st.IsDir() {
+			// Found, not named: a named pipe would block the open.
+			if !st.Mode().IsRegular() {
+				return "", &inputs.NotRegularError{Name: name, Mode: st.Mode()}
+			}
 			return name, nil
 		}
 		if err != nil && !errors.Is(err, os.ErrNotExist) {

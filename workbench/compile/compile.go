@@ -204,7 +204,7 @@ func newCompiler(opts Options, res *Result) *compiler {
 	var nearFile func(string) string
 	if opts.ReadFile == nil {
 		dir := opts.Dir
-		opts.ReadFile = func(p string) ([]byte, error) { return inputs.ReadFile(filepath.Join(dir, p), FileBound) }
+		opts.ReadFile = func(p string) ([]byte, error) { return inputs.ReadRegular(filepath.Join(dir, p), FileBound) }
 		nearFile = func(p string) string { return suggest.Path(dir, p) }
 	}
 	c := &compiler{opts: opts, res: res, nearFile: nearFile, srv: &language.Server{Positions: map[string]language.Pos{}},

@@ -2,14 +2,13 @@ package lsp
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
@@ -139,11 +138,6 @@ func (s *server) readSettings(path string) []byte {
 	if text, ok := s.TextOf(path); ok {
 		return text
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	text, _ := io.ReadAll(io.LimitReader(f, lspserve.MaxLive))
+	text, _ := inputs.ReadRegular(path, inputs.Bound{Bytes: lspserve.MaxLive})
 	return text
 }

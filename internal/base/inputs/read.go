@@ -64,6 +64,46 @@ func ReadFile(path string, b Bound) ([]byte, error) {
 	return read(f, path, size, b)
 }
 
+// NotRegularError is the error of ReadRegular for a path that is not a
+// regular file.
+type NotRegularError struct {
+	Name string
+	Mode os.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	what := "not a regular file"
+	switch {
+	case e.Mode&os.ModeNamedPipe != 0:
+		what = "a named pipe, not a file"
+	case e.Mode&os.ModeSocket != 0:
+		what = "a socket, not a file"
+	case e.Mode&os.ModeDevice != 0:
+		what = "a device, not a file"
+	case e.Mode.IsDir():
+		what = "a directory, not a file"
+	}
+	return e.Name + " is " + what + "; only a regular file is read where another file names it or pilotage looks for it"
+}
+
+// ReadRegular is ReadFile of a file the user did not name on the command
+// line: one a PDL or a case file names (a guide, a schema, an input), or
+// pilotage.yaml found from the working directory. Anything but a regular
+// file is refused before it is opened: opening a named pipe blocks until
+// something writes to it, so a FIFO left where a guide is named hung
+// lint for ever. A path named on the command line may be a pipe
+// (<(…)), and ReadFile reads it.
+func ReadRegular(path string, b Bound) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &NotRegularError{Name: path, Mode: st.Mode()}
+	}
+	return ReadFile(path, b)
+}
+
 // ReadAll reads r, named name (standard input), as ReadFile reads a file.
 func ReadAll(r io.Reader, name string, b Bound) ([]byte, error) {
 	return read(r, name, 0, b)

@@ -275,7 +275,7 @@ func (p *parser) readRel(n *yaml.Node, rel string) (string, *refFile, error) {
 	if f := p.refs.get(path); f != nil {
 		return path, f, nil
 	}
-	b, err := inputs.ReadFile(path, refBound)
+	b, err := inputs.ReadRegular(path, refBound)
 	if err != nil {
 		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), "paths are relative to the case file, or absolute")
 	}
