@@ -73,10 +73,18 @@ func recursionLimit(depth int) int { return min(250, max(32, 8*depth)) }
 type Env struct {
 	// key is the Env's identity: a hash of its limits and every
 	// declaration, with the declaration's number typing (envKey).
-	key    string
-	env    *cel.Env
-	limits Limits
-	names  []string
+	key string
+	env *cel.Env
+	// planner prepares this Env's checked expressions to run: the root
+	// Env's, which every Env extended from it shares. Planning reads the
+	// checked expression's references, not the declarations, and a
+	// planned expression holds the environment that planned it: planned
+	// in its own, an expression checked in an Env extended for it alone
+	// (a step's output, program.Check) would keep that whole Env, some
+	// 16 KB, for as long as it can run.
+	planner *cel.Env
+	limits  Limits
+	names   []string
 	// conv maps the declared names whose values hold schema-typed numbers
 	// to their conversion.
 	conv map[string]*conv
@@ -157,7 +165,7 @@ func newEnv(key string, l Limits, decls []Decl) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{key: key, env: env, limits: l, names: names(nil, decls), conv: convs(nil, decls)}, nil
+	return &Env{key: key, env: env, planner: env, limits: l, names: names(nil, decls), conv: convs(nil, decls)}, nil
 }
 
 // Extend adds variables for an inner scope (a loop's item variable). The
@@ -178,7 +186,7 @@ func (e *Env) Extend(decls ...Decl) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	inner := &Env{key: key, env: env, limits: e.limits, names: names(e.names, decls), conv: convs(e.conv, decls)}
+	inner := &Env{key: key, env: env, planner: e.planner, limits: e.limits, names: names(e.names, decls), conv: convs(e.conv, decls)}
 	if e.private {
 		inner.uncached, inner.private = true, true
 		return inner, nil
@@ -463,7 +471,7 @@ func (e *Env) check(p *Parsed, planned bool) checkResult {
 	if !planned {
 		return checkResult{x: &Expr{Source: p.src, Type: checked.OutputType(), conv: e.conv}}
 	}
-	prg, err := e.env.Program(checked,
+	prg, err := e.planner.Program(checked,
 		cel.CostLimit(e.limits.Cost),
 		cel.InterruptCheckFrequency(64),
 		cel.EvalOptions(cel.OptTrackCost))

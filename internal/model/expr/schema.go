@@ -134,10 +134,15 @@ func (s Schema) Type() *cel.Type {
 		items, _ := s["items"].(map[string]any)
 		return cel.ListType(Schema(items).Type())
 	case "object":
-		return cel.MapType(cel.StringType, cel.DynType)
+		return objectType
 	}
 	return cel.DynType
 }
+
+// objectType is an object schema's type, one value for all of them: a
+// type made for each declaration was 100 bytes of every step output a
+// program declares.
+var objectType = cel.MapType(cel.StringType, cel.DynType)
 
 // Decls declares name with the schema's type and, for objects, each
 // listed property (recursively, bounded) as a qualified name. Each
