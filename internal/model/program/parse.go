@@ -42,6 +42,11 @@ type parser struct {
 	cons                   map[string][]string
 	names                  []string
 	noConstruct, notObject string
+	// ptrs and slab hold the steps' pointers, arguments and their
+	// expressions a few large allocations at a time, as package syntax
+	// does for a text program.
+	ptrs Pointers
+	slab Slab
 }
 
 // Parse reads a JSON program. Malformed programs give syntax diagnostics;
@@ -175,7 +180,7 @@ func (p *parser) program(root jsonpos.Node) *Program {
 		p.errorf("", `add "steps": [] even when the program has no steps`, "the program has no %q member", "steps")
 	}
 	if o, ok := m.get("output"); ok {
-		prog.Output = p.expr(o, "/output")
+		prog.Output = p.expr(&Expr{}, o, "/output")
 	}
 	return prog
 }
@@ -202,7 +207,7 @@ func (p *parser) sequence(n jsonpos.Node, ptr string, enclosing *Step, arm, dept
 	}
 	var out []*Step
 	for i, e := range n.Elems() {
-		if s := p.step(e, ptr+"/"+strconv.Itoa(i), enclosing, arm, depth); s != nil {
+		if s := p.step(e, p.ptrs.Join(ptr, strconv.Itoa(i)), enclosing, arm, depth); s != nil {
 			out = append(out, s)
 		}
 		if p.limit != nil {
@@ -289,7 +294,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 	if id, ok := m.get("id"); !ok {
 		p.errorf(ptr, `add "id": "<name>", unique within the program`, "the step has no %q", "id")
 	} else if !id.Is(jsonpos.String) {
-		p.errorf(ptr+"/id", "", "a step id must be a string, not %s", aKind(id.Kind()))
+		p.errorf(join(ptr, "id"), "", "a step id must be a string, not %s", aKind(id.Kind()))
 	} else {
 		s.ID = id.Str()
 	}
@@ -302,14 +307,14 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 			s.Kind, argsName = Run, g.RunArgs
 		}
 		t := m.node(which)
-		s.TargetPointer = join(ptr, which)
+		s.TargetPointer = p.ptrs.Join(ptr, which)
 		if !t.Is(jsonpos.String) {
 			p.errorf(s.TargetPointer, "write the catalog id as a string", "%q must name a catalog entry as a string, not %s", which, aKind(t.Kind()))
 		} else {
 			s.Target = t.Str()
 		}
 		if a, ok := m.get(argsName); ok {
-			at := join(ptr, argsName)
+			at := p.ptrs.Join(ptr, argsName)
 			s.Args = p.args(a, at)
 			if a.Is(jsonpos.Object) {
 				// Checks point at it for a missing argument; arguments
@@ -319,15 +324,15 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		}
 	case g.Branch:
 		s.Kind = Branch
-		s.Cond = p.expr(m.node(which), join(ptr, which))
+		s.Cond = p.expr(&Expr{}, m.node(which), p.ptrs.Join(ptr, which))
 		for i, a := range g.Arms {
 			if n, ok := m.get(a); ok {
-				s.Arms[i] = p.sequence(n, join(ptr, a), s, i, depth+1)
+				s.Arms[i] = p.sequence(n, p.ptrs.Join(ptr, a), s, i, depth+1)
 			}
 		}
 	case g.Loop:
 		s.Kind = Loop
-		s.List = p.expr(m.node(which), join(ptr, which))
+		s.List = p.expr(&Expr{}, m.node(which), p.ptrs.Join(ptr, which))
 		if it, ok := m.get(g.Item); !ok {
 			p.errorf(ptr, fmt.Sprintf(`add %q: "<name>" to name the current element`, g.Item), "the loop has no %q member", g.Item)
 		} else if !it.Is(jsonpos.String) {
@@ -336,7 +341,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 			s.Item = it.Str()
 		}
 		if b, ok := m.get(g.Body); ok {
-			s.Body = p.sequence(b, join(ptr, g.Body), s, 0, depth+1)
+			s.Body = p.sequence(b, p.ptrs.Join(ptr, g.Body), s, 0, depth+1)
 		}
 	}
 	return s
@@ -348,23 +353,24 @@ func (p *parser) args(n jsonpos.Node, ptr string) []Arg {
 		return nil
 	}
 	seen := map[string]bool{}
-	var out []Arg
-	for _, mem := range n.Members() {
-		mp := join(ptr, mem.Key)
+	out, exprs := p.slab.Args(n.Len()), p.slab.Exprs(n.Len())
+	for i, mem := range n.Members() {
+		mp := p.ptrs.Join(ptr, mem.Key)
 		if seen[mem.Key] {
 			// As in members, the last one stays, the one mp names.
 			p.errorf(mp, "remove one of the two members", "argument %q appears twice", report.Clip(mem.Key))
 			out = slices.DeleteFunc(out, func(a Arg) bool { return a.Name == mem.Key })
 		}
 		seen[mem.Key] = true
-		if e := p.expr(mem.Value, mp); e != nil {
+		if e := p.expr(&exprs[i], mem.Value, mp); e != nil {
 			out = append(out, Arg{Name: mem.Key, Expr: e})
 		}
 	}
 	return out
 }
 
-func (p *parser) expr(n jsonpos.Node, ptr string) *Expr {
+// expr reads the expression n into e, or reports why it is none (nil).
+func (p *parser) expr(e *Expr, n jsonpos.Node, ptr string) *Expr {
 	if !n.Is(jsonpos.String) {
 		hint := "write a CEL expression as a string"
 		if n.Exists() && (n.Kind() == jsonpos.Number || n.Kind() == jsonpos.Bool || n.Kind() == jsonpos.Null) {
@@ -373,7 +379,8 @@ func (p *parser) expr(n jsonpos.Node, ptr string) *Expr {
 		p.errorf(ptr, hint, "an expression must be a CEL string, not %s", aKind(n.Kind()))
 		return nil
 	}
-	return &Expr{Src: n.Str(), Pointer: ptr}
+	*e = Expr{Src: n.Str(), Pointer: ptr}
+	return e
 }
 
 func jsonLiteral(n jsonpos.Node) string {

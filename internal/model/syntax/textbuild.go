@@ -47,8 +47,8 @@ type builder struct {
 	follows           *pilotage.Diagnostic
 	labels            map[string]bool
 	counts            map[string]int
-	ptrs              pointers
-	slab              slab
+	ptrs              program.Pointers
+	slab              program.Slab
 
 	output   bool  // the top-level output statement has been read
 	outputAt int32 // its offset
@@ -92,83 +92,6 @@ func (b *builder) errorf(sp span, hint, format string, args ...any) {
 	b.diags = append(b.diags, b.diag(sp, hint, format, args...))
 }
 
-// pointers writes the JSON Pointers of the steps and their values into
-// a few large strings, each pointer a part of one: a string apiece,
-// rounded up to the allocator's size class, was a fifth of the step
-// model. A pointer that extends the last one written extends it in
-// place ("/steps/3" then "/steps/3/call"), so the two share their bytes.
-type pointers struct {
-	b    strings.Builder
-	last int // where the last pointer written starts
-}
-
-// slab hands out the calls' argument lists and expressions from large
-// arrays: an allocation apiece, rounded up to the allocator's size
-// class, was a sixth of the step model.
-type slab struct {
-	a []program.Arg
-	e []program.Expr
-}
-
-// slabSize is how many arguments or expressions each array holds.
-const slabSize = 256
-
-// args is room for n arguments (nil for none, as a call without
-// arguments has).
-func (s *slab) args(n int) []program.Arg {
-	if n == 0 {
-		return nil
-	}
-	if len(s.a)+n > cap(s.a) {
-		s.a = make([]program.Arg, 0, max(n, slabSize))
-	}
-	at := len(s.a)
-	s.a = s.a[:at+n]
-	return s.a[at : at : at+n]
-}
-
-// exprs is n expressions.
-func (s *slab) exprs(n int) []program.Expr {
-	if len(s.e)+n > cap(s.e) {
-		s.e = make([]program.Expr, 0, max(n, slabSize))
-	}
-	at := len(s.e)
-	s.e = s.e[:at+n]
-	return s.e[at : at+n : at+n]
-}
-
-// pointerChunk is the size of each string pointers writes into.
-const pointerChunk = 4096
-
-// write is s in the shared strings.
-func (p *pointers) write(s string) string {
-	if p.b.Cap()-p.b.Len() < len(s) {
-		p.b = strings.Builder{}
-		p.b.Grow(max(len(s), pointerChunk))
-	}
-	p.last = p.b.Len()
-	p.b.WriteString(s)
-	return p.b.String()[p.last:]
-}
-
-func (p *pointers) join(ptr, tok string) string {
-	tok = pilotage.EscapePointerToken(tok)
-	if written := p.b.String(); len(ptr) > 0 && written[p.last:] == ptr && p.b.Cap()-p.b.Len() > len(tok) {
-		p.b.WriteByte('/')
-		p.b.WriteString(tok)
-		return p.b.String()[p.last:]
-	}
-	if n := len(ptr) + 1 + len(tok); p.b.Cap()-p.b.Len() < n {
-		p.b = strings.Builder{}
-		p.b.Grow(max(n, pointerChunk))
-	}
-	p.last = p.b.Len()
-	p.b.WriteString(ptr)
-	p.b.WriteByte('/')
-	p.b.WriteString(tok)
-	return p.b.String()[p.last:]
-}
-
 // reserved are the names every expression has, which no label may take.
 var reserved = []string{"input", "context", "steps"}
 
@@ -191,7 +114,7 @@ func (b *builder) top(it *tItem) {
 	case b.stopped() || len(b.prog.Steps) == 0 && b.tooDeep(1, it.whole):
 		return
 	}
-	b.prog.Steps = append(b.prog.Steps, b.step(it, b.ptrs.join("/steps", strconv.Itoa(len(b.prog.Steps))), nil, 0, 1))
+	b.prog.Steps = append(b.prog.Steps, b.step(it, b.ptrs.Join("/steps", strconv.Itoa(len(b.prog.Steps))), nil, 0, 1))
 }
 
 // finish completes the program once every statement is read.
@@ -267,7 +190,7 @@ func (b *builder) generate(base string) string {
 		n++
 		if id := base + "_" + strconv.Itoa(n); !b.labels[id] {
 			b.counts[base] = n
-			return b.ptrs.write(id)
+			return b.ptrs.Write(id)
 		}
 	}
 }
@@ -304,7 +227,7 @@ func (b *builder) sequence(items []*tItem, ptr string, enclosing *program.Step, 
 			b.errorf(it.whole, "write it once, as the program's last top-level statement", "%s belongs to the whole program, not to a block", b.t.ts.Output)
 			continue
 		}
-		sp := b.ptrs.join(ptr, strconv.Itoa(len(out)))
+		sp := b.ptrs.Join(ptr, strconv.Itoa(len(out)))
 		out = append(out, b.step(it, sp, enclosing, arm, depth))
 	}
 	return out
@@ -413,11 +336,11 @@ func base(it *tItem, ts *language.TextSyntax) string {
 
 func (b *builder) call(s *program.Step, c *tCall, member, args string) {
 	s.Target = c.Target.Name
-	s.TargetPointer = b.ptrs.join(s.Pointer, member)
-	s.ArgsPointer = b.ptrs.join(s.Pointer, args)
+	s.TargetPointer = b.ptrs.Join(s.Pointer, member)
+	s.ArgsPointer = b.ptrs.Join(s.Pointer, args)
 	list := c.Args.List
 	count := b.repeated(list)
-	out, exprs := b.slab.args(len(list)-count.repeats), b.slab.exprs(len(list)-count.repeats)
+	out, exprs := b.slab.Args(len(list)-count.repeats), b.slab.Exprs(len(list)-count.repeats)
 	var seen map[string]int
 	for _, a := range list {
 		name := b.str(a.Name)
@@ -437,7 +360,7 @@ func (b *builder) call(s *program.Step, c *tCall, member, args string) {
 			}
 		}
 		e := &exprs[len(out)]
-		b.expr(e, a.Value, b.ptrs.join(s.ArgsPointer, name))
+		b.expr(e, a.Value, b.ptrs.Join(s.ArgsPointer, name))
 		out = append(out, program.Arg{Name: name, Expr: e})
 	}
 	s.Args = out
@@ -501,19 +424,19 @@ func (b *builder) repeats(list []tArg) bool {
 func (b *builder) branch(s *program.Step, n *tIf, depth int) {
 	g := b.t.g
 	s.Kind = program.Branch
-	s.Cond = b.expr(&program.Expr{}, n.Cond.sp, b.ptrs.join(s.Pointer, g.Branch))
+	s.Cond = b.expr(&program.Expr{}, n.Cond.sp, b.ptrs.Join(s.Pointer, g.Branch))
 	if len(g.Arms) != 2 {
 		return
 	}
-	s.Arms[0] = b.sequence(n.Then.Items, b.ptrs.join(s.Pointer, g.Arms[0]), s, 0, depth+1)
-	els := b.ptrs.join(s.Pointer, g.Arms[1])
+	s.Arms[0] = b.sequence(n.Then.Items, b.ptrs.Join(s.Pointer, g.Arms[0]), s, 0, depth+1)
+	els := b.ptrs.Join(s.Pointer, g.Arms[1])
 	switch {
 	case n.ElseIf != nil:
 		// else IF … is an else arm holding one unlabeled branch.
 		if b.stopped() || b.tooDeep(depth+1, n.ElseIf.whole) {
 			return
 		}
-		inner := b.newStep(b.ptrs.join(els, "0"), s, 1, n.ElseIf.whole, nil, b.t.ts.If)
+		inner := b.newStep(b.ptrs.Join(els, "0"), s, 1, n.ElseIf.whole, nil, b.t.ts.If)
 		b.branch(inner, n.ElseIf, depth+1)
 		s.Arms[1] = []*program.Step{inner}
 	case n.Else != nil:
@@ -524,10 +447,10 @@ func (b *builder) branch(s *program.Step, n *tIf, depth int) {
 func (b *builder) loop(s *program.Step, n *tFor, depth int) {
 	g := b.t.g
 	s.Kind = program.Loop
-	s.List = b.expr(&program.Expr{}, n.List.sp, b.ptrs.join(s.Pointer, g.Loop))
+	s.List = b.expr(&program.Expr{}, n.List.sp, b.ptrs.Join(s.Pointer, g.Loop))
 	s.Item = n.Item.Name
 	b.loopVars = append(b.loopVars, loopVar{item: n.Item, at: len(b.diags)})
-	s.Body = b.sequence(n.Body.Items, b.ptrs.join(s.Pointer, g.Body), s, 0, depth+1)
+	s.Body = b.sequence(n.Body.Items, b.ptrs.Join(s.Pointer, g.Body), s, 0, depth+1)
 }
 
 // expr makes e the expression at sp; its text as CEL reads it waits for
