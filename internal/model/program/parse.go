@@ -44,15 +44,19 @@ type parser struct {
 	noConstruct, notObject string
 	// ptrs and slab hold the steps' pointers, arguments and their
 	// expressions a few large allocations at a time, as package syntax
-	// does for a text program.
-	ptrs Pointers
-	slab Slab
+	// does for a text program; strs holds the strings of src the steps
+	// keep (ids, targets, names and expressions), which the tree only
+	// views.
+	ptrs, strs Pointers
+	slab       Slab
 }
 
 // Parse reads a JSON program. Malformed programs give syntax diagnostics;
 // a program nested deeper than maxDepth constructs gives a *LimitError.
 func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
-	doc, err := jsonpos.Parse(src)
+	// The tree reads src itself, not a copy of it (1 byte a byte of the
+	// program): the strings the steps keep are written into p.strs.
+	doc, err := jsonpos.ParseShared(src)
 	if err != nil {
 		return nil, []pilotage.Diagnostic{NotJSON(err)}, nil
 	}
@@ -290,13 +294,13 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		return nil
 	}
 	m := p.members(n, ptr, p.cons[which])
-	s := &Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}
+	s := NewStep(ptr, enclosing, arm)
 	if id, ok := m.get("id"); !ok {
 		p.errorf(ptr, `add "id": "<name>", unique within the program`, "the step has no %q", "id")
 	} else if !id.Is(jsonpos.String) {
 		p.errorf(join(ptr, "id"), "", "a step id must be a string, not %s", aKind(id.Kind()))
 	} else {
-		s.ID = id.Str()
+		s.ID = p.strs.Write(id.Str())
 	}
 	g := p.g
 	switch which {
@@ -311,7 +315,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		if !t.Is(jsonpos.String) {
 			p.errorf(s.TargetPointer, "write the catalog id as a string", "%q must name a catalog entry as a string, not %s", which, aKind(t.Kind()))
 		} else {
-			s.Target = t.Str()
+			s.Target = p.strs.Write(t.Str())
 		}
 		if a, ok := m.get(argsName); ok {
 			at := p.ptrs.Join(ptr, argsName)
@@ -323,7 +327,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 			}
 		}
 	case g.Branch:
-		s.Kind = Branch
+		s.SetKind(Branch)
 		s.Cond = p.expr(&Expr{}, m.node(which), p.ptrs.Join(ptr, which))
 		for i, a := range g.Arms {
 			if n, ok := m.get(a); ok {
@@ -331,14 +335,14 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 			}
 		}
 	case g.Loop:
-		s.Kind = Loop
+		s.SetKind(Loop)
 		s.List = p.expr(&Expr{}, m.node(which), p.ptrs.Join(ptr, which))
 		if it, ok := m.get(g.Item); !ok {
 			p.errorf(ptr, fmt.Sprintf(`add %q: "<name>" to name the current element`, g.Item), "the loop has no %q member", g.Item)
 		} else if !it.Is(jsonpos.String) {
 			p.errorf(join(ptr, g.Item), "", "%q must be a string naming the loop variable", g.Item)
 		} else {
-			s.Item = it.Str()
+			s.Item = p.strs.Write(it.Str())
 		}
 		if b, ok := m.get(g.Body); ok {
 			s.Body = p.sequence(b, p.ptrs.Join(ptr, g.Body), s, 0, depth+1)
@@ -363,7 +367,7 @@ func (p *parser) args(n jsonpos.Node, ptr string) []Arg {
 		}
 		seen[mem.Key] = true
 		if e := p.expr(&exprs[i], mem.Value, mp); e != nil {
-			out = append(out, Arg{Name: mem.Key, Expr: e})
+			out = append(out, Arg{Name: p.strs.Write(mem.Key), Expr: e})
 		}
 	}
 	return out
@@ -379,7 +383,7 @@ func (p *parser) expr(e *Expr, n jsonpos.Node, ptr string) *Expr {
 		p.errorf(ptr, hint, "an expression must be a CEL string, not %s", aKind(n.Kind()))
 		return nil
 	}
-	*e = Expr{Src: n.Str(), Pointer: ptr}
+	*e = Expr{Src: p.strs.Write(n.Str()), Pointer: ptr}
 	return e
 }
 

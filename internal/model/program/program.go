@@ -59,13 +59,11 @@ type Step struct {
 	// object).
 	ArgsPointer string
 	Args        []Arg
-	// Cond and Arms belong to a Branch: Arms[0] runs when Cond is true.
-	Cond *Expr
-	Arms [2][]*Step
-	// List, Item and Body belong to a Loop.
-	List *Expr
-	Item string
-	Body []*Step
+	// Construct is what a branch or a loop holds besides; a call and a
+	// run share an empty one, never written (NewStep, SetKind). Held
+	// apart, it leaves a call step 144 bytes instead of 240: a program
+	// of 20,000 steps holds 1.9 MB less.
+	*Construct
 
 	// Enclosing is the innermost construct around the step (nil at top
 	// level) and Arm the arm index when that construct is a branch.
@@ -74,6 +72,39 @@ type Step struct {
 
 	// Entry is the resolved target after Check.
 	Entry *pilotage.CatalogEntry
+}
+
+// Construct is what a branch or a loop step holds besides a call's.
+type Construct struct {
+	// Cond and Arms belong to a Branch: Arms[0] runs when Cond is true.
+	Cond *Expr
+	Arms [2][]*Step
+	// List, Item and Body belong to a Loop.
+	List *Expr
+	Item string
+	Body []*Step
+}
+
+// noConstruct is the Construct of every call and run: its fields read
+// as none, and nothing writes them (SetKind gives a branch or a loop its
+// own).
+var noConstruct Construct
+
+// NewStep is a step at ptr inside enclosing (nil at top level), in arm
+// arm of it when it is a branch, of Kind Call until SetKind says
+// otherwise. Steps are made by NewStep alone: a Step's Construct is
+// never nil.
+func NewStep(ptr string, enclosing *Step, arm int) *Step {
+	return &Step{Pointer: ptr, Enclosing: enclosing, Arm: arm, Construct: &noConstruct}
+}
+
+// SetKind makes s a step of construct k, and gives a branch or a loop a
+// Construct of its own to fill in.
+func (s *Step) SetKind(k Kind) {
+	s.Kind = k
+	if k == Branch || k == Loop {
+		s.Construct = &Construct{}
+	}
 }
 
 // Walk calls fn for every step in program order, depth first.

@@ -271,7 +271,7 @@ func (b *builder) newStep(ptr string, enclosing *program.Step, arm int, whole sp
 		b.diags = append(b.diags, b.t.tooManySteps(b.doc, whole))
 	}
 	start := whole.start
-	s := &program.Step{Pointer: ptr, Enclosing: enclosing, Arm: arm}
+	s := program.NewStep(ptr, enclosing, arm)
 	i := len(b.starts)
 	b.starts = append(b.starts, start)
 	if i%64 == 0 {
@@ -423,7 +423,7 @@ func (b *builder) repeats(list []tArg) bool {
 
 func (b *builder) branch(s *program.Step, n *tIf, depth int) {
 	g := b.t.g
-	s.Kind = program.Branch
+	s.SetKind(program.Branch)
 	s.Cond = b.expr(&program.Expr{}, n.Cond.sp, b.ptrs.Join(s.Pointer, g.Branch))
 	if len(g.Arms) != 2 {
 		return
@@ -446,7 +446,7 @@ func (b *builder) branch(s *program.Step, n *tIf, depth int) {
 
 func (b *builder) loop(s *program.Step, n *tFor, depth int) {
 	g := b.t.g
-	s.Kind = program.Loop
+	s.SetKind(program.Loop)
 	s.List = b.expr(&program.Expr{}, n.List.sp, b.ptrs.Join(s.Pointer, g.Loop))
 	s.Item = n.Item.Name
 	b.loopVars = append(b.loopVars, loopVar{item: n.Item, at: len(b.diags)})
