@@ -76,6 +76,11 @@ type Checked struct {
 // cannot take these names.
 var reservedRoots = []string{"input", "context", "steps"}
 
+// refRoots are the roots of the references an expression is checked for
+// (ref), in one order, so that declare and expr share the references
+// the parse remembers.
+var refRoots = []string{"steps", "input", "context"}
+
 type checker struct {
 	env   *Env
 	prog  *Program
@@ -95,8 +100,6 @@ type checker struct {
 	addressable map[string]int
 	// limit is set when an expression exceeded a parser bound.
 	limit *LimitError
-	// err is the first environment that could not be built.
-	err error
 }
 
 // Check resolves names and checks every expression of prog, filling in
@@ -120,13 +123,14 @@ func Check(prog *Program, env *Env) (*Checked, error) {
 			top = append(top, s.ID)
 			c.addressable[s.ID]++
 		}
-		c.expr(prog.Output, root, top)
+		in, err := c.declare(root, nil, prog.Output)
+		if err != nil {
+			return nil, err
+		}
+		c.expr(prog.Output, in, top)
 	}
 	if c.limit != nil {
 		return nil, c.limit
-	}
-	if c.err != nil {
-		return nil, c.err
 	}
 	return &Checked{Diagnostics: c.diags, References: slices.Sorted(maps.Keys(c.refs))}, nil
 }
@@ -210,8 +214,8 @@ func (c *checker) targets() {
 }
 
 // rootDecls declares input and context. A step's output is declared
-// only for the expressions that address it (stepDecls): declaring every
-// step's output at the root, about 300 bytes a step in CEL's
+// only where expressions address it (declare): declaring every step's
+// output at the root, about 300 bytes a step in CEL's
 // environment, took a third of what checking a program of 20,000 steps
 // holds, and made the root environment of every program its own.
 func (c *checker) rootDecls() []expr.Decl {
@@ -225,20 +229,51 @@ func (c *checker) rootDecls() []expr.Decl {
 	return decls
 }
 
-// stepDecls declares the outputs of the steps refs address, in id order
-// so that expressions addressing the same steps share an environment.
-// The refs passed the scope checks (ref): each names a step addressable
-// here.
-func (c *checker) stepDecls(refs []expr.Ref) []expr.Decl {
+// declChunk is how many steps of a sequence share an environment that
+// declares the outputs their expressions address (declare): one
+// environment for each expression cost a program of 20,000 steps a
+// sixth more CPU than the root environment declaring every output did,
+// one for many costs less.
+const declChunk = 64
+
+// declare is env extended by the outputs of the steps that the
+// expressions of steps (a call's or a run's arguments, a branch's
+// condition, a loop's list; not those of the sequences inside them,
+// which declare their own) and output address, in id order so that steps addressing
+// the same ones share it. An output declared for an expression that may
+// not address it is harmless: ref reports such a reference before the
+// expression is checked. An expression that does not parse declares
+// nothing; expr reports it.
+func (c *checker) declare(env *expr.Env, steps []*Step, output *Expr) (*expr.Env, error) {
 	var ids []string
-	for _, r := range refs {
-		if r.Root == "steps" && len(r.Path) >= 2 && validPath(r.Path[0]) && !slices.Contains(ids, r.Path[0]) {
-			ids = append(ids, r.Path[0])
+	add := func(e *Expr) {
+		if e == nil {
+			return
 		}
+		parsed, issues := env.Parse(e.Src)
+		if len(issues) > 0 {
+			return
+		}
+		for _, r := range parsed.Refs(refRoots...) {
+			if r.Root == "steps" && len(r.Path) >= 2 && c.all[r.Path[0]] != nil && validPath(r.Path[0]) {
+				ids = append(ids, r.Path[0])
+			}
+		}
+	}
+	for _, s := range steps {
+		for _, a := range s.Args {
+			add(a.Expr)
+		}
+		add(s.Cond)
+		add(s.List)
+	}
+	add(output)
+	if len(ids) == 0 {
+		return env, nil
 	}
 	slices.Sort(ids)
 	var decls []expr.Decl
-	for _, id := range ids {
+	for _, id := range slices.Compact(ids) {
 		s := c.all[id]
 		name := "steps." + id + ".output"
 		switch {
@@ -250,7 +285,7 @@ func (c *checker) stepDecls(refs []expr.Ref) []expr.Decl {
 			decls = append(decls, expr.Decl{Name: name, Type: cel.DynType})
 		}
 	}
-	return decls
+	return env.Extend(decls...)
 }
 
 // listOfDyn is a loop's output type, shared.
@@ -267,18 +302,25 @@ func validPath(id string) bool { return expr.IsIdentifier(id) }
 // asking the list would take a program of 20,000 steps seconds.
 func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error {
 	vis := visible
+	var in *expr.Env // env and the outputs the expressions of declChunk steps address
 	defer func() {
 		for _, id := range vis[len(visible):] {
 			c.addressable[id]--
 		}
 	}()
-	for _, s := range steps {
+	for i, s := range steps {
+		if i%declChunk == 0 {
+			var err error
+			if in, err = c.declare(env, steps[i:min(i+declChunk, len(steps))], nil); err != nil {
+				return err
+			}
+		}
 		switch s.Kind {
 		case Call, Run:
-			c.args(s, env, vis)
+			c.args(s, in, vis)
 		case Branch:
 			if s.Cond != nil {
-				if x := c.expr(s.Cond, env, vis); x != nil && !assignable(cel.BoolType, x.Type) {
+				if x := c.expr(s.Cond, in, vis); x != nil && !assignable(cel.BoolType, x.Type) {
 					c.typeMismatch(s.Cond, "a branch condition must be a bool, this is "+x.Type.String())
 				}
 			}
@@ -290,7 +332,7 @@ func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error
 		case Loop:
 			elem := cel.DynType
 			if s.List != nil {
-				if x := c.expr(s.List, env, vis); x != nil {
+				if x := c.expr(s.List, in, vis); x != nil {
 					switch {
 					case x.Type.Kind() == cel.ListKind && len(x.Type.Parameters()) == 1:
 						elem = x.Type.Parameters()[0]
@@ -429,24 +471,15 @@ func (c *checker) expr(e *Expr, env *expr.Env, visible []string) *expr.Expr {
 		return nil
 	}
 	before := len(c.diags)
-	refs := parsed.Refs("steps", "input", "context")
-	for _, r := range refs {
+	for _, r := range parsed.Refs(refRoots...) {
 		c.ref(e, r, visible)
 	}
 	if hasError(c.diags[before:]) {
 		return nil
 	}
-	in := env
-	if decls := c.stepDecls(refs); len(decls) > 0 {
-		var err error
-		if in, err = env.Extend(decls...); err != nil {
-			c.err = cmp.Or(c.err, err)
-			return nil
-		}
-	}
-	check := in.Check
+	check := env.Check
 	if c.env.TypesOnly {
-		check = in.Typed
+		check = env.Typed
 	}
 	x, issues := check(parsed)
 	if len(issues) > 0 {

@@ -20,7 +20,11 @@ import (
 // compiler refuses such Languages (pdl-risk), so the error means one was
 // built some other way.
 func Plan(prog *Program, armLabels []string, levels []pilotage.RiskLevel) (*pilotage.Plan, error) {
-	plan := &pilotage.Plan{Steps: []pilotage.PlanStep{}}
+	// Sized to the steps: grown by appending, the plan of 20,000 steps
+	// allocated 11.7 MB for its 3 MB.
+	n := 0
+	Walk(prog.Steps, func(*Step) { n++ })
+	plan := &pilotage.Plan{Steps: make([]pilotage.PlanStep, 0, n)}
 	var hints []pilotage.RiskHints
 	var calls []string
 	Walk(prog.Steps, func(s *Step) {
