@@ -215,9 +215,9 @@ func (c *checker) targets() {
 
 // rootDecls declares input and context. A step's output is declared
 // only where expressions address it (declare): declaring every step's
-// output at the root, about 300 bytes a step in CEL's
-// environment, took a third of what checking a program of 20,000 steps
-// holds, and made the root environment of every program its own.
+// output at the root, about 300 bytes a step in CEL's environment, took
+// a third of what checking a program of 20,000 steps held, and made the
+// root environment of every program its own.
 func (c *checker) rootDecls() []expr.Decl {
 	var decls []expr.Decl
 	if c.env.HasInput {
@@ -236,10 +236,10 @@ func (c *checker) rootDecls() []expr.Decl {
 // one for many costs less.
 const declChunk = 64
 
-// declare is env extended by the outputs of the steps that the
-// expressions of steps (a call's or a run's arguments, a branch's
-// condition, a loop's list; not those of the sequences inside them,
-// which declare their own) and output address, in id order so that steps addressing
+// declare is env extended by the outputs of the steps that output and
+// the expressions of steps address (a call's or a run's arguments, a
+// branch's condition, a loop's list; not those of the sequences inside
+// them, which declare their own), in id order so that steps addressing
 // the same ones share it. An output declared for an expression that may
 // not address it is harmless: ref reports such a reference before the
 // expression is checked. An expression that does not parse declares
