@@ -79,9 +79,9 @@ type Env struct {
 	// Env's, which every Env extended from it shares. Planning reads the
 	// checked expression's references, not the declarations, and a
 	// planned expression holds the environment that planned it: planned
-	// in its own, an expression checked in an Env extended for it alone
-	// (a step's output, program.Check) would keep that whole Env, some
-	// 16 KB, for as long as it can run.
+	// in its own, an expression checked in an Env extended for the step
+	// outputs a few steps address (program.Check) would keep that whole
+	// Env, 16 KB and more, for as long as it can run.
 	planner *cel.Env
 	limits  Limits
 	names   []string
