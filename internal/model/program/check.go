@@ -85,8 +85,11 @@ type checker struct {
 	env   *Env
 	prog  *Program
 	diags []pilotage.Diagnostic
-	// all maps every valid, unique step id to its step.
-	all  map[string]*Step
+	// all maps every valid, unique step id to its step and how many
+	// steps of that id an expression being checked may address
+	// (sequence); one map, not two of the same keys: 0.8 MB of a
+	// program of 20,000 steps.
+	all  map[string]known
 	refs map[string]bool
 	// loopOf maps a loop variable to the first loop id (in id order)
 	// that declares it; built from all at the first hint that asks.
@@ -95,9 +98,6 @@ type checker struct {
 	// stepPaths is set when some step's output can be written in CEL:
 	// steps is then a root a misspelt reference comes close to.
 	stepPaths bool
-	// addressable counts the ids of the steps an expression being
-	// checked may address (sequence).
-	addressable map[string]int
 	// limit is set when an expression exceeded a parser bound.
 	limit *LimitError
 }
@@ -107,7 +107,7 @@ type checker struct {
 // diagnostics. An expression beyond the parser's bounds gives a
 // *LimitError.
 func Check(prog *Program, env *Env) (*Checked, error) {
-	c := &checker{env: env, prog: prog, all: map[string]*Step{}, refs: map[string]bool{}, addressable: map[string]int{}}
+	c := &checker{env: env, prog: prog, all: map[string]known{}, refs: map[string]bool{}}
 	c.ids()
 	c.targets()
 	root, err := expr.NewEnv(env.Limits, c.rootDecls())
@@ -121,7 +121,7 @@ func Check(prog *Program, env *Env) (*Checked, error) {
 		var top []string
 		for _, s := range prog.Steps {
 			top = append(top, s.ID)
-			c.addressable[s.ID]++
+			c.address(s.ID, 1)
 		}
 		in, err := c.declare(root, nil, prog.Output)
 		if err != nil {
@@ -145,6 +145,27 @@ func (c *checker) add(code, sev, ptr, msg, hint string, r *pilotage.CharRange) {
 	c.diags = append(c.diags, pilotage.Diagnostic{Code: code, Severity: sev, Message: msg, Path: pilotage.PointerPath(ptr), Range: r, Hint: hint})
 }
 
+// known is a valid, unique step id's step, and how many steps of that
+// id (the step, and steps that repeat the id) an expression being
+// checked may address.
+type known struct {
+	step        *Step
+	addressable int
+}
+
+// step is the step of a valid, unique id; nil for any other id.
+func (c *checker) step(id string) *Step { return c.all[id].step }
+
+// address counts the steps of id an expression may address one more
+// (d 1) or one fewer (d -1). An id that is not valid and unique is
+// counted nowhere: no reference can name it.
+func (c *checker) address(id string, d int) {
+	if k, ok := c.all[id]; ok {
+		k.addressable += d
+		c.all[id] = k
+	}
+}
+
 // ids applies §3.4 and uniqueness.
 func (c *checker) ids() {
 	Walk(c.prog.Steps, func(s *Step) {
@@ -156,11 +177,11 @@ func (c *checker) ids() {
 			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr,
 				fmt.Sprintf("step id %q contains %q, which is reserved for trace identity (§3.4)", report.Clip(s.ID), reservedChar(s.ID)),
 				"use letters, digits and '_', e.g. "+strings.NewReplacer("#", "_", "/", "_").Replace(report.Clip(s.ID)), nil)
-		case c.all[s.ID] != nil:
+		case c.step(s.ID) != nil:
 			c.add(c.env.Code(CodeDuplicateID), pilotage.SeverityError, ptr,
-				fmt.Sprintf("step id %q is already used at %s", report.Clip(s.ID), c.all[s.ID].Pointer), "step ids are unique within the whole program", nil)
+				fmt.Sprintf("step id %q is already used at %s", report.Clip(s.ID), c.step(s.ID).Pointer), "step ids are unique within the whole program", nil)
 		default:
-			c.all[s.ID] = s
+			c.all[s.ID] = known{step: s}
 			c.stepPaths = c.stepPaths || validPath(s.ID)
 			if !validPath(s.ID) {
 				c.add(c.env.Code(CodeStepID), pilotage.SeverityWarning, ptr,
@@ -255,7 +276,7 @@ func (c *checker) declare(env *expr.Env, steps []*Step, output *Expr) (*expr.Env
 			return
 		}
 		for _, r := range parsed.Refs(refRoots...) {
-			if r.Root == "steps" && len(r.Path) >= 2 && c.all[r.Path[0]] != nil && validPath(r.Path[0]) {
+			if r.Root == "steps" && len(r.Path) >= 2 && c.step(r.Path[0]) != nil && validPath(r.Path[0]) {
 				ids = append(ids, r.Path[0])
 			}
 		}
@@ -274,7 +295,7 @@ func (c *checker) declare(env *expr.Env, steps []*Step, output *Expr) (*expr.Env
 	slices.Sort(ids)
 	var decls []expr.Decl
 	for _, id := range slices.Compact(ids) {
-		s := c.all[id]
+		s := c.step(id)
 		name := "steps." + id + ".output"
 		switch {
 		case s.Kind == Loop:
@@ -298,14 +319,14 @@ func validPath(id string) bool { return expr.IsIdentifier(id) }
 // enclosing sequences. vis grows on visible's array, not a copy of it:
 // an inner sequence's ids are written past the enclosing one's length and
 // overwritten once it returns, so a program of n steps in branches costs
-// no n² copies. addressable counts the same ids for the scope checks:
+// no n² copies. all counts the same ids addressable for the scope checks:
 // asking the list would take a program of 20,000 steps seconds.
 func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error {
 	vis := visible
 	var in *expr.Env // env and the outputs the expressions of declChunk steps address
 	defer func() {
 		for _, id := range vis[len(visible):] {
-			c.addressable[id]--
+			c.address(id, -1)
 		}
 	}()
 	for i, s := range steps {
@@ -354,7 +375,7 @@ func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error
 		}
 		if s.ID != "" {
 			vis = append(vis, s.ID)
-			c.addressable[s.ID]++
+			c.address(s.ID, 1)
 		}
 	}
 	return nil
@@ -529,7 +550,7 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 		rest = rest[size:]
 	}
 	sel := fields(rest)
-	if c.all[name] != nil && c.addressable[name] > 0 {
+	if c.all[name].addressable > 0 {
 		return stepHint(name, strings.Split(strings.TrimPrefix(sel, "."), ".")) + " a step's result is addressed as steps.<id>.output"
 	}
 	if best := suggest.Closest(name, roots); best != "" && best != name {
@@ -537,9 +558,9 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 	}
 	if c.loopOf == nil {
 		c.loopOf = map[string]string{}
-		for id, s := range c.all {
-			if first, ok := c.loopOf[s.Item]; s.Kind == Loop && (!ok || id < first) {
-				c.loopOf[s.Item] = id
+		for id, k := range c.all {
+			if first, ok := c.loopOf[k.step.Item]; k.step.Kind == Loop && (!ok || id < first) {
+				c.loopOf[k.step.Item] = id
 			}
 		}
 	}
@@ -569,7 +590,7 @@ func stepHint(id string, sel []string) string {
 // closeStep is the id addressable here, among visible, that id is or is
 // close to; "" when none is.
 func (c *checker) closeStep(id string, visible []string) string {
-	if c.addressable[id] > 0 {
+	if c.all[id].addressable > 0 {
 		return id
 	}
 	return suggest.Closest(id, visible)
@@ -650,12 +671,12 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 			return
 		}
 		id := r.Path[0]
-		s := c.all[id]
+		s := c.step(id)
 		if s == nil {
 			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", report.Clip(id)), c.stepsHere(id, r.Path[1:], visible), rng)
 			return
 		}
-		if c.addressable[id] == 0 {
+		if c.all[id].addressable == 0 {
 			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", report.Clip(id), c.why(s)), suggest.DidYouMean(id, visible), rng)
 			return
 		}
