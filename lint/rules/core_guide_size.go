@@ -24,13 +24,13 @@ var coreGuideSize = &lint.Rule{
 				if g.Level != pilotage.GuideCore {
 					continue
 				}
-				size, ok := intValue(g.Node.Get("size_bytes"))
+				size, shown, ok := sizeValue(g.Node.Get("size_bytes"))
 				if !ok || size <= pilotage.CoreGuideMaxBytes {
 					continue
 				}
 				p.Report(g.Pointer+"/size_bytes",
-					fmt.Sprintf("core %s is %d bytes, more than the %d §5.2 recommends; a context-constrained client must read all of it before writing a program",
-						guideLabel(g), size, pilotage.CoreGuideMaxBytes),
+					fmt.Sprintf("core %s is %s bytes, more than the %d §5.2 recommends; a context-constrained client must read all of it before writing a program",
+						guideLabel(g), shown, pilotage.CoreGuideMaxBytes),
 					"keep the core guide to what every program needs and move the rest into guides with \"level\": \"reference\" or \"example\"")
 			}
 		}

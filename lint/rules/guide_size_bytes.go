@@ -20,7 +20,7 @@ var guideSizeBytes = &lint.Rule{
 	Check: func(p *lint.Pass) {
 		for _, l := range p.Languages {
 			for _, g := range l.Guides {
-				size, ok := intValue(g.Node.Get("size_bytes"))
+				size, shown, ok := sizeValue(g.Node.Get("size_bytes"))
 				switch {
 				case !g.HasBody:
 					p.ReportAs(report.Warning, g.Pointer, false,
@@ -28,7 +28,7 @@ var guideSizeBytes = &lint.Rule{
 						"capture every guide in its fetch form, with \"body\" (data-model.md, the snapshot file)")
 				case ok && size != int64(len(g.Body)):
 					p.Report(g.Pointer+"/size_bytes",
-						fmt.Sprintf("%s has size_bytes %d, but its body is %d bytes of UTF-8", guideLabel(g), size, len(g.Body)),
+						fmt.Sprintf("%s has size_bytes %s, but its body is %d bytes of UTF-8", guideLabel(g), shown, len(g.Body)),
 						fmt.Sprintf("set \"size_bytes\": %d", len(g.Body)))
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/lint"
 )
@@ -178,6 +179,37 @@ func TestCapSite(t *testing.T) {
 		}
 		if got != c.wantPtr || key != c.wantKey {
 			t.Errorf("%s %s: capSite = %q key=%v, want %q key=%v", c.language, c.cap, got, key, c.wantPtr, c.wantKey)
+		}
+	}
+}
+
+// TestSizeValue: a size past 2^53, which a float64 cannot hold exactly,
+// still compares as larger than any body and is quoted as written, not
+// skipped (lint passed a guide whose size_bytes was 1e16).
+func TestSizeValue(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		v     int64
+		shown string
+		ok    bool
+	}{
+		{"14", 14, "14", true},
+		{"1e3", 1000, "1000", true},
+		{"1e16", 1 << 53, "1e16", true},
+		{"9223372036854775807", 1 << 53, "9223372036854775807", true},
+		{"1e400", 1 << 53, "1e400", true},
+		{"-1e400", -(1 << 53), "-1e400", true},
+		{strings.Repeat("9", 100_000), 1 << 53, strings.Repeat("9", 117) + "…", true},
+		{"1.5", 0, "", false},
+		{`"14"`, 0, "", false},
+	} {
+		doc, err := jsonpos.Parse([]byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, shown, ok := sizeValue(doc.Root)
+		if v != c.v || shown != c.shown || ok != c.ok {
+			t.Errorf("sizeValue(%.20s) = %d, %.30q, %v; want %d, %.30q, %v", c.src, v, shown, ok, c.v, c.shown, c.ok)
 		}
 	}
 }

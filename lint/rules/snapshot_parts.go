@@ -90,17 +90,24 @@ func sectionLine(cs *lint.ClosedSets, title, value string) int {
 	return cs.Parsed.Sections[title].Line
 }
 
-// intValue reads an integral JSON number (1e3 included, as JSON Schema
-// counts it); ok is false for anything else.
-func intValue(n jsonpos.Node) (int64, bool) {
+// sizeValue reads a size: an integral JSON number (1e3 included, as JSON
+// Schema counts it); ok is false for anything else. shown is the size as
+// a message quotes it: its decimal digits, or the number's own text
+// (clipped) past ±2^53, which no body's length is and a float64 cannot
+// hold exactly (1e16, 1e400, a hundred thousand digits); v is then ±2^53,
+// so it compares as larger (or smaller) than any length.
+func sizeValue(n jsonpos.Node) (v int64, shown string, ok bool) {
 	if !n.Is(jsonpos.Number) {
-		return 0, false
+		return 0, "", false
 	}
 	f, err := strconv.ParseFloat(n.Str(), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, false
+	if math.IsInf(f, 0) || math.Abs(f) > 1<<53 {
+		return int64(math.Copysign(1<<53, f)), report.Clip(n.Str()), true
 	}
-	return int64(f), true
+	if err != nil || f != math.Trunc(f) {
+		return 0, "", false
+	}
+	return int64(f), strconv.FormatInt(int64(f), 10), true
 }
 
 // hintsOf reads a risk_hints object whose three members are booleans; ok
