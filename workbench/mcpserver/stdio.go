@@ -446,6 +446,11 @@ func messageProblem(raw []byte, err error) string {
 		return `"jsonrpc" must be "2.0"`
 	}
 	if id, ok := m["id"]; ok && idValue(id) == nil && string(id) != "null" {
+		if len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
+			// A number past a float64's range (1e999999): JSON allows it,
+			// the response could not carry it back.
+			return `"id" is a number out of the range this server can echo (a 64-bit float); use a smaller number or a string`
+		}
 		return `"id" must be a string, a number or null`
 	}
 	var method string

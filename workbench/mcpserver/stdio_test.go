@@ -91,6 +91,23 @@ func TestAdmit(t *testing.T) {
 	}
 }
 
+// TestAdmitOutOfRangeID: an id that is a number past a float64's range
+// is refused for what it is, not as "must be a string, a number or null",
+// which it is.
+func TestAdmitOutOfRangeID(t *testing.T) {
+	for _, id := range []string{"1e999999", "-1e400", strings.Repeat("9", 400)} {
+		var out bytes.Buffer
+		d := &drain{}
+		lr := &lineReader{out: &lineWriter{w: &out, d: d}, d: d, log: slog.New(slog.DiscardHandler), line: 7}
+		if _, admitted := lr.admit([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` + "\n")); admitted {
+			t.Errorf("id %.20s admitted", id)
+		}
+		if got := out.String(); !strings.Contains(got, `"code":-32600,"message":"line 7: \"id\" is a number out of the range this server can echo`) {
+			t.Errorf("id %.20s answered %s", id, got)
+		}
+	}
+}
+
 // A message nested past what go-sdk reads is answered Invalid Request in
 // the server's words, naming its depth and the bound, at every depth —
 // also past encoding/json's own bound of 10000, where it is still JSON.
