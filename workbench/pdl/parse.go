@@ -67,6 +67,15 @@ func parse(name string, src []byte, shared, streamed bool) (*File, []report.Find
 		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
 			enc.Convert(), "the file "+enc.Shows+"; PDL files are UTF-8")}
 	}
+	if at := loneCR(src); at >= 0 {
+		pos := Pos{Line: 1, Column: 1}
+		pos.Advance(view(src[:at]))
+		end := pos
+		end.Column++
+		return nil, []report.Finding{Errorf(RuleSyntax, pos.In(name), end.In(name),
+			"save the file with LF or CRLF line ends (mac2unix converts a file of CR alone)",
+			"a carriage return not followed by a line feed: PDL ends a line with LF or CRLF")}
+	}
 	findings, work, ok := scan(name, src)
 	if !ok || len(findings) >= maxSyntaxErrors {
 		// Past the error cap the rest of the file is unchecked, and the
@@ -320,6 +329,26 @@ func writtenControl(s string, i int, r rune) bool {
 func (v *Value) WrittenControl(text []byte) bool {
 	return v.Kind() != KindNumber && v.Kind() != KindIdent && firstControl(v.Token) >= 0 &&
 		firstControl(string(text[:min(len(text), 2)])) == 0
+}
+
+// loneCR is the offset of the first CR in src not followed by an LF, -1
+// when there is none. A CR alone (a classic Mac line end) ends a line for
+// an editor and the language server but not for PDL, which would read
+// the file as one line, every place after it on the wrong line and its
+// statements run together: the file is refused there, once, before it is
+// read.
+func loneCR(src []byte) int {
+	for i := bytes.IndexByte(src, '\r'); i >= 0; {
+		if i+1 == len(src) || src[i+1] != '\n' {
+			return i
+		}
+		j := bytes.IndexByte(src[i+1:], '\r')
+		if j < 0 {
+			return -1
+		}
+		i += 1 + j
+	}
+	return -1
 }
 
 // NamedText checks the text of a file a PDL file names (a guide, a JSON

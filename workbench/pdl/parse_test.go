@@ -163,6 +163,25 @@ func TestByteOrderMark(t *testing.T) {
 	}
 }
 
+// TestLoneCarriageReturn: a CR not followed by an LF ends a line for
+// an editor and the language server but not for PDL, so a file of
+// classic Mac line ends read as one line: statements ran together
+// ("server takes no block") and every place after the first CR was on
+// the wrong line in the editor. It is one error at the first such CR; a
+// CRLF file reads as an LF one.
+func TestLoneCarriageReturn(t *testing.T) {
+	_, fs := Parse("cr.pdl", []byte("server \"x\" version=\"1\"\n\rlanguage \"a/v1\" {\r  mode bogus\r}\r"))
+	if got := string(render(fs)); got != "cr.pdl:2:1-2:2 pdl-syntax: a carriage return not followed by a line feed: PDL ends a line with LF or CRLF [hint: save the file with LF or CRLF line ends (mac2unix converts a file of CR alone)]\n" {
+		t.Errorf("lone CRs: %s", got)
+	}
+	lf := "language \"a/v1\" {\n  mode immediate\n}\n"
+	f, fs := Parse("crlf.pdl", []byte(strings.ReplaceAll(lf, "\n", "\r\n")))
+	g, _ := Parse("lf.pdl", []byte(lf))
+	if len(fs) > 0 || !bytes.Equal(Format(f), Format(g)) {
+		t.Errorf("a CRLF file: %s, formatted %q, want no finding and %q", render(fs), Format(f), Format(g))
+	}
+}
+
 // TestHostileSizeBounded: 16 MB files of one-byte tokens (issue 13, item
 // 8). A file of NUL bytes lexed into participle's token buffer after the
 // scan had given up (3.8 GB); a file of blank lines or of "a;" built a
