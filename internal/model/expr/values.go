@@ -14,6 +14,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // DecodeCheckedJSON is DecodeJSON for JSON a caller sent (an execute
@@ -28,7 +29,27 @@ func DecodeCheckedJSON(data []byte) (any, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
-	return jsonpos.Decode(data, func(text []byte) any { return number(string(text)) })
+	var over []byte
+	v, err := jsonpos.Decode(data, func(text []byte) any {
+		n := number(string(text))
+		if f, ok := n.(float64); ok && math.IsInf(f, 0) && over == nil {
+			over = text
+		}
+		return n
+	})
+	if err == nil && over != nil {
+		return nil, &RangeError{Number: report.Clip(over)}
+	}
+	return v, err
+}
+
+// RangeError is a JSON number past a 64-bit float's range (1e999999, a
+// hundred thousand digits): JSON allows it, but decoded it is ±Inf, which
+// compares as larger than any number and has no JSON form to output.
+type RangeError struct{ Number string }
+
+func (e *RangeError) Error() string {
+	return "the number " + e.Number + " is out of the range of a 64-bit float; send a smaller number, or a string"
 }
 
 // CheckJSON applies DecodeCheckedJSON's policy without decoding, for a
