@@ -363,6 +363,31 @@ func TestHostilePeakRSS(t *testing.T) {
 	serve := func(pdl string) func(f string) []string {
 		return func(f string) []string { return []string{"serve", pdl, stdin + f} }
 	}
+	// withGuide is a Language whose core guide is the file guide, of
+	// dir; guideBody the example snapshot whose first guide's body is
+	// body; risks todo with n more risk levels, each a row of its
+	// generated closed-sets guide.
+	withGuide := func(guide string) string {
+		return write("guide-"+filepath.Base(guide)+".pdl", fmt.Appendf(nil,
+			"language \"g/v1\" {\n  capabilities {\n    guides\n    validate\n  }\n  guide core \"G\" level=core file=%q\n}\n", filepath.Base(guide)))
+	}
+	tinyGuide := write("tiny-guide.md", []byte("# G\n"))
+	lintGuide := func(f string) []string { return []string{"lint", withGuide(f)} }
+	buildGuide := func(f string) []string { return []string{"build", "-o", filepath.Join(dir, "out"), withGuide(f)} }
+	listItems := bytes.Repeat([]byte("- a\n"), 250_000)
+	risks := func(n int) []byte {
+		src, err := os.ReadFile(todo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := bytes.Index(src, []byte("\nlanguage "))
+		at += bytes.IndexByte(src[at+1:], '\n') + 2 // past the Language's opening line
+		more := src[:at:at]
+		for i := range n {
+			more = fmt.Appendf(more, "  risk r%d \"x\"\n", i)
+		}
+		return append(more, src[at:]...)
+	}
 	for _, c := range []struct {
 		name string
 		src  []byte
@@ -590,6 +615,21 @@ func TestHostilePeakRSS(t *testing.T) {
 		// string for every value below that key would copy the id each
 		// time (replay's path).
 		{"replay --snapshot of one whose 1 MB Language id keys 2,000 guides", longLanguageSnapshot(t, 1_000_000, 1, 2000), replaySnapshot, snapshot, 0},
+		// goldmark's syntax tree takes 300 to 550 bytes a line, table
+		// cell and nested list or quote: 1 MB of list items took 170 MB
+		// to lint and build, 200,000 headings 120 MB, a table of
+		// 100,000 columns 69 MB. A guide of more than guidemd.MaxBlocks
+		// of them is not parsed (docs/pdl.md, "Guides").
+		{"lint of a PDL whose guide is 1 MB of list items", listItems, lintGuide, tinyGuide, 0},
+		{"build of it", listItems, buildGuide, tinyGuide, 0},
+		{"lint of a PDL whose guide is 200,000 headings", bytes.Repeat([]byte("## h\n"), 200_000), lintGuide, tinyGuide, 0},
+		{"lint of a PDL whose guide is a table of 100,000 columns",
+			[]byte("|" + strings.Repeat("a|", 100_000) + "\n|" + strings.Repeat("-|", 100_000) + "\n"), lintGuide, tinyGuide, 0},
+		{"lint of a snapshot whose guide body is 1 MB of list items", guideSnapshot(t, string(listItems)), lint, snapshot, 0},
+		// lint parsed the closed-sets guide generated for 25,000 risk
+		// levels: 104 MB. The compile of so many risk levels is what
+		// remains, 16 MB over todo's, not yet 10 bytes a byte.
+		{"lint of a PDL of 25,000 risk levels", risks(25_000), lint, todo, 24 << 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(c.name, " ", "-")+filepath.Ext(c.tiny), c.src)
@@ -713,6 +753,41 @@ func longBranch(n, after int) []byte {
 // than it (each entry's finding names the Language it is in) and as many
 // more guides like its first.
 func longLanguageSnapshot(t *testing.T, n, entries, guides int) []byte {
+	return editSnapshot(t, func(snap map[string]any) {
+		id := "homeflow/" + strings.Repeat("v", n)
+		lang := snap["manifest"].(map[string]any)["languages"].([]any)[0].(map[string]any)
+		lang["id"] = id
+		catalog := snap["catalog"].(map[string]any)["homeflow/v1"].(map[string]any)
+		first := catalog["items"].([]any)[0].(map[string]any)
+		var items []any
+		for i := range entries {
+			item := maps.Clone(first)
+			item["id"], item["languages"] = fmt.Sprint("e", i), []any{"x"}
+			items = append(items, item)
+		}
+		catalog["items"] = items
+		gs := snap["guides"].(map[string]any)["homeflow/v1"].([]any)
+		for i := range guides {
+			g := maps.Clone(gs[0].(map[string]any))
+			g["id"] = fmt.Sprint("g", i)
+			gs = append(gs, g)
+		}
+		snap["guides"] = map[string]any{id: gs}
+		snap["catalog"] = map[string]any{id: catalog}
+	})
+}
+
+// guideSnapshot is the example snapshot whose first guide's body is
+// body.
+func guideSnapshot(t *testing.T, body string) []byte {
+	return editSnapshot(t, func(snap map[string]any) {
+		snap["guides"].(map[string]any)["homeflow/v1"].([]any)[0].(map[string]any)["body"] = body
+	})
+}
+
+// editSnapshot is the example snapshot, decoded, changed by edit and
+// encoded again.
+func editSnapshot(t *testing.T, edit func(snap map[string]any)) []byte {
 	t.Helper()
 	src, err := os.ReadFile(snaptest.Example(".."))
 	if err != nil {
@@ -722,26 +797,7 @@ func longLanguageSnapshot(t *testing.T, n, entries, guides int) []byte {
 	if err := json.Unmarshal(src, &snap); err != nil {
 		t.Fatal(err)
 	}
-	id := "homeflow/" + strings.Repeat("v", n)
-	lang := snap["manifest"].(map[string]any)["languages"].([]any)[0].(map[string]any)
-	lang["id"] = id
-	catalog := snap["catalog"].(map[string]any)["homeflow/v1"].(map[string]any)
-	first := catalog["items"].([]any)[0].(map[string]any)
-	var items []any
-	for i := range entries {
-		item := maps.Clone(first)
-		item["id"], item["languages"] = fmt.Sprint("e", i), []any{"x"}
-		items = append(items, item)
-	}
-	catalog["items"] = items
-	gs := snap["guides"].(map[string]any)["homeflow/v1"].([]any)
-	for i := range guides {
-		g := maps.Clone(gs[0].(map[string]any))
-		g["id"] = fmt.Sprint("g", i)
-		gs = append(gs, g)
-	}
-	snap["guides"] = map[string]any{id: gs}
-	snap["catalog"] = map[string]any{id: catalog}
+	edit(snap)
 	out, err := json.Marshal(snap)
 	if err != nil {
 		t.Fatal(err)

@@ -80,7 +80,7 @@ func (c *compiler) checkExamples(ls *langState) {
 		var tc *guidemd.TooComplexError
 		if errors.As(err, &tc) {
 			pos := c.bodyPos(ls.guideStmts[j], tc.Line, 1)
-			c.add(pdl.Errorf(pdl.RuleExample, pos, lexer.Position{}, fmt.Sprintf("keep a guide under %d bytes, nesting quotes and lists at most %d deep", guidemd.MaxBodyBytes, guidemd.MaxNesting),
+			c.add(pdl.Errorf(pdl.RuleExample, pos, lexer.Position{}, fmt.Sprintf("keep a guide under %d bytes and %d lines, table cells and nested quotes and lists, nesting them at most %d deep", guidemd.MaxBodyBytes, guidemd.MaxBlocks, guidemd.MaxNesting),
 				fmt.Sprintf("guide %s is not read as Markdown (%s), so its example programs are not checked", report.Clip(g.ID), tc.Message)))
 		}
 		for _, ex := range exs {

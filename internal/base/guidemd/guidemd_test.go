@@ -41,6 +41,11 @@ func TestParseBounds(t *testing.T) {
 		"deep lists":    {strings.Repeat("- ", MaxNesting+1) + "x", 1},
 		"deep ordered":  {"a\nb\n" + strings.Repeat("1. ", MaxNesting+1) + "x", 3},
 		"deep indented": {"x\n" + strings.Repeat(" ", 4*MaxNesting+4) + "- x", 2},
+		// Each small block is some hundreds of bytes of syntax tree.
+		"many items":    {strings.Repeat("- a\n", 250_000), MaxBlocks/2 + 1},
+		"many headings": {strings.Repeat("## h\n", 200_000), MaxBlocks + 1},
+		"wide table":    {"|" + strings.Repeat("a|", 100_000) + "\n|" + strings.Repeat("-|", 100_000) + "\n", 1},
+		"quoted cells":  {strings.Repeat("> a | b\n", MaxBlocks), MaxBlocks/3 + 1},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -63,9 +68,18 @@ func TestParseBounds(t *testing.T) {
 	if _, err := Parse([]byte(at)); err != nil {
 		t.Errorf("nesting exactly %d must parse: %v", MaxNesting, err)
 	}
+	// MaxBlocks lines, the last one empty, are parsed.
+	if _, err := Parse([]byte(strings.Repeat("## h\n", MaxBlocks-1))); err != nil {
+		t.Errorf("%d blocks must parse: %v", MaxBlocks, err)
+	}
+	// Check reads the body in place: refusing costs nothing but time.
+	body := []byte(strings.Repeat("- a\n", 250_000))
+	if n := testing.AllocsPerRun(3, func() { _ = Check(body[:MaxBlocks]) }); n != 0 {
+		t.Errorf("Check of a body it takes allocated %v times", n)
+	}
 }
 
-// Bodies just under MaxBodyBytes built from what makes Markdown parsers
+// Bodies just under MaxBodyBytes and MaxBlocks built from what makes Markdown parsers
 // slow: goldmark's link parser took 28 s on 200 KB of "[a](" and 19 s on
 // '['s then ']'s before guidemd stopped parsing inline content (and grows
 // with the square of the size). Each must now parse in well under the
@@ -74,8 +88,14 @@ func TestHostileBodiesAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("parses megabytes of hostile Markdown; run without -short")
 	}
+	// As many units as the bounds take: bytes, and blocks, a unit's
+	// being its lines and table cells.
 	fill := func(unit string) string {
-		return strings.Repeat(unit, (MaxBodyBytes-100)/len(unit))
+		n := (MaxBodyBytes - 100) / len(unit)
+		if blocks := strings.Count(unit, "\n") + strings.Count(unit, "|"); blocks > 0 {
+			n = min(n, (MaxBlocks-10)/blocks)
+		}
+		return strings.Repeat(unit, n)
 	}
 	half := (MaxBodyBytes - 100) / 2
 	for name, body := range map[string]string{
