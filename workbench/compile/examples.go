@@ -36,7 +36,17 @@ func examples(body string, syn syntax.Syntax) ([]example, error) {
 	if err != nil {
 		return nil, err
 	}
+	return programs(doc, src, syn), nil
+}
+
+// programs returns the program examples among the fenced code blocks of
+// doc, the tree of src.
+func programs(doc ast.Node, src []byte, syn syntax.Syntax) []example {
 	var out []example
+	// The walk meets blocks in the order of the body, so each block's line
+	// is counted on from the one before: counting from the start for each
+	// took a second for 24,000 examples.
+	line, counted := 1, 0
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		fb, ok := n.(*ast.FencedCodeBlock)
 		if !entering || !ok {
@@ -51,14 +61,15 @@ func examples(body string, syn syntax.Syntax) ([]example, error) {
 		if !syn.Example(string(fb.Language(src)), b.Bytes()) {
 			return ast.WalkContinue, nil
 		}
-		line := 1
 		if lines.Len() > 0 {
-			line += bytes.Count(src[:lines.At(0).Start], []byte{'\n'})
+			start := lines.At(0).Start
+			line += bytes.Count(src[counted:start], []byte{'\n'})
+			counted = start
 		}
 		out = append(out, example{src: b.Bytes(), line: line})
 		return ast.WalkContinue, nil
 	})
-	return out, nil
+	return out
 }
 
 // checkExamples validates every program example of the Language's

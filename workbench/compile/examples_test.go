@@ -3,10 +3,17 @@ package compile
 import (
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	gmtext "github.com/yuin/goldmark/text"
+
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
@@ -26,6 +33,54 @@ func TestHostileGuideBodyIsCheap(t *testing.T) {
 	}
 	if len(examples) != 1 || !strings.Contains(examples[0], `no catalog entry named "nowhere"`) {
 		t.Errorf("want the example's unknown name reported, got %q", examples)
+	}
+}
+
+// Finding a guide's examples costs linear time in their number: each
+// example's line was counted from the start of the body, a second for
+// 24,000 examples. guidemd parses at most some 1,300 examples, where
+// that counting took tens of milliseconds, lost in the load of a shared
+// machine; so trees of 500 and 2,000 examples, each after a line of
+// 1,000 bytes, are parsed here without its bounds (larger trees outgrow
+// the processor's caches, and walking them is then slower a node). 4x
+// the examples may take at most 8x the time; counting from the start
+// took 31x.
+func TestExamplesLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times finding 2,000 examples")
+	}
+	syn := syntax.For(&language.Language{})
+	type size struct {
+		n    int
+		src  []byte
+		doc  ast.Node
+		best time.Duration
+	}
+	small, large := &size{n: 500}, &size{n: 2000}
+	for _, sz := range []*size{small, large} {
+		sz.src = []byte(strings.Repeat(strings.Repeat("a", 1000)+"\n\n```json\n{\"steps\": [], \"output\": \"1\"}\n```\n", sz.n))
+		sz.doc = goldmark.New().Parser().Parse(gmtext.NewReader(sz.src))
+	}
+	// The sizes are read in turn, seven times each, each after a
+	// collection, and each keeps its fastest: a burst of load then slows
+	// both sizes' worst runs, not one size's only run.
+	for range 7 {
+		for _, sz := range []*size{small, large} {
+			runtime.GC()
+			start := time.Now()
+			exs := programs(sz.doc, sz.src, syn)
+			took := time.Since(start)
+			if len(exs) != sz.n || exs[sz.n-1].line != 5*sz.n-1 {
+				t.Fatalf("want %d examples, the last at line %d: %d", sz.n, 5*sz.n-1, len(exs))
+			}
+			if sz.best == 0 || took < sz.best {
+				sz.best = took
+			}
+		}
+	}
+	t.Logf("500 examples %v, 2,000 %v (%.1fx)", small.best, large.best, float64(large.best)/float64(small.best))
+	if large.best > 8*small.best {
+		t.Errorf("4x the examples took %.1fx the time (%v then %v)", float64(large.best)/float64(small.best), small.best, large.best)
 	}
 }
 
