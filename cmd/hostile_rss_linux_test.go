@@ -296,6 +296,7 @@ func TestHostilePeakRSS(t *testing.T) {
 	replaySnapshot := func(f string) []string { return []string{"replay", "--plan", tinyPlan, "--snapshot", f, tinyTrace} }
 	replayTrace := func(f string) []string { return []string{"replay", "--plan", tinyPlan, f} }
 	fmtText := func(f string) []string { return []string{"fmt", "--lang", ledger, f} }
+	elseIfChain := []byte("if true {\n}" + strings.Repeat(" else if true {\n}", 48000) + "\nreport 1\n")
 	// A Session of serve on standard input: initialize, then a request
 	// of method whose params are params.
 	request := func(method string, params []byte) []byte {
@@ -483,6 +484,16 @@ func TestHostilePeakRSS(t *testing.T) {
 			func(f string) []string { return []string{"config", "show", "--config", f} }, tinyConfig, 0},
 		{"fmt of 1 MB of empty calls, past the steps limit", bytes.Repeat([]byte("f()\n"), 1<<18), fmtText, tinyText, 0},
 		{"fmt of 1 MB of comments", bytes.Repeat([]byte("#\n"), 1<<19), fmtText, tinyText, 0},
+		// An `else if` chain nests a branch in each else arm with no
+		// brace nesting, so the bracket limit never met it: the whole
+		// chain of 48,000 links (816 KB) was read, a dozen frames of
+		// recursion a link, before its 32nd was refused: 83 MB over the
+		// baseline, fmt 115. The reader now refuses it at that link.
+		{"validate of an else if chain of 48,000 links", elseIfChain,
+			func(f string) []string { return []string{"validate", "--lang", ledger, "--principal", "bookkeeper", f} }, tinyText, 0},
+		{"fmt of the else if chain", elseIfChain, fmtText, tinyText, 0},
+		{"run of the else if chain", elseIfChain,
+			func(f string) []string { return []string{"run", "--lang", ledger, "--principal", "bookkeeper", f} }, tinyText, 0},
 		// json.Indent puts each token of a value nested d deep behind
 		// 2·d spaces: this 20 KB output printed 200 MB, 615 MB peak.
 		// Output is indented 16 deep at most (report.MaxIndentDepth).

@@ -1,6 +1,8 @@
 package syntax
 
 import (
+	"math"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/pilotage-dev/pilotage/internal/model/language"
@@ -26,7 +28,7 @@ func Tokens(src []byte, ts *language.TextSyntax) (*lexer.PeekingLexer, error) {
 // ReadError is the error the reader gives on src, nil if it reads.
 func ReadError(src []byte, ts *language.TextSyntax) error {
 	lex := newStream(newScanner(string(src), ts, maxNesting(8)), 8*kept)
-	if err := (&reader{lex: lex}).program(func(*tItem) {}); err != nil {
+	if err := newReader(lex, math.MaxInt).program(func(*tItem) {}); err != nil {
 		return err
 	}
 	return lex.err

@@ -48,7 +48,7 @@ const maxBracketNesting = 64
 func (t *textSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
 	doc := &jsonpos.Doc{Src: src}
 	text := string(src)
-	b := newBuilder(t, text, doc, maxDepth)
+	b := newBuilder(t, text, doc)
 	p := &Parsed{locate: b.locate, span: b.spanOf}
 	d, err := t.read(text, doc, maxDepth, b.top)
 	if err != nil {
@@ -59,9 +59,6 @@ func (t *textSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
 		p.Program, p.Diagnostics = b.prog, []pilotage.Diagnostic{*d}
 		return p, nil
 	}
-	if b.limit != nil {
-		return nil, b.limit
-	}
 	b.finish()
 	p.Program, p.Diagnostics = b.prog, b.diags
 	return p, nil
@@ -70,7 +67,8 @@ func (t *textSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
 // read lexes and parses text, handing each top-level statement to top as
 // it is read; a diagnostic (located) when it is not a program of the
 // surface, a *program.LimitError when its brackets nest too deep to
-// parse. A character no token starts with, or brackets nested too deep,
+// parse or its statements deeper than maxDepth (the reader stops at the
+// first). A character no token starts with, or brackets nested too deep,
 // anywhere in the text is reported before any parse error, as when the
 // whole text was lexed first.
 func (t *textSyntax) read(text string, doc *jsonpos.Doc, maxDepth int, top func(*tItem)) (*pilotage.Diagnostic, error) {
@@ -82,7 +80,8 @@ func (t *textSyntax) read(text string, doc *jsonpos.Doc, maxDepth int, top func(
 		return syntaxAt(doc, i, i+1, "the program contains a NUL character, which no statement or expression may hold", "remove it"), nil
 	}
 	lex := newStream(newScanner(text, t.ts, maxNesting(maxDepth)), 8*kept)
-	err := (&reader{lex: lex}).program(top)
+	r := newReader(lex, maxDepth)
+	err := r.program(top)
 	if err != nil {
 		lex.drain()
 	}
@@ -93,6 +92,8 @@ func (t *textSyntax) read(text string, doc *jsonpos.Doc, maxDepth int, top func(
 		return nil, &program.LimitError{Msg: le.msg, At: pilotage.LineCol{Line: at.Line, Column: at.Column}}
 	case le != nil:
 		return syntaxAt(doc, le.at, le.end, le.msg, ""), nil
+	case r.limit != nil:
+		return nil, r.limit
 	case err != nil:
 		return t.parseError(doc, text, maxDepth, err), nil
 	}

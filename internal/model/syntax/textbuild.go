@@ -33,13 +33,11 @@ const stepsPrefix = "steps."
 // value is in the text is not kept: a statement's offset is, and a
 // diagnostic is placed by reading its statement again (locate).
 type builder struct {
-	t        *textSyntax
-	text     string
-	doc      *jsonpos.Doc
-	prog     *program.Program
-	maxDepth int
-	limit    *program.LimitError
-	full     bool // the steps limit is reached
+	t    *textSyntax
+	text string
+	doc  *jsonpos.Doc
+	prog *program.Program
+	full bool // the steps limit is reached: no more steps are built
 
 	// diags are the diagnostics of the steps as they are built; the
 	// labels' come first, then the one on a statement after the output.
@@ -79,8 +77,8 @@ type loopVar struct {
 	at   int
 }
 
-func newBuilder(t *textSyntax, text string, doc *jsonpos.Doc, maxDepth int) *builder {
-	return &builder{t: t, text: text, doc: doc, maxDepth: maxDepth, prog: &program.Program{},
+func newBuilder(t *textSyntax, text string, doc *jsonpos.Doc) *builder {
+	return &builder{t: t, text: text, doc: doc, prog: &program.Program{},
 		labels: map[string]bool{}, counts: map[string]int{}}
 }
 
@@ -111,10 +109,10 @@ func (b *builder) top(it *tItem) {
 		b.output, b.outputAt = true, it.whole.start
 		b.prog.Output = b.expr(&program.Expr{}, it.Output.sp, "/output")
 		return
-	case b.stopped() || len(b.prog.Steps) == 0 && b.tooDeep(1, it.whole):
+	case b.full:
 		return
 	}
-	b.prog.Steps = append(b.prog.Steps, b.step(it, b.ptrs.Join("/steps", strconv.Itoa(len(b.prog.Steps))), nil, 0, 1))
+	b.prog.Steps = append(b.prog.Steps, b.step(it, b.ptrs.Join("/steps", strconv.Itoa(len(b.prog.Steps))), nil, 0))
 }
 
 // finish completes the program once every statement is read.
@@ -210,17 +208,14 @@ func identifier(s string) string {
 	return string(out)
 }
 
-func (b *builder) sequence(items []*tItem, ptr string, enclosing *program.Step, arm, depth int) []*program.Step {
+func (b *builder) sequence(items []*tItem, ptr string, enclosing *program.Step, arm int) []*program.Step {
 	if len(items) == 0 {
-		return nil
-	}
-	if b.tooDeep(depth, items[0].whole) {
 		return nil
 	}
 	out := make([]*program.Step, 0, len(items))
 	for i, it := range items {
 		items[i] = nil // built: a block's statements go as its steps come
-		if b.stopped() {
+		if b.full {
 			return nil
 		}
 		if it.Output != nil {
@@ -228,29 +223,10 @@ func (b *builder) sequence(items []*tItem, ptr string, enclosing *program.Step, 
 			continue
 		}
 		sp := b.ptrs.Join(ptr, strconv.Itoa(len(out)))
-		out = append(out, b.step(it, sp, enclosing, arm, depth))
+		out = append(out, b.step(it, sp, enclosing, arm))
 	}
 	return out
 }
-
-// tooDeep reports a sequence at depth past the Language's limit, whose
-// first statement is at sp, as the *program.LimitError the JSON form
-// gives.
-func (b *builder) tooDeep(depth int, sp span) bool {
-	if depth <= b.maxDepth {
-		return false
-	}
-	if b.limit == nil {
-		at := b.doc.Position(int(sp.start))
-		b.limit = &program.LimitError{Msg: fmt.Sprintf("the program nests constructs deeper than this Language's limit of %d (at line %d, column %d)", b.maxDepth, at.Line, at.Column),
-			At: pilotage.LineCol{Line: at.Line, Column: at.Column}}
-	}
-	return true
-}
-
-// stopped reports that no more steps are built: the program nests too
-// deep, or has more statements than a Run may execute.
-func (b *builder) stopped() bool { return b.limit != nil || b.full }
 
 // tooManySteps is the diagnostic on the statement at sp, the first past
 // the Language's steps limit, that validate and fmt give.
@@ -286,7 +262,7 @@ func (b *builder) newStep(ptr string, enclosing *program.Step, arm int, whole sp
 	return s
 }
 
-func (b *builder) step(it *tItem, ptr string, enclosing *program.Step, arm, depth int) *program.Step {
+func (b *builder) step(it *tItem, ptr string, enclosing *program.Step, arm int) *program.Step {
 	g, ts := b.t.g, b.t.ts
 	s := b.newStep(ptr, enclosing, arm, it.whole, it.Label, base(it, ts))
 	var missing string
@@ -307,12 +283,12 @@ func (b *builder) step(it *tItem, ptr string, enclosing *program.Step, arm, dept
 		if g.Branch == "" {
 			missing = "branches (" + ts.If + ")"
 		}
-		b.branch(s, it.If, depth)
+		b.branch(s, it.If)
 	case it.For != nil:
 		if g.Loop == "" {
 			missing = "loops (" + ts.For + ")"
 		}
-		b.loop(s, it.For, depth)
+		b.loop(s, it.For)
 	}
 	if missing != "" {
 		b.errorf(it.whole, "", "this Language has no %s", missing)
@@ -421,36 +397,36 @@ func (b *builder) repeats(list []tArg) bool {
 	return false
 }
 
-func (b *builder) branch(s *program.Step, n *tIf, depth int) {
+func (b *builder) branch(s *program.Step, n *tIf) {
 	g := b.t.g
 	s.SetKind(program.Branch)
 	s.Cond = b.expr(&program.Expr{}, n.Cond.sp, b.ptrs.Join(s.Pointer, g.Branch))
 	if len(g.Arms) != 2 {
 		return
 	}
-	s.Arms[0] = b.sequence(n.Then.Items, b.ptrs.Join(s.Pointer, g.Arms[0]), s, 0, depth+1)
+	s.Arms[0] = b.sequence(n.Then.Items, b.ptrs.Join(s.Pointer, g.Arms[0]), s, 0)
 	els := b.ptrs.Join(s.Pointer, g.Arms[1])
 	switch {
 	case n.ElseIf != nil:
 		// else IF … is an else arm holding one unlabeled branch.
-		if b.stopped() || b.tooDeep(depth+1, n.ElseIf.whole) {
+		if b.full {
 			return
 		}
 		inner := b.newStep(b.ptrs.Join(els, "0"), s, 1, n.ElseIf.whole, nil, b.t.ts.If)
-		b.branch(inner, n.ElseIf, depth+1)
+		b.branch(inner, n.ElseIf)
 		s.Arms[1] = []*program.Step{inner}
 	case n.Else != nil:
-		s.Arms[1] = b.sequence(n.Else.Items, els, s, 1, depth+1)
+		s.Arms[1] = b.sequence(n.Else.Items, els, s, 1)
 	}
 }
 
-func (b *builder) loop(s *program.Step, n *tFor, depth int) {
+func (b *builder) loop(s *program.Step, n *tFor) {
 	g := b.t.g
 	s.SetKind(program.Loop)
 	s.List = b.expr(&program.Expr{}, n.List.sp, b.ptrs.Join(s.Pointer, g.Loop))
 	s.Item = n.Item.Name
 	b.loopVars = append(b.loopVars, loopVar{item: n.Item, at: len(b.diags)})
-	s.Body = b.sequence(n.Body.Items, b.ptrs.Join(s.Pointer, g.Body), s, 0, depth+1)
+	s.Body = b.sequence(n.Body.Items, b.ptrs.Join(s.Pointer, g.Body), s, 0)
 }
 
 // expr makes e the expression at sp; its text as CEL reads it waits for

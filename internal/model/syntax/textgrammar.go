@@ -1,8 +1,13 @@
 package syntax
 
 import (
+	"fmt"
+
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+
+	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
 )
 
 // The text surface. Statements are free-form: separators (line ends and
@@ -88,6 +93,33 @@ type reader struct {
 	lex   *stream
 	err   error // the deepest error seen, at token depth
 	depth int
+	// nest is how deep the statement being read nests, as the step
+	// model counts it (docs/pdl.md): 1 at the top level, one more in
+	// a block, and one more for each `else if` of a chain, which is an
+	// else arm holding the next branch though no brace nests it. A
+	// statement past maxDepth stops the read at its first token with
+	// limit, the *program.LimitError the JSON form gives: checked here,
+	// as the text is read, an `else if` chain of 10^5 links is refused
+	// at the link past the limit, not read (a recursion of a dozen
+	// frames a link) and built first.
+	nest, maxDepth int
+	limit          *program.LimitError
+}
+
+// newReader reads lex, refusing statements nested deeper than maxDepth.
+func newReader(lex *stream, maxDepth int) *reader {
+	return &reader{lex: lex, nest: 1, maxDepth: maxDepth}
+}
+
+// tooDeep stops the read at tok, the first token of a statement (or of
+// an `else if`'s branch) at r.nest, when that is past the limit.
+func (r *reader) tooDeep(tok *lexer.Token) bool {
+	if r.nest <= r.maxDepth {
+		return false
+	}
+	r.limit = &program.LimitError{Msg: fmt.Sprintf("the program nests constructs deeper than this Language's limit of %d (at line %d, column %d)", r.maxDepth, tok.Pos.Line, tok.Pos.Column),
+		At: pilotage.LineCol{Line: tok.Pos.Line, Column: tok.Pos.Column}}
+	return true
 }
 
 // lookahead is how many tokens an alternative may read and still be
@@ -155,6 +187,9 @@ func (r *reader) try(alt func(*reader) (bool, error)) (ok bool, err error, given
 	pErr, pDepth := r.err, r.depth
 	ok, err = alt(r)
 	at = r.lex.Cursor()
+	if r.limit != nil {
+		return ok, r.limit, false, at // never given up: the read ends
+	}
 	bErr, bDepth := r.err, r.depth
 	r.err, r.depth = pErr, pDepth
 	if err != nil {
@@ -330,6 +365,9 @@ func (r *reader) item() (*tItem, error) {
 		r.note(err, r.lex.Cursor())
 		return nil, err
 	}
+	if r.tooDeep(t) {
+		return nil, r.limit
+	}
 	it := &tItem{first: between(t.Pos.Offset, t.Pos.Offset+len(t.Value))}
 	_, err := r.node(func() (bool, error) {
 		err := r.repeat(false, func(b *reader) (bool, error) {
@@ -419,6 +457,11 @@ func (r *reader) ifStmt() (n *tIf, ok bool, err error) {
 				return false, nil
 			}
 			ok, err := b.oneOf(func(b *reader) (bool, error) {
+				b.nest++
+				defer func() { b.nest-- }()
+				if t := b.lex.Peek(); t.Type == kIf && b.tooDeep(t) {
+					return true, b.limit
+				}
 				e, ok, err := b.ifStmt()
 				return set(&n.ElseIf, e, ok, err)
 			}, func(b *reader) (bool, error) {
@@ -474,6 +517,8 @@ func (r *reader) block() (bl *tBlock, ok bool, err error) {
 		if !r.token(kOp, "{") {
 			return false, nil
 		}
+		r.nest++
+		defer func() { r.nest-- }()
 		if err := r.items(func(it *tItem) { bl.Items = append(bl.Items, it) }); err != nil {
 			return true, err
 		}

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -201,10 +202,10 @@ func (b *builder) startOf(s *program.Step) int32 {
 }
 
 // reread is the statement at offset start, read again: it read the first
-// time, so it reads the same.
+// time, so it reads the same (and within the depth limit).
 func (b *builder) reread(start int32) *tItem {
 	sc := newScanner(b.text, b.t.ts, len(b.text))
 	sc.pos.Offset = int(start)
-	it, _ := (&reader{lex: newStream(sc, 2*kept+1)}).item()
+	it, _ := newReader(newStream(sc, 2*kept+1), math.MaxInt).item()
 	return it
 }
