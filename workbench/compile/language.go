@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/bytesize"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
+	"github.com/pilotage-dev/pilotage/internal/base/guidemd"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
@@ -582,9 +584,17 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	c.checkExamples(ls)
 	l.Sets = c.sets(ls, caps)
 	c.checkRiskCover(ls, caps, l.ExecutionMode, &l.Sets)
+	closedSets := closedsets.Render(ClosedSetsTitle, &l.Sets)
+	// lint reads the guide back within guidemd's bounds (closed-sets-format):
+	// a build must not write one it would reject, as 30,000 risk levels did.
+	var tc *guidemd.TooComplexError
+	if errors.As(guidemd.Check([]byte(closedSets)), &tc) {
+		c.errf(pdl.RuleValue, stmtAt{ls.stmt}, fmt.Sprintf("declare fewer risk levels, diagnostic codes, statuses and loop decisions: a guide is read within %d bytes and %d lines and table cells", guidemd.MaxBodyBytes, guidemd.MaxBlocks),
+			"Language %s: its generated closed-sets guide would be too large to read back (line %d: %s)", report.Clip(l.ID), tc.Line, tc.Message)
+	}
 	l.Guides = append(l.Guides, &language.Guide{
 		Guide:     pilotage.Guide{ID: pilotage.TopicClosedSets, Title: ClosedSetsTitle, Level: pilotage.GuideReference, Topics: []string{pilotage.TopicClosedSets}, MediaType: "text/markdown"},
-		Body:      closedsets.Render(ClosedSetsTitle, &l.Sets),
+		Body:      closedSets,
 		Generated: true,
 	})
 	for _, g := range l.Guides {

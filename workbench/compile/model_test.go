@@ -13,6 +13,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
 func compileExample(t *testing.T, name string) (*language.Server, string) {
@@ -227,6 +228,36 @@ func TestHostileSizes(t *testing.T) {
 				t.Errorf("took %v", d)
 			}
 		})
+	}
+}
+
+// TestClosedSetsGuideBound: build refuses a Language whose generated
+// closed-sets guide lint would not read back (closed-sets-format), at its
+// language statement; one just within the bound builds, and its guide
+// reads back whole. 30,000 risk levels built a guide of 1.1 MB that lint
+// then rejected.
+func TestClosedSetsGuideBound(t *testing.T) {
+	compileRisks := func(n int) *Result {
+		var src strings.Builder
+		src.WriteString("kind k callable \"k\"\nlanguage \"a/v1\" {\n  capabilities {\n    guides\n    validate\n    catalog\n  }\n  guide core \"C\" level=core {\n    body \"# C\"\n  }\n}\n")
+		for i := range n {
+			fmt.Fprintf(&src, "risk r%d \"x\"\n", i)
+		}
+		return Source("r.pdl", []byte(src.String()), Options{})
+	}
+	within := compileRisks(1000)
+	if !within.OK() {
+		t.Fatalf("1,000 risk levels: %+v", within.Findings)
+	}
+	for _, g := range within.Server.Languages[0].Guides {
+		if p := closedsets.Parse([]byte(g.Body)); g.Generated && len(p.Problems) > 0 {
+			t.Errorf("the closed-sets guide of 1,000 risk levels reads back with %+v", p.Problems)
+		}
+	}
+	over := compileRisks(1200)
+	if len(over.Findings) != 1 || over.Findings[0].Rule != pdl.RuleValue || over.Findings[0].Line != 2 ||
+		!strings.Contains(over.Findings[0].Message, "closed-sets guide would be too large") {
+		t.Errorf("1,200 risk levels: want one pdl-value error at the language, got %+v", over.Findings)
 	}
 }
 
