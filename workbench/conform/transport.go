@@ -16,8 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pilotage-dev/pilotage/internal/base/bearer"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/internal/model/binding"
 )
 
 // MaxMessageBytes bounds one message from the server. Over stdio the
@@ -334,7 +334,7 @@ func (w *lineWatch) state() watchState {
 // HTTP is the streamable-HTTP transport to url, sending
 // "Authorization: Bearer token" when token is not empty.
 func HTTP(url, token string) mcp.Transport {
-	w := &watched{next: bounded{binding.Bearer{Token: token}}, token: token != "", msgs: newMsgWatch()}
+	w := &watched{next: bounded{bearer.Bearer{Token: token}}, token: token != "", msgs: newMsgWatch()}
 	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
 		DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: w}}, answers: w}
 }

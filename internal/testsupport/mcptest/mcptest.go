@@ -13,13 +13,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pilotage-dev/pilotage/internal/model/binding"
+	"github.com/pilotage-dev/pilotage/internal/base/bearer"
 )
 
 // ConnectHTTP opens an MCP client session on a streamable-HTTP endpoint
 // with a bearer token.
 func ConnectHTTP(ctx context.Context, url, token string) (*mcp.ClientSession, error) {
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: binding.Bearer{Token: token}}}
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer.Bearer{Token: token}}}
 	return mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "1"}, nil).Connect(ctx, tr, nil)
 }
 
@@ -32,7 +32,7 @@ func PingStatus(url, token string) (int, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := binding.Bearer{Token: token}.RoundTrip(req)
+	resp, err := bearer.Bearer{Token: token}.RoundTrip(req)
 	if err != nil {
 		return 0, err
 	}

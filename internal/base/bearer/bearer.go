@@ -1,4 +1,8 @@
-package binding
+// Package bearer is the client's side of the MCP binding's authority
+// over streamable HTTP. It is a package of its own so that what imports
+// the binding's names (internal/model/binding: the compiler, the
+// engine, the checkers) does not link net/http and crypto/tls with it.
+package bearer
 
 import "net/http"
 

@@ -1,13 +1,17 @@
-package binding
+package conform
 
 import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/base/bearer"
 )
 
-// Bearer sends the token as binding.md's authority header, and nothing
-// without one; the caller's request is not modified.
+// bearer.Bearer, which HTTP sends every request through, sends the
+// token as binding.md's authority header, and nothing without one; the
+// caller's request is not modified. (Its test lives here, with its
+// user, so that it links no test binary of its own.)
 func TestBearer(t *testing.T) {
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -16,7 +20,7 @@ func TestBearer(t *testing.T) {
 	defer srv.Close()
 	for _, token := range []string{"owner-token", ""} {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
-		resp, err := Bearer{Token: token}.RoundTrip(req)
+		resp, err := bearer.Bearer{Token: token}.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
 		}
