@@ -1,16 +1,25 @@
 package cmd_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/cmd/testverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/testcase"
+	"github.com/pilotage-dev/pilotage/workbench/langtest"
 	"github.com/pilotage-dev/pilotage/workbench/scaffold"
 )
 
@@ -62,5 +71,180 @@ func TestUpdateKeepsComments(t *testing.T) {
 	}
 	if r := test(testverb.Params{Paths: []string{dir}}); r.Code != verb.ExitOK {
 		t.Fatalf("after --update: exit %d\n%s", r.Code, r.Out)
+	}
+}
+
+// TestStreamedAsWhole: the report written as the cases finish is byte
+// for byte the one written whole once every case has run, every finding
+// held and sorted (as pilotage test wrote it before), in every format,
+// with and without --coverage, for a corpus of several files given out of
+// order and twice: passing and failing cases, a file that does not
+// parse, and cases on one line whose findings interleave by column.
+func TestStreamedAsWhole(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "workbench", "scaffold", "templates", "json"))); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := os.ReadFile(filepath.Join("..", "workbench", "langtest", "testdata", "bad", "tests", "bad.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Findings at a line take its first column (a stub's): b's comes
+	// before a's.
+	list := "{name: %s, principal: owner, program: {steps: [{id: all, call: todo.list, with: {}}], output: steps.all.output.items}, %s}"
+	for name, src := range map[string]string{
+		"bad.yaml": strings.ReplaceAll(regexp.MustCompile(`(?m)^pdl: .*$`).ReplaceAllString(string(bad), "pdl: ../todo.pdl"),
+			"../../../../scaffold/templates/json/", "../"),
+		// A case that fails, then one that does not read: the file is
+		// the one finding, and no case of it counts.
+		"late.yaml":    "cases:\n  - " + fmt.Sprintf(list, "a", "expect: {output: [x]}") + "\n  - {name: b, programm: {}}\n",
+		"flow.yaml":    "cases: [" + fmt.Sprintf(list, "a", "expect: {output: [x]}") + ", " + fmt.Sprintf(list, "b", "stubs: {todo.lst: {returns: {}}}") + "]\n",
+		"notyaml.yaml": "cases:\n  - name: a\n    programm: {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "tests", name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runID := regexp.MustCompile(`run-[0-9a-f]{32}`)
+	for _, p := range []testverb.Params{
+		{Format: report.Text}, {Format: report.Text, Color: true}, {Format: report.JSON},
+		{Format: report.GitHub}, {Format: report.JUnit},
+		{Format: report.Text, Coverage: true}, {Format: report.JSON, Coverage: true},
+		{Format: report.Text, Run: regexp.MustCompile("wrong|viewer")},
+	} {
+		// The directory's files in order, each once, are written as they
+		// run; given out of order and twice, each waits for the files
+		// before it.
+		for _, paths := range [][]string{{dir}, {filepath.Join(dir, "tests", "notyaml.yaml"), dir, filepath.Join(dir, "tests", "bad.yaml")}} {
+			p.Paths = paths
+			t.Run(fmt.Sprintf("%s color=%t coverage=%t run=%v paths=%d", p.Format, p.Color, p.Coverage, p.Run, len(paths)), func(t *testing.T) {
+				var got, stderr bytes.Buffer
+				if err := testverb.Test(context.Background(), p, verb.Streams{Out: &got, Err: &stderr}); !errors.Is(err, verb.Findings) {
+					t.Fatalf("exit %v; want findings\n%s", err, stderr.String())
+				}
+				want := wholeReport(t, p)
+				g, w := runID.ReplaceAll(got.Bytes(), []byte("run-ID")), runID.ReplaceAll(want, []byte("run-ID"))
+				if !bytes.Equal(g, w) {
+					t.Errorf("streamed:\n%s\nwhole:\n%s", g, w)
+				}
+				if !bytes.Contains(w, []byte("late.yaml")) || !bytes.Contains(w, []byte("notyaml.yaml")) || p.Run == nil && !bytes.Contains(w, []byte("flow.yaml")) {
+					t.Errorf("the corpus no longer has the findings it is for:\n%s", w)
+				}
+			})
+		}
+	}
+}
+
+// wholeReport is pilotage test's report on p as it was written before it
+// streamed: every case run and every outcome held, then the findings
+// sorted and written.
+func wholeReport(t *testing.T, p testverb.Params) []byte {
+	names, _, err := inputs.Expand(p.Paths, inputs.Test, inputs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &report.Report{Tool: "pilotage test", Files: names, Sources: map[string][]byte{}}
+	var files []*testcase.File
+	for _, name := range names {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.Sources[name] = src
+		f, err := testcase.Read(name, src)
+		var pe *testcase.Error
+		switch {
+		case errors.As(err, &pe):
+			rep.Add(langtest.ParseFinding(pe))
+		case err != nil:
+			t.Fatal(err)
+		default:
+			files = append(files, f)
+		}
+	}
+	var outcomes []langtest.Outcome
+	r := langtest.NewRunner(langtest.Params{Run: p.Run})
+	for _, f := range files {
+		var of []langtest.Outcome
+		if e := r.File(f, func(o langtest.Outcome) { of = append(of, o) }); e != nil {
+			rep.Add(langtest.ParseFinding(e))
+			continue
+		}
+		outcomes = append(outcomes, of...)
+	}
+	r.Close()
+	failed := 0
+	byLang := map[*language.Language]*testcase.Coverage{}
+	var cov []*testcase.Coverage
+	for _, o := range outcomes {
+		rep.Add(o.Unmet...)
+		if len(o.Findings)+len(o.Unmet) > 0 {
+			failed++
+		}
+		rep.Add(o.Findings...)
+		if o.Lang != nil && p.Coverage {
+			if byLang[o.Lang] == nil {
+				byLang[o.Lang] = testcase.NewCoverage(o.Server, o.Lang, o.File.PDL)
+				cov = append(cov, byLang[o.Lang])
+			}
+			byLang[o.Lang].Add(o.Case, o.Got)
+		}
+	}
+	rep.Sort()
+	var b bytes.Buffer
+	write := func(w io.Writer) error { return report.Write(w, p.Format, rep, report.Options{Color: p.Color}) }
+	switch {
+	case p.Format == report.JSON && p.Coverage:
+		var r bytes.Buffer
+		err = write(&r)
+		if err == nil {
+			err = testcase.WriteJSON(&b, r.Bytes(), cov)
+		}
+	case p.Format != report.Text:
+		err = write(&b)
+	default:
+		if len(rep.Findings) > 0 {
+			err = write(&b)
+		}
+		fmt.Fprintf(&b, "%s, %d passed, %d failed\n", report.Count(len(outcomes), "case"), len(outcomes)-failed, failed)
+		if err == nil {
+			err = testcase.WriteText(&b, cov)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(b.String(), "\n") {
+		t.Fatalf("report without its end:\n%s", b.String())
+	}
+	return b.Bytes()
+}
+
+// TestReadCounted: Params.Read is told the case files' bytes, then each
+// PDL's once, as the first file naming it runs.
+func TestReadCounted(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "workbench", "scaffold", "templates", "json"))); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "tests", "todo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tests", "again.yaml"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pdl, err := os.Stat(filepath.Join(dir, "todo.pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told []int64
+	p := testverb.Params{Paths: []string{dir}, Format: report.Text, Read: func(n int64) { told = append(told, n) }}
+	if err := testverb.Test(context.Background(), p, verb.Streams{Out: io.Discard, Err: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	files := 2 * int64(len(src))
+	if len(told) != 2 || told[0] != files || told[1] != files+pdl.Size() {
+		t.Errorf("told %v; want %d, then %d", told, files, files+pdl.Size())
 	}
 }

@@ -6,7 +6,6 @@ package testverb
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,7 +91,7 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 		}
 		err = verb.WriteOutputNoted(s, p.Output, "the report", t.counts, func(w io.Writer) error {
 			if coverageJSON {
-				return writeCoverageJSON(w, b.Bytes(), t.covOrder)
+				return testcase.WriteJSON(w, b.Bytes(), t.covOrder)
 			}
 			_, err := w.Write(b.Bytes())
 			return err
@@ -328,25 +327,4 @@ func (t *run) updateFiles(s verb.Streams) error {
 		fmt.Fprintf(s.Err, "updated %s\n", f.Name)
 	}
 	return nil
-}
-
-// writeCoverageJSON writes the json report, rep, and the coverage as one
-// object: {"report": …, "coverage": [{language, pdl, dimensions}]}.
-func writeCoverageJSON(w io.Writer, rep []byte, cov []*testcase.Coverage) error {
-	type langCov struct {
-		Language   string               `json:"language"`
-		PDL        string               `json:"pdl"`
-		Dimensions []testcase.Dimension `json:"dimensions"`
-	}
-	out := struct {
-		Report   json.RawMessage `json:"report"`
-		Coverage []langCov       `json:"coverage"`
-	}{Report: rep, Coverage: []langCov{}}
-	for _, cv := range cov {
-		out.Coverage = append(out.Coverage, langCov{cv.Language, cv.PDL, cv.Dimensions()})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
 }

@@ -1,6 +1,7 @@
 package testcase
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -150,6 +151,28 @@ func WriteText(w io.Writer, cvs []*Coverage) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteJSON writes a json report, rep, and the coverage as one object:
+// {"report": …, "coverage": [{language, pdl, dimensions}]}, what
+// pilotage test --coverage --format json prints.
+func WriteJSON(w io.Writer, rep []byte, cvs []*Coverage) error {
+	type langCov struct {
+		Language   string      `json:"language"`
+		PDL        string      `json:"pdl"`
+		Dimensions []Dimension `json:"dimensions"`
+	}
+	out := struct {
+		Report   json.RawMessage `json:"report"`
+		Coverage []langCov       `json:"coverage"`
+	}{Report: rep, Coverage: []langCov{}}
+	for _, cv := range cvs {
+		out.Coverage = append(out.Coverage, langCov{cv.Language, cv.PDL, cv.Dimensions()})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
 }
 
 // ClosedSets are the values of l's closed sets a case can name:
