@@ -30,8 +30,9 @@ func test(p testverb.Params) verbtest.Result {
 	return verbtest.Call(func(s verb.Streams) error { return testverb.Test(context.Background(), p, s) })
 }
 
-// TestLangs: pilotage test langs/ passes, as CI runs it, and the
-// coverage names every example Language.
+// TestLangs: pilotage test langs/ passes, as CI runs it, every case of
+// every example Language's corpus (issue 16 item 5), and the coverage
+// names every example Language.
 func TestLangs(t *testing.T) {
 	r := test(testverb.Params{Paths: []string{"../langs"}, Coverage: true})
 	if r.Code != verb.ExitOK {

@@ -1,4 +1,4 @@
-package langtest
+package cmd_test
 
 import (
 	"fmt"
@@ -12,9 +12,11 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/testcase"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
+	"github.com/pilotage-dev/pilotage/workbench/langtest"
 )
 
-func parse(t testing.TB, names ...string) []*testcase.File {
+// parseCases reads and parses the case files named.
+func parseCases(t testing.TB, names ...string) []*testcase.File {
 	t.Helper()
 	var fs []*testcase.File
 	for _, name := range names {
@@ -31,16 +33,11 @@ func parse(t testing.TB, names ...string) []*testcase.File {
 	return fs
 }
 
-// TestTemplates: the corpus pilotage init writes passes against the PDL
-// it writes beside it (issue 16 item 1), every case, no finding.
-func TestTemplates(t *testing.T) {
-	corpusPasses(t, "../scaffold/templates/*/tests/*.yaml", 2, "one per template")
-}
-
-// TestLangs: every example Language's corpus passes (issue 16 item 5;
-// CI runs the same through pilotage test langs/).
-func TestLangs(t *testing.T) {
-	corpusPasses(t, "../../langs/*/tests/*.yaml", 5, "one per example Language")
+// TestRunnerTemplates (workbench/langtest): the corpus pilotage init
+// writes passes against the PDL it writes beside it (issue 16 item 1),
+// every case, no finding.
+func TestRunnerTemplates(t *testing.T) {
+	corpusPasses(t, "../workbench/scaffold/templates/*/tests/*.yaml", 2, "one per template")
 }
 
 // corpusPasses runs the case files matching glob, at least least of them
@@ -51,18 +48,19 @@ func corpusPasses(t *testing.T, glob string, least int, want string) {
 	if len(names) < least {
 		t.Fatalf("found %d corpora matching %s, want %s", len(names), glob, want)
 	}
-	for _, o := range run(t, Params{}, parse(t, names...)) {
+	for _, o := range runCases(t, langtest.Params{}, parseCases(t, names...)) {
 		for _, f := range append(o.Findings, o.Unmet...) {
 			t.Errorf("%s:%d: %s\n%s", f.File, f.Line, f.Message, f.Hint)
 		}
 	}
 }
 
-// TestFailures: each kind of failure is a finding at the line of what
-// failed, with the diff; golden in testdata/bad.golden.
-func TestFailures(t *testing.T) {
+// TestRunnerFailures (workbench/langtest): each kind of failure is a
+// finding at the line of what failed, with the diff; golden in
+// workbench/langtest/testdata/bad.golden.
+func TestRunnerFailures(t *testing.T) {
 	var b strings.Builder
-	for _, o := range run(t, Params{}, parse(t, "testdata/bad/tests/bad.yaml")) {
+	for _, o := range runCases(t, langtest.Params{}, parseCases(t, "../workbench/langtest/testdata/bad/tests/bad.yaml")) {
 		fmt.Fprintf(&b, "== %s\n", o.Case.Name)
 		if len(o.Findings)+len(o.Unmet) == 0 {
 			t.Errorf("case %q passed", o.Case.Name)
@@ -76,12 +74,13 @@ func TestFailures(t *testing.T) {
 	}
 	// Run ids are random; the rest of each message is not.
 	got := regexp.MustCompile(`run-[0-9a-f]{32}`).ReplaceAllString(b.String(), "run-ID")
-	golden.Check(t, "testdata/bad.golden", []byte(got))
+	golden.Check(t, "../workbench/langtest/testdata/bad.golden", []byte(got))
 }
 
-// TestRunSelects: --run's expression picks cases by name.
-func TestRunSelects(t *testing.T) {
-	out := run(t, Params{Run: regexp.MustCompile("^stub")}, parse(t, "testdata/bad/tests/bad.yaml"))
+// TestRunnerSelects (workbench/langtest): --run's expression picks
+// cases by name.
+func TestRunnerSelects(t *testing.T) {
+	out := runCases(t, langtest.Params{Run: regexp.MustCompile("^stub")}, parseCases(t, "../workbench/langtest/testdata/bad/tests/bad.yaml"))
 	if len(out) != 2 || out[0].Case.Name != "stub of an unknown entry" || out[1].Case.Name != "stub never called" {
 		t.Fatalf("got %d cases", len(out))
 	}
@@ -102,7 +101,7 @@ func TestRunHoldsOneCase(t *testing.T) {
 	}
 	dir := t.TempDir()
 	// A case file's pdl: is relative to the file.
-	abs, err := filepath.Abs(filepath.Join("..", "scaffold", "templates", "json", "todo.pdl"))
+	abs, err := filepath.Abs(filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,11 +121,11 @@ func TestRunHoldsOneCase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := NewRunner(Params{})
+		r := langtest.NewRunner(langtest.Params{})
 		defer r.Close()
-		var kept []Outcome
+		var kept []langtest.Outcome
 		ran := 0
-		e := r.File(f, func(o Outcome) {
+		e := r.File(f, func(o langtest.Outcome) {
 			for _, x := range append(o.Findings, o.Unmet...) {
 				t.Fatalf("%s:%d: %s", x.File, x.Line, x.Message)
 			}
@@ -156,14 +155,14 @@ func TestRunHoldsOneCase(t *testing.T) {
 	}
 }
 
-// run runs the files' cases, keeping every Outcome.
-func run(t testing.TB, p Params, files []*testcase.File) []Outcome {
+// runCases runs the files' cases, keeping every Outcome.
+func runCases(t testing.TB, p langtest.Params, files []*testcase.File) []langtest.Outcome {
 	t.Helper()
-	r := NewRunner(p)
+	r := langtest.NewRunner(p)
 	defer r.Close()
-	var out []Outcome
+	var out []langtest.Outcome
 	for _, f := range files {
-		if e := r.File(f, func(o Outcome) { out = append(out, o) }); e != nil {
+		if e := r.File(f, func(o langtest.Outcome) { out = append(out, o) }); e != nil {
 			t.Fatal(e)
 		}
 	}

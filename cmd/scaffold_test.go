@@ -1,4 +1,4 @@
-package scaffold
+package cmd_test
 
 import (
 	"errors"
@@ -8,19 +8,21 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/scaffold"
 )
 
-// TestInit: every template writes a PDL that compiles with no finding,
-// programs and a corpus; writing again refuses, names the first file it
-// would overwrite, and leaves what is there untouched.
-func TestInit(t *testing.T) {
-	if got := Templates(); !slices.Equal(got, []string{"json", "text"}) {
+// TestScaffoldInit: every template of workbench/scaffold (pilotage
+// init) writes a PDL that compiles with no finding, programs and a
+// corpus; writing again refuses, names the first file it would
+// overwrite, and leaves what is there untouched.
+func TestScaffoldInit(t *testing.T) {
+	if got := scaffold.Templates(); !slices.Equal(got, []string{"json", "text"}) {
 		t.Fatalf("templates %v", got)
 	}
-	for _, name := range Templates() {
+	for _, name := range scaffold.Templates() {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			written, err := Init(Params{Dir: dir, Template: name})
+			written, err := scaffold.Init(scaffold.Params{Dir: dir, Template: name})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,8 +39,8 @@ func TestInit(t *testing.T) {
 				t.Fatal(err)
 			}
 			os.Remove(pdl)
-			_, err = Init(Params{Dir: dir, Template: name})
-			var ee *ExistsError
+			_, err = scaffold.Init(scaffold.Params{Dir: dir, Template: name})
+			var ee *scaffold.ExistsError
 			if !errors.As(err, &ee) {
 				t.Fatalf("second Init: %v", err)
 			}
@@ -50,7 +52,7 @@ func TestInit(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Init(Params{Dir: t.TempDir(), Template: "yaml"}); err == nil {
+	if _, err := scaffold.Init(scaffold.Params{Dir: t.TempDir(), Template: "yaml"}); err == nil {
 		t.Error("an unknown template was written")
 	}
 }

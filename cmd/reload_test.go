@@ -1,4 +1,4 @@
-package reload
+package cmd_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
+	"github.com/pilotage-dev/pilotage/workbench/reload"
 )
 
 // logLines is a log the watcher writes while the test reads it: one
@@ -38,11 +39,12 @@ func waitFor(t *testing.T, log logLines, want string) {
 	}
 }
 
-// TestWatch edits a real PDL file under Watch: a change that compiles is
-// swapped in with its notices logged, one with errors is printed and
-// kept out, and a file that cannot be read keeps the old definition too.
-func TestWatch(t *testing.T) {
-	src, err := os.ReadFile("../../langs/calc/calc.pdl")
+// TestReloadWatch edits a real PDL file under reload.Watch (serve
+// --watch): a change that compiles is swapped in with its notices
+// logged, one with errors is printed and kept out, and a file that
+// cannot be read keeps the old definition too.
+func TestReloadWatch(t *testing.T) {
+	src, err := os.ReadFile("../langs/calc/calc.pdl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func TestWatch(t *testing.T) {
 	log := make(logLines, 64)
 	swapped := make(chan *compile.Result, 4)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := Watch(ctx, name, res, Options{Every: 5 * time.Millisecond, Log: log, Swap: func(r *compile.Result) ([]string, error) {
+	done := reload.Watch(ctx, name, res, reload.Options{Every: 5 * time.Millisecond, Log: log, Swap: func(r *compile.Result) ([]string, error) {
 		swapped <- r
 		return []string{"a notice"}, nil
 	}})
