@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -32,6 +33,11 @@ type deepCase struct {
 
 // deepCases runs the valid programs of seeds 1..n at full.
 func deepCases(t *testing.T, n int) []deepCase {
+	deepMemo.Lock()
+	defer deepMemo.Unlock()
+	if cs, ok := deepMemo.cases[n]; ok {
+		return cs
+	}
 	p := newPropEnv(t)
 	srv := propServer()
 	var out []deepCase
@@ -70,8 +76,17 @@ func deepCases(t *testing.T, n int) []deepCase {
 		}
 		out = append(out, deepCase{c: c, plan: plan, deep: d, resp: resp})
 	}
+	deepMemo.cases[n] = out
 	return out
 }
+
+// deepMemo keeps deepCases' answer for each n: both tests of this file
+// replay the same Runs (a tampering replays a clone), and running them,
+// a commit to the engine's store each, is most of what either costs.
+var deepMemo = struct {
+	sync.Mutex
+	cases map[int][]deepCase
+}{cases: map[int][]deepCase{}}
 
 // deepReplay replays resp deeply and returns its deep findings.
 func (dc deepCase) deepReplay(resp *pilotage.ExecuteResponse) ([]report.Finding, []byte) {
