@@ -141,6 +141,11 @@ func (sc *scanner) Next() (lexer.Token, error) {
 	typ, n := punct(s[i:], sc.ts)
 	if n == 0 {
 		r, w := utf8.DecodeRuneInString(s[i:])
+		if i == 0 && r == '\ufeff' {
+			// An editor shows no mark, so "unexpected character" at 1:1
+			// would name nothing the author sees.
+			return lexer.Token{}, &lexError{at: i, end: i + w, msg: "the file starts with a UTF-8 byte order mark (EF BB BF), which a program does not carry: save it as UTF-8 without BOM"}
+		}
 		return lexer.Token{}, &lexError{at: i, end: i + w, msg: fmt.Sprintf("unexpected character %s", describeRune(r, w))}
 	}
 	if typ == kOp && n == 1 {
