@@ -262,3 +262,59 @@ func TestLoadDeepProgramError(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepOutputDoesNotEvaluate: a program whose output expression fails
+// over the recorded values (an index out of range, or over the engine's
+// cost limit) could not have given the output of a Run that succeeded,
+// so deep replay reports it as deep-output, as a branch's failing
+// condition is deep-branch, never passing silently; a Run that failed is
+// what such an expression gives, and says nothing.
+func TestDeepOutputDoesNotEvaluate(t *testing.T) {
+	plan, a := fuzzArchive(t, "deep-output")
+	pass, _ := a.File("pass.json")
+	input, _ := a.File("input.json")
+	steps := `[{"id": "read", "call": "sensors.read", "with": {"room": "input.room"}},
+ {"id": "hot", "if": "steps.read.output.temp > 25.0", "then": [{"id": "fan", "call": "fan.set", "with": {"room": "input.room", "on": "true"}}], "else": []},
+ {"id": "each", "for_each": "input.rooms", "as": "r", "do": [{"id": "off", "call": "lights.set", "with": {"room": "r", "on": "false"}}]}]`
+	failed := strings.Replace(string(pass), `"outcome": {"ok": true, "status": "success"}, "output": {"temp": 21, "lux": 150}`, `"outcome": {"ok": false, "status": "partial"}, "output": null`, 1)
+	failed = strings.Replace(failed, `"level": "full", "outcome": {"ok": true, "status": "success"}`, `"level": "full", "outcome": {"ok": false, "status": "partial"}`, 1)
+	for _, c := range []struct {
+		name, output, trace, want string
+	}{
+		{"index out of range", `[steps.read.output][5000]`, string(pass),
+			"deep-output: the Run's output expression [steps.read.output][5000] does not evaluate over the recorded values (index out of bounds: 5000), yet the Run succeeded"},
+		{"over the cost limit", `steps.each.output.map(a, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49].map(b, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49].map(c, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49].map(d, d))))`, string(pass),
+			"deep-output: the Run's output expression steps.each.output.map(a, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33… does not evaluate over the recorded values (expression exceeded its evaluation cost limit"},
+		{"the Run failed", `[steps.read.output][5000]`, failed, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, l := testLanguage()
+			prog, err := json.Marshal(map[string]any{"steps": json.RawMessage(steps), "output": c.output})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := LoadDeep("program.json", prog, srv, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Input, err = expr.DecodeJSON(input); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range Replay(plan, "run.json", strings.NewReader(c.trace), Options{Deep: d}).Findings {
+				if strings.HasPrefix(f.Rule, "deep-") {
+					got = append(got, f.Rule+": "+f.Message)
+				}
+			}
+			if c.want == "" {
+				if len(got) != 0 {
+					t.Errorf("got %q, want no deep finding", got)
+				}
+				return
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], c.want) {
+				t.Errorf("got %q, want one finding starting %q", got, c.want)
+			}
+		})
+	}
+}

@@ -116,6 +116,9 @@ type deepRun struct {
 	// computed; outSet says so.
 	out    any
 	outSet bool
+	// outErr is why the program's output expression does not evaluate
+	// over the recorded values, which a Run that succeeded contradicts.
+	outErr error
 	// reported counts the divergences reported.
 	reported int
 	// undecided counts what could not be re-decided, by reason.
@@ -189,9 +192,8 @@ type departure struct {
 func (r *deepRun) run() {
 	root := &dscope{outputs: map[string]any{}, root: r, fr: &dframe{input: r.input, src: r.d.src}}
 	if r.sequence(r.d.Program.Steps, root, nil, "") && r.d.Program.Output != nil {
-		if v, ok := r.eval(r.d.Program.Output, root, nil, "the Run's output"); ok {
-			r.out, r.outSet = v, true
-		}
+		v, ok, err := r.evaluate(r.d.Program.Output, root, "the Run's output")
+		r.out, r.outSet, r.outErr = v, ok, err
 	}
 	for e := r.take(); e != nil; e = r.take() {
 		if r.failed != nil && e.bad == nil {
@@ -451,23 +453,13 @@ func (r *deepRun) loop(s *program.Step, sc *dscope, e *entry) (int, []any, bool)
 	return n, list, true
 }
 
-// eval evaluates x over the recorded values. ok is false when it could not
-// be: a value the trace does not record (an info finding says which), or
-// an evaluation error, which is a divergence when entry e succeeded.
+// eval evaluates x over the recorded values for entry e. ok is false when
+// it could not be: a value the trace does not record (an info finding
+// says which), or an evaluation error, which is a divergence when e
+// succeeded.
 func (r *deepRun) eval(x *program.Expr, sc *dscope, e *entry, what string) (any, bool) {
-	if x == nil || x.X == nil {
-		return nil, false
-	}
-	r.missing = nil
-	v, err := x.X.Eval(context.Background(), sc)
-	if err == nil {
-		return v, true
-	}
-	if r.missing != nil {
-		r.note(what, r.missing.why)
-		return nil, false
-	}
-	if e != nil && e.ok() {
+	v, ok, err := r.evaluate(x, sc, what)
+	if err != nil && e.ok() {
 		rule := RuleDeepInput
 		switch {
 		case strings.HasPrefix(what, "the condition"):
@@ -480,7 +472,27 @@ func (r *deepRun) eval(x *program.Expr, sc *dscope, e *entry, what string) (any,
 		r.report(rule, e.site, fmt.Sprintf("%s does not evaluate over the recorded values (%v), yet the entry succeeded", what, err),
 			"an expression that fails stops the Run with the step failed (§5.7)", sc.fr.src.at(x.Pointer, ""))
 	}
-	return nil, false
+	return v, ok
+}
+
+// evaluate evaluates x over the recorded values. ok is false when it
+// could not be: err says why when the expression itself fails, and is nil
+// when it met a value the trace does not record (an info finding says
+// which).
+func (r *deepRun) evaluate(x *program.Expr, sc *dscope, what string) (v any, ok bool, err error) {
+	if x == nil || x.X == nil {
+		return nil, false, nil
+	}
+	r.missing = nil
+	v, err = x.X.Eval(context.Background(), sc)
+	switch {
+	case err == nil:
+		return v, true, nil
+	case r.missing != nil:
+		r.note(what, r.missing.why)
+		return nil, false, nil
+	}
+	return nil, false, err
 }
 
 // compare reports a recorded value (member sub of e) that is not want,
@@ -559,7 +571,15 @@ func (r *deepRun) finish(s *stream) {
 				"a completed Run's output is its output expression evaluated after the last step (§5.7)", r.d.src.at(r.d.Program.Output.Pointer, "the output expression"))
 		}
 	}
-	if r.d.Program.Output != nil && s.top.outputRaw == nil && ok && *o.OK && !s.response {
+	if r.outErr != nil && ok && *o.OK && !r.lost && r.failed == nil {
+		// The engine fails a Run whose output expression fails (§5.7).
+		at := t.outcome.site
+		if s.top.output != nil {
+			at = *s.top.output
+		}
+		r.report(RuleDeepOutput, at, fmt.Sprintf("the Run's output expression %s does not evaluate over the recorded values (%s), yet the Run succeeded", report.Clip(r.d.Program.Output.Src), report.Clip(r.outErr.Error())),
+			"an output expression that fails ends the Run failed, with no output (§5.7)", r.d.src.at(r.d.Program.Output.Pointer, "the output expression"))
+	} else if r.d.Program.Output != nil && s.top.outputRaw == nil && ok && *o.OK && !s.response {
 		r.note("the Run's output", "a trace object does not carry it; give the execute response")
 	}
 	at := s.traceAt
