@@ -433,6 +433,11 @@ func TestHostilePeakRSS(t *testing.T) {
 		{"lint of homeflow whose room.json is an enum of 500,000 numbers", hugeRoom,
 			func(f string) []string { return []string{"lint", homeflowWith(f)} }, filepath.Join(homeflow, "schemas", "room.json"), 0},
 		{"replay --plan of one-character values", oneValues(2 << 20), replayPlan, tinyInput, 0},
+		// Every plan-shape finding was listed, each located in the plan:
+		// 100,000 copies of one step (14.8 MB) took 19 bytes a byte and
+		// wrote a 40 MB report. The plan's findings are capped by
+		// --max-per-rule as a trace's are.
+		{"replay --plan of 100,000 copies of one step", repeatedStep(100_000), replayPlan, tinyInput, 0},
 		{"replay --snapshot with a member of one-character values", withMember(oneValues(2 << 20)), replaySnapshot, snapshot, 0},
 		// replay read these token by token through encoding/json's
 		// decoder, 0.4 µs a token: 2.5 to 12 s of CPU for 16 MiB, 0.2 to
@@ -731,6 +736,13 @@ func longID(n, short int) []byte {
 		b = fmt.Appendf(b, `, {"id": "s%d", "call": "todo.list", "with": {}}`, i)
 	}
 	return append(b, "]}"...)
+}
+
+// repeatedStep is a plan whose steps are n copies of one step: every
+// copy after the first reuses its id.
+func repeatedStep(n int) []byte {
+	step := `{"id": "add", "kind": "step", "calls": ["todo.add"], "risk": "write", "risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`
+	return fmt.Appendf(nil, `{"steps": [%s], "max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`, strings.Repeat(step+", ", n-1)+step)
 }
 
 // longExpr is a program of no steps whose output is the expression x.

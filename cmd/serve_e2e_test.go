@@ -341,7 +341,7 @@ func standardLoop(t *testing.T, c *client) {
 // response's plan with the project's replay checker.
 func assertReplays(t *testing.T, validate any, execute any) {
 	t.Helper()
-	plan, err := replay.LoadPlan("validate.json", []byte(jsonOf(t, validate)))
+	plan, err := replay.LoadPlan("validate.json", []byte(jsonOf(t, validate)), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

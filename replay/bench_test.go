@@ -206,7 +206,7 @@ func benchReplay1M(b *testing.B, setup func(io.Reader) (io.Reader, Options, func
 	entries := writeBenchTrace(f, benchRooms, benchLamps)
 	f.Close()
 	st, _ := os.Stat(path)
-	plan, err := LoadPlan("plan.json", []byte(benchPlan))
+	plan, err := LoadPlan("plan.json", []byte(benchPlan), 0)
 	if err != nil || len(plan.Findings) > 0 {
 		b.Fatal(err, plan.Findings)
 	}
@@ -304,7 +304,7 @@ func leastLiveHeap(t *testing.T, rooms int, opt Options) uint64 {
 // rooms rooms of 50 lamps against benchPlan with opt, which must find
 // nothing.
 func liveHeap(t *testing.T, rooms int, opt Options) uint64 {
-	plan, err := LoadPlan("plan.json", []byte(benchPlan))
+	plan, err := LoadPlan("plan.json", []byte(benchPlan), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func deepFuzzContext(f testing.TB) (*Plan, *golden.Archive) { return fuzzArchive
 func fuzzArchive(f testing.TB, rule string) (*Plan, *golden.Archive) {
 	a := golden.ReadArchive(f, filepath.Join("testdata", "rules", rule+".txtar"))
 	src, _ := a.File("plan.json")
-	plan, err := LoadPlan("plan.json", src)
+	plan, err := LoadPlan("plan.json", src, 0)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func bodyDeep(t *testing.T, body, sub string) (*Plan, *Deep) {
 	t.Helper()
 	a := golden.ReadArchive(t, filepath.Join("testdata", "rules", "deep-drift.txtar"))
 	src, _ := a.File("plan.json")
-	plan, err := LoadPlan("plan.json", src)
+	plan, err := LoadPlan("plan.json", src, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func deepBench(tb testing.TB, rooms, lamps int) *Deep {
 // It fails when deep replay takes more than three times plain replay's
 // time or its heap peaks at 64 MiB.
 func BenchmarkDeepReplay100k(b *testing.B) {
-	plan, err := LoadPlan("plan.json", []byte(benchPlan))
+	plan, err := LoadPlan("plan.json", []byte(benchPlan), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,7 +73,7 @@ const (
 // (§5.8.3): deep replay re-decides them as the body, plain replay checks
 // only their ids, since they have no plan steps.
 func BenchmarkDeepReplayBody100k(b *testing.B) {
-	plan, err := LoadPlan("plan.json", []byte(benchBodyPlan))
+	plan, err := LoadPlan("plan.json", []byte(benchBodyPlan), 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func FuzzLoadPlan(f *testing.F) {
 	}
 	f.Add([]byte(`{"steps": [{"id": "a", "kind": "loop", "loop": "b"}, {"id": "b", "kind": "loop", "loop": "a"}, {"id": "c", "loop": "a"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		plan, err := LoadPlan("fuzz.plan.json", data)
+		plan, err := LoadPlan("fuzz.plan.json", data, 0)
 		if err != nil {
 			return
 		}

@@ -26,7 +26,7 @@ func basePlan(tb testing.TB) *Plan {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := LoadPlan("plan.json", src)
+	p, err := LoadPlan("plan.json", src, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestDeepPlan(t *testing.T) {
 		fmt.Fprintf(&b, `, {"id": "l%d", "kind": "loop", "loop": "l%d"}`, i, i-1)
 	}
 	b.WriteString("]}")
-	_, err := LoadPlan("deep.json", []byte(b.String()))
+	_, err := LoadPlan("deep.json", []byte(b.String()), 0)
 	var pe *InputError
 	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, `step "l513" is nested more than 512 constructs deep`) {
 		t.Fatalf("got %v", err)
@@ -167,13 +167,13 @@ func TestReadError(t *testing.T) {
 // place; a snapshot with such a member is refused the same way.
 func TestDensePlanRefused(t *testing.T) {
 	dense := `{"mode": "immediate", "steps": [{"id": "a", "kind": "step", "x": [` + strings.Repeat("0,", 2<<20) + `0]}]}`
-	_, err := LoadPlan("dense.json", []byte(dense))
+	_, err := LoadPlan("dense.json", []byte(dense), 0)
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Line != 1 || ie.Col != 1 || !strings.Contains(ie.Msg, "plan too dense to read") ||
 		!strings.Contains(ie.Msg, "4 bytes a byte plus 6 MiB") {
 		t.Errorf("LoadPlan = %v, want an InputError at 1:1 naming the budget", err)
 	}
-	_, err = LoadPlan("bad.json", []byte(dense[:len(dense)-4]+",]}]}"))
+	_, err = LoadPlan("bad.json", []byte(dense[:len(dense)-4]+",]}]}"), 0)
 	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "malformed JSON: trailing comma") {
 		t.Errorf("LoadPlan of malformed JSON = %v", err)
 	}
@@ -236,7 +236,7 @@ func TestLongValuesClipped(t *testing.T) {
 	many := "[" + strings.Repeat("1,", 50_000) + "1]"
 	for _, member := range []string{`"run_id": ` + many, `"level": ` + long, `"mode": ` + long, `"catalog_version": ` + many} {
 		trace := []byte(`{"run_id": "r", "level": "summary", "outcome": {"ok": true, "status": "success"}, "trace": {` + member + `, "steps": []}}`)
-		plan, err := LoadPlan("plan.json", []byte(`{"steps": [], "max_risk": "safe", "max_risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}}`))
+		plan, err := LoadPlan("plan.json", []byte(`{"steps": [], "max_risk": "safe", "max_risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}}`), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +262,7 @@ func TestLongValuesClipped(t *testing.T) {
 // key still begins with the run_id.
 func TestLongStringsClipped(t *testing.T) {
 	long := strings.Repeat("é", 50_000)
-	plan, err := LoadPlan("plan.json", []byte(`{"catalog_version": "v1", "steps": [], "max_risk": "safe", "max_risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}}`))
+	plan, err := LoadPlan("plan.json", []byte(`{"catalog_version": "v1", "steps": [], "max_risk": "safe", "max_risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}}`), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestLongNamesClipped(t *testing.T) {
 		{"id": "fan", "kind": "step", "calls": ["fan.set"], "arm": {"branch": %[2]q, "label": %[3]q}},
 		{"id": %[4]q, "kind": "loop"},
 		{"id": %[5]q, "kind": "step", "calls": ["lights.set"], "loop": %[4]q}],
-		"max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`, read, hot, then, each, off, call))
+		"max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`, read, hot, then, each, off, call), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestLongListsCapped(t *testing.T) {
 	plan, err := LoadPlan("plan.json", fmt.Appendf(nil, `{"steps": [
 		{"id": "read", "kind": "step", "calls": %s},
 		{"id": "hot", "kind": "branch", "arms": %s}],
-		"max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`, callsJSON, armsJSON))
+		"max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`, callsJSON, armsJSON), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,5 +375,73 @@ func TestLongListsCapped(t *testing.T) {
 		if !counted {
 			t.Errorf("%s: no finding counts the 19,980 names past the first 20: %v", name, fs)
 		}
+	}
+}
+
+// TestPlanFindingsCap: a plan wrong in every step lists --max-per-rule
+// findings of plan-shape and of plan-risk and counts the rest, as a
+// trace's findings are, those it finds against the Language included;
+// and the loaded plan holds no more than it lists (a plan of 100,000
+// copies of one step took 19 bytes a byte, listing each).
+func TestPlanFindingsCap(t *testing.T) {
+	const n = 1000
+	hints := `"risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}`
+	var b strings.Builder
+	b.WriteString(`{"steps": [`)
+	for i := range n {
+		// A risk no level has (against the Language), then a copy of
+		// the first step's id (plan-shape), then a step with no risk
+		// (plan-risk when loaded).
+		fmt.Fprintf(&b, `{"id": "s%d", "kind": "step", "risk": "bogus", %s}, {"id": "s0", "kind": "step"}, {"id": "r%d", "kind": "step"}, `, i, hints, i)
+	}
+	b.WriteString(`{"id": "last", "kind": "step", "risk": "write", ` + hints + `}], "max_risk": "write", "max_risk_hints": {"readOnly": false, "destructive": false, "openWorld": false}}`)
+	plan, err := LoadPlan("many.plan.json", []byte(b.String()), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Findings) > 6 {
+		t.Errorf("the plan holds %d findings, more than 3 of each of its two rules", len(plan.Findings))
+	}
+	_, a := fuzzArchive(t, "plan-risk")
+	snap, _ := a.File("snapshot.json")
+	lang, err := LoadSnapshot("snapshot.json", snap, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		opt      Options
+		risk     int
+		riskMore string
+	}{
+		{"without the Language", Options{MaxPerRule: 3}, 4, "997 more plan-risk findings in this file are not listed"},
+		{"with it", Options{MaxPerRule: 3, Language: lang}, 4, "1997 more plan-risk findings in this file are not listed"},
+		{"plan-risk disabled", Options{MaxPerRule: 3, Language: lang, Disabled: map[string]bool{RulePlanRisk: true}}, 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := Run(plan, nil, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts := map[string]int{}
+			var more []string
+			for _, f := range rep.Findings {
+				counts[f.Rule]++
+				if strings.Contains(f.Message, "are not listed") {
+					more = append(more, f.Message)
+				}
+			}
+			if counts[RulePlanShape] != 4 || counts[RulePlanRisk] != c.risk {
+				t.Errorf("findings per rule: %v, want 4 plan-shape and %d plan-risk", counts, c.risk)
+			}
+			// Counting findings are sorted last, by rule.
+			want := []string{"997 more plan-shape findings in this file are not listed"}
+			if c.riskMore != "" {
+				want = append([]string{c.riskMore}, want...)
+			}
+			if !slices.Equal(more, want) {
+				t.Errorf("counted %q, want %q", more, want)
+			}
+		})
 	}
 }

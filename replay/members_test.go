@@ -22,7 +22,7 @@ func memberPlans(tb testing.TB) []*Plan {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	deploy, err := LoadPlan("plan.json", append([]byte(`{"mode": "deploy", "catalog_version": "c1", `), bytes.TrimPrefix(bytes.TrimSpace(src), []byte("{"))...))
+	deploy, err := LoadPlan("plan.json", append([]byte(`{"mode": "deploy", "catalog_version": "c1", `), bytes.TrimPrefix(bytes.TrimSpace(src), []byte("{"))...), 0)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -23,8 +23,11 @@ type Plan struct {
 	// plan does not say (catalog-version).
 	CatalogVersion string
 	Steps          []*Step
-	// Findings are plan-shape problems; the checks work around them.
+	// Findings are the plan's plan-shape and plan-risk problems, at most
+	// LoadPlan's maxPerRule of each rule; the checks work around them.
 	Findings []report.Finding
+	// left counts the findings Findings does not list.
+	left *report.Cap
 
 	byID map[string]*Step
 	// root lists the steps outside every branch arm and loop body.
@@ -98,9 +101,11 @@ func (e *InputError) Error() string {
 }
 
 // LoadPlan reads a plan object or a validate response carrying one (§6.4).
-// Structural problems inside the plan are findings (plan-shape); a file
-// that holds no usable plan is an *InputError.
-func LoadPlan(file string, src []byte) (*Plan, error) {
+// Structural problems inside the plan are findings (plan-shape), at most
+// maxPerRule of a rule listed (0: report.DefaultMaxPerRule) and the rest
+// counted, as Run reports them; a file that holds no usable plan is an
+// *InputError.
+func LoadPlan(file string, src []byte, maxPerRule int) (*Plan, error) {
 	doc, err := parseFile(file, src, "plan", "the plan must be a plan object or a validate response")
 	if err != nil {
 		return nil, err
@@ -127,7 +132,7 @@ func LoadPlan(file string, src []byte) (*Plan, error) {
 			Hint: "give a plan object (§5.6) or a validate response carrying one"}
 	}
 	p := &Plan{File: file, Src: src, Mode: root.Get("mode").String(), CatalogVersion: root.Get("catalog_version").String(),
-		byID: map[string]*Step{}, doc: doc, ptr: ptr}
+		byID: map[string]*Step{}, doc: doc, ptr: ptr, left: report.NewCap(perRule(maxPerRule))}
 	b := planBuilder{p: p, doc: doc}
 	if m := root.Get("mode"); m.Exists() && (!m.Is(jsonpos.String) || (m.Str() != pilotage.ModeImmediate && m.Str() != pilotage.ModeDeploy)) {
 		b.report(ptr+"/mode", fmt.Sprintf("plan mode is %s; a plan describes an immediate program or a deployed body", doc.Raw(m)),
@@ -186,16 +191,28 @@ type planRef struct {
 	node                jsonpos.Node
 }
 
-func (b *planBuilder) report(pointer, msg, hint string) {
-	b.p.Findings = append(b.p.Findings, b.p.finding(RulePlanShape, pointer, msg, hint))
+func (b *planBuilder) report(pointer, msg, hint string) { b.p.add(RulePlanShape, pointer, msg, hint) }
+
+// add lists a finding of rule about the plan, at pointer, in Findings, or
+// counts it in left once Findings lists enough of the rule.
+func (p *Plan) add(rule, pointer, msg, hint string) {
+	if f, ok := p.finding(p.left, rule, pointer, msg, hint); ok {
+		p.Findings = append(p.Findings, f)
+	}
 }
 
-// finding is a finding of rule about the plan, at pointer.
-func (p *Plan) finding(rule, pointer, msg, hint string) report.Finding {
-	pos, _ := p.doc.Locate(pointer, false)
+// finding offers a finding of rule about the plan, at pointer, to c and
+// returns it when c lists it. Only one c lists is located in the plan: a
+// plan wrong in every step costs a count a step.
+func (p *Plan) finding(c *report.Cap, rule, pointer, msg, hint string) (report.Finding, bool) {
 	r := RuleByID(rule)
-	return report.Finding{Rule: rule, Section: r.Section, Severity: r.Severity,
-		Message: msg, Hint: hint, File: p.File, Line: pos.Line, Column: pos.Column, Pointer: pointer}
+	f := report.Finding{Rule: rule, Section: r.Section, Severity: r.Severity, File: p.File}
+	if !c.Admit(f) {
+		return f, false
+	}
+	pos, _ := p.doc.Locate(pointer, false)
+	f.Message, f.Hint, f.Line, f.Column, f.Pointer = msg, hint, pos.Line, pos.Column, pointer
+	return f, true
 }
 
 func (b *planBuilder) add(ptr string, n jsonpos.Node) {

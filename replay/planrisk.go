@@ -31,9 +31,9 @@ func (p *Plan) stepRisk(s *Step, n jsonpos.Node) {
 		missing = append(missing, "risk_hints")
 	}
 	if len(missing) > 0 && (s.Kind == pilotage.KindStep || len(missing) == 1) {
-		p.Findings = append(p.Findings, p.finding(RulePlanRisk, s.Pointer,
+		p.add(RulePlanRisk, s.Pointer,
 			fmt.Sprintf("plan step %q has no %s", report.Clip(s.ID), strings.Join(missing, " and ")),
-			"a plan step carries both risk and risk_hints; branches and loops may carry neither, never one alone (§5.3)"))
+			"a plan step carries both risk and risk_hints; branches and loops may carry neither, never one alone (§5.3)")
 	}
 	if risk.Exists() {
 		s.Risk = p.riskName(s.Pointer+"/risk", risk)
@@ -45,7 +45,7 @@ func (p *Plan) stepRisk(s *Step, n jsonpos.Node) {
 
 func (p *Plan) riskName(ptr string, n jsonpos.Node) string {
 	if !n.Is(jsonpos.String) || n.Str() == "" {
-		p.Findings = append(p.Findings, p.finding(RulePlanRisk, ptr, fmt.Sprintf("risk is %s, not a risk level's name", p.doc.Raw(n)), ""))
+		p.add(RulePlanRisk, ptr, fmt.Sprintf("risk is %s, not a risk level's name", p.doc.Raw(n)), "")
 		return ""
 	}
 	return n.Str()
@@ -60,14 +60,14 @@ func (p *Plan) hints(ptr string, n jsonpos.Node) *pilotage.RiskHints {
 		OpenWorld   *bool `json:"openWorld"`
 	}
 	if !n.Is(jsonpos.Object) || json.Unmarshal(p.doc.Raw(n), &w) != nil || w.ReadOnly == nil || w.Destructive == nil || w.OpenWorld == nil {
-		p.Findings = append(p.Findings, p.finding(RulePlanRisk, ptr, fmt.Sprintf("risk hints %s are not {readOnly, destructive, openWorld} with three booleans", p.doc.Raw(n)),
-			"risk_hints carries all three booleans (§5.3)"))
+		p.add(RulePlanRisk, ptr, fmt.Sprintf("risk hints %s are not {readOnly, destructive, openWorld} with three booleans", p.doc.Raw(n)),
+			"risk_hints carries all three booleans (§5.3)")
 		return nil
 	}
 	h := pilotage.RiskHints{ReadOnly: *w.ReadOnly, Destructive: *w.Destructive, OpenWorld: *w.OpenWorld}
 	if !h.Consistent() {
-		p.Findings = append(p.Findings, p.finding(RulePlanRisk, ptr, "risk hints claim readOnly and destructive at once",
-			"the engine-defined risk is consistent with risk_hints, and a read-only operation destroys nothing (§5.3)"))
+		p.add(RulePlanRisk, ptr, "risk hints claim readOnly and destructive at once",
+			"the engine-defined risk is consistent with risk_hints, and a read-only operation destroys nothing (§5.3)")
 	}
 	return &h
 }
@@ -79,7 +79,7 @@ func (p *Plan) hints(ptr string, n jsonpos.Node) *pilotage.RiskHints {
 func (p *Plan) checkRisk(root jsonpos.Node) {
 	for _, m := range []string{"max_risk", "max_risk_hints"} {
 		if !root.Has(m) {
-			p.Findings = append(p.Findings, p.finding(RulePlanRisk, p.ptr, "plan has no "+m, "a plan carries max_risk and max_risk_hints (§5.6)"))
+			p.add(RulePlanRisk, p.ptr, "plan has no "+m, "a plan carries max_risk and max_risk_hints (§5.6)")
 		}
 	}
 	if n := root.Get("max_risk"); n.Exists() {
@@ -102,9 +102,9 @@ func (p *Plan) checkRisk(root jsonpos.Node) {
 		}
 	}
 	if agg := pilotage.Aggregate(all...); agg != *p.risk.hints {
-		p.Findings = append(p.Findings, p.finding(RulePlanRisk, p.ptr+"/max_risk_hints",
+		p.add(RulePlanRisk, p.ptr+"/max_risk_hints",
 			fmt.Sprintf("max_risk_hints is %s, but the aggregate of the steps' risk_hints is %s", hintsJSON(*p.risk.hints), hintsJSON(agg)),
-			"readOnly is the AND, destructive and openWorld the OR of every step's hints; over no steps, read-only (§5.3)"))
+			"readOnly is the AND, destructive and openWorld the OR of every step's hints; over no steps, read-only (§5.3)")
 	}
 }
 
@@ -114,7 +114,8 @@ func (p *Plan) checkRisk(root jsonpos.Node) {
 // §5.3), and max_risk is the level whose hints are max_risk_hints
 // (reading 9 as docs/readings.md amends it); when no level has them, any
 // max_risk is inconsistent with them (§5.3) and is reported.
-func (p *Plan) riskAgainst(l *Language) []report.Finding {
+// Only what c lists is returned.
+func (p *Plan) riskAgainst(l *Language, c *report.Cap) []report.Finding {
 	if l == nil || len(l.Sets.RiskLevels) == 0 {
 		return nil
 	}
@@ -127,12 +128,17 @@ func (p *Plan) riskAgainst(l *Language) []report.Finding {
 		byName[r.Risk] = r.Hints
 	}
 	var out []report.Finding
+	offer := func(ptr, msg, hint string) {
+		if f, ok := p.finding(c, RulePlanRisk, ptr, msg, hint); ok {
+			out = append(out, f)
+		}
+	}
 	known := func(ptr, risk string) bool {
 		if _, ok := byName[risk]; ok {
 			return true
 		}
-		out = append(out, p.finding(RulePlanRisk, ptr, fmt.Sprintf("risk %q is not a risk level of the Language (%s)", report.Clip(risk), strings.Join(report.Clips(names), ", ")),
-			"risk is an engine-defined value enumerated in the closed-sets guide (§1.5, §5.2)"))
+		offer(ptr, fmt.Sprintf("risk %q is not a risk level of the Language (%s)", report.Clip(risk), strings.Join(report.Clips(names), ", ")),
+			"risk is an engine-defined value enumerated in the closed-sets guide (§1.5, §5.2)")
 		return false
 	}
 	for _, s := range p.Steps {
@@ -140,9 +146,9 @@ func (p *Plan) riskAgainst(l *Language) []report.Finding {
 			continue
 		}
 		if want := byName[s.Risk]; want != *s.Hints {
-			out = append(out, p.finding(RulePlanRisk, s.Pointer+"/risk_hints",
+			offer(s.Pointer+"/risk_hints",
 				fmt.Sprintf("plan step %q has risk %q with hints %s, but the closed-sets guide gives %q the hints %s", report.Clip(s.ID), report.Clip(s.Risk), hintsJSON(*s.Hints), report.Clip(s.Risk), hintsJSON(want)),
-				"the engine-defined risk is consistent with risk_hints (§5.3)"))
+				"the engine-defined risk is consistent with risk_hints (§5.3)")
 		}
 	}
 	if p.risk.max == "" || !known(p.ptr+"/max_risk", p.risk.max) || p.risk.hints == nil {
@@ -154,13 +160,13 @@ func (p *Plan) riskAgainst(l *Language) []report.Finding {
 		// No level has the aggregate's hints, so whatever level max_risk
 		// names has other hints: inconsistent, which §5.3 forbids; the
 		// Language's levels are at fault (lint's risk-levels-cover).
-		out = append(out, p.finding(RulePlanRisk, p.ptr+"/max_risk",
+		offer(p.ptr+"/max_risk",
 			fmt.Sprintf("max_risk is %q, whose hints %s are not max_risk_hints %s, and no risk level of the Language has exactly those", p.risk.max, hintsJSON(byName[p.risk.max]), hintsJSON(*p.risk.hints)),
-			"§5.3: the engine-defined risk is consistent with risk_hints; the Language needs a level with exactly every aggregate of its levels (lint: risk-levels-cover)"))
+			"§5.3: the engine-defined risk is consistent with risk_hints; the Language needs a level with exactly every aggregate of its levels (lint: risk-levels-cover)")
 	case want != p.risk.max:
-		out = append(out, p.finding(RulePlanRisk, p.ptr+"/max_risk",
+		offer(p.ptr+"/max_risk",
 			fmt.Sprintf("max_risk is %q, but the level whose hints are max_risk_hints %s is %s", p.risk.max, hintsJSON(*p.risk.hints), strconv.Quote(want)),
-			"reading 9: max_risk names the least risky declared level whose hints are each at least as risky as max_risk_hints, which is the level with exactly those hints"))
+			"reading 9: max_risk names the least risky declared level whose hints are each at least as risky as max_risk_hints, which is the level with exactly those hints")
 	}
 	return out
 }

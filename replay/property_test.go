@@ -244,7 +244,7 @@ func (rec recorded) traceJSON(steps []pilotage.TraceStep) []byte {
 
 func replayBytes(t *testing.T, planSrc, trace []byte) []report.Finding {
 	t.Helper()
-	plan, err := LoadPlan("plan.json", planSrc)
+	plan, err := LoadPlan("plan.json", planSrc, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,11 +70,20 @@ func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
 			rep.Rules = append(rep.Rules, r)
 		}
 	}
-	for _, f := range append(slices.Clone(plan.Findings), plan.riskAgainst(opt.Language)...) {
-		if !opt.Disabled[f.Rule] {
+	// The plan's findings are capped as a trace file's: those LoadPlan
+	// listed and counted, then those against the Language.
+	keep := func(rule string) bool { return !opt.Disabled[rule] }
+	planCap := report.NewCap(perRule(opt.MaxPerRule))
+	for _, f := range plan.Findings {
+		if keep(f.Rule) && planCap.Admit(f) {
 			rep.Add(f)
 		}
 	}
+	planCap.Include(plan.left, keep)
+	if keep(RulePlanRisk) {
+		rep.Add(plan.riskAgainst(opt.Language, planCap)...)
+	}
+	rep.Add(planCap.Left()...)
 	entries := 0
 	for _, in := range inputs {
 		rc, err := in.Open()
@@ -97,6 +106,15 @@ func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
 	rep.Summary.Checked = map[string]int{"entries": entries, "rules": enabled, "plan steps": len(plan.Steps)}
 	rep.Sort()
 	return rep, nil
+}
+
+// perRule is how many findings of a rule a file lists for a MaxPerRule
+// of max: report.DefaultMaxPerRule for 0.
+func perRule(max int) int {
+	if max <= 0 {
+		return report.DefaultMaxPerRule
+	}
+	return max
 }
 
 // Result is the replay of one trace file.
@@ -127,12 +145,8 @@ func (e *errReader) Read(p []byte) (int, error) {
 
 // Replay checks one trace file, read as a stream, against the plan.
 func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
-	max := opt.MaxPerRule
-	if max <= 0 {
-		max = report.DefaultMaxPerRule
-	}
 	er := &errReader{r: r}
-	c := newChecker(plan, opt.Language, file, max)
+	c := newChecker(plan, opt.Language, file, perRule(opt.MaxPerRule))
 	onEntry := c.entry
 	if opt.OnEntry != nil || opt.OnStep != nil {
 		onEntry = func(e *entry) {

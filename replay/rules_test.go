@@ -61,7 +61,7 @@ func replayFixture(t *testing.T, a *golden.Archive, name string) *report.Report 
 		planName = "plan.json"
 	}
 	planSrc, _ := a.File(planName)
-	plan, err := LoadPlan(planName, planSrc)
+	plan, err := LoadPlan(planName, planSrc, 0)
 	if err != nil {
 		t.Fatalf("%s: %v", planName, err)
 	}

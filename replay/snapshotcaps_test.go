@@ -18,7 +18,7 @@ import (
 func TestSnapshotEffectiveCapabilities(t *testing.T) {
 	a := golden.ReadArchive(t, filepath.Join("testdata", "server-capabilities.txtar"))
 	planSrc, _ := a.File("plan.json")
-	plan, err := LoadPlan("plan.json", planSrc)
+	plan, err := LoadPlan("plan.json", planSrc, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

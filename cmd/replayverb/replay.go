@@ -102,7 +102,7 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 	if err != nil {
 		return err
 	}
-	plan, err := replay.LoadPlan(p.Plan, planSrc)
+	plan, err := replay.LoadPlan(p.Plan, planSrc, p.MaxPerRule)
 	if err != nil {
 		return unreadable(err, planSrc)
 	}

@@ -57,7 +57,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	// the plan–trace correspondence.
 	var plan *replay.Plan
 	if man.EffectiveCapabilities(&l).Has(pilotage.CapPlan) {
-		if plan, err = replay.LoadPlan(planPath, planSrc); err != nil {
+		if plan, err = replay.LoadPlan(planPath, planSrc, 0); err != nil {
 			c.find(RuleOperationAnswers, v.op, "/structuredContent/plan", "validate returned no plan replay can use: %v", err)
 			return nil
 		}

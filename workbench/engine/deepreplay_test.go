@@ -51,7 +51,7 @@ func deepCases(t *testing.T, n int) []deepCase {
 			t.Fatalf("seed %d: validate: %v %+v", seed, err, v)
 		}
 		planJSON, _ := json.Marshal(v)
-		plan, err := replay.LoadPlan("plan.json", planJSON)
+		plan, err := replay.LoadPlan("plan.json", planJSON, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

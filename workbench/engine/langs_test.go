@@ -152,7 +152,7 @@ func replayClean(t *testing.T, v *pilotage.ValidateResponse, resp *pilotage.Exec
 		return
 	}
 	planJSON, _ := json.Marshal(v)
-	plan, err := replay.LoadPlan("plan.json", planJSON)
+	plan, err := replay.LoadPlan("plan.json", planJSON, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestReplayHarnessCanFail(t *testing.T) {
 	resp := exec(t, e, "alice", "s", "home/v1", pilotage.ExecuteRequest{Program: prog})
 	resp.Trace.Steps = resp.Trace.Steps[:1]
 	planJSON, _ := json.Marshal(v)
-	plan, err := replay.LoadPlan("plan.json", planJSON)
+	plan, err := replay.LoadPlan("plan.json", planJSON, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

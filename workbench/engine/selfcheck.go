@@ -83,7 +83,7 @@ func (e *Engine) checkTraces(r *request, prog *program.Program, traces ...*pilot
 	if err != nil {
 		return err
 	}
-	rp, err := replay.LoadPlan("plan.json", src)
+	rp, err := replay.LoadPlan("plan.json", src, 0)
 	if err != nil {
 		return fmt.Errorf("the engine's plan of run %s does not load in replay: %w", traces[0].RunID, err)
 	}

@@ -274,7 +274,7 @@ func replayFindings(f *testcase.File, c *testcase.Case, x *pilotage.ExecuteRespo
 		return nil
 	}
 	plan, _ := json.Marshal(p)
-	rp, err := replay.LoadPlan("plan.json", plan)
+	rp, err := replay.LoadPlan("plan.json", plan, 0)
 	if err != nil {
 		return []report.Finding{finding(f, c.Line, "test-replay", fmt.Sprintf("case %q: the plan does not load in replay: %v", c.Name, err), "")}
 	}

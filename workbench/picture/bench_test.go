@@ -163,7 +163,7 @@ func BenchmarkReplayReport1M(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	plan, err := replay.LoadPlan("plan.json", src)
+	plan, err := replay.LoadPlan("plan.json", src, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

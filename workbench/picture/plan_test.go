@@ -240,7 +240,7 @@ func TestTooLargeNotDrawn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := replay.LoadPlan("plan.json", src)
+	rp, err := replay.LoadPlan("plan.json", src, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func replayPage(t testing.TB, dir, out string, traces ...string) *Page {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := replay.LoadPlan(filepath.ToSlash(filepath.Join(dir, "plan.json")), src)
+	plan, err := replay.LoadPlan(filepath.ToSlash(filepath.Join(dir, "plan.json")), src, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestMarkdownBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := replay.LoadPlan("plan.json", src)
+	plan, err := replay.LoadPlan("plan.json", src, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
