@@ -46,7 +46,13 @@ const DrainTimeout = time.Minute
 //   - end of input would end the Session at once, so a client that writes
 //     its requests and closes stdin (`printf … | pilotage serve`) would
 //     get nothing back; the reader holds end of input until every request
-//     read has been answered (or DrainTimeout passes).
+//     read has been answered (or DrainTimeout passes);
+//   - go-sdk queues every request it reads for its handler, without
+//     bound, and a client can write requests faster than they are
+//     answered (a pipe of validates of distinct programs: 120,000 held
+//     325 MB, most of it the queue); the reader reads no further line
+//     while maxPending requests are unanswered, so the client's writes
+//     wait in the pipe instead.
 //
 // Each line is read once: the reader frames it and decodes a message
 // with go-sdk's own jsonrpc.DecodeMessage, and hands go-sdk the decoded
@@ -108,12 +114,30 @@ func (s *Server) run(ctx context.Context, t mcp.Transport) error {
 	}
 }
 
+// maxPending is how many requests read and not yet answered the reader
+// lets go-sdk hold before it reads the next line. Each holds at most a
+// message and its decoding; the requests go-sdk runs at once are far
+// fewer on a stdio Session, so a client that sends ahead loses nothing.
+const maxPending = 64
+
 // drain counts the requests read and the responses written.
 type drain struct {
 	mu        sync.Mutex
 	answered  *sync.Cond
-	requests  int // requests read (messages with an id and a method)
-	responses int // responses written (messages with an id and no method)
+	requests  int  // requests read (messages with an id and a method)
+	responses int  // responses written (messages with an id and no method)
+	closed    bool // the Session's connection closed: nothing waits for room
+}
+
+// room blocks while maxPending requests read are unanswered, until the
+// connection closes. A request waiting for the client would wait for
+// nothing here: the server sends the client no request of its own.
+func (d *drain) room() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for !d.closed && d.requests-d.responses >= maxPending {
+		d.answered.Wait()
+	}
 }
 
 // wait blocks until every request read has been answered, or DrainTimeout.
@@ -154,6 +178,7 @@ type lineReader struct {
 // has been answered.
 func (lr *lineReader) next() (incoming, error) {
 	for lr.err == nil {
+		lr.d.room()
 		line, size, limit, err := lr.readLine()
 		lr.err = err
 		switch {
@@ -222,8 +247,13 @@ func (lr *lineReader) readLine() (line []byte, size int, limit int64, err error)
 	return line, size - (len(frag) - len(bytes.TrimRight(frag, "\r\n"))), limit, err
 }
 
-// Close closes the underlying reader when it can be closed.
+// Close closes the underlying reader when it can be closed, and lets a
+// reader waiting for room go on to find it closed.
 func (lr *lineReader) Close() error {
+	lr.d.mu.Lock()
+	lr.d.closed = true
+	lr.d.mu.Unlock()
+	lr.d.answered.Broadcast()
 	if c, ok := lr.in0.(io.Closer); ok {
 		return c.Close()
 	}
