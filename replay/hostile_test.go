@@ -445,3 +445,32 @@ func TestPlanFindingsCap(t *testing.T) {
 		})
 	}
 }
+
+// TestLongPlanValuesClipped: a plan's findings quote its values clipped,
+// as a trace's do: a step's risk or risk_hints, the plan's mode and its
+// max_risk were quoted whole, once per finding.
+func TestLongPlanValuesClipped(t *testing.T) {
+	long := `"` + strings.Repeat("é", 50_000) + `"`
+	many := "[" + strings.Repeat("1,", 50_000) + "1]"
+	hints := `{"readOnly": true, "destructive": false, "openWorld": false}`
+	for _, plan := range []string{
+		`{"steps": [{"id": "a", "kind": "step", "risk": ` + many + `}], "max_risk": "safe", "max_risk_hints": ` + hints + `}`,
+		`{"steps": [{"id": "a", "kind": "step", "risk_hints": ` + many + `}], "max_risk": "safe", "max_risk_hints": ` + hints + `}`,
+		`{"steps": [], "mode": ` + long + `, "max_risk": "safe", "max_risk_hints": ` + hints + `}`,
+	} {
+		p, err := LoadPlan("plan.json", []byte(plan), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quoted := false
+		for _, f := range p.Findings {
+			if len(f.Message) > 400 || !utf8.ValidString(f.Message) {
+				t.Errorf("%.60s…: a finding of %d bytes: %.80s…", plan, len(f.Message), f.Message)
+			}
+			quoted = quoted || strings.Contains(f.Message, "…")
+		}
+		if !quoted {
+			t.Errorf("%.60s…: no finding quotes the value clipped: %v", plan, p.Findings)
+		}
+	}
+}

@@ -135,7 +135,7 @@ func LoadPlan(file string, src []byte, maxPerRule int) (*Plan, error) {
 		byID: map[string]*Step{}, doc: doc, ptr: ptr, left: report.NewCap(perRule(maxPerRule))}
 	b := planBuilder{p: p, doc: doc}
 	if m := root.Get("mode"); m.Exists() && (!m.Is(jsonpos.String) || (m.Str() != pilotage.ModeImmediate && m.Str() != pilotage.ModeDeploy)) {
-		b.report(ptr+"/mode", fmt.Sprintf("plan mode is %s; a plan describes an immediate program or a deployed body", doc.Raw(m)),
+		b.report(ptr+"/mode", fmt.Sprintf("plan mode is %s; a plan describes an immediate program or a deployed body", report.Clip(doc.Raw(m))),
 			"mode is immediate or deploy (§5.6); test_run is a trace's mode, never a plan's")
 	}
 	for i, n := range steps.Elems() {

@@ -45,7 +45,7 @@ func (p *Plan) stepRisk(s *Step, n jsonpos.Node) {
 
 func (p *Plan) riskName(ptr string, n jsonpos.Node) string {
 	if !n.Is(jsonpos.String) || n.Str() == "" {
-		p.add(RulePlanRisk, ptr, fmt.Sprintf("risk is %s, not a risk level's name", p.doc.Raw(n)), "")
+		p.add(RulePlanRisk, ptr, fmt.Sprintf("risk is %s, not a risk level's name", report.Clip(p.doc.Raw(n))), "")
 		return ""
 	}
 	return n.Str()
@@ -60,7 +60,7 @@ func (p *Plan) hints(ptr string, n jsonpos.Node) *pilotage.RiskHints {
 		OpenWorld   *bool `json:"openWorld"`
 	}
 	if !n.Is(jsonpos.Object) || json.Unmarshal(p.doc.Raw(n), &w) != nil || w.ReadOnly == nil || w.Destructive == nil || w.OpenWorld == nil {
-		p.add(RulePlanRisk, ptr, fmt.Sprintf("risk hints %s are not {readOnly, destructive, openWorld} with three booleans", p.doc.Raw(n)),
+		p.add(RulePlanRisk, ptr, fmt.Sprintf("risk hints %s are not {readOnly, destructive, openWorld} with three booleans", report.Clip(p.doc.Raw(n))),
 			"risk_hints carries all three booleans (§5.3)")
 		return nil
 	}
@@ -161,11 +161,11 @@ func (p *Plan) riskAgainst(l *Language, c *report.Cap) []report.Finding {
 		// names has other hints: inconsistent, which §5.3 forbids; the
 		// Language's levels are at fault (lint's risk-levels-cover).
 		offer(p.ptr+"/max_risk",
-			fmt.Sprintf("max_risk is %q, whose hints %s are not max_risk_hints %s, and no risk level of the Language has exactly those", p.risk.max, hintsJSON(byName[p.risk.max]), hintsJSON(*p.risk.hints)),
+			fmt.Sprintf("max_risk is %s, whose hints %s are not max_risk_hints %s, and no risk level of the Language has exactly those", report.Quote(p.risk.max), hintsJSON(byName[p.risk.max]), hintsJSON(*p.risk.hints)),
 			"§5.3: the engine-defined risk is consistent with risk_hints; the Language needs a level with exactly every aggregate of its levels (lint: risk-levels-cover)")
 	case want != p.risk.max:
 		offer(p.ptr+"/max_risk",
-			fmt.Sprintf("max_risk is %q, but the level whose hints are max_risk_hints %s is %s", p.risk.max, hintsJSON(*p.risk.hints), strconv.Quote(want)),
+			fmt.Sprintf("max_risk is %s, but the level whose hints are max_risk_hints %s is %s", report.Quote(p.risk.max), hintsJSON(*p.risk.hints), strconv.Quote(want)),
 			"reading 9: max_risk names the least risky declared level whose hints are each at least as risky as max_risk_hints, which is the level with exactly those hints")
 	}
 	return out
