@@ -102,6 +102,20 @@ func TestGeneratedLanguagePeakRSS(t *testing.T) {
 	}
 }
 
+// pdlBeside writes src as a PDL file in dir, with a one-line PDL file
+// (the baseline) and a program of no steps beside it, and returns their
+// paths.
+func pdlBeside(t *testing.T, dir string, src []byte) (pdl, tiny, prog string) {
+	t.Helper()
+	pdl, tiny, prog = filepath.Join(dir, "lang.pdl"), filepath.Join(dir, "tiny.pdl"), filepath.Join(dir, "prog.json")
+	for name, b := range map[string][]byte{pdl: src, tiny: []byte("\n"), prog: []byte(`{"steps": [], "output": "1"}`)} {
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pdl, tiny, prog
+}
+
 // TestManyGuidesPeakRSS holds lint and validate --lang of a Language of
 // 15,000 small guides (2 MB) to 12 bytes a byte over a one-line file's
 // peak, build to 14, not the 10 of issue 13 item 8, which the Language
@@ -114,13 +128,8 @@ func TestGeneratedLanguagePeakRSS(t *testing.T) {
 func TestManyGuidesPeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
-	guides, tiny, prog := filepath.Join(dir, "guides.pdl"), filepath.Join(dir, "tiny.pdl"), filepath.Join(dir, "prog.json")
 	src := pdltest.SmallGuides(15000)
-	for name, b := range map[string][]byte{guides: src, tiny: []byte("\n"), prog: []byte(`{"steps": [], "output": "1"}`)} {
-		if err := os.WriteFile(name, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	guides, tiny, prog := pdlBeside(t, dir, src)
 	for verb, c := range map[string]struct {
 		args    func(string) []string
 		perByte int64
@@ -148,14 +157,8 @@ func TestManyGuidesPeakRSS(t *testing.T) {
 // its peak (docs/performance.md, "Many small guides").
 func TestManyEntriesPeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
-	dir := t.TempDir()
-	entries, tiny, prog := filepath.Join(dir, "entries.pdl"), filepath.Join(dir, "tiny.pdl"), filepath.Join(dir, "prog.json")
 	src := pdltest.SmallEntries(60000)
-	for name, b := range map[string][]byte{entries: src, tiny: []byte("\n"), prog: []byte(`{"steps": [], "output": "1"}`)} {
-		if err := os.WriteFile(name, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	entries, tiny, prog := pdlBeside(t, t.TempDir(), src)
 	args := func(f string) []string { return []string{"validate", "--lang", f, prog} }
 	limit := 12 * int64(len(src))
 	rss, base := leastOver(t, bin, args(tiny), args(entries), limit)
