@@ -6,6 +6,7 @@ package fmtverb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"slices"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
@@ -65,6 +67,10 @@ func formatter(s verb.Streams, p Params) (func(name string, src []byte) ([]byte,
 	limits := lang.Limits.WithDefaults()
 	return func(name string, src []byte) ([]byte, []report.Finding, error) {
 		out, diags, err := fm.Format(src, limits.Depth)
+		if le, ok := errors.AsType[*program.LimitError](err); ok && le.At.Line > 0 {
+			// Placed as validate places it.
+			return nil, nil, verb.Usage("%s:%d:%d: %v", name, le.At.Line, le.At.Column, err)
+		}
 		if err != nil {
 			return nil, nil, verb.Usage("%s: %v", name, err)
 		}
