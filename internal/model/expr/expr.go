@@ -430,6 +430,10 @@ func (e *Env) remembered(p *Parsed, planned bool) (*Expr, []Issue) {
 	if ok && serves(r) {
 		return r.x, r.issues
 	}
+	if !e.uncached {
+		// What the Env keeps holds its own copy of the source (keepable).
+		p = &Parsed{src: keepable(p.src), r: p.r}
+	}
 	r = e.check(p, planned)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -448,6 +452,13 @@ func (e *Env) remembered(p *Parsed, planned bool) (*Expr, []Issue) {
 	}
 	return r.x, r.issues
 }
+
+// keepable is src as a cache keeps it: a copy of its own. The caller's
+// src is often a part of a much larger string (a request's text, the
+// program reader's block of expressions and pointers), all of which a
+// cached view would keep alive: 20,000 validates of distinct one-line
+// programs over serve held 72 MB of 4 KB blocks.
+func keepable(src string) string { return strings.Clone(src) }
 
 // typeCheck type-checks p, locating any issues in its source.
 func (e *Env) typeCheck(p *Parsed) (*cel.Ast, []Issue) {
