@@ -93,7 +93,7 @@ func sectionLine(cs *lint.ClosedSets, title, value string) int {
 // sizeValue reads a size: an integral JSON number (1e3 included, as JSON
 // Schema counts it); ok is false for anything else. shown is the size as
 // a message quotes it: its decimal digits, or the number's own text
-// (clipped) past ±2^53, which no body's length is and a float64 cannot
+// (clipped) from ±2^53 on, which no body's length is and a float64 cannot
 // hold exactly (1e16, 1e400, a hundred thousand digits); v is then ±2^53,
 // so it compares as larger (or smaller) than any length.
 func sizeValue(n jsonpos.Node) (v int64, shown string, ok bool) {
@@ -101,7 +101,7 @@ func sizeValue(n jsonpos.Node) (v int64, shown string, ok bool) {
 		return 0, "", false
 	}
 	f, err := strconv.ParseFloat(n.Str(), 64)
-	if math.IsInf(f, 0) || math.Abs(f) > 1<<53 {
+	if math.IsInf(f, 0) || math.Abs(f) >= 1<<53 {
 		return int64(math.Copysign(1<<53, f)), report.Clip(n.Str()), true
 	}
 	if err != nil || f != math.Trunc(f) {
