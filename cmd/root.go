@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/cmd/verb"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -220,9 +221,24 @@ func newHelpCmd(root *cobra.Command) *cobra.Command {
 			return names, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			target, _, err := root.Find(args)
+			target, rest, err := root.Find(args)
 			if err != nil {
 				return usageErr("%s\nRun 'pilotage --help' for the commands.", strings.TrimRight(err.Error(), "\n"))
+			}
+			// A word past the last command found ("config shw") is no
+			// topic either.
+			if len(rest) > 0 && target != root {
+				msg := fmt.Sprintf("unknown command %q for %q", report.Clip(rest[0]), target.CommandPath())
+				var names []string
+				for _, sub := range target.Commands() {
+					if sub.IsAvailableCommand() {
+						names = append(names, sub.Name())
+					}
+				}
+				if near := suggest.Closest(rest[0], names); near != "" {
+					msg += "\n\nDid you mean this?\n\t" + near
+				}
+				return usageErr("%s\nRun '%s --help' for its commands.", msg, target.CommandPath())
 			}
 			target.InitDefaultHelpFlag()
 			return target.Help()
