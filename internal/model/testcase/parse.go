@@ -13,8 +13,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
 )
 
 type parser struct {
@@ -268,6 +270,12 @@ func (p *parser) scalarJSON(b *bytes.Buffer, n *yaml.Node) error {
 		}
 		b.Write(out)
 		return nil
+	}
+	if n.Style == 0 && json.Valid([]byte(n.Value)) && strings.IndexAny(n.Value[:1], "-0123456789") == 0 {
+		// A plain scalar written as a number that go-yaml read as a
+		// string: one past a float64's range (1e400, a hundred digits),
+		// which run --input refuses too (expr.RangeError).
+		return p.errAt(n, (&expr.RangeError{Number: report.Clip(n.Value)}).Error(), "quote it to send the text: '"+report.Clip(n.Value)+"'")
 	}
 	out, _ := json.Marshal(n.Value)
 	b.Write(out)
