@@ -2,7 +2,9 @@ package compile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -62,6 +64,12 @@ func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langSt
 	env := *c.programEnv(ls)
 	env.Input = expr.ParseSchema(inputSchema)
 	res, err := program.Check(parsed.Program, &env)
+	if le, ok := errors.AsType[*program.LimitError](err); ok && le.Pointer != "" {
+		// Placed at the expression or step over the limit, as validate
+		// places it.
+		d := pilotage.Diagnostic{Severity: pilotage.SeverityError, Path: pilotage.PointerPath(le.Pointer)}
+		return checked{problems: []problem{{diag: d, msg: err.Error(), noPointer: true}}, parsed: parsed}
+	}
 	if err != nil {
 		return checked{problems: []problem{{msg: err.Error()}}, parsed: parsed}
 	}
