@@ -119,12 +119,15 @@ func mermaidLabel(s string) string {
 
 var mermaidEntities = map[rune]string{
 	'"': "#quot;", '#': "#35;", '<': "#lt;", '>': "#gt;", '&': "#amp;", '|': "#124;", '`': "#96;", '\n': "<br/>",
+	// Mermaid finds a %%{init: …}%% directive anywhere in the text, a
+	// label's included, and would take its configuration (theme, CSS).
+	'%': "#37;",
 }
 
 // mermaidTitle writes the front-matter title as a YAML double-quoted
 // string.
 func mermaidTitle(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ")
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ", "%", `\x25`) // no %%{…}%% directive (mermaidEntities)
 	return `"` + r.Replace(s) + `"`
 }
 

@@ -65,7 +65,8 @@ func TestSVGDeterministic(t *testing.T) {
 
 // TestHostilePlan draws a plan whose ids and calls try to break out of
 // their labels in every format: quotes, backslash escapes, markup,
-// Mermaid entities and keywords, newlines and control characters.
+// Mermaid entities, keywords and directives, newlines and control
+// characters.
 func TestHostilePlan(t *testing.T) {
 	src, err := os.ReadFile("testdata/hostile.plan.json")
 	if err != nil {
@@ -84,6 +85,9 @@ func TestHostilePlan(t *testing.T) {
 		out := b.String()
 		if f != "dot" && strings.Contains(out, "<script") {
 			t.Errorf("%s: markup from an id reached the output unescaped", f)
+		}
+		if f == "mermaid" && strings.Contains(out, "%%{") {
+			t.Errorf("mermaid: a %%%%{…}%%%% directive from an id reached the output, where Mermaid would read it as configuration")
 		}
 		golden.Check(t, "testdata/hostile"+ext(f), b.Bytes())
 	}
