@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
+	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/config"
 	"github.com/pilotage-dev/pilotage/workbench/lsp"
@@ -43,13 +44,18 @@ it are analysed again when it changes.
 Set-ups for Neovim and Helix: docs/editors.md. What the server cannot
 tell the editor goes to standard error.
 
-Exit status: 0 when the editor exits or closes the stream, 2 for a
-wrong flag or argument.`,
+Exit status: 0 when the editor exits after shutdown or closes the
+stream, 1 when it sends exit without shutdown (as the LSP specification
+asks), 2 for a wrong flag or argument.`,
 		Example: `  pilotage lsp --stdio`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			s := streams(c)
-			return lsp.Serve(c.Context(), stdioRWC{s.in, s.out}, lspOptions(p.docsBase, s.err))
+			err := lsp.Serve(c.Context(), stdioRWC{s.in, s.out}, lspOptions(p.docsBase, s.err))
+			if errors.Is(err, lspserve.ErrExitWithoutShutdown) {
+				return &exitError{Code: 1, Err: err}
+			}
+			return err
 		},
 	}
 	// Clients pass --stdio by convention; stdio is the only transport.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"runtime"
 	"strings"
@@ -156,4 +157,39 @@ func FuzzFrameCodec(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestExitWithoutShutdown: exit after shutdown ends Serve with nil; exit
+// without it ends Serve with ErrExitWithoutShutdown, which pilotage lsp
+// turns into status 1, as the LSP specification asks.
+func TestExitWithoutShutdown(t *testing.T) {
+	for _, c := range []struct {
+		bodies []string
+		want   error
+	}{
+		{[]string{`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`, `{"jsonrpc":"2.0","method":"exit"}`}, nil},
+		{[]string{`{"jsonrpc":"2.0","method":"exit"}`}, ErrExitWithoutShutdown},
+	} {
+		a, b := net.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- New(Options{}).Serve(context.Background(), b, &protocol.Handler{
+				Shutdown: func(*glsp.Context) error { return nil }, Exit: func(*glsp.Context) error { return nil }})
+		}()
+		go func() {
+			for _, body := range c.bodies {
+				fmt.Fprintf(a, "Content-Length: %d\r\n\r\n%s", len(body), body)
+			}
+		}()
+		go func() { _, _ = io.Copy(io.Discard, a) }()
+		select {
+		case err := <-done:
+			if err != c.want {
+				t.Errorf("%v: Serve = %v, want %v", c.bodies, err, c.want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v: server still running", c.bodies)
+		}
+		a.Close()
+	}
 }

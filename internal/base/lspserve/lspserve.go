@@ -5,6 +5,7 @@ package lspserve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -46,7 +47,15 @@ type Server struct {
 	notify glsp.NotifyFunc
 	conn   *jsonrpc2.Conn
 	wg     sync.WaitGroup
+	// shutdown is set once the client asked to shut down, and early
+	// when it exited without asking.
+	shutdown, early bool
 }
+
+// ErrExitWithoutShutdown is Serve's error when the client sent exit
+// before shutdown: the LSP specification ends the server with status 1
+// then, so a client can tell a crash-like exit from an orderly one.
+var ErrExitWithoutShutdown = errors.New("the client sent exit before shutdown")
 
 // document is one open file: its latest text and the latest analysis
 // made of it. gen counts changes, so an analysis of an older text is
@@ -111,7 +120,14 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 		}()
 		r, validMethod, validParams, herr := h.Handle(gctx)
 		switch {
+		case req.Method == protocol.MethodShutdown:
+			s.mu.Lock()
+			s.shutdown = true
+			s.mu.Unlock()
 		case req.Method == protocol.MethodExit:
+			s.mu.Lock()
+			s.early = !s.shutdown
+			s.mu.Unlock()
 			return nil, c.Close()
 		case !validMethod:
 			if req.Notif {
@@ -137,6 +153,11 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 		conn.Close()
 	}
 	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.early {
+		return ErrExitWithoutShutdown
+	}
 	return nil
 }
 
