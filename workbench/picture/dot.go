@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 const font = "Helvetica,Arial,sans-serif"
@@ -90,7 +92,7 @@ func dotItem(b *strings.Builder, it item, indent string, links bool) {
 		return
 	}
 	if x.node != nil {
-		attrs = append(attrs, "id="+dotQuote("step-"+x.key), "tooltip="+dotQuote(x.node.ID))
+		attrs = append(attrs, "id="+dotQuote("step-"+x.key), "tooltip="+dotQuote(report.Clip(x.node.ID)))
 		if links {
 			attrs = append(attrs, "href="+dotQuote("#detail-"+x.key))
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 // drawing is a graph laid out as boxes, clusters and edges, before it is
@@ -126,7 +127,7 @@ func (l *layouter) node(items *[]item, n *Node, in []exit) []exit {
 		*items = append(*items, item{box: b})
 		var out []exit
 		for _, a := range n.Arms {
-			x := exit{from: key, label: a.Label, taken: l.overlay && a.Taken > 0, skipped: l.overlay && a.Taken == 0, flagged: a.Findings > 0}
+			x := exit{from: key, label: report.Clip(a.Label), taken: l.overlay && a.Taken > 0, skipped: l.overlay && a.Taken == 0, flagged: a.Findings > 0}
 			if l.overlay {
 				x.label = armText(a)
 			}
@@ -142,7 +143,7 @@ func (l *layouter) node(items *[]item, n *Node, in []exit) []exit {
 		return out
 	case pilotage.KindLoop:
 		b.shape = shapeLoop
-		c := &cluster{key: "cluster_" + key, label: "loop " + n.ID}
+		c := &cluster{key: "cluster_" + key, label: "loop " + report.Clip(n.ID)}
 		c.items = append(c.items, item{box: b})
 		label := "each item"
 		if l.overlay && n.Run != nil && n.Run.Iterations > 0 {
@@ -161,7 +162,7 @@ func (l *layouter) node(items *[]item, n *Node, in []exit) []exit {
 		b.shape = shapeSub
 		if n.Sub.Expanded {
 			mode := "expanded"
-			c := &cluster{key: "cluster_" + key, label: "sub-program " + n.Sub.Ref + " (" + mode + ")", dashed: true}
+			c := &cluster{key: "cluster_" + key, label: "sub-program " + report.Clip(n.Sub.Ref) + " (" + mode + ")", dashed: true}
 			c.items = append(c.items, item{box: b})
 			*items = append(*items, item{cluster: c})
 			return []exit{{from: key, taken: ran}}
@@ -199,14 +200,20 @@ func (l *layouter) lines(n *Node) []string {
 	if l.overlay {
 		out = append(out, n.Run.lines()...)
 	}
+	// A line is clipped as every report clips what it quotes: Graphviz
+	// lays a label out in time that grows faster than its length (an 8 MB
+	// step id took 174 s and 1.1 GB to draw).
+	for i, s := range out {
+		out[i] = report.Clip(s)
+	}
 	return out
 }
 
 // armText labels an arm edge with how often traces took it.
 func armText(a *Arm) string {
-	s := fmt.Sprintf("%s (taken %d×)", a.Label, a.Taken)
+	s := fmt.Sprintf("%s (taken %d×)", report.Clip(a.Label), a.Taken)
 	if a.Taken == 0 {
-		s = a.Label + " (not taken)"
+		s = report.Clip(a.Label) + " (not taken)"
 	}
 	if a.Findings > 0 {
 		s += " ⚠ ran anyway"
