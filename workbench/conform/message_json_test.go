@@ -164,3 +164,25 @@ func TestJSONBodyPastBound(t *testing.T) {
 		t.Errorf("a body past the bound was checked: %d malformed", len(w.bad))
 	}
 }
+
+// The initialize result is checked as every later message is, also when
+// conform asks nothing after it (a server that is not a Pilotage server
+// and declares no tools): the message was checked only after the go-sdk
+// had read it, so a check that ended at once reported it or not by
+// chance (about one run in two). A member given twice and a byte that
+// is not UTF-8, each run a few times.
+func TestMalformedInitializeOverStdio(t *testing.T) {
+	for _, tc := range []struct{ name, result, want string }{
+		{"duplicate member", strings.Replace(plainInit, `"capabilities"`, `"protocolVersion":"2025-11-25","capabilities"`, 1), `duplicate member name "protocolVersion"`},
+		{"invalid UTF-8", strings.Replace(plainInit, `"name":"sh"`, `"name":"s\377h"`, 1), "invalid UTF-8 byte 0xff in string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for range 4 {
+				rep := shCheck(t, `handshake '`+tc.result+`'; drain`, 20*time.Second)
+				if got := ruleFindings(rep, RuleMessageJSON); !strings.HasPrefix(got, "initialize:1:") || !strings.Contains(got, tc.want) {
+					t.Fatalf("want a message-json finding on initialize (%s); findings:\n%s", tc.want, findings(rep))
+				}
+			}
+		})
+	}
+}

@@ -107,9 +107,12 @@ func (c *child) Connect(ctx context.Context) (mcp.Connection, error) {
 // reads it to its end even once the go-sdk has stopped reading (the
 // connection closed): so lineWatch sees every line the child wrote, the
 // last one before it exited included, whichever of its exit, a write to
-// it and the read of its output comes first.
+// it and the read of its output comes first. Each message is checked
+// before the go-sdk is handed its last byte, so a check that ends as
+// soon as a message is answered (initialize, when conform asks nothing
+// after it) has its findings.
 func (c *child) copyOut(to *io.PipeWriter) {
-	_, err := io.Copy(io.MultiWriter(&whileRead{w: to}, stdioMessages(c.msgs)), &c.out)
+	_, err := io.Copy(io.MultiWriter(stdioMessages(c.msgs), &whileRead{w: to}), &c.out)
 	to.CloseWithError(err) // nil: the go-sdk reads the end of the output
 	c.stdout.Close()
 	close(c.drained)
