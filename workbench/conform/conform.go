@@ -170,6 +170,10 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 	if err := c.run(); err != nil {
 		return nil, err
 	}
+	// Closed before the messages are reported: what the server wrote
+	// after the last answer conform waited for (a second response) is
+	// read by then, a stdio server's output to its end.
+	cs.Close()
 	c.messages()
 	if err := ctx.Err(); err != nil {
 		// Interrupted: the requests since failed for that reason, not the

@@ -65,10 +65,14 @@ const malformedWhy = "encoding/json keeps the last of two names and reads a byte
 type msgWatch struct {
 	mu sync.Mutex
 	// ops names the requests conform sent and that are not answered
-	// yet, by their id's JSON.
-	ops  map[string]string
-	bad  []badMessage
-	more int // malformed messages past maxBadMessages
+	// yet, by their id's JSON; answered those answered (response-ids).
+	ops, answered map[string]string
+	bad           []badMessage
+	more          int // malformed messages past maxBadMessages
+	// strays are the responses that answer no request waiting for one
+	// (response-ids), strayMore those past maxBadMessages.
+	strays    []strayResponse
+	strayMore int
 }
 
 type badMessage struct {
@@ -76,7 +80,13 @@ type badMessage struct {
 	err *jsonpos.SyntaxError
 }
 
-func newMsgWatch() *msgWatch { return &msgWatch{ops: map[string]string{}} }
+// strayResponse is a response of id, the JSON of its id, to op, the
+// request it answers again, or "" when conform never sent that id.
+type strayResponse struct{ id, op string }
+
+func newMsgWatch() *msgWatch {
+	return &msgWatch{ops: map[string]string{}, answered: map[string]string{}}
+}
 
 // watcher is a transport with a msgWatch.
 type watcher interface{ watch() *msgWatch }
@@ -121,8 +131,7 @@ func (w *msgWatch) received(msg []byte) {
 	if op == "" && len(m.ID) > 0 {
 		var id bytes.Buffer
 		if json.Compact(&id, m.ID) == nil {
-			op = w.ops[id.String()]
-			delete(w.ops, id.String())
+			op = w.response(id.String())
 		}
 	}
 	if se == nil {
@@ -138,7 +147,30 @@ func (w *msgWatch) received(msg []byte) {
 	w.bad = append(w.bad, badMessage{op, se})
 }
 
-// messages reports the malformed messages the transport saw.
+// response pairs a response of id (its JSON) with the request conform
+// sent under it, and returns that request's operation; a response to an
+// id never sent, or to a request answered already, is kept as a stray.
+// A null id is left alone: JSON-RPC gives it to the error answering a
+// request whose id could not be read.
+func (w *msgWatch) response(id string) string {
+	op, waiting := w.ops[id]
+	switch {
+	case waiting:
+		delete(w.ops, id)
+		w.answered[id] = op
+		return op
+	case id == "null":
+		return ""
+	case len(w.strays) == maxBadMessages:
+		w.strayMore++
+	default:
+		w.strays = append(w.strays, strayResponse{report.Clip(id), w.answered[id]})
+	}
+	return w.answered[id]
+}
+
+// messages reports the malformed messages the transport saw, and the
+// responses that answered no request waiting for one.
 func (c *checker) messages() {
 	x, ok := c.transport.(watcher)
 	if !ok {
@@ -152,6 +184,16 @@ func (c *checker) messages() {
 	}
 	if w.more > 0 {
 		c.find(RuleMessageJSON, "a message of the server", "", "%d more malformed messages of the server", w.more)
+	}
+	for _, r := range w.strays {
+		if r.op != "" {
+			c.find(RuleResponseIDs, r.op, "", "a second response to request %s; a request is answered once, so a client takes one of the two, and which is the server's answer is not said (JSON-RPC 2.0 §5)", r.id)
+		} else {
+			c.find(RuleResponseIDs, "a message of the server", "", "a response to id %s, which conform never sent; a response carries the id of the request it answers (JSON-RPC 2.0 §5), and a client drops one that answers none", r.id)
+		}
+	}
+	if w.strayMore > 0 {
+		c.find(RuleResponseIDs, "a message of the server", "", "%d more responses answering no request waiting for one", w.strayMore)
 	}
 }
 

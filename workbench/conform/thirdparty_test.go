@@ -92,11 +92,11 @@ func TestNotAPilotageServer(t *testing.T) {
 		{"plain tools server", func(*testing.T) *mcp.Server { return plainServer(true) }, 1,
 			"initialize: error: not a Pilotage server: the initialize result does not declare the Pilotage extension in capabilities.extensions (" + want + "; it declares none), and tools/list lists no tool pilotage_discover; nothing else was checked [binding-extension binding.md]\n" +
 				"  at /capabilities/extensions/dev.pilotage~1pilotage\n\n" +
-				"1 error, 0 warnings in 1 file (checked 1 request, 19 rules)\n"},
+				"1 error, 0 warnings in 1 file (checked 1 request, 20 rules)\n"},
 		{"no tools, other extensions", func(*testing.T) *mcp.Server { return plainServer(false, "io.example/b", "io.example/a") }, 0,
 			"initialize: error: not a Pilotage server: the initialize result does not declare the Pilotage extension in capabilities.extensions (" + want + "; it declares only io.example/a, io.example/b), and it declares no tools capability; nothing else was checked [binding-extension binding.md]\n" +
 				"  at /capabilities/extensions/dev.pilotage~1pilotage\n\n" +
-				"1 error, 0 warnings in 1 file (checked 0 requests, 19 rules)\n"},
+				"1 error, 0 warnings in 1 file (checked 0 requests, 20 rules)\n"},
 		{"undeclared Pilotage server", func(t *testing.T) *mcp.Server {
 			f := newFake(t, cleanSnapshot)
 			f.extension = nil
