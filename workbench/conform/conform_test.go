@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
@@ -254,5 +256,21 @@ func TestPublishedArtifactsGetLintsFindings(t *testing.T) {
 	sort.Strings(exp)
 	if !reflect.DeepEqual(got, exp) {
 		t.Errorf("conform:\n%s\nlint:\n%s", strings.Join(got, "\n"), strings.Join(exp, "\n"))
+	}
+}
+
+// A --program whose expression is longer than expr.MaxSize code points
+// is refused by a conformant server with resource_limit (§10.1: a bound
+// exceeded during validation is a request error of that kind), which
+// conform reported as the server failing to answer (operation-answers).
+// The refusal is the program's: program-valid says so, naming the bound,
+// and the loop checks that need a valid program do not run.
+func TestProgramOverExpressionBound(t *testing.T) {
+	long := fmt.Sprintf(`{"steps": [], "output": "%s1"}`, strings.Repeat("1 + ", expr.MaxSize/4))
+	rep := check(t, inMemory(t, reference(t, homeflow(t), "owner").MCP()),
+		Options{Program: &Program{File: "long.json", Src: []byte(long)}, Execute: true})
+	got := findings(rep)
+	if len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleProgramValid || !strings.Contains(got, "resource_limit") {
+		t.Errorf("want one program-valid finding naming resource_limit:\n%s", got)
 	}
 }

@@ -37,6 +37,15 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		return fmt.Errorf("--execute: Language %s declares no execute operation", report.Clip(l.ID))
 	}
 	v := c.call(l.Loop.Validate, map[string]any{"program": prog})
+	if kind, msg, _ := requestError(v); kind == pilotage.ErrResourceLimit {
+		// The server holds the program to a bound of §10.1 (the
+		// Language's limits, an expression past expr.MaxSize code
+		// points): a correct answer, about the program, which conform
+		// cannot check before it knows the Language's grammar and
+		// limits.
+		c.find(RuleProgramValid, v.op, "/structuredContent/error", "%s is past a bound of %s, which validate refuses with resource_limit (§10.1): %s; the loop checks need a program within the Language's bounds", c.opt.Program.File, report.Clip(l.ID), report.Clip(msg))
+		return nil
+	}
 	if !c.expect(v, "validate "+c.opt.Program.File) {
 		return nil
 	}

@@ -42,22 +42,35 @@ func (c *checker) requestErrorOf(rule string, a answer, what, want, why string) 
 	case !a.isError:
 		c.find(rule, a.op, "/isError", "%s was answered as a processed result; it is %s (%s)", what, wanted, why)
 	case a.raw != nil:
-		var env struct {
-			Error struct {
-				Kind    string `json:"kind"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(a.raw, &env) != nil {
-			// envelope has reported it.
+		kind, message, ok := requestError(a)
+		if !ok {
 			return "", "", false
 		}
-		if want != "" && env.Error.Kind != want && slices.Contains(requestErrorKinds, env.Error.Kind) {
-			c.find(rule, a.op, "/structuredContent/error/kind", "%s is a request error of kind %q; it is %s (%s)", what, report.Clip(env.Error.Kind), wanted, why)
+		if want != "" && kind != want && slices.Contains(requestErrorKinds, kind) {
+			c.find(rule, a.op, "/structuredContent/error/kind", "%s is a request error of kind %q; it is %s (%s)", what, report.Clip(kind), wanted, why)
 		}
-		return env.Error.Kind, env.Error.Message, true
+		return kind, message, true
 	}
 	return "", "", false
+}
+
+// requestError is the kind and message of a, a request error; ok is
+// false when a is none, or its structuredContent does not decode as the
+// envelope (which envelope reports).
+func requestError(a answer) (kind, message string, ok bool) {
+	if a.err != nil || !a.isError || a.raw == nil {
+		return "", "", false
+	}
+	var env struct {
+		Error struct {
+			Kind    string `json:"kind"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(a.raw, &env) != nil {
+		return "", "", false
+	}
+	return env.Error.Kind, env.Error.Message, true
 }
 
 // unknownName is the user's program with one catalog name replaced by
