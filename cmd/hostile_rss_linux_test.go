@@ -18,6 +18,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/snaptest"
+	"github.com/pilotage-dev/pilotage/workbench/conform"
 	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
@@ -1186,5 +1187,42 @@ func runChild(t *testing.T, cmd *exec.Cmd, args []string) {
 	}
 	if code := cmd.ProcessState.ExitCode(); code > 2 || code < 0 {
 		t.Fatalf("%v: exit %d\n%s", args, code, stderr.Bytes())
+	}
+}
+
+// overLongServer is a stdio Pilotage server, a shell script, that
+// answers the handshake, then tools/list with a line of its first
+// argument's bytes, and waits for its input to end.
+const overLongServer = `id() { printf '%s' "$l" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p'; }
+read -r l; printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}\n' "$(id)"
+read -r l; printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"dev.pilotage/pilotage":{"version":"1.1","discover":"pilotage_discover"}},"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}\n' "$(id)"
+read -r l
+read -r l
+printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[],"x":"' "$(id)"
+head -c "$0" /dev/zero | tr '\0' x
+echo '"}}'
+while read -r l; do :; done
+`
+
+// TestConformOverLongLinePeakRSS holds conform, given a 200 MB line by a
+// stdio server after initialize, to 8 times the bound of one message
+// (conform.MaxMessageBytes, 16 MiB) over its peak on a one-byte line:
+// the line is read to its end and dropped past the bound, never held
+// (the go-sdk's reader and conform's message-json check each hold at
+// most the bound of it; a line just within the bound, which both decode,
+// takes more than this one). The server is a shell script whose own
+// peak, which GNU time counts in conform's, is a few megabytes.
+// Measured at 72 to 92 MB over the baseline (docs/performance.md,
+// "An over-long line of a stdio server").
+func TestConformOverLongLinePeakRSS(t *testing.T) {
+	bin := pilotageBinary(t)
+	args := func(n int) []string {
+		return []string{"conform", "--save", t.TempDir(), "--timeout", "1s", "--", "sh", "-c", overLongServer, strconv.Itoa(n)}
+	}
+	limit := int64(8 * conform.MaxMessageBytes)
+	rss, base := leastOver(t, bin, args(1), args(200_000_000), limit)
+	t.Logf("peak RSS %d KiB, %d KiB over a one-byte line's", rss>>10, (rss-base)>>10)
+	if rss-base > limit {
+		t.Errorf("peak RSS %d bytes over a one-byte line's, more than 8 times the bound of a message (%d)", rss-base, limit)
 	}
 }

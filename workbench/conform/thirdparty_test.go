@@ -333,3 +333,33 @@ func TestHTTPNotMCP(t *testing.T) {
 		}
 	}
 }
+
+// overLongScript is a stdio Pilotage server that answers tools/list
+// with a log notification, then a line of n bytes, over MaxMessageBytes
+// when n is, that starts as the answer would.
+func overLongScript(n int) string {
+	return fmt.Sprintf(`handshake '%s'
+read -r l
+echo '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listing"}}'
+printf '{"jsonrpc":"2.0","id":%%s,"result":{"tools":[],"x":"' "$(id)"
+head -c %d /dev/zero | tr '\0' x
+echo '"}}'
+drain`, pilotageInit, n)
+}
+
+// A line past MaxMessageBytes after initialize is one operation-answers
+// finding on the request it answers, saying the bound and quoting the
+// line's start, and conform stops asking; it is read to its end without
+// being held (TestConformOverLongLinePeakRSS holds conform to that).
+// Before, it was the go-sdk's "inbound JSON-RPC frame exceeded the
+// configured maximum line length" on that request and on each later
+// one, the connection being left open.
+func TestOverLongLineAfterInitialize(t *testing.T) {
+	rep := shCheck(t, overLongScript(MaxMessageBytes+1<<20), 20*time.Second)
+	start := `{"jsonrpc":"2.0","id":3,"result":{"tools":[],"x":"`
+	start += strings.Repeat("x", badLineMax-len(start))
+	want := fmt.Sprintf(`tools/list: error: the connection closed (the server wrote a line of more than 16777216 bytes on its standard output, the most one message may take; it starts %q); conform stopped asking [operation-answers §6]`, start)
+	if got := findings(rep); !strings.HasPrefix(got, want+"\n") || len(rep.Findings) != 1 {
+		t.Errorf("findings:\n%s\nwant only:\n%s", got, want)
+	}
+}

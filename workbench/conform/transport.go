@@ -112,26 +112,41 @@ func (c *child) Connect(ctx context.Context) (mcp.Connection, error) {
 // soon as a message is answered (initialize, when conform asks nothing
 // after it) has its findings.
 func (c *child) copyOut(to *io.PipeWriter) {
-	_, err := io.Copy(io.MultiWriter(stdioMessages(c.msgs), &whileRead{w: to}), &c.out)
+	_, err := io.Copy(io.MultiWriter(stdioMessages(c.msgs), &sdkFeed{w: to, out: &c.out}), &c.out)
 	to.CloseWithError(err) // nil: the go-sdk reads the end of the output
 	c.stdout.Close()
 	close(c.drained)
 }
 
-// whileRead writes to w until a write fails (the go-sdk closed its end),
-// then drops what follows.
-type whileRead struct {
-	w      io.Writer
+// sdkFeed writes to the go-sdk's end of the pipe, w, until a write fails
+// (the go-sdk closed its end) or out has read a line past
+// MaxMessageBytes, then drops what follows. That line ends the go-sdk's
+// input, with errLineTooLong, before it gets the bytes past the bound:
+// the go-sdk would refuse the line at its own bound and stop reading
+// the output, leaving the connection open and every later request to
+// fail on its own, each with the go-sdk's words; the rest of the line
+// is read and dropped, never held.
+type sdkFeed struct {
+	w      *io.PipeWriter
+	out    *lineWatch
 	failed bool
 }
 
-func (d *whileRead) Write(p []byte) (int, error) {
+func (d *sdkFeed) Write(p []byte) (int, error) {
+	if !d.failed && d.out.state().long {
+		d.w.CloseWithError(errLineTooLong)
+		d.failed = true
+	}
 	if !d.failed {
 		_, err := d.w.Write(p)
 		d.failed = err != nil
 	}
 	return len(p), nil
 }
+
+// errLineTooLong ends the go-sdk's input at a line past MaxMessageBytes;
+// child.failure says what the line was.
+var errLineTooLong = fmt.Errorf("a line longer than %d bytes", MaxMessageBytes)
 
 // settle waits, at most StopGrace, until the child's output has been
 // read to its end: once the child has ended or closed its input, what it
@@ -224,6 +239,9 @@ func (c *child) failure(awaited string, err error) (error, bool) {
 	if w.bad != "" {
 		return fmt.Errorf("the server wrote %q on its standard output before answering%s; that is not a JSON-RPC message: a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error", report.Clip(w.bad), awaited), true
 	}
+	if w.long {
+		return fmt.Errorf("the server wrote a line of more than %d bytes on its standard output, the most one message may take; it starts %q", MaxMessageBytes, w.longStart), true
+	}
 	if w.gone {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -248,16 +266,19 @@ const badLineMax = 120
 // lineWatch passes the child's standard output through, keeping the
 // start of its first line that cannot be a JSON-RPC message (one that
 // does not start with '{' or '['; the banner or log line a server
-// wrongly writes there) and of its last line, and whether the output
-// ended before conform stopped the child. It copies at most badLineMax bytes of a line, so it costs
+// wrongly writes there), of its first line past MaxMessageBytes and of
+// its last line, and whether the output ended before conform stopped the
+// child. It copies at most badLineMax bytes of a line, so it costs
 // little on long messages.
 type lineWatch struct {
 	r  io.Reader
 	mu sync.Mutex
 	// cur is the start of the line being read; started: past its
-	// leading blanks.
+	// leading blanks; n counts its bytes, the blanks included (the
+	// go-sdk's bound counts them).
 	cur     []byte
 	started bool
+	n       int
 	seen    watchState
 	// stopped: conform is stopping the child, so the end of its output
 	// is no longer the child's doing.
@@ -273,6 +294,9 @@ func (w *lineWatch) stopping() {
 // watchState is what lineWatch saw.
 type watchState struct {
 	bad, last string
+	// long: a line grew past MaxMessageBytes; longStart is its start.
+	long      bool
+	longStart string
 	// gone: the child closed its output (or its input, see child.Write)
 	// before conform stopped it: it ended on its own.
 	gone bool
@@ -283,24 +307,28 @@ func (w *lineWatch) Read(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for rest := p[:n]; len(rest) > 0; {
-		if !w.started {
-			if c := rest[0]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-				rest = rest[1:]
-				continue
-			}
-			w.started, w.cur = true, w.cur[:0]
-		}
 		nl := bytes.IndexByte(rest, '\n')
 		line := rest
 		if nl >= 0 {
 			line = rest[:nl]
 		}
+		w.n += len(line)
+		if !w.started {
+			if line = bytes.TrimLeft(line, " \t\r"); len(line) > 0 {
+				w.started, w.cur = true, w.cur[:0]
+			}
+		}
 		w.cur = append(w.cur, line[:min(len(line), badLineMax-len(w.cur))]...)
+		if w.n > MaxMessageBytes && !w.seen.long {
+			w.seen.long, w.seen.longStart = true, string(w.cur)
+		}
 		if nl < 0 {
 			break
 		}
-		w.seen = w.current()
-		w.started, rest = false, rest[nl+1:]
+		if w.started {
+			w.seen = w.current()
+		}
+		w.started, w.n, rest = false, 0, rest[nl+1:]
 	}
 	if err == io.EOF && !w.stopped {
 		w.seen.gone = true
