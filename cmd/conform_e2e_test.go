@@ -115,7 +115,7 @@ func TestConformInitializeTimeoutStopsChild(t *testing.T) {
 	t.Parallel() // it waits out the timeout and conform.StopGrace twice; others wait meanwhile
 	s := startStubborn(t, "1s")
 	s.wait(t, time.Now(), 20*time.Second, 2)
-	if !strings.Contains(s.stderr.String(), "did not answer initialize within 1s (--timeout)") {
+	if !strings.Contains(s.stderr.String(), "did not answer server/discover (the request that opens a session, before initialize) within 1s (--timeout)") {
 		t.Errorf("standard error %q does not name the timeout", s.stderr.String())
 	}
 }

@@ -5,6 +5,7 @@
 package conform
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,17 +154,29 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "pilotage-conform", Version: opt.Version}, nil)
 	cs, err := connect(ctx, client, t, opt.Timeout)
+	c := &checker{ctx: ctx, cs: cs, opt: opt, transport: t,
+		rep: &report.Report{Tool: "pilotage conform", Sources: map[string][]byte{}}}
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("the server did not answer initialize within %v (--timeout); a server slow to start needs a longer --timeout", opt.Timeout)
-		} else if why, _ := explain(t, " initialize", err); why != nil {
+		var past *pastBound
+		why, _ := explain(t, " initialize", err)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			err = fmt.Errorf("the server did not answer %s within %v (--timeout); a server slow to start needs a longer --timeout", handshakeRequest(t), opt.Timeout)
+		case errors.As(why, &past):
+			// The server answered, past the bound of a message: a
+			// finding about the server, as is a server that is not a
+			// Pilotage server, with nothing else asked.
+			c.find(RuleOperationAnswers, cmp.Or(past.op, opInitialize), "", "the answer is past the bound of one message: %v; nothing else was checked", past)
+			c.messages()
+			return c.finish(), nil
+		case why != nil:
 			err = why
 		}
 		return nil, &ConnectError{fmt.Errorf("connecting: %w", err)}
 	}
 	defer cs.Close()
-	c := &checker{ctx: ctx, cs: cs, opt: opt, transport: t,
-		rep: &report.Report{Tool: "pilotage conform", Sources: map[string][]byte{}}}
 	if info := cs.InitializeResult().ServerInfo; info != nil {
 		c.status("connected to %s %s", info.Name, info.Version)
 	}
@@ -181,6 +194,20 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 		return nil, err
 	}
 	return c.finish(), nil
+}
+
+// handshakeRequest names the request of the MCP handshake the server
+// left unanswered: the go-sdk opens a session with server/discover
+// (MCP 2026-07-28) and sends initialize only once that is answered.
+func handshakeRequest(t mcp.Transport) string {
+	if x, ok := t.(watcher); ok {
+		if op := x.watch().pending(); op == "server/discover" {
+			return op + " (the request that opens a session, before initialize)"
+		} else if op != "" {
+			return op
+		}
+	}
+	return opInitialize
 }
 
 // connect initializes the session within the timeout. The go-sdk stops

@@ -67,8 +67,11 @@ type msgWatch struct {
 	// ops names the requests conform sent and that are not answered
 	// yet, by their id's JSON; answered those answered (response-ids).
 	ops, answered map[string]string
-	bad           []badMessage
-	more          int // malformed messages past maxBadMessages
+	// order holds the ids of the requests sent, oldest first, from the
+	// oldest not answered on (pending drops the answered).
+	order []string
+	bad   []badMessage
+	more  int // malformed messages past maxBadMessages
 	// strays are the responses that answer no request waiting for one
 	// (response-ids), strayMore those past maxBadMessages.
 	strays    []strayResponse
@@ -114,6 +117,23 @@ func (w *msgWatch) sent(msg jsonrpc.Message) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.ops[string(id)] = op
+	w.order = append(w.order, string(id))
+}
+
+// pending is the operation of the oldest request not answered, or "":
+// the one the server left unanswered, as conform waits for one answer
+// at a time. (When the go-sdk's server/discover probe times out, it
+// may send initialize all the same; the probe is what hung.)
+func (w *msgWatch) pending() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.order) > 0 {
+		if op, ok := w.ops[w.order[0]]; ok {
+			return op
+		}
+		w.order = w.order[1:]
+	}
+	return ""
 }
 
 // received checks one message of the server, a JSON-RPC message or

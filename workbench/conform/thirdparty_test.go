@@ -363,3 +363,18 @@ func TestOverLongLineAfterInitialize(t *testing.T) {
 		t.Errorf("findings:\n%s\nwant only:\n%s", got, want)
 	}
 }
+
+// A line past MaxMessageBytes answering initialize is the server's
+// answer, past the bound: one operation-answers finding on initialize,
+// nothing else asked (exit 1 in the CLI), not a failure to connect.
+func TestOverLongInitialize(t *testing.T) {
+	rep := shCheck(t, fmt.Sprintf(`read -r l; printf '{"jsonrpc":"2.0","id":%%s,"error":{"code":-32601,"message":"no"}}\n' "$(id)"
+read -r l; printf '{"jsonrpc":"2.0","id":%%s,"result":{"x":"' "$(id)"
+head -c %d /dev/zero | tr '\0' x
+echo '"}}'
+drain`, MaxMessageBytes), 20*time.Second)
+	want := `initialize: error: the answer is past the bound of one message: the server wrote a line of more than 16777216 bytes on its standard output, the most one message may take; it starts "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"x\":\"xxx`
+	if got := findings(rep); !strings.HasPrefix(got, want) || !strings.Contains(got, `"; nothing else was checked [operation-answers §6]`) || len(rep.Findings) != 1 {
+		t.Errorf("findings:\n%s\nwant only:\n%s…", got, want)
+	}
+}

@@ -32,6 +32,12 @@ const MaxMessageBytes = mcp.DefaultMaxLineLength
 // ignores both.
 const StopGrace = 2 * time.Second
 
+// DeleteGrace bounds the wait for the answer to the DELETE that ends an
+// HTTP session (the go-sdk waits 5 s): the request is a courtesy, and a
+// server that hangs on it must not hold conform's end, a timeout's
+// included, past --timeout by more than this.
+const DeleteGrace = time.Second
+
 // Command is the transport to a server started as a child process that
 // speaks MCP on its standard input and output; its standard error goes to
 // stderr. When ctx ends (the CLI ends it on SIGINT and SIGTERM), the
@@ -240,7 +246,7 @@ func (c *child) failure(awaited string, err error) (error, bool) {
 		return fmt.Errorf("the server wrote %q on its standard output before answering%s; that is not a JSON-RPC message: a stdio MCP server writes only JSON-RPC messages there, one per line, and its logs to standard error", report.Clip(w.bad), awaited), true
 	}
 	if w.long {
-		return fmt.Errorf("the server wrote a line of more than %d bytes on its standard output, the most one message may take; it starts %q", MaxMessageBytes, w.longStart), true
+		return &pastBound{c.msgs.pending(), fmt.Sprintf("the server wrote a line of more than %d bytes on its standard output, the most one message may take; it starts %q", MaxMessageBytes, w.longStart)}, true
 	}
 	if w.gone {
 		c.mu.Lock()
@@ -259,6 +265,13 @@ func (c *child) failure(awaited string, err error) (error, bool) {
 	}
 	return nil, false
 }
+
+// pastBound is a message of the server past MaxMessageBytes: an answer,
+// unlike a connection that fails or a timeout, so a finding even in the
+// handshake (see Check).
+type pastBound struct{ op, what string }
+
+func (e *pastBound) Error() string { return e.what }
 
 // badLineMax bounds the start of a line lineWatch keeps for a message.
 const badLineMax = 120
@@ -365,7 +378,7 @@ func (w *lineWatch) state() watchState {
 // HTTP is the streamable-HTTP transport to url, sending
 // "Authorization: Bearer token" when token is not empty.
 func HTTP(url, token string) mcp.Transport {
-	w := &watched{next: bounded{bearer.Bearer{Token: token}}, token: token != "", msgs: newMsgWatch()}
+	w := &watched{next: bearer.Bearer{Token: token}, token: token != "", msgs: newMsgWatch()}
 	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
 		DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: w}}, answers: w}
 }
@@ -378,25 +391,35 @@ type httpTransport struct {
 	answers *watched
 }
 
-// failure is the last answer that was not MCP's; the go-sdk reports
-// such an answer as the error of one call, not of the connection.
-func (t *httpTransport) failure(string, error) (error, bool) { return t.answers.failure(), false }
+// failure is an answer past MaxMessageBytes, which ends the connection
+// (the go-sdk reports it as "request terminated without response"), or
+// else the last answer that was not MCP's, which the go-sdk reports as
+// the error of one call, not of the connection.
+func (t *httpTransport) failure(string, error) (error, bool) { return t.answers.failure() }
 
 func (t *httpTransport) watch() *msgWatch { return t.answers.msgs }
 
 // watched records the last HTTP exchange that could not carry MCP, and
-// forgets it at the next one that could, and hands the messages of the
-// answers that carry MCP to msgs.
+// forgets it at the next one that could; bounds each answer's body to
+// MaxMessageBytes, recording the first past it; and hands the messages
+// of the answers that carry MCP to msgs.
 type watched struct {
 	next  http.RoundTripper
 	token bool // a bearer token is sent
 	mu    sync.Mutex
 	last  error
+	past  *pastBound
 	msgs  *msgWatch
 }
 
 func (w *watched) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodDelete {
+		return w.deleteSession(r)
+	}
 	resp, err := w.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = &limitedBody{ReadCloser: resp.Body, left: MaxMessageBytes, over: w.overBound(r)}
+	}
 	var why error
 	switch {
 	case err != nil:
@@ -435,10 +458,52 @@ func (w *watched) messages(resp *http.Response) {
 	}
 }
 
-func (w *watched) failure() error {
+// deleteSession sends the DELETE that ends the session, waiting at most
+// DeleteGrace for its answer, which carries no MCP and is not judged:
+// the go-sdk only closes its body.
+func (w *watched) deleteSession(r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), DeleteGrace)
+	resp, err := w.next.RoundTrip(r.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelBody ends its request's context once the body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// overBound is what a body of the answer to r calls when it grows past
+// MaxMessageBytes: the first such answer is kept, with the request it
+// answers (the one conform waits for).
+func (w *watched) overBound(r *http.Request) func() {
+	return func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.past == nil {
+			w.past = &pastBound{w.msgs.pending(), fmt.Sprintf("%s %s was answered with more than %d bytes, the most one message may take", r.Method, r.URL, MaxMessageBytes)}
+		}
+	}
+}
+
+func (w *watched) failure() (error, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.last
+	if w.past != nil {
+		return w.past, true
+	}
+	return w.last, false
 }
 
 // mcpMediaType reports whether a Content-Type is one a streamable-HTTP
@@ -448,26 +513,17 @@ func mcpMediaType(ct string) bool {
 	return err == nil && (mt == "application/json" || mt == "text/event-stream")
 }
 
-// bounded fails a response body that grows past MaxMessageBytes, instead
-// of reading it all into memory.
-type bounded struct{ next http.RoundTripper }
-
-func (b bounded) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := b.next.RoundTrip(r)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body = &limitedBody{ReadCloser: resp.Body, left: MaxMessageBytes}
-	return resp, nil
-}
-
+// limitedBody fails a response body that grows past MaxMessageBytes,
+// instead of reading it all into memory, and calls over.
 type limitedBody struct {
 	io.ReadCloser
 	left int64
+	over func()
 }
 
 func (l *limitedBody) Read(p []byte) (int, error) {
 	if l.left <= 0 {
+		l.over()
 		return 0, fmt.Errorf("a response of the server is larger than %d bytes", MaxMessageBytes)
 	}
 	if int64(len(p)) > l.left {

@@ -1,0 +1,88 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// endlessSSE answers every POST with an event stream, under a session
+// id, that never ends: keep-alive comments every 20 ms, or with data one
+// 64 KiB data line after another, an event that never ends. A DELETE,
+// which ends the session, it never answers.
+func endlessSSE(t *testing.T, data bool) string {
+	t.Helper()
+	line := []byte(": keep-alive\n\n")
+	if data {
+		line = append(append([]byte("data: "), bytes.Repeat([]byte("x"), 64<<10)...), '\n')
+	}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Mcp-Session-Id", "s")
+		for {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			if !data {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		}
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// An HTTP server whose event streams never end and never answer: the
+// failure names the request that got no answer, the go-sdk's
+// server/discover probe, which comes before initialize (it named
+// initialize); and conform is done at --timeout and DeleteGrace, the
+// most it waits for the DELETE that ends the session: it waited the
+// go-sdk's 5 s for it, 16 s for a --timeout of 10 s.
+func TestEndlessStreamTimeout(t *testing.T) {
+	t.Parallel()
+	const timeout = 300 * time.Millisecond
+	url := endlessSSE(t, false)
+	start := time.Now()
+	_, err := Check(context.Background(), HTTP(url, ""), Options{Dir: t.TempDir(), Timeout: timeout})
+	took := time.Since(start)
+	var ce *ConnectError
+	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "connecting: the server did not answer server/discover (") {
+		t.Errorf("err = %v, want a connection failure naming server/discover", err)
+	}
+	if limit := timeout + DeleteGrace + time.Second; took > limit {
+		t.Errorf("took %v for a --timeout of %v; want under %v", took.Round(time.Millisecond), timeout, limit)
+	}
+}
+
+// An event stream that never ends, with data past MaxMessageBytes, is
+// the server's failure to answer, not conform's to connect: one
+// operation-answers finding on the request whose answer it is (exit 1 in
+// the CLI), where it was a connection failure (exit 2) in the go-sdk's
+// words, "request terminated without response".
+func TestEndlessStreamBody(t *testing.T) {
+	t.Parallel()
+	url := endlessSSE(t, true)
+	start := time.Now()
+	rep := check(t, HTTP(url, ""), Options{Timeout: 20 * time.Second})
+	want := "server/discover: error: the answer is past the bound of one message: POST " + url + " was answered with more than 16777216 bytes, the most one message may take; nothing else was checked [operation-answers §6]\n"
+	if got := findings(rep); !strings.HasPrefix(got, want) || len(rep.Findings) != 1 {
+		t.Errorf("findings:\n%s\nwant only:\n%s", got, want)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v", took)
+	}
+}
