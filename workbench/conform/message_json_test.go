@@ -172,6 +172,7 @@ func TestJSONBodyPastBound(t *testing.T) {
 // chance (about one run in two). A member given twice and a byte that
 // is not UTF-8, each run a few times.
 func TestMalformedInitializeOverStdio(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, result, want string }{
 		{"duplicate member", strings.Replace(plainInit, `"capabilities"`, `"protocolVersion":"2025-11-25","capabilities"`, 1), `duplicate member name "protocolVersion"`},
 		{"invalid UTF-8", strings.Replace(plainInit, `"name":"sh"`, `"name":"s\377h"`, 1), "invalid UTF-8 byte 0xff in string"},

@@ -13,6 +13,7 @@ import (
 // writes both after the answer conform reads, as conform stops: they
 // are checked all the same. The fixture of response-ids.
 func TestResponseIDs(t *testing.T) {
+	t.Parallel()
 	const list = `{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}\n`
 	rep := shCheck(t, `handshake '`+strings.Replace(plainInit, `{}`, `{"tools":{}}`, 1)+`'
 read -r l; i=$(id)

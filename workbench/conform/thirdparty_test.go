@@ -355,6 +355,7 @@ drain`, pilotageInit, n)
 // configured maximum line length" on that request and on each later
 // one, the connection being left open.
 func TestOverLongLineAfterInitialize(t *testing.T) {
+	t.Parallel()
 	rep := shCheck(t, overLongScript(MaxMessageBytes+1<<20), 20*time.Second)
 	start := `{"jsonrpc":"2.0","id":3,"result":{"tools":[],"x":"`
 	start += strings.Repeat("x", badLineMax-len(start))
@@ -368,6 +369,7 @@ func TestOverLongLineAfterInitialize(t *testing.T) {
 // answer, past the bound: one operation-answers finding on initialize,
 // nothing else asked (exit 1 in the CLI), not a failure to connect.
 func TestOverLongInitialize(t *testing.T) {
+	t.Parallel()
 	rep := shCheck(t, fmt.Sprintf(`read -r l; printf '{"jsonrpc":"2.0","id":%%s,"error":{"code":-32601,"message":"no"}}\n' "$(id)"
 read -r l; printf '{"jsonrpc":"2.0","id":%%s,"result":{"x":"' "$(id)"
 head -c %d /dev/zero | tr '\0' x
