@@ -4,6 +4,7 @@
 package conformverb
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,9 +20,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/conform"
+	"github.com/pilotage-dev/pilotage/workbench/picture"
 )
 
 // Params are pilotage conform's arguments and flags.
@@ -97,9 +100,12 @@ func Conform(ctx context.Context, p Params, s verb.Streams) error {
 	}
 	opt := conform.Options{Dir: p.Save, Timeout: p.Timeout, MaxItems: p.MaxItems, MaxPages: p.MaxPages, MaxLanguages: p.MaxLanguages,
 		LanguageID: p.Language, Execute: p.Execute, Status: s.Err, Version: p.Version, Disabled: map[string]bool{},
-		MaxPerRule: p.MaxPerRule, Report: p.ReportFile}
-	if p.ReportFile != "" && !p.Execute {
-		return verb.Usage("--report draws the Run of --program: give --program FILE --execute")
+		MaxPerRule: p.MaxPerRule}
+	if p.ReportFile != "" {
+		if !p.Execute {
+			return verb.Usage("--report draws the Run of --program: give --program FILE --execute")
+		}
+		opt.Report = &htmlReport{file: p.ReportFile}
 	}
 	for _, id := range p.Disable {
 		opt.Disabled[id] = true
@@ -263,4 +269,24 @@ func conformProgram(s verb.Streams, p Params) (*conform.Program, error) {
 		}
 	}
 	return prog, nil
+}
+
+// htmlReport draws the Run conform executed as pilotage replay --format
+// html draws a replay: the plan with the Run's traces over it.
+type htmlReport struct {
+	file string
+	pic  *picture.Replay
+}
+
+func (h *htmlReport) Watch(plan *replay.Plan, opt *replay.Options) {
+	h.pic = picture.NewReplay(plan)
+	opt.OnStep, opt.OnTrace = h.pic.Step, h.pic.Trace
+}
+
+func (h *htmlReport) Write(rep *report.Report) (string, error) {
+	var b bytes.Buffer
+	if err := h.pic.Page(rep, picture.PageOptions{Dir: filepath.Dir(h.file)}).WriteHTML(&b); err != nil {
+		return "", err
+	}
+	return h.file, os.WriteFile(h.file, b.Bytes(), 0o644)
 }

@@ -69,13 +69,23 @@ type Options struct {
 	// a server gets the report its files would get; 0 means
 	// report.DefaultMaxPerRule.
 	MaxPerRule int
-	// Report, with Execute, names the HTML file the Run's replay report
-	// is drawn in: the plan with the Run's traces over it and the replay
-	// findings on their steps, as pilotage replay --format html draws it.
-	Report string
+	// Report, with Execute, draws the Run's replay report: the plan with
+	// the Run's traces over it and the replay findings on their steps,
+	// as pilotage replay --format html draws it.
+	Report RunReport
 	// Deep, with Execute, re-decides the Run from its recorded values
 	// with the program (deep replay), which also asks for a full trace.
 	Deep *replay.Deep
+}
+
+// RunReport draws the replay of the Run conform executed. Watch sets the
+// replay's watchers (replay.Options.OnStep, OnTrace) for the plan; Write
+// gets the replay's findings once it ends and says what it wrote. The
+// drawing is the caller's (pilotage conform draws with workbench/picture),
+// so conform links no graph layout.
+type RunReport interface {
+	Watch(plan *replay.Plan, opt *replay.Options)
+	Write(rep *report.Report) (string, error)
 }
 
 // Program is a program to run through the loop, with its input.

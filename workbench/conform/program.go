@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -16,7 +14,6 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/replay"
-	"github.com/pilotage-dev/pilotage/workbench/picture"
 )
 
 // program runs the loop with the user's program: validate → plan, and with
@@ -122,7 +119,7 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	}
 	if plan == nil {
 		c.status("%s declares no plan: the Run is not replayed against one", report.Clip(l.ID))
-		if c.opt.Report != "" {
+		if c.opt.Report != nil {
 			return fmt.Errorf("--report: Language %s declares no plan, so there is no plan to draw the Run over", report.Clip(l.ID))
 		}
 		return nil
@@ -140,32 +137,22 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 		inputs = append(inputs, replay.Input{File: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }})
 	}
 	ropt := replay.Options{Language: lang, Disabled: disabledOf(c.opt.Disabled, replayRules()), MaxPerRule: c.maxPerRule(), Deep: c.opt.Deep}
-	var pic *picture.Replay
-	if c.opt.Report != "" {
-		pic = picture.NewReplay(plan)
-		ropt.OnStep, ropt.OnTrace = pic.Step, pic.Trace
+	if c.opt.Report != nil {
+		c.opt.Report.Watch(plan, &ropt)
 	}
 	rep, err := replay.Run(plan, inputs, ropt)
 	if err != nil {
 		return err
 	}
 	c.merge(rep)
-	if pic != nil {
-		return c.writeReport(pic.Page(rep, picture.PageOptions{Dir: filepath.Dir(c.opt.Report)}))
+	if c.opt.Report == nil {
+		return nil
 	}
-	return nil
-}
-
-// writeReport writes the Run's replay report where --report says.
-func (c *checker) writeReport(p *picture.Page) error {
-	var b bytes.Buffer
-	if err := p.WriteHTML(&b); err != nil {
+	name, err := c.opt.Report.Write(rep)
+	if err != nil {
 		return fmt.Errorf("--report: %v", err)
 	}
-	if err := os.WriteFile(c.opt.Report, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--report: %v", err)
-	}
-	c.status("replay report of the Run: %s", c.opt.Report)
+	c.status("replay report of the Run: %s", name)
 	return nil
 }
 
