@@ -20,6 +20,7 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/interpreter"
 
 	"github.com/pilotage-dev/pilotage/internal/base/lru"
@@ -381,16 +382,32 @@ func ResetCaches() {
 	schemas.Reset()
 }
 
-// Expr is a checked expression, runnable when Check made it (not Typed).
-// It is shared by every check of the same source in the same environment,
-// and safe for concurrent use.
+// Expr is a checked expression, runnable when Check made it (not Typed)
+// or when it is a declared identifier. It is shared by every check of
+// the same source in the same environment, and safe for concurrent use.
 type Expr struct {
 	Source string
 	// Type is the static type the checker inferred.
 	Type *cel.Type
 	prg  cel.Program
 	conv map[string]*conv
+	// ident is the declared variable the expression is, when it is no
+	// more than one (`input.room`, `steps.read.output.temp`, a loop's
+	// item: the checker resolves a select chain of declared names into
+	// one identifier), the commonest argument of a program. Such an
+	// expression is evaluated by resolving the name, as the planned
+	// program would, and holds no plan: cel-go's program is about 800
+	// bytes, which a Run of 20,000 steps held for each of them at once,
+	// 16 bytes a byte of its program (docs/performance.md, "A large
+	// valid program"). planner and cost plan it when a name does not
+	// resolve, for cel-go's own error.
+	ident   string
+	planner *cel.Env
+	cost    uint64
 }
+
+// runnable reports whether x can be evaluated.
+func (x *Expr) runnable() bool { return x.prg != nil || x.ident != "" }
 
 // Check type-checks p in this environment and prepares it for evaluation
 // under the cost limit. A shared Env remembers the result, issues
@@ -398,7 +415,8 @@ type Expr struct {
 func (e *Env) Check(p *Parsed) (*Expr, []Issue) { return e.remembered(p, true) }
 
 // Typed type-checks p as Check does, without preparing it for evaluation:
-// its Expr has the Type and cannot be evaluated. It is for a caller that
+// its Expr has the Type and cannot be evaluated, unless it is a declared
+// identifier, which needs no plan (Expr.ident). It is for a caller that
 // reports what the checker finds and runs nothing (validate, plan,
 // pilotage build): planning, about a quarter of the CPU of Check, has
 // nothing to find there, since the planner rejects only functions and
@@ -423,7 +441,7 @@ func (e *Env) Type(p *Parsed) (*cel.Type, []Issue) {
 // charged to the cache once, when first remembered; planning it later
 // replaces it at the same charge.
 func (e *Env) remembered(p *Parsed, planned bool) (*Expr, []Issue) {
-	serves := func(r checkResult) bool { return !planned || r.x == nil || r.x.prg != nil }
+	serves := func(r checkResult) bool { return !planned || r.x == nil || r.x.runnable() }
 	e.mu.Lock()
 	r, ok := e.checked[p.src]
 	e.mu.Unlock()
@@ -473,23 +491,52 @@ func (e *Env) typeCheck(p *Parsed) (*cel.Ast, []Issue) {
 	return checked, nil
 }
 
-// check type-checks p and, if planned, prepares it for evaluation.
+// check type-checks p and, if planned and more than an identifier,
+// prepares it for evaluation.
 func (e *Env) check(p *Parsed, planned bool) checkResult {
 	checked, found := e.typeCheck(p)
 	if found != nil {
 		return checkResult{issues: found}
 	}
-	if !planned {
-		return checkResult{x: &Expr{Source: p.src, Type: checked.OutputType(), conv: e.conv}}
+	x := &Expr{Source: p.src, Type: checked.OutputType(), conv: e.conv}
+	if name, ok := declaredIdent(checked.NativeRep()); ok {
+		x.ident, x.planner, x.cost = name, e.planner, e.limits.Cost
+		return checkResult{x: x}
 	}
-	prg, err := e.planner.Program(checked,
-		cel.CostLimit(e.limits.Cost),
-		cel.InterruptCheckFrequency(64),
-		cel.EvalOptions(cel.OptTrackCost))
+	if !planned {
+		return checkResult{x: x}
+	}
+	prg, err := plan(e.planner, checked.NativeRep(), e.limits.Cost)
 	if err != nil {
 		return checkResult{issues: []Issue{{Start: 0, End: runeLen(p.src), Message: err.Error()}}}
 	}
-	return checkResult{x: &Expr{Source: p.src, Type: checked.OutputType(), prg: prg, conv: e.conv}}
+	x.prg = prg
+	return checkResult{x: x}
+}
+
+// plan prepares a checked expression to run under the cost limit.
+func plan(planner *cel.Env, a *celast.AST, cost uint64) (cel.Program, error) {
+	return planner.PlanProgram(a,
+		cel.CostLimit(cost),
+		cel.InterruptCheckFrequency(64),
+		cel.EvalOptions(cel.OptTrackCost))
+}
+
+// declaredIdent returns the variable a checked expression is, when it is
+// one declared variable and nothing else: the planner makes of it an
+// attribute that resolves the name and adapts the value (cel-go's
+// planCheckedIdent), which Expr.Eval does without a plan. A constant
+// (an enum value) or a type name is not such a variable.
+func declaredIdent(a *celast.AST) (string, bool) {
+	root := a.Expr()
+	if root.Kind() != celast.IdentKind {
+		return "", false
+	}
+	ref := a.ReferenceMap()[root.ID()]
+	if ref == nil || ref.Value != nil || len(ref.OverloadIDs) > 0 || a.GetType(root.ID()).Kind() == types.TypeKind {
+		return "", false
+	}
+	return ref.Name, true
 }
 
 // take returns an AST of p for the checker to rewrite, and the source
@@ -704,7 +751,23 @@ func (x *Expr) Eval(ctx context.Context, act interpreter.Activation) (any, error
 	if len(x.conv) > 0 {
 		act = typed{act, x.conv}
 	}
-	out, _, err := x.prg.ContextEval(ctx, act)
+	prg := x.prg
+	if x.ident != "" {
+		// What the planned attribute does when the name resolves: an
+		// identifier costs 1 of the cost limit, and the context is
+		// consulted only between a comprehension's iterations.
+		if v, ok := act.ResolveName(x.ident); ok && x.cost >= 1 {
+			if out := x.planner.CELTypeAdapter().NativeToValue(v); !types.IsError(out) {
+				return FromCEL(out)
+			}
+		}
+		// Otherwise cel-go says what is wrong, as it would have.
+		var err error
+		if prg, err = x.planIdent(); err != nil {
+			return nil, err
+		}
+	}
+	out, _, err := prg.ContextEval(ctx, act)
 	if err != nil {
 		if strings.Contains(err.Error(), "cost limit exceeded") {
 			return nil, fmt.Errorf("%w (%s)", ErrCost, err)
@@ -715,4 +778,13 @@ func (x *Expr) Eval(ctx context.Context, act interpreter.Activation) (any, error
 		return nil, err
 	}
 	return FromCEL(out)
+}
+
+// planIdent plans x, an identifier, as Check would have planned it.
+func (x *Expr) planIdent() (cel.Program, error) {
+	root := celast.NewExprFactory().NewIdent(1, x.ident)
+	a := celast.NewCheckedAST(celast.NewAST(root, celast.NewSourceInfo(nil)),
+		map[int64]*types.Type{1: x.Type},
+		map[int64]*celast.ReferenceInfo{1: celast.NewIdentReference(x.ident, nil)})
+	return plan(x.planner, a, x.cost)
 }

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -151,6 +152,59 @@ func TestAssignable(t *testing.T) {
 	} {
 		if got := Assignable(c.want, c.from); got != c.ok {
 			t.Errorf("Assignable(%s, %s) = %v", c.want, c.from, got)
+		}
+	}
+}
+
+// TestIdentifierIsEvaluatedAsPlanned holds an expression that is one
+// declared variable, evaluated without a plan (Expr.ident), to what the
+// program cel-go plans for it gives: the same value, numbers typed by
+// the schema, and the same error when the name does not resolve or its
+// value is none CEL takes.
+func TestIdentifierIsEvaluatedAsPlanned(t *testing.T) {
+	env, err := NewEnv(lim, ParseSchema([]byte(priced)).Decls("input"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []map[string]any{
+		{"price": int64(3), "count": 4.0, "discount": nil, "lines": []any{map[string]any{"weight": int64(2)}}, "rates": map[string]any{"a": int64(1)}, "extra": "x"},
+		{"price": 2.5, "count": int64(7), "discount": 0.5},
+		{"count": 1.5},
+		{"price": struct{}{}},
+		{},
+	}
+	for _, src := range []string{"input", "input.price", "input . count", "(input.discount)", "input.lines", "input.rates"} {
+		p, issues := env.Parse(src)
+		if len(issues) > 0 {
+			t.Fatalf("%s: %v", src, issues)
+		}
+		x, issues := env.Check(p)
+		if len(issues) > 0 {
+			t.Fatalf("%s: %v", src, issues)
+		}
+		if x.ident == "" || x.prg != nil {
+			t.Fatalf("%s: a declared variable must be held without a plan (ident %q)", src, x.ident)
+		}
+		planned, err := x.planIdent()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range inputs {
+			got, gotErr := x.Eval(context.Background(), inputVars{in})
+			want, wantErr := (&Expr{Source: src, Type: x.Type, prg: planned, conv: x.conv}).Eval(context.Background(), inputVars{in})
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s of %v: %#v, %v; planned %#v, %v", src, in, got, gotErr, want, wantErr)
+			}
+		}
+	}
+	// Anything more is planned when checked.
+	for _, src := range []string{"input.extra", "input.price + 1.0", "input.rates.a", "int", "[input.count]"} {
+		x, issues := env.Check(mustParse(t, env, src))
+		if len(issues) > 0 {
+			t.Fatalf("%s: %v", src, issues)
+		}
+		if x.ident != "" || x.prg == nil {
+			t.Errorf("%s: must be planned, not evaluated as the variable %q", src, x.ident)
 		}
 	}
 }
