@@ -680,3 +680,28 @@ func TestPDLBodyChangeDrifts(t *testing.T) {
 	}
 	runs(fresh, "a change undone before any Run")
 }
+
+// A Run lets go of a step's output once no expression may address it
+// (program.Step.Release), and of none before: an output addressed in
+// every iteration of a later loop, inside a later branch and by the
+// program's output is there each time, and one addressed by nothing is
+// in the trace all the same.
+func TestOutputsHeldWhileAddressed(t *testing.T) {
+	e := newEngine(t, homeServer(), t.TempDir())
+	prog := raw(`{"steps": [
+	  {"id": "r", "call": "sensors.read", "with": {"room": "'attic'"}},
+	  {"id": "x", "call": "sensors.read", "with": {"room": "'hall'"}},
+	  {"id": "l", "for_each": "input.rooms", "as": "rm", "do": [
+	    {"id": "each", "call": "sensors.read", "with": {"room": "rm"}},
+	    {"id": "f", "call": "fan.set", "with": {"on": "steps.r.output.temp > steps.each.output.temp"}}]},
+	  {"id": "b", "if": "steps.r.output.temp > 30", "then": [
+	    {"id": "g", "call": "fan.set", "with": {"on": "size(steps.l.output) == 3"}}], "else": []}],
+	  "output": "[steps.r.output.temp, size(steps.l.output), steps.b.output]"}`)
+	resp := exec(t, e, "alice", "s1", "home/v1", pilotage.ExecuteRequest{Program: prog, Input: raw(`{"rooms": ["attic", "hall", "den"]}`)})
+	if !resp.Outcome.OK || string(resp.Output) != `[31,3,{"ok":true}]` {
+		t.Fatalf("outcome %+v, output %s %+v", resp.Outcome, resp.Output, resp.Diagnostics)
+	}
+	if got := string(resp.Trace.Steps[1].Output); resp.Trace.Steps[1].ID != "x" || got != `{"humidity":0.5,"temp":21}` {
+		t.Errorf("the unaddressed step's entry: %s %s", resp.Trace.Steps[1].ID, got)
+	}
+}

@@ -95,6 +95,13 @@ type checker struct {
 	// that declares it; built from all at the first hint that asks.
 	loopOf map[string]string
 	roots  map[*expr.Env][]string
+	// at is the step whose expressions are being checked, nil for the
+	// program's output; lastUser maps each step whose output an
+	// expression addresses to the last step of its own sequence at or
+	// around at (nil: the program's output), for Step.Release. Kept
+	// for a Run's check only.
+	at       *Step
+	lastUser map[*Step]*Step
 	// stepPaths is set when some step's output can be written in CEL:
 	// steps is then a root a misspelt reference comes close to.
 	stepPaths bool
@@ -108,6 +115,9 @@ type checker struct {
 // *LimitError.
 func Check(prog *Program, env *Env) (*Checked, error) {
 	c := &checker{env: env, prog: prog, all: map[string]known{}, refs: map[string]bool{}}
+	if !env.TypesOnly {
+		c.lastUser = map[*Step]*Step{}
+	}
 	c.ids()
 	c.targets()
 	root, err := expr.NewEnv(env.Limits, c.rootDecls())
@@ -127,11 +137,13 @@ func Check(prog *Program, env *Env) (*Checked, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.at = nil
 		c.expr(prog.Output, in, top)
 	}
 	if c.limit != nil {
 		return nil, c.limit
 	}
+	c.release()
 	return &Checked{Diagnostics: c.diags, References: slices.Sorted(maps.Keys(c.refs))}, nil
 }
 
@@ -330,6 +342,7 @@ func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error
 		}
 	}()
 	for i, s := range steps {
+		c.at = s
 		if i%declChunk == 0 {
 			var err error
 			if in, err = c.declare(env, steps[i:min(i+declChunk, len(steps))], nil); err != nil {
@@ -379,6 +392,40 @@ func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error
 		}
 	}
 	return nil
+}
+
+// addressed records that an expression of c.at (the program's output
+// when nil) addresses the output of s: the step of s's sequence that is
+// c.at or encloses it is, so far, the last to need it. Steps are checked
+// in the order a Run reaches them, so the last recorded is the last.
+func (c *checker) addressed(s *Step) {
+	if c.lastUser == nil {
+		return
+	}
+	user := c.at
+	for user != nil && (user.Enclosing != s.Enclosing || user.Arm != s.Arm) {
+		user = user.Enclosing
+	}
+	c.lastUser[s] = user
+}
+
+// release sets every step's Release from lastUser: an output is let go
+// of once its last user has run, and at once when nothing addresses it;
+// one the program's output addresses is held to the end.
+func (c *checker) release() {
+	if c.lastUser == nil {
+		return
+	}
+	Walk(c.prog.Steps, func(s *Step) { s.Release = nil })
+	Walk(c.prog.Steps, func(s *Step) {
+		user, ok := c.lastUser[s]
+		switch {
+		case !ok:
+			s.Release = append(s.Release, s.ID)
+		case user != nil:
+			user.Release = append(user.Release, s.ID)
+		}
+	})
 }
 
 func (c *checker) itemOK(s *Step) bool {
@@ -680,6 +727,7 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", report.Clip(id), c.why(s)), suggest.DidYouMean(id, visible), rng)
 			return
 		}
+		c.addressed(s)
 		if (s.Kind == Call || s.Kind == Run) && s.Entry != nil {
 			schema = expr.ParseSchema(s.Entry.OutputSchema)
 		}

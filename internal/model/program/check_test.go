@@ -61,3 +61,58 @@ func TestOutputsDeclaredWhereAddressed(t *testing.T) {
 		t.Errorf("the output %q is not typed string: %v", prog.Output.Src, x)
 	}
 }
+
+// A Run's check says after which step of its sequence each output is
+// addressed no more (Step.Release): after the last step that, or a step
+// inside which, addresses it; at once when nothing does; never when the
+// program's output does. A check for validate says nothing.
+func TestReleaseAfterLastAddress(t *testing.T) {
+	echo := &pilotage.CatalogEntry{ID: "t.a", Kind: "action",
+		InputSchema:  []byte(`{"type": "object", "properties": {"i": {}}}`),
+		OutputSchema: []byte(`{"type": "object", "properties": {"o": {"type": "string"}}, "required": ["o"]}`)}
+	env := &program.Env{
+		Grammar: &language.Grammar{Call: "c", Args: "w", Branch: "if", Arms: []string{"then", "else"}, Loop: "for", Item: "as", Body: "do"},
+		Limits:  expr.Limits{Depth: 8, Size: 1 << 20, Cost: 1000},
+		Lookup: func(id string) (program.Target, bool) {
+			return program.Target{Entry: echo, Callable: true}, id == echo.ID
+		},
+		Visible: []string{echo.ID},
+		Code:    func(string) string { return pilotage.CodeConstraint },
+	}
+	src := `{"steps": [
+		{"id": "a", "c": "t.a", "w": {"i": "1"}},
+		{"id": "b", "c": "t.a", "w": {"i": "steps.a.output.o"}},
+		{"id": "c", "c": "t.a", "w": {"i": "steps.a.output.o"}},
+		{"id": "l", "for": "[1, 2]", "as": "x", "do": [
+			{"id": "in1", "c": "t.a", "w": {"i": "steps.b.output.o"}},
+			{"id": "in2", "c": "t.a", "w": {"i": "steps.in1.output.o + steps.b.output.o"}},
+			{"id": "in3", "c": "t.a", "w": {"i": "x"}}
+		]},
+		{"id": "br", "if": "steps.l.output == []", "then": [{"id": "t1", "c": "t.a", "w": {"i": "steps.c.output.o"}}], "else": []},
+		{"id": "e", "c": "t.a", "w": {"i": "1"}}
+	], "output": "steps.c.output.o"}`
+	for _, run := range []bool{true, false} {
+		prog, diags := parse(t, src, env.Grammar)
+		if len(diags) > 0 {
+			t.Fatal(diags)
+		}
+		env.TypesOnly = !run
+		ck, err := program.Check(prog, env)
+		if err != nil || len(ck.Diagnostics) > 0 {
+			t.Fatal(err, ck.Diagnostics)
+		}
+		got := map[string]string{}
+		program.Walk(prog.Steps, func(s *program.Step) {
+			if len(s.Release) > 0 {
+				got[s.ID] = strings.Join(s.Release, " ")
+			}
+		})
+		want := map[string]string{"c": "a", "l": "b", "in2": "in1 in2", "in3": "in3", "br": "l br", "t1": "t1", "e": "e"}
+		if !run {
+			want = map[string]string{}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("run %v: released %v, want %v", run, got, want)
+		}
+	}
+}

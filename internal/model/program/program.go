@@ -13,8 +13,9 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 )
 
-// Kind is a step's construct.
-type Kind int
+// Kind is a step's construct; 32 bits, so that it and Step.Arm share a
+// word.
+type Kind int32
 
 // The constructs of the step model.
 const (
@@ -50,7 +51,6 @@ type Arg struct {
 type Step struct {
 	ID      string
 	Pointer string
-	Kind    Kind
 	// Target is the catalog entry id a Call names or the program_ref a
 	// Run names; TargetPointer locates it.
 	Target        string
@@ -68,10 +68,19 @@ type Step struct {
 	// Enclosing is the innermost construct around the step (nil at top
 	// level) and Arm the arm index when that construct is a branch.
 	Enclosing *Step
-	Arm       int
 
 	// Entry is the resolved target after Check.
 	Entry *pilotage.CatalogEntry
+	// Release, after a Check for a Run (not Env.TypesOnly), lists the
+	// steps of this step's sequence whose outputs no expression
+	// addresses once this step has run: nothing after it in the
+	// sequence, inside it or the program's output. A Run lets go of
+	// them then, instead of holding every output to its end
+	// (docs/performance.md, "A large valid program").
+	Release []string
+
+	Kind Kind
+	Arm  int32
 }
 
 // Construct is what a branch or a loop step holds besides a call's.
@@ -95,7 +104,7 @@ var noConstruct Construct
 // otherwise. Steps are made by NewStep alone: a Step's Construct is
 // never nil.
 func NewStep(ptr string, enclosing *Step, arm int) *Step {
-	return &Step{Pointer: ptr, Enclosing: enclosing, Arm: arm, Construct: &noConstruct}
+	return &Step{Pointer: ptr, Enclosing: enclosing, Arm: int32(arm), Construct: &noConstruct}
 }
 
 // SetKind makes s a step of construct k, and gives a branch or a loop a
