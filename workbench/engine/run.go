@@ -215,8 +215,10 @@ func (r *runner) sequence(steps []*program.Step, sc *scope, quals []int, prefix,
 			return nil, err
 		}
 		sc.outputs[s.ID] = out
-		for _, id := range s.Release {
-			delete(sc.outputs, id)
+		if s.Release != nil {
+			for _, id := range *s.Release {
+				delete(sc.outputs, id)
+			}
 		}
 		last = out
 	}

@@ -421,10 +421,14 @@ func (c *checker) release() {
 		user, ok := c.lastUser[s]
 		switch {
 		case !ok:
-			s.Release = append(s.Release, s.ID)
-		case user != nil:
-			user.Release = append(user.Release, s.ID)
+			user = s
+		case user == nil:
+			return
 		}
+		if user.Release == nil {
+			user.Release = new([]string)
+		}
+		*user.Release = append(*user.Release, s.ID)
 	})
 }
 

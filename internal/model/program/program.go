@@ -76,8 +76,11 @@ type Step struct {
 	// addresses once this step has run: nothing after it in the
 	// sequence, inside it or the program's output. A Run lets go of
 	// them then, instead of holding every output to its end
-	// (docs/performance.md, "A large valid program").
-	Release []string
+	// (docs/performance.md, "A large valid program"). A pointer, nil
+	// when there are none: a step of a program validated, not run, stays
+	// 144 bytes, and serve holds the model of a program of 36,000 steps
+	// while it checks it.
+	Release *[]string
 
 	Kind Kind
 	Arm  int32
