@@ -393,6 +393,8 @@ func TestHostilePeakRSS(t *testing.T) {
 		}
 		return append(more, src[at:]...)
 	}
+	oneID := request("tools/call", fmt.Appendf(nil, `{"name":"todo_v1_validate","arguments":{"program":{"steps":[%s]}}}`,
+		strings.Repeat(`{"id":"a","call":"x"},`, 36000-1)+`{"id":"a","call":"x"}`))
 	for _, c := range []struct {
 		name string
 		src  []byte
@@ -521,12 +523,15 @@ func TestHostilePeakRSS(t *testing.T) {
 		// large valid program").
 		{"validate of a valid program of 20,000 steps", chainProgram(20000), chainOf("validate"), tinyChain, 21 * int64(len(chainProgram(20000)))},
 		{"plan of it", chainProgram(20000), chainOf("plan"), tinyChain, 21 * int64(len(chainProgram(20000)))},
-		// A Run holds besides the checked program each expression planned
+		// A Run held besides the checked program each expression planned
 		// to run (about 900 bytes, 16 bytes a byte of this program), each
-		// step's output as a value and the trace it returns, 17 bytes a
-		// byte with the program (docs/performance.md, "A large valid
-		// program"): 62 to 66 bytes a byte before, 51 to 57 now.
-		{"run of the 20,000 steps", chainProgram(20000), chainOf("run"), tinyChain, 60 * int64(len(chainProgram(20000)))},
+		// step's output as a value to its end and a copy of the trace's
+		// entries: 51 to 57 bytes a byte. An expression that is one
+		// declared variable is no longer planned, an output is let go of
+		// once nothing addresses it, and a full trace is not copied: 21
+		// to 22 now (docs/performance.md, "A large valid program"); what
+		// is left is the program, its step model and the trace.
+		{"run of the 20,000 steps", chainProgram(20000), chainOf("run"), tinyChain, 30 * int64(len(chainProgram(20000)))},
 		// A program file many cases name is read once and checked once
 		// for the run (testcase.Refs, the engine's last check), not for
 		// each case (cpuBound). The Run and replay of the case, not its
@@ -538,6 +543,13 @@ func TestHostilePeakRSS(t *testing.T) {
 		// (--max-per-rule), built at most program.MaxDiagnostics.
 		{"validate of a program of 300,000 empty steps", []byte(`{"steps": [` + strings.Repeat("{},", 300000-1) + `{}], "output": "1"}`),
 			planOf("validate"), tinyProg, 0},
+		// A validate of 36,000 steps of one id, refused once the check
+		// passes 1,000 diagnostics: the step model is built whole first
+		// (144 bytes a step and its pointers, 9 bytes a byte live), and
+		// the collector lets the heap grow to twice what it found live
+		// (docs/performance.md, "Hostile inputs").
+		{"serve of a validate of 36,000 steps of one id", oneID,
+			func(f string) []string { return []string{"serve", "--principal", "owner", todo, stdin + f} }, tinySession, 60 * int64(len(oneID))},
 		// serve reads none larger than a served Language can take
 		// (--max-message-bytes, by default 4.3 MiB for deploy's limits)
 		// and refuses a larger one unread. go-sdk's stdio transport read
