@@ -188,7 +188,8 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 	}
 	defer cs.Close()
 	if info := cs.InitializeResult().ServerInfo; info != nil {
-		c.status("connected to %s %s", info.Name, info.Version)
+		// The server chooses both: quoted as text reports quote input.
+		c.status("connected to %s %s", report.Visible(report.Clip(info.Name)), report.Visible(report.Clip(info.Version)))
 	}
 	if err := c.run(); err != nil {
 		return nil, err

@@ -380,3 +380,19 @@ drain`, MaxMessageBytes), 20*time.Second)
 		t.Errorf("findings:\n%s\nwant only:\n%s…", got, want)
 	}
 }
+
+// TestServerInfoShownVisible: conform's status line quotes the server's
+// name and version, which the server chooses, as text reports quote
+// input: clipped, and with controls and bidirectional characters
+// escaped, so a name holding ESC [2J cannot clear the terminal.
+func TestServerInfoShownVisible(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "evil\x1b[2J" + strings.Repeat("n", 10000), Version: "1\u202e"}, nil)
+	var status bytes.Buffer
+	if _, err := Check(context.Background(), inMemory(t, s), Options{Dir: t.TempDir(), Timeout: 10 * time.Second, Status: &status}); err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(status.String(), "\n")
+	if !strings.HasPrefix(line, `pilotage conform: connected to evil\x1b[2Jnnn`) || !strings.HasSuffix(line, `… 1\u202e`) || len(line) > 300 {
+		t.Errorf("status line of %d bytes: %.300q", len(line), line)
+	}
+}
