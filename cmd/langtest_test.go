@@ -168,3 +168,49 @@ func runCases(t testing.TB, p langtest.Params, files []*testcase.File) []langtes
 	}
 	return out
 }
+
+// TestRunnerRunsWhatCasesExpect (workbench/langtest): a case runs its
+// program only when what it states needs a Run (status, output, trace,
+// narration, or nothing, which --update fills from the Run) or it sets
+// one up (stubs, drift, a program reference, a test run). A case that
+// expects only validate's answer is checked, not run: a Run of a large
+// program took 0.5–0.85 s of CPU a case for nothing it checked.
+func TestRunnerRunsWhatCasesExpect(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := "program: {steps: [{id: all, call: todo.list, with: {}}], output: steps.all.output.items}"
+	src := fmt.Sprintf(`pdl: %s
+cases:
+  - {name: valid, principal: owner, %[2]s, expect: {valid: true}}
+  - {name: diagnostics, principal: owner, %[2]s, expect: {diagnostics: []}}
+  - {name: plan, principal: owner, %[2]s, expect: {plan: {steps: [all]}}}
+  - {name: status, principal: owner, %[2]s, expect: {valid: true, status: success}}
+  - {name: output, principal: owner, %[2]s, expect: {output: [bread, eggs]}}
+  - {name: trace, principal: owner, %[2]s, expect: {trace: [{id: all, status: success, calls: [todo.list]}]}}
+  - {name: narration, principal: owner, %[2]s, expect: {narration: all}}
+  - {name: blank status, principal: owner, %[2]s, expect: {valid: true, status: }}
+  - {name: nothing, principal: owner, %[2]s}
+  - {name: stubs, principal: owner, %[2]s, stubs: {todo.list: {returns: {items: []}}}, expect: {valid: true}}
+`, abs, prog)
+	f, err := testcase.Parse(filepath.Join(dir, "case.yaml"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]bool{"valid": false, "diagnostics": false, "plan": false, "status": true, "output": true,
+		"trace": true, "narration": true, "blank status": true, "nothing": true, "stubs": true}
+	out := runCases(t, langtest.Params{}, []*testcase.File{f})
+	if len(out) != len(ran) {
+		t.Fatalf("%d outcomes, want %d", len(out), len(ran))
+	}
+	for _, o := range out {
+		if got := o.Got.Execute != nil; got != ran[o.Case.Name] {
+			t.Errorf("case %q: ran %t, want %t", o.Case.Name, got, ran[o.Case.Name])
+		}
+		if !o.Got.Validate.Valid {
+			t.Errorf("case %q: not valid: %v", o.Case.Name, o.Got.Validate.Diagnostics)
+		}
+	}
+}

@@ -63,3 +63,64 @@ func BenchmarkRunOneByOne(b *testing.B) {
 		}
 	}
 }
+
+// checkOnlyCorpus writes init's Language, two programs of 2,000 steps
+// (the second the first with a space more) and a corpus of 20 cases,
+// alternating the two, each expecting only that its program is valid.
+func checkOnlyCorpus(b *testing.B) (dir string, progs []string) {
+	dir = b.TempDir()
+	if _, err := scaffold.Init(scaffold.Params{Dir: dir, Template: "json"}); err != nil {
+		b.Fatal(err)
+	}
+	var p strings.Builder
+	p.WriteString(`{"output": "1", "steps": [`)
+	for i := range 2000 {
+		if i > 0 {
+			p.WriteString(", ")
+		}
+		fmt.Fprintf(&p, `{"id": "s%d", "call": "todo.list", "with": {}}`, i)
+	}
+	p.WriteString("]}")
+	for i, name := range []string{"a.json", "b.json"} {
+		progs = append(progs, filepath.Join(dir, name))
+		if err := os.WriteFile(progs[i], []byte(p.String()+strings.Repeat(" ", i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var y strings.Builder
+	y.WriteString("cases:\n")
+	for i := range 20 {
+		fmt.Fprintf(&y, "  - name: case %d\n    principal: owner\n    program: ../%s\n    expect: {valid: true}\n", i, filepath.Base(progs[i%2]))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tests", "bench.yaml"), []byte(y.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir, progs
+}
+
+// BenchmarkTestCheckOnly: pilotage test of 20 cases that expect only
+// validate's answer, of two programs; docs/performance.md compares it
+// with BenchmarkValidateEach, each program validated once.
+func BenchmarkTestCheckOnly(b *testing.B) {
+	dir, _ := checkOnlyCorpus(b)
+	b.ResetTimer()
+	for b.Loop() {
+		if code := run([]string{"test", dir}, nil, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// BenchmarkValidateEach: the baseline, pilotage validate of each of the
+// two programs, in process.
+func BenchmarkValidateEach(b *testing.B) {
+	dir, progs := checkOnlyCorpus(b)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, p := range progs {
+			if code := run([]string{"validate", "--lang", filepath.Join(dir, "todo.pdl"), "--principal", "owner", p}, nil, io.Discard, io.Discard); code != 0 {
+				b.Fatalf("exit %d", code)
+			}
+		}
+	}
+}

@@ -6,12 +6,14 @@ package langtest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/lru"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/testcase"
@@ -67,11 +69,37 @@ type Outcome struct {
 type Runner struct {
 	p    Params
 	pdls map[string]*compiled
+	// answers are validate's answers to the cases of shared engines, by
+	// PDL, Language, principal and program and context (answerKey): a
+	// program is validated once for every case that checks it, not once
+	// a case (the engine remembers only the program it checked last, and
+	// derives the plan again each time). They are shared by the Outcomes
+	// they answer, which only read them.
+	answers *lru.Cache[*pilotage.ValidateResponse]
 }
+
+// answersBudget bounds what Runner.answers holds, charged answerWeight
+// an answer: a few of the largest programs a Language takes by default.
+const answersBudget = 16 << 20
+
+// answerWeight is what an answer to a program of n bytes is charged:
+// its plan, a step of about 200 bytes for a step of about 50 in JSON.
+func answerWeight(n int) int { return 4 * n }
 
 // NewRunner is a Runner of the cases p selects; Close ends it.
 func NewRunner(p Params) *Runner {
-	return &Runner{p: p, pdls: map[string]*compiled{}}
+	return &Runner{p: p, pdls: map[string]*compiled{}, answers: lru.New[*pilotage.ValidateResponse](answersBudget, 0)}
+}
+
+// answerKey is what validate's answer to c in Language lang of the PDL
+// at path depends on on a shared engine, whose catalog no case changes.
+func answerKey(path, lang string, c *testcase.Case) string {
+	h := sha256.New()
+	for _, s := range [][]byte{[]byte(path), []byte(lang), []byte(c.Principal), c.Program, c.Context} {
+		fmt.Fprintf(h, "%d:", len(s))
+		h.Write(s)
+	}
+	return string(h.Sum(nil))
 }
 
 // File runs the selected cases of f in order and hands each one's
@@ -181,10 +209,10 @@ func (r *Runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 	if c.ProgramRef != "" {
 		// A reference is not validated (§6.5.1): the Run is all there is.
 		got.Validate = &pilotage.ValidateResponse{Valid: true, Diagnostics: []pilotage.Diagnostic{}}
-	} else if got.Validate, err = eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: c.Program, Context: c.Context}); err != nil {
+	} else if got.Validate, err = r.validate(ctx, eng, caller, pdl, f, c, lang.ID); err != nil {
 		return bad(c.Line, "test-request", fmt.Sprintf("validate answered a request error: %v", err), "")
 	}
-	if got.Validate.Valid {
+	if got.Validate.Valid && c.NeedsRun() {
 		req := pilotage.ExecuteRequest{Program: c.Program, Input: c.Input, Context: c.Context}
 		if c.ProgramRef != "" {
 			req.ProgramRef = &c.ProgramRef
@@ -229,6 +257,26 @@ func (r *Runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
 		o.Unmet = append(o.Unmet, u)
 	}
 	return o
+}
+
+// validate is validate's answer to c on eng, the one remembered when eng
+// is the PDL's shared engine.
+func (r *Runner) validate(ctx context.Context, eng *engine.Engine, caller service.Caller, pdl *compiled, f *testcase.File, c *testcase.Case, lang string) (*pilotage.ValidateResponse, error) {
+	ask := func() (*pilotage.ValidateResponse, error) {
+		return eng.Validate(ctx, caller, lang, pilotage.ValidateRequest{Program: c.Program, Context: c.Context})
+	}
+	if eng != pdl.eng {
+		return ask()
+	}
+	key := answerKey(f.PDL, lang, c)
+	if v, ok := r.answers.Get(key); ok {
+		return v, nil
+	}
+	v, err := ask()
+	if err != nil {
+		return nil, err
+	}
+	return r.answers.Put(key, v, answerWeight(len(c.Program)+len(c.Context))), nil
 }
 
 // engine is the shared engine for a case that changes nothing of the

@@ -74,7 +74,7 @@ func Check(c *Case, got *Got) []Failure {
 	}
 	x := got.Execute
 	if x == nil {
-		for _, k := range []string{"status", "output", "trace", "narration"} {
+		for _, k := range runKeys {
 			if _, ok := e.Lines[k]; ok && !slices.Contains(e.Blank, k) {
 				fail(k, fmt.Sprintf("expects %s of a Run, but the case did not run: %s", k, whyInvalid(v.Diagnostics)), nil, nil)
 			}

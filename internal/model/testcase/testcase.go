@@ -112,6 +112,28 @@ type Expect struct {
 	node *yaml.Node
 }
 
+// runKeys are the expectations only a Run can meet.
+var runKeys = []string{"status", "output", "trace", "narration"}
+
+// NeedsRun reports whether c's valid program must be run: it states
+// what only a Run answers (stated or left blank), or states nothing (the
+// Run is then what it checks, and what --update writes), or sets a Run
+// up (stubs, drift, a program reference, a test run). A case that states
+// only validate's answer (valid, diagnostics, plan) is checked, not run:
+// a Run of a large program is seconds of CPU that nothing it states
+// would look at.
+func (c *Case) NeedsRun() bool {
+	if c.ProgramRef != "" || c.TestRun || c.Drift != nil || len(c.Stubs) > 0 || len(c.Expect.Lines) == 0 {
+		return true
+	}
+	for _, k := range runKeys {
+		if _, ok := c.Expect.Lines[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // DiagWant is one expected diagnostic: its code, its path (a JSON
 // Pointer, or "LINE:COL" of a text range's start) and a substring of
 // its message.
