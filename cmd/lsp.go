@@ -46,14 +46,19 @@ tell the editor goes to standard error.
 
 Exit status: 0 when the editor exits after shutdown or closes the
 stream, 1 when it sends exit without shutdown (as the LSP specification
-asks), 2 for a wrong flag or argument.`,
+asks), 2 for a wrong flag or argument, or a stream that breaks LSP's
+framing (a bad header, a stream that ends inside a message).`,
 		Example: `  pilotage lsp --stdio`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			s := streams(c)
 			err := lsp.Serve(c.Context(), stdioRWC{s.in, s.out}, lspOptions(p.docsBase, s.err))
-			if errors.Is(err, lspserve.ErrExitWithoutShutdown) {
+			var broken *lspserve.FramingError
+			switch {
+			case errors.Is(err, lspserve.ErrExitWithoutShutdown):
 				return &exitError{Code: 1, Err: err}
+			case errors.As(err, &broken):
+				return &exitError{Code: ExitUsage, Err: err}
 			}
 			return err
 		},

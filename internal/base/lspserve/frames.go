@@ -9,6 +9,7 @@ import (
 	"log"
 	"net/textproto"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -19,14 +20,30 @@ import (
 // message with an invalid-request error (both with id null, JSON-RPC
 // 2.0 §5.1), and the server reads on at the next frame, where jsonrpc2's
 // own codec would have lost its place and ended the connection.
-func resync(rwc io.ReadWriteCloser, logger *log.Logger) jsonrpc2.ObjectStream {
-	return resyncStream{jsonrpc2.NewBufferedStream(rwc, frameCodec{}), logger}
+// A stream whose framing breaks ends the connection as the stream's end
+// does, and broken keeps why, for Serve to return.
+func resync(rwc io.ReadWriteCloser, logger *log.Logger, broken *atomic.Pointer[FramingError]) jsonrpc2.ObjectStream {
+	return resyncStream{jsonrpc2.NewBufferedStream(rwc, frameCodec{}), logger, broken}
 }
 
 type resyncStream struct {
 	jsonrpc2.ObjectStream
-	log *log.Logger
+	log    *log.Logger
+	broken *atomic.Pointer[FramingError]
 }
+
+// FramingError is Serve's error when the stream broke LSP's framing: a
+// header that does not read, a Content-Length that is no number, a
+// stream that ends inside a message. Where the next message starts is
+// unknown, so the server stops; pilotage lsp exits 2, as every verb does
+// on input it cannot use.
+type FramingError struct{ Err error }
+
+func (e *FramingError) Error() string {
+	return "unreadable message framing, closing the connection: " + e.Err.Error()
+}
+
+func (e *FramingError) Unwrap() error { return e.Err }
 
 func (s resyncStream) ReadObject(v any) error {
 	for {
@@ -36,12 +53,14 @@ func (s resyncStream) ReadObject(v any) error {
 		switch {
 		case errors.As(err, &big):
 			// Skipped whole, so the next frame is found.
-		case err != nil:
-			// Broken headers: where the next message starts is unknown.
-			if err != io.EOF {
-				s.log.Printf("unreadable message header, closing the connection: %v", err)
-			}
+		case err == io.EOF:
 			return err
+		case err != nil:
+			// Broken framing: where the next message starts is unknown.
+			// jsonrpc2 ends the connection quietly at io.EOF; Serve
+			// reports why.
+			s.broken.CompareAndSwap(nil, &FramingError{err})
+			return io.EOF
 		}
 		code, msg := int64(jsonrpc2.CodeParseError), "parse error: the message body is not JSON"
 		switch {

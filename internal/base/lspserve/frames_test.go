@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -97,21 +98,27 @@ func TestOversizedMessageSkipped(t *testing.T) {
 	}
 }
 
-// A header line of a megabyte ends the connection after MaxHeaderBytes,
-// with a log line that names the limit and does not quote the line.
+// A header line of a megabyte ends the connection after MaxHeaderBytes
+// with a FramingError (pilotage lsp's exit status 2) that names the
+// limit and does not quote the line, and nothing logged besides.
 func TestLongHeaderEnds(t *testing.T) {
 	a, b := net.Pipe()
 	var logged bytes.Buffer
 	done := make(chan error)
 	go func() { done <- New(Options{Log: &logged}).Serve(context.Background(), b, &protocol.Handler{}) }()
 	go func() { a.Write(bytes.Repeat([]byte("X"), 1<<20)); a.Close() }()
+	var err error
 	select {
-	case <-done:
+	case err = <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("server still running")
 	}
-	if want := "message headers longer than 4096 bytes"; !strings.Contains(logged.String(), want) || logged.Len() > 1024 {
-		t.Errorf("logged %d bytes, want under 1 KiB saying %q: %.300s", logged.Len(), want, logged.String())
+	var fe *FramingError
+	if want := "message headers longer than 4096 bytes"; !errors.As(err, &fe) || !strings.Contains(err.Error(), want) || len(err.Error()) > 1024 {
+		t.Errorf("Serve = %.300v, want a FramingError under 1 KiB saying %q", err, want)
+	}
+	if logged.Len() > 0 {
+		t.Errorf("logged %q besides", logged.String())
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
@@ -47,9 +48,9 @@ type Server struct {
 	notify glsp.NotifyFunc
 	conn   *jsonrpc2.Conn
 	wg     sync.WaitGroup
-	// shutdown is set once the client asked to shut down, and early
-	// when it exited without asking.
-	shutdown, early bool
+	// shutdown is set once the client asked to shut down, exited once it
+	// sent exit, and early when it exited without asking.
+	shutdown, exited, early bool
 }
 
 // ErrExitWithoutShutdown is Serve's error when the client sent exit
@@ -126,7 +127,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 			s.mu.Unlock()
 		case req.Method == protocol.MethodExit:
 			s.mu.Lock()
-			s.early = !s.shutdown
+			s.early, s.exited = !s.shutdown, true
 			s.mu.Unlock()
 			return nil, c.Close()
 		case !validMethod:
@@ -145,7 +146,8 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 		}
 		return r, nil
 	}
-	stream := resync(rwc, s.log)
+	var broken atomic.Pointer[FramingError]
+	stream := resync(rwc, s.log, &broken)
 	conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(serve), jsonrpc2.SetLogger(s.log))
 	select {
 	case <-conn.DisconnectNotify():
@@ -155,8 +157,11 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.early {
+	switch fe := broken.Load(); {
+	case s.early:
 		return ErrExitWithoutShutdown
+	case fe != nil && !s.exited:
+		return fe
 	}
 	return nil
 }
