@@ -188,7 +188,7 @@ func (c *checker) ids() {
 		case !pilotage.ValidStepID(s.ID):
 			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr,
 				fmt.Sprintf("step id %q contains %q, which is reserved for trace identity (§3.4)", report.Clip(s.ID), reservedChar(s.ID)),
-				"use letters, digits and '_', e.g. "+strings.NewReplacer("#", "_", "/", "_").Replace(report.Clip(s.ID)), nil)
+				"use letters, digits and '_', e.g. "+suggestID(s.ID), nil)
 		case c.step(s.ID) != nil:
 			c.add(c.env.Code(CodeDuplicateID), pilotage.SeverityError, ptr,
 				fmt.Sprintf("step id %q is already used at %s", report.Clip(s.ID), c.step(s.ID).Pointer), "step ids are unique within the whole program", nil)
@@ -202,6 +202,30 @@ func (c *checker) ids() {
 			}
 		}
 	})
+}
+
+// suggestID is id made a step id every expression can address, for the
+// author to paste: each character but an ASCII letter, digit or '_'
+// replaced by '_' (a reserved one is never alone), an 's' before a
+// leading digit, and at most report.ClipBytes of it, cut with no
+// ellipsis, which would be one more character to replace.
+func suggestID(id string) string {
+	b := make([]byte, 0, min(len(id), report.ClipBytes)+1)
+	for _, r := range id {
+		if len(b) == report.ClipBytes {
+			break
+		}
+		switch {
+		case r == '_', 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+			b = append(b, byte(r))
+		default:
+			b = append(b, '_')
+		}
+	}
+	if b[0] >= '0' && b[0] <= '9' {
+		b = append([]byte{'s'}, b...)
+	}
+	return string(b)
 }
 
 func reservedChar(id string) string {
