@@ -4,14 +4,21 @@ import (
 	"embed"
 	"html/template"
 	"io"
+
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
 //go:embed templates
 var templates embed.FS
 
+// pages quote what came with the plan and the traces (ids, statuses,
+// run ids, errors) through clip, as the drawing and every report quote
+// it (report.Clip): an 8 MB step id, whole in each cell and attribute
+// that names it, made a 53 MB page.
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"indent": func(depth int) int { return 8 + 16*depth },
 	"label":  func(t Tick) string { return t.Label + " in all" },
+	"clip":   report.Clip[string],
 }).ParseFS(templates, "templates/*.html"))
 
 // css is the reports' one style sheet, inlined in each page so a report

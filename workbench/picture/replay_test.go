@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -192,5 +193,57 @@ func TestArmFinding(t *testing.T) {
 	}
 	if !strings.Contains(html.String(), "<b>unselected-arm</b>") {
 		t.Error("the unselected-arm finding is not listed")
+	}
+}
+
+// TestLongIDsClippedInPage: the page's tables quote a step id, an arm,
+// a run_id, a status and a sub-program clipped (report.Clip), as the
+// drawing does: an 8 MB step id made a 53 MB page, about 14 bytes a
+// byte, quoted whole in the steps table, its data attribute, each
+// child's "inside" and the trace's.
+func TestLongIDsClippedInPage(t *testing.T) {
+	long := strings.Repeat("<&|", 100_000)
+	q := func(s string) string { return strconv.Quote(s) }
+	hints := `"risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}`
+	plan := fmt.Sprintf(`{"steps": [
+  {"id": %[1]s, "kind": "branch", "arms": [%[2]s, "else"]},
+  {"id": %[3]s, "kind": "step", "calls": [%[4]s], "risk": "safe", %[6]s, "arm": {"branch": %[1]s, "label": %[2]s}},
+  {"id": %[5]s, "kind": "loop"},
+  {"id": "in", "kind": "step", "loop": %[5]s, "calls": ["c"], "risk": "safe", %[6]s}
+ ], "max_risk": "safe", "max_risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}}`,
+		q("b"+long), q("then"+long), q("s"+long), q("c"+long), q("l"+long), hints)
+	trace := fmt.Sprintf(`{"run_id": %[1]s, "level": "summary", "outcome": {"ok": true, "status": %[2]s},
+ "steps": [
+  {"id": %[3]s, "kind": "branch", "outcome": {"ok": true, "status": "success"}, "decisions": [{"at": %[3]s, "took": %[4]s}]},
+  {"id": %[5]s, "kind": "step", "calls": [%[6]s, %[7]s], "outcome": {"ok": true, "status": %[2]s}},
+  {"id": %[5]s, "kind": "step", "outcome": {"ok": true, "status": "success"}}
+ ]}`, q("r"+long), q("x"+long), q("b"+long), q("then"+long), q("s"+long), q("c"+long), q("p"+long))
+	dir := t.TempDir()
+	for name, src := range map[string]string{"plan.json": plan, "trace.json": trace} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := replayPage(t, dir, dir, "trace.json")
+	for _, f := range ReportFormats {
+		var b bytes.Buffer
+		if err := p.Write(&b, f); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if b.Len() > 256<<10 {
+			t.Errorf("%s: a page of %d bytes for ids of 300 KB, want each quoted clipped", f, b.Len())
+		}
+	}
+	// The same trace as run's and replay --trace-only's timeline.
+	rec, err := ReadRun("trace.json", strings.NewReader(trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := NewTimeline(rec).WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > 256<<10 {
+		t.Errorf("timeline: a page of %d bytes for ids of 300 KB, want each quoted clipped", b.Len())
 	}
 }

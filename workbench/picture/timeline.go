@@ -245,7 +245,7 @@ func (rec *RunRecord) steps(dec *json.Decoder, t *pilotage.Trace) error {
 // level and each / a sub-program level (§5.8.2).
 func NewTimeline(rec *RunRecord) *Timeline {
 	tl := &Timeline{RunID: rec.RunID, Outcome: rec.Outcome, Narration: cutText(rec.Narration)}
-	tl.Title = "pilotage run " + rec.RunID + ": " + rec.Outcome.Status
+	tl.Title = "pilotage run " + report.Clip(rec.RunID) + ": " + report.Clip(rec.Outcome.Status)
 	if len(rec.Output) > 0 {
 		tl.Output = cutText(indentedCut(rec.Output))
 	}
