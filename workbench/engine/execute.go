@@ -350,8 +350,8 @@ func (r *request) bindInput(ctx context.Context) (any, []pilotage.Diagnostic, er
 		}
 	}
 	v, err := expr.DecodeCheckedJSON(raw)
-	if _, ok := errors.AsType[*expr.RangeError](err); ok {
-		return nil, bad("", "input: "+err.Error()), nil
+	if re, ok := errors.AsType[*expr.RangeError](err); ok {
+		return nil, bad(re.Pointer, "input: "+err.Error()), nil
 	}
 	if err != nil {
 		return nil, bad("", "input is not valid JSON: "+err.Error()), nil

@@ -340,8 +340,8 @@ func contextBinding(ctx context.Context, l *lang, raw json.RawMessage) ([]pilota
 		return out, nil, nil
 	}
 	val, err := expr.DecodeCheckedJSON(raw)
-	if _, ok := errors.AsType[*expr.RangeError](err); ok {
-		return []pilotage.Diagnostic{diag("", "context: "+err.Error())}, nil, nil
+	if re, ok := errors.AsType[*expr.RangeError](err); ok {
+		return []pilotage.Diagnostic{diag(re.Pointer, "context: "+err.Error())}, nil, nil
 	}
 	if err != nil {
 		return []pilotage.Diagnostic{diag("", "context is not valid JSON: "+err.Error())}, nil, nil

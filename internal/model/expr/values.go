@@ -13,6 +13,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+
+	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
@@ -38,7 +40,7 @@ func DecodeCheckedJSON(data []byte) (any, error) {
 		return n
 	})
 	if err == nil && over != nil {
-		return nil, &RangeError{Number: report.Clip(over)}
+		return nil, &RangeError{Number: report.Clip(over), Pointer: overAt(data)}
 	}
 	return v, err
 }
@@ -46,7 +48,50 @@ func DecodeCheckedJSON(data []byte) (any, error) {
 // RangeError is a JSON number past a 64-bit float's range (1e999999, a
 // hundred thousand digits): JSON allows it, but decoded it is ±Inf, which
 // compares as larger than any number and has no JSON form to output.
-type RangeError struct{ Number string }
+// Pointer is where the first such number is in the JSON decoded, for a
+// diagnostic's path, which a command line turns into the number's line
+// and column in the file (before, the whole value's 1:1).
+type RangeError struct{ Number, Pointer string }
+
+// overAt is the JSON Pointer of the first number of data, valid JSON, in
+// document order past a float64's range. The values decoded have no
+// places, so data is read again, with them: only on this error's path.
+func overAt(data []byte) string {
+	d, err := jsonpos.Parse(data)
+	if err != nil {
+		return ""
+	}
+	var rev []string // the pointer's tokens, innermost first
+	var find func(n jsonpos.Node) bool
+	find = func(n jsonpos.Node) bool {
+		switch n.Kind() {
+		case jsonpos.Number:
+			f, ok := number(d.Text(n)).(float64)
+			return ok && math.IsInf(f, 0)
+		case jsonpos.Object:
+			for _, m := range n.Members() {
+				if find(m.Value) {
+					rev = append(rev, pilotage.EscapePointerToken(m.Key))
+					return true
+				}
+			}
+		case jsonpos.Array:
+			for i, e := range n.Elems() {
+				if find(e) {
+					rev = append(rev, strconv.Itoa(i))
+					return true
+				}
+			}
+		}
+		return false
+	}
+	find(d.Root)
+	var b strings.Builder
+	for i := len(rev) - 1; i >= 0; i-- {
+		b.WriteString("/" + rev[i])
+	}
+	return b.String()
+}
 
 func (e *RangeError) Error() string {
 	return "the number " + e.Number + " is out of the range of a 64-bit float; send a smaller number, or a string"
