@@ -247,6 +247,11 @@ func (p *parser) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 	return nil
 }
 
+// yamlFloat is a number as YAML 1.2's core schema reads a plain scalar
+// (every JSON number is one): go-yaml makes such a scalar the string
+// it is when the float overflows.
+var yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+
 func (p *parser) scalarJSON(b *bytes.Buffer, n *yaml.Node) error {
 	switch n.ShortTag() {
 	case "!!null":
@@ -271,10 +276,11 @@ func (p *parser) scalarJSON(b *bytes.Buffer, n *yaml.Node) error {
 		b.Write(out)
 		return nil
 	}
-	if n.Style == 0 && json.Valid([]byte(n.Value)) && strings.IndexAny(n.Value[:1], "-0123456789") == 0 {
+	if n.Style == 0 && yamlFloat.MatchString(n.Value) {
 		// A plain scalar written as a number that go-yaml read as a
-		// string: one past a float64's range (1e400, a hundred digits),
-		// which run --input refuses too (expr.RangeError).
+		// string: one past a float64's range (1e400, a hundred digits,
+		// or YAML's own forms, +1e400 and .5e400), which run --input
+		// refuses too (expr.RangeError).
 		return p.errAt(n, (&expr.RangeError{Number: report.Clip(n.Value)}).Error(), "quote it to send the text: '"+report.Clip(n.Value)+"'")
 	}
 	out, _ := json.Marshal(n.Value)
