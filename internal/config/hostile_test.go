@@ -57,8 +57,9 @@ func TestHostile(t *testing.T) {
 
 // TestYAMLErrorLate: a syntax error on the last line of a file as large
 // as MaxSize allows is placed on that line, not at the list go-yaml
-// names (line 1), by a dozen parses: at most 16 times what one parse of
-// the file allocates, measured in the same run.
+// names (line 1), in a few parses (internal/base/yamlerr): at most 6
+// times what one parse of the file allocates, measured in the same run
+// (a dozen before, by halving the whole file).
 func TestYAMLErrorLate(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("ignore:\n")
@@ -75,8 +76,9 @@ func TestYAMLErrorLate(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("got %v, want %s…", err, want)
 	}
-	if n > 16*one {
-		t.Errorf("placing the error allocated %d bytes, %.1f parses of the file (%d bytes each); want at most 16", n, float64(n)/float64(one), one)
+	t.Logf("placing the error allocated %.1f parses of the file", float64(n)/float64(one))
+	if n > 6*one {
+		t.Errorf("placing the error allocated %d bytes, %.1f parses of the file (%d bytes each); want at most 6", n, float64(n)/float64(one), one)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/pathglob"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/base/yamlcost"
+	"github.com/pilotage-dev/pilotage/internal/base/yamlerr"
 )
 
 // Bounds on the tree built from the YAML, aliases expanded: a bomb of
@@ -58,7 +59,8 @@ func (cfg *Config) parse(src []byte) Diagnostics {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return Diagnostics{yamlError(cfg.File, src, err)}
+		e := yamlerr.Place(src, err, "docs/config.md")
+		return Diagnostics{{File: cfg.File, Line: e.Line, Column: e.Column, Message: "not valid YAML: " + e.Message, Hint: e.Hint}}
 	}
 	if len(doc.Content) == 0 {
 		return nil // an empty file sets nothing

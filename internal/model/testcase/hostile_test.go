@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
@@ -111,5 +113,37 @@ func TestDenseRefused(t *testing.T) {
 	}
 	if _, err := Parse("tests/corpus.yaml", []byte(corpus.String())); err != nil {
 		t.Errorf("a corpus of 1,000 cases: %v", err)
+	}
+}
+
+// TestYAMLErrorLate: a syntax error on the last line of a case file as
+// large as MaxFile allows is placed at its line and column, not at the
+// list go-yaml names (line 2) nor at column 1, in a few parses
+// (internal/base/yamlerr): at most 6 times what one parse of the file
+// allocates, measured in the same run. Halving the whole file, as
+// pilotage.yaml's placer did, took a dozen.
+func TestYAMLErrorLate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses a case file of a megabyte a few times; run without -short")
+	}
+	var b strings.Builder
+	b.WriteString("cases:\n")
+	for i := 0; b.Len() < MaxFile-200; i++ {
+		// Long names, so the tree stays within its budget (yamlcost).
+		fmt.Fprintf(&b, "  - {name: case-%05d-%s, program: ../p.json}\n", i, strings.Repeat("x", 100))
+	}
+	lines := strings.Count(b.String(), "\n")
+	b.WriteString("  bad: - value\n")
+	src := []byte(b.String())
+	one := memtest.Allocated(func() { _ = yaml.Unmarshal(src, &yaml.Node{}) })
+	var err error
+	n := memtest.Allocated(func() { _, err = Parse("tests/case.yaml", src) })
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != lines+1 || pe.Col != 3 || !strings.Contains(pe.Msg, "did not find expected '-' indicator") {
+		t.Fatalf("got %v, want line %d, column 3: did not find expected '-' indicator", err, lines+1)
+	}
+	t.Logf("placing the error allocated %.1f parses of the file", float64(n)/float64(one))
+	if n > 6*one {
+		t.Errorf("placing the error allocated %d bytes, %.1f parses of the file (%d bytes each); want at most 6", n, float64(n)/float64(one), one)
 	}
 }

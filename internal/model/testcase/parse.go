@@ -3,11 +3,9 @@ package testcase
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -16,6 +14,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
+	"github.com/pilotage-dev/pilotage/internal/base/yamlerr"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 )
 
@@ -28,21 +27,11 @@ func (p *parser) errAt(n *yaml.Node, msg, hint string) error {
 	return &Error{File: p.name, Line: n.Line, Col: n.Column, Msg: msg, Hint: hint}
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlError places a YAML syntax error at its line.
-func yamlError(name string, err error) error {
-	var te *yaml.TypeError
-	msg := err.Error()
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	line := 1
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	}
-	return &Error{File: name, Line: max(line, 1), Col: 1, Msg: "not YAML: " + strings.TrimPrefix(msg, "yaml: "), Hint: "a case file is YAML (docs/test.md)"}
+// yamlError places go-yaml's error reading src, a case file, at its
+// cause's line and column (yamlerr.Place).
+func yamlError(name string, src []byte, err error) error {
+	e := yamlerr.Place(src, err, "docs/test.md")
+	return &Error{File: name, Line: e.Line, Col: e.Column, Msg: "not YAML: " + e.Message, Hint: e.Hint}
 }
 
 // notUTF8 is the first byte of src, the case file name, that is not
@@ -71,7 +60,7 @@ func notUTF8(name string, src []byte) *Error {
 func (p *parser) readYAML(src []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, yamlError(p.name, err)
+		return nil, yamlError(p.name, src, err)
 	}
 	if err := p.uniqueKeys(&doc); err != nil {
 		return nil, err

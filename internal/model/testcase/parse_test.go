@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -67,6 +68,9 @@ func TestParse(t *testing.T) {
 	})
 }
 
+// yamlBreak is a line break as YAML reads one.
+var yamlBreak = regexp.MustCompile("\r\n|\r|\n")
+
 // FuzzParse: any bytes parse or fail with a placed error, never a
 // panic, in bounded time.
 func FuzzParse(f *testing.F) {
@@ -81,6 +85,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if pe != nil && pe.Line < 0 {
 			t.Fatalf("error at line %d", pe.Line)
+		}
+		// An error in the case file itself is at a place in it, its
+		// lines counted as YAML counts them, or just past its end (go-yaml
+		// places an empty document's value on the line after "---"): a
+		// YAML syntax error was at column 1 of go-yaml's line, not at its
+		// cause.
+		if lines := len(yamlBreak.FindAllIndex(src, -1)) + 1; pe != nil && pe.Src == nil && pe.File == "tests/case.yaml" && (pe.Col < 1 || pe.Line > lines+1) {
+			t.Fatalf("error at %d:%d of a file of %d lines: %s", pe.Line, pe.Col, lines, pe.Msg)
 		}
 	})
 }

@@ -1,8 +1,14 @@
-package config
+// Package yamlerr places a YAML syntax error go-yaml reports at its
+// cause, the line and column of the token it is about, with a hint how
+// to mend it: go-yaml gives only a line, often that of the construct
+// enclosing the error, and counted from 0. pilotage.yaml and case files
+// (internal/config, internal/model/testcase) place theirs so.
+package yamlerr
 
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -21,18 +27,27 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 // yamlAnchor is the anchor an "unknown anchor 'a' referenced" names.
 var yamlAnchor = regexp.MustCompile(`anchor '([^']*)'`)
 
-// yamlError places a YAML syntax error at its cause: the line is the
-// last of the shortest run of whole lines from the start that fails with
-// the same error (the parser reads in order, so the token it stopped at
-// ends that run), and the column is that of the token on that line the
-// error is about. The message says what go-yaml says; the hint how to mend it.
-func yamlError(name string, src []byte, err error) *Diagnostic {
+// Error is a YAML syntax error at its cause: Line and Column (1-based,
+// Column in characters), go-yaml's message without its "yaml: line N: ",
+// and a hint for mending it.
+type Error struct {
+	Line, Column  int
+	Message, Hint string
+}
+
+// Place places err, go-yaml's error parsing src, at its cause: the line
+// is the last of the shortest run of whole lines from the start that
+// fails with the same error (the parser reads in order, so the token it
+// stopped at ends that run), and the column is that of the token on that
+// line the error is about. docs names the page a hint with nothing more
+// specific to say refers to.
+func Place(src []byte, err error, docs string) Error {
 	msg := strings.TrimPrefix(yamlLine.ReplaceAllString(err.Error(), ""), "yaml: ")
 	n := offendingLine(src, err.Error())
 	text := string(lineOf(src, n))
 	above, opens := indentsAbove(src, n)
-	col, hint := yamlCause(msg, text, above, opens)
-	return &Diagnostic{File: name, Line: n, Column: col, Message: "not valid YAML: " + msg, Hint: hint}
+	col, hint := yamlCause(msg, text, above, opens, docs)
+	return Error{Line: n, Column: col, Message: msg, Hint: hint}
 }
 
 // lineEnds are the offsets just past each line of src, end of line
@@ -57,8 +72,14 @@ func lineEnds(src []byte) []int {
 // src, in whole lines, whose parse fails with the error text want. A
 // prefix ending before the offending line parses, or fails otherwise (at
 // its end); one ending on or after it fails the same. go-yaml's line is
-// never after the offending one, so the search halves the lines from
-// there to the end: at most a dozen parses of at most MaxSize.
+// never after the offending one, and the line of the last byte the
+// parser read (readTo) never before it: the prefix through it holds all
+// the parser saw, so it fails the same. The lines between are halved by
+// parsing prefixes, at most maxPrefixParses of them: halving the whole
+// file took a dozen parses, 20 for a megabyte case file. Between the two
+// there are a handful of lines but for errors that span many (a flow
+// collection never closed), which are then placed at most a few lines
+// late.
 func offendingLine(src []byte, want string) int {
 	ends := lineEnds(src)
 	fails := func(i int) bool { // whether the prefix through line i+1 fails as src does
@@ -66,13 +87,20 @@ func offendingLine(src []byte, want string) int {
 		err := yaml.Unmarshal(src[:ends[i]], &doc)
 		return err != nil && err.Error() == want
 	}
-	lo := 0 // lines before lo parse, or fail otherwise
+	lo, hi := 0, len(ends)-1 // lines before lo parse, or fail otherwise; through hi fails as src does
 	if m := yamlLine.FindStringSubmatch(want); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		lo = min(max(n-1, 0), len(ends)-1)
+		lo = min(max(n-1, 0), hi)
 	}
-	hi := len(ends) - 1 // fails as src does
-	for lo < hi {
+	if hi-lo >= 1<<maxPrefixParses {
+		// Too many lines to halve within the bound: read up to where the
+		// parser stops.
+		if end, ok := readTo(src, want); ok {
+			i, _ := slices.BinarySearch(ends, end)
+			hi = max(lo, min(i, hi))
+		}
+	}
+	for k := 0; lo < hi && k < maxPrefixParses; k++ {
 		mid := (lo + hi) / 2
 		if fails(mid) {
 			hi = mid
@@ -81,6 +109,39 @@ func offendingLine(src []byte, want string) int {
 		}
 	}
 	return hi + 1
+}
+
+// maxPrefixParses bounds the prefixes offendingLine parses, so placing
+// an error costs a few parses of the file, whatever its length.
+const maxPrefixParses = 3
+
+// readTo is how far into src go-yaml reads before it fails with the
+// error text want, through a reader of readChunk bytes a call: the
+// parser asks for the few characters it looks ahead at a time, so it
+// stops reading within readChunk bytes of where it failed. ok is false
+// when it fails otherwise, which it should not.
+func readTo(src []byte, want string) (end int, ok bool) {
+	r := &chunkReader{src: src}
+	var doc yaml.Node
+	err := yaml.NewDecoder(r).Decode(&doc)
+	return r.off, err != nil && err.Error() == want
+}
+
+// readChunk is what chunkReader hands the parser a call.
+const readChunk = 64
+
+type chunkReader struct {
+	src []byte
+	off int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if r.off == len(r.src) {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), readChunk)], r.src[r.off:])
+	r.off += n
+	return n, nil
 }
 
 // lineOf is line n (1-based) of src without its end of line.
@@ -111,8 +172,17 @@ func indentsAbove(src []byte, n int) (out []int, opens bool) {
 			t := bytes.TrimRight(body, " ")
 			opens = bytes.ContainsAny(t[len(t)-1:], ":|>")
 		}
-		if len(out) == 0 || ind < out[len(out)-1] {
-			out = append(out, ind)
+		// A list item's "- " indents what follows it on its line: the
+		// keys of a mapping item ("  - name: a", then "    program:")
+		// sit at the indentation after it, the next item at the dash.
+		at := []int{ind}
+		for d := ind; bytes.HasPrefix(l[d:], []byte("- ")); at = append(at, d) {
+			d += 2 + len(l[d+2:]) - len(bytes.TrimLeft(l[d+2:], " "))
+		}
+		for i := len(at) - 1; i >= 0; i-- {
+			if len(out) == 0 || at[i] < out[len(out)-1] {
+				out = append(out, at[i])
+			}
 		}
 		if ind == 0 {
 			break
@@ -123,7 +193,7 @@ func indentsAbove(src []byte, n int) (out []int, opens bool) {
 
 // yamlCause is the column of the token on the offending line that msg is
 // about, and a hint for mending it. Columns count characters from 1.
-func yamlCause(msg, line string, above []int, opens bool) (int, string) {
+func yamlCause(msg, line string, above []int, opens bool, docs string) (int, string) {
 	first := len(line) - len(strings.TrimLeft(line, " ")) // the token that came unexpected
 	switch {
 	case strings.Contains(msg, "tab character"), strings.Contains(msg, "cannot start any token") && first < len(line) && line[first] == '\t':
@@ -142,8 +212,11 @@ func yamlCause(msg, line string, above []int, opens bool) (int, string) {
 		return first + 1, indentHint(first, above) + `, or start it with "- " to add an item to the list above`
 	case strings.Contains(msg, "expected key"), strings.Contains(msg, "expected node content"):
 		// Something came where the mapping wanted its next key: text
-		// after a value, a line indented like no key, a list item.
+		// after a value, a line indented like no key, a list item; or a
+		// bracket a flow collection on the line did not open.
 		switch rest := line[first:]; {
+		case strings.Contains(msg, "expected node content") && flowCulprit(line) >= 0:
+			return column(line, flowCulprit(line)), "close every [ with ] and every { with }, and separate their items with commas"
 		case afterQuoted(line) >= 0:
 			return column(line, afterQuoted(line)), `a quoted value ends at its closing quote: quote the whole value, or start a comment with " #"`
 		case !slices.Contains(above, first) && !(opens && first > above[0]):
@@ -154,6 +227,9 @@ func yamlCause(msg, line string, above []int, opens bool) (int, string) {
 	case strings.Contains(msg, "expected ',' or"):
 		if i := flowCulprit(line); i >= 0 {
 			return column(line, i), "close every [ with ] and every { with }, and separate their items with commas"
+		}
+		if i := afterQuoted(line); i >= 0 {
+			return column(line, i), `a quoted value ends at its closing quote: quote the whole value, or start a comment with " #"`
 		}
 	case strings.Contains(msg, "expected ':'"):
 		return first + 1, `a key needs ": " after it, and a list item "- " before it`
@@ -167,7 +243,7 @@ func yamlCause(msg, line string, above []int, opens bool) (int, string) {
 	if i := slices.IndexFunc([]rune(line), func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f || r == utf8.RuneError }); i >= 0 {
 		return i + 1, "remove the control character or invalid UTF-8 here: YAML is text"
 	}
-	return first + 1, "check this line's indentation and quotes against the keys above it (docs/config.md)"
+	return first + 1, "check this line's indentation and quotes against the keys above it (" + docs + ")"
 }
 
 // column is the character column of byte offset i of line.
