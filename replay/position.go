@@ -21,6 +21,9 @@ type posReader struct {
 	buf       []byte
 	base      int64
 	line, col int
+	// cr is a CR just before base, whose line end is counted once the
+	// byte after it is known (lineEnd).
+	cr bool
 	// lastSig is the last byte before base that is not white space (0
 	// at the start): the context a syntax error at base is read in.
 	lastSig byte
@@ -166,10 +169,14 @@ func (p *posReader) advance(off int64) {
 	off = p.clamp(off)
 	k := int(off - p.base)
 	for _, c := range p.buf[:k] {
+		p.lineEnd(c)
 		switch {
 		case c == '\n':
 			p.line++
 			p.col = 1
+		case c == '\r':
+			p.cr = true
+			p.col++
 		case c&0xC0 != 0x80: // not a UTF-8 continuation byte
 			p.col++
 		}
@@ -184,9 +191,26 @@ func (p *posReader) advance(off int64) {
 	p.base = off
 }
 
+// lineEnd ends the line at a CR before c, the byte at base, unless c is
+// LF: lines end at LF, CR LF or a lone CR, as every position counts them
+// (textpos.LineEnd), but a CR read last has no byte after it yet to
+// tell a lone one from CR LF's, whose CR is its line's last character.
+func (p *posReader) lineEnd(c byte) {
+	if p.cr && c != '\n' {
+		p.line++
+		p.col = 1
+	}
+	p.cr = false
+}
+
 // position returns the line and column of off and forgets what precedes it.
 func (p *posReader) position(off int64) jsonpos.Pos {
 	p.advance(off)
+	if len(p.buf) > 0 {
+		p.lineEnd(p.buf[0])
+	} else if p.eof {
+		p.lineEnd(0)
+	}
 	return jsonpos.Pos{Offset: int(p.base), Line: p.line, Column: p.col}
 }
 

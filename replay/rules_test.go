@@ -145,3 +145,28 @@ func TestRulesTable(t *testing.T) {
 	golden.Generated(t, filepath.Join("..", "docs", "replay.md"), "rules",
 		[]byte(ruleset.Table(registry.Infos(), func(id string) string { return "#" + id })))
 }
+
+// TestLineEnds: every rule fixture's traces, their lines ended in a lone
+// CR or CR LF instead of LF, give the same findings at the same lines and
+// columns: the streaming reader counts line ends as every position does
+// (textpos.LineEnd). Before, a trace of lone CRs was all line 1.
+func TestLineEnds(t *testing.T) {
+	for _, r := range Rules() {
+		a := golden.ReadArchive(t, filepath.Join("testdata", "rules", r.ID+".txtar"))
+		for i := range a.Files {
+			f := &a.Files[i]
+			name, ok := strings.CutSuffix(f.Name, ".json")
+			if !ok || name == "plan" || name == "snapshot" || name == "program" || name == "body" || name == "input" || strings.HasSuffix(name, ".plan") {
+				continue
+			}
+			want := render(replayFixture(t, a, name), "")
+			for _, end := range []string{"\r", "\r\n"} {
+				f.Data = bytes.ReplaceAll(f.Data, []byte("\n"), []byte(end))
+				if got := render(replayFixture(t, a, name), ""); got != want {
+					t.Errorf("%s %s with %q line ends:\n%s\nwant, as with LF:\n%s", r.ID, f.Name, end, got, want)
+				}
+				f.Data = bytes.ReplaceAll(f.Data, []byte(end), []byte("\n"))
+			}
+		}
+	}
+}

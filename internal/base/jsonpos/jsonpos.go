@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
 )
 
 // MaxDepth bounds nesting so hostile input cannot exhaust the stack: at
@@ -767,7 +768,9 @@ func scan(src []byte, p Pos, offset int, marks *[]Pos) Pos {
 		}
 		c := src[p.Offset]
 		switch {
-		case c == '\n':
+		case (c == '\n' || c == '\r') && textpos.LineEnd(src, p.Offset) == 1:
+			// LF, the LF of CR LF (the CR is the line's last
+			// character) or a lone CR.
 			p.Line++
 			p.Column = 1
 			p.Offset++

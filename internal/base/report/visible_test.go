@@ -12,8 +12,9 @@ import (
 
 // hostileSrc is a source whose lines carry what a hostile snapshot may: a
 // terminal colour sequence, an OSC window-title sequence ended by BEL, a
-// CR that would overwrite the line, NUL, DEL, a C1 CSI (U+009B) and a
-// lone 0x9b byte (CSI to an 8-bit terminal), and a tab.
+// CR that would overwrite the line (it ends the line instead, as every
+// position counts line ends: textpos.LineEnd), NUL, DEL, a C1 CSI
+// (U+009B) and a lone 0x9b byte (CSI to an 8-bit terminal), and a tab.
 const hostileSrc = "{\n" +
 	"  \"a\": \"\x1b[31mred\x1b]0;owned\x07\", \"b\": 1,\n" +
 	"  \"c\": \"x\rhidden\x00\x7f\u009b2J\xff\x9b\",\t\"d\": 2\n" +
@@ -32,12 +33,13 @@ func hostileReport() *Report {
 		Sources:  map[string][]byte{file: []byte(hostileSrc)},
 	}
 	r.Add(
-		// The subjects after the controls: "b" on line 2, "d" on line 3;
-		// the carets must stay under them once the controls are escaped.
+		// The subjects after the controls: "b" on line 2, "d" on line 4,
+		// which the CR began; the carets must stay under them once the
+		// controls are escaped.
 		Finding{Rule: "r\x1b", Section: "5.1\x00", Severity: Error, Message: hostileText, File: file,
 			Line: 2, Column: 30, EndLine: 2, EndColumn: 33, Pointer: "/b\x1b[0m", Hint: hostileText, Key: "run\x1b",
 			Related: []Location{{File: file, Line: 3, Column: 3, Pointer: "/c\r", Note: hostileText}}},
-		Finding{Rule: "r", Section: "5.1", Severity: Warning, Message: "m", File: file, Line: 3, Column: 27},
+		Finding{Rule: "r", Section: "5.1", Severity: Warning, Message: "m", File: file, Line: 4, Column: 17},
 	)
 	r.Summary.Files = 1
 	return r
@@ -108,7 +110,7 @@ func TestHostileBytes(t *testing.T) {
 		}
 	}
 	// The carets stay under their subjects: "b" after a colour and an OSC
-	// sequence, "d" after a CR, NUL, DEL, C1 and two bad bytes. Bad bytes
+	// sequence, "d" after NUL, DEL, C1 and two bad bytes. Bad bytes
 	// show as U+FFFD in a snippet: the line is decoded as characters.
 	text := string(render(t, r, Text, Options{}))
 	for _, subject := range []string{`"b"`, `"d"`} {

@@ -1,9 +1,10 @@
 package report
 
 import (
-	"bytes"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
 )
 
 // A snippet quotes at most maxWidth characters of its line, as shown
@@ -90,22 +91,20 @@ func (fl *fileLines) find(n int) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	end := bytes.IndexByte(fl.src[off:], '\n')
-	if end < 0 {
-		end = len(fl.src) - off
-	}
-	return bytes.TrimRight(fl.src[off:off+end], "\r"), true
+	end, _ := textpos.NextLineEnd(fl.src[off:])
+	return fl.src[off : off+end], true
 }
 
 // skipLines returns the offset of the start of the k-th line after the
-// one starting at off; false when src ends before it.
+// one starting at off; false when src ends before it. Lines end as
+// every position counts them (textpos.LineEnd).
 func skipLines(src []byte, off, k int) (int, bool) {
 	for range k {
-		i := bytes.IndexByte(src[off:], '\n')
-		if i < 0 {
+		i, n := textpos.NextLineEnd(src[off:])
+		if n == 0 {
 			return 0, false
 		}
-		off += i + 1
+		off += i + n
 	}
 	return off, true
 }

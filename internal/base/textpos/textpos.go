@@ -4,10 +4,40 @@
 package textpos
 
 import (
+	"bytes"
 	"sort"
 	"unicode/utf16"
 	"unicode/utf8"
 )
+
+// LineEnd is the length of the line end that starts at src[i]: 2 for CR
+// LF, 1 for LF or a CR not followed by LF, 0 for any other byte and past
+// src's end. Every position pilotage reports counts lines so (jsonpos's
+// line:col, report's snippets, the LSP's ranges, YAML errors' lines), as
+// YAML and LSP do: a file whose lines end in a lone CR was all on line 1.
+func LineEnd(src []byte, i int) int {
+	switch {
+	case i < 0 || i >= len(src):
+		return 0
+	case src[i] == '\n':
+		return 1
+	case src[i] != '\r':
+		return 0
+	case i+1 < len(src) && src[i+1] == '\n':
+		return 2
+	}
+	return 1
+}
+
+// NextLineEnd is the offset of the first line end in src and its length
+// (LineEnd), or len(src) and 0 when src has none.
+func NextLineEnd(src []byte) (at, n int) {
+	i := bytes.IndexAny(src, "\r\n")
+	if i < 0 {
+		return len(src), 0
+	}
+	return i, LineEnd(src, i)
+}
 
 // Text indexes the line starts of a source, so each conversion reads one
 // line, not the file.
@@ -16,31 +46,32 @@ type Text struct {
 	lines []int // byte offset of each line's start
 }
 
-// New indexes src. Lines end at \n; a \r before it belongs to the line,
-// as the PDL lexer and jsonpos count it.
+// New indexes src. Lines end at LF, CR LF or a lone CR (LineEnd), as LSP
+// counts them.
 func New(src []byte) *Text {
 	t := &Text{src: src, lines: []int{0}}
-	for i, c := range src {
-		if c == '\n' {
-			t.lines = append(t.lines, i+1)
+	for off := 0; ; {
+		at, n := NextLineEnd(src[off:])
+		if n == 0 {
+			return t
 		}
+		off += at + n
+		t.lines = append(t.lines, off)
 	}
-	return t
 }
 
 // Lines is the number of lines (a final line without \n counts).
 func (t *Text) Lines() int { return len(t.lines) }
 
-// line returns the bytes of 0-based line n without its \n; nil past the end.
+// line returns the bytes of 0-based line n without its line end; nil
+// past the end.
 func (t *Text) line(n int) []byte {
 	if n < 0 || n >= len(t.lines) {
 		return nil
 	}
-	end := len(t.src)
-	if n+1 < len(t.lines) {
-		end = t.lines[n+1] - 1
-	}
-	return t.src[t.lines[n]:end]
+	b := t.src[t.lines[n]:]
+	at, _ := NextLineEnd(b)
+	return b[:at]
 }
 
 // ToUTF16 converts a 1-based line and code-point column to a 0-based line

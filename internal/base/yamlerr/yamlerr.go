@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
 )
 
 // yamlLine is the position go-yaml's error text gives ("yaml: line 3:
@@ -55,11 +57,13 @@ func Place(src []byte, err error, docs string) Error {
 func lineEnds(src []byte) []int {
 	var ends []int
 	for off := 0; off < len(src); {
-		i := bytes.IndexByte(src[off:], '\n')
-		if i < 0 {
+		// Lines end as YAML ends them, and every position pilotage
+		// reports: LF, CR LF or a lone CR.
+		i, n := textpos.NextLineEnd(src[off:])
+		if n == 0 {
 			break
 		}
-		off += i + 1
+		off += i + n
 		ends = append(ends, off)
 	}
 	if len(ends) == 0 || ends[len(ends)-1] < len(src) {
@@ -145,13 +149,17 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 }
 
 // lineOf is line n (1-based) of src without its end of line.
-func lineOf(src []byte, n int) []byte {
-	ends := lineEnds(src)
+func lineOf(src []byte, n int) []byte { return lines(src)[n-1] }
+
+// lines are the lines of src without their ends of line.
+func lines(src []byte) [][]byte {
+	var out [][]byte
 	start := 0
-	if n > 1 {
-		start = ends[n-2]
+	for _, end := range lineEnds(src) {
+		out = append(out, bytes.TrimRight(src[start:end], "\r\n"))
+		start = end
 	}
-	return bytes.TrimRight(src[start:ends[n-1]], "\r\n")
+	return out
 }
 
 // indentsAbove are the indentations of the keys enclosing line n: those
@@ -160,9 +168,9 @@ func lineOf(src []byte, n int) []byte {
 // nearest ends with ":" (or a block scalar's | or >), so line n may be
 // indented further.
 func indentsAbove(src []byte, n int) (out []int, opens bool) {
-	lines := bytes.Split(src, []byte("\n"))
+	lines := lines(src)
 	for i := min(n-1, len(lines)) - 1; i >= 0; i-- {
-		l := bytes.TrimRight(lines[i], "\r")
+		l := lines[i]
 		body := bytes.TrimLeft(l, " ")
 		if len(body) == 0 || body[0] == '#' {
 			continue
