@@ -71,3 +71,27 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// TestLineEnds: LF, CR LF and a lone CR each end a line, as LSP counts
+// them, and a line's text stops before its end: a position past it clamps
+// to the line's last character, not into its CR.
+func TestLineEnds(t *testing.T) {
+	src := []byte("a\rbc\r\nd\ne\r")
+	tx := New(src)
+	if n := tx.Lines(); n != 5 {
+		t.Fatalf("%d lines, want 5", n)
+	}
+	for _, c := range []struct {
+		line, char uint32
+		off        int
+	}{{0, 9, 1}, {1, 0, 2}, {1, 9, 4}, {2, 0, 6}, {3, 1, 9}, {4, 0, 10}} {
+		if off := tx.Offset(c.line, c.char); off != c.off {
+			t.Errorf("Offset(%d,%d) = %d, want %d", c.line, c.char, off, c.off)
+		}
+	}
+	for i, want := range []int{0, 1, 0, 0, 2, 1, 0, 1, 0, 1} {
+		if got := LineEnd(src, i); got != want {
+			t.Errorf("LineEnd at %d (%q) = %d, want %d", i, src[i], got, want)
+		}
+	}
+}
