@@ -83,8 +83,10 @@ type Runner struct {
 const answersBudget = 16 << 20
 
 // answerWeight is what an answer to a program of n bytes is charged:
-// its plan, a step of about 200 bytes for a step of about 50 in JSON.
-func answerWeight(n int) int { return 4 * n }
+// its plan, a step of about 200 bytes for a step of about 50 in JSON,
+// and a kilobyte for the response and plan around the steps, so that
+// many small programs are not held by the tens of thousands.
+func answerWeight(n int) int { return 4*n + 1<<10 }
 
 // NewRunner is a Runner of the cases p selects; Close ends it.
 func NewRunner(p Params) *Runner {
