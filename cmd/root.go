@@ -263,6 +263,12 @@ func flagErr(c *cobra.Command, err error) error {
 		if near := suggest.Closest(nee.GetSpecifiedName(), names); near != "" {
 			return fmt.Errorf("%w (did you mean --%s?)", err, near)
 		}
+		// Many tools take --version; pilotage's version is a verb.
+		for _, v := range c.Root().Commands() {
+			if v.Name() == nee.GetSpecifiedName() {
+				return fmt.Errorf("%w (did you mean 'pilotage %s'?)", err, v.Name())
+			}
+		}
 		return err
 	}
 	var ive *pflag.InvalidValueError

@@ -10,6 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"strings"
 
 	"github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
@@ -254,18 +257,18 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 	}
 	pf.files.Docs.Program = progdiag.NewDoc(programFile, src, text)
 	for _, x := range []struct {
-		name  string
-		raw   *json.RawMessage
-		doc   **progdiag.Doc
-		bound inputs.Bound
-	}{{p.Input, &pf.inputRaw, &pf.files.Docs.Input, verb.InputBound(lang.Limits)},
-		{p.Context, &pf.contextRaw, &pf.files.Docs.Context, verb.ProgramBound(lang.Limits, "context")}} {
+		flag, name string
+		raw        *json.RawMessage
+		doc        **progdiag.Doc
+		bound      inputs.Bound
+	}{{"--input", p.Input, &pf.inputRaw, &pf.files.Docs.Input, verb.InputBound(lang.Limits)},
+		{"--context", p.Context, &pf.contextRaw, &pf.files.Docs.Context, verb.ProgramBound(lang.Limits, "context")}} {
 		if x.name == "" {
 			continue
 		}
 		b, err := verb.ReadInput(s, x.name, x.bound)
 		if err != nil {
-			return nil, err
+			return nil, jsonTextAsFile(x.flag, x.name, err)
 		}
 		if *x.raw, err = verb.JSONFile(x.name, b); err != nil {
 			return nil, err
@@ -275,6 +278,24 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 	}
 	return pf, nil
 }
+
+// jsonTextAsFile explains the error of a --input or --context that names
+// no file but reads as JSON text (--input '{"x":1}'), the first guess of
+// many: the flag takes a file, or - for standard input.
+func jsonTextAsFile(flag, name string, err error) error {
+	t := strings.TrimSpace(name)
+	if t == "" || !strings.ContainsRune("{[\"", rune(t[0])) {
+		return err
+	}
+	if _, serr := os.Stat(name); !errors.Is(serr, fs.ErrNotExist) {
+		return err
+	}
+	return verb.Usage("%s takes a FILE of JSON (or - for standard input), not JSON text: %s names no file (hint: echo %s | pilotage … %s -)",
+		flag, report.Quote(name), report.Clip(shellQuote(name)), flag)
+}
+
+// shellQuote quotes s for a POSIX shell, in single quotes.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // requestError prints a request error (§8) and exits 2: the request, not
 // the program, was wrong. JSON output is the tool's error envelope,
