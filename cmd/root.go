@@ -93,8 +93,23 @@ func needArgs(min, max int, what string) cobra.PositionalArgs {
 		if len(args) > 0 {
 			got = fmt.Sprintf("%d: %s", len(args), strings.Join(args, " "))
 		}
-		return usageErr("%s takes %s; got %s. See '%s --help'", c.Name(), what, got, c.CommandPath())
+		return usageErr("%s takes %s; got %s%s. See '%s --help'", c.Name(), what, got, langMeant(c, args), c.CommandPath())
 	}
+}
+
+// langMeant is " (did you mean --lang X.pdl?)" when a verb that takes
+// --lang got a PDL file among its arguments without it, as in
+// `pilotage validate todo.pdl prog.json`.
+func langMeant(c *cobra.Command, args []string) string {
+	if c.Flags().Lookup("lang") == nil || c.Flags().Changed("lang") {
+		return ""
+	}
+	for _, a := range args {
+		if strings.HasSuffix(a, ".pdl") {
+			return fmt.Sprintf(" (did you mean --lang %s?)", report.Clip(a))
+		}
+	}
+	return ""
 }
 
 // settingsUnread are the verbs that read no pilotage.yaml: serve serves
