@@ -167,10 +167,13 @@ func newRoot() *cobra.Command {
 an extension of the Model Context Protocol) and build the servers and clients
 that speak them.
 
+  pilotage init DIR                start a Language: a PDL, programs and test cases
   pilotage lint manifest.json      check a manifest or snapshot against Part II
   pilotage lint lang.pdl           check a PDL definition and what it builds
+  pilotage test DIR                run a Language's test cases (tests/*.yaml)
   pilotage build lang.pdl          write manifest, snapshot and guides from PDL
   pilotage fmt -w lang.pdl         print PDL in its canonical layout
+  pilotage lsp                     a language server for editors (stdio)
   pilotage replay t.json --plan p  check recorded traces against their plan (§5.8)
   pilotage serve lang.pdl          serve a PDL definition over MCP (stdio or --http)
   pilotage conform -- COMMAND      check a running server over MCP (or --http URL)
