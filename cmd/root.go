@@ -281,6 +281,9 @@ func flagErr(c *cobra.Command, err error) error {
 		if near := suggest.Closest(nee.GetSpecifiedName(), names); near != "" {
 			return fmt.Errorf("%w (did you mean --%s?)", err, near)
 		}
+		if c.Name() == "conform" && c.ArgsLenAtDash() < 0 {
+			return fmt.Errorf("%w (a flag of the server's command? put -- before the command: pilotage conform [flags] -- COMMAND [ARG...])", err)
+		}
 		// Many tools take --version; pilotage's version is a verb.
 		for _, v := range c.Root().Commands() {
 			if v.Name() == nee.GetSpecifiedName() {

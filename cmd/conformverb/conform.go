@@ -91,7 +91,7 @@ func Conform(ctx context.Context, p Params, s verb.Streams) error {
 	case p.Token != "":
 		return verb.Usage("--token is for --http; a stdio server runs as the principal it was started as")
 	case p.DashAt != 0:
-		return verb.Usage("put -- before the server's COMMAND, so its flags are not read as conform's: pilotage conform [flags] -- %s", args[0])
+		return verb.Usage("put -- before the server's COMMAND, so its flags are not read as conform's: pilotage conform [flags] -- %s", report.Clip(strings.Join(args, " ")))
 	default:
 		tr = conform.Command(ctx, args[0], args[1:], s.Err)
 	}
