@@ -326,6 +326,9 @@ func TestHTTPNotMCP(t *testing.T) {
 		{locked.URL + "/mcp", "t", `connecting: POST ` + locked.URL + `/mcp was answered 401 Unauthorized: the server does not accept the --token given`},
 		{html.URL + "/mcp", "", `connecting: POST ` + html.URL + `/mcp was answered 200 OK with Content-Type "text/html; charset=utf-8", not an MCP response (application/json or text/event-stream)`},
 		{missing.URL + "/mcp", "", `connecting: POST ` + missing.URL + `/mcp was answered 404 Not Found, not an MCP response`},
+		// The server's root given: MCP endpoints are commonly at /mcp.
+		{missing.URL, "", `connecting: POST ` + missing.URL + ` was answered 404 Not Found, not an MCP response (did you mean ` + missing.URL + `/mcp?)`},
+		{missing.URL + "/api/", "", `connecting: POST ` + missing.URL + `/api/ was answered 404 Not Found, not an MCP response (did you mean ` + missing.URL + `/api/mcp?)`},
 		{closed, "", `connecting: POST ` + closed + `: dial tcp `},
 	} {
 		if got := connectFailure(t, HTTP(tc.url, tc.token)); !strings.HasPrefix(got, tc.want) {

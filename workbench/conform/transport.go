@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -432,6 +433,10 @@ func (w *watched) RoundTrip(r *http.Request) (*http.Response, error) {
 			hint = "the server does not accept the --token given"
 		}
 		why = fmt.Errorf("%s %s was answered %s: %s", r.Method, r.URL, resp.Status, hint)
+	case resp.StatusCode == http.StatusNotFound && !strings.HasSuffix(r.URL.Path, "/mcp"):
+		// The first guess of many is the server's root; MCP servers,
+		// pilotage serve --http among them, commonly answer at /mcp.
+		why = fmt.Errorf("%s %s was answered %s, not an MCP response (did you mean %s?)", r.Method, r.URL, resp.Status, r.URL.JoinPath("mcp"))
 	case resp.StatusCode/100 != 2:
 		why = fmt.Errorf("%s %s was answered %s, not an MCP response", r.Method, r.URL, resp.Status)
 	case resp.StatusCode != http.StatusAccepted && !mcpMediaType(resp.Header.Get("Content-Type")):
