@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -40,7 +41,11 @@ type resyncStream struct {
 type FramingError struct{ Err error }
 
 func (e *FramingError) Error() string {
-	return "unreadable message framing, closing the connection: " + e.Err.Error()
+	// The error quotes the line that broke the framing, which may be as
+	// long as the stream: clipped. A client that writes bare JSON, as
+	// over MCP's stdio, gets how LSP frames a message.
+	return "unreadable message framing, closing the connection: " + report.Clip(e.Err.Error()) +
+		" (hint: LSP sends each message as a Content-Length: N header, a blank line, then N bytes of JSON)"
 }
 
 func (e *FramingError) Unwrap() error { return e.Err }
