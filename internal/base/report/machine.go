@@ -2,11 +2,13 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -63,21 +65,12 @@ func (j *jsonWriter) end(r *Report) error {
 	return j.bw.Flush()
 }
 
-// writeIndentedJSON writes v as indented JSON and a newline, with DEL,
-// the C1 controls, the bidirectional formatting characters and the
-// invisible ones escaped as well (\u007f, \u0085, \u202e, \ufeff): encoding/json escapes
-// only the C0 ones, and a report shown with cat must not drive a terminal
-// either (visible.go). Those characters can only be inside strings, where
-// the escape stands for the same character, so decoders read the same data.
-func writeIndentedJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = jsonControls.WriteString(w, string(b)+"\n")
-	return err
-}
-
+// jsonControls escapes, in indented JSON, DEL, the C1 controls, the
+// bidirectional formatting characters and the invisible ones as well
+// (\u007f, \u0085, \u202e, \ufeff): encoding/json escapes only the C0
+// ones, and a report shown with cat must not drive a terminal either
+// (visible.go). Those characters can only be inside strings, where the
+// escape stands for the same character, so decoders read the same data.
 var jsonControls = func() *strings.Replacer {
 	var pairs []string
 	for r := rune(0x7f); r <= 0xfeff; r++ { // U+FEFF is the last isControl rune
@@ -229,22 +222,47 @@ func sarifLevel(s Severity) string {
 	return "note"
 }
 
-func writeSARIF(w io.Writer, r *Report, includeSuppressed bool) error {
-	if !includeSuppressed {
-		r = r.unsuppressed()
+// sarifWriter writes a sarif log a result at a time, byte for byte what
+// json.MarshalIndent makes of the whole sarifLog, escaped by
+// jsonControls. The log opens with its rule table, which
+// must list every rule a result names (the report's rules and those of
+// findings it does not describe) and gives each result its ruleIndex, so
+// the results are held (a spool: in memory, past spoolMemory findings
+// in a temporary file) until end writes the table and then them: a
+// Stream of many files holds the rule IDs seen, not the findings.
+type sarifWriter struct {
+	w                 io.Writer
+	includeSuppressed bool
+	held              *spool
+	// extra describes the rules of findings the report does not describe,
+	// in order of their first finding.
+	extra []RuleInfo
+	known map[string]bool
+}
+
+func newSARIFWriter(w io.Writer, r *Report, includeSuppressed bool, held *spool) *sarifWriter {
+	s := &sarifWriter{w: w, includeSuppressed: includeSuppressed, held: held, known: map[string]bool{}}
+	for _, ri := range r.Rules {
+		s.known[ri.ID] = true
 	}
-	rules := append([]RuleInfo(nil), r.Rules...)
-	known := map[string]bool{}
-	for _, ri := range rules {
-		known[ri.ID] = true
+	return s
+}
+
+func (s *sarifWriter) finding(f Finding) error {
+	if f.Suppressed() && !s.includeSuppressed {
+		return nil
 	}
 	// Findings from rules the report does not describe still need an entry.
-	for _, f := range r.Findings {
-		if !known[f.Rule] {
-			known[f.Rule] = true
-			rules = append(rules, RuleInfo{ID: f.Rule, Section: f.Section, Severity: f.Severity, Summary: f.Rule})
-		}
+	if !s.known[f.Rule] {
+		s.known[f.Rule] = true
+		s.extra = append(s.extra, RuleInfo{ID: f.Rule, Section: f.Section, Severity: f.Severity, Summary: f.Rule})
 	}
+	return s.held.add(f)
+}
+
+func (s *sarifWriter) end(r *Report) error {
+	defer s.held.close()
+	rules := slices.Concat(r.Rules, s.extra)
 	sort.Slice(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
 	index := map[string]int{}
 	driver := sarifDriver{Name: "pilotage", InformationURI: "https://pilotage.dev", Rules: []sarifRule{}}
@@ -263,42 +281,76 @@ func writeSARIF(w io.Writer, r *Report, includeSuppressed bool) error {
 			Properties:           map[string]string{"category": ri.Category, "section": ri.Section},
 		})
 	}
-	results := []sarifResult{}
-	for _, f := range r.Findings {
-		msg := f.Message
-		if f.Hint != "" {
-			msg += " Hint: " + f.Hint
-		}
-		loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: toURI(f.File)}}
-		if f.Line > 0 {
-			loc.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn}
-		}
-		var related []sarifLocation
-		for i, rel := range f.Related {
-			rl := sarifAt(rel)
-			rl.ID = i + 1
-			related = append(related, rl)
-		}
-		var sups []sarifSuppression
-		for _, s := range f.Suppressions {
-			at := sarifAt(s.Location)
-			sups = append(sups, sarifSuppression{Kind: s.Kind, Justification: s.Justification, Location: &at})
-		}
-		results = append(results, sarifResult{
-			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
-			Message:          sarifText{Text: msg},
-			Locations:        []sarifLocation{{PhysicalLocation: loc}},
-			RelatedLocations: related,
-			Suppressions:     sups,
-			Properties:       sarifResultProperties{Section: f.Section, Sections: f.AllSections()},
-		})
-	}
-	log := sarifLog{
+	log, err := json.MarshalIndent(sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, ColumnKind: "unicodeCodePoints", Results: results}},
+		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}},
+	}, "", "  ")
+	if err != nil {
+		return err
 	}
-	return writeIndentedJSON(w, log)
+	// The log of no result ends with its empty results array, the last
+	// member of the one run: the results are written into it. The
+	// member's name cannot be inside a string, where its quotes would be
+	// escaped.
+	const empty = `"results": []`
+	at := bytes.LastIndex(log, []byte(empty)) + len(empty) - 1
+	bw := bufio.NewWriter(s.w)
+	jsonControls.WriteString(bw, string(log[:at]))
+	n := 0
+	err = s.held.each(func(f Finding) error {
+		b, err := json.MarshalIndent(sarifResultOf(f, index[f.Rule]), "        ", "  ")
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		bw.WriteString("\n        ")
+		_, err = jsonControls.WriteString(bw, string(b))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		bw.WriteString("\n      ")
+	}
+	jsonControls.WriteString(bw, string(log[at:])+"\n")
+	return bw.Flush()
+}
+
+// sarifResultOf is f as a sarif result of the rule at index in the rule
+// table.
+func sarifResultOf(f Finding, index int) sarifResult {
+	msg := f.Message
+	if f.Hint != "" {
+		msg += " Hint: " + f.Hint
+	}
+	loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: toURI(f.File)}}
+	if f.Line > 0 {
+		loc.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn}
+	}
+	var related []sarifLocation
+	for i, rel := range f.Related {
+		rl := sarifAt(rel)
+		rl.ID = i + 1
+		related = append(related, rl)
+	}
+	var sups []sarifSuppression
+	for _, s := range f.Suppressions {
+		at := sarifAt(s.Location)
+		sups = append(sups, sarifSuppression{Kind: s.Kind, Justification: s.Justification, Location: &at})
+	}
+	return sarifResult{
+		RuleID: f.Rule, RuleIndex: index, Level: sarifLevel(f.Severity),
+		Message:          sarifText{Text: msg},
+		Locations:        []sarifLocation{{PhysicalLocation: loc}},
+		RelatedLocations: related,
+		Suppressions:     sups,
+		Properties:       sarifResultProperties{Section: f.Section, Sections: f.AllSections()},
+	}
 }
 
 // sarifAt is a location other than the result's own: a related place
@@ -361,64 +413,152 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-func writeJUnit(w io.Writer, r *Report, strict bool) error {
-	byFile := map[string][]Finding{}
-	files := append([]string(nil), r.Files...)
-	seen := map[string]bool{}
-	for _, f := range files {
-		seen[f] = true
+// junitWriter writes one test case per file: the inputs in their order,
+// then the other files findings are in, in the order of their first. The
+// suite opens with its count of failing cases, so the findings are held
+// (a spool, as sarif's) by file, with each file's counts, until end
+// writes the suite and then each case, built from its file's findings.
+// Suppressed findings are not shown.
+type junitWriter struct {
+	w      io.Writer
+	strict bool
+	held   *spool
+	files  map[string]*junitFile
+	// named are the files findings are in that are not inputs, in order.
+	named []string
+}
+
+// junitFile is what junitWriter holds of a file: where its findings are
+// in the spool and whether its case fails.
+type junitFile struct {
+	parts  []spoolPart
+	failed bool
+}
+
+func newJUnitWriter(w io.Writer, r *Report, strict bool, held *spool) *junitWriter {
+	j := &junitWriter{w: w, strict: strict, held: held, files: map[string]*junitFile{}}
+	for _, f := range r.Files {
+		j.files[f] = &junitFile{}
 	}
-	for _, f := range r.Findings {
-		byFile[f.File] = append(byFile[f.File], f)
-		if !seen[f.File] {
-			seen[f.File] = true
-			files = append(files, f.File)
-		}
+	return j
+}
+
+func (j *junitWriter) finding(f Finding) error {
+	if f.Suppressed() {
+		return nil
 	}
-	suite := junitSuite{Name: r.Tool, Cases: []junitCase{}}
-	for _, file := range files {
-		c := junitCase{Name: visible(file), Classname: r.Tool}
-		var fails, others []string
-		var errs, warns int
-		for _, f := range byFile[file] {
-			f = f.visible()
-			line := fmt.Sprintf("%s: %s: %s [%s %s]", location(f), f.Severity, f.Message, f.Rule, f.cited())
-			switch {
-			case f.Severity == Error:
-				errs++
-				fails = append(fails, line)
-			case f.Severity == Warning && strict:
-				warns++
-				fails = append(fails, line)
-			default:
-				others = append(others, line)
-			}
-		}
-		if len(fails) > 0 {
-			suite.Failures++
-			msg, typ := Count(errs, "error"), "error"
-			switch {
-			case warns > 0 && errs == 0:
-				msg, typ = Count(warns, "warning"), "warning"
-			case warns > 0:
-				msg += ", " + Count(warns, "warning")
-			}
-			c.Failure = &junitFailure{Message: msg, Type: typ, Text: strings.Join(fails, "\n")}
-		}
-		if len(others) > 0 {
-			c.SystemOut = strings.Join(others, "\n")
-		}
-		suite.Cases = append(suite.Cases, c)
+	jf := j.files[f.File]
+	if jf == nil {
+		jf = &junitFile{}
+		j.files[f.File] = jf
+		j.named = append(j.named, f.File)
 	}
-	suite.Tests = len(suite.Cases)
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	jf.failed = jf.failed || j.fails(f)
+	// Findings come by file: a file's next one most often continues the
+	// part held last.
+	part, err := j.held.addTo(f, lastOf(jf.parts))
+	if err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
+	if len(jf.parts) == 0 || jf.parts[len(jf.parts)-1] != part {
+		jf.parts = append(jf.parts, part)
+	}
+	return nil
+}
+
+// fails reports whether f fails its file's case.
+func (j *junitWriter) fails(f Finding) bool {
+	return f.Severity == Error || f.Severity == Warning && j.strict
+}
+
+func lastOf(ps []spoolPart) spoolPart {
+	if len(ps) == 0 {
+		return -1
+	}
+	return ps[len(ps)-1]
+}
+
+func (j *junitWriter) end(r *Report) error {
+	defer j.held.close()
+	files := append(slices.Clip(r.Files), j.named...)
+	suite := junitSuite{Name: r.Tool, Tests: len(files), Cases: []junitCase{}}
+	for _, f := range files {
+		if j.files[f].failed {
+			suite.Failures++
+		}
+	}
+	// The suite of no case is written whole; the cases are written
+	// into it, each as its element of the whole would be.
+	var head bytes.Buffer
+	head.WriteString(xml.Header)
+	enc := xml.NewEncoder(&head)
 	enc.Indent("", "  ")
 	if err := enc.Encode(junitSuites{Suites: []junitSuite{suite}}); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	const empty = "></testsuite>"
+	at := bytes.LastIndex(head.Bytes(), []byte(empty)) + 1
+	bw := bufio.NewWriter(j.w)
+	if len(files) == 0 {
+		bw.Write(head.Bytes())
+	} else {
+		bw.Write(head.Bytes()[:at])
+	}
+	for _, file := range files {
+		var fs []Finding
+		for _, p := range j.files[file].parts {
+			if err := j.held.part(p, func(f Finding) error { fs = append(fs, f); return nil }); err != nil {
+				return err
+			}
+		}
+		// An encoder of its own starts each case on the line written
+		// here, indented as an element of the suite.
+		bw.WriteByte('\n')
+		enc := xml.NewEncoder(bw)
+		enc.Indent("    ", "  ")
+		if err := enc.EncodeElement(junitCaseOf(r.Tool, file, fs, j.strict), xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+			return err
+		}
+	}
+	if len(files) > 0 {
+		bw.WriteString("\n  ")
+		bw.Write(head.Bytes()[at:])
+	}
+	bw.WriteString("\n")
+	return bw.Flush()
+}
+
+// junitCaseOf is the test case of file, whose findings are fs.
+func junitCaseOf(tool, file string, fs []Finding, strict bool) junitCase {
+	c := junitCase{Name: visible(file), Classname: tool}
+	var fails, others []string
+	var errs, warns int
+	for _, f := range fs {
+		f = f.visible()
+		line := fmt.Sprintf("%s: %s: %s [%s %s]", location(f), f.Severity, f.Message, f.Rule, f.cited())
+		switch {
+		case f.Severity == Error:
+			errs++
+			fails = append(fails, line)
+		case f.Severity == Warning && strict:
+			warns++
+			fails = append(fails, line)
+		default:
+			others = append(others, line)
+		}
+	}
+	if len(fails) > 0 {
+		msg, typ := Count(errs, "error"), "error"
+		switch {
+		case warns > 0 && errs == 0:
+			msg, typ = Count(warns, "warning"), "warning"
+		case warns > 0:
+			msg += ", " + Count(warns, "warning")
+		}
+		c.Failure = &junitFailure{Message: msg, Type: typ, Text: strings.Join(fails, "\n")}
+	}
+	if len(others) > 0 {
+		c.SystemOut = strings.Join(others, "\n")
+	}
+	return c
 }

@@ -307,13 +307,19 @@ func (r *Report) Order() {
 // repeats together.
 func (r *Report) Dedupe() {
 	r.Findings = slices.CompactFunc(r.Findings, func(a, b Finding) bool {
-		same := compare(a, b) == 0 && a.Severity == b.Severity && a.EndLine == b.EndLine &&
-			a.EndColumn == b.EndColumn && a.Suppressed() == b.Suppressed()
+		same := repeats(a, b)
 		if same {
 			r.count(b, -1)
 		}
 		return same
 	})
+}
+
+// repeats reports whether b repeats a: the same rule, severity and
+// message over the same range of the same file, suppressed or not alike.
+func repeats(a, b Finding) bool {
+	return compare(a, b) == 0 && a.Severity == b.Severity && a.EndLine == b.EndLine &&
+		a.EndColumn == b.EndColumn && a.Suppressed() == b.Suppressed()
 }
 
 // compare orders findings by file, position, then rule and message.
@@ -326,17 +332,6 @@ func compare(a, b Finding) int {
 // or with strict any warning too.
 func (r *Report) Failed(strict bool) bool {
 	return r.Summary.Errors > 0 || (strict && r.Summary.Warnings > 0)
-}
-
-// unsuppressed is r without its suppressed findings, for the writers
-// that do not show them; r itself when it has none.
-func (r *Report) unsuppressed() *Report {
-	if r.Summary.Suppressed == 0 {
-		return r
-	}
-	c := *r
-	c.Findings = slices.DeleteFunc(slices.Clone(r.Findings), Finding.Suppressed)
-	return &c
 }
 
 // Format names an output format.
@@ -386,13 +381,9 @@ type Options struct {
 
 // Write renders r in format f.
 func Write(w io.Writer, f Format, r *Report, opt Options) error {
-	switch f {
-	case SARIF:
-		return writeSARIF(w, r, opt.IncludeSuppressed)
-	case JUnit:
-		return writeJUnit(w, r.unsuppressed(), opt.Strict)
-	}
-	fw := newFindingWriter(w, f, r, opt)
+	held := newSpool(0)
+	defer held.close()
+	fw := newFindingWriter(w, f, r, opt, held)
 	if fw == nil {
 		return fmt.Errorf("unknown format %q", f)
 	}

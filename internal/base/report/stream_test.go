@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -71,5 +73,77 @@ func TestStreamAsWrite(t *testing.T) {
 				t.Errorf("%s, flushed before finding %d:\n%s\nwant:\n%s", f, cut, got.Bytes(), want.Bytes())
 			}
 		}
+	}
+}
+
+// TestStreamSpilled: a Stream whose spool holds one finding in memory,
+// so that sarif and junit read every other back from the temporary
+// file, writes what Write writes, bytes that are not UTF-8 and
+// suppressed findings included, and leaves no file behind.
+func TestStreamSpilled(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	for name, report := range map[string]func() *Report{"full": fullReport, "hostile": hostileReport, "suppressed": suppressedReport, "empty": emptyReport} {
+		for _, f := range Formats {
+			for _, opt := range []Options{{}, {Strict: true, IncludeSuppressed: true}} {
+				whole := report()
+				whole.Sort()
+				var want bytes.Buffer
+				if err := Write(&want, f, whole, opt); err != nil {
+					t.Fatal(err)
+				}
+				r := report()
+				r.Sort()
+				fs := r.Findings
+				r.Findings, r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, r.Summary.Suppressed = nil, 0, 0, 0, 0
+				var got bytes.Buffer
+				s := NewStream(&got, f, r, opt)
+				s.held = newSpool(1)
+				for _, x := range fs {
+					s.Add(x)
+					if err := s.Flush(x.File, x.Line+1); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got.Bytes(), want.Bytes()) {
+					t.Errorf("%s %s %+v:\n%s\nwant:\n%s", name, f, opt, got.Bytes(), want.Bytes())
+				}
+			}
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestStreamDropsRepeats: with DropRepeats, a finding that repeats one
+// already written, or one added with it, is written once and counted
+// once, as Report.Dedupe leaves it; and a source lent with a report is
+// released once its file is written.
+func TestStreamDropsRepeats(t *testing.T) {
+	f := Finding{Rule: "r", Section: "1", Severity: Error, Message: "m", File: "g.md", Line: 1, Column: 1}
+	r := &Report{Tool: "t", Files: []string{"a.pdl", "b.pdl"}}
+	var got bytes.Buffer
+	s := NewStream(&got, JSON, r, Options{})
+	s.DropRepeats = true
+	s.AddReport(&Report{Findings: []Finding{f, f}, Sources: map[string][]byte{"g.md": []byte("x\n")}})
+	if err := s.Flush("h", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Sources["g.md"]; ok {
+		t.Error("the source of g.md is kept after its findings are written")
+	}
+	s.AddReport(&Report{Findings: []Finding{f}})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out jsonReport
+	if err := json.Unmarshal(got.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Findings) != 1 || out.Summary.Errors != 1 {
+		t.Errorf("%d findings, %d errors; want 1 of each:\n%s", len(out.Findings), out.Summary.Errors, got.Bytes())
 	}
 }

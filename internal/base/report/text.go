@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -22,9 +23,27 @@ const (
 // summary line ends the report.
 type textWriter struct {
 	bw    *bufio.Writer
-	r     *Report // Sources and KeyLabel
+	r     *Report // Files, Sources and KeyLabel
 	opt   Options
 	lines lineReader
+	// inputs are r.Files, named the other files the findings shown are
+	// in (the guides and schemas a PDL file names, a plan a trace is
+	// checked against), which the summary counts too: "3 errors in 1
+	// file" would read as one file to open when the errors are in the
+	// PDL and two of its guides. None are counted when the inputs are not
+	// listed.
+	inputs, named map[string]bool
+}
+
+func newTextWriter(w io.Writer, r *Report, opt Options) *textWriter {
+	t := &textWriter{bw: bufio.NewWriter(w), r: r, opt: opt, lines: lineReader{}, named: map[string]bool{}}
+	if len(r.Files) > 0 {
+		t.inputs = make(map[string]bool, len(r.Files))
+		for _, f := range r.Files {
+			t.inputs[f] = true
+		}
+	}
+	return t
 }
 
 func (t *textWriter) paint(code, s string) string {
@@ -40,6 +59,9 @@ func (t *textWriter) finding(f Finding) error {
 	}
 	bw, paint := t.bw, t.paint
 	file := f.File
+	if t.inputs != nil && file != "" && !t.inputs[file] {
+		t.named[file] = true
+	}
 	f = f.visible()
 	sevColor := ansiBlue
 	switch f.Severity {
@@ -69,7 +91,7 @@ func (t *textWriter) finding(f Finding) error {
 }
 
 func (t *textWriter) end(r *Report) error {
-	fmt.Fprintln(t.bw, summaryLine(r))
+	fmt.Fprintln(t.bw, summaryLine(r.Summary, len(t.named)))
 	return t.bw.Flush()
 }
 
@@ -119,10 +141,11 @@ func Counts(s Summary) string {
 	return strings.Join(parts, ", ")
 }
 
-func summaryLine(r *Report) string {
-	s := r.Summary
+// summaryLine ends a text report of s whose findings are in named files
+// besides the s.Files checked.
+func summaryLine(s Summary, named int) string {
 	line := Counts(s)
-	if files := s.Files + r.filesNamed(); files > 0 {
+	if files := s.Files + named; files > 0 {
 		line += " in " + Count(files, "file")
 	}
 	if len(s.Checked) > 0 {
@@ -215,26 +238,4 @@ func Snippet(src []byte, line, col int) string {
 		return ""
 	}
 	return snippet(shown, Finding{Line: line, Column: col})
-}
-
-// filesNamed counts the files findings are in that are not inputs: the
-// guides and schemas a PDL file names, a plan a trace is checked against.
-// "3 errors in 1 file" would read as one file to open when the errors
-// are in the PDL and two of its guides. Suppressed findings, which text does
-// not list, do not count. None when the inputs are not listed.
-func (r *Report) filesNamed() int {
-	if len(r.Files) == 0 {
-		return 0
-	}
-	inputs := make(map[string]bool, len(r.Files))
-	for _, f := range r.Files {
-		inputs[f] = true
-	}
-	named := map[string]bool{}
-	for _, f := range r.Findings {
-		if f.File != "" && !inputs[f.File] && !f.Suppressed() {
-			named[f.File] = true
-		}
-	}
-	return len(named)
 }

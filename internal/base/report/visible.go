@@ -31,7 +31,7 @@ import (
 // U+200D stay: scripts and emoji need them.
 // Tab and newline stay: a tab is harmless (snippets turn it into a space
 // so carets line up) and newlines are the line structure of a message. The json and sarif formats
-// carry the text unchanged, escaped as JSON escapes it (writeIndentedJSON):
+// carry the text unchanged, escaped as JSON escapes it (jsonControls):
 // they are data for programs, which may need the exact text.
 // docs/replay.md ("Output and exit codes") documents this.
 
