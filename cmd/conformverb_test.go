@@ -45,7 +45,7 @@ func serveInProcess(t *testing.T, pdl string) string {
 
 func conformParams(p conformverb.Params) conformverb.Params {
 	p.DashAt, p.Timeout, p.MaxItems, p.MaxPages, p.MaxLanguages = -1, conform.DefaultTimeout, conform.DefaultMaxItems, conform.DefaultMaxPages, conform.DefaultMaxLanguages
-	p.MaxPerRule, p.Report = report.DefaultMaxPerRule, verbtest.TextReport{}
+	p.MaxPerRule, p.Report = report.DefaultMaxPerRule, verbtest.Reporter{}
 	return p
 }
 

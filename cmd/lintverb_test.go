@@ -2,6 +2,7 @@ package cmd_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,11 +13,14 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/lint"
+	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/workbench/pdllint"
 )
 
 func lintFiles(t *testing.T, p lintverb.Params) (string, string, int) {
 	t.Helper()
-	p.Report, p.Progress = verbtest.TextReport{}, progress.Never
+	p.Report, p.Progress = verbtest.Reporter{}, progress.Never
 	if p.MaxPerRule == 0 {
 		p.MaxPerRule = report.DefaultMaxPerRule
 	}
@@ -57,5 +61,46 @@ func TestLintUsage(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, errs, tc.want)
 			}
 		})
+	}
+}
+
+// TestLintStreamsAsWhole: lint writes each file's report as it checks
+// the file, in every format, byte for byte what it wrote of the whole
+// report held to the end: of inputs named out of order, PDL files whose
+// findings are in the guides they read (which join the sarif rule table
+// only once a PDL file is read) and files capped by --max-per-rule.
+func TestLintStreamsAsWhole(t *testing.T) {
+	files := []string{"../workbench/pdllint/testdata/guides.pdl", "../docs/examples/broken-snapshot.json",
+		"../workbench/pdllint/testdata/floor.pdl", "../docs/examples/manifest.json"}
+	var ins []*lint.Input
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, &lint.Input{File: f, Src: src})
+	}
+	whole, err := pdllint.Run(rules.All(), ins, lint.Config{Disabled: map[string]bool{}, MaxPerRule: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamsAsWhole(t, whole, func(s verb.Streams, r verb.Reporter) error {
+		return lintverb.Lint(context.Background(), lintverb.Params{Files: files, MaxPerRule: 2, Report: r, Progress: progress.Never}, s)
+	})
+}
+
+// streamsAsWhole checks that the verb run writes, in every format, what
+// report.Write makes of whole, and exits 1.
+func streamsAsWhole(t *testing.T, whole *report.Report, run func(verb.Streams, verb.Reporter) error) {
+	t.Helper()
+	for _, f := range report.Formats {
+		var want strings.Builder
+		if err := report.Write(&want, f, whole, report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		r := verbtest.Call(func(s verb.Streams) error { return run(s, verbtest.Reporter{Format: f}) })
+		if r.Code != verb.ExitFindings || r.Out != want.String() {
+			t.Errorf("%s: exit %d, stderr %q, streamed:\n%s\nwhole:\n%s", f, r.Code, r.Err, r.Out, want.String())
+		}
 	}
 }

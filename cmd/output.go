@@ -109,21 +109,69 @@ func (f *reportFlags) setup() (report.Format, error) {
 	return f.validate()
 }
 
-// emit brings the report under pilotage.yaml (severities, suppressions),
-// writes it and returns the verb's result: nil when clean, findingsExit
-// when it should fail.
-func (f *reportFlags) emit(s stdio, format report.Format, rep *report.Report) error {
-	if f.cfg != nil {
-		off := map[string]bool{}
-		for _, id := range f.disabled {
-			off[id] = true
-		}
-		f.cfg.Apply(rep, config.Apply{Inline: pdl.Suppressions, NoSuppressions: f.noSuppressions, Known: ruleIDs(), Disabled: off})
+// applier brings a report, or each input's, under pilotage.yaml
+// (severities, suppressions).
+func (f *reportFlags) applier() func(*report.Report) {
+	if f.cfg == nil {
+		return func(*report.Report) {}
 	}
-	err := verb.WriteOutputNoted(s.verb(), f.output, "the report", func() string { return report.Counts(rep.Summary) }, func(w io.Writer) error {
-		return report.Write(w, format, rep, report.Options{Color: f.useColor(w), Strict: f.strict, IncludeSuppressed: f.includeSuppressed})
+	off := map[string]bool{}
+	for _, id := range f.disabled {
+		off[id] = true
+	}
+	opt := config.Apply{Inline: pdl.Suppressions, NoSuppressions: f.noSuppressions, Known: ruleIDs(), Disabled: off}
+	return func(rep *report.Report) { f.cfg.Apply(rep, opt) }
+}
+
+// emit brings the report under pilotage.yaml, writes it and returns the
+// verb's result: nil when clean, findingsExit when it should fail.
+func (f *reportFlags) emit(s verb.Streams, format report.Format, rep *report.Report) error {
+	f.applier()(rep)
+	return f.write(s, rep, func(w io.Writer) error {
+		return report.Write(w, format, rep, f.options(w))
 	})
-	if err != nil {
+}
+
+// emitStream writes b's report as its inputs are checked, each input's
+// report brought under pilotage.yaml on its own (its suppression
+// comments and what they cover are in its files), and returns the verb's
+// result as emit does.
+func (f *reportFlags) emitStream(s verb.Streams, format report.Format, b verb.Batches) error {
+	// produced is Produce's own error, which ends the verb as it is,
+	// not as a failure to write the report.
+	var produced error
+	apply := f.applier()
+	err := f.write(s, b.Head, func(w io.Writer) error {
+		st := report.NewStream(w, format, b.Head, f.options(w))
+		st.DropRepeats = b.DropRepeats
+		var flushed error
+		produced = b.Produce(func(r *report.Report, next string) error {
+			apply(r)
+			st.AddReport(r)
+			if next != "" {
+				flushed = st.Flush(next, 0)
+			}
+			return flushed
+		})
+		switch {
+		case flushed != nil:
+			produced = nil
+			return flushed
+		case produced != nil:
+			return produced
+		}
+		return st.Close()
+	})
+	if produced != nil {
+		return produced
+	}
+	return err
+}
+
+// write writes rep with write to -o or standard output, and returns the
+// verb's result.
+func (f *reportFlags) write(s verb.Streams, rep *report.Report, write func(io.Writer) error) error {
+	if err := verb.WriteOutputNoted(s, f.output, "the report", func() string { return report.Counts(rep.Summary) }, write); err != nil {
 		return err
 	}
 	if rep.Failed(f.strict) {
@@ -132,16 +180,25 @@ func (f *reportFlags) emit(s stdio, format report.Format, rep *report.Report) er
 	return nil
 }
 
-// reporter is f as the verb functions take it, writing format.
-func (f *reportFlags) reporter(format report.Format) verb.Reporter {
-	return reporterFunc(func(s verb.Streams, rep *report.Report) error {
-		return f.emit(stdio{in: s.In, out: s.Out, err: s.Err}, format, rep)
-	})
+func (f *reportFlags) options(w io.Writer) report.Options {
+	return report.Options{Color: f.useColor(w), Strict: f.strict, IncludeSuppressed: f.includeSuppressed}
 }
 
-type reporterFunc func(verb.Streams, *report.Report) error
+// reporter is f as the verb functions take it, writing format.
+func (f *reportFlags) reporter(format report.Format) verb.Reporter {
+	return reporter{f, format}
+}
 
-func (r reporterFunc) Report(s verb.Streams, rep *report.Report) error { return r(s, rep) }
+type reporter struct {
+	f      *reportFlags
+	format report.Format
+}
+
+func (r reporter) Report(s verb.Streams, rep *report.Report) error { return r.f.emit(s, r.format, rep) }
+
+func (r reporter) Stream(s verb.Streams, b verb.Batches) error {
+	return r.f.emitStream(s, r.format, b)
+}
 
 // addPictureFormats lists picture.ReportFormats in --format's help, for
 // verbs that draw their report.

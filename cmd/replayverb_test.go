@@ -2,6 +2,7 @@ package cmd_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/verb/verbtest"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/replay"
 )
 
 const (
@@ -19,7 +21,7 @@ const (
 )
 
 func replayTraces(p replayverb.Params) verbtest.Result {
-	p.Report, p.Progress = verbtest.TextReport{}, progress.Never
+	p.Report, p.Progress = verbtest.Reporter{}, progress.Never
 	if p.MaxPerRule == 0 {
 		p.MaxPerRule = report.DefaultMaxPerRule
 	}
@@ -62,4 +64,29 @@ func TestReplayRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReplayStreamsAsWhole: replay writes each trace's report as it
+// reads the trace, in every format, byte for byte what it wrote of the
+// whole report held to the end, the plan's findings in their place
+// among the traces named out of order.
+func TestReplayStreamsAsWhole(t *testing.T) {
+	const dir = "../docs/examples/replay/"
+	files := []string{dir + "trace.json", dir + "broken.json", trace}
+	planSrc, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := replay.LoadPlan(plan, planSrc, report.DefaultMaxPerRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := replay.Run(p, replay.Inputs(files, nil), replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamsAsWhole(t, whole, func(s verb.Streams, r verb.Reporter) error {
+		return replayverb.Replay(context.Background(), replayverb.Params{Traces: files, Plan: plan, MaxPerRule: report.DefaultMaxPerRule,
+			Report: r, Progress: progress.Never}, s)
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,18 @@ func TestCode(t *testing.T) {
 		if got := verb.Code(tc.err); got != tc.want {
 			t.Errorf("Code(%v) = %d, want %d", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestAhead: after each file, the least name of those still to check;
+// none after the last.
+func TestAhead(t *testing.T) {
+	got := verb.Ahead([]string{"c", "a", "d", "b", "e"})
+	if want := []string{"a", "b", "b", "e", ""}; !slices.Equal(got, want) {
+		t.Errorf("Ahead = %q, want %q", got, want)
+	}
+	if got := verb.Ahead(nil); len(got) != 0 {
+		t.Errorf("Ahead(nil) = %q", got)
 	}
 }
 

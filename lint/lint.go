@@ -154,6 +154,33 @@ type Config struct {
 // configuration error: an unknown rule ID in Disabled, or a Baseline that
 // is not a manifest or snapshot (there is nothing to compare with).
 func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
+	c, err := NewChecker(rules, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rep := c.Head()
+	for _, in := range inputs {
+		rep.AddReport(c.Check(in))
+	}
+	rep.Summary.Files = len(inputs)
+	rep.Sort()
+	return rep, nil
+}
+
+// Checker lints inputs one at a time, so a command can report each
+// input's findings before it reads the next (pilotage lint of thousands
+// of files holds one file's findings, not every file's).
+type Checker struct {
+	enabled []*Rule
+	infos   []report.RuleInfo
+	base    *Pass
+	cfg     Config
+}
+
+// NewChecker prepares the enabled rules and the baseline. It fails as Run
+// does: on an unknown rule ID in Disabled, or a Baseline that is not a
+// manifest or snapshot.
+func NewChecker(rules []*Rule, cfg Config) (*Checker, error) {
 	known := make([]string, len(rules))
 	for i, r := range rules {
 		known[i] = r.ID
@@ -165,32 +192,54 @@ func Run(rules []*Rule, inputs []*Input, cfg Config) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &report.Report{Tool: "pilotage lint", Sources: map[string][]byte{}}
-	if cfg.MaxPerRule > 0 {
-		rep.Cap = report.NewCap(cfg.MaxPerRule)
-	}
-	if base != nil {
-		// Related locations point into the baseline; text output quotes it.
-		base.In.quoteInto(rep.Sources)
-	}
-	var enabled []*Rule
+	c := &Checker{base: base, cfg: cfg}
 	for _, r := range rules {
 		if !cfg.Disabled[r.ID] {
-			enabled = append(enabled, r)
-			rep.Rules = append(rep.Rules, r.Info())
+			c.enabled = append(c.enabled, r)
+			c.infos = append(c.infos, r.Info())
 		}
 	}
-	for _, in := range inputs {
-		rep.Files = append(rep.Files, in.File)
-		in.quoteInto(rep.Sources)
-		// lintOne offers its findings to the report's cap as the rules
-		// raise them and returns those listed.
-		rep.AddListed(lintOne(enabled, in, base, rep.Cap)...)
+	return c, nil
+}
+
+// Head is the report of no input: the tool, the rules that run and what
+// they count, and the baseline's text, which related locations quote.
+// The reports of the inputs join it (Report.AddReport, report.Stream).
+func (c *Checker) Head() *report.Report {
+	rep := c.report()
+	rep.Cap = nil // each input is capped in its own report
+	if c.base != nil {
+		c.base.In.quoteInto(rep.Sources)
 	}
-	rep.Summary.Files = len(inputs)
-	rep.Summary.Checked = map[string]int{"rules": len(enabled)}
+	rep.Summary.Checked = map[string]int{"rules": len(c.enabled)}
+	return rep
+}
+
+// Rules describes the rules that run.
+func (c *Checker) Rules() []report.RuleInfo { return slices.Clip(c.infos) }
+
+func (c *Checker) report() *report.Report {
+	rep := &report.Report{Tool: "pilotage lint", Sources: map[string][]byte{}, Rules: c.Rules()}
+	if c.cfg.MaxPerRule > 0 {
+		rep.Cap = report.NewCap(c.cfg.MaxPerRule)
+	}
+	return rep
+}
+
+// Check lints one input and returns its report, sorted, with its Cap's
+// counts added: the input as its one file, the texts its findings
+// quote, and the findings, which may be in other files too (a PDL's
+// guides).
+func (c *Checker) Check(in *Input) *report.Report {
+	rep := c.report()
+	rep.Files = []string{in.File}
+	in.quoteInto(rep.Sources)
+	// lintOne offers its findings to the report's cap as the rules
+	// raise them and returns those listed.
+	rep.AddListed(lintOne(c.enabled, in, c.base, rep.Cap)...)
+	rep.Summary.Files = 1
 	rep.Sort()
-	return rep, nil
+	return rep
 }
 
 // baselinePass parses the baseline into the pass its rules compare with;

@@ -53,6 +53,38 @@ type Input struct {
 // fails only when an input cannot be opened or read, or on an unknown
 // rule ID in Disabled; everything wrong inside a file is a finding.
 func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
+	r, err := NewRunner(plan, opt)
+	if err != nil {
+		return nil, err
+	}
+	rep := r.Head()
+	rep.AddReport(r.PlanReport())
+	for _, in := range inputs {
+		b, err := r.Check(in)
+		if err != nil {
+			return nil, err
+		}
+		rep.AddReport(b)
+	}
+	rep.Summary.Files = len(inputs)
+	rep.Summary.Checked = r.Checked()
+	rep.Sort()
+	return rep, nil
+}
+
+// Runner is Run a trace file at a time, so a command can report each
+// file's findings before it reads the next (pilotage replay of thousands
+// of traces holds one file's findings, not every file's).
+type Runner struct {
+	plan    *Plan
+	opt     Options
+	rules   []report.RuleInfo
+	entries int
+}
+
+// NewRunner prepares a replay against plan; it fails on an unknown rule
+// ID in Disabled.
+func NewRunner(plan *Plan, opt Options) (*Runner, error) {
 	var known []string
 	for _, r := range Rules() {
 		known = append(known, r.ID)
@@ -60,52 +92,72 @@ func Run(plan *Plan, inputs []Input, opt Options) (*report.Report, error) {
 	if err := suggest.UnknownRule(opt.Disabled, known); err != nil {
 		return nil, err
 	}
-	rep := &report.Report{Tool: "pilotage replay", Sources: map[string][]byte{plan.File: plan.Src}, KeyLabel: "run_id"}
-	enabled := 0
-	for _, r := range RuleInfos() {
+	r := &Runner{plan: plan, opt: opt}
+	for _, ri := range RuleInfos() {
 		// The deep rules check nothing without the program, so a replay
 		// without it does not count them as checked.
-		if !opt.Disabled[r.ID] && (opt.Deep != nil || r.Category != CatDeep) {
-			enabled++
-			rep.Rules = append(rep.Rules, r)
+		if !opt.Disabled[ri.ID] && (opt.Deep != nil || ri.Category != CatDeep) {
+			r.rules = append(r.rules, ri)
 		}
 	}
-	// The plan's findings are capped as a trace file's: those LoadPlan
-	// listed and counted, then those against the Language.
-	keep := func(rule string) bool { return !opt.Disabled[rule] }
-	planCap := report.NewCap(perRule(opt.MaxPerRule))
-	for _, f := range plan.Findings {
+	return r, nil
+}
+
+// Head is the report of no trace: the tool, the rules that run, and the
+// plan's text, which findings in the plan quote. The plan's report and
+// the traces' join it (Report.AddReport, report.Stream).
+func (r *Runner) Head() *report.Report {
+	return &report.Report{Tool: "pilotage replay", Sources: map[string][]byte{r.plan.File: r.plan.Src}, KeyLabel: "run_id",
+		Rules: slices.Clip(r.rules)}
+}
+
+// PlanReport is the report of the plan's own findings, capped as a trace
+// file's: those LoadPlan listed and counted, then those against the
+// Language.
+func (r *Runner) PlanReport() *report.Report {
+	rep := &report.Report{}
+	keep := func(rule string) bool { return !r.opt.Disabled[rule] }
+	planCap := report.NewCap(perRule(r.opt.MaxPerRule))
+	for _, f := range r.plan.Findings {
 		if keep(f.Rule) && planCap.Admit(f) {
 			rep.Add(f)
 		}
 	}
-	planCap.Include(plan.left, keep)
+	planCap.Include(r.plan.left, keep)
 	if keep(RulePlanRisk) {
-		rep.Add(plan.riskAgainst(opt.Language, planCap)...)
+		rep.Add(r.plan.riskAgainst(r.opt.Language, planCap)...)
 	}
 	rep.Add(planCap.Left()...)
-	entries := 0
-	for _, in := range inputs {
-		rc, err := in.Open()
-		if err != nil {
-			return nil, err
-		}
-		res := Replay(plan, in.File, rc, opt)
-		rc.Close()
-		if res.ReadErr != nil {
-			return nil, fmt.Errorf("%s: %w", in.File, res.ReadErr)
-		}
-		rep.Files = append(rep.Files, in.File)
-		if res.Source != nil {
-			rep.Sources[in.File] = res.Source
-		}
-		rep.Add(res.Findings...)
-		entries += res.Entries
+	rep.Sort()
+	return rep
+}
+
+// Check replays one trace file and returns its report, sorted: the file,
+// its text when small enough for snippets, and its findings. It fails
+// when the file cannot be opened or read.
+func (r *Runner) Check(in Input) (*report.Report, error) {
+	rc, err := in.Open()
+	if err != nil {
+		return nil, err
 	}
-	rep.Summary.Files = len(inputs)
-	rep.Summary.Checked = map[string]int{"entries": entries, "rules": enabled, "plan steps": len(plan.Steps)}
+	res := Replay(r.plan, in.File, rc, r.opt)
+	rc.Close()
+	if res.ReadErr != nil {
+		return nil, fmt.Errorf("%s: %w", in.File, res.ReadErr)
+	}
+	r.entries += res.Entries
+	rep := &report.Report{Files: []string{in.File}, Sources: map[string][]byte{}}
+	if res.Source != nil {
+		rep.Sources[in.File] = res.Source
+	}
+	rep.Add(res.Findings...)
 	rep.Sort()
 	return rep, nil
+}
+
+// Checked counts what the replay so far checked, for the summary.
+func (r *Runner) Checked() map[string]int {
+	return map[string]int{"entries": r.entries, "rules": len(r.rules), "plan steps": len(r.plan.Steps)}
 }
 
 // perRule is how many findings of a rule a file lists for a MaxPerRule

@@ -72,28 +72,48 @@ func Lint(_ context.Context, p Params, s verb.Streams) error {
 			return err
 		}
 	}
-	// Files are read whole, quickly; the line mostly shows that the
-	// checking, which cannot be counted, goes on.
-	m := progress.Start(s.Err, p.Progress, verb.InputsSize(s, files), "lint", "")
-	defer m.Stop()
-	var ins []*lint.Input
-	var read int64
-	for _, name := range files {
-		src, err := verb.ReadInput(s, name, bound(name))
-		if err != nil {
-			return err
-		}
-		m.AddBytes(int64(len(src)))
-		read += int64(len(src))
-		ins = append(ins, &lint.Input{File: name, Src: src})
-	}
-	m.SetPhase(fmt.Sprintf("checking %s (%s)", report.Count(len(ins), "file"), progress.MB(read)))
-	rep, err := pdllint.Run(rules.All(), ins, cfg)
-	m.Stop()
+	c, err := pdllint.NewChecker(rules.All(), cfg)
 	if err != nil {
 		return verb.Usage("%v", err)
 	}
-	return p.Report.Report(s, rep)
+	m := progress.Start(s.Err, p.Progress, verb.InputsSize(s, files), "lint", "")
+	defer m.Stop()
+	head := c.Head()
+	head.Files = files
+	return p.Report.Stream(s, verb.Batches{Head: head, DropRepeats: true, Produce: func(add func(*report.Report, string) error) error {
+		ahead := verb.Ahead(files)
+		var read int64
+		for i, name := range files {
+			// Each file is read when its turn comes and its report
+			// written before the next is read.
+			src, err := verb.ReadInput(s, name, bound(name))
+			if err != nil {
+				return err
+			}
+			m.AddBytes(int64(len(src)))
+			read += int64(len(src))
+			if i == len(files)-1 {
+				// Files are read whole, quickly: the line then shows
+				// that the checking, which cannot be counted, goes on.
+				m.SetPhase(fmt.Sprintf("checking %s (%s)", report.Count(len(files), "file"), progress.MB(read)))
+			}
+			b, err := c.Check(&lint.Input{File: name, Src: src})
+			if err != nil {
+				return verb.Usage("%v", err)
+			}
+			if len(b.Findings) > 0 && verb.IsStdout(p.Output) {
+				// The report goes where the line is drawn.
+				m.Stop()
+			}
+			if err := add(b, ahead[i]); err != nil {
+				return err
+			}
+		}
+		m.Stop()
+		head.Rules = c.Rules()
+		head.Summary.Files = len(files)
+		return nil
+	}})
 }
 
 // bound is what lint reads of a file: a PDL file is refused past

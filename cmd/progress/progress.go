@@ -173,8 +173,13 @@ func (m *Meter) Add() {
 // SetPhase replaces the counts on the line with what the work does now
 // ("checking 2 files (300.0 MB)") when it can no longer count.
 func (m *Meter) SetPhase(phase string) {
-	if m != nil {
-		m.phase.Store(&phase)
+	if m == nil {
+		return
+	}
+	m.phase.Store(&phase)
+	select {
+	case <-m.stop: // stopped, the line erased for good
+	default:
 		m.draw()
 	}
 }

@@ -140,15 +140,15 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 			picture.Prepare()
 		}
 	}
-	rep, err := replay.Run(plan, traces, opt)
-	m.Stop()
-	if err != nil {
-		return verb.Usage("%v", err)
-	}
-	if lang.program != nil {
-		quoteStatements(p, lang.program, lang.programSrc, rep)
-	}
 	if pic != nil {
+		rep, err := replay.Run(plan, traces, opt)
+		m.Stop()
+		if err != nil {
+			return verb.Usage("%v", err)
+		}
+		if lang.program != nil {
+			quoteStatements(p, lang.program, lang.programSrc, rep)
+		}
 		page := pic.Page(rep, picture.PageOptions{Dir: outputDir(p.Output)})
 		if err := verb.WriteOutput(s, p.Output, "the report", func(w io.Writer) error { return page.Write(w, p.Draw) }); err != nil {
 			return err
@@ -158,7 +158,49 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 		}
 		return nil
 	}
-	return p.Report.Report(s, rep)
+	r, err := replay.NewRunner(plan, opt)
+	if err != nil {
+		return verb.Usage("%v", err)
+	}
+	head := r.Head()
+	for _, in := range traces {
+		head.Files = append(head.Files, in.File)
+	}
+	return p.Report.Stream(s, verb.Batches{Head: head, Produce: func(add func(*report.Report, string) error) error {
+		ahead := verb.Ahead(head.Files)
+		// The plan's findings wait, if they must, among those of the
+		// traces for their place.
+		check := func(b *report.Report, next string) error {
+			if lang.program != nil {
+				quoteStatements(p, lang.program, lang.programSrc, b)
+			}
+			if len(b.Findings) > 0 && verb.IsStdout(p.Output) {
+				// The report goes where the line is drawn.
+				m.Stop()
+			}
+			return add(b, next)
+		}
+		first := ""
+		if len(head.Files) > 0 {
+			first = slices.Min(head.Files)
+		}
+		if err := check(r.PlanReport(), first); err != nil {
+			return err
+		}
+		for i, in := range traces {
+			b, err := r.Check(in)
+			if err != nil {
+				return verb.Usage("%v", err)
+			}
+			if err := check(b, ahead[i]); err != nil {
+				return err
+			}
+		}
+		m.Stop()
+		head.Summary.Files = len(traces)
+		head.Summary.Checked = r.Checked()
+		return nil
+	}})
 }
 
 // replayTimeline draws one trace file's Run as a timeline page, reading

@@ -110,13 +110,16 @@ func WriteOutput(s Streams, name, what string, write func(io.Writer) error) erro
 	return WriteOutputNoted(s, name, what, nil, write)
 }
 
+// IsStdout reports whether -o name is standard output.
+func IsStdout(name string) bool { return name == "" || name == "-" }
+
 // WriteOutputNoted is WriteOutput naming the file written with a note
 // after it ("wrote lint.txt: 3 errors, 1 warning"): a report written to
 // a file says on the terminal what it holds, so a run that exits 1 says
 // why without opening it. note is asked once write is done, for a
 // report whose count is known only then (pilotage test's cases).
 func WriteOutputNoted(s Streams, name, what string, note func() string, write func(io.Writer) error) error {
-	if name == "" || name == "-" {
+	if IsStdout(name) {
 		if err := write(s.Out); err != nil {
 			return Usage("writing %s: %v", what, fserr.Plain(err))
 		}
@@ -441,6 +444,41 @@ func Printf(s Streams, format string, args ...any) error {
 // brings the report under pilotage.yaml and writes it in --format.
 type Reporter interface {
 	Report(s Streams, rep *report.Report) error
+	// Stream writes a report as its inputs are checked, each input's
+	// findings as soon as none still to come can sort before them.
+	Stream(s Streams, b Batches) error
+}
+
+// Batches is a report a verb writes as it checks its inputs one at a
+// time (lint, replay), so a run of many files holds one file's findings.
+type Batches struct {
+	// Head is the report of no input: Tool, Files (every input, in the
+	// order checked), Rules, KeyLabel and the Sources quoted throughout.
+	// Produce completes it (Summary.Files and Checked, Rules) before it
+	// returns.
+	Head *report.Report
+	// DropRepeats drops a finding that repeats one written before it
+	// (lint: a finding in a guide that two PDL files read).
+	DropRepeats bool
+	// Produce checks the inputs and hands each one's report to add, with
+	// the least name among the inputs still to check ("" after the last,
+	// Ahead): the findings that sort before it are written. An error of
+	// Produce's own ends the verb with it, after what was written.
+	Produce func(add func(b *report.Report, next string) error) error
+}
+
+// Ahead returns, for each of files, the least name among the files after
+// it, "" for the last: how far the report of files checked in this order
+// can be written after each (Batches.Produce).
+func Ahead(files []string) []string {
+	out := make([]string, len(files))
+	for i := len(files) - 2; i >= 0; i-- {
+		out[i] = files[i+1]
+		if i+1 < len(files)-1 && out[i+1] < out[i] {
+			out[i] = out[i+1]
+		}
+	}
+	return out
 }
 
 // JSONFile checks that src is one JSON value and reports where it is not,

@@ -81,6 +81,11 @@ func (c *Config) relOf(file string) string {
 
 // matches reports whether one of ps matches file.
 func (c *Config) matches(ps []Pattern, file string) bool {
+	if len(ps) == 0 {
+		// Nothing to match: the file's name is not worth keeping (a walk
+		// of 20,000 files kept 4 MB of them).
+		return false
+	}
 	r, ok := c.rel(file)
 	if !ok {
 		return false

@@ -8,6 +8,7 @@ package pdllint
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,18 +133,51 @@ func Grammars(srv *language.Server) map[string]*lint.Grammar {
 }
 
 // Run is lint.Run for a mix of JSON and PDL inputs: each input whose
-// name ends in .pdl (or standard input that reads as PDL) is compiled (file names inside it are relative to its
-// directory) and replaced by its snapshot, its compile findings join the
-// report, and its source replaces the snapshot for text snippets, since
-// every finding points into the PDL.
+// name ends in .pdl (or standard input that reads as PDL) is compiled
+// (file names inside it are relative to its directory) and replaced by
+// its snapshot, its compile findings join the report, and its source
+// replaces the snapshot for text snippets, since every finding points
+// into the PDL.
 //
 // cfg.Disabled may name PDL rules as well as lint rules; a disabled PDL
 // rule's findings are dropped and do not stop the lint rules from running
 // on the build. It may name the rules of suppressions too, which run
 // when the report is brought under pilotage.yaml (config.Apply): the
-// report lists those that are on, with the PDL rules. cfg.MaxPerRule caps the compile findings too, as the
-// compiler raises them.
+// report lists those that are on, with the PDL rules. cfg.MaxPerRule
+// caps the compile findings too, as the compiler raises them.
 func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Report, error) {
+	c, err := NewChecker(rules, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rep := c.Head()
+	for _, in := range inputs {
+		b, err := c.Check(in)
+		if err != nil {
+			return nil, err
+		}
+		rep.AddReport(b)
+	}
+	rep.Rules = c.Rules()
+	rep.Summary.Files = len(inputs)
+	rep.Sort()
+	rep.Dedupe()
+	return rep, nil
+}
+
+// Checker is Run an input at a time (lint.Checker).
+type Checker struct {
+	lint  *lint.Checker
+	rules []*lint.Rule
+	// pdlOff are the rules of PDL and of suppressions disabled.
+	pdlOff     map[string]bool
+	maxPerRule int
+	// pdlSeen says an input was PDL, whose rules then join the report's.
+	pdlSeen bool
+}
+
+// NewChecker prepares Run's rules and baseline; it fails as Run does.
+func NewChecker(rules []*lint.Rule, cfg lint.Config) (*Checker, error) {
 	// Every rule lint applies may be disabled, and a typo gets the
 	// nearest of them all (lint.Run would know only its own).
 	var ids []string
@@ -154,81 +188,90 @@ func Run(rules []*lint.Rule, inputs []*lint.Input, cfg lint.Config) (*report.Rep
 		return nil, err
 	}
 	lintCfg := lint.Config{Disabled: map[string]bool{}, Baseline: cfg.Baseline, MaxPerRule: cfg.MaxPerRule}
-	pdlOff := map[string]bool{}
+	c := &Checker{rules: rules, pdlOff: map[string]bool{}, maxPerRule: cfg.MaxPerRule}
 	for id, off := range cfg.Disabled {
 		if isPDLRule(id) || suppress.IsRule(id) {
-			pdlOff[id] = off
+			c.pdlOff[id] = off
 		} else {
 			lintCfg.Disabled[id] = off
 		}
 	}
-	// The compiler caps its findings as it raises them, in a cap of its
-	// own (lint.Run makes the report's), whose counts join the report's.
-	var pdlCap *report.Cap
-	if cfg.MaxPerRule > 0 {
-		pdlCap = report.NewCap(cfg.MaxPerRule)
-	}
-	var linted []*lint.Input
-	var results []*compile.Result
-	var uncompiled []string
-	for _, in := range inputs {
-		if !isPDLInput(in) {
-			linted = append(linted, in)
-			continue
-		}
-		// An input's bytes are only read from here on (its findings'
-		// snippets quote them), so the compiled model shares them.
-		li, res, err := Input(in.File, in.Src, compile.Options{Dir: filepath.Dir(in.File), Cap: pdlCap, Shared: true}, pdlOff)
-		if err != nil {
-			return nil, err
-		}
-		// The lint input keeps what lint needs of the model (Locator,
-		// Grammars); the rest need not be live while the rules run.
-		res.Server = nil
-		results = append(results, res)
-		if li != nil {
-			linted = append(linted, li)
-		} else {
-			uncompiled = append(uncompiled, in.File)
-		}
-	}
-	rep, err := lint.Run(rules, linted, lintCfg)
+	lc, err := lint.NewChecker(rules, lintCfg)
 	if err != nil {
 		return nil, err
 	}
-	rep.Files = nil
-	for _, in := range inputs {
-		rep.Files = append(rep.Files, in.File)
-	}
-	rep.Summary.Files = len(inputs)
-	// A file that did not compile was not linted: a suppression of a lint
-	// rule in it can be neither used nor unused.
-	if len(uncompiled) > 0 {
-		lintIDs := make([]string, len(rules))
-		for i, r := range rules {
-			lintIDs[i] = r.ID
-		}
-		rep.NotRun = map[string][]string{}
-		for _, name := range uncompiled {
-			rep.NotRun[name] = lintIDs
-		}
-	}
-	for _, res := range results {
-		for k, v := range res.Sources {
-			rep.Sources[k] = v
-		}
-		rep.AddListed(res.Findings...)
-	}
-	if pdlCap != nil {
-		rep.Cap.Include(pdlCap, func(rule string) bool { return !pdlOff[rule] })
-	}
-	if len(results) > 0 {
+	c.lint = lc
+	return c, nil
+}
+
+// Head is lint.Checker.Head.
+func (c *Checker) Head() *report.Report { return c.lint.Head() }
+
+// Rules are the rules of the inputs checked so far: the lint rules that
+// run, and when an input was PDL the rules of PDL and of suppressions
+// that are on.
+func (c *Checker) Rules() []report.RuleInfo {
+	out := c.lint.Rules()
+	if c.pdlSeen {
 		for _, r := range append(slices.Clip(pdl.Rules), suppress.Rules()...) {
-			if !pdlOff[r.ID] {
-				rep.Rules = append(rep.Rules, r)
+			if !c.pdlOff[r.ID] {
+				out = append(out, r)
 			}
 		}
 	}
+	return out
+}
+
+// Check lints one input and returns its report, sorted and deduplicated:
+// a PDL input is compiled first, and its compile findings, capped as
+// the compiler raises them, join those of the lint rules on its build.
+// It fails only when the build cannot be written.
+func (c *Checker) Check(in *lint.Input) (*report.Report, error) {
+	if !isPDLInput(in) {
+		return c.lint.Check(in), nil
+	}
+	c.pdlSeen = true
+	// The compiler caps its findings as it raises them, in a cap of its
+	// own (lint's Check makes the report's), whose counts join the
+	// report's.
+	var pdlCap *report.Cap
+	if c.maxPerRule > 0 {
+		pdlCap = report.NewCap(c.maxPerRule)
+	}
+	// An input's bytes are only read from here on (its findings'
+	// snippets quote them), so the compiled model shares them.
+	li, res, err := Input(in.File, in.Src, compile.Options{Dir: filepath.Dir(in.File), Cap: pdlCap, Shared: true}, c.pdlOff)
+	if err != nil {
+		return nil, err
+	}
+	// The lint input keeps what lint needs of the model (Locator,
+	// Grammars); the rest need not be live while the rules run.
+	res.Server = nil
+	var rep *report.Report
+	if li != nil {
+		rep = c.lint.Check(li)
+	} else {
+		// A file that did not compile was not linted: a suppression of
+		// a lint rule in it can be neither used nor unused.
+		rep = c.lint.Head()
+		rep.Summary.Checked = nil
+		rep.Files = []string{in.File}
+		lintIDs := make([]string, len(c.rules))
+		for i, r := range c.rules {
+			lintIDs[i] = r.ID
+		}
+		rep.NotRun = map[string][]string{in.File: lintIDs}
+	}
+	maps.Copy(rep.Sources, res.Sources)
+	rep.AddListed(res.Findings...)
+	if pdlCap != nil {
+		if rep.Cap == nil {
+			rep.Cap = report.NewCap(c.maxPerRule)
+		}
+		rep.Cap.Include(pdlCap, func(rule string) bool { return !c.pdlOff[rule] })
+	}
+	// The counts of what a cap left out cite their rule's section.
+	rep.Rules = c.Rules()
 	rep.Sort()
 	rep.Dedupe()
 	return rep, nil

@@ -5,6 +5,7 @@ package verbtest
 
 import (
 	"bytes"
+	"cmp"
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/cmd/verb"
@@ -28,15 +29,42 @@ func Call(f func(verb.Streams) error) Result {
 	return Result{Out: out.String(), Err: errb.String(), Code: verb.Code(err)}
 }
 
-// TextReport is a verb.Reporter that writes the report as text, as
-// --format text does without pilotage.yaml.
-type TextReport struct{}
+// Reporter is a verb.Reporter that writes the report in Format, text
+// when empty, as --format does without pilotage.yaml.
+type Reporter struct{ Format report.Format }
+
+func (r Reporter) format() report.Format { return cmp.Or(r.Format, report.Text) }
 
 // Report writes rep and fails on its errors.
-func (TextReport) Report(s verb.Streams, rep *report.Report) error {
-	if err := report.Write(s.Out, report.Text, rep, report.Options{}); err != nil {
+func (r Reporter) Report(s verb.Streams, rep *report.Report) error {
+	if err := report.Write(s.Out, r.format(), rep, report.Options{}); err != nil {
 		return err
 	}
+	return failed(rep)
+}
+
+// Stream writes the batches as they come and fails on their errors.
+func (r Reporter) Stream(s verb.Streams, b verb.Batches) error {
+	st := report.NewStream(s.Out, r.format(), b.Head, report.Options{})
+	st.DropRepeats = b.DropRepeats
+	err := b.Produce(func(r *report.Report, next string) error {
+		st.AddReport(r)
+		if next == "" {
+			return nil
+		}
+		return st.Flush(next, 0)
+	})
+	if err != nil {
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	return failed(b.Head)
+}
+
+// failed is verb.Findings when rep has errors.
+func failed(rep *report.Report) error {
 	if rep.Failed(false) {
 		return verb.Findings
 	}

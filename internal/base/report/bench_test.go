@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -82,4 +84,101 @@ func BenchmarkWriteJSON(b *testing.B) {
 		b.Fatal("WriteJSON differs from the Encoder")
 	}
 	b.ReportMetric(float64(mine)/float64(enc), "encoder-ratio")
+}
+
+// manyFileBatches is the reports of n files of four findings each, as
+// lint of n small broken manifests makes them: one report a file, sorted,
+// with the file's text for snippets.
+func manyFileBatches(n int) []*Report {
+	out := make([]*Report, n)
+	src := []byte(`{"pilotage": "1.1", "languages": [{}]}` + "\n")
+	for i := range out {
+		file := fmt.Sprintf("many/m%05d.json", i)
+		r := &Report{Files: []string{file}, Sources: map[string][]byte{file: src}}
+		for k, rule := range []string{"capability-declaration", "capability-floor", "capability-floor", "schema"} {
+			r.Add(Finding{Rule: rule, Section: "4.2", Sections: []string{"4.2", "5.1"}, Severity: Error, File: file, Line: 1, Column: 35,
+				Message: fmt.Sprintf("the Language entry languages[0] leaves %d undeclared, but every Language must declare at least guides and validate", k),
+				Pointer: "/languages/0", Hint: "declare the capability, or the Server-level one"})
+		}
+		r.Sort()
+		out[i] = r
+	}
+	return out
+}
+
+// BenchmarkManyFiles writes the report of 20,000 files of four findings
+// each (lint or replay of many small broken files) in text and sarif,
+// alternately in one loop: as lint and replay wrote it before, every
+// file's report added to one held to the end and written whole (whole),
+// and as they write it now, each file's written as it comes (report.
+// Stream). It reports the heap live just before the last file is written
+// (after a collection), whole's over the Stream's (held-ratio), and the
+// time, whole's over the Stream's (time-ratio).
+func BenchmarkManyFiles(b *testing.B) {
+	batches := manyFileBatches(20_000)
+	files := make([]string, len(batches))
+	for i, r := range batches {
+		files[i] = r.Files[0]
+	}
+	live := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	for _, f := range []Format{Text, SARIF} {
+		b.Run(string(f), func(b *testing.B) {
+			var wholeHeld, streamHeld uint64
+			var wholeTook, streamTook time.Duration
+			for b.Loop() {
+				base := live()
+				start := time.Now()
+				head := &Report{Tool: "pilotage lint", Files: files}
+				for _, r := range batches {
+					head.AddReport(cloneReport(r))
+				}
+				head.Sort()
+				wholeTook += time.Since(start)
+				wholeHeld += live() - base
+				start = time.Now()
+				if err := Write(io.Discard, f, head, Options{}); err != nil {
+					b.Fatal(err)
+				}
+				wholeTook += time.Since(start)
+				head = nil
+
+				base = live()
+				start = time.Now()
+				head = &Report{Tool: "pilotage lint", Files: files}
+				s := NewStream(io.Discard, f, head, Options{})
+				for i, r := range batches {
+					s.AddReport(cloneReport(r))
+					if i+1 < len(files) {
+						if err := s.Flush(files[i+1], 0); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				streamTook += time.Since(start)
+				streamHeld += live() - base
+				start = time.Now()
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+				streamTook += time.Since(start)
+			}
+			b.ReportMetric(float64(wholeHeld)/float64(b.N)/(1<<20), "whole-MiB")
+			b.ReportMetric(float64(streamHeld)/float64(b.N)/(1<<20), "stream-MiB")
+			b.ReportMetric(float64(wholeHeld)/float64(max(streamHeld, 1)), "held-ratio")
+			b.ReportMetric(float64(wholeTook)/float64(streamTook), "time-ratio")
+		})
+	}
+}
+
+// cloneReport is a copy of r whose findings the caller may keep: a
+// checker makes each file's anew.
+func cloneReport(r *Report) *Report {
+	c := *r
+	c.Findings = slices.Clone(r.Findings)
+	return &c
 }

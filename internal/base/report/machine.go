@@ -234,35 +234,37 @@ type sarifWriter struct {
 	w                 io.Writer
 	includeSuppressed bool
 	held              *spool
-	// extra describes the rules of findings the report does not describe,
-	// in order of their first finding.
-	extra []RuleInfo
+	// seen describes the rule of each finding by its first, in order: a
+	// rule the report does not describe at its end (its Rules may grow
+	// while a Stream writes: lint's PDL rules join them when a PDL file
+	// is read) still needs an entry.
+	seen  []RuleInfo
 	known map[string]bool
 }
 
-func newSARIFWriter(w io.Writer, r *Report, includeSuppressed bool, held *spool) *sarifWriter {
-	s := &sarifWriter{w: w, includeSuppressed: includeSuppressed, held: held, known: map[string]bool{}}
-	for _, ri := range r.Rules {
-		s.known[ri.ID] = true
-	}
-	return s
+func newSARIFWriter(w io.Writer, includeSuppressed bool, held *spool) *sarifWriter {
+	return &sarifWriter{w: w, includeSuppressed: includeSuppressed, held: held, known: map[string]bool{}}
 }
 
 func (s *sarifWriter) finding(f Finding) error {
 	if f.Suppressed() && !s.includeSuppressed {
 		return nil
 	}
-	// Findings from rules the report does not describe still need an entry.
 	if !s.known[f.Rule] {
 		s.known[f.Rule] = true
-		s.extra = append(s.extra, RuleInfo{ID: f.Rule, Section: f.Section, Severity: f.Severity, Summary: f.Rule})
+		s.seen = append(s.seen, RuleInfo{ID: f.Rule, Section: f.Section, Severity: f.Severity, Summary: f.Rule})
 	}
 	return s.held.add(f)
 }
 
 func (s *sarifWriter) end(r *Report) error {
 	defer s.held.close()
-	rules := slices.Concat(r.Rules, s.extra)
+	rules := slices.Clone(r.Rules)
+	for _, ri := range s.seen {
+		if !slices.ContainsFunc(r.Rules, func(d RuleInfo) bool { return d.ID == ri.ID }) {
+			rules = append(rules, ri)
+		}
+	}
 	sort.Slice(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
 	index := map[string]int{}
 	driver := sarifDriver{Name: "pilotage", InformationURI: "https://pilotage.dev", Rules: []sarifRule{}}

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -235,6 +236,24 @@ func (r *Report) count(f Finding, d int) {
 		r.Summary.Warnings += d
 	default:
 		r.Summary.Infos += d
+	}
+}
+
+// AddReport adds the findings of b, the report of other inputs, which
+// b's Cap has counted (Sort has added what it left out), with b's files,
+// sources and the rules that did not run on them.
+func (r *Report) AddReport(b *Report) {
+	r.AddListed(b.Findings...)
+	r.Files = append(r.Files, b.Files...)
+	if r.Sources == nil {
+		r.Sources = map[string][]byte{}
+	}
+	maps.Copy(r.Sources, b.Sources)
+	for file, ids := range b.NotRun {
+		if r.NotRun == nil {
+			r.NotRun = map[string][]string{}
+		}
+		r.NotRun[file] = ids
 	}
 }
 

@@ -27,7 +27,7 @@ func newFindingWriter(w io.Writer, f Format, r *Report, opt Options, held *spool
 	case GitHub:
 		return githubWriter{bufio.NewWriter(w)}
 	case SARIF:
-		return newSARIFWriter(w, r, opt.IncludeSuppressed, held)
+		return newSARIFWriter(w, opt.IncludeSuppressed, held)
 	case JUnit:
 		return newJUnitWriter(w, r, opt.Strict, held)
 	}
