@@ -46,6 +46,19 @@ a trace's plan), so the count is of files to open. The
 number of files checked, which a program compares across runs. With ` + "`-o FILE`" + ` the
 report goes to FILE and standard output names it with what it counts,
 ` + "`wrote FILE: 3 errors, 0 warnings`" + `, as ` + "`lint`" + `, ` + "`replay`" + ` and ` + "`conform`" + ` do.
+
+The report is written a file at a time, in every format: each input is
+read when its turn comes and its findings written as soon as no input
+still to check sorts before them (` + "`sarif`" + ` and ` + "`junit`" + ` open with the
+rule table and the counts, so they hold their results up to 1,024 in
+memory and the rest in a temporary file), so a run of 20,000 files holds
+one file's findings, not every file's
+([performance](../performance.md#many-small-files)). The order is that of
+the whole report, by file, line and column, but for one case: a finding
+in a file a PDL input reads (a guide) that sorts before an input already
+written comes after it. An input that cannot be read ends the run with
+exit 2 and the report cut short where it stopped (with ` + "`-o FILE`" + `, FILE is
+not written).
 `)
 	b.WriteString(pdlRules())
 	b.WriteString(suppressionRules())

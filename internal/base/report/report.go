@@ -326,7 +326,7 @@ func (r *Report) Order() {
 // repeats together.
 func (r *Report) Dedupe() {
 	r.Findings = slices.CompactFunc(r.Findings, func(a, b Finding) bool {
-		same := repeats(a, b)
+		same := repeatKey(a) == repeatKey(b)
 		if same {
 			r.count(b, -1)
 		}
@@ -334,11 +334,18 @@ func (r *Report) Dedupe() {
 	})
 }
 
-// repeats reports whether b repeats a: the same rule, severity and
-// message over the same range of the same file, suppressed or not alike.
-func repeats(a, b Finding) bool {
-	return compare(a, b) == 0 && a.Severity == b.Severity && a.EndLine == b.EndLine &&
-		a.EndColumn == b.EndColumn && a.Suppressed() == b.Suppressed()
+// repeat is what makes a finding the same as another for Dedupe: the
+// same rule, severity and message over the same range of the same file,
+// suppressed or not alike.
+type repeat struct {
+	file, rule, msg            string
+	sev                        Severity
+	line, col, endLine, endCol int
+	suppressed                 bool
+}
+
+func repeatKey(f Finding) repeat {
+	return repeat{f.File, f.Rule, f.Message, f.Severity, f.Line, f.Column, f.EndLine, f.EndColumn, f.Suppressed()}
 }
 
 // compare orders findings by file, position, then rule and message.

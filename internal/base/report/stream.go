@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"cmp"
+	"hash/maphash"
 	"io"
 	"slices"
 	"strings"
@@ -55,10 +56,15 @@ type Stream struct {
 	fw    findingWriter
 	held  *spool
 	queue []Finding
-	// DropRepeats drops each finding that repeats the one written before
-	// it, as Report.Dedupe does (lint: a guide two PDL files read).
+	// DropRepeats drops each finding in a file other than its report's
+	// inputs that repeats one added before, as Report.Dedupe drops
+	// repeats (lint: a finding in a guide two PDL files read). Those
+	// findings are known by a hash of each (repeats): the files a report
+	// names besides its inputs are few, and a run of many inputs keeps
+	// no key of theirs.
 	DropRepeats bool
-	last        *Finding // the finding written last
+	repeats     map[uint64]bool
+	seed        maphash.Seed
 	// lent are the files whose sources AddReport added, released once
 	// their findings are written.
 	lent map[string]bool
@@ -66,7 +72,8 @@ type Stream struct {
 
 // NewStream starts writing r to w in format f.
 func NewStream(w io.Writer, f Format, r *Report, opt Options) *Stream {
-	return &Stream{r: r, format: f, opt: opt, w: w, held: newSpool(spoolMemory), lent: map[string]bool{}}
+	return &Stream{r: r, format: f, opt: opt, w: w, held: newSpool(spoolMemory), lent: map[string]bool{},
+		repeats: map[uint64]bool{}, seed: maphash.MakeSeed()}
 }
 
 // Add counts findings and holds them until a Flush places them.
@@ -81,7 +88,19 @@ func (s *Stream) Add(fs ...Finding) {
 // and lends its sources to the text format's snippets until Flush has
 // written their files' findings.
 func (s *Stream) AddReport(b *Report) {
-	s.Add(b.Findings...)
+	fs := b.Findings
+	if s.DropRepeats {
+		fs = slices.DeleteFunc(slices.Clone(fs), func(f Finding) bool {
+			if slices.Contains(b.Files, f.File) {
+				return false
+			}
+			k := maphash.Comparable(s.seed, repeatKey(f))
+			was := s.repeats[k]
+			s.repeats[k] = true
+			return was
+		})
+	}
+	s.Add(fs...)
 	if s.r.Sources == nil {
 		s.r.Sources = map[string][]byte{}
 	}
@@ -122,20 +141,10 @@ func (s *Stream) write(fs []Finding) error {
 	if s.fw == nil {
 		s.fw = newFindingWriter(s.w, s.format, s.r, s.opt, s.held)
 	}
-	for i := range fs {
-		if s.DropRepeats && s.last != nil && repeats(*s.last, fs[i]) {
-			s.r.count(fs[i], -1)
-			continue
-		}
-		if err := s.fw.finding(fs[i]); err != nil {
+	for _, f := range fs {
+		if err := s.fw.finding(f); err != nil {
 			return err
 		}
-		s.last = &fs[i]
-	}
-	if s.last != nil {
-		// The queue's array is reused: keep a copy, not a pointer into it.
-		last := *s.last
-		s.last = &last
 	}
 	return nil
 }
