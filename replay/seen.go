@@ -12,6 +12,9 @@ type Seen struct {
 	// ID is the entry's id, "" when it has none or the entry is not an
 	// object of the right shape.
 	ID string
+	// Index is the entry's place in the trace's steps, as the pointers
+	// of findings about it give it (/trace/steps/Index).
+	Index int
 	// Status is the step outcome's, "" without one.
 	Status string
 	// TMs is the step's duration (t_ms), -1 when absent or not a number
@@ -37,7 +40,7 @@ type TraceSeen struct {
 
 // seen builds an entry's Seen.
 func seen(e *entry) *Seen {
-	s := &Seen{TMs: -1}
+	s := &Seen{TMs: -1, Index: e.index}
 	if e.bad != nil {
 		return s
 	}

@@ -3,6 +3,7 @@ package picture
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -21,6 +22,13 @@ type Replay struct {
 	traces []*TraceRow
 	// cur aggregates the current file's timing, for its row.
 	cur TraceRow
+	// entries are the current file's steps, each entry's plan node (nil
+	// when unplanned) at its index; at keeps, per file, those of the
+	// entries its findings point into, so a finding about an entry (a
+	// deep replay's, a closed set's) is drawn on its step. Only those
+	// are kept past the file's end: a long trace's list is not.
+	entries []*Node
+	at      map[string]map[int]*Node
 }
 
 // TraceRow is one trace file of a replay.
@@ -94,6 +102,10 @@ func fromReplayPlan(p *replay.Plan) *Graph {
 func (r *Replay) Step(s *replay.Seen) {
 	call, inner, expanded := strings.Cut(s.ID, "/")
 	n := r.g.Node(pilotage.BaseID(call))
+	if s.Index >= len(r.entries) {
+		r.entries = append(r.entries, make([]*Node, s.Index+1-len(r.entries))...)
+	}
+	r.entries[s.Index] = n
 	if n == nil {
 		return // unplanned: replay's findings say so
 	}
@@ -167,6 +179,15 @@ func (r *Replay) Trace(t *replay.TraceSeen) {
 	row.File, row.RunID, row.Level, row.Outcome, row.Entries = t.File, t.RunID, t.Level, t.Outcome, t.Entries
 	rules := map[string]bool{}
 	for _, f := range t.Findings {
+		if i, ok := entryIndex(f.Pointer); ok && i < len(r.entries) && r.entries[i] != nil {
+			if r.at == nil {
+				r.at = map[string]map[int]*Node{}
+			}
+			if r.at[t.File] == nil {
+				r.at[t.File] = map[int]*Node{}
+			}
+			r.at[t.File][i] = r.entries[i]
+		}
 		switch f.Severity {
 		case report.Error:
 			row.Errors++
@@ -180,6 +201,24 @@ func (r *Replay) Trace(t *replay.TraceSeen) {
 	}
 	sort.Strings(row.Rules)
 	r.traces = append(r.traces, &row)
+	clear(r.entries)
+	r.entries = r.entries[:0]
+}
+
+// entryIndex is the index of the trace entry a finding's pointer points
+// into (/trace/steps/3/decisions/0/took, or /steps/3 in a bare trace).
+func entryIndex(pointer string) (int, bool) {
+	const steps = "/steps/"
+	i := strings.Index(pointer, steps)
+	if i < 0 {
+		return 0, false
+	}
+	rest := pointer[i+len(steps):]
+	if j := strings.IndexByte(rest, '/'); j >= 0 {
+		rest = rest[:j]
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil && n >= 0
 }
 
 // placeFindings puts each finding on the plan step it concerns: the
@@ -214,6 +253,9 @@ func (r *Replay) stepOf(f report.Finding, byPtr map[string]*Node) *Node {
 		}
 	}
 	if f.File != r.plan.File {
+		if i, ok := entryIndex(f.Pointer); ok {
+			return r.at[f.File][i]
+		}
 		return nil
 	}
 	for p := f.Pointer; p != ""; {

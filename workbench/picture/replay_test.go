@@ -247,3 +247,29 @@ func TestLongIDsClippedInPage(t *testing.T) {
 		t.Errorf("timeline: a page of %d bytes for ids of 300 KB, want each quoted clipped", b.Len())
 	}
 }
+
+// TestEntryFindingsOnTheirSteps: a finding about a trace entry that
+// names no plan step (an outcome whose ok and status disagree, a
+// negative t_ms, an unknown kind; deep replay's and the closed sets'
+// findings alike) is drawn on the step whose entry it points into, as
+// the help promises, not among the findings of no single step.
+func TestEntryFindingsOnTheirSteps(t *testing.T) {
+	p := replayPage(t, replayDir, replayDir, "entryfindings.json")
+	if len(p.General) != 0 {
+		t.Errorf("findings of no single step: %+v", p.General)
+	}
+	want := map[string]string{"read": "step-outcome", "hot": "trace-shape", "each": "entry-kind"}
+	for _, row := range p.Steps {
+		rule, ok := want[row.ID]
+		if !ok {
+			continue
+		}
+		delete(want, row.ID)
+		if len(row.Findings) != 1 || row.Findings[0].Rule != rule || !row.Flagged {
+			t.Errorf("step %s: flagged %v, findings %+v; want one %s", row.ID, row.Flagged, row.Findings, rule)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("steps not in the page: %v", want)
+	}
+}
