@@ -110,7 +110,12 @@ type checkResult struct {
 // Cache budgets, in estimated bytes. Measured with cel-go v0.31: an
 // environment costs about 20 KB plus 130 bytes per declaration once its
 // checker is built, a checked expression about 25-100 bytes per
-// character of source.
+// character of source. A parse holds some 1,000 bytes besides its text
+// (its AST, its source information and offsets, the cache's entry and
+// key), hence perParse: charged perEntry as a checked expression is, the
+// parse cache of one-line expressions held 1.35 times what it counted.
+// A typed expression (Typed) holds some 150 bytes of its charge, a
+// planned one (Check) nearly all of it (TestCachesHoldWhatTheyCount).
 const (
 	envBudget   = 64 << 20
 	parseBudget = 32 << 20
@@ -118,6 +123,7 @@ const (
 	perDecl     = 256
 	perChar     = 96
 	perEntry    = 512
+	perParse    = 1024
 )
 
 // envs holds environments by identity; each Env's weight grows with the
@@ -286,7 +292,7 @@ func (e *Env) Parse(src string) (*Parsed, []Issue) {
 		key := fmt.Sprintf("%d:%d\x00%s", e.limits.Depth, e.limits.Size, src)
 		v, ok := parses.Get(key)
 		if !ok {
-			v = parses.Put(key, parse(e.env, src), perEntry+perChar*len(src))
+			v = parses.Put(key, parse(e.env, src), perParse+perChar*len(src))
 		}
 		r = v
 	}
@@ -319,8 +325,18 @@ type parseResult struct {
 	// takes it (ast becomes nil) to rewrite it.
 	ast     *cel.Ast
 	private bool
-	// refs remembers Refs by its roots.
-	refs map[string][]Ref
+	// refs remembers Refs by its roots. Callers ask for one or two sets
+	// of roots, so a slice searched in order does: a map of one entry
+	// took some 400 bytes, a quarter of what a cached parse of a short
+	// expression holds (docs/performance.md, "Requests written faster
+	// than they are answered").
+	refs []rootRefs
+}
+
+// rootRefs are the Refs of one parse for the roots joined as key.
+type rootRefs struct {
+	key  string
+	refs []Ref
 }
 
 var parses = lru.New[*parseResult](parseBudget, 0)
@@ -655,8 +671,10 @@ func (p *Parsed) Refs(roots ...string) []Ref {
 	key := strings.Join(roots, ".")
 	p.r.mu.Lock()
 	defer p.r.mu.Unlock()
-	if refs, ok := p.r.refs[key]; ok {
-		return refs
+	for _, r := range p.r.refs {
+		if r.key == key {
+			return r.refs
+		}
 	}
 	if p.r.ast == nil {
 		// A check took this private parse's AST, and rewrote it.
@@ -666,11 +684,8 @@ func (p *Parsed) Refs(roots ...string) []Ref {
 		}
 		p.r.ast = a
 	}
-	if p.r.refs == nil {
-		p.r.refs = map[string][]Ref{}
-	}
 	refs := p.refs(p.r.ast, roots)
-	p.r.refs[key] = refs
+	p.r.refs = append(p.r.refs, rootRefs{key, refs})
 	return refs
 }
 
