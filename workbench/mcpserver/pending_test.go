@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 )
 
 // validates is a client that writes, as fast as the server reads, an
@@ -66,7 +67,10 @@ func (v *validates) Read(p []byte) (int, error) {
 // queues every request read, so the reader reads ahead no further than
 // maxPending unanswered requests. The caches are held to a megabyte, full
 // long before the first measure, so what the heap gains between the two
-// measures is what the server holds per request read.
+// measures is what the server holds per request read. Once the Session
+// has ended and the caches are dropped, the heap must be back where it
+// was before the Session: nothing else (go-sdk's state, serve's maps)
+// may keep what requests brought.
 func TestServeIOHeapLevelsOffUnderDistinctValidates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a memory test: thousands of validates")
@@ -78,6 +82,7 @@ func TestServeIOHeapLevelsOffUnderDistinctValidates(t *testing.T) {
 	}
 	const first, last = 2000, 8000
 	var atFirst, atLast uint64
+	idle := memtest.Live()
 	in := &validates{n: last, measureAt: map[int]*uint64{first: &atFirst, last: &atLast}}
 	var out validAnswers
 	if err := s.ServeIO(context.Background(), in, &out); err != nil && !errors.Is(err, errStop) {
@@ -92,4 +97,13 @@ func TestServeIOHeapLevelsOffUnderDistinctValidates(t *testing.T) {
 		t.Errorf("the live heap grew by %.1f MB from validate %d to %d (at most %d MB): the server holds what it read ahead",
 			float64(atLast-atFirst)/1e6, first, last, margin>>20)
 	}
+	expr.ResetCaches()
+	const slack = 2 << 20
+	after := memtest.Live()
+	t.Logf("live heap: %.1f MB before the Session, %.1f MB after it without the caches", float64(idle)/1e6, float64(after)/1e6)
+	if after > idle+slack {
+		t.Errorf("the live heap is %.1f MB after the Session without the caches, %.1f MB before it: something else keeps what requests brought",
+			float64(after)/1e6, float64(idle)/1e6)
+	}
+	runtime.KeepAlive(s)
 }
