@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -316,11 +318,16 @@ func syntaxFinding(rules []*Rule, in *Input, err error) *report.Finding {
 		}
 	}
 	se := err.(*jsonpos.SyntaxError)
+	hint := "fix the JSON syntax first; no other rule can run on this file"
+	if ext := strings.ToLower(path.Ext(in.File)); ext == ".yaml" || ext == ".yml" {
+		// The YAML files of a project are not lint's to check.
+		hint = "lint checks manifests, snapshots and PDL files, not YAML: run a test case file with pilotage test FILE (docs/test.md); pilotage config show reads pilotage.yaml (docs/config.md)"
+	}
 	return &report.Finding{
 		Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,
 		Message: "malformed JSON: " + se.Msg, File: in.File,
 		Line: se.Pos.Line, Column: se.Pos.Column, Pointer: "",
-		Hint: "fix the JSON syntax first; no other rule can run on this file",
+		Hint: hint,
 	}
 }
 

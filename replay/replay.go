@@ -334,8 +334,11 @@ func (c *checker) finish(s *stream) []report.Finding {
 		// An execute response at level none, or a refused Run's (reading 8).
 		return c.noTrace(s, t.outcome, runID)
 	case t.steps == nil && t.outcome == nil && t.level == nil:
-		c.add(finding{rule: RuleTraceShape, at: c.traceAt, msg: "not a trace: the file has no steps, level or outcome",
-			hint: "give a trace object (§5.8), an execute response or a trace-fetch response carrying one"})
+		hint := "give a trace object (§5.8), an execute response or a trace-fetch response carrying one"
+		if s.other != "" {
+			hint = "this looks like " + s.other + "; " + hint
+		}
+		c.add(finding{rule: RuleTraceShape, at: c.traceAt, msg: "not a trace: the file has no steps, level or outcome", hint: hint})
 		return c.out.resolve(all, none, runID)
 	}
 	badSteps := slices.ContainsFunc(s.shape, func(p shapeProblem) bool { return strings.HasSuffix(p.ptr, "/steps") })

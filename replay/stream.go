@@ -173,6 +173,19 @@ type stream struct {
 	syntaxMsg string
 	// shape lists structural problems met while walking.
 	shape []shapeProblem
+	// other names the artifact a top-level member says the file is when
+	// it is no trace ("a manifest"), for the hint of a file that is not.
+	other string
+}
+
+// otherArtifacts are the top-level members that say which other
+// artifact of a project a file is.
+var otherArtifacts = map[string]string{
+	"pilotage":  "a manifest: lint it with pilotage lint FILE",
+	"languages": "a manifest: lint it with pilotage lint FILE",
+	"snapshot":  "a snapshot: lint it with pilotage lint FILE, or give it to replay as --snapshot",
+	"max_risk":  "a plan: give it to replay as --plan, with a trace",
+	"valid":     "a plan (a validate response): give it to replay as --plan, with a trace",
 }
 
 type shapeProblem struct {
@@ -582,6 +595,9 @@ func (w *walker) object(prefix string, m *traceMembers) error {
 				m.mode = v
 			}
 		default:
+			if prefix == "" && w.s.other == "" {
+				w.s.other = otherArtifacts[key]
+			}
 			err = w.skipValue()
 		}
 		if err != nil {
