@@ -98,7 +98,7 @@ Exit status: 0 printed, 2 output that cannot be written.`,
 // included, are usage errors.
 func loadConfig(flags *pflag.FlagSet) (cfg *config.Config, found bool, err error) {
 	explicit, _ := flags.GetString(configFlag)
-	cfg, err = config.Resolve(explicit, ".")
+	cfg, err = config.Resolve(explicit, ".", ruleIDs()...)
 	var pe *fs.PathError
 	if explicit != "" && errors.As(err, &pe) {
 		// The file the flag names cannot be opened: say which flag named it.
@@ -106,9 +106,6 @@ func loadConfig(flags *pflag.FlagSet) (cfg *config.Config, found bool, err error
 	}
 	if err != nil {
 		return nil, false, usageErr("%v", fserr.Plain(err))
-	}
-	if err := cfg.CheckRules(ruleIDs()); err != nil {
-		return nil, false, usageErr("%v", err)
 	}
 	return cfg, explicit == "" && cfg.File != "", nil
 }

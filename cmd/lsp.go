@@ -90,12 +90,9 @@ func project(path string, open lsp.Open) lsp.Project {
 	var cfg *config.Config
 	var err error
 	if text, ok := open(name); ok {
-		cfg, err = config.Parse(name, text)
+		cfg, err = config.Parse(name, text, ruleIDs()...)
 	} else {
-		cfg, err = config.Load(name)
-	}
-	if err == nil {
-		err = cfg.CheckRules(ruleIDs())
+		cfg, err = config.Load(name, ruleIDs()...)
 	}
 	if err != nil {
 		return lsp.Project{File: name, Problems: settingsProblems(name, err)}

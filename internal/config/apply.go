@@ -2,10 +2,8 @@ package config
 
 import (
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/internal/base/pathglob"
@@ -14,41 +12,22 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/suppress"
 )
 
-// CheckRules reports every rule ID the file names that is not in known
-// (the rules of lint, replay, conform and the suppressions), at its
-// place, with the nearest known ID.
-func (c *Config) CheckRules(known []string) error {
+// unknownRules reports every rule ID of refs that is not in known (the
+// rules of lint, replay, conform and the suppressions), at its place,
+// with the nearest known ID.
+func unknownRules(refs []ruleRef, known []string) Diagnostics {
 	var ds Diagnostics
-	check := func(id string, at Origin) {
-		if slices.Contains(known, id) {
-			return
+	for _, r := range refs {
+		if slices.Contains(known, r.id) {
+			continue
 		}
-		d := &Diagnostic{File: at.File, Line: at.Line, Column: at.Column, Message: fmt.Sprintf("unknown rule %q", id),
+		d := &Diagnostic{File: r.at.File, Line: r.at.Line, Column: r.at.Column, Message: fmt.Sprintf("unknown rule %q", report.Clip(r.id)),
 			Hint: "list the rules with pilotage lint --list-rules, pilotage replay --list-rules or pilotage conform --list-rules"}
-		if near := suggest.Closest(id, known); near != "" {
+		if near := suggest.Closest(r.id, known); near != "" {
 			d.Message += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 		ds = append(ds, d)
 	}
-	checkAll := func(m map[string]RuleSetting) {
-		for _, id := range slices.Sorted(maps.Keys(m)) {
-			check(id, m[id].From)
-		}
-	}
-	checkAll(c.Rules)
-	for _, o := range c.Overrides {
-		checkAll(o.Rules)
-	}
-	for _, s := range c.Suppress {
-		for _, r := range s.Rules {
-			check(r.ID, r.From)
-		}
-	}
-	if len(ds) == 0 {
-		return nil
-	}
-	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Line < ds[j].Line })
-	ds.show(c.src)
 	return ds
 }
 

@@ -163,8 +163,9 @@ func Find(dir string) (string, error) {
 	}
 }
 
-// Load reads and parses the file name, reading at most MaxSize+1 bytes.
-func Load(name string) (*Config, error) {
+// Load reads and parses the file name, reading at most MaxSize+1 bytes,
+// its rule IDs checked against known as Parse checks them.
+func Load(name string, known ...string) (*Config, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -177,13 +178,14 @@ func Load(name string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(name, src)
+	return Parse(name, src, known...)
 }
 
 // Resolve loads the configuration a verb runs with: the file explicit
 // names (--config), else the one Find finds from dir, else none (an
-// empty Config relative to dir).
-func Resolve(explicit, dir string) (*Config, error) {
+// empty Config relative to dir); its rule IDs are checked against known
+// as Parse checks them.
+func Resolve(explicit, dir string, known ...string) (*Config, error) {
 	name := explicit
 	if name == "" {
 		var err error
@@ -204,7 +206,7 @@ func Resolve(explicit, dir string) (*Config, error) {
 		}
 		return &Config{Dir: abs}, nil
 	}
-	return Load(name)
+	return Load(name, known...)
 }
 
 // Diagnostic is one problem in the file, at its line and column.

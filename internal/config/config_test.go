@@ -39,10 +39,7 @@ func TestParse(t *testing.T) {
 			t.Fatal("no pilotage.yaml section")
 		}
 		var got bytes.Buffer
-		cfg, err := Parse(FileName, src)
-		if err == nil {
-			err = cfg.CheckRules(testIDs())
-		}
+		cfg, err := Parse(FileName, src, testIDs()...)
 		if err != nil {
 			if _, ok := err.(Diagnostics); !ok {
 				t.Fatalf("error of type %T, want Diagnostics: %v", err, err)

@@ -103,7 +103,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("rules: {x: off}\nrules: {}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		cfg, err := Parse(FileName, src)
+		cfg, err := Parse(FileName, src, "json-syntax")
 		if err != nil {
 			ds, ok := err.(Diagnostics)
 			if !ok {
@@ -120,7 +120,6 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		_ = cfg.CheckRules([]string{"json-syntax"})
 		_ = cfg.Effective(testRules, false)
 	})
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -31,8 +32,11 @@ const (
 )
 
 // Parse reads a pilotage.yaml from src; name is used in diagnostics and
-// its directory is the one patterns are relative to.
-func Parse(name string, src []byte) (*Config, error) {
+// its directory is the one patterns are relative to. The rule IDs the
+// file names are checked against known, when given, with every other
+// problem: a file whose settings are wrong in several ways is told all
+// of them at once.
+func Parse(name string, src []byte, known ...string) (*Config, error) {
 	dir, err := filepath.Abs(filepath.Dir(name))
 	if err != nil {
 		return nil, err
@@ -43,7 +47,7 @@ func Parse(name string, src []byte) (*Config, error) {
 			Message: fmt.Sprintf("the file is larger than %d KiB, more than any configuration needs", MaxSize>>10),
 			Hint:    "is it the right file? --config names another"}}
 	}
-	if ds := cfg.parse(src); len(ds) > 0 {
+	if ds := cfg.parse(src, known); len(ds) > 0 {
 		ds.show(src)
 		return nil, ds
 	}
@@ -51,8 +55,9 @@ func Parse(name string, src []byte) (*Config, error) {
 	return cfg, nil
 }
 
-// parse fills cfg from src, or says what is wrong with it.
-func (cfg *Config) parse(src []byte) Diagnostics {
+// parse fills cfg from src, or says what is wrong with it, the rule IDs
+// it names checked against known when given.
+func (cfg *Config) parse(src []byte, known []string) Diagnostics {
 	if e := yamlcost.Check(src); e != nil {
 		return Diagnostics{{File: cfg.File, Line: e.Line, Column: e.Col, Message: "too dense to read: " + e.Error(),
 			Hint: "a pilotage.yaml is a few hundred lines of settings; is it the right file? --config names another"}}
@@ -70,11 +75,72 @@ func (cfg *Config) parse(src []byte) Diagnostics {
 	if err != nil {
 		return Diagnostics{err.(*Diagnostic)}
 	}
+	var rules Diagnostics
+	if known != nil {
+		rules = unknownRules(t.ruleRefs(val), known)
+	}
 	if ds := t.validate(val); len(ds) > 0 {
-		return ds
+		// A key the schema refuses (no rule ID's form) is not also
+		// unknown.
+		said := map[[2]int]bool{}
+		for _, d := range ds {
+			said[[2]int{d.Line, d.Column}] = true
+		}
+		rules = slices.DeleteFunc(rules, func(d *Diagnostic) bool { return said[[2]int{d.Line, d.Column}] })
+		return inFileOrder(append(ds, rules...))
 	}
 	t.decode(cfg, val.(map[string]any))
-	return cfg.checkPatterns()
+	return inFileOrder(append(cfg.checkPatterns(), rules...))
+}
+
+// inFileOrder sorts ds by place.
+func inFileOrder(ds Diagnostics) Diagnostics {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Line != ds[j].Line {
+			return ds[i].Line < ds[j].Line
+		}
+		return ds[i].Column < ds[j].Column
+	})
+	return ds
+}
+
+// ruleRef is a rule ID the file names, and where.
+type ruleRef struct {
+	id string
+	at Origin
+}
+
+// ruleRefs are the rule IDs the file names (rules, overrides' rules,
+// suppressions' rules) in file order, read from the tree whether or not
+// it passed the schema: a value of the wrong type is skipped, the
+// schema's diagnostics say so.
+func (t *tree) ruleRefs(val any) []ruleRef {
+	var refs []ruleRef
+	keys := func(m any, ptr string) {
+		mm, _ := m.(map[string]any)
+		for _, id := range slices.Sorted(maps.Keys(mm)) {
+			if k := t.keys[ptr+"/"+escape(id)]; k != nil {
+				refs = append(refs, ruleRef{id, Origin{File: t.file, Line: k.Line, Column: k.Column}})
+			}
+		}
+	}
+	top, _ := val.(map[string]any)
+	keys(top["rules"], "/rules")
+	for i, o := range list(top["overrides"]) {
+		m, _ := o.(map[string]any)
+		keys(m["rules"], "/overrides/"+strconv.Itoa(i)+"/rules")
+	}
+	for i, o := range list(top["suppress"]) {
+		m, _ := o.(map[string]any)
+		for j, id := range list(m["rules"]) {
+			ptr := "/suppress/" + strconv.Itoa(i) + "/rules/" + strconv.Itoa(j)
+			if s, ok := id.(string); ok && t.nodes[ptr] != nil {
+				refs = append(refs, ruleRef{s, t.origin(ptr)})
+			}
+		}
+	}
+	sort.SliceStable(refs, func(i, j int) bool { return refs[i].at.Line < refs[j].at.Line })
+	return refs
 }
 
 // tree converts the YAML node tree into plain values for the schema
