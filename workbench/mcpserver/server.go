@@ -7,6 +7,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -89,9 +90,12 @@ func New(ctx context.Context, svc service.Service, opts Options) (*Server, error
 	if err != nil {
 		return nil, fmt.Errorf("discover: %w", err)
 	}
+	// serverInfo names the server the manifest names (§5.1 server), with
+	// its version: a name from the PDL beside pilotage's own version
+	// ("homeflow-demo devel") paired two things.
 	impl := &mcp.Implementation{Name: "pilotage", Version: opts.Version}
 	if m.Server != nil && m.Server.Name != "" {
-		impl.Name = m.Server.Name
+		impl.Name, impl.Version = m.Server.Name, cmp.Or(m.Server.Version, opts.Version)
 	}
 	// A non-nil Capabilities drops the SDK's historical default logging
 	// capability: this server sends MCP log messages only for Notices.
