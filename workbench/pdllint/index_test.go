@@ -51,7 +51,8 @@ The report is written a file at a time, in every format: each input is
 read when its turn comes and its findings written as soon as no input
 still to check sorts before them (` + "`sarif`" + ` and ` + "`junit`" + ` open with the
 rule table and the counts, so they hold their results up to 1,024 in
-memory and the rest in a temporary file), so a run of 20,000 files holds
+memory and the rest in a temporary file, unlinked once open so none is
+left behind, or all in memory when ` + "`TMPDIR`" + ` cannot take one), so a run of 20,000 files holds
 one file's findings, not every file's
 ([performance](../performance.md#many-small-files)). The order is that of
 the whole report, by file, line and column, but for one case: a finding

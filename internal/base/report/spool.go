@@ -63,13 +63,19 @@ func (s *spool) addTo(f Finding, p spoolPart) (spoolPart, error) {
 	return p, nil
 }
 
-// spill moves every part in memory to the file.
+// spill moves every part in memory to the file. Without a place for the
+// file (TMPDIR missing, read-only or full when it is made) the spool
+// holds every finding in memory from then on, as whole reports do: a run
+// costs memory, not its report. The file is unlinked once open, where
+// the system allows it, so a run that is killed leaves none behind.
 func (s *spool) spill() error {
 	if s.file == nil {
 		f, err := os.CreateTemp("", "pilotage-report-*")
 		if err != nil {
-			return err
+			s.limit = 0
+			return nil
 		}
+		os.Remove(f.Name()) // fails where an open file cannot be removed: close removes it
 		s.file = f
 	}
 	var b bytes.Buffer
@@ -119,7 +125,8 @@ func (s *spool) each(fn func(Finding) error) error {
 	return nil
 }
 
-// close removes the file, if there is one.
+// close closes the file, if there is one, and removes it where spill
+// could not.
 func (s *spool) close() {
 	if s.file != nil {
 		s.file.Close()

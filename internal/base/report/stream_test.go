@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -79,41 +78,49 @@ func TestStreamAsWrite(t *testing.T) {
 // TestStreamSpilled: a Stream whose spool holds one finding in memory,
 // so that sarif and junit read every other back from the temporary
 // file, writes what Write writes, bytes that are not UTF-8 and
-// suppressed findings included, and leaves no file behind.
+// suppressed findings included, and leaves no file behind, not even
+// while it runs (a run that is killed leaves none). Without a usable
+// TMPDIR it holds the findings in memory and writes the same report.
 func TestStreamSpilled(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	for name, report := range map[string]func() *Report{"full": fullReport, "hostile": hostileReport, "suppressed": suppressedReport, "empty": emptyReport} {
-		for _, f := range Formats {
-			for _, opt := range []Options{{}, {Strict: true, IncludeSuppressed: true}} {
-				whole := report()
-				whole.Sort()
-				var want bytes.Buffer
-				if err := Write(&want, f, whole, opt); err != nil {
-					t.Fatal(err)
-				}
-				r := report()
-				r.Sort()
-				fs := r.Findings
-				r.Findings, r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, r.Summary.Suppressed = nil, 0, 0, 0, 0
-				var got bytes.Buffer
-				s := NewStream(&got, f, r, opt)
-				s.held = newSpool(1)
-				for _, x := range fs {
-					s.Add(x)
-					if err := s.Flush(x.File, x.Line+1); err != nil {
+	dir := t.TempDir()
+	for _, tmp := range []string{dir, filepath.Join(dir, "nosuch")} {
+		t.Setenv("TMPDIR", tmp)
+		for name, report := range map[string]func() *Report{"full": fullReport, "hostile": hostileReport, "suppressed": suppressedReport, "empty": emptyReport} {
+			for _, f := range Formats {
+				for _, opt := range []Options{{}, {Strict: true, IncludeSuppressed: true}} {
+					whole := report()
+					whole.Sort()
+					var want bytes.Buffer
+					if err := Write(&want, f, whole, opt); err != nil {
 						t.Fatal(err)
 					}
-				}
-				if err := s.Close(); err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got.Bytes(), want.Bytes()) {
-					t.Errorf("%s %s %+v:\n%s\nwant:\n%s", name, f, opt, got.Bytes(), want.Bytes())
+					r := report()
+					r.Sort()
+					fs := r.Findings
+					r.Findings, r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, r.Summary.Suppressed = nil, 0, 0, 0, 0
+					var got bytes.Buffer
+					s := NewStream(&got, f, r, opt)
+					s.held = newSpool(1)
+					for _, x := range fs {
+						s.Add(x)
+						if err := s.Flush(x.File, x.Line+1); err != nil {
+							t.Fatalf("TMPDIR %s: %v", tmp, err)
+						}
+					}
+					if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+						t.Errorf("a spool file is visible while the stream runs: %v", left)
+					}
+					if err := s.Close(); err != nil {
+						t.Fatalf("TMPDIR %s: %v", tmp, err)
+					}
+					if !bytes.Equal(got.Bytes(), want.Bytes()) {
+						t.Errorf("TMPDIR %s, %s %s %+v:\n%s\nwant:\n%s", tmp, name, f, opt, got.Bytes(), want.Bytes())
+					}
 				}
 			}
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "*")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
 }
