@@ -12,6 +12,7 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
 )
 
 // Bounds that keep hostile input cheap. No real PDL file comes near them.
@@ -67,7 +68,7 @@ func parse(name string, src []byte, shared, streamed bool) (*File, []report.Find
 		return nil, []report.Finding{Errorf(RuleSyntax, lexer.Position{Filename: name, Line: 1, Column: 1}, lexer.Position{},
 			enc.Convert(), "the file "+enc.Shows+"; PDL files are UTF-8")}
 	}
-	if at := loneCR(src); at >= 0 {
+	if at := textpos.LoneCR(src); at >= 0 {
 		pos := Pos{Line: 1, Column: 1}
 		pos.Advance(view(src[:at]))
 		end := pos
@@ -329,26 +330,6 @@ func writtenControl(s string, i int, r rune) bool {
 func (v *Value) WrittenControl(text []byte) bool {
 	return v.Kind() != KindNumber && v.Kind() != KindIdent && firstControl(v.Token) >= 0 &&
 		firstControl(string(text[:min(len(text), 2)])) == 0
-}
-
-// loneCR is the offset of the first CR in src not followed by an LF, -1
-// when there is none. A CR alone (a classic Mac line end) ends a line for
-// an editor and the language server but not for PDL, which would read
-// the file as one line, every place after it on the wrong line and its
-// statements run together: the file is refused there, once, before it is
-// read.
-func loneCR(src []byte) int {
-	for i := bytes.IndexByte(src, '\r'); i >= 0; {
-		if i+1 == len(src) || src[i+1] != '\n' {
-			return i
-		}
-		j := bytes.IndexByte(src[i+1:], '\r')
-		if j < 0 {
-			return -1
-		}
-		i += 1 + j
-	}
-	return -1
 }
 
 // NamedText checks the text of a file a PDL file names (a guide, a JSON

@@ -39,6 +39,21 @@ func NextLineEnd(src []byte) (at, n int) {
 	return i, LineEnd(src, i)
 }
 
+// LoneCR is the offset of the first CR in src not followed by an LF, -1
+// when there is none. A CR alone (a classic Mac line end) ends a line for
+// an editor, the language server and every position reported (LineEnd),
+// but not for PDL's or a text program's reader, which would run the
+// statements either side of it together (a comment swallowing the rest
+// of the file): such a file is refused there, once, before it is read.
+func LoneCR[T ~string | ~[]byte](src T) int {
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+			return i
+		}
+	}
+	return -1
+}
+
 // Text indexes the line starts of a source, so each conversion reads one
 // line, not the file.
 type Text struct {

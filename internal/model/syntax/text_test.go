@@ -536,3 +536,37 @@ const stepBytes = int(unsafe.Sizeof(program.Step{})) + 80
 // argBytes is what the step model holds for an argument: its
 // program.Arg, its program.Expr and its pointer.
 const argBytes = int(unsafe.Sizeof(program.Arg{})+unsafe.Sizeof(program.Expr{})) + 24
+
+// TestTextLoneCR: a lone CR (a classic Mac line end) is refused at its
+// place, in a comment, a string or between tokens, by Parse and Format
+// alike, as PDL refuses it. The reader ended lines at LF alone, so
+// `a.b() # note⏎c.d()` with ⏎ a CR read the comment on over c.d(),
+// which was silently not run; CR LF is a line end like LF.
+func TestTextLoneCR(t *testing.T) {
+	syn := For(textLanguage(everyConstruct, ""))
+	for _, src := range []string{
+		"a.b() # note\rc.d()\r",
+		"a.b()\rc.d()",
+		"a.b(x: \"one\rtwo\")\n",
+		"if true {\r}\n",
+	} {
+		p, err := syn.Parse([]byte(src), 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := render(p)
+		at := strings.IndexByte(src, '\r')
+		// The CR ends its line for positions (textpos.LineEnd).
+		want := fmt.Sprintf("1:%d-2:1 syntax: a carriage return not followed by a line feed", at+1)
+		if !strings.Contains(got, want) {
+			t.Errorf("%q:\n%s\nwant a diagnostic %s…", src, got, want)
+		}
+		if out, ds, err := syn.(Formatter).Format([]byte(src), 8); err != nil || out != nil || len(ds) != 1 {
+			t.Errorf("Format of %q: %q, %v, %v; want one diagnostic", src, out, ds, err)
+		}
+	}
+	p, err := syn.Parse([]byte("a.b() # note\r\nc.d()\r\n"), 8)
+	if err != nil || !pilotage.Valid(p.Diagnostics) || len(p.Program.Steps) != 2 {
+		t.Errorf("CR LF line ends: %v %+v", err, p)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 )
 
@@ -76,10 +77,20 @@ type scanner struct {
 	ts         *language.TextSyntax
 	depth, max int
 	pos        lexer.Position
+	// cr is the offset of the text's first lone CR (textpos.LoneCR),
+	// where the scanner stops: -1 for none.
+	cr int
 }
 
 func newScanner(text string, ts *language.TextSyntax, maxNesting int) *scanner {
-	return &scanner{s: text, ts: ts, max: maxNesting, pos: lexer.Position{Line: 1, Column: 1}}
+	return &scanner{s: text, ts: ts, max: maxNesting, pos: lexer.Position{Line: 1, Column: 1}, cr: textpos.LoneCR(text)}
+}
+
+// loneCRError refuses a text at its first lone CR, as PDL refuses one:
+// the scanner ends lines at LF alone, so a comment before a lone CR ran
+// on over the statements after it, which were silently not read.
+func (sc *scanner) loneCRError() error {
+	return &lexError{at: sc.cr, end: sc.cr + 1, msg: "a carriage return not followed by a line feed: a program ends a line with LF or CRLF; save the file with LF or CRLF line ends (mac2unix converts a file of CR alone)"}
 }
 
 // lex is every token of src, for the completion spots of textspot.go.
@@ -103,6 +114,9 @@ func lex(src []byte, ts *language.TextSyntax, maxNesting int) ([]lexer.Token, er
 func (sc *scanner) Next() (lexer.Token, error) {
 	s, pos := sc.s, &sc.pos
 	for pos.Offset < len(s) && (s[pos.Offset] == ' ' || s[pos.Offset] == '\t' || s[pos.Offset] == '\r') {
+		if pos.Offset == sc.cr {
+			return lexer.Token{}, sc.loneCRError()
+		}
 		pos.Offset++
 		pos.Column++
 	}
@@ -111,6 +125,9 @@ func (sc *scanner) Next() (lexer.Token, error) {
 		return lexer.EOFToken(*pos), nil
 	}
 	emit := func(typ lexer.TokenType, n int) (lexer.Token, error) {
+		if i <= sc.cr && sc.cr < i+n {
+			return lexer.Token{}, sc.loneCRError()
+		}
 		v := s[i : i+n]
 		t := lexer.Token{Type: typ, Value: v, Pos: *pos}
 		pos.Advance(v)
