@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -108,6 +109,40 @@ func TestEvalBounds(t *testing.T) {
 	if _, err := y.Eval(context.Background(), vars{}); err == nil {
 		t.Error("infinity has no JSON form")
 	}
+}
+
+// TestEvalJSONForms: a value reaches JSON whole or is an error, never
+// changed: a uint past int64 was cast to a negative int, and a map with
+// keys 1 and '1' became one member whose value depended on the map's
+// order.
+func TestEvalJSONForms(t *testing.T) {
+	env, _ := NewEnv(lim, nil)
+	for src, want := range map[string]any{
+		"18446744073709551615u": uint64(math.MaxUint64),
+		"9223372036854775808u":  uint64(1 << 63),
+		"9223372036854775807u":  int64(math.MaxInt64),
+	} {
+		got, err := must(t, env, src).Eval(context.Background(), vars{})
+		if err != nil || got != want {
+			t.Errorf("%s = %#v, %v; want %#v", src, got, err, want)
+		}
+	}
+	for range 20 { // the map's order varies from one evaluation to the next
+		_, err := must(t, env, "{1: 'int key', '1': 'string key'}").Eval(context.Background(), vars{})
+		if err == nil || !strings.Contains(err.Error(), `two keys that are the one JSON member name "1"`) {
+			t.Fatalf("colliding keys: %v", err)
+		}
+	}
+}
+
+// must is src parsed and checked in env.
+func must(t *testing.T, env *Env, src string) *Expr {
+	t.Helper()
+	x, issues := env.Check(mustParse(t, env, src))
+	if len(issues) > 0 {
+		t.Fatal(issues)
+	}
+	return x
 }
 
 // TestCachesKeepTheirOwnSource: what the caches keep of an expression (a

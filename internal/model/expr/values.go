@@ -160,6 +160,9 @@ func FromCEL(v ref.Val) (any, error) {
 	case types.Int:
 		return int64(t), nil
 	case types.Uint:
+		if uint64(t) > math.MaxInt64 {
+			return uint64(t), nil // int64 wrapped it to a negative number
+		}
 		return int64(t), nil
 	case types.Double:
 		if math.IsNaN(float64(t)) || math.IsInf(float64(t), 0) {
@@ -185,6 +188,11 @@ func FromCEL(v ref.Val) (any, error) {
 			ks, ok := k.Value().(string)
 			if !ok {
 				ks = fmt.Sprint(k.Value())
+			}
+			if _, twice := out[ks]; twice {
+				// {1: 'a', '1': 'b'}: JSON names are strings, and which
+				// value was kept depended on the map's order.
+				return nil, fmt.Errorf("the map has two keys that are the one JSON member name %s, which has no JSON form", report.Quote(ks))
 			}
 			ev, err := FromCEL(m.Get(k))
 			if err != nil {
