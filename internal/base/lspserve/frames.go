@@ -128,6 +128,11 @@ func (frameCodec) ReadObject(r *bufio.Reader, v any) error {
 	if err != nil && lim.left == 0 {
 		return fmt.Errorf("message headers longer than %d bytes", MaxHeaderBytes)
 	}
+	if err == io.EOF && lim.left < MaxHeaderBytes {
+		// Bytes of headers, then the end: a message cut short, not the
+		// end of the stream between messages.
+		return fmt.Errorf("the stream ended inside a message's headers: %w", io.ErrUnexpectedEOF)
+	}
 	if err != nil {
 		return err
 	}
