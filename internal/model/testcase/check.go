@@ -41,17 +41,27 @@ func Check(c *Case, got *Got) []Failure {
 		}
 		fs = append(fs, f)
 	}
+	v := got.Validate
+	if len(e.Lines) == 0 {
+		// A case that states nothing would pass whatever its program
+		// did, an invalid one included: it fails until --update records
+		// what it does, as a blank key does.
+		msg := "states nothing to check"
+		if !v.Valid {
+			msg += ", and " + whyInvalid(v.Diagnostics)
+		}
+		return []Failure{{Line: c.Line, Col: max(c.Col, 1), Key: "expect", Msg: msg, Diff: "run pilotage test --update to record what it does"}}
+	}
 	for _, k := range e.Blank {
 		fail(k, fmt.Sprintf("states no %s; pilotage test --update writes what the engine answers", k), nil, nil)
 	}
-	v := got.Validate
 	if e.Valid != nil && *e.Valid != v.Valid {
 		fail("valid", fmt.Sprintf("valid is %t, expected %t", v.Valid, *e.Valid), nil, nil)
 	}
 	if e.Diagnostics != nil {
-		if have := Diagnostics(v.Diagnostics); !diagsMatch(e.Diagnostics, have) {
+		if have := Diagnostics(v.Diagnostics); !listMatches(e.Diagnostics, have, diagShown) {
 			f := failure("diagnostics", "the diagnostics differ")
-			f.Diff = listDiff(e.Diagnostics, have, diagMatches)
+			f.Diff = listDiff(e.Diagnostics, have, diagShown)
 			fs = append(fs, f)
 		}
 	}
@@ -79,6 +89,13 @@ func Check(c *Case, got *Got) []Failure {
 				fail(k, fmt.Sprintf("expects %s of a Run, but the case did not run: %s", k, whyInvalid(v.Diagnostics)), nil, nil)
 			}
 		}
+		if !v.Valid && len(fs) == 0 && (e.Valid == nil || *e.Valid) && e.Diagnostics == nil {
+			// What it states held of a program that does not validate
+			// (a plan: {}), but not that it does not: a typo in the
+			// program must not pass unseen.
+			fs = append(fs, Failure{Line: c.Line, Col: max(c.Col, 1), Key: "valid", Msg: whyInvalid(v.Diagnostics),
+				Diff: "expect valid: false, or the diagnostics, if the case tests an invalid program; else mend the program"})
+		}
 		return fs
 	}
 	if e.Status != "" && e.Status != x.Outcome.Status {
@@ -92,9 +109,9 @@ func Check(c *Case, got *Got) []Failure {
 		fail("output", "the output differs", json.RawMessage(e.Output), nullable(x.Output))
 	}
 	if e.Trace != nil {
-		if have := TraceOf(x.Trace); !reflect.DeepEqual(e.Trace, have) {
+		if have := TraceOf(x.Trace); !listMatches(e.Trace, have, traceShown) {
 			f := failure("trace", "the trace differs")
-			f.Diff = listDiff(e.Trace, have, func(w, h TraceWant) bool { return reflect.DeepEqual(w, h) })
+			f.Diff = listDiff(e.Trace, have, traceShown)
 			fs = append(fs, f)
 		}
 	}
@@ -149,23 +166,51 @@ func pathString(p pilotage.Path) string {
 	return p.Pointer
 }
 
-// diagsMatch: the same number of diagnostics, each with the code, the
-// path when given, and the message substring when given.
-func diagsMatch(want, have []DiagWant) bool {
+// listMatches: the same number of items, each matching its want: equal
+// to it once shown as the want states it (shown).
+func listMatches[T any](want, have []T, shown func(w, h T) T) bool {
 	if len(want) != len(have) {
 		return false
 	}
 	for i, w := range want {
-		if !diagMatches(w, have[i]) {
+		if !reflect.DeepEqual(w, shown(w, have[i])) {
 			return false
 		}
 	}
 	return true
 }
 
-// diagMatches: the code, the path when given, the message substring.
-func diagMatches(w, h DiagWant) bool {
-	return w.Code == h.Code && (w.Path == "" || w.Path == h.Path) && strings.Contains(h.Message, w.Message)
+// diagShown is h as w states a diagnostic: its path only when w gives
+// one, its message as w's when w's is a substring of it. h matches w
+// when the two are then equal.
+func diagShown(w, h DiagWant) DiagWant {
+	if w.Path == "" {
+		h.Path = ""
+	}
+	if strings.Contains(h.Message, w.Message) {
+		h.Message = w.Message
+	}
+	return h
+}
+
+// traceShown is h with only the members w gives, as a plan expectation
+// states only the members it gives: `{id: add, status: success}` says
+// nothing of the entries the step called or the decision it took.
+// `calls: []` states that it called none.
+func traceShown(w, h TraceWant) TraceWant {
+	if w.ID == "" {
+		h.ID = ""
+	}
+	if w.Status == "" {
+		h.Status = ""
+	}
+	if w.Calls == nil {
+		h.Calls = nil
+	}
+	if w.Took == "" {
+		h.Took = ""
+	}
+	return h
 }
 
 // PlanOf is what a case can state of a plan.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,21 +39,29 @@ func Diff(want, got any) string {
 	return showDiff(at, wa, ga, note, has(w), has(g))
 }
 
-// listDiff is Diff of two lists whose items match by same (a
-// diagnostic's message is a substring): it converts only the item
-// where they first differ, not the whole of a list of 300,000.
-func listDiff[T any](want, have []T, same func(w, h T) bool) string {
+// listDiff is Diff of two lists whose items match when equal once each
+// got item is shown as its want states it (shown: a diagnostic's
+// message is a substring, a trace entry's members those given): it
+// converts only the item where they first differ, not the whole of a
+// list of 300,000, and points at the member of it that differs.
+func listDiff[T any](want, have []T, shown func(w, h T) T) string {
 	i := 0
-	for i < len(want) && i < len(have) && same(want[i], have[i]) {
+	for i < len(want) && i < len(have) && reflect.DeepEqual(want[i], shown(want[i], have[i])) {
 		i++
 	}
 	at := "/" + strconv.Itoa(i)
 	var whole [2]side
 	if len(want)+len(have) <= diffItems {
-		whole = [2]side{has(toJSON(want)), has(toJSON(have))}
+		seen := slices.Clone(have)
+		for j := range min(len(want), len(have)) {
+			seen[j] = shown(want[j], have[j])
+		}
+		whole = [2]side{has(toJSON(want)), has(toJSON(seen))}
 	}
 	if i < len(want) && i < len(have) {
-		return showDiff(at, has(toJSON(want[i])), has(toJSON(have[i])), "", whole[0], whole[1])
+		w, g := toJSON(want[i]), toJSON(shown(want[i], have[i]))
+		in, _, _, note := firstDifference(w, g)
+		return showDiff(at+in, has(w), has(g), note, whole[0], whole[1])
 	}
 	w, g := side{}, side{}
 	if i < len(want) {

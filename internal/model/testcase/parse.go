@@ -297,7 +297,7 @@ func (p *parser) jsonOrFile(n *yaml.Node, dst *json.RawMessage) error {
 }
 
 func (p *parser) testCase(n *yaml.Node) (*Case, error) {
-	c := &Case{Line: n.Line, node: n}
+	c := &Case{Line: n.Line, Col: n.Column, node: n}
 	err := p.fields(n, map[string]func(*yaml.Node) error{
 		"name":        func(v *yaml.Node) error { return p.str(v, &c.Name) },
 		"principal":   func(v *yaml.Node) error { return p.str(v, &c.Principal) },

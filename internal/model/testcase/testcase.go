@@ -39,8 +39,9 @@ type File struct {
 
 // Case is one test: a program, what it runs with, and what it expects.
 type Case struct {
-	Name      string
-	Line      int
+	Name string
+	// Line and Col are where the case's mapping starts, its first key.
+	Line, Col int
 	Principal string
 	// Program is the program as the request carries it: JSON bytes, or a
 	// JSON string for a text program (ProgramText set, Text true).
@@ -155,7 +156,7 @@ type PlanWant struct {
 // it called, and the arm or loop decision it took.
 type TraceWant struct {
 	ID     string   `yaml:"id" json:"id"`
-	Status string   `yaml:"status" json:"status"`
+	Status string   `yaml:"status,omitempty" json:"status,omitempty"`
 	Calls  []string `yaml:"calls,omitempty" json:"calls,omitempty"`
 	Took   string   `yaml:"took,omitempty" json:"took,omitempty"`
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 
@@ -40,6 +41,13 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 			redo[k] = true
 		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(redo)) {
+		// A key that failed unstated (valid, of a program that does not
+		// validate) is added to be written.
+		if _, ok := current(k, got); ok && !hasKey(e.node, k) {
+			e.node.Content = append(e.node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"})
+		}
+	}
 	for i := 0; i+1 < len(e.node.Content); i += 2 {
 		key := e.node.Content[i].Value
 		v, ok := current(key, got)
@@ -60,6 +68,16 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 		*old = n
 	}
 	return refused, nil
+}
+
+// hasKey reports whether the mapping n gives key.
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 // deeper reports whether a value of v lies more than limit levels below
