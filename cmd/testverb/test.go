@@ -106,6 +106,14 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 		return &verb.ExitError{Code: verb.ExitUsage}
 	case rep.Failed(false):
 		return verb.Findings
+	case p.Run != nil && t.cases == 0:
+		// A --run that selects nothing is a mistyped flag, not a corpus
+		// that passes: CI would pass it for ever.
+		msg := fmt.Sprintf("--run %q matches no case (of %s)", p.Run, report.Count(t.skipped, "case"))
+		if t.nearest != "" {
+			msg += fmt.Sprintf("; did you mean %q?", t.nearest)
+		}
+		return verb.Usage("%s", msg)
 	}
 	return nil
 }
@@ -132,6 +140,10 @@ type run struct {
 	// counted in it.
 	size int64
 	pdls map[string]bool
+	// skipped counts the cases --run did not select, and nearest is the
+	// name of one it may have meant (langtest.Runner.Nearest).
+	skipped int
+	nearest string
 }
 
 // counts is the last line of the text report, and what the terminal is
@@ -214,6 +226,7 @@ func (t *run) report(w io.Writer) error {
 			}
 		}
 	}
+	t.skipped, t.nearest = r.Skipped, r.Nearest()
 	if p.Format != report.Text {
 		return st.Close()
 	}

@@ -15,6 +15,7 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/lru"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/testcase"
 	"github.com/pilotage-dev/pilotage/replay"
@@ -76,7 +77,16 @@ type Runner struct {
 	// derives the plan again each time). They are shared by the Outcomes
 	// they answer, which only read them.
 	answers *lru.Cache[*pilotage.ValidateResponse]
+	// Skipped counts the cases --run did not select; skipped keeps the
+	// first maxSkipped of their names, for Nearest.
+	Skipped int
+	skipped []string
 }
+
+// maxSkipped bounds the names of the cases --run did not select that a
+// Runner keeps to suggest one: a typo in --run is looked for among the
+// first thousand.
+const maxSkipped = 1000
 
 // answersBudget bounds what Runner.answers holds, charged answerWeight
 // an answer: a few of the largest programs a Language takes by default.
@@ -121,9 +131,23 @@ func (r *Runner) File(f *testcase.File, each func(Outcome)) *testcase.Error {
 		}
 		if r.p.Run == nil || r.p.Run.MatchString(c.Name) {
 			each(r.runCase(f, c))
+			continue
+		}
+		if r.Skipped++; len(r.skipped) < maxSkipped {
+			r.skipped = append(r.skipped, c.Name)
 		}
 	}
 	return nil
+}
+
+// Nearest is the name of a case --run did not select that its
+// expression, read as a name, is a likely typo of ("" when none is):
+// the did-you-mean of a --run that selects nothing.
+func (r *Runner) Nearest() string {
+	if r.p.Run == nil {
+		return ""
+	}
+	return suggest.Closest(r.p.Run.String(), r.skipped)
 }
 
 // Close ends the engines the Runner started.

@@ -200,3 +200,33 @@ func TestExpandLinkOnce(t *testing.T) {
 		t.Errorf("files %q, want a.pdl", got)
 	}
 }
+
+// TestExpandTestsFromWithin: pilotage test run inside a tests/ directory
+// takes its case files, named by the directory's own name ("." is
+// tests), and one beside it through ".." too; a YAML file elsewhere is
+// still no case file.
+func TestExpandTestsFromWithin(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"todo/tests/todo.yaml", "todo/pilotage.yaml"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("cases: []\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(filepath.Join(dir, "todo", "tests"))
+	for _, c := range []struct{ arg, want string }{{".", "todo.yaml"}, {"../tests", "../tests/todo.yaml"}} {
+		files, _, err := Expand([]string{c.arg}, Test, Options{})
+		if err != nil || strings.Join(files, " ") != c.want {
+			t.Errorf("Expand(%s) = %q, %v; want %s", c.arg, files, err, c.want)
+		}
+	}
+	if _, _, err := Expand([]string{".."}, Test, Options{}); err != nil {
+		t.Errorf("Expand(..): %v", err)
+	}
+	t.Chdir(filepath.Join(dir, "todo"))
+	if files, _, _ := Expand([]string{"."}, Test, Options{}); strings.Join(files, " ") != "tests/todo.yaml" {
+		t.Errorf("Expand(.) from todo = %q, want tests/todo.yaml (pilotage.yaml is no case file)", files)
+	}
+}

@@ -52,9 +52,17 @@ func taking(kinds ...Kind) func(string) (bool, string) {
 }
 
 // inTests takes a YAML file of a tests/ directory; another (pilotage.yaml,
-// a CI workflow) is no case file.
+// a CI workflow) is no case file. The directory is named as it is, not
+// as the path gives it: todo.yaml found from within todo/tests is in
+// "." and ../tests/todo.yaml's directory is "tests" either way.
 func inTests(name string) (bool, string) {
-	if filepath.Base(filepath.Dir(name)) == "tests" {
+	dir := filepath.Dir(name)
+	if b := filepath.Base(dir); b == "." || b == ".." {
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+	}
+	if filepath.Base(dir) == "tests" {
 		return true, ""
 	}
 	return false, "not in a tests/ directory"
