@@ -56,7 +56,7 @@ func corpusPasses(t *testing.T, glob string, least int, want string) {
 }
 
 // TestRunnerFailures (workbench/langtest): each kind of failure is a
-// finding at the line of what failed, with the diff; golden in
+// finding at the line and column of what failed, with the diff; golden in
 // workbench/langtest/testdata/bad.golden.
 func TestRunnerFailures(t *testing.T) {
 	var b strings.Builder
@@ -66,7 +66,7 @@ func TestRunnerFailures(t *testing.T) {
 			t.Errorf("case %q passed", o.Case.Name)
 		}
 		for _, f := range append(o.Findings, o.Unmet...) {
-			fmt.Fprintf(&b, "%d %s: %s\n%s", f.Line, f.Rule, f.Message, f.Hint)
+			fmt.Fprintf(&b, "%d:%d %s: %s\n%s", f.Line, f.Column, f.Rule, f.Message, f.Hint)
 			if f.Hint != "" && !strings.HasSuffix(f.Hint, "\n") {
 				b.WriteString("\n")
 			}

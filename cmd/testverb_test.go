@@ -156,7 +156,7 @@ func wholeReport(t *testing.T, p testverb.Params) []byte {
 		var pe *testcase.Error
 		switch {
 		case errors.As(err, &pe):
-			rep.Add(langtest.ParseFinding(pe))
+			rep.Add(langtest.ParseFindings(pe)...)
 		case err != nil:
 			t.Fatal(err)
 		default:
@@ -168,7 +168,7 @@ func wholeReport(t *testing.T, p testverb.Params) []byte {
 	for _, f := range files {
 		var of []langtest.Outcome
 		if e := r.File(f, func(o langtest.Outcome) { of = append(of, o) }); e != nil {
-			rep.Add(langtest.ParseFinding(e))
+			rep.Add(langtest.ParseFindings(e)...)
 			continue
 		}
 		outcomes = append(outcomes, of...)

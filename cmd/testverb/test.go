@@ -215,10 +215,12 @@ func (t *run) report(w io.Writer) error {
 			// but after those of files that sort after it and were
 			// written already: the one place the streamed report's order
 			// is not Sort's.
-			if pe.Src != nil {
-				rep.Sources[pe.File] = pe.Src
+			for _, e := range append([]*testcase.Error{pe}, pe.More...) {
+				if e.Src != nil {
+					rep.Sources[e.File] = e.Src
+				}
 			}
-			st.Add(langtest.ParseFinding(pe))
+			st.Add(langtest.ParseFindings(pe)...)
 		}
 		if len(ahead) > 0 {
 			if err := st.Flush(ahead[0], 0); err != nil {

@@ -39,15 +39,23 @@ const (
 	RuleParse = "test-parse"
 )
 
-// ParseFinding is e, a case file's problem, as a finding at its line:
-// in a file a case names (an input that is not JSON), at its place in
-// that file, related to where the case file names it.
-func ParseFinding(e *testcase.Error) report.Finding {
-	f := report.Finding{Rule: RuleParse, Section: "docs/test.md", Severity: report.Error, Message: e.Msg, Hint: e.Hint, File: e.File, Line: e.Line, Column: e.Col}
-	if n := e.Named; n.File != "" {
-		f.Related = []report.Location{{File: n.File, Line: n.Line, Column: n.Col, Note: "the case file names it here"}}
+// ParseFindings are e, a case file's problems (e and e.More), as
+// findings at their places: in a file a case names (an input that is
+// not JSON), at its place in that file, related to where the case file
+// names it.
+func ParseFindings(e *testcase.Error) []report.Finding {
+	var fs []report.Finding
+	for _, e := range append([]*testcase.Error{e}, e.More...) {
+		f := report.Finding{Rule: RuleParse, Section: "docs/test.md", Severity: report.Error, Message: e.Msg, Hint: e.Hint, File: e.File, Line: e.Line, Column: e.Col}
+		if e.EndCol > e.Col {
+			f.EndLine, f.EndColumn = e.Line, e.EndCol
+		}
+		if n := e.Named; n.File != "" {
+			f.Related = []report.Location{{File: n.File, Line: n.Line, Column: n.Col, Note: "the case file names it here"}}
+		}
+		fs = append(fs, f)
 	}
-	return f
+	return fs
 }
 
 // Outcome is one case's result: what the engine answered and the
@@ -124,20 +132,40 @@ func answerKey(path, lang string, c *testcase.Case) string {
 // when one read a case at a time turns out not to read, at a case further
 // on, File returns its error, and the Outcomes handed over before it are
 // of a file that does not count.
+//
+// A file whose language: names no Language of its PDL is such a file:
+// its cases are read, to report their errors too, and none runs.
 func (r *Runner) File(f *testcase.File, each func(Outcome)) *testcase.Error {
+	pdl := r.load(f.PDL)
+	var lang *language.Language
+	var bad *testcase.Error
+	if pdl.srv != nil {
+		var err error
+		if lang, err = pdl.srv.PickAs(f.Language, "language:"); err != nil {
+			at := f.LanguageAt
+			bad = &testcase.Error{File: f.Name, Line: max(at.Line, 1), Col: max(at.Col, 1), EndCol: at.End, Msg: err.Error(), Hint: "language: names one of the PDL's Languages (docs/test.md)"}
+		}
+	}
 	for c, e := range f.All() {
 		if e != nil {
+			if bad != nil {
+				bad.More = append([]*testcase.Error{e}, e.More...)
+				return bad
+			}
 			return e
 		}
+		if bad != nil {
+			continue
+		}
 		if r.p.Run == nil || r.p.Run.MatchString(c.Name) {
-			each(r.runCase(f, c))
+			each(r.runCase(f, c, pdl, lang))
 			continue
 		}
 		if r.Skipped++; len(r.skipped) < maxSkipped {
 			r.skipped = append(r.skipped, c.Name)
 		}
 	}
-	return nil
+	return bad
 }
 
 // Nearest is the name of a case --run did not select that its
@@ -199,26 +227,37 @@ func finding(f *testcase.File, line int, rule, msg, hint string) report.Finding 
 	return report.Finding{Rule: rule, Section: "docs/test.md", Severity: report.Error, Message: msg, File: f.Name, Line: line, Column: 1, Hint: hint}
 }
 
-func (r *Runner) runCase(f *testcase.File, c *testcase.Case) Outcome {
+// findingAt is a finding at a value of the case file, underlined whole
+// when it is written on one line.
+func findingAt(f *testcase.File, at testcase.Place, rule, msg, hint string) report.Finding {
+	x := finding(f, at.Line, rule, msg, hint)
+	x.Column = max(at.Col, 1)
+	if at.End > x.Column {
+		x.EndLine, x.EndColumn = at.Line, at.End
+	}
+	return x
+}
+
+// runCase runs c of f against lang of pdl (nil when the PDL does not
+// load).
+func (r *Runner) runCase(f *testcase.File, c *testcase.Case, pdl *compiled, lang *language.Language) Outcome {
 	o := Outcome{File: f, Case: c}
 	bad := func(line int, rule, msg, hint string) Outcome {
 		o.Findings = append(o.Findings, finding(f, line, rule, msg, hint))
 		return o
 	}
-	pdl := r.load(f.PDL)
 	if pdl.srv == nil {
 		return bad(c.Line, RulePDL, pdl.err, "")
 	}
-	lang, err := pdl.srv.Pick(f.Language)
-	if err != nil {
-		return bad(c.Line, RulePDL, err.Error(), "set language: in the case file")
-	}
 	o.Lang, o.Server = lang, pdl.srv
-	if err := pdl.srv.CheckPrincipal(c.Principal); err != nil {
-		return bad(c.Line, "test-case", err.Error(), "")
+	// What no Run could meet is reported all at once: an undeclared
+	// principal, stubs of entries the catalog lacks, values outside the
+	// closed sets.
+	if err := pdl.srv.CheckPrincipalAs(c.Principal, "principal:"); err != nil {
+		o.Findings = append(o.Findings, findingAt(f, c.PrincipalAt, "test-case", fmt.Sprintf("case %q: %v", c.Name, err), ""))
 	}
 	srv, fs := stubbed(pdl.srv, f, c)
-	if o.Findings = append(fs, closedSetFindings(f, c, lang)...); len(o.Findings) > 0 {
+	if o.Findings = append(append(o.Findings, fs...), closedSetFindings(f, c, lang)...); len(o.Findings) > 0 {
 		return o
 	}
 	eng, err := pdl.engine(srv, c)

@@ -128,7 +128,15 @@ func closedSetFindings(f *testcase.File, c *testcase.Case, l *language.Language)
 	e := &c.Expect
 	check := func(key, what, v string, set []string) {
 		if v != "" && !slices.Contains(set, v) {
-			fs = append(fs, finding(f, e.Lines[key], "test-closed-set", fmt.Sprintf("case %q expects %s %q, which is not in %s's closed set", c.Name, what, v, l.ID), "the set is "+fmt.Sprint(set)))
+			hint := "the set is " + fmt.Sprint(set)
+			if m := suggest.DidYouMean(v, set); m != "" {
+				hint = m + " " + hint
+			}
+			// At the value: the key's own for a status, a list's for a
+			// code or status of one of its items.
+			x := finding(f, e.Lines[key], "test-closed-set", fmt.Sprintf("case %q expects %s %q, which is not in %s's closed set", c.Name, what, report.Clip(v), l.ID), hint)
+			x.Column = max(e.Cols[key], 1)
+			fs = append(fs, x)
 		}
 	}
 	codes, risks, statuses, steps := testcase.ClosedSets(l)

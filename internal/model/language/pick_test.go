@@ -39,7 +39,7 @@ func TestPick(t *testing.T) {
 	}{
 		{one, "", "calc/v1", ""},
 		{one, "calc/v1", "calc/v1", ""},
-		{one, "calc/v2", "", `--language "calc/v2" is not defined in the PDL; defined: calc/v1`},
+		{one, "calc/v2", "", `--language "calc/v2" is not defined in the PDL (did you mean "calc/v1"?); defined: calc/v1`},
 		{two, "a/v1", "a/v1", ""},
 		{two, "", "", "the PDL defines 2 Languages; choose one with --language (a/v1, b/v1)"},
 		{&Server{}, "", "", "the PDL defines 0 Languages; choose one with --language ()"},

@@ -2,11 +2,14 @@ package testcase
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -21,10 +24,97 @@ import (
 type parser struct {
 	name, dir string
 	refs      *Refs
+	// errs are the errors met so far: reading goes on past an unknown
+	// key, a value of the wrong shape or a file that cannot be read, so
+	// one run names all of a file's (soft), up to maxErrors.
+	errs []*Error
+	// stop is the error past maxErrors, where reading stopped.
+	stop *Error
+}
+
+// maxErrors bounds the errors one reading of a case file collects: a
+// file in the wrong shape throughout, or generated wrong, is not
+// reported a line at a time for thousands of lines.
+const maxErrors = 20
+
+// errTooMany stops a reading that has collected maxErrors errors.
+var errTooMany = errors.New("too many errors")
+
+// soft records err, an *Error, and lets reading go on (nil); any other
+// error, and the one past maxErrors, stops it.
+func (p *parser) soft(err error) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	if len(p.errs) == maxErrors {
+		p.stop = e
+		return errTooMany
+	}
+	p.errs = append(p.errs, e)
+	return nil
+}
+
+// collected is the errors the reading met, err (which stopped it, or
+// nil) last, as one *Error: the first, with the others in More, in the
+// order of the file; nil when there were none.
+func (p *parser) collected(err error) error {
+	if errors.Is(err, errTooMany) {
+		err = &Error{File: p.stop.File, Line: p.stop.Line, Col: p.stop.Col, Src: p.stop.Src, Named: p.stop.Named,
+			Msg: fmt.Sprintf("reading stopped here after %d errors; this one and later ones are not listed", maxErrors), Hint: "mend the errors above and run pilotage test again"}
+	}
+	var e *Error
+	switch {
+	case err != nil && !errors.As(err, &e):
+		return err
+	case e != nil:
+		p.errs = append(p.errs, e)
+	}
+	if len(p.errs) == 0 {
+		return nil
+	}
+	all := p.errs
+	p.errs = nil
+	slices.SortStableFunc(all, func(a, b *Error) int {
+		// An error in a file a case names sorts where the case names it.
+		at := func(e *Error) (int, int) {
+			if e.Named.File != "" {
+				return e.Named.Line, e.Named.Col
+			}
+			return e.Line, e.Col
+		}
+		al, ac := at(a)
+		bl, bc := at(b)
+		return cmp.Or(cmp.Compare(al, bl), cmp.Compare(ac, bc))
+	})
+	first := *all[0]
+	first.More = all[1:]
+	return &first
 }
 
 func (p *parser) errAt(n *yaml.Node, msg, hint string) error {
-	return &Error{File: p.name, Line: n.Line, Col: n.Column, Msg: msg, Hint: hint}
+	return &Error{File: p.name, Line: n.Line, Col: n.Column, EndCol: endCol(n), Msg: msg, Hint: hint}
+}
+
+// place is where n is in the case file.
+func (p *parser) place(n *yaml.Node) Place {
+	return Place{File: p.name, Line: n.Line, Col: n.Column, End: endCol(n)}
+}
+
+// endCol is the column past a scalar written on one line, quotes
+// included, so a report underlines the whole value; 0 for any other.
+func endCol(n *yaml.Node) int {
+	if n.Kind != yaml.ScalarNode || strings.ContainsAny(n.Value, "\n\r") {
+		return 0
+	}
+	w := utf8.RuneCountInString(n.Value)
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		if strings.ContainsAny(n.Value, `'"\`) {
+			return 0 // escaped: its written width is not the value's
+		}
+		w += 2
+	}
+	return n.Column + w
 }
 
 // yamlError places go-yaml's error reading src, a case file, at its
@@ -131,16 +221,21 @@ func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error
 			if s := suggest.Closest(k.Value, known); s != "" {
 				hint = fmt.Sprintf("did you mean %s?", s)
 			}
-			return p.errAt(k, fmt.Sprintf("unknown key %q", k.Value), hint)
+			if err := p.soft(p.errAt(k, fmt.Sprintf("unknown key %q", k.Value), hint)); err != nil {
+				return err
+			}
+			continue
 		}
 		seen[k.Value] = true // a key given twice is refused before (uniqueKeys)
-		if err := h(v); err != nil {
+		if err := p.soft(h(v)); err != nil {
 			return err
 		}
 	}
 	for _, r := range required {
 		if !seen[r] {
-			return p.errAt(n, fmt.Sprintf("missing %s", r), "")
+			if err := p.soft(p.errAt(n, fmt.Sprintf("missing %s", r), "")); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -298,9 +393,13 @@ func (p *parser) jsonOrFile(n *yaml.Node, dst *json.RawMessage) error {
 
 func (p *parser) testCase(n *yaml.Node) (*Case, error) {
 	c := &Case{Line: n.Line, Col: n.Column, node: n}
+	before := len(p.errs)
 	err := p.fields(n, map[string]func(*yaml.Node) error{
-		"name":        func(v *yaml.Node) error { return p.str(v, &c.Name) },
-		"principal":   func(v *yaml.Node) error { return p.str(v, &c.Principal) },
+		"name": func(v *yaml.Node) error { return p.str(v, &c.Name) },
+		"principal": func(v *yaml.Node) error {
+			c.PrincipalAt = p.place(v)
+			return p.str(v, &c.Principal)
+		},
 		"trace_level": func(v *yaml.Node) error { return p.str(v, &c.TraceLevel) },
 		"program":     func(v *yaml.Node) error { return p.program(v, c) },
 		"program_ref": func(v *yaml.Node) error { return p.str(v, &c.ProgramRef) },
@@ -322,8 +421,10 @@ func (p *parser) testCase(n *yaml.Node) (*Case, error) {
 		},
 		"expect": func(v *yaml.Node) error { return p.expect(v, &c.Expect) },
 	}, "name")
-	if err != nil {
-		return nil, err
+	if err != nil || len(p.errs) > before {
+		// What the case's keys could not say is reported; what follows
+		// from it (no program, when the program's file is missing) is not.
+		return c, err
 	}
 	if c.ProgramRef != "" {
 		if c.Program != nil || c.Text {
@@ -397,6 +498,7 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 			if perCall {
 				s.Call = i + 1
 			}
+			before := len(p.errs)
 			err := p.fields(sn, map[string]func(*yaml.Node) error{
 				"returns": func(x *yaml.Node) error { var err error; s.Returns, err = p.jsonValue(x); return err },
 				"compute": func(x *yaml.Node) error { return p.str(x, &s.Compute) },
@@ -406,6 +508,9 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 			})
 			if err != nil {
 				return err
+			}
+			if len(p.errs) > before {
+				continue // its keys' errors say what is wrong with it
 			}
 			if (s.Returns != nil) == (s.Compute != "") && s.Fail == "" {
 				return p.errAt(sn, fmt.Sprintf("stub of %s gives neither or both of returns and compute", k.Value), "give returns: VALUE, compute: CEL or fail: STATUS")

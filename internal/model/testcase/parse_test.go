@@ -48,12 +48,19 @@ func TestParse(t *testing.T) {
 		var pe *Error
 		switch {
 		case errors.As(err, &pe):
-			fmt.Fprintf(&got, "%s:%d:%d: %s\nhint: %s\n", filepath.Base(pe.File), pe.Line, pe.Col, pe.Msg, pe.Hint)
-			if pe.Named.File != "" {
-				fmt.Fprintf(&got, "named at %s:%d:%d\n", filepath.Base(pe.Named.File), pe.Named.Line, pe.Named.Col)
-			}
-			if (pe.Src != nil) != (pe.Named.File != "") {
-				t.Errorf("an error in a file a case names carries its text and where it is named, one in the case file neither: Src %q, Named %+v", pe.Src, pe.Named)
+			// Every error of the file, the first and More, each with
+			// the end of the value it underlines when known.
+			for _, pe := range append([]*Error{pe}, pe.More...) {
+				fmt.Fprintf(&got, "%s:%d:%d: %s\nhint: %s\n", filepath.Base(pe.File), pe.Line, pe.Col, pe.Msg, pe.Hint)
+				if pe.EndCol > 0 {
+					fmt.Fprintf(&got, "to column %d\n", pe.EndCol)
+				}
+				if pe.Named.File != "" {
+					fmt.Fprintf(&got, "named at %s:%d:%d\n", filepath.Base(pe.Named.File), pe.Named.Line, pe.Named.Col)
+				}
+				if (pe.Src != nil) != (pe.Named.File != "") {
+					t.Errorf("an error in a file a case names carries its text and where it is named, one in the case file neither: Src %q, Named %+v", pe.Src, pe.Named)
+				}
 			}
 		case err != nil:
 			t.Fatalf("not an *Error: %v", err)

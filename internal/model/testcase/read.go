@@ -62,7 +62,7 @@ func readHead(name string, src []byte, refs *Refs) *File {
 	root := doc.Content[0]
 	err = p.fields(root, map[string]func(*yaml.Node) error{
 		"pdl":      func(n *yaml.Node) error { return p.str(n, &f.PDL) },
-		"language": func(n *yaml.Node) error { return p.str(n, &f.Language) },
+		"language": func(n *yaml.Node) error { f.LanguageAt = p.place(n); return p.str(n, &f.Language) },
 		"cases": func(n *yaml.Node) error {
 			if n.Kind != yaml.ScalarNode || n.Tag != "!!null" {
 				return errWhole
@@ -70,7 +70,7 @@ func readHead(name string, src []byte, refs *Refs) *File {
 			return nil
 		},
 	}, "cases")
-	if err != nil || p.resolvePDL(f, root) != nil {
+	if err != nil || len(p.errs) > 0 || p.resolvePDL(f, root) != nil {
 		return nil
 	}
 	return f
@@ -147,8 +147,9 @@ func (p *parser) oneCase(item []byte, line int) (*Case, error) {
 	n := d.Content[0].Content[0]
 	shiftLines(n, line-1)
 	c, err := p.testCase(n)
-	if err != nil {
-		return nil, err
+	if err != nil || len(p.errs) > 0 {
+		// Parse reads the file whole, to name every error of it.
+		return nil, errWhole
 	}
 	c.node, c.Expect.node = nil, nil
 	return c, nil

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
@@ -15,6 +16,8 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/lru"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 	"github.com/pilotage-dev/pilotage/internal/base/yamlcost"
 )
@@ -27,6 +30,8 @@ type File struct {
 	// directory; Language picks one Language of it ("" for its only one).
 	PDL      string
 	Language string
+	// LanguageAt is where the file gives language:, zero when it does not.
+	LanguageAt Place
 	// Cases are the cases of a file Parse read; one Read reads a case at
 	// a time has none here (All gives every file's).
 	Cases []*Case
@@ -43,6 +48,8 @@ type Case struct {
 	// Line and Col are where the case's mapping starts, its first key.
 	Line, Col int
 	Principal string
+	// PrincipalAt is where the case gives principal:.
+	PrincipalAt Place
 	// Program is the program as the request carries it: JSON bytes, or a
 	// JSON string for a text program (ProgramText set, Text true).
 	Program     json.RawMessage
@@ -168,15 +175,21 @@ type TraceWant struct {
 type Error struct {
 	File      string
 	Line, Col int
+	// EndCol is the column past the value on Line, 0 when unknown.
+	EndCol    int
 	Msg, Hint string
 	Src       []byte
 	Named     Place
+	// More are the file's other errors, in its order, when reading went
+	// on past this one (docs/test.md: a run names them all, up to 20).
+	More []*Error
 }
 
-// Place is a position in a file.
+// Place is a position in a file: of a value in a case file, End is the
+// column past it when it is written on one line (0 when unknown).
 type Place struct {
-	File      string
-	Line, Col int
+	File           string
+	Line, Col, End int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
@@ -226,26 +239,27 @@ func (r *Refs) Parse(name string, src []byte) (*File, error) {
 		return nil, &Error{File: name, Line: 1, Col: 1, Msg: "the file holds no cases", Hint: "write `cases:` with a list of cases (docs/test.md)"}
 	}
 	root := doc.Content[0]
-	if err := p.fields(root, map[string]func(*yaml.Node) error{
+	err = p.fields(root, map[string]func(*yaml.Node) error{
 		"pdl":      func(n *yaml.Node) error { return p.str(n, &f.PDL) },
-		"language": func(n *yaml.Node) error { return p.str(n, &f.Language) },
+		"language": func(n *yaml.Node) error { f.LanguageAt = p.place(n); return p.str(n, &f.Language) },
 		"cases": func(n *yaml.Node) error {
 			if n.Kind != yaml.SequenceNode {
 				return p.errAt(n, "cases is not a list", "")
 			}
 			for _, cn := range n.Content {
 				c, err := p.testCase(cn)
-				if err != nil {
+				if err := p.soft(err); err != nil {
 					return err
 				}
 				f.Cases = append(f.Cases, c)
 			}
 			return nil
 		},
-	}, "cases"); err != nil {
-		return nil, err
+	}, "cases")
+	if err == nil && len(p.errs) == 0 {
+		err = p.finish(f, root)
 	}
-	if err := p.finish(f, root); err != nil {
+	if err := p.collected(err); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -300,9 +314,29 @@ func (p *parser) readRel(n *yaml.Node, rel string) (string, *refFile, error) {
 	}
 	b, err := inputs.ReadRegular(path, refBound)
 	if err != nil {
-		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), "paths are relative to the case file, or absolute")
+		hint := "paths are relative to the case file, or absolute"
+		if errors.Is(err, fs.ErrNotExist) {
+			if near := nearFile(p.dir, rel); near != "" {
+				hint = "did you mean " + report.Clip(near) + "?"
+			}
+		}
+		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), hint)
 	}
 	return path, p.refs.put(path, b), nil
+}
+
+// nearFile is the file rel, a missing file a case names relative to
+// dir or absolute, most likely meant (suggest.Path), written as rel is;
+// "" for none.
+func nearFile(dir, rel string) string {
+	if filepath.IsAbs(rel) {
+		root := filepath.VolumeName(rel) + string(filepath.Separator)
+		if near := suggest.Path(root, filepath.ToSlash(rel[len(root):])); near != "" {
+			return root + filepath.FromSlash(near)
+		}
+		return ""
+	}
+	return filepath.FromSlash(suggest.Path(dir, filepath.ToSlash(rel)))
 }
 
 // Refs reads the program, input and context files that cases name once
