@@ -152,9 +152,10 @@ func Program(w io.Writer, src []byte, lang *language.Language) error {
 // maxColumn caps how wide a padded column grows: a program's step ids
 // (and a Language's entry ids) are as long as their author wrote them,
 // and a table padded every row to one 300,000-byte id was a thousand
-// times its input. A cell wider than the cap is written whole, followed
+// times its input. A cell wider than the cap is written clipped
+// (report.Clip, as replay's text and the pictures quote ids), followed
 // by the gap, and does not widen its column: the rows around it keep the
-// width of the others.
+// width of the others. --format json has every id whole.
 const maxColumn = 40
 
 // table lays rows out as columns two spaces apart, each padded to its
@@ -168,7 +169,7 @@ func table(rows [][]string) string {
 	// ESC or a U+202E in an id reaches the terminal as \x1b or \u202e.
 	for _, r := range rows {
 		for i, c := range r {
-			r[i] = report.Visible(c)
+			r[i] = report.Visible(report.Clip(c))
 		}
 	}
 	var widths []int

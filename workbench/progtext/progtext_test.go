@@ -35,8 +35,8 @@ func files(t *testing.T, response string) *Files {
 // print, compared with testdata/*.txt: a valid program's plan (or the
 // line for a Language without plan), an invalid one's diagnostics in its
 // source, a Run's outcome, output and trace. long.json's first step id
-// is wider than a column grows (maxColumn): it is written whole and the
-// other rows keep their width.
+// is wider than a column grows (maxColumn): it is written whole (it is
+// within report.ClipBytes) and the other rows keep their width.
 func TestText(t *testing.T) {
 	t.Chdir("testdata")
 	golden.Files(t, "*.validate.json", func(t *testing.T, path string, src []byte) {
@@ -182,5 +182,21 @@ func TestTablesEscapeControls(t *testing.T) {
 	got := b.String()
 	if strings.ContainsAny(got, "\x1b\u202e") || strings.Count(got, `x\x1b[2J\u202e`) != 3 || !strings.Contains(got, `output: "a\u202eb"`) {
 		t.Errorf("tables and lines show the controls raw or not as escapes:\n%q", got)
+	}
+}
+
+// TestTablesClipLongCells: a cell past report.ClipBytes (a 200,000-byte
+// step id) is clipped, as replay's text and the pictures clip ids: the
+// table line was as long as the id.
+func TestTablesClipLongCells(t *testing.T) {
+	id := strings.Repeat("s", 200_000)
+	out := table([][]string{{"STEP", "KIND"}, {id, "call"}, {"b", "call"}})
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 2*report.ClipBytes {
+			t.Errorf("a line of %d bytes: %.200q", len(line), line)
+		}
+	}
+	if !strings.Contains(out, strings.Repeat("s", report.ClipBytes-3)+"…  call") {
+		t.Errorf("the id is not clipped with an ellipsis:\n%.500s", out)
 	}
 }
