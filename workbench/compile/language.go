@@ -568,7 +568,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	// A guide whose level is unknown (reported at the guide) may be the
 	// core guide.
 	if !hasGuide[pilotage.GuideCore] && !hasGuide[""] {
-		c.errf(pdl.RuleRequired, stmtAt{ls.stmt}, `add guide core "Getting started" level=core file="guides/core.md" (§5.2)`,
+		c.errf(pdl.RuleRequired, stmtAt{ls.stmt}, `add a core guide (§5.2): guide core "Getting started" level=core { body """…""" } over lines of its own, or level=core file="guides/core.md" naming a Markdown file you write`,
 			"Language %s has no core guide", report.Clip(l.ID))
 	}
 	// Recording positions touches only l.Positions and statements, and a
