@@ -2,6 +2,7 @@ package pdl
 
 import (
 	"fmt"
+	"strconv"
 	"unsafe"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -331,6 +332,12 @@ func (p *parser) arguments() ([]*Arg, error) {
 			return nil, err
 		}
 		v := p.take()
+		if v.typ == tokBare && !p.dry {
+			// Reported as a value that needs quotes (bareFinding): the
+			// tree holds it quoted, so the compiler reads what was meant
+			// and reports no error of its own about it.
+			v.val = strconv.Quote(v.val)
+		}
 		*a = Arg{Pos: t.pos, Key: key, Value: Value{Pos: v.pos, Token: v.val}}
 		if !p.dry {
 			p.params.push(a)
@@ -339,7 +346,7 @@ func (p *parser) arguments() ([]*Arg, error) {
 }
 
 func isLiteral(t tokType) bool {
-	return t == tokIdent || t == tokNumber || t == tokString || t == tokRaw || t == tokText
+	return t == tokIdent || t == tokBare || t == tokNumber || t == tokString || t == tokRaw || t == tokText
 }
 
 // slab hands out values from blocks allocated a thousand at a time,

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ type refArg struct {
 
 type refValue struct {
 	Pos   lexer.Position
-	Token string `parser:"@(Ident | Number | String | Raw | Text)"`
+	Token string `parser:"@(Ident | Bare | Number | String | Raw | Text)"`
 }
 
 // refLexer is the scanner as a participle lexer.
@@ -63,7 +64,7 @@ type refLexer struct{}
 
 func (refLexer) Symbols() map[string]lexer.TokenType {
 	m := map[string]lexer.TokenType{"EOF": lexer.EOF}
-	for typ := tokComment; typ <= tokInvalid; typ++ {
+	for typ := tokComment; typ <= tokBare; typ++ {
 		m[refSymbols[typ]] = lexer.TokenType(typ)
 	}
 	return m
@@ -71,7 +72,7 @@ func (refLexer) Symbols() map[string]lexer.TokenType {
 
 var refSymbols = [...]string{tokComment: "Comment", tokText: "Text", tokString: "String", tokRaw: "Raw", tokNumber: "Number",
 	tokKey: "Key", tokIdent: "Ident", tokPunct: "Punct", tokSemi: "Semi", tokEOL: "EOL", tokOpenText: "OpenText",
-	tokOpenString: "OpenString", tokOpenRaw: "OpenRaw", tokInvalid: "Invalid"}
+	tokOpenString: "OpenString", tokOpenRaw: "OpenRaw", tokInvalid: "Invalid", tokBare: "Bare"}
 
 func (refLexer) Lex(name string, r io.Reader) (lexer.Lexer, error) {
 	b, err := io.ReadAll(r)
@@ -115,7 +116,12 @@ func fromRef(name string, r *refFile) *File {
 				s := n.Stmt
 				stmt := &Stmt{Pos: at(s.Pos), EndPos: at(s.EndPos), Keyword: s.Keyword, Comment: s.Comment}
 				for _, a := range s.Args {
-					stmt.Args = append(stmt.Args, &Arg{Pos: at(a.Pos), Key: strings.TrimSuffix(a.Key, "="), Value: Value{Pos: at(a.Value.Pos), Token: a.Value.Token}})
+					v := a.Value.Token
+					if newScanner(v).next().typ == tokBare {
+						// The parser holds an unquoted value quoted.
+						v = strconv.Quote(v)
+					}
+					stmt.Args = append(stmt.Args, &Arg{Pos: at(a.Pos), Key: strings.TrimSuffix(a.Key, "="), Value: Value{Pos: at(a.Value.Pos), Token: v}})
 				}
 				if b := s.Block; b != nil {
 					stmt.Block = &Block{Pos: at(b.Pos), EndPos: at(b.EndPos), OpenComment: b.OpenComment, Body: body(b.Body)}

@@ -29,12 +29,13 @@ const (
 	tokOpenString                // "… never closed, or with a bad escape
 	tokOpenRaw                   // `… never closed (to the end of its line)
 	tokInvalid                   // one character no token starts with
+	tokBare                      // a word run into . / * or @: an id, pattern or CEL left unquoted
 )
 
 // tokNames name the token types in messages ("unexpected key k=").
 var tokNames = [...]string{tokEOF: "eof", tokComment: "comment", tokText: "text block", tokString: "string",
 	tokRaw: "raw string", tokNumber: "number", tokKey: "key", tokIdent: "ident", tokPunct: "punct", tokSemi: "semi",
-	tokEOL: "eol", tokOpenText: "opentext", tokOpenString: "openstring", tokOpenRaw: "openraw", tokInvalid: "invalid"}
+	tokEOL: "eol", tokOpenText: "opentext", tokOpenString: "openstring", tokOpenRaw: "openraw", tokInvalid: "invalid", tokBare: "word"}
 
 func (t tokType) String() string { return tokNames[t] }
 
@@ -109,13 +110,16 @@ func (s *scanner) next() token {
 		switch {
 		case isDigit(c):
 			return s.emit(tokNumber, numberLen(rest))
-		case isLetter(c) || c == '_':
-			n := 1
-			for n < len(rest) && (isLetter(rest[n]) || isDigit(rest[n]) || rest[n] == '_' || rest[n] == '-') {
+		case isLetter(c) || c == '_' || c == '*':
+			n := 0
+			for n < len(rest) && isWordByte(rest[n], n) {
 				n++
 			}
-			if n < len(rest) && rest[n] == '=' {
+			if n > 0 && n < len(rest) && rest[n] == '=' {
 				return s.emit(tokKey, n+1)
+			}
+			if b := bareLen(rest, n); b > n {
+				return s.emit(tokBare, b)
 			}
 			return s.emit(tokIdent, n)
 		}
@@ -178,6 +182,31 @@ func numberLen(s string) int {
 		n++
 	}
 	return n
+}
+
+// isWordByte reports whether c continues a word at offset i of it:
+// letters, digits, _ and - (a word starts with a letter or _).
+func isWordByte(c byte, i int) bool {
+	return isLetter(c) || c == '_' || i > 0 && (isDigit(c) || c == '-')
+}
+
+// bareLen is the length of the run of word characters and . / * @ at the
+// start of s, whose first n bytes are a word, when the run holds one of
+// those four: an id ("todo/v1", "lights.set", "prog@1"), a pattern
+// ("sees *") or CEL (when=input.ok) written without its quotes. Those
+// characters start no PDL token, so without the run each would be an
+// error of its own and the word's statement another (docs/pdl.md,
+// "Syntax"). Otherwise it is n.
+func bareLen(s string, n int) int {
+	m, marked := n, false
+	for m < len(s) && (isWordByte(s[m], 1) || strings.IndexByte("./*@", s[m]) >= 0) {
+		marked = marked || strings.IndexByte("./*@", s[m]) >= 0
+		m++
+	}
+	if !marked {
+		return n
+	}
+	return m
 }
 
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }

@@ -77,7 +77,7 @@ func parse(name string, src []byte, shared, streamed bool) (*File, []report.Find
 			"save the file with LF or CRLF line ends (mac2unix converts a file of CR alone)",
 			"a carriage return not followed by a line feed: PDL ends a line with LF or CRLF")}
 	}
-	findings, work, ok := scan(name, src)
+	findings, work, quiet, ok := scan(name, src)
 	if !ok || len(findings) >= maxSyntaxErrors {
 		// Past the error cap the rest of the file is unchecked, and the
 		// grammar pass would add no finding, only a tree.
@@ -108,7 +108,9 @@ func parse(name string, src []byte, shared, streamed bool) (*File, []report.Find
 			return f, sortFindings(findings)
 		}
 		serr := err.(*syntaxError)
-		findings = append(findings, grammarFinding(name, serr, text))
+		if !quiet[serr.tok.pos.Line] {
+			findings = append(findings, grammarFinding(name, serr, text))
+		}
 		if work == nil {
 			work = []byte(text)
 			text = view(work)
@@ -139,8 +141,11 @@ func sortFindings(fs []report.Finding) []report.Finding {
 // braces, and repairs a copy of it (blanking bad tokens, closing open
 // blocks) so the grammar pass sees only its own kind of error. work is
 // the repaired copy, nil when nothing needed repair. ok is false when the
-// nesting is too deep to parse safely.
-func scan(name string, src []byte) (findings []report.Finding, work []byte, ok bool) {
+// nesting is too deep to parse safely. quiet holds the lines of a value
+// left unquoted (tokBare): the rest of such a line is most likely the
+// rest of that value (when=input.n == 1), so its one finding is the
+// line's only one.
+func scan(name string, src []byte) (findings []report.Finding, work []byte, quiet map[int32]bool, ok bool) {
 	repair := func(from, to int) {
 		if work == nil {
 			work = bytes.Clone(src)
@@ -149,15 +154,37 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, ok b
 	}
 	l := newScanner(view(src))
 	var open []Pos
+	var prev token
 	for len(findings) < maxSyntaxErrors {
 		t := l.next()
 		if t.typ == tokEOF {
 			break
 		}
 		from, to := int(t.pos.Offset), int(t.pos.Offset)+len(t.val)
+		before := prev
+		prev = t
 		switch t.typ {
+		case tokBare:
+			if quiet[t.pos.Line] {
+				continue
+			}
+			if quiet == nil {
+				quiet = map[int32]bool{}
+			}
+			quiet[t.pos.Line] = true
+			if f, ok := bareFinding(name, t, before); ok {
+				findings = append(findings, f)
+				continue
+			}
+			// A statement cannot start with a value: the bad characters
+			// are reported as any others, and the line's grammar error
+			// is theirs.
+			findings = append(findings, bareAsInvalid(name, t))
+			repair(from, to)
 		case tokOpenText, tokOpenString, tokOpenRaw, tokInvalid:
-			findings = append(findings, tokenFinding(name, t))
+			if !quiet[t.pos.Line] {
+				findings = append(findings, tokenFinding(name, t))
+			}
 			repair(from, to)
 		case tokString, tokText, tokRaw, tokComment:
 			// Bytes that are not UTF-8 would reach the artifacts as
@@ -178,7 +205,7 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, ok b
 				if len(open) > MaxDepth {
 					return append(findings, Errorf(RuleSyntax, t.pos.In(name), lexer.Position{},
 						"valid PDL never nests blocks more than three deep, so this is most likely a { without its }",
-						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, false
+						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, nil, false
 				}
 			case "}":
 				if len(open) == 0 {
@@ -202,7 +229,7 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, ok b
 		}
 		work = append(work, strings.Repeat("\n}", len(open))...)
 	}
-	return findings, work, true
+	return findings, work, quiet, true
 }
 
 // budgetFinding reports the token at which a file's tree went over its
@@ -241,6 +268,37 @@ func tokenFinding(name string, t token) report.Finding {
 	}
 	return Errorf(RuleSyntax, pos, end.In(name), "PDL has words, numbers, strings, = { } ; and # comments",
 		fmt.Sprintf("unexpected character %q", r))
+}
+
+// bareFinding reports a value left unquoted (tokBare) after before, the
+// token ahead of it, as one error that says how to quote it: a CEL
+// condition goes in back-quotes, anything else (an id, a pattern, a
+// path) in double quotes. ok is false when t starts its statement,
+// where no value can be.
+func bareFinding(name string, t, before token) (report.Finding, bool) {
+	end := t.pos
+	end.Advance(t.val)
+	switch {
+	case before.typ == tokKey && before.val == "when=":
+		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), "put CEL in back-quotes: when=`…`",
+			fmt.Sprintf("when=%s is CEL without its back-quotes", clip(t.val))), true
+	case before.typ == tokKey:
+		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), fmt.Sprintf("did you mean %s%q?", before.val, t.val),
+			fmt.Sprintf("%s%s needs quotes: a word holds only letters, digits, _ and -", before.val, clip(t.val))), true
+	case before.typ == tokIdent || before.typ == tokNumber || before.typ == tokString || before.typ == tokRaw || before.typ == tokText:
+		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), fmt.Sprintf("did you mean %q?", t.val),
+			fmt.Sprintf("%s needs quotes: a word holds only letters, digits, _ and -", clip(t.val))), true
+	}
+	return report.Finding{}, false
+}
+
+// bareAsInvalid reports the first character of an unquoted value that
+// no PDL token starts with, as tokenFinding does.
+func bareAsInvalid(name string, t token) report.Finding {
+	at := strings.IndexAny(t.val, "./*@")
+	pos := t.pos
+	pos.Advance(t.val[:at])
+	return tokenFinding(name, token{typ: tokInvalid, val: t.val[at : at+1], pos: pos})
 }
 
 // invalidUTF8 reports the first byte of t that is not UTF-8. Quoting it
@@ -388,7 +446,13 @@ func grammarFinding(name string, e *syntaxError, text string) report.Finding {
 		return Errorf(RuleSyntax, pos, end.In(name), "give the option a value: key=value", "option has no value")
 	case t.typ == tokEOF:
 		return Errorf(RuleSyntax, pos, lexer.Position{}, "complete the last statement", "unexpected end of file")
-	case t.val == "=":
+	case t.val == "=" || t.typ == tokKey:
+		if hint, ok := settingHint(text, t); ok {
+			return Errorf(RuleSyntax, pos, end.In(name), hint, fmt.Sprintf("unexpected %s", clip(t.val)))
+		}
+		if t.typ == tokKey {
+			break
+		}
 		return Errorf(RuleSyntax, pos, end.In(name), "write an option as key=value, with no spaces around =",
 			"unexpected =")
 	case t.val == "{":
@@ -397,6 +461,40 @@ func grammarFinding(name string, e *syntaxError, text string) report.Finding {
 	}
 	return Errorf(RuleSyntax, pos, end.In(name), "a statement starts with a keyword (a word) on a new line",
 		fmt.Sprintf("unexpected %s %s", t.typ, clip(t.val)))
+}
+
+// settingHint helps with a statement written as an option, t being its
+// "=" (mode = immediate) or the key it ends (mode=immediate): the word
+// before the "=" starts the statement, so it is a keyword, whose value
+// follows it after a space.
+func settingHint(text string, t token) (string, bool) {
+	at := int(t.pos.Offset)
+	start := strings.LastIndexByte(text[:at], '\n') + 1
+	kw := strings.TrimSpace(strings.TrimLeft(text[start:at], " \t;{"))
+	rest := text[at+len(t.val):]
+	if t.typ == tokKey {
+		if kw != "" {
+			return "", false
+		}
+		kw = t.val[:len(t.val)-1]
+	} else if !isWord(kw) {
+		return "", false
+	}
+	value := "…"
+	if v := newScanner(rest).next(); isLiteral(v.typ) || v.typ == tokOpenString {
+		value = clip(v.val)
+	}
+	return fmt.Sprintf("write `%s %s`: a statement's value follows its keyword", kw, value), true
+}
+
+// isWord reports whether s is one PDL word.
+func isWord(s string) bool {
+	for i := range len(s) {
+		if !isWordByte(s[i], i) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // afterKey reports whether the text before an unexpected token ends in
