@@ -68,7 +68,7 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 	}
 	parsed, issues := ie.env.Parse(src)
 	if len(issues) > 0 {
-		return celResult{problem: issueProblem(issues[0])}
+		return celResult{problem: issueProblem(issues[0], src)}
 	}
 	for _, r := range parsed.Refs("input") {
 		schema, what := ie.schema, "input"
@@ -87,17 +87,39 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 	}
 	typ, issues := ie.env.Type(parsed)
 	if len(issues) > 0 {
-		return celResult{problem: issueProblem(issues[0])}
+		return celResult{problem: issueProblem(issues[0], src)}
 	}
 	return celResult{typ: typ}
 }
 
-func issueProblem(is expr.Issue) *celProblem {
+// issueProblem is the finding of a CEL issue in src.
+func issueProblem(is expr.Issue, src string) *celProblem {
 	hint := hintOr(expr.NumericHint(is.Message), celHint)
-	if is.Limit {
+	switch {
+	case is.Undeclared && suggest.Closest(is.UndeclaredName(), []string{"input"}) != "":
+		// inptu.item: the one variable, misspelt.
+		hint = "did you mean input?"
+	case is.Undeclared && !selected(src, is.End):
+		// `input` is the one variable, so a bare name no field is read
+		// from is text written without its quotes (input.item ==
+		// overflow), as in a program.
+		hint = expr.TextHint(report.Clip(is.UndeclaredName()))
+	case is.Limit:
 		hint = fmt.Sprintf("keep a behaviour expression under %d characters and %d levels of nesting", behaviourLimits.Size, behaviourLimits.Depth)
 	}
 	return &celProblem{start: is.Start, msg: "CEL: " + is.Message, hint: hint}
+}
+
+// selected reports whether a field is read from the name that ends at
+// code-point offset end of src (other.x).
+func selected(src string, end int) bool {
+	for i := range src {
+		if end == 0 {
+			return strings.HasPrefix(strings.TrimLeft(src[i:], " \t\n"), ".")
+		}
+		end--
+	}
+	return false
 }
 
 // inputEnvFor returns the environment for an input_schema, built once per

@@ -755,6 +755,19 @@ func NumericHint(msg string) string {
 	return ""
 }
 
+// UndeclaredName is the name an Undeclared issue is about.
+func (is Issue) UndeclaredName() string {
+	return strings.TrimSuffix(strings.TrimPrefix(is.Message, "undeclared reference to '"), "'")
+}
+
+// TextHint explains a bare word CEL does not know, written where a
+// literal text was meant: the first mistake of anyone new to CEL, in a
+// program's argument as in a PDL entry's condition. name is as the
+// message shows it (clipped, when long).
+func TextHint(name string) string {
+	return fmt.Sprintf("expressions are CEL: the text %s is written '%s'", name, name)
+}
+
 // ErrCost is returned when an evaluation exceeds its cost limit.
 var ErrCost = errors.New("expression exceeded its evaluation cost limit")
 

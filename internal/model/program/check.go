@@ -601,7 +601,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 		case is.Syntax:
 			c.add(pilotage.CodeSyntax, pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, "", r)
 		case is.Undeclared:
-			name := strings.TrimSuffix(strings.TrimPrefix(is.Message, "undeclared reference to '"), "'")
+			name := is.UndeclaredName()
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
 				fmt.Sprintf("%q is not defined here", report.Clip(name)), c.undeclaredHint(name, e.Src, is.End, c.rootNames(env), visible), r)
 		default:
@@ -643,7 +643,7 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 		return fmt.Sprintf("%s is the variable of loop %s, in scope only in its body", report.Clip(name), report.Clip(id))
 	}
 	if strings.TrimSpace(src) == name {
-		return fmt.Sprintf("expressions are CEL: the text %s is written '%s'", report.Clip(name), report.Clip(name))
+		return expr.TextHint(report.Clip(name))
 	}
 	return ""
 }
