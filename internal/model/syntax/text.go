@@ -142,6 +142,9 @@ func (t *textSyntax) parseError(doc *jsonpos.Doc, text string, maxDepth int, err
 		end = start + len(got.Value)
 	}
 	hint := t.keywordHint(got, prev)
+	if ute != nil && ute.Expect == bindWanted && prev != nil && got != nil {
+		hint = fmt.Sprintf("did you mean %s%s %s?", prev.Value, t.ts.Bind, report.Clip(got.Value))
+	}
 	if got != nil && got.Type == kElse {
 		hint = fmt.Sprintf("write %q on the line of the '}' that closes the first block", t.ts.Else)
 	}
@@ -175,6 +178,9 @@ func (t *textSyntax) describe(tok *lexer.Token) string {
 		return "end of the program"
 	case tok.Type == kSep && tok.Value == "\n":
 		return "end of line"
+	case tok.Type == kString:
+		// Quoting it again would show its quotes escaped.
+		return "string " + report.Clip(tok.Value)
 	}
 	return report.Quote(tok.Value)
 }

@@ -553,6 +553,10 @@ type tArgs struct {
 // each is two spans.
 type tArg struct{ Name, Value span }
 
+// bindWanted is what an argument's name wants after it: its bind, then
+// the expression (parseError's hint writes both).
+const bindWanted = "<bind> after the argument's name"
+
 // argsError is what the arguments expected where they stopped.
 func argsError(t *lexer.Token, want string) error {
 	return &participle.UnexpectedTokenError{Unexpected: *t, Expect: want}
@@ -584,7 +588,7 @@ func (a *tArgs) read(lex tokens) error {
 		arg := tArg{Name: between(t.Pos.Offset, t.Pos.Offset+len(t.Value))}
 		lex.Next()
 		if b := lex.Peek(); b.Type != kBind {
-			return argsError(b, "<bind> tExprArg")
+			return argsError(b, bindWanted)
 		}
 		lex.Next()
 		if err := scanExpr(lex, &arg.Value, stopArg); err != nil {
