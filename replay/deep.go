@@ -192,6 +192,7 @@ func deepEnv(srv *language.Server, l *language.Language, lim language.Limits, in
 	}
 	env := &program.Env{
 		Grammar: &l.Grammar,
+		Labels:  l.Text != nil,
 		Limits:  expr.Limits{Depth: lim.Depth, Size: expr.MaxSize, Cost: DeepCost},
 		Lookup: func(id string) (program.Target, bool) {
 			e := byID[id]

@@ -102,6 +102,7 @@ func (c *compiler) programEnv(ls *langState) *program.Env {
 	}
 	ls.env = &program.Env{
 		Grammar: &l.Grammar,
+		Labels:  l.Text != nil,
 		Limits:  expr.Limits{Depth: l.Limits.Depth, Size: expr.MaxSize, Cost: 1 << 20},
 		Lookup: func(id string) (program.Target, bool) {
 			ce, ok := byID[id]

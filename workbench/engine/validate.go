@@ -258,6 +258,7 @@ func (v *view) programEnv(body bodyKind, unknownHint string) *program.Env {
 		Code:     l.code,
 		HasInput: l.Grammar.Input, Input: expr.Schema{"type": "object"},
 		UnknownHint: unknownHint,
+		Labels:      l.Text != nil,
 	}
 	for _, en := range v.entries {
 		env.Visible = append(env.Visible, en.wire.ID)

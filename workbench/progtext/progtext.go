@@ -6,8 +6,10 @@ package progtext
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -33,13 +35,31 @@ type Files struct {
 // maxPerRule of one code (--max-per-rule).
 func Diagnostics(w io.Writer, diags []pilotage.Diagnostic, files *Files, maxPerRule int, color bool) error {
 	rep := &report.Report{Tool: "pilotage validate", Sources: files.Sources, Files: []string{files.Program}}
-	// Listed in the engine's order, then what the cap left out, counted
-	// (report.Sort would reorder).
+	// Listed in the order of the text, then what the cap left out,
+	// counted (report.Sort would sort those in too, and reorder findings
+	// at one position by rule).
 	c := report.NewCap(maxPerRule)
-	rep.AddListed(progdiag.CappedFindings(diags, files.Docs, c)...)
+	rep.AddListed(byPosition(progdiag.CappedFindings(diags, files.Docs, c))...)
 	rep.AddListed(c.Left()...)
 	rep.Summary.Files = 1
 	return report.Write(w, report.Text, rep, report.Options{Color: color})
+}
+
+// byPosition orders findings as their files and positions are read: the
+// engine reports in the order it checks (a program's unknown names
+// before its expressions), which jumps about the text. Findings at one
+// position keep the engine's order, and files their first finding's.
+func byPosition(fs []report.Finding) []report.Finding {
+	rank := map[string]int{}
+	for _, f := range fs {
+		if _, ok := rank[f.File]; !ok {
+			rank[f.File] = len(rank)
+		}
+	}
+	slices.SortStableFunc(fs, func(a, b report.Finding) int {
+		return cmp.Or(cmp.Compare(rank[a.File], rank[b.File]), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+	return fs
 }
 
 // Plan prints a valid program's plan (§5.6): its maximum risk and hints,

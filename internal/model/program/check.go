@@ -47,6 +47,10 @@ type Env struct {
 	// Context declares `context` with this schema when HasContext is true.
 	HasContext bool
 	Context    expr.Schema
+	// Labels is set for a text program (syntax text), whose step ids
+	// are labels and whose hints read a step's result as NAME.output,
+	// the shorthand such a program writes (docs/pdl.md, "Text programs").
+	Labels bool
 	// TypesOnly checks each expression for its type without preparing it
 	// to run (expr.Env.Typed), for a program validated, not run: Expr.X
 	// is left nil.
@@ -626,7 +630,15 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 	}
 	sel := fields(rest)
 	if c.all[name].addressable > 0 {
+		if c.env.Labels {
+			return labelHint(name, strings.Split(strings.TrimPrefix(sel, "."), "."))
+		}
 		return stepHint(name, strings.Split(strings.TrimPrefix(sel, "."), ".")) + " a step's result is addressed as steps.<id>.output"
+	}
+	if name == "input" && !c.env.HasInput {
+		// The name every guide shows, missing only because the grammar
+		// leaves it out (docs/pdl.md, "grammar").
+		return "this Language's grammar takes no input: a PDL Language declares it with the line input in its grammar block"
 	}
 	if best := suggest.Closest(name, roots); best != "" && best != name {
 		return "did you mean " + best + report.Clip(sel) + "?"
@@ -652,14 +664,27 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 // sel written after the id, keeping them: a.temp and a.output.temp are
 // both steps.a.output.temp, and steps.a.outptu.temp is too.
 func stepHint(id string, sel []string) string {
+	return "did you mean " + report.Clip(resultPath("steps."+id, sel)) + "?"
+}
+
+// labelHint is stepHint in a text program, whose labels' results are
+// read as NAME.output: all.items is all.output.items.
+func labelHint(label string, sel []string) string {
+	return fmt.Sprintf("did you mean %s? %s is a label; its result is %s.output",
+		report.Clip(resultPath(label, sel)), report.Clip(label), report.Clip(label))
+}
+
+// resultPath is step's result (step is steps.<id>, or a label) with the
+// fields sel, less a first field that is output or close to it.
+func resultPath(step string, sel []string) string {
 	if len(sel) > 0 && (sel[0] == "" || sel[0] == "output" || suggest.Closest(sel[0], []string{"output"}) != "") {
 		sel = sel[1:]
 	}
-	path := "steps." + id + ".output"
+	path := step + ".output"
 	for _, f := range sel {
 		path += "." + f
 	}
-	return "did you mean " + report.Clip(path) + "?"
+	return path
 }
 
 // closeStep is the id addressable here, among visible, that id is or is
