@@ -106,6 +106,12 @@ type Input struct {
 	Src []byte
 	// Locate overrides positions (PDL builds); nil uses Src positions.
 	Locate Locator
+	// LocateValue places a value of a Language's closed set (the title
+	// of its section of the closed-sets guide, closedsets.Sec…) at its
+	// definition in the source (PDL builds), ok false when the source
+	// has none (a reserved value); nil for a snapshot, where a finding
+	// about a value is at the body of the guide that lists it.
+	LocateValue func(language, section, value string) (file string, line, col int, ok bool)
 	// Quoted holds the texts Locate places findings in, by file name (a
 	// PDL and the files it reads), for the report's snippets; nil quotes
 	// Src under File.

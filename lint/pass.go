@@ -522,10 +522,34 @@ func (p *Pass) BaselinePairs() []LanguagePair {
 	return out
 }
 
+// ReportValue is ReportLine for a finding about value of the closed set
+// whose section is titled section in the closed-sets guide g of Language
+// lang: a build from source (Input.LocateValue) places it at the value's
+// definition, where the author changes it; the cap counts it in the
+// file of the guide, the build's own.
+func (p *Pass) ReportValue(g *Guide, line int, lang, section, value, message, hint string, related ...report.Location) {
+	f := p.report(p.rule.Severity, g.Pointer+"/body", false, bodyLine(g, line, message), hint)
+	if f == nil {
+		return
+	}
+	f.Related = related
+	if p.In.LocateValue != nil {
+		if file, l, col, ok := p.In.LocateValue(lang, section, value); ok {
+			f.File, f.Line, f.Column, f.EndLine, f.EndColumn = file, l, col, 0, 0
+		}
+	}
+}
+
 // ReportLine records a finding inside a guide body: line is 1-based within
 // the body. JSON strings cannot point inside themselves, so the finding
 // points at the body member and names the line in the message. related
 // are other places the finding involves (the baseline's guide).
 func (p *Pass) ReportLine(g *Guide, line int, message, hint string, related ...report.Location) {
-	p.ReportRelated(p.rule.Severity, g.Pointer+"/body", "guide "+report.Quote(g.ID)+", body line "+strconv.Itoa(line)+": "+message, hint, related...)
+	p.ReportRelated(p.rule.Severity, g.Pointer+"/body", bodyLine(g, line, message), hint, related...)
+}
+
+// bodyLine is message about line of g's body, which names the line since
+// a pointer cannot.
+func bodyLine(g *Guide, line int, message string) string {
+	return "guide " + report.Quote(g.ID) + ", body line " + strconv.Itoa(line) + ": " + message
 }

@@ -45,9 +45,9 @@ var closedSetsFixed = &lint.Rule{
 					line := cs.Parsed.Values[set.title][v]
 					switch {
 					case !ok:
-						p.ReportLine(cs.Guide, line, fmt.Sprintf("%s of %s: %s is not in the baseline's set", set.title, langLabel(l), report.Quote(v)), hint, related)
+						p.ReportValue(cs.Guide, line, l.ID, set.title, v, fmt.Sprintf("%s of %s: %s is not in the baseline's set", set.title, langLabel(l), report.Quote(v)), hint, related)
 					case was != now[v]:
-						p.ReportLine(cs.Guide, line, fmt.Sprintf("%s of %s: %s has %s; in the baseline, %s", set.title, langLabel(l), strconv.Quote(v), now[v], was), hint, related)
+						p.ReportValue(cs.Guide, line, l.ID, set.title, v, fmt.Sprintf("%s of %s: %s has %s; in the baseline, %s", set.title, langLabel(l), strconv.Quote(v), now[v], was), hint, related)
 					}
 				}
 				for _, v := range slices.Sorted(maps.Keys(before)) {

@@ -625,6 +625,10 @@ func (c *compiler) positions(i int, ls *langState) {
 	for k, p := range local {
 		l.Positions[mp+"/capabilities"+k] = p
 	}
+	l.SetValues = make(map[string]language.Pos, len(ls.sets.at))
+	for k, s := range ls.sets.at {
+		l.SetValues[k] = c.pos(s.Pos)
+	}
 	key := pilotage.EscapePointerToken(l.ID)
 	l.Positions["/guides/"+key] = c.pos(ls.stmt.Pos)
 	l.Positions["/catalog/"+key] = c.pos(ls.stmt.Pos)

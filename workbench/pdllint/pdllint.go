@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/base/suppress"
@@ -78,7 +79,8 @@ func Input(name string, src []byte, opts compile.Options, disabled map[string]bo
 	if err != nil {
 		return nil, res, err
 	}
-	in := &lint.Input{File: name, Src: snap, Size: emit.IndentedLen(snap), Locate: Locator(name, res.Server), Quoted: res.Sources, Grammars: Grammars(res.Server)}
+	in := &lint.Input{File: name, Src: snap, Size: emit.IndentedLen(snap), Locate: Locator(name, res.Server),
+		LocateValue: ValueLocator(res.Server), Quoted: res.Sources, Grammars: Grammars(res.Server)}
 	return in, res, nil
 }
 
@@ -113,6 +115,30 @@ func Locator(name string, srv *language.Server) lint.Locator {
 			}
 			p = p[:strings.LastIndexByte(p, '/')]
 		}
+	}
+}
+
+// setKeys are the keys of language.Language.SetValues of each section of
+// the closed-sets guide.
+var setKeys = map[string]string{
+	closedsets.SecRiskLevels: "risk", closedsets.SecCatalogKinds: "kind", closedsets.SecDiagnosticCodes: "diagnostic",
+	closedsets.SecRunStatuses: "status run", closedsets.SecStepStatuses: "status step",
+}
+
+// ValueLocator is lint.Input.LocateValue of a build: the statement that
+// defines a closed-set value. Like Locator, it keeps only the positions.
+func ValueLocator(srv *language.Server) func(lang, section, value string) (string, int, int, bool) {
+	values := make(map[string]map[string]language.Pos, len(srv.Languages))
+	for _, l := range srv.Languages {
+		values[l.ID] = l.SetValues
+	}
+	return func(lang, section, value string) (string, int, int, bool) {
+		key, ok := setKeys[section]
+		if !ok {
+			return "", 0, 0, false
+		}
+		pos, ok := values[lang][key+":"+value]
+		return pos.File, pos.Line, pos.Column, ok
 	}
 }
 

@@ -80,6 +80,12 @@ type Language struct {
 	Positions  map[string]Pos
 	Items      []ItemSpots
 	GuideSpots []GuideSpots
+	// SetValues locates the statement that defines each value of the
+	// Language's closed sets, keyed "risk:write", "kind:device",
+	// "diagnostic:scope", "status run:ok", "status step:full": the
+	// closed-sets guide is generated, so a finding about one of its
+	// values has no line of its own in the PDL but that statement's.
+	SetValues map[string]Pos
 }
 
 // Limits are the evaluation bounds of §10.1.
