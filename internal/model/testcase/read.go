@@ -22,8 +22,9 @@ import (
 // case (some 1.3 KB of init's first shape), not the file's. A file is all
 // or nothing: at a case that does not read cleanly on its own, or a name
 // given twice, All reads the file whole by Parse and gives its answer, the
-// rest of its cases or its first error. Any other file is read whole by
-// Parse here.
+// rest of its cases or its first error (a file too dense to read whole,
+// from that case on: allWhole). Any other file is read whole by Parse
+// here.
 func Read(name string, src []byte) (*File, error) { return (*Refs)(nil).Read(name, src) }
 
 // Read is testcase.Read reading the files cases name through r.
@@ -92,18 +93,31 @@ func (f *File) All() iter.Seq2[*Case, *Error] {
 		}
 		// A name given twice is found by its hash, not the name kept: a
 		// hash met again, a name twice or not, leaves the answer to Parse.
-		seed, seen := maphash.MakeSeed(), map[uint64]bool{}
+		// first holds the item each hash was first met at, and anchored the
+		// first item that defines an anchor, which a later case may name.
+		seed, first, anchored := maphash.MakeSeed(), map[uint64]int{}, -1
 		for i, it := range f.items {
-			c, err := f.p.oneCase(f.Src[it.start:it.end], it.line)
+			c, anchor, err := f.p.oneCase(f.Src[it.start:it.end], it.line)
 			var h uint64
 			if err == nil {
 				h = maphash.String(seed, c.Name)
 			}
-			if err != nil || seen[h] {
-				f.allWhole(i, yield)
+			if anchor && anchored < 0 {
+				anchored = i
+			}
+			j, dup := first[h]
+			if err != nil || dup {
+				if !dup {
+					j = -1
+				}
+				start := i
+				if anchored >= 0 {
+					start = anchored
+				}
+				f.allWhole(i, start, j, yield)
 				return
 			}
-			seen[h] = true
+			first[h] = i
 			if !yield(c, nil) {
 				return
 			}
@@ -112,9 +126,23 @@ func (f *File) All() iter.Seq2[*Case, *Error] {
 }
 
 // allWhole yields what Parse reads of f from its case i on, or its error:
-// the answer on a file whose case i does not read on its own.
-func (f *File) allWhole(i int, yield func(*Case, *Error) bool) {
-	whole, err := f.p.refs.Parse(f.Name, f.Src)
+// the answer on a file whose case i does not read on its own. A file too
+// dense to read whole (docs/test.md: block style holds as many cases as
+// 1 MiB does) is read as a window of it instead (window), so that what
+// Parse says of it, the file's first error and those after it, is at the
+// file's places, within the budget of the window.
+func (f *File) allWhole(i, start, dup int, yield func(*Case, *Error) bool) {
+	src, dense := f.Src, yamlcost.Check(f.Src) != nil
+	if dense {
+		src = f.window(i, start, dup)
+	}
+	whole, err := f.p.refs.Parse(f.Name, src)
+	if err == nil && dense {
+		// The window reads: case i did not read alone for a reason the
+		// cases left out hold, so the file is read whole after all,
+		// and refused as too dense.
+		whole, err = f.p.refs.Parse(f.Name, f.Src)
+	}
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -131,38 +159,78 @@ func (f *File) allWhole(i int, yield func(*Case, *Error) bool) {
 	}
 }
 
+// window is f's text with the items of its cases list blanked (their
+// lines kept) but those from start on, as many as the tree budget of the
+// text allows and at least to item i (a binary search, each step one scan
+// of at most MaxFile bytes), and item dup (-1 for none). Items before i
+// read alone, so blanking them changes nothing Parse says of the rest
+// but for a name given twice, whose first item is dup, and an anchor a
+// later case names, which the first item defining one, start, and those
+// after it hold.
+func (f *File) window(i, start, dup int) []byte {
+	build := func(to int) []byte {
+		var b bytes.Buffer
+		b.Grow(len(f.Src))
+		at := 0
+		for k, it := range f.items {
+			if k == dup || k >= start && k < to {
+				continue
+			}
+			b.Write(f.Src[at:it.start])
+			b.Write(bytes.Repeat([]byte("\n"), bytes.Count(f.Src[it.start:it.end], []byte("\n"))))
+			at = it.end
+		}
+		b.Write(f.Src[at:])
+		return b.Bytes()
+	}
+	// The last count of items kept whose text is within the budget.
+	lo, hi := i+1, len(f.items)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if yamlcost.Check(build(mid)) == nil {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return build(lo)
+}
+
 // oneCase reads the case of item, a `- ` item of the cases list alone,
-// which starts at line of the file.
-func (p *parser) oneCase(item []byte, line int) (*Case, error) {
+// which starts at line of the file, and says whether it defines an
+// anchor.
+func (p *parser) oneCase(item []byte, line int) (*Case, bool, error) {
 	if yamlcost.Check(item) != nil {
-		return nil, errWhole
+		return nil, false, errWhole
 	}
 	d, err := p.readYAML(item)
 	if err != nil {
-		return nil, errWhole
+		return nil, false, errWhole
 	}
 	if len(d.Content) != 1 || d.Content[0].Kind != yaml.SequenceNode || len(d.Content[0].Content) != 1 {
-		return nil, errWhole
+		return nil, false, errWhole
 	}
 	n := d.Content[0].Content[0]
-	shiftLines(n, line-1)
+	anchor := shiftLines(n, line-1)
 	c, err := p.testCase(n)
 	if err != nil || len(p.errs) > 0 {
 		// Parse reads the file whole, to name every error of it.
-		return nil, errWhole
+		return nil, anchor, errWhole
 	}
 	c.node, c.Expect.node = nil, nil
-	return c, nil
+	return c, anchor, nil
 }
 
 // shiftLines moves the lines of n and what it holds down by k, from its
-// own text's to the file's. An alias's target is held elsewhere in the
-// tree and moved there.
-func shiftLines(n *yaml.Node, k int) {
+// own text's to the file's, and says whether any of them has an anchor.
+// An alias's target is held elsewhere in the tree and moved there.
+func shiftLines(n *yaml.Node, k int) bool {
 	n.Line += k
+	anchor := n.Anchor != ""
 	for _, c := range n.Content {
-		shiftLines(c, k)
+		anchor = shiftLines(c, k) || anchor
 	}
+	return anchor
 }
 
 // span is one item of the cases list: its bytes and its first line.

@@ -172,3 +172,66 @@ func TestReadHoldsNoCase(t *testing.T) {
 		}
 	}
 }
+
+// TestReadLateError: a case file in block style too dense to read whole,
+// 2,000 cases of init's shape (210 KB, about 28,000 values), whose last
+// case is wrong, is refused with that case's error at its place, as the
+// file of its first two cases and that one is, not as too dense at the
+// value where the budget of the whole file runs out; so is one of 9,400
+// cases, 1 MiB, without -short.
+func TestReadLateError(t *testing.T) {
+	sizes := []int{2, 2000}
+	if !testing.Short() {
+		sizes = append(sizes, 9400)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lang.pdl"), []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "case.yaml")
+	const program = "    program: {steps: [{id: a, call: echo, with: {v: '1'}}]}\n"
+	file := func(n int, last string) []byte {
+		var b strings.Builder
+		b.WriteString("pdl: lang.pdl\ncases:\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  - name: c%d\n%s    expect:\n      valid: true\n", i, program)
+		}
+		b.WriteString(last)
+		return []byte(b.String())
+	}
+	// want is the error at the last case, which starts at line l.
+	for kind, tc := range map[string]struct {
+		last string
+		want func(l int) string
+	}{
+		"unclosed quote": {`  - name: "unclosed` + "\n", func(l int) string { return fmt.Sprintf("%d:11: not YAML: found unexpected end of stream", l) }},
+		"duplicate key": {"  - name: last\n" + program + "    program: p.json\n", func(l int) string {
+			return fmt.Sprintf("%d:5: key \"program\" given twice (first at %d:5)", l+2, l+1)
+		}},
+		"bad indent":          {"  - name: last\n" + program + "   expect: {}\n", func(l int) string { return fmt.Sprintf("%d:4: not YAML: did not find expected '-' indicator", l+2) }},
+		"a second case named": {"  - name: c1\n" + program, func(l int) string { return fmt.Sprintf("%d:1: a second case named \"c1\" (the first is at line 7)", l) }},
+	} {
+		t.Run(kind, func(t *testing.T) {
+			for _, n := range sizes {
+				src := file(n, tc.last)
+				if n > 2 {
+					if _, err := Parse(name, src); err == nil || !strings.Contains(err.Error(), "too dense") {
+						t.Fatalf("Parse: %v; want the file too dense to read whole", err)
+					}
+				}
+				f, err := Read(name, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, e := all(f)
+				got := "no error"
+				if e != nil {
+					got = fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg)
+				}
+				if want := tc.want(2 + 4*n + 1); got != want {
+					t.Errorf("%d cases: got %s, want %s", n, got, want)
+				}
+			}
+		})
+	}
+}
