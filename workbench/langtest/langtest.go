@@ -208,7 +208,10 @@ func (r *Runner) load(path string) *compiled {
 	case err != nil:
 		c.err = err.Error()
 	case !res.OK():
-		c.err = fmt.Sprintf("%s has errors (%s); run pilotage lint %s", path, rep.Findings[0].Message, path)
+		// The first error of the PDL, not a count of those its cap left
+		// out, which sorts first (it has no line).
+		i := slices.IndexFunc(rep.Findings, func(f report.Finding) bool { return f.Severity == report.Error && !f.CountsLeft() })
+		c.err = fmt.Sprintf("%s has errors (%s); run pilotage lint %s", path, rep.Findings[i].Message, path)
 	default:
 		c.srv = res.Server
 		if snap, err := json.Marshal(emit.Snapshot(c.srv)); err == nil {

@@ -125,6 +125,11 @@ func (c *Cap) Left() []Finding {
 	return out
 }
 
+// CountsLeft reports whether f is a cap's count of findings it left out
+// (Left), not a finding of the input: one who quotes a report's first
+// error skips it.
+func (f Finding) CountsLeft() bool { return f.Line == 0 && f.Hint == capHint }
+
 // graver reports whether severity a outranks b (error, warning, info).
 func graver(a, b Severity) bool {
 	rank := func(s Severity) int {

@@ -49,8 +49,11 @@ func TestCapAdmit(t *testing.T) {
 	if got, want := messages(left), []string{"a.pdl: error: 3 more r1 findings in this file are not listed"}; !slices.Equal(got, want) {
 		t.Errorf("left %q, want %q", got, want)
 	}
-	if f := left[0]; f.Rule != "r1" || f.Section != "5.2" || f.Hint != capHint || f.Line != 0 {
+	if f := left[0]; f.Rule != "r1" || f.Section != "5.2" || f.Hint != capHint || f.Line != 0 || !f.CountsLeft() {
 		t.Errorf("the counting finding is %+v", f)
+	}
+	if slices.ContainsFunc(listed, Finding.CountsLeft) {
+		t.Errorf("a listed finding counts others: %q", messages(listed))
 	}
 }
 

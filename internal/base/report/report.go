@@ -272,7 +272,7 @@ func (r *Report) addLeft() {
 			r.count(f, -1)
 		}
 		r.Findings = slices.DeleteFunc(r.Findings, func(f Finding) bool {
-			return f.Line == 0 && f.Hint == capHint && was[id{f.File, f.Rule, f.Message}]
+			return f.CountsLeft() && was[id{f.File, f.Rule, f.Message}]
 		})
 	}
 	r.left = r.Cap.Left()
