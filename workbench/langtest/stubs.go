@@ -13,7 +13,7 @@ import (
 
 // stubbed is srv with the case's stubs as its entries' behaviour: a
 // copy, so the next case meets the PDL's own. A stub of an entry the
-// catalog lacks is a finding at the stub.
+// catalog lacks is a finding at the entry's key, once for its stubs.
 func stubbed(srv *language.Server, f *testcase.File, c *testcase.Case) (*language.Server, []report.Finding) {
 	if len(c.Stubs) == 0 {
 		return srv, nil
@@ -25,15 +25,18 @@ func stubbed(srv *language.Server, f *testcase.File, c *testcase.Case) (*languag
 		ids[i] = e.ID
 	}
 	var fs []report.Finding
-	fresh := map[string]bool{}
+	fresh, told := map[string]bool{}, map[string]bool{}
 	for _, s := range c.Stubs {
 		i := slices.Index(ids, s.Entry)
 		if i < 0 {
-			hint := "stubs name catalog entries of the PDL"
-			if near := suggest.Closest(s.Entry, ids); near != "" {
-				hint = fmt.Sprintf("did you mean %s?", near)
+			if !told[s.Entry] {
+				told[s.Entry] = true
+				hint := "stubs name catalog entries of the PDL"
+				if near := suggest.Closest(s.Entry, ids); near != "" {
+					hint = fmt.Sprintf("did you mean %s?", near)
+				}
+				fs = append(fs, findingAt(f, s.At, "test-stub", fmt.Sprintf("case %q stubs %s, which the catalog does not hold", c.Name, s.Entry), hint))
 			}
-			fs = append(fs, finding(f, s.Line, "test-stub", fmt.Sprintf("case %q stubs %s, which the catalog does not hold", c.Name, s.Entry), hint))
 			continue
 		}
 		if s.Call > 0 {
@@ -94,8 +97,9 @@ func perCall(c *testcase.Case) func(id string) *language.Behavior {
 	}
 }
 
-// unusedStubs are stubs of entries neither the plan nor the trace names:
-// a case that stubs what its program never calls tests nothing.
+// unusedStubs are stubs of entries neither the plan nor the trace names,
+// a finding at each entry's key: a case that stubs what its program
+// never calls tests nothing.
 func unusedStubs(f *testcase.File, c *testcase.Case, got *testcase.Got) []report.Finding {
 	called := map[string]bool{}
 	if p := got.Validate.Plan; p != nil {
@@ -115,7 +119,8 @@ func unusedStubs(f *testcase.File, c *testcase.Case, got *testcase.Got) []report
 	var fs []report.Finding
 	for _, s := range c.Stubs {
 		if !called[s.Entry] && (got.Validate.Plan != nil || got.Execute != nil) {
-			fs = append(fs, finding(f, s.Line, "test-stub", fmt.Sprintf("case %q stubs %s, which its program never calls", c.Name, s.Entry), "remove the stub, or call the entry"))
+			fs = append(fs, findingAt(f, s.At, "test-stub", fmt.Sprintf("case %q stubs %s, which its program never calls", c.Name, s.Entry), "remove the stub, or call the entry"))
+			called[s.Entry] = true // its other stubs are at the same key
 		}
 	}
 	return fs

@@ -494,7 +494,7 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 			}
 		}
 		for i, sn := range list {
-			s := Stub{Entry: k.Value, Line: sn.Line}
+			s := Stub{Entry: k.Value, At: p.place(k)}
 			if perCall {
 				s.Call = i + 1
 			}

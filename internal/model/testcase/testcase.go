@@ -76,7 +76,9 @@ type Case struct {
 // holds, with Message). Stubs of one entry are tried in order.
 type Stub struct {
 	Entry string
-	Line  int
+	// At is where the entry's id is written, the key under stubs:, where
+	// a finding about the stub is placed.
+	At Place
 	// Call numbers a per-call stub (`calls:`) from 1: it is the entry's
 	// whole behaviour for that call, the last one for every later call;
 	// 0 is a stub for every call.
