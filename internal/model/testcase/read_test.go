@@ -178,7 +178,7 @@ func TestReadHoldsNoCase(t *testing.T) {
 // case is wrong, is refused with that case's error at its place, as the
 // file of its first two cases and that one is, not as too dense at the
 // value where the budget of the whole file runs out; so is one of 9,400
-// cases, 1 MiB, without -short.
+// cases, 1 MiB, without -short, and either with the wrong case third.
 func TestReadLateError(t *testing.T) {
 	sizes := []int{2, 2000}
 	if !testing.Short() {
@@ -190,16 +190,20 @@ func TestReadLateError(t *testing.T) {
 	}
 	name := filepath.Join(dir, "case.yaml")
 	const program = "    program: {steps: [{id: a, call: echo, with: {v: '1'}}]}\n"
-	file := func(n int, last string) []byte {
+	// file is n cases, the wrong one, then after cases more.
+	file := func(n int, wrong string, after int) []byte {
 		var b strings.Builder
 		b.WriteString("pdl: lang.pdl\ncases:\n")
 		for i := range n {
 			fmt.Fprintf(&b, "  - name: c%d\n%s    expect:\n      valid: true\n", i, program)
 		}
-		b.WriteString(last)
+		b.WriteString(wrong)
+		for i := range after {
+			fmt.Fprintf(&b, "  - name: d%d\n%s    expect:\n      valid: true\n", i, program)
+		}
 		return []byte(b.String())
 	}
-	// want is the error at the last case, which starts at line l.
+	// want is the error at the wrong case, which starts at line l.
 	for kind, tc := range map[string]struct {
 		last string
 		want func(l int) string
@@ -212,8 +216,19 @@ func TestReadLateError(t *testing.T) {
 		"a second case named": {"  - name: c1\n" + program, func(l int) string { return fmt.Sprintf("%d:1: a second case named \"c1\" (the first is at line 7)", l) }},
 	} {
 		t.Run(kind, func(t *testing.T) {
-			for _, n := range sizes {
-				src := file(n, tc.last)
+			// The wrong case last, after n-2 more cases, and third,
+			// before them: the file read from it on is too dense too.
+			// An unclosed quote is not tried third: what follows it is
+			// text to its end, and the file within the budget.
+			both := append(sizes, sizes[1:]...)
+			if kind == "unclosed quote" {
+				both = sizes
+			}
+			for k, n := range both {
+				src, l := file(n, tc.last, 0), 2+4*n+1
+				if k >= len(sizes) {
+					src, l = file(2, tc.last, n-2), 2+4*2+1
+				}
 				if n > 2 {
 					if _, err := Parse(name, src); err == nil || !strings.Contains(err.Error(), "too dense") {
 						t.Fatalf("Parse: %v; want the file too dense to read whole", err)
@@ -228,8 +243,8 @@ func TestReadLateError(t *testing.T) {
 				if e != nil {
 					got = fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg)
 				}
-				if want := tc.want(2 + 4*n + 1); got != want {
-					t.Errorf("%d cases: got %s, want %s", n, got, want)
+				if want := tc.want(l); got != want {
+					t.Errorf("%d cases, the wrong one at line %d: got %s, want %s", n, l, got, want)
 				}
 			}
 		})
