@@ -60,28 +60,33 @@ func (c *checker) listResources() map[string]*mcp.Resource {
 
 // listAll gathers every page of an MCP list (see pages) by key: the go-sdk
 // client's own iterators (Tools, Resources) neither bound the pages nor
-// stop at a cursor loop, which a hostile server can make endless.
+// stop at a cursor loop, which a hostile server can make endless. It is
+// nil when a page was not answered: what the list lacks is then unknown,
+// so the checks that look for a name in it do not run.
 func listAll[T any](c *checker, op string, page func(ctx context.Context, cursor string) ([]T, string, error), key func(T) string) map[string]T {
 	out := map[string]T{}
-	c.pages(op, func(ctx context.Context, cursor string) (string, error) {
+	if !c.pages(op, func(ctx context.Context, cursor string) (string, error) {
 		items, next, err := page(ctx, cursor)
 		for _, it := range items {
 			out[key(it)] = it
 		}
 		return next, err
-	})
+	}) {
+		return nil
+	}
 	return out
 }
 
 // pages follows an MCP list's cursors: at most MaxPages pages, stopping
-// at a cursor seen before.
-func (c *checker) pages(op string, page func(ctx context.Context, cursor string) (string, error)) {
+// at a cursor seen before. It reports whether every page asked for was
+// answered.
+func (c *checker) pages(op string, page func(ctx context.Context, cursor string) (string, error)) bool {
 	seen := map[string]bool{}
 	cursor := ""
 	for n := 0; ; n++ {
 		if n == c.opt.MaxPages {
 			c.find(RuleReadBounds, op, "/nextCursor", "still more pages after %d (--max-pages); the rest was not read", n)
-			return
+			return true
 		}
 		var next string
 		_, err := c.request(func(ctx context.Context) (*mcp.CallToolResult, error) {
@@ -91,14 +96,14 @@ func (c *checker) pages(op string, page func(ctx context.Context, cursor string)
 		})
 		if err != nil {
 			c.fail(RuleOperationAnswers, op, "", err, "")
-			return
+			return false
 		}
 		if next == "" {
-			return
+			return true
 		}
 		if seen[next] {
 			c.find(RuleLookupPaging, op, "/nextCursor", "nextCursor %q was returned before: the cursors loop", report.Clip(next))
-			return
+			return true
 		}
 		seen[next] = true
 		cursor = next

@@ -25,8 +25,13 @@ var _ = registry.Register(&report.RuleInfo{ID: RuleBindingResources, Category: "
 // (docs/binding.md), so a Language whose guides have none is fine; but
 // once a server publishes one, a client may rely on them, so every guide
 // of the index has one holding the body learn returns, and none names a
-// guide the index lacks.
+// guide the index lacks. published is nil when resources/list was not
+// answered, and guides holds only the Languages whose guides were all
+// read: what was not read is not compared.
 func (c *checker) resources(published map[string]*mcp.Resource, manifest json.RawMessage, guides map[string][]guide) {
+	if published == nil {
+		return
+	}
 	if _, ok := published[binding.ManifestURI]; !ok {
 		c.find(RuleBindingResources, "resources/list", "/resources", "the manifest resource %s is not listed", binding.ManifestURI)
 	} else if text, ok := c.readResource(binding.ManifestURI); ok {

@@ -15,6 +15,11 @@ var _ = registry.Register(&report.RuleInfo{ID: RuleBindingTools, Category: "bind
 // tools checks that every tool the manifest names is published with an
 // object input and output schema (binding.md).
 func (c *checker) tools(published map[string]*mcp.Tool, names []string) {
+	if published == nil {
+		// tools/list was not answered (its finding says so): what it
+		// lacks is unknown.
+		return
+	}
 	for _, name := range names {
 		t, ok := published[name]
 		if !ok {

@@ -462,6 +462,9 @@ func (c *checker) request(do func(context.Context) (*mcp.CallToolResult, error))
 		// The go-sdk may report the line that broke the connection as
 		// this call's error, and only the next call as a closed one.
 		err = why
+	case errors.Is(err, io.EOF):
+		// The end of the server's output, which the go-sdk reports as
+		// this call's error, and only the next call as a closed one.
 	case !errors.Is(err, mcp.ErrConnectionClosed):
 		return nil, err
 	case why != nil:

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -97,16 +99,29 @@ func (c *checker) run() error {
 		}
 	}
 	c.tools(tools, names)
+	// guides holds the Languages whose guides were all read; unread the
+	// Languages some of whose guides or catalog were not (see lint).
 	guides := map[string][]guide{}
-	for _, l := range man.Languages {
+	var unread unreadParts
+	for i, l := range man.Languages {
 		if l.Guides != "" {
-			guides[l.ID], snap.Guides[l.ID] = c.learn(l)
+			gs, raws, all := c.learn(l)
+			snap.Guides[l.ID] = raws
+			if all {
+				guides[l.ID] = gs
+			} else {
+				unread.guides = append(unread.guides, l.ID)
+			}
 		}
 		if l.Catalog != "" {
-			if snap.Catalog == nil {
-				snap.Catalog = map[string]*catalogFile{}
+			if cat := c.lookup(l); cat == nil {
+				unread.catalogs = append(unread.catalogs, i)
+			} else {
+				if snap.Catalog == nil {
+					snap.Catalog = map[string]*catalogFile{}
+				}
+				snap.Catalog[l.ID] = cat
 			}
-			snap.Catalog[l.ID] = c.lookup(l)
 		}
 		c.requestErrors(l)
 		if l.Catalog != "" {
@@ -124,7 +139,7 @@ func (c *checker) run() error {
 		return err
 	}
 	c.status("saved the snapshot in %s", path)
-	if err := c.lint(path, src); err != nil {
+	if err := c.lint(path, src, unread); err != nil {
 		return err
 	}
 	if c.opt.Program != nil {
@@ -134,20 +149,24 @@ func (c *checker) run() error {
 }
 
 // learn reads a Language's guide index and every guide with its body.
-func (c *checker) learn(l pilotage.LanguageEntry) ([]guide, []json.RawMessage) {
+// A guide whose fetch is not answered is left out, as is every guide
+// when the index is not answered: the snapshot holds what the server
+// said, never a guide without the body it would have had; all is false
+// then.
+func (c *checker) learn(l pilotage.LanguageEntry) (gs []guide, raws []json.RawMessage, all bool) {
 	a := c.call(l.Guides, map[string]any{})
 	var idx struct {
 		Guides []json.RawMessage `json:"guides"`
 	}
+	raws = []json.RawMessage{}
 	if !c.expect(a, "learn index of "+report.Clip(l.ID)) || json.Unmarshal(a.raw, &idx) != nil {
-		return nil, []json.RawMessage{}
+		return nil, raws, false
 	}
 	if len(idx.Guides) > c.opt.MaxItems {
 		c.find(RuleReadBounds, a.op, "/structuredContent/guides", "%d guides; only the first %d (--max-items) were read", len(idx.Guides), c.opt.MaxItems)
 		idx.Guides = idx.Guides[:c.opt.MaxItems]
 	}
-	var gs []guide
-	raws := []json.RawMessage{}
+	all = true
 	for _, raw := range idx.Guides {
 		var g guide
 		_ = json.Unmarshal(raw, &g)
@@ -156,20 +175,24 @@ func (c *checker) learn(l pilotage.LanguageEntry) ([]guide, []json.RawMessage) {
 			var fetched struct {
 				Guide json.RawMessage `json:"guide"`
 			}
-			if c.expect(f, fmt.Sprintf("learn %q of %s", report.Clip(g.ID), report.Clip(l.ID))) && json.Unmarshal(f.raw, &fetched) == nil && fetched.Guide != nil {
-				raw = fetched.Guide
-				_ = json.Unmarshal(raw, &g)
+			if !c.expect(f, fmt.Sprintf("learn %q of %s", report.Clip(g.ID), report.Clip(l.ID))) || json.Unmarshal(f.raw, &fetched) != nil || fetched.Guide == nil {
+				all = false
+				continue
 			}
+			raw = fetched.Guide
+			_ = json.Unmarshal(raw, &g)
 		}
 		gs = append(gs, g)
 		raws = append(raws, raw)
 	}
 	c.status("learn %s: %s", report.Clip(l.ID), count(len(gs), "guide"))
-	return gs, raws
+	return gs, raws, all
 }
 
 // lookup reads a Language's whole catalog through list, following
-// cursors within the bounds.
+// cursors within the bounds. It is nil when the first page is not
+// answered (there is no catalog_version to give it); when a later one is
+// not, the items read are kept.
 func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 	cat := &catalogFile{Items: []json.RawMessage{}}
 	seen := map[string]bool{}
@@ -191,6 +214,9 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 			CatalogVersion json.RawMessage   `json:"catalog_version"`
 		}
 		if !c.expect(a, "lookup list of "+report.Clip(l.ID)) || json.Unmarshal(a.raw, &page) != nil {
+			if pages == 0 {
+				return nil
+			}
 			break
 		}
 		pages++
@@ -263,12 +289,44 @@ func (c *checker) envelope(op string, raw json.RawMessage) {
 	}
 }
 
-// lint runs every lint rule on the saved snapshot.
-func (c *checker) lint(path string, src []byte) error {
+// unreadParts is what conform asked for and was not answered: guides
+// lists the Languages some of whose guides were not read, catalogs the
+// manifest indexes of those whose catalog was not
+// read at all.
+type unreadParts struct {
+	guides   []string
+	catalogs []int
+}
+
+// missing reports whether f, a lint finding on the snapshot, is only
+// about what was not read: a Language's guides or catalog missing, or
+// its guide set lacking the guide a rule looks for (core-guide and
+// closed-sets-guide point at the set). What was read is linted as any
+// snapshot is.
+func (u unreadParts) missing(f report.Finding) bool {
+	for _, id := range u.guides {
+		if f.Pointer == "/guides/"+pilotage.EscapePointerToken(id) {
+			return true
+		}
+	}
+	for _, i := range u.catalogs {
+		if f.Rule == "catalog-declared" && strings.HasPrefix(f.Pointer+"/", "/manifest/languages/"+strconv.Itoa(i)+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// lint runs every lint rule on the saved snapshot, but for the findings
+// about what the server did not answer: conform reported that it did not
+// (a timeout, a closed connection), and the snapshot holds only what was
+// read.
+func (c *checker) lint(path string, src []byte, unread unreadParts) error {
 	rep, err := lint.Run(rules.All(), []*lint.Input{{File: path, Src: src}}, lint.Config{Disabled: disabledOf(c.opt.Disabled, lintRules()), MaxPerRule: c.maxPerRule()})
 	if err != nil {
 		return err
 	}
+	rep.Findings = slices.DeleteFunc(rep.Findings, unread.missing)
 	c.merge(rep)
 	return nil
 }
