@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -76,7 +77,13 @@ type msgWatch struct {
 	// (response-ids), strayMore those past maxBadMessages.
 	strays    []strayResponse
 	strayMore int
+	// respelled are the answers whose id the go-sdk took as their
+	// request's though it is written otherwise (3.0 for 3).
+	respelled []respelledID
 }
+
+// respelledID is the answer to op, request id, that gave it as written.
+type respelledID struct{ id, written, op string }
 
 type badMessage struct {
 	op  string
@@ -151,7 +158,7 @@ func (w *msgWatch) received(msg []byte) {
 	if op == "" && len(m.ID) > 0 {
 		var id bytes.Buffer
 		if json.Compact(&id, m.ID) == nil {
-			op = w.response(id.String())
+			op = w.response(idKey(id.Bytes()), id.String())
 		}
 	}
 	if se == nil {
@@ -167,24 +174,38 @@ func (w *msgWatch) received(msg []byte) {
 	w.bad = append(w.bad, badMessage{op, se})
 }
 
-// response pairs a response of id (its JSON) with the request conform
-// sent under it, and returns that request's operation; a response to an
-// id never sent, or to a request answered already, is kept as a stray.
-// A null id is left alone: JSON-RPC gives it to the error answering a
-// request whose id could not be read.
-func (w *msgWatch) response(id string) string {
+// idKey is the id, as JSON, the go-sdk pairs a response of that id
+// with: it reads a number as a float64 and keeps its integer part, so
+// 3.0 and 3e0 answer request 3. Another id (a string) is its JSON.
+func idKey(id []byte) string {
+	var f float64
+	if len(id) > 0 && id[0] != '"' && json.Unmarshal(id, &f) == nil {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return string(id)
+}
+
+// response pairs a response of id (idKey of written, its JSON) with the
+// request conform sent under it, and returns that request's operation;
+// a response to an id never sent, or to a request answered already, is
+// kept as a stray. A null id is left alone: JSON-RPC gives it to the
+// error answering a request whose id could not be read.
+func (w *msgWatch) response(id, written string) string {
 	op, waiting := w.ops[id]
 	switch {
 	case waiting:
 		delete(w.ops, id)
 		w.answered[id] = op
+		if written != id && len(w.respelled) < maxBadMessages {
+			w.respelled = append(w.respelled, respelledID{id, report.Clip(written), op})
+		}
 		return op
 	case id == "null":
 		return ""
 	case len(w.strays) == maxBadMessages:
 		w.strayMore++
 	default:
-		w.strays = append(w.strays, strayResponse{report.Clip(id), w.answered[id]})
+		w.strays = append(w.strays, strayResponse{report.Clip(written), w.answered[id]})
 	}
 	return w.answered[id]
 }
@@ -211,6 +232,9 @@ func (c *checker) messages() {
 		} else {
 			c.find(RuleResponseIDs, "a message of the server", "", "a response to id %s, which conform never sent; a response carries the id of the request it answers (JSON-RPC 2.0 §5), and a client drops one that answers none", r.id)
 		}
+	}
+	for _, r := range w.respelled {
+		c.find(RuleResponseIDs, r.op, "", "the response to request %s gives its id as %s: the id of a response is the request's (JSON-RPC 2.0 §5); the go-sdk reads it as the number %s, a client comparing ids as written drops the answer", r.id, r.written, r.id)
 	}
 	if w.strayMore > 0 {
 		c.find(RuleResponseIDs, "a message of the server", "", "%d more responses answering no request waiting for one", w.strayMore)

@@ -24,3 +24,30 @@ drain`, 20*time.Second)
 		t.Errorf("want 2 response-ids findings:\n%s", findings(rep))
 	}
 }
+
+// The go-sdk pairs a response with its request by the id's number, so
+// it takes "id":3.0 and "id":3e0 as the answer to request 3; conform
+// paired ids by their text, and called that answer a response to an id
+// it never sent, while the go-sdk had taken it as the answer
+// (/tmp/rev1/repro/conform-id-3.0). It pairs them as the go-sdk does
+// now, and says the answer spells the request's id otherwise: a client
+// that compares ids as written drops it.
+func TestResponseIDRespelled(t *testing.T) {
+	t.Parallel()
+	for _, spelling := range []string{"%s.0", "%se0"} {
+		t.Run(spelling, func(t *testing.T) {
+			t.Parallel()
+			rep := shCheck(t, `handshake '`+strings.Replace(plainInit, `{}`, `{"tools":{}}`, 1)+`'
+read -r l; printf '{"jsonrpc":"2.0","id":`+spelling+`,"result":{"tools":[]}}\n' "$(id)"
+drain`, 20*time.Second)
+			want := "tools/list: error: the response to request 3 gives its id as " + strings.Replace(spelling, "%s", "3", 1) +
+				`: the id of a response is the request's (JSON-RPC 2.0 §5); the go-sdk reads it as the number 3, a client comparing ids as written drops the answer [response-ids binding.md]` + "\n\n"
+			if got := ruleFindings(rep, RuleResponseIDs); got != want {
+				t.Errorf("got:\n%s\nwant:\n%s", findings(rep), want)
+			}
+			if rep.Summary.Errors != 2 { // and binding-extension's: not a Pilotage server
+				t.Errorf("want 2 errors:\n%s", findings(rep))
+			}
+		})
+	}
+}
