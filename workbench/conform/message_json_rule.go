@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -77,10 +79,19 @@ type msgWatch struct {
 	// (response-ids), strayMore those past maxBadMessages.
 	strays    []strayResponse
 	strayMore int
+	// requests are the server's requests a client takes for none MCP
+	// lets a server send it (a notification written with an id).
+	requests []serverRequest
 	// respelled are the answers whose id the go-sdk took as their
 	// request's though it is written otherwise (3.0 for 3).
 	respelled []respelledID
 }
+
+// serverRequest is a request of the server: its method and id (JSON).
+type serverRequest struct{ method, id string }
+
+// serverRequests are the requests MCP lets a server send its client.
+var serverRequests = []string{"ping", "roots/list", "sampling/createMessage", "elicitation/create"}
 
 // respelledID is the answer to op, request id, that gave it as written.
 type respelledID struct{ id, written, op string }
@@ -155,6 +166,11 @@ func (w *msgWatch) received(msg []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	op := m.Method // a request or notification of the server's
+	if op != "" && len(m.ID) > 0 && string(m.ID) != "null" && !slices.Contains(serverRequests, op) && len(w.requests) < maxBadMessages {
+		var id bytes.Buffer
+		_ = json.Compact(&id, m.ID)
+		w.requests = append(w.requests, serverRequest{report.Clip(op), report.Clip(id.String())})
+	}
 	if op == "" && len(m.ID) > 0 {
 		var id bytes.Buffer
 		if json.Compact(&id, m.ID) == nil {
@@ -232,6 +248,9 @@ func (c *checker) messages() {
 		} else {
 			c.find(RuleResponseIDs, "a message of the server", "", "a response to id %s, which conform never sent; a response carries the id of the request it answers (JSON-RPC 2.0 §5), and a client drops one that answers none", r.id)
 		}
+	}
+	for _, r := range w.requests {
+		c.find(RuleResponseIDs, "a message of the server", "", "a message of method %q with the id %s: a notification carries no id (JSON-RPC 2.0 §4.1), and a request of the server is one MCP lets a server send a client (%s)", r.method, r.id, strings.Join(serverRequests, ", "))
 	}
 	for _, r := range w.respelled {
 		c.find(RuleResponseIDs, r.op, "", "the response to request %s gives its id as %s: the id of a response is the request's (JSON-RPC 2.0 §5); the go-sdk reads it as the number %s, a client comparing ids as written drops the answer", r.id, r.written, r.id)

@@ -8,4 +8,4 @@ import "github.com/pilotage-dev/pilotage/internal/base/report"
 const RuleResponseIDs = "response-ids"
 
 var _ = registry.Register(&report.RuleInfo{ID: RuleResponseIDs, Category: "binding", Section: bindingDoc, Severity: report.Error,
-	Summary: "Every response the server sends answers a request conform sent, with its id, and no request is answered twice (JSON-RPC 2.0 §5, the binding's carrier)."})
+	Summary: "Every response the server sends answers a request conform sent, with its id, no request is answered twice, and a message with an id and a method is a request MCP lets a server send (JSON-RPC 2.0 §4, §5, the binding's carrier)."})
