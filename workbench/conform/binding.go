@@ -12,7 +12,11 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/model/binding"
 )
 
-const opInitialize = "initialize"
+// The requests of the MCP handshake, as findings name them.
+const (
+	opDiscover   = "server/discover"
+	opInitialize = "initialize"
+)
 
 // extensionPointer locates the extension's settings in the initialize
 // result.

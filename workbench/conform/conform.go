@@ -168,7 +168,7 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 		rep: &report.Report{Tool: "pilotage conform", Sources: map[string][]byte{}}}
 	if err != nil {
 		var past *pastBound
-		why, _ := explain(t, " initialize", err)
+		why, _ := explain(t, " "+handshakeOp(t), err)
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
@@ -179,6 +179,15 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 			// finding about the server, as is a server that is not a
 			// Pilotage server, with nothing else asked.
 			c.find(RuleOperationAnswers, cmp.Or(past.op, opInitialize), "", "the answer is past the bound of one message: %v; nothing else was checked", past)
+			c.messages()
+			return c.finish(), nil
+		case malformedAnswer(t) != "":
+			// The server answered with a message that is not JSON every
+			// reader accepts (a member named twice), which the go-sdk
+			// read otherwise than the server meant: the message-json
+			// finding says why, and the go-sdk's words what it made of
+			// the message.
+			c.find(RuleOperationAnswers, malformedAnswer(t), "", "the handshake failed on the server's malformed message: %v; nothing else was checked", cmp.Or(why, err))
 			c.messages()
 			return c.finish(), nil
 		case why != nil:
@@ -207,18 +216,45 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 	return c.finish(), nil
 }
 
-// handshakeRequest names the request of the MCP handshake the server
-// left unanswered: the go-sdk opens a session with server/discover
-// (MCP 2026-07-28) and sends initialize only once that is answered.
-func handshakeRequest(t mcp.Transport) string {
+// handshakeOp names the request of the MCP handshake the server left
+// unanswered: the go-sdk opens a session with server/discover (MCP
+// 2026-07-28) and sends initialize only once that is answered. A server
+// may fail before the go-sdk sent its first (a line it wrote at once
+// ends the connection before the write): that one is server/discover.
+func handshakeOp(t mcp.Transport) string {
 	if x, ok := t.(watcher); ok {
-		if op := x.watch().pending(); op == "server/discover" {
-			return op + " (the request that opens a session, before initialize)"
-		} else if op != "" {
+		w := x.watch()
+		if op := w.pending(); op != "" {
 			return op
+		}
+		if !w.anyAnswered() {
+			return opDiscover
 		}
 	}
 	return opInitialize
+}
+
+// handshakeRequest is handshakeOp said for a timeout.
+func handshakeRequest(t mcp.Transport) string {
+	op := handshakeOp(t)
+	if op == opDiscover {
+		op += " (the request that opens a session, before initialize)"
+	}
+	return op
+}
+
+// malformedAnswer is the operation the first malformed message of the
+// server answers, or "" when there is none.
+func malformedAnswer(t mcp.Transport) string {
+	if x, ok := t.(watcher); ok {
+		w := x.watch()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if len(w.bad) > 0 {
+			return w.bad[0].op
+		}
+	}
+	return ""
 }
 
 // connect initializes the session within the timeout. The go-sdk stops

@@ -154,6 +154,13 @@ func (w *msgWatch) pending() string {
 	return ""
 }
 
+// anyAnswered reports whether the server answered a request.
+func (w *msgWatch) anyAnswered() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.answered) > 0
+}
+
 // received checks one message of the server, a JSON-RPC message or
 // batch.
 func (w *msgWatch) received(msg []byte) {

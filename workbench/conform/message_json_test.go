@@ -187,3 +187,26 @@ func TestMalformedInitializeOverStdio(t *testing.T) {
 		})
 	}
 }
+
+// A member given twice that the go-sdk cannot read past (the version
+// tag "jsonrpc" written "2.0", then "1.0": encoding/json keeps the last)
+// ended the check as a connection failure, exit 2, in the go-sdk's
+// words, with no message-json finding
+// (/tmp/rev1/repro/conform-dup-member-handshake). The server answered:
+// its malformed answer is the message-json finding, and the handshake
+// that failed on it one of operation-answers, with nothing else asked.
+func TestMalformedHandshakeAnswerBreaksTheSDK(t *testing.T) {
+	t.Parallel()
+	rep := shCheck(t, `read -r l; printf '{"jsonrpc":"2.0","jsonrpc":"1.0","id":%s,"error":{"code":-32601,"message":"method not found"}}\n' "$(id)"; drain`, 20*time.Second)
+	got := findings(rep)
+	for _, want := range []string{
+		`server/discover:1:18: error: the server's message is malformed at 1:18: duplicate member name "jsonrpc"`,
+		`server/discover: error: the handshake failed on the server's malformed message: `,
+		`invalid message version tag "1.0"`,
+		"2 errors, 0 warnings",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in:\n%s", want, got)
+		}
+	}
+}

@@ -173,8 +173,9 @@ func wantConnectError(t *testing.T, err error) string {
 	return err.Error()
 }
 
-// A stdio server that fails before initialize is reported in its own
-// terms: the line it wrote on standard output that cannot be JSON-RPC
+// A stdio server that fails in the handshake is reported in its own
+// terms, naming the request it left unanswered (server/discover, the
+// go-sdk's first, or initialize): the line it wrote on standard output that cannot be JSON-RPC
 // (quoted, at most badLineMax bytes), or its exit status; not the
 // go-sdk's error chain ("calling "initialize": client is closing: EOF").
 func TestStdioServerFailsBeforeInitialize(t *testing.T) {
@@ -184,16 +185,21 @@ func TestStdioServerFailsBeforeInitialize(t *testing.T) {
 		// suffix: want ends the message, after the go-sdk's error
 		suffix bool
 	}{
-		{"exits at once", "exit 3", "connecting: the server ended (exit status 3) without answering initialize", false},
-		{"exits 0 silently", "exit 0", "connecting: the server ended (exit status 0) without answering initialize", false},
+		{"exits at once", "exit 3", "connecting: the server ended (exit status 3) without answering server/discover", false},
+		{"exits 0 silently", "exit 0", "connecting: the server ended (exit status 0) without answering server/discover", false},
 		{"banner on stdout", `echo "Starting server..."; exec sleep 60`,
-			`connecting: the server wrote "Starting server..." on its standard output before answering initialize; that is not a JSON-RPC message: ` + rule, false},
+			`connecting: the server wrote "Starting server..." on its standard output before answering server/discover; that is not a JSON-RPC message: ` + rule, false},
 		{"html after blank lines", `printf '\n  \n<html><body>hi</body></html>\n'; exit 1`,
-			`connecting: the server wrote "<html><body>hi</body></html>" on its standard output before answering initialize; that is not a JSON-RPC message: ` + rule, false},
+			`connecting: the server wrote "<html><body>hi</body></html>" on its standard output before answering server/discover; that is not a JSON-RPC message: ` + rule, false},
 		{"banner without newline", `printf 'Starting'; exec sleep 60`,
-			`connecting: the server wrote "Starting" on its standard output before answering initialize; that is not a JSON-RPC message: ` + rule, false},
+			`connecting: the server wrote "Starting" on its standard output before answering server/discover; that is not a JSON-RPC message: ` + rule, false},
 		{"long line", `printf '%0300d\n' 0; exit 1`,
-			`connecting: the server wrote "` + strings.Repeat("0", badLineMax) + `" on its standard output before answering initialize; that is not a JSON-RPC message: ` + rule, false},
+			`connecting: the server wrote "` + strings.Repeat("0", badLineMax) + `" on its standard output before answering server/discover; that is not a JSON-RPC message: ` + rule, false},
+		// The request named is the one left unanswered: initialize once
+		// server/discover is answered (with "method not found" by a
+		// server of an earlier MCP). It was always initialize.
+		{"banner after server/discover", `read -r l; printf '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found"}}\n'; read -r l; echo Starting; exec sleep 60`,
+			`connecting: the server wrote "Starting" on its standard output before answering initialize; that is not a JSON-RPC message: ` + rule, false},
 		// A JSON log line is no JSON-RPC message either; the go-sdk says
 		// what it could not read, and conform adds the line. The server
 		// is stopped by conform, not ended on its own, so no exit status

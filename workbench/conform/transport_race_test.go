@@ -16,7 +16,7 @@ func TestLineBeforeExitIsNeverLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts up to 300 child processes; run without -short")
 	}
-	const want = `connecting: the server wrote "hello" on its standard output before answering initialize`
+	const want = `connecting: the server wrote "hello" on its standard output before answering server/discover`
 	deadline := time.Now().Add(20 * time.Second)
 	runs := 0
 	for ; runs < 300 && time.Now().Before(deadline); runs++ {
