@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // endlessSSE answers every POST with an event stream, under a session
@@ -81,7 +84,7 @@ func TestEndlessStreamBody(t *testing.T) {
 	url := endlessSSE(t, true, false)
 	start := time.Now()
 	rep := check(t, HTTP(url, ""), Options{Timeout: 20 * time.Second})
-	want := "server/discover: error: the answer is past the bound of one message: POST " + url + " was answered with more than 16777216 bytes, the most one message may take; nothing else was checked [operation-answers §6]\n"
+	want := "server/discover: error: the answer is past the bound of one message: POST " + url + " was answered with an event of more than 16777216 bytes, the most one message may take; nothing else was checked [operation-answers §6]\n"
 	if got := findings(rep); !strings.HasPrefix(got, want) || len(rep.Findings) != 1 {
 		t.Errorf("findings:\n%s\nwant only:\n%s", got, want)
 	}
@@ -89,3 +92,49 @@ func TestEndlessStreamBody(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// MaxMessageBytes bounds one message, so over HTTP one event of an event
+// stream, as over stdio one line: an answer preceded by 300
+// notifications of 60 KB each, 18 MB in all, was cut at 16 MiB as if one
+// message were that large (/tmp/rev1/repro/conform-http-stream-bound).
+// The whole stream is bounded by --timeout, and nothing of it is held.
+// The server is the clean fake over streamable HTTP, chatty before its
+// answer to discover.
+func TestManySmallEventsWithinBound(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, cleanSnapshot)
+	s := f.server()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	event := []byte(`event: message` + "\n" + `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 60000) + `"}}` + "\n\n")
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"name":"pilotage_discover"`)) {
+			w = &chattyWriter{ResponseWriter: w, before: bytes.Repeat(event, 300)}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	rep := check(t, HTTP(hs.URL, ""), Options{Timeout: 20 * time.Second})
+	if got := findings(rep); len(rep.Findings) != 0 {
+		t.Errorf("want no finding, got:\n%s", got)
+	}
+}
+
+// chattyWriter writes before ahead of the first write of an event stream.
+type chattyWriter struct {
+	http.ResponseWriter
+	before []byte
+}
+
+func (c *chattyWriter) Write(p []byte) (int, error) {
+	if c.before != nil && strings.HasPrefix(c.Header().Get("Content-Type"), "text/event-stream") {
+		if _, err := c.ResponseWriter.Write(c.before); err != nil {
+			return 0, err
+		}
+		c.before = nil
+	}
+	return c.ResponseWriter.Write(p)
+}
+
+func (c *chattyWriter) Flush() { c.ResponseWriter.(http.Flusher).Flush() }

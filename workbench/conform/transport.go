@@ -419,7 +419,11 @@ func (w *watched) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp, err := w.next.RoundTrip(r)
 	if err == nil {
-		resp.Body = &limitedBody{ReadCloser: resp.Body, left: MaxMessageBytes, over: w.overBound(r)}
+		// An event stream carries one message an event, a stream that
+		// may be long as --timeout lets it; another body is one message.
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		events := mt == "text/event-stream"
+		resp.Body = &limitedBody{ReadCloser: resp.Body, events: events, over: w.overBound(r, events)}
 	}
 	var why error
 	switch {
@@ -489,15 +493,20 @@ func (b *cancelBody) Close() error {
 	return err
 }
 
-// overBound is what a body of the answer to r calls when it grows past
-// MaxMessageBytes: the first such answer is kept, with the request it
-// answers (the one conform waits for).
-func (w *watched) overBound(r *http.Request) func() {
+// overBound is what a body of the answer to r calls when it, or with
+// events one event of it, grows past MaxMessageBytes: the first such
+// answer is kept, with the request it answers (the one conform waits
+// for).
+func (w *watched) overBound(r *http.Request, events bool) func() {
+	what := "with more than"
+	if events {
+		what = "with an event of more than"
+	}
 	return func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if w.past == nil {
-			w.past = &pastBound{w.msgs.pending(), fmt.Sprintf("%s %s was answered with more than %d bytes, the most one message may take", r.Method, r.URL, MaxMessageBytes)}
+			w.past = &pastBound{w.msgs.pending(), fmt.Sprintf("%s %s was answered %s %d bytes, the most one message may take", r.Method, r.URL, what, MaxMessageBytes)}
 		}
 	}
 }
@@ -519,22 +528,50 @@ func mcpMediaType(ct string) bool {
 }
 
 // limitedBody fails a response body that grows past MaxMessageBytes,
-// instead of reading it all into memory, and calls over.
+// or with events one event of which does (the message it carries, as a
+// line over stdio), instead of reading it into memory, and calls over.
+// An event ends at a blank line, its lines at "\n", "\r\n" or "\r"
+// (the text/event-stream format).
 type limitedBody struct {
 	io.ReadCloser
-	left int64
-	over func()
+	events bool
+	// n counts the bytes of the message read so far; line those of the
+	// line read so far, and cr is whether the last byte was "\r".
+	n, line int64
+	cr      bool
+	over    func()
 }
 
 func (l *limitedBody) Read(p []byte) (int, error) {
-	if l.left <= 0 {
+	if l.n > MaxMessageBytes {
 		l.over()
-		return 0, fmt.Errorf("a response of the server is larger than %d bytes", MaxMessageBytes)
+		return 0, fmt.Errorf("a message of the server is larger than %d bytes", MaxMessageBytes)
 	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left+1]
+	if room := MaxMessageBytes - l.n; !l.events && int64(len(p)) > room {
+		// One byte past the bound is enough to know.
+		p = p[:room+1]
 	}
 	n, err := l.ReadCloser.Read(p)
-	l.left -= int64(n)
+	if !l.events {
+		l.n += int64(n)
+		return n, err
+	}
+	for i, b := range p[:n] {
+		switch {
+		case b == '\n' && l.cr:
+			// The end of a "\r\n" the "\r" ended.
+		case b == '\n' || b == '\r':
+			if l.line == 0 {
+				l.n = 0 // a blank line: the event ends
+			}
+			l.line = 0
+		default:
+			l.line++
+		}
+		l.cr = b == '\r'
+		if l.n++; l.n > MaxMessageBytes {
+			return i + 1, err
+		}
+	}
 	return n, err
 }
