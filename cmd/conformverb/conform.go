@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/signal"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -119,6 +121,9 @@ func Conform(ctx context.Context, p Params, s verb.Streams) error {
 	if opt.Deep, err = conformDeep(s, p, opt.Program); err != nil {
 		return err
 	}
+	if err := writable(p); err != nil {
+		return err
+	}
 	if opt.Dir == "" {
 		if opt.Dir, err = os.MkdirTemp("", "pilotage-conform-"); err != nil {
 			return verb.Usage("--save: %v", err)
@@ -135,6 +140,15 @@ func Conform(ctx context.Context, p Params, s verb.Streams) error {
 	if errors.As(context.Cause(ctx), &sig) {
 		return &verb.ExitError{Code: 128 + int(sig.sig), Err: fmt.Errorf("conform stopped: %v", sig.sig)}
 	}
+	var re *conform.ReportError
+	if errors.As(err, &re) {
+		// The Run's report is not written, but the findings are all
+		// there: they are written, then conform fails for the report.
+		if err := reportFindings(s, p, rep); verb.Code(err) == verb.ExitUsage {
+			return err
+		}
+		return verb.Usage("%v", fserr.Plain(re.Err))
+	}
 	if err != nil {
 		var ce *conform.ConnectError
 		var pe *conform.ProgramError
@@ -150,7 +164,54 @@ func Conform(ctx context.Context, p Params, s verb.Streams) error {
 		}
 		return verb.Usage("%v", fserr.Plain(err))
 	}
-	return p.Report.Report(s, rep)
+	return reportFindings(s, p, rep)
+}
+
+// reportFindings hands rep to p.Report; when -o cannot be written all
+// the same (it was checked before the server started), the findings are
+// written on standard output as text, so a check that may have executed
+// on the server does not end with no word of what it found.
+func reportFindings(s verb.Streams, p Params, rep *report.Report) error {
+	err := p.Report.Report(s, rep)
+	if verb.Code(err) != verb.ExitUsage || verb.IsStdout(p.Output) {
+		return err
+	}
+	_ = report.Write(s.Out, report.Text, rep, report.Options{})
+	return err
+}
+
+// writable checks, before the server is started (with --execute it may
+// act), that the files conform writes at the end can be: the directory
+// of -o and of --report exists and takes a new file. The --save
+// directory is made now for a --report inside it.
+func writable(p Params) error {
+	if p.Save != "" {
+		if err := os.MkdirAll(p.Save, 0o755); err != nil {
+			return verb.Usage("--save: %v", fserr.Plain(err))
+		}
+	}
+	for _, f := range []struct{ flag, file string }{{"-o", p.Output}, {"--report", p.ReportFile}} {
+		if f.file == "" || (f.flag == "-o" && verb.IsStdout(f.file)) {
+			continue
+		}
+		dir := filepath.Dir(f.file)
+		fi, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return verb.Usage("%s %s: the directory %s does not exist", f.flag, f.file, dir)
+		case err != nil:
+			return verb.Usage("%s %s: %v", f.flag, f.file, fserr.Plain(err))
+		case !fi.IsDir():
+			return verb.Usage("%s %s: %s is not a directory", f.flag, f.file, dir)
+		}
+		probe, err := os.CreateTemp(dir, ".pilotage-conform-*")
+		if err != nil {
+			return verb.Usage("%s %s: the directory %s takes no new file: %v", f.flag, f.file, dir, fserr.Plain(err))
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	return nil
 }
 
 // programError writes the report of a --program that is not JSON, as
@@ -214,6 +275,10 @@ func conformDeep(s verb.Streams, p Params, prog *conform.Program) (*replay.Deep,
 	l, err := res.Server.Pick(p.Language)
 	if err != nil {
 		return nil, verb.Usage("%v", err)
+	}
+	if p.ReportFile != "" && !pilotage.Effective(res.Server.Capabilities, l.Capabilities).Has(pilotage.CapPlan) {
+		// Known before the server is started: execute may act.
+		return nil, verb.Usage("--report: %s", conform.NoPlan(l.ID))
 	}
 	deep, err := replay.LoadDeep(prog.File, prog.Src, res.Server, l)
 	if err != nil {

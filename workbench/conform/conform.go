@@ -138,7 +138,8 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // initialized, with ctx's error when ctx ends first, and with another
 // error when the program or the save directory is unusable or a
 // Disabled ID names no rule; everything
-// wrong with the server is a finding.
+// wrong with the server is a finding. A Report that cannot be written is
+// a *ReportError returned with the report.
 func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, error) {
 	if err := CheckDisabled(opt.Disabled); err != nil {
 		// Before the server is started: nothing would be checked.
@@ -212,6 +213,9 @@ func Check(ctx context.Context, t mcp.Transport, opt Options) (*report.Report, e
 		// Interrupted: the requests since failed for that reason, not the
 		// server's, so there is no report to give.
 		return nil, err
+	}
+	if c.unwritten != nil {
+		return c.finish(), c.unwritten
 	}
 	return c.finish(), nil
 }
@@ -349,6 +353,8 @@ type checker struct {
 	// stopped is the reason the server can no longer be asked (a timeout,
 	// a closed connection); later calls fail with it and add no finding.
 	stopped error
+	// unwritten is the Run's report that could not be written.
+	unwritten *ReportError
 	// ruleIDs counts the rules that ran, lint's and replay's included.
 	infos []report.RuleInfo
 	// files lists the files and operations findings point at, in order.

@@ -33,6 +33,11 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	if c.opt.Execute && l.Loop.Execute == "" {
 		return fmt.Errorf("--execute: Language %s declares no execute operation", report.Clip(l.ID))
 	}
+	if c.opt.Report != nil && !man.EffectiveCapabilities(&l).Has(pilotage.CapPlan) {
+		// Said before execute, which may act: the Run is what --report
+		// draws, over the plan.
+		return fmt.Errorf("--report: %s; nothing was executed", NoPlan(l.ID))
+	}
 	v := c.call(l.Loop.Validate, map[string]any{"program": prog})
 	if kind, msg, _ := requestError(v); kind == pilotage.ErrResourceLimit {
 		// The server holds the program to a bound of §10.1 (the
@@ -119,9 +124,6 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	}
 	if plan == nil {
 		c.status("%s declares no plan: the Run is not replayed against one", report.Clip(l.ID))
-		if c.opt.Report != nil {
-			return fmt.Errorf("--report: Language %s declares no plan, so there is no plan to draw the Run over", report.Clip(l.ID))
-		}
 		return nil
 	}
 	lang, err := replay.LoadSnapshot(snapPath, snapSrc, l.ID)
@@ -150,11 +152,27 @@ func (c *checker) program(man *pilotage.Manifest, l pilotage.LanguageEntry, snap
 	}
 	name, err := c.opt.Report.Write(rep)
 	if err != nil {
-		return fmt.Errorf("--report: %v", err)
+		// The findings are all there: Check returns them with this.
+		c.unwritten = &ReportError{fmt.Errorf("--report: %v", err)}
+		return nil
 	}
 	c.status("replay report of the Run: %s", name)
 	return nil
 }
+
+// NoPlan is why the Run of a Language id without plan cannot be drawn
+// (--report); the CLI says it too, when a --lang tells it before conform
+// starts the server.
+func NoPlan(id string) string {
+	return fmt.Sprintf("Language %s declares no plan, so there is no plan to draw the Run over", report.Clip(id))
+}
+
+// ReportError is a --report (Options.Report) that could not be written
+// once everything was checked: Check returns it with the report.
+type ReportError struct{ Err error }
+
+func (e *ReportError) Error() string { return e.Err.Error() }
+func (e *ReportError) Unwrap() error { return e.Err }
 
 // runFacts is what conform compares between the Run execute returned
 // and the one the fetch door returns.
