@@ -159,7 +159,7 @@ func (c *checker) learn(l pilotage.LanguageEntry) (gs []guide, raws []json.RawMe
 		Guides []json.RawMessage `json:"guides"`
 	}
 	raws = []json.RawMessage{}
-	if !c.expect(a, "learn index of "+report.Clip(l.ID)) || json.Unmarshal(a.raw, &idx) != nil {
+	if what := "learn index of " + report.Clip(l.ID); !c.expect(a, what) || !c.decode(a, what, &idx) {
 		return nil, raws, false
 	}
 	if len(idx.Guides) > c.opt.MaxItems {
@@ -175,7 +175,13 @@ func (c *checker) learn(l pilotage.LanguageEntry) (gs []guide, raws []json.RawMe
 			var fetched struct {
 				Guide json.RawMessage `json:"guide"`
 			}
-			if !c.expect(f, fmt.Sprintf("learn %q of %s", report.Clip(g.ID), report.Clip(l.ID))) || json.Unmarshal(f.raw, &fetched) != nil || fetched.Guide == nil {
+			what := fmt.Sprintf("learn %q of %s", report.Clip(g.ID), report.Clip(l.ID))
+			if !c.expect(f, what) || !c.decode(f, what, &fetched) {
+				all = false
+				continue
+			}
+			if fetched.Guide == nil {
+				c.find(RuleOperationAnswers, f.op, "/structuredContent/guide", "%s: the answer has no guide", what)
 				all = false
 				continue
 			}
@@ -213,7 +219,7 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 			NextCursor     string            `json:"next_cursor"`
 			CatalogVersion json.RawMessage   `json:"catalog_version"`
 		}
-		if !c.expect(a, "lookup list of "+report.Clip(l.ID)) || json.Unmarshal(a.raw, &page) != nil {
+		if what := "lookup list of " + report.Clip(l.ID); !c.expect(a, what) || !c.decode(a, what, &page) {
 			if pages == 0 {
 				return nil
 			}
@@ -244,6 +250,17 @@ func (c *checker) lookup(l pilotage.LanguageEntry) *catalogFile {
 	}
 	c.status("lookup %s: %s in %s", report.Clip(l.ID), count(len(cat.Items), "item"), count(pages, "page"))
 	return cat
+}
+
+// decode decodes a processed answer into v; an answer that does not
+// decode is not read, and a finding says so (lint sees only what was
+// read).
+func (c *checker) decode(a answer, what string, v any) bool {
+	if err := json.Unmarshal(a.raw, v); err != nil {
+		c.find(RuleOperationAnswers, a.op, "/structuredContent", "%s: the answer does not read: %v", what, err)
+		return false
+	}
+	return true
 }
 
 // requestErrors provokes harmless request errors: an unknown guide, entry

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -26,24 +27,32 @@ func TestNothingUnreadIsLinted(t *testing.T) {
 		return tool == "homeflow_v1_learn" && args["id"] != nil && args["id"] != absent
 	}
 	for _, tc := range []struct {
-		name  string
-		at    func(tool string, args map[string]any) bool
-		close bool
-		want  string
+		name string
+		at   func(tool string, args map[string]any) bool
+		// close closes the session at the request, empty answers {};
+		// neither hangs.
+		close, empty bool
+		want         string
 	}{
-		{"a guide fetch times out", guideFetch, false,
+		{"a guide fetch times out", guideFetch, false, false,
 			`tools/call homeflow_v1_learn: error: learn "core" of homeflow/v1: no answer within 300ms (--timeout); conform stopped asking [operation-answers §6]`},
-		{"the connection closes at a guide fetch", guideFetch, true,
+		{"the connection closes at a guide fetch", guideFetch, true, false,
 			`tools/call homeflow_v1_learn: error: learn "core" of homeflow/v1: the connection closed`},
 		{"the connection closes at the learn index", func(tool string, args map[string]any) bool {
 			return tool == "homeflow_v1_learn" && args["id"] == nil
-		}, true, `tools/call homeflow_v1_learn: error: learn index of homeflow/v1: the connection closed`},
+		}, true, false, `tools/call homeflow_v1_learn: error: learn index of homeflow/v1: the connection closed`},
 		{"the first lookup page times out", func(tool string, args map[string]any) bool {
 			return tool == "homeflow_v1_lookup" && args["verb"] == "list"
-		}, false, `tools/call homeflow_v1_lookup: error: lookup list of homeflow/v1: no answer within 300ms`},
+		}, false, false, `tools/call homeflow_v1_lookup: error: lookup list of homeflow/v1: no answer within 300ms`},
 		{"the connection closes at the second lookup page", func(tool string, args map[string]any) bool {
 			return tool == "homeflow_v1_lookup" && args["cursor"] == "2"
-		}, true, `tools/call homeflow_v1_lookup: error: lookup list of homeflow/v1: the connection closed`},
+		}, true, false, `tools/call homeflow_v1_lookup: error: lookup list of homeflow/v1: the connection closed`},
+		// A guide answered without its guide is not read either, and
+		// said so: it was kept as its index entry, linted without body.
+		{"a guide fetch answers without the guide", func(tool string, args map[string]any) bool {
+			return tool == "homeflow_v1_learn" && args["id"] == "core"
+		}, false, true,
+			`tools/call homeflow_v1_learn: error: learn "core" of homeflow/v1: the answer has no guide [operation-answers §6]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -53,6 +62,9 @@ func TestNothingUnreadIsLinted(t *testing.T) {
 			f.answer = func(ctx context.Context, tool string, args map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 				if !tc.at(tool, args) {
 					return res, nil
+				}
+				if tc.empty {
+					return &mcp.CallToolResult{StructuredContent: json.RawMessage(`{}`), Content: []mcp.Content{&mcp.TextContent{Text: `{}`}}}, nil
 				}
 				if tc.close {
 					server.conn.Close()
