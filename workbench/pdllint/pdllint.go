@@ -71,17 +71,25 @@ func Input(name string, src []byte, opts compile.Options, disabled map[string]bo
 	if !res.OK() || res.Server == nil {
 		return nil, res, nil
 	}
+	in, err := Prepare(name, res)
+	return in, res, err
+}
+
+// Prepare is the lint input of res, what compiling the PDL file name
+// gave without errors: the snapshot it builds, with every finding placed
+// in the PDL. Build lints what it compiled through it, not compiling
+// again.
+func Prepare(name string, res *compile.Result) (*lint.Input, error) {
 	// Compact: the findings are placed in the PDL (Locator) and quote it,
 	// never the snapshot, whose text and tree are live together while the
 	// rules run, and indentation more than doubled the text. The budgets
 	// charge the file build writes, so the findings are that file's.
 	snap, err := emit.CompactSnapshotJSON(res.Server)
 	if err != nil {
-		return nil, res, err
+		return nil, err
 	}
-	in := &lint.Input{File: name, Src: snap, Size: emit.IndentedLen(snap), Locate: Locator(name, res.Server),
-		LocateValue: ValueLocator(res.Server), Quoted: res.Sources, Grammars: Grammars(res.Server)}
-	return in, res, nil
+	return &lint.Input{File: name, Src: snap, Size: emit.IndentedLen(snap), Locate: Locator(name, res.Server),
+		LocateValue: ValueLocator(res.Server), Quoted: res.Sources, Grammars: Grammars(res.Server)}, nil
 }
 
 // Locator maps a snapshot pointer to the PDL construct it came from: the
@@ -256,7 +264,6 @@ func (c *Checker) Check(in *lint.Input) (*report.Report, error) {
 	if !isPDLInput(in) {
 		return c.lint.Check(in), nil
 	}
-	c.pdlSeen = true
 	// The compiler caps its findings as it raises them, in a cap of its
 	// own (lint's Check makes the report's), whose counts join the
 	// report's.
@@ -273,6 +280,14 @@ func (c *Checker) Check(in *lint.Input) (*report.Report, error) {
 	// The lint input keeps what lint needs of the model (Locator,
 	// Grammars); the rest need not be live while the rules run.
 	res.Server = nil
+	return c.Compiled(in.File, li, res, pdlCap), nil
+}
+
+// Compiled is Check of a PDL file name compiled already, res, as build
+// compiles it: li is Prepare's input of res, nil when res has errors, and
+// pdlCap the cap the compiler raised res's findings in, or nil.
+func (c *Checker) Compiled(name string, li *lint.Input, res *compile.Result, pdlCap *report.Cap) *report.Report {
+	c.pdlSeen = true
 	var rep *report.Report
 	if li != nil {
 		rep = c.lint.Check(li)
@@ -281,12 +296,12 @@ func (c *Checker) Check(in *lint.Input) (*report.Report, error) {
 		// a lint rule in it can be neither used nor unused.
 		rep = c.lint.Head()
 		rep.Summary.Checked = nil
-		rep.Files = []string{in.File}
+		rep.Files = []string{name}
 		lintIDs := make([]string, len(c.rules))
 		for i, r := range c.rules {
 			lintIDs[i] = r.ID
 		}
-		rep.NotRun = map[string][]string{in.File: lintIDs}
+		rep.NotRun = map[string][]string{name: lintIDs}
 	}
 	maps.Copy(rep.Sources, res.Sources)
 	rep.AddListed(res.Findings...)
@@ -300,5 +315,5 @@ func (c *Checker) Check(in *lint.Input) (*report.Report, error) {
 	rep.Rules = c.Rules()
 	rep.Sort()
 	rep.Dedupe()
-	return rep, nil
+	return rep
 }
