@@ -56,7 +56,17 @@ machine format (json, sarif, github, junit), run pilotage lint FILE.pdl
 --format …: it reports the same compile errors, then lints what build
 would write.
 
-Exit status: 0 written, 2 errors in the PDL, usage errors or unwritable output.`,
+A definition that compiles is then linted as pilotage lint FILE.pdl
+lints it, under the same pilotage.yaml (rule severities, overrides,
+suppress entries) and # pilotage:ignore comments (docs/config.md). When
+an error finding remains, the build does not conform to Part II: build
+writes nothing, prints the errors with their source lines, and exits 1;
+pilotage lint FILE.pdl shows every finding, warnings too, and a finding
+meant to stay is suppressed with a reason. Warnings alone do not stop
+the build: one line on standard error counts them.
+
+Exit status: 0 written, 1 lint finds errors in what would be written
+(nothing is), 2 errors in the PDL, usage errors or unwritable output.`,
 		Example: `  pilotage build langs/homeflow/homeflow.pdl
   pilotage build -o dist langs/calc/calc.pdl
   pilotage build -o dist langs/`,
@@ -80,6 +90,9 @@ func runBuild(s stdio, p *buildParams, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Build judges what it writes as lint would, under the same
+	// pilotage.yaml.
+	conf := reportFlags{cfg: cfg}
 	defer limitMemory(args).restore()
 	return buildverb.Build(context.Background(), buildverb.Params{
 		Files:      args,
@@ -88,5 +101,6 @@ func runBuild(s stdio, p *buildParams, args []string) error {
 		MaxPerRule: p.maxPerRule,
 		Verbose:    p.verbose,
 		Ignored:    cfg.Ignored,
+		Apply:      conf.applier(),
 	}, s.verb())
 }

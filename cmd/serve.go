@@ -7,6 +7,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/serveverb"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type serveParams struct {
@@ -23,6 +24,8 @@ type serveParams struct {
 	maxSessions  int
 	// maxSessionsSet: --max-sessions was given.
 	maxSessionsSet bool
+	// flags are the verb's, for --config.
+	flags *pflag.FlagSet
 }
 
 func newServeCmd() *cobra.Command {
@@ -81,8 +84,15 @@ old one kept. See docs/serve.md.
 The PDL's errors are printed on standard error with their source lines;
 ` + pdlErrorsCap + `.
 
-Exit status: 0 after a clean shutdown, 2 when the PDL has errors, the
-flags are wrong, or the --http address or --data directory cannot be used.`,
+A definition that compiles but that lint finds errors in (as pilotage
+lint FILE.pdl would, under the same pilotage.yaml) is served all the
+same, since clients and conform are tested against broken servers too:
+one warning line on standard error, at start and at each --watch
+reload, counts the errors and names their rules.
+
+Exit status: 0 after a clean shutdown, even of a definition lint finds
+errors in; 2 when the PDL has errors, the flags are wrong, or the
+--http address or --data directory cannot be used.`,
 		Example: `  pilotage serve langs/homeflow/homeflow.pdl --principal owner
   pilotage serve langs/homeflow/homeflow.pdl --http 127.0.0.1:8080 --data ./runs
   npx -y @modelcontextprotocol/inspector --cli pilotage serve langs/calc/calc.pdl --method tools/list`,
@@ -103,10 +113,18 @@ flags are wrong, or the --http address or --data directory cannot be used.`,
 	c.Flags().IntVar(&p.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http, keep at most `N` MCP sessions open at once; an initialize past it is answered 503 until one ends or an idle one closes")
 	c.Flags().BoolVar(&p.watch, "watch", false, "reload the PDL when it or a file it names changes")
 	c.Flags().DurationVar(&p.poll, "watch-interval", 300*time.Millisecond, "how often --watch looks for changes")
+	p.flags = c.Flags()
 	return c
 }
 
 func runServe(s stdio, p *serveParams, name string) error {
+	cfg, _, err := loadConfig(p.flags)
+	if err != nil {
+		return err
+	}
+	// Serve warns of a Language lint finds errors in, under the same
+	// pilotage.yaml.
+	conf := reportFlags{cfg: cfg}
 	return serveverb.Serve(context.Background(), serveverb.Params{
 		PDL:            name,
 		HTTP:           p.http,
@@ -122,5 +140,6 @@ func runServe(s stdio, p *serveParams, name string) error {
 		MaxSessions:    p.maxSessions,
 		MaxSessionsSet: p.maxSessionsSet,
 		Version:        versionString(),
+		Apply:          conf.applier(),
 	}, s.verb())
 }

@@ -231,3 +231,49 @@ func waitLine(t *testing.T, lines <-chan string, prefix string) string {
 		}
 	}
 }
+
+// TestServeReloadWarnsOfNonconformance: a --watch reload to a definition
+// that compiles but that lint finds errors in is swapped in (serve is
+// used against broken servers too), and standard error warns of it
+// after the reload line, as it would at start.
+func TestServeReloadWarnsOfNonconformance(t *testing.T) {
+	const lang = `language "ok/v1" {
+  capabilities {
+    guides
+    %s
+  }
+  guide core "Core" level=core {
+    body "# Core"
+  }
+}
+`
+	pdl := filepath.Join(t.TempDir(), "ok.pdl")
+	if err := os.WriteFile(pdl, []byte(strings.Replace(lang, "%s", "validate", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdin, feed := io.Pipe()
+	lines := make(chan string, 16)
+	done := make(chan error, 1)
+	go func() {
+		p := serveParams(serveverb.Params{Watch: true})
+		p.PDL, p.WatchInterval = pdl, 20*time.Millisecond
+		done <- serveverb.Serve(context.Background(), p, verb.Streams{In: stdin, Out: io.Discard, Err: &lineWriter{lines: lines}})
+	}()
+	// A conformant definition gets no warning: the first line says what
+	// is served.
+	if l := waitLine(t, lines, "pilotage serve: "); !strings.HasPrefix(l, "pilotage serve: serving ok/v1") {
+		t.Errorf("serve of a conformant definition began with %q", l)
+	}
+	if err := os.WriteFile(pdl, []byte(strings.Replace(lang, "%s", "trace_fetch", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, lines, "pilotage serve: reloaded "+pdl)
+	want := "pilotage serve: warning: ok/v1 does not conform to Part II: 2 lint errors (capability-floor, capability-dependencies); pilotage lint " + pdl + " lists them"
+	if l := waitLine(t, lines, "pilotage serve: "); l != want {
+		t.Errorf("after the reload\n%s\nwant\n%s", l, want)
+	}
+	feed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -13,8 +13,10 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
+	"github.com/pilotage-dev/pilotage/workbench/pdllint"
 )
 
 // Params are pilotage build's arguments and flags.
@@ -31,13 +33,19 @@ type Params struct {
 	Verbose bool
 	// Ignored says which walked paths pilotage.yaml ignores; nil for none.
 	Ignored func(path string) bool
+	// Apply brings the lint report of each definition under
+	// pilotage.yaml (severities, disabled rules, suppressions) as lint's
+	// report is brought; nil leaves it as the rules raised it.
+	Apply func(*report.Report)
 }
 
-// Build compiles the PDL files p names and writes what each builds,
-// manifest, snapshot and guides, into p.Dir (DIR/<name>/ for each of
-// several), naming each file written. Every file compiles before any
-// build is written. Its error carries the exit code (verb.Code): 2 for
-// PDL errors, unreadable files and what cannot be written.
+// Build compiles the PDL files p names, lints what each builds as
+// pilotage lint FILE.pdl would, and writes it, manifest, snapshot and
+// guides, into p.Dir (DIR/<name>/ for each of several), naming each file
+// written. Every file compiles and conforms before any build is written.
+// Its error carries the exit code (verb.Code): 1 when lint finds errors
+// in a build, 2 for PDL errors, unreadable files and what cannot be
+// written.
 func Build(_ context.Context, p Params, s verb.Streams) error {
 	// "-" made a directory named "-" where every other verb's -o -
 	// means standard output (an empty DIR is refused by refuseEmpty).
@@ -63,12 +71,71 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 	if err != nil {
 		return err
 	}
+	outs := make([]output, len(builds))
+	conforms := true
 	for i, res := range builds {
-		if err := buildOne(s, res, names[i], dirs[i]); err != nil {
+		if outs[i], err = check(s, p, res, names[i]); err != nil {
+			return err
+		}
+		conforms = conforms && outs[i].conforms
+		// Only the files to write are kept of the compiled model.
+		builds[i] = nil
+	}
+	if !conforms {
+		return verb.Findings
+	}
+	for i, o := range outs {
+		if err := buildOne(s, o, dirs[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// output is what build writes of one definition.
+type output struct {
+	files []emit.File
+	// sources are the definition's own files, never replaced or removed.
+	sources  []string
+	conforms bool
+}
+
+// check lints what res, the definition name compiled, builds, and says
+// what it would write. Lint's error findings are printed, with their
+// source lines, and the build then does not conform; its warnings are
+// counted in one line.
+func check(s verb.Streams, p Params, res *compile.Result, name string) (output, error) {
+	li, err := pdllint.Prepare(name, res)
+	if err != nil {
+		return output{}, verb.Usage("%s: %v", name, err)
+	}
+	files, err := emit.FilesToWrite(res.Server)
+	if err != nil {
+		return output{}, verb.Usage("%s: %v", name, err)
+	}
+	out := output{files: files, sources: slices.Collect(maps.Keys(res.Sources))}
+	// The files to write and the lint input hold what both need of the
+	// model, which is let go of before the rules run (lint's peak is then
+	// no higher than the compiler's).
+	res.Server = nil
+	rep, err := verb.Conformance(name, li, res, p.MaxPerRule, p.Apply)
+	if err != nil {
+		return output{}, verb.Usage("%v", err)
+	}
+	if rep.Summary.Errors == 0 {
+		if n := rep.Summary.Warnings; n > 0 {
+			fmt.Fprintf(s.Err, "%s: lint finds %s in the build; run pilotage lint %s to see them\n", name, report.Count(n, "warning"), name)
+		}
+		out.conforms = true
+		return out, nil
+	}
+	// Only the errors are listed, above lint's summary of them all.
+	rep.Findings = slices.DeleteFunc(rep.Findings, func(f report.Finding) bool { return f.Severity != report.Error || f.Suppressed() })
+	if err := report.Write(s.Err, report.Text, rep, report.Options{Color: p.Color}); err != nil {
+		return output{}, verb.Usage("writing errors: %v", err)
+	}
+	fmt.Fprintf(s.Err, "pilotage build: %s does not conform to Part II, so nothing was written; pilotage lint %s shows every finding, warnings too, and a finding meant to stay can be suppressed with a reason (docs/config.md)\n", name, name)
+	return out, nil
 }
 
 // buildDirs is where each named PDL file is built: DIR for one file,
@@ -93,14 +160,9 @@ func buildDirs(dir string, names []string) ([]string, error) {
 	return out, nil
 }
 
-// buildOne writes one compiled definition into dir.
-func buildOne(s verb.Streams, res *compile.Result, name, dir string) error {
-	files, err := emit.FilesToWrite(res.Server)
-	if err != nil {
-		return verb.Usage("%s: %v", name, err)
-	}
-	// The definition's own files are never replaced or removed.
-	sources := slices.Collect(maps.Keys(res.Sources))
+// buildOne writes one definition's build into dir.
+func buildOne(s verb.Streams, o output, dir string) error {
+	files, sources := o.files, o.sources
 	if err := emit.Write(dir, files, sources); err != nil {
 		return verb.Usage("cannot write the build: %v", fserr.Plain(err))
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +28,7 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/engine"
 	"github.com/pilotage-dev/pilotage/workbench/engine/runstore"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
+	"github.com/pilotage-dev/pilotage/workbench/pdllint"
 	"github.com/pilotage-dev/pilotage/workbench/reload"
 )
 
@@ -62,6 +64,10 @@ type Params struct {
 	MaxSessionsSet bool
 	// Version is the tool's version, told to clients at initialize.
 	Version string
+	// Apply brings the lint report of the definition under pilotage.yaml
+	// as lint's report is brought (conformance); nil leaves it as the
+	// rules raised it.
+	Apply func(*report.Report)
 }
 
 // MessageBound is the largest JSON-RPC message serve reads by default:
@@ -144,6 +150,9 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	if err := res.Server.CheckPrincipal(p.Principal); err != nil {
 		return verb.Usage("%v", err)
 	}
+	if w := p.conformance(name, res); w != "" {
+		reload.LogNotices(logw, []string{w})
+	}
 	if maxMessage == 0 {
 		maxMessage = MessageBound(res.Server)
 	}
@@ -211,7 +220,11 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 				// The Languages' limits may have changed with them.
 				srv.SetMaxMessageBytes(MessageBound(r.Server))
 			}
-			return eng.ChangedBodies(), srv.Refresh(ctx)
+			notices := eng.ChangedBodies()
+			if w := p.conformance(name, r); w != "" {
+				notices = append(notices, w)
+			}
+			return notices, srv.Refresh(ctx)
 		}})
 	}
 	if p.HTTP == "" {
@@ -253,11 +266,44 @@ func (p *Params) noPrincipalHint(*language.Server) string {
 // tell which definition or principal a server was started with, and an
 // MCP host that starts it shows only its standard error.
 func served(name string, srv *language.Server) string {
+	return fmt.Sprintf("%s from %s", languageIDs(srv), name)
+}
+
+// languageIDs are the ids of srv's Languages, as serve's log names them.
+func languageIDs(srv *language.Server) string {
 	ids := make([]string, len(srv.Languages))
 	for i, l := range srv.Languages {
 		ids[i] = l.ID
 	}
-	return fmt.Sprintf("%s from %s", strings.Join(ids, ", "), name)
+	return strings.Join(ids, ", ")
+}
+
+// conformance is serve's warning when lint finds errors in res, the
+// definition name compiled, as pilotage lint FILE.pdl would find them
+// (under the same pilotage.yaml), or "" when it finds none. Serve still
+// serves such a definition: clients and conform are tested against
+// broken servers too. It costs one lint of the snapshot, at start and
+// on each reload, nothing per request.
+func (p *Params) conformance(name string, res *compile.Result) string {
+	li, err := pdllint.Prepare(name, res)
+	var rep *report.Report
+	if err == nil {
+		rep, err = verb.Conformance(name, li, res, report.DefaultMaxPerRule, p.Apply)
+	}
+	if err != nil {
+		return fmt.Sprintf("warning: %s could not be linted: %v", languageIDs(res.Server), err)
+	}
+	if rep.Summary.Errors == 0 {
+		return ""
+	}
+	var rules []string
+	for _, f := range rep.Findings {
+		if f.Severity == report.Error && !f.Suppressed() && !slices.Contains(rules, f.Rule) {
+			rules = append(rules, f.Rule)
+		}
+	}
+	return fmt.Sprintf("warning: %s does not conform to Part II: %s (%s); pilotage lint %s lists them",
+		languageIDs(res.Server), report.Count(rep.Summary.Errors, "lint error"), strings.Join(rules, ", "), name)
 }
 
 func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.Server, toks map[string]string) error {
