@@ -202,57 +202,68 @@ func FilesToWrite(srv *language.Server) ([]File, error) {
 	return out, nil
 }
 
-// Write writes Files under dir, creating directories as needed. Before
-// it writes anything, it refuses to replace a file of keep — the
-// definition's own sources: `-o .` beside a PDL whose guide bodies sit
-// where the build writes its guides would otherwise overwrite them — or
-// a directory.
+// Write writes Files under dir, creating directories as needed: Stage,
+// then Commit.
+func Write(dir string, files []File, keep []string) error {
+	st, err := Stage(dir, files, keep)
+	if err != nil {
+		return err
+	}
+	return st.Commit()
+}
+
+// Staged is a build written beside its files, not yet in their place.
+type Staged struct {
+	// tmps are the temporary files not renamed yet, paths their names.
+	tmps, paths []string
+	// made are the directories Stage made, outermost first.
+	made []string
+}
+
+// Stage writes Files under dir, each to a temporary file beside its
+// name, creating directories as needed; Commit moves them in place and
+// Discard removes them. Before it writes anything, it refuses to replace
+// a file of keep — the definition's own sources: `-o .` beside a PDL
+// whose guide bodies sit where the build writes its guides would
+// otherwise overwrite them — or a directory.
 //
-// Every file is first written to a temporary file beside its name, and
-// the temporary files are renamed over their names only once all of
-// them are written: a build that fails part way (a full disk, a guides
-// directory it may not write) leaves the earlier build as it was, not a
+// The files are renamed over their names only once all of them are
+// written: a build that fails part way (a full disk, a guides directory
+// it may not write) leaves the earlier build as it was, not a
 // snapshot.json that describes guides missing beside it. The snapshot of
-// FilesToWrite is let go of once written: files are written once.
-func Write(dir string, files []File, keep []string) (err error) {
+// FilesToWrite is let go of once written: files are written once, and
+// once staged, nothing of them but their paths is needed again (build
+// lints with the files staged, not held).
+func Stage(dir string, files []File, keep []string) (_ *Staged, err error) {
 	kept := statAll(keep)
-	paths := make([]string, len(files))
+	st := &Staged{paths: make([]string, len(files))}
 	for i, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		paths[i] = p
+		st.paths[i] = p
 		fi, serr := os.Stat(p)
 		switch {
 		case serr != nil:
 		case kept.Has(fi):
-			return fmt.Errorf("%s is a file the definition reads; writing the build there would replace it: choose another output directory", filepath.ToSlash(p))
+			return nil, fmt.Errorf("%s is a file the definition reads; writing the build there would replace it: choose another output directory", filepath.ToSlash(p))
 		case fi.IsDir():
-			return fmt.Errorf("%s is a directory; the build writes a file there: choose another output directory", filepath.ToSlash(p))
+			return nil, fmt.Errorf("%s is a directory; the build writes a file there: choose another output directory", filepath.ToSlash(p))
 		}
 	}
-	var tmps, made []string
 	defer func() {
-		// After a failure, the temporary files not renamed yet; a renamed
-		// one is gone already.
-		for _, t := range tmps {
-			os.Remove(t)
-		}
-		// And the directories this Write made, innermost first, so that a
-		// refused build leaves no empty guides/ behind; os.Remove keeps
-		// one a renamed file is in.
-		for i := len(made) - 1; i >= 0 && err != nil; i-- {
-			os.Remove(made[i])
+		if err != nil {
+			st.Discard()
 		}
 	}()
 	for i, f := range files {
-		made = append(made, missingDirs(filepath.Dir(paths[i]))...)
-		if err := os.MkdirAll(filepath.Dir(paths[i]), 0o755); err != nil {
-			return err
+		st.made = append(st.made, missingDirs(filepath.Dir(st.paths[i]))...)
+		if err := os.MkdirAll(filepath.Dir(st.paths[i]), 0o755); err != nil {
+			return nil, err
 		}
-		t, err := writeTemp(paths[i], f)
+		t, err := writeTemp(st.paths[i], f)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		tmps = append(tmps, t)
+		st.tmps = append(st.tmps, t)
 		// The snapshot's encoded head and items, as large as the file,
 		// are not needed again: the collector may have them while the
 		// guides are written. Held, a Language of 60,000 small guides
@@ -260,12 +271,33 @@ func Write(dir string, files []File, keep []string) (err error) {
 		// all of those writes, collecting without pause.
 		files[i].snap = nil
 	}
-	for i, t := range tmps {
-		if err := os.Rename(t, paths[i]); err != nil {
+	return st, nil
+}
+
+// Commit renames the staged files over their names; after a failure,
+// what is not renamed yet is discarded.
+func (st *Staged) Commit() error {
+	for len(st.tmps) > 0 {
+		if err := os.Rename(st.tmps[0], st.paths[0]); err != nil {
+			st.Discard()
 			return err
 		}
+		st.tmps, st.paths = st.tmps[1:], st.paths[1:]
 	}
 	return nil
+}
+
+// Discard removes the staged files not renamed yet, and the directories
+// Stage made, innermost first, so that a refused build leaves no empty
+// guides/ behind; os.Remove keeps one a renamed file is in.
+func (st *Staged) Discard() {
+	for _, t := range st.tmps {
+		os.Remove(t)
+	}
+	for i := len(st.made) - 1; i >= 0; i-- {
+		os.Remove(st.made[i])
+	}
+	st.tmps, st.made = nil, nil
 }
 
 // missingDirs is dir and those of its parents that do not exist yet,
