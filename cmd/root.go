@@ -112,11 +112,12 @@ func langMeant(c *cobra.Command, args []string) string {
 	return ""
 }
 
-// settingsUnread are the verbs that read no pilotage.yaml: serve serves
-// what its flags name, lsp finds each file's own (docs/editors.md), init
-// writes a project and version reads nothing. Each other verb reads
-// --config's file, so the flag is refused here rather than ignored.
-var settingsUnread = []string{"serve", "lsp", "init", "version"}
+// settingsUnread are the verbs that read no pilotage.yaml: lsp finds
+// each file's own (docs/editors.md), init writes a project and version
+// reads nothing. Each other verb reads --config's file (serve for the
+// rules and suppressions its conformance warning goes by), so the flag
+// is refused here rather than ignored.
+var settingsUnread = []string{"lsp", "init", "version"}
 
 // checkCommonFlags refuses empty arguments and flag values, and --config
 // given to a verb that reads no settings.
