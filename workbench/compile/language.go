@@ -584,6 +584,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	c.checkExamples(ls)
 	l.Sets = c.sets(ls, caps)
 	c.checkRiskCover(ls, caps, l.ExecutionMode, &l.Sets)
+	c.checkKinds(ls, caps, &l.Sets)
 	closedSets := closedsets.Render(ClosedSetsTitle, &l.Sets)
 	// lint reads the guide back within guidemd's bounds (closed-sets-format):
 	// a build must not write one it would reject, as 30,000 risk levels did.

@@ -59,6 +59,18 @@ func (d *setDecls) lostDef(set, value string) bool {
 	})
 }
 
+// lostAny reports whether a value of set is defined in this scope by a
+// statement that could not be read (lostDef), or by one whose keyword
+// is a likely misspelling of set: its error is the one mistake.
+func (d *setDecls) lostAny(set string) bool {
+	for v := range d.lost {
+		if strings.HasPrefix(v, set+":") {
+			return true
+		}
+	}
+	return d.unknown.misspell(set)
+}
+
 // statusOptions are the options of a status statement.
 var statusOptions = []string{"ok", "effects"}
 
@@ -285,6 +297,14 @@ func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, mod
 			"Language %s declares plan but sees no risk level, so no plan can name its max_risk", report.Clip(id))
 		return
 	}
+	if caps.Has(pilotage.CapCatalog) && len(sets.RiskLevels) == 0 {
+		// The generated closed-sets guide would lack the Risk levels
+		// section §5.2 requires of a catalog, which lint then refuses
+		// in a guide the author cannot edit.
+		c.errf(pdl.RuleRisk, stmtAt{ls.stmt}, `declare the levels its entries name, such as: risk safe readOnly "Reads only."`,
+			"Language %s declares catalog but sees no risk level, which its closed-sets guide must list (§5.2)", report.Clip(id))
+		return
+	}
 	if ls.sets.misreadRisk || c.shared.misreadRisk {
 		return
 	}
@@ -306,6 +326,19 @@ func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, mod
 			"risk levels %s of Language %s aggregate to %s, which no level has exactly, so a plan calling %s has no max_risk consistent with its hints",
 			andWords(g.Levels), report.Clip(id), g.Hints.Text(), calling)
 	}
+}
+
+// checkKinds refuses a Language that declares catalog but sees no entry
+// kind: its generated closed-sets guide would lack the Catalog entry
+// kinds section §5.2 requires, which lint then refuses in a guide the
+// author cannot edit. A Language whose programs depend on its grammar
+// alone is pure and declares no catalog (§3.2).
+func (c *compiler) checkKinds(ls *langState, caps pilotage.Capabilities, sets *closedsets.Sets) {
+	if !caps.Has(pilotage.CapCatalog) || len(sets.Kinds) > 0 || c.shared.lostAny("kind") || ls.sets.lostAny("kind") {
+		return
+	}
+	c.errf(pdl.RuleRequired, stmtAt{ls.stmt}, `declare the kinds its entries are, such as: kind tool callable "A tool programs call."; or, if programs depend on the grammar alone, drop catalog (§3.2)`,
+		"Language %s declares catalog but sees no catalog entry kind, which its closed-sets guide must list (§5.2)", report.Clip(ls.lang.ID))
 }
 
 // riskStmt is the statement declaring a risk level the Language sees: its
