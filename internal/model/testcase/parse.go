@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -217,11 +218,7 @@ func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error
 		k, v := n.Content[i], n.Content[i+1]
 		h, ok := handlers[k.Value]
 		if !ok {
-			hint := "the keys here are " + strings.Join(known, ", ")
-			if s := suggest.Closest(k.Value, known); s != "" {
-				hint = fmt.Sprintf("did you mean %s?", s)
-			}
-			if err := p.soft(p.errAt(k, fmt.Sprintf("unknown key %q", k.Value), hint)); err != nil {
+			if err := p.soft(p.unknownKey(k, known)); err != nil {
 				return err
 			}
 			continue
@@ -239,6 +236,56 @@ func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error
 		}
 	}
 	return nil
+}
+
+// unknownKey is the error of key k, none of known, naming the closest.
+func (p *parser) unknownKey(k *yaml.Node, known []string) error {
+	hint := "the keys here are " + strings.Join(known, ", ")
+	if s := suggest.Closest(k.Value, known); s != "" {
+		hint = fmt.Sprintf("did you mean %s?", s)
+	}
+	return p.errAt(k, fmt.Sprintf("unknown key %q", k.Value), hint)
+}
+
+// decodeKnown decodes n into v as decode does, after refusing a key no
+// field of v reads, in n or in each mapping of a list n: an expectation
+// compares only the members it states, so a misspelt one (stauts:,
+// cals:) would state nothing and pass unseen.
+func (p *parser) decodeKnown(n *yaml.Node, v any) error {
+	known := yamlKeys(reflect.TypeOf(v))
+	maps := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		maps = n.Content
+	}
+	for _, m := range maps {
+		if m.Kind != yaml.MappingNode {
+			continue // decode says what shape it wants
+		}
+		for i := 0; i < len(m.Content); i += 2 {
+			if k := m.Content[i]; !slices.Contains(known, k.Value) {
+				if err := p.soft(p.unknownKey(k, known)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return p.decode(n, v)
+}
+
+// yamlKeys are the keys of the struct t holds (through pointers and
+// slices), as its yaml tags name them, sorted.
+func yamlKeys(t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	var keys []string
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func (p *parser) str(n *yaml.Node, dst *string) error {
@@ -536,11 +583,11 @@ func (p *parser) expect(n *yaml.Node, e *Expect) error {
 	}
 	return p.fields(n, map[string]func(*yaml.Node) error{
 		"valid":       at("valid", func(v *yaml.Node) error { return p.decode(v, &e.Valid) }),
-		"diagnostics": at("diagnostics", func(v *yaml.Node) error { e.Diagnostics = []DiagWant{}; return p.decode(v, &e.Diagnostics) }),
-		"plan":        at("plan", func(v *yaml.Node) error { e.Plan = &PlanWant{}; return p.decode(v, e.Plan) }),
+		"diagnostics": at("diagnostics", func(v *yaml.Node) error { e.Diagnostics = []DiagWant{}; return p.decodeKnown(v, &e.Diagnostics) }),
+		"plan":        at("plan", func(v *yaml.Node) error { e.Plan = &PlanWant{}; return p.decodeKnown(v, e.Plan) }),
 		"status":      at("status", func(v *yaml.Node) error { return p.str(v, &e.Status) }),
 		"output":      at("output", func(v *yaml.Node) error { var err error; e.Output, err = p.jsonValue(v); return err }),
-		"trace":       at("trace", func(v *yaml.Node) error { e.Trace = []TraceWant{}; return p.decode(v, &e.Trace) }),
+		"trace":       at("trace", func(v *yaml.Node) error { e.Trace = []TraceWant{}; return p.decodeKnown(v, &e.Trace) }),
 		"narration":   at("narration", func(v *yaml.Node) error { return p.str(v, &e.Narration) }),
 	})
 }
