@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -208,6 +209,11 @@ func langFromConfig(v progVerb, p *progParams, programFile string) error {
 		return nil // --config was read, so that a bad one is said
 	}
 	l, ok := cfg.LanguageFor(programFile)
+	if !ok && strings.HasSuffix(programFile, ".pdl") {
+		// The Language given where the program goes.
+		return usageErr("%s takes a program, and %s is a PDL file, the Language: give it as --lang %s, then the program (pilotage %s --lang %s PROGRAM). See 'pilotage %s --help'",
+			v.name, report.Clip(programFile), report.Clip(programFile), v.name, report.Clip(programFile), v.name)
+	}
 	if !ok {
 		return usageErr("%s needs --lang FILE.pdl, the Language %s is written in; or a languages entry in pilotage.yaml whose files match it (docs/config.md). See 'pilotage %s --help'", v.name, programFile, v.name)
 	}
