@@ -25,7 +25,8 @@ var _ = registry.Register(&report.RuleInfo{ID: RuleBindingExtension, Category: "
 // looked for, and nothing else, rather than a finding per Pilotage tool
 // they never meant to publish. A server that publishes the discover tool
 // is a Pilotage server that forgot its declaration, and is checked on.
-// tools is what tools/list listed, nil for a server without tools.
+// tools is what tools/list listed, nil for a server without tools or
+// when tools/list went unanswered.
 func (c *checker) undeclared(tools map[string]*mcp.Tool) bool {
 	want := fmt.Sprintf("want %q: %s", binding.ExtensionID, settingsJSON())
 	if _, ok := tools[binding.DiscoverTool]; ok {
@@ -38,8 +39,12 @@ func (c *checker) undeclared(tools map[string]*mcp.Tool) bool {
 		has = "it declares only " + someOf(slices.Sorted(maps.Keys(caps.Extensions)))
 	}
 	tool := "tools/list lists no tool " + binding.DiscoverTool
-	if caps == nil || caps.Tools == nil {
+	switch {
+	case caps == nil || caps.Tools == nil:
 		tool = "it declares no tools capability"
+	case tools == nil:
+		// listAll's nil: tools/list went unanswered (its own finding).
+		tool = "tools/list did not answer, so whether it lists " + binding.DiscoverTool + " is unknown"
 	}
 	c.find(RuleBindingExtension, opInitialize, extensionPointer, "not a Pilotage server: the initialize result does not declare the Pilotage extension in capabilities.extensions (%s; %s), and %s; nothing else was checked", want, has, tool)
 	return false

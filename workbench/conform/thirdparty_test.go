@@ -405,3 +405,23 @@ func TestServerInfoShownVisible(t *testing.T) {
 		t.Errorf("status line of %d bytes: %.300q", len(line), line)
 	}
 }
+
+// TestNotAPilotageServerWhoseToolsListFails: a server that declares
+// tools but whose tools/list fails is not said to list no discover tool,
+// which conform never saw: the finding says tools/list did not answer.
+func TestNotAPilotageServerWhoseToolsListFails(t *testing.T) {
+	s := plainServer(true)
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				return nil, errors.New("tools are down")
+			}
+			return next(ctx, method, req)
+		}
+	})
+	got := findings(check(t, inMemory(t, s), Options{}))
+	if !strings.Contains(got, "and tools/list did not answer, so whether it lists pilotage_discover is unknown; nothing else was checked [binding-extension") ||
+		strings.Contains(got, "lists no tool") {
+		t.Errorf("findings:\n%s", got)
+	}
+}
