@@ -173,7 +173,7 @@ func (w *msgWatch) received(msg []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	op := m.Method // a request or notification of the server's
-	if op != "" && len(m.ID) > 0 && string(m.ID) != "null" && !slices.Contains(serverRequests, op) && len(w.requests) < maxBadMessages {
+	if op != "" && len(m.ID) > 0 && (string(m.ID) == "null" || !slices.Contains(serverRequests, op)) && len(w.requests) < maxBadMessages {
 		var id bytes.Buffer
 		_ = json.Compact(&id, m.ID)
 		w.requests = append(w.requests, serverRequest{report.Clip(op), report.Clip(id.String())})
@@ -257,6 +257,10 @@ func (c *checker) messages() {
 		}
 	}
 	for _, r := range w.requests {
+		if r.id == "null" {
+			c.find(RuleResponseIDs, "a message of the server", "", "a message of method %q with the id null: a notification carries no id (JSON-RPC 2.0 §4.1), and an MCP request's id is a string or an integer, never null", r.method)
+			continue
+		}
 		c.find(RuleResponseIDs, "a message of the server", "", "a message of method %q with the id %s: a notification carries no id (JSON-RPC 2.0 §4.1), and a request of the server is one MCP lets a server send a client (%s)", r.method, r.id, strings.Join(serverRequests, ", "))
 	}
 	for _, r := range w.respelled {

@@ -56,17 +56,21 @@ drain`, 20*time.Second)
 // and an id is a request of the server, and a notifications/* method, or
 // one MCP does not let a server ask a client, was passed silently
 // (/tmp/rev1/repro/conform-notification-id, whose id even collides with
-// conform's next request). A ping with an id is a request MCP allows.
+// conform's next request). A ping with an id is a request MCP allows;
+// an id null is neither a notification's nor an MCP request's.
 func TestNotificationWithID(t *testing.T) {
 	t.Parallel()
 	rep := shCheck(t, `handshake '`+strings.Replace(plainInit, `{}`, `{"tools":{}}`, 1)+`'
 read -r l; i=$(id)
 printf '{"jsonrpc":"2.0","id":3,"method":"notifications/message","params":{"level":"info","data":"x"}}\n'
 printf '{"jsonrpc":"2.0","id":"p","method":"ping"}\n'
+printf '{"jsonrpc":"2.0","id":null,"method":"notifications/message","params":{"level":"info","data":"x"}}\n'
 printf '{"jsonrpc":"2.0","id":4,"method":"tools/list"}\n'
 printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}\n' "$i"
 drain`, 20*time.Second)
 	want := `a message of the server: error: a message of method "notifications/message" with the id 3: a notification carries no id (JSON-RPC 2.0 §4.1), and a request of the server is one MCP lets a server send a client (ping, roots/list, sampling/createMessage, elicitation/create) [response-ids binding.md]
+
+a message of the server: error: a message of method "notifications/message" with the id null: a notification carries no id (JSON-RPC 2.0 §4.1), and an MCP request's id is a string or an integer, never null [response-ids binding.md]
 
 a message of the server: error: a message of method "tools/list" with the id 4: a notification carries no id (JSON-RPC 2.0 §4.1), and a request of the server is one MCP lets a server send a client (ping, roots/list, sampling/createMessage, elicitation/create) [response-ids binding.md]
 
