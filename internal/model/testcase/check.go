@@ -84,12 +84,16 @@ func Check(c *Case, got *Got) []Failure {
 	}
 	x := got.Execute
 	if x == nil {
+		// validation_error is the status an execute of a program that
+		// does not validate answers (§6.5), what pilotage run prints: it
+		// states that the program is invalid, as valid: false does.
+		refusedInvalid := !v.Valid && e.Status == pilotage.StatusValidationError
 		for _, k := range runKeys {
-			if _, ok := e.Lines[k]; ok && !slices.Contains(e.Blank, k) {
+			if _, ok := e.Lines[k]; ok && !slices.Contains(e.Blank, k) && (k != "status" || !refusedInvalid) {
 				fail(k, fmt.Sprintf("expects %s of a Run, but the case did not run: %s", k, whyInvalid(v.Diagnostics)), nil, nil)
 			}
 		}
-		if !v.Valid && len(fs) == 0 && (e.Valid == nil || *e.Valid) && e.Diagnostics == nil {
+		if !v.Valid && len(fs) == 0 && (e.Valid == nil || *e.Valid) && e.Diagnostics == nil && !refusedInvalid {
 			// What it states held of a program that does not validate
 			// (a plan: {}), but not that it does not: a typo in the
 			// program must not pass unseen.

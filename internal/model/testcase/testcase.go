@@ -122,8 +122,12 @@ type Expect struct {
 	node *yaml.Node
 }
 
-// runKeys are the expectations only a Run can meet.
-var runKeys = []string{"status", "output", "trace", "narration"}
+// expectKeys are the expectations, in the order docs/test.md lists
+// them; runKeys, the last four, are those only a Run can meet.
+var (
+	expectKeys = []string{"valid", "diagnostics", "plan", "status", "output", "trace", "narration"}
+	runKeys    = expectKeys[3:]
+)
 
 // NeedsRun reports whether c's valid program must be run: it states
 // what only a Run answers (stated or left blank), or states nothing (the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 
@@ -15,8 +14,11 @@ import (
 // Update rewrites the expectations of c that failed to what got shows,
 // keeping their order, layout and every comment; a case stating none gets
 // the ones that describe its result (valid and diagnostics, or status and
-// output). An answer nested deeper than a case may state is left as it
-// was, a Refusal: the next run would refuse the file.
+// output). A case whose program does not validate loses the Run
+// expectations that failed, which no Run gives, and gets valid and
+// diagnostics. An answer nested deeper than a case may state, or one
+// the engine did not give, is left as it was, a Refusal: the next run
+// would refuse the file, or fail the case.
 func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) {
 	if c.node == nil {
 		return nil, errDropped
@@ -41,17 +43,32 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 			redo[k] = true
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(redo)) {
+	if got.Execute == nil && !got.Validate.Valid && dropRunKeys(e.node, redo) {
+		// The program does not validate, so the case did not run: a Run's
+		// status, output, trace or narration is not there to write, and
+		// left as they were they fail the next run. What the case does is
+		// not validate, which valid: false and the diagnostics record.
+		redo["valid"], redo["diagnostics"] = true, true
+	}
+	for _, k := range expectKeys {
 		// A key that failed unstated (valid, of a program that does not
-		// validate) is added to be written.
-		if _, ok := current(k, got); ok && !hasKey(e.node, k) {
+		// validate) is added to be written, in the order docs/test.md
+		// lists the keys.
+		if _, ok := current(k, got); ok && redo[k] && !hasKey(e.node, k) {
 			e.node.Content = append(e.node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"})
 		}
 	}
 	for i := 0; i+1 < len(e.node.Content); i += 2 {
 		key := e.node.Content[i].Value
+		if !redo[key] {
+			continue
+		}
 		v, ok := current(key, got)
-		if !ok || !redo[key] {
+		if !ok {
+			// Nothing to write (a narration the trace fetch did not
+			// give): the expectation still fails, and must not be
+			// reported as updated.
+			refused = append(refused, Refusal{key, fmt.Sprintf("case %q: the engine gave no %s to write; left as it was", c.Name, key)})
 			continue
 		}
 		if deeper(v, maxDepth) {
@@ -68,6 +85,20 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 		*old = n
 	}
 	return refused, nil
+}
+
+// dropRunKeys removes from the mapping n the Run expectations that
+// failed (in redo), and reports whether it removed any.
+func dropRunKeys(n *yaml.Node, redo map[string]bool) bool {
+	kept := n.Content[:0]
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; !redo[k] || !slices.Contains(runKeys, k) {
+			kept = append(kept, n.Content[i], n.Content[i+1])
+		}
+	}
+	dropped := len(kept) < len(n.Content)
+	n.Content = kept
+	return dropped
 }
 
 // hasKey reports whether the mapping n gives key.
