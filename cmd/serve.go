@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pilotage-dev/pilotage/cmd/serveverb"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/workbench/mcpserver"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -88,11 +89,16 @@ A definition that compiles but that lint finds errors in (as pilotage
 lint FILE.pdl would, under the same pilotage.yaml) is served all the
 same, since clients and conform are tested against broken servers too:
 one warning line on standard error, at start and at each --watch
-reload, counts the errors and names their rules.
+reload, counts the errors and names their rules. pilotage.yaml is read
+again at each reload (an edit of it alone triggers none). Serve reads
+it only for this warning: a broken pilotage.yaml is warned of, and
+conformance judged without its settings; a file --config names must
+be valid.
 
 Exit status: 0 after a clean shutdown, even of a definition lint finds
-errors in; 2 when the PDL has errors, the flags are wrong, or the
---http address or --data directory cannot be used.`,
+errors in; 2 when the PDL has errors, the flags are wrong, the file
+--config names has errors, or the --http address or --data directory
+cannot be used.`,
 		Example: `  pilotage serve langs/homeflow/homeflow.pdl --principal owner
   pilotage serve langs/homeflow/homeflow.pdl --http 127.0.0.1:8080 --data ./runs
   npx -y @modelcontextprotocol/inspector --cli pilotage serve langs/calc/calc.pdl --method tools/list`,
@@ -118,13 +124,24 @@ errors in; 2 when the PDL has errors, the flags are wrong, or the
 }
 
 func runServe(s stdio, p *serveParams, name string) error {
-	cfg, _, err := loadConfig(p.flags)
-	if err != nil {
-		return err
+	rules := func() (func(*report.Report), error) {
+		cfg, _, err := loadConfig(p.flags)
+		if err != nil {
+			return nil, err
+		}
+		// Serve warns of a Language lint finds errors in, under the
+		// same pilotage.yaml.
+		conf := reportFlags{cfg: cfg}
+		return conf.applier(), nil
 	}
-	// Serve warns of a Language lint finds errors in, under the same
-	// pilotage.yaml.
-	conf := reportFlags{cfg: cfg}
+	// A file --config names is one the user means serve to read: a
+	// broken one is refused, as by every verb. pilotage.yaml found on
+	// its own only shapes a warning, so serve warns of it and serves.
+	if explicit, _ := p.flags.GetString(configFlag); explicit != "" {
+		if _, err := rules(); err != nil {
+			return err
+		}
+	}
 	return serveverb.Serve(context.Background(), serveverb.Params{
 		PDL:            name,
 		HTTP:           p.http,
@@ -140,6 +157,6 @@ func runServe(s stdio, p *serveParams, name string) error {
 		MaxSessions:    p.maxSessions,
 		MaxSessionsSet: p.maxSessionsSet,
 		Version:        versionString(),
-		Apply:          conf.applier(),
+		Rules:          rules,
 	}, s.verb())
 }

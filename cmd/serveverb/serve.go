@@ -64,10 +64,14 @@ type Params struct {
 	MaxSessionsSet bool
 	// Version is the tool's version, told to clients at initialize.
 	Version string
-	// Apply brings the lint report of the definition under pilotage.yaml
-	// as lint's report is brought (conformance); nil leaves it as the
-	// rules raised it.
-	Apply func(*report.Report)
+	// Rules reads pilotage.yaml and returns what brings the lint report
+	// of the definition under it as lint's report is brought
+	// (conformance). It is called at start and at each --watch reload,
+	// so an edit of the file counts from the next reload on. An error (a
+	// broken file) is warned of and the report judged as the rules
+	// raised it, since serve reads the file only for that warning; nil
+	// Rules judges it so too.
+	Rules func() (func(*report.Report), error)
 }
 
 // MessageBound is the largest JSON-RPC message serve reads by default:
@@ -150,9 +154,7 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	if err := res.Server.CheckPrincipal(p.Principal); err != nil {
 		return verb.Usage("%v", err)
 	}
-	if w := p.conformance(name, res); w != "" {
-		reload.LogNotices(logw, []string{w})
-	}
+	reload.LogNotices(logw, p.conformance(name, res))
 	if maxMessage == 0 {
 		maxMessage = MessageBound(res.Server)
 	}
@@ -220,10 +222,7 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 				// The Languages' limits may have changed with them.
 				srv.SetMaxMessageBytes(MessageBound(r.Server))
 			}
-			notices := eng.ChangedBodies()
-			if w := p.conformance(name, r); w != "" {
-				notices = append(notices, w)
-			}
+			notices := append(eng.ChangedBodies(), p.conformance(name, r)...)
 			return notices, srv.Refresh(ctx)
 		}})
 	}
@@ -278,23 +277,33 @@ func languageIDs(srv *language.Server) string {
 	return strings.Join(ids, ", ")
 }
 
-// conformance is serve's warning when lint finds errors in res, the
+// conformance is serve's warnings when lint finds errors in res, the
 // definition name compiled, as pilotage lint FILE.pdl would find them
-// (under the same pilotage.yaml), or "" when it finds none. Serve still
-// serves such a definition: clients and conform are tested against
-// broken servers too. It costs one lint of the snapshot, at start and
-// on each reload, nothing per request.
-func (p *Params) conformance(name string, res *compile.Result) string {
+// (under the same pilotage.yaml, read again each time), or none when it
+// finds none. Serve still serves such a definition: clients and conform
+// are tested against broken servers too. It costs one read of
+// pilotage.yaml and one lint of the snapshot, at start and on each
+// reload, nothing per request.
+func (p *Params) conformance(name string, res *compile.Result) []string {
+	var notices []string
+	var apply func(*report.Report)
+	if p.Rules != nil {
+		var err error
+		if apply, err = p.Rules(); err != nil {
+			notices = append(notices, fmt.Sprintf("warning: %v", err),
+				"warning: the configuration above has errors, so serve judges conformance without its settings until it is fixed")
+		}
+	}
 	li, err := pdllint.Prepare(name, res)
 	var rep *report.Report
 	if err == nil {
-		rep, err = verb.Conformance(name, li, res, report.DefaultMaxPerRule, p.Apply)
+		rep, err = verb.Conformance(name, li, res, report.DefaultMaxPerRule, apply)
 	}
 	if err != nil {
-		return fmt.Sprintf("warning: %s could not be linted: %v", languageIDs(res.Server), err)
+		return append(notices, fmt.Sprintf("warning: %s could not be linted: %v", languageIDs(res.Server), err))
 	}
 	if rep.Summary.Errors == 0 {
-		return ""
+		return notices
 	}
 	var rules []string
 	for _, f := range rep.Findings {
@@ -302,8 +311,8 @@ func (p *Params) conformance(name string, res *compile.Result) string {
 			rules = append(rules, f.Rule)
 		}
 	}
-	return fmt.Sprintf("warning: %s does not conform to Part II: %s (%s); pilotage lint %s lists them",
-		languageIDs(res.Server), report.Count(rep.Summary.Errors, "lint error"), strings.Join(rules, ", "), name)
+	return append(notices, fmt.Sprintf("warning: %s does not conform to Part II: %s (%s); pilotage lint %s lists them",
+		languageIDs(res.Server), report.Count(rep.Summary.Errors, "lint error"), strings.Join(rules, ", "), name))
 }
 
 func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.Server, toks map[string]string) error {
