@@ -181,9 +181,11 @@ func reportFindings(s verb.Streams, p Params, rep *report.Report) error {
 }
 
 // writable checks, before the server is started (with --execute it may
-// act), that the files conform writes at the end can be: the directory
-// of -o and of --report exists and takes a new file. The --save
-// directory is made now for a --report inside it.
+// act), that the files conform writes at the end can be: -o and
+// --report are not directories, and their directory exists and takes a
+// new file. Another path that exists and is not a regular file (a pipe,
+// /dev/null) is written as it goes (verb.WriteOutput), so it passes.
+// The --save directory is made now for a --report inside it.
 func writable(p Params) error {
 	if p.Save != "" {
 		if err := os.MkdirAll(p.Save, 0o755); err != nil {
@@ -193,6 +195,9 @@ func writable(p Params) error {
 	for _, f := range []struct{ flag, file string }{{"-o", p.Output}, {"--report", p.ReportFile}} {
 		if f.file == "" || (f.flag == "-o" && verb.IsStdout(f.file)) {
 			continue
+		}
+		if fi, err := os.Stat(f.file); err == nil && fi.IsDir() {
+			return verb.Usage("%s %s: is a directory; %s names the file to write", f.flag, f.file, f.flag)
 		}
 		dir := filepath.Dir(f.file)
 		fi, err := os.Stat(dir)
