@@ -149,7 +149,11 @@ func check(s verb.Streams, p Params, res *compile.Result, name, dir string) (out
 	}
 	if rep.Summary.Errors == 0 {
 		if n := rep.Summary.Warnings; n > 0 {
-			fmt.Fprintf(s.Err, "%s: lint finds %s in the build; run pilotage lint %s to see them\n", name, report.Count(n, "warning"), name)
+			them := "them"
+			if n == 1 {
+				them = "it"
+			}
+			fmt.Fprintf(s.Err, "%s: lint finds %s in the build; run pilotage lint %s to see %s\n", name, report.Count(n, "warning"), name, them)
 		}
 		out.conforms = true
 		return out, nil
@@ -160,7 +164,7 @@ func check(s verb.Streams, p Params, res *compile.Result, name, dir string) (out
 		out.staged.Discard()
 		return output{}, verb.Usage("writing errors: %v", err)
 	}
-	fmt.Fprintf(s.Err, "pilotage build: %s does not conform to Part II, so nothing was written; pilotage lint %s shows every finding, warnings too, and a finding meant to stay can be suppressed with a reason (docs/config.md)\n", name, name)
+	fmt.Fprintf(s.Err, "pilotage build: %s, so nothing was written; pilotage lint %s shows every finding, warnings too, and a finding meant to stay can be suppressed with a reason (docs/config.md)\n", verb.Verdict(rep, name), name)
 	return out, nil
 }
 

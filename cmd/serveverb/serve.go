@@ -311,8 +311,12 @@ func (p *Params) conformance(name string, res *compile.Result) []string {
 			rules = append(rules, f.Rule)
 		}
 	}
-	return append(notices, fmt.Sprintf("warning: %s does not conform to Part II: %s (%s); pilotage lint %s lists them",
-		languageIDs(res.Server), report.Count(rep.Summary.Errors, "lint error"), strings.Join(rules, ", "), name))
+	them := "them"
+	if rep.Summary.Errors == 1 {
+		them = "it"
+	}
+	return append(notices, fmt.Sprintf("warning: %s: %s (%s); pilotage lint %s lists %s",
+		verb.Verdict(rep, languageIDs(res.Server)), report.Count(rep.Summary.Errors, "lint error"), strings.Join(rules, ", "), name, them))
 }
 
 func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.Server, toks map[string]string) error {

@@ -1,6 +1,8 @@
 package verb
 
 import (
+	"slices"
+
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
@@ -25,4 +27,21 @@ func Conformance(name string, li *lint.Input, res *compile.Result, max int, appl
 		apply(rep)
 	}
 	return rep, nil
+}
+
+// Verdict says what the errors of rep, a Conformance report with
+// errors, make of what, the file or Languages judged: that it "does not
+// conform to Part II" when one cites a section of Part II, else that
+// "lint finds errors in" it. Errors only of pilotage's own conventions
+// (a suppression comment without a reason) break no requirement of the
+// spec, and saying they do would send the author to it for what is
+// pilotage's rule.
+func Verdict(rep *report.Report, what string) string {
+	partII := func(f report.Finding) bool {
+		return f.Severity == report.Error && !f.Suppressed() && slices.ContainsFunc(f.AllSections(), report.PartII)
+	}
+	if slices.ContainsFunc(rep.Findings, partII) {
+		return what + " does not conform to Part II"
+	}
+	return "lint finds errors in " + what
 }

@@ -147,10 +147,16 @@ func Cite(section string) string {
 	switch {
 	case section == Convention:
 		return "pilotage " + Convention
-	case section != "" && section[0] >= '0' && section[0] <= '9':
+	case PartII(section):
 		return "§" + section
 	}
 	return section
+}
+
+// PartII reports whether section is a section of Part II ("5.8.2"),
+// not another document of the spec nor Convention.
+func PartII(section string) bool {
+	return section != "" && section[0] >= '0' && section[0] <= '9'
 }
 
 // source names the document a section belongs to, for the help text of
