@@ -102,8 +102,9 @@ func issueProblem(is expr.Issue, src string) *celProblem {
 	case is.Undeclared && !selected(src, is.End):
 		// `input` is the one variable, so a bare name no field is read
 		// from is text written without its quotes (input.item ==
-		// overflow), as in a program.
-		hint = expr.TextHint(report.Clip(is.UndeclaredName()))
+		// overflow), as in a program; my-item is one text, not my
+		// minus item.
+		hint = expr.TextHint(report.Clip(is.UndeclaredWord(src)))
 	case is.Limit:
 		hint = fmt.Sprintf("keep a behaviour expression under %d characters and %d levels of nesting", behaviourLimits.Size, behaviourLimits.Depth)
 	}

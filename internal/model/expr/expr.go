@@ -760,6 +760,29 @@ func (is Issue) UndeclaredName() string {
 	return strings.TrimSuffix(strings.TrimPrefix(is.Message, "undeclared reference to '"), "'")
 }
 
+// UndeclaredWord is the word an Undeclared issue's name starts in src,
+// as written: CEL reads my-item as my - item, so cel-go names my alone,
+// while the text meant, and the span shown, is my-item.
+func (is Issue) UndeclaredWord(src string) string {
+	name := is.UndeclaredName()
+	rs := []rune(src)
+	if is.Start < 0 || is.Start+len([]rune(name)) > len(rs) || string(rs[is.Start:is.Start+len([]rune(name))]) != name {
+		return name
+	}
+	end := is.Start + len([]rune(name))
+	for end+1 < len(rs) && rs[end] == '-' && isWordRune(rs[end+1]) {
+		end += 2
+		for end < len(rs) && isWordRune(rs[end]) {
+			end++
+		}
+	}
+	return string(rs[is.Start:end])
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}
+
 // TextHint explains a bare word CEL does not know, written where a
 // literal text was meant: the first mistake of anyone new to CEL, in a
 // program's argument as in a PDL entry's condition. name is as the
