@@ -29,7 +29,7 @@ const (
 	tokOpenString                // "… never closed, or with a bad escape
 	tokOpenRaw                   // `… never closed (to the end of its line)
 	tokInvalid                   // one character no token starts with
-	tokBare                      // a word run into . / * or @: an id, pattern or CEL left unquoted
+	tokBare                      // a word run into . / * @ ( or ): an id, pattern or CEL left unquoted
 )
 
 // tokNames name the token types in messages ("unexpected key k=").
@@ -190,17 +190,21 @@ func isWordByte(c byte, i int) bool {
 	return isLetter(c) || c == '_' || i > 0 && (isDigit(c) || c == '-')
 }
 
-// bareLen is the length of the run of word characters and . / * @ at the
-// start of s, whose first n bytes are a word, when the run holds one of
-// those four: an id ("todo/v1", "lights.set", "prog@1"), a pattern
-// ("sees *") or CEL (when=input.ok) written without its quotes. Those
-// characters start no PDL token, so without the run each would be an
-// error of its own and the word's statement another (docs/pdl.md,
-// "Syntax"). Otherwise it is n.
+// bareMarks are the characters that make a run of word characters a
+// value left unquoted (bareLen).
+const bareMarks = "./*@()"
+
+// bareLen is the length of the run of word characters and bareMarks at
+// the start of s, whose first n bytes are a word, when the run holds one
+// of those marks: an id ("todo/v1", "lights.set", "prog@1"), a pattern
+// ("sees *") or CEL (when=input.ok, when=size(input)) written without
+// its quotes. Those characters start no PDL token, so without the run
+// each would be an error of its own and the word's statement another
+// (docs/pdl.md, "Syntax"). Otherwise it is n.
 func bareLen(s string, n int) int {
 	m, marked := n, false
-	for m < len(s) && (isWordByte(s[m], 1) || strings.IndexByte("./*@", s[m]) >= 0) {
-		marked = marked || strings.IndexByte("./*@", s[m]) >= 0
+	for m < len(s) && (isWordByte(s[m], 1) || strings.IndexByte(bareMarks, s[m]) >= 0) {
+		marked = marked || strings.IndexByte(bareMarks, s[m]) >= 0
 		m++
 	}
 	if !marked {

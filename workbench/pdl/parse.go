@@ -144,7 +144,8 @@ func sortFindings(fs []report.Finding) []report.Finding {
 // nesting is too deep to parse safely. quiet holds the lines of a value
 // left unquoted (tokBare): the rest of such a line is most likely the
 // rest of that value (when=input.n == 1), so its one finding is the
-// line's only one.
+// line's only one, and when an expression goes on after the value the
+// line is blanked as a grammar error's is.
 func scan(name string, src []byte) (findings []report.Finding, work []byte, quiet map[int32]bool, ok bool) {
 	repair := func(from, to int) {
 		if work == nil {
@@ -155,6 +156,7 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 	l := newScanner(view(src))
 	var open []Pos
 	var prev token
+	var drop []int // offsets of lines recovery blanks (blankLine)
 	for len(findings) < maxSyntaxErrors {
 		t := l.next()
 		if t.typ == tokEOF {
@@ -172,8 +174,15 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 				quiet = map[int32]bool{}
 			}
 			quiet[t.pos.Line] = true
-			if f, ok := bareFinding(name, t, before); ok {
+			more := exprRest(l.src[to:])
+			if f, ok := bareFinding(name, t, before, more); ok {
 				findings = append(findings, f)
+				if more != "" {
+					// Read as quoted, the value would leave the rest of
+					// its expression as more arguments, each an error of
+					// the compiler's: the statement is left out instead.
+					drop = append(drop, from)
+				}
 				continue
 			}
 			// A statement cannot start with a value: the bad characters
@@ -217,6 +226,12 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 				open = open[:len(open)-1]
 			}
 		}
+	}
+	for _, at := range drop {
+		if work == nil {
+			work = bytes.Clone(src)
+		}
+		blankLine(work, at)
 	}
 	for i := len(open) - 1; i >= 0; i-- {
 		findings = append(findings, Errorf(RuleSyntax, open[i].In(name), lexer.Position{},
@@ -272,10 +287,11 @@ func tokenFinding(name string, t token) report.Finding {
 
 // bareFinding reports a value left unquoted (tokBare) after before, the
 // token ahead of it, as one error that says how to quote it: a CEL
-// condition goes in back-quotes, anything else (an id, a pattern, a
-// path) in double quotes. ok is false when t starts its statement,
-// where no value can be.
-func bareFinding(name string, t, before token) (report.Finding, bool) {
+// condition goes in back-quotes, as does an expression that goes on
+// after it on its line (compute input.x == 1, more being the rest of
+// it, exprRest), anything else (an id, a pattern, a path) in double
+// quotes. ok is false when t starts its statement, where no value can be.
+func bareFinding(name string, t, before token, more string) (report.Finding, bool) {
 	end := t.pos
 	end.Advance(t.val)
 	switch {
@@ -286,16 +302,40 @@ func bareFinding(name string, t, before token) (report.Finding, bool) {
 		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), fmt.Sprintf("did you mean %s%q?", before.val, t.val),
 			fmt.Sprintf("%s%s needs quotes: a word holds only letters, digits, _ and -", before.val, clip(t.val))), true
 	case before.typ == tokIdent || before.typ == tokNumber || before.typ == tokString || before.typ == tokRaw || before.typ == tokText:
-		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), fmt.Sprintf("did you mean %q?", t.val),
+		hint := fmt.Sprintf("did you mean %q?", t.val)
+		if more != "" {
+			// Quoting the run alone would leave == 1 as an error of its
+			// own; a statement that takes CEL (compute) takes it as a raw
+			// string, and one that takes text takes that too.
+			hint = fmt.Sprintf("put the whole expression in back-quotes: `%s`", clip(t.val+more))
+		}
+		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), hint,
 			fmt.Sprintf("%s needs quotes: a word holds only letters, digits, _ and -", clip(t.val))), true
 	}
 	return report.Finding{}, false
 }
 
+// exprRest is the rest of an expression that goes on in rest, the text
+// after a value left unquoted, on the same line: when rest starts with
+// an operator (a character no PDL token starts with, or =), the text up
+// to the line's end, its comment or a ;. Otherwise it is "".
+func exprRest(rest string) string {
+	l := newScanner(rest)
+	first := l.next()
+	if first.typ != tokInvalid && first.val != "=" {
+		return ""
+	}
+	end := 0
+	for t := first; t.typ != tokEOL && t.typ != tokEOF && t.typ != tokComment && t.typ != tokSemi; t = l.next() {
+		end = int(t.pos.Offset) + len(t.val)
+	}
+	return rest[:end]
+}
+
 // bareAsInvalid reports the first character of an unquoted value that
 // no PDL token starts with, as tokenFinding does.
 func bareAsInvalid(name string, t token) report.Finding {
-	at := strings.IndexAny(t.val, "./*@")
+	at := strings.IndexAny(t.val, bareMarks)
 	pos := t.pos
 	pos.Advance(t.val[:at])
 	return tokenFinding(name, token{typ: tokInvalid, val: t.val[at : at+1], pos: pos})
