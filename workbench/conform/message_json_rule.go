@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -85,6 +86,9 @@ type msgWatch struct {
 	// respelled are the answers whose id the go-sdk took as their
 	// request's though it is written otherwise (3.0 for 3).
 	respelled []respelledID
+	// nullErrors and nullResults count the responses with the id null,
+	// errors and others: kept from the go-sdk (see received).
+	nullErrors, nullResults int
 }
 
 // serverRequest is a request of the server: its method and id (JSON).
@@ -162,11 +166,15 @@ func (w *msgWatch) anyAnswered() bool {
 }
 
 // received checks one message of the server, a JSON-RPC message or
-// batch.
-func (w *msgWatch) received(msg []byte) {
+// batch, and reports whether it is a response with the id null, which a
+// transport does not hand the go-sdk: it cannot decode a response
+// without an id, and stops reading the connection at one, failing the
+// call it waits for though the server may answer it next.
+func (w *msgWatch) received(msg []byte) (nullResponse bool) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
+		Error  json.RawMessage `json:"error"`
 	}
 	_ = json.Unmarshal(msg, &m)
 	se := malformed(msg)
@@ -178,23 +186,33 @@ func (w *msgWatch) received(msg []byte) {
 		_ = json.Compact(&id, m.ID)
 		w.requests = append(w.requests, serverRequest{report.Clip(op), report.Clip(id.String())})
 	}
-	if op == "" && len(m.ID) > 0 {
+	if op == "" && string(m.ID) == "null" {
+		// JSON-RPC gives the id null only to the error answering a
+		// request whose id could not be read (§5).
+		nullResponse = true
+		if len(m.Error) > 0 && string(m.Error) != "null" {
+			w.nullErrors++
+		} else {
+			w.nullResults++
+		}
+	} else if op == "" && len(m.ID) > 0 {
 		var id bytes.Buffer
 		if json.Compact(&id, m.ID) == nil {
 			op = w.response(idKey(id.Bytes()), id.String())
 		}
 	}
 	if se == nil {
-		return
+		return nullResponse
 	}
 	if op == "" {
 		op = "a message of the server"
 	}
 	if len(w.bad) == maxBadMessages {
 		w.more++
-		return
+		return nullResponse
 	}
 	w.bad = append(w.bad, badMessage{op, se})
+	return nullResponse
 }
 
 // idKey is the id, as JSON, the go-sdk pairs a response of that id
@@ -211,8 +229,7 @@ func idKey(id []byte) string {
 // response pairs a response of id (idKey of written, its JSON) with the
 // request conform sent under it, and returns that request's operation;
 // a response to an id never sent, or to a request answered already, is
-// kept as a stray. A null id is left alone: JSON-RPC gives it to the
-// error answering a request whose id could not be read.
+// kept as a stray.
 func (w *msgWatch) response(id, written string) string {
 	op, waiting := w.ops[id]
 	switch {
@@ -223,8 +240,6 @@ func (w *msgWatch) response(id, written string) string {
 			w.respelled = append(w.respelled, respelledID{id, report.Clip(written), op})
 		}
 		return op
-	case id == "null":
-		return ""
 	case len(w.strays) == maxBadMessages:
 		w.strayMore++
 	default:
@@ -265,6 +280,12 @@ func (c *checker) messages() {
 	}
 	for _, r := range w.respelled {
 		c.find(RuleResponseIDs, r.op, "", "the response to request %s gives its id as %s: the id of a response is the request's (JSON-RPC 2.0 §5); the go-sdk reads it as the number %s, a client comparing ids as written drops the answer", r.id, r.written, r.id)
+	}
+	if w.nullErrors > 0 {
+		c.find(RuleResponseIDs, "a message of the server", "", "%s with the id null: the server could not read a request's id (JSON-RPC 2.0 §5), though every request conform sent had one; a client cannot pair it with a request", nullCount(w.nullErrors, "an error response", "error responses"))
+	}
+	if w.nullResults > 0 {
+		c.find(RuleResponseIDs, "a message of the server", "", "%s with the id null: JSON-RPC 2.0 §5 gives that id only to an error, answering a request whose id could not be read, and every request conform sent had one; a client cannot pair it with a request", nullCount(w.nullResults, "a response that is no error", "responses that are no error"))
 	}
 	if w.strayMore > 0 {
 		c.find(RuleResponseIDs, "a message of the server", "", "%d more responses answering no request waiting for one", w.strayMore)
@@ -399,4 +420,12 @@ func (b *teeBody) Read(p []byte) (int, error) {
 		b.end = nil
 	}
 	return n, err
+}
+
+// nullCount names n responses with the id null: one, or n and many.
+func nullCount(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

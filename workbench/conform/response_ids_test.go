@@ -79,3 +79,35 @@ a message of the server: error: a message of method "tools/list" with the id 4: 
 		t.Errorf("got:\n%s\nwant:\n%s", findings(rep), want)
 	}
 }
+
+// JSON-RPC gives the id null only to the error answering a request whose
+// id could not be read (§5), and every request conform sends has one.
+// Such an error, written before the real answer to tools/list, was left
+// alone by conform and handed to the go-sdk, which cannot decode a
+// response without an id: it stopped reading and failed the call that
+// was answered properly (/tmp/rev3/repro/conform, proxy.py errnull:
+// `discover: calling "tools/call": invalid request`). Conform reports it
+// and keeps it from the go-sdk, which reads the answer after it.
+func TestNullIDResponse(t *testing.T) {
+	t.Parallel()
+	for msg, want := range map[string]string{
+		`"error":{"code":-32700,"message":"parse error"}`: "an error response with the id null: the server could not read a request's id (JSON-RPC 2.0 §5), though every request conform sent had one; a client cannot pair it with a request",
+		`"result":{"tools":[]}`:                           "a response that is no error with the id null: JSON-RPC 2.0 §5 gives that id only to an error, answering a request whose id could not be read, and every request conform sent had one; a client cannot pair it with a request",
+	} {
+		t.Run(strings.Split(msg, `"`)[1], func(t *testing.T) {
+			t.Parallel()
+			rep := shCheck(t, `handshake '`+strings.Replace(plainInit, `{}`, `{"tools":{}}`, 1)+`'
+read -r l
+printf '{"jsonrpc":"2.0","id":null,`+msg+`}\n'
+printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}\n' "$(id)"
+drain`, 20*time.Second)
+			want := "a message of the server: error: " + want + " [response-ids binding.md]\n\n"
+			if got := ruleFindings(rep, RuleResponseIDs); got != want {
+				t.Errorf("got:\n%s\nwant:\n%s", findings(rep), want)
+			}
+			if rep.Summary.Errors != 2 { // and binding-extension's: not a Pilotage server
+				t.Errorf("want 2 errors:\n%s", findings(rep))
+			}
+		})
+	}
+}

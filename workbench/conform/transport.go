@@ -115,24 +115,39 @@ func (c *child) Connect(ctx context.Context) (mcp.Connection, error) {
 // connection closed): so lineWatch sees every line the child wrote, the
 // last one before it exited included, whichever of its exit, a write to
 // it and the read of its output comes first. Each message is checked
-// before the go-sdk is handed its last byte, so a check that ends as
-// soon as a message is answered (initialize, when conform asks nothing
-// after it) has its findings.
+// before the go-sdk is handed any of it, so a check that ends as soon as
+// a message is answered (initialize, when conform asks nothing after
+// it) has its findings, and a response with the id null is kept from
+// the go-sdk (see msgWatch.received). The go-sdk gets a line once it is
+// whole, held at most MaxMessageBytes by messageLines; a last line
+// without its newline at the end of the output is handed on as it is.
 func (c *child) copyOut(to *io.PipeWriter) {
-	_, err := io.Copy(io.MultiWriter(stdioMessages(c.msgs), &sdkFeed{w: to, out: &c.out}), &c.out)
+	feed := &sdkFeed{w: to, out: &c.out}
+	lines := &messageLines{each: func(line []byte, whole bool) {
+		if t := bytes.TrimSpace(line); whole && (len(t) == 0 || !c.msgs.received(t)) {
+			feed.pass(line, true)
+		}
+	}}
+	_, err := io.Copy(io.MultiWriter(feed, lines), &c.out)
+	if !lines.over {
+		feed.pass(lines.cur, false)
+	}
 	to.CloseWithError(err) // nil: the go-sdk reads the end of the output
 	c.stdout.Close()
 	close(c.drained)
 }
 
-// sdkFeed writes to the go-sdk's end of the pipe, w, until a write fails
-// (the go-sdk closed its end) or out has read a line past
-// MaxMessageBytes, then drops what follows. That line ends the go-sdk's
-// input, with errLineTooLong, before it gets the bytes past the bound:
-// the go-sdk would refuse the line at its own bound and stop reading
-// the output, leaving the connection open and every later request to
-// fail on its own, each with the go-sdk's words; the rest of the line
-// is read and dropped, never held.
+// sdkFeed writes lines to the go-sdk's end of the pipe, w, until a write
+// fails (the go-sdk closed its end) or out has read a line that ends
+// the connection, then drops what follows. Its Write sees each chunk of
+// the output as read, and ends the go-sdk's input as soon as out has
+// read the start of a line that cannot be a JSON-RPC message (the
+// go-sdk would stop reading at it; a banner without a newline never
+// ends) or a line past MaxMessageBytes, ended or not: the go-sdk would
+// refuse that line at its own bound and stop reading the output, leaving
+// the connection open and every later request to fail on its own, each
+// with the go-sdk's words; the rest of the line is read and dropped,
+// never held. child.failure says what the line was.
 type sdkFeed struct {
 	w      *io.PipeWriter
 	out    *lineWatch
@@ -140,20 +155,38 @@ type sdkFeed struct {
 }
 
 func (d *sdkFeed) Write(p []byte) (int, error) {
-	if !d.failed && d.out.state().long {
+	if d.failed {
+		return len(p), nil
+	}
+	switch w := d.out.state(); {
+	case w.bad != "":
+		d.w.CloseWithError(errNotJSON)
+		d.failed = true
+	case w.long:
 		d.w.CloseWithError(errLineTooLong)
 		d.failed = true
-	}
-	if !d.failed {
-		_, err := d.w.Write(p)
-		d.failed = err != nil
 	}
 	return len(p), nil
 }
 
-// errLineTooLong ends the go-sdk's input at a line past MaxMessageBytes;
-// child.failure says what the line was.
-var errLineTooLong = fmt.Errorf("a line longer than %d bytes", MaxMessageBytes)
+// pass hands the go-sdk line, and its newline if ended.
+func (d *sdkFeed) pass(line []byte, ended bool) {
+	if !d.failed && len(line) > 0 {
+		_, err := d.w.Write(line)
+		d.failed = err != nil
+	}
+	if !d.failed && ended {
+		_, err := d.w.Write([]byte{'\n'})
+		d.failed = err != nil
+	}
+}
+
+// errLineTooLong and errNotJSON end the go-sdk's input at a line past
+// MaxMessageBytes and at one that cannot be a JSON-RPC message.
+var (
+	errLineTooLong = fmt.Errorf("a line longer than %d bytes", MaxMessageBytes)
+	errNotJSON     = errors.New("a line that is not a JSON-RPC message")
+)
 
 // settle waits, at most StopGrace, until the child's output has been
 // read to its end: once the child has ended or closed its input, what it
