@@ -220,7 +220,7 @@ func (t *run) report(w io.Writer) error {
 					rep.Sources[e.File] = e.Src
 				}
 			}
-			st.Add(langtest.ParseFindings(pe)...)
+			st.Add(r.Broken(pe)...)
 		}
 		if len(ahead) > 0 {
 			if err := st.Flush(ahead[0], 0); err != nil {

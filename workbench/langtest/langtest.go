@@ -143,13 +143,13 @@ func (r *Runner) File(f *testcase.File, each func(Outcome)) *testcase.Error {
 		var err error
 		if lang, err = pdl.srv.PickAs(f.Language, "language:"); err != nil {
 			at := f.LanguageAt
-			bad = &testcase.Error{File: f.Name, Line: max(at.Line, 1), Col: max(at.Col, 1), EndCol: at.End, Msg: err.Error(), Hint: "language: names one of the PDL's Languages (docs/test.md)"}
+			bad = &testcase.Error{File: f.Name, Line: max(at.Line, 1), Col: max(at.Col, 1), EndCol: at.End, Msg: err.Error(), Hint: languageHint}
 		}
 	}
 	for c, e := range f.All() {
 		if e != nil {
 			if bad != nil {
-				bad.More = append([]*testcase.Error{e}, e.More...)
+				bad.More, bad.Partial = append([]*testcase.Error{e}, e.More...), e.Partial
 				return bad
 			}
 			return e
@@ -241,6 +241,75 @@ func findingAt(f *testcase.File, at testcase.Place, rule, msg, hint string) repo
 	return x
 }
 
+// valueFindings are c's values no Run could meet, all at once: an
+// undeclared principal, stubs of entries the catalog lacks, values
+// outside lang's closed sets (not checked when lang is nil). They need
+// the PDL, srv, but not the program. withStubs is srv with c's stubs.
+func valueFindings(f *testcase.File, c *testcase.Case, srv *language.Server, lang *language.Language) (withStubs *language.Server, fs []report.Finding) {
+	if err := srv.CheckPrincipalAs(c.Principal, "principal:"); err != nil {
+		fs = append(fs, findingAt(f, c.PrincipalAt, "test-case", fmt.Sprintf("case %q: %v", c.Name, err), ""))
+	}
+	withStubs, more := stubbed(srv, f, c)
+	if fs = append(fs, more...); lang != nil {
+		fs = append(fs, closedSetFindings(f, c, lang)...)
+	}
+	return withStubs, fs
+}
+
+// Broken is what a run reports of a case file that does not read, e:
+// its errors (ParseFindings), then, up to testcase.MaxErrors findings
+// in all, what is wrong with the values its cases gave against its PDL
+// (valueFindings), and of its language:, which need no program: a file
+// with an unknown key is not mended a run at a time. What follows from
+// an error is left out as the reading leaves it out: a case whose
+// program could not be read has no program to check. Past the cap, a
+// last finding says how many were left out.
+func (r *Runner) Broken(e *testcase.Error) []report.Finding {
+	fs := ParseFindings(e)
+	f := e.Partial
+	if f == nil || len(fs) >= testcase.MaxErrors {
+		return fs
+	}
+	pdl := r.load(f.PDL)
+	if pdl.srv == nil {
+		return fs // the PDL's own errors are lint's to name
+	}
+	lang, err := pdl.srv.PickAs(f.Language, "language:")
+	if err != nil && err.Error() != e.Msg {
+		// File names a bad language: first; a file Parse refused was
+		// not asked.
+		fs = append(fs, languageError(f, err))
+	}
+	var values []report.Finding
+	for _, c := range f.Cases {
+		if len(fs)+len(values) > testcase.MaxErrors {
+			break
+		}
+		_, more := valueFindings(f, c, pdl.srv, lang)
+		values = append(values, more...)
+	}
+	if room := testcase.MaxErrors - len(fs); len(values) > room {
+		x := values[room]
+		x.Rule, x.Hint = RuleParse, "mend the errors listed and run pilotage test again"
+		x.Message = fmt.Sprintf("%d errors listed; the cases' values are checked no further from here", testcase.MaxErrors)
+		x.EndLine, x.EndColumn = 0, 0
+		values = append(values[:room], x)
+	}
+	return append(fs, values...)
+}
+
+// languageHint is the hint of a language: that names none of the PDL's
+// Languages.
+const languageHint = "language: names one of the PDL's Languages (docs/test.md)"
+
+// languageError is the finding of f's language:, which names none of its
+// PDL's Languages (err), at the file's first line when it gives none.
+func languageError(f *testcase.File, err error) report.Finding {
+	at := f.LanguageAt
+	at.Line, at.Col = max(at.Line, 1), max(at.Col, 1)
+	return findingAt(f, at, RuleParse, err.Error(), languageHint)
+}
+
 // runCase runs c of f against lang of pdl (nil when the PDL does not
 // load).
 func (r *Runner) runCase(f *testcase.File, c *testcase.Case, pdl *compiled, lang *language.Language) Outcome {
@@ -253,14 +322,8 @@ func (r *Runner) runCase(f *testcase.File, c *testcase.Case, pdl *compiled, lang
 		return bad(c.Line, RulePDL, pdl.err, "")
 	}
 	o.Lang, o.Server = lang, pdl.srv
-	// What no Run could meet is reported all at once: an undeclared
-	// principal, stubs of entries the catalog lacks, values outside the
-	// closed sets.
-	if err := pdl.srv.CheckPrincipalAs(c.Principal, "principal:"); err != nil {
-		o.Findings = append(o.Findings, findingAt(f, c.PrincipalAt, "test-case", fmt.Sprintf("case %q: %v", c.Name, err), ""))
-	}
-	srv, fs := stubbed(pdl.srv, f, c)
-	if o.Findings = append(append(o.Findings, fs...), closedSetFindings(f, c, lang)...); len(o.Findings) > 0 {
+	srv, fs := valueFindings(f, c, pdl.srv, lang)
+	if o.Findings = fs; len(o.Findings) > 0 {
 		return o
 	}
 	eng, err := pdl.engine(srv, c)

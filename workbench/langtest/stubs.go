@@ -1,7 +1,9 @@
 package langtest
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -131,32 +133,34 @@ func unusedStubs(f *testcase.File, c *testcase.Case, got *testcase.Got) []report
 func closedSetFindings(f *testcase.File, c *testcase.Case, l *language.Language) []report.Finding {
 	var fs []report.Finding
 	e := &c.Expect
-	check := func(key, what, v string, set []string) {
+	// at is where key states its value: a status's own, a list's for a
+	// code or status of one of its items.
+	at := func(key string) testcase.Place { return testcase.Place{Line: e.Lines[key], Col: e.Cols[key]} }
+	check := func(where testcase.Place, what, v string, set []string) {
 		if v != "" && !slices.Contains(set, v) {
 			hint := "the set is " + fmt.Sprint(set)
 			if m := suggest.DidYouMean(v, set); m != "" {
 				hint = m + " " + hint
 			}
-			// At the value: the key's own for a status, a list's for a
-			// code or status of one of its items.
-			x := finding(f, e.Lines[key], "test-closed-set", fmt.Sprintf("case %q expects %s %q, which is not in %s's closed set", c.Name, what, report.Clip(v), l.ID), hint)
-			x.Column = max(e.Cols[key], 1)
-			fs = append(fs, x)
+			fs = append(fs, findingAt(f, where, "test-closed-set", fmt.Sprintf("case %q expects %s %q, which is not in %s's closed set", c.Name, what, report.Clip(v), l.ID), hint))
 		}
 	}
 	codes, risks, statuses, steps := testcase.ClosedSets(l)
 	for _, d := range e.Diagnostics {
-		check("diagnostics", "diagnostic code", d.Code, codes)
+		check(at("diagnostics"), "diagnostic code", d.Code, codes)
 	}
 	if e.Plan != nil {
-		check("plan", "risk level", e.Plan.MaxRisk, risks)
-		for _, r := range e.Plan.Risks {
-			check("plan", "risk level", r, risks)
+		// A risk level at its value, the plan's place when the value's
+		// is unknown.
+		riskAt := func(p testcase.Place) testcase.Place { return cmp.Or(p, at("plan")) }
+		check(riskAt(e.MaxRiskAt), "risk level", e.Plan.MaxRisk, risks)
+		for _, step := range slices.Sorted(maps.Keys(e.Plan.Risks)) {
+			check(riskAt(e.RisksAt[step]), "risk level", e.Plan.Risks[step], risks)
 		}
 	}
-	check("status", "run status", e.Status, statuses)
+	check(at("status"), "run status", e.Status, statuses)
 	for _, t := range e.Trace {
-		check("trace", "step status", t.Status, steps)
+		check(at("trace"), "step status", t.Status, steps)
 	}
 	return fs
 }

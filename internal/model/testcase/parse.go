@@ -27,28 +27,29 @@ type parser struct {
 	refs      *Refs
 	// errs are the errors met so far: reading goes on past an unknown
 	// key, a value of the wrong shape or a file that cannot be read, so
-	// one run names all of a file's (soft), up to maxErrors.
+	// one run names all of a file's (soft), up to MaxErrors.
 	errs []*Error
-	// stop is the error past maxErrors, where reading stopped.
+	// stop is the error past MaxErrors, where reading stopped.
 	stop *Error
 }
 
-// maxErrors bounds the errors one reading of a case file collects: a
+// MaxErrors bounds the errors one reading of a case file collects, and
+// the findings a run reports of a file that does not read (langtest): a
 // file in the wrong shape throughout, or generated wrong, is not
 // reported a line at a time for thousands of lines.
-const maxErrors = 20
+const MaxErrors = 20
 
-// errTooMany stops a reading that has collected maxErrors errors.
+// errTooMany stops a reading that has collected MaxErrors errors.
 var errTooMany = errors.New("too many errors")
 
 // soft records err, an *Error, and lets reading go on (nil); any other
-// error, and the one past maxErrors, stops it.
+// error, and the one past MaxErrors, stops it.
 func (p *parser) soft(err error) error {
 	var e *Error
 	if !errors.As(err, &e) {
 		return err
 	}
-	if len(p.errs) == maxErrors {
+	if len(p.errs) == MaxErrors {
 		p.stop = e
 		return errTooMany
 	}
@@ -62,7 +63,7 @@ func (p *parser) soft(err error) error {
 func (p *parser) collected(err error) error {
 	if errors.Is(err, errTooMany) {
 		err = &Error{File: p.stop.File, Line: p.stop.Line, Col: p.stop.Col, Src: p.stop.Src, Named: p.stop.Named,
-			Msg: fmt.Sprintf("reading stopped here after %d errors; this one and later ones are not listed", maxErrors), Hint: "mend the errors above and run pilotage test again"}
+			Msg: fmt.Sprintf("reading stopped here after %d errors; this one and later ones are not listed", MaxErrors), Hint: "mend the errors above and run pilotage test again"}
 	}
 	var e *Error
 	switch {
@@ -568,6 +569,26 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 	return nil
 }
 
+// riskPlaces records in e where plan, the plan: expectation, writes each
+// risk level, so that one outside the closed set is reported at its
+// value, not at the plan.
+func (p *parser) riskPlaces(plan *yaml.Node, e *Expect) {
+	if plan.Kind != yaml.MappingNode {
+		return // decode says what shape it wants
+	}
+	for i := 0; i+1 < len(plan.Content); i += 2 {
+		switch k, v := plan.Content[i], plan.Content[i+1]; {
+		case k.Value == "max_risk":
+			e.MaxRiskAt = p.place(v)
+		case k.Value == "risks" && v.Kind == yaml.MappingNode:
+			e.RisksAt = make(map[string]Place, len(v.Content)/2)
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				e.RisksAt[v.Content[j].Value] = p.place(v.Content[j+1])
+			}
+		}
+	}
+}
+
 func (p *parser) expect(n *yaml.Node, e *Expect) error {
 	e.node, e.Lines, e.Cols = n, map[string]int{}, map[string]int{}
 	at := func(key string, f func(*yaml.Node) error) func(*yaml.Node) error {
@@ -584,10 +605,14 @@ func (p *parser) expect(n *yaml.Node, e *Expect) error {
 	return p.fields(n, map[string]func(*yaml.Node) error{
 		"valid":       at("valid", func(v *yaml.Node) error { return p.decode(v, &e.Valid) }),
 		"diagnostics": at("diagnostics", func(v *yaml.Node) error { e.Diagnostics = []DiagWant{}; return p.decodeKnown(v, &e.Diagnostics) }),
-		"plan":        at("plan", func(v *yaml.Node) error { e.Plan = &PlanWant{}; return p.decodeKnown(v, e.Plan) }),
-		"status":      at("status", func(v *yaml.Node) error { return p.str(v, &e.Status) }),
-		"output":      at("output", func(v *yaml.Node) error { var err error; e.Output, err = p.jsonValue(v); return err }),
-		"trace":       at("trace", func(v *yaml.Node) error { e.Trace = []TraceWant{}; return p.decodeKnown(v, &e.Trace) }),
-		"narration":   at("narration", func(v *yaml.Node) error { return p.str(v, &e.Narration) }),
+		"plan": at("plan", func(v *yaml.Node) error {
+			e.Plan = &PlanWant{}
+			p.riskPlaces(v, e)
+			return p.decodeKnown(v, e.Plan)
+		}),
+		"status":    at("status", func(v *yaml.Node) error { return p.str(v, &e.Status) }),
+		"output":    at("output", func(v *yaml.Node) error { var err error; e.Output, err = p.jsonValue(v); return err }),
+		"trace":     at("trace", func(v *yaml.Node) error { e.Trace = []TraceWant{}; return p.decodeKnown(v, &e.Trace) }),
+		"narration": at("narration", func(v *yaml.Node) error { return p.str(v, &e.Narration) }),
 	})
 }

@@ -119,7 +119,11 @@ type Expect struct {
 	Lines map[string]int
 	// Cols holds the column of each stated value, beside Lines.
 	Cols map[string]int
-	node *yaml.Node
+	// MaxRiskAt and RisksAt (by step id) are where plan: writes its risk
+	// levels.
+	MaxRiskAt Place
+	RisksAt   map[string]Place
+	node      *yaml.Node
 }
 
 // expectKeys are the expectations, in the order docs/test.md lists
@@ -189,6 +193,12 @@ type Error struct {
 	// More are the file's other errors, in its order, when reading went
 	// on past this one (docs/test.md: a run names them all, up to 20).
 	More []*Error
+	// Partial is the file as far as it read, on the first of the errors
+	// of a file Parse read through whose PDL is known: its cases, each
+	// with what its keys said (no Program when it could not be read).
+	// Checking their values against the PDL needs no program, so a run
+	// names what is wrong there too (langtest.Runner.Broken).
+	Partial *File
 }
 
 // Place is a position in a file: of a value in a case file, End is the
@@ -257,15 +267,23 @@ func (r *Refs) Parse(name string, src []byte) (*File, error) {
 				if err := p.soft(err); err != nil {
 					return err
 				}
-				f.Cases = append(f.Cases, c)
+				if c != nil {
+					f.Cases = append(f.Cases, c)
+				}
 			}
 			return nil
 		},
 	}, "cases")
-	if err == nil && len(p.errs) == 0 {
+	read := err == nil && len(p.errs) == 0
+	if read {
 		err = p.finish(f, root)
 	}
 	if err := p.collected(err); err != nil {
+		var e *Error
+		if !read && errors.As(err, &e) && p.resolvePDL(f, root) == nil {
+			f.dropTree()
+			e.Partial = f
+		}
 		return nil, err
 	}
 	return f, nil
