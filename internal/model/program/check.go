@@ -607,7 +607,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 		case is.Undeclared:
 			name := is.UndeclaredName()
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
-				fmt.Sprintf("%q is not defined here", report.Clip(name)), c.undeclaredHint(name, e.Src, is.End, c.rootNames(env), visible), r)
+				fmt.Sprintf("%q is not defined here", report.Clip(name)), c.undeclaredHint(name, is.UndeclaredWord(e.Src), e.Src, is.End, c.rootNames(env), visible), r)
 		default:
 			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, expr.NumericHint(is.Message), r)
 		}
@@ -621,8 +621,10 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 // the bare word is the whole expression and no loop names it); then a
 // close match among the names in scope. end is the character offset in
 // src just after the name: the fields selected from there are kept in
-// the suggestion (a.temp is steps.a.output.temp).
-func (c *checker) undeclaredHint(name, src string, end int, roots, visible []string) string {
+// the suggestion (a.temp is steps.a.output.temp). word is the name as
+// written (expr.Issue.UndeclaredWord): CEL reads oat-milk as oat - milk
+// and names oat alone.
+func (c *checker) undeclaredHint(name, word, src string, end int, roots, visible []string) string {
 	rest := src
 	for range end {
 		_, size := utf8.DecodeRuneInString(rest)
@@ -654,8 +656,8 @@ func (c *checker) undeclaredHint(name, src string, end int, roots, visible []str
 	if id, ok := c.loopOf[name]; ok {
 		return fmt.Sprintf("%s is the variable of loop %s, in scope only in its body", report.Clip(name), report.Clip(id))
 	}
-	if strings.TrimSpace(src) == name {
-		return expr.TextHint(report.Clip(name))
+	if w := strings.TrimSpace(src); w == name || w == word {
+		return expr.TextHint(report.Clip(w))
 	}
 	return ""
 }
