@@ -301,7 +301,7 @@ func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, mod
 		// The generated closed-sets guide would lack the Risk levels
 		// section §5.2 requires of a catalog, which lint then refuses
 		// in a guide the author cannot edit.
-		c.errf(pdl.RuleRisk, stmtAt{ls.stmt}, `declare the levels its entries name, such as: risk safe readOnly "Reads only."`,
+		c.errf(pdl.RuleRisk, stmtAt{ls.stmt}, `declare the levels its entries name, such as: risk safe readOnly "Reads only."; or, if programs depend on the grammar alone, drop catalog (§3.2)`,
 			"Language %s declares catalog but sees no risk level, which its closed-sets guide must list (§5.2)", report.Clip(id))
 		return
 	}
