@@ -595,8 +595,15 @@ func (c *checker) expr(e *Expr, env *expr.Env, visible []string) *expr.Expr {
 func hasError(ds []pilotage.Diagnostic) bool { return !pilotage.Valid(ds) }
 
 func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []string) {
+	// wordEnd is where the last undeclared word as written ends: CEL
+	// reads oat-milk as oat - milk, and milk is the same mistake as oat,
+	// whose diagnostic names the whole word.
+	wordEnd := -1
 	for _, is := range issues {
 		r := &pilotage.CharRange{Start: is.Start, End: is.End}
+		if is.Undeclared && is.Start < wordEnd {
+			continue
+		}
 		switch {
 		case is.Limit:
 			if c.limit == nil {
@@ -605,9 +612,11 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 		case is.Syntax:
 			c.add(pilotage.CodeSyntax, pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, "", r)
 		case is.Undeclared:
-			name := is.UndeclaredName()
+			name, word := is.UndeclaredName(), is.UndeclaredWord(e.Src)
+			wordEnd = is.Start + utf8.RuneCountInString(word)
+			r.End = max(r.End, wordEnd) // the word as written is underlined
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
-				fmt.Sprintf("%q is not defined here", report.Clip(name)), c.undeclaredHint(name, is.UndeclaredWord(e.Src), e.Src, is.End, c.rootNames(env), visible), r)
+				fmt.Sprintf("%q is not defined here", report.Clip(name)), c.undeclaredHint(name, word, e.Src, is.End, c.rootNames(env), visible), r)
 		default:
 			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, expr.NumericHint(is.Message), r)
 		}
