@@ -1,6 +1,7 @@
 package program
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -58,7 +59,7 @@ func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.
 	// program): the strings the steps keep are written into p.strs.
 	doc, err := jsonpos.ParseShared(src)
 	if err != nil {
-		return nil, []pilotage.Diagnostic{NotJSON(err)}, nil
+		return nil, []pilotage.Diagnostic{NotJSON(src, err)}, nil
 	}
 	p := &parser{g: g, maxDepth: maxDepth, cons: constructs(g)}
 	p.names = slices.Sorted(maps.Keys(p.cons))
@@ -73,10 +74,42 @@ func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.
 	return prog, p.diags, nil
 }
 
-// NotJSON is the syntax diagnostic of a program that is not JSON, err
-// being what jsonpos says of it.
-func NotJSON(err error) pilotage.Diagnostic {
-	return syntax("", "the program is not valid JSON: "+err.Error(), "fix the JSON syntax; no other check can run on the program")
+// NotJSON is the syntax diagnostic of src, a program that is not JSON,
+// err being what jsonpos says of it. Text that starts with a word or a
+// comment is a program written as text, most likely in the syntax of
+// another Language: the hint says what this one reads instead.
+func NotJSON(src []byte, err error) pilotage.Diagnostic {
+	hint := "fix the JSON syntax; no other check can run on the program"
+	if looksLikeText(src) {
+		hint = `a program of this Language is a JSON object such as {"steps": [...]}; it has no syntax of its own to write it as text`
+	}
+	return syntax("", "the program is not valid JSON: "+err.Error(), hint)
+}
+
+// looksLikeText reports whether src, after white space and a byte order
+// mark, starts as no JSON value does: with a letter other than those of
+// true, false and null, or with a '#'.
+func looksLikeText(src []byte) bool {
+	src = bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(src, " \t\r\n"), []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(src) == 0 {
+		return false
+	}
+	switch c := src[0]; {
+	case c == '#':
+		return true
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		for _, lit := range []string{"true", "false", "null"} {
+			if bytes.HasPrefix(src, []byte(lit)) && (len(src) == len(lit) || !isWordByte(src[len(lit)])) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func syntax(ptr, msg, hint string) pilotage.Diagnostic {

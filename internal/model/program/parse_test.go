@@ -71,3 +71,30 @@ func TestParseAllocationsPerStep(t *testing.T) {
 		t.Errorf("Parse of %d steps: %.0f allocations, %.2f a step; want at most 5.2", n, allocs, perStep)
 	}
 }
+
+// Text that starts with a word or a comment is a program written in
+// some Language's syntax of its own: the syntax diagnostic's hint says
+// this Language reads JSON objects, not to fix the JSON's syntax.
+func TestTextIsNotJSON(t *testing.T) {
+	for src, text := range map[string]bool{
+		"hall = sensors.read(room: \"hall\")": true,
+		"# a comment\n{}":                     true,
+		"\ufeff  report x":                    true,
+		"truex":                               true,
+		"nul":                                 true,
+		"true x":                              false,
+		"null,":                               false,
+		"{\"steps\": [":                       false,
+		"[1, 2":                               false,
+		"'steps'":                             false,
+		"":                                    false,
+	} {
+		_, diags, err := program.Parse([]byte(src), &language.DefaultGrammar, 8)
+		if err != nil || len(diags) != 1 {
+			t.Fatalf("%q: %v, %+v", src, err, diags)
+		}
+		if got := strings.Contains(diags[0].Hint, "no syntax of its own"); got != text {
+			t.Errorf("%q: hint %q", src, diags[0].Hint)
+		}
+	}
+}

@@ -127,6 +127,6 @@ func MalformedJSON(name string, src []byte) *report.Finding {
 	if err == nil {
 		return nil
 	}
-	f := progdiag.Findings([]pilotage.Diagnostic{program.NotJSON(err)}, progdiag.Files{Program: progdiag.NewDoc(name, src, false)})[0]
+	f := progdiag.Findings([]pilotage.Diagnostic{program.NotJSON(src, err)}, progdiag.Files{Program: progdiag.NewDoc(name, src, false)})[0]
 	return &f
 }
