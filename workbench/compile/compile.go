@@ -118,7 +118,9 @@ func source(name string, src []byte, opts Options, read func(string, []byte) (*p
 	for _, p := range findings {
 		c.add(p)
 	}
-	if f == nil {
+	if f == nil || f.Unbalanced {
+		// A tree whose blocks are a guess would have each statement
+		// recovery put in the wrong block reported again.
 		return res
 	}
 	c.name = f.Name

@@ -51,6 +51,11 @@ type File struct {
 	Pos    Pos
 	EndPos Pos
 	Body   []Node
+	// Unbalanced is set when the file's braces do not balance, which
+	// Parse reported: its tree then nests statements as recovery guessed
+	// (a { left out leaves its block's statements in the block around
+	// it), so what they say is not worth checking.
+	Unbalanced bool
 	// text and budget are what the tree was read from (as Parse
 	// repaired it) and under; streamed is set when Stream read it, and
 	// Body is then empty. A File built by hand has none of them.

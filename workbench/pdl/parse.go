@@ -33,7 +33,8 @@ const (
 // only for files over MaxFileBytes, nested past MaxDepth, in UTF-16 or
 // UTF-32, or whose tree would go over its budget (treeBudget), which get
 // one finding that says so) is the parse of the repaired text, so the
-// compiler can report its own errors too.
+// compiler can report its own errors too, unless its braces did not
+// balance (File.Unbalanced).
 func Parse(name string, src []byte) (*File, []report.Finding) {
 	return parse(name, src, false, false)
 }
@@ -77,7 +78,7 @@ func parse(name string, src []byte, shared, streamed bool) (*File, []report.Find
 			"save the file with LF or CRLF line ends (mac2unix converts a file of CR alone)",
 			"a carriage return not followed by a line feed: PDL ends a line with LF or CRLF")}
 	}
-	findings, work, quiet, ok := scan(name, src)
+	findings, work, quiet, ok, unbalanced := scan(name, src)
 	if !ok || len(findings) >= maxSyntaxErrors {
 		// Past the error cap the rest of the file is unchecked, and the
 		// grammar pass would add no finding, only a tree.
@@ -98,6 +99,9 @@ func parse(name string, src []byte, shared, streamed bool) (*File, []report.Find
 	}
 	for {
 		f, err := readTree(name, text, treeBudget(len(src)), streamed)
+		if f != nil {
+			f.Unbalanced = unbalanced
+		}
 		if err == nil {
 			return f, sortFindings(findings)
 		}
@@ -138,15 +142,17 @@ func sortFindings(fs []report.Finding) []report.Finding {
 }
 
 // scan lexes the whole file once, reports invalid tokens and unbalanced
-// braces, and repairs a copy of it (blanking bad tokens, closing open
-// blocks) so the grammar pass sees only its own kind of error. work is
+// braces (where nesting says the brace is missing), and repairs a copy
+// of it (blanking bad tokens, closing open blocks) so the grammar pass
+// sees only its own kind of error; unbalanced says the braces did not
+// balance. work is
 // the repaired copy, nil when nothing needed repair. ok is false when the
 // nesting is too deep to parse safely. quiet holds the lines of a value
 // left unquoted (tokBare): the rest of such a line is most likely the
 // rest of that value (when=input.n == 1), so its one finding is the
 // line's only one, and when an expression goes on after the value the
 // line is blanked as a grammar error's is.
-func scan(name string, src []byte) (findings []report.Finding, work []byte, quiet map[int32]bool, ok bool) {
+func scan(name string, src []byte) (findings []report.Finding, work []byte, quiet map[int32]bool, ok, unbalanced bool) {
 	repair := func(from, to int) {
 		if work == nil {
 			work = bytes.Clone(src)
@@ -154,7 +160,7 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 		blank(work, from, to)
 	}
 	l := newScanner(view(src))
-	var open []Pos
+	nest := nesting{name: name, src: l.src}
 	var prev token
 	var drop []int // offsets of lines recovery blanks (blankLine)
 	for len(findings) < maxSyntaxErrors {
@@ -165,6 +171,9 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 		from, to := int(t.pos.Offset), int(t.pos.Offset)+len(t.val)
 		before := prev
 		prev = t
+		if t.typ != tokEOL && t.typ != tokComment {
+			nest.token(t)
+		}
 		switch t.typ {
 		case tokBare:
 			if quiet[t.pos.Line] {
@@ -210,20 +219,18 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 		case tokPunct:
 			switch t.val {
 			case "{":
-				open = append(open, t.pos)
-				if len(open) > MaxDepth {
+				nest.push(t)
+				if len(nest.open) > MaxDepth {
 					return append(findings, Errorf(RuleSyntax, t.pos.In(name), lexer.Position{},
 						"valid PDL never nests blocks more than three deep, so this is most likely a { without its }",
-						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, nil, false
+						fmt.Sprintf("blocks nested more than %d deep", MaxDepth))), nil, nil, false, true
 				}
 			case "}":
-				if len(open) == 0 {
-					findings = append(findings, Errorf(RuleSyntax, t.pos.In(name), lexer.Position{},
-						"remove it, or add the { it should close", "unmatched }"))
+				if f, ok := nest.pop(t); !ok {
+					findings = append(findings, f)
+					unbalanced = true
 					repair(from, to)
-					continue
 				}
-				open = open[:len(open)-1]
 			}
 		}
 	}
@@ -233,18 +240,16 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 		}
 		blankLine(work, at)
 	}
-	for i := len(open) - 1; i >= 0; i-- {
-		findings = append(findings, Errorf(RuleSyntax, open[i].In(name), lexer.Position{},
-			"add the } that closes it", "block is never closed"))
-	}
-	if len(open) > 0 {
+	if len(nest.open) > 0 {
+		findings = append(findings, nest.unclosed()...)
+		unbalanced = true
 		// Close the open blocks at the very end so positions stay unchanged.
 		if work == nil {
 			work = bytes.Clone(src)
 		}
-		work = append(work, strings.Repeat("\n}", len(open))...)
+		work = append(work, strings.Repeat("\n}", len(nest.open))...)
 	}
-	return findings, work, quiet, true
+	return findings, work, quiet, true, unbalanced
 }
 
 // budgetFinding reports the token at which a file's tree went over its
