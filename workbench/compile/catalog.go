@@ -75,8 +75,11 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	es := &entryState{e: &language.Entry{Pos: c.pos(s.Pos)}, at: stmtAt{s}.place()}
 	e := es.e
 	e.ID = c.word(arg(p, 0), "the entry id")
-	if _, dup := c.entryByID[e.ID]; dup && e.ID != "" {
-		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "catalog entry ids are unique (§5.4)", "entry %s is defined twice", report.Clip(e.ID))
+	first, dup := c.entryByID[e.ID]
+	dup = dup && e.ID != ""
+	if dup {
+		c.errf(pdl.RuleDuplicate, argAt{p[0]}, "catalog entry ids are unique (§5.4); the first, at line "+itoa(first.e.Pos.Line)+", is the one checked",
+			"entry %s is defined twice", report.Clip(e.ID))
 	} else {
 		c.entryByID[e.ID] = es
 	}
@@ -196,6 +199,13 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	// hold are judged once every entry is known.
 	if len(c.srv.Principals) > 0 {
 		es.shown = c.entryTexts(append(fields, failStmts...))
+	}
+	if dup {
+		// Its block is checked above, but what calls the id calls the
+		// first: were it in the catalog too, the checks that resolve
+		// the id would judge callers on the second, the catalog would
+		// list the id twice, and each would be reported as well.
+		return
 	}
 	c.entries = append(c.entries, es)
 }

@@ -163,15 +163,24 @@ func (c *compiler) principal(s *pdl.Stmt) {
 			}
 		},
 	})
-	if c.principalNames[pr.Name] {
-		c.errf(pdl.RuleDuplicate, stmtAt{s}, "rename one of them", "principal %s is defined twice", report.Clip(pr.Name))
+	// Principals and their tokens are §10.3's (Authorization), not the
+	// catalog's section the rule cites.
+	twice := c.principalNames[pr.Name]
+	if twice {
+		c.citeErr(pdl.RuleDuplicate, "10.3", stmtAt{s}, func() string { return "rename one of them" },
+			"principal %s is defined twice", report.Clip(pr.Name))
 	}
 	c.principalNames[pr.Name] = true
 	if unknown.misspell("sees") {
 		c.markSeesUnknown(pr)
 	}
 	if other, dup := c.principalTokens[pr.Token]; dup && pr.Token != "" {
-		c.errf(pdl.RuleDuplicate, stmtAt{s}, "give every principal its own token", "principals %s and %s share a token", report.Clip(other), report.Clip(pr.Name))
+		// A principal defined twice is that one error: its second
+		// definition most often repeats the first's token.
+		if !twice {
+			c.citeErr(pdl.RuleDuplicate, "10.3", stmtAt{s}, func() string { return "give every principal its own token" },
+				"principals %s and %s share a token", report.Clip(other), report.Clip(pr.Name))
+		}
 	} else {
 		c.principalTokens[pr.Token] = pr.Name
 	}
