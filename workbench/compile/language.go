@@ -131,11 +131,22 @@ func (c *compiler) language(s *pdl.Stmt) {
 		"retention": func(ss *pdl.Stmt) {
 			setting("retention", nil, nil)(ss)
 			a := arg(ss.Positional(), 0)
-			l.Retention = c.word(a, "retention")
-			if r := l.Retention; r != "" && r != pilotage.RetentionNone && r != pilotage.RetentionSession {
-				if _, err := pilotage.ParseISODuration(r); err != nil {
-					c.errf(pdl.RuleValue, argAt{a}, "use none, session or an ISO 8601 duration such as P7D or PT1H (§6.6)",
-						"retention %q is not none, session or a duration", report.Clip(r))
+			r := ""
+			if a != nil && a.Value.Kind() == pdl.KindNumber {
+				// 7days reads as a number, but is a duration written
+				// another way: the hint is its ISO form, not "a word".
+				r = a.Value.Str()
+			} else {
+				l.Retention = c.word(a, "retention")
+				r = l.Retention
+			}
+			if r != "" && r != pilotage.RetentionNone && r != pilotage.RetentionSession {
+				if _, err := pilotage.ParseISODuration(r); err != nil || a.Value.Kind() == pdl.KindNumber {
+					hint := "use none, session or an ISO 8601 duration such as P7D or PT1H (§6.6)"
+					if iso, ok := isoDuration(r); ok {
+						hint = "did you mean retention " + iso + "?"
+					}
+					c.errf(pdl.RuleValue, argAt{a}, hint, "retention %q is not none, session or a duration", report.Clip(r))
 				}
 			}
 		},
@@ -660,6 +671,37 @@ func (c *compiler) positions(i int, ls *langState) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// isoUnits are the ISO 8601 designators of the units a duration written
+// as a number (7days, 90min) is most likely in; the time units follow T.
+var isoUnits = map[string]string{
+	"y": "Y", "year": "Y", "years": "Y",
+	"mo": "M", "month": "M", "months": "M",
+	"w": "W", "week": "W", "weeks": "W",
+	"d": "D", "day": "D", "days": "D",
+	"h": "TH", "hour": "TH", "hours": "TH",
+	"m": "TM", "min": "TM", "mins": "TM", "minute": "TM", "minutes": "TM",
+	"s": "TS", "sec": "TS", "secs": "TS", "second": "TS", "seconds": "TS",
+}
+
+// isoDuration is the ISO 8601 duration a number with a unit means (P7D
+// for 7days, PT90M for 90min); ok is false for a number without a unit
+// or with one it does not know.
+func isoDuration(number string) (string, bool) {
+	i := strings.IndexFunc(number, func(r rune) bool { return r != '_' && r != '.' && (r < '0' || r > '9') })
+	if i <= 0 {
+		return "", false
+	}
+	unit, ok := isoUnits[strings.ToLower(number[i:])]
+	if !ok {
+		return "", false
+	}
+	n := strings.ReplaceAll(number[:i], "_", "")
+	if unit[0] == 'T' {
+		return "PT" + n + unit[1:], true
+	}
+	return "P" + n + unit, true
+}
 
 // misspeltCapabilities reports whether a language block has no
 // capabilities block but a statement whose keyword is a likely misspelling
