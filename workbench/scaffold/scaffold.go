@@ -11,6 +11,9 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
 
 //go:embed templates
@@ -45,7 +48,11 @@ func (e *ExistsError) Error() string {
 // written, so a refusal leaves the directory as it was.
 func Init(p Params) ([]string, error) {
 	if !slices.Contains(Templates(), p.Template) {
-		return nil, fmt.Errorf("unknown template %q; the templates are %v", p.Template, Templates())
+		near := ""
+		if c := suggest.Closest(p.Template, Templates()); c != "" {
+			near = fmt.Sprintf(" (did you mean %q?)", c)
+		}
+		return nil, fmt.Errorf("unknown template %q%s; the templates are %s", p.Template, near, strings.Join(Templates(), ", "))
 	}
 	root := path.Join("templates", p.Template)
 	var files []string
