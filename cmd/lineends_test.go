@@ -62,5 +62,5 @@ func textWant(end, text string) lineEndCase {
 	if end == "CR" {
 		return lineEndCase{args, []string{text + `:1:16: error: a carriage return not followed by a line feed`, "   1 | x = todo.list()\n     |                ^"}}
 	}
-	return lineEndCase{args, []string{text + `:2:23: error: CEL: Syntax error: extraneous input 'nope'`, "   2 | output x.output.items nope\n     |                       ^"}}
+	return lineEndCase{args, []string{text + `:2:23: error: CEL: Syntax error: unexpected 'nope'; expected the end`, "   2 | output x.output.items nope\n     |                       ^"}}
 }

@@ -20,7 +20,7 @@ import (
 var behaviourLimits = expr.Limits{Depth: language.DefaultLimits.Depth, Size: expr.MaxSize, Cost: 1 << 20}
 
 // celHint is the hint of every behaviour CEL finding without a better one.
-const celHint = `expressions are CEL over input, as in input.room == "garage"`
+const celHint = `expressions are CEL over input, the entry's arguments: input.NAME reads one`
 
 // inputEnv is the CEL environment of an entry's behaviour: `input` typed
 // by the entry's input_schema with the engine's schema-typed
@@ -94,7 +94,7 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 
 // issueProblem is the finding of a CEL issue in src.
 func issueProblem(is expr.Issue, src string) *celProblem {
-	hint := hintOr(expr.NumericHint(is.Message), celHint)
+	hint := hintOr(is.Hint, celHint)
 	switch {
 	case is.Undeclared && suggest.Closest(is.UndeclaredName(), []string{"input"}) != "":
 		// inptu.item: the one variable, misspelt.

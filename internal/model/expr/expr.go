@@ -267,6 +267,8 @@ type Issue struct {
 	// Limit is true when the expression exceeded a parser bound (nesting
 	// or size): §10.1 makes that a request error, not a diagnostic.
 	Limit bool
+	// Hint is the fix, when the message has an obvious one (plain.go).
+	Hint string
 }
 
 // Parsed is an expression that parsed; it can be inspected before it is
@@ -638,9 +640,16 @@ func issues(src string, iss *cel.Issues, ranges map[int64]celast.OffsetRange, sy
 				start = max(n-1, 0)
 			}
 		}
-		out = append(out, Issue{Start: start, End: end, Message: cleanMessage(e.Message), Syntax: syntax,
+		msg, hint := plain(cleanMessage(e.Message))
+		out = append(out, Issue{Start: start, End: end, Message: msg, Hint: hint, Syntax: syntax,
 			Undeclared: strings.HasPrefix(e.Message, "undeclared reference"),
 			Limit:      strings.Contains(e.Message, "recursion") && strings.Contains(e.Message, "exceeded") || strings.Contains(e.Message, "size exceeds limit")})
+		if syntax && !out[len(out)-1].Limit {
+			// The parser goes on past its first error and reports what
+			// follows from it: an unclosed 'milk is also an expression
+			// that ends too early. The first is the mistake.
+			break
+		}
 	}
 	return out
 }
@@ -743,16 +752,6 @@ func chainEnd(src []rune, start int, root string, path []string) int {
 		i = j + len([]rune(f))
 	}
 	return min(i, len(src))
-}
-
-// NumericHint explains CEL's most common type surprise when msg is about
-// it: int and double do not mix in arithmetic. A schema's number is a
-// double and its integer an int (numbers.go).
-func NumericHint(msg string) string {
-	if strings.Contains(msg, "overload") && strings.Contains(msg, "int") && strings.Contains(msg, "double") {
-		return "CEL does not mix int and double in arithmetic (a schema's number is a double, its integer an int): write 2.0 instead of 2, or convert with double(x) or int(x)"
-	}
-	return ""
 }
 
 // UndeclaredName is the name an Undeclared issue is about.

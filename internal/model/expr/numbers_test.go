@@ -95,7 +95,7 @@ func TestMixedArithmeticHasAHint(t *testing.T) {
 		if len(issues) != 1 {
 			t.Fatalf("%s: want one type issue, got %+v", src, issues)
 		}
-		if h := NumericHint(issues[0].Message); !strings.Contains(h, "double(x)") || !strings.Contains(h, "number is a double") {
+		if h := issues[0].Hint; !strings.Contains(h, "double(x)") || !strings.Contains(h, "number is a double") {
 			t.Errorf("%s: %q has hint %q", src, issues[0].Message, h)
 		}
 	}

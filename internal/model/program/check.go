@@ -610,7 +610,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 				c.limit = &LimitError{Msg: fmt.Sprintf("the expression at %s is too deeply nested or too long for this Language's limits (%s)", e.Pointer, is.Message), Pointer: e.Pointer}
 			}
 		case is.Syntax:
-			c.add(pilotage.CodeSyntax, pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, "", r)
+			c.add(pilotage.CodeSyntax, pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, is.Hint, r)
 		case is.Undeclared:
 			name, word := is.UndeclaredName(), is.UndeclaredWord(e.Src)
 			wordEnd = is.Start + utf8.RuneCountInString(word)
@@ -618,7 +618,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
 				fmt.Sprintf("%q is not defined here", report.Clip(name)), c.undeclaredHint(name, word, e.Src, is.End, c.rootNames(env), visible), r)
 		default:
-			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, expr.NumericHint(is.Message), r)
+			c.add(c.env.Code(CodeType), pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, is.Hint, r)
 		}
 	}
 }
