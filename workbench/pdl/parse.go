@@ -591,30 +591,29 @@ func blankLine(work []byte, offset int) bool {
 		return false
 	}
 	// The tokens are views of work, which blanking changes: look at the
-	// first before.
+	// first before. A line blanked already (its placeholder and braces
+	// alone) blanks to itself: only a change of its bytes is progress.
 	brace := toks[0].typ == tokPunct && toks[0].val != "="
-	changed := false
+	last := toks[len(toks)-1]
+	from, to := int(toks[0].pos.Offset), int(last.pos.Offset)+len(last.val)
+	was := string(work[max(from-1, 0):to])
 	for _, t := range toks {
 		if t.typ == tokPunct && t.val != "=" {
 			continue
 		}
 		blank(work, int(t.pos.Offset), int(t.pos.Offset)+len(t.val))
-		changed = true
 	}
-	at := int(toks[0].pos.Offset)
+	at := from
 	if brace {
 		// The line starts with a brace: the placeholder goes in the space
 		// before it, when there is one.
 		if at == 0 || work[at-1] != ' ' {
-			return changed
+			return string(work[max(from-1, 0):to]) != was
 		}
 		at--
 	}
-	if string(work[at:at+1]) != Placeholder {
-		work[at] = Placeholder[0]
-		changed = true
-	}
-	return changed
+	work[at] = Placeholder[0]
+	return string(work[max(from-1, 0):to]) != was
 }
 
 // blank overwrites work[from:to] with spaces, keeping newlines so every
