@@ -140,6 +140,12 @@ func (s *scanner) emit(t tokType, n int) token {
 	return tok
 }
 
+// skip advances past the next n bytes, which the caller has read
+// another way.
+func (s *scanner) skip(n int) {
+	s.pos.Advance(s.src[s.pos.Offset : int(s.pos.Offset)+n])
+}
+
 // lineLen is the length of s up to its first newline.
 func lineLen(s string) int {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -162,6 +163,9 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 	l := newScanner(view(src))
 	nest := nesting{name: name, src: l.src}
 	var prev token
+	// starts is whether prev starts a statement: its keyword, if a word.
+	starts := false
+	stmt := 0      // the offset of the statement being read
 	var drop []int // offsets of lines recovery blanks (blankLine)
 	for len(findings) < maxSyntaxErrors {
 		t := l.next()
@@ -171,6 +175,30 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 		from, to := int(t.pos.Offset), int(t.pos.Offset)+len(t.val)
 		before := prev
 		prev = t
+		keyword := starts && before.typ == tokIdent
+		// A statement starts at the file's start (before is then the
+		// zero token), on a new line, after a ; or a brace.
+		starts = before.typ == tokEOF || before.typ == tokEOL || before.typ == tokSemi || before.typ == tokComment ||
+			before.typ == tokPunct && before.val != "="
+		if starts {
+			stmt = from
+		}
+		if n := valueExpr(t, before, l.src[to:], keyword); n > 0 && !quiet[t.pos.Line] {
+			// An expression left unquoted is one mistake, however many
+			// of its characters no PDL token starts with: one finding
+			// over all of it, whose braces are its own, not blocks.
+			// Read as quoted, the value would leave the rest of its
+			// expression as more arguments, each an error of the
+			// compiler's: the statement is left out instead, as
+			// Placeholder.
+			quiet = markQuiet(quiet, t.pos.Line)
+			nest.token(token{typ: tokRaw, val: l.src[from : from+n], pos: t.pos})
+			findings = append(findings, exprFinding(name, t.pos, l.src[from:from+n]))
+			l.skip(from + n - to)
+			repair(stmt, from+n)
+			work[stmt] = Placeholder[0]
+			continue
+		}
 		if t.typ != tokEOL && t.typ != tokComment {
 			nest.token(t)
 		}
@@ -179,17 +207,14 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 			if quiet[t.pos.Line] {
 				continue
 			}
-			if quiet == nil {
-				quiet = map[int32]bool{}
-			}
-			quiet[t.pos.Line] = true
-			more := exprRest(l.src[to:])
-			if f, ok := bareFinding(name, t, before, more); ok {
+			quiet = markQuiet(quiet, t.pos.Line)
+			if f, ok := bareFinding(name, t, before); ok {
 				findings = append(findings, f)
-				if more != "" {
-					// Read as quoted, the value would leave the rest of
-					// its expression as more arguments, each an error of
-					// the compiler's: the statement is left out instead.
+				if goesOn(l.src[to:]) {
+					// An option's CEL goes on past the space its value
+					// ends at (when=size(input) > 0): read as quoted,
+					// its value would leave the rest as more arguments,
+					// so the statement is left out instead.
 					drop = append(drop, from)
 				}
 				continue
@@ -292,11 +317,11 @@ func tokenFinding(name string, t token) report.Finding {
 
 // bareFinding reports a value left unquoted (tokBare) after before, the
 // token ahead of it, as one error that says how to quote it: a CEL
-// condition goes in back-quotes, as does an expression that goes on
-// after it on its line (compute input.x == 1, more being the rest of
-// it, exprRest), anything else (an id, a pattern, a path) in double
-// quotes. ok is false when t starts its statement, where no value can be.
-func bareFinding(name string, t, before token, more string) (report.Finding, bool) {
+// condition goes in back-quotes, anything else (an id, a pattern, a
+// path) in double quotes. An expression that goes on after it on its
+// line is valueExpr's. ok is false when t starts its statement, where
+// no value can be.
+func bareFinding(name string, t, before token) (report.Finding, bool) {
 	end := t.pos
 	end.Advance(t.val)
 	switch {
@@ -306,35 +331,120 @@ func bareFinding(name string, t, before token, more string) (report.Finding, boo
 	case before.typ == tokKey:
 		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), fmt.Sprintf("did you mean %s%q?", before.val, t.val),
 			fmt.Sprintf("%s%s needs quotes: a word holds only letters, digits, _ and -", before.val, clip(t.val))), true
-	case before.typ == tokIdent || before.typ == tokNumber || before.typ == tokString || before.typ == tokRaw || before.typ == tokText:
-		hint := fmt.Sprintf("did you mean %q?", t.val)
-		if more != "" {
-			// Quoting the run alone would leave == 1 as an error of its
-			// own; a statement that takes CEL (compute) takes it as a raw
-			// string, and one that takes text takes that too.
-			hint = fmt.Sprintf("put the whole expression in back-quotes: `%s`", clip(t.val+more))
-		}
-		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), hint,
+	case isValue(before.typ):
+		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), fmt.Sprintf("did you mean %q?", t.val),
 			fmt.Sprintf("%s needs quotes: a word holds only letters, digits, _ and -", clip(t.val))), true
 	}
 	return report.Finding{}, false
 }
 
-// exprRest is the rest of an expression that goes on in rest, the text
-// after a value left unquoted, on the same line: when rest starts with
-// an operator (a character no PDL token starts with, or =), the text up
-// to the line's end, its comment or a ;. Otherwise it is "".
-func exprRest(rest string) string {
-	l := newScanner(rest)
-	first := l.next()
-	if first.typ != tokInvalid && first.val != "=" {
-		return ""
+// isValue reports whether a token of type typ is a statement's keyword
+// or one of its values, which a value may follow.
+func isValue(typ tokType) bool {
+	return typ == tokIdent || typ == tokNumber || typ == tokString || typ == tokRaw || typ == tokText
+}
+
+// valueExpr is the length of the expression left unquoted that t
+// starts, rest being the text after t and before the token ahead of it
+// (keyword tells whether before is its statement's keyword), or 0 when
+// t starts none. A value left unquoted (tokBare) starts one when it
+// goes on, with no space between (input.item.startsWith("a")) or with an
+// operator (input.x == 1); a statement's first value does when it is a
+// character no PDL token starts with (!input.x, [input.item], 'it'), a
+// number an operator follows (1 + 2) or a { that does not open a block
+// ({"added": input.item}). An option's value (when=size(input) > 0)
+// ends at a space, and is bareFinding's.
+func valueExpr(t, before token, rest string, keyword bool) int {
+	if !isValue(before.typ) {
+		return 0
 	}
+	switch {
+	case t.typ == tokBare, keyword && t.typ == tokNumber:
+		if goesOn(rest) {
+			return len(t.val) + exprLen(rest, 0)
+		}
+	case keyword && t.typ == tokInvalid && t.val[0] < utf8.RuneSelf && !negative(t, rest):
+		return len(t.val) + exprLen(rest, 0)
+	case keyword && t.val == "{" && opensNoBlock(rest):
+		return len(t.val) + exprLen(rest, 1)
+	}
+	return 0
+}
+
+// negative reports whether t and rest start with a negative number and
+// nothing more (steps -1), which is a number out of range rather than an
+// expression.
+func negative(t token, rest string) bool {
+	n := newScanner(rest).next()
+	return t.val == "-" && n.typ == tokNumber && n.pos.Offset == 0 && !goesOn(rest[len(n.val):])
+}
+
+// goesOn reports whether an expression goes on in rest, the text after
+// one of its values: with no space between, or with an operator (a
+// character no PDL token starts with, or ==). A lone = goes on no
+// expression: entry todo.list = x is an id and a stray =.
+func goesOn(rest string) bool {
+	if rest == "" || strings.IndexByte(" \t\r\n#;{}", rest[0]) >= 0 {
+		l := newScanner(rest)
+		t := l.next()
+		return t.typ == tokInvalid || t.val == "=" && strings.HasPrefix(rest[t.pos.Offset+1:], "=")
+	}
+	return true
+}
+
+// opensNoBlock reports whether rest, the text after a {, holds on its
+// line no statement a block would: a string, a number or a character no
+// PDL token starts with comes first.
+func opensNoBlock(rest string) bool {
+	switch newScanner(rest).next().typ {
+	case tokString, tokNumber, tokInvalid, tokRaw, tokText:
+		return true
+	}
+	return false
+}
+
+// exprLen is the length of the rest of an expression in rest, which
+// depth of its { are open at: to its line's end, its comment, a ; or a
+// } that closes no { of its own.
+func exprLen(rest string, depth int) int {
+	l := newScanner(rest)
 	end := 0
-	for t := first; t.typ != tokEOL && t.typ != tokEOF && t.typ != tokComment && t.typ != tokSemi; t = l.next() {
+	for t := l.next(); t.typ != tokEOL && t.typ != tokEOF && t.typ != tokComment && t.typ != tokSemi; t = l.next() {
+		if t.val == "}" && t.typ == tokPunct {
+			if depth == 0 {
+				break
+			}
+			depth--
+		} else if t.val == "{" && t.typ == tokPunct {
+			depth++
+		}
 		end = int(t.pos.Offset) + len(t.val)
 	}
-	return rest[:end]
+	return end
+}
+
+// exprFinding reports expr, an expression left unquoted at pos, with a
+// hint that quotes it: in back-quotes, the form compute and when= take
+// for CEL, unless it holds one.
+func exprFinding(name string, pos Pos, expr string) report.Finding {
+	end := pos
+	end.Advance(expr)
+	hint := fmt.Sprintf("put the whole expression in back-quotes: `%s`", clip(expr))
+	if strings.Contains(expr, "`") {
+		hint = fmt.Sprintf("put the whole expression in quotes: %s", clip(strconv.Quote(expr)))
+	}
+	return Errorf(RuleSyntax, pos.In(name), end.In(name), hint,
+		fmt.Sprintf("%s needs quotes: a value that holds operators or brackets is a string", clip(expr)))
+}
+
+// markQuiet adds line to quiet, the lines whose first unquoted value
+// is their only finding (scan).
+func markQuiet(quiet map[int32]bool, line int32) map[int32]bool {
+	if quiet == nil {
+		quiet = map[int32]bool{}
+	}
+	quiet[line] = true
+	return quiet
 }
 
 // bareAsInvalid reports the first character of an unquoted value that
