@@ -68,7 +68,7 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 	}
 	parsed, issues := ie.env.Parse(src)
 	if len(issues) > 0 {
-		return celResult{problem: issueProblem(issues[0], src)}
+		return celResult{problem: issueProblem(issues, src)}
 	}
 	for _, r := range parsed.Refs("input") {
 		schema, what := ie.schema, "input"
@@ -87,28 +87,42 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 	}
 	typ, issues := ie.env.Type(parsed)
 	if len(issues) > 0 {
-		return celResult{problem: issueProblem(issues[0], src)}
+		return celResult{problem: issueProblem(issues, src)}
 	}
 	return celResult{typ: typ}
 }
 
-// issueProblem is the finding of a CEL issue in src.
-func issueProblem(is expr.Issue, src string) *celProblem {
-	hint := hintOr(is.Hint, celHint)
+// issueProblem is the finding of the first of a CEL expression's issues
+// in src, or of its first undeclared name: a name CEL does not know is
+// the cause of the type errors around it (room-2 is room minus 2, which
+// no string equals), so it is the one to mend.
+func issueProblem(issues []expr.Issue, src string) *celProblem {
+	is := issues[0]
+	for _, x := range issues {
+		if x.Undeclared {
+			is = x
+			break
+		}
+	}
+	hint, start := hintOr(is.Hint, celHint), is.Start
+	word, wordStart := "", 0
+	if is.Undeclared {
+		word, wordStart = is.UndeclaredWord(src)
+	}
 	switch {
 	case is.Undeclared && suggest.Closest(is.UndeclaredName(), []string{"input"}) != "":
 		// inptu.item: the one variable, misspelt.
 		hint = "did you mean input?"
-	case is.Undeclared && !selected(src, is.End):
+	case is.Undeclared && (!selected(src, is.End) || strings.Contains(word, "-")):
 		// `input` is the one variable, so a bare name no field is read
 		// from is text written without its quotes (input.item ==
 		// overflow), as in a program; my-item is one text, not my
-		// minus item.
-		hint = expr.TextHint(report.Clip(is.UndeclaredWord(src)))
+		// minus item, and so are -milk and x.y-z.
+		hint, start = expr.TextHint(report.Clip(word)), wordStart
 	case is.Limit:
 		hint = fmt.Sprintf("keep a behaviour expression under %d characters and %d levels of nesting", behaviourLimits.Size, behaviourLimits.Depth)
 	}
-	return &celProblem{start: is.Start, msg: "CEL: " + is.Message, hint: hint}
+	return &celProblem{start: start, msg: "CEL: " + is.Message, hint: hint}
 }
 
 // selected reports whether a field is read from the name that ends at

@@ -760,22 +760,43 @@ func (is Issue) UndeclaredName() string {
 }
 
 // UndeclaredWord is the word an Undeclared issue's name starts in src,
-// as written: CEL reads my-item as my - item, so cel-go names my alone,
-// while the text meant, and the span shown, is my-item.
-func (is Issue) UndeclaredWord(src string) string {
+// as written, and the code-point offset in src it starts at: CEL reads
+// my-item as my - item, so cel-go names my alone, while the text meant,
+// and the span shown, is my-item. A dash that starts it (-milk, read as
+// minus milk) is the word's, and so are dotted parts (x.y-z, read as
+// x.y minus z) when a dash follows them: no field of a CEL value has a
+// dash in its name, so that is text too.
+func (is Issue) UndeclaredWord(src string) (string, int) {
 	name := is.UndeclaredName()
 	rs := []rune(src)
-	if is.Start < 0 || is.Start+len([]rune(name)) > len(rs) || string(rs[is.Start:is.Start+len([]rune(name))]) != name {
-		return name
+	n := len([]rune(name))
+	if is.Start < 0 || is.Start+n > len(rs) || string(rs[is.Start:is.Start+n]) != name {
+		return name, is.Start
 	}
-	end := is.Start + len([]rune(name))
-	for end+1 < len(rs) && rs[end] == '-' && isWordRune(rs[end+1]) {
+	start, end := is.Start, is.Start+n
+	if start > 0 && rs[start-1] == '-' && (start == 1 || !isWordRune(rs[start-2]) && rs[start-2] != ')' && rs[start-2] != ']') {
+		start--
+	}
+	// dashed is the end of the word with its dashed parts alone,
+	// dotted of the one with dotted parts too, which is the word when
+	// it holds a dash past its dashed parts.
+	dashed, dotted := wordEnd(rs, end, "-"), wordEnd(rs, end, "-.")
+	if dotted > dashed && strings.ContainsRune(string(rs[dashed:dotted]), '-') {
+		dashed = dotted
+	}
+	return string(rs[start:dashed]), start
+}
+
+// wordEnd is the end of the word whose name part ends at end in rs,
+// going on over each of joins followed by a word character.
+func wordEnd(rs []rune, end int, joins string) int {
+	for end+1 < len(rs) && strings.ContainsRune(joins, rs[end]) && isWordRune(rs[end+1]) {
 		end += 2
 		for end < len(rs) && isWordRune(rs[end]) {
 			end++
 		}
 	}
-	return string(rs[is.Start:end])
+	return end
 }
 
 func isWordRune(r rune) bool {

@@ -612,9 +612,11 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 		case is.Syntax:
 			c.add(pilotage.CodeSyntax, pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, is.Hint, r)
 		case is.Undeclared:
-			name, word := is.UndeclaredName(), is.UndeclaredWord(e.Src)
-			wordEnd = is.Start + utf8.RuneCountInString(word)
-			r.End = max(r.End, wordEnd) // the word as written is underlined
+			name := is.UndeclaredName()
+			word, start := is.UndeclaredWord(e.Src)
+			wordEnd = start + utf8.RuneCountInString(word)
+			// The word as written is underlined.
+			r.Start, r.End = min(r.Start, start), max(r.End, wordEnd)
 			c.add(c.env.Code(CodeScope), pilotage.SeverityError, e.Pointer,
 				fmt.Sprintf("%q is not defined here", report.Clip(name)), c.undeclaredHint(name, word, e.Src, is.End, c.rootNames(env), visible), r)
 		default:
