@@ -183,17 +183,31 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 		if starts {
 			stmt = from
 		}
-		if n := valueExpr(t, before, l.src[to:], keyword); n > 0 && !quiet[t.pos.Line] {
-			// An expression left unquoted is one mistake, however many
-			// of its characters no PDL token starts with: one finding
-			// over all of it, whose braces are its own, not blocks.
-			// Read as quoted, the value would leave the rest of its
-			// expression as more arguments, each an error of the
+		n, json := 0, false
+		if !quiet[t.pos.Line] {
+			if keyword {
+				n = unquotedJSON(t, before.val, l.src[from:])
+				json = n > 0
+			}
+			if !json {
+				n = valueExpr(t, before, l.src[to:], keyword)
+			}
+		}
+		if n > 0 {
+			// An expression or JSON left unquoted is one mistake,
+			// however many of its characters no PDL token starts with:
+			// one finding over all of it, whose braces are its own, not
+			// blocks. Read as quoted, the value would leave the rest of
+			// its expression as more arguments, each an error of the
 			// compiler's: the statement is left out instead, as
 			// Placeholder.
 			quiet = markQuiet(quiet, t.pos.Line)
 			nest.token(token{typ: tokRaw, val: l.src[from : from+n], pos: t.pos})
-			findings = append(findings, exprFinding(name, t.pos, l.src[from:from+n]))
+			if json {
+				findings = append(findings, jsonFinding(name, t.pos, before.val, l.src[from:from+n]))
+			} else {
+				findings = append(findings, exprFinding(name, t.pos, l.src[from:from+n]))
+			}
 			l.skip(from + n - to)
 			repair(stmt, from+n)
 			work[stmt] = Placeholder[0]
