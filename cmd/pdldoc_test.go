@@ -38,10 +38,25 @@ stdout '^output: "milk"$'
 ! exec pilotage validate --lang todo.pdl bare.json
 stdout 'hint: did you mean steps.a.output\?'
 stdout 'hint: expressions are CEL: the text milk is written ''milk'''
+! exec pilotage validate --lang todo.pdl near.json
+stdout 'hint: did you mean steps.add.output.added\?'
+! exec pilotage validate --lang todo.pdl unclosed.json
+stdout 'error: CEL: Syntax error: a string is never closed: ''milk'
+stdout 'hint: end it with the quote it starts with'
+stdout '^1 error'
+! exec pilotage validate --lang todo.pdl mixed.json
+stdout 'CEL: ''\+'' does not apply to \(string, int\)'
+stdout 'hint: CEL converts no type implicitly'
 -- todo.pdl --
 ` + pdl + `-- add.json --
 ` + prog + `-- bare.json --
 {"steps": [{"id": "a", "call": "todo.add", "with": {"item": "milk"}}], "output": "a"}
+-- near.json --
+{"steps": [{"id": "add", "call": "todo.add", "with": {"item": "'milk'"}}], "output": "ad.output.added"}
+-- unclosed.json --
+{"steps": [{"id": "a", "call": "todo.add", "with": {"item": "'milk"}}], "output": "steps.a.output.added"}
+-- mixed.json --
+{"steps": [{"id": "a", "call": "todo.add", "with": {"item": "'milk'"}}], "output": "'milk' + 1"}
 `
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "first.txtar"), []byte(script), 0o644); err != nil {
