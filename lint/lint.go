@@ -325,9 +325,14 @@ func syntaxFinding(rules []*Rule, in *Input, err error) *report.Finding {
 	}
 	se := err.(*jsonpos.SyntaxError)
 	hint := "fix the JSON syntax first; no other rule can run on this file"
-	if ext := strings.ToLower(path.Ext(in.File)); ext == ".yaml" || ext == ".yml" {
+	switch strings.ToLower(path.Ext(in.File)) {
+	case ".yaml", ".yml":
 		// The YAML files of a project are not lint's to check.
 		hint = "lint checks manifests, snapshots and PDL files, not YAML: run a test case file with pilotage test FILE (docs/test.md); pilotage config show reads pilotage.yaml (docs/config.md)"
+	case ".md", ".markdown":
+		// Nor its guides, alone: what a guide must be (its topics, its
+		// level, its example programs) is said by the PDL naming it.
+		hint = "lint checks manifests, snapshots and PDL files, not Markdown: a guide is checked through the PDL that names it, pilotage lint LANG.pdl (docs/pdl.md#guide)"
 	}
 	return &report.Finding{
 		Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,

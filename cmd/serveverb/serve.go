@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -114,6 +115,13 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	}
 	if len(p.AllowOrigins) > 0 && p.HTTP == "" {
 		return verb.Usage("--allow-origin is for --http: over stdio no browser can reach the server")
+	}
+	if p.HTTP != "" {
+		// The address's form is checked before the PDL is compiled; that
+		// it can be listened on, before serve says it is serving.
+		if _, _, err := net.SplitHostPort(p.HTTP); err != nil {
+			return addrError(p.HTTP, err)
+		}
 	}
 	if p.MaxSessionsSet && p.HTTP == "" {
 		return verb.Usage("--max-sessions is for --http: over stdio there is one session, the connection")
@@ -241,8 +249,23 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 		}
 		return nil
 	}
+	ln, err := net.Listen("tcp", p.HTTP)
+	if err != nil {
+		return addrError(p.HTTP, err)
+	}
 	fmt.Fprintf(logw, "pilotage serve: serving %s over HTTP, each request as the principal its bearer token names\n", served(name, res.Server))
-	return serveHTTP(ctx, logw, p.HTTP, srv, res.Server.Tokens())
+	return serveHTTP(ctx, logw, p.HTTP, ln, srv, res.Server.Tokens())
+}
+
+// addrError is the usage error of an --http address that cannot be
+// listened on. A port alone (--http 8080) is the likeliest slip: the
+// hint gives the address that serves it on this machine.
+func addrError(addr string, err error) error {
+	example := "127.0.0.1:8080 (port 0 picks a free one)"
+	if _, perr := strconv.ParseUint(addr, 10, 16); perr == nil {
+		example = "127.0.0.1:" + addr + " for port " + addr + " on this machine only"
+	}
+	return verb.Usage("--http %s: %v; give HOST:PORT, such as %s", addr, listenErr(err), example)
 }
 
 // noPrincipalHint is the hint of each name a client acting as no
@@ -319,11 +342,8 @@ func (p *Params) conformance(name string, res *compile.Result) []string {
 		verb.Verdict(rep, languageIDs(res.Server)), report.Count(rep.Summary.Errors, "lint error"), strings.Join(rules, ", "), name, them))
 }
 
-func serveHTTP(ctx context.Context, logw io.Writer, addr string, srv *mcpserver.Server, toks map[string]string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return verb.Usage("--http %s: %v; give HOST:PORT, such as 127.0.0.1:8080 (port 0 picks a free one)", addr, listenErr(err))
-	}
+// serveHTTP serves srv on ln, listening on addr as --http gave it.
+func serveHTTP(ctx context.Context, logw io.Writer, addr string, ln net.Listener, srv *mcpserver.Server, toks map[string]string) error {
 	if len(toks) == 0 {
 		fmt.Fprintln(logw, "pilotage serve: the PDL declares no principal with a token: HTTP is not authenticated")
 	}

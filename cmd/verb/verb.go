@@ -84,7 +84,7 @@ func CheckMaxPerRule(n int) error {
 // takes, leaving out what ignored matches (it may be nil) and exclude;
 // with verbose, what was skipped is named on standard error.
 func Expand(s Streams, args []string, p inputs.Picker, ignored func(string) bool, verbose bool, exclude ...string) ([]string, error) {
-	files, skipped, err := inputs.Expand(args, p, inputs.Options{Exclude: exclude, Ignored: ignored})
+	files, skipped, err := inputs.Expand(args, p, inputs.Options{Exclude: exclude, Ignored: ignored, Verbose: verbose})
 	if verbose {
 		for _, sk := range skipped {
 			fmt.Fprintf(s.Err, "skipped %s: %s\n", sk.File, sk.Why)

@@ -45,6 +45,10 @@ type Options struct {
 	// Exclude are files the verb reads otherwise (replay's --plan), left
 	// out of walks without mention.
 	Exclude []string
+	// Verbose says the skipped files are named (--verbose), so the error
+	// of a walk that gave none points to that list rather than to the
+	// flag already given.
+	Verbose bool
 }
 
 // Expand turns args into the files to read, in order: "-" and a named
@@ -134,7 +138,11 @@ type walker struct {
 func (w *walker) none(arg, where string) error {
 	msg := fmt.Sprintf("%s: no %s %s", arg, w.p.Looking, where)
 	if n := len(w.skipped) - w.from; n > 0 {
-		msg += fmt.Sprintf("; %d other file(s) skipped, --verbose names them", n)
+		names := "--verbose names them"
+		if w.opt.Verbose {
+			names = "named above"
+		}
+		msg += fmt.Sprintf("; %d other file(s) skipped, %s", n, names)
 	}
 	return errors.New(msg)
 }

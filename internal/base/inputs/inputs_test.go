@@ -122,6 +122,8 @@ func TestExpand(t *testing.T) {
 			err: "empty: no manifests, snapshots or PDL files (*.json, *.pdl) in the directory"},
 		{name: "a directory of other files", args: []string{"programs"}, p: Replay,
 			err: "programs: no trace files (*.json holding a trace, an execute or a trace-fetch response) in the directory; 1 other file(s) skipped, --verbose names them"},
+		{name: "a directory of other files, verbose", args: []string{"programs"}, p: Replay, opt: Options{Verbose: true},
+			err: "programs: no trace files (*.json holding a trace, an execute or a trace-fetch response) in the directory; 1 other file(s) skipped, named above"},
 		{name: "a glob matching nothing", args: []string{"nowhere/**/*.pdl"}, p: PDL,
 			err: "nowhere/**/*.pdl: no PDL files (*.pdl) match the pattern"},
 		{name: "a bad glob", args: []string{"langs/[a"}, p: PDL,
