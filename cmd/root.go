@@ -93,8 +93,25 @@ func needArgs(min, max int, what string) cobra.PositionalArgs {
 		if len(args) > 0 {
 			got = fmt.Sprintf("%d: %s", len(args), strings.Join(args, " "))
 		}
-		return usageErr("%s takes %s; got %s%s. See '%s --help'", c.Name(), what, got, langMeant(c, args), c.CommandPath())
+		return usageErr("%s takes %s; got %s%s%s. See '%s --help'", c.Name(), what, got, langMeant(c, args), subcommandMeant(c, args), c.CommandPath())
 	}
+}
+
+// subcommandMeant is " (did you mean 'pilotage config show'?)" when a
+// command of subcommands got a near miss of one (config shw): cobra
+// runs the parent with the word as an argument.
+func subcommandMeant(c *cobra.Command, args []string) string {
+	if !c.HasSubCommands() || len(args) == 0 {
+		return ""
+	}
+	var names []string
+	for _, sub := range c.Commands() {
+		names = append(names, sub.Name())
+	}
+	if near := suggest.Closest(args[0], names); near != "" && near != args[0] {
+		return fmt.Sprintf(" (did you mean '%s %s'?)", c.CommandPath(), near)
+	}
+	return ""
 }
 
 // langMeant is " (did you mean --lang X.pdl?)" when a verb that takes
