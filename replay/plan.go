@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
@@ -118,9 +119,8 @@ func LoadPlan(file string, src []byte, maxPerRule int) (*Plan, error) {
 				Hint: "a validate response has a plan only when valid is true and the Language declares plan (§5.5)"}
 		}
 	}
-	if root.Has("run_id") || root.Has("trace") {
-		return nil, &InputError{File: file, Line: 1, Col: 1, Msg: "this is a trace or an execute response, not a plan",
-			Hint: "give the trace as an argument and the plan (or validate response) with --plan"}
+	if k := inputs.Recognize(doc.Root); notPlan[k] != "" {
+		return nil, &InputError{File: file, Line: 1, Col: 1, Msg: "this looks like " + k.String() + ", not a plan", Hint: notPlan[k]}
 	}
 	steps := root.Get("steps")
 	if !steps.Is(jsonpos.Array) {
@@ -146,6 +146,15 @@ func LoadPlan(file string, src []byte, maxPerRule int) (*Plan, error) {
 	}
 	p.checkRisk(root)
 	return p, nil
+}
+
+// notPlan is the hint of a --plan file that is unmistakably another of
+// the files replay reads (inputs.Recognize), saying where it goes.
+var notPlan = map[inputs.Kind]string{
+	inputs.Trace:    "give the trace (or execute response) as an argument and the plan (or validate response) with --plan",
+	inputs.Program:  "give the plan of the program, which pilotage plan --format json writes; the program itself goes with --program, beside --lang",
+	inputs.Snapshot: "give the snapshot with --snapshot and the plan (or validate response) with --plan",
+	inputs.Manifest: "replay reads the Language from a snapshot (--snapshot) or a PDL file (--lang), and the plan (or validate response) from --plan",
 }
 
 // parseFile reads src, a file replay holds whole (a plan, a snapshot),

@@ -134,6 +134,11 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		if err != nil {
 			return requestError(s, p, pf, err)
 		}
+		if !resp.Outcome.OK {
+			if err := misfiled(p, pf, resp.Outcome.Status == pilotage.StatusValidationError); err != nil {
+				return err
+			}
+		}
 		ran := func() string { return "run " + resp.Outcome.Status }
 		err = verb.WriteOutputNoted(s, p.Output, "the output", ran, func(w io.Writer) error {
 			switch {
@@ -156,6 +161,11 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 	resp, err := eng.Validate(ctx, caller, lang.ID, pilotage.ValidateRequest{Program: pf.program, Context: pf.contextRaw})
 	if err != nil {
 		return requestError(s, p, pf, err)
+	}
+	if !resp.Valid {
+		if err := misfiled(p, pf, true); err != nil {
+			return err
+		}
 	}
 	if draw != "" && resp.Valid && resp.Plan == nil {
 		return verb.Usage("Language %s declares no plan (§5.6), so there is no plan to draw; --format %s needs a Language that declares plan", lang.ID, draw)
@@ -277,6 +287,31 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 		*x.doc = progdiag.NewCheckedDoc(x.name, b)
 	}
 	return pf, nil
+}
+
+// misfiled is the usage error of a command given another kind of file
+// than it reads, asked once the program did not validate (invalid) or
+// the Run failed, so that a file the command takes is never refused by
+// its look: a plan, a validate response, a trace, a manifest or a
+// snapshot as the program, or a program as --input, likeliest with the
+// two files swapped. nil when neither file is unmistakably misplaced
+// (inputs.Recognize): the diagnostics are then the answer.
+func misfiled(p Params, pf *progFiles, invalid bool) error {
+	prog := inputs.Unknown
+	if invalid {
+		prog = inputs.RecognizeSrc(pf.files.Sources[p.Program])
+	}
+	if prog != inputs.Unknown && prog != inputs.Program {
+		return verb.Usage("%s: this looks like %s, not a program; %s", p.Program, prog, prog.Use())
+	}
+	if p.Input == "" || inputs.RecognizeSrc(pf.files.Sources[p.Input]) != inputs.Program {
+		return nil
+	}
+	swapped := ""
+	if invalid && prog == inputs.Unknown {
+		swapped = fmt.Sprintf(" (are %s and %s swapped?)", p.Input, p.Program)
+	}
+	return verb.Usage("--input %s: this looks like a program, not the Run's input; the program is run's argument, and --input the JSON object its input schema describes%s", p.Input, swapped)
 }
 
 // jsonTextAsFile explains the error of a --input or --context that names

@@ -18,6 +18,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/progress"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
+	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
@@ -104,7 +105,7 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 	}
 	plan, err := replay.LoadPlan(p.Plan, planSrc, p.MaxPerRule)
 	if err != nil {
-		return unreadable(err, planSrc)
+		return unreadable("--plan", err, planSrc)
 	}
 	opt := replay.Options{Disabled: map[string]bool{}, MaxPerRule: p.MaxPerRule}
 	for _, id := range p.Disable {
@@ -259,7 +260,7 @@ func replayLanguage(s verb.Streams, p Params) (loaded, error) {
 		}
 		l, err := replay.LoadSnapshot(p.Snapshot, src, p.Language)
 		if err != nil {
-			return loaded{}, unreadable(err, src)
+			return loaded{}, unreadable("--snapshot", err, src)
 		}
 		return loaded{replay: l}, nil
 	case p.Lang != "":
@@ -380,13 +381,22 @@ func programInvalid(s verb.Streams, p Params, l *language.Language, src []byte, 
 	return &verb.ExitError{Code: verb.ExitUsage}
 }
 
-// unreadable is the usage error of a plan or snapshot replay cannot use:
-// an *replay.InputError has its line quoted under it with a caret, as
-// lint and validate show a malformed JSON file, then its hint.
-func unreadable(err error, src []byte) error {
+// unreadable is the usage error of a plan or snapshot replay cannot use,
+// given with flag: an *replay.InputError has its line quoted under it
+// with a caret, as lint and validate show a malformed JSON file, then
+// its hint. A PDL file is said to be one, which --lang takes, rather
+// than malformed JSON at its first comment.
+func unreadable(flag string, err error, src []byte) error {
 	var ie *replay.InputError
 	if !errors.As(err, &ie) || ie.Line == 0 {
 		return verb.Usage("%v", err)
+	}
+	if strings.EqualFold(filepath.Ext(ie.File), ".pdl") && jsonpos.Check(src) != nil {
+		also := ""
+		if flag == "--plan" {
+			also = ", and --plan the plan pilotage plan --format json writes"
+		}
+		return verb.Usage("%s %s: this is a PDL file, not JSON; give it with --lang, which reads the Language from it as --snapshot does from a snapshot%s", flag, ie.File, also)
 	}
 	msg := fmt.Sprintf("%s:%d:%d: %s", ie.File, ie.Line, ie.Col, ie.Msg)
 	if snip := report.Snippet(src, ie.Line, ie.Col); snip != "" {

@@ -73,6 +73,11 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 		if err != nil {
 			return verb.Usage("%v", verb.ReadErr(err))
 		}
+		// A program (or a plan, a trace) named here is YAML too, and
+		// would be reported key by key as a case file missing its cases.
+		if k := inputs.RecognizeSrc(src); k != inputs.Unknown {
+			return verb.Usage("%s: this looks like %s, not a test case file; %s; pilotage test runs case files (tests/*.yaml, docs/test.md)", name, k, k.Use())
+		}
 		rep.Sources[name] = src
 		size += int64(len(src))
 	}

@@ -20,11 +20,13 @@ const (
 	Plan          // "valid", "max_risk": a plan or a validate response (§5.6)
 	Program       // "steps" alone: a program (§5.5)
 	Other         // an object with none of these members: a JSON Schema, a program's input
+	Response      // a validate response without a plan (Recognize only; Sniff takes it for a Plan)
 )
 
 func (k Kind) String() string {
 	return [...]string{"unknown", "a manifest", "a snapshot", "a trace", "a plan", "a program",
-		"no Pilotage document (no pilotage, languages, snapshot, run_id, trace, steps, level or outcome member)"}[k]
+		"no Pilotage document (no pilotage, languages, snapshot, run_id, trace, steps, level or outcome member)",
+		"a validate response"}[k]
 }
 
 // SniffFile is Sniff of the named file.
