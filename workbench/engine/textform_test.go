@@ -215,3 +215,30 @@ func BenchmarkValidateTextVsJSON(b *testing.B) {
 	b.ReportMetric(float64(dj.Microseconds())/1000/float64(b.N), "json-ms/op")
 	b.ReportMetric(float64(dt)/float64(dj), "ratio")
 }
+
+// A program sent to a text Language as a JSON value rather than the
+// string binding.md asks for is read as text all the same, and its
+// syntax error says how the program travels (review 1, #12); the same
+// JSON sent as a string gets the text surface's own hint.
+func TestTextProgramSentAsValue(t *testing.T) {
+	textSrv, _ := ledgerForms(t)
+	e := newEngine(t, textSrv, t.TempDir())
+	c := callerOf("bookkeeper", "s")
+	obj := json.RawMessage(`{"steps": [{"id": "a", "call": "ledger.post"}]}`)
+	str, _ := json.Marshal(string(obj))
+	for _, x := range []struct {
+		program json.RawMessage
+		hint    string
+	}{
+		{obj, `a text-range Language takes "program" as a JSON string holding the program's text (binding.md); this one was sent as a JSON object`},
+		{str, "this Language reads programs as text, not as JSON: "},
+	} {
+		resp, err := e.Validate(bg, c, "ledger/v1", pilotage.ValidateRequest{Program: x.program})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Valid || len(resp.Diagnostics) != 1 || !strings.HasPrefix(resp.Diagnostics[0].Hint, x.hint) {
+			t.Errorf("program %s: %+v, want one syntax diagnostic with hint %q", x.program, resp.Diagnostics, x.hint)
+		}
+	}
+}

@@ -184,6 +184,7 @@ func (e *Engine) checkNow(ctx context.Context, v *view, raw, ctxRaw json.RawMess
 	if err != nil {
 		return nil, overLimit(err, nil)
 	}
+	syntax.SentAsValue(l.Language, raw, parsed.Diagnostics)
 	prog, diags := parsed.Program, parsed.Diagnostics
 	ck := &checked{prog: prog}
 	if pilotage.Valid(diags) {

@@ -7,6 +7,7 @@
 package syntax
 
 import (
+	"bytes"
 	"encoding/json"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -88,6 +89,28 @@ func Source(locator string, raw json.RawMessage) []byte {
 		}
 	}
 	return raw
+}
+
+// SentAsValue rewrites the hint of the syntax error the text surface
+// gives raw, the program argument of l, when l's programs are text
+// (`syntax text`) and raw is a JSON value other than a string: the
+// program is then the value's JSON, which no statement starts as, and
+// the mistake is how it was sent (binding.md), not how it was written. A
+// text-range Language without a surface reads such a value as its JSON
+// form, so has nothing to rewrite.
+func SentAsValue(l *language.Language, raw json.RawMessage, diags []pilotage.Diagnostic) {
+	v := bytes.TrimLeft(raw, " \t\r\n")
+	if l.Text == nil || len(diags) == 0 || diags[0].Code != pilotage.CodeSyntax || len(v) == 0 || v[0] == '"' {
+		return
+	}
+	kind := "a JSON value"
+	switch v[0] {
+	case '{':
+		kind = "a JSON object"
+	case '[':
+		kind = "a JSON array"
+	}
+	diags[0].Hint = `a text-range Language takes "program" as a JSON string holding the program's text (binding.md); this one was sent as ` + kind
 }
 
 // Textual reports whether the programs of a Language of dialect locator

@@ -148,6 +148,12 @@ func (t *textSyntax) parseError(doc *jsonpos.Doc, text string, maxDepth int, err
 	if got != nil && got.Type == kElse {
 		hint = fmt.Sprintf("write %q on the line of the '}' that closes the first block", t.ts.Else)
 	}
+	if got != nil && prev == nil && (got.Value == "{" || got.Value == "[") {
+		// The JSON form, which most Languages take: no statement starts
+		// with a bracket, so the program is JSON, not a text one gone
+		// wrong (program.NotJSON says the converse).
+		hint = fmt.Sprintf("this Language reads programs as text, not as JSON: statements such as label %s entry.id(arg%s value), one a line, as its guides' examples write them", t.ts.Assign, t.ts.Bind)
+	}
 	return syntaxAt(doc, start, end, msg, hint)
 }
 
