@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -316,5 +317,26 @@ func TestDeepOutputDoesNotEvaluate(t *testing.T) {
 				t.Errorf("got %q, want one finding starting %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestDeepWithoutInput: a deep replay given no --input says once that
+// what reads the Run's input was not re-decided, and to give it, with
+// the count of all it left undecided: a loop over the input does not add
+// one finding per iteration's arguments, which are undecided only
+// because its list is (review 1, #16g).
+func TestDeepWithoutInput(t *testing.T) {
+	plan, a := fuzzArchive(t, "deep-undecided")
+	prog, _ := a.File("program.json")
+	d := deepFixture(t, prog, a)
+	d.Input = nil // no --input
+	trace, _ := a.File("pass.json")
+	var got []string
+	for _, f := range Replay(plan, "pass.json", bytes.NewReader(trace), Options{Deep: d}).Findings {
+		got = append(got, f.Rule+": "+f.Message)
+	}
+	want := []string{"deep-undecided: not re-decided (4×) what reads the Run's input: no trace records it (give it with --input)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

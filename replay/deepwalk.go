@@ -18,8 +18,12 @@ import (
 )
 
 // unknown is a value the trace does not record; why says which and why,
-// for the info finding of what could not be re-decided.
-type unknown struct{ why string }
+// for the info finding of what could not be re-decided. what, when not
+// "", stands for every expression that meets the value, so that they are
+// counted in one finding rather than one each: the Run's input, absent
+// for the whole replay, is one thing to give (--input), however many
+// expressions read it.
+type unknown struct{ what, why string }
 
 // dscope is what a sequence of steps addresses during deep replay, as the
 // engine's scope: outputs of the steps before, the loop item, input.
@@ -131,7 +135,7 @@ type deepRun struct {
 func newDeepRun(d *Deep, c *checker) *deepRun {
 	r := &deepRun{d: d, c: c, undecided: map[string]int{}, input: d.Input}
 	if d.Input == nil {
-		r.input = unknown{why: "the Run's input, which no trace records (give it with --input)"}
+		r.input = unknown{what: "what reads the Run's input", why: "no trace records it (give it with --input)"}
 	}
 	return r
 }
@@ -289,10 +293,15 @@ func (r *deepRun) step(s *program.Step, sc *dscope, quals []int, prefix string) 
 		}
 		computed = last(s.Arms[arm], inner)
 	case program.Loop:
+		r.missing = nil
 		n, list, ok := r.loop(s, sc, e)
 		if !ok {
 			return nil, false
 		}
+		// The value the list could not be evaluated for (loop's only
+		// evaluation is the list's) is what each element is unknown
+		// for: an element is not a second reason.
+		cause := r.missing
 		missing := "which the list the program gives does not have"
 		if list == nil {
 			missing = "since the loop's list could not be re-evaluated"
@@ -301,9 +310,12 @@ func (r *deepRun) step(s *program.Step, sc *dscope, quals []int, prefix string) 
 		for i := 1; i <= n; i++ {
 			body := sc.child()
 			body.item = s.Item
-			if list != nil && i <= len(list) {
+			switch {
+			case list != nil && i <= len(list):
 				body.itemVal = list[i-1]
-			} else {
+			case list == nil && cause != nil:
+				body.itemVal = *cause
+			default:
 				body.itemVal = unknown{why: fmt.Sprintf("the element of iteration %d, %s", i, missing)}
 			}
 			if !r.sequence(s.Body, body, append(append([]int(nil), quals...), i), prefix) {
@@ -489,6 +501,9 @@ func (r *deepRun) evaluate(x *program.Expr, sc *dscope, what string) (v any, ok 
 	case err == nil:
 		return v, true, nil
 	case r.missing != nil:
+		if r.missing.what != "" {
+			what = r.missing.what
+		}
 		r.note(what, r.missing.why)
 		return nil, false, nil
 	}
