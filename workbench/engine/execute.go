@@ -29,6 +29,9 @@ type request struct {
 	testRun bool
 	level   string // the effective trace level
 	keep    bool   // whether the run record is retained
+	// each gets the trace's entries at level as the Run completes them,
+	// in place of the response's trace steps (ExecuteEach).
+	each func(pilotage.TraceStep)
 }
 
 // Execute runs a program or a promoted program in the processing order of
@@ -37,9 +40,37 @@ type request struct {
 // then catalog drift, then revalidation or the promotion baseline, then
 // input and context binding, then execution.
 func (e *Engine) Execute(ctx context.Context, c service.Caller, language string, req pilotage.ExecuteRequest) (*pilotage.ExecuteResponse, error) {
+	return e.ExecuteEach(ctx, c, language, req, nil)
+}
+
+// ExecuteEach is Execute handing the response's trace entries to each,
+// in order, as the Run completes them, instead of in its trace, whose
+// Steps are then nil: for a caller that writes the trace its own way
+// (pilotage run's text), so that the Run need not hold every entry
+// until it ends. each is not called when the response has no trace.
+func (e *Engine) ExecuteEach(ctx context.Context, c service.Caller, language string, req pilotage.ExecuteRequest, each func(pilotage.TraceStep)) (*pilotage.ExecuteResponse, error) {
+	resp, err := e.execute(ctx, c, language, req, each)
+	if err != nil || each == nil || resp.Trace == nil || resp.Trace.Steps == nil {
+		return resp, err
+	}
+	// The entries of a trace the Run did not hand over as it went: a
+	// deploy Run's, or a response replayed for its idempotency_key.
+	for _, s := range resp.Trace.Steps {
+		each(s)
+	}
+	t := *resp.Trace
+	t.Steps = nil
+	resp.Trace = &t
+	return resp, nil
+}
+
+func (e *Engine) execute(ctx context.Context, c service.Caller, language string, req pilotage.ExecuteRequest, each func(pilotage.TraceStep)) (*pilotage.ExecuteResponse, error) {
 	r, err := e.accept(c, language, req)
 	if err != nil {
 		return nil, err
+	}
+	if r.level != pilotage.LevelNone {
+		r.each = each
 	}
 	if req.IdempotencyKey != nil {
 		// Held until the Run is recorded, so two concurrent requests
@@ -391,13 +422,18 @@ func (e *Engine) run(ctx context.Context, r *request, resp *pilotage.ExecuteResp
 	started := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, r.lang.limits.Time)
 	defer cancel()
-	ru := &runner{ctx: rctx, e: e, st: r.st, lang: r.lang, lim: r.lang.limits, ctxIn: r.Context, caller: r.caller.Principal}
-	// The trace has an entry for every step that runs, nearly always
-	// each step once: grown by appending, the entries of 20,000 steps
-	// took room for 32,768, 2.3 MB more, and a copy at each doubling.
-	n := 0
-	program.Walk(prog.Steps, func(*program.Step) { n++ })
-	ru.steps = make([]pilotage.TraceStep, 0, min(n, r.lang.limits.Steps))
+	ru := &runner{ctx: rctx, e: e, st: r.st, lang: r.lang, lim: r.lang.limits, ctxIn: r.Context, caller: r.caller.Principal,
+		each: r.each, level: r.level,
+		keep: r.keep || r.IdempotencyKey != nil || e.checksTraces() || r.each == nil && r.level != pilotage.LevelNone}
+	if ru.keep {
+		// The trace has an entry for every step that runs, nearly
+		// always each step once: grown by appending, the entries of
+		// 20,000 steps took room for 32,768, 2.3 MB more, and a copy at
+		// each doubling.
+		n := 0
+		program.Walk(prog.Steps, func(*program.Step) { n++ })
+		ru.steps = make([]pilotage.TraceStep, 0, min(n, r.lang.limits.Steps))
+	}
 	root := &scope{outputs: map[string]any{}, input: input, context: ctxVal, noInput: isAbsent(r.Input)}
 	var out any
 	var err error
@@ -473,17 +509,27 @@ func (e *Engine) installed(r *request, prog *program.Program) (id string, runnab
 // record as store and retention decide (§6.5, §6.6) and records the
 // response for idempotent replay (§6.5.6).
 func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilotage.Trace, prog *program.Program) (*pilotage.ExecuteResponse, error) {
+	// shown is the response's trace; the entries a Run handed to each
+	// are not in the response, but kept (runner.keep), they are in the
+	// record and the check.
+	var shown *pilotage.Trace
 	if r.level != pilotage.LevelNone {
-		resp.Trace = render(full, r.level)
+		shown = render(full, r.level)
+		resp.Trace = shown
+		if r.each != nil && !r.installs() {
+			t := *shown
+			t.Steps = nil
+			resp.Trace = &t
+		}
 	}
 	var kept, checked *pilotage.Trace
 	if r.keep {
 		kept = render(full, r.lang.ceiling())
-		if resp.Trace == nil || kept.Level != resp.Trace.Level {
+		if shown == nil || kept.Level != shown.Level {
 			checked = kept
 		}
 	}
-	if err := e.checkTraces(r, prog, resp.Trace, checked); err != nil {
+	if err := e.checkTraces(r, prog, shown, checked); err != nil {
 		return nil, err
 	}
 	now := e.opts.Now()
@@ -503,6 +549,7 @@ func (e *Engine) finish(r *request, resp *pilotage.ExecuteResponse, full *pilota
 	}
 	if r.IdempotencyKey != nil {
 		recorded := *resp
+		recorded.Trace = shown
 		if !r.keep {
 			// store: false forbids keeping the record beyond this
 			// response; a replay then gets the run_id and outcome only.

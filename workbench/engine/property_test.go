@@ -316,6 +316,30 @@ func (p *propEnv) checkRuns(t *testing.T, c *genCase, v *pilotage.ValidateRespon
 	if none.Trace != nil || !equalJSON(none.Outcome, full.Outcome) || string(none.Output) != string(full.Output) {
 		t.Errorf("at level none: %s, want no trace and the outcome and output of %s", mustJSON(none), mustJSON(full))
 	}
+	// ExecuteEach hands over, in order, the entries Execute's trace
+	// holds at each level, and answers as Execute does but for them:
+	// pilotage run's text takes them so, and the Run then need not
+	// hold them to its end.
+	for _, want := range []*pilotage.ExecuteResponse{full, summary, none} {
+		r := req
+		r.TraceLevel, r.Store = new(pilotage.LevelNone), boolp(false)
+		if want.Trace != nil {
+			r.TraceLevel, r.Store = &want.Trace.Level, boolp(want == full && c.store)
+		}
+		var got []pilotage.TraceStep
+		resp, err := p.e.ExecuteEach(bg, alice, c.lang, r, func(s pilotage.TraceStep) { got = append(got, s) })
+		switch {
+		case err != nil:
+			t.Fatalf("ExecuteEach at %s: %v", *r.TraceLevel, err)
+		case resp.Trace == nil && got != nil, resp.Trace != nil && resp.Trace.Steps != nil:
+			t.Errorf("ExecuteEach at %s handed over %d entries and answered with a trace of %s", *r.TraceLevel, len(got), mustJSON(resp.Trace))
+		case resp.Trace != nil:
+			resp.Trace.Steps = append([]pilotage.TraceStep{}, got...)
+		}
+		if !sameRun(resp, want) {
+			t.Errorf("ExecuteEach at %s differs from Execute:\n%s\n%s", *r.TraceLevel, comparable(resp), comparable(want))
+		}
+	}
 	// §6.5.7: a test run is an ordinary execution trace in mode test_run.
 	test := run(pilotage.LevelFull, func(r *pilotage.ExecuteRequest) { r.Mode, r.TestRun = new(pilotage.ModeDeploy), boolp(true) })
 	if test.Trace == nil || test.Trace.Mode != pilotage.ModeTestRun {

@@ -46,6 +46,10 @@ func (st *state) replayLanguage(id string) *replay.Language {
 	return st.replay.langs[id]
 }
 
+// checksTraces reports whether the engine checks its traces
+// (checkTraces).
+func (e *Engine) checksTraces() bool { return e.opts.CheckTraces || checkAlways }
+
 // checkTraces runs pilotage replay's checks (§5.7, §5.8: identity,
 // levels, plan-trace correspondence, outcomes, closed sets) on the traces
 // a Run is about to return or keep, against the plan of the program it
@@ -56,7 +60,7 @@ func (st *state) replayLanguage(id string) *replay.Language {
 // neither is checked against the body's plan; nor is a Run of a Language
 // without plan whose program has no plan.
 func (e *Engine) checkTraces(r *request, prog *program.Program, traces ...*pilotage.Trace) error {
-	if !(e.opts.CheckTraces || checkAlways) || prog == nil || r.installs() || r.concealed() {
+	if !e.checksTraces() || prog == nil || r.installs() || r.concealed() {
 		return nil
 	}
 	v := r.view

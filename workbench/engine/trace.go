@@ -51,11 +51,18 @@ func render(t *pilotage.Trace, level string) *pilotage.Trace {
 	}
 	out.Steps = make([]pilotage.TraceStep, len(t.Steps))
 	for i, s := range t.Steps {
-		s.Input = nil
-		s.Output = truncate(s.Output)
-		out.Steps[i] = s
+		out.Steps[i] = renderStep(s, level)
 	}
 	return &out
+}
+
+// renderStep is the entry s at level, as render gives it.
+func renderStep(s pilotage.TraceStep, level string) pilotage.TraceStep {
+	if level == pilotage.LevelSummary {
+		s.Input = nil
+		s.Output = truncate(s.Output)
+	}
+	return s
 }
 
 // truncated is the summary form of a long output.

@@ -65,7 +65,7 @@ func TestText(t *testing.T) {
 			resp.Output = compact.Bytes()
 		}
 		var out bytes.Buffer
-		if err := Run(&out, &resp, files(t, path), report.DefaultMaxPerRule, false); err != nil {
+		if err := Run(&out, &resp, nil, files(t, path), report.DefaultMaxPerRule, false); err != nil {
 			t.Fatal(err)
 		}
 		golden.Check(t, strings.TrimSuffix(path, ".json")+".txt", out.Bytes())
@@ -84,7 +84,7 @@ func (f *fullDisk) Write([]byte) (int, error) {
 func TestRunWritesOnce(t *testing.T) {
 	resp := decode[pilotage.ExecuteResponse](t, fixture(t, "evening.execute.json"))
 	w := &fullDisk{}
-	if err := Run(w, &resp, &Files{}, report.DefaultMaxPerRule, false); err == nil || w.writes != 1 {
+	if err := Run(w, &resp, nil, &Files{}, report.DefaultMaxPerRule, false); err == nil || w.writes != 1 {
 		t.Errorf("Run on a full disk: %v after %d writes, want the error after 1", err, w.writes)
 	}
 }
@@ -97,6 +97,15 @@ func planRows(t testing.TB) [][]string {
 		rows = append(rows, []string{s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), "-"})
 	}
 	return rows
+}
+
+// table lays rows out as a Table of them does.
+func table(rows [][]string) string {
+	var t Table
+	for _, r := range rows {
+		t.Row(r...)
+	}
+	return t.String()
 }
 
 // tabwritten lays rows out as the tables were before table: through
@@ -176,7 +185,7 @@ func TestTablesEscapeControls(t *testing.T) {
 	}
 	resp := &pilotage.ExecuteResponse{RunID: "r", Outcome: pilotage.Outcome{Status: "partial", Error: "at " + id}, Output: json.RawMessage("\"a\u202eb\""),
 		Trace: &pilotage.Trace{Level: pilotage.LevelFull, Steps: []pilotage.TraceStep{{ID: id, Kind: pilotage.KindStep, Outcome: pilotage.Outcome{Status: "success"}}}}}
-	if err := Run(&b, resp, &Files{}, report.DefaultMaxPerRule, false); err != nil {
+	if err := Run(&b, resp, nil, &Files{}, report.DefaultMaxPerRule, false); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()
