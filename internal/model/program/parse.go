@@ -50,10 +50,23 @@ type parser struct {
 	// views.
 	ptrs, strs Pointers
 	slab       Slab
+	// ids and idProblems count, in program order, the step ids Check
+	// finds wrong before anything else (empty, reserved characters,
+	// used before). Past MaxDiagnostics of them Check refuses the
+	// program for its diagnostics, whatever the steps after, so the
+	// steps after the one that passed it (keep, in the order NewStep
+	// made them: made) are read for their syntax but not kept: 36,000
+	// steps of one id were modelled whole, 5 MB, to be refused.
+	ids              map[string]bool
+	idProblems       int
+	made, keepBefore int
 }
 
 // Parse reads a JSON program. Malformed programs give syntax diagnostics;
 // a program nested deeper than maxDepth constructs gives a *LimitError.
+// A program with more than MaxDiagnostics wrong step ids, which Check
+// refuses for them, is modelled only up to the step whose id is one too
+// many.
 func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
 	// The tree reads src itself, not a copy of it (1 byte a byte of the
 	// program): the strings the steps keep are written into p.strs.
@@ -61,7 +74,7 @@ func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.
 	if err != nil {
 		return nil, []pilotage.Diagnostic{NotJSON(src, err)}, nil
 	}
-	p := &parser{g: g, maxDepth: maxDepth, cons: constructs(g)}
+	p := &parser{g: g, maxDepth: maxDepth, cons: constructs(g), ids: map[string]bool{}}
 	p.names = slices.Sorted(maps.Keys(p.cons))
 	if len(p.names) > 0 {
 		p.noConstruct = "add one of: " + strings.Join(quoteAll(p.names), ", ")
@@ -244,7 +257,8 @@ func (p *parser) sequence(n jsonpos.Node, ptr string, enclosing *Step, arm, dept
 	}
 	var out []*Step
 	for i, e := range n.Elems() {
-		if s := p.step(e, p.ptrs.Join(ptr, strconv.Itoa(i)), enclosing, arm, depth); s != nil {
+		at := p.made // the step's place in program order, if step makes it
+		if s := p.step(e, p.ptrs.Join(ptr, strconv.Itoa(i)), enclosing, arm, depth); s != nil && (p.keepBefore == 0 || at < p.keepBefore) {
 			out = append(out, s)
 		}
 		if p.limit != nil {
@@ -328,12 +342,14 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 	}
 	m := p.members(n, ptr, p.cons[which])
 	s := NewStep(ptr, enclosing, arm)
+	p.made++
 	if id, ok := m.get("id"); !ok {
 		p.errorf(ptr, `add "id": "<name>", unique within the program`, "the step has no %q", "id")
 	} else if !id.Is(jsonpos.String) {
 		p.errorf(join(ptr, "id"), "", "a step id must be a string, not %s", aKind(id.Kind()))
 	} else {
 		s.ID = p.strs.Write(id.Str())
+		p.countID(s.ID)
 	}
 	g := p.g
 	switch which {
@@ -382,6 +398,21 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		}
 	}
 	return s
+}
+
+// countID counts the id of the step made last as Check's first pass
+// judges it (checker.ids), and once more than MaxDiagnostics are wrong,
+// keeps no step made after it.
+func (p *parser) countID(id string) {
+	switch {
+	case p.keepBefore > 0:
+	case !pilotage.ValidStepID(id) || p.ids[id]:
+		if p.idProblems++; p.idProblems > MaxDiagnostics {
+			p.keepBefore, p.ids = p.made, nil
+		}
+	default:
+		p.ids[id] = true
+	}
 }
 
 func (p *parser) args(n jsonpos.Node, ptr string) []Arg {

@@ -52,6 +52,51 @@ func TestMaxDiagnostics(t *testing.T) {
 	}
 }
 
+// TestWrongIDsPastTheCap: a program whose wrong step ids pass
+// MaxDiagnostics is refused by Check for them, so Parse models it only
+// up to the step whose id is one too many, in program order (a branch's
+// steps before the steps after it), and Check refuses it all the same,
+// naming the first; one of MaxDiagnostics wrong ids is modelled whole,
+// and a syntax error after them is still the program's diagnostic.
+func TestWrongIDsPastTheCap(t *testing.T) {
+	as := func(n int) string { return strings.TrimSuffix(strings.Repeat(`{"id": "a", "call": "lamp"},`, n), ",") }
+	program1 := func(inBranch, after int, tail string) []byte {
+		return []byte(`{"steps": [{"id": "b", "if": "true", "then": [` + as(inBranch) + `], "else": []}, ` + as(after) + tail + `]}`)
+	}
+	g := &language.DefaultGrammar
+	count := func(prog *program.Program) int {
+		n := 0
+		program.Walk(prog.Steps, func(*program.Step) { n++ })
+		return n
+	}
+	prog, diags, err := program.Parse(program1(600, 2400, ""), g, 8)
+	if err != nil || len(diags) > 0 {
+		t.Fatalf("%v %+v", err, diags)
+	}
+	// b, the first a and the MaxDiagnostics+1 a's after it.
+	if n := count(prog); n != program.MaxDiagnostics+3 {
+		t.Errorf("%d steps modelled of 3,001, want %d", n, program.MaxDiagnostics+3)
+	}
+	want := `the program has more than 1000 diagnostics, the most one validation builds; the first, at "/steps/0/then/1/id": step id "a" is already used at /steps/0/then/0; fix it where the program repeats it, then validate again`
+	var le *program.LimitError
+	if _, err := program.Check(prog, lampEnv(g)); !errors.As(err, &le) || le.Msg != want {
+		t.Errorf("Check: %v, want %s", err, want)
+	}
+	if prog, diags, err = program.Parse(program1(1, program.MaxDiagnostics, ""), g, 8); err != nil || len(diags) > 0 {
+		t.Fatalf("%v %+v", err, diags)
+	}
+	if n := count(prog); n != program.MaxDiagnostics+2 {
+		t.Errorf("%d wrong ids: %d steps modelled, want all %d", program.MaxDiagnostics, n, program.MaxDiagnostics+2)
+	}
+	if ck, err := program.Check(prog, lampEnv(g)); err != nil || len(ck.Diagnostics) != program.MaxDiagnostics {
+		t.Errorf("Check of %d wrong ids: %v, %+v", program.MaxDiagnostics, err, ck)
+	}
+	_, diags, err = program.Parse(program1(600, 2400, `, {"id": "c"}`), g, 8)
+	if err != nil || len(diags) != 1 || diags[0].Path.Pointer != "/steps/2401" {
+		t.Errorf("a step without construct after them: %v %+v", err, diags)
+	}
+}
+
 // TestParseAllocationsPerStep holds reading a program of many steps to
 // five allocations a step (the step, its pointer, its target's pointer,
 // its members and its place in the tree): a map of its members and a set
