@@ -78,7 +78,11 @@ func Check(c *Case, got *Got) []Failure {
 		if want.MaxRisk == "" {
 			have.MaxRisk = ""
 		}
-		if !reflect.DeepEqual(want, have) {
+		switch {
+		case reflect.DeepEqual(want, have):
+		case v.Plan == nil && !v.Valid:
+			fail("plan", "expects a plan, but there is none: "+whyInvalid(v.Diagnostics), nil, nil)
+		default:
 			fail("plan", "the plan differs", want, have)
 		}
 	}

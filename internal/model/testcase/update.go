@@ -14,8 +14,8 @@ import (
 // Update rewrites the expectations of c that failed to what got shows,
 // keeping their order, layout and every comment; a case stating none gets
 // the ones that describe its result (valid and diagnostics, or status and
-// output). A case whose program does not validate loses the Run
-// expectations that failed, which no Run gives, and gets valid and
+// output). A case whose program does not validate loses the plan and
+// Run expectations that failed, which it has not, and gets valid and
 // diagnostics. An answer nested deeper than a case may state, or one
 // the engine did not give, is left as it was, a Refusal: the next run
 // would refuse the file, or fail the case.
@@ -43,11 +43,13 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 			redo[k] = true
 		}
 	}
-	if got.Execute == nil && !got.Validate.Valid && dropRunKeys(e.node, redo) {
-		// The program does not validate, so the case did not run: a Run's
-		// status, output, trace or narration is not there to write, and
-		// left as they were they fail the next run. What the case does is
-		// not validate, which valid: false and the diagnostics record.
+	if got.Execute == nil && !got.Validate.Valid && dropPlanRunKeys(e.node, redo) {
+		// The program does not validate, so the case has no plan and did
+		// not run: a plan, or a Run's status, output, trace or narration,
+		// is not there to write (a plan written as {} would hold of none),
+		// and left as they were they fail the next run. What the case
+		// does is not validate, which valid: false and the diagnostics
+		// record.
 		redo["valid"], redo["diagnostics"] = true, true
 	}
 	for _, k := range expectKeys {
@@ -87,12 +89,12 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 	return refused, nil
 }
 
-// dropRunKeys removes from the mapping n the Run expectations that
-// failed (in redo), and reports whether it removed any.
-func dropRunKeys(n *yaml.Node, redo map[string]bool) bool {
+// dropPlanRunKeys removes from the mapping n the plan and Run
+// expectations that failed (in redo), and reports whether it removed any.
+func dropPlanRunKeys(n *yaml.Node, redo map[string]bool) bool {
 	kept := n.Content[:0]
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i].Value; !redo[k] || !slices.Contains(runKeys, k) {
+		if k := n.Content[i].Value; !redo[k] || k != "plan" && !slices.Contains(runKeys, k) {
 			kept = append(kept, n.Content[i], n.Content[i+1])
 		}
 	}
@@ -147,7 +149,9 @@ func current(key string, got *Got) (any, bool) {
 	case "diagnostics":
 		return Diagnostics(v.Diagnostics), true
 	case "plan":
-		return PlanOf(v.Plan), true
+		// A program that does not validate has none: {} would hold of
+		// that, and say nothing.
+		return PlanOf(v.Plan), v.Plan != nil
 	}
 	if x == nil {
 		return nil, false
