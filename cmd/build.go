@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"slices"
 
 	"github.com/pilotage-dev/pilotage/cmd/buildverb"
 	"github.com/spf13/cobra"
@@ -51,14 +52,16 @@ File names inside the PDL are
 relative to its directory. When a PDL has errors, build writes nothing,
 prints every error of every file named, with its source line (at most
 --max-per-rule of one rule, 50 by default; the rest are counted in one
-more finding, as lint counts them), and exits 2. For the errors in a
+more finding, as lint counts them), then lint's errors in the files that
+compile, and exits 2. For the errors in a
 machine format (json, sarif, github, junit), run pilotage lint FILE.pdl
 --format …: it reports the same compile errors, then lints what build
 would write.
 
 A definition that compiles is then linted as pilotage lint FILE.pdl
 lints it, under the same pilotage.yaml (rule severities, overrides,
-suppress entries) and # pilotage:ignore comments (docs/config.md). When
+suppress entries, the defaults: baseline it is compared with) and
+# pilotage:ignore comments (docs/config.md). When
 an error finding remains, the build does not conform to Part II: build
 writes nothing, prints the errors with their source lines, and exits 1;
 pilotage lint FILE.pdl shows every finding, warnings too, and a finding
@@ -93,9 +96,14 @@ func runBuild(s stdio, p *buildParams, args []string) error {
 	// Build judges what it writes as lint would, under the same
 	// pilotage.yaml.
 	conf := reportFlags{cfg: cfg}
-	defer limitMemory(args).restore()
+	baseline := ""
+	if d := cfg.Defaults.Baseline; d.Value != "" {
+		baseline = cfg.Path(d.Value)
+	}
+	defer limitMemory(slices.Concat(args, []string{baseline})).restore()
 	return buildverb.Build(context.Background(), buildverb.Params{
 		Files:      args,
+		Baseline:   baseline,
 		Dir:        p.dir,
 		Color:      color,
 		MaxPerRule: p.maxPerRule,

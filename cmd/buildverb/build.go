@@ -14,6 +14,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/fserr"
 	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 	"github.com/pilotage-dev/pilotage/workbench/pdllint"
@@ -33,6 +34,9 @@ type Params struct {
 	Verbose bool
 	// Ignored says which walked paths pilotage.yaml ignores; nil for none.
 	Ignored func(path string) bool
+	// Baseline is the earlier capture each build is compared with, as
+	// lint compares it (defaults: baseline of pilotage.yaml), or "".
+	Baseline string
 	// Apply brings the lint report of each definition under
 	// pilotage.yaml (severities, disabled rules, suppressions) as lint's
 	// report is brought; nil leaves it as the rules raised it.
@@ -66,10 +70,22 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 	if err != nil {
 		return err
 	}
-	// Every definition compiles before any build is written.
-	builds, err := verb.LoadPDLs(s.Err, names, "build", p.Color, p.MaxPerRule)
+	var baseline *lint.Input
+	if p.Baseline != "" {
+		if baseline, err = verb.ReadBaseline(s, p.Baseline); err != nil {
+			return err
+		}
+	}
+	// Every definition compiles before any build is written. The
+	// errors of those that do not are listed first, and those that do
+	// are judged as well, so one broken file hides no other's findings.
+	builds, failed, err := verb.CompilePDLs(names, "build", p.MaxPerRule)
 	if err != nil {
 		return err
+	}
+	var broken error
+	if failed != nil {
+		broken = verb.Unusable(s.Err, failed, p.Color)
 	}
 	// Each build is staged (written beside its files), then linted; only
 	// when all conform are they moved in place.
@@ -81,21 +97,28 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 	}
 	conforms := true
 	for i, res := range builds {
-		o, err := check(s, p, res, names[i], dirs[i])
+		if res == nil {
+			continue
+		}
+		o, err := check(s, p, res, names[i], dirs[i], baseline)
 		if err != nil {
 			discard(outs)
 			return err
 		}
+		o.dir = dirs[i]
 		outs = append(outs, o)
 		conforms = conforms && o.conforms
 		builds[i] = nil
 	}
-	if !conforms {
+	if broken != nil || !conforms {
 		discard(outs)
+		if broken != nil {
+			return broken
+		}
 		return verb.Findings
 	}
 	for i, o := range outs {
-		if err := buildOne(s, o, dirs[i]); err != nil {
+		if err := buildOne(s, o, o.dir); err != nil {
 			discard(outs[i+1:])
 			return err
 		}
@@ -111,13 +134,14 @@ type output struct {
 	// sources are the definition's own files, never replaced or removed.
 	sources  []string
 	conforms bool
+	dir      string // where it is built
 }
 
 // check stages what res, the definition name compiled, builds into dir,
 // and lints it. Lint's error findings are printed, with their source
 // lines, and the build then does not conform; its warnings are counted
-// in one line.
-func check(s verb.Streams, p Params, res *compile.Result, name, dir string) (output, error) {
+// in one line. baseline, when not nil, is what lint compares it with.
+func check(s verb.Streams, p Params, res *compile.Result, name, dir string, baseline *lint.Input) (output, error) {
 	files, err := emit.FilesToWrite(res.Server)
 	if err != nil {
 		return output{}, verb.Usage("%s: %v", name, err)
@@ -141,7 +165,7 @@ func check(s verb.Streams, p Params, res *compile.Result, name, dir string) (out
 	res.Server = nil
 	var rep *report.Report
 	if err == nil {
-		rep, err = verb.Conformance(name, li, res, p.MaxPerRule, p.Apply)
+		rep, err = verb.Conformance(name, li, res, p.MaxPerRule, p.Apply, baseline)
 	}
 	if err != nil {
 		out.staged.Discard()

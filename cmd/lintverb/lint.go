@@ -5,9 +5,7 @@ package lintverb
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/pilotage-dev/pilotage/cmd/progress"
@@ -16,7 +14,6 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
-	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/pdllint"
 )
 
@@ -68,7 +65,7 @@ func Lint(_ context.Context, p Params, s verb.Streams) error {
 		cfg.Disabled[id] = true
 	}
 	if p.Baseline != "" {
-		if cfg.Baseline, err = readBaseline(s, p.Baseline); err != nil {
+		if cfg.Baseline, err = verb.ReadBaseline(s, p.Baseline); err != nil {
 			return err
 		}
 	}
@@ -86,7 +83,7 @@ func Lint(_ context.Context, p Params, s verb.Streams) error {
 		for i, name := range files {
 			// Each file is read when its turn comes and its report
 			// written before the next is read.
-			src, err := verb.ReadInput(s, name, bound(name))
+			src, err := verb.ReadInput(s, name, verb.Bound(name))
 			if err != nil {
 				return err
 			}
@@ -114,47 +111,4 @@ func Lint(_ context.Context, p Params, s verb.Streams) error {
 		head.Summary.Files = len(files)
 		return nil
 	}})
-}
-
-// bound is what lint reads of a file: a PDL file is refused past
-// compile.FileBound, anything else is a JSON artifact.
-func bound(name string) inputs.Bound {
-	if pdllint.IsPDL(name) {
-		return compile.FileBound
-	}
-	return verb.ArtifactBound
-}
-
-// readBaseline reads the --baseline capture. A file named *.pdl is built the way
-// lint builds a PDL input, so the evolution rules see the snapshot it
-// describes with positions in the PDL; one that does not compile leaves
-// nothing to compare with, a usage error like an unreadable file.
-func readBaseline(s verb.Streams, name string) (*lint.Input, error) {
-	src, err := verb.ReadInput(s, name, bound(name))
-	if err != nil {
-		// Say which input it was: the files to check are read too.
-		var ee *verb.ExitError
-		if errors.As(err, &ee) && ee.Err != nil {
-			return nil, verb.Usage("baseline %v", ee.Err)
-		}
-		return nil, err
-	}
-	if !pdllint.IsPDL(name) {
-		return &lint.Input{File: name, Src: src}, nil
-	}
-	// Only the first error is shown, so one of each rule is all the
-	// compiler needs to keep.
-	in, res, err := pdllint.Input(name, src, compile.Options{Dir: filepath.Dir(name), Cap: report.NewCap(1)}, nil)
-	if err != nil {
-		return nil, verb.Usage("baseline %s: %v", name, err)
-	}
-	if in == nil {
-		why := "it defines no Language"
-		if i := slices.IndexFunc(res.Findings, func(f report.Finding) bool { return f.Severity == report.Error }); i >= 0 {
-			f := res.Findings[i]
-			why = fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Column, f.Message)
-		}
-		return nil, verb.Usage("baseline %s does not build, so there is nothing to compare with: %s", name, why)
-	}
-	return in, nil
 }

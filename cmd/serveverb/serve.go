@@ -320,7 +320,7 @@ func (p *Params) conformance(name string, res *compile.Result) []string {
 	li, err := pdllint.Prepare(name, res)
 	var rep *report.Report
 	if err == nil {
-		rep, err = verb.Conformance(name, li, res, report.DefaultMaxPerRule, apply)
+		rep, err = verb.Conformance(name, li, res, report.DefaultMaxPerRule, apply, nil)
 	}
 	if err != nil {
 		return append(notices, fmt.Sprintf("warning: %s could not be linted: %v", languageIDs(res.Server), err))

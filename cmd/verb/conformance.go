@@ -15,10 +15,11 @@ import (
 // (pdllint.Prepare): res's own findings and those of every lint rule, at
 // most max of one rule listed, brought under pilotage.yaml by apply (the
 // function lint's reports go through: severities, disabled rules,
-// suppressions), or as the rules raised them when apply is nil. Build
-// and serve judge a definition by it without compiling it again.
-func Conformance(name string, li *lint.Input, res *compile.Result, max int, apply func(*report.Report)) (*report.Report, error) {
-	c, err := pdllint.NewChecker(rules.All(), lint.Config{MaxPerRule: max})
+// suppressions), or as the rules raised them when apply is nil, and
+// compared with baseline (ReadBaseline) when it is not nil. Build and
+// serve judge a definition by it without compiling it again.
+func Conformance(name string, li *lint.Input, res *compile.Result, max int, apply func(*report.Report), baseline *lint.Input) (*report.Report, error) {
+	c, err := pdllint.NewChecker(rules.All(), lint.Config{MaxPerRule: max, Baseline: baseline})
 	if err != nil {
 		return nil, err
 	}

@@ -28,24 +28,37 @@ func LoadPDL(w io.Writer, name, takes string, color bool, max int) (*compile.Res
 }
 
 // LoadPDLs is LoadPDL of several files: it compiles every one and prints
-// the errors of all in one report, so a build of several files names
+// the errors of all in one report (CompilePDLs).
+func LoadPDLs(w io.Writer, names []string, takes string, color bool, max int) ([]*compile.Result, error) {
+	out, failed, err := CompilePDLs(names, takes, max)
+	if err == nil && failed != nil {
+		err = Unusable(w, failed, color)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CompilePDLs compiles every named PDL file: out[i] is names[i]'s, nil
+// when it has errors, and failed the errors of all of those in one
+// report, nil when there are none, so a build of several files names
 // every broken one, and a guide or schema file two of them share is
 // reported once. A file that cannot be read or is no PDL stops it.
-func LoadPDLs(w io.Writer, names []string, takes string, color bool, max int) ([]*compile.Result, error) {
-	var out []*compile.Result
-	var failed *report.Report
-	for _, name := range names {
+func CompilePDLs(names []string, takes string, max int) (out []*compile.Result, failed *report.Report, err error) {
+	out = make([]*compile.Result, len(names))
+	for i, name := range names {
 		res, rep, err := compile.Load(name, max)
 		var np *compile.NotPDLError
 		if errors.As(err, &np) {
-			return nil, Usage("%v; %s takes the FILE.pdl that defines the Language", np, takes)
+			return nil, nil, Usage("%v; %s takes the FILE.pdl that defines the Language", np, takes)
 		}
 		if err != nil {
-			return nil, Usage("%v", ReadErr(err))
+			return nil, nil, Usage("%v", ReadErr(err))
 		}
 		switch {
 		case res.OK():
-			out = append(out, res)
+			out[i] = res
 		case failed == nil:
 			failed = rep
 		default:
@@ -53,14 +66,13 @@ func LoadPDLs(w io.Writer, names []string, takes string, color bool, max int) ([
 			maps.Copy(failed.Sources, rep.Sources)
 		}
 	}
-	if failed == nil {
-		return out, nil
+	if failed != nil {
+		// The footer counts every file checked, as lint's does.
+		failed.Files, failed.Summary.Files = names, len(names)
+		failed.Order()
+		failed.Dedupe()
 	}
-	// The footer counts every file checked, as lint's does.
-	failed.Files, failed.Summary.Files = names, len(names)
-	failed.Order()
-	failed.Dedupe()
-	return nil, Unusable(w, failed, color)
+	return out, failed, nil
 }
 
 // Unusable writes rep, the errors of an input the verb cannot use (a PDL,
