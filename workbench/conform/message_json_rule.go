@@ -87,8 +87,9 @@ type msgWatch struct {
 	// request's though it is written otherwise (3.0 for 3).
 	respelled []respelledID
 	// nullErrors and nullResults count the responses with the id null,
-	// errors and others: kept from the go-sdk (see received).
-	nullErrors, nullResults int
+	// errors and others, and noIDs those with no id: kept from the
+	// go-sdk (see received).
+	nullErrors, nullResults, noIDs int
 }
 
 // serverRequest is a request of the server: its method and id (JSON).
@@ -166,53 +167,103 @@ func (w *msgWatch) anyAnswered() bool {
 }
 
 // received checks one message of the server, a JSON-RPC message or
-// batch, and reports whether it is a response with the id null, which a
-// transport does not hand the go-sdk: it cannot decode a response
-// without an id, and stops reading the connection at one, failing the
-// call it waits for though the server may answer it next.
-func (w *msgWatch) received(msg []byte) (nullResponse bool) {
+// batch, and returns what of it a transport hands the go-sdk: msg, or
+// nil for a response with the id null or with no id, or a batch without
+// those. The go-sdk cannot decode such a response, and stops reading
+// the connection at one ("invalid request"), failing the call it waits
+// for though the server may answer it next.
+func (w *msgWatch) received(msg []byte) []byte {
+	se := malformed(msg)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var batch []json.RawMessage
+	if t := bytes.TrimSpace(msg); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &batch) != nil {
+		op, held := w.one(msg)
+		w.malformedAt(se, op)
+		if held {
+			return nil
+		}
+		return msg
+	}
+	kept := make([]json.RawMessage, 0, len(batch))
+	for _, m := range batch {
+		if _, held := w.one(m); !held {
+			kept = append(kept, m)
+		}
+	}
+	w.malformedAt(se, "")
+	switch {
+	case len(kept) == len(batch):
+		return msg
+	case len(kept) == 0:
+		return nil
+	}
+	out, err := json.Marshal(kept)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// one checks one message of the server (of a batch, or alone), and
+// returns the operation it answers, or "", and whether it is a response
+// the go-sdk cannot decode (received), with the id null or with none.
+func (w *msgWatch) one(msg []byte) (op string, held bool) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Error  json.RawMessage `json:"error"`
+		Result json.RawMessage `json:"result"`
 	}
 	_ = json.Unmarshal(msg, &m)
-	se := malformed(msg)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	op := m.Method // a request or notification of the server's
+	op = m.Method // a request or notification of the server's
 	if op != "" && len(m.ID) > 0 && (string(m.ID) == "null" || !slices.Contains(serverRequests, op)) && len(w.requests) < maxBadMessages {
 		var id bytes.Buffer
 		_ = json.Compact(&id, m.ID)
 		w.requests = append(w.requests, serverRequest{report.Clip(op), report.Clip(id.String())})
 	}
-	if op == "" && string(m.ID) == "null" {
+	switch {
+	case op != "":
+	case len(m.ID) == 0 && len(m.Error)+len(m.Result) == 0:
+		// No JSON-RPC message (a log line): the go-sdk says what it
+		// could not read, and the check ends (child.failure).
+	case len(m.ID) == 0:
+		// A result or an error without the id that pairs it with its
+		// request.
+		w.noIDs++
+		held = true
+	case string(m.ID) == "null":
 		// JSON-RPC gives the id null only to the error answering a
 		// request whose id could not be read (§5).
-		nullResponse = true
+		held = true
 		if len(m.Error) > 0 && string(m.Error) != "null" {
 			w.nullErrors++
 		} else {
 			w.nullResults++
 		}
-	} else if op == "" && len(m.ID) > 0 {
+	default:
 		var id bytes.Buffer
 		if json.Compact(&id, m.ID) == nil {
 			op = w.response(idKey(id.Bytes()), id.String())
 		}
 	}
+	return op, held
+}
+
+// malformedAt keeps se, the fault of a malformed message answering op
+// (or "" when not known), unless it is nil.
+func (w *msgWatch) malformedAt(se *jsonpos.SyntaxError, op string) {
 	if se == nil {
-		return nullResponse
+		return
 	}
 	if op == "" {
 		op = "a message of the server"
 	}
 	if len(w.bad) == maxBadMessages {
 		w.more++
-		return nullResponse
+		return
 	}
 	w.bad = append(w.bad, badMessage{op, se})
-	return nullResponse
 }
 
 // idKey is the id, as JSON, the go-sdk pairs a response of that id
@@ -286,6 +337,9 @@ func (c *checker) messages() {
 	}
 	if w.nullResults > 0 {
 		c.find(RuleResponseIDs, "a message of the server", "", "%s with the id null: JSON-RPC 2.0 §5 gives that id only to an error, answering a request whose id could not be read, and every request conform sent had one; a client cannot pair it with a request", nullCount(w.nullResults, "a response that is no error", "responses that are no error"))
+	}
+	if w.noIDs > 0 {
+		c.find(RuleResponseIDs, "a message of the server", "", "%s with no id: a response carries the id of the request it answers, null only when that could not be read (JSON-RPC 2.0 §5); a client cannot pair it with a request", nullCount(w.noIDs, "a response", "responses"))
 	}
 	if w.strayMore > 0 {
 		c.find(RuleResponseIDs, "a message of the server", "", "%d more responses answering no request waiting for one", w.strayMore)

@@ -124,8 +124,15 @@ func (c *child) Connect(ctx context.Context) (mcp.Connection, error) {
 func (c *child) copyOut(to *io.PipeWriter) {
 	feed := &sdkFeed{w: to, out: &c.out}
 	lines := &messageLines{each: func(line []byte, whole bool) {
-		if t := bytes.TrimSpace(line); whole && (len(t) == 0 || !c.msgs.received(t)) {
+		t := bytes.TrimSpace(line)
+		switch {
+		case !whole:
+		case len(t) == 0:
 			feed.pass(line, true)
+		default:
+			if t = c.msgs.received(t); t != nil {
+				feed.pass(t, true)
+			}
 		}
 	}}
 	_, err := io.Copy(io.MultiWriter(feed, lines), &c.out)
