@@ -311,13 +311,17 @@ func (c *compiler) pos(p pdl.Pos) language.Pos {
 }
 
 // keywords dispatches the statements of one body to handlers (dispatch),
-// and returns those whose keyword is unknown.
+// and returns those whose keyword is unknown. stmts is the caller's to
+// give up (a Children list): each is cleared once dispatched, so a
+// statement neither the handler nor the tree keeps is garbage while the
+// next compiles (language).
 func (c *compiler) keywords(where string, stmts []*pdl.Stmt, handlers map[string]func(*pdl.Stmt)) unknownKeywords {
 	var u unknownKeywords
-	for _, s := range stmts {
+	for i, s := range stmts {
 		if !c.dispatch(where, s, handlers) {
 			u.add(s, handlers)
 		}
+		stmts[i] = nil
 	}
 	return u
 }

@@ -84,13 +84,13 @@ func (c *compiler) checkExamples(ls *langState) {
 		// A guide without content (pdl-required) shows no example: a file
 		// repeating one such guide 300,000 times spent 0.45 s and 280 MB
 		// giving each empty body to the Markdown parser.
-		if g.Generated || j >= len(ls.guideStmts) || g.Body == "" {
+		if g.Generated || j >= len(ls.guides) || g.Body == "" {
 			continue
 		}
 		exs, err := examples(g.Body, syntax.For(ls.lang))
 		var tc *guidemd.TooComplexError
 		if errors.As(err, &tc) {
-			pos := c.bodyPos(ls.guideStmts[j], tc.Line, 1)
+			pos := c.bodyPos(ls.guides[j], tc.Line, 1)
 			c.add(pdl.Errorf(pdl.RuleExample, pos, lexer.Position{}, fmt.Sprintf("keep a guide under %d bytes and %d lines, table cells and nested quotes and lists, nesting them at most %d deep", guidemd.MaxBodyBytes, guidemd.MaxBlocks, guidemd.MaxNesting),
 				fmt.Sprintf("guide %s is not read as Markdown (%s), so its example programs are not checked", report.Clip(g.ID), tc.Message)))
 		}
@@ -98,7 +98,7 @@ func (c *compiler) checkExamples(ls *langState) {
 			ck := c.checkBody(ex.src, nil, ls)
 			for _, p := range ck.problems {
 				pos, end := ck.problemPos(p, func(line, col int) lexer.Position {
-					return c.bodyPos(ls.guideStmts[j], ex.line+line-1, col)
+					return c.bodyPos(ls.guides[j], ex.line+line-1, col)
 				})
 				c.add(pdl.Errorf(pdl.RuleExample, pos, end, "fix the example, or the entries it calls",
 					fmt.Sprintf("guide %s: example program %s", report.Clip(g.ID), p)))
@@ -109,16 +109,14 @@ func (c *compiler) checkExamples(ls *langState) {
 
 // bodyPos maps a 1-based line and column of a guide body to a source
 // position: in the guide's file, or inside the PDL text block.
-func (c *compiler) bodyPos(s *pdl.Stmt, line, col int) lexer.Position {
-	if a, ok := s.Option("file"); ok {
-		return lexer.Position{Filename: c.path(a.Value.Str()), Line: line, Column: col}
+func (c *compiler) bodyPos(g guideAt, line, col int) lexer.Position {
+	switch {
+	case g.hasFile:
+		return lexer.Position{Filename: c.path(g.file), Line: line, Column: col}
+	case g.hasBody:
+		return valuePos(c.name, &g.body, line, col)
 	}
-	for _, ch := range s.Children() {
-		if ch.Keyword == "body" && len(ch.Args) > 0 {
-			return valuePos(c.name, &ch.Args[0].Value, line, col)
-		}
-	}
-	return s.Pos.In(c.name)
+	return g.at.In(c.name)
 }
 
 // valuePos maps a 1-based line and column (in characters, as every

@@ -116,21 +116,15 @@ func (c *compiler) shownTexts(ls *langState) []shown {
 		out = c.schemaTexts(out, "the context_schema", manifest, s)
 	}
 	for j, g := range ls.lang.Guides {
-		if g.Generated || j >= len(ls.guideStmts) {
+		if g.Generated || j >= len(ls.guides) {
 			continue
 		}
-		s := ls.guideStmts[j]
 		of := " of guide " + g.ID
-		p := s.Positional()
-		out = c.valueTexts(out, "the id"+of, index, arg(p, 0))
-		out = c.valueTexts(out, "the title"+of, index, arg(p, 1))
-		for _, ch := range s.Children() {
-			if ch.Keyword == "description" || ch.Keyword == "topics" {
-				out = c.argTexts(out, "the "+ch.Keyword+of, index, ch)
-			}
+		for _, t := range ls.guides[j].texts {
+			out = append(out, shownValue(t.what+of, index, t.v))
 		}
 		out = append(out, shown{what: "guide " + g.ID, where: whereGuide, text: g.Body,
-			at: func(line, col int) lexer.Position { return c.bodyPos(s, line, col) }})
+			at: func(line, col int) lexer.Position { return c.bodyPos(ls.guides[j], line, col) }})
 	}
 	sets := &ls.lang.Sets
 	var keys []string
@@ -152,8 +146,11 @@ func (c *compiler) shownTexts(ls *langState) []shown {
 	for _, k := range keys {
 		// A Language's statements include the file's (language); a
 		// reserved value has none.
-		if s := ls.sets.at[k]; s != nil {
-			out = c.argTexts(out, strings.Replace(k, ":", " ", 1), closed, s)
+		if vs := ls.sets.texts[k]; len(vs) > 0 {
+			what := strings.Replace(k, ":", " ", 1)
+			for _, v := range vs {
+				out = append(out, shownValue(what, closed, v))
+			}
 		}
 	}
 	for _, p := range ls.prose {
@@ -222,12 +219,58 @@ func (c *compiler) argTexts(out []shown, what, where string, s *pdl.Stmt) []show
 // valueTexts appends a's value as a text: none when a is nil, or when
 // its text names nothing an entry id could be (most of an entry's).
 func (c *compiler) valueTexts(out []shown, what, where string, a *pdl.Arg) []shown {
-	if a == nil {
+	if a == nil || !namesAny(a.Value.Str()) {
 		return out
 	}
-	text := a.Value.Str()
+	return append(out, shownValue(what, where, a.Value))
+}
+
+// shownValue is the text of a PDL value.
+func shownValue(what, where string, v pdl.Value) shown {
+	return shown{what: what, where: where, text: v.Str(), v: v}
+}
+
+// namesAny reports whether text has a word an entry id could be
+// (idWords).
+func namesAny(text string) bool {
 	for range idWords(text) {
-		return append(out, shown{what: what, where: where, text: text, v: a.Value})
+		return true
+	}
+	return false
+}
+
+// namedValue is a value of a statement that could name an entry, with
+// what it is ("the title"), kept for shownTexts once the statement is
+// let go of.
+type namedValue struct {
+	what string
+	v    pdl.Value
+}
+
+// guideTexts are the values of a guide's statement the guide index
+// shows that could name an entry, in order: its id and title, and the
+// words of its description and topics.
+func guideTexts(s *pdl.Stmt) []namedValue {
+	var out []namedValue
+	add := func(what string, a *pdl.Arg) {
+		if a != nil && namesAny(a.Value.Str()) {
+			out = append(out, namedValue{what, a.Value})
+		}
+	}
+	p := s.Positional()
+	add("the id", arg(p, 0))
+	add("the title", arg(p, 1))
+	for _, ch := range s.Children() {
+		switch ch.Keyword {
+		case "description":
+			for _, a := range ch.Args {
+				add("the description", a)
+			}
+		case "topics":
+			for _, a := range ch.Args {
+				add("the topics", a)
+			}
+		}
 	}
 	return out
 }

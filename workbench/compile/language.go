@@ -32,8 +32,8 @@ type langState struct {
 	stmt  *pdl.Stmt
 	sets  setDecls
 	prose []proseDecl
-	// guideStmts locate each authored guide, in order.
-	guideStmts []*pdl.Stmt
+	// guides locate each authored guide, in order.
+	guides []guideAt
 	// settings locate the Language's scalar settings by wire name.
 	settings map[string]*pdl.Stmt
 	// guideIDs maps each guide's file name to its id.
@@ -79,7 +79,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 		Pos: c.pos(s.Pos), Positions: map[string]language.Pos{}}
 	l.Grammar.Arms = append([]string(nil), language.DefaultGrammar.Arms...)
 	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{}, guideIDs: map[string]string{},
-		sets: setDecls{c: c, at: maps.Clone(c.shared.at)}, index: len(c.langs)}
+		sets: setDecls{c: c, at: maps.Clone(c.shared.at), texts: maps.Clone(c.shared.texts)}, index: len(c.langs)}
 	c.cur = ls
 	defer func() { c.cur = nil }()
 	if a := arg(p, 0); a != nil {
@@ -120,7 +120,8 @@ func (c *compiler) language(s *pdl.Stmt) {
 			}
 		}
 	}
-	ls.sets.unknown = c.keywords("a language block", s.Children(), map[string]func(*pdl.Stmt){
+	children := s.Children()
+	handlers := map[string]func(*pdl.Stmt){
 		"title":       setting("title", nil, &l.Title),
 		"description": setting("description", nil, &l.Description),
 		"locator":     setting("locator", pilotage.Locators, &l.Locator),
@@ -176,7 +177,29 @@ func (c *compiler) language(s *pdl.Stmt) {
 				ls.prose = append(ls.prose, proseDecl{field: f, text: strings.TrimSpace(c.text(arg(p, 1), "the paragraph")), section: sec, stmt: ss})
 			}
 		},
-	})
+	}
+	// The guides and closed-set values, of which their handlers keep what
+	// later checks need, are let go of as each is compiled (pdl.Release), and the block
+	// keeps its other statements, which later checks read (shownTexts,
+	// misspeltCapabilities): a Language of 15,000 small guides kept its
+	// whole tree, 4 bytes a byte of the file, beside the guides' model
+	// while it compiled, and one of 25,000 risk levels 14
+	// (docs/performance.md, "Many small guides"). The tree is the
+	// compiler's: Source reads it (pdl.Stream) for this reading alone.
+	if s.Block != nil {
+		s.Block.Body = slices.DeleteFunc(s.Block.Body, func(n pdl.Node) bool {
+			ss, ok := n.(*pdl.Stmt)
+			return ok && letGo[ss.Keyword]
+		})
+		for kw := range letGo {
+			h := handlers[kw]
+			handlers[kw] = func(ss *pdl.Stmt) {
+				h(ss)
+				pdl.Release(ss)
+			}
+		}
+	}
+	ls.sets.unknown = c.keywords("a language block", children, handlers)
 	if ss := ls.settings["syntax"]; ss != nil && l.Text != nil {
 		if loc := ls.settings["locator"]; loc != nil && l.Locator != pilotage.LocatorTextRange {
 			c.errf(pdl.RuleValue, stmtAt{loc}, "remove the locator line: a text syntax implies locator text-range", "a Language with syntax text locates its findings by text-range, not %s (§5.5)", report.Clip(l.Locator))
@@ -188,6 +211,10 @@ func (c *compiler) language(s *pdl.Stmt) {
 	}
 	c.langs = append(c.langs, ls)
 }
+
+// letGo are the keywords of the statements of a language block that
+// language lets go of once compiled.
+var letGo = map[string]bool{"guide": true, "risk": true, "kind": true, "diagnostic": true, "status": true}
 
 // syntax compiles `syntax json|text { keywords …; punctuation …; fence … }`:
 // json is the step model as JSON (the default); text is the statement
@@ -436,7 +463,59 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 		c.errf(pdl.RuleRequired, stmtAt{s}, `add file="guides/x.md" or a body """…""" block`, "guide %s has no content", report.Clip(g.ID))
 	}
 	ls.lang.Guides = append(ls.lang.Guides, g)
-	ls.guideStmts = append(ls.guideStmts, s)
+	ls.lang.GuideSpots = append(ls.lang.GuideSpots, c.guideSpots(s))
+	ls.guides = append(ls.guides, guideAtOf(s))
+}
+
+// guideSpots locates an authored guide and its members (positions).
+func (c *compiler) guideSpots(s *pdl.Stmt) language.GuideSpots {
+	var g language.GuideSpots
+	set := func(member string, p pdl.Pos) {
+		g[1+slices.Index(language.GuideMembers[:], member)] = language.SpotOf(c.pos(p))
+	}
+	g[0] = language.SpotOf(c.pos(s.Pos))
+	if a, ok := s.Option("level"); ok {
+		set("level", a.Pos)
+	}
+	if a, ok := s.Option("file"); ok {
+		set("body", a.Pos)
+	}
+	for _, ch := range s.Children() {
+		switch ch.Keyword {
+		case "body", "topics", "description":
+			set(ch.Keyword, ch.Pos)
+		}
+	}
+	return g
+}
+
+// guideAt is what later checks need of a guide's statement, which is
+// let go of once compiled (language): the places of its body (bodyPos),
+// the statement's and its file= name or else its first body's value,
+// and the texts of the guide index (shownTexts). Values are copies,
+// which keep no statement.
+type guideAt struct {
+	at      pdl.Pos
+	file    string
+	hasFile bool
+	body    pdl.Value
+	hasBody bool
+	texts   []namedValue
+}
+
+func guideAtOf(s *pdl.Stmt) guideAt {
+	g := guideAt{at: s.Pos, texts: guideTexts(s)}
+	if a, ok := s.Option("file"); ok {
+		g.file, g.hasFile = a.Value.Str(), true
+		return g
+	}
+	for _, ch := range s.Children() {
+		if ch.Keyword == "body" && len(ch.Args) > 0 {
+			g.body, g.hasBody = ch.Args[0].Value, true
+			break
+		}
+	}
+	return g
 }
 
 // The sections of Part II that define what a file a PDL names holds,
@@ -638,32 +717,12 @@ func (c *compiler) positions(i int, ls *langState) {
 		l.Positions[mp+"/capabilities"+k] = p
 	}
 	l.SetValues = make(map[string]language.Pos, len(ls.sets.at))
-	for k, s := range ls.sets.at {
-		l.SetValues[k] = c.pos(s.Pos)
+	for k, p := range ls.sets.at {
+		l.SetValues[k] = c.pos(p.from)
 	}
 	key := pilotage.EscapePointerToken(l.ID)
 	l.Positions["/guides/"+key] = c.pos(ls.stmt.Pos)
 	l.Positions["/catalog/"+key] = c.pos(ls.stmt.Pos)
-	l.GuideSpots = make([]language.GuideSpots, len(ls.guideStmts))
-	for j, s := range ls.guideStmts {
-		g := &l.GuideSpots[j]
-		set := func(member string, p pdl.Pos) {
-			g[1+slices.Index(language.GuideMembers[:], member)] = language.SpotOf(c.pos(p))
-		}
-		g[0] = language.SpotOf(c.pos(s.Pos))
-		if a, ok := s.Option("level"); ok {
-			set("level", a.Pos)
-		}
-		if a, ok := s.Option("file"); ok {
-			set("body", a.Pos)
-		}
-		for _, ch := range s.Children() {
-			switch ch.Keyword {
-			case "body", "topics", "description":
-				set(ch.Keyword, ch.Pos)
-			}
-		}
-	}
 	l.Items = make([]language.ItemSpots, len(visible))
 	for n, e := range visible {
 		l.Items[n] = e.spots

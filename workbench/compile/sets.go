@@ -14,7 +14,7 @@ import (
 )
 
 // setDecls are the closed-set statements of one scope (the file, or one
-// Language), compiled, with the statement of each value for positions.
+// Language), compiled, with the place of each value for positions.
 type setDecls struct {
 	c     *compiler
 	risks []closedsets.Risk
@@ -22,7 +22,12 @@ type setDecls struct {
 	codes []closedsets.Code
 	run   []closedsets.Status
 	step  []closedsets.Status
-	at    map[string]*pdl.Stmt // "risk:safe", "kind:device", …
+	at    map[string]place // "risk:safe", "kind:device", …
+	// texts are the values of the statement of each key of at that
+	// could name an entry (namesAny), in order, for shownTexts: the
+	// statements are garbage once compiled (language), and most have
+	// none.
+	texts map[string][]pdl.Value
 	// misreadRisk marks a risk statement with a flag that is not one:
 	// its level's hints are not what the author meant, so which
 	// aggregates the levels lack is not judged (the flag is reported).
@@ -78,7 +83,7 @@ var statusOptions = []string{"ok", "effects"}
 func (d *setDecls) add(s *pdl.Stmt) {
 	c := d.c
 	if d.at == nil {
-		d.at = map[string]*pdl.Stmt{}
+		d.at = map[string]place{}
 	}
 	switch s.Keyword {
 	case "risk":
@@ -163,11 +168,20 @@ func (d *setDecls) define(s *pdl.Stmt, set, value string) bool {
 	if value == "" {
 		return false
 	}
-	if prev, dup := d.at[set+":"+value]; dup {
-		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(int(prev.Pos.Line)), "%s %s is defined twice", set, report.Clip(value))
+	key := set + ":" + value
+	if prev, dup := d.at[key]; dup {
+		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(int(prev.from.Line)), "%s %s is defined twice", set, report.Clip(value))
 		return false
 	}
-	d.at[set+":"+value] = s
+	d.at[key] = stmtAt{s}.place()
+	for _, a := range s.Args {
+		if namesAny(a.Value.Str()) {
+			if d.texts == nil {
+				d.texts = map[string][]pdl.Value{}
+			}
+			d.texts[key] = append(d.texts[key], a.Value)
+		}
+	}
 	return true
 }
 
@@ -218,21 +232,23 @@ var reservedMeanings = map[string]string{
 // sets assembles a Language's closed sets: the reserved values first,
 // then the file's shared values, then the Language's own, each table
 // present exactly when the Language's capabilities require it, and each
-// prose section written for its grammar and capabilities.
+// prose section written for its grammar and capabilities. Each table is
+// sized as it is (slices.Concat): 25,000 risk levels grown by appending
+// left up to as much again unused.
 func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Sets {
 	l := ls.lang
 	var s closedsets.Sets
 	for _, code := range pilotage.ReservedCodes {
 		s.DiagnosticCodes = append(s.DiagnosticCodes, closedsets.Code{Code: code, Meaning: reservedMeanings[code]})
 	}
-	s.DiagnosticCodes = append(append(s.DiagnosticCodes, c.shared.codes...), ls.sets.codes...)
+	s.DiagnosticCodes = slices.Concat(s.DiagnosticCodes, c.shared.codes, ls.sets.codes)
 	syn := syntax.For(l)
 	s.DiagnosticPaths = syn.Paths()
 	if caps.Has(pilotage.CapCatalog) {
-		s.Kinds = append(append(s.Kinds, c.shared.kinds...), ls.sets.kinds...)
+		s.Kinds = slices.Concat(s.Kinds, c.shared.kinds, ls.sets.kinds)
 	}
 	if caps.Has(pilotage.CapCatalog) || caps.Has(pilotage.CapPlan) {
-		s.RiskLevels = append(append(s.RiskLevels, c.shared.risks...), ls.sets.risks...)
+		s.RiskLevels = slices.Concat(s.RiskLevels, c.shared.risks, ls.sets.risks)
 	}
 	// The grammar-dependent prose is written for every Language, each
 	// section saying only what its grammar and capabilities have
@@ -249,11 +265,11 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 		for _, r := range pilotage.ReservedRunStatuses {
 			s.RunStatuses = append(s.RunStatuses, closedsets.Status{Status: r.Status, OK: r.OK, SideEffects: r.SideEffects, Meaning: r.Meaning})
 		}
-		s.RunStatuses = append(append(s.RunStatuses, c.shared.run...), ls.sets.run...)
+		s.RunStatuses = slices.Concat(s.RunStatuses, c.shared.run, ls.sets.run)
 		for _, r := range pilotage.ReservedStepStatuses {
 			s.StepStatuses = append(s.StepStatuses, closedsets.Status{Status: r.Status, OK: r.OK, SideEffects: r.SideEffects, Meaning: r.Meaning})
 		}
-		s.StepStatuses = append(append(s.StepStatuses, c.shared.step...), ls.sets.step...)
+		s.StepStatuses = slices.Concat(s.StepStatuses, c.shared.step, ls.sets.step)
 		s.Truncation = language.Truncation(g)
 		s.Output = language.Output(g, l.ExecutionMode, caps.HasSub(pilotage.CapExecute, pilotage.SubTestRun))
 	}
@@ -322,7 +338,7 @@ func (c *compiler) checkRiskCover(ls *langState, caps pilotage.Capabilities, mod
 		if len(g.Levels) != 2 {
 			calling = "each"
 		}
-		c.errf(pdl.RuleRisk, stmtAt{c.riskStmt(ls, g.Levels[0])}, fix,
+		c.errf(pdl.RuleRisk, c.riskAt(ls, g.Levels[0]), fix,
 			"risk levels %s of Language %s aggregate to %s, which no level has exactly, so a plan calling %s has no max_risk consistent with its hints",
 			andWords(g.Levels), report.Clip(id), g.Hints.Text(), calling)
 	}
@@ -341,11 +357,11 @@ func (c *compiler) checkKinds(ls *langState, caps pilotage.Capabilities, sets *c
 		"Language %s declares catalog but sees no catalog entry kind, which its closed-sets guide must list (§5.2)", report.Clip(ls.lang.ID))
 }
 
-// riskStmt is the statement declaring a risk level the Language sees: its
-// own, or the file's.
-func (c *compiler) riskStmt(ls *langState, name string) *pdl.Stmt {
-	if s, ok := ls.sets.at["risk:"+name]; ok {
-		return s
+// riskAt is the place of the statement declaring a risk level the
+// Language sees: its own, or the file's.
+func (c *compiler) riskAt(ls *langState, name string) place {
+	if p, ok := ls.sets.at["risk:"+name]; ok {
+		return p
 	}
 	return c.shared.at["risk:"+name]
 }

@@ -138,6 +138,27 @@ type Stmt struct {
 	Comment string
 }
 
+// Release empties s and every node of its block, for a reader of a tree
+// it owns (one Stream read, or its own Parse) done with s and with
+// every part of it. The parts of a tree come from slab blocks shared
+// along it (grammar.go), so a node kept elsewhere keeps its block, and
+// through the pointers of the block's other nodes every node read after
+// it: letting go of a statement frees nothing unless its parts point
+// nowhere. A released statement has no keyword, arguments or block.
+func Release(s *Stmt) {
+	if b := s.Block; b != nil {
+		for _, n := range b.Body {
+			if c, ok := n.(*Stmt); ok {
+				Release(c)
+			}
+		}
+		clear(b.Body)
+		*b = Block{}
+	}
+	clear(s.Args)
+	*s = Stmt{}
+}
+
 // Block is a braced body.
 type Block struct {
 	Pos Pos

@@ -152,3 +152,48 @@ func lexAll(src string) int {
 	}
 	return n
 }
+
+// TestReleaseFreesTheTree: a reader that keeps a statement of a tree
+// and lets go of the others frees them only once it releases them. A
+// Language block of small guides, whose Language statement is kept with
+// its first child, holds the whole tree through the slab blocks its
+// parts share when its guides are only dropped from its body, and a
+// twentieth of it when each is released as well.
+func TestReleaseFreesTheTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses a megabyte of PDL to measure the tree; run without -short")
+	}
+	src := pdltest.SmallGuides(8000)
+	liveAfter := func(release bool) int64 {
+		f, _ := Parse("g.pdl", src)
+		var lang *Stmt
+		for s := range f.Statements() {
+			if s.Keyword == "language" {
+				lang = s
+				break
+			}
+		}
+		body := lang.Block.Body
+		lang.Block.Body = nil
+		for _, n := range body {
+			if s, ok := n.(*Stmt); ok && s.Keyword == "guide" && release {
+				Release(s)
+			}
+		}
+		clear(body)
+		f.Body = nil
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		runtime.KeepAlive(lang)
+		return int64(m.HeapAlloc)
+	}
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	dropped, released := liveAfter(false)-int64(base.HeapAlloc), liveAfter(true)-int64(base.HeapAlloc)
+	t.Logf("live after dropping the guides: %d KiB, after releasing them: %d KiB", dropped>>10, released>>10)
+	if released > dropped/20 {
+		t.Errorf("released guides keep %d bytes of %d live", released, dropped)
+	}
+}

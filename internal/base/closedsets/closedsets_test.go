@@ -312,3 +312,10 @@ func BenchmarkParse(b *testing.B) {
 		Parse(body)
 	}
 }
+
+// cell is a table cell's text as Render writes it.
+func cell(s string) string {
+	var b strings.Builder
+	writeCell(&b, s)
+	return b.String()
+}
