@@ -187,10 +187,11 @@ func (c *compiler) language(s *pdl.Stmt) {
 	// (docs/performance.md, "Many small guides"). The tree is the
 	// compiler's: Source reads it (pdl.Stream) for this reading alone.
 	if s.Block != nil {
-		s.Block.Body = slices.DeleteFunc(s.Block.Body, func(n pdl.Node) bool {
+		// A copy: the body's array, of every statement, is let go of.
+		s.Block.Body = slices.Clone(slices.DeleteFunc(s.Block.Body, func(n pdl.Node) bool {
 			ss, ok := n.(*pdl.Stmt)
 			return ok && letGo[ss.Keyword]
-		})
+		}))
 		for kw := range letGo {
 			h := handlers[kw]
 			handlers[kw] = func(ss *pdl.Stmt) {
@@ -716,10 +717,8 @@ func (c *compiler) positions(i int, ls *langState) {
 	for k, p := range local {
 		l.Positions[mp+"/capabilities"+k] = p
 	}
-	l.SetValues = make(map[string]language.Pos, len(ls.sets.at))
-	for k, p := range ls.sets.at {
-		l.SetValues[k] = c.pos(p.from)
-	}
+	// The places of the set values are the Language's own from now on.
+	l.SetValues = ls.sets.at
 	key := pilotage.EscapePointerToken(l.ID)
 	l.Positions["/guides/"+key] = c.pos(ls.stmt.Pos)
 	l.Positions["/catalog/"+key] = c.pos(ls.stmt.Pos)

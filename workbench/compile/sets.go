@@ -22,7 +22,9 @@ type setDecls struct {
 	codes []closedsets.Code
 	run   []closedsets.Status
 	step  []closedsets.Status
-	at    map[string]place // "risk:safe", "kind:device", …
+	// at locates each value's statement, keyed "risk:safe",
+	// "kind:device", …: the Language's SetValues once it is finished.
+	at map[string]language.Spot
 	// texts are the values of the statement of each key of at that
 	// could name an entry (namesAny), in order, for shownTexts: the
 	// statements are garbage once compiled (language), and most have
@@ -83,7 +85,7 @@ var statusOptions = []string{"ok", "effects"}
 func (d *setDecls) add(s *pdl.Stmt) {
 	c := d.c
 	if d.at == nil {
-		d.at = map[string]place{}
+		d.at = map[string]language.Spot{}
 	}
 	switch s.Keyword {
 	case "risk":
@@ -170,10 +172,10 @@ func (d *setDecls) define(s *pdl.Stmt, set, value string) bool {
 	}
 	key := set + ":" + value
 	if prev, dup := d.at[key]; dup {
-		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(int(prev.from.Line)), "%s %s is defined twice", set, report.Clip(value))
+		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(int(prev.Line)), "%s %s is defined twice", set, report.Clip(value))
 		return false
 	}
-	d.at[key] = stmtAt{s}.place()
+	d.at[key] = language.SpotOf(d.c.pos(s.Pos))
 	for _, a := range s.Args {
 		if namesAny(a.Value.Str()) {
 			if d.texts == nil {
@@ -220,6 +222,16 @@ func (c *compiler) flags(args []*pdl.Arg, set ...string) (out map[string]bool, m
 	return out, meaning, misread
 }
 
+// joined is a then b, sized exactly, and b itself (clipped, so an append
+// copies it) when a is empty: a Language's own values are not copied
+// beside themselves (25,000 risk levels: 1 MB).
+func joined[T any](a, b []T) []T {
+	if len(a) == 0 {
+		return slices.Clip(b)
+	}
+	return slices.Concat(a, b)
+}
+
 // reservedMeanings explains the reserved diagnostic codes (data-model.md).
 var reservedMeanings = map[string]string{
 	pilotage.CodeSyntax:         "The program is not well-formed for the grammar: not JSON, or a member of the wrong shape.",
@@ -233,8 +245,8 @@ var reservedMeanings = map[string]string{
 // then the file's shared values, then the Language's own, each table
 // present exactly when the Language's capabilities require it, and each
 // prose section written for its grammar and capabilities. Each table is
-// sized as it is (slices.Concat): 25,000 risk levels grown by appending
-// left up to as much again unused.
+// sized as it is (slices.Concat, joined): 25,000 risk levels grown by
+// appending left up to as much again unused.
 func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Sets {
 	l := ls.lang
 	var s closedsets.Sets
@@ -245,10 +257,10 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 	syn := syntax.For(l)
 	s.DiagnosticPaths = syn.Paths()
 	if caps.Has(pilotage.CapCatalog) {
-		s.Kinds = slices.Concat(s.Kinds, c.shared.kinds, ls.sets.kinds)
+		s.Kinds = joined(c.shared.kinds, ls.sets.kinds)
 	}
 	if caps.Has(pilotage.CapCatalog) || caps.Has(pilotage.CapPlan) {
-		s.RiskLevels = slices.Concat(s.RiskLevels, c.shared.risks, ls.sets.risks)
+		s.RiskLevels = joined(c.shared.risks, ls.sets.risks)
 	}
 	// The grammar-dependent prose is written for every Language, each
 	// section saying only what its grammar and capabilities have
@@ -358,12 +370,14 @@ func (c *compiler) checkKinds(ls *langState, caps pilotage.Capabilities, sets *c
 }
 
 // riskAt is the place of the statement declaring a risk level the
-// Language sees: its own, or the file's.
+// Language sees (its own, or the file's): its keyword, as stmtAt's.
 func (c *compiler) riskAt(ls *langState, name string) place {
-	if p, ok := ls.sets.at["risk:"+name]; ok {
-		return p
+	s, ok := ls.sets.at["risk:"+name]
+	if !ok {
+		s = c.shared.at["risk:"+name]
 	}
-	return c.shared.at["risk:"+name]
+	from := pdl.Pos{Offset: s.Offset, Line: s.Line, Column: s.Column}
+	return stmtAt{&pdl.Stmt{Pos: from, Keyword: "risk"}}.place()
 }
 
 // pdlFlags writes hints as the flags of a risk statement, each with its

@@ -136,16 +136,17 @@ var setKeys = map[string]string{
 // ValueLocator is lint.Input.LocateValue of a build: the statement that
 // defines a closed-set value. Like Locator, it keeps only the positions.
 func ValueLocator(srv *language.Server) func(lang, section, value string) (string, int, int, bool) {
-	values := make(map[string]map[string]language.Pos, len(srv.Languages))
+	values := make(map[string]*language.Language, len(srv.Languages))
 	for _, l := range srv.Languages {
-		values[l.ID] = l.SetValues
+		values[l.ID] = &language.Language{Pos: l.Pos, SetValues: l.SetValues}
 	}
 	return func(lang, section, value string) (string, int, int, bool) {
 		key, ok := setKeys[section]
-		if !ok {
+		l := values[lang]
+		if !ok || l == nil {
 			return "", 0, 0, false
 		}
-		pos, ok := values[lang][key+":"+value]
+		pos, ok := l.SetValue(key + ":" + value)
 		return pos.File, pos.Line, pos.Column, ok
 	}
 }

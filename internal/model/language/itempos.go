@@ -52,6 +52,21 @@ func (l *Language) Position(pointer string) (Pos, bool) {
 	return Pos{}, false
 }
 
+// SetValue is the place of the statement that defines the closed-set
+// value key (SetValues).
+func (l *Language) SetValue(key string) (Pos, bool) {
+	s, ok := l.SetValues[key]
+	if !ok {
+		return Pos{}, false
+	}
+	return l.at(s), true
+}
+
+// at is s in the Language's file.
+func (l *Language) at(s Spot) Pos {
+	return Pos{File: l.Pos.File, Line: int(s.Line), Column: int(s.Column), Offset: int(s.Offset)}
+}
+
 // spot is the place rest ("N" or "N/member") records among count
 // values, each of whose spots are spots(n): the value's own, then each
 // of members.
@@ -71,5 +86,5 @@ func (l *Language) spot(rest string, count int, spots func(n int) []Spot, member
 	if s.Line == 0 {
 		return Pos{}, false
 	}
-	return Pos{File: l.Pos.File, Line: int(s.Line), Column: int(s.Column), Offset: int(s.Offset)}, true
+	return l.at(s), true
 }

@@ -85,7 +85,9 @@ type Language struct {
 	// "diagnostic:scope", "status run:ok", "status step:full": the
 	// closed-sets guide is generated, so a finding about one of its
 	// values has no line of its own in the PDL but that statement's.
-	SetValues map[string]Pos
+	// Spots, read through SetValue: a Language of 25,000 risk levels
+	// kept 40 bytes a value (docs/performance.md, "Many small guides").
+	SetValues map[string]Spot
 }
 
 // Limits are the evaluation bounds of §10.1.
