@@ -35,9 +35,8 @@ type entryState struct {
 	// at is the entry's keyword; kind and risk are its options (zero
 	// when absent).
 	at, kind, risk place
-	// spots locate the item and its members, the same in every Language
-	// whose catalog lists it.
-	spots language.ItemSpots
+	// index is its place in the compiler's entries and itemSpots.
+	index int32
 	// languages are the arguments of its languages statement, fails the
 	// status of each fail statement, in order.
 	languages, fails []place
@@ -52,10 +51,6 @@ type entryState struct {
 	inputWritten bool
 	// input is its input_schema once compiled, for checkSchemaSums.
 	input schemaUse
-	// shown are the texts lookup and Runs hand to the principals that
-	// see it (entryTexts), kept for checkShownNames when the file has
-	// principals.
-	shown []shown
 }
 
 // programAt is where a promoted program is written: its statement, and
@@ -194,11 +189,15 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			es.languages = append(es.languages, argAt{a}.place())
 		}
 	}
-	es.spots = c.itemPositions(s, byKeyword)
 	// The principals are read (file's first pass); the names the texts
 	// hold are judged once every entry is known.
 	if len(c.srv.Principals) > 0 {
-		es.shown = c.entryTexts(append(fields, failStmts...))
+		if texts := c.entryTexts(append(fields, failStmts...)); len(texts) > 0 {
+			if c.entryShown == nil {
+				c.entryShown = map[*entryState][]shown{}
+			}
+			c.entryShown[es] = texts
+		}
 	}
 	if dup {
 		// Its block is checked above, but what calls the id calls the
@@ -207,7 +206,9 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		// list the id twice, and each would be reported as well.
 		return
 	}
+	es.index = int32(len(c.entries))
 	c.entries = append(c.entries, es)
+	c.itemSpots = append(c.itemSpots, c.itemPositions(s, byKeyword))
 }
 
 // visible returns the entries Language id sees, in file order, or none
@@ -685,9 +686,9 @@ func (c *compiler) jsonValue(a *pdl.Arg) json.RawMessage {
 // others that is not blank (a blank line keeps no indentation to
 // measure). Another literal has no lines of its own: the zero TextAt.
 func (c *compiler) textAt(v *pdl.Value, text string) language.TextAt {
-	at := func(line int) language.Pos {
+	at := func(line int) language.Spot {
 		p := valuePos(c.name, v, line, 1)
-		return language.Pos{File: p.Filename, Line: p.Line, Column: p.Column}
+		return language.Spot{Line: int32(p.Line), Column: int32(p.Column)}
 	}
 	if v.Kind() != pdl.KindText {
 		return language.TextAt{} // valuePos places every line at the value
@@ -702,7 +703,7 @@ func (c *compiler) textAt(v *pdl.Value, text string) language.TextAt {
 		rest = after
 		if line, _, _ := strings.Cut(rest, "\n"); strings.TrimSpace(line) != "" {
 			out.Rest = at(n)
-			out.Rest.Line -= n - 2
+			out.Rest.Line -= int32(n - 2)
 			return out
 		}
 	}

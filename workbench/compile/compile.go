@@ -146,8 +146,19 @@ type compiler struct {
 	shared setDecls
 	// langs holds each Language's statements and sets while compiling.
 	langs []*langState
-	// entries are the catalog entries with their statements.
-	entries []*entryState
+	// entries are the catalog entries with their statements, and
+	// itemSpots the places of each one's item and members, the same in
+	// every Language whose catalog lists it: a Language that lists every
+	// entry shares them as its Items (positions). Held in each entry's
+	// state, and copied into those Items beside it, they took 288 bytes
+	// an entry (docs/performance.md, "Many small entries").
+	entries   []*entryState
+	itemSpots []language.ItemSpots
+	// entryShown are the texts lookup and Runs hand, of an entry, to the
+	// principals that see it (entryTexts), kept for checkShownNames when
+	// the file has principals and the entry such texts: apart from its
+	// state, which they took to a larger size class in a file of none.
+	entryShown map[*entryState][]shown
 	// principalPatterns locate each principal's sees patterns, in order,
 	// beside its Sees, so a pattern that matches nothing is reported at
 	// itself.

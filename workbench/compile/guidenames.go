@@ -47,9 +47,9 @@ func (c *compiler) checkShownNames() {
 		c.checkShown(readers{lang: ls.lang.ID}, c.shownTexts(ls))
 	}
 	for _, es := range c.entries {
-		c.checkShown(readers{entry: es.e}, es.shown)
-		es.shown = nil
+		c.checkShown(readers{entry: es.e}, c.entryShown[es])
 	}
+	c.entryShown = nil
 }
 
 // readers are who receive a text: every caller of Language lang ("" for

@@ -722,9 +722,14 @@ func (c *compiler) positions(i int, ls *langState) {
 	key := pilotage.EscapePointerToken(l.ID)
 	l.Positions["/guides/"+key] = c.pos(ls.stmt.Pos)
 	l.Positions["/catalog/"+key] = c.pos(ls.stmt.Pos)
+	if len(visible) > 0 && len(visible) == len(c.entries) {
+		// Every entry, in order (visible).
+		l.Items = slices.Clip(c.itemSpots)
+		return
+	}
 	l.Items = make([]language.ItemSpots, len(visible))
 	for n, e := range visible {
-		l.Items[n] = e.spots
+		l.Items[n] = c.itemSpots[e.index]
 	}
 }
 

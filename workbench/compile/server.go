@@ -53,6 +53,11 @@ func (c *compiler) file(f *pdl.File) {
 	// read once. It builds the entries' trees alone: the Language blocks'
 	// are live still (langs), and one of many guides is tens of MB.
 	if left := pre.entries; left > 0 {
+		// Sized as they are, not grown by doubling: 60,000 entries'
+		// index took 3 MB.
+		c.entries = make([]*entryState, 0, left)
+		c.itemSpots = make([]language.ItemSpots, 0, left)
+		c.entryByID = make(map[string]*entryState, left)
 		for s := range f.StatementsOf("entry") {
 			c.entry(s)
 			if left--; left == 0 {

@@ -197,10 +197,13 @@ type Entry struct {
 	Pos           Pos
 }
 
-// TextAt is where a literal's text sits in a file: its first line starts
-// at First, and line n > 1 at line Rest.Line+n-2, column Rest.Column, since
-// a text block is dedented and its lines share one indentation.
-type TextAt struct{ First, Rest Pos }
+// TextAt is where a literal's text sits in its entry's file (Entry.Pos):
+// its first line starts at First, and line n > 1 at line Rest.Line+n-2,
+// column Rest.Column, since a text block is dedented and its lines share
+// one indentation. Spots, without the file: two Pos took 80 bytes of
+// every entry, most of which have no program (docs/performance.md,
+// "Many small entries").
+type TextAt struct{ First, Rest Spot }
 
 // ProgramPos is the place in the PDL of line:col of the entry's
 // ProgramSource.
@@ -208,11 +211,9 @@ func (e *Entry) ProgramPos(line, col int) Pos {
 	at := e.ProgramAt.First
 	if line > 1 {
 		at = e.ProgramAt.Rest
-		at.Line += line - 2
+		at.Line += int32(line - 2)
 	}
-	at.Column += col - 1
-	at.Offset = 0
-	return at
+	return Pos{File: e.Pos.File, Line: int(at.Line), Column: int(at.Column) + col - 1}
 }
 
 // Behavior scripts a catalog entry for `pilotage serve`.
