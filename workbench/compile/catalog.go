@@ -35,8 +35,6 @@ type entryState struct {
 	// at is the entry's keyword; kind and risk are its options (zero
 	// when absent).
 	at, kind, risk place
-	// index is its place in the compiler's entries and itemSpots.
-	index int32
 	// languages are the arguments of its languages statement, fails the
 	// status of each fail statement, in order.
 	languages, fails []place
@@ -49,6 +47,8 @@ type entryState struct {
 	// likely misspelling of one: without a compiled input_schema its
 	// input is then unknown, not absent, the statement's error said why.
 	inputWritten bool
+	// index is its place in the compiler's entries and itemSpots.
+	index int32
 	// input is its input_schema once compiled, for checkSchemaSums.
 	input schemaUse
 }

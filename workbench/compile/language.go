@@ -121,6 +121,15 @@ func (c *compiler) language(s *pdl.Stmt) {
 		}
 	}
 	children := s.Children()
+	// The guides' lists are sized as they are (and the closed-sets
+	// guide), not grown by doubling.
+	guides := 0
+	for _, ss := range children {
+		if ss.Keyword == "guide" {
+			guides++
+		}
+	}
+	l.Guides, l.GuideSpots, ls.guides = make([]*language.Guide, 0, guides+1), make([]language.GuideSpots, 0, guides), make([]guideAt, 0, guides)
 	handlers := map[string]func(*pdl.Stmt){
 		"title":       setting("title", nil, &l.Title),
 		"description": setting("description", nil, &l.Description),
@@ -496,12 +505,11 @@ func (c *compiler) guideSpots(s *pdl.Stmt) language.GuideSpots {
 // and the texts of the guide index (shownTexts). Values are copies,
 // which keep no statement.
 type guideAt struct {
-	at      pdl.Pos
-	file    string
-	hasFile bool
-	body    pdl.Value
-	hasBody bool
-	texts   []namedValue
+	at               pdl.Pos
+	hasFile, hasBody bool
+	file             string
+	body             pdl.Value
+	texts            []namedValue
 }
 
 func guideAtOf(s *pdl.Stmt) guideAt {
