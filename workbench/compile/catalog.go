@@ -189,6 +189,13 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			es.languages = append(es.languages, argAt{a}.place())
 		}
 	}
+	if dup {
+		// Its block is checked above, but what calls the id calls the
+		// first: were it in the catalog too, the checks that resolve
+		// the id would judge callers on the second, the catalog would
+		// list the id twice, and each would be reported as well.
+		return
+	}
 	// The principals are read (file's first pass); the names the texts
 	// hold are judged once every entry is known.
 	if len(c.srv.Principals) > 0 {
@@ -198,13 +205,6 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			}
 			c.entryShown[es] = texts
 		}
-	}
-	if dup {
-		// Its block is checked above, but what calls the id calls the
-		// first: were it in the catalog too, the checks that resolve
-		// the id would judge callers on the second, the catalog would
-		// list the id twice, and each would be reported as well.
-		return
 	}
 	es.index = int32(len(c.entries))
 	c.entries = append(c.entries, es)
