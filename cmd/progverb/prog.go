@@ -153,7 +153,7 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		err = verb.WriteOutputNoted(s, p.Output, "the output", ran, func(w io.Writer) error {
 			switch {
 			case format == report.JSON:
-				resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule)
+				resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule, &pf.files)
 				return report.WriteJSON(w, resp)
 			case draw != "":
 				return picture.NewTimeline(&picture.RunRecord{RunID: resp.RunID, Outcome: resp.Outcome, Output: resp.Output, Trace: resp.Trace, Diagnostics: resp.Diagnostics}).WriteHTML(w)
@@ -214,7 +214,7 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 	err = verb.WriteOutputNoted(s, p.Output, "the output", counted, func(w io.Writer) error {
 		switch {
 		case format == report.JSON:
-			resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule)
+			resp.Diagnostics = capDiagnostics(resp.Diagnostics, p.MaxPerRule, &pf.files)
 			return report.WriteJSON(w, resp)
 		case graph != nil:
 			return picture.WritePlan(w, draw, graph)
@@ -391,12 +391,13 @@ func diagnosticCounts(ds []pilotage.Diagnostic) func() string {
 	}
 }
 
-// capDiagnostics lists at most max diagnostics of each code, in order,
+// capDiagnostics lists at most max diagnostics of each code, the first
+// in the engine's order, in the order of the text (progtext.InTextOrder)
 // as the text report does (report.Cap), then one per code that had
 // some left out, saying how many, at the first of those left out (so in
 // the Language's path dialect). A program with a diagnostic per step
 // would otherwise print a response far larger than itself.
-func capDiagnostics(diags []pilotage.Diagnostic, max int) []pilotage.Diagnostic {
+func capDiagnostics(diags []pilotage.Diagnostic, max int, files *progtext.Files) []pilotage.Diagnostic {
 	c := report.NewCap(max)
 	var listed []pilotage.Diagnostic
 	first := map[string]pilotage.Path{}
@@ -408,8 +409,11 @@ func capDiagnostics(diags []pilotage.Diagnostic, max int) []pilotage.Diagnostic 
 		}
 	}
 	if len(first) == 0 {
+		// None left out: diags itself, which keeps its [] when empty.
+		progtext.InTextOrder(diags, files)
 		return diags
 	}
+	progtext.InTextOrder(listed, files)
 	for _, f := range c.Left() {
 		listed = append(listed, pilotage.Diagnostic{Code: f.Rule, Severity: string(f.Severity), Message: f.Message, Path: first[f.Rule], Hint: f.Hint})
 	}

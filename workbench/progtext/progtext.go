@@ -50,16 +50,39 @@ func Diagnostics(w io.Writer, diags []pilotage.Diagnostic, files *Files, maxPerR
 // before its expressions), which jumps about the text. Findings at one
 // position keep the engine's order, and files their first finding's.
 func byPosition(fs []report.Finding) []report.Finding {
+	slices.SortStableFunc(fs, positionOrder(fs))
+	return fs
+}
+
+// positionOrder compares findings of fs as byPosition orders them.
+func positionOrder(fs []report.Finding) func(a, b report.Finding) int {
 	rank := map[string]int{}
 	for _, f := range fs {
 		if _, ok := rank[f.File]; !ok {
 			rank[f.File] = len(rank)
 		}
 	}
-	slices.SortStableFunc(fs, func(a, b report.Finding) int {
+	return func(a, b report.Finding) int {
 		return cmp.Or(cmp.Compare(rank[a.File], rank[b.File]), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
-	})
-	return fs
+	}
+}
+
+// InTextOrder sorts diags in place in the order Diagnostics lists them:
+// by their place in the files, the engine's order kept at one place, so
+// --format json lists them as the text does.
+func InTextOrder(diags []pilotage.Diagnostic, files *Files) {
+	fs := progdiag.Findings(diags, files.Docs)
+	order := positionOrder(fs)
+	idx := make([]int, len(diags))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return order(fs[a], fs[b]) })
+	sorted := make([]pilotage.Diagnostic, len(diags))
+	for i, j := range idx {
+		sorted[i] = diags[j]
+	}
+	copy(diags, sorted)
 }
 
 // Plan prints a valid program's plan (§5.6): its maximum risk and hints,
