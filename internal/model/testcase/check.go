@@ -55,6 +55,12 @@ func Check(c *Case, got *Got) []Failure {
 	for _, k := range e.Blank {
 		fail(k, fmt.Sprintf("states no %s; pilotage test --update writes what the engine answers", k), nil, nil)
 	}
+	for _, m := range e.PlanBlank {
+		// A blank member compares as one left out: without this the
+		// plan would hold of any plan, and --update leave it blank.
+		fs = append(fs, Failure{Line: m.At.Line, Col: max(m.At.Col, 1), Key: "plan",
+			Msg: fmt.Sprintf("states no plan %s; pilotage test --update writes what the engine answers", m.Name)})
+	}
 	if e.Valid != nil && *e.Valid != v.Valid {
 		fail("valid", fmt.Sprintf("valid is %t, expected %t", v.Valid, *e.Valid), nil, nil)
 	}

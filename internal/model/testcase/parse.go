@@ -569,15 +569,18 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 	return nil
 }
 
-// riskPlaces records in e where plan, the plan: expectation, writes each
+// planPlaces records in e where plan, the plan: expectation, writes each
 // risk level, so that one outside the closed set is reported at its
-// value, not at the plan.
-func (p *parser) riskPlaces(plan *yaml.Node, e *Expect) {
+// value, not at the plan, and which of its members are given with no
+// value (steps:), which state nothing yet, as a blank key does.
+func (p *parser) planPlaces(plan *yaml.Node, e *Expect) {
 	if plan.Kind != yaml.MappingNode {
 		return // decode says what shape it wants
 	}
 	for i := 0; i+1 < len(plan.Content); i += 2 {
 		switch k, v := plan.Content[i], plan.Content[i+1]; {
+		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
+			e.PlanBlank = append(e.PlanBlank, Member{Name: k.Value, At: p.place(v)})
 		case k.Value == "max_risk":
 			e.MaxRiskAt = p.place(v)
 		case k.Value == "risks" && v.Kind == yaml.MappingNode:
@@ -591,6 +594,11 @@ func (p *parser) riskPlaces(plan *yaml.Node, e *Expect) {
 
 func (p *parser) expect(n *yaml.Node, e *Expect) error {
 	e.node, e.Lines, e.Cols = n, map[string]int{}, map[string]int{}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		// `expect:` with no value (or ~) states nothing, as a case
+		// without expect does: it fails until --update fills it in.
+		return nil
+	}
 	at := func(key string, f func(*yaml.Node) error) func(*yaml.Node) error {
 		return func(v *yaml.Node) error {
 			e.Lines[key], e.Cols[key] = v.Line, v.Column
@@ -607,7 +615,7 @@ func (p *parser) expect(n *yaml.Node, e *Expect) error {
 		"diagnostics": at("diagnostics", func(v *yaml.Node) error { e.Diagnostics = []DiagWant{}; return p.decodeKnown(v, &e.Diagnostics) }),
 		"plan": at("plan", func(v *yaml.Node) error {
 			e.Plan = &PlanWant{}
-			p.riskPlaces(v, e)
+			p.planPlaces(v, e)
 			return p.decodeKnown(v, e.Plan)
 		}),
 		"status":    at("status", func(v *yaml.Node) error { return p.str(v, &e.Status) }),

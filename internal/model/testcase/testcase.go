@@ -123,7 +123,16 @@ type Expect struct {
 	// levels.
 	MaxRiskAt Place
 	RisksAt   map[string]Place
+	// PlanBlank are the members of plan: given with no value (steps:,
+	// max_risk:): as a blank key, each fails until --update fills it.
+	PlanBlank []Member
 	node      *yaml.Node
+}
+
+// Member is a member of an expectation, by name, and where its value is.
+type Member struct {
+	Name string
+	At   Place
 }
 
 // expectKeys are the expectations, in the order docs/test.md lists

@@ -33,6 +33,14 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 		c.node.Content = append(c.node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "expect"}, e.node)
 		e.Lines = map[string]int{}
 	}
+	if e.node.Kind != yaml.MappingNode {
+		// `expect:` given blank (or ~): the keys go in its place, and
+		// its comments stay.
+		e.node.Kind, e.node.Tag, e.node.Value, e.node.Style = yaml.MappingNode, "", "", 0
+		if i := slices.Index(c.node.Content, e.node); i > 0 {
+			keyComment(c.node.Content[i-1], e.node)
+		}
+	}
 	if len(e.node.Content) == 0 {
 		keys := []string{"valid", "diagnostics"}
 		if got.Execute != nil {
@@ -78,15 +86,63 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 			continue
 		}
 		old := e.node.Content[i+1]
-		var n yaml.Node
-		if err := n.Encode(v); err != nil {
+		if plan := got.Validate.Plan; key == "plan" && plan != nil && old.Kind == yaml.MappingNode && len(old.Content) > 0 {
+			// A plan states only the members it gives (a blank one
+			// included): those are rewritten, and none is added.
+			if err := rewriteMembers(old, planMembers(PlanOf(plan))); err != nil {
+				return refused, err
+			}
+			continue
+		}
+		if err := rewrite(e.node.Content[i], old, v); err != nil {
 			return refused, err
 		}
-		keepFlow(old, &n)
-		n.HeadComment, n.LineComment, n.FootComment = old.HeadComment, old.LineComment, old.FootComment
-		*old = n
 	}
 	return refused, nil
+}
+
+// rewrite makes old, the value of key k in the case file, v, in old's
+// style and with its comments.
+func rewrite(k, old *yaml.Node, v any) error {
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return err
+	}
+	keepFlow(old, &n)
+	n.HeadComment, n.LineComment, n.FootComment = old.HeadComment, old.LineComment, old.FootComment
+	*old = n
+	keyComment(k, old)
+	return nil
+}
+
+// keyComment moves the comment written after a blank value (`output:
+// # why`) to its key k when the value v becomes a block mapping or
+// list: go-yaml writes such a value's own line comment before the next
+// item of the file, where it would describe something else.
+func keyComment(k, v *yaml.Node) {
+	block := (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && v.Style&yaml.FlowStyle == 0
+	if block && v.LineComment != "" && k.LineComment == "" {
+		k.LineComment, v.LineComment = v.LineComment, ""
+	}
+}
+
+// rewriteMembers rewrites each member of the mapping n that values
+// holds to its value there.
+func rewriteMembers(n *yaml.Node, values map[string]any) error {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if v, ok := values[n.Content[i].Value]; ok {
+			if err := rewrite(n.Content[i], n.Content[i+1], v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// planMembers are w's members by the names a case gives them, each
+// whether empty or not: a plan of no steps is `steps: []`.
+func planMembers(w PlanWant) map[string]any {
+	return map[string]any{"steps": w.Steps, "risks": w.Risks, "max_risk": w.MaxRisk}
 }
 
 // dropPlanRunKeys removes from the mapping n the plan and Run
