@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -323,8 +324,18 @@ func (p *parser) resolvePDL(f *File, root *yaml.Node) error {
 		return nil
 	}
 	found, _ := filepath.Glob(filepath.Join(p.dir, "..", "*.pdl"))
-	if len(found) != 1 {
-		return p.errAt(root, fmt.Sprintf("no pdl: and %d *.pdl files beside the tests directory", len(found)), "name the Language's file with `pdl: ../lang.pdl`")
+	if len(found) == 0 {
+		return p.errAt(root, "no pdl: and no *.pdl file beside the tests directory", "name the Language's file with `pdl: ../lang.pdl`")
+	}
+	if len(found) > 1 {
+		// Named as the case file would name them, so the hint's is one
+		// to paste.
+		rel := make([]string, len(found))
+		for i, f := range found {
+			rel[i] = "../" + filepath.Base(f)
+		}
+		return p.errAt(root, fmt.Sprintf("no pdl: and %d *.pdl files beside the tests directory: %s", len(found), strings.Join(report.Clips(rel), ", ")),
+			"name the Language's file with `pdl: "+report.Clip(rel[0])+"`")
 	}
 	f.PDL = found[0]
 	return nil
