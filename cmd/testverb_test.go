@@ -192,6 +192,7 @@ func wholeReport(t *testing.T, p testverb.Params) []byte {
 		}
 	}
 	rep.Sort()
+	rep.Summary.Cases = &report.Cases{Cases: len(outcomes), Passed: len(outcomes) - failed, Failed: failed}
 	var b bytes.Buffer
 	write := func(w io.Writer) error { return report.Write(w, p.Format, rep, report.Options{Color: p.Color}) }
 	switch {

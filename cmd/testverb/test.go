@@ -111,7 +111,7 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 		return &verb.ExitError{Code: verb.ExitUsage}
 	case rep.Failed(false):
 		return verb.Findings
-	case p.Run != nil && t.cases == 0:
+	case t.noneSelected():
 		// A --run that selects nothing is a mistyped flag, not a corpus
 		// that passes: CI would pass it for ever.
 		msg := fmt.Sprintf("--run %q matches no case (of %s)", p.Run, report.Count(t.skipped, "case"))
@@ -234,6 +234,7 @@ func (t *run) report(w io.Writer) error {
 		}
 	}
 	t.skipped, t.nearest = r.Skipped, r.Nearest()
+	rep.Summary.Cases = &report.Cases{Cases: t.cases, Passed: t.cases - t.failed, Failed: t.failed}
 	if p.Format != report.Text {
 		return st.Close()
 	}
@@ -244,10 +245,21 @@ func (t *run) report(w io.Writer) error {
 			return err
 		}
 	}
+	if t.noneSelected() {
+		// Test says so, as a usage error: a count of no cases beside it
+		// would read as a run.
+		return nil
+	}
 	if _, err := fmt.Fprintln(w, t.counts()); err != nil {
 		return err
 	}
 	return testcase.WriteText(w, t.covOrder)
+}
+
+// noneSelected reports whether --run selected no case of files that
+// read and ran: a mistyped flag, not a corpus that passes.
+func (t *run) noneSelected() bool {
+	return t.p.Run != nil && t.cases == 0 && !t.rep.Failed(false)
 }
 
 // add is what keeps a case's outcome in fr: its findings and counts, and

@@ -133,6 +133,18 @@ type Summary struct {
 	Files      int `json:"files,omitempty"`
 	// Checked counts the units checked (entries, steps, rules …).
 	Checked map[string]int `json:"checked,omitempty"`
+	// Cases are pilotage test's counts, the members of the summary
+	// beside the findings' (nil for every other verb): findings alone
+	// do not tell a run that ran no case from one whose cases passed.
+	*Cases
+}
+
+// Cases counts the cases of a pilotage test run, as its text report's
+// last line does ("7 cases, 6 passed, 1 failed").
+type Cases struct {
+	Cases  int `json:"cases"`
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
 }
 
 // Convention is the Section of a rule that enforces a convention of
