@@ -183,6 +183,9 @@ type Checker struct {
 	infos   []report.RuleInfo
 	base    *Pass
 	cfg     Config
+	// idle are the enabled rules that run on no input: without a
+	// baseline, the evolution rules, which have nothing to compare with.
+	idle []string
 }
 
 // NewChecker prepares the enabled rules and the baseline. It fails as Run
@@ -205,6 +208,9 @@ func NewChecker(rules []*Rule, cfg Config) (*Checker, error) {
 		if !cfg.Disabled[r.ID] {
 			c.enabled = append(c.enabled, r)
 			c.infos = append(c.infos, r.Info())
+			if base == nil && r.Category == CatEvolution {
+				c.idle = append(c.idle, r.ID)
+			}
 		}
 	}
 	return c, nil
@@ -246,6 +252,11 @@ func (c *Checker) Check(in *Input) *report.Report {
 	// raise them and returns those listed.
 	rep.AddListed(lintOne(c.enabled, in, c.base, rep.Cap)...)
 	rep.Summary.Files = 1
+	if len(c.idle) > 0 {
+		// A suppression of one had nothing to suppress: it is not
+		// unused (docs/config.md, "unused-suppression").
+		rep.NotRun = map[string][]string{in.File: c.idle}
+	}
 	rep.Sort()
 	return rep
 }
