@@ -334,7 +334,8 @@ func (t *run) update(o langtest.Outcome) (refused []string) {
 		t.refused = append(t.refused, o.File.Name+": "+r.Msg)
 		refused = append(refused, r.Key)
 	}
-	if n := len(t.changed); n == 0 || t.changed[n-1] != o.File {
+	rewrote := slices.ContainsFunc(o.Failures, func(f testcase.Failure) bool { return !slices.Contains(refused, f.Key) })
+	if n := len(t.changed); rewrote && (n == 0 || t.changed[n-1] != o.File) {
 		t.changed = append(t.changed, o.File)
 	}
 	return refused

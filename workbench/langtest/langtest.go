@@ -384,7 +384,9 @@ func (r *Runner) runCase(f *testcase.File, c *testcase.Case, pdl *compiled, lang
 	o.Failures = testcase.Check(c, got)
 	for _, x := range o.Failures {
 		u := finding(f, x.Line, "test-"+x.Key, fmt.Sprintf("case %q: %s", c.Name, x.Msg), x.Diff)
-		u.Column = x.Col
+		if u.Column = x.Col; x.End > x.Col {
+			u.EndLine, u.EndColumn = x.Line, x.End
+		}
 		o.Unmet = append(o.Unmet, u)
 	}
 	return o

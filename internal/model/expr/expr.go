@@ -808,8 +808,14 @@ func isWordRune(r rune) bool {
 // program's argument as in a PDL entry's condition. name is as the
 // message shows it (clipped, when long).
 func TextHint(name string) string {
-	return fmt.Sprintf("expressions are CEL: the text %s is written '%s'", name, name)
+	return fmt.Sprintf(textHintPrefix+"%s is written '%s'", name, name)
 }
+
+const textHintPrefix = "expressions are CEL: the text "
+
+// IsTextHint reports whether a diagnostic's hint is a TextHint: the
+// engine read a bare word where a text was likely meant.
+func IsTextHint(hint string) bool { return strings.HasPrefix(hint, textHintPrefix) }
 
 // ErrCost is returned when an evaluation exceeds its cost limit.
 var ErrCost = errors.New("expression exceeded its evaluation cost limit")

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/report"
+	"github.com/pilotage-dev/pilotage/internal/model/expr"
 )
 
 // Got is what the engine answered for one case.
@@ -21,6 +23,9 @@ type Got struct {
 type Failure struct {
 	Line int
 	Col  int
+	// End is the column past the value the failure is at, when it is
+	// written on one line; 0 when unknown.
+	End  int
 	Key  string // "status", "output", …
 	Msg  string
 	Diff string // unified diff of want and got, when both are values
@@ -42,7 +47,11 @@ func Check(c *Case, got *Got) []Failure {
 		fs = append(fs, f)
 	}
 	v := got.Validate
+	quoted := quotedCause(c, v)
 	if len(e.Lines) == 0 {
+		if quoted != nil {
+			return []Failure{*quoted}
+		}
 		// A case that states nothing would pass whatever its program
 		// did, an invalid one included: it fails until --update records
 		// what it does, as a blank key does.
@@ -98,6 +107,14 @@ func Check(c *Case, got *Got) []Failure {
 		// does not validate answers (§6.5), what pilotage run prints: it
 		// states that the program is invalid, as valid: false does.
 		refusedInvalid := !v.Valid && e.Status == pilotage.StatusValidationError
+		if quoted != nil && (e.Valid == nil || *e.Valid) && e.Diagnostics == nil && !refusedInvalid {
+			// A case that expects the program to validate fails at the
+			// quoted string that keeps it from validating; what follows
+			// from it (a Run that did not happen, valid: true) is left
+			// out.
+			fs = slices.DeleteFunc(fs, func(f Failure) bool { return f.Key == "valid" })
+			return append(fs, *quoted)
+		}
 		for _, k := range runKeys {
 			if _, ok := e.Lines[k]; ok && !slices.Contains(e.Blank, k) && (k != "status" || !refusedInvalid) {
 				fail(k, fmt.Sprintf("expects %s of a Run, but the case did not run: %s", k, whyInvalid(v.Diagnostics)), nil, nil)
@@ -133,6 +150,53 @@ func Check(c *Case, got *Got) []Failure {
 		fail("narration", fmt.Sprintf("the narration does not contain %q", e.Narration), e.Narration, got.Narration)
 	}
 	return fs
+}
+
+// quotedCause is the failure of a case whose inline program does not
+// validate because YAML took the quotes of one of its strings (`item:
+// 'milk'` is the CEL milk, not the text): at that string, with the
+// engine's hint and how to write the text in YAML. nil when the
+// program's first error is elsewhere, or another kind of mistake: a
+// name CEL does not know (expr.IsTextHint), or a syntax error in what
+// reads as prose, not as an expression (`'milk and eggs'`).
+func quotedCause(c *Case, v *pilotage.ValidateResponse) *Failure {
+	i := slices.IndexFunc(v.Diagnostics, func(d pilotage.Diagnostic) bool { return d.Severity == pilotage.SeverityError })
+	if v.Valid || i < 0 || len(c.Quoted) == 0 {
+		return nil
+	}
+	d := v.Diagnostics[i]
+	q, ok := c.Quoted[d.Path.Pointer]
+	if !ok || d.Path.Text != nil {
+		return nil
+	}
+	prose := d.Code == pilotage.CodeSyntax && !strings.ContainsAny(q.Value, ".()[]{}=<>&|+*/\\\"'?:")
+	if !expr.IsTextHint(d.Hint) && !prose {
+		return nil
+	}
+	hint := "YAML's quotes are not CEL's: YAML reads the value as " + report.Clip(q.Value) + ", which CEL reads as an expression; " + yamlText(q)
+	if d.Hint != "" {
+		hint = d.Hint + "; " + hint
+	}
+	return &Failure{Line: q.At.Line, Col: q.At.Col, End: q.At.End, Key: "program", Msg: whyInvalid(v.Diagnostics), Diff: hint}
+}
+
+// yamlText says how to write q's value as a CEL text in YAML: in CEL's
+// quotes inside YAML's (item: "'milk'").
+func yamlText(q Quoted) string {
+	v := report.Clip(q.Value)
+	var s string
+	switch {
+	case !strings.ContainsAny(v, `'"\`):
+		s = `"'` + v + `'"`
+	case !strings.ContainsAny(v, `"\`):
+		s = `'"` + strings.ReplaceAll(v, "'", "''") + `"'`
+	default:
+		return "write the text in CEL's quotes inside YAML's"
+	}
+	if q.Key != "" {
+		s = q.Key + ": " + s
+	}
+	return "write " + s
 }
 
 // whyInvalid says why a case's program did not validate: its first

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -499,7 +500,9 @@ func (p *parser) testCase(n *yaml.Node) (*Case, error) {
 func (p *parser) program(n *yaml.Node, c *Case) error {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
 		var err error
-		c.Program, err = p.jsonValue(n)
+		if c.Program, err = p.jsonValue(n); err == nil {
+			p.quoted(n, "", "", c)
+		}
 		return err
 	}
 	path, f, err := p.readRel(n, n.Value)
@@ -519,6 +522,32 @@ func (p *parser) program(n *yaml.Node, c *Case) error {
 	c.Text = true
 	return nil
 }
+
+// quoted records in c.Quoted each string under n, the value of key at
+// pointer at of an inline program (jsonValue has read it, so it is not
+// nested too deep), that is written quoted.
+func (p *parser) quoted(n *yaml.Node, at, key string, c *Case) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+			if c.Quoted == nil {
+				c.Quoted = map[string]Quoted{}
+			}
+			c.Quoted[at] = Quoted{At: p.place(n), Key: key, Value: n.Value}
+		}
+	case yaml.SequenceNode:
+		for i, x := range n.Content {
+			p.quoted(x, at+"/"+strconv.Itoa(i), "", c)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			p.quoted(n.Content[i+1], at+"/"+pointerEscaper.Replace(k), k, c)
+		}
+	}
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // inFile is an error at pos of src, the file at path that the case file
 // names at n: a report quotes that file, and says where it is named.

@@ -60,7 +60,11 @@ type Case struct {
 	// nothing is validated or planned, so only Run expectations apply.
 	ProgramRef string
 	// ProgramFile is the file the program was read from, "" inline.
-	ProgramFile    string
+	ProgramFile string
+	// Quoted are the strings of an inline program that YAML read
+	// quoted, by JSON Pointer: YAML takes their quotes, so `'milk'` is
+	// the CEL milk, and an error there is placed at it (Check).
+	Quoted         map[string]Quoted
 	Input, Context json.RawMessage
 	TraceLevel     string
 	// TestRun asks a deploy-mode Language for a test run (§6.5.7).
@@ -69,6 +73,13 @@ type Case struct {
 	Drift   *Drift
 	Expect  Expect
 	node    *yaml.Node
+}
+
+// Quoted is a string of an inline program written quoted in YAML: where,
+// under which key ("" in a list), and its value, the quotes taken.
+type Quoted struct {
+	At         Place
+	Key, Value string
 }
 
 // Stub replaces an entry's scripted behaviour for one case: a fixed

@@ -18,14 +18,26 @@ import (
 // Run expectations that failed, which it has not, and gets valid and
 // diagnostics. An answer nested deeper than a case may state, or one
 // the engine did not give, is left as it was, a Refusal: the next run
-// would refuse the file, or fail the case.
+// would refuse the file, or fail the case. So is a case whose program's
+// mistake is a string YAML took the quotes of (Check's "program"
+// failure): the program is to mend, not its mistake to record.
 func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) {
 	if c.node == nil {
 		return nil, errDropped
 	}
 	redo := map[string]bool{}
 	for _, f := range failed {
+		if f.Key == "program" {
+			// The program is what is wrong (quotedCause): recording
+			// that it does not validate would make its mistake the
+			// case's expectation.
+			refused = append(refused, Refusal{f.Key, fmt.Sprintf("case %q: %s; mend the program", c.Name, f.Msg)})
+			continue
+		}
 		redo[f.Key] = true
+	}
+	if len(redo) == 0 {
+		return refused, nil
 	}
 	e := &c.Expect
 	if e.node == nil {
