@@ -144,8 +144,11 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		if err != nil {
 			return requestError(s, p, pf, err)
 		}
-		if !resp.Outcome.OK {
-			if err := misfiled(p, pf, resp.Outcome.Status == pilotage.StatusValidationError); err != nil {
+		// Only a Run that never started is looked at: one that ran took
+		// its files as they are, and its report is the answer (a
+		// Language's input may well hold steps).
+		if resp.Outcome.Status == pilotage.StatusValidationError {
+			if err := misfiled(p, pf); err != nil {
 				return err
 			}
 		}
@@ -164,6 +167,11 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 			return err
 		}
 		if !resp.Outcome.OK {
+			if p.Input != "" && inputs.RecognizeSrc(pf.files.Sources[p.Input]) == inputs.Program {
+				// It ran, so it is the answer; the look of its input
+				// may be why it failed.
+				fmt.Fprintf(s.Err, "pilotage: note: --input %s looks like a program, not the Run's input\n", p.Input)
+			}
 			return verb.Findings
 		}
 		return nil
@@ -173,7 +181,7 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		return requestError(s, p, pf, err)
 	}
 	if !resp.Valid {
-		if err := misfiled(p, pf, true); err != nil {
+		if err := misfiled(p, pf); err != nil {
 			return err
 		}
 	}
@@ -300,17 +308,14 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 }
 
 // misfiled is the usage error of a command given another kind of file
-// than it reads, asked once the program did not validate (invalid) or
-// the Run failed, so that a file the command takes is never refused by
+// than it reads, asked once the program did not validate or the Run
+// could not start, so that a file the command takes is never refused by
 // its look: a plan, a validate response, a trace, a manifest or a
 // snapshot as the program, or a program as --input, likeliest with the
 // two files swapped. nil when neither file is unmistakably misplaced
 // (inputs.Recognize): the diagnostics are then the answer.
-func misfiled(p Params, pf *progFiles, invalid bool) error {
-	prog := inputs.Unknown
-	if invalid {
-		prog = inputs.RecognizeSrc(pf.files.Sources[p.Program])
-	}
+func misfiled(p Params, pf *progFiles) error {
+	prog := inputs.RecognizeSrc(pf.files.Sources[p.Program])
 	if prog != inputs.Unknown && prog != inputs.Program {
 		return verb.Usage("%s: this looks like %s, not a program; %s", p.Program, prog, prog.Use())
 	}
@@ -318,7 +323,7 @@ func misfiled(p Params, pf *progFiles, invalid bool) error {
 		return nil
 	}
 	swapped := ""
-	if invalid && prog == inputs.Unknown {
+	if prog == inputs.Unknown {
 		swapped = fmt.Sprintf(" (are %s and %s swapped?)", p.Input, p.Program)
 	}
 	return verb.Usage("--input %s: this looks like a program, not the Run's input; the program is run's argument, and --input the JSON object its input schema describes%s", p.Input, swapped)
