@@ -14,12 +14,18 @@ import (
 // Unknown when it is none of them, or might be what the verb takes: a
 // program's input is any object, so only a program whose steps read as
 // the engine's (call, if, for_each or run, and no plan step's kind) is
-// one, never an object that merely has steps.
+// one, never an object that merely has steps; such steps make it one
+// whatever else it holds.
 func Recognize(root jsonpos.Node) Kind {
 	if !root.Is(jsonpos.Object) {
 		return Unknown
 	}
 	switch {
+	case programSteps(root.Get("steps")):
+		// Steps that read as a program's make it one, whatever stray
+		// member it has besides ("valid", "languages"): its
+		// diagnostics name the stray member.
+		return Program
 	case root.Has("snapshot"):
 		return Snapshot
 	case root.Has("pilotage") || root.Has("languages"):
@@ -30,8 +36,6 @@ func Recognize(root jsonpos.Node) Kind {
 		return Plan
 	case root.Get("valid").Is(jsonpos.Bool):
 		return Response
-	case programSteps(root.Get("steps")):
-		return Program
 	}
 	return Unknown
 }

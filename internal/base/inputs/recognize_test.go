@@ -19,6 +19,11 @@ func TestRecognize(t *testing.T) {
 		`{"valid": false, "diagnostics": []}`:                                 Response,
 		`{"steps": [{"id": "a", "call": "x.y"}, {"if": "true", "then": []}]}`: Program,
 		`{"steps": [{"for_each": "input.xs", "do": []}], "output": "1"}`:      Program,
+		// A program with a stray member is still a program: its
+		// diagnostics name the member.
+		`{"steps": [{"id": "a", "call": "x"}], "valid": true}`:      Program,
+		`{"steps": [{"id": "a", "call": "x"}], "languages": []}`:    Program,
+		`{"steps": [{"id": "a", "call": "x"}], "max_risk": "safe"}`: Program,
 		// Not unmistakably a program: no steps, a plan step, a step of
 		// another grammar, a step that is no object.
 		`{"steps": []}`: Unknown,
