@@ -35,10 +35,23 @@ func plain(m string) (msg, hint string) {
 		return "Syntax error: unexpected character '" + g[1] + "'", ""
 	}
 	if g := mismatched.FindStringSubmatch(m); g != nil {
-		if g[1] == "<EOF>" {
+		want := expected(g[2])
+		if g[1] != "<EOF>" {
+			return "Syntax error: unexpected '" + g[1] + "'; expected " + want, ""
+		}
+		if want == "a value" {
 			return "Syntax error: the expression ends where a value should follow", "complete it, or remove what it ends with"
 		}
-		return "Syntax error: unexpected '" + g[1] + "'; expected " + expected(g[2]), ""
+		// A list, map or condition left open: [1, 2 wants ']' or ','.
+		for _, closer := range []string{"']'", "'}'", "')'"} {
+			if strings.Contains(g[2], closer) {
+				return "Syntax error: missing " + closer + " at the end", "close what is open: add " + closer
+			}
+		}
+		if strings.Contains(g[2], "':'") {
+			return "Syntax error: missing ':' at the end", "a choice is written cond ? a : b: add ':' and the value when cond is false"
+		}
+		return "Syntax error: the expression ends where " + want + " should follow", ""
 	}
 	if g := missingAt.FindStringSubmatch(m); g != nil {
 		if g[2] == "<EOF>" {
