@@ -43,6 +43,13 @@ func TestServeStdio(t *testing.T) {
 // TestServeRefuses: flags that contradict each other are refused before
 // the PDL is compiled, exit 2 with the reason.
 func TestServeRefuses(t *testing.T) {
+	// A port another process listens on is said to be taken, not
+	// ill-formed (the address given was well formed).
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
 	for _, tc := range []struct {
 		name string
 		p    serveverb.Params
@@ -53,6 +60,8 @@ func TestServeRefuses(t *testing.T) {
 		{"interval alone", serveverb.Params{IntervalSet: true}, "add --watch"},
 		{"principal unknown", serveverb.Params{Principal: "nobody"}, "nobody"},
 		{"bad address", serveverb.Params{HTTP: "nohost"}, "--http nohost"},
+		{"port taken", serveverb.Params{HTTP: taken.Addr().String()}, "another process listens there; stop it, or give another port"},
+		{"a URL", serveverb.Params{HTTP: "http://127.0.0.1:8080/"}, "give HOST:PORT without a scheme, such as 127.0.0.1:8080"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := verbtest.Call(func(s verb.Streams) error { return serveverb.Serve(context.Background(), serveParams(tc.p), s) })

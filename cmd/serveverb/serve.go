@@ -261,6 +261,14 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 // listened on. A port alone (--http 8080) is the likeliest slip: the
 // hint gives the address that serves it on this machine.
 func addrError(addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		// The address was well formed: something else listens there.
+		return verb.Usage("--http %s: %v: another process listens there; stop it, or give another port (port 0 picks a free one)", addr, listenErr(err))
+	case strings.Contains(addr, "://"):
+		hostPort := addr[strings.Index(addr, "://")+3:]
+		return verb.Usage("--http %s: give HOST:PORT without a scheme, such as %s", addr, strings.TrimSuffix(hostPort, "/"))
+	}
 	example := "127.0.0.1:8080 (port 0 picks a free one)"
 	if _, perr := strconv.ParseUint(addr, 10, 16); perr == nil {
 		example = "127.0.0.1:" + addr + " for port " + addr + " on this machine only"
