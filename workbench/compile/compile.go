@@ -339,10 +339,13 @@ func (c *compiler) keywords(where string, stmts []*pdl.Stmt, handlers map[string
 
 // dispatch hands a statement to its handler, reporting an unknown
 // keyword with a did-you-mean over the keywords of that place; false for
-// an unknown keyword.
+// an unknown keyword, and for a statement left out for an error of its
+// value (pdl.Stmt.Dropped), which the caller keeps as it keeps an
+// unknown one: its error said the statement is there, so its absence is
+// not reported too.
 func (c *compiler) dispatch(where string, s *pdl.Stmt, handlers map[string]func(*pdl.Stmt)) bool {
 	if s.Keyword == pdl.Placeholder {
-		return true
+		return s.Dropped() == ""
 	}
 	h, ok := handlers[s.Keyword]
 	if !ok {
@@ -404,7 +407,8 @@ func (u *unknownKeywords) meanings() []string {
 	return u.meant
 }
 
-// add adds s, an unknown keyword of a body of handlers, unless the list
+// add adds s, an unknown keyword of a body of handlers or a statement
+// left out for an error of its value, unless the list
 // holds maxUnknown. It keeps the keyword and the positional arguments,
 // what misspells reads, apart from the tree: a file's top level is read
 // a statement at a time (pdl.File.Statements), and a statement kept
@@ -415,9 +419,14 @@ func (u *unknownKeywords) add(s *pdl.Stmt, handlers map[string]func(*pdl.Stmt)) 
 		return
 	}
 	kept := &pdl.Stmt{Pos: s.Pos, Keyword: s.Keyword}
-	for _, a := range s.Positional() {
-		a := *a
-		kept.Args = append(kept.Args, &a)
+	if kw := s.Dropped(); kw != "" {
+		// Its keyword is the one it means; its value was in error.
+		kept.Keyword = kw
+	} else {
+		for _, a := range s.Positional() {
+			a := *a
+			kept.Args = append(kept.Args, &a)
+		}
 	}
 	if u.names == nil {
 		u.names = slices.Sorted(maps.Keys(handlers))

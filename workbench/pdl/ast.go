@@ -138,6 +138,18 @@ type Stmt struct {
 	Comment string
 }
 
+// Dropped is the keyword of a statement recovery left out for an error
+// of its value (an unquoted expression or JSON), which it writes as a
+// Placeholder statement whose one argument is that keyword; "" for any
+// other statement. The statement was written: a check of its absence
+// would report the error again in other words.
+func (s *Stmt) Dropped() string {
+	if s.Keyword != Placeholder || len(s.Args) != 1 || s.Args[0].Key != "" || s.Args[0].Value.Kind() != KindIdent {
+		return ""
+	}
+	return s.Args[0].Value.Token
+}
+
 // Release empties s and every node of its block, for a reader of a tree
 // it owns (one Stream read, or its own Parse) done with s and with
 // every part of it. The parts of a tree come from slab blocks shared

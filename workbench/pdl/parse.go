@@ -166,6 +166,7 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 	// starts is whether prev starts a statement: its keyword, if a word.
 	starts := false
 	stmt := 0      // the offset of the statement being read
+	var head token // its first token
 	var drop []int // offsets of lines recovery blanks (blankLine)
 	for len(findings) < maxSyntaxErrors {
 		t := l.next()
@@ -181,7 +182,7 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 		starts = before.typ == tokEOF || before.typ == tokEOL || before.typ == tokSemi || before.typ == tokComment ||
 			before.typ == tokPunct && before.val != "="
 		if starts {
-			stmt = from
+			stmt, head = from, t
 		}
 		n, json := 0, false
 		if !quiet[t.pos.Line] {
@@ -211,6 +212,9 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 			l.skip(from + n - to)
 			repair(stmt, from+n)
 			work[stmt] = Placeholder[0]
+			if head.typ == tokIdent {
+				keepKeyword(work[stmt:from+n], head.val)
+			}
 			continue
 		}
 		if t.typ != tokEOL && t.typ != tokComment {
@@ -738,6 +742,18 @@ func blankLine(work []byte, offset int) bool {
 	}
 	work[at] = Placeholder[0]
 	return string(work[max(from-1, 0):to]) != was
+}
+
+// keepKeyword writes keyword after the Placeholder that heads stmt, a
+// statement blanked for an error of its value, when its first line has
+// the room (it has unless the value starts a line of its own right after
+// a keyword written against it), so the compiler knows the statement is
+// there (Stmt.Dropped).
+func keepKeyword(stmt []byte, keyword string) {
+	n := 2 + len(keyword)
+	if n <= len(stmt) && bytes.IndexByte(stmt[:n], '\n') < 0 {
+		copy(stmt[2:], keyword)
+	}
 }
 
 // blank overwrites work[from:to] with spaces, keeping newlines so every
