@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/pilotage-dev/pilotage"
@@ -315,6 +316,9 @@ func readProgFiles(s verb.Streams, lang *language.Language, programFile string, 
 // two files swapped. nil when neither file is unmistakably misplaced
 // (inputs.Recognize): the diagnostics are then the answer.
 func misfiled(p Params, pf *progFiles) error {
+	if src := pf.files.Sources[p.Program]; strings.EqualFold(filepath.Ext(p.Program), ".pdl") && jsonpos.Check(src) != nil {
+		return verb.Usage("%s: this is a PDL file, not a program; give it with --lang, and the program as a file of its own", p.Program)
+	}
 	prog := inputs.RecognizeSrc(pf.files.Sources[p.Program])
 	if prog != inputs.Unknown && prog != inputs.Program {
 		return verb.Usage("%s: this looks like %s, not a program; %s", p.Program, prog, prog.Use())
