@@ -41,7 +41,8 @@ definition's own files (the PDL and every file it names) are never
 replaced or removed: a build that would write over one is refused before
 anything is written. Every file is written beside its name first and
 moved in place once all are written, so a build that cannot write one (a
-full disk, a read-only guides directory) leaves the earlier build whole.
+full disk, a read-only guides directory) leaves the earlier build whole;
+Ctrl-C before then removes what was written beside them.
 
 Several PDL files (or a directory, walked for its *.pdl files at any depth,
 or a quoted glob such as 'langs/**/*.pdl') build each into DIR/<name>/, name

@@ -5,12 +5,16 @@ package cmd_test
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 )
 
 // TestStoppedTestLeavesNoTemporaryFile: pilotage test -o writes its
@@ -67,5 +71,49 @@ func TestStoppedTestLeavesNoTemporaryFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(report); string(b) != "earlier\n" {
 		t.Errorf("the stopped run left the report %.80q, want the earlier one", b)
+	}
+}
+
+// TestStoppedBuildLeavesNoStagedFile: build stages each file it writes
+// beside it (.pilotage-build-*) before lint judges the build; Ctrl-C
+// while lint runs removes them, and the process ends by the signal.
+func TestStoppedBuildLeavesNoStagedFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a generated Language of some MB")
+	}
+	bin := pilotageBinary(t)
+	dir := t.TempDir()
+	pdl, out := filepath.Join(dir, "gen.pdl"), filepath.Join(dir, "out")
+	if err := os.WriteFile(pdl, pdltest.Generated(5000, 50, true), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	staged := func() []string {
+		var found []string
+		filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasPrefix(d.Name(), ".pilotage-build-") {
+				found = append(found, p)
+			}
+			return nil
+		})
+		return found
+	}
+	cmd := exec.Command(bin, "build", "-o", out, pdl)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); len(staged()) == 0; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no staged file appeared within 60 s")
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
+		t.Skipf("build ended with %v before the signal came: nothing to check", err)
+	}
+	if m := staged(); len(m) > 0 {
+		t.Errorf("the stopped build left %v", m)
 	}
 }

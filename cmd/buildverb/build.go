@@ -88,7 +88,10 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 		broken = verb.Unusable(s.Err, failed, p.Color)
 	}
 	// Each build is staged (written beside its files), then linted; only
-	// when all conform are they moved in place.
+	// when all conform are they moved in place. Ctrl-C meanwhile (lint
+	// of a large Language takes seconds) removes what is staged.
+	guard := verb.GuardSignals()
+	defer guard.Stop()
 	outs := make([]output, 0, len(builds))
 	discard := func(outs []output) {
 		for _, o := range outs {
@@ -100,7 +103,7 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 		if res == nil {
 			continue
 		}
-		o, err := check(s, p, res, names[i], dirs[i], baseline)
+		o, err := check(s, p, guard, res, names[i], dirs[i], baseline)
 		if err != nil {
 			discard(outs)
 			return err
@@ -118,7 +121,14 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 		return verb.Findings
 	}
 	for i, o := range outs {
-		if err := buildOne(s, o, o.dir); err != nil {
+		var err error
+		// A signal waits for the files to be in place: none is left
+		// half moved.
+		guard.Do(func() func() {
+			err = buildOne(s, o, o.dir)
+			return nil
+		})
+		if err != nil {
 			discard(outs[i+1:])
 			return err
 		}
@@ -140,8 +150,9 @@ type output struct {
 // check stages what res, the definition name compiled, builds into dir,
 // and lints it. Lint's error findings are printed, with their source
 // lines, and the build then does not conform; its warnings are counted
-// in one line. baseline, when not nil, is what lint compares it with.
-func check(s verb.Streams, p Params, res *compile.Result, name, dir string, baseline *lint.Input) (output, error) {
+// in one line. baseline, when not nil, is what lint compares it with;
+// guard discards the staged files on Ctrl-C.
+func check(s verb.Streams, p Params, guard *verb.Guard, res *compile.Result, name, dir string, baseline *lint.Input) (output, error) {
 	files, err := emit.FilesToWrite(res.Server)
 	if err != nil {
 		return output{}, verb.Usage("%s: %v", name, err)
@@ -152,7 +163,13 @@ func check(s verb.Streams, p Params, res *compile.Result, name, dir string, base
 	// them held through lint, build's peak was lint's plus the encoded
 	// catalog, 9.7 to 9.8 bytes a byte of the generated Language where
 	// its bound is 10 (TestGeneratedLanguagePeakRSS).
-	if out.staged, err = emit.Stage(dir, files, out.sources); err != nil {
+	guard.Do(func() func() {
+		if out.staged, err = emit.Stage(dir, files, out.sources); err != nil {
+			return nil
+		}
+		return out.staged.Discard
+	})
+	if err != nil {
 		return output{}, verb.Usage("cannot write the build: %v", fserr.Plain(err))
 	}
 	for i := range files {

@@ -166,9 +166,18 @@ func writeFile(name string, write func(io.Writer) error) *outputError {
 			name = real
 		}
 	}
-	guard := guardTemp()
-	defer guard.stop()
-	tmp, err := guard.create(name)
+	guard := GuardSignals()
+	defer guard.Stop()
+	var tmp *os.File
+	var err error
+	guard.Do(func() func() {
+		if tmp, err = os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*"); err != nil {
+			return nil
+		}
+		// Removed once renamed, it is gone: the cleanup does nothing.
+		path := tmp.Name()
+		return func() { os.Remove(path) }
+	})
 	if err != nil && exists && errors.Is(err, fs.ErrPermission) {
 		// A file that may be written in a directory that may not: as
 		// before, written as it goes.
@@ -200,42 +209,44 @@ func writeFile(name string, write func(io.Writer) error) *outputError {
 	return nil
 }
 
-// tempGuard removes a temporary file if Ctrl-C or SIGTERM comes while a
-// verb writes it, then raises the signal again with Go's default
-// handling, so the process ends killed by it as it would have (exit 130
-// in a shell; the progress meter does the same for its line): a verb
-// stopped while it writes (test writes its report as the cases run)
-// leaves no temporary file beside its output. It watches from before
-// the file is made: a signal between the two would leave it.
-type tempGuard struct {
-	mu   sync.Mutex // held by create, and for good by a signal
-	path string
-	sigs chan os.Signal
-	done chan struct{} // closed by stop
-	over chan struct{} // closed when the watch is over
+// Guard runs cleanups if Ctrl-C or SIGTERM comes while a verb writes
+// files, then raises the signal again with Go's default handling, so the
+// process ends killed by it as it would have (exit 130 in a shell; the
+// progress meter does the same for its line): a verb stopped while it
+// writes (test writes its report as the cases run, build stages its
+// files while lint judges them) leaves no temporary file beside its
+// output. It watches from before the files are made: a signal between
+// the two would leave them.
+type Guard struct {
+	mu       sync.Mutex // held by Do, and for good by a signal
+	cleanups []func()
+	sigs     chan os.Signal
+	done     chan struct{} // closed by Stop
+	over     chan struct{} // closed when the watch is over
 }
 
-func guardTemp() *tempGuard {
-	g := &tempGuard{sigs: make(chan os.Signal, 1), done: make(chan struct{}), over: make(chan struct{})}
+// GuardSignals starts watching for Ctrl-C and SIGTERM; Stop ends it.
+func GuardSignals() *Guard {
+	g := &Guard{sigs: make(chan os.Signal, 1), done: make(chan struct{}), over: make(chan struct{})}
 	signal.Notify(g.sigs, os.Interrupt, syscall.SIGTERM)
 	go g.watch()
 	return g
 }
 
-func (g *tempGuard) watch() {
+func (g *Guard) watch() {
 	defer close(g.over)
 	select {
 	case sig := <-g.sigs:
-		// Never unlocked: create must not make a file the process,
-		// about to end, would leave.
+		// Never unlocked: Do must not make a file the process, about to
+		// end, would leave.
 		g.mu.Lock()
-		if g.path != "" {
-			os.Remove(g.path)
+		for _, c := range g.cleanups {
+			c()
 		}
 		signal.Stop(g.sigs)
 		raise(sig)
 	case <-g.done:
-		// A signal that came as stop was called is not lost.
+		// A signal that came as Stop was called is not lost.
 		select {
 		case sig := <-g.sigs:
 			raise(sig)
@@ -244,19 +255,20 @@ func (g *tempGuard) watch() {
 	}
 }
 
-// create makes the temporary file for name, in its directory.
-func (g *tempGuard) create(name string) (*os.File, error) {
+// Do runs f with the guard held, so that a signal waits for it: what f
+// makes is known to the guard before its cleanup can run. The cleanup f
+// returns, unless nil, runs on a signal; once what it removes is in its
+// place or gone, it must do nothing.
+func (g *Guard) Do(f func() (cleanup func())) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err == nil {
-		g.path = tmp.Name()
+	if c := f(); c != nil {
+		g.cleanups = append(g.cleanups, c)
 	}
-	return tmp, err
 }
 
-// stop ends the watch.
-func (g *tempGuard) stop() {
+// Stop ends the watch.
+func (g *Guard) Stop() {
 	signal.Stop(g.sigs)
 	close(g.done)
 	<-g.over
