@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math/big"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -155,6 +156,10 @@ func (c *compiler) language(s *pdl.Stmt) {
 					hint := "use none, session or an ISO 8601 duration such as P7D or PT1H (§6.6)"
 					if iso, ok := isoDuration(r); ok {
 						hint = "did you mean retention " + iso + "?"
+						if _, err := pilotage.ParseISODuration(strings.Trim(iso, `"`)); err != nil && iso != pilotage.RetentionNone {
+							// Its ISO form is refused in turn.
+							hint = "it is longer than a duration can be (about 292 years): use none, session or a shorter one such as P7D (§6.6)"
+						}
 					}
 					c.errf(pdl.RuleValue, argAt{a}, hint, "retention %q is not none, session or a duration", report.Clip(r))
 				}
@@ -743,35 +748,104 @@ func (c *compiler) positions(i int, ls *langState) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// isoUnits are the ISO 8601 designators of the units a duration written
-// as a number (7days, 90min) is most likely in; the time units follow T.
-var isoUnits = map[string]string{
-	"y": "Y", "year": "Y", "years": "Y",
-	"mo": "M", "month": "M", "months": "M",
-	"w": "W", "week": "W", "weeks": "W",
-	"d": "D", "day": "D", "days": "D",
-	"h": "TH", "hour": "TH", "hours": "TH",
-	"m": "TM", "min": "TM", "mins": "TM", "minute": "TM", "minutes": "TM",
-	"s": "TS", "sec": "TS", "secs": "TS", "second": "TS", "seconds": "TS",
+// isoUnits are the units a duration written as a number (7days, 90min,
+// 1h30m) is most likely in, as places in isoDesignators.
+var isoUnits = map[string]int{
+	"y": 0, "year": 0, "years": 0,
+	"mo": 1, "month": 1, "months": 1,
+	"w": 2, "week": 2, "weeks": 2,
+	"d": 3, "day": 3, "days": 3,
+	"h": 4, "hour": 4, "hours": 4,
+	"m": 5, "min": 5, "mins": 5, "minute": 5, "minutes": 5,
+	"s": 6, "sec": 6, "secs": 6, "second": 6, "seconds": 6,
 }
 
-// isoDuration is the ISO 8601 duration a number with a unit means (P7D
-// for 7days, PT90M for 90min); ok is false for a number without a unit
-// or with one it does not know.
+// isoDesignators are ISO 8601's duration units, largest first (the last
+// three follow T), each with how many of the next one it makes: 0 where
+// that is no whole number (a year is not 12 months of 30 days, which is
+// what ParseISODuration counts), so a fraction of it is not carried.
+var isoDesignators = [...]struct {
+	unit string
+	next int64
+}{{"Y", 0}, {"M", 0}, {"W", 7}, {"D", 24}, {"H", 60}, {"M", 60}, {"S", 0}}
+
+// isoDuration is the ISO 8601 duration a number with units means, as
+// PDL takes it: P7D for 7days, PT1H30M for 1h30m and for 1.5h (a
+// fraction is carried to the smaller units, as PT1.5H is no word and
+// would need quotes), "PT0.5S" quoted when a fraction of a second is
+// left, none for a duration of nothing (P0D keeps no Run, and lint says
+// to write none). ok is false when it cannot say: a number without a
+// unit, a unit it does not know or given twice or out of order, a
+// fraction of a year or month.
 func isoDuration(number string) (string, bool) {
-	i := strings.IndexFunc(number, func(r rune) bool { return r != '_' && r != '.' && (r < '0' || r > '9') })
-	if i <= 0 {
-		return "", false
+	var amounts [len(isoDesignators)]*big.Rat
+	places, last := 0, -1
+	for rest := number; rest != ""; {
+		i := strings.IndexFunc(rest, func(r rune) bool { return r != '_' && r != '.' && (r < '0' || r > '9') })
+		if i <= 0 {
+			return "", false
+		}
+		j := i + strings.IndexFunc(rest[i:], func(r rune) bool { return r >= '0' && r <= '9' })
+		if j < i {
+			j = len(rest)
+		}
+		u, ok := isoUnits[strings.ToLower(rest[i:j])]
+		if !ok || u <= last {
+			return "", false
+		}
+		n := strings.ReplaceAll(rest[:i], "_", "")
+		if k := strings.IndexByte(n, '.'); k >= 0 {
+			places = max(places, len(n)-k-1)
+		}
+		amounts[u], ok = new(big.Rat).SetString(n)
+		if !ok {
+			return "", false
+		}
+		last, rest = u, rest[j:]
 	}
-	unit, ok := isoUnits[strings.ToLower(number[i:])]
-	if !ok {
-		return "", false
+	var b strings.Builder
+	b.WriteString("P")
+	fraction := false
+	for i, d := range isoDesignators {
+		a := amounts[i]
+		if a == nil {
+			continue
+		}
+		whole := new(big.Int).Quo(a.Num(), a.Denom())
+		if left := new(big.Rat).Sub(a, new(big.Rat).SetInt(whole)); left.Sign() != 0 {
+			if i == len(isoDesignators)-1 {
+				fraction = true
+			} else if d.next == 0 {
+				return "", false
+			} else {
+				carried := left.Mul(left, new(big.Rat).SetInt64(d.next))
+				if amounts[i+1] == nil {
+					amounts[i+1] = new(big.Rat)
+				}
+				amounts[i+1].Add(amounts[i+1], carried)
+				a = new(big.Rat).SetInt(whole)
+			}
+		}
+		if a.Sign() == 0 {
+			continue
+		}
+		if i >= 4 && !strings.Contains(b.String(), "T") {
+			b.WriteString("T")
+		}
+		if fraction {
+			b.WriteString(strings.TrimRight(a.FloatString(places), "0"))
+		} else {
+			b.WriteString(a.RatString())
+		}
+		b.WriteString(d.unit)
 	}
-	n := strings.ReplaceAll(number[:i], "_", "")
-	if unit[0] == 'T' {
-		return "PT" + n + unit[1:], true
+	switch {
+	case b.Len() == 1:
+		return pilotage.RetentionNone, true
+	case fraction:
+		return strconv.Quote(b.String()), true
 	}
-	return "P" + n + unit, true
+	return b.String(), true
 }
 
 // misspeltCapabilities reports whether a language block has no

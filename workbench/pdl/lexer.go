@@ -172,20 +172,27 @@ func stringLen(s string) int {
 	return len(s)
 }
 
-// numberLen matches [0-9][0-9_]*(\.[0-9]+)?[A-Za-z]* at the start of s.
+// numberLen matches ([0-9][0-9_]*(\.[0-9]+)?[A-Za-z]*)+ at the start of
+// s: a number, with its unit, and the numbers and units that run on
+// without a space (1h30m, 1e3ms, 0x10), which are one value written one
+// way or another, not an expression of several (its checker says
+// whether it reads).
 func numberLen(s string) int {
-	n := 1
-	for n < len(s) && (isDigit(s[n]) || s[n] == '_') {
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
 		n++
-	}
-	if n+1 < len(s) && s[n] == '.' && isDigit(s[n+1]) {
-		n += 2
-		for n < len(s) && isDigit(s[n]) {
+		for n < len(s) && (isDigit(s[n]) || s[n] == '_') {
 			n++
 		}
-	}
-	for n < len(s) && isLetter(s[n]) {
-		n++
+		if n+1 < len(s) && s[n] == '.' && isDigit(s[n+1]) {
+			n += 2
+			for n < len(s) && isDigit(s[n]) {
+				n++
+			}
+		}
+		for n < len(s) && isLetter(s[n]) {
+			n++
+		}
 	}
 	return n
 }
