@@ -111,7 +111,7 @@ type checker struct {
 	stepPaths bool
 	// limit is set when an expression exceeded a parser bound.
 	limit *LimitError
-	// nearWork counts the ids compared for near-miss hints (nearStep).
+	// nearWork counts the names compared for near-miss hints (near).
 	nearWork int
 }
 
@@ -122,13 +122,15 @@ type checker struct {
 // program of a few mistakes among thousands of steps keeps every one.
 const maxNearWork = 200_000
 
-// nearStep is the id among visible that id is close to, "" when none is
-// or the check has spent maxNearWork on such hints.
-func (c *checker) nearStep(id string, visible []string) string {
-	if c.nearWork += len(visible); c.nearWork > maxNearWork {
+// near is the name among names that name is close to, "" when none is
+// or the check has spent maxNearWork on such hints. The names are step
+// ids addressable somewhere, or the roots of an expression's
+// environment, which in a text program declares each label.
+func (c *checker) near(name string, names []string) string {
+	if c.nearWork += len(names); c.nearWork > maxNearWork {
 		return ""
 	}
-	return suggest.Closest(id, visible)
+	return suggest.Closest(name, names)
 }
 
 // Check resolves names and checks every expression of prog, filling in
@@ -671,7 +673,7 @@ func (c *checker) undeclaredHint(name, word, src string, end int, roots, visible
 		// leaves it out (docs/pdl.md, "grammar").
 		return "this Language's grammar takes no input: a PDL Language declares it with the line input in its grammar block"
 	}
-	if best := suggest.Closest(name, roots); best != "" && best != name {
+	if best := c.near(name, roots); best != "" && best != name {
 		return "did you mean " + best + report.Clip(sel) + "?"
 	}
 	// A step's id misspelt where its result is read (al.output for
@@ -679,7 +681,7 @@ func (c *checker) undeclaredHint(name, word, src string, end int, roots, visible
 	// visible ids compared, a pass over them each: a program of many
 	// bare words stays linear.
 	if sel != "" {
-		if near := c.nearStep(name, visible); near != "" {
+		if near := c.near(name, visible); near != "" {
 			if c.env.Labels {
 				return labelHint(near, strings.Split(strings.TrimPrefix(sel, "."), "."))
 			}
@@ -736,7 +738,7 @@ func (c *checker) closeStep(id string, visible []string) string {
 	if c.all[id].addressable > 0 {
 		return id
 	}
-	return c.nearStep(id, visible)
+	return c.near(id, visible)
 }
 
 // stepsHere helps with a step id the program does not have, sel the

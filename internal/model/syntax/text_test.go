@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -568,5 +569,43 @@ func TestTextLoneCR(t *testing.T) {
 	p, err := syn.Parse([]byte("a.b() # note\r\nc.d()\r\n"), 8)
 	if err != nil || !pilotage.Valid(p.Diagnostics) || len(p.Program.Steps) != 2 {
 		t.Errorf("CR LF line ends: %v %+v", err, p)
+	}
+}
+
+// Placing a diagnostic reads its statement again from where it starts,
+// not the whole text: each placement looked for a lone CR in all of it,
+// so a thousand diagnostics in a 2 MB program read 2 GB (5 s). Four
+// times the statements, each placed, take about four times as long.
+func TestLocateEachStatementLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times programs of thousands of statements; run without -short")
+	}
+	syn := For(textLanguage(everyConstruct, ""))
+	best := func(n int) time.Duration {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "s%d = lights.set(room: input.room, level: %d)\n", i, i)
+		}
+		p, err := syn.Parse([]byte(b.String()), 8)
+		if err != nil || !pilotage.Valid(p.Diagnostics) {
+			t.Fatalf("%v %v", err, p.Diagnostics)
+		}
+		diags := make([]pilotage.Diagnostic, n)
+		for i := range diags {
+			diags[i] = pilotage.Diagnostic{Path: pilotage.PointerPath(fmt.Sprintf("/steps/%d/with/level", i))}
+		}
+		var fastest time.Duration
+		for range 5 {
+			start := time.Now()
+			p.Locate(diags)
+			if took := time.Since(start); fastest == 0 || took < fastest {
+				fastest = took
+			}
+		}
+		return fastest
+	}
+	small, large := best(1000), best(4000)
+	if large > 10*small {
+		t.Errorf("placing 4x the diagnostics in 4x the text took %.1fx as long (%v then %v)", float64(large)/float64(small), small, large)
 	}
 }

@@ -460,8 +460,7 @@ func (b *builder) render(sp span) (src string, ins []int) {
 		runes += utf8.RuneCountInString(b.text[at:off])
 		at = off
 	}
-	sc := newScanner(b.text, b.t.ts, len(b.text))
-	sc.pos.Offset = start
+	sc := rescan(b.text, b.t.ts, start)
 	for {
 		t, err := sc.Next()
 		if err != nil || t.EOF() || t.Pos.Offset >= end {

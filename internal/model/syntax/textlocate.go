@@ -204,8 +204,6 @@ func (b *builder) startOf(s *program.Step) int32 {
 // reread is the statement at offset start, read again: it read the first
 // time, so it reads the same (and within the depth limit).
 func (b *builder) reread(start int32) *tItem {
-	sc := newScanner(b.text, b.t.ts, len(b.text))
-	sc.pos.Offset = int(start)
-	it, _ := newReader(newStream(sc, 2*kept+1), math.MaxInt).item()
+	it, _ := newReader(newStream(rescan(b.text, b.t.ts, int(start)), 2*kept+1), math.MaxInt).item()
 	return it
 }
