@@ -2,6 +2,7 @@ package pdl
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -66,13 +67,20 @@ func jsonLen(s string) int {
 }
 
 // jsonFinding reports value, JSON left without its back-quotes at pos as
-// the value of kw.
+// the value of kw, with a hint that quotes it: in back-quotes unless it
+// holds one.
 func jsonFinding(name string, pos Pos, kw, value string) report.Finding {
 	end := pos
 	end.Advance(value)
 	shown := value
 	if strings.Contains(value, "\n") || len([]rune(value)) > 40 {
 		shown = value[:1] + "…" + value[len(value)-1:]
+	}
+	if strings.Contains(value, "`") {
+		// A back-quote of its own would end the raw string: it goes in
+		// double quotes, as an expression holding one does (exprFinding).
+		return Errorf(RuleSyntax, pos.In(name), end.In(name), fmt.Sprintf("put it in quotes: %s %s", kw, strconv.Quote(shown)),
+			fmt.Sprintf("the JSON of %s needs quotes", kw))
 	}
 	return Errorf(RuleSyntax, pos.In(name), end.In(name), fmt.Sprintf("put it in back-quotes: %s `%s`", kw, shown),
 		fmt.Sprintf("the JSON of %s needs back-quotes", kw))
