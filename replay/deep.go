@@ -56,6 +56,8 @@ type source struct {
 	// of its ProgramSource, whose places map into the PDL.
 	body   *language.Entry
 	mapped bool
+	// grammar names the members of the program's steps (Step.ArgsPointer).
+	grammar *language.Grammar
 }
 
 // body is a promoted program's body as the Language defines it, checked
@@ -91,7 +93,7 @@ func LoadDeep(file string, src []byte, srv *language.Server, l *language.Languag
 		return nil, deepDiag(file, parsed, res.Diagnostics)
 	}
 	d := &Deep{File: file, Program: parsed.Program, Arms: slices.Clone(l.Grammar.Arms), Subprogram: l.TraceSubprogram,
-		src: &source{file: file, parsed: parsed, pointers: syn.Pointers()}, bodies: map[string]*body{}, expansion: lim.Expansion}
+		src: &source{file: file, parsed: parsed, pointers: syn.Pointers(), grammar: &l.Grammar}, bodies: map[string]*body{}, expansion: lim.Expansion}
 	if err := d.loadBodies(parsed.Program.Steps, srv, l, lim); err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func (d *Deep) loadBodies(steps []*program.Step, srv *language.Server, l *langua
 		if err != nil {
 			return fmt.Errorf("%s: the body of %s: %v", e.Pos.File, e.ID, err)
 		}
-		b := &body{prog: parsed.Program, src: &source{file: e.Pos.File, parsed: parsed, pointers: syntax.For(l).Pointers(), body: e, mapped: mapped}}
+		b := &body{prog: parsed.Program, src: &source{file: e.Pos.File, parsed: parsed, pointers: syntax.For(l).Pointers(), body: e, mapped: mapped, grammar: &l.Grammar}}
 		d.bodies[e.ID] = b
 		diags := parsed.Diagnostics
 		if pilotage.Valid(diags) {

@@ -391,7 +391,7 @@ func (r *deepRun) call(s *program.Step, sc *dscope, e *entry) map[string]any {
 		return args
 	}
 	r.compare(RuleDeepInput, e, "/input", args, "the input of "+*e.w.ID,
-		"a call's input is its arguments evaluated over the values before it (§5.8, step inputs)", place{sc.fr.src, s.ArgsPointer, ""})
+		"a call's input is its arguments evaluated over the values before it (§5.8, step inputs)", place{sc.fr.src, s.ArgsPointer(sc.fr.src.grammar), ""})
 	return args
 }
 

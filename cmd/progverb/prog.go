@@ -120,8 +120,9 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 	// only what repeats in it (expr.LimitCaches), within its size, at
 	// least a megabyte.
 	defer expr.LimitCaches(max(1<<20, len(pf.program)))()
-	// One Run at most: the default memory limit is never reached.
-	eng, err := verb.NewEngine(res.Server, engine.Options{})
+	// One Run at most: the default memory limit is never reached. One
+	// request: no check is remembered for another.
+	eng, err := verb.NewEngine(res.Server, engine.Options{CheckOnce: true})
 	if err != nil {
 		return err
 	}

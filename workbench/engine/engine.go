@@ -62,6 +62,12 @@ type Options struct {
 	// --principal flag, for the user of a command who can give it; a
 	// server's client cannot, so serve gives its own.
 	NoPrincipalHint func(*language.Server) string
+	// CheckOnce is set by a command that sends one request (pilotage
+	// validate, plan and run): the engine remembers no checked program
+	// for a request after it, which would hold the program's step model
+	// to the command's end, while it writes the plan or the trace
+	// (docs/performance.md, "A large valid program").
+	CheckOnce bool
 }
 
 // Engine serves one compiled Server. It is safe for concurrent use.

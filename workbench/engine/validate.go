@@ -101,7 +101,7 @@ func (e *Engine) check(ctx context.Context, v *view, raw, ctxRaw json.RawMessage
 	if isAbsent(raw) {
 		return nil, invalid("the request has no program")
 	}
-	if body != inline {
+	if body != inline || e.opts.CheckOnce {
 		return e.checkNow(ctx, v, raw, ctxRaw, body, run)
 	}
 	key := checkKey{st: v.st, lang: l, principal: v.principal, sum: checkSum(raw, ctxRaw)}

@@ -66,22 +66,26 @@ func (p *Pointers) Write(s string) string {
 	return p.b.String()[p.last:]
 }
 
-// Join is the pointer ptr/tok, tok escaped (RFC 6901), in the shared
-// strings: in place after ptr when ptr is the last pointer written.
-func (p *Pointers) Join(ptr, tok string) string {
-	tok = pilotage.EscapePointerToken(tok)
-	if written := p.b.String(); len(ptr) > 0 && written[p.last:] == ptr && p.b.Cap()-p.b.Len() > len(tok) {
+// Join is the pointer ptr/tok/…, each token escaped (RFC 6901), in the
+// shared strings: in place after ptr when ptr is the last pointer
+// written.
+func (p *Pointers) Join(ptr string, toks ...string) string {
+	n := 0
+	for i, tok := range toks {
+		toks[i] = pilotage.EscapePointerToken(tok)
+		n += 1 + len(toks[i])
+	}
+	if written := p.b.String(); len(ptr) == 0 || written[p.last:] != ptr || p.b.Cap()-p.b.Len() < n {
+		if p.b.Cap()-p.b.Len() < len(ptr)+n {
+			p.b = strings.Builder{}
+			p.b.Grow(max(len(ptr)+n, pointerChunk))
+		}
+		p.last = p.b.Len()
+		p.b.WriteString(ptr)
+	}
+	for _, tok := range toks {
 		p.b.WriteByte('/')
 		p.b.WriteString(tok)
-		return p.b.String()[p.last:]
 	}
-	if n := len(ptr) + 1 + len(tok); p.b.Cap()-p.b.Len() < n {
-		p.b = strings.Builder{}
-		p.b.Grow(max(n, pointerChunk))
-	}
-	p.last = p.b.Len()
-	p.b.WriteString(ptr)
-	p.b.WriteByte('/')
-	p.b.WriteString(tok)
 	return p.b.String()[p.last:]
 }

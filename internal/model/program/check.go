@@ -89,14 +89,16 @@ type checker struct {
 	env   *Env
 	prog  *Program
 	diags []pilotage.Diagnostic
-	// all maps every valid, unique step id to its step and how many
-	// steps of that id an expression being checked may address
-	// (sequence); one map, not two of the same keys: 0.8 MB of a
-	// program of 20,000 steps.
-	all  map[string]known
-	refs map[string]bool
+	// known lists the step of every valid, unique id, sorted by id, and
+	// addressable, at the same index, how many steps of that id an
+	// expression being checked may address (sequence). A map of the ids
+	// took 64 bytes a step, these 12: 1 MB of a program of 20,000 steps
+	// (docs/performance.md, "A large valid program").
+	known       []*Step
+	addressable []int32
+	refs        map[string]bool
 	// loopOf maps a loop variable to the first loop id (in id order)
-	// that declares it; built from all at the first hint that asks.
+	// that declares it; built from known at the first hint that asks.
 	loopOf map[string]string
 	roots  map[*expr.Env][]string
 	// at is the step whose expressions are being checked, nil for the
@@ -138,7 +140,7 @@ func (c *checker) near(name string, names []string) string {
 // diagnostics. An expression beyond the parser's bounds gives a
 // *LimitError.
 func Check(prog *Program, env *Env) (*Checked, error) {
-	c := &checker{env: env, prog: prog, all: map[string]known{}, refs: map[string]bool{}}
+	c := &checker{env: env, prog: prog, refs: map[string]bool{}}
 	if !env.TypesOnly {
 		c.lastUser = map[*Step]*Step{}
 	}
@@ -181,29 +183,57 @@ func (c *checker) add(code, sev, ptr, msg, hint string, r *pilotage.CharRange) {
 	c.diags = append(c.diags, pilotage.Diagnostic{Code: code, Severity: sev, Message: msg, Path: pilotage.PointerPath(ptr), Range: r, Hint: hint})
 }
 
-// known is a valid, unique step id's step, and how many steps of that
-// id (the step, and steps that repeat the id) an expression being
-// checked may address.
-type known struct {
-	step        *Step
-	addressable int
+// find is the index in c.known of the step of a valid, unique id, if
+// id is one.
+func (c *checker) find(id string) (int, bool) {
+	return slices.BinarySearchFunc(c.known, id, func(s *Step, id string) int { return strings.Compare(s.ID, id) })
 }
 
 // step is the step of a valid, unique id; nil for any other id.
-func (c *checker) step(id string) *Step { return c.all[id].step }
+func (c *checker) step(id string) *Step {
+	if i, ok := c.find(id); ok {
+		return c.known[i]
+	}
+	return nil
+}
+
+// addressableSteps is how many steps of id (the step, and steps that
+// repeat the id) an expression being checked may address.
+func (c *checker) addressableSteps(id string) int32 {
+	if i, ok := c.find(id); ok {
+		return c.addressable[i]
+	}
+	return 0
+}
 
 // address counts the steps of id an expression may address one more
 // (d 1) or one fewer (d -1). An id that is not valid and unique is
 // counted nowhere: no reference can name it.
-func (c *checker) address(id string, d int) {
-	if k, ok := c.all[id]; ok {
-		k.addressable += d
-		c.all[id] = k
+func (c *checker) address(id string, d int32) {
+	if i, ok := c.find(id); ok {
+		c.addressable[i] += d
 	}
 }
 
-// ids applies §3.4 and uniqueness.
+// ids applies §3.4 and uniqueness. The first step of an id, in program
+// order, is the one c.known keeps: a stable sort keeps it first of the
+// steps of its id.
 func (c *checker) ids() {
+	n := 0
+	Walk(c.prog.Steps, func(s *Step) {
+		if pilotage.ValidStepID(s.ID) {
+			n++
+		}
+	})
+	c.known = make([]*Step, 0, n)
+	Walk(c.prog.Steps, func(s *Step) {
+		if pilotage.ValidStepID(s.ID) {
+			c.known = append(c.known, s)
+		}
+	})
+	slices.SortStableFunc(c.known, func(a, b *Step) int { return strings.Compare(a.ID, b.ID) })
+	c.known = slices.CompactFunc(c.known, func(a, b *Step) bool { return a.ID == b.ID })
+	c.addressable = make([]int32, len(c.known))
 	Walk(c.prog.Steps, func(s *Step) {
 		ptr := s.Pointer + "/id"
 		switch {
@@ -213,11 +243,10 @@ func (c *checker) ids() {
 			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr,
 				fmt.Sprintf("step id %q contains %q, which is reserved for trace identity (§3.4)", report.Clip(s.ID), reservedChar(s.ID)),
 				"use letters, digits and '_', e.g. "+suggestID(s.ID), nil)
-		case c.step(s.ID) != nil:
+		case c.step(s.ID) != s:
 			c.add(c.env.Code(CodeDuplicateID), pilotage.SeverityError, ptr,
 				fmt.Sprintf("step id %q is already used at %s", report.Clip(s.ID), c.step(s.ID).Pointer), "step ids are unique within the whole program", nil)
 		default:
-			c.all[s.ID] = known{step: s}
 			c.stepPaths = c.stepPaths || validPath(s.ID)
 			if !validPath(s.ID) {
 				c.add(c.env.Code(CodeStepID), pilotage.SeverityWarning, ptr,
@@ -269,7 +298,7 @@ func (c *checker) targets() {
 		if !ok {
 			// Only the entries the caller may see are offered (§10.3), so
 			// a hint never reveals an invisible one.
-			c.add(pilotage.CodeUnknownName, pilotage.SeverityError, s.TargetPointer,
+			c.add(pilotage.CodeUnknownName, pilotage.SeverityError, s.TargetPointer(c.env.Grammar),
 				fmt.Sprintf("no catalog entry named %q", report.Clip(s.Target)), cmp.Or(suggest.DidYouMean(s.Target, c.env.Visible), c.env.UnknownHint), nil)
 			return
 		}
@@ -281,11 +310,11 @@ func (c *checker) targets() {
 			if c.env.Grammar.Call != "" {
 				fix = fmt.Sprintf("call it with %q instead", c.env.Grammar.Call)
 			}
-			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer,
+			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer(c.env.Grammar),
 				fmt.Sprintf("%q is of kind %s, not a promoted program", report.Clip(s.Target), t.Entry.Kind), fix, nil)
 			return
 		case s.Kind == Call && !t.Callable:
-			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer,
+			c.add(c.env.Code(CodeNotCallable), pilotage.SeverityError, s.TargetPointer(c.env.Grammar),
 				fmt.Sprintf("%q is of kind %s, which programs cannot call", report.Clip(s.Target), t.Entry.Kind), "", nil)
 			return
 		}
@@ -379,7 +408,7 @@ func validPath(id string) bool { return expr.IsIdentifier(id) }
 // enclosing sequences. vis grows on visible's array, not a copy of it:
 // an inner sequence's ids are written past the enclosing one's length and
 // overwritten once it returns, so a program of n steps in branches costs
-// no n² copies. all counts the same ids addressable for the scope checks:
+// no n² copies. addressable counts the same ids for the scope checks:
 // asking the list would take a program of 20,000 steps seconds.
 func (c *checker) sequence(steps []*Step, env *expr.Env, visible []string) error {
 	vis := visible
@@ -563,7 +592,7 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 		if given[r] {
 			continue
 		}
-		ptr := s.ArgsPointer
+		ptr := s.ArgsPointer(c.env.Grammar)
 		if ptr == "" {
 			ptr = s.Pointer
 		}
@@ -662,7 +691,7 @@ func (c *checker) undeclaredHint(name, word, src string, end int, roots, visible
 		rest = rest[size:]
 	}
 	sel := fields(rest)
-	if c.all[name].addressable > 0 {
+	if c.addressableSteps(name) > 0 {
 		if c.env.Labels {
 			return labelHint(name, strings.Split(strings.TrimPrefix(sel, "."), "."))
 		}
@@ -690,9 +719,9 @@ func (c *checker) undeclaredHint(name, word, src string, end int, roots, visible
 	}
 	if c.loopOf == nil {
 		c.loopOf = map[string]string{}
-		for id, k := range c.all {
-			if first, ok := c.loopOf[k.step.Item]; k.step.Kind == Loop && (!ok || id < first) {
-				c.loopOf[k.step.Item] = id
+		for _, s := range c.known { // in id order: the first id is kept
+			if _, ok := c.loopOf[s.Item]; s.Kind == Loop && !ok {
+				c.loopOf[s.Item] = s.ID
 			}
 		}
 	}
@@ -735,7 +764,7 @@ func resultPath(step string, sel []string) string {
 // closeStep is the id addressable here, among visible, that id is or is
 // close to; "" when none is.
 func (c *checker) closeStep(id string, visible []string) string {
-	if c.all[id].addressable > 0 {
+	if c.addressableSteps(id) > 0 {
 		return id
 	}
 	return c.near(id, visible)
@@ -821,7 +850,7 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("no step %q in this program", report.Clip(id)), c.stepsHere(id, r.Path[1:], visible), rng)
 			return
 		}
-		if c.all[id].addressable == 0 {
+		if c.addressableSteps(id) == 0 {
 			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", report.Clip(id), c.why(s)), suggest.DidYouMean(id, visible), rng)
 			return
 		}

@@ -360,20 +360,16 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 			s.Kind, argsName = Run, g.RunArgs
 		}
 		t := m.node(which)
-		s.TargetPointer = p.ptrs.Join(ptr, which)
 		if !t.Is(jsonpos.String) {
-			p.errorf(s.TargetPointer, "write the catalog id as a string", "%q must name a catalog entry as a string, not %s", which, aKind(t.Kind()))
+			p.errorf(join(ptr, which), "write the catalog id as a string", "%q must name a catalog entry as a string, not %s", which, aKind(t.Kind()))
 		} else {
 			s.Target = p.strs.Write(t.Str())
 		}
 		if a, ok := m.get(argsName); ok {
-			at := p.ptrs.Join(ptr, argsName)
-			s.Args = p.args(a, at)
-			if a.Is(jsonpos.Object) {
-				// Checks point at it for a missing argument; arguments
-				// that are no object have their diagnostic already.
-				s.ArgsPointer = at
-			}
+			s.Args = p.args(a, ptr, argsName)
+			// Checks point at it for a missing argument; arguments that
+			// are no object have their diagnostic already.
+			s.HasArgs = a.Is(jsonpos.Object)
 		}
 	case g.Branch:
 		s.SetKind(Branch)
@@ -415,15 +411,16 @@ func (p *parser) countID(id string) {
 	}
 }
 
-func (p *parser) args(n jsonpos.Node, ptr string) []Arg {
+// args reads the arguments n, the member name of the step at step.
+func (p *parser) args(n jsonpos.Node, step, name string) []Arg {
 	if !n.Is(jsonpos.Object) {
-		p.errorf(ptr, `write the arguments as an object of CEL expressions: {"name": "input.x"}`, "the arguments must be an object, not %s", aKind(n.Kind()))
+		p.errorf(join(step, name), `write the arguments as an object of CEL expressions: {"name": "input.x"}`, "the arguments must be an object, not %s", aKind(n.Kind()))
 		return nil
 	}
 	seen := map[string]bool{}
 	out, exprs := p.slab.Args(n.Len()), p.slab.Exprs(n.Len())
 	for i, mem := range n.Members() {
-		mp := p.ptrs.Join(ptr, mem.Key)
+		mp := p.ptrs.Join(step, name, mem.Key)
 		if seen[mem.Key] {
 			// As in members, the last one stays, the one mp names.
 			p.errorf(mp, "remove one of the two members", "argument %q appears twice", report.Clip(mem.Key))

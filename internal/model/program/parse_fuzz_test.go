@@ -76,11 +76,11 @@ func FuzzParse(f *testing.F) {
 		expr("output", prog.Output)
 		program.Walk(prog.Steps, func(s *program.Step) {
 			at("step", s.Pointer, jsonpos.Object)
-			if s.Target != "" && at("target", s.TargetPointer, jsonpos.String).Str() != s.Target {
-				t.Fatalf("target %q is not the string at %s", s.Target, s.TargetPointer)
+			if s.Target != "" && at("target", s.TargetPointer(g), jsonpos.String).Str() != s.Target {
+				t.Fatalf("target %q is not the string at %s", s.Target, s.TargetPointer(g))
 			}
-			if s.ArgsPointer != "" {
-				at("arguments", s.ArgsPointer, jsonpos.Object)
+			if s.HasArgs {
+				at("arguments", s.ArgsPointer(g), jsonpos.Object)
 			}
 			for _, a := range s.Args {
 				expr("argument "+a.Name, a.Expr)

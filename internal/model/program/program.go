@@ -9,13 +9,14 @@ package program
 
 import (
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
+	"github.com/pilotage-dev/pilotage/internal/model/language"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 )
 
-// Kind is a step's construct; 32 bits, so that it and Step.Arm share a
-// word.
-type Kind int32
+// Kind is a step's construct; a byte, so that it, Step.HasArgs and
+// Step.Arm share a word.
+type Kind uint8
 
 // The constructs of the step model.
 const (
@@ -53,15 +54,11 @@ type Step struct {
 	Pointer string
 	// Target is the catalog entry id a Call names or the program_ref a
 	// Run names; TargetPointer locates it.
-	Target        string
-	TargetPointer string
-	// ArgsPointer locates the argument object ("" when absent or not an
-	// object).
-	ArgsPointer string
-	Args        []Arg
+	Target string
+	Args   []Arg
 	// Construct is what a branch or a loop holds besides; a call and a
 	// run share an empty one, never written (NewStep, SetKind). Held
-	// apart, it leaves a call step 144 bytes instead of 240: a program
+	// apart, it leaves a call step 112 bytes instead of 208: a program
 	// of 20,000 steps holds 1.9 MB less.
 	*Construct
 
@@ -83,7 +80,33 @@ type Step struct {
 	Release *[]string
 
 	Kind Kind
-	Arm  int32
+	// HasArgs is set for a call or a run whose arguments are an object,
+	// which ArgsPointer locates.
+	HasArgs bool
+	Arm     int32
+}
+
+// TargetPointer locates the target of a call or a run in the step model
+// of grammar g. It and ArgsPointer are made when a diagnostic asks, not
+// kept: two strings a step were 32 bytes of a call step's 144 and 13 of
+// the pointers' bytes (docs/performance.md, "A large valid program").
+func (s *Step) TargetPointer(g *language.Grammar) string {
+	if s.Kind == Run {
+		return join(s.Pointer, g.Run)
+	}
+	return join(s.Pointer, g.Call)
+}
+
+// ArgsPointer locates the argument object of a call or a run in the step
+// model of grammar g: "" when it has none (HasArgs).
+func (s *Step) ArgsPointer(g *language.Grammar) string {
+	switch {
+	case !s.HasArgs:
+		return ""
+	case s.Kind == Run:
+		return join(s.Pointer, g.RunArgs)
+	}
+	return join(s.Pointer, g.Args)
 }
 
 // Construct is what a branch or a loop step holds besides a call's.

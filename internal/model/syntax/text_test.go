@@ -42,7 +42,7 @@ func textLanguage(g language.Grammar, words string) *language.Language {
 // render shows what the text surface read: every step with its id, the
 // JSON Pointer of its JSON form and the text range that pointer locates,
 // each expression as CEL reads it, then the diagnostics, located.
-func render(p *Parsed) string {
+func render(p *Parsed, g *language.Grammar) string {
 	var b strings.Builder
 	at := func(ptr string) string {
 		r := p.Locate([]pilotage.Diagnostic{{Path: pilotage.PointerPath(ptr)}})[0].Path.Text
@@ -57,7 +57,7 @@ func render(p *Parsed) string {
 	program.Walk(p.Program.Steps, func(s *program.Step) {
 		fmt.Fprintf(&b, "%s %s %s %s", s.ID, kinds[s.Kind], s.Pointer, at(s.Pointer))
 		if s.Target != "" {
-			fmt.Fprintf(&b, " target %q %s", s.Target, at(s.TargetPointer))
+			fmt.Fprintf(&b, " target %q %s", s.Target, at(s.TargetPointer(g)))
 		}
 		if s.Item != "" {
 			fmt.Fprintf(&b, " item %q", s.Item)
@@ -102,7 +102,7 @@ func TestTextGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.Check(t, "want", []byte(render(p)))
+		a.Check(t, "want", []byte(render(p, &g)))
 	})
 }
 
@@ -272,7 +272,7 @@ func FuzzText(f *testing.F) {
 				}
 			}
 			program.Walk(p.Program.Steps, func(s *program.Step) {
-				for _, ptr := range []string{s.Pointer, s.Pointer + "/id", s.TargetPointer, s.ArgsPointer, s.Pointer + "/then", s.Pointer + "/else/9", s.Pointer + "/as", s.Pointer + "/do/x"} {
+				for _, ptr := range []string{s.Pointer, s.Pointer + "/id", s.TargetPointer(&everyConstruct), s.ArgsPointer(&everyConstruct), s.Pointer + "/then", s.Pointer + "/else/9", s.Pointer + "/as", s.Pointer + "/do/x"} {
 					at(ptr, nil)
 				}
 				for _, a := range s.Args {
@@ -555,7 +555,7 @@ func TestTextLoneCR(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := render(p)
+		got := render(p, &everyConstruct)
 		at := strings.IndexByte(src, '\r')
 		// The CR ends its line for positions (textpos.LineEnd).
 		want := fmt.Sprintf("1:%d-2:1 syntax: a carriage return not followed by a line feed", at+1)

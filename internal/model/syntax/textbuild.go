@@ -272,13 +272,13 @@ func (b *builder) step(it *tItem, ptr string, enclosing *program.Step, arm int) 
 		if g.Call == "" {
 			missing = "calls"
 		}
-		b.call(s, it.Call, g.Call, g.Args)
+		b.call(s, it.Call, g.Args)
 	case it.Run != nil:
 		s.Kind = program.Run
 		if g.Run == "" {
 			missing = "promoted-program runs (" + ts.Run + ")"
 		}
-		b.call(s, it.Run, g.Run, g.RunArgs)
+		b.call(s, it.Run, g.RunArgs)
 	case it.If != nil:
 		if g.Branch == "" {
 			missing = "branches (" + ts.If + ")"
@@ -310,10 +310,9 @@ func base(it *tItem, ts *language.TextSyntax) string {
 	return ts.For
 }
 
-func (b *builder) call(s *program.Step, c *tCall, member, args string) {
+func (b *builder) call(s *program.Step, c *tCall, args string) {
 	s.Target = c.Target.Name
-	s.TargetPointer = b.ptrs.Join(s.Pointer, member)
-	s.ArgsPointer = b.ptrs.Join(s.Pointer, args)
+	s.HasArgs = true
 	list := c.Args.List
 	count := b.repeated(list)
 	out, exprs := b.slab.Args(len(list)-count.repeats), b.slab.Exprs(len(list)-count.repeats)
@@ -336,7 +335,7 @@ func (b *builder) call(s *program.Step, c *tCall, member, args string) {
 			}
 		}
 		e := &exprs[len(out)]
-		b.expr(e, a.Value, b.ptrs.Join(s.ArgsPointer, name))
+		b.expr(e, a.Value, b.ptrs.Join(s.Pointer, args, name))
 		out = append(out, program.Arg{Name: name, Expr: e})
 	}
 	s.Args = out
