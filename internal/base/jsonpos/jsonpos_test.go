@@ -920,6 +920,17 @@ func FuzzParse(f *testing.F) {
 		if fmt.Sprint(serr) != fmt.Sprint(err) && !strings.Contains(fmt.Sprint(err), "duplicate member name") {
 			t.Fatalf("ScanTally = %v; Parse gives %v", serr, err)
 		}
+		// Read a part at a time, the document has the same errors and,
+		// unfolded, the same tree.
+		for fold := 1; fold <= 3; fold++ {
+			folded, ferr := ParseSharedTo(src, fold)
+			if fmt.Sprint(ferr) != fmt.Sprint(err) {
+				t.Fatalf("ParseSharedTo(%d) = %v; Parse gives %v", fold, ferr, err)
+			}
+			if err == nil {
+				sameTree(t, doc.Root, folded.Root, fold, "")
+			}
+		}
 		if err != nil {
 			return
 		}
@@ -956,6 +967,41 @@ func FuzzParse(f *testing.F) {
 		}
 		walk(doc.Root, "")
 	})
+}
+
+// sameTree fails t where folded, a tree read fold levels deep and
+// unfolded as it is walked, differs from whole, the tree of the same
+// value read whole.
+func sameTree(t *testing.T, whole, folded Node, fold int, ptr string) {
+	t.Helper()
+	if whole.Folded() {
+		t.Fatalf("%q is folded in a tree read whole", ptr)
+	}
+	folded, err := folded.UnfoldIn(new(Doc), fold)
+	if err != nil {
+		t.Fatalf("UnfoldIn of %q: %v", ptr, err)
+	}
+	if folded.Folded() || whole.Kind() != folded.Kind() || whole.Str() != folded.Str() || whole.Len() != folded.Len() ||
+		whole.End()-whole.Start() != folded.End()-folded.Start() {
+		t.Fatalf("%q: %v %q of %d, folded %v %q of %d", ptr, whole.Kind(), whole.Str(), whole.Len(), folded.Kind(), folded.Str(), folded.Len())
+	}
+	var keys []string
+	var values []Node
+	for _, m := range folded.Members() {
+		keys, values = append(keys, m.Key), append(values, m.Value)
+	}
+	for _, e := range folded.Elems() {
+		values = append(values, e)
+	}
+	for i, m := range whole.Members() {
+		if keys[i] != m.Key {
+			t.Fatalf("%q: member %d is %q, folded %q", ptr, i, m.Key, keys[i])
+		}
+		sameTree(t, m.Value, values[i], fold, ptr+"/"+m.Key)
+	}
+	for i, e := range whole.Elems() {
+		sameTree(t, e, values[i], fold, ptr+"/"+strconv.Itoa(i))
+	}
 }
 
 // A large object is looked up through a map of its keys: the same

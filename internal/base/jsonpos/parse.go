@@ -55,6 +55,9 @@ type parser struct {
 	// values is set by Decode: in check mode, each value is also built
 	// as a Go value.
 	values *builder
+	// fold is the depth from which containers are folded
+	// (ParseSharedTo), 0 for none.
+	fold int
 }
 
 // builder makes Go values while the parser checks (Decode). A value
@@ -132,9 +135,7 @@ func (p *parser) record(k Kind, start int) (uint32, *record) {
 		p.spare[0] = record{kind: k, start: uint32(start)}
 		return 0, &p.spare[0]
 	}
-	// The first chunk starts at one record per 32 bytes of input (a large
-	// snapshot has one per 25, prose-heavy documents fewer).
-	i, r, ok := p.d.records.reserve(1, len(p.src)/32+8)
+	i, r, ok := p.d.records.reserve(1, p.firstChunk())
 	if !ok {
 		p.fail(p.i, tooMany)
 		r = p.spare[:]
@@ -142,6 +143,19 @@ func (p *parser) record(k Kind, start int) (uint32, *record) {
 	r[0].kind, r[0].start = k, uint32(start)
 	p.n++
 	return i, &r[0]
+}
+
+// firstChunk is the capacity of the first chunk of records and of
+// children. It starts at one record per 32 bytes of input (a large
+// snapshot has one per 25, prose-heavy documents fewer), but a document
+// read a part at a time (ParseSharedTo) is read as many small ones, such
+// as a step of a program, of about one record per 6 bytes, and a second
+// chunk is a whole one (64 KB).
+func (p *parser) firstChunk() int {
+	if p.fold > 0 {
+		return len(p.src)/4 + 8
+	}
+	return len(p.src)/32 + 8
 }
 
 // count tallies the value or member name of kind k starting at start; a
@@ -189,7 +203,7 @@ func (p *parser) close(i uint32, base int, closing byte) {
 	r.end = uint32(p.i)
 	children := p.open[base:]
 	p.open = p.open[:base]
-	aux, run, ok := p.d.kids.reserve(len(children)+1, len(p.src)/32+8)
+	aux, run, ok := p.d.kids.reserve(len(children)+1, p.firstChunk())
 	if !ok {
 		p.fail(p.i, tooMany)
 		return
@@ -239,6 +253,9 @@ func (p *parser) value(depth int) bool {
 		p.fail(p.i, "nesting deeper than %d levels of objects and arrays", MaxDepth)
 		return false
 	}
+	if (c == '{' || c == '[') && p.fold > 0 && depth >= p.fold && !p.check {
+		return p.folded(depth)
+	}
 	switch {
 	case c == '{':
 		return p.object(depth)
@@ -259,6 +276,22 @@ func (p *parser) value(depth int) bool {
 		p.fail(p.i, "unexpected %s; expected a value (object, array, string, number, true, false or null)", p.describe(p.i))
 		return false
 	}
+}
+
+// folded reads the container at p.i as one record, Folded, checking
+// what it holds as Check does.
+func (p *parser) folded(depth int) bool {
+	k := Object
+	if p.src[p.i] == '[' {
+		k = Array
+	}
+	i, _ := p.record(k, p.i)
+	p.check = true
+	ok := p.value(depth)
+	p.check = false
+	r := (Node{p.d, i}).rec()
+	r.end, r.flags = uint32(p.i), flagFolded
+	return ok
 }
 
 func (p *parser) literal(word string, k Kind, flags uint8) bool {

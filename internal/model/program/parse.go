@@ -60,6 +60,9 @@ type parser struct {
 	ids              map[string]bool
 	idProblems       int
 	made, keepBefore int
+	// docs hold the tree of the step being read at each depth of
+	// nesting (stepFold), one step's after another's.
+	docs []*jsonpos.Doc
 }
 
 // Parse reads a JSON program. Malformed programs give syntax diagnostics;
@@ -69,8 +72,11 @@ type parser struct {
 // many.
 func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
 	// The tree reads src itself, not a copy of it (1 byte a byte of the
-	// program): the strings the steps keep are written into p.strs.
-	doc, err := jsonpos.ParseShared(src)
+	// program): the strings the steps keep are written into p.strs. It
+	// is built to the steps, each step's own when it is read (step): the
+	// tree of the whole program, 3 bytes a byte, was held beside the
+	// steps made of it, and was as large as they.
+	doc, err := jsonpos.ParseSharedTo(src, stepFold)
 	if err != nil {
 		return nil, []pilotage.Diagnostic{NotJSON(src, err)}, nil
 	}
@@ -124,6 +130,12 @@ func looksLikeText(src []byte) bool {
 func isWordByte(c byte) bool {
 	return c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
+
+// stepFold is how deep the tree of a program or of a step is built: to
+// the elements of the arrays of steps a program or a step holds (a
+// program's steps, a branch's arms, a loop's body), each step a tree of
+// its own then.
+const stepFold = 2
 
 func syntax(ptr, msg, hint string) pilotage.Diagnostic {
 	return pilotage.Diagnostic{Code: pilotage.CodeSyntax, Severity: pilotage.SeverityError, Message: msg, Path: pilotage.PointerPath(ptr), Hint: hint}
@@ -314,6 +326,14 @@ func (p *parser) example() string {
 }
 
 func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth int) *Step {
+	for len(p.docs) < depth {
+		p.docs = append(p.docs, new(jsonpos.Doc))
+	}
+	n, err := n.UnfoldIn(p.docs[depth-1], stepFold)
+	if err != nil { // a folded value was checked whole when it was read
+		p.diags = append(p.diags, NotJSON(nil, err))
+		return nil
+	}
 	if !n.Is(jsonpos.Object) {
 		p.errorf(ptr, p.notObject, "a step must be an object, not %s", aKind(n.Kind()))
 		return nil
