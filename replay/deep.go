@@ -250,13 +250,25 @@ func (s *source) at(ptr, note string) []report.Location {
 type place struct {
 	src       *source
 	ptr, note string
+	// step, when set, is the step ptr locates, or its arguments with
+	// args: its pointer is made for a finding alone
+	// (program.Step.Pointer), not for every entry replayed.
+	step *program.Step
+	args bool
 }
 
 func (p place) locations() []report.Location {
-	if p.ptr == "" && p.src.body != nil {
+	ptr := p.ptr
+	switch {
+	case p.step != nil && p.args:
+		ptr = p.step.ArgsPointer(p.src.grammar)
+	case p.step != nil:
+		ptr = p.step.Pointer(p.src.grammar)
+	}
+	if ptr == "" && p.src.body != nil {
 		return p.src.entryAt(p.note)
 	}
-	return p.src.at(p.ptr, p.note)
+	return p.src.at(ptr, p.note)
 }
 
 // entryAt locates a promoted body as a whole: its entry in the PDL.

@@ -80,9 +80,9 @@ func (r *deepRun) sub(s *program.Step, sc *dscope, e *entry, args map[string]any
 		return true
 	}
 	if known && e.ok() && len(e.w.Output) > 0 {
-		rel := place{b.src, "", "the body's last step"}
+		rel := place{src: b.src, note: "the body's last step"}
 		if b.prog.Output != nil {
-			rel = place{b.src, b.prog.Output.Pointer, "the body's output"}
+			rel = place{src: b.src, ptr: b.prog.Output.Pointer, note: "the body's output"}
 		}
 		r.compare(RuleDeepOutput, e, "/output", out, "the output of "+*e.w.ID,
 			"a promoted program gives its body's output expression, or its last step's output without one (§5.8.3)", rel)

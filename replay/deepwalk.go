@@ -331,7 +331,7 @@ func (r *deepRun) step(s *program.Step, sc *dscope, quals []int, prefix string) 
 	}
 	if len(e.w.Output) > 0 {
 		r.compare(RuleDeepOutput, e, "/output", computed, "the output of "+*e.w.ID,
-			"a branch gives the output of the last step of its arm, a loop the list of its iterations' (§5.8)", place{sc.fr.src, s.Pointer, ""})
+			"a branch gives the output of the last step of its arm, a loop the list of its iterations' (§5.8)", place{src: sc.fr.src, step: s})
 	}
 	return r.recordedOr(e, s, computed), true
 }
@@ -391,7 +391,7 @@ func (r *deepRun) call(s *program.Step, sc *dscope, e *entry) map[string]any {
 		return args
 	}
 	r.compare(RuleDeepInput, e, "/input", args, "the input of "+*e.w.ID,
-		"a call's input is its arguments evaluated over the values before it (§5.8, step inputs)", place{sc.fr.src, s.ArgsPointer(sc.fr.src.grammar), ""})
+		"a call's input is its arguments evaluated over the values before it (§5.8, step inputs)", place{src: sc.fr.src, step: s, args: true})
 	return args
 }
 

@@ -148,7 +148,7 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 			return verb.Usage("%v", err)
 		}
 		if lang.program != nil {
-			quoteStatements(p, lang.program, lang.programSrc, rep)
+			quoteStatements(p, lang, rep)
 		}
 		page := pic.Page(rep, picture.PageOptions{Dir: outputDir(p.Output)})
 		if err := verb.WriteOutput(s, p.Output, "the report", func(w io.Writer) error { return page.Write(w, p.Draw) }); err != nil {
@@ -173,7 +173,7 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 		// traces for their place.
 		check := func(b *report.Report, next string) error {
 			if lang.program != nil {
-				quoteStatements(p, lang.program, lang.programSrc, b)
+				quoteStatements(p, lang, b)
 			}
 			if len(b.Findings) > 0 && verb.IsStdout(p.Output) {
 				// The report goes where the line is drawn.
@@ -236,8 +236,10 @@ type loaded struct {
 	replay  *replay.Language
 	deep    *replay.Deep
 	program *syntax.Parsed
-	// programSrc is the program's file, for quoteStatements.
+	// programSrc is the program's file and grammar its Language's, for
+	// quoteStatements.
 	programSrc []byte
+	grammar    *language.Grammar
 }
 
 // replayLanguage loads the Language from --snapshot or --lang, if given,
@@ -301,7 +303,7 @@ func fromPDL(s verb.Streams, p Params) (loaded, error) {
 	if err != nil {
 		return loaded{}, err
 	}
-	out.programSrc = src
+	out.programSrc, out.grammar = src, &l.Grammar
 	if out.program, err = syntax.For(l).Parse(src, l.Limits.WithDefaults().Depth); err != nil {
 		return loaded{}, verb.Usage("%s is not a program of %s: %v; give the program the plan came from", p.Program, l.ID, err)
 	}
@@ -339,11 +341,12 @@ var planStep = regexp.MustCompile(`^plan step ("(?:[^"\\]|\\.)*")`)
 // statement of --program that the step came from: its place in the
 // program file, with the statement's first line as the note, so a
 // finding on a generated id (§3.4) shows what the author wrote.
-func quoteStatements(p Params, parsed *syntax.Parsed, src []byte, rep *report.Report) {
-	lines := strings.Split(string(src), "\n")
+func quoteStatements(p Params, lang loaded, rep *report.Report) {
+	parsed := lang.program
+	lines := strings.Split(string(lang.programSrc), "\n")
 	at := map[string]report.Location{}
 	program.Walk(parsed.Program.Steps, func(st *program.Step) {
-		start, _ := parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(st.Pointer)})
+		start, _ := parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(st.Pointer(lang.grammar))})
 		if start.Line >= 1 && start.Line <= len(lines) {
 			text := strings.TrimSpace(strings.TrimRight(lines[start.Line-1], "\r"))
 			at[st.ID] = report.Location{File: p.Program, Line: start.Line, Column: start.Column, Note: "statement: " + text}

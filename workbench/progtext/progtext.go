@@ -192,7 +192,7 @@ func Program(w io.Writer, src []byte, lang *language.Language) error {
 	}
 	ids := map[int][]string{}
 	program.Walk(parsed.Program.Steps, func(s *program.Step) {
-		at, _ := parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(s.Pointer)})
+		at, _ := parsed.Span(pilotage.Diagnostic{Path: pilotage.PointerPath(s.Pointer(&lang.Grammar))})
 		ids[at.Line] = append(ids[at.Line], s.ID)
 	})
 	lines := strings.Split(strings.TrimRight(string(src), "\n"), "\n")

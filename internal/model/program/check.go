@@ -235,21 +235,21 @@ func (c *checker) ids() {
 	c.known = slices.CompactFunc(c.known, func(a, b *Step) bool { return a.ID == b.ID })
 	c.addressable = make([]int32, len(c.known))
 	Walk(c.prog.Steps, func(s *Step) {
-		ptr := s.Pointer + "/id"
+		ptr := func() string { return s.Pointer(c.env.Grammar) + "/id" } // made for a diagnostic alone
 		switch {
 		case s.ID == "":
-			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr, "a step id must not be empty", "", nil)
+			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr(), "a step id must not be empty", "", nil)
 		case !pilotage.ValidStepID(s.ID):
-			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr,
+			c.add(c.env.Code(CodeStepID), pilotage.SeverityError, ptr(),
 				fmt.Sprintf("step id %q contains %q, which is reserved for trace identity (§3.4)", report.Clip(s.ID), reservedChar(s.ID)),
 				"use letters, digits and '_', e.g. "+suggestID(s.ID), nil)
 		case c.step(s.ID) != s:
-			c.add(c.env.Code(CodeDuplicateID), pilotage.SeverityError, ptr,
-				fmt.Sprintf("step id %q is already used at %s", report.Clip(s.ID), c.step(s.ID).Pointer), "step ids are unique within the whole program", nil)
+			c.add(c.env.Code(CodeDuplicateID), pilotage.SeverityError, ptr(),
+				fmt.Sprintf("step id %q is already used at %s", report.Clip(s.ID), c.step(s.ID).Pointer(c.env.Grammar)), "step ids are unique within the whole program", nil)
 		default:
 			c.stepPaths = c.stepPaths || validPath(s.ID)
 			if !validPath(s.ID) {
-				c.add(c.env.Code(CodeStepID), pilotage.SeverityWarning, ptr,
+				c.add(c.env.Code(CodeStepID), pilotage.SeverityWarning, ptr(),
 					fmt.Sprintf("step id %q cannot be written in CEL (it is not an identifier, or it is a reserved word), so no expression can address steps.%s.output", report.Clip(s.ID), report.Clip(s.ID)),
 					"use letters, digits and '_', starting with a letter", nil)
 			}
@@ -510,7 +510,7 @@ func (c *checker) release() {
 }
 
 func (c *checker) itemOK(s *Step) bool {
-	ptr := s.Pointer + "/" + pilotage.EscapePointerToken(c.env.Grammar.Item)
+	ptr := s.Pointer(c.env.Grammar) + "/" + pilotage.EscapePointerToken(c.env.Grammar.Item)
 	switch {
 	case s.Item == "":
 		return false
@@ -594,7 +594,7 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 		}
 		ptr := s.ArgsPointer(c.env.Grammar)
 		if ptr == "" {
-			ptr = s.Pointer
+			ptr = s.Pointer(c.env.Grammar)
 		}
 		typo, misspelt := meant[r]
 		_, _, closed := in.Property(typo)

@@ -119,12 +119,12 @@ func TestReleaseAfterLastAddress(t *testing.T) {
 	}
 }
 
-// A step is 112 bytes: serve holds the model of a program of 36,000
+// A step is 96 bytes: serve holds the model of a program of 36,000
 // steps while it checks it, and a size class more would be 16 bytes a
 // step (docs/performance.md, "A large valid program").
 func TestStepSize(t *testing.T) {
-	if n := unsafe.Sizeof(program.Step{}); n > 112 {
-		t.Errorf("a Step is %d bytes, more than 112", n)
+	if n := unsafe.Sizeof(program.Step{}); n > 96 {
+		t.Errorf("a Step is %d bytes, more than 96", n)
 	}
 }
 

@@ -270,7 +270,7 @@ func (p *parser) sequence(n jsonpos.Node, ptr string, enclosing *Step, arm, dept
 	var out []*Step
 	for i, e := range n.Elems() {
 		at := p.made // the step's place in program order, if step makes it
-		if s := p.step(e, p.ptrs.Join(ptr, strconv.Itoa(i)), enclosing, arm, depth); s != nil && (p.keepBefore == 0 || at < p.keepBefore) {
+		if s := p.step(e, p.ptrs.Join(ptr, strconv.Itoa(i)), i, enclosing, arm, depth); s != nil && (p.keepBefore == 0 || at < p.keepBefore) {
 			out = append(out, s)
 		}
 		if p.limit != nil {
@@ -325,7 +325,8 @@ func (p *parser) example() string {
 	return p.names[0]
 }
 
-func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth int) *Step {
+// step reads the step n at ptr, element index of its array.
+func (p *parser) step(n jsonpos.Node, ptr string, index int, enclosing *Step, arm, depth int) *Step {
 	for len(p.docs) < depth {
 		p.docs = append(p.docs, new(jsonpos.Doc))
 	}
@@ -361,7 +362,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, enclosing *Step, arm, depth in
 		return nil
 	}
 	m := p.members(n, ptr, p.cons[which])
-	s := NewStep(ptr, enclosing, arm)
+	s := NewStep(index, enclosing, arm)
 	p.made++
 	if id, ok := m.get("id"); !ok {
 		p.errorf(ptr, `add "id": "<name>", unique within the program`, "the step has no %q", "id")

@@ -75,7 +75,7 @@ func FuzzParse(f *testing.F) {
 		}
 		expr("output", prog.Output)
 		program.Walk(prog.Steps, func(s *program.Step) {
-			at("step", s.Pointer, jsonpos.Object)
+			at("step", s.Pointer(g), jsonpos.Object)
 			if s.Target != "" && at("target", s.TargetPointer(g), jsonpos.String).Str() != s.Target {
 				t.Fatalf("target %q is not the string at %s", s.Target, s.TargetPointer(g))
 			}
@@ -92,7 +92,7 @@ func FuzzParse(f *testing.F) {
 				nesting++
 			}
 			if nesting > maxDepth {
-				t.Fatalf("step %s nests %d deep, over the limit of %d, without a LimitError", s.Pointer, nesting, maxDepth)
+				t.Fatalf("step %s nests %d deep, over the limit of %d, without a LimitError", s.Pointer(g), nesting, maxDepth)
 			}
 		})
 	})

@@ -8,14 +8,16 @@
 package program
 
 import (
+	"strconv"
+
 	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 )
 
-// Kind is a step's construct; a byte, so that it, Step.HasArgs and
-// Step.Arm share a word.
+// Kind is a step's construct; a byte, so that it, Step.HasArgs,
+// Step.Arm and Step.Index share a word.
 type Kind uint8
 
 // The constructs of the step model.
@@ -50,16 +52,15 @@ type Arg struct {
 
 // Step is one step of any construct.
 type Step struct {
-	ID      string
-	Pointer string
+	ID string
 	// Target is the catalog entry id a Call names or the program_ref a
 	// Run names; TargetPointer locates it.
 	Target string
 	Args   []Arg
 	// Construct is what a branch or a loop holds besides; a call and a
 	// run share an empty one, never written (NewStep, SetKind). Held
-	// apart, it leaves a call step 112 bytes instead of 208: a program
-	// of 20,000 steps holds 1.9 MB less.
+	// apart, it leaves a call step 96 bytes instead of 192: a program of
+	// 20,000 steps holds 1.9 MB less.
 	*Construct
 
 	// Enclosing is the innermost construct around the step (nil at top
@@ -75,7 +76,7 @@ type Step struct {
 	// them then, instead of holding every output to its end
 	// (docs/performance.md, "A large valid program"). A pointer, nil
 	// when there are none: a step of a program validated, not run, stays
-	// 144 bytes, and serve holds the model of a program of 36,000 steps
+	// 96 bytes, and serve holds the model of a program of 36,000 steps
 	// while it checks it.
 	Release *[]string
 
@@ -83,18 +84,45 @@ type Step struct {
 	// HasArgs is set for a call or a run whose arguments are an object,
 	// which ArgsPointer locates.
 	HasArgs bool
-	Arm     int32
+	Arm     uint8
+	// Index is the step's place in the array of steps that holds it in
+	// the step model's JSON (Pointer).
+	Index int32
+}
+
+// Pointer locates the step in the step model of grammar g. It and the
+// pointers of the step's members are made when a diagnostic asks, not
+// kept: they were three strings a step, 48 bytes of a call step's 144
+// (docs/performance.md, "A large valid program").
+func (s *Step) Pointer(g *language.Grammar) string {
+	return string(s.appendPointer(nil, g))
+}
+
+func (s *Step) appendPointer(b []byte, g *language.Grammar) []byte {
+	var seq string
+	switch e := s.Enclosing; {
+	case e == nil:
+		b, seq = append(b, "/steps"...), ""
+	case e.Kind == Branch && int(s.Arm) < len(g.Arms):
+		b, seq = e.appendPointer(b, g), g.Arms[s.Arm]
+	case e.Kind == Branch:
+		b = e.appendPointer(b, g) // no step is in an arm the grammar lacks
+	default:
+		b, seq = e.appendPointer(b, g), g.Body
+	}
+	if s.Enclosing != nil {
+		b = append(append(b, '/'), pilotage.EscapePointerToken(seq)...)
+	}
+	return strconv.AppendInt(append(b, '/'), int64(s.Index), 10)
 }
 
 // TargetPointer locates the target of a call or a run in the step model
-// of grammar g. It and ArgsPointer are made when a diagnostic asks, not
-// kept: two strings a step were 32 bytes of a call step's 144 and 13 of
-// the pointers' bytes (docs/performance.md, "A large valid program").
+// of grammar g.
 func (s *Step) TargetPointer(g *language.Grammar) string {
 	if s.Kind == Run {
-		return join(s.Pointer, g.Run)
+		return join(s.Pointer(g), g.Run)
 	}
-	return join(s.Pointer, g.Call)
+	return join(s.Pointer(g), g.Call)
 }
 
 // ArgsPointer locates the argument object of a call or a run in the step
@@ -104,9 +132,9 @@ func (s *Step) ArgsPointer(g *language.Grammar) string {
 	case !s.HasArgs:
 		return ""
 	case s.Kind == Run:
-		return join(s.Pointer, g.RunArgs)
+		return join(s.Pointer(g), g.RunArgs)
 	}
-	return join(s.Pointer, g.Args)
+	return join(s.Pointer(g), g.Args)
 }
 
 // Construct is what a branch or a loop step holds besides a call's.
@@ -125,12 +153,12 @@ type Construct struct {
 // own).
 var noConstruct Construct
 
-// NewStep is a step at ptr inside enclosing (nil at top level), in arm
-// arm of it when it is a branch, of Kind Call until SetKind says
-// otherwise. Steps are made by NewStep alone: a Step's Construct is
-// never nil.
-func NewStep(ptr string, enclosing *Step, arm int) *Step {
-	return &Step{Pointer: ptr, Enclosing: enclosing, Arm: int32(arm), Construct: &noConstruct}
+// NewStep is a step, element index of its array of steps, inside
+// enclosing (nil at top level), in arm arm of it when it is a branch, of
+// Kind Call until SetKind says otherwise. Steps are made by NewStep
+// alone: a Step's Construct is never nil.
+func NewStep(index int, enclosing *Step, arm int) *Step {
+	return &Step{Index: int32(index), Enclosing: enclosing, Arm: uint8(arm), Construct: &noConstruct}
 }
 
 // SetKind makes s a step of construct k, and gives a branch or a loop a

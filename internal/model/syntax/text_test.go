@@ -55,7 +55,7 @@ func render(p *Parsed, g *language.Grammar) string {
 	}
 	kinds := map[program.Kind]string{program.Call: "call", program.Branch: "branch", program.Loop: "loop", program.Run: "run"}
 	program.Walk(p.Program.Steps, func(s *program.Step) {
-		fmt.Fprintf(&b, "%s %s %s %s", s.ID, kinds[s.Kind], s.Pointer, at(s.Pointer))
+		fmt.Fprintf(&b, "%s %s %s %s", s.ID, kinds[s.Kind], s.Pointer(g), at(s.Pointer(g)))
 		if s.Target != "" {
 			fmt.Fprintf(&b, " target %q %s", s.Target, at(s.TargetPointer(g)))
 		}
@@ -272,7 +272,8 @@ func FuzzText(f *testing.F) {
 				}
 			}
 			program.Walk(p.Program.Steps, func(s *program.Step) {
-				for _, ptr := range []string{s.Pointer, s.Pointer + "/id", s.TargetPointer(&everyConstruct), s.ArgsPointer(&everyConstruct), s.Pointer + "/then", s.Pointer + "/else/9", s.Pointer + "/as", s.Pointer + "/do/x"} {
+				step := s.Pointer(&everyConstruct)
+				for _, ptr := range []string{step, step + "/id", s.TargetPointer(&everyConstruct), s.ArgsPointer(&everyConstruct), step + "/then", step + "/else/9", step + "/as", step + "/do/x"} {
 					at(ptr, nil)
 				}
 				for _, a := range s.Args {

@@ -112,7 +112,7 @@ func (b *builder) top(it *tItem) {
 	case b.full:
 		return
 	}
-	b.prog.Steps = append(b.prog.Steps, b.step(it, b.ptrs.Join("/steps", strconv.Itoa(len(b.prog.Steps))), nil, 0))
+	b.prog.Steps = append(b.prog.Steps, b.step(it, b.ptrs.Join("/steps", strconv.Itoa(len(b.prog.Steps))), len(b.prog.Steps), nil, 0))
 }
 
 // finish completes the program once every statement is read.
@@ -223,7 +223,7 @@ func (b *builder) sequence(items []*tItem, ptr string, enclosing *program.Step, 
 			continue
 		}
 		sp := b.ptrs.Join(ptr, strconv.Itoa(len(out)))
-		out = append(out, b.step(it, sp, enclosing, arm))
+		out = append(out, b.step(it, sp, len(out), enclosing, arm))
 	}
 	return out
 }
@@ -241,13 +241,13 @@ func (t *textSyntax) tooManySteps(doc *jsonpos.Doc, sp span) pilotage.Diagnostic
 // past the Language's steps limit is a diagnostic, and no more steps
 // are built: the step model of each statement, about 300 bytes, is what
 // a program of tiny statements (`f()`, 4 bytes) holds.
-func (b *builder) newStep(ptr string, enclosing *program.Step, arm int, whole span, label *tName, base string) *program.Step {
+func (b *builder) newStep(index int, enclosing *program.Step, arm int, whole span, label *tName, base string) *program.Step {
 	if len(b.starts) == b.t.steps {
 		b.full = true
 		b.diags = append(b.diags, b.t.tooManySteps(b.doc, whole))
 	}
 	start := whole.start
-	s := program.NewStep(ptr, enclosing, arm)
+	s := program.NewStep(index, enclosing, arm)
 	i := len(b.starts)
 	b.starts = append(b.starts, start)
 	if i%64 == 0 {
@@ -262,9 +262,11 @@ func (b *builder) newStep(ptr string, enclosing *program.Step, arm int, whole sp
 	return s
 }
 
-func (b *builder) step(it *tItem, ptr string, enclosing *program.Step, arm int) *program.Step {
+// step is the step of statement it, element index of the sequence at
+// ptr.
+func (b *builder) step(it *tItem, ptr string, index int, enclosing *program.Step, arm int) *program.Step {
 	g, ts := b.t.g, b.t.ts
-	s := b.newStep(ptr, enclosing, arm, it.whole, it.Label, base(it, ts))
+	s := b.newStep(index, enclosing, arm, it.whole, it.Label, base(it, ts))
 	var missing string
 	switch {
 	case it.Call != nil:
@@ -272,23 +274,23 @@ func (b *builder) step(it *tItem, ptr string, enclosing *program.Step, arm int) 
 		if g.Call == "" {
 			missing = "calls"
 		}
-		b.call(s, it.Call, g.Args)
+		b.call(s, ptr, it.Call, g.Args)
 	case it.Run != nil:
 		s.Kind = program.Run
 		if g.Run == "" {
 			missing = "promoted-program runs (" + ts.Run + ")"
 		}
-		b.call(s, it.Run, g.RunArgs)
+		b.call(s, ptr, it.Run, g.RunArgs)
 	case it.If != nil:
 		if g.Branch == "" {
 			missing = "branches (" + ts.If + ")"
 		}
-		b.branch(s, it.If)
+		b.branch(s, ptr, it.If)
 	case it.For != nil:
 		if g.Loop == "" {
 			missing = "loops (" + ts.For + ")"
 		}
-		b.loop(s, it.For)
+		b.loop(s, ptr, it.For)
 	}
 	if missing != "" {
 		b.errorf(it.whole, "", "this Language has no %s", missing)
@@ -310,7 +312,7 @@ func base(it *tItem, ts *language.TextSyntax) string {
 	return ts.For
 }
 
-func (b *builder) call(s *program.Step, c *tCall, args string) {
+func (b *builder) call(s *program.Step, ptr string, c *tCall, args string) {
 	s.Target = c.Target.Name
 	s.HasArgs = true
 	list := c.Args.List
@@ -335,7 +337,7 @@ func (b *builder) call(s *program.Step, c *tCall, args string) {
 			}
 		}
 		e := &exprs[len(out)]
-		b.expr(e, a.Value, b.ptrs.Join(s.Pointer, args, name))
+		b.expr(e, a.Value, b.ptrs.Join(ptr, args, name))
 		out = append(out, program.Arg{Name: name, Expr: e})
 	}
 	s.Args = out
@@ -396,36 +398,36 @@ func (b *builder) repeats(list []tArg) bool {
 	return false
 }
 
-func (b *builder) branch(s *program.Step, n *tIf) {
+func (b *builder) branch(s *program.Step, ptr string, n *tIf) {
 	g := b.t.g
 	s.SetKind(program.Branch)
-	s.Cond = b.expr(&program.Expr{}, n.Cond.sp, b.ptrs.Join(s.Pointer, g.Branch))
+	s.Cond = b.expr(&program.Expr{}, n.Cond.sp, b.ptrs.Join(ptr, g.Branch))
 	if len(g.Arms) != 2 {
 		return
 	}
-	s.Arms[0] = b.sequence(n.Then.Items, b.ptrs.Join(s.Pointer, g.Arms[0]), s, 0)
-	els := b.ptrs.Join(s.Pointer, g.Arms[1])
+	s.Arms[0] = b.sequence(n.Then.Items, b.ptrs.Join(ptr, g.Arms[0]), s, 0)
+	els := b.ptrs.Join(ptr, g.Arms[1])
 	switch {
 	case n.ElseIf != nil:
 		// else IF … is an else arm holding one unlabeled branch.
 		if b.full {
 			return
 		}
-		inner := b.newStep(b.ptrs.Join(els, "0"), s, 1, n.ElseIf.whole, nil, b.t.ts.If)
-		b.branch(inner, n.ElseIf)
+		inner := b.newStep(0, s, 1, n.ElseIf.whole, nil, b.t.ts.If)
+		b.branch(inner, b.ptrs.Join(els, "0"), n.ElseIf)
 		s.Arms[1] = []*program.Step{inner}
 	case n.Else != nil:
 		s.Arms[1] = b.sequence(n.Else.Items, els, s, 1)
 	}
 }
 
-func (b *builder) loop(s *program.Step, n *tFor) {
+func (b *builder) loop(s *program.Step, ptr string, n *tFor) {
 	g := b.t.g
 	s.SetKind(program.Loop)
-	s.List = b.expr(&program.Expr{}, n.List.sp, b.ptrs.Join(s.Pointer, g.Loop))
+	s.List = b.expr(&program.Expr{}, n.List.sp, b.ptrs.Join(ptr, g.Loop))
 	s.Item = n.Item.Name
 	b.loopVars = append(b.loopVars, loopVar{item: n.Item, at: len(b.diags)})
-	s.Body = b.sequence(n.Body.Items, b.ptrs.Join(s.Pointer, g.Body), s, 0)
+	s.Body = b.sequence(n.Body.Items, b.ptrs.Join(ptr, g.Body), s, 0)
 }
 
 // expr makes e the expression at sp; its text as CEL reads it waits for
