@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	pilotage "github.com/pilotage-dev/pilotage"
 )
 
 // TestCheckRemembersTheLastProgram: a program checked again, against the
@@ -66,5 +68,31 @@ func TestCheckRemembersTheLastProgram(t *testing.T) {
 	}
 	if check("alice", prog, true).prog == before.prog {
 		t.Error("a check before a catalog change was the remembered one")
+	}
+}
+
+// An engine made with CheckOnce, as a command that sends one request
+// makes it, remembers no check: it would hold the program's step model
+// while the command writes the plan.
+func TestCheckOnceRemembersNothing(t *testing.T) {
+	e := newEngineWith(t, homeServer(), Options{CheckOnce: true})
+	st, l, err := e.language("home/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := raw(`{"steps": [{"id": "t", "call": "sensors.read", "with": {"room": "'attic'"}}], "output": "steps.t.output.temp"}`)
+	first, err := e.check(context.Background(), e.view(st, l, "alice"), prog, nil, inline, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.last.ck != nil {
+		t.Error("the engine remembered the check")
+	}
+	again, err := e.check(context.Background(), e.view(st, l, "alice"), prog, nil, inline, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.prog == first.prog || !pilotage.Valid(again.diags) {
+		t.Errorf("the same program's check was remembered, or not valid: %v", again.diags)
 	}
 }
