@@ -145,12 +145,13 @@ func (p *parser) record(k Kind, start int) (uint32, *record) {
 	return i, &r[0]
 }
 
-// firstChunk is the capacity of the first chunk of records and of
-// children. It starts at one record per 32 bytes of input (a large
-// snapshot has one per 25, prose-heavy documents fewer), but a document
-// read a part at a time (ParseSharedTo) is read as many small ones, such
-// as a step of a program, of about one record per 6 bytes, and a second
-// chunk is a whole one (64 KB).
+// firstChunk is the capacity the first chunk of records and of children
+// starts with; appending grows it, a copy each time, up to chunkLen. It
+// is one record per 32 bytes of input (a large snapshot has one per 25,
+// prose-heavy documents fewer), but a document read a part at a time
+// (ParseSharedTo) is read as many small ones, such as the steps of a
+// program, about one record per 6 bytes: one per 4, a step's chunk is
+// not grown.
 func (p *parser) firstChunk() int {
 	if p.fold > 0 {
 		return len(p.src)/4 + 8
