@@ -187,7 +187,7 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 		n, json := 0, false
 		if !quiet[t.pos.Line] {
 			if keyword {
-				n = unquotedJSON(t, before.val, l.src[from:])
+				n = unquotedJSON(t, before, l.src[from:])
 				json = n > 0
 			}
 			if !json {

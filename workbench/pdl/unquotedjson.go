@@ -17,53 +17,60 @@ var jsonKeywords = map[string]bool{"input_schema": true, "output_schema": true, 
 // statement's keyword, when t is that statement's first value; 0 when
 // there is none. PDL reads such a value as a block whose statements are
 // strings and characters no token starts with, each an error of its
-// own (returns {"items": ["bread"]} was five): an object (a { whose
-// first member is a string and a :, on its line or the next) or an
+// own (returns {"items": ["bread"]} was five): an object ({) or an
 // array ([), through its closing bracket, over several lines if it
-// spans them.
-func unquotedJSON(t token, kw string, src string) int {
-	if !jsonKeywords[kw] {
+// spans them (jsonLen).
+func unquotedJSON(t, kw token, src string) int {
+	if !jsonKeywords[kw.val] {
 		return 0
 	}
 	switch {
 	case t.typ == tokInvalid && t.val == "[":
-	case t.typ == tokPunct && t.val == "{" && member(src[1:]):
+	case t.typ == tokPunct && t.val == "{":
+		// None of these keywords takes a block: a { is the JSON's,
+		// however it goes on ({}, {items: …}).
 	default:
 		return 0
 	}
-	return jsonLen(src)
-}
-
-// member reports whether rest, the text after a {, starts with a JSON
-// object's first member: a string and a colon, line ends aside.
-func member(rest string) bool {
-	rest = strings.TrimLeft(rest, " \t\r\n")
-	if !strings.HasPrefix(rest, `"`) {
-		return false
-	}
-	n := stringLen(rest)
-	return strings.HasPrefix(strings.TrimLeft(rest[n:], " \t"), ":")
+	n, _ := jsonLen(src, int(kw.pos.Column)-1)
+	return n
 }
 
 // jsonLen is the length of the JSON value at the start of s, which
-// starts with { or [: through the bracket that closes it, strings
-// skipped; without one, to the end of the first line, so a bracket left
-// open takes no more than its own line.
-func jsonLen(s string) int {
-	depth := 0
+// starts with { or [, and the brackets it leaves open, to close in
+// turn: through the bracket that closes it, strings skipped. Without
+// one, it ends before the first line that is the enclosing block's,
+// not the value's: one indented less than indent, its statement's
+// keyword (the } of its entry), or as much and starting with a word
+// (the next statement).
+func jsonLen(s string, indent int) (int, string) {
+	var open []byte
+	closers := func() string {
+		c := make([]byte, len(open))
+		for i, o := range open {
+			c[len(open)-1-i] = o + 2 // { is } less 2, and [ is ] less 2
+		}
+		return string(c)
+	}
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '"':
 			i += stringLen(s[i:]) - 1
 		case '{', '[':
-			depth++
+			open = append(open, s[i])
 		case '}', ']':
-			if depth--; depth == 0 {
-				return i + 1
+			if open = open[:len(open)-1]; len(open) == 0 {
+				return i + 1, ""
+			}
+		case '\n':
+			rest := s[i+1:]
+			line := strings.TrimLeft(rest, " \t\r")
+			if d := len(rest) - len(line); lineLen(line) > 0 && (d < indent || d == indent && isWordByte(line[0], 0)) {
+				return len(strings.TrimRight(s[:i], " \t\r")), closers()
 			}
 		}
 	}
-	return lineLen(s)
+	return len(s), closers()
 }
 
 // jsonFinding reports value, JSON left without its back-quotes at pos as
@@ -72,9 +79,16 @@ func jsonLen(s string) int {
 func jsonFinding(name string, pos Pos, kw, value string) report.Finding {
 	end := pos
 	end.Advance(value)
-	shown := value
-	if strings.Contains(value, "\n") || len([]rune(value)) > 40 {
-		shown = value[:1] + "…" + value[len(value)-1:]
+	// A bracket left open is closed in the hint, so that it holds once
+	// followed.
+	_, closers := jsonLen(value, 0)
+	shown := value + closers
+	if strings.Contains(shown, "\n") || len([]rune(shown)) > 40 {
+		shown = shown[:1] + "…" + shown[len(shown)-1:]
+	}
+	needs := "back-quotes"
+	if closers != "" {
+		needs += " and " + closers + " to close it"
 	}
 	if strings.Contains(value, "`") {
 		// A back-quote of its own would end the raw string: it goes in
@@ -83,5 +97,5 @@ func jsonFinding(name string, pos Pos, kw, value string) report.Finding {
 			fmt.Sprintf("the JSON of %s needs quotes", kw))
 	}
 	return Errorf(RuleSyntax, pos.In(name), end.In(name), fmt.Sprintf("put it in back-quotes: %s `%s`", kw, shown),
-		fmt.Sprintf("the JSON of %s needs back-quotes", kw))
+		fmt.Sprintf("the JSON of %s needs %s", kw, needs))
 }
