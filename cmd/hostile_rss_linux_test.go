@@ -532,8 +532,8 @@ func TestHostilePeakRSS(t *testing.T) {
 		// JSON tree of the whole program held beside its step model, a
 		// map of the step ids, three pointer strings a step and the step
 		// model held while plan wrote the plan to 13 to 18. What is left,
-		// 10 to 12 under load, is the step model, the program's bytes and
-		// the CEL caches (docs/performance.md, "A large valid program").
+		// 11 to 13, is the step model, the program's bytes and the CEL
+		// caches (docs/performance.md, "A large valid program").
 		{"validate of a valid program of 20,000 steps", chainProgram(20000), chainOf("validate"), tinyChain, 0},
 		{"plan of it", chainProgram(20000), chainOf("plan"), tinyChain, 0},
 		// A Run held besides the checked program each expression planned
