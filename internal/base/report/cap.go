@@ -1,6 +1,9 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // DefaultMaxPerRule is how many findings of one rule one file lists
 // before the rest are counted instead: every checking verb's default for
@@ -27,9 +30,12 @@ type capKey struct{ file, rule string }
 
 type capCount struct {
 	listed, left int
-	// sum counts those left out: their rule, section and file, and the
-	// gravest severity among them.
+	// sum counts those left out: their rule, the sections the first
+	// cites, their file, and the gravest severity among them.
 	sum Finding
+	// mixed is set when those left out do not all cite what the first
+	// does: the count then cites the rule's section (Report.addLeft).
+	mixed bool
 }
 
 // NewCap returns a cap of max findings per rule and file; max is at
@@ -75,9 +81,12 @@ func (c *Cap) LeaveAll(f Finding, n int) bool {
 func (c *Cap) leave(k capKey, n *capCount, f Finding, count int) {
 	if n.left == 0 {
 		c.order = append(c.order, k)
-		n.sum = Finding{Rule: f.Rule, Section: f.Section, Severity: f.Severity, File: f.File, Hint: capHint}
-	} else if graver(f.Severity, n.sum.Severity) {
-		n.sum.Severity = f.Severity
+		n.sum = Finding{Rule: f.Rule, Section: f.Section, Sections: f.Sections, Severity: f.Severity, File: f.File, Hint: capHint}
+	} else {
+		if graver(f.Severity, n.sum.Severity) {
+			n.sum.Severity = f.Severity
+		}
+		n.mixed = n.mixed || !slices.Equal(f.AllSections(), n.sum.AllSections())
 	}
 	n.left += count
 }
@@ -96,6 +105,7 @@ func (c *Cap) Include(o *Cap, keep func(rule string) bool) {
 			c.keys[k] = n
 		}
 		c.leave(k, n, o.keys[k].sum, o.keys[k].left)
+		n.mixed = n.mixed || o.keys[k].mixed
 	}
 }
 
@@ -113,7 +123,9 @@ func (r *Report) AddListed(fs ...Finding) {
 }
 
 // Left returns one finding per rule and file that had findings left out,
-// saying how many, in the order the first of them was left out.
+// saying how many, in the order the first of them was left out. Each
+// cites what the first it counts cites (Report.addLeft puts the rule's
+// section in when they differ: cited).
 func (c *Cap) Left() []Finding {
 	out := make([]Finding, 0, len(c.order))
 	for _, k := range c.order {
@@ -123,6 +135,13 @@ func (c *Cap) Left() []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// cited reports whether every finding f, of Left, counts cites what f
+// cites.
+func (c *Cap) cited(f Finding) bool {
+	n := c.keys[capKey{f.File, f.Rule}]
+	return n != nil && !n.mixed
 }
 
 // CountsLeft reports whether f is a cap's count of findings it left out

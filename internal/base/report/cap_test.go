@@ -167,3 +167,24 @@ func TestCapCountCitesTheRule(t *testing.T) {
 		t.Errorf("the counting finding cites %q %q, want the rule's 1.1 alone: %+v", count.Section, count.Sections, count)
 	}
 }
+
+// TestCapCountCitesWhatTheyCite: when every finding a count stands for
+// cites the same sections, other than its rule's (a principal defined
+// twice is pdl-duplicate's, §10.3, where the rule's is §5.4), the count
+// cites them too: it summarises those findings, not the rule.
+func TestCapCountCitesWhatTheyCite(t *testing.T) {
+	r := &Report{Cap: NewCap(1), Rules: []RuleInfo{{ID: "pdl-duplicate", Section: "5.4", Severity: Error}}}
+	for line := 1; line <= 3; line++ {
+		f := Finding{Rule: "pdl-duplicate", Severity: Error, File: "a.pdl", Line: line, Column: 1, Message: "twice"}
+		f.CiteSections([]string{"10.3"})
+		r.Add(f)
+	}
+	r.Sort()
+	i := slices.IndexFunc(r.Findings, func(f Finding) bool { return f.Hint == capHint })
+	if i < 0 {
+		t.Fatalf("no finding counts the ones left out: %+v", r.Findings)
+	}
+	if count := r.Findings[i]; count.Section != "10.3" || count.Sections != nil {
+		t.Errorf("the counting finding cites %q %q, want 10.3 as the findings do: %+v", count.Section, count.Sections, count)
+	}
+}

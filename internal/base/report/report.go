@@ -295,14 +295,16 @@ func (r *Report) addLeft() {
 	}
 	r.left = r.Cap.Left()
 	for i, f := range r.left {
-		r.left[i].Section = r.ruleSection(f)
+		if !r.Cap.cited(f) {
+			r.left[i].Section, r.left[i].Sections = r.ruleSection(f), nil
+		}
 		r.Findings = append(r.Findings, r.left[i])
 		r.count(f, 1)
 	}
 }
 
 // ruleSection is the section of f's rule, for a finding that counts
-// others of it: they may each cite their own (CiteSections). f's own
+// others of it that do not all cite the same (CiteSections). f's own
 // section when the report does not describe the rule.
 func (r *Report) ruleSection(f Finding) string {
 	for _, ri := range r.Rules {
