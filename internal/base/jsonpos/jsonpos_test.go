@@ -213,14 +213,20 @@ func dump(n Node) string {
 }
 
 // checkPos verifies that a position is inside the document and that its
-// line and column agree with its offset.
+// line and column agree with its offset. A line ends at LF, CR LF or a
+// lone CR (docs/json.md).
 func checkPos(t testing.TB, name string, src []byte, p Pos) {
 	if p.Offset < 0 || p.Offset > len(src) {
 		t.Fatalf("%s: offset %d outside [0,%d]", name, p.Offset, len(src))
 	}
 	before := src[:p.Offset]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	line, start := 1, 0
+	for i, c := range before {
+		if c == '\n' || c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+			line, start = line+1, i+1
+		}
+	}
+	col := utf8.RuneCount(before[start:]) + 1
 	if p.Line != line || p.Column != col {
 		t.Fatalf("%s: position %d:%d for offset %d, want %d:%d", name, p.Line, p.Column, p.Offset, line, col)
 	}
