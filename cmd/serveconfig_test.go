@@ -27,9 +27,15 @@ func TestServeReloadRereadsConfig(t *testing.T) {
   }
 }
 `
+	// Each file is written whole at once (a rename), as an editor saves:
+	// the watcher, polling every 20 ms, read a PDL written half-way
+	// and reported errors the test did not expect.
 	write := func(name, text string) {
 		t.Helper()
-		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(name+".new", []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(name+".new", name); err != nil {
 			t.Fatal(err)
 		}
 	}
