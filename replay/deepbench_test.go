@@ -155,8 +155,11 @@ func TestDeepReplayClean(t *testing.T) {
 	large := peakFor(1000)
 	t.Logf("deep replay's peak live heap: %.2f MiB for ~1k entries, %.2f MiB for ~100k", float64(small)/(1<<20), float64(large)/(1<<20))
 	// The input (1000 rooms) and the outer loop's entry grow; the 100k
-	// entries and their outputs must not be held.
-	if large > small+4<<20 {
+	// entries and their outputs must not be held: they would be 20 MB
+	// and more. Alone it grows 2 MiB; beside the suite's other tests in
+	// CI the collector's timing let it reach 4.3, past the 4 MiB this
+	// allowed: 8 still tells a held trace from one let go of.
+	if large > small+8<<20 {
 		t.Errorf("live heap grew from %.2f MiB to %.2f MiB with a hundred times the steps", float64(small)/(1<<20), float64(large)/(1<<20))
 	}
 }
