@@ -389,91 +389,146 @@ func (l *messageLines) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// stdioMessages is where a child's standard output goes to be checked:
-// one message per line, blank lines between them allowed.
-func stdioMessages(w *msgWatch) io.Writer {
-	return &messageLines{each: func(line []byte, whole bool) {
-		if line = bytes.TrimSpace(line); whole && len(line) > 0 {
-			w.received(line)
-		}
-	}}
-}
-
-// sseMessages is where the body of a text/event-stream answer goes to be
-// checked: each event's data lines, joined, is one message. An event
-// whose data grows past MaxMessageBytes is cut and skipped, as a line
-// past it is: each line is bounded, but an event may have any number.
-func sseMessages(w *msgWatch) io.Writer {
-	var data []byte
-	var cut, has bool
-	return &messageLines{each: func(line []byte, whole bool) {
-		switch {
-		case !whole:
-			cut = true
-		case len(line) == 0:
-			// An event ends at a blank line.
-			if has && !cut {
-				w.received(data)
-			}
-			data, cut, has = data[:0], false, false
-		case cut:
-		case bytes.HasPrefix(line, []byte("data:")):
-			v := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
-			if has {
-				data = append(data, '\n')
-			}
-			if len(data)+len(v) > MaxMessageBytes {
-				cut = true
-				break
-			}
-			data, has = append(data, v...), true
-		}
-	}}
-}
-
-// jsonMessage is where the body of an application/json answer goes to
-// be checked: the body is one message (or batch), checked at its end.
-// A body past MaxMessageBytes is not held, nor checked: once one chunk
-// is dropped, what a later one would join is not the message.
-type jsonMessage struct {
-	w    *msgWatch
-	buf  bytes.Buffer
-	over bool
-}
-
-func (j *jsonMessage) Write(p []byte) (int, error) {
-	if !j.over && j.buf.Len()+len(p) > MaxMessageBytes {
-		j.over = true
-		j.buf = bytes.Buffer{}
-	}
-	if !j.over {
-		j.buf.Write(p)
-	}
-	return len(p), nil
-}
-
-func (j *jsonMessage) end() {
-	if !j.over {
-		j.w.received(j.buf.Bytes())
-	}
-}
-
-// teeBody copies what is read of an answer's body to to, and calls end,
-// if any, once the body is read to its end.
-type teeBody struct {
+// filterBody is the body of an answer carrying MCP as the go-sdk reads
+// it: each message is checked (msgWatch.received) once it is whole, and
+// handed on only then, as received returns it. The go-sdk cannot decode
+// a response with the id null or with none, and ends the connection at
+// one, losing the rest of the check; nor can its streamable client
+// decode a batch, so a batch received rewrites reaches it as one event
+// a message. An event of an event stream ends at a blank line; another
+// body (application/json) is one message, held to its end. What is
+// held is bounded by the body it reads, a limitedBody: MaxMessageBytes
+// an event, or the whole body.
+type filterBody struct {
 	io.ReadCloser
-	to  io.Writer
-	end func()
+	w      *msgWatch
+	events bool
+	// in is what was read of the body and not yet checked: the start of
+	// an event, or the whole body; lines counts the bytes of in that are
+	// whole lines. out[off:] is what was checked and not yet read, err
+	// the body's error, returned once out is read.
+	in    []byte
+	lines int
+	out   []byte
+	off   int
+	err   error
+	data  []byte
 }
 
-func (b *teeBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.to.Write(p[:n])
-	if err == io.EOF && b.end != nil {
-		b.end()
-		b.end = nil
+func (b *filterBody) Read(p []byte) (int, error) {
+	for b.off == len(b.out) && b.err == nil {
+		b.out, b.off = b.out[:0], 0
+		in := len(b.in)
+		b.in = slices.Grow(b.in, 32<<10)
+		n, err := b.ReadCloser.Read(b.in[in : in+32<<10])
+		b.in = b.in[:in+n]
+		if b.events {
+			b.eventsRead()
+		}
+		if b.err = err; err == io.EOF && len(b.in) > 0 {
+			b.atEnd()
+		}
 	}
-	return n, err
+	n := copy(p, b.out[b.off:])
+	if b.off += n; b.off < len(b.out) {
+		return n, nil
+	}
+	return n, b.err
+}
+
+// eventsRead hands on each event of in that a blank line has ended, and
+// keeps the rest.
+func (b *filterBody) eventsRead() {
+	start := 0
+	for {
+		nl := bytes.IndexByte(b.in[b.lines:], '\n')
+		if nl < 0 {
+			break
+		}
+		line := bytes.TrimSuffix(b.in[b.lines:b.lines+nl], []byte("\r"))
+		b.lines += nl + 1
+		if len(line) == 0 {
+			b.event(b.in[start:b.lines])
+			start = b.lines
+		}
+	}
+	if start > 0 {
+		// Only then: copying an event that has not ended onto itself at
+		// every read would be quadratic in its size.
+		b.in, b.lines = append(b.in[:0], b.in[start:]...), b.lines-start
+	}
+}
+
+// atEnd checks what is left at the end of the body: the whole of a JSON
+// body, or an event the stream ended before its blank line (the go-sdk
+// reads it all the same).
+func (b *filterBody) atEnd() {
+	if b.events {
+		if b.in[len(b.in)-1] != '\n' {
+			b.in = append(b.in, '\n')
+		}
+		b.event(append(b.in, '\n'))
+	} else if kept := b.w.received(b.in); bytes.Equal(kept, b.in) {
+		b.out = b.in
+	} else if msgs := split(kept); len(msgs) == 1 {
+		b.out = msgs[0]
+	} else {
+		// An application/json body is one message: the go-sdk refuses a
+		// batch, as it would have the one the server sent.
+		b.out = kept
+	}
+	b.in = nil
+}
+
+// event hands on ev, one event ending at its blank line: as it is
+// unless its data, its data lines joined, is a message received keeps
+// from the go-sdk or rewrites; then its other lines (an id, a comment)
+// go on, and each message kept as one data line of an event of its own.
+func (b *filterBody) event(ev []byte) {
+	b.data = b.data[:0]
+	has := false
+	for l := range bytes.Lines(ev) {
+		if v, ok := bytes.CutPrefix(l, []byte("data:")); ok {
+			if has {
+				b.data = append(b.data, '\n')
+			}
+			b.data, has = append(b.data, bytes.TrimPrefix(bytes.TrimRight(v, "\r\n"), []byte(" "))...), true
+		}
+	}
+	if !has {
+		b.out = append(b.out, ev...)
+		return
+	}
+	kept := b.w.received(b.data)
+	if bytes.Equal(kept, b.data) {
+		b.out = append(b.out, ev...)
+		return
+	}
+	for l := range bytes.Lines(ev) {
+		if t := bytes.TrimRight(l, "\r\n"); len(t) > 0 && !bytes.HasPrefix(t, []byte("data:")) {
+			b.out = append(b.out, l...)
+		}
+	}
+	for i, m := range split(kept) {
+		if i > 0 {
+			b.out = append(b.out, '\n')
+		}
+		b.out = append(append(append(b.out, "data: "...), m...), '\n')
+	}
+	b.out = append(b.out, '\n')
+}
+
+// split is the messages of kept, what msgWatch.received hands on: none,
+// the messages of a batch, or one.
+func split(kept []byte) []json.RawMessage {
+	var batch []json.RawMessage
+	switch t := bytes.TrimSpace(kept); {
+	case len(t) == 0:
+		return nil
+	case t[0] == '[' && json.Unmarshal(t, &batch) == nil:
+		return batch
+	}
+	return []json.RawMessage{kept}
 }
 
 // nullCount names n responses with the id null: one, or n and many.

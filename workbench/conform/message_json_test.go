@@ -128,38 +128,42 @@ func (dupStdout) Close() error { return os.Stdout.Close() }
 // it is malformed.
 const dupPrefix = `{"jsonrpc":"2.0","method":"m","a":1,"a":2`
 
+// readBody reads body as the go-sdk does an answer's, through the
+// bound (limitedBody) and the check (filterBody) of the HTTP transport.
+func readBody(w *msgWatch, body string, events bool) (string, error) {
+	r := &filterBody{ReadCloser: &limitedBody{ReadCloser: io.NopCloser(strings.NewReader(body)), events: events, over: func() {}}, w: w, events: events}
+	got, err := io.ReadAll(r)
+	return string(got), err
+}
+
 // An event of a text/event-stream whose data lines, each within
-// MaxMessageBytes, join past it is skipped as a line past it is, not
-// held: the malformed message it would join to is not checked, and the
-// next event is.
+// MaxMessageBytes, join past it fails the stream at the bound, as a line
+// past it does over stdio: the event is not held past the bound, nor
+// checked, nor handed on; the event before it is, "\r\n" endings and
+// all.
 func TestSSEEventPastBound(t *testing.T) {
 	w := newMsgWatch()
-	sse := sseMessages(w)
 	half := strings.Repeat("x", MaxMessageBytes/2)
-	for _, s := range []string{
-		"data: " + dupPrefix + `,"x":"` + half + "\"\n",
-		`data: ,"y":"` + half + "\"\n",
-		`data: ,"z":"` + half + "\"}\n",
-		"\n",
-		"data: " + dupPrefix + "}\n\n",
-	} {
-		sse.Write([]byte(s))
+	first := "id: 1\r\ndata: " + dupPrefix + "}\r\n\r\n"
+	got, err := readBody(w, first+
+		"data: "+dupPrefix+`,"x":"`+half+"\"\n"+
+		`data: ,"y":"`+half+"\"\n"+
+		`data: ,"z":"`+half+"\"}\n\n", true)
+	if err == nil || got != first {
+		t.Errorf("read %q, %v; want the first event and an error", got[:min(len(got), 200)], err)
 	}
 	if len(w.bad) != 1 {
-		t.Errorf("want the second event only malformed, got %d malformed", len(w.bad))
+		t.Errorf("want the first event only malformed, got %d malformed", len(w.bad))
 	}
 }
 
 // An application/json body past MaxMessageBytes is not checked, though
-// a chunk after the one dropped is small: the two ends would join into
-// another message, malformed here.
+// its ends are a malformed message: it fails at the bound.
 func TestJSONBodyPastBound(t *testing.T) {
 	w := newMsgWatch()
-	j := &jsonMessage{w: w}
-	for _, s := range []string{dupPrefix[:len(dupPrefix)-6], strings.Repeat(" ", MaxMessageBytes), dupPrefix[len(dupPrefix)-6:] + "}"} {
-		j.Write([]byte(s))
+	if _, err := readBody(w, dupPrefix[:len(dupPrefix)-6]+strings.Repeat(" ", MaxMessageBytes)+dupPrefix[len(dupPrefix)-6:]+"}", false); err == nil {
+		t.Error("a body past the bound was read")
 	}
-	j.end()
 	if len(w.bad) != 0 {
 		t.Errorf("a body past the bound was checked: %d malformed", len(w.bad))
 	}

@@ -1,9 +1,17 @@
 package conform
 
 import (
+	"bytes"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A response is the answer to one request the client sent, with its id
@@ -138,6 +146,56 @@ drain`, 20*time.Second)
 			}
 			if rep.Summary.Errors != 2 { // and binding-extension's: not a Pilotage server
 				t.Errorf("want 2 errors:\n%s", findings(rep))
+			}
+		})
+	}
+}
+
+// Over streamable HTTP an error with the id null, written before the
+// first answer to discover, was reported but still handed to the go-sdk, which
+// cannot decode it and ended the connection: the check stopped there.
+// Conform keeps it from the go-sdk as over stdio, alone in an event, in
+// a batch (whose other message goes on) or in an application/json body
+// (a batch of it and the answer), and the clean fake's check runs to
+// its end with this one finding.
+func TestNullIDResponseOverHTTP(t *testing.T) {
+	t.Parallel()
+	const null = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`
+	for name, c := range map[string]struct {
+		json bool
+		wrap func(answer []byte) []byte
+	}{
+		"event": {wrap: func(a []byte) []byte { return append([]byte("event: message\ndata: "+null+"\n\n"), a...) }},
+		"batch in an event": {wrap: func(a []byte) []byte {
+			return append([]byte("id: 0\ndata: ["+null+`,{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}]`+"\n\n"), a...)
+		}},
+		"json body": {json: true, wrap: func(a []byte) []byte { return append(append([]byte("["+null+","), bytes.TrimSpace(a)...), ']') }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, cleanSnapshot)
+			s := f.server()
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: c.json})
+			var once atomic.Bool
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if !bytes.Contains(body, []byte(`"name":"pilotage_discover"`)) || once.Swap(true) {
+					h.ServeHTTP(w, r)
+					return
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				maps.Copy(w.Header(), rec.Header())
+				w.Header().Del("Content-Length")
+				w.WriteHeader(rec.Code)
+				w.Write(c.wrap(rec.Body.Bytes()))
+			}))
+			t.Cleanup(hs.Close)
+			rep := check(t, HTTP(hs.URL, ""), Options{Timeout: 20 * time.Second})
+			want := "a message of the server: error: an error response with the id null: the server could not read a request's id (JSON-RPC 2.0 §5), though every request conform sent had one; a client cannot pair it with a request [response-ids binding.md]\n\n"
+			if got := ruleFindings(rep, RuleResponseIDs); got != want || len(rep.Findings) != 1 {
+				t.Errorf("got:\n%s\nwant only:\n%s", findings(rep), want)
 			}
 		})
 	}

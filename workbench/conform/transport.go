@@ -494,16 +494,12 @@ func (w *watched) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// messages has the body of resp, an answer carrying MCP, checked as the
-// go-sdk reads it.
+// messages has the body of resp, an answer carrying MCP, checked and
+// filtered as the go-sdk reads it (filterBody). The body of a 202, which
+// carries none, is left as it is.
 func (w *watched) messages(resp *http.Response) {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch mt {
-	case "application/json":
-		j := &jsonMessage{w: w.msgs}
-		resp.Body = &teeBody{ReadCloser: resp.Body, to: j, end: j.end}
-	case "text/event-stream":
-		resp.Body = &teeBody{ReadCloser: resp.Body, to: sseMessages(w.msgs)}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" || mt == "text/event-stream" {
+		resp.Body = &filterBody{ReadCloser: resp.Body, w: w.msgs, events: mt == "text/event-stream"}
 	}
 }
 
