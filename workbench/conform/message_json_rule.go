@@ -404,15 +404,17 @@ type filterBody struct {
 	w      *msgWatch
 	events bool
 	// in is what was read of the body and not yet checked: the start of
-	// an event, or the whole body; lines counts the bytes of in that are
-	// whole lines. out[off:] is what was checked and not yet read, err
-	// the body's error, returned once out is read.
-	in    []byte
-	lines int
-	out   []byte
-	off   int
-	err   error
-	data  []byte
+	// an event, or the whole body; the line being read starts at line,
+	// and seen bytes of in were searched for its end (searching a long
+	// line from its start at every read would be quadratic). out[off:]
+	// is what was checked and not yet read, err the body's error,
+	// returned once out is read.
+	in         []byte
+	line, seen int
+	out        []byte
+	off        int
+	err        error
+	data       []byte
 }
 
 func (b *filterBody) Read(p []byte) (int, error) {
@@ -441,21 +443,23 @@ func (b *filterBody) Read(p []byte) (int, error) {
 func (b *filterBody) eventsRead() {
 	start := 0
 	for {
-		nl := bytes.IndexByte(b.in[b.lines:], '\n')
+		nl := bytes.IndexByte(b.in[b.seen:], '\n')
 		if nl < 0 {
+			b.seen = len(b.in)
 			break
 		}
-		line := bytes.TrimSuffix(b.in[b.lines:b.lines+nl], []byte("\r"))
-		b.lines += nl + 1
+		end := b.seen + nl
+		line := bytes.TrimSuffix(b.in[b.line:end], []byte("\r"))
+		b.line, b.seen = end+1, end+1
 		if len(line) == 0 {
-			b.event(b.in[start:b.lines])
-			start = b.lines
+			b.event(b.in[start:b.line])
+			start = b.line
 		}
 	}
 	if start > 0 {
 		// Only then: copying an event that has not ended onto itself at
 		// every read would be quadratic in its size.
-		b.in, b.lines = append(b.in[:0], b.in[start:]...), b.lines-start
+		b.in, b.line, b.seen = append(b.in[:0], b.in[start:]...), b.line-start, b.seen-start
 	}
 }
 
@@ -485,22 +489,35 @@ func (b *filterBody) atEnd() {
 // from the go-sdk or rewrites; then its other lines (an id, a comment)
 // go on, and each message kept as one data line of an event of its own.
 func (b *filterBody) event(ev []byte) {
-	b.data = b.data[:0]
-	has := false
+	// data is the one data line in ev, as most events have, or their
+	// join in b.data.
+	var data []byte
+	n := 0
 	for l := range bytes.Lines(ev) {
-		if v, ok := bytes.CutPrefix(l, []byte("data:")); ok {
-			if has {
-				b.data = append(b.data, '\n')
-			}
-			b.data, has = append(b.data, bytes.TrimPrefix(bytes.TrimRight(v, "\r\n"), []byte(" "))...), true
+		v, ok := bytes.CutPrefix(l, []byte("data:"))
+		if !ok {
+			continue
+		}
+		v = bytes.TrimPrefix(bytes.TrimRight(v, "\r\n"), []byte(" "))
+		switch n++; n {
+		case 1:
+			data = v
+		case 2:
+			b.data = append(append(append(b.data[:0], data...), '\n'), v...)
+		default:
+			b.data = append(append(b.data, '\n'), v...)
 		}
 	}
-	if !has {
+	switch n {
+	case 0:
 		b.out = append(b.out, ev...)
 		return
+	case 1:
+	default:
+		data = b.data
 	}
-	kept := b.w.received(b.data)
-	if bytes.Equal(kept, b.data) {
+	kept := b.w.received(data)
+	if bytes.Equal(kept, data) {
 		b.out = append(b.out, ev...)
 		return
 	}

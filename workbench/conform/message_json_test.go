@@ -214,3 +214,21 @@ func TestMalformedHandshakeAnswerBreaksTheSDK(t *testing.T) {
 		}
 	}
 }
+
+// What the go-sdk reads of an event stream: an event as the server
+// wrote it, unless its data (its data lines joined) is a response the
+// go-sdk cannot decode, dropped, its other lines kept; or a batch
+// holding one, whose other messages go on one event each.
+func TestFilterBodyEvents(t *testing.T) {
+	const null = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`
+	const note = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+	for _, c := range []struct{ in, want string }{
+		{"id: 7\r\ndata: " + null[:17] + "\r\ndata:" + null[17:] + "\r\n\r\n: ok\n\n", "id: 7\r\n\n: ok\n\n"},
+		{"event: message\ndata: [" + null + "," + note + "," + note + "]\n\n", "event: message\ndata: " + note + "\n\ndata: " + note + "\n\n"},
+		{"data: " + note + "\r\n\r\ndata: " + note, "data: " + note + "\r\n\r\ndata: " + note + "\n\n"},
+	} {
+		if got, err := readBody(newMsgWatch(), c.in, true); got != c.want || err != nil {
+			t.Errorf("%q: read %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}
