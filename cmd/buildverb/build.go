@@ -139,8 +139,6 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 // output is one definition's build, staged.
 type output struct {
 	staged *emit.Staged
-	// files are the paths written, without their contents.
-	files []emit.File
 	// sources are the definition's own files, never replaced or removed.
 	sources  []string
 	conforms bool
@@ -172,10 +170,6 @@ func check(s verb.Streams, p Params, guard *verb.Guard, res *compile.Result, nam
 	if err != nil {
 		return output{}, verb.Usage("cannot write the build: %v", fserr.Plain(err))
 	}
-	for i := range files {
-		files[i] = emit.File{Path: files[i].Path}
-	}
-	out.files = files
 	li, err := pdllint.Prepare(name, res)
 	// The lint input keeps what lint needs of the model (Locator,
 	// Grammars); the rest need not be live while the rules run.
@@ -233,17 +227,21 @@ func buildDirs(dir string, names []string) ([]string, error) {
 
 // buildOne moves one definition's staged build in place in dir.
 func buildOne(s verb.Streams, o output, dir string) error {
-	files, sources := o.files, o.sources
 	if err := o.staged.Commit(); err != nil {
 		return verb.Usage("cannot write the build: %v", fserr.Plain(err))
 	}
-	for _, f := range files {
-		if err := verb.Printf(s, "wrote %s\n", outPath(dir, f.Path)); err != nil {
+	paths := o.staged.Paths()
+	for _, p := range paths {
+		if err := verb.Printf(s, "wrote %s\n", outPath(dir, p)); err != nil {
 			return err
 		}
 	}
+	files := make([]emit.File, len(paths))
+	for i, p := range paths {
+		files[i].Path = p
+	}
 	// What was removed before a failure is named too.
-	stale, err := emit.RemoveStale(dir, files, sources)
+	stale, err := emit.RemoveStale(dir, files, o.sources)
 	for _, f := range stale.Removed {
 		fmt.Fprintf(s.Err, "removed stale %s\n", outPath(dir, f))
 	}

@@ -95,25 +95,33 @@ func CatalogVersion(items []pilotage.CatalogEntry) string {
 // Snapshot builds the snapshot file: the manifest, every Language's
 // guides with their bodies, and each catalog-bearing Language's catalog.
 func Snapshot(srv *language.Server) *pilotage.Snapshot {
-	return snapshot(srv, func(_ *language.Language, items []pilotage.CatalogEntry) pilotage.CatalogSnapshot {
+	return snapshot(srv, func(l *language.Language) []pilotage.Guide {
+		gs := make([]pilotage.Guide, len(l.Guides))
+		for i, g := range l.Guides {
+			gs[i] = withBody(g)
+		}
+		return gs
+	}, func(_ *language.Language, items []pilotage.CatalogEntry) pilotage.CatalogSnapshot {
 		return pilotage.CatalogSnapshot{CatalogVersion: CatalogVersion(items), Items: items}
 	})
 }
 
-// snapshot builds the snapshot with each catalog-bearing Language's
-// catalog made by catalog from the entries it sees.
-func snapshot(srv *language.Server, catalog func(*language.Language, []pilotage.CatalogEntry) pilotage.CatalogSnapshot) *pilotage.Snapshot {
+// withBody is g as the snapshot lists it, with its body.
+func withBody(g *language.Guide) pilotage.Guide {
+	pg := g.Guide
+	body := g.Body
+	pg.Body = &body
+	return pg
+}
+
+// snapshot builds the snapshot with each Language's guides listed by
+// guides and each catalog-bearing Language's catalog made by catalog
+// from the entries it sees.
+func snapshot(srv *language.Server, guides func(*language.Language) []pilotage.Guide, catalog func(*language.Language, []pilotage.CatalogEntry) pilotage.CatalogSnapshot) *pilotage.Snapshot {
 	s := &pilotage.Snapshot{Snapshot: pilotage.SnapshotFormat, Manifest: *Manifest(srv),
 		Guides: map[string][]pilotage.Guide{}}
 	for _, l := range srv.Languages {
-		gs := []pilotage.Guide{}
-		for _, g := range l.Guides {
-			pg := g.Guide
-			body := g.Body
-			pg.Body = &body
-			gs = append(gs, pg)
-		}
-		s.Guides[l.ID] = gs
+		s.Guides[l.ID] = guides(l)
 		if items := Catalog(srv, l); items != nil {
 			if s.Catalog == nil {
 				s.Catalog = map[string]pilotage.CatalogSnapshot{}
@@ -213,12 +221,32 @@ func Write(dir string, files []File, keep []string) error {
 }
 
 // Staged is a build written beside its files, not yet in their place.
+// It holds each file's path as the File did (not joined to dir) and its
+// temporary file's name without the directory: build lints with the
+// files staged, and 15,000 guides' joined names and their temporary
+// ones, with the Files beside them, were 3.4 MB live through lint, the
+// peak of build (docs/performance.md, "What build holds while it
+// lints").
 type Staged struct {
-	// tmps are the temporary files not renamed yet, paths their names.
-	tmps, paths []string
+	dir string
+	// rels are the files' paths relative to dir, slash-separated; tmps
+	// the names of their temporary files, in the same directories;
+	// those before done are renamed already.
+	rels, tmps []string
+	done       int
 	// made are the directories Stage made, outermost first.
 	made []string
 }
+
+// path is where the ith file goes.
+func (st *Staged) path(i int) string { return filepath.Join(st.dir, filepath.FromSlash(st.rels[i])) }
+
+// tmp is the ith file's temporary file.
+func (st *Staged) tmp(i int) string { return filepath.Join(filepath.Dir(st.path(i)), st.tmps[i]) }
+
+// Paths are the staged files' paths relative to the output directory
+// (slash-separated), as their Files held them.
+func (st *Staged) Paths() []string { return st.rels }
 
 // Stage writes Files under dir, each to a temporary file beside its
 // name, creating directories as needed; Commit moves them in place and
@@ -236,10 +264,10 @@ type Staged struct {
 // lints with the files staged, not held).
 func Stage(dir string, files []File, keep []string) (_ *Staged, err error) {
 	kept := statAll(keep)
-	st := &Staged{paths: make([]string, len(files))}
+	st := &Staged{dir: dir, rels: make([]string, len(files))}
 	for i, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		st.paths[i] = p
+		st.rels[i] = f.Path
+		p := st.path(i)
 		fi, serr := os.Stat(p)
 		switch {
 		case serr != nil:
@@ -254,16 +282,20 @@ func Stage(dir string, files []File, keep []string) (_ *Staged, err error) {
 			st.Discard()
 		}
 	}()
+	st.tmps = make([]string, 0, len(files))
 	for i, f := range files {
-		st.made = append(st.made, missingDirs(filepath.Dir(st.paths[i]))...)
-		if err := os.MkdirAll(filepath.Dir(st.paths[i]), 0o755); err != nil {
+		p := st.path(i)
+		st.made = append(st.made, missingDirs(filepath.Dir(p))...)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, err
 		}
-		t, err := writeTemp(st.paths[i], f)
+		t, err := writeTemp(p, f)
 		if err != nil {
 			return nil, err
 		}
-		st.tmps = append(st.tmps, t)
+		// A copy of the base name alone: the joined name would keep
+		// the directory's bytes too.
+		st.tmps = append(st.tmps, strings.Clone(filepath.Base(t)))
 		// The snapshot's encoded head and items, as large as the file,
 		// are not needed again: the collector may have them while the
 		// guides are written. Held, a Language of 60,000 small guides
@@ -277,12 +309,11 @@ func Stage(dir string, files []File, keep []string) (_ *Staged, err error) {
 // Commit renames the staged files over their names; after a failure,
 // what is not renamed yet is discarded.
 func (st *Staged) Commit() error {
-	for len(st.tmps) > 0 {
-		if err := os.Rename(st.tmps[0], st.paths[0]); err != nil {
+	for ; st.done < len(st.tmps); st.done++ {
+		if err := os.Rename(st.tmp(st.done), st.path(st.done)); err != nil {
 			st.Discard()
 			return err
 		}
-		st.tmps, st.paths = st.tmps[1:], st.paths[1:]
 	}
 	return nil
 }
@@ -291,13 +322,13 @@ func (st *Staged) Commit() error {
 // Stage made, innermost first, so that a refused build leaves no empty
 // guides/ behind; os.Remove keeps one a renamed file is in.
 func (st *Staged) Discard() {
-	for _, t := range st.tmps {
-		os.Remove(t)
+	for i := st.done; i < len(st.tmps); i++ {
+		os.Remove(st.tmp(i))
 	}
 	for i := len(st.made) - 1; i >= 0; i-- {
 		os.Remove(st.made[i])
 	}
-	st.tmps, st.made = nil, nil
+	st.tmps, st.made, st.done = nil, nil, 0
 }
 
 // missingDirs is dir and those of its parents that do not exist yet,

@@ -71,9 +71,10 @@ func snapshotJSON(srv *language.Server, lay layout) ([]byte, error) {
 }
 
 // spliced is a snapshot ready to be written: the rest of the file
-// encoded with empty item and guide lists (head) and each catalog's
-// items and each Language's guides encoded compact, spliced in only as
-// the file is written, into a buffer (SnapshotJSON, Files) or straight
+// encoded with empty item and guide lists (head), each catalog's items
+// encoded compact, and each Language's guides, from the model, encoded
+// one at a time; items and guides are spliced in only as the file is
+// written, into a buffer (SnapshotJSON, Files) or straight
 // into the file (FilesToWrite and Write), so that a build holds no copy
 // of the whole indented file (5.2 MB beside 2.3 of compact items for the
 // generated Language of BenchmarkBuildVsDecode; with the guides in the
@@ -88,14 +89,23 @@ type spliced struct {
 	ids     []string
 	encoded map[string]*encodedItems
 	langs   []string
-	guides  map[string][][]byte
+	guides  map[string][]*language.Guide
 }
 
 // splice encodes srv's snapshot for writing in lay.
 func splice(srv *language.Server, lay layout) (*spliced, error) {
 	encoded := map[string]*encodedItems{}
 	var err error
-	s := snapshot(srv, func(l *language.Language, items []pilotage.CatalogEntry) pilotage.CatalogSnapshot {
+	// The guides are encoded one at a time as they are written, from
+	// the model, which is live anyway: encoded beforehand, 15,000 small
+	// guides were 3.8 MB held while build staged its files and lint read
+	// the snapshot (docs/performance.md, "What build holds while it
+	// lints").
+	guides := map[string][]*language.Guide{}
+	s := snapshot(srv, func(l *language.Language) []pilotage.Guide {
+		guides[l.ID] = l.Guides
+		return []pilotage.Guide{}
+	}, func(l *language.Language, items []pilotage.CatalogEntry) pilotage.CatalogSnapshot {
 		e, ierr := encodeItems(items)
 		if ierr != nil && err == nil {
 			err = ierr
@@ -106,13 +116,6 @@ func splice(srv *language.Server, lay layout) (*spliced, error) {
 	if err != nil {
 		return nil, err
 	}
-	guides := map[string][][]byte{}
-	for id, gs := range s.Guides {
-		if guides[id], err = encodeEach(gs); err != nil {
-			return nil, err
-		}
-		s.Guides[id] = []pilotage.Guide{}
-	}
 	head, err := encode(s, lay.indent)
 	if err != nil {
 		return nil, err
@@ -121,26 +124,43 @@ func splice(srv *language.Server, lay layout) (*spliced, error) {
 		langs: slices.Sorted(maps.Keys(s.Guides)), guides: guides}, nil
 }
 
-// encodeEach is each of vs encoded compact, as encoding/json encodes an
-// element of a list (no HTML escaping).
-func encodeEach[T any](vs []T) ([][]byte, error) {
-	out := make([][]byte, len(vs))
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for i := range vs {
-		b.Reset()
-		if err := enc.Encode(&vs[i]); err != nil {
-			return nil, err
-		}
-		out[i] = bytes.Clone(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+// elemEncoder encodes values compact, as encoding/json encodes an
+// element of a list (no HTML escaping), into one buffer it reuses.
+type elemEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newElemEncoder() *elemEncoder {
+	e := &elemEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}
+
+// encode is v's encoding, valid until the next call.
+func (e *elemEncoder) encode(v any) ([]byte, error) {
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return nil, err
 	}
-	return out, nil
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
+}
+
+// guide is the encoding of g as the snapshot lists it, valid until the
+// next call.
+func (e *elemEncoder) guide(g *language.Guide) ([]byte, error) {
+	pg := withBody(g)
+	return e.encode(&pg)
 }
 
 // bytes is the file writeTo writes, in a buffer allocated once.
 func (sp *spliced) bytes() ([]byte, error) {
-	out := bytes.NewBuffer(make([]byte, 0, len(sp.head)+totalLen(sp.encoded, sp.lay)+guidesLen(sp.guides, sp.lay)))
+	gl, err := guidesLen(sp.guides, sp.lay)
+	if err != nil {
+		return nil, err
+	}
+	out := bytes.NewBuffer(make([]byte, 0, len(sp.head)+totalLen(sp.encoded, sp.lay)+gl))
 	if err := sp.writeTo(out); err != nil {
 		return nil, err
 	}
@@ -165,10 +185,15 @@ func (sp *spliced) writeTo(w io.Writer) error {
 		buf.Reset()
 		return err
 	}
-	// list writes elems indented at indent, between open and close.
-	list := func(elems [][]byte, indent, open, close string) error {
+	// list writes n elements, elem(j) the encoding of the jth, indented
+	// at indent, between open and close.
+	list := func(n int, elem func(j int) ([]byte, error), indent, open, close string) error {
 		buf.WriteString(open)
-		for j, it := range elems {
+		for j := range n {
+			it, err := elem(j)
+			if err != nil {
+				return err
+			}
 			if lay.indent {
 				buf.WriteString(indent)
 				if err := json.Indent(buf, it, indent, indentUnit); err != nil {
@@ -177,7 +202,7 @@ func (sp *spliced) writeTo(w io.Writer) error {
 			} else {
 				buf.Write(it)
 			}
-			if j < len(elems)-1 {
+			if j < n-1 {
 				buf.WriteByte(',')
 			}
 			if lay.indent {
@@ -204,12 +229,13 @@ func (sp *spliced) writeTo(w io.Writer) error {
 		}
 		buf.Write(rest[:start])
 		rest = rest[start:]
+		enc := newElemEncoder()
 		for _, id := range sp.langs {
-			key, err := encodeEach([]string{id})
+			key, err := enc.encode(id)
 			if err != nil {
 				return err
 			}
-			marker := append(append(key[0], lay.colon...), lay.emptyList...)
+			marker := append(append(bytes.Clone(key), lay.colon...), lay.emptyList...)
 			i := bytes.Index(rest, marker)
 			if i < 0 {
 				return fmt.Errorf("emit: no guides of Language %s in the snapshot", id)
@@ -219,7 +245,7 @@ func (sp *spliced) writeTo(w io.Writer) error {
 			rest = rest[i+len(marker):]
 			if gs := sp.guides[id]; len(gs) == 0 {
 				buf.WriteString(lay.emptyList)
-			} else if err := list(gs, guideIndent, lay.guideOpen, lay.guideClose); err != nil {
+			} else if err := list(len(gs), func(j int) ([]byte, error) { return enc.guide(gs[j]) }, guideIndent, lay.guideOpen, lay.guideClose); err != nil {
 				return err
 			}
 		}
@@ -252,7 +278,7 @@ func (sp *spliced) writeTo(w io.Writer) error {
 			buf.Write(marker)
 			continue
 		}
-		if err := list(items, itemIndent, lay.open, lay.close); err != nil {
+		if err := list(len(items), func(j int) ([]byte, error) { return items[j], nil }, itemIndent, lay.open, lay.close); err != nil {
 			return err
 		}
 	}
@@ -331,20 +357,27 @@ func encodeItems(items []pilotage.CatalogEntry) (*encodedItems, error) {
 }
 
 // guidesLen bounds the bytes the guides add to the file written in lay,
-// as totalLen does the items'.
-func guidesLen(guides map[string][][]byte, lay layout) int {
+// as totalLen does the items'. Each guide is encoded to be counted, and
+// again when written: encoding the small records of guides twice costs
+// less than holding them all encoded.
+func guidesLen(guides map[string][]*language.Guide, lay layout) (int, error) {
 	n := 0
+	enc := newElemEncoder()
 	for _, gs := range guides {
 		n += len(lay.guideOpen) + len(lay.guideClose)
 		for _, g := range gs {
+			b, err := enc.guide(g)
+			if err != nil {
+				return 0, err
+			}
 			if lay.indent {
-				n += indentedLen(g, guideIndent) + len(guideIndent) + 2
+				n += indentedLen(b, guideIndent) + len(guideIndent) + 2
 			} else {
-				n += len(g) + 1
+				n += len(b) + 1
 			}
 		}
 	}
-	return n
+	return n, nil
 }
 
 // totalLen bounds the bytes the items add to the file written in lay,
