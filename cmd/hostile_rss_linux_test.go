@@ -538,7 +538,11 @@ func TestHostilePeakRSS(t *testing.T) {
 		// 11 to 13, is the step model, the program's bytes and the CEL
 		// caches (docs/performance.md, "A large valid program").
 		{"validate of a valid program of 20,000 steps", chainProgram(20000), chainOf("validate"), tinyChain, 0},
-		{"plan of it", chainProgram(20000), chainOf("plan"), tinyChain, 0},
+		// plan holds a little more, the plan it writes: 12.3 on a quiet
+		// machine (13.4 MB over), 14 – 14.6 beside the suite's other
+		// tests or a loaded machine, past the default bound: held to 17
+		// as run is.
+		{"plan of it", chainProgram(20000), chainOf("plan"), tinyChain, 17 * int64(len(chainProgram(20000)))},
 		// A Run held besides the checked program each expression planned
 		// to run (about 900 bytes, 16 bytes a byte of this program), each
 		// step's output as a value to its end and a copy of the trace's
