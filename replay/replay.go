@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
@@ -134,7 +135,8 @@ func (r *Runner) PlanReport() *report.Report {
 
 // Check replays one trace file and returns its report, sorted: the file,
 // its text when small enough for snippets, and its findings. It fails
-// when the file cannot be opened or read.
+// when the file cannot be opened or read, or is a program rather than a
+// trace (an *InputError).
 func (r *Runner) Check(in Input) (*report.Report, error) {
 	rc, err := in.Open()
 	if err != nil {
@@ -145,6 +147,9 @@ func (r *Runner) Check(in Input) (*report.Report, error) {
 	if res.ReadErr != nil {
 		return nil, fmt.Errorf("%s: %w", in.File, res.ReadErr)
 	}
+	if res.Program {
+		return nil, &InputError{File: in.File, Line: 1, Col: 1, Msg: "this looks like a program, not a trace", Hint: notTrace}
+	}
 	r.entries += res.Entries
 	rep := &report.Report{Files: []string{in.File}, Sources: map[string][]byte{}}
 	if res.Source != nil {
@@ -154,6 +159,9 @@ func (r *Runner) Check(in Input) (*report.Report, error) {
 	rep.Sort()
 	return rep, nil
 }
+
+// notTrace is the hint of a program given as the trace.
+const notTrace = "give a trace of the program's Run, which pilotage run --format json writes; the program itself goes with --program, beside --lang"
 
 // Checked counts what the replay so far checked, for the summary.
 func (r *Runner) Checked() map[string]int {
@@ -178,6 +186,21 @@ type Result struct {
 	Source []byte
 	// ReadErr is an I/O error of the reader (not a JSON problem).
 	ReadErr error
+	// Program says the file is a program given as the trace (misfiled).
+	Program bool
+}
+
+// misfiled reports whether the file walked as s, src its bytes or nil
+// when too large to keep, is a program given as the trace: a trace-shape
+// error for each member a trace has and a program has not is no help,
+// where one error naming the kind is. Only a file with none of a
+// trace's run_id, level and outcome, which the walk already knows, is
+// looked at again, and only when the walk kept it whole: a trace is
+// never read twice.
+func misfiled(s *stream, src []byte) bool {
+	t := s.trace()
+	return src != nil && s.syntax == nil && !s.response && t.runID == nil && t.level == nil && t.outcome == nil &&
+		inputs.RecognizeSrc(src) == inputs.Program
 }
 
 // errReader remembers the reader's own error, which the decoder would
@@ -263,7 +286,8 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	if opt.OnTrace != nil {
 		opt.OnTrace(traceSeen(file, s, out))
 	}
-	return Result{Findings: out, Entries: s.entries, Source: pr.source()}
+	src := pr.source()
+	return Result{Findings: out, Entries: s.entries, Source: src, Program: misfiled(s, src)}
 }
 
 // outcomeOf reads an outcome value; ok reports whether ok and status are

@@ -145,7 +145,7 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 		rep, err := replay.Run(plan, traces, opt)
 		m.Stop()
 		if err != nil {
-			return verb.Usage("%v", err)
+			return unreadable("", err, nil)
 		}
 		if lang.program != nil {
 			quoteStatements(p, lang, rep)
@@ -191,7 +191,7 @@ func Replay(_ context.Context, p Params, s verb.Streams) error {
 		for i, in := range traces {
 			b, err := r.Check(in)
 			if err != nil {
-				return verb.Usage("%v", err)
+				return unreadable("", err, nil)
 			}
 			if err := check(b, ahead[i]); err != nil {
 				return err
@@ -385,16 +385,17 @@ func programInvalid(s verb.Streams, p Params, l *language.Language, src []byte, 
 }
 
 // unreadable is the usage error of a plan or snapshot replay cannot use,
-// given with flag: an *replay.InputError has its line quoted under it
+// given with flag, or of a trace (flag "", src nil: the trace was read
+// as a stream): an *replay.InputError has its line quoted under it
 // with a caret, as lint and validate show a malformed JSON file, then
-// its hint. A PDL file is said to be one, which --lang takes, rather
-// than malformed JSON at its first comment.
+// its hint. A PDL file given with a flag is said to be one, which
+// --lang takes, rather than malformed JSON at its first comment.
 func unreadable(flag string, err error, src []byte) error {
 	var ie *replay.InputError
 	if !errors.As(err, &ie) || ie.Line == 0 {
 		return verb.Usage("%v", err)
 	}
-	if strings.EqualFold(filepath.Ext(ie.File), ".pdl") && jsonpos.Check(src) != nil {
+	if flag != "" && strings.EqualFold(filepath.Ext(ie.File), ".pdl") && jsonpos.Check(src) != nil {
 		also := ""
 		if flag == "--plan" {
 			also = ", and --plan the plan pilotage plan --format json writes"
