@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/ruleset"
@@ -344,6 +345,12 @@ func syntaxFinding(rules []*Rule, in *Input, err error) *report.Finding {
 		// Nor its guides, alone: what a guide must be (its topics, its
 		// level, its example programs) is said by the PDL naming it.
 		hint = "lint checks manifests, snapshots and PDL files, not Markdown: a guide is checked through the PDL that names it, pilotage lint LANG.pdl (docs/pdl.md#guide)"
+	default:
+		// Nor its programs, which validate checks against their
+		// Language; one in the JSON form is told by document-kind.
+		if inputs.LooksLikeText(in.Src) {
+			hint = "this looks like a program in a Language's text syntax: lint checks manifests, snapshots and PDL files; " + inputs.Program.Use()
+		}
 	}
 	return &report.Finding{
 		Rule: RuleJSONSyntax, Section: "5", Severity: report.Error,

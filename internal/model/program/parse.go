@@ -1,7 +1,6 @@
 package program
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/base/inputs"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
@@ -99,36 +99,10 @@ func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.
 // another Language: the hint says what this one reads instead.
 func NotJSON(src []byte, err error) pilotage.Diagnostic {
 	hint := "fix the JSON syntax; no other check can run on the program"
-	if looksLikeText(src) {
+	if inputs.LooksLikeText(src) {
 		hint = `a program of this Language is a JSON object such as {"steps": [...]}; it has no syntax of its own to write it as text`
 	}
 	return syntax("", "the program is not valid JSON: "+err.Error(), hint)
-}
-
-// looksLikeText reports whether src, after white space and a byte order
-// mark, starts as no JSON value does: with a letter other than those of
-// true, false and null, or with a '#'.
-func looksLikeText(src []byte) bool {
-	src = bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(src, " \t\r\n"), []byte("\xef\xbb\xbf")), " \t\r\n")
-	if len(src) == 0 {
-		return false
-	}
-	switch c := src[0]; {
-	case c == '#':
-		return true
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
-		for _, lit := range []string{"true", "false", "null"} {
-			if bytes.HasPrefix(src, []byte(lit)) && (len(src) == len(lit) || !isWordByte(src[len(lit)])) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // stepFold is how deep the tree of a program or of a step is built: to
