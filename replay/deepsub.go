@@ -115,7 +115,12 @@ func (r *deepRun) opaque() string {
 
 // subInput is the input a promoted body runs with: the object the entry
 // that runs it records as its input (§5.8.3: the call's input is the
-// sub-program's), else the arguments' values, else unknown.
+// sub-program's), else the arguments' values, else unknown: for the
+// value an argument could not be evaluated for (r.missing, left by
+// call), which is what every expression reading the body's input meets,
+// as a loop's elements are unknown for its list's (a summary trace
+// without --input: one finding for the Run's input, not one more for the
+// body's); else for the trace not recording it.
 func (r *deepRun) subInput(s *program.Step, e *entry, args map[string]any) any {
 	if len(e.w.Input) > 0 {
 		if v, err := expr.DecodeJSON(e.w.Input); err == nil && !truncated(v) {
@@ -124,6 +129,9 @@ func (r *deepRun) subInput(s *program.Step, e *entry, args map[string]any) any {
 	}
 	if args != nil && !containsUnknown(args) {
 		return args
+	}
+	if args == nil && r.missing != nil {
+		return *r.missing
 	}
 	return unknown{why: "the input of " + *e.w.ID + ", which runs " + s.Target + ", and which a summary trace does not record (§5.8.1)"}
 }
