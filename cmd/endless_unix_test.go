@@ -22,9 +22,12 @@ import (
 // exit 2 naming the input and its limit, in seconds. Before, each grew
 // to gigabytes until it was killed (replay --trace-only -f html stayed
 // small but never ended). The verbs run two at a time, as each waits
-// on its own reads; -short reads the largest bound, 256 MiB, for lint
-// alone (0.3 s of CPU each, most of this test).
+// on its own reads; the largest bound, 256 MiB, is read for lint alone
+// (0.3 s of CPU each, most of this test).
 func TestEndlessInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads endless inputs to each verb's bound, up to 256 MiB; run without -short")
+	}
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip(err)
 	}
@@ -99,36 +102,32 @@ func TestEndlessInputs(t *testing.T) {
 		args  []string
 		stdin bool
 		want  string
-		full  bool // reads 256 MiB as lint's row does; left to the full suite
 	}{
-		{[]string{"validate", "--lang", "todo/todo.pdl", "/dev/zero"}, false, "/dev/zero " + program, false},
-		{[]string{"validate", "--lang", "/dev/zero", "todo/programs/shopping.json"}, false, "/dev/zero " + pdl, false},
-		{[]string{"run", "--principal", "owner", "--lang", "todo/todo.pdl", "--input", "/dev/zero", "todo/programs/shopping.json"}, false, "/dev/zero " + input, false},
+		{[]string{"validate", "--lang", "todo/todo.pdl", "/dev/zero"}, false, "/dev/zero " + program},
+		{[]string{"validate", "--lang", "/dev/zero", "todo/programs/shopping.json"}, false, "/dev/zero " + pdl},
+		{[]string{"run", "--principal", "owner", "--lang", "todo/todo.pdl", "--input", "/dev/zero", "todo/programs/shopping.json"}, false, "/dev/zero " + input},
 		{[]string{"validate", "--principal", "owner", "--lang", "todo/todo.pdl", "--context", "/dev/zero", "todo/programs/shopping.json"}, false,
-			"/dev/zero is larger than 1 MiB (the Language's limits program); give a smaller context", false},
-		{[]string{"lint", "/dev/zero"}, false, "/dev/zero " + artifact, false},
-		{[]string{"lint", "--baseline", "/dev/zero", "todo/todo.pdl"}, false, "baseline /dev/zero " + artifact, true},
-		{[]string{"build", "-o", "zo", "/dev/zero"}, false, "/dev/zero " + pdl, false},
-		{[]string{"replay", "--plan", "/dev/zero", "T.json"}, false, "/dev/zero " + artifact, true},
-		{append(deep, "--program", "/dev/zero", "T.json"), false, "/dev/zero " + program, false},
-		{append(deep, "--program", "todo/programs/shopping.json", "--input", "/dev/zero", "T.json"), false, "/dev/zero " + input, false},
-		{[]string{"replay", "--trace-only", "-f", "html", "/dev/zero"}, false, `/dev/zero:1:1: malformed JSON: unexpected '\x00'`, false},
-		{[]string{"fmt", "--lang", ledger, "/dev/zero"}, false, "/dev/zero " + program, false},
-		{[]string{"test", "/dev/zero"}, false, "/dev/zero is larger than 1 MiB (the most a case file may hold); split it into several files", false},
-		{[]string{"serve", "/dev/zero"}, false, "/dev/zero " + pdl, false},
-		{[]string{"conform", "--program", "/dev/zero", "--", "true"}, false, "/dev/zero " + artifact, true},
-		{[]string{"lint", "-"}, true, "standard input " + artifact, true},
-		{[]string{"validate", "--principal", "owner", "--lang", "todo/todo.pdl", "-"}, true, "standard input " + program, false},
-		{[]string{"fmt", "-"}, true, "standard input " + pdl, false},
+			"/dev/zero is larger than 1 MiB (the Language's limits program); give a smaller context"},
+		{[]string{"lint", "/dev/zero"}, false, "/dev/zero " + artifact},
+		{[]string{"lint", "--baseline", "/dev/zero", "todo/todo.pdl"}, false, "baseline /dev/zero " + artifact},
+		{[]string{"build", "-o", "zo", "/dev/zero"}, false, "/dev/zero " + pdl},
+		{[]string{"replay", "--plan", "/dev/zero", "T.json"}, false, "/dev/zero " + artifact},
+		{append(deep, "--program", "/dev/zero", "T.json"), false, "/dev/zero " + program},
+		{append(deep, "--program", "todo/programs/shopping.json", "--input", "/dev/zero", "T.json"), false, "/dev/zero " + input},
+		{[]string{"replay", "--trace-only", "-f", "html", "/dev/zero"}, false, `/dev/zero:1:1: malformed JSON: unexpected '\x00'`},
+		{[]string{"fmt", "--lang", ledger, "/dev/zero"}, false, "/dev/zero " + program},
+		{[]string{"test", "/dev/zero"}, false, "/dev/zero is larger than 1 MiB (the most a case file may hold); split it into several files"},
+		{[]string{"serve", "/dev/zero"}, false, "/dev/zero " + pdl},
+		{[]string{"conform", "--program", "/dev/zero", "--", "true"}, false, "/dev/zero " + artifact},
+		{[]string{"lint", "-"}, true, "standard input " + artifact},
+		{[]string{"validate", "--principal", "owner", "--lang", "todo/todo.pdl", "-"}, true, "standard input " + program},
+		{[]string{"fmt", "-"}, true, "standard input " + pdl},
 	} {
 		name := strings.Join(tc.args, " ")
 		if tc.stdin {
 			name = "cat /dev/zero | pilotage " + name
 		}
 		t.Run(name, func(t *testing.T) {
-			if tc.full && testing.Short() {
-				t.Skip("reads 256 MiB as lint /dev/zero does; run without -short")
-			}
 			t.Parallel()
 			out, code, took := run(t, tc.stdin, tc.args...)
 			if code != 2 || !strings.Contains(out, tc.want) {

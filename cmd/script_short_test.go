@@ -8,28 +8,21 @@ import (
 )
 
 // ShortScripts are the scripts of testdata/script that `go test -short`
-// runs (TestScripts): at least one per verb, its basic use and its
-// output in each format, about ninety pilotage processes of the five
-// hundred the whole directory starts. Every process pays 15 – 20 ms of
-// CPU before main (cel-go's and jsonschema's tables), so the whole
+// runs (TestScripts): every verb and its help at least once, end to end,
+// with lint's output in each format, about seventy pilotage processes of
+// the five hundred the whole directory starts. Every process pays 15 – 20
+// ms of CPU before main (cel-go's and jsonschema's tables), so the whole
 // directory is most of what -short would cost; the full suite, which CI
 // runs, runs every script.
 var ShortScripts = []string{
-	"build_basic",
 	"config_show",
-	"conform_report",
-	"fmt_basic",
-	"init_basic", // init, then lint, build, run, fmt and test on what it wrote
-	"lint_clean",
+	"conform_deep", // conform of a served Language, then deep replay of its Run
+	"init_basic",   // init, then lint, build, run, fmt and test on what it wrote
 	"lint_formats",
-	"lintpdl_findings",
 	"lsp_stdio",
 	"plan_picture",
-	"replay_clean",
 	"replay_findings",
-	"run_timeline",
-	"serve_retain",
-	"validate_text",
+	"validate_text", // a text program through validate, plan, run, replay and serve
 	"version_basic",
 	"version_help",
 }

@@ -80,6 +80,9 @@ func TestEndlessStreamTimeout(t *testing.T) {
 // the CLI), where it was a connection failure (exit 2) in the go-sdk's
 // words, "request terminated without response".
 func TestEndlessStreamBody(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads an event of 16 MiB; run without -short")
+	}
 	t.Parallel()
 	url := endlessSSE(t, true, false)
 	start := time.Now()
@@ -101,6 +104,9 @@ func TestEndlessStreamBody(t *testing.T) {
 // The server is the clean fake over streamable HTTP, chatty before its
 // answer to discover.
 func TestManySmallEventsWithinBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads an 18 MB event stream; run without -short")
+	}
 	t.Parallel()
 	f := newFake(t, cleanSnapshot)
 	s := f.server()

@@ -142,6 +142,9 @@ func readBody(w *msgWatch, body string, events bool) (string, error) {
 // checked, nor handed on; the event before it is, "\r\n" endings and
 // all.
 func TestSSEEventPastBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads events of 24 MiB; run without -short")
+	}
 	w := newMsgWatch()
 	half := strings.Repeat("x", MaxMessageBytes/2)
 	first := "id: 1\r\ndata: " + dupPrefix + "}\r\n\r\n"
@@ -160,6 +163,9 @@ func TestSSEEventPastBound(t *testing.T) {
 // An application/json body past MaxMessageBytes is not checked, though
 // its ends are a malformed message: it fails at the bound.
 func TestJSONBodyPastBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a body of 16 MiB; run without -short")
+	}
 	w := newMsgWatch()
 	if _, err := readBody(w, dupPrefix[:len(dupPrefix)-6]+strings.Repeat(" ", MaxMessageBytes)+dupPrefix[len(dupPrefix)-6:]+"}", false); err == nil {
 		t.Error("a body past the bound was read")
@@ -174,15 +180,19 @@ func TestJSONBodyPastBound(t *testing.T) {
 // and declares no tools): the message was checked only after the go-sdk
 // had read it, so a check that ended at once reported it or not by
 // chance (about one run in two). A member given twice and a byte that
-// is not UTF-8, each run a few times.
+// is not UTF-8, each run four times (once with -short).
 func TestMalformedInitializeOverStdio(t *testing.T) {
 	t.Parallel()
+	runs := 4
+	if testing.Short() {
+		runs = 1
+	}
 	for _, tc := range []struct{ name, result, want string }{
 		{"duplicate member", strings.Replace(plainInit, `"capabilities"`, `"protocolVersion":"2025-11-25","capabilities"`, 1), `duplicate member name "protocolVersion"`},
 		{"invalid UTF-8", strings.Replace(plainInit, `"name":"sh"`, `"name":"s\377h"`, 1), "invalid UTF-8 byte 0xff in string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for range 4 {
+			for range runs {
 				rep := shCheck(t, `handshake '`+tc.result+`'; drain`, 20*time.Second)
 				if got := ruleFindings(rep, RuleMessageJSON); !strings.HasPrefix(got, "initialize:1:") || !strings.Contains(got, tc.want) {
 					t.Fatalf("want a message-json finding on initialize (%s); findings:\n%s", tc.want, findings(rep))

@@ -364,6 +364,9 @@ drain`, pilotageInit, n)
 // configured maximum line length" on that request and on each later
 // one, the connection being left open.
 func TestOverLongLineAfterInitialize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a 17 MiB line; run without -short")
+	}
 	t.Parallel()
 	rep := shCheck(t, overLongScript(MaxMessageBytes+1<<20), 20*time.Second)
 	start := `{"jsonrpc":"2.0","id":3,"result":{"tools":[],"x":"`
@@ -378,6 +381,9 @@ func TestOverLongLineAfterInitialize(t *testing.T) {
 // answer, past the bound: one operation-answers finding on initialize,
 // nothing else asked (exit 1 in the CLI), not a failure to connect.
 func TestOverLongInitialize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a 16 MiB line; run without -short")
+	}
 	t.Parallel()
 	rep := shCheck(t, fmt.Sprintf(`read -r l; printf '{"jsonrpc":"2.0","id":%%s,"error":{"code":-32601,"message":"no"}}\n' "$(id)"
 read -r l; printf '{"jsonrpc":"2.0","id":%%s,"result":{"x":"' "$(id)"

@@ -314,6 +314,9 @@ func TestUnboundedLoopIsBounded(t *testing.T) {
 // TestTimeLimit: scripted latency that outlasts the Run's time limit ends
 // partial at the limit, with the trace so far.
 func TestTimeLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a 1.5 s time limit; run without -short")
+	}
 	t.Parallel() // it waits out a time limit; others run meanwhile
 	srv := homeServer()
 	// Each slow.op call takes 1 s and the Run may take 1.5 s: the first
