@@ -75,6 +75,9 @@ func TestHostileTraces(t *testing.T) {
 			"trace-level@1:24 trace-shape@1:12 trace-shape@1:45 trace-shape@1:63"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if testing.Short() && len(c.trace) > 1<<16 {
+				t.Skip("a trace of megabytes; run without -short")
+			}
 			res := Replay(plan, "hostile.json", strings.NewReader(c.trace), Options{})
 			if got := rulesOf(res); !strings.HasPrefix(got, c.want) {
 				t.Errorf("got %q, want it to start with %q", got, c.want)
@@ -166,6 +169,9 @@ func TestReadError(t *testing.T) {
 // building the tree; a malformed one is still malformed JSON at its
 // place; a snapshot with such a member is refused the same way.
 func TestDensePlanRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads plans and snapshots of 4 MiB; run without -short")
+	}
 	dense := `{"mode": "immediate", "steps": [{"id": "a", "kind": "step", "x": [` + strings.Repeat("0,", 2<<20) + `0]}]}`
 	_, err := LoadPlan("dense.json", []byte(dense), 0)
 	var ie *InputError

@@ -31,6 +31,9 @@ func TestReplayProgramAsTrace(t *testing.T) {
 		}
 	}
 	// A program too large to keep whole is not read again to tell it.
+	if testing.Short() {
+		return // a program of 1 MiB; left to the full suite
+	}
 	big := `{"steps": [` + strings.Repeat(`{"id": "init", "call": "scene.init"}, `, sourceLimit/36) + `{"id": "end", "call": "scene.end"}]}`
 	if res := Replay(plan, "big.json", strings.NewReader(big), Options{}); res.Program || len(res.Findings) == 0 {
 		t.Errorf("a program over sourceLimit: Program = %v, %d findings; want false and its trace-shape findings", res.Program, len(res.Findings))

@@ -192,8 +192,8 @@ func skipCases() [][]byte {
 // cut of the short ones (input ending early) and readers that give a
 // byte or half a read at a time; with the cap at 2 findings a rule, so
 // that entries that are not steps are counted in a row. -short takes a
-// sample: one cut in five, a third of the cases of one chunk, a ninth
-// of the larger ones.
+// sample: one cut in ten, a sixth of the cases of one chunk, an
+// eighteenth of the larger ones.
 func TestByteLevelLikeTokens(t *testing.T) {
 	plan := basePlan(t)
 	cases := skipCases()
@@ -210,14 +210,14 @@ func TestByteLevelLikeTokens(t *testing.T) {
 	for i, src := range cases {
 		if len(src) > 1<<16 && testing.Short() {
 			// The cases of several 64 KiB chunks take the token walk
-			// 40 – 110 ms each: -short runs one in nine, read whole.
-			if big++; big%9 == 1 {
+			// 40 – 110 ms each: -short runs one in eighteen, read whole.
+			if big++; big%18 == 1 {
 				runs = append(runs, run{src, "whole", 2})
 			}
 			continue
 		}
-		if len(src) > 4096 && testing.Short() && i%3 != 0 {
-			continue // -short: one in three of the cases of one chunk
+		if len(src) > 4096 && testing.Short() && i%6 != 0 {
+			continue // -short: one in six of the cases of one chunk
 		}
 		for name := range readers {
 			if name == "byte" && (len(src) > 1<<16 || testing.Short()) {
@@ -233,10 +233,10 @@ func TestByteLevelLikeTokens(t *testing.T) {
 		}
 		if len(src) < 200 {
 			for cut := range len(src) {
-				// -short: one cut in five, a different one of each
+				// -short: one cut in ten, a different one of each
 				// case, so that the cases' cuts still meet every
 				// residue; the full suite takes every cut.
-				if !testing.Short() || (cut+i)%5 == 0 {
+				if !testing.Short() || (cut+i)%10 == 0 {
 					runs = append(runs, run{src[:cut], "whole", 2})
 				}
 			}
@@ -266,6 +266,9 @@ func TestByteLevelLikeTokens(t *testing.T) {
 // and replay's error is jsonpos's, at its place, for every case.
 func TestSkipChecksLikeJSONPos(t *testing.T) {
 	for _, src := range skipCases() {
+		if len(src) > 1<<16 && testing.Short() {
+			continue // the cases of several chunks are left to the full suite
+		}
 		err := CheckJSON("t.json", bytes.NewReader(src))
 		var se *jsonpos.SyntaxError
 		perr := jsonpos.Check(src)

@@ -111,16 +111,26 @@ func clip(b []byte) []byte {
 
 func deepSeeds() int {
 	if testing.Short() {
-		return 150
+		return 60
 	}
 	return 400
+}
+
+// deepLeast is how many Runs of deepSeeds a tampering, or a promoted
+// body, must reach for the corpus to exercise it: -short's sample
+// reaches fewer.
+func deepLeast() int {
+	if testing.Short() {
+		return 3
+	}
+	return 10
 }
 
 // TestEngineRunsPassDeepReplay: the engine decided every Run as its
 // program says, the expanded bodies of the promoted programs it runs
 // included (§5.8.3, re-decided as the Language defines them), so deep
 // replay of its full traces finds nothing, not even what it could not
-// re-decide; at least ten of the Runs expand a body.
+// re-decide; at least deepLeast of the Runs expand a body.
 func TestEngineRunsPassDeepReplay(t *testing.T) {
 	cases := deepCases(t, deepSeeds())
 	if len(cases) < deepSeeds()/2 {
@@ -136,7 +146,7 @@ func TestEngineRunsPassDeepReplay(t *testing.T) {
 			t.Errorf("seed %d: %s %s: %s\nprogram: %s\ninput: %s\nrun: %s", dc.c.seed, f.Rule, f.Severity, f.Message, dc.c.program, dc.c.input, clip(src))
 		}
 	}
-	if bodies < 10 {
+	if bodies < deepLeast() {
 		t.Errorf("only %d Runs expand a promoted body: the corpus no longer exercises their deep replay", bodies)
 	}
 	t.Logf("%d of %d Runs expand a promoted body", bodies, len(cases))
@@ -304,7 +314,7 @@ func TestTamperedTracesCaught(t *testing.T) {
 		}
 	}
 	for _, tm := range tamperings {
-		if applied[tm.name] < 10 {
+		if applied[tm.name] < deepLeast() {
 			t.Errorf("%s applied to %d Runs only: the corpus no longer exercises it", tm.name, applied[tm.name])
 		}
 	}

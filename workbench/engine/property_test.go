@@ -114,9 +114,9 @@ func TestGeneratedPrograms(t *testing.T) {
 	seen := tally{}
 	seeds := *propSeeds
 	if testing.Short() && seeds == defaultSeeds {
-		// A tenth for the edit loop; the full suite reaches every
+		// A twentieth for the edit loop; the full suite reaches every
 		// behaviour.
-		seeds = defaultSeeds / 10
+		seeds = defaultSeeds / 20
 	}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { p.check(t, generate(seed), seen) })

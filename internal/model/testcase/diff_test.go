@@ -60,6 +60,9 @@ func wideObject(n int) string {
 // TestDiffBounded: a diff's size does not grow with the depth or width
 // of the values, and what it allocates grows at most linearly.
 func TestDiffBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("diffs values of a megabyte; run without -short")
+	}
 	for _, c := range []struct {
 		name      string
 		want, got any

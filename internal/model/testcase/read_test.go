@@ -93,6 +93,9 @@ func TestReadLikeParse(t *testing.T) {
 // are over the tree budget of a file read whole (about 650 fit), and
 // read a case at a time within each case's.
 func TestReadManyCases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 3,000 cases; run without -short")
+	}
 	var b strings.Builder
 	b.WriteString("pdl: lang.pdl\n# generated\ncases:\n")
 	for i := range 3000 {
