@@ -25,11 +25,7 @@ func diags(n int) []DiagWant {
 // TestDiffShapes: where want and got first differ, and a bounded window
 // of each there; golden in testdata/diff.golden.
 func TestDiffShapes(t *testing.T) {
-	var b strings.Builder
-	for _, c := range []struct {
-		name string
-		diff string
-	}{
+	checkDiffs(t, "testdata/diff.golden", []namedDiff{
 		{"small values whole", Diff(json.RawMessage(`{"a": [1, 2], "b": "x"}`), json.RawMessage(`{"a": [1, 3], "b": "x"}`))},
 		{"a missing member", Diff(json.RawMessage(`{"a": 1, "b": 2}`), json.RawMessage(`{"a": 1}`))},
 		{"numbers by value", Diff(json.RawMessage(`[1.0, 2]`), json.RawMessage(`[1, 3]`))},
@@ -38,12 +34,32 @@ func TestDiffShapes(t *testing.T) {
 		{"a long string", Diff(json.RawMessage(`"short"`), strings.Repeat("é", 1000))},
 		{"a wide array", Diff(json.RawMessage(`[]`), json.RawMessage("["+strings.Repeat("1,", 100000)+"1]"))},
 		{"wide objects", Diff(json.RawMessage(`{"k": {"a": 1}}`), json.RawMessage(`{"k": {`+wideObject(50)+`}}`))},
+	})
+}
+
+// TestDiffManyDiagnostics: where lists of 300,000 diagnostics first
+// differ; golden in testdata/diff_diagnostics.golden.
+func TestDiffManyDiagnostics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("diffs lists of 300,000 diagnostics; run without -short")
+	}
+	checkDiffs(t, "testdata/diff_diagnostics.golden", []namedDiff{
 		{"300,000 diagnostics, none expected", listDiff([]DiagWant{}, diags(300000), diagShown)},
 		{"300,000 diagnostics, the last differs", listDiff(diags(300000)[:299999:299999], append(diags(299999), DiagWant{Code: "constraint", Path: "/x", Message: "y"}), diagShown)},
-	} {
-		fmt.Fprintf(&b, "== %s\n%s", c.name, c.diff)
+	})
+}
+
+// namedDiff is a diff and the name of its section in a golden file.
+type namedDiff struct{ name, diff string }
+
+// checkDiffs compares diffs, a section each, with the golden file at path.
+func checkDiffs(t *testing.T, path string, diffs []namedDiff) {
+	t.Helper()
+	var b strings.Builder
+	for _, d := range diffs {
+		fmt.Fprintf(&b, "== %s\n%s", d.name, d.diff)
 	}
-	golden.Check(t, "testdata/diff.golden", []byte(b.String()))
+	golden.Check(t, path, []byte(b.String()))
 }
 
 func wideObject(n int) string {
