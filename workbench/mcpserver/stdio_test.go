@@ -320,6 +320,9 @@ func TestAdmitEchoesFractionalID(t *testing.T) {
 // its id and the limit, read past without being held, and the Session
 // goes on with the next line (it used to end the server).
 func TestServeIOLongLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a line of 16 MiB; run without -short")
+	}
 	s := newServer(t, newFake(), "alice")
 	long := `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":"` + strings.Repeat("a", DefaultMaxMessageBytes) + `"}}`
 	in := strings.Join([]string{

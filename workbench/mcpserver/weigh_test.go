@@ -13,6 +13,9 @@ import (
 // admits a tool call's arguments of the same shape and a program as
 // large as the largest a Language takes at its default limits.
 func TestWeigh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("weighs messages of megabytes; run without -short")
+	}
 	wide := func(n int) string { // n bytes of an object of 16-byte members
 		var b strings.Builder
 		b.WriteString("{")
