@@ -93,7 +93,9 @@ func Prepare(name string, res *compile.Result) (*lint.Input, error) {
 }
 
 // Locator maps a snapshot pointer to the PDL construct it came from: the
-// longest recorded prefix of the pointer, or the file's start. It reads
+// longest recorded prefix of the pointer, or the file's start; a catalog
+// item and an authored guide, and their members, are placed by their
+// Language's Items and GuideSpots. It reads
 // the compiled positions where they are (a copy of them all into one map
 // was, for a large catalog, as large as the model it copied), and keeps
 // only them: the model's catalog, 2.5 MB of the generated Language's, is
@@ -101,7 +103,7 @@ func Prepare(name string, res *compile.Result) (*lint.Input, error) {
 func Locator(name string, srv *language.Server) lint.Locator {
 	langs := make([]language.Language, len(srv.Languages))
 	for i, l := range srv.Languages {
-		langs[i] = language.Language{ID: l.ID, Pos: l.Pos, Positions: l.Positions, Items: l.Items}
+		langs[i] = language.Language{ID: l.ID, Pos: l.Pos, Positions: l.Positions, Items: l.Items, GuideSpots: l.GuideSpots}
 	}
 	positions := srv.Positions
 	at := func(p string) (language.Pos, bool) {
