@@ -153,15 +153,17 @@ func (c *compiler) language(s *pdl.Stmt) {
 			}
 			if r != "" && r != pilotage.RetentionNone && r != pilotage.RetentionSession {
 				if _, err := pilotage.ParseISODuration(r); err != nil || a.Value.Kind() == pdl.KindNumber {
-					hint := "use none, session or an ISO 8601 duration such as P7D or PT1H (§6.6)"
+					hint := "use none, session or an ISO 8601 duration such as P7D or PT1H"
 					if iso, ok := isoDuration(r); ok {
 						hint = "did you mean retention " + iso + "?"
 						if _, err := pilotage.ParseISODuration(strings.Trim(iso, `"`)); err != nil && iso != pilotage.RetentionNone {
 							// Its ISO form is refused in turn.
-							hint = "it is longer than a duration can be (about 292 years): use none, session or a shorter one such as P7D (§6.6)"
+							hint = "it is longer than a duration can be (about 292 years): use none, session or a shorter one such as P7D"
 						}
 					}
-					c.errf(pdl.RuleValue, argAt{a}, hint, "retention %q is not none, session or a duration", report.Clip(r))
+					// §6.6 defines the retention values, as lint's
+					// retention-value on a manifest cites.
+					c.citeErr(pdl.RuleValue, "6.6", argAt{a}, func() string { return hint }, "retention %q is not none, session or a duration", report.Clip(r))
 				}
 			}
 		},
@@ -660,7 +662,9 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 				continue
 			}
 			if s := ls.settings[wire]; s != nil {
-				c.errf(pdl.RuleValue, stmtAt{s}, "declare execute in capabilities, or remove it (§4.3 rule 6)",
+				// A claim of a feature not provided: §4.3 rule 6, as
+				// lint's truthful-declarations on a manifest cites.
+				c.citeErr(pdl.RuleValue, "4.3", stmtAt{s}, func() string { return "declare execute in capabilities, or remove it (§4.3 rule 6)" },
 					"%s is set but Language %s does not declare execute", report.Clip(s.Keyword), report.Clip(l.ID))
 			}
 		}
