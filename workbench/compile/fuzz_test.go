@@ -20,10 +20,13 @@ import (
 // a cap of 1, it reports what capping all its findings afterwards reports.
 // Read a statement at a time, as Source reads, it compiles to the
 // findings and model of Parse's whole tree (TestStreamedCompilesAlike
-// on any input).
+// on any input). -short seeds it with langs alone: TestStreamedCompilesAlike
+// compiles the fixtures of testdata/errors both ways.
 func FuzzCompile(f *testing.F) {
-	for _, seed := range golden.Sections(f, "testdata/errors/*.txtar", func(name string) bool { return name == "lang.pdl" }) {
-		f.Add(seed)
+	if !testing.Short() {
+		for _, seed := range golden.Sections(f, "testdata/errors/*.txtar", func(name string) bool { return name == "lang.pdl" }) {
+			f.Add(seed)
+		}
 	}
 	more, _ := filepath.Glob("../../langs/*/*.pdl")
 	for _, n := range more {

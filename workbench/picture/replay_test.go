@@ -202,6 +202,9 @@ func TestArmFinding(t *testing.T) {
 // byte, quoted whole in the steps table, its data attribute, each
 // child's "inside" and the trace's.
 func TestLongIDsClippedInPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("draws a page of 300 KB step ids; run without -short")
+	}
 	long := strings.Repeat("<&|", 100_000)
 	q := func(s string) string { return strconv.Quote(s) }
 	hints := `"risk_hints": {"readOnly": true, "destructive": false, "openWorld": false}`

@@ -62,17 +62,22 @@ func TestTimelineLayout(t *testing.T) {
 	}
 }
 
-// TestReadRunStreams reads a trace of 20,002 entries keeping only the
-// steps a timeline draws, and each form a trace file takes.
+// TestReadRunStreams reads a trace of 20,002 entries (-short: 2,502)
+// keeping only the steps a timeline draws, and each form a trace file
+// takes.
 func TestReadRunStreams(t *testing.T) {
 	var b bytes.Buffer
-	writeLoopTrace(&b, 20000)
+	n := 20000
+	if testing.Short() {
+		n = maxTimelineRows + 500
+	}
+	writeLoopTrace(&b, n)
 	rec, err := ReadRun("t.json", &b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Trace.Steps) != maxTimelineRows || rec.More != 20002-maxTimelineRows || rec.RunID != "big" {
-		t.Errorf("kept %d steps, counted %d more, run_id %q; want %d, %d, big", len(rec.Trace.Steps), rec.More, rec.RunID, maxTimelineRows, 20002-maxTimelineRows)
+	if len(rec.Trace.Steps) != maxTimelineRows || rec.More != n+2-maxTimelineRows || rec.RunID != "big" {
+		t.Errorf("kept %d steps, counted %d more, run_id %q; want %d, %d, big", len(rec.Trace.Steps), rec.More, rec.RunID, maxTimelineRows, n+2-maxTimelineRows)
 	}
 	for src, want := range map[string]string{
 		`{"run_id": "r", "outcome": {"ok": true, "status": "success"}, "trace": null}`:                     "r: success, no trace",

@@ -47,11 +47,11 @@ func heldShapes(n int) map[string][]byte {
 // limit decodes what it accepts within a bounded multiple of that limit
 // (the collector reclaims the rest as decoding goes).
 func TestHeldBoundsDecode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures what decoding megabytes holds; run without -short")
+	}
 	const noise = 16 << 10
 	n := 100_000
-	if testing.Short() {
-		n = 20_000
-	}
 	for name, data := range heldShapes(n) {
 		est, err := CheckHeld(data)
 		if err != nil {
