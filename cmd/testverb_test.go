@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pilotage-dev/pilotage/cmd/testverb"
 	"github.com/pilotage-dev/pilotage/cmd/verb"
@@ -73,6 +74,55 @@ func TestUpdateKeepsComments(t *testing.T) {
 	if r := test(testverb.Params{Paths: []string{dir}}); r.Code != verb.ExitOK {
 		t.Fatalf("after --update: exit %d\n%s", r.Code, r.Out)
 	}
+}
+
+// TestUpdateUnchanged: --update leaves a file whose expectations hold
+// as it is, content and modification time, and says it updated no file;
+// a failing file given twice is written once, and what --update wrote
+// it leaves as it is the next time.
+func TestUpdateUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := scaffold.Init(scaffold.Params{Dir: dir, Template: "json"}); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "tests", "todo.yaml")
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchanged := func(src []byte) {
+		t.Helper()
+		old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+		if err := os.Chtimes(name, old, old); err != nil {
+			t.Fatal(err)
+		}
+		r := test(testverb.Params{Paths: []string{dir}, Update: true})
+		if r.Code != verb.ExitOK || r.Err != "no file updated: the expectations already hold\n" {
+			t.Fatalf("--update of a passing corpus: exit %d, stderr %q", r.Code, r.Err)
+		}
+		if got, _ := os.ReadFile(name); !bytes.Equal(got, src) {
+			t.Errorf("--update rewrote a file whose expectations hold:\n%s", got)
+		}
+		if info, err := os.Stat(name); err != nil || !info.ModTime().Equal(old) {
+			t.Errorf("--update touched a file whose expectations hold: %v, %v", info.ModTime(), err)
+		}
+	}
+	unchanged(src)
+
+	broken := strings.Replace(string(src), "output: [bread, eggs, milk]", "output: [tea]", 1)
+	if err := os.WriteFile(name, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := test(testverb.Params{Paths: []string{name, name}, Update: true})
+	if r.Code != verb.ExitOK || r.Err != "updated "+name+"\n" {
+		t.Fatalf("--update of a file given twice: exit %d, stderr %q", r.Code, r.Err)
+	}
+	got, _ := os.ReadFile(name)
+	if !bytes.Contains(got, []byte("output: [bread, eggs, milk]")) {
+		t.Errorf("--update wrote:\n%s", got)
+	}
+	// What --update wrote is what it would write again.
+	unchanged(got)
 }
 
 // TestStreamedAsWhole: the report written as the cases finish is byte

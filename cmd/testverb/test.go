@@ -342,6 +342,9 @@ func (t *run) update(o langtest.Outcome) (refused []string) {
 }
 
 // updateFiles writes back the files --update rewrote expectations of.
+// A file the rewrite leaves byte for byte as it is is not written, so
+// its modification time stays (a build that watches it does not run
+// again), and a run that writes no file says so.
 func (t *run) updateFiles(s verb.Streams) error {
 	if t.updErr != nil {
 		return t.updErr
@@ -349,15 +352,38 @@ func (t *run) updateFiles(s verb.Streams) error {
 	for _, r := range t.refused {
 		fmt.Fprintf(s.Err, "not updated: %s\n", r)
 	}
+	wrote := 0
 	for _, f := range t.changed {
 		b, err := f.Marshal()
 		if err != nil {
 			return verb.Usage("--update %s: %v", f.Name, err)
 		}
+		if sameContent(f.Name, b) {
+			continue
+		}
 		if err := os.WriteFile(f.Name, b, 0o644); err != nil {
 			return verb.Usage("--update: %v", err)
 		}
 		fmt.Fprintf(s.Err, "updated %s\n", f.Name)
+		wrote++
+	}
+	if t.p.Update && wrote == 0 {
+		if len(t.refused) > 0 {
+			fmt.Fprintln(s.Err, "no file updated")
+		} else {
+			fmt.Fprintln(s.Err, "no file updated: the expectations already hold")
+		}
 	}
 	return nil
+}
+
+// sameContent reports whether the file name holds b. It reads the file
+// only when its size is b's, so it holds at most as much again as b.
+func sameContent(name string, b []byte) bool {
+	info, err := os.Stat(name)
+	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(b)) {
+		return false
+	}
+	old, err := os.ReadFile(name)
+	return err == nil && bytes.Equal(old, b)
 }
