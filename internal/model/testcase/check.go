@@ -282,8 +282,10 @@ func traceShown(w, h TraceWant) TraceWant {
 	if w.Status == "" {
 		h.Status = ""
 	}
-	if w.Calls == nil {
-		h.Calls = nil
+	if w.Calls == nil || len(w.Calls)+len(h.Calls) == 0 {
+		// A step that called none has no calls in its trace, which
+		// `calls: []` states: they are the same.
+		h.Calls = w.Calls
 	}
 	if w.Took == "" {
 		h.Took = ""
