@@ -226,7 +226,7 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 				continue
 			}
 			quiet = markQuiet(quiet, t.pos.Line)
-			if f, ok := bareFinding(name, t, before); ok {
+			if f, ok := bareFinding(name, t, before, l.src[to:]); ok {
 				findings = append(findings, f)
 				if goesOn(l.src[to:]) {
 					// An option's CEL goes on past the space its value
@@ -334,18 +334,27 @@ func tokenFinding(name string, t token) report.Finding {
 }
 
 // bareFinding reports a value left unquoted (tokBare) after before, the
-// token ahead of it, as one error that says how to quote it: a CEL
-// condition goes in back-quotes, anything else (an id, a pattern, a
-// path) in double quotes. An expression that goes on after it on its
-// line is valueExpr's. ok is false when t starts its statement, where
-// no value can be.
-func bareFinding(name string, t, before token) (report.Finding, bool) {
+// token ahead of it, rest being the text after it, as one error that
+// says how to quote it: a CEL condition goes in back-quotes, anything
+// else (an id, a pattern, a path) in double quotes. An expression that
+// goes on after it on its line is valueExpr's. ok is false when t
+// starts its statement, where no value can be.
+func bareFinding(name string, t, before token, rest string) (report.Finding, bool) {
 	end := t.pos
 	end.Advance(t.val)
 	switch {
 	case before.typ == tokKey && before.val == "when=":
-		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), "put CEL in back-quotes: when=`…`",
-			fmt.Sprintf("when=%s is CEL without its back-quotes", clip(t.val))), true
+		// The whole condition, not the token the scanner stopped at
+		// (input.item.startsWith( of input.item.startsWith("a")).
+		cond := t.val + rest[:condLen(t.val, rest)]
+		end = t.pos
+		end.Advance(cond)
+		hint := "put CEL in back-quotes: when=`…`"
+		if !strings.Contains(cond, "`") {
+			hint = fmt.Sprintf("put CEL in back-quotes: when=`%s`", clip(cond))
+		}
+		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), hint,
+			fmt.Sprintf("when=%s is CEL without its back-quotes", clip(cond))), true
 	case before.typ == tokKey:
 		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), fmt.Sprintf("did you mean %s%q?", before.val, t.val),
 			fmt.Sprintf("%s%s needs quotes: a word holds only letters, digits, _ and -", before.val, clip(t.val))), true
@@ -354,6 +363,40 @@ func bareFinding(name string, t, before token) (report.Finding, bool) {
 			fmt.Sprintf("%s needs quotes: a word holds only letters, digits, _ and -", clip(t.val))), true
 	}
 	return report.Finding{}, false
+}
+
+// condLen is the length of the rest of a condition left unquoted after
+// when= that rest, the text after first, its first token, holds on its
+// line: what runs on with no space between, inside brackets it opened
+// (exists(i, i == "a")), and each operator after a space with the
+// operand after it (size(input) > 0, input.item == "x", x in [1, 2]).
+// The fail statement's message that follows is no part of it.
+func condLen(first, rest string) int {
+	end, depth, operand := 0, brackets(first), false
+	l := newScanner(rest)
+	for t := l.next(); t.typ != tokEOL && t.typ != tokEOF && t.typ != tokComment && t.typ != tokSemi; t = l.next() {
+		if t.typ == tokPunct && (t.val == "{" || t.val == "}") {
+			break
+		}
+		// An operator: a character no PDL token starts with, but for
+		// what closes or separates (an operand ends there), = of ==,
+		// and CEL's in.
+		op := t.typ == tokInvalid && !strings.ContainsAny(t.val[:1], ")],") || t.typ == tokPunct && t.val == "=" || t.typ == tokIdent && t.val == "in"
+		if int(t.pos.Offset) > end && depth <= 0 && !operand && !op {
+			break
+		}
+		operand = op
+		if t.typ != tokString && t.typ != tokRaw && t.typ != tokText {
+			depth += brackets(t.val)
+		}
+		end = int(t.pos.Offset) + len(t.val)
+	}
+	return end
+}
+
+// brackets is how many more ( and [ s opens than it closes.
+func brackets(s string) int {
+	return strings.Count(s, "(") + strings.Count(s, "[") - strings.Count(s, ")") - strings.Count(s, "]")
 }
 
 // isValue reports whether a token of type typ is a statement's keyword
