@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -250,13 +251,41 @@ func sees(e *language.Entry, id string) bool {
 
 func (c *compiler) lang(id string) *langState { return c.langByID[id] }
 
-// kinds and risks of a Language: the file's shared values and its own.
-func (c *compiler) kindsOf(ls *langState) []closedsets.Kind {
-	return append(append([]closedsets.Kind(nil), c.shared.kinds...), ls.sets.kinds...)
+// kinds and risks of a Language: the file's shared values and its own,
+// read in place: resolveIn asks once an entry, and a copy of 25,000
+// risk levels an entry was a megabyte of garbage each
+// (docs/performance.md, "A Language block a statement at a time").
+func (c *compiler) kindsOf(ls *langState) iter.Seq[closedsets.Kind] {
+	return both(c.shared.kinds, ls.sets.kinds)
 }
 
-func (c *compiler) risksOf(ls *langState) []closedsets.Risk {
-	return append(append([]closedsets.Risk(nil), c.shared.risks...), ls.sets.risks...)
+func (c *compiler) risksOf(ls *langState) iter.Seq[closedsets.Risk] {
+	return both(c.shared.risks, ls.sets.risks)
+}
+
+// namesOf is the name of each value of values, for a did-you-mean.
+func namesOf[T any](values iter.Seq[T], name func(T) string) []string {
+	var out []string
+	for v := range values {
+		out = append(out, name(v))
+	}
+	return out
+}
+
+// both yields the values of a, then of b.
+func both[T any](a, b []T) iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for _, x := range a {
+			if !yield(x) {
+				return
+			}
+		}
+		for _, x := range b {
+			if !yield(x) {
+				return
+			}
+		}
+	}
 }
 
 func (c *compiler) stepStatusesOf(ls *langState) []string {
@@ -357,10 +386,8 @@ func (c *compiler) resolveEntries() {
 func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 	e := es.e
 	if e.Kind != "" {
-		var names []string
 		var kind *closedsets.Kind
-		for _, k := range c.kindsOf(ls) {
-			names = append(names, k.Kind)
+		for k := range c.kindsOf(ls) {
 			if k.Kind == e.Kind {
 				kind = &k
 			}
@@ -370,7 +397,9 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			ls.broken = true
 		case kind == nil:
 			ls.broken = true
-			c.errf(pdl.RuleReference, es.kind, hintOr(suggest.DidYouMean(e.Kind, names), "define it: kind "+e.Kind+" callable \"…\""),
+			c.errHint(pdl.RuleReference, es.kind, func() string {
+				return hintOr(suggest.DidYouMean(e.Kind, namesOf(c.kindsOf(ls), func(k closedsets.Kind) string { return k.Kind })), "define it: kind "+e.Kind+" callable \"…\"")
+			},
 				"kind %s is not defined for Language %s", report.Clip(e.Kind), report.Clip(ls.lang.ID))
 		case kind.Promoted && es.program == nil && !es.programMisspelt:
 			c.errf(pdl.RuleRequired, es.at, `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
@@ -383,10 +412,8 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 		}
 	}
 	if e.Risk != "" {
-		var names []string
 		found := false
-		for _, r := range c.risksOf(ls) {
-			names = append(names, r.Risk)
+		for r := range c.risksOf(ls) {
 			if r.Risk != e.Risk {
 				continue
 			}
@@ -402,7 +429,9 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			ls.broken = true
 		}
 		if !found && c.firstUndefined(ls, "risk", e.Risk) && !c.lostDef(ls, "risk", e.Risk) {
-			c.errf(pdl.RuleReference, es.risk, hintOr(suggest.DidYouMean(e.Risk, names), "define it: risk "+e.Risk+" readOnly \"…\""),
+			c.errHint(pdl.RuleReference, es.risk, func() string {
+				return hintOr(suggest.DidYouMean(e.Risk, namesOf(c.risksOf(ls), func(r closedsets.Risk) string { return r.Risk })), "define it: risk "+e.Risk+" readOnly \"…\"")
+			},
 				"risk %s is not defined for Language %s", report.Clip(e.Risk), report.Clip(ls.lang.ID))
 		}
 	}

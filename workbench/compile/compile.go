@@ -123,7 +123,7 @@ func source(name string, src []byte, opts Options, read func(string, []byte) (*p
 		// recovery put in the wrong block reported again.
 		return res
 	}
-	c.name = f.Name
+	c.name, c.tree = f.Name, f
 	c.file(f)
 	res.Server = c.srv
 	return res
@@ -132,8 +132,10 @@ func source(name string, src []byte, opts Options, read func(string, []byte) (*p
 // compiler holds the state of one compilation.
 type compiler struct {
 	opts Options
-	// name is the PDL file's, which its tree's positions are in.
+	// name is the PDL file's, which its tree's positions are in; tree
+	// is the file, whose Language blocks are read with tree.Children.
 	name string
+	tree *pdl.File
 	// res collects the findings as they are raised (add).
 	res *Result
 	srv *language.Server

@@ -79,8 +79,20 @@ func (c *compiler) language(s *pdl.Stmt) {
 	l := &language.Language{Locator: pilotage.LocatorJSONPointer, Limits: language.DefaultLimits, Grammar: language.DefaultGrammar,
 		Pos: c.pos(s.Pos), Positions: map[string]language.Pos{}}
 	l.Grammar.Arms = append([]string(nil), language.DefaultGrammar.Arms...)
+	// The lists the block's statements fill are sized from them, not
+	// grown by doubling: the guides' (and the closed-sets guide), and
+	// those of 25,000 risk levels (docs/performance.md, "A Language
+	// block a statement at a time"). The Language's kinds and risk
+	// levels start with the file's, which every Language inherits: they
+	// are its closed sets as they are, not joined in a copy.
+	n := c.tree.CountChildren(s)
 	ls := &langState{lang: l, stmt: s, settings: map[string]*pdl.Stmt{}, guideIDs: map[string]string{},
-		sets: setDecls{c: c, at: maps.Clone(c.shared.at), texts: maps.Clone(c.shared.texts)}, index: len(c.langs)}
+		sets: setDecls{c: c, texts: maps.Clone(c.shared.texts),
+			risks: append(make([]closedsets.Risk, 0, len(c.shared.risks)+n["risk"]), c.shared.risks...),
+			kinds: append(make([]closedsets.Kind, 0, len(c.shared.kinds)+n["kind"]), c.shared.kinds...),
+			at:    make(map[string]language.Spot, len(c.shared.at)+n["risk"]+n["kind"]+n["diagnostic"]+n["status"])},
+		index: len(c.langs)}
+	maps.Copy(ls.sets.at, c.shared.at)
 	c.cur = ls
 	defer func() { c.cur = nil }()
 	if a := arg(p, 0); a != nil {
@@ -121,15 +133,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 			}
 		}
 	}
-	children := s.Children()
-	// The guides' lists are sized as they are (and the closed-sets
-	// guide), not grown by doubling.
-	guides := 0
-	for _, ss := range children {
-		if ss.Keyword == "guide" {
-			guides++
-		}
-	}
+	guides := n["guide"]
 	l.Guides, l.GuideSpots, ls.guides = make([]*language.Guide, 0, guides+1), make([]language.GuideSpots, 0, guides), make([]guideAt, 0, guides)
 	handlers := map[string]func(*pdl.Stmt){
 		"title":       setting("title", nil, &l.Title),
@@ -194,29 +198,32 @@ func (c *compiler) language(s *pdl.Stmt) {
 			}
 		},
 	}
-	// The guides and closed-set values, of which their handlers keep what
-	// later checks need, are let go of as each is compiled (pdl.Release), and the block
-	// keeps its other statements, which later checks read (shownTexts,
-	// misspeltCapabilities): a Language of 15,000 small guides kept its
-	// whole tree, 4 bytes a byte of the file, beside the guides' model
-	// while it compiled, and one of 25,000 risk levels 14
-	// (docs/performance.md, "Many small guides"). The tree is the
-	// compiler's: Source reads it (pdl.Stream) for this reading alone.
+	// The block's statements are read one at a time (pdl.Stream leaves
+	// a Language block unread, File.Children reads it), and the guides
+	// and closed-set values, of which their handlers keep what later
+	// checks need, are let go of as each is compiled (pdl.Release). The
+	// block keeps its other statements, which later checks read
+	// (shownTexts, misspeltCapabilities). A Language of 15,000 small
+	// guides kept its whole tree, 4 bytes a byte of the file, beside the
+	// guides' model while it compiled, and one of 25,000 risk levels 14;
+	// the tree built whole before the compiler let go of any statement
+	// was the peak of lint of either (docs/performance.md, "Many small
+	// guides", "A Language block a statement at a time"). The tree is
+	// the compiler's: Source reads it (pdl.Stream) for this reading alone.
 	if s.Block != nil {
-		// A copy: the body's array, of every statement, is let go of.
-		s.Block.Body = slices.Clone(slices.DeleteFunc(s.Block.Body, func(n pdl.Node) bool {
-			ss, ok := n.(*pdl.Stmt)
-			return ok && letGo[ss.Keyword]
-		}))
-		for kw := range letGo {
-			h := handlers[kw]
-			handlers[kw] = func(ss *pdl.Stmt) {
-				h(ss)
+		var kept []pdl.Node
+		for ss := range c.tree.Children(s) {
+			if !c.dispatch("a language block", ss, handlers) {
+				ls.sets.unknown.add(ss, handlers)
+			}
+			if letGo[ss.Keyword] {
 				pdl.Release(ss)
+			} else {
+				kept = append(kept, ss)
 			}
 		}
+		s.Block.Body, s.Block.Unread = kept, false
 	}
-	ls.sets.unknown = c.keywords("a language block", children, handlers)
 	if ss := ls.settings["syntax"]; ss != nil && l.Text != nil {
 		if loc := ls.settings["locator"]; loc != nil && l.Locator != pilotage.LocatorTextRange {
 			c.errf(pdl.RuleValue, stmtAt{loc}, "remove the locator line: a text syntax implies locator text-range", "a Language with syntax text locates its findings by text-range, not %s (§5.5)", report.Clip(l.Locator))

@@ -87,7 +87,7 @@ func (c *compiler) programEnv(ls *langState) *program.Env {
 	}
 	l := ls.lang
 	kinds := map[string][2]bool{}
-	for _, k := range c.kindsOf(ls) {
+	for k := range c.kindsOf(ls) {
 		kinds[k.Kind] = [2]bool{k.Callable, k.Promoted}
 	}
 	var visible []string

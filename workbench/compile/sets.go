@@ -222,16 +222,6 @@ func (c *compiler) flags(args []*pdl.Arg, set ...string) (out map[string]bool, m
 	return out, meaning, misread
 }
 
-// joined is a then b, sized exactly, and b itself (clipped, so an append
-// copies it) when a is empty: a Language's own values are not copied
-// beside themselves (25,000 risk levels: 1 MB).
-func joined[T any](a, b []T) []T {
-	if len(a) == 0 {
-		return slices.Clip(b)
-	}
-	return slices.Concat(a, b)
-}
-
 // reservedMeanings explains the reserved diagnostic codes (data-model.md).
 var reservedMeanings = map[string]string{
 	pilotage.CodeSyntax:         "The program is not well-formed for the grammar: not JSON, or a member of the wrong shape.",
@@ -245,8 +235,10 @@ var reservedMeanings = map[string]string{
 // then the file's shared values, then the Language's own, each table
 // present exactly when the Language's capabilities require it, and each
 // prose section written for its grammar and capabilities. Each table is
-// sized as it is (slices.Concat, joined): 25,000 risk levels grown by
-// appending left up to as much again unused.
+// sized as it is (slices.Concat; the kinds and risk levels, the file's
+// then the Language's, as language sized them): 25,000 risk levels grown
+// by appending left up to as much again unused, and joined to the
+// file's in a copy held two lists of them.
 func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Sets {
 	l := ls.lang
 	var s closedsets.Sets
@@ -257,10 +249,10 @@ func (c *compiler) sets(ls *langState, caps pilotage.Capabilities) closedsets.Se
 	syn := syntax.For(l)
 	s.DiagnosticPaths = syn.Paths()
 	if caps.Has(pilotage.CapCatalog) {
-		s.Kinds = joined(c.shared.kinds, ls.sets.kinds)
+		s.Kinds = slices.Clip(ls.sets.kinds)
 	}
 	if caps.Has(pilotage.CapCatalog) || caps.Has(pilotage.CapPlan) {
-		s.RiskLevels = joined(c.shared.risks, ls.sets.risks)
+		s.RiskLevels = slices.Clip(ls.sets.risks)
 	}
 	// The grammar-dependent prose is written for every Language, each
 	// section saying only what its grammar and capabilities have

@@ -84,6 +84,47 @@ func (f *File) Statements() iter.Seq[*Stmt] {
 	}
 }
 
+// Children yields the statements of s's block in order, s a statement
+// of f. Of a block Stream left unread (Block.Unread), it reads the text
+// of the block again and yields each statement as it is read, as
+// Statements does the file's: what the caller does not keep of one is
+// garbage once it takes the next, so a Language block of 25,000 risk
+// levels or 15,000 guides is never a whole tree (docs/performance.md,
+// "A Language block a statement at a time").
+func (f *File) Children(s *Stmt) iter.Seq[*Stmt] {
+	return func(yield func(*Stmt) bool) {
+		f.children(s, false, yield)
+	}
+}
+
+// CountChildren is how many statements of s's block have each keyword,
+// read without building them when Stream left the block unread: what a
+// reader sizes its lists from.
+func (f *File) CountChildren(s *Stmt) map[string]int {
+	n := map[string]int{}
+	f.children(s, true, func(c *Stmt) bool {
+		n[c.Keyword]++
+		return true
+	})
+	return n
+}
+
+// children reads s's block for Children, dry for CountChildren.
+func (f *File) children(s *Stmt, dry bool, yield func(*Stmt) bool) {
+	b := s.Block
+	switch {
+	case b == nil:
+	case b.Unread:
+		readBlock(f.text, b.Pos, f.budget, dry, yield)
+	default:
+		for _, n := range b.Body {
+			if c, ok := n.(*Stmt); ok && !yield(c) {
+				return
+			}
+		}
+	}
+}
+
 // StatementsOf is Statements of the top-level statements whose keyword
 // is keyword. Of a File Stream read, the others are read again without
 // their tree, as Stream checks a file: the compiler, which keeps its
@@ -179,6 +220,10 @@ type Block struct {
 	// OpenComment is a comment on the line of the opening brace.
 	OpenComment string
 	Body        []Node
+	// Unread is set on the block of a top-level language statement
+	// Stream read, whose Body it left empty: File.Children reads its
+	// statements. A reader that sets Body clears it.
+	Unread bool
 }
 
 // Arg is a positional value or a `key=value` option; it starts at its key.

@@ -84,7 +84,18 @@ type parser struct {
 	// only, when set, is the keyword of the top-level statements a
 	// streamed reading builds; it reads the others dry (stream).
 	only string
+	// unread, set by a streamed reading of a file, is the keyword of the
+	// top-level statements whose blocks it reads dry (Block.Unread);
+	// unreadNext is set while such a statement's arguments are read.
+	unread     string
+	unreadNext bool
 }
+
+// unreadBlocks is the keyword of the top-level statements whose blocks a
+// streamed reading leaves unread: a Language block is one statement of
+// every guide, setting and closed-set value of the Language, which the
+// compiler reads with File.Children a statement at a time.
+const unreadBlocks = "language"
 
 // slabs are where the parts of a tree come from.
 type slabs struct {
@@ -133,6 +144,9 @@ func readTree(name, src string, budget int, dry bool) (*File, error) {
 // alone, the others read dry (File.StatementsOf).
 func read(name, src string, budget int, each func(*Stmt) bool, dry bool, only string) (*File, error) {
 	p := &parser{sc: newScanner(src), budget: budget, dry: dry, only: only}
+	if each != nil {
+		p.unread = unreadBlocks
+	}
 	p.tok = p.sc.next()
 	f := &File{Name: name, Pos: p.tok.pos, text: src, budget: budget, streamed: each != nil}
 	var err error
@@ -210,6 +224,8 @@ func (p *parser) stream(each func(*Stmt) bool) error {
 		if p.only != "" {
 			p.dry = p.tok.typ != tokIdent || p.tok.val != p.only
 		}
+		p.unreadNext = p.unread != "" && p.tok.typ == tokIdent && p.tok.val == p.unread
+		keyword := p.tok.val
 		n, err := p.node()
 		if err != nil || n == nil {
 			return err
@@ -218,7 +234,12 @@ func (p *parser) stream(each func(*Stmt) bool) error {
 		if !ok || p.only != "" && p.dry {
 			continue
 		}
-		if s.Block != nil {
+		switch {
+		case p.dry:
+			// The scratch statement was written over by those of its
+			// block (CountChildren reads the keyword).
+			s.Keyword = keyword
+		case s.Block != nil:
 			p.slabs.restart()
 		}
 		if !each(s) {
@@ -273,7 +294,9 @@ func (p *parser) stmt() (*Stmt, error) {
 		return nil, err
 	}
 	if p.isPunct("{") {
-		if s.Block, err = p.block(); err != nil {
+		unread := p.unreadNext && !p.dry
+		p.unreadNext = false
+		if s.Block, err = p.block(unread); err != nil {
 			return nil, err
 		}
 	}
@@ -286,8 +309,10 @@ func (p *parser) stmt() (*Stmt, error) {
 	return s, nil
 }
 
-// block reads a block; the next token is its "{".
-func (p *parser) block() (*Block, error) {
+// block reads a block; the next token is its "{". Unread, it reads the
+// body dry, charged to the budget as if it were built, and leaves it
+// unread (Block.Unread).
+func (p *parser) block(unread bool) (*Block, error) {
 	open := p.take()
 	b, err := part(p, &p.blocks, blockCost, open)
 	if err != nil {
@@ -298,7 +323,15 @@ func (p *parser) block() (*Block, error) {
 		b.OpenComment = p.take().val
 	}
 	p.accept(tokEOL)
-	if b.Body, err = p.body(); err != nil {
+	if unread {
+		p.dry = true
+		_, err = p.body()
+		p.dry = false
+		b.Unread = true
+	} else {
+		b.Body, err = p.body()
+	}
+	if err != nil {
 		return nil, err
 	}
 	if !p.isPunct("}") {
@@ -307,6 +340,21 @@ func (p *parser) block() (*Block, error) {
 	p.take()
 	b.EndPos = p.tok.pos
 	return b, nil
+}
+
+// readBlock reads the body of the block whose "{" is at pos in src,
+// handing each statement to each as stream does the file's (dry, no
+// tree: each is handed one scratch statement with its keyword). src
+// was read whole before under budget, so it reads without error.
+func readBlock(src string, pos Pos, budget int, dry bool, each func(*Stmt) bool) {
+	p := &parser{sc: &scanner{src: src, pos: pos}, budget: budget, dry: dry}
+	p.tok = p.sc.next()
+	p.take() // {
+	if p.tok.typ == tokComment {
+		p.take()
+	}
+	p.accept(tokEOL)
+	_ = p.stream(each)
 }
 
 // arguments reads `[key=]literal` until a token that starts none; a key

@@ -2,6 +2,8 @@ package pdl
 
 import (
 	"fmt"
+	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -67,8 +69,16 @@ func streamDiffers(name string, src []byte) string {
 		return ""
 	case len(g.Body) > 0 || g.Name != f.Name || g.Pos != f.Pos || g.EndPos != f.EndPos:
 		return "Stream's File is not Parse's without its body"
-	case !reflect.DeepEqual(slices.Collect(f.Statements()), slices.Collect(g.Statements())):
+	case !reflect.DeepEqual(childrenRead(f, f.Statements()), childrenRead(g, g.Statements())):
 		return "the statements read again differ"
+	}
+	for s := range g.Statements() {
+		if s.Block != nil && s.Block.Unread != (s.Keyword == unreadBlocks) {
+			return "the block of a top-level " + s.Keyword + " statement is unread: " + fmt.Sprint(s.Block.Unread)
+		}
+		if !maps.Equal(f.CountChildren(s), g.CountChildren(s)) {
+			return "Stream's reading counts other statements"
+		}
 	}
 	for _, kw := range []string{"entry", "language", "guide"} {
 		var want []*Stmt
@@ -77,16 +87,36 @@ func streamDiffers(name string, src []byte) string {
 				want = append(want, s)
 			}
 		}
-		if !reflect.DeepEqual(want, slices.Collect(g.StatementsOf(kw))) || !reflect.DeepEqual(want, slices.Collect(f.StatementsOf(kw))) {
+		read := childrenRead(f, slices.Values(want))
+		if !reflect.DeepEqual(read, childrenRead(g, g.StatementsOf(kw))) || !reflect.DeepEqual(read, childrenRead(f, f.StatementsOf(kw))) {
 			return "the statements of keyword " + kw + " read again differ"
 		}
 	}
 	return ""
 }
 
+// childrenRead is statements, each with its block's body as
+// f.Children reads it (statements alone) and not unread.
+func childrenRead(f *File, statements iter.Seq[*Stmt]) []*Stmt {
+	var out []*Stmt
+	for s := range statements {
+		if s.Block != nil {
+			c, b := *s, *s.Block
+			b.Body, b.Unread = nil, false
+			for ch := range f.Children(s) {
+				b.Body = append(b.Body, ch)
+			}
+			c.Block = &b
+			s = &c
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // TestStatementsOfBuildsTheirsAlone reads the entry of a Language of
 // 2,000 guides again and wants what that allocates to be a small part of
-// reading every statement again: the Language block's tree was built a
+// reading every statement again, the Language block's too: its tree was built a
 // second time beside the one the compiler keeps, 34 MB for 60,000 guides
 // (docs/performance.md, "Many small guides").
 func TestStatementsOfBuildsTheirsAlone(t *testing.T) {
@@ -109,7 +139,9 @@ func TestStatementsOfBuildsTheirsAlone(t *testing.T) {
 		}
 	})
 	all := allocated(func() {
-		for range f.Statements() {
+		for s := range f.Statements() {
+			for range f.Children(s) {
+			}
 		}
 	})
 	if entries != 1 || of > all/20 {
@@ -177,5 +209,70 @@ func TestStreamKeepsWhatItsReaderKeeps(t *testing.T) {
 	}
 	if live > int64(len(src)/4) {
 		t.Errorf("%d bytes live after keeping %d statements, over a quarter byte a byte of the file", live, len(kept))
+	}
+}
+
+// TestChildrenReadsAStatementAtATime reads the Language block of 15,000
+// guides with Children, keeping none, and wants the heap in the middle of
+// the block to hold a small part of the block's tree, as Parse builds it:
+// Stream read the block whole, and its tree was the peak of lint of
+// such a file (docs/performance.md, "A Language block a statement at a
+// time").
+func TestChildrenReadsAStatementAtATime(t *testing.T) {
+	src := pdltest.SmallGuides(15000)
+	live := func(read func()) int64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		read()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	}
+	var whole *File
+	tree := live(func() { whole, _ = Parse("g.pdl", src) })
+	runtime.KeepAlive(whole)
+	f, fs := Stream("g.pdl", src, true)
+	if len(fs) > 0 {
+		t.Fatal(fs)
+	}
+	var lang *Stmt
+	for s := range f.Statements() {
+		if s.Keyword == "language" {
+			lang = s
+		}
+	}
+	if lang == nil || !lang.Block.Unread {
+		t.Fatal("Stream read the Language block")
+	}
+	guides := f.CountChildren(lang)["guide"]
+	heap := func() int64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	before, middle := heap(), int64(0)
+	n := 0
+	for s := range f.Children(lang) {
+		if s.Keyword == "guide" {
+			if n++; n == guides/2 {
+				middle = heap() - before
+			}
+		}
+	}
+	runtime.KeepAlive(lang)
+	t.Logf("%d guides: the whole tree %d bytes, %d live in the middle of the block read a statement at a time", guides, tree, middle)
+	want := 0
+	for s := range whole.Statements() {
+		if s.Keyword == "language" {
+			want = whole.CountChildren(s)["guide"]
+		}
+	}
+	if guides != want || n != guides || guides < 15000 {
+		t.Fatalf("counted %d guides, read %d", guides, n)
+	}
+	if middle > tree/20 {
+		t.Errorf("%d bytes live in the middle of the block, over a twentieth of its tree (%d)", middle, tree)
 	}
 }

@@ -113,12 +113,44 @@ func (s *Sets) Levels() []pilotage.RiskLevel {
 // Render writes the guide body in the closed-sets-format.md shape. Sections
 // with no content are left out; the output is deterministic.
 func Render(title string, s *Sets) string {
+	// Written twice, counted then kept: a guide of 25,000 risk levels is
+	// a megabyte, and its builder grown by doubling held half as much
+	// again beside it (docs/performance.md, "A Language block a
+	// statement at a time").
+	var n counter
+	render(&n, title, s)
 	var b strings.Builder
+	b.Grow(int(n))
+	render(&b, title, s)
+	return b.String()
+}
+
+// writer is what Render writes to: a strings.Builder, or a counter.
+type writer interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+// counter counts what is written to it.
+type counter int
+
+func (c *counter) WriteString(s string) (int, error) {
+	*c += counter(len(s))
+	return len(s), nil
+}
+
+func (c *counter) WriteByte(byte) error {
+	*c++
+	return nil
+}
+
+// render writes the guide Render returns to b.
+func render(b writer, title string, s *Sets) {
 	b.WriteString("# " + title + "\n\n")
 	b.WriteString("This guide is generated. It enumerates every closed set of the Language; a value not listed here is never produced.\n")
 	if len(s.DiagnosticCodes) > 0 {
-		section(&b, SecDiagnosticCodes, "Every diagnostic carries exactly one of these codes.")
-		table(&b, []string{"code", "meaning"}, s.DiagnosticCodes, func(c Code, row []string) {
+		section(b, SecDiagnosticCodes, "Every diagnostic carries exactly one of these codes.")
+		table(b, []string{"code", "meaning"}, s.DiagnosticCodes, func(c Code, row []string) {
 			row[0], row[1] = c.Code, c.Meaning
 		})
 		if t := strings.TrimSpace(s.DiagnosticPaths); t != "" {
@@ -126,31 +158,30 @@ func Render(title string, s *Sets) string {
 		}
 	}
 	if len(s.Kinds) > 0 {
-		section(&b, SecCatalogKinds, "Every catalog entry has one of these kinds. Only callable kinds may be called from a program.")
-		table(&b, []string{"kind", "callable", "promoted", "meaning"}, s.Kinds, func(k Kind, row []string) {
+		section(b, SecCatalogKinds, "Every catalog entry has one of these kinds. Only callable kinds may be called from a program.")
+		table(b, []string{"kind", "callable", "promoted", "meaning"}, s.Kinds, func(k Kind, row []string) {
 			row[0], row[1], row[2], row[3] = k.Kind, yesNo(k.Callable), yesNo(k.Promoted), k.Meaning
 		})
 	}
 	if len(s.RiskLevels) > 0 {
-		section(&b, SecRiskLevels, "Every risk level corresponds to exactly one risk_hints triple.")
-		table(&b, []string{"risk", "readOnly", "destructive", "openWorld", "meaning"}, s.RiskLevels, func(r Risk, row []string) {
+		section(b, SecRiskLevels, "Every risk level corresponds to exactly one risk_hints triple.")
+		table(b, []string{"risk", "readOnly", "destructive", "openWorld", "meaning"}, s.RiskLevels, func(r Risk, row []string) {
 			row[0], row[1], row[2], row[3], row[4] = r.Risk, trueFalse(r.Hints.ReadOnly), trueFalse(r.Hints.Destructive), trueFalse(r.Hints.OpenWorld), r.Meaning
 		})
 	}
-	prose(&b, SecScopeRules, s.ScopeRules)
-	prose(&b, SecParameterBinding, s.ParameterBinding)
-	prose(&b, SecStepIdentifiers, s.StepIdentifiers)
-	statuses(&b, SecRunStatuses, "Every Run ends with one of these statuses.", s.RunStatuses)
-	statuses(&b, SecStepStatuses, "Every trace step's outcome has one of these statuses.", s.StepStatuses)
-	prose(&b, SecSummaryTruncation, s.Truncation)
-	prose(&b, SecOutput, s.Output)
-	loopDecisions(&b, s)
-	return b.String()
+	prose(b, SecScopeRules, s.ScopeRules)
+	prose(b, SecParameterBinding, s.ParameterBinding)
+	prose(b, SecStepIdentifiers, s.StepIdentifiers)
+	statuses(b, SecRunStatuses, "Every Run ends with one of these statuses.", s.RunStatuses)
+	statuses(b, SecStepStatuses, "Every trace step's outcome has one of these statuses.", s.StepStatuses)
+	prose(b, SecSummaryTruncation, s.Truncation)
+	prose(b, SecOutput, s.Output)
+	loopDecisions(b, s)
 }
 
 // loopDecisions writes the Loop decisions section: its prose, then the
 // table of took values when there is one.
-func loopDecisions(b *strings.Builder, s *Sets) {
+func loopDecisions(b writer, s *Sets) {
 	if len(s.LoopTook) == 0 {
 		prose(b, SecLoopDecisions, s.LoopDecisions)
 		return
@@ -161,7 +192,7 @@ func loopDecisions(b *strings.Builder, s *Sets) {
 	})
 }
 
-func section(b *strings.Builder, title, intro string) {
+func section(b writer, title, intro string) {
 	b.WriteString("\n## " + title + "\n\n")
 	if intro != "" {
 		b.WriteString(intro + "\n\n")
@@ -170,14 +201,14 @@ func section(b *strings.Builder, title, intro string) {
 
 // prose writes a prose section; it ends with one newline, so exactly one
 // blank line separates it from the next heading.
-func prose(b *strings.Builder, title, text string) {
+func prose(b writer, title, text string) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
 	b.WriteString("\n## " + title + "\n\n" + strings.TrimSpace(text) + "\n")
 }
 
-func statuses(b *strings.Builder, title, intro string, ss []Status) {
+func statuses(b writer, title, intro string, ss []Status) {
 	if len(ss) == 0 {
 		return
 	}
@@ -196,7 +227,7 @@ func statuses(b *strings.Builder, title, intro string, ss []Status) {
 // reused slice: 25,000 risk levels made 25,000 slices of their cells
 // beside the guide, 4 MB (docs/performance.md, "Guides of many small
 // blocks").
-func table[T any](b *strings.Builder, header []string, values []T, cells func(T, []string)) {
+func table[T any](b writer, header []string, values []T, cells func(T, []string)) {
 	b.WriteString("| " + strings.Join(header, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat("---|", len(header)) + "\n")
 	row := make([]string, len(header))
@@ -215,7 +246,7 @@ func table[T any](b *strings.Builder, header []string, values []T, cells func(T,
 // writeCell writes text made safe inside a GFM table cell: one line,
 // its runs of white space one space, pipes escaped, and a space for
 // none.
-func writeCell(b *strings.Builder, s string) {
+func writeCell(b writer, s string) {
 	n := 0
 	for f := range strings.FieldsSeq(s) {
 		if n++; n > 1 {
