@@ -232,7 +232,7 @@ func (e *Engine) accept(c service.Caller, language string, req pilotage.ExecuteR
 		// are exposed in the catalog; without one there are none.
 		return nil, unsupported("Language %s declares no catalog, so it exposes no promoted programs to run by program_ref; send the program inline", l.ID)
 	case hasRef:
-		r.ref = r.view.byID[*req.ProgramRef]
+		r.ref = r.view.entry(*req.ProgramRef)
 		if r.ref == nil || r.ref.prom == nil {
 			return nil, &pilotage.RequestError{Kind: pilotage.ErrNotFound, Message: fmt.Sprintf("no promoted program %q", report.Clip(*req.ProgramRef)), CatalogVersion: r.view.version}
 		}

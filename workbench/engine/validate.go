@@ -285,7 +285,7 @@ func (e *Engine) noPrincipalHint(v *view) string {
 
 // target resolves an id in the view: invisible and missing look the same.
 func (v *view) target(id string) (program.Target, bool) {
-	en := v.byID[id]
+	en := v.entry(id)
 	if en == nil {
 		return program.Target{}, false
 	}
