@@ -480,6 +480,12 @@ func TestHostilePeakRSS(t *testing.T) {
 			replayTrace, tinyTrace, 9 * (16 << 20) / 2},
 		{"replay of a trace whose run_id is 16 MiB of one-character values", append(append([]byte(`{"run_id": `), oneValues(16<<20)...), `, "steps": []}`...),
 			replayTrace, tinyTrace, 9 * (16 << 20) / 2},
+		// A program given as the trace is told from what the walk saw
+		// of its steps (replay.Result.Program), not read again whole
+		// once it is over the 1 MiB replay keeps: a usage error.
+		{"replay of a 16 MiB program given as the trace", append(append([]byte(`{"steps": [`),
+			bytes.Repeat([]byte(`{"id": "a", "call": "t.a", "with": {}}, `), 16<<20/40)...), `{"id": "b", "run": "p"}]}`...),
+			replayTrace, tinyTrace, 0},
 		// A string run_id is kept, as every finding carries it: held
 		// once, decoded once (6.3 to 8 bytes a byte through the decoder).
 		{"replay of a trace whose run_id is a 16 MiB string", fmt.Appendf(nil, `{"run_id": "%s", "steps": []}`, bytes.Repeat([]byte("x"), 16<<20)),

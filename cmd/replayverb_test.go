@@ -3,6 +3,7 @@ package cmd_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,6 +64,26 @@ func TestReplayRefuses(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.Code, r.Err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReplayLargeProgramAsTrace: a program over the 1 MiB replay keeps
+// whole, given as the trace, is the usage error a small one is, told by
+// what the walk saw of its steps, not the trace-shape findings of each.
+func TestReplayLargeProgramAsTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a program of 1.5 MiB; left to the full suite")
+	}
+	name := filepath.Join(t.TempDir(), "big.json")
+	step := `{"id": "init", "call": "scene.init", "with": {}},` + "\n"
+	src := `{"steps": [` + "\n" + strings.Repeat(step, 3<<19/len(step)) + `{"id": "end", "if": "true", "then": [], "else": []}], "output": "1"}`
+	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := replayTraces(replayverb.Params{Traces: []string{name}, Plan: plan})
+	want := name + ":1:1: this looks like a program, not a trace"
+	if r.Code != verb.ExitUsage || !strings.Contains(r.Err, want) || r.Out != "" {
+		t.Fatalf("exit %d, stdout %d bytes, stderr %q; want exit 2 and %q", r.Code, len(r.Out), r.Err, want)
 	}
 }
 

@@ -30,12 +30,29 @@ func TestReplayProgramAsTrace(t *testing.T) {
 			t.Errorf("%s: Program = %v, want %v (findings %v)", c.name, res.Program, c.program, res.Findings)
 		}
 	}
-	// A program too large to keep whole is not read again to tell it.
+	// A program too large to keep whole is told by what the walk saw of
+	// its steps, not read again; a file as large whose steps do not all
+	// read as a program's stays a trace.
 	if testing.Short() {
-		return // a program of 1 MiB; left to the full suite
+		return // files of 1 MiB; left to the full suite
 	}
-	big := `{"steps": [` + strings.Repeat(`{"id": "init", "call": "scene.init"}, `, sourceLimit/36) + `{"id": "end", "call": "scene.end"}]}`
-	if res := Replay(plan, "big.json", strings.NewReader(big), Options{}); res.Program || len(res.Findings) == 0 {
-		t.Errorf("a program over sourceLimit: Program = %v, %d findings; want false and its trace-shape findings", res.Program, len(res.Findings))
+	step := `{"id": "init", "call": "scene.init"}, `
+	for _, c := range []struct {
+		name, src string
+		program   bool
+	}{
+		{"program", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end", "for_each": "input.x", "do": []}]}`, true},
+		{"steps of nothing", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end"}]}`, false},
+		{"a step with a kind", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end", "kind": "call", "call": "x"}]}`, false},
+		{"a step that is no object", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `1]}`, false},
+		{"with a level", `{"level": "full", "steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end", "call": "x"}]}`, false},
+	} {
+		res := Replay(plan, "big.json", strings.NewReader(c.src), Options{})
+		if res.Source != nil {
+			t.Fatalf("%s: kept whole; the case is not over sourceLimit", c.name)
+		}
+		if res.Program != c.program || !c.program && len(res.Findings) == 0 {
+			t.Errorf("%s over sourceLimit: Program = %v, %d findings; want %v", c.name, res.Program, len(res.Findings), c.program)
+		}
 	}
 }

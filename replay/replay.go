@@ -196,11 +196,17 @@ type Result struct {
 // where one error naming the kind is. Only a file with none of a
 // trace's run_id, level and outcome, which the walk already knows, is
 // looked at again, and only when the walk kept it whole: a trace is
-// never read twice.
+// never read twice. A file too large to keep is told by what the walk
+// saw of its steps, each of which reads as a program's.
 func misfiled(s *stream, src []byte) bool {
 	t := s.trace()
-	return src != nil && s.syntax == nil && !s.response && t.runID == nil && t.level == nil && t.outcome == nil &&
-		inputs.RecognizeSrc(src) == inputs.Program
+	if s.syntax != nil || s.response || t.runID != nil || t.level != nil || t.outcome != nil {
+		return false
+	}
+	if src == nil {
+		return s.programSteps > 0 && !s.notProgram
+	}
+	return inputs.RecognizeSrc(src) == inputs.Program
 }
 
 // errReader remembers the reader's own error, which the decoder would

@@ -85,6 +85,29 @@ type wireEntry struct {
 	Outcome   *wireOutcome        `json:"outcome"`
 	TMs       millis              `json:"t_ms"`
 	Decisions []pilotage.Decision `json:"decisions"`
+	// Call, If, ForEach and Run are members a program's step has and a
+	// trace's has not (§5.5): only whether they are there is kept, to
+	// tell a program given as the trace without holding it (misfiled).
+	Call    present `json:"call"`
+	If      present `json:"if"`
+	ForEach present `json:"for_each"`
+	Run     present `json:"run"`
+}
+
+// present records that a member is there, whatever its value, which is
+// not decoded.
+type present bool
+
+func (p *present) UnmarshalJSON([]byte) error {
+	*p = true
+	return nil
+}
+
+// programStep reports whether the entry reads as a program's step, as
+// inputs.Recognize tells one: a call, if, for_each or run member, and no
+// kind, which every trace step has.
+func (w *wireEntry) programStep() bool {
+	return w.Kind == "" && bool(w.Call || w.If || w.ForEach || w.Run)
 }
 
 // millis is a step's t_ms as decoded: bad holds the value when it is not
@@ -176,6 +199,11 @@ type stream struct {
 	// other names the artifact a top-level member says the file is when
 	// it is no trace ("a manifest"), for the hint of a file that is not.
 	other string
+	// programSteps counts the elements of the top-level steps that read
+	// as a program's (wireEntry.programStep), and notProgram says one did
+	// not: what tells a program too large to keep (misfiled).
+	programSteps int
+	notProgram   bool
 }
 
 // otherArtifacts are the top-level members that say which other
@@ -656,6 +684,13 @@ func (w *walker) steps(ptr string, m *traceMembers) error {
 		done: func(raw []byte, at site, bad error) {
 			e.raw, e.site, e.bad = raw, at, bad
 			w.s.entries++
+			if m == &w.s.top {
+				if bad == nil && e.w.programStep() {
+					w.s.programSteps++
+				} else {
+					w.s.notProgram = true
+				}
+			}
 			w.onEntry(e)
 		},
 		count: func(n int) bool {
@@ -663,6 +698,7 @@ func (w *walker) steps(ptr string, m *traceMembers) error {
 				return false
 			}
 			w.s.entries += n
+			w.s.notProgram = true
 			return true
 		}})
 }
