@@ -46,15 +46,25 @@ func TestLangs(t *testing.T) {
 	}
 }
 
-// TestUpdateKeepsComments: --update fixes a failed expectation in place,
-// keeping the comments and flow style around it, and the file passes.
-func TestUpdateKeepsComments(t *testing.T) {
-	dir := t.TempDir()
+// todoCorpus is the Language pilotage init writes, in a directory of
+// the test's, with its case file's name and text.
+func todoCorpus(t *testing.T) (dir, name string, src []byte) {
+	dir = t.TempDir()
 	if _, err := scaffold.Init(scaffold.Params{Dir: dir, Template: "json"}); err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(dir, "tests", "todo.yaml")
-	src, _ := os.ReadFile(name)
+	name = filepath.Join(dir, "tests", "todo.yaml")
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, name, src
+}
+
+// TestUpdateKeepsComments: --update fixes a failed expectation in place,
+// keeping the comments and flow style around it, and the file passes.
+func TestUpdateKeepsComments(t *testing.T) {
+	dir, name, src := todoCorpus(t)
 	broken := strings.Replace(string(src), "output: [bread, eggs, milk]", "output: [tea] # the list", 1)
 	if err := os.WriteFile(name, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
@@ -81,15 +91,7 @@ func TestUpdateKeepsComments(t *testing.T) {
 // a failing file given twice is written once, and what --update wrote
 // it leaves as it is the next time.
 func TestUpdateUnchanged(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := scaffold.Init(scaffold.Params{Dir: dir, Template: "json"}); err != nil {
-		t.Fatal(err)
-	}
-	name := filepath.Join(dir, "tests", "todo.yaml")
-	src, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, name, src := todoCorpus(t)
 	unchanged := func(src []byte) {
 		t.Helper()
 		old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)

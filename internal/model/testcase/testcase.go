@@ -195,7 +195,7 @@ type PlanWant struct {
 type TraceWant struct {
 	ID     string   `yaml:"id" json:"id"`
 	Status string   `yaml:"status,omitempty" json:"status,omitempty"`
-	Calls  []string `yaml:"calls,omitempty" json:"calls,omitempty"`
+	Calls  []string `yaml:"calls,omitempty" json:"calls,omitzero"`
 	Took   string   `yaml:"took,omitempty" json:"took,omitempty"`
 }
 
