@@ -117,9 +117,13 @@ func prog(ctx context.Context, name string, p Params, s verb.Streams) error {
 		return err
 	}
 	// This process checks one program once: the CEL caches need keep
-	// only what repeats in it (expr.LimitCaches), within its size, at
-	// least a megabyte.
-	defer expr.LimitCaches(max(1<<20, len(pf.program)))()
+	// only what repeats in it (expr.LimitCaches), within a quarter of
+	// its size, at least 256 KiB. The check parses the expressions of
+	// 64 steps at a time twice (to declare the outputs they address,
+	// then to check them), which the second finds in the cache; a
+	// budget of the program's size kept 0.6 MB more of a program of
+	// 20,000 steps (docs/performance.md, "A large valid program").
+	defer expr.LimitCaches(max(256<<10, len(pf.program)/4))()
 	// One Run at most: the default memory limit is never reached. One
 	// request: no check is remembered for another.
 	eng, err := verb.NewEngine(res.Server, engine.Options{CheckOnce: true})

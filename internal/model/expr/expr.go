@@ -89,6 +89,8 @@ type Env struct {
 	// conv maps the declared names whose values hold schema-typed numbers
 	// to their conversion.
 	conv map[string]*conv
+	// eval is what the Env's checked expressions evaluate with.
+	eval *evalEnv
 
 	mu      sync.Mutex
 	checked map[string]checkResult
@@ -172,7 +174,25 @@ func newEnv(key string, l Limits, decls []Decl) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{key: key, env: env, planner: env, limits: l, names: names(nil, decls), conv: convs(nil, decls)}, nil
+	return withEval(&Env{key: key, env: env, planner: env, limits: l, names: names(nil, decls), conv: convs(nil, decls)}), nil
+}
+
+// evalEnv is what an Env's checked expressions evaluate with: the
+// conversions of its numbers, and the planner and cost limit an
+// identifier is planned with when its name does not resolve (Expr.ident).
+// One a Env, which its expressions point to: held in each, they made an
+// Expr 80 bytes instead of 64, 0.3 MB of a Run of 20,000 steps
+// (docs/performance.md, "A large valid program").
+type evalEnv struct {
+	planner *cel.Env
+	cost    uint64
+	conv    map[string]*conv
+}
+
+// withEval sets e.eval from e.
+func withEval(e *Env) *Env {
+	e.eval = &evalEnv{planner: e.planner, cost: e.limits.Cost, conv: e.conv}
+	return e
 }
 
 // Extend adds variables for an inner scope (a loop's item variable). The
@@ -193,7 +213,7 @@ func (e *Env) Extend(decls ...Decl) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	inner := &Env{key: key, env: env, planner: e.planner, limits: e.limits, names: names(e.names, decls), conv: convs(e.conv, decls)}
+	inner := withEval(&Env{key: key, env: env, planner: e.planner, limits: e.limits, names: names(e.names, decls), conv: convs(e.conv, decls)})
 	if e.private {
 		inner.uncached, inner.private = true, true
 		return inner, nil
@@ -408,7 +428,6 @@ type Expr struct {
 	// Type is the static type the checker inferred.
 	Type *cel.Type
 	prg  cel.Program
-	conv map[string]*conv
 	// ident is the declared variable the expression is, when it is no
 	// more than one (`input.room`, `steps.read.output.temp`, a loop's
 	// item: the checker resolves a select chain of declared names into
@@ -417,11 +436,10 @@ type Expr struct {
 	// program would, and holds no plan: cel-go's program is about 800
 	// bytes, which a Run of 20,000 steps held for each of them at once,
 	// 16 bytes a byte of its program (docs/performance.md, "A large
-	// valid program"). planner and cost plan it when a name does not
-	// resolve, for cel-go's own error.
-	ident   string
-	planner *cel.Env
-	cost    uint64
+	// valid program"). eval's planner and cost plan it when a name does
+	// not resolve, for cel-go's own error.
+	ident string
+	eval  *evalEnv
 }
 
 // runnable reports whether x can be evaluated.
@@ -516,9 +534,15 @@ func (e *Env) check(p *Parsed, planned bool) checkResult {
 	if found != nil {
 		return checkResult{issues: found}
 	}
-	x := &Expr{Source: p.src, Type: checked.OutputType(), conv: e.conv}
+	x := &Expr{Source: p.src, Type: checked.OutputType(), eval: e.eval}
 	if name, ok := declaredIdent(checked.NativeRep()); ok {
-		x.ident, x.planner, x.cost = name, e.planner, e.limits.Cost
+		if name == x.Source {
+			// Written as its name, the commonest: the source's bytes,
+			// not the declaration's name, which the expression would
+			// hold beyond its Env's life (24 bytes an expression).
+			name = x.Source
+		}
+		x.ident = name
 		return checkResult{x: x}
 	}
 	if !planned {
@@ -825,16 +849,16 @@ var ErrCost = errors.New("expression exceeded its evaluation cost limit")
 // []any, map[string]any). The context's deadline interrupts long
 // comprehensions.
 func (x *Expr) Eval(ctx context.Context, act interpreter.Activation) (any, error) {
-	if len(x.conv) > 0 {
-		act = typed{act, x.conv}
+	if len(x.eval.conv) > 0 {
+		act = typed{act, x.eval.conv}
 	}
 	prg := x.prg
 	if x.ident != "" {
 		// What the planned attribute does when the name resolves: an
 		// identifier costs 1 of the cost limit, and the context is
 		// consulted only between a comprehension's iterations.
-		if v, ok := act.ResolveName(x.ident); ok && x.cost >= 1 {
-			if out := x.planner.CELTypeAdapter().NativeToValue(v); !types.IsError(out) {
+		if v, ok := act.ResolveName(x.ident); ok && x.eval.cost >= 1 {
+			if out := x.eval.planner.CELTypeAdapter().NativeToValue(v); !types.IsError(out) {
 				return FromCEL(out)
 			}
 		}
@@ -863,5 +887,5 @@ func (x *Expr) planIdent() (cel.Program, error) {
 	a := celast.NewCheckedAST(celast.NewAST(root, celast.NewSourceInfo(nil)),
 		map[int64]*types.Type{1: x.Type},
 		map[int64]*celast.ReferenceInfo{1: celast.NewIdentReference(x.ident, nil)})
-	return plan(x.planner, a, x.cost)
+	return plan(x.eval.planner, a, x.eval.cost)
 }

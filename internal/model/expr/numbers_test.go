@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/interpreter"
@@ -156,6 +157,30 @@ func TestAssignable(t *testing.T) {
 	}
 }
 
+// A checked expression is 64 bytes, and one written as the name it is
+// holds no string but its source: a Run of 20,000 steps holds one an
+// argument (docs/performance.md, "A large valid program").
+func TestExprSize(t *testing.T) {
+	if n := unsafe.Sizeof(Expr{}); n > 64 {
+		t.Errorf("an Expr is %d bytes, more than 64", n)
+	}
+	env, err := NewEnv(Limits{Depth: 8, Size: MaxSize, Cost: 1000}, Schema{"type": "object", "properties": map[string]any{"room": map[string]any{"type": "string"}}}.Decls("input"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, issues := env.Parse("input.room")
+	if issues != nil {
+		t.Fatal(issues)
+	}
+	x, issues := env.Check(p)
+	if issues != nil {
+		t.Fatal(issues)
+	}
+	if x.ident != "input.room" || unsafe.StringData(x.ident) != unsafe.StringData(x.Source) {
+		t.Errorf("the identifier %q is not its source's bytes", x.ident)
+	}
+}
+
 // TestIdentifierIsEvaluatedAsPlanned holds an expression that is one
 // declared variable, evaluated without a plan (Expr.ident), to what the
 // program cel-go plans for it gives: the same value, numbers typed by
@@ -191,7 +216,7 @@ func TestIdentifierIsEvaluatedAsPlanned(t *testing.T) {
 		}
 		for _, in := range inputs {
 			got, gotErr := x.Eval(context.Background(), inputVars{in})
-			want, wantErr := (&Expr{Source: src, Type: x.Type, prg: planned, conv: x.conv}).Eval(context.Background(), inputVars{in})
+			want, wantErr := (&Expr{Source: src, Type: x.Type, prg: planned, eval: x.eval}).Eval(context.Background(), inputVars{in})
 			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 				t.Errorf("%s of %v: %#v, %v; planned %#v, %v", src, in, got, gotErr, want, wantErr)
 			}

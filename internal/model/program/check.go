@@ -102,12 +102,14 @@ type checker struct {
 	loopOf map[string]string
 	roots  map[*expr.Env][]string
 	// at is the step whose expressions are being checked, nil for the
-	// program's output; lastUser maps each step whose output an
-	// expression addresses to the last step of its own sequence at or
-	// around at (nil: the program's output), for Step.Release. Kept
-	// for a Run's check only.
+	// program's output; lastUser holds, at the index of known, for each
+	// step whose output an expression addresses, the last step of its
+	// own sequence at or around at (programOutput: the program's
+	// output), for Step.Release; nil for a step nothing addresses. Kept
+	// for a Run's check only. A map of the steps took 28 bytes a step
+	// more (docs/performance.md, "A large valid program").
 	at       *Step
-	lastUser map[*Step]*Step
+	lastUser []*Step
 	// stepPaths is set when some step's output can be written in CEL:
 	// steps is then a root a misspelt reference comes close to.
 	stepPaths bool
@@ -141,10 +143,10 @@ func (c *checker) near(name string, names []string) string {
 // *LimitError.
 func Check(prog *Program, env *Env) (*Checked, error) {
 	c := &checker{env: env, prog: prog, refs: map[string]bool{}}
-	if !env.TypesOnly {
-		c.lastUser = map[*Step]*Step{}
-	}
 	c.ids()
+	if !env.TypesOnly {
+		c.lastUser = make([]*Step, len(c.known))
+	}
 	c.targets()
 	root, err := expr.NewEnv(env.Limits, c.rootDecls())
 	if err != nil {
@@ -479,12 +481,23 @@ func (c *checker) addressed(s *Step) {
 	if c.lastUser == nil {
 		return
 	}
+	i, ok := c.find(s.ID)
+	if !ok {
+		return
+	}
 	user := c.at
 	for user != nil && (user.Enclosing != s.Enclosing || user.Arm != s.Arm) {
 		user = user.Enclosing
 	}
-	c.lastUser[s] = user
+	if user == nil {
+		user = programOutput
+	}
+	c.lastUser[i] = user
 }
+
+// programOutput is the lastUser of a step the program's output
+// addresses.
+var programOutput = new(Step)
 
 // release sets every step's Release from lastUser: an output is let go
 // of once its last user has run, and at once when nothing addresses it;
@@ -495,11 +508,14 @@ func (c *checker) release() {
 	}
 	Walk(c.prog.Steps, func(s *Step) { s.Release = nil })
 	Walk(c.prog.Steps, func(s *Step) {
-		user, ok := c.lastUser[s]
-		switch {
-		case !ok:
+		var user *Step
+		if i, ok := c.find(s.ID); ok && c.known[i] == s {
+			user = c.lastUser[i]
+		}
+		switch user {
+		case nil:
 			user = s
-		case user == nil:
+		case programOutput:
 			return
 		}
 		if user.Release == nil {
