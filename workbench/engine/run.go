@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -224,25 +225,43 @@ func (r *runner) eval(x *program.Expr, sc *scope) (any, error) {
 
 // sequence runs steps in order in scope sc; it returns the last output.
 // A step's output stays in sc only while an expression may still
-// address it (Step.Release): its JSON is in the trace either way, and
-// holding every value to the end took a Run of 20,000 steps 6 bytes a
-// byte of its program.
+// address it (Step.ReleaseAfter): its JSON is in the trace either way,
+// and holding every value to the end took a Run of 20,000 steps 6 bytes
+// a byte of its program.
 func (r *runner) sequence(steps []*program.Step, sc *scope, quals []int, prefix, auth string, depth int) (any, error) {
 	var last any
+	var held heldOutputs
 	for _, s := range steps {
 		out, err := r.step(s, sc, quals, prefix, auth, depth)
 		if err != nil {
 			return nil, err
 		}
 		sc.outputs[s.ID] = out
-		if s.Release != nil {
-			for _, id := range *s.Release {
-				delete(sc.outputs, id)
-			}
+		if s.ReleaseAfter != nil {
+			heap.Push(&held, s)
+		}
+		for len(held) > 0 && held[0].ReleaseAfter.Index <= s.Index {
+			delete(sc.outputs, heap.Pop(&held).(*program.Step).ID)
 		}
 		last = out
 	}
 	return last, nil
+}
+
+// heldOutputs are the steps of a sequence whose outputs its scope holds
+// until a later step of it has run (Step.ReleaseAfter), a heap by that
+// step's place in the sequence: the first is the first to let go of.
+type heldOutputs []*program.Step
+
+func (h heldOutputs) Len() int           { return len(h) }
+func (h heldOutputs) Less(i, j int) bool { return h[i].ReleaseAfter.Index < h[j].ReleaseAfter.Index }
+func (h heldOutputs) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *heldOutputs) Push(x any)        { *h = append(*h, x.(*program.Step)) }
+func (h *heldOutputs) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // fail closes entry idx with a failed outcome and passes the stop on.

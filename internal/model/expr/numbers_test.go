@@ -157,12 +157,13 @@ func TestAssignable(t *testing.T) {
 	}
 }
 
-// A checked expression is 64 bytes, and one written as the name it is
-// holds no string but its source: a Run of 20,000 steps holds one an
-// argument (docs/performance.md, "A large valid program").
+// A checked expression is 48 bytes, and one written as the name it is
+// holds no string but the source the Env remembers it by: a Run of
+// 20,000 steps holds one an argument (docs/performance.md, "A large
+// valid program").
 func TestExprSize(t *testing.T) {
-	if n := unsafe.Sizeof(Expr{}); n > 64 {
-		t.Errorf("an Expr is %d bytes, more than 64", n)
+	if n := unsafe.Sizeof(Expr{}); n > 48 {
+		t.Errorf("an Expr is %d bytes, more than 48", n)
 	}
 	env, err := NewEnv(Limits{Depth: 8, Size: MaxSize, Cost: 1000}, Schema{"type": "object", "properties": map[string]any{"room": map[string]any{"type": "string"}}}.Decls("input"))
 	if err != nil {
@@ -176,8 +177,12 @@ func TestExprSize(t *testing.T) {
 	if issues != nil {
 		t.Fatal(issues)
 	}
-	if x.ident != "input.room" || unsafe.StringData(x.ident) != unsafe.StringData(x.Source) {
-		t.Errorf("the identifier %q is not its source's bytes", x.ident)
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	for k, r := range env.checked {
+		if r.x == x && (x.ident != "input.room" || unsafe.StringData(x.ident) != unsafe.StringData(k)) {
+			t.Errorf("the identifier %q is not the bytes of the source the Env remembers", x.ident)
+		}
 	}
 }
 
@@ -216,7 +221,7 @@ func TestIdentifierIsEvaluatedAsPlanned(t *testing.T) {
 		}
 		for _, in := range inputs {
 			got, gotErr := x.Eval(context.Background(), inputVars{in})
-			want, wantErr := (&Expr{Source: src, Type: x.Type, prg: planned, eval: x.eval}).Eval(context.Background(), inputVars{in})
+			want, wantErr := (&Expr{Type: x.Type, prg: planned, eval: x.eval}).Eval(context.Background(), inputVars{in})
 			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 				t.Errorf("%s of %v: %#v, %v; planned %#v, %v", src, in, got, gotErr, want, wantErr)
 			}

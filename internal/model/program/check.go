@@ -499,14 +499,13 @@ func (c *checker) addressed(s *Step) {
 // addresses.
 var programOutput = new(Step)
 
-// release sets every step's Release from lastUser: an output is let go
-// of once its last user has run, and at once when nothing addresses it;
-// one the program's output addresses is held to the end.
+// release sets every step's ReleaseAfter from lastUser: an output is
+// let go of once its last user has run, and at once when nothing
+// addresses it; one the program's output addresses is held to the end.
 func (c *checker) release() {
 	if c.lastUser == nil {
 		return
 	}
-	Walk(c.prog.Steps, func(s *Step) { s.Release = nil })
 	Walk(c.prog.Steps, func(s *Step) {
 		var user *Step
 		if i, ok := c.find(s.ID); ok && c.known[i] == s {
@@ -516,12 +515,9 @@ func (c *checker) release() {
 		case nil:
 			user = s
 		case programOutput:
-			return
+			user = nil
 		}
-		if user.Release == nil {
-			user.Release = new([]string)
-		}
-		*user.Release = append(*user.Release, s.ID)
+		s.ReleaseAfter = user
 	})
 }
 

@@ -65,7 +65,7 @@ func TestOutputsDeclaredWhereAddressed(t *testing.T) {
 }
 
 // A Run's check says after which step of its sequence each output is
-// addressed no more (Step.Release): after the last step that, or a step
+// addressed no more (Step.ReleaseAfter): after the last step that, or a step
 // inside which, addresses it; at once when nothing does; never when the
 // program's output does. A check for validate says nothing.
 func TestReleaseAfterLastAddress(t *testing.T) {
@@ -105,8 +105,8 @@ func TestReleaseAfterLastAddress(t *testing.T) {
 		}
 		got := map[string]string{}
 		program.Walk(prog.Steps, func(s *program.Step) {
-			if s.Release != nil {
-				got[s.ID] = strings.Join(*s.Release, " ")
+			if u := s.ReleaseAfter; u != nil {
+				got[u.ID] = strings.TrimSpace(got[u.ID] + " " + s.ID)
 			}
 		})
 		want := map[string]string{"c": "a", "l": "b", "in2": "in1 in2", "in3": "in3", "br": "l br", "t1": "t1", "e": "e"}
