@@ -5,6 +5,7 @@
 package progtext
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"fmt"
@@ -97,9 +98,15 @@ func Plan(w io.Writer, resp *pilotage.ValidateResponse) error {
 	h := pl.MaxRiskHints
 	fmt.Fprintf(w, "plan: %s, max_risk %s (readOnly %v, destructive %v, openWorld %v)\n",
 		report.Count(len(pl.Steps), "step"), pl.MaxRisk, h.ReadOnly, h.Destructive, h.OpenWorld)
-	var rows Table
-	rows.Row("STEP", "KIND", "RISK", "CALLS", "INSIDE")
-	for _, s := range pl.Steps {
+	// The rows are made from the plan twice, not kept: the plan of
+	// 20,000 steps held its table (1 MB, grown by doubling) and the
+	// text made of it (0.5 MB) beside itself (docs/performance.md, "A
+	// large valid program").
+	err := WriteRows(w, 1+len(pl.Steps), func(i int) []string {
+		if i == 0 {
+			return []string{"STEP", "KIND", "RISK", "CALLS", "INSIDE"}
+		}
+		s := pl.Steps[i-1]
 		inside := "-"
 		switch {
 		case s.Arm != nil:
@@ -107,9 +114,9 @@ func Plan(w io.Writer, resp *pilotage.ValidateResponse) error {
 		case s.Loop != "":
 			inside = "loop " + s.Loop
 		}
-		rows.Row(s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), inside)
-	}
-	if _, err := io.WriteString(w, rows.String()); err != nil {
+		return []string{s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), inside}
+	})
+	if err != nil {
 		return err
 	}
 	if resp.CatalogVersion != "" {
@@ -242,10 +249,34 @@ const (
 // quotes, so an ESC or a U+202E in an id reaches the terminal as \x1b or
 // \u202e.
 func (t *Table) Row(cells ...string) {
+	t.text = append(appendCells(t.text, cells), rowEnd)
+}
+
+// appendCells appends cells to b as a Table keeps them, each shown as it
+// is quoted and followed by cellEnd.
+func appendCells(b []byte, cells []string) []byte {
 	for _, c := range cells {
-		t.text = append(append(t.text, report.Visible(report.Clip(c))...), cellEnd)
+		b = append(append(b, report.Visible(report.Clip(c))...), cellEnd)
 	}
-	t.text = append(t.text, rowEnd)
+	return b
+}
+
+// WriteRows writes n rows, row(i) giving the cells of each, laid out as
+// a Table lays them out, without keeping them: it asks for each row
+// twice, once for the columns' widths and once to write it.
+func WriteRows(w io.Writer, n int, row func(i int) []string) error {
+	var widths []int
+	var cells []byte
+	for i := range n {
+		cells = appendCells(cells[:0], row(i))
+		widths = measure(widths, cells)
+	}
+	b := bufio.NewWriter(w)
+	for i := range n {
+		cells = appendCells(cells[:0], row(i))
+		writeRow(b, widths, cells)
+	}
+	return b.Flush()
 }
 
 // rows calls f with each row's cells, each cell's text ending at
@@ -260,36 +291,46 @@ func (t *Table) rows(f func(cells []byte)) {
 
 func (t *Table) String() string {
 	var widths []int
-	t.rows(func(cells []byte) {
-		for i := 0; ; i++ {
-			end := bytes.IndexByte(cells, cellEnd)
-			if end == len(cells)-1 {
-				break // the last cell is not padded
-			}
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			if n := utf8.RuneCount(cells[:end]); n <= maxColumn {
-				widths[i] = max(widths[i], n)
-			}
-			cells = cells[end+1:]
-		}
-	})
+	t.rows(func(cells []byte) { widths = measure(widths, cells) })
 	var b strings.Builder
 	b.Grow(len(t.text))
-	t.rows(func(cells []byte) {
-		for i := 0; ; i++ {
-			end := bytes.IndexByte(cells, cellEnd)
-			b.Write(cells[:end])
-			if end == len(cells)-1 {
-				break
-			}
-			b.WriteString(strings.Repeat(" ", max(widths[i]-utf8.RuneCount(cells[:end]), 0)+2))
-			cells = cells[end+1:]
-		}
-		b.WriteByte('\n')
-	})
+	t.rows(func(cells []byte) { writeRow(&b, widths, cells) })
 	return b.String()
+}
+
+// measure widens widths, the columns', to a row's cells.
+func measure(widths []int, cells []byte) []int {
+	for i := 0; ; i++ {
+		end := bytes.IndexByte(cells, cellEnd)
+		if end == len(cells)-1 {
+			return widths // the last cell is not padded
+		}
+		if i == len(widths) {
+			widths = append(widths, 0)
+		}
+		if n := utf8.RuneCount(cells[:end]); n <= maxColumn {
+			widths[i] = max(widths[i], n)
+		}
+		cells = cells[end+1:]
+	}
+}
+
+// writeRow writes a row's cells, padded to widths, and its newline.
+func writeRow(b interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}, widths []int, cells []byte) {
+	for i := 0; ; i++ {
+		end := bytes.IndexByte(cells, cellEnd)
+		b.Write(cells[:end])
+		if end == len(cells)-1 {
+			break
+		}
+		b.WriteString(strings.Repeat(" ", max(widths[i]-utf8.RuneCount(cells[:end]), 0)+2))
+		cells = cells[end+1:]
+	}
+	b.WriteByte('\n')
 }
 
 func dash(s string) string {
