@@ -66,7 +66,9 @@ type Options struct {
 	// validate, plan and run): the engine remembers no checked program
 	// for a request after it, which would hold the program's step model
 	// to the command's end, while it writes the plan or the trace
-	// (docs/performance.md, "A large valid program").
+	// (docs/performance.md, "A large valid program"). Such a command
+	// holds the request's program, unchanged, until it has the
+	// response: the step model views its bytes (syntax.ParseHeld).
 	CheckOnce bool
 }
 

@@ -180,7 +180,11 @@ func (e *Engine) checkNow(ctx context.Context, v *view, raw, ctxRaw json.RawMess
 		return nil, &ProgramError{RequestError: &pilotage.RequestError{Kind: pilotage.ErrResourceLimit,
 			Message: fmt.Sprintf("the program is %d bytes; this Language validates programs of at most %d bytes", len(src), l.limits.ProgramBytes)}}
 	}
-	parsed, err := l.syntax.Parse(src, l.limits.Depth)
+	parse := l.syntax.Parse
+	if e.opts.CheckOnce && body == inline {
+		parse = func(src []byte, depth int) (*syntax.Parsed, error) { return syntax.ParseHeld(l.syntax, src, depth) }
+	}
+	parsed, err := parse(src, l.limits.Depth)
 	if err != nil {
 		return nil, overLimit(err, nil)
 	}

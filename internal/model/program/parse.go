@@ -47,9 +47,10 @@ type parser struct {
 	// expressions a few large allocations at a time, as package syntax
 	// does for a text program; strs holds the strings of src the steps
 	// keep (ids, targets, names and expressions), which the tree only
-	// views.
+	// views, unless held (ParseHeld): the steps then view them too.
 	ptrs, strs Pointers
 	slab       Slab
+	held       bool
 	// ids and idProblems count, in program order, the step ids Check
 	// finds wrong before anything else (empty, reserved characters,
 	// used before). Past MaxDiagnostics of them Check refuses the
@@ -71,6 +72,20 @@ type parser struct {
 // refuses for them, is modelled only up to the step whose id is one too
 // many.
 func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
+	return parse(src, g, maxDepth, false)
+}
+
+// ParseHeld is Parse for a caller that holds src, unchanged, as long as
+// it holds the program (a command's file): the strings the steps keep
+// are views of src where it writes them without escapes, not copies.
+// Copied, they were 27 bytes a step of a program of 20,000 steps, beside
+// the program's own bytes (docs/performance.md, "A large valid
+// program").
+func ParseHeld(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
+	return parse(src, g, maxDepth, true)
+}
+
+func parse(src []byte, g *language.Grammar, maxDepth int, held bool) (*Program, []pilotage.Diagnostic, error) {
 	// The tree reads src itself, not a copy of it (1 byte a byte of the
 	// program): the strings the steps keep are written into p.strs. It
 	// is built to the steps, each step's own when it is read (step): the
@@ -80,7 +95,7 @@ func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.
 	if err != nil {
 		return nil, []pilotage.Diagnostic{NotJSON(src, err)}, nil
 	}
-	p := &parser{g: g, maxDepth: maxDepth, cons: constructs(g), ids: map[string]bool{}}
+	p := &parser{g: g, maxDepth: maxDepth, cons: constructs(g), ids: map[string]bool{}, held: held}
 	p.names = slices.Sorted(maps.Keys(p.cons))
 	if len(p.names) > 0 {
 		p.noConstruct = "add one of: " + strings.Join(quoteAll(p.names), ", ")
@@ -343,7 +358,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, index int, enclosing *Step, ar
 	} else if !id.Is(jsonpos.String) {
 		p.errorf(join(ptr, "id"), "", "a step id must be a string, not %s", aKind(id.Kind()))
 	} else {
-		s.ID = p.strs.Write(id.Str())
+		s.ID = p.keep(id.Str())
 		p.countID(s.ID)
 	}
 	g := p.g
@@ -358,7 +373,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, index int, enclosing *Step, ar
 		if !t.Is(jsonpos.String) {
 			p.errorf(join(ptr, which), "write the catalog id as a string", "%q must name a catalog entry as a string, not %s", which, aKind(t.Kind()))
 		} else {
-			s.Target = p.strs.Write(t.Str())
+			s.Target = p.keep(t.Str())
 		}
 		if a, ok := m.get(argsName); ok {
 			s.Args = p.args(a, ptr, argsName)
@@ -382,7 +397,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, index int, enclosing *Step, ar
 		} else if !it.Is(jsonpos.String) {
 			p.errorf(join(ptr, g.Item), "", "%q must be a string naming the loop variable", g.Item)
 		} else {
-			s.Item = p.strs.Write(it.Str())
+			s.Item = p.keep(it.Str())
 		}
 		if b, ok := m.get(g.Body); ok {
 			s.Body = p.sequence(b, p.ptrs.Join(ptr, g.Body), s, 0, depth+1)
@@ -423,7 +438,7 @@ func (p *parser) args(n jsonpos.Node, step, name string) []Arg {
 		}
 		seen[mem.Key] = true
 		if e := p.expr(&exprs[i], mem.Value, mp); e != nil {
-			out = append(out, Arg{Name: p.strs.Write(mem.Key), Expr: e})
+			out = append(out, Arg{Name: p.keep(mem.Key), Expr: e})
 		}
 	}
 	return out
@@ -439,8 +454,18 @@ func (p *parser) expr(e *Expr, n jsonpos.Node, ptr string) *Expr {
 		p.errorf(ptr, hint, "an expression must be a CEL string, not %s", aKind(n.Kind()))
 		return nil
 	}
-	*e = Expr{Src: p.strs.Write(n.Str()), Pointer: ptr}
+	*e = Expr{Src: p.keep(n.Str()), Pointer: ptr}
 	return e
+}
+
+// keep is s, a string of the tree (a view of src, or the string an
+// escaped one decodes to), as a step keeps it: a copy in p.strs, or
+// itself when src is held.
+func (p *parser) keep(s string) string {
+	if p.held {
+		return s
+	}
+	return p.strs.Write(s)
 }
 
 func jsonLiteral(n jsonpos.Node) string {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/program"
@@ -141,5 +142,49 @@ func TestTextIsNotJSON(t *testing.T) {
 		if got := strings.Contains(diags[0].Hint, "no syntax of its own"); got != text {
 			t.Errorf("%q: hint %q", src, diags[0].Hint)
 		}
+	}
+}
+
+// ParseHeld models a program as Parse does, its strings views of the
+// caller's bytes where they are written without escapes; Parse's are
+// copies, which outlive the bytes.
+func TestParseHeldViewsTheSource(t *testing.T) {
+	src := []byte(`{"steps": [{"id": "a", "call": "t.a", "with": {"n": "input.x"}},
+		{"id": "b\u0041", "if": "steps.a.output.o == 'x'", "then": [{"id": "c", "call": "t.a", "with": {}}], "else": []}], "output": "1"}`)
+	within := func(s string) bool {
+		at := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(src)))
+		return at >= start && at < start+uintptr(len(src))
+	}
+	copied, diags, err := program.Parse(src, &language.DefaultGrammar, 8)
+	if err != nil || len(diags) > 0 {
+		t.Fatal(err, diags)
+	}
+	held, diags, err := program.ParseHeld(src, &language.DefaultGrammar, 8)
+	if err != nil || len(diags) > 0 {
+		t.Fatal(err, diags)
+	}
+	var a, b []string
+	strs := func(prog *program.Program, out *[]string, view bool) {
+		program.Walk(prog.Steps, func(s *program.Step) {
+			ss := []string{s.ID, s.Target}
+			for _, arg := range s.Args {
+				ss = append(ss, arg.Name, arg.Expr.Src)
+			}
+			if s.Cond != nil {
+				ss = append(ss, s.Cond.Src)
+			}
+			for _, x := range ss {
+				if x != "" && x != "bA" && within(x) != view {
+					t.Errorf("%q: a view of the source %v, want %v", x, within(x), view)
+				}
+			}
+			*out = append(*out, ss...)
+		})
+	}
+	strs(copied, &a, false)
+	strs(held, &b, true)
+	if strings.Join(a, "|") != strings.Join(b, "|") {
+		t.Errorf("held %q, copied %q", b, a)
 	}
 }

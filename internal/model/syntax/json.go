@@ -30,7 +30,11 @@ func (s *jsonSyntax) Locator() string {
 }
 
 func (s *jsonSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
-	prog, diags, err := program.Parse(src, s.g, maxDepth)
+	return s.parse(src, maxDepth, program.Parse)
+}
+
+func (s *jsonSyntax) parse(src []byte, maxDepth int, parse func([]byte, *language.Grammar, int) (*program.Program, []pilotage.Diagnostic, error)) (*Parsed, error) {
+	prog, diags, err := parse(src, s.g, maxDepth)
 	if err != nil {
 		return nil, err
 	}

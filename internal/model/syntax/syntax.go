@@ -77,6 +77,16 @@ func (p *Parsed) Span(d pilotage.Diagnostic) (start, end pilotage.LineCol) {
 	return p.span(d)
 }
 
+// ParseHeld is s.Parse for a caller that holds src, unchanged, as long
+// as it holds the program: a program in JSON keeps views of src's bytes,
+// not copies (program.ParseHeld).
+func ParseHeld(s Syntax, src []byte, maxDepth int) (*Parsed, error) {
+	if js, ok := s.(*jsonSyntax); ok {
+		return js.parse(src, maxDepth, program.ParseHeld)
+	}
+	return s.Parse(src, maxDepth)
+}
+
 // Source is the program's characters in the program argument raw as
 // sent: a text-range program is a JSON string holding the text
 // (binding.md); anything else, and a string argument that does not
