@@ -497,7 +497,7 @@ func (e *Engine) installed(r *request, prog *program.Program) (id string, runnab
 	if r.ref != nil {
 		return r.ref.wire.ID, map[string]any{"program_ref": r.ref.wire.ID}, nil
 	}
-	plan, err := r.view.plan(prog)
+	plan, err := r.view.plan(prog, false)
 	if err != nil {
 		return "", nil, err
 	}

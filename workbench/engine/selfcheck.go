@@ -67,7 +67,7 @@ func (e *Engine) checkTraces(r *request, prog *program.Program, traces ...*pilot
 	if r.ref != nil {
 		v = e.view(r.st, r.lang, serverAuthority)
 	}
-	plan, err := v.plan(prog)
+	plan, err := v.plan(prog, false)
 	if err != nil && !r.lang.caps.Has(pilotage.CapPlan) {
 		// A Language without plan may have no risk level for a plan's
 		// aggregate (calc's empty one is read-only): there is then no

@@ -46,7 +46,9 @@ func (e *Engine) Validate(ctx context.Context, c service.Caller, language string
 	if resp.Valid {
 		switch {
 		case l.caps.Has(pilotage.CapPlan):
-			if resp.Plan, err = v.plan(ck.prog); err != nil {
+			// A command's engine remembers no check: the plan may
+			// let go of the program as it is made.
+			if resp.Plan, err = v.plan(ck.prog, e.opts.CheckOnce); err != nil {
 				return nil, err
 			}
 		case l.caps.Has(pilotage.CapCatalog):
@@ -56,11 +58,16 @@ func (e *Engine) Validate(ctx context.Context, c service.Caller, language string
 	return resp, nil
 }
 
-// plan derives the plan of a valid program, stamped with the snapshot.
-// Its error is internal: the Language's risk levels, not the request, are
-// at fault.
-func (v *view) plan(prog *program.Program) (*pilotage.Plan, error) {
-	p, err := program.Plan(prog, v.lang.Grammar.Arms, v.lang.levels)
+// plan derives the plan of a valid program, stamped with the snapshot;
+// last says the caller is done with prog (program.PlanLast). Its error
+// is internal: the Language's risk levels, not the request, are at
+// fault.
+func (v *view) plan(prog *program.Program, last bool) (*pilotage.Plan, error) {
+	derive := program.Plan
+	if last {
+		derive = program.PlanLast
+	}
+	p, err := derive(prog, v.lang.Grammar.Arms, v.lang.levels)
 	if err != nil {
 		return nil, fmt.Errorf("plan of a program of %s: %w", v.lang.ID, err)
 	}

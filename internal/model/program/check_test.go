@@ -1,6 +1,7 @@
 package program_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -181,5 +182,39 @@ func TestNearMissHintsBounded(t *testing.T) {
 		if got > 3*base {
 			t.Errorf("%s: checking 1,000 misspelt references allocated %d bytes, %.1fx the right program's %d", name, got, float64(got)/float64(base), base)
 		}
+	}
+}
+
+// PlanLast makes Plan's plan, every step in program order with its arm
+// or loop, and leaves the program without steps, which it let go of as
+// it planned them.
+func TestPlanLastIsPlan(t *testing.T) {
+	g := &language.Grammar{Call: "c", Args: "w", Branch: "if", Arms: []string{"then", "else"}, Loop: "for", Item: "as", Body: "do"}
+	src := `{"steps": [
+		{"id": "a", "c": "t.a", "w": {"i": "1"}},
+		{"id": "l", "for": "[1, 2]", "as": "x", "do": [{"id": "in1", "c": "t.a", "w": {}}]},
+		{"id": "br", "if": "true", "then": [{"id": "t1", "c": "t.b"}], "else": [{"id": "e1", "c": "t.a"}]},
+		{"id": "e", "c": "t.a"}
+	], "output": "1"}`
+	levels := []pilotage.RiskLevel{{Name: "none", Hints: pilotage.NoRisk}}
+	prog, diags := parse(t, src, g)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	want, err := program.Plan(prog, g.Arms, levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := program.PlanLast(prog, g.Arms, levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(got)
+	b, _ := json.Marshal(want)
+	if string(a) != string(b) || len(got.Steps) != 7 {
+		t.Errorf("PlanLast made %s, Plan %s", a, b)
+	}
+	if prog.Steps != nil {
+		t.Errorf("the program keeps %d steps after PlanLast", len(prog.Steps))
 	}
 }
