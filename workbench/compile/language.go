@@ -90,9 +90,13 @@ func (c *compiler) language(s *pdl.Stmt) {
 		sets: setDecls{c: c, texts: maps.Clone(c.shared.texts),
 			risks: append(make([]closedsets.Risk, 0, len(c.shared.risks)+n["risk"]), c.shared.risks...),
 			kinds: append(make([]closedsets.Kind, 0, len(c.shared.kinds)+n["kind"]), c.shared.kinds...),
-			at:    make(map[string]language.Spot, len(c.shared.at)+n["risk"]+n["kind"]+n["diagnostic"]+n["status"])},
+			at:    make(map[string]map[string]language.Spot, len(setNames))},
 		index: len(c.langs)}
-	maps.Copy(ls.sets.at, c.shared.at)
+	for _, set := range setNames {
+		keyword, _, _ := strings.Cut(set, " ")
+		ls.sets.at[set] = make(map[string]language.Spot, len(c.shared.at[set])+n[keyword])
+		maps.Copy(ls.sets.at[set], c.shared.at[set])
+	}
 	c.cur = ls
 	defer func() { c.cur = nil }()
 	if a := arg(p, 0); a != nil {
@@ -700,11 +704,13 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	l.Sets = c.sets(ls, caps)
 	c.checkRiskCover(ls, caps, l.ExecutionMode, &l.Sets)
 	c.checkKinds(ls, caps, &l.Sets)
-	closedSets := closedsets.Render(ClosedSetsTitle, &l.Sets)
 	// lint reads the guide back within guidemd's bounds (closed-sets-format):
 	// a build must not write one it would reject, as 30,000 risk levels did.
+	// Its head says so (guidemd.CheckHead), and what is refused is not
+	// written whole: the head is all the body of a guide that fails.
+	closedSets, size := closedsets.Head(ClosedSetsTitle, &l.Sets, guidemd.MaxBlocks+1)
 	var tc *guidemd.TooComplexError
-	if errors.As(guidemd.Check([]byte(closedSets)), &tc) {
+	if errors.As(guidemd.CheckHead([]byte(closedSets), size), &tc) {
 		c.errf(pdl.RuleValue, stmtAt{ls.stmt}, fmt.Sprintf("declare fewer risk levels, diagnostic codes, statuses and loop decisions: a guide is read within %d bytes and %d lines and table cells", guidemd.MaxBodyBytes, guidemd.MaxBlocks),
 			"Language %s: its generated closed-sets guide would be too large to read back (line %d: %s)", report.Clip(l.ID), tc.Line, tc.Message)
 	}

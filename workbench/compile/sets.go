@@ -22,9 +22,9 @@ type setDecls struct {
 	codes []closedsets.Code
 	run   []closedsets.Status
 	step  []closedsets.Status
-	// at locates each value's statement, keyed "risk:safe",
-	// "kind:device", …: the Language's SetValues once it is finished.
-	at map[string]language.Spot
+	// at locates each value's statement, by set ("risk", "kind", …)
+	// then value: the Language's SetValues once it is finished.
+	at map[string]map[string]language.Spot
 	// texts are the values of the statement of each key of at that
 	// could name an entry (namesAny), in order, for shownTexts: the
 	// statements are garbage once compiled (language), and most have
@@ -42,6 +42,10 @@ type setDecls struct {
 	// its own, of which lostDef reads the likely misspelt definitions.
 	unknown unknownKeywords
 }
+
+// setNames are the sets of setDecls.at: a status's is "status " and its
+// scope, each other's its statement's keyword.
+var setNames = []string{"risk", "kind", "diagnostic", "status run", "status step"}
 
 // lose records that value of set is defined, but not as written.
 func (d *setDecls) lose(set, value string) {
@@ -85,7 +89,7 @@ var statusOptions = []string{"ok", "effects"}
 func (d *setDecls) add(s *pdl.Stmt) {
 	c := d.c
 	if d.at == nil {
-		d.at = map[string]language.Spot{}
+		d.at = map[string]map[string]language.Spot{}
 	}
 	switch s.Keyword {
 	case "risk":
@@ -170,17 +174,22 @@ func (d *setDecls) define(s *pdl.Stmt, set, value string) bool {
 	if value == "" {
 		return false
 	}
-	key := set + ":" + value
-	if prev, dup := d.at[key]; dup {
+	at := d.at[set]
+	if at == nil {
+		at = map[string]language.Spot{}
+		d.at[set] = at
+	}
+	if prev, dup := at[value]; dup {
 		d.c.errf(pdl.RuleDuplicate, stmtAt{s}, "remove one; the first is at line "+itoa(int(prev.Line)), "%s %s is defined twice", set, report.Clip(value))
 		return false
 	}
-	d.at[key] = language.SpotOf(d.c.pos(s.Pos))
+	at[value] = language.SpotOf(d.c.pos(s.Pos))
 	for _, a := range s.Args {
 		if namesAny(a.Value.Str()) {
 			if d.texts == nil {
 				d.texts = map[string][]pdl.Value{}
 			}
+			key := set + ":" + value
 			d.texts[key] = append(d.texts[key], a.Value)
 		}
 	}
@@ -364,9 +373,9 @@ func (c *compiler) checkKinds(ls *langState, caps pilotage.Capabilities, sets *c
 // riskAt is the place of the statement declaring a risk level the
 // Language sees (its own, or the file's): its keyword, as stmtAt's.
 func (c *compiler) riskAt(ls *langState, name string) place {
-	s, ok := ls.sets.at["risk:"+name]
+	s, ok := ls.sets.at["risk"][name]
 	if !ok {
-		s = c.shared.at["risk:"+name]
+		s = c.shared.at["risk"][name]
 	}
 	from := pdl.Pos{Offset: s.Offset, Line: s.Line, Column: s.Column}
 	return stmtAt{&pdl.Stmt{Pos: from, Keyword: "risk"}}.place()

@@ -148,7 +148,7 @@ func ValueLocator(srv *language.Server) func(lang, section, value string) (strin
 		if !ok || l == nil {
 			return "", 0, 0, false
 		}
-		pos, ok := l.SetValue(key + ":" + value)
+		pos, ok := l.SetValue(key, value)
 		return pos.File, pos.Line, pos.Column, ok
 	}
 }

@@ -113,16 +113,59 @@ func (s *Sets) Levels() []pilotage.RiskLevel {
 // Render writes the guide body in the closed-sets-format.md shape. Sections
 // with no content are left out; the output is deterministic.
 func Render(title string, s *Sets) string {
-	// Written twice, counted then kept: a guide of 25,000 risk levels is
-	// a megabyte, and its builder grown by doubling held half as much
-	// again beside it (docs/performance.md, "A Language block a
-	// statement at a time").
+	body, _ := Head(title, s, -1)
+	return body
+}
+
+// Head is the first lines lines of Render's guide (all of it when lines
+// is negative or the guide is no longer) and the size of the whole, for
+// guidemd.CheckHead: a guide of 25,000 risk levels is a megabyte, which
+// the compile wrote whole only to refuse it (docs/performance.md, "The
+// last Language rows under 10 bytes a byte").
+func Head(title string, s *Sets, lines int) (head string, size int) {
+	// Written twice, counted then kept: its builder grown by doubling
+	// held half as much again beside it (docs/performance.md, "A Language
+	// block a statement at a time").
 	var n counter
-	render(&n, title, s)
+	count := upTo{w: &n, left: lines}
+	render(&count, title, s)
 	var b strings.Builder
 	b.Grow(int(n))
-	render(&b, title, s)
-	return b.String()
+	render(&upTo{w: &b, left: lines}, title, s)
+	return b.String(), int(n) + count.past
+}
+
+// upTo passes what is written to w up to and including its left'th
+// newline (all of it when left is negative), and counts the bytes past
+// it.
+type upTo struct {
+	w    writer
+	left int
+	past int
+}
+
+func (u *upTo) WriteString(s string) (int, error) {
+	for rest := s; u.left != 0; {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			u.w.WriteString(rest)
+			return len(s), nil
+		}
+		u.w.WriteString(rest[:i+1])
+		rest = rest[i+1:]
+		u.left--
+		if u.left == 0 {
+			u.past += len(rest)
+			return len(s), nil
+		}
+	}
+	u.past += len(s)
+	return len(s), nil
+}
+
+func (u *upTo) WriteByte(c byte) error {
+	u.WriteString(string(c))
+	return nil
 }
 
 // writer is what Render writes to: a strings.Builder, or a counter.

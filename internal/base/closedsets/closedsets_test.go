@@ -319,3 +319,54 @@ func cell(s string) string {
 	writeCell(&b, s)
 	return b.String()
 }
+
+// TestHeadIsRendersStart: Head is Render's first lines and the size of
+// all of it, and guidemd.CheckHead of a head of MaxBlocks+1 lines
+// answers as guidemd.Check of the whole: for a guide that passes, one of
+// 25,000 risk levels (over MaxBlocks lines), and one over MaxBodyBytes.
+func TestHeadIsRendersStart(t *testing.T) {
+	levels := func(n int, meaning string) *Sets {
+		s := full()
+		for i := range n {
+			s.RiskLevels = append(s.RiskLevels, Risk{Risk: fmt.Sprintf("r%d", i), Meaning: meaning})
+		}
+		return s
+	}
+	for name, s := range map[string]*Sets{
+		"full":              full(),
+		"25,000 levels":     levels(25_000, "x"),
+		"over MaxBodyBytes": levels(30_000, strings.Repeat("m", 40)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			whole := Render("Closed sets", s)
+			lines := strings.Count(whole, "\n")
+			for _, n := range []int{-1, 0, 1, 7, lines - 1, lines, lines + 1, guidemd.MaxBlocks + 1} {
+				head, size := Head("Closed sets", s, n)
+				if size != len(whole) {
+					t.Errorf("Head(%d): size %d, want %d", n, size, len(whole))
+				}
+				want := whole
+				if n >= 0 && n < lines {
+					want = whole[:nthNewline(whole, n)]
+				}
+				if head != want {
+					t.Errorf("Head(%d) is not the first %d lines of Render's %d (%d bytes, want %d)", n, n, lines, len(head), len(want))
+				}
+			}
+			head, size := Head("Closed sets", s, guidemd.MaxBlocks+1)
+			got, want := fmt.Sprint(guidemd.CheckHead([]byte(head), size)), fmt.Sprint(guidemd.Check([]byte(whole)))
+			if got != want || (name == "full") != (want == "<nil>") {
+				t.Errorf("CheckHead of the head: %s; Check of the whole: %s", got, want)
+			}
+		})
+	}
+}
+
+// nthNewline is the length of the first n lines of s, newlines and all.
+func nthNewline(s string, n int) int {
+	at := 0
+	for range n {
+		at += strings.IndexByte(s[at:], '\n') + 1
+	}
+	return at
+}

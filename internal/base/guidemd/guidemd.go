@@ -66,9 +66,19 @@ func Parse(body []byte) (ast.Node, error) {
 // MaxNesting. It reads body once and allocates nothing, so a writer of a
 // guide can ask before anyone parses it.
 func Check(body []byte) error {
-	if len(body) > MaxBodyBytes {
-		return &TooComplexError{Line: 1, Message: fmt.Sprintf("the body is %d bytes; a guide of more than %d bytes is not parsed", len(body), MaxBodyBytes)}
+	return CheckHead(body, len(body))
+}
+
+// CheckHead is Check of a body of size bytes whose first lines are head:
+// Check reads a line at a time, each line counting at least one block,
+// so a head of MaxBlocks+1 lines (or the whole body, if shorter) is
+// refused as the body would be. A writer of a large guide need not hold
+// all of it to ask.
+func CheckHead(head []byte, size int) error {
+	if size > MaxBodyBytes {
+		return &TooComplexError{Line: 1, Message: fmt.Sprintf("the body is %d bytes; a guide of more than %d bytes is not parsed", size, MaxBodyBytes)}
 	}
+	body := head
 	blocks := 0
 	for n, rest := 1, body; rest != nil; n++ {
 		l := rest

@@ -52,10 +52,10 @@ func (l *Language) Position(pointer string) (Pos, bool) {
 	return Pos{}, false
 }
 
-// SetValue is the place of the statement that defines the closed-set
-// value key (SetValues).
-func (l *Language) SetValue(key string) (Pos, bool) {
-	s, ok := l.SetValues[key]
+// SetValue is the place of the statement that defines value of the
+// closed set set (SetValues).
+func (l *Language) SetValue(set, value string) (Pos, bool) {
+	s, ok := l.SetValues[set][value]
 	if !ok {
 		return Pos{}, false
 	}
