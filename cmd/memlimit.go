@@ -17,6 +17,15 @@ const (
 	memSlack   = 4 << 20
 )
 
+// progMemPerByte is memPerByte for validate, plan and run. Their live
+// heap at its largest is 5 to 6 bytes a byte of a large valid program
+// (the step model, the program's bytes, a Run's checked expressions),
+// and the collector let the heap grow to the limit all the same: 10.5
+// to 12 bytes a byte over the baseline at 6 a byte, 9 to 10 at 5, for
+// 10 to 25% more CPU; at 4, 9 to 10 for up to twice the CPU
+// (docs/performance.md, "A large valid program").
+const progMemPerByte = 5
+
 // limitMemory sets a soft memory limit (runtime/debug.SetMemoryLimit) for
 // a verb reading the files args name, and returns it, whose restore gives
 // back the limit before. Build and lint of a large PDL keep less than 10 bytes a byte of
@@ -29,7 +38,10 @@ const (
 // of no size known in advance, so no limit is set for it (limitMemory
 // returns nil, whose methods set nothing), and a lower limit set by
 // GOMEMLIMIT is kept.
-func limitMemory(args []string) *memLimit {
+func limitMemory(args []string) *memLimit { return limitMemoryPer(memPerByte, args) }
+
+// limitMemoryPer is limitMemory at perByte bytes a byte of the files.
+func limitMemoryPer(perByte int64, args []string) *memLimit {
 	var size int64
 	for _, a := range args {
 		if a == "-" {
@@ -38,6 +50,7 @@ func limitMemory(args []string) *memLimit {
 		size += sizeOf(a)
 	}
 	l := newMemLimit()
+	l.perByte = perByte
 	l.read(size)
 	return l
 }
@@ -45,12 +58,12 @@ func limitMemory(args []string) *memLimit {
 // memLimit is limitMemory's limit for a verb that learns what it reads as
 // it goes (test: the case files, then each PDL they name).
 type memLimit struct {
-	held, before, size int64
+	held, before, size, perByte int64
 }
 
 // newMemLimit starts a limit from the runtime's memory now; read sets it.
 func newMemLimit() *memLimit {
-	return &memLimit{held: runtimeMemory(), before: debug.SetMemoryLimit(-1)}
+	return &memLimit{held: runtimeMemory(), before: debug.SetMemoryLimit(-1), perByte: memPerByte}
 }
 
 // runtimeMemory is the memory the Go runtime holds from the system.
@@ -64,7 +77,7 @@ func runtimeMemory() int64 {
 // before was lower (GOMEMLIMIT): it stands.
 func (l *memLimit) read(size int64) {
 	l.size = size
-	limit := l.held + memSlack + min(size, (math.MaxInt64-l.held-memSlack)/memPerByte)*memPerByte
+	limit := l.held + memSlack + min(size, (math.MaxInt64-l.held-memSlack)/l.perByte)*l.perByte
 	if l.before > limit {
 		debug.SetMemoryLimit(limit)
 	}

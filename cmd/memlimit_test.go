@@ -8,9 +8,10 @@ import (
 )
 
 // TestLimitMemory: the soft limit is the runtime's memory at the start
-// plus memSlack plus memPerByte a byte of the files, a directory's summed;
-// restoring gives back the limit before; standard input, whose size is
-// unknown, and a lower GOMEMLIMIT leave the limit as it was.
+// plus memSlack plus memPerByte (progMemPerByte for validate, plan and
+// run) a byte of the files, a directory's summed; restoring gives back
+// the limit before; standard input, whose size is unknown, and a lower
+// GOMEMLIMIT leave the limit as it was.
 func TestLimitMemory(t *testing.T) {
 	dir := t.TempDir()
 	for name, size := range map[string]int{"a.pdl": 1 << 20, "sub/b.json": 1 << 20} {
@@ -23,15 +24,17 @@ func TestLimitMemory(t *testing.T) {
 		}
 	}
 	before := debug.SetMemoryLimit(-1)
-	l := limitMemory([]string{filepath.Join(dir, "a.pdl"), filepath.Join(dir, "sub"), "", "missing.pdl"})
-	got := debug.SetMemoryLimit(-1)
-	l.restore()
-	if after := debug.SetMemoryLimit(-1); after != before {
-		t.Errorf("restored %d, want %d", after, before)
-	}
-	least := int64(memSlack + memPerByte*2<<20)
-	if got < least || got > least+512<<20 {
-		t.Errorf("limit %d for 2 MiB of files; want %d plus the runtime's memory", got, least)
+	for _, perByte := range []int64{memPerByte, progMemPerByte} {
+		l := limitMemoryPer(perByte, []string{filepath.Join(dir, "a.pdl"), filepath.Join(dir, "sub"), "", "missing.pdl"})
+		got := debug.SetMemoryLimit(-1)
+		l.restore()
+		if after := debug.SetMemoryLimit(-1); after != before {
+			t.Errorf("restored %d, want %d", after, before)
+		}
+		least := memSlack + perByte*2<<20
+		if got < least || got > least+512<<20 {
+			t.Errorf("limit %d for 2 MiB of files at %d a byte; want %d plus the runtime's memory", got, perByte, least)
+		}
 	}
 	for _, args := range [][]string{{"-"}, {filepath.Join(dir, "a.pdl"), "-"}} {
 		l := limitMemory(args)
@@ -42,7 +45,7 @@ func TestLimitMemory(t *testing.T) {
 	}
 	debug.SetMemoryLimit(1 << 20)
 	defer debug.SetMemoryLimit(before)
-	l = limitMemory([]string{filepath.Join(dir, "a.pdl")})
+	l := limitMemory([]string{filepath.Join(dir, "a.pdl")})
 	if got := debug.SetMemoryLimit(-1); got != 1<<20 {
 		t.Errorf("a lower limit was raised to %d", got)
 	}

@@ -161,8 +161,10 @@ func runProg(s stdio, v progVerb, p *progParams, programFile string) error {
 		return err
 	}
 	// The collector's room over a live heap of a program of many wrong
-	// steps was itself more than ten times the program (limitMemory).
-	limit := limitMemory([]string{programFile, p.input, p.context, p.lang})
+	// steps was itself more than ten times the program (limitMemory),
+	// and over that of a large valid one, 5 to 6 bytes a byte, 6 more
+	// (progMemPerByte).
+	limit := limitMemoryPer(progMemPerByte, []string{programFile, p.input, p.context, p.lang})
 	defer limit.restore()
 	params := progverb.Params{
 		Program:    programFile,
