@@ -33,7 +33,7 @@ var closedSetsFixed = &lint.Rule{
 			if cs == nil || ocs == nil {
 				continue
 			}
-			related := p.Baseline.Location(ocs.Guide.Pointer+"/body", "the baseline's closed-sets guide")
+			related := p.Baseline.Location(ocs.Guide.Pointer()+"/body", "the baseline's closed-sets guide")
 			for _, set := range fixedSets {
 				if unreliable(cs.Parsed, set.title) || unreliable(ocs.Parsed, set.title) {
 					continue

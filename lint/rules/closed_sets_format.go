@@ -26,13 +26,13 @@ var closedSetsFormat = &lint.Rule{
 			}
 			g := found[0]
 			if !isMarkdown(g) {
-				p.Report(g.Pointer+"/media_type", fmt.Sprintf("the closed-sets %s has media_type %q, so it cannot be checked: the closed-sets format is Markdown",
+				p.Report(g.Pointer()+"/media_type", fmt.Sprintf("the closed-sets %s has media_type %q, so it cannot be checked: the closed-sets format is Markdown",
 					guideLabel(g), report.Clip(g.Node.Get("media_type").String())),
 					"write the closed-sets guide as Markdown and set \"media_type\": \"text/markdown\" (or leave it out)")
 				continue
 			}
 			if !g.HasBody {
-				p.Report(g.Pointer, fmt.Sprintf("the closed-sets %s has no body, so none of %s's closed sets can be checked", guideLabel(g), langLabel(l)),
+				p.Report(g.Pointer(), fmt.Sprintf("the closed-sets %s has no body, so none of %s's closed sets can be checked", guideLabel(g), langLabel(l)),
 					"capture the guide in its fetch form, with \"body\"")
 				continue
 			}

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -31,13 +30,20 @@ var closedSetsGuide = &lint.Rule{
 				continue
 			}
 			for _, g := range found[1:] {
-				p.Report(g.Pointer+"/topics/"+strconv.Itoa(slices.Index(g.Topics, pilotage.TopicClosedSets)),
+				at := -1
+				for i, t := range g.Topics() {
+					if t == pilotage.TopicClosedSets {
+						at = i
+						break
+					}
+				}
+				p.Report(g.Pointer()+"/topics/"+strconv.Itoa(at),
 					fmt.Sprintf("%s is a second guide with the topic \"closed-sets\" (the first is %s); a client cannot tell which one enumerates the closed sets", guideLabel(g), guideLabel(found[0])),
 					"merge the closed sets into one guide and remove the topic from the others")
 			}
 			for _, g := range found {
 				if lv := g.Node.Get("level"); lv.Is(jsonpos.String) && lv.Str() != pilotage.GuideReference {
-					p.Report(g.Pointer+"/level", fmt.Sprintf("the closed-sets %s has level %q; §5.2 requires \"reference\"", guideLabel(g), report.Clip(lv.Str())),
+					p.Report(g.Pointer()+"/level", fmt.Sprintf("the closed-sets %s has level %q; §5.2 requires \"reference\"", guideLabel(g), report.Clip(lv.Str())),
 						"set \"level\": \"reference\"")
 				}
 			}

@@ -33,11 +33,11 @@ var closedSetsSections = &lint.Rule{
 				text, prose := proseOf(&cs.Parsed.Sets, r.title)
 				switch {
 				case !cs.Parsed.Has(r.title):
-					p.ReportAs(r.severity, cs.Guide.Pointer+"/body", false,
+					p.ReportAs(r.severity, cs.Guide.Pointer()+"/body", false,
 						fmt.Sprintf("the closed-sets %s has no %q section, which §5.2 requires %s", guideLabel(cs.Guide), r.title, r.because),
 						fmt.Sprintf("add \"## %s\" (closed-sets-format.md)", r.title))
 				case prose && strings.TrimSpace(text) == "":
-					p.ReportAs(r.severity, cs.Guide.Pointer+"/body", false,
+					p.ReportAs(r.severity, cs.Guide.Pointer()+"/body", false,
 						fmt.Sprintf("the closed-sets %s has an empty %q section (body line %d), which §5.2 requires %s",
 							guideLabel(cs.Guide), r.title, cs.Parsed.Sections[r.title].Line, r.because),
 						"write the prose the section documents under its heading")

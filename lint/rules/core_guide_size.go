@@ -28,7 +28,7 @@ var coreGuideSize = &lint.Rule{
 				if !ok || size <= pilotage.CoreGuideMaxBytes {
 					continue
 				}
-				p.Report(g.Pointer+"/size_bytes",
+				p.Report(g.Pointer()+"/size_bytes",
 					fmt.Sprintf("core %s is %s bytes, more than the %d §5.2 recommends; a context-constrained client must read all of it before writing a program",
 						guideLabel(g), shown, pilotage.CoreGuideMaxBytes),
 					"keep the core guide to what every program needs and move the rest into guides with \"level\": \"reference\" or \"example\"")

@@ -24,7 +24,7 @@ var guideIDUnique = &lint.Rule{
 					continue
 				}
 				if f, dup := first[g.ID]; dup {
-					p.Report(g.Pointer+"/id", fmt.Sprintf("%s has two guides with the id %q (%s and %s); a fetch by id cannot tell them apart",
+					p.Report(g.Pointer()+"/id", fmt.Sprintf("%s has two guides with the id %q (%s and %s); a fetch by id cannot tell them apart",
 						langLabel(l), report.Clip(g.ID), guideIndex(f), guideIndex(g)),
 						"give every guide of the Language its own id")
 					continue

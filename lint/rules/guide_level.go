@@ -26,7 +26,7 @@ var guideLevel = &lint.Rule{
 				if !lv.Is(jsonpos.String) || slices.Contains(pilotage.GuideLevels, lv.Str()) {
 					continue
 				}
-				p.ReportAs(p.ClosedSetSeverity(), g.Pointer+"/level",
+				p.ReportAs(p.ClosedSetSeverity(), g.Pointer()+"/level",
 					false, fmt.Sprintf("%s has level %q, which is not one of %s; a client treats an unknown level as \"reference\" (§1.3)",
 						guideLabel(g), report.Clip(lv.Str()), quoteList(pilotage.GuideLevels)),
 					didYouMean(lv.Str(), pilotage.GuideLevels))

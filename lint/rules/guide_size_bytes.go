@@ -23,11 +23,11 @@ var guideSizeBytes = &lint.Rule{
 				size, shown, ok := sizeValue(g.Node.Get("size_bytes"))
 				switch {
 				case !g.HasBody:
-					p.ReportAs(report.Warning, g.Pointer, false,
+					p.ReportAs(report.Warning, g.Pointer(), false,
 						fmt.Sprintf("%s has no body in the snapshot, so its size_bytes and content cannot be checked", guideLabel(g)),
 						"capture every guide in its fetch form, with \"body\" (data-model.md, the snapshot file)")
 				case ok && size != int64(len(g.Body)):
-					p.Report(g.Pointer+"/size_bytes",
+					p.Report(g.Pointer()+"/size_bytes",
 						fmt.Sprintf("%s has size_bytes %s, but its body is %d bytes of UTF-8", guideLabel(g), shown, len(g.Body)),
 						fmt.Sprintf("set \"size_bytes\": %d", len(g.Body)))
 				}

@@ -37,7 +37,7 @@ var guideTopics = &lint.Rule{
 				}
 				doc, err := guidemd.Parse([]byte(g.Body))
 				if err != nil {
-					p.Report(g.Pointer+"/body", fmt.Sprintf("%s is not parsed (%v), so its topics cannot be checked", guideLabel(g), err),
+					p.Report(g.Pointer()+"/body", fmt.Sprintf("%s is not parsed (%v), so its topics cannot be checked", guideLabel(g), err),
 						"split the guide into smaller ones")
 					continue
 				}
@@ -45,7 +45,7 @@ var guideTopics = &lint.Rule{
 				for _, t := range guidemd.Topics(doc, []byte(g.Body)) {
 					headings[t] = true
 				}
-				for i, t := range g.Topics {
+				for i, t := range g.Topics() {
 					if t == "" || t == pilotage.TopicClosedSets || headings[t] {
 						continue
 					}
@@ -53,7 +53,7 @@ var guideTopics = &lint.Rule{
 					if headings[guidemd.Slug(t)] {
 						hint = fmt.Sprintf("a topic id is its heading lower-cased with spaces as '-': write %q", report.Clip(guidemd.Slug(t)))
 					}
-					p.Report(g.Pointer+"/topics/"+strconv.Itoa(i),
+					p.Report(g.Pointer()+"/topics/"+strconv.Itoa(i),
 						fmt.Sprintf("%s lists the topic %q, but no heading of its body reads %q once lower-cased with spaces as '-', so a topic fetch of it finds nothing", guideLabel(g), report.Clip(t), report.Clip(t)),
 						hint)
 				}
@@ -65,7 +65,7 @@ var guideTopics = &lint.Rule{
 // listsTopics reports whether the guide lists a topic other than the
 // reserved one, which names the whole guide.
 func listsTopics(g *lint.Guide) bool {
-	for _, t := range g.Topics {
+	for _, t := range g.Topics() {
 		if t != "" && t != pilotage.TopicClosedSets {
 			return true
 		}

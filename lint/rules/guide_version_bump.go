@@ -36,11 +36,11 @@ var guideVersionBump = &lint.Rule{
 				if !v.Is(jsonpos.String) || !ov.Is(jsonpos.String) || v.Str() != ov.Str() {
 					continue
 				}
-				p.ReportRelated(report.Error, g.Pointer+"/version",
+				p.ReportRelated(report.Error, g.Pointer()+"/version",
 					fmt.Sprintf("%s of %s changed its body since the baseline but kept version %s, so a Client that cached it keeps the old body",
 						guideLabel(g), langLabel(l), report.Quote(v.Str())),
 					"give the guide a new \"version\" whenever its body changes",
-					p.Baseline.Location(og.Pointer+"/version", "the baseline's "+guideLabel(og)+", with the same version and another body"))
+					p.Baseline.Location(og.Pointer()+"/version", "the baseline's "+guideLabel(og)+", with the same version and another body"))
 			}
 		}
 	},

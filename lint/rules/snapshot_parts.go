@@ -30,7 +30,7 @@ func guideLabel(g *lint.Guide) string {
 // guideIndex names a guide by its position, as "guides[2]"; the Language
 // id in its pointer is escaped and would only repeat what the message says.
 func guideIndex(g *lint.Guide) string {
-	return "guides[" + g.Pointer[strings.LastIndexByte(g.Pointer, '/')+1:] + "]"
+	return "guides[" + strconv.Itoa(g.Index()) + "]"
 }
 
 // entryLabel names a catalog entry in messages.
