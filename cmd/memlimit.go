@@ -11,10 +11,15 @@ import (
 
 // memPerByte and memSlack make the soft memory limit of a verb that reads
 // files (limitMemory): the Go runtime's memory at the verb's start, plus
-// memSlack, plus memPerByte bytes a byte of the files.
+// memSlack, plus memPerByte bytes a byte of the files. For a file of
+// some hundred kilobytes the slack is most of the limit, and the heap
+// grew to it: lint of 25,000 risk levels (442 KB) took 10.5 to 12.1
+// bytes a byte over a one-line file's with 4 MiB, 8.4 to 11.1 with 3
+// (docs/performance.md, "The last Language rows under 10 bytes a
+// byte"); a one-line file's verb runs a collection or two more.
 const (
 	memPerByte = 6
-	memSlack   = 4 << 20
+	memSlack   = 3 << 20
 )
 
 // progMemPerByte is memPerByte for validate, plan and run. Their live
