@@ -14,11 +14,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	pilotage "github.com/pilotage-dev/pilotage"
@@ -229,11 +231,17 @@ func Write(dir string, files []File, keep []string) error {
 // lints").
 type Staged struct {
 	dir string
-	// rels are the files' paths relative to dir, slash-separated; tmps
-	// the names of their temporary files, in the same directories;
-	// those before done are renamed already.
-	rels, tmps []string
-	done       int
+	// rels are the files' paths relative to dir, slash-separated, and
+	// staged how many of them have a temporary file, in the same
+	// directory: the ith's name is tempName(tag, i), or taken[i] where
+	// that name was another file's (a name a file, 15,000 guides' 700 KB
+	// live through lint, docs/performance.md "The last Language rows
+	// under 10 bytes a byte"). Those before done are renamed already.
+	rels   []string
+	tag    uint32
+	taken  map[int]string
+	staged int
+	done   int
 	// made are the directories Stage made, outermost first.
 	made []string
 }
@@ -242,7 +250,22 @@ type Staged struct {
 func (st *Staged) path(i int) string { return filepath.Join(st.dir, filepath.FromSlash(st.rels[i])) }
 
 // tmp is the ith file's temporary file.
-func (st *Staged) tmp(i int) string { return filepath.Join(filepath.Dir(st.path(i)), st.tmps[i]) }
+func (st *Staged) tmp(i int) string {
+	name, ok := st.taken[i]
+	if !ok {
+		name = tempName(st.tag, i)
+	}
+	return filepath.Join(filepath.Dir(st.path(i)), name)
+}
+
+// tempName is the name of the ith staged file's temporary file, of a
+// Stage tagged tag.
+func tempName(tag uint32, i int) string {
+	return tempPrefix + strconv.FormatUint(uint64(tag), 10) + "-" + strconv.Itoa(i)
+}
+
+// tempPrefix starts the name of every temporary file of a build.
+const tempPrefix = ".pilotage-build-"
 
 // Paths are the staged files' paths relative to the output directory
 // (slash-separated), as their Files held them.
@@ -262,9 +285,14 @@ func (st *Staged) Paths() []string { return st.rels }
 // FilesToWrite is let go of once written: files are written once, and
 // once staged, nothing of them but their paths is needed again (build
 // lints with the files staged, not held).
-func Stage(dir string, files []File, keep []string) (_ *Staged, err error) {
+func Stage(dir string, files []File, keep []string) (*Staged, error) {
+	return stage(dir, files, keep, rand.Uint32())
+}
+
+// stage is Stage with the tag of the temporary files' names.
+func stage(dir string, files []File, keep []string, tag uint32) (_ *Staged, err error) {
 	kept := statAll(keep)
-	st := &Staged{dir: dir, rels: make([]string, len(files))}
+	st := &Staged{dir: dir, rels: make([]string, len(files)), tag: tag}
 	for i, f := range files {
 		st.rels[i] = f.Path
 		p := st.path(i)
@@ -282,20 +310,24 @@ func Stage(dir string, files []File, keep []string) (_ *Staged, err error) {
 			st.Discard()
 		}
 	}()
-	st.tmps = make([]string, 0, len(files))
 	for i, f := range files {
 		p := st.path(i)
 		st.made = append(st.made, missingDirs(filepath.Dir(p))...)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, err
 		}
-		t, err := writeTemp(p, f)
+		want := tempName(st.tag, i)
+		t, err := writeTemp(p, want, f)
 		if err != nil {
 			return nil, err
 		}
-		// A copy of the base name alone: the joined name would keep
-		// the directory's bytes too.
-		st.tmps = append(st.tmps, strings.Clone(filepath.Base(t)))
+		st.staged++
+		if t != want {
+			if st.taken == nil {
+				st.taken = map[int]string{}
+			}
+			st.taken[i] = t
+		}
 		// The snapshot's encoded head and items, as large as the file,
 		// are not needed again: the collector may have them while the
 		// guides are written. Held, a Language of 60,000 small guides
@@ -309,7 +341,7 @@ func Stage(dir string, files []File, keep []string) (_ *Staged, err error) {
 // Commit renames the staged files over their names; after a failure,
 // what is not renamed yet is discarded.
 func (st *Staged) Commit() error {
-	for ; st.done < len(st.tmps); st.done++ {
+	for ; st.done < st.staged; st.done++ {
 		if err := os.Rename(st.tmp(st.done), st.path(st.done)); err != nil {
 			st.Discard()
 			return err
@@ -322,13 +354,13 @@ func (st *Staged) Commit() error {
 // Stage made, innermost first, so that a refused build leaves no empty
 // guides/ behind; os.Remove keeps one a renamed file is in.
 func (st *Staged) Discard() {
-	for i := st.done; i < len(st.tmps); i++ {
+	for i := st.done; i < st.staged; i++ {
 		os.Remove(st.tmp(i))
 	}
 	for i := len(st.made) - 1; i >= 0; i-- {
 		os.Remove(st.made[i])
 	}
-	st.tmps, st.made, st.done = nil, nil, 0
+	st.staged, st.taken, st.made, st.done = 0, nil, nil, 0
 }
 
 // missingDirs is dir and those of its parents that do not exist yet,
@@ -347,10 +379,12 @@ func missingDirs(dir string) []string {
 
 // writeTemp writes f's bytes to a new file beside name, readable by all
 // as os.WriteFile(name, data, 0o644) would leave it, and returns the new
-// file's name. A snapshot of FilesToWrite goes through a buffer of
+// file's name without its directory: want, unless a file has that name
+// already (left by a build of the same tag), then one os.CreateTemp
+// makes. A snapshot of FilesToWrite goes through a buffer of
 // 64 KiB, so that its items are not written one system call each. An
 // error names name, the file the user asked for, not the temporary one.
-func writeTemp(name string, f File) (string, error) {
+func writeTemp(name, want string, f File) (string, error) {
 	fail := func(err error) (string, error) {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -358,7 +392,10 @@ func writeTemp(name string, f File) (string, error) {
 		}
 		return "", &fs.PathError{Op: "write", Path: name, Err: err}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".pilotage-build-*")
+	tmp, err := os.OpenFile(filepath.Join(filepath.Dir(name), want), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		tmp, err = os.CreateTemp(filepath.Dir(name), tempPrefix+"*")
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -382,7 +419,10 @@ func writeTemp(name string, f File) (string, error) {
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
-	return tmp.Name(), nil
+	if base := filepath.Base(tmp.Name()); base != want {
+		return strings.Clone(base), nil
+	}
+	return want, nil
 }
 
 // statAll is the set of every path that exists.

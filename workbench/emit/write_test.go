@@ -140,3 +140,40 @@ func TestWriteFailedLeavesNoDirectories(t *testing.T) {
 		t.Errorf("%s left by a failed Write", e.Name())
 	}
 }
+
+// A staged file's temporary name is made from the Stage's tag and its
+// index, not held; where another file has that name already (left by a
+// build of the same tag), the staged file is written under another, and
+// the file in the way is left as it was.
+func TestStageAroundATakenName(t *testing.T) {
+	dir := t.TempDir()
+	const tag = 7
+	inTheWay := filepath.Join(dir, "guides", "a_v1", tempName(tag, 1))
+	if err := os.MkdirAll(filepath.Dir(inTheWay), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inTheWay, []byte("not ours"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := []File{{Path: "snapshot.json", Data: []byte("snapshot")}, {Path: "guides/a_v1/core.md", text: "# core"}, {Path: "guides/a_v1/more.md", text: "# more"}}
+	st, err := stage(dir, files, nil, tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.taken) != 1 || st.taken[1] == tempName(tag, 1) || !strings.HasPrefix(st.taken[1], tempPrefix) {
+		t.Errorf("taken = %v, want the second file's name only, another than %s", st.taken, tempName(tag, 1))
+	}
+	if err := st.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"snapshot.json": "snapshot", "guides/a_v1/core.md": "# core", "guides/a_v1/more.md": "# more",
+		"guides/a_v1/" + tempName(tag, 1): "not ours"} {
+		if got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(path))); err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v; want %q", path, got, err, want)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Dir(inTheWay))
+	if len(entries) != 3 {
+		t.Errorf("%d files beside the guides, want 3 (the two and the one in the way): %v", len(entries), entries)
+	}
+}
