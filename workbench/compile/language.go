@@ -710,7 +710,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	// written whole: the head is all the body of a guide that fails.
 	closedSets, size := closedsets.Head(ClosedSetsTitle, &l.Sets, guidemd.MaxBlocks+1)
 	var tc *guidemd.TooComplexError
-	if errors.As(guidemd.CheckHead([]byte(closedSets), size), &tc) {
+	if errors.As(guidemd.CheckHead(closedSets, size), &tc) {
 		c.errf(pdl.RuleValue, stmtAt{ls.stmt}, fmt.Sprintf("declare fewer risk levels, diagnostic codes, statuses and loop decisions: a guide is read within %d bytes and %d lines and table cells", guidemd.MaxBodyBytes, guidemd.MaxBlocks),
 			"Language %s: its generated closed-sets guide would be too large to read back (line %d: %s)", report.Clip(l.ID), tc.Line, tc.Message)
 	}

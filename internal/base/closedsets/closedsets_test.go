@@ -354,7 +354,7 @@ func TestHeadIsRendersStart(t *testing.T) {
 				}
 			}
 			head, size := Head("Closed sets", s, guidemd.MaxBlocks+1)
-			got, want := fmt.Sprint(guidemd.CheckHead([]byte(head), size)), fmt.Sprint(guidemd.Check([]byte(whole)))
+			got, want := fmt.Sprint(guidemd.CheckHead(head, size)), fmt.Sprint(guidemd.Check([]byte(whole)))
 			if got != want || (name == "full") != (want == "<nil>") {
 				t.Errorf("CheckHead of the head: %s; Check of the whole: %s", got, want)
 			}

@@ -66,46 +66,85 @@ func Parse(body []byte) (ast.Node, error) {
 // MaxNesting. It reads body once and allocates nothing, so a writer of a
 // guide can ask before anyone parses it.
 func Check(body []byte) error {
-	return CheckHead(body, len(body))
+	return checkHead(body, len(body))
 }
 
 // CheckHead is Check of a body of size bytes whose first lines are head:
 // Check reads a line at a time, each line counting at least one block,
 // so a head of MaxBlocks+1 lines (or the whole body, if shorter) is
 // refused as the body would be. A writer of a large guide need not hold
-// all of it to ask.
-func CheckHead(head []byte, size int) error {
+// all of it, or a copy of its text as bytes, to ask.
+func CheckHead(head string, size int) error {
+	return checkHead(head, size)
+}
+
+// bodyText is what Check and CheckHead read.
+type bodyText interface{ ~string | ~[]byte }
+
+func checkHead[T bodyText](body T, size int) error {
 	if size > MaxBodyBytes {
 		return &TooComplexError{Line: 1, Message: fmt.Sprintf("the body is %d bytes; a guide of more than %d bytes is not parsed", size, MaxBodyBytes)}
 	}
-	body := head
 	blocks := 0
-	for n, rest := 1, body; rest != nil; n++ {
+	for n, rest, more := 1, body, true; more; n++ {
 		l := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		if i := indexByte(rest, '\n'); i >= 0 {
 			l, rest = rest[:i], rest[i+1:]
 		} else {
-			rest = nil
+			more = false
 		}
 		d := nesting(l)
 		if d > MaxNesting {
 			return &TooComplexError{Line: n, Message: fmt.Sprintf("this line opens %d nested block quotes or lists; at most %d are parsed", d, MaxNesting)}
 		}
 		// A line holds at most one cell more than it has pipes.
-		if blocks += 1 + d + bytes.Count(l, []byte{'|'}); blocks > MaxBlocks {
+		if blocks += 1 + d + pipes(l); blocks > MaxBlocks {
 			return &TooComplexError{Line: n, Message: fmt.Sprintf("the body has more than %d lines, table cells and nested quotes and lists by this line; a guide of more is not parsed", MaxBlocks)}
 		}
 	}
 	return nil
 }
 
+// indexByte is the index of the first c in s, or -1.
+func indexByte[T bodyText](s T, c byte) int {
+	switch s := any(s).(type) {
+	case []byte:
+		return bytes.IndexByte(s, c)
+	case string:
+		return strings.IndexByte(s, c)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// pipes counts the '|'s in s.
+func pipes[T bodyText](s T) int {
+	switch s := any(s).(type) {
+	case []byte:
+		return bytes.Count(s, []byte{'|'})
+	case string:
+		return strings.Count(s, "|")
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '|' {
+			n++
+		}
+	}
+	return n
+}
+
 // nesting counts the block-container markers ("> ", "- ", "* ", "+ ",
 // "1. ", "1) ") that open a line; leading indentation counts one level per
 // four columns, since list items also nest by indentation alone.
-func nesting(line []byte) int {
+func nesting[T bodyText](line T) int {
 	width := 0
-	for _, c := range line {
-		if c == ' ' {
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c == ' ' {
 			width++
 		} else if c == '\t' {
 			width += 4
