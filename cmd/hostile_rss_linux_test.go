@@ -117,10 +117,10 @@ func pdlBeside(t *testing.T, dir string, src []byte) (pdl, tiny, prog string) {
 	return pdl, tiny, prog
 }
 
-// TestManyGuidesPeakRSS holds lint and validate --lang of a Language of
-// 15,000 small guides (2 MB) to 11 bytes a byte over a one-line file's
-// peak, build too, not the 10 of issue 13 item 8 (docs/performance.md,
-// "Many small guides" and "Letting go of a Language block"). The
+// TestManyGuidesPeakRSS holds lint, validate --lang and build of a
+// Language of 15,000 small guides (2 MB) to 10 bytes a byte over a
+// one-line file's peak, issue 13 item 8 (docs/performance.md, "Many
+// small guides" and "Letting go of a Language block"). The
 // compiler's second reading, of the entries, built the Language block's
 // tree again beside it: 13.4 to 15.1 bytes a byte, build 13.0 to 14.1;
 // 10.3 to 11.4, build 10.9 to 12.2, since it reads the entries alone,
@@ -132,7 +132,11 @@ func pdlBeside(t *testing.T, dir string, src []byte) (pdl, tiny, prog string) {
 // guides and the file, 6 to 7 bytes a byte live, which the soft memory
 // limit (cmd/memlimit.go) does not set (a limit of 4 or 5 bytes a byte
 // moved none of them), and under load the collector's room takes them
-// past 10. Build's peak
+// past 10; 8.5 to 9.1, validate 7.4 to 7.8, build 7.9 to 9.2, since
+// lint's record of a guide holds no pointer or topics, the staged
+// files' temporary names are not held, and the soft memory limit's
+// slack is 3 MiB, not 4 (docs/performance.md, "The last Language rows
+// under 10 bytes a byte"). Build's peak
 // was its staging of the files, the model and their encodings together:
 // 11.0 to 12.7, as before; 9.1 to 10.6 since the guides are encoded as
 // the snapshot is written and the staged files' names are kept short
@@ -148,9 +152,9 @@ func TestManyGuidesPeakRSS(t *testing.T) {
 		args    func(string) []string
 		perByte int64
 	}{
-		"build":    {func(f string) []string { return []string{"build", "-o", filepath.Join(dir, "out"), f} }, 11},
-		"lint":     {func(f string) []string { return []string{"lint", f} }, 11},
-		"validate": {func(f string) []string { return []string{"validate", "--lang", f, prog} }, 11},
+		"build":    {func(f string) []string { return []string{"build", "-o", filepath.Join(dir, "out"), f} }, 10},
+		"lint":     {func(f string) []string { return []string{"lint", f} }, 10},
+		"validate": {func(f string) []string { return []string{"validate", "--lang", f, prog} }, 10},
 	} {
 		t.Run(verb, func(t *testing.T) {
 			limit := c.perByte * int64(len(src))
@@ -717,10 +721,15 @@ func TestHostilePeakRSS(t *testing.T) {
 		// peak: each level's row, place and line of the guide, 144 bytes
 		// for a line of 18, 8 bytes a byte before the collector's room
 		// (docs/performance.md, "Letting go of a Language block" and "A
-		// Language block a statement at a time"). Its own bound, 10 bytes
-		// a byte and 2 MiB, not the 4 MiB of the others: they are most of
-		// the bound of a file of 442 KB.
-		{"lint of a PDL of 25,000 risk levels", manyRisks, lint, todo, 10*int64(len(manyRisks)) + 2<<20},
+		// Language block a statement at a time"); 3 to 4.8 MB (7.0 to
+		// 11.1 bytes a byte) since the compile refuses the guide from its
+		// head, not writing it whole, a level's place is keyed by its
+		// value alone, and the soft memory limit's slack, which the heap
+		// grew to, is 3 MiB, not 4 ("The last Language rows under 10
+		// bytes a byte"). Its own bound, 10 bytes a byte and 1 MiB, not
+		// the 4 MiB of the others: they are most of the bound of a file
+		// of 442 KB.
+		{"lint of a PDL of 25,000 risk levels", manyRisks, lint, todo, 10*int64(len(manyRisks)) + 1<<20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(c.name, " ", "-")+filepath.Ext(c.tiny), c.src)
