@@ -16,7 +16,8 @@ import (
 // grew to it: lint of 25,000 risk levels (442 KB) took 10.5 to 12.1
 // bytes a byte over a one-line file's with 4 MiB, 8.4 to 11.1 with 3
 // (docs/performance.md, "The last Language rows under 10 bytes a
-// byte"); a one-line file's verb runs a collection or two more.
+// byte"), at the same CPU; lint of langs/* runs as many collections (2
+// or 3) either way.
 const (
 	memPerByte = 6
 	memSlack   = 3 << 20
