@@ -368,13 +368,27 @@ func (t *run) updateFiles(s verb.Streams) error {
 		wrote++
 	}
 	if t.p.Update && wrote == 0 {
-		if len(t.refused) > 0 {
-			fmt.Fprintln(s.Err, "no file updated")
-		} else {
-			fmt.Fprintln(s.Err, "no file updated: the expectations already hold")
-		}
+		fmt.Fprintln(s.Err, t.noUpdate())
 	}
 	return nil
+}
+
+// noUpdate is what --update says when it wrote no file: the cases that
+// still fail, which it does not rewrite (a bad stub, an answer too deep
+// to state), or, when none failed and nothing else did, that the
+// expectations hold. A file that does not read fails with no case.
+func (t *run) noUpdate() string {
+	switch {
+	case t.failed > 0:
+		fail := "fail"
+		if t.failed == 1 {
+			fail = "fails"
+		}
+		return fmt.Sprintf("no file updated: %s %s for reasons --update does not rewrite", report.Count(t.failed, "case"), fail)
+	case t.rep.Failed(false):
+		return "no file updated"
+	}
+	return "no file updated: the expectations already hold"
 }
 
 // sameContent reports whether the file name holds b. It reads the file
