@@ -157,19 +157,27 @@ func lineLen(s string) int {
 // stringLen is the length of the "…" string at the start of s: through
 // the first unescaped quote, or to the end of the line without one.
 func stringLen(s string) int {
+	n, _ := quotedLen(s, '"')
+	return n
+}
+
+// quotedLen is the length of the string at the start of s that its
+// first byte, the quote q, opens: through the first q no \ escapes
+// (closed), or to the end of the line without one.
+func quotedLen(s string, q byte) (n int, closed bool) {
 	for i := 1; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
 			if i+1 < len(s) && s[i+1] != '\n' {
 				i++
 			}
-		case '"':
-			return i + 1
+		case q:
+			return i + 1, true
 		case '\n':
-			return i
+			return i, false
 		}
 	}
-	return len(s)
+	return len(s), false
 }
 
 // numberLen matches ([0-9][0-9_]*(\.[0-9]+)?[A-Za-z]*)+ at the start of

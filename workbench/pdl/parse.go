@@ -350,7 +350,7 @@ func bareFinding(name string, t, before token, rest string) (report.Finding, boo
 		end = t.pos
 		end.Advance(cond)
 		hint := "put CEL in back-quotes: when=`…`"
-		if !strings.Contains(cond, "`") {
+		if !strings.Contains(cond, "`") && clip(cond) == cond {
 			hint = fmt.Sprintf("put CEL in back-quotes: when=`%s`", clip(cond))
 		}
 		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), hint,
@@ -370,7 +370,11 @@ func bareFinding(name string, t, before token, rest string) (report.Finding, boo
 // line: what runs on with no space between, inside brackets it opened
 // (exists(i, i == "a")), and each operator after a space with the
 // operand after it (size(input) > 0, input.item == "x", x in [1, 2]).
-// The fail statement's message that follows is no part of it.
+// A CEL string in single quotes ('x') is one operand, whatever it
+// holds. The fail statement's message that follows is no part of it:
+// a double-quoted string after a space that no operator, open bracket
+// or comma asks for ends the condition, even inside a bracket it left
+// open (size(input "the message").
 func condLen(first, rest string) int {
 	end, depth, operand := 0, brackets(first), false
 	l := newScanner(rest)
@@ -378,14 +382,22 @@ func condLen(first, rest string) int {
 		if t.typ == tokPunct && (t.val == "{" || t.val == "}") {
 			break
 		}
+		if t.val == "'" {
+			n, closed := quotedLen(rest[t.pos.Offset:], '\'')
+			if !closed {
+				break // never closed: what follows is no CEL string
+			}
+			l.skip(n - 1)
+			t.typ, t.val = tokRaw, rest[t.pos.Offset:int(t.pos.Offset)+n]
+		}
 		// An operator: a character no PDL token starts with, but for
 		// what closes or separates (an operand ends there), = of ==,
 		// and CEL's in.
 		op := t.typ == tokInvalid && !strings.ContainsAny(t.val[:1], ")],") || t.typ == tokPunct && t.val == "=" || t.typ == tokIdent && t.val == "in"
-		if int(t.pos.Offset) > end && depth <= 0 && !operand && !op {
+		if int(t.pos.Offset) > end && !operand && !op && (depth <= 0 || t.typ == tokString) {
 			break
 		}
-		operand = op
+		operand = op || t.typ == tokInvalid && t.val == ","
 		if t.typ != tokString && t.typ != tokRaw && t.typ != tokText {
 			depth += brackets(t.val)
 		}
