@@ -315,7 +315,11 @@ func TraceOf(t *pilotage.Trace) []TraceWant {
 		return out
 	}
 	for _, s := range t.Steps {
-		w := TraceWant{ID: s.ID, Status: s.Outcome.Status, Calls: s.Calls}
+		w := TraceWant{ID: s.ID, Status: s.Outcome.Status}
+		if len(s.Calls) > 0 {
+			// None is written only where a case states it (Update).
+			w.Calls = s.Calls
+		}
 		if len(s.Decisions) > 0 {
 			w.Took = s.Decisions[len(s.Decisions)-1].Took
 		}

@@ -195,9 +195,18 @@ type PlanWant struct {
 type TraceWant struct {
 	ID     string   `yaml:"id" json:"id"`
 	Status string   `yaml:"status,omitempty" json:"status,omitempty"`
-	Calls  []string `yaml:"calls,omitempty" json:"calls,omitzero"`
+	Calls  CallList `yaml:"calls,omitempty" json:"calls,omitzero"`
 	Took   string   `yaml:"took,omitempty" json:"took,omitempty"`
 }
+
+// CallList is the entries a trace step called. Stated empty, `calls:
+// []` says the step called none; nil, it is not stated.
+type CallList []string
+
+// IsZero reports whether the list is not stated: YAML's omitempty and
+// JSON's omitzero leave out only that, so --update writes a stated
+// `calls: []` back.
+func (c CallList) IsZero() bool { return c == nil }
 
 // Error is a case file that does not say what it means, at its line.
 // It may be in a file a case names instead (an input that is not JSON):
