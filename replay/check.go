@@ -227,7 +227,7 @@ func (c *checker) countBad(rule string, n int) bool {
 // kind returns the entry's kind as the plan gives it (the trace's own
 // kind when the base is not planned) and checks the two agree.
 func (c *checker) kind(e *entry, s *Step) string {
-	k := e.w.Kind
+	k := e.w.Kind.v
 	if k != "" && !slices.Contains(pilotage.StepKinds, k) {
 		c.add(finding{rule: RuleEntryKind, at: e.at("/kind"), msg: fmt.Sprintf("entry kind %q is not step, branch or loop", report.Clip(k))})
 		k = ""

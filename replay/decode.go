@@ -146,6 +146,9 @@ func fieldByName(t reflect.Type, key string) int {
 // jsonKind names the JSON type a Go type is decoded from, with its
 // article.
 func jsonKind(t reflect.Type) string {
+	if t == reflect.TypeFor[kindMember]() {
+		return "a string" // a string that keeps its presence
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return "a string"

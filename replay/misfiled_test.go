@@ -6,9 +6,9 @@ import (
 )
 
 // A program given as the trace is told as one (Result.Program), and only
-// a file with none of a trace's run_id, level and outcome is: a trace
-// missing its run_id whose entries carry a call stays a trace with its
-// trace-shape findings.
+// a file with none of a trace's run_id, level and outcome, and no kind
+// in its steps (even "" or null), is: a trace missing its run_id whose
+// entries carry a call stays a trace with its trace-shape findings.
 func TestReplayProgramAsTrace(t *testing.T) {
 	plan, err := LoadPlan("plan.json", []byte(benchPlan), 0)
 	if err != nil {
@@ -22,6 +22,8 @@ func TestReplayProgramAsTrace(t *testing.T) {
 		{"program without output", `{"steps": [{"id": "init", "call": "scene.init"}]}`, true},
 		{"trace without run_id", `{"level": "full", "outcome": {"ok": true, "status": "success"}, "steps": [{"id": "init", "call": "scene.init", "outcome": {"ok": true, "status": "success"}}]}`, false},
 		{"steps of nothing", `{"steps": [{"id": "init"}]}`, false},
+		{"an empty kind", `{"steps": [{"id": "init", "call": "scene.init", "kind": ""}]}`, false},
+		{"a null kind", `{"steps": [{"id": "init", "call": "scene.init", "kind": null}]}`, false},
 		{"plan", benchPlan, false},
 		{"malformed program", `{"steps": [{"id": "init", "call": "scene.init"}`, false},
 	} {
@@ -44,6 +46,10 @@ func TestReplayProgramAsTrace(t *testing.T) {
 		{"program", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end", "for_each": "input.x", "do": []}]}`, true},
 		{"steps of nothing", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end"}]}`, false},
 		{"a step with a kind", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end", "kind": "call", "call": "x"}]}`, false},
+		// A kind is there whatever its value, as inputs.Recognize tells
+		// a file small enough to keep.
+		{"a step with an empty kind", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end", "kind": "", "call": "x"}]}`, false},
+		{"a step with a null kind", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end", "kind": null, "call": "x"}]}`, false},
 		{"a step that is no object", `{"steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `1]}`, false},
 		{"with a level", `{"level": "full", "steps": [` + strings.Repeat(step, sourceLimit/len(step)) + `{"id": "end", "call": "x"}]}`, false},
 	} {

@@ -78,7 +78,7 @@ type wireOutcome struct {
 // presence (input: null is present).
 type wireEntry struct {
 	ID        *string             `json:"id"`
-	Kind      string              `json:"kind"`
+	Kind      kindMember          `json:"kind"`
 	Calls     []string            `json:"calls"`
 	Input     json.RawMessage     `json:"input"`
 	Output    json.RawMessage     `json:"output"`
@@ -103,11 +103,23 @@ func (p *present) UnmarshalJSON([]byte) error {
 	return nil
 }
 
+// kindMember is an entry's kind, v, and whether the member is there at
+// all (set), "kind": "" and "kind": null included.
+type kindMember struct {
+	v   string
+	set bool
+}
+
+func (k *kindMember) UnmarshalJSON(b []byte) error {
+	k.set = true
+	return json.Unmarshal(b, &k.v)
+}
+
 // programStep reports whether the entry reads as a program's step, as
 // inputs.Recognize tells one: a call, if, for_each or run member, and no
-// kind, which every trace step has.
+// kind member, whatever its value, which every trace step has.
 func (w *wireEntry) programStep() bool {
-	return w.Kind == "" && bool(w.Call || w.If || w.ForEach || w.Run)
+	return !w.Kind.set && bool(w.Call || w.If || w.ForEach || w.Run)
 }
 
 // millis is a step's t_ms as decoded: bad holds the value when it is not
