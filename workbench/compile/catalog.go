@@ -251,16 +251,17 @@ func sees(e *language.Entry, id string) bool {
 
 func (c *compiler) lang(id string) *langState { return c.langByID[id] }
 
-// kinds and risks of a Language: the file's shared values and its own,
-// read in place: resolveIn asks once an entry, and a copy of 25,000
-// risk levels an entry was a megabyte of garbage each
-// (docs/performance.md, "A Language block a statement at a time").
+// kinds and risks of a Language, read in place: its sets start with
+// the file's shared values (compiler.language), so they are all of them,
+// each once. resolveIn asks once an entry, and a copy of 25,000 risk
+// levels an entry was a megabyte of garbage each (docs/performance.md,
+// "A Language block a statement at a time").
 func (c *compiler) kindsOf(ls *langState) iter.Seq[closedsets.Kind] {
-	return both(c.shared.kinds, ls.sets.kinds)
+	return slices.Values(ls.sets.kinds)
 }
 
 func (c *compiler) risksOf(ls *langState) iter.Seq[closedsets.Risk] {
-	return both(c.shared.risks, ls.sets.risks)
+	return slices.Values(ls.sets.risks)
 }
 
 // namesOf is the name of each value of values, for a did-you-mean.
@@ -270,22 +271,6 @@ func namesOf[T any](values iter.Seq[T], name func(T) string) []string {
 		out = append(out, name(v))
 	}
 	return out
-}
-
-// both yields the values of a, then of b.
-func both[T any](a, b []T) iter.Seq[T] {
-	return func(yield func(T) bool) {
-		for _, x := range a {
-			if !yield(x) {
-				return
-			}
-		}
-		for _, x := range b {
-			if !yield(x) {
-				return
-			}
-		}
-	}
 }
 
 func (c *compiler) stepStatusesOf(ls *langState) []string {
