@@ -57,7 +57,6 @@ type langState struct {
 // proseDecl is a paragraph an author appends to a fixed prose section,
 // with its statement.
 type proseDecl struct {
-	field   func(*closedsets.Sets) *string
 	text    string
 	section string
 	stmt    *pdl.Stmt
@@ -197,8 +196,8 @@ func (c *compiler) language(s *pdl.Stmt) {
 			p := c.shape(ss, 2, 2, false)
 			names := slices.Sorted(maps.Keys(proseFields))
 			sec := c.oneOf(arg(p, 0), "the section", names)
-			if f := proseFields[sec]; f != nil {
-				ls.prose = append(ls.prose, proseDecl{field: f, text: strings.TrimSpace(c.text(arg(p, 1), "the paragraph")), section: sec, stmt: ss})
+			if proseFields[sec] != nil {
+				ls.prose = append(ls.prose, proseDecl{text: strings.TrimSpace(c.text(arg(p, 1), "the paragraph")), section: sec, stmt: ss})
 			}
 		},
 	}
