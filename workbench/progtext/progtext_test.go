@@ -36,7 +36,9 @@ func files(t *testing.T, response string) *Files {
 // line for a Language without plan), an invalid one's diagnostics in its
 // source, a Run's outcome, output and trace. long.json's first step id
 // is wider than a column grows (maxColumn): it is written whole (it is
-// within report.ClipBytes) and the other rows keep their width.
+// within report.ClipBytes) and the other rows keep their width;
+// oddids.json's ids hold controls, a tab and a newline among them, each
+// shown escaped in its cell.
 func TestText(t *testing.T) {
 	t.Chdir("testdata")
 	golden.Files(t, "*.validate.json", func(t *testing.T, path string, src []byte) {
@@ -191,6 +193,22 @@ func TestTablesEscapeControls(t *testing.T) {
 	got := b.String()
 	if strings.ContainsAny(got, "\x1b\u202e") || strings.Count(got, `x\x1b[2J\u202e`) != 3 || !strings.Contains(got, `output: "a\u202eb"`) {
 		t.Errorf("tables and lines show the controls raw or not as escapes:\n%q", got)
+	}
+}
+
+// TestTablesEscapeTabsAndNewlines: a step id holding a tab or a newline,
+// which the tables' layout is made of, is shown as \x09 or \x0a, as
+// other controls are: raw, it moved its row's columns or split the row
+// in two (testdata/oddids.json).
+func TestTablesEscapeTabsAndNewlines(t *testing.T) {
+	var b strings.Builder
+	steps := []pilotage.PlanStep{{ID: "a\tb", Kind: pilotage.KindStep, Risk: "safe"}, {ID: "new\nline", Kind: pilotage.KindStep, Risk: "safe"}}
+	if err := Plan(&b, &pilotage.ValidateResponse{Valid: true, Plan: &pilotage.Plan{MaxRisk: "safe", Steps: steps}}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	if strings.Contains(got, "\t") || strings.Count(got, "\n") != 4 || !strings.Contains(got, `a\x09b `) || !strings.Contains(got, `new\x0aline `) {
+		t.Errorf("the plan table shows a tab or newline of an id raw:\n%q", got)
 	}
 }
 
