@@ -458,6 +458,18 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 		ls.guideIDs[fileName] = g.ID
 	}
 	var body *pdl.Stmt
+	// A guide's description and body are each given once, as an
+	// entry's are: a second silently replaced the first.
+	given := map[string]bool{}
+	once := func(f func(*pdl.Stmt)) func(*pdl.Stmt) {
+		return func(ss *pdl.Stmt) {
+			if given[ss.Keyword] {
+				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is given twice", report.Clip(ss.Keyword))
+			}
+			given[ss.Keyword] = true
+			f(ss)
+		}
+	}
 	unknown := c.keywords("a guide", s.Children(), map[string]func(*pdl.Stmt){
 		"topics": func(ss *pdl.Stmt) {
 			for _, a := range c.shape(ss, 1, -1, false) {
@@ -469,11 +481,11 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 				g.Topics = append(g.Topics, t)
 			}
 		},
-		"description": func(ss *pdl.Stmt) { g.Description = c.text(arg(c.shape(ss, 1, 1, false), 0), "the description") },
-		"body": func(ss *pdl.Stmt) {
+		"description": once(func(ss *pdl.Stmt) { g.Description = c.text(arg(c.shape(ss, 1, 1, false), 0), "the description") }),
+		"body": once(func(ss *pdl.Stmt) {
 			body = ss
 			g.Body = c.text(arg(c.shape(ss, 1, 1, false), 0), "the body")
-		},
+		}),
 	})
 	file, hasFile := s.Option("file")
 	switch {
