@@ -153,8 +153,8 @@ func (c *compiler) shownTexts(ls *langState) []shown {
 			}
 		}
 	}
-	for _, p := range ls.prose {
-		out = c.argTexts(out, "prose "+p.section, closed, p.stmt)
+	for _, p := range ls.proseTexts {
+		out = append(out, shownValue("prose "+p.what, closed, p.v))
 	}
 	for _, s := range ls.stmt.Children() {
 		if s.Keyword == "grammar" {
@@ -223,6 +223,19 @@ func (c *compiler) valueTexts(out []shown, what, where string, a *pdl.Arg) []sho
 		return out
 	}
 	return append(out, shownValue(what, where, a.Value))
+}
+
+// namedArgs are the values of s's arguments that could name an entry
+// (namesAny), in order: what argTexts shows of s, kept once s is let go
+// of.
+func namedArgs(s *pdl.Stmt) []pdl.Value {
+	var out []pdl.Value
+	for _, a := range s.Args {
+		if namesAny(a.Value.Str()) {
+			out = append(out, a.Value)
+		}
+	}
+	return out
 }
 
 // shownValue is the text of a PDL value.

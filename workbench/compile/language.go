@@ -32,7 +32,11 @@ type langState struct {
 	lang  *language.Language
 	stmt  *pdl.Stmt
 	sets  setDecls
-	prose []proseDecl
+	prose proseSections
+	// proseTexts are the values of its prose statements that could name
+	// an entry (namedArgs), in statement order, each with its section,
+	// for shownTexts once the statement is let go of.
+	proseTexts []namedValue
 	// guides locate each authored guide, in order.
 	guides []guideAt
 	// settings locate the Language's scalar settings by wire name.
@@ -54,12 +58,26 @@ type langState struct {
 	broken bool
 }
 
-// proseDecl is a paragraph an author appends to a fixed prose section,
-// with its statement.
-type proseDecl struct {
-	text    string
-	section string
-	stmt    *pdl.Stmt
+// proseSections are the authors' paragraphs of each prose section they
+// extend, in statement order, each after a blank line ("\n\n"): the
+// section is written once from them (appendProse). They are joined as
+// each statement is compiled, which is then let go of: a record of each
+// paragraph and its statement kept 9 bytes a byte of lint of 30,000
+// (docs/performance.md, "Many prose paragraphs").
+type proseSections map[string]*strings.Builder
+
+// add appends the paragraph text to section sec.
+func (p *proseSections) add(sec, text string) {
+	if *p == nil {
+		*p = proseSections{}
+	}
+	b := (*p)[sec]
+	if b == nil {
+		b = &strings.Builder{}
+		(*p)[sec] = b
+	}
+	b.WriteString("\n\n")
+	b.WriteString(text)
 }
 
 // proseFields are the prose sections an author may extend.
@@ -197,14 +215,19 @@ func (c *compiler) language(s *pdl.Stmt) {
 			names := slices.Sorted(maps.Keys(proseFields))
 			sec := c.oneOf(arg(p, 0), "the section", names)
 			if proseFields[sec] != nil {
-				ls.prose = append(ls.prose, proseDecl{text: strings.TrimSpace(c.text(arg(p, 1), "the paragraph")), section: sec, stmt: ss})
+				ls.prose.add(sec, strings.TrimSpace(c.text(arg(p, 1), "the paragraph")))
+				for _, v := range namedArgs(ss) {
+					ls.proseTexts = append(ls.proseTexts, namedValue{what: sec, v: v})
+				}
 			}
 		},
 	}
 	// The block's statements are read one at a time (pdl.Stream leaves
-	// a Language block unread, File.Children reads it), and the guides
-	// and closed-set values, of which their handlers keep what later
-	// checks need, are let go of as each is compiled (pdl.Release). The
+	// a Language block unread, File.Children reads it), and the guides,
+	// closed-set values and prose paragraphs, of which their handlers
+	// keep what later checks need, are let go of as each is compiled
+	// (pdl.Release): 30,000 prose paragraphs kept 9 bytes a byte of lint
+	// (docs/performance.md, "Many prose paragraphs"). The
 	// block keeps its other statements, which later checks read
 	// (shownTexts, misspeltCapabilities). A Language of 15,000 small
 	// guides kept its whole tree, 4 bytes a byte of the file, beside the
@@ -241,7 +264,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 
 // letGo are the keywords of the statements of a language block that
 // language lets go of once compiled.
-var letGo = map[string]bool{"guide": true, "risk": true, "kind": true, "diagnostic": true, "status": true}
+var letGo = map[string]bool{"guide": true, "risk": true, "kind": true, "diagnostic": true, "status": true, "prose": true}
 
 // syntax compiles `syntax json|text { keywords …; punctuation …; fence … }`:
 // json is the step model as JSON (the default); text is the statement

@@ -14,13 +14,12 @@ import (
 // leaves a section no statement names as it was.
 func TestAppendProse(t *testing.T) {
 	s := closedsets.Sets{ScopeRules: "Fixed.", StepIdentifiers: "Kept."}
-	appendProse(&s, []proseDecl{
-		{section: "scope_rules", text: "A."},
-		{section: "output", text: "B."},
-		{section: "scope_rules", text: "C."},
-		{section: "output", text: "D."},
-	})
-	want := closedsets.Sets{ScopeRules: "Fixed.\n\nA.\n\nC.", Output: "B.\n\nD.", StepIdentifiers: "Kept."}
+	var prose proseSections
+	for _, p := range []struct{ sec, text string }{{"scope_rules", "A."}, {"output", ""}, {"output", "B."}, {"scope_rules", ""}, {"scope_rules", "C."}, {"output", "D."}} {
+		prose.add(p.sec, p.text)
+	}
+	appendProse(&s, prose)
+	want := closedsets.Sets{ScopeRules: "Fixed.\n\nA.\n\n\n\nC.", Output: "B.\n\nD.", StepIdentifiers: "Kept."}
 	if fmt.Sprintf("%#v", s) != fmt.Sprintf("%#v", want) {
 		t.Errorf("got %#v\nwant %#v", s, want)
 	}

@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -185,14 +184,12 @@ func (d *setDecls) define(s *pdl.Stmt, set, value string) bool {
 		return false
 	}
 	at[value] = language.SpotOf(d.c.pos(s.Pos))
-	for _, a := range s.Args {
-		if namesAny(a.Value.Str()) {
-			if d.texts == nil {
-				d.texts = map[string][]pdl.Value{}
-			}
-			key := set + ":" + value
-			d.texts[key] = append(d.texts[key], a.Value)
+	if vs := namedArgs(s); len(vs) > 0 {
+		if d.texts == nil {
+			d.texts = map[string][]pdl.Value{}
 		}
+		key := set + ":" + value
+		d.texts[key] = append(d.texts[key], vs...)
 	}
 	return true
 }
@@ -413,27 +410,16 @@ func andWords(names []string) string {
 // written empty), in the order of their statements. Each section is
 // written once: joining a paragraph at a time copied the section so far
 // for each, and 20,000 paragraphs took lint 35 s (docs/performance.md, "Many
-// prose paragraphs").
-func appendProse(s *closedsets.Sets, prose []proseDecl) {
-	for _, sec := range slices.Sorted(maps.Keys(proseFields)) {
+// prose paragraphs"). A paragraph is trimmed, so the blank lines before
+// the first that is not empty are the leading newlines of its section's
+// paragraphs.
+func appendProse(s *closedsets.Sets, prose proseSections) {
+	for sec, b := range prose {
 		field := proseFields[sec](s)
-		var b strings.Builder
-		wrote := false
-		for _, p := range prose {
-			if p.section != sec {
-				continue
-			}
-			if !wrote {
-				b.WriteString(*field)
-				wrote = true
-			}
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(p.text)
-		}
-		if wrote {
-			*field = b.String()
+		if *field == "" {
+			*field = strings.TrimLeft(b.String(), "\n")
+		} else {
+			*field += b.String()
 		}
 	}
 }

@@ -113,7 +113,21 @@ func SmallEntries(n int) []byte {
 	return []byte(b.String())
 }
 
-// smallLanguage is the head of SmallGuides and SmallEntries: a Language
+// SmallProse is a PDL file of the Language of SmallGuides(0) with n
+// one-line prose paragraphs of scope_rules, about 58 bytes a paragraph:
+// many statements the Language block keeps until it has compiled
+// (docs/performance.md, "Many prose paragraphs").
+func SmallProse(n int) []byte {
+	var b strings.Builder
+	b.WriteString(smallLanguage)
+	for i := range n {
+		fmt.Fprintf(&b, "  prose scope_rules \"A room name is a plain string %d.\"\n", i)
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+// smallLanguage is the head of SmallGuides, SmallEntries and SmallProse: a Language
 // block of one guide, left open.
 const smallLanguage = `server "s" version="1"
 risk safe readOnly "Reads."
