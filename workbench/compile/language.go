@@ -482,14 +482,17 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	}
 	var body *pdl.Stmt
 	// A guide's description and body are each given once, as an
-	// entry's are: a second silently replaced the first.
-	given := map[string]bool{}
+	// entry's are: a second silently replaced the first. As for a
+	// catalog entry given twice, the first is the one checked.
+	first := map[string]int32{}
 	once := func(f func(*pdl.Stmt)) func(*pdl.Stmt) {
 		return func(ss *pdl.Stmt) {
-			if given[ss.Keyword] {
-				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one", "%s is given twice", report.Clip(ss.Keyword))
+			if line, ok := first[ss.Keyword]; ok {
+				c.errf(pdl.RuleDuplicate, stmtAt{ss}, "keep one; the first, at line "+itoa(int(line))+", is the one checked",
+					"%s is given twice", report.Clip(ss.Keyword))
+				return
 			}
-			given[ss.Keyword] = true
+			first[ss.Keyword] = ss.Pos.Line
 			f(ss)
 		}
 	}
