@@ -33,6 +33,15 @@ echo > "$prefix/node_modules/pkg/rest.js"
 	return cache
 }
 
+// skipShort skips an install test under go test -short, as NPMInstall
+// skips every test that would install: they wait on fakeNPM's slow
+// install, for a path -short never takes.
+func skipShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("NPMInstall is skipped under -short; run without -short")
+	}
+}
+
 const fakeWant = "node_modules/pkg/ready.js"
 
 // fakeWhole is the file fakeNPM writes last.
@@ -42,6 +51,7 @@ const fakeWhole = "node_modules/pkg/rest.js"
 // packages in parallel) must each get a whole install, and never see the
 // other's half-written one.
 func TestNPMInstallRace(t *testing.T) {
+	skipShort(t)
 	cache := fakeNPM(t)
 	var wg sync.WaitGroup
 	errs := make([]string, 4)
@@ -77,6 +87,7 @@ func TestNPMInstallRace(t *testing.T) {
 // An install interrupted in place by an earlier version left a prefix
 // without what the test needs; it is replaced, not failed on.
 func TestNPMInstallReplacesAnInterruptedInstall(t *testing.T) {
+	skipShort(t)
 	cache := fakeNPM(t)
 	stale := filepath.Join(cache, "pilotage-tests", "stale", "node_modules", "pkg")
 	if err := os.MkdirAll(stale, 0o755); err != nil {
