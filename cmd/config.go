@@ -110,6 +110,24 @@ func loadConfig(flags *pflag.FlagSet) (cfg *config.Config, found bool, err error
 	return cfg, explicit == "" && cfg.File != "", nil
 }
 
+// configFiles are the files loadConfig may read, as the user would name
+// them: the one --config names, else pilotage.yaml in the working
+// directory and each of its parents. serve --watch watches them, so an
+// edit of the configuration alone reloads too.
+func configFiles(flags *pflag.FlagSet) []string {
+	if explicit, _ := flags.GetString(configFlag); explicit != "" {
+		return []string{explicit}
+	}
+	names, err := config.Candidates(".")
+	if err != nil {
+		return nil
+	}
+	for i, name := range names {
+		names[i] = config.Shown(name)
+	}
+	return names
+}
+
 // allRules describes every rule pilotage.yaml may name: lint's, the PDL
 // compiler's, replay's, conform's and the suppressions' own.
 func allRules() []report.RuleInfo {

@@ -117,7 +117,7 @@ cannot be used.`,
 	c.Flags().BoolVar(&p.noSpill, "no-spill", false, "never write Runs kept for their Session to disk: past --retain-memory, execute with store refuses (resource_limit)")
 	c.Flags().StringVar(&p.maxMessage, "max-message-bytes", "", "read JSON-RPC messages (a stdio line, an HTTP request body) of at most `SIZE`; larger ones are refused and the Session goes on (default: the largest a served Language takes, its limits memory plus 4 times limits program plus 64KiB)")
 	c.Flags().IntVar(&p.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http, keep at most `N` MCP sessions open at once; an initialize past it is answered 503 until one ends or an idle one closes")
-	c.Flags().BoolVar(&p.watch, "watch", false, "reload the PDL when it or a file it names changes")
+	c.Flags().BoolVar(&p.watch, "watch", false, "reload the PDL when it, a file it names or pilotage.yaml changes")
 	c.Flags().DurationVar(&p.poll, "watch-interval", 300*time.Millisecond, "how often --watch looks for changes")
 	p.flags = c.Flags()
 	return c
@@ -151,6 +151,7 @@ func runServe(s stdio, p *serveParams, name string) error {
 		Watch:          p.watch,
 		WatchInterval:  p.poll,
 		IntervalSet:    p.pollSet,
+		WatchAlso:      configFiles(p.flags),
 		RetainMemory:   p.retainMem,
 		NoSpill:        p.noSpill,
 		MaxMessage:     p.maxMessage,

@@ -45,11 +45,13 @@ type Params struct {
 	Principal string
 	// Data is the directory of durable run records, or "".
 	Data string
-	// Watch reloads the PDL when it or a file it names changes, looking
-	// every WatchInterval; IntervalSet says the interval was given.
+	// Watch reloads the PDL when it or a file it names changes, or a
+	// file of WatchAlso (the configuration Rules reads), looking every
+	// WatchInterval; IntervalSet says the interval was given.
 	Watch         bool
 	WatchInterval time.Duration
 	IntervalSet   bool
+	WatchAlso     []string
 	// RetainMemory is the memory Runs kept for their Session may hold
 	// (a size such as 128MiB); NoSpill keeps them off disk past it.
 	RetainMemory string
@@ -205,7 +207,7 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	}
 	if p.Watch {
 		tokens := res.Server.Tokens()
-		reload.Watch(ctx, name, res, reload.Options{Every: p.WatchInterval, Log: logw, Swap: func(r *compile.Result) ([]string, error) {
+		reload.Watch(ctx, name, res, reload.Options{Every: p.WatchInterval, Log: logw, Also: p.WatchAlso, Swap: func(r *compile.Result) ([]string, error) {
 			if p.HTTP != "" && !maps.Equal(r.Server.Tokens(), tokens) {
 				// HTTP checks the bearer tokens serve started with: a
 				// definition whose tokens differ would serve its

@@ -138,12 +138,11 @@ type Config struct {
 // Find looks for FileName in dir and each of its parents and returns the
 // first found, or "" when there is none.
 func Find(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
+	names, err := Candidates(dir)
 	if err != nil {
 		return "", err
 	}
-	for {
-		name := filepath.Join(dir, FileName)
+	for _, name := range names {
 		st, err := os.Stat(name)
 		if err == nil && !st.IsDir() {
 			// Found, not named: a named pipe would block the open.
@@ -155,12 +154,41 @@ func Find(dir string) (string, error) {
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", err
 		}
+	}
+	return "", nil
+}
+
+// Candidates are the files Find looks at for dir, in its order: FileName
+// in dir and in each of its parents, as absolute paths. A watcher
+// watches them all, so a file created where Find would find it counts.
+func Candidates(dir string) ([]string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for {
+		names = append(names, filepath.Join(dir, FileName))
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", nil
+			return names, nil
 		}
 		dir = parent
 	}
+}
+
+// Shown is the absolute path name as messages name it, as the user
+// would: relative to the working directory (pilotage.yaml,
+// ../pilotage.yaml), or name itself when that cannot be said.
+func Shown(name string) string {
+	wd, err := filepath.Abs(".")
+	if err != nil {
+		return name
+	}
+	if r, err := filepath.Rel(wd, name); err == nil {
+		return r
+	}
+	return name
 }
 
 // Load reads and parses the file name, reading at most MaxSize+1 bytes,
@@ -192,11 +220,8 @@ func Resolve(explicit, dir string, known ...string) (*Config, error) {
 		if name, err = Find(dir); err != nil {
 			return nil, err
 		}
-		// Messages name it as the user would: pilotage.yaml, ../pilotage.yaml.
-		if wd, err := filepath.Abs("."); err == nil && name != "" {
-			if r, err := filepath.Rel(wd, name); err == nil {
-				name = r
-			}
+		if name != "" {
+			name = Shown(name)
 		}
 	}
 	if name == "" {

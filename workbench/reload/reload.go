@@ -26,6 +26,10 @@ type Options struct {
 	// returns what the operator should hear about it (LogNotices); an
 	// error keeps the previous definition.
 	Swap func(*compile.Result) ([]string, error)
+	// Also are files outside the definition whose change reloads it too
+	// (the pilotage.yaml serve judges it under); one that appears or
+	// goes away is a change.
+	Also []string
 }
 
 // Watch polls the files of res, the compiled PDL file name, until ctx
@@ -35,7 +39,7 @@ type Options struct {
 // closed when that ends.
 func Watch(ctx context.Context, name string, res *compile.Result, opt Options) <-chan struct{} {
 	done := make(chan struct{})
-	seen := stamps(res)
+	seen := stamps(res, opt.Also)
 	go func() {
 		defer close(done)
 		poll(ctx, name, res, seen, opt)
@@ -52,10 +56,11 @@ func poll(ctx context.Context, name string, res *compile.Result, seen map[string
 			return
 		case <-t.C:
 		}
-		now := stamps(res)
+		now := stamps(res, opt.Also)
 		if equalStamps(now, seen) {
 			continue
 		}
+		why := changedAlso(seen, now, res, opt.Also)
 		seen = now
 		next, rep, err := compile.Load(name, report.DefaultMaxPerRule)
 		if err != nil {
@@ -73,11 +78,11 @@ func poll(ctx context.Context, name string, res *compile.Result, seen map[string
 			continue
 		}
 		res = next
-		seen = stamps(res)
+		seen = stamps(res, opt.Also)
 		// One write for the reload and its notices, so that a reader of
 		// the log never sees the one without the others.
 		var b strings.Builder
-		fmt.Fprintf(&b, "pilotage serve: reloaded %s\n", name)
+		fmt.Fprintf(&b, "pilotage serve: reloaded %s%s\n", name, why)
 		LogNotices(&b, notices)
 		_, _ = io.WriteString(opt.Log, b.String())
 	}
@@ -95,14 +100,39 @@ type stamp struct {
 	mod  time.Time
 }
 
-func stamps(res *compile.Result) map[string]stamp {
+// stamps are the sizes and times of the definition's files and of also,
+// those that exist.
+func stamps(res *compile.Result, also []string) map[string]stamp {
 	m := map[string]stamp{}
-	for f := range res.Sources {
+	add := func(f string) {
 		if st, err := os.Stat(f); err == nil {
 			m[f] = stamp{st.Size(), st.ModTime()}
 		}
 	}
+	for f := range res.Sources {
+		add(f)
+	}
+	for _, f := range also {
+		add(f)
+	}
 	return m
+}
+
+// changedAlso says, for the reload line, which file of also changed when
+// none of the definition's own did: the operator edited pilotage.yaml,
+// not the PDL the line names.
+func changedAlso(was, now map[string]stamp, res *compile.Result, also []string) string {
+	for f := range res.Sources {
+		if was[f] != now[f] {
+			return ""
+		}
+	}
+	for _, f := range also {
+		if was[f] != now[f] { // a file's time is never zero: absent differs
+			return " (" + f + " changed)"
+		}
+	}
+	return ""
 }
 
 func equalStamps(a, b map[string]stamp) bool {
