@@ -248,7 +248,7 @@ const (
 // Language (an entry id): escaped as every text report escapes what it
 // quotes, so an ESC or a U+202E in an id reaches the terminal as \x1b or
 // \u202e, and a tab or a newline, which the table's layout is made of,
-// as \x09 or \x0a (cellEscapes).
+// as \x09 or \x0a (report.OneLine).
 func (t *Table) Row(cells ...string) {
 	t.text = append(appendCells(t.text, cells), rowEnd)
 }
@@ -257,15 +257,10 @@ func (t *Table) Row(cells ...string) {
 // is quoted and followed by cellEnd.
 func appendCells(b []byte, cells []string) []byte {
 	for _, c := range cells {
-		b = append(append(b, cellEscapes.Replace(report.Visible(report.Clip(c)))...), cellEnd)
+		b = append(append(b, report.OneLine(report.Clip(c))...), cellEnd)
 	}
 	return b
 }
-
-// cellEscapes escapes the two controls report.Visible leaves, a
-// message's line structure, in the form it escapes the others: in a
-// cell a tab moved the columns after it and a newline split its row.
-var cellEscapes = strings.NewReplacer("\t", `\x09`, "\n", `\x0a`)
 
 // WriteRows writes n rows, row(i) giving the cells of each, laid out as
 // a Table lays them out, without keeping them: it asks for each row

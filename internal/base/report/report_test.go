@@ -165,7 +165,7 @@ func TestGitHubEscaping(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"file=snap%2Cshot%3A1.json", "100%25 of", "8192%0Aso clients", "%0Ahint: move examples", "title=core-guide-size (§5.2)"} {
+	for _, want := range []string{"file=snap%2Cshot%3A1.json", "100%25 of", `8192\x0aso clients`, "%0Ahint: move examples", "title=core-guide-size (§5.2)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("github output lacks %q:\n%s", want, out)
 		}

@@ -93,6 +93,16 @@ func visible(s string) string {
 // outside a report: pilotage fmt -d prints source lines in its diff.
 func Visible(s string) string { return visible(s) }
 
+// OneLine is visible with tab and newline escaped too, as \x09 and \x0a:
+// for a text that is one line of a layout, a table's cell or a finding's
+// message, which a tab or newline it quotes (a step id's, a member
+// name's) would move or split.
+func OneLine(s string) string { return lineEscapes.Replace(visible(s)) }
+
+// lineEscapes escapes the two controls visible leaves in the form it
+// escapes the others.
+var lineEscapes = strings.NewReplacer("\t", `\x09`, "\n", `\x0a`)
+
 // shownLine is the window of a source line a snippet quotes, as the text
 // format shows it: its controls escaped as visible escapes them.
 type shownLine struct {
@@ -150,23 +160,26 @@ func (l shownLine) column(col int) int {
 	}
 }
 
-// visible returns f with every text it shows escaped as visible escapes
-// it; f's Sections and Related are copied, never changed in place.
+// visible returns f with every text it shows escaped as OneLine escapes
+// it, each being one line of the report, but its hint, which may span
+// lines (a test case's diff), whose newlines stay; f's Sections and
+// Related are copied, never changed in place.
 func (f Finding) visible() Finding {
-	for _, p := range []*string{&f.Rule, &f.Section, &f.Message, &f.File, &f.Pointer, &f.Hint, &f.Key} {
-		*p = visible(*p)
+	for _, p := range []*string{&f.Rule, &f.Section, &f.Message, &f.File, &f.Pointer, &f.Key} {
+		*p = OneLine(*p)
 	}
+	f.Hint = strings.ReplaceAll(visible(f.Hint), "\t", `\x09`)
 	if f.Sections != nil {
 		sections := make([]string, len(f.Sections))
 		for i, s := range f.Sections {
-			sections[i] = visible(s)
+			sections[i] = OneLine(s)
 		}
 		f.Sections = sections
 	}
 	if f.Related != nil {
 		rel := make([]Location, len(f.Related))
 		for i, l := range f.Related {
-			l.File, l.Pointer, l.Note = visible(l.File), visible(l.Pointer), visible(l.Note)
+			l.File, l.Pointer, l.Note = OneLine(l.File), OneLine(l.Pointer), OneLine(l.Note)
 			rel[i] = l
 		}
 		f.Related = rel

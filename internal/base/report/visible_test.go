@@ -62,7 +62,8 @@ func controlFree(t *testing.T, format Format, out []byte) {
 
 // TestHostileBytes: controls from the checked files reach no terminal
 // or CI log through any format. Text, github and junit show them as
-// escapes (junit is well-formed XML 1.0, which cannot hold NUL or ESC at
+// escapes, and a message's tab and newline too, as a step id or member
+// name it quotes may hold them (a hint keeps its newlines, its lines) (junit is well-formed XML 1.0, which cannot hold NUL or ESC at
 // all); json and sarif carry them as JSON escapes that decode back to the
 // exact text.
 func TestHostileBytes(t *testing.T) {
@@ -72,7 +73,9 @@ func TestHostileBytes(t *testing.T) {
 		controlFree(t, format, out)
 		switch format {
 		case Text, GitHub, JUnit:
-			for _, want := range []string{`\x1b[2J`, `\x1b]8;;http://evil\x07link\x0dfake\x00nul\x7fdel\u0085nel\xff\x9b\u202erlo\ufeffbom\u200bzw`, `evil\x1b[31m\x00.json`} {
+			// The message is one line: its tab and newline are escaped
+			// too, as a table cell's are.
+			for _, want := range []string{`\x1b[2J`, `\x1b]8;;http://evil\x07link\x0dfake\x00nul\x7fdel\u0085nel\xff\x9b\u202erlo\ufeffbom\u200bzw`, `evil\x1b[31m\x00.json`, `zw\x09end\x0asecond line`} {
 				if !strings.Contains(string(out), want) {
 					t.Errorf("%s output lacks %q:\n%s", format, want, out)
 				}

@@ -37,13 +37,18 @@ func Closest(s string, set []string) string {
 // DidYouMean is "did you mean X?" for the member X of set nearest to got
 // (Closest), or "" when none is close or got is X itself: the hint of a
 // finding or diagnostic that names a closed set, which callers wrap as
-// their message needs.
+// their message needs. A newline in X is written \x0a, as text output
+// escapes it in a message: a hint's newlines are its lines.
 func DidYouMean(got string, set []string) string {
 	if near := Closest(got, set); near != "" && near != got {
-		return "did you mean " + near + "?"
+		return "did you mean " + OneLine(near) + "?"
 	}
 	return ""
 }
+
+// OneLine is name with its newlines written \x0a, for a hint that quotes
+// it on one of its lines.
+func OneLine(name string) string { return strings.ReplaceAll(name, "\n", `\x0a`) }
 
 // Distance is the optimal-string-alignment edit distance over the first
 // 64 runes of a and b: insertions, deletions, substitutions and swaps of

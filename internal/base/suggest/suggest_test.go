@@ -102,15 +102,17 @@ func TestLongMemberNotOffered(t *testing.T) {
 }
 
 // TestDidYouMean words the hint callers wrap: the near member, never the
-// word itself, and nothing when none is near.
+// word itself, and nothing when none is near. A member's newline is
+// written \x0a: a hint's newlines are its lines.
 func TestDidYouMean(t *testing.T) {
-	set := []string{"text", "json", "sarif"}
+	set := []string{"text", "json", "sarif", "lamp\nread"}
 	for got, want := range map[string]string{
-		"jsno":  "did you mean json?",
-		"Text":  "did you mean text?",
-		"text":  "",
-		"yaml":  "",
-		"sarfi": "did you mean sarif?",
+		"jsno":       "did you mean json?",
+		"Text":       "did you mean text?",
+		"text":       "",
+		"yaml":       "",
+		"sarfi":      "did you mean sarif?",
+		"lamp\nreaf": `did you mean lamp\x0aread?`,
 	} {
 		if h := DidYouMean(got, set); h != want {
 			t.Errorf("DidYouMean(%q) = %q, want %q", got, h, want)

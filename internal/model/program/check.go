@@ -615,7 +615,7 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 			// Its "takes no argument" says it all.
 		case misspelt:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, ptr,
-				fmt.Sprintf("%s requires the argument %q", report.Clip(s.Target), r), fmt.Sprintf("did you mean %s, not %q?", r, report.Clip(typo)), nil)
+				fmt.Sprintf("%s requires the argument %q", report.Clip(s.Target), r), fmt.Sprintf("did you mean %s, not %q?", suggest.OneLine(r), report.Clip(typo)), nil)
 		default:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, ptr,
 				fmt.Sprintf("%s requires the argument %q", report.Clip(s.Target), r), fmt.Sprintf("add %q: \"<CEL expression>\"", r), nil)
