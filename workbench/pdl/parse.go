@@ -220,19 +220,37 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 		if t.typ != tokEOL && t.typ != tokComment {
 			nest.token(t)
 		}
+		if before.typ == tokKey && before.val == "when=" && (t.typ == tokBare || t.typ == tokInvalid) {
+			// A condition left unquoted, however it starts (input.ok,
+			// !input.ok, 'x' == input.s): one finding over all of it.
+			if quiet[t.pos.Line] {
+				continue
+			}
+			quiet = markQuiet(quiet, t.pos.Line)
+			findings = append(findings, whenFinding(name, t.pos, l.src[from:]))
+			if t.typ == tokInvalid || goesOn(l.src[to:]) {
+				// Its CEL goes on past the space its value ends at
+				// (when=size(input) > 0), or it starts with a character
+				// no value does: read as quoted, its value would leave
+				// the rest as more arguments, so the statement is left
+				// out instead.
+				drop = append(drop, from)
+			}
+			continue
+		}
 		switch t.typ {
 		case tokBare:
 			if quiet[t.pos.Line] {
 				continue
 			}
 			quiet = markQuiet(quiet, t.pos.Line)
-			if f, ok := bareFinding(name, t, before, l.src[to:]); ok {
+			if f, ok := bareFinding(name, t, before); ok {
 				findings = append(findings, f)
 				if goesOn(l.src[to:]) {
-					// An option's CEL goes on past the space its value
-					// ends at (when=size(input) > 0): read as quoted,
-					// its value would leave the rest as more arguments,
-					// so the statement is left out instead.
+					// An option's expression goes on past the space its
+					// value ends at (file=a.b + c): read as quoted, its
+					// value would leave the rest as more arguments, so
+					// the statement is left out instead.
 					drop = append(drop, from)
 				}
 				continue
@@ -334,27 +352,14 @@ func tokenFinding(name string, t token) report.Finding {
 }
 
 // bareFinding reports a value left unquoted (tokBare) after before, the
-// token ahead of it, rest being the text after it, as one error that
-// says how to quote it: a CEL condition goes in back-quotes, anything
-// else (an id, a pattern, a path) in double quotes. An expression that
-// goes on after it on its line is valueExpr's. ok is false when t
-// starts its statement, where no value can be.
-func bareFinding(name string, t, before token, rest string) (report.Finding, bool) {
+// token ahead of it, as one error that says how to quote it: in double
+// quotes (an id, a pattern, a path; a when= condition is whenFinding's).
+// An expression that goes on after it on its line is valueExpr's. ok is
+// false when t starts its statement, where no value can be.
+func bareFinding(name string, t, before token) (report.Finding, bool) {
 	end := t.pos
 	end.Advance(t.val)
 	switch {
-	case before.typ == tokKey && before.val == "when=":
-		// The whole condition, not the token the scanner stopped at
-		// (input.item.startsWith( of input.item.startsWith("a")).
-		cond := t.val + rest[:condLen(t.val, rest)]
-		end = t.pos
-		end.Advance(cond)
-		hint := "put CEL in back-quotes: when=`…`"
-		if !strings.Contains(cond, "`") && clip(cond) == cond {
-			hint = fmt.Sprintf("put CEL in back-quotes: when=`%s`", clip(cond))
-		}
-		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), hint,
-			fmt.Sprintf("when=%s is CEL without its back-quotes", clip(cond))), true
 	case before.typ == tokKey:
 		return Errorf(RuleSyntax, t.pos.In(name), end.In(name), fmt.Sprintf("did you mean %s%q?", before.val, t.val),
 			fmt.Sprintf("%s%s needs quotes: a word holds only letters, digits, _ and -", before.val, clip(t.val))), true
@@ -365,30 +370,46 @@ func bareFinding(name string, t, before token, rest string) (report.Finding, boo
 	return report.Finding{}, false
 }
 
-// condLen is the length of the rest of a condition left unquoted after
-// when= that rest, the text after first, its first token, holds on its
-// line: what runs on with no space between, inside brackets it opened
-// (exists(i, i == "a")), and each operator after a space with the
-// operand after it (size(input) > 0, input.item == "x", x in [1, 2]).
-// A CEL string in single quotes ('x') is one operand, whatever it
-// holds. The fail statement's message that follows is no part of it:
-// a double-quoted string after a space that no operator, open bracket
-// or comma asks for ends the condition, even inside a bracket it left
-// open (size(input "the message").
-func condLen(first, rest string) int {
-	end, depth, operand := 0, brackets(first), false
-	l := newScanner(rest)
+// whenFinding reports a condition left unquoted after when=, at pos,
+// src being the text from there: the whole condition (condLen), not the
+// token the scanner stopped at (input.item.startsWith( of
+// input.item.startsWith("a"), ! of !input.ok), hinted in back-quotes.
+func whenFinding(name string, pos Pos, src string) report.Finding {
+	cond := src[:condLen(src)]
+	end := pos
+	end.Advance(cond)
+	hint := "put CEL in back-quotes: when=`…`"
+	if !strings.Contains(cond, "`") && clip(cond) == cond {
+		hint = fmt.Sprintf("put CEL in back-quotes: when=`%s`", clip(cond))
+	}
+	return Errorf(RuleSyntax, pos.In(name), end.In(name), hint,
+		fmt.Sprintf("when=%s is CEL without its back-quotes", clip(cond)))
+}
+
+// condLen is the length of a condition left unquoted after when= that
+// src, which starts with it, holds on its line: what runs on with no
+// space between, inside brackets it opened (exists(i, i == "a")), and
+// each operator after a space with the operand after it (size(input) >
+// 0, input.item == "x", x in [1, 2], !input.ok). A CEL string in single
+// quotes ('x') is one operand, whatever it holds (one never closed ends
+// the condition before it). The fail statement's message that follows
+// is no part of it: a double-quoted string after a space that no
+// operator, open bracket or comma asks for ends the condition, even
+// inside a bracket it left open (size(input "the message").
+func condLen(src string) int {
+	end, depth, operand := 0, 0, false
+	l := newScanner(src)
 	for t := l.next(); t.typ != tokEOL && t.typ != tokEOF && t.typ != tokComment && t.typ != tokSemi; t = l.next() {
 		if t.typ == tokPunct && (t.val == "{" || t.val == "}") {
 			break
 		}
 		if t.val == "'" {
-			n, closed := quotedLen(rest[t.pos.Offset:], '\'')
+			n, closed := quotedLen(src[t.pos.Offset:], '\'')
 			if !closed {
 				break // never closed: what follows is no CEL string
 			}
 			l.skip(n - 1)
-			t.typ, t.val = tokRaw, rest[t.pos.Offset:int(t.pos.Offset)+n]
+			t.typ, t.val = tokRaw, src[t.pos.Offset:int(t.pos.Offset)+n]
 		}
 		// An operator: a character no PDL token starts with, but for
 		// what closes or separates (an operand ends there), = of ==,
