@@ -374,8 +374,21 @@ func bareFinding(name string, t, before token) (report.Finding, bool) {
 // src being the text from there: the whole condition (condLen), not the
 // token the scanner stopped at (input.item.startsWith( of
 // input.item.startsWith("a"), ! of !input.ok), hinted in back-quotes.
+// A CEL string whose ' is never closed is named at that quote, and the
+// condition with the rest of the line it swallows: ended before it, the
+// condition was silently cut (when=input.s == of when=input.s == 'x).
 func whenFinding(name string, pos Pos, src string) report.Finding {
-	cond := src[:condLen(src)]
+	n, open := condLen(src)
+	if open >= 0 {
+		at := pos
+		at.Advance(src[:open])
+		end := at
+		end.Advance("'")
+		cond := strings.TrimRight(firstLine(src), " \t\r")
+		return Errorf(RuleSyntax, at.In(name), end.In(name), "close the CEL string with ', and put CEL in back-quotes: when=`…`",
+			fmt.Sprintf("when=%s is CEL without its back-quotes, and its ' at column %d opens a string never closed", clip(cond), at.Column))
+	}
+	cond := src[:n]
 	end := pos
 	end.Advance(cond)
 	hint := "put CEL in back-quotes: when=`…`"
@@ -391,12 +404,13 @@ func whenFinding(name string, pos Pos, src string) report.Finding {
 // space between, inside brackets it opened (exists(i, i == "a")), and
 // each operator after a space with the operand after it (size(input) >
 // 0, input.item == "x", x in [1, 2], !input.ok). A CEL string in single
-// quotes ('x') is one operand, whatever it holds (one never closed ends
-// the condition before it). The fail statement's message that follows
-// is no part of it: a double-quoted string after a space that no
-// operator, open bracket or comma asks for ends the condition, even
-// inside a bracket it left open (size(input "the message").
-func condLen(src string) int {
+// quotes ('x') is one operand, whatever it holds; open is the offset of
+// a ' that opens one never closed on the line, else -1. The fail
+// statement's message that follows is no part of it: a double-quoted
+// string after a space that no operator, open bracket or comma asks for
+// ends the condition, even inside a bracket it left open (size(input
+// "the message").
+func condLen(src string) (n, open int) {
 	end, depth, operand := 0, 0, false
 	l := newScanner(src)
 	for t := l.next(); t.typ != tokEOL && t.typ != tokEOF && t.typ != tokComment && t.typ != tokSemi; t = l.next() {
@@ -406,7 +420,7 @@ func condLen(src string) int {
 		if t.val == "'" {
 			n, closed := quotedLen(src[t.pos.Offset:], '\'')
 			if !closed {
-				break // never closed: what follows is no CEL string
+				return end, int(t.pos.Offset)
 			}
 			l.skip(n - 1)
 			t.typ, t.val = tokRaw, src[t.pos.Offset:int(t.pos.Offset)+n]
@@ -424,7 +438,7 @@ func condLen(src string) int {
 		}
 		end = int(t.pos.Offset) + len(t.val)
 	}
-	return end
+	return end, -1
 }
 
 // brackets is how many more ( and [ s opens than it closes.
