@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 
@@ -21,7 +23,10 @@ import (
 // the engine did not give, is left as it was, a Refusal: the next run
 // would refuse the file, or fail the case. So is a case whose program's
 // mistake is a string YAML took the quotes of (Check's "program"
-// failure): the program is to mend, not its mistake to record.
+// failure): the program is to mend, not its mistake to record. So is an
+// expectation holding a YAML anchor the rewrite would change or remove:
+// its aliases elsewhere would name the new value, or nothing. A trace is
+// edited only where it does not hold (rewriteTrace).
 func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) {
 	if c.node == nil {
 		return nil, errDropped
@@ -41,6 +46,16 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 		return refused, nil
 	}
 	e := &c.Expect
+	for _, n := range []*yaml.Node{c.node, e.node} {
+		if n != nil && n.Anchor != "" {
+			// An alias elsewhere may name this case's expectations: a
+			// rewrite would be its too.
+			for _, k := range slices.Sorted(maps.Keys(redo)) {
+				refused = append(refused, anchored(c.Name, k, n))
+			}
+			return refused, nil
+		}
+	}
 	if e.node == nil {
 		e.node = &yaml.Node{Kind: yaml.MappingNode}
 		c.node.Content = append(c.node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "expect"}, e.node)
@@ -99,16 +114,24 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 			continue
 		}
 		old := e.node.Content[i+1]
+		if key == "trace" {
+			a, err := rewriteTrace(e.node.Content[i], old, e.Trace, v.([]TraceWant))
+			if err != nil {
+				return refused, err
+			}
+			if a != nil {
+				refused = append(refused, anchored(c.Name, key, a))
+			}
+			continue
+		}
+		if a := anchorIn(old); a != nil {
+			refused = append(refused, anchored(c.Name, key, a))
+			continue
+		}
 		if plan := got.Validate.Plan; key == "plan" && plan != nil && old.Kind == yaml.MappingNode && len(old.Content) > 0 {
 			// A plan states only the members it gives (a blank one
 			// included): those are rewritten, and none is added.
 			if err := rewriteMembers(old, planMembers(PlanOf(plan))); err != nil {
-				return refused, err
-			}
-			continue
-		}
-		if key == "trace" {
-			if err := rewriteTrace(e.node.Content[i], old, e.Trace, v.([]TraceWant)); err != nil {
 				return refused, err
 			}
 			continue
@@ -120,53 +143,252 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 	return refused, nil
 }
 
+// anchored is the Refusal of key, which is in or holds the anchor of a:
+// a rewrite would change or drop the value the anchor's aliases name.
+func anchored(name, key string, a *yaml.Node) Refusal {
+	return Refusal{key, fmt.Sprintf("case %q: %s is in or holds the YAML anchor &%s (line %d), whose aliases a rewrite would change or leave naming nothing; left as it was (write the value out in place of the anchor and its aliases)", name, key, a.Anchor, a.Line)}
+}
+
 // rewriteTrace makes old, the trace expectation under key k that states
-// the entries stated, got's entries. An entry of the same step keeps
-// its members' order and a stated `calls: []` the step still bears out
-// (got's entry leaves out the calls of a step that called none, which
-// the case did not state).
-func rewriteTrace(k, old *yaml.Node, stated, got []TraceWant) error {
-	for i := range min(len(stated), len(got)) {
-		if s := stated[i]; s.ID == got[i].ID && s.Calls != nil && len(s.Calls)+len(got[i].Calls) == 0 {
-			got[i].Calls = CallList{}
+// the entries stated, hold of got's entries with the smallest edit in
+// the case's own terms (docs/test.md, "--update"). Entries are matched
+// by id from each end of the list, and those between paired in order: a
+// paired entry keeps its node, and so its members' order and comments,
+// and only the members it states that do not hold are rewritten (a took
+// the step no longer takes is removed), none added; an entry of a step
+// the case does not state is added with the members the case's entries
+// state; one the trace no longer holds is removed, its comments with it.
+// A trace given blank or as [] states no member, so it is written whole.
+// When a node the rewrite would change or remove carries an anchor (or
+// lies under one), nothing is changed and that node is returned.
+func rewriteTrace(k, old *yaml.Node, stated, got []TraceWant) (*yaml.Node, error) {
+	if old.Kind != yaml.SequenceNode || len(old.Content) == 0 || len(old.Content) != len(stated) {
+		if a := anchorIn(old); a != nil {
+			return a, nil
+		}
+		return nil, rewrite(k, old, got)
+	}
+	same := func(s, g TraceWant) bool { return s.ID == "" || s.ID == g.ID }
+	head := 0
+	for head < min(len(stated), len(got)) && same(stated[head], got[head]) {
+		head++
+	}
+	tail := 0
+	for tail < min(len(stated), len(got))-head && same(stated[len(stated)-1-tail], got[len(got)-1-tail]) {
+		tail++
+	}
+	// pair[i] is the stated entry got[i] is paired with, -1 for none.
+	pair := make([]int, len(got))
+	kept := make([]bool, len(stated))
+	for i := range got {
+		switch {
+		case i >= len(got)-tail:
+			pair[i] = i - len(got) + len(stated)
+		case i >= len(stated)-tail:
+			pair[i] = -1
+		default:
+			pair[i] = i
+		}
+		if pair[i] >= 0 {
+			kept[pair[i]] = true
 		}
 	}
-	was := old.Content
-	if old.Kind != yaml.SequenceNode {
-		was = nil
+	// What changes, checked for anchors before anything is.
+	edits := make([][]memberEdit, len(got))
+	changed := false
+	for i, j := range pair {
+		if j < 0 {
+			changed = true
+			continue
+		}
+		n := old.Content[j]
+		edits[i] = entryEdits(n, stated[j], got[i])
+		if len(edits[i]) == 0 {
+			continue
+		}
+		changed = true
+		if n.Anchor != "" {
+			return n, nil
+		}
+		for _, e := range edits[i] {
+			if e.at < 0 {
+				continue // an alias, written out in its place
+			}
+			if a := cmp.Or(anchorIn(n.Content[e.at]), anchorIn(n.Content[e.at+1])); a != nil {
+				return a, nil
+			}
+		}
 	}
-	if err := rewrite(k, old, got); err != nil {
-		return err
+	for j, n := range old.Content {
+		if !kept[j] {
+			changed = true
+			if a := anchorIn(n); a != nil {
+				return a, nil
+			}
+		}
 	}
-	for i := range min(len(was), len(old.Content)) {
-		memberOrder(was[i], old.Content[i])
+	if changed && old.Anchor != "" {
+		return old, nil
 	}
+	members := statedMembers(old.Content)
+	flow := slices.ContainsFunc(old.Content, func(n *yaml.Node) bool { return n.Style&yaml.FlowStyle != 0 })
+	entries := make([]*yaml.Node, 0, len(got))
+	for i, j := range pair {
+		var n *yaml.Node
+		var err error
+		switch {
+		case j < 0:
+			n = traceEntry(got[i], members, flow)
+		case old.Content[j].Kind == yaml.AliasNode && len(edits[i]) > 0:
+			n = aliasEntry(old.Content[j], got[i])
+		default:
+			n, err = old.Content[j], applyEdits(old.Content[j], edits[i])
+		}
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, n)
+	}
+	old.Content = entries
+	return nil, nil
+}
+
+// traceMembers are the members of a trace entry, in the order TraceWant
+// writes them.
+var traceMembers = []string{"id", "status", "calls", "took"}
+
+// statedMembers are the members the entries state, in traceMembers'
+// order, id always.
+func statedMembers(entries []*yaml.Node) []string {
+	seen := map[string]bool{"id": true}
+	for _, n := range entries {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				seen[n.Content[i].Value] = true
+			}
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(traceMembers), func(m string) bool { return !seen[m] })
+}
+
+// traceEntry is a new entry for g stating members, in flow style when
+// flow: calls stated empty when the step called none, and took only of a
+// step that took a decision (a blank took states nothing). It is built
+// as nodes, not encoded: a Run's trace may hold 100,000 steps, and an
+// Encode each took 15 µs.
+func traceEntry(g TraceWant, members []string, flow bool) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if flow {
+		n.Style = yaml.FlowStyle
+	}
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	for _, m := range members {
+		var v *yaml.Node
+		switch m {
+		case "id":
+			v = str(g.ID)
+		case "status":
+			v = str(g.Status)
+		case "calls":
+			v = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			for _, c := range g.Calls {
+				v.Content = append(v.Content, str(c))
+			}
+		case "took":
+			if g.Took == "" {
+				continue
+			}
+			v = str(g.Took)
+		}
+		n.Content = append(n.Content, str(m), v)
+	}
+	return n
+}
+
+// stated is calls as a case states them: `calls: []` for none.
+func stated(calls CallList) CallList {
+	if calls == nil {
+		return CallList{}
+	}
+	return calls
+}
+
+// memberEdit is a change to the member of a trace entry whose key is
+// at Content[at]: its value becomes want, or, with drop, it is removed.
+type memberEdit struct {
+	at   int
+	want any
+	drop bool
+}
+
+// entryEdits are the changes that make the stated entry n, which
+// states s, hold of g: each member it states that differs is rewritten,
+// and a took g does not take is removed (stated, it would fail). An
+// entry given as an alias that does not hold has one edit, at -1: it is
+// written out in its place (aliasEntry).
+func entryEdits(n *yaml.Node, s, g TraceWant) []memberEdit {
+	if n.Kind == yaml.AliasNode {
+		if reflect.DeepEqual(s, traceShown(s, g)) {
+			return nil
+		}
+		return []memberEdit{{at: -1}}
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var edits []memberEdit
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		var want any
+		var holds bool
+		switch k := n.Content[i].Value; k {
+		case "id":
+			want, holds = g.ID, s.ID == g.ID
+		case "status":
+			want, holds = g.Status, s.Status == g.Status
+		case "calls":
+			want, holds = stated(g.Calls), len(s.Calls)+len(g.Calls) == 0 || slices.Equal(s.Calls, g.Calls)
+		case "took":
+			want, holds = g.Took, s.Took == g.Took
+		}
+		if !holds && want != nil {
+			edits = append(edits, memberEdit{at: i, want: want, drop: n.Content[i].Value == "took" && g.Took == ""})
+		}
+	}
+	return edits
+}
+
+// applyEdits makes the edits to the entry n, in place: a rewritten
+// value keeps its style and comments, and a removed member's comments
+// go with it.
+func applyEdits(n *yaml.Node, edits []memberEdit) error {
+	drop := map[int]bool{}
+	for _, e := range edits {
+		if e.drop {
+			drop[e.at] = true
+		} else if err := rewrite(n.Content[e.at], n.Content[e.at+1], e.want); err != nil {
+			return err
+		}
+	}
+	kept := n.Content[:0]
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if !drop[i] {
+			kept = append(kept, n.Content[i], n.Content[i+1])
+		}
+	}
+	n.Content = kept
 	return nil
 }
 
-// memberOrder orders the members of the mapping n as the mapping was
-// states them, those was does not state after them in n's order.
-func memberOrder(was, n *yaml.Node) {
-	if was.Kind != yaml.MappingNode || n.Kind != yaml.MappingNode {
-		return
-	}
-	at := func(key string) int {
-		for i := 0; i+1 < len(was.Content); i += 2 {
-			if was.Content[i].Value == key {
-				return i
-			}
-		}
-		return len(was.Content)
-	}
-	var pairs [][2]*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		pairs = append(pairs, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
-	}
-	slices.SortStableFunc(pairs, func(a, b [2]*yaml.Node) int { return cmp.Compare(at(a[0].Value), at(b[0].Value)) })
-	n.Content = n.Content[:0]
-	for _, p := range pairs {
-		n.Content = append(n.Content, p[0], p[1])
-	}
+// aliasEntry writes out the entry the alias n names, for g, in n's
+// place: with the members its anchor's entry states, in its style, and
+// n's comments; the anchor's entry is left as it is.
+func aliasEntry(n *yaml.Node, g TraceWant) *yaml.Node {
+	e := traceEntry(g, statedMembers([]*yaml.Node{n}), n.Alias != nil && n.Alias.Style&yaml.FlowStyle != 0)
+	e.HeadComment, e.LineComment, e.FootComment = n.HeadComment, n.LineComment, n.FootComment
+	return e
 }
 
 // rewrite makes old, the value of key k in the case file, v, in old's
@@ -235,6 +457,23 @@ func hasKey(n *yaml.Node, key string) bool {
 		}
 	}
 	return false
+}
+
+// anchorIn is the first node under n, n included, that carries an
+// anchor, nil for none; it does not follow aliases, so it visits each
+// node of the file once.
+func anchorIn(n *yaml.Node) *yaml.Node {
+	stack := []*yaml.Node{n}
+	for len(stack) > 0 {
+		n, stack = stack[len(stack)-1], stack[:len(stack)-1]
+		if n.Anchor != "" {
+			return n
+		}
+		for _, c := range slices.Backward(n.Content) {
+			stack = append(stack, c)
+		}
+	}
+	return nil
 }
 
 // deeper reports whether a value of v lies more than limit levels below

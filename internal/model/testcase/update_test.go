@@ -1,12 +1,17 @@
 package testcase
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 )
 
 // TestUpdateNothingToWrite: an expectation the engine gave no answer for
@@ -41,5 +46,129 @@ func TestUpdateNothingToWrite(t *testing.T) {
 	}
 	if !strings.HasSuffix(string(b), "narration:\n") {
 		t.Errorf("the narration was rewritten:\n%s", b)
+	}
+}
+
+// TestUpdateTrace: --update's rewrite of a failed trace expectation,
+// golden. Each archive holds the case file before (tests/case.yaml), the
+// trace steps the engine answered (trace.json), and the file after
+// (want), with what Update refused (refused) when it refused any. A
+// kept entry gets only the members it stated, its comments kept; the
+// file after passes.
+func TestUpdateTrace(t *testing.T) {
+	golden.Archives(t, "testdata/update/*.txtar", func(t *testing.T, a *golden.Archive) {
+		dir := extract(t, a)
+		name := filepath.Join(dir, "tests", "case.yaml")
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, _ := a.File("trace.json")
+		var trace pilotage.Trace
+		if err := json.Unmarshal(steps, &trace.Steps); err != nil {
+			t.Fatal(err)
+		}
+		got := &Got{Validate: &pilotage.ValidateResponse{Valid: true}, Execute: &pilotage.ExecuteResponse{Trace: &trace}}
+		f, err := Parse(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refusals strings.Builder
+		for _, c := range f.Cases {
+			refused, err := Update(c, got, Check(c, got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range refused {
+				fmt.Fprintf(&refusals, "%s: %s\n", r.Key, r.Msg)
+			}
+		}
+		after, err := f.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Check(t, "want", after)
+		if _, ok := a.File("refused"); ok || refusals.Len() > 0 {
+			a.Check(t, "refused", []byte(refusals.String()))
+		}
+		if refusals.Len() > 0 {
+			return
+		}
+		again, err := Parse(name, after)
+		if err != nil {
+			t.Fatalf("the file after does not parse: %v", err)
+		}
+		for _, c := range again.Cases {
+			if failed := Check(c, got); len(failed) > 0 {
+				t.Errorf("case %q still fails after --update: %+v", c.Name, failed)
+			}
+		}
+	})
+}
+
+// TestUpdateTraceHostile: a trace rewrite is linear in the entries
+// stated and answered, aliases included: 5,000 entries stated against
+// a trace of 3, 1 against one of 100,000, and 20,000 aliases of one
+// anchored entry (each written out in its place, the anchor left as it
+// is) each take well under the bound; an entry nested deep is the
+// parse's error at its line. -short runs a tenth of each.
+func TestUpdateTraceHostile(t *testing.T) {
+	n := 20_000
+	if testing.Short() {
+		n = 2_000
+	}
+	steps := func(n int) *pilotage.Trace {
+		tr := &pilotage.Trace{}
+		for i := range n {
+			tr.Steps = append(tr.Steps, pilotage.TraceStep{ID: fmt.Sprintf("s%d", i), Calls: []string{"todo.add"}, Outcome: pilotage.Outcome{Status: "success"}})
+		}
+		return tr
+	}
+	head := "cases:\n  - name: a\n    program: {steps: [], output: '1'}\n    expect:\n      trace:\n"
+	anchored := "cases:\n  - name: anchor\n    program: {steps: [], output: '1'}\n    expect:\n      trace: [&e {id: s0, status: full}]\n" +
+		"  - name: a\n    program: {steps: [], output: '1'}\n    expect:\n      trace:\n"
+	for _, tc := range []struct {
+		name, src string
+		got       int
+		want      string // in the file after
+	}{
+		{"many stated", head + strings.Repeat("        - {id: x, status: full}\n", n/4), 3, "- {id: s2, status: success}\n"},
+		{"many answered", head + "        - {id: s0, status: full}\n", 5 * n, fmt.Sprintf("- {id: s%d, status: success}\n", 5*n-1)},
+		{"many aliases", anchored + strings.Repeat("        - *e\n", n), n, fmt.Sprintf("- {id: s%d, status: success}\n", n-1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "lang.pdl"), []byte("\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Parse(filepath.Join(dir, "tests", "case.yaml"), []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := &Got{Validate: &pilotage.ValidateResponse{Valid: true}, Execute: &pilotage.ExecuteResponse{Trace: steps(tc.got)}}
+			start := time.Now()
+			for _, c := range f.Cases {
+				if _, err := Update(c, got, Check(c, got)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, err := f.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+			if !strings.Contains(string(b), tc.want) || strings.Contains(string(b), "calls") {
+				t.Errorf("the file after lacks %q, or gained calls:\n%.400s", tc.want, b)
+			}
+		})
+	}
+
+	deep := head + "        - {id: a, calls: " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "}\n"
+	_, err := Parse("tests/case.yaml", []byte(deep))
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != 6 {
+		t.Errorf("an entry nested 300 deep: %v, want an *Error at line 6", err)
 	}
 }
