@@ -94,6 +94,10 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 		if err := t.updateFiles(s); err != nil {
 			return err
 		}
+		if t.noneSelected() {
+			// No report, not even --coverage's wrapper of one.
+			return t.noneError()
+		}
 		err = verb.WriteOutputNoted(s, p.Output, "the report", t.counts, func(w io.Writer) error {
 			if coverageJSON {
 				return testcase.WriteJSON(w, b.Bytes(), t.covOrder)
@@ -102,25 +106,42 @@ func Test(_ context.Context, p Params, s verb.Streams) error {
 			return err
 		})
 	} else {
-		err = verb.WriteOutputNoted(s, p.Output, "the report", t.counts, t.report)
+		err = verb.WriteOutputNoted(s, p.Output, "the report", t.counts, func(w io.Writer) error {
+			if err := t.report(w); err != nil {
+				return err
+			}
+			if t.noneSelected() {
+				// -o FILE is left as it was, not said to be written.
+				return errNoneSelected
+			}
+			return nil
+		})
 	}
 	switch {
+	case t.noneSelected():
+		// Nothing was written (errNoneSelected stopped it).
+		return t.noneError()
 	case err != nil:
 		return err
 	case t.pdlFailed:
 		return &verb.ExitError{Code: verb.ExitUsage}
 	case rep.Failed(false):
 		return verb.Findings
-	case t.noneSelected():
-		// A --run that selects nothing is a mistyped flag, not a corpus
-		// that passes: CI would pass it for ever.
-		msg := fmt.Sprintf("--run %q matches no case (of %s)", p.Run, report.Count(t.skipped, "case"))
-		if t.nearest != "" {
-			msg += fmt.Sprintf("; did you mean %q?", t.nearest)
-		}
-		return verb.Usage("%s", msg)
 	}
 	return nil
+}
+
+// errNoneSelected stops a report's writing when --run selected no case.
+var errNoneSelected = errors.New("no case selected")
+
+// noneError is the usage error of a --run that selects no case: a
+// mistyped flag, not a corpus that passes, which CI would pass for ever.
+func (t *run) noneError() error {
+	msg := fmt.Sprintf("--run %q matches no case (of %s)", t.p.Run, report.Count(t.skipped, "case"))
+	if t.nearest != "" {
+		msg += fmt.Sprintf("; did you mean %q?", t.nearest)
+	}
+	return verb.Usage("%s", msg)
 }
 
 // run is one pilotage test: what it keeps of the cases while they run,
@@ -235,6 +256,12 @@ func (t *run) report(w io.Writer) error {
 	}
 	t.skipped, t.nearest = r.Skipped, r.Nearest()
 	rep.Summary.Cases = &report.Cases{Cases: t.cases, Passed: t.cases - t.failed, Failed: t.failed}
+	if t.noneSelected() {
+		// Test says so, as a usage error, which writes no report: an
+		// empty one, or a count of no cases, would read as a run. No
+		// finding was written: every finding of a case file is an error.
+		return nil
+	}
 	if p.Format != report.Text {
 		return st.Close()
 	}
@@ -244,11 +271,6 @@ func (t *run) report(w io.Writer) error {
 		if err := st.Close(); err != nil {
 			return err
 		}
-	}
-	if t.noneSelected() {
-		// Test says so, as a usage error: a count of no cases beside it
-		// would read as a run.
-		return nil
 	}
 	if _, err := fmt.Fprintln(w, t.counts()); err != nil {
 		return err
