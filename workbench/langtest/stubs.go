@@ -136,14 +136,17 @@ func closedSetFindings(f *testcase.File, c *testcase.Case, l *language.Language)
 	// at is where key states its value: a status's own, a list's for a
 	// code or status of one of its items.
 	at := func(key string) testcase.Place { return testcase.Place{Line: e.Lines[key], Col: e.Cols[key]} }
-	check := func(where testcase.Place, what, v string, set []string) {
+	outside := func(where testcase.Place, v string, set []string, msg, setIs string) {
 		if v != "" && !slices.Contains(set, v) {
-			hint := "the set is " + fmt.Sprint(set)
+			hint := setIs + fmt.Sprint(set)
 			if m := suggest.DidYouMean(v, set); m != "" {
 				hint = m + " " + hint
 			}
-			fs = append(fs, findingAt(f, where, "test-closed-set", fmt.Sprintf("case %q expects %s %q, which is not in %s's closed set", c.Name, what, report.Clip(v), l.ID), hint))
+			fs = append(fs, findingAt(f, where, "test-closed-set", msg, hint))
 		}
+	}
+	check := func(where testcase.Place, what, v string, set []string) {
+		outside(where, v, set, fmt.Sprintf("case %q expects %s %q, which is not in %s's closed set", c.Name, what, report.Clip(v), l.ID), "the set is ")
 	}
 	codes, risks, statuses, steps := testcase.ClosedSets(l)
 	for _, d := range e.Diagnostics {
@@ -162,5 +165,29 @@ func closedSetFindings(f *testcase.File, c *testcase.Case, l *language.Language)
 	for _, t := range e.Trace {
 		check(at("trace"), "step status", t.Status, steps)
 	}
+	// A stub fails with a failing step status, as the PDL's fail does
+	// (§5.7): the engine would make any other partial, so a typo would
+	// pass as a test of partial.
+	failing := failingStatuses(l)
+	for _, s := range c.Stubs {
+		setIs := "the failing step statuses are "
+		if slices.Contains(steps, s.Fail) {
+			setIs = report.Clip(s.Fail) + " is a step status that does not fail (ok=true); " + setIs
+		}
+		outside(s.FailAt, s.Fail, failing, fmt.Sprintf("case %q stubs %s to fail with step status %q, which is not a failing step status of %s's closed set",
+			c.Name, report.Clip(s.Entry), report.Clip(s.Fail), l.ID), setIs)
+	}
 	return fs
+}
+
+// failingStatuses are the step statuses of l a call fails with (ok=false),
+// partial among them: those the engine gives a scripted failure.
+func failingStatuses(l *language.Language) []string {
+	var out []string
+	for _, s := range l.Sets.StepStatuses {
+		if !s.OK {
+			out = append(out, s.Status)
+		}
+	}
+	return out
 }

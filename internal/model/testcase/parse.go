@@ -578,9 +578,9 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 			before := len(p.errs)
 			err := p.fields(sn, map[string]func(*yaml.Node) error{
 				"returns": func(x *yaml.Node) error { var err error; s.Returns, err = p.jsonValue(x); return err },
-				"compute": func(x *yaml.Node) error { return p.str(x, &s.Compute) },
-				"fail":    func(x *yaml.Node) error { return p.str(x, &s.Fail) },
-				"when":    func(x *yaml.Node) error { return p.str(x, &s.When) },
+				"compute": func(x *yaml.Node) error { s.ComputeAt = p.place(x); return p.str(x, &s.Compute) },
+				"fail":    func(x *yaml.Node) error { s.FailAt = p.place(x); return p.str(x, &s.Fail) },
+				"when":    func(x *yaml.Node) error { s.WhenAt = p.place(x); return p.str(x, &s.When) },
 				"message": func(x *yaml.Node) error { return p.str(x, &s.Message) },
 			})
 			if err != nil {

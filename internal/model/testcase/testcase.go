@@ -100,6 +100,9 @@ type Stub struct {
 	Fail    string
 	When    string
 	Message string
+	// FailAt, WhenAt and ComputeAt are where the stub writes its fail:,
+	// when: and compute: values, where a finding about one is placed.
+	FailAt, WhenAt, ComputeAt Place
 }
 
 // Drift is a catalog change made between plan and execute: the Run is
