@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,41 +69,78 @@ func TestUpdateTrace(t *testing.T) {
 		if err := json.Unmarshal(steps, &trace.Steps); err != nil {
 			t.Fatal(err)
 		}
-		got := &Got{Validate: &pilotage.ValidateResponse{Valid: true}, Execute: &pilotage.ExecuteResponse{Trace: &trace}}
 		f, err := Parse(name, src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var refusals strings.Builder
-		for _, c := range f.Cases {
-			refused, err := Update(c, got, Check(c, got))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range refused {
-				fmt.Fprintf(&refusals, "%s: %s\n", r.Key, r.Msg)
-			}
+		after, refusals := updateTrace(t, f, &trace)
+		a.Check(t, "want", after)
+		if _, ok := a.File("refused"); ok || refusals != "" {
+			a.Check(t, "refused", []byte(refusals))
 		}
-		after, err := f.Marshal()
+	})
+}
+
+// updateTrace updates each case of f to the trace, as --update does,
+// and returns the file after and what Update refused, one line each.
+// When it refused nothing, the file after must parse and pass.
+func updateTrace(t *testing.T, f *File, trace *pilotage.Trace) (after []byte, refusals string) {
+	t.Helper()
+	x := &pilotage.ExecuteResponse{Outcome: pilotage.Outcome{OK: true, Status: "success"}, Output: json.RawMessage("1"), Trace: trace}
+	got := &Got{Validate: &pilotage.ValidateResponse{Valid: true}, Execute: x}
+	var b strings.Builder
+	for _, c := range f.Cases {
+		refused, err := Update(c, got, Check(c, got))
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.Check(t, "want", after)
-		if _, ok := a.File("refused"); ok || refusals.Len() > 0 {
-			a.Check(t, "refused", []byte(refusals.String()))
+		for _, r := range refused {
+			fmt.Fprintf(&b, "%s: %s\n", r.Key, r.Msg)
 		}
-		if refusals.Len() > 0 {
+	}
+	after, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > 0 {
+		return after, b.String()
+	}
+	again, err := Parse(f.Name, after)
+	if err != nil {
+		t.Fatalf("the file after does not parse: %v\n%s", err, after)
+	}
+	for _, c := range again.Cases {
+		if failed := Check(c, got); len(failed) > 0 {
+			t.Errorf("case %q still fails after --update: %+v\n%s", c.Name, failed, after)
+		}
+	}
+	return after, ""
+}
+
+// FuzzUpdateTrace: whatever case file parses, Update of its cases to a
+// Run of output 1 and a trace of three steps never panics, and the file after parses and
+// passes unless Update refused a case.
+func FuzzUpdateTrace(f *testing.F) {
+	for _, s := range golden.Sections(f, "testdata/update/*.txtar", func(n string) bool { return n == "tests/case.yaml" }) {
+		f.Add(s)
+	}
+	steps := golden.Sections(f, "testdata/update/stated.txtar", func(n string) bool { return n == "trace.json" })
+	var trace pilotage.Trace
+	if err := json.Unmarshal(steps[0], &trace.Steps); err != nil {
+		f.Fatal(err)
+	}
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lang.pdl"), []byte("\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	name := filepath.Join(dir, "tests", "case.yaml")
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, err := Parse(name, src)
+		if err != nil {
 			return
 		}
-		again, err := Parse(name, after)
-		if err != nil {
-			t.Fatalf("the file after does not parse: %v", err)
-		}
-		for _, c := range again.Cases {
-			if failed := Check(c, got); len(failed) > 0 {
-				t.Errorf("case %q still fails after --update: %+v", c.Name, failed)
-			}
-		}
+		steps := slices.Clone(trace.Steps)
+		updateTrace(t, file, &pilotage.Trace{Steps: steps})
 	})
 }
 
