@@ -104,6 +104,10 @@ func loadConfig(flags *pflag.FlagSet) (cfg *config.Config, found bool, err error
 		// The file the flag names cannot be opened: say which flag named it.
 		return nil, false, usageErr("--%s %v", configFlag, fserr.Plain(err))
 	}
+	var ds config.Diagnostics
+	if errors.As(err, &ds) {
+		return nil, false, &exitError{Code: ExitUsage, Err: ds}
+	}
 	if err != nil {
 		return nil, false, usageErr("%v", fserr.Plain(err))
 	}

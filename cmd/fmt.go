@@ -117,6 +117,9 @@ func programLang(cfg *config.Config, files []string) (string, error) {
 		if !ok || (lang != "" && l.Value != lang) {
 			return "", usageErr("%s is not a PDL file; to format a program give --lang L.pdl (or map it in pilotage.yaml languages)", f)
 		}
+		if err := cfg.CheckLang(l); err != nil {
+			return "", &exitError{Code: ExitUsage, Err: err}
+		}
 		lang = l.Value
 	}
 	if lang != "" && pdlFile != "" {

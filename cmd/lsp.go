@@ -101,7 +101,11 @@ func project(path string, open lsp.Open) lsp.Project {
 		cfg.Apply(rep, config.Apply{Inline: pdl.Suppressions, Known: ruleIDs()})
 	}}
 	if l, ok := cfg.LanguageFor(path); ok {
-		p.Lang = l.Value
+		if err := cfg.CheckLang(l); err != nil {
+			p.Problems = settingsProblems(name, err)
+		} else {
+			p.Lang = l.Value
+		}
 	}
 	return p
 }

@@ -62,7 +62,7 @@ var (
 	misspeltKey = want{2, 0, 9, 1, `unknown key "langauges" at the top level (did you mean "languages"?)` +
 		"\nhint: the keys here are defaults, ignore, languages, overrides, rules, suppress; see docs/config.md"}
 	// Column 40 in code points; the emoji before it is two UTF-16 units.
-	strictString = want{5, 40, 44, 1, "defaults.strict: got string, want boolean"}
+	strictString = want{5, 40, 44, 1, "defaults.strict: expected true or false here, found a string"}
 	tabIndent    = want{3, 0, 1, 1, "not valid YAML: found character that cannot start any token\nhint: indent with spaces: YAML does not allow tabs in indentation"}
 	unknownRule  = want{2, 2, 17, 1, `unknown rule "core-guide-sise" (did you mean "core-guide-size"?)` +
 		"\nhint: list the rules with pilotage lint --list-rules, pilotage replay --list-rules or pilotage conform --list-rules"}
@@ -208,8 +208,14 @@ func TestLSPSettingsOnDisk(t *testing.T) {
 	write("defaults: {strict: maybe}\n" + good)
 	c.Notify("workspace/didChangeWatchedFiles", changed)
 	ds := c.WaitFor(prog, unchecked)
-	if !strings.Contains(ds[0].Message, "../pilotage.yaml:1:20: defaults.strict: got string, want boolean;") {
+	if !strings.Contains(ds[0].Message, "../pilotage.yaml:1:20: defaults.strict: expected true or false here, found a string;") {
 		t.Errorf("program: %s", ds[0].Message)
+	}
+	// A lang file that cannot be read is said at its lang value.
+	write(strings.Replace(good, homeflow, "nothere.pdl", 1))
+	c.Notify("workspace/didChangeWatchedFiles", changed)
+	if ds := c.WaitFor(prog, unchecked); !strings.Contains(ds[0].Message, "lang names nothere.pdl, which cannot be read") {
+		t.Errorf("program, lang missing: %s", ds[0].Message)
 	}
 	write(good)
 	c.Notify("workspace/didChangeWatchedFiles", changed)

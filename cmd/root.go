@@ -16,6 +16,7 @@ import (
 	"github.com/pilotage-dev/pilotage/cmd/verb"
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+	"github.com/pilotage-dev/pilotage/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -68,7 +69,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.Err != nil {
+		var ds config.Diagnostics
+		switch {
+		case errors.As(ee.Err, &ds):
+			// Each problem of a pilotage.yaml is a message of its own.
+			for _, d := range ds.Messages() {
+				fmt.Fprintln(stderr, "pilotage:", d)
+			}
+		case ee.Err != nil:
 			fmt.Fprintln(stderr, "pilotage:", ee.Err)
 		}
 		return ee.Code

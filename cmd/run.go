@@ -219,6 +219,9 @@ func langFromConfig(v progVerb, p *progParams, programFile string) error {
 	if !ok {
 		return usageErr("%s needs --lang FILE.pdl, the Language %s is written in; or a languages entry in pilotage.yaml whose files match it (docs/config.md). See 'pilotage %s --help'", v.name, programFile, v.name)
 	}
+	if err := cfg.CheckLang(l); err != nil {
+		return &exitError{Code: ExitUsage, Err: err}
+	}
 	p.lang = l.Value
 	return nil
 }

@@ -1,7 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -114,6 +117,32 @@ func (c *Config) LanguageFor(program string) (String, bool) {
 	return String{}, false
 }
 
+// CheckLang says, at its lang value, that the PDL file a languages entry
+// names (l, from LanguageFor) cannot be read, so the verb that would load
+// it tells where the name came from; nil when it can be.
+func (c *Config) CheckLang(l String) error {
+	f, err := os.Open(l.Value)
+	if err == nil {
+		return f.Close()
+	}
+	reason := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		reason = pe.Err
+	}
+	written := l.Value // as the file writes it, relative to its directory
+	if abs, err := filepath.Abs(l.Value); err == nil {
+		if r, err := filepath.Rel(c.Dir, abs); err == nil {
+			written = r
+		}
+	}
+	ds := Diagnostics{{File: l.From.File, Line: l.From.Line, Column: l.From.Column,
+		Message: fmt.Sprintf("lang names %s, which cannot be read: %v", written, reason),
+		Hint:    "lang is the PDL file of the Language, relative to the directory of " + filepath.Base(l.From.File)}}
+	ds.show(c.src)
+	return ds
+}
+
 // Path resolves a path the file writes (lang, baseline) against its
 // directory, relative to the working directory when it can be, so
 // messages show a short name.
@@ -121,13 +150,7 @@ func (c *Config) Path(p string) string {
 	if filepath.IsAbs(p) || c.File == "" {
 		return p
 	}
-	abs := filepath.Join(c.Dir, p)
-	if wd, err := filepath.Abs("."); err == nil {
-		if r, err := filepath.Rel(wd, abs); err == nil {
-			return r
-		}
-	}
-	return abs
+	return Shown(filepath.Join(c.Dir, p))
 }
 
 // Apply options.

@@ -270,15 +270,19 @@ func (ds Diagnostics) show(src []byte) {
 	}
 }
 
-func (ds Diagnostics) Error() string {
-	lines := make([]string, 0, min(len(ds), MaxDiagnostics)+1)
+func (ds Diagnostics) Error() string { return strings.Join(ds.Messages(), "\n") }
+
+// Messages are the problems as printed, each with its snippet and hint:
+// at most MaxDiagnostics, then one saying how many more there are.
+func (ds Diagnostics) Messages() []string {
+	out := make([]string, 0, min(len(ds), MaxDiagnostics)+1)
 	for _, d := range ds[:min(len(ds), MaxDiagnostics)] {
-		lines = append(lines, d.Error())
+		out = append(out, d.Error())
 	}
 	if n := len(ds) - MaxDiagnostics; n > 0 {
-		lines = append(lines, fmt.Sprintf("%s: %d more problems not shown", ds[0].File, n))
+		out = append(out, fmt.Sprintf("%s: %d more problems not shown", ds[0].File, n))
 	}
-	return strings.Join(lines, "\n")
+	return out
 }
 
 //go:embed schema.json

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -63,9 +64,18 @@ func (cfg *Config) parse(src []byte, known []string) Diagnostics {
 			Hint: "a pilotage.yaml is a few hundred lines of settings; is it the right file? --config names another"}}
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		e := yamlerr.Place(src, err, "docs/config.md")
 		return Diagnostics{{File: cfg.File, Line: e.Line, Column: e.Column, Message: "not valid YAML: " + e.Message, Hint: e.Hint}}
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err != io.EOF {
+		// A second document would be read by no verb: say so rather
+		// than let its settings be silently left out.
+		line := documentStart(src, next.Line)
+		return Diagnostics{{File: cfg.File, Line: line, Column: 1, Message: "a second YAML document begins here; pilotage.yaml is one document, and no verb would read this one",
+			Hint: "remove the --- line so its settings join the first document's, or move them to another file --config names"}}
 	}
 	if len(doc.Content) == 0 {
 		return nil // an empty file sets nothing
@@ -91,6 +101,18 @@ func (cfg *Config) parse(src []byte, known []string) Diagnostics {
 	}
 	t.decode(cfg, val.(map[string]any))
 	return inFileOrder(append(cfg.checkPatterns(), rules...))
+}
+
+// documentStart is the line of the "---" that starts the document whose
+// first value is at line (1-based), or line when there is none before it.
+func documentStart(src []byte, line int) int {
+	lines := bytes.Split(src, []byte("\n"))
+	for i := min(line, len(lines)) - 1; i >= 0; i-- {
+		if bytes.HasPrefix(lines[i], []byte("---")) {
+			return i + 1
+		}
+	}
+	return max(line, 1)
 }
 
 // inFileOrder sorts ds by place.
@@ -319,7 +341,7 @@ func (t *tree) diagnostics(f failure) Diagnostics {
 	}
 	where := "the top level"
 	if ptr != "" {
-		where = strings.Join(ve.InstanceLocation, ".")
+		where = yamlPath(ve.InstanceLocation)
 	}
 	n := t.nodes[ptr]
 	if f.ofKey {
@@ -362,6 +384,24 @@ func (t *tree) diagnostics(f failure) Diagnostics {
 		return Diagnostics{d}
 	}
 	d := t.at(n, "%s: %s", where, ve.ErrorKind.LocalizedString(printer))
+	switch k := ve.ErrorKind.(type) {
+	case *kind.Type:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = yamlType(w)
+		}
+		d.Message = fmt.Sprintf("%s: expected %s here, found %s", where, strings.Join(want, " or "), yamlType(k.Got))
+	case *kind.Required:
+		keys := make([]string, len(k.Missing))
+		for i, m := range k.Missing {
+			keys[i] = strconv.Quote(m)
+		}
+		what := "the key " + keys[0] + " is"
+		if len(keys) > 1 {
+			what = "the keys " + strings.Join(keys, " and ") + " are"
+		}
+		d.Message = fmt.Sprintf("%s: %s missing", where, what)
+	}
 	switch {
 	case strings.HasSuffix(ve.SchemaURL, "/properties/lang"):
 		d.Message = fmt.Sprintf("%s: %q is not a .pdl file", where, n.Value)
@@ -373,6 +413,42 @@ func (t *tree) diagnostics(f failure) Diagnostics {
 		d.Hint = "a rule ID is lower case with dashes, as --list-rules prints it"
 	}
 	return Diagnostics{d}
+}
+
+// yamlPath is a value's place as a YAML user writes it: keys joined by
+// dots, list items by index (overrides[0].files).
+func yamlPath(loc []string) string {
+	var b strings.Builder
+	for _, seg := range loc {
+		if _, err := strconv.Atoi(seg); err == nil && b.Len() > 0 {
+			fmt.Fprintf(&b, "[%s]", seg)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
+}
+
+// yamlType names a JSON Schema type in YAML's words.
+func yamlType(t string) string {
+	switch t {
+	case "object":
+		return "a mapping"
+	case "array":
+		return "a list"
+	case "string":
+		return "a string"
+	case "number", "integer":
+		return "a number"
+	case "boolean":
+		return "true or false"
+	case "null":
+		return "nothing (null)"
+	}
+	return t
 }
 
 // allowedKeys lists the properties the schema object holding the failed
@@ -470,6 +546,10 @@ func (cfg *Config) checkPatterns() Diagnostics {
 		for _, p := range ps {
 			if err := pathglob.Validate(p.Glob); err != nil {
 				ds = append(ds, &Diagnostic{File: p.From.File, Line: p.From.Line, Column: p.From.Column, Message: err.Error()})
+			} else if strings.HasPrefix(p.Glob, "/") || slices.Contains(strings.Split(p.Glob, "/"), "..") {
+				ds = append(ds, &Diagnostic{File: p.From.File, Line: p.From.Line, Column: p.From.Column,
+					Message: fmt.Sprintf("pattern %q matches no file: patterns are relative to the directory of pilotage.yaml and never reach outside it", p.Glob),
+					Hint:    "write the path from pilotage.yaml's directory, or move pilotage.yaml up to a directory that holds the files"})
 			}
 		}
 	}
