@@ -71,7 +71,9 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 	}
 	if len(e.node.Content) == 0 {
 		keys := []string{"valid", "diagnostics"}
-		if got.Execute != nil {
+		if out, _ := current("output", got); got.Execute != nil && out == nil {
+			keys = []string{"status"} // a null output is no output a case can state
+		} else if got.Execute != nil {
 			keys = []string{"status", "output"}
 		}
 		for _, k := range keys {
@@ -107,6 +109,12 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 			// give): the expectation still fails, and must not be
 			// reported as updated.
 			refused = append(refused, Refusal{key, fmt.Sprintf("case %q: the engine gave no %s to write; left as it was", c.Name, key)})
+			continue
+		}
+		if key == "output" && v == nil {
+			// `output: null` is a blank output, which states nothing:
+			// written, it would fail the next run.
+			refused = append(refused, Refusal{key, fmt.Sprintf("case %q: the output is null, which a case cannot state (`output: null` is blank, as `output:` is); left as it was", c.Name)})
 			continue
 		}
 		if deeper(v, maxDepth) {
