@@ -64,25 +64,22 @@ func (f *reportFlags) formatNames() []string {
 	return names
 }
 
-// takes is every --format value the verb takes, pictures included, in
-// the words of its errors.
-func (f *reportFlags) takes(sep string) string {
-	names := append(f.formatNames(), f.pictures...)
-	if sep == ", " {
-		return strings.Join(names, sep)
-	}
-	return strings.Join(names[:len(names)-1], ", ") + sep + names[len(names)-1]
+// unknownFormat is the usage error of a --format value that is none of
+// names, the values the verb takes: one wording for every verb.
+func unknownFormat(got string, names []string) error {
+	return usageErr("unknown format %q%s; use one of: %s", report.Clip(got), didYouMean(got, names), strings.Join(names, ", "))
 }
 
 // validate checks the flag values before any work is done, so a typo
 // fails fast with exit 2.
 func (f *reportFlags) validate() (report.Format, error) {
+	takes := append(f.formatNames(), f.pictures...)
 	format, err := report.ParseFormat(f.format)
 	if err != nil {
-		return "", usageErr("unknown format %q%s; use one of: %s", report.Clip(f.format), didYouMean(f.format, append(f.formatNames(), f.pictures...)), f.takes(", "))
+		return "", unknownFormat(f.format, takes)
 	}
 	if !slices.Contains(f.formats, format) {
-		return "", usageErr("format %q is not available for this command; use %s", report.Clip(f.format), f.takes(" or "))
+		return "", usageErr("format %q is not available for this command; use one of: %s", report.Clip(f.format), strings.Join(takes, ", "))
 	}
 	switch f.color {
 	case "auto", "always", "never":

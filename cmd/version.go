@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/spf13/cobra"
 )
 
@@ -105,7 +104,7 @@ Exit status: 0 printed, 2 usage errors.`,
 			case "json":
 				return printf(s, "%s\n", versionJSON(bi))
 			}
-			return usageErr("unknown format %q%s; use text or json", report.Clip(format), didYouMean(format, []string{"text", "json"}))
+			return unknownFormat(format, []string{"text", "json"})
 		},
 	}
 	c.Flags().StringVarP(&format, "format", "f", "text", "output format: text or json")
