@@ -148,7 +148,7 @@ func FuzzUpdateTrace(f *testing.F) {
 // stated and answered, aliases included: 5,000 entries stated against
 // a trace of 3, 1 against one of 100,000, and 20,000 aliases of one
 // anchored entry (each written out in its place, the anchor left as it
-// is) each take well under the bound; an entry nested deep is the
+// is) each take Update well under the bound; an entry nested deep is the
 // parse's error at its line. -short runs a tenth of each.
 func TestUpdateTraceHostile(t *testing.T) {
 	n := 20_000
@@ -184,18 +184,25 @@ func TestUpdateTraceHostile(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := &Got{Validate: &pilotage.ValidateResponse{Valid: true}, Execute: &pilotage.ExecuteResponse{Trace: steps(tc.got)}}
-			start := time.Now()
+			// Update alone is timed: Check's diff and go-yaml's writing
+			// of the file (2 s of 100,000 entries on a loaded machine)
+			// are not the rewrite's.
+			var took time.Duration
 			for _, c := range f.Cases {
-				if _, err := Update(c, got, Check(c, got)); err != nil {
+				failed := Check(c, got)
+				start := time.Now()
+				if _, err := Update(c, got, failed); err != nil {
 					t.Fatal(err)
 				}
+				took += time.Since(start)
+			}
+			t.Logf("Update took %v", took)
+			if took > 2*time.Second {
+				t.Errorf("Update took %v", took)
 			}
 			b, err := f.Marshal()
 			if err != nil {
 				t.Fatal(err)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("took %v", d)
 			}
 			if !strings.Contains(string(b), tc.want) || strings.Contains(string(b), "calls") {
 				t.Errorf("the file after lacks %q, or gained calls:\n%.400s", tc.want, b)
