@@ -15,16 +15,7 @@ import (
 // example and the test reads what the client received. CI installs
 // neovim (.ci/run); elsewhere the test skips without it.
 func TestNeovim(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and starts Neovim")
-	}
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI needs nvim (apt-get install neovim)")
-		}
-		t.Skip("nvim is not installed")
-	}
+	nvim := lookNvim(t)
 	dir := t.TempDir()
 	bin := buildPilotage(t, dir)
 	pdlFile, _ := filepath.Abs(homeflow)
@@ -102,6 +93,63 @@ func TestNeovim(t *testing.T) {
 }
 
 // buildPilotage builds the binary an editor starts into dir.
+// lookNvim is the nvim a test starts; it skips under -short, and where
+// nvim is not installed unless in CI, which installs it (.ci/run).
+func lookNvim(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and starts Neovim")
+	}
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI needs nvim (apt-get install neovim)")
+		}
+		t.Skip("nvim is not installed")
+	}
+	return nvim
+}
+
+// TestNeovimDocsSnippet runs the Neovim 0.7 configuration docs/editors.md
+// gives, as a user would paste it into init.lua, with pilotage on PATH:
+// opening a PDL file with an error shows pilotage's diagnostic.
+func TestNeovimDocsSnippet(t *testing.T) {
+	nvim := lookNvim(t)
+	page, err := os.ReadFile("../../docs/editors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(page), "On Neovim 0.7, without `vim.lsp.start` and `vim.fs`:\n\n```lua\n")
+	snippet, _, closed := strings.Cut(after, "```")
+	if !ok || !closed {
+		t.Fatal("docs/editors.md has no Neovim 0.7 lua block after its 'On Neovim 0.7' line")
+	}
+	dir := t.TempDir()
+	buildPilotage(t, dir)
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("init.lua", snippet)
+	write("broken.pdl", "langauge \"x/v1\" {}\n")
+	out := filepath.Join(dir, "out.txt")
+	probe := `lua vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+		local d = vim.diagnostic.get(0)
+		local f = io.open(vim.env.OUT, 'w'); f:write(d[1] and d[1].message or 'no diagnostic'); f:close()
+		vim.cmd('qa!')`
+	cmd := exec.Command(nvim, "--headless", "-n", "-u", "init.lua", "broken.pdl", "-c", strings.ReplaceAll(probe, "\n\t\t", " "))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), "OUT="+out, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvim: %v\n%s", err, b)
+	}
+	got, _ := os.ReadFile(out)
+	if !strings.Contains(string(got), `unknown keyword langauge`) {
+		t.Errorf("the diagnostic Neovim shows with the docs' configuration: %q, want pdl's unknown keyword", got)
+	}
+}
+
 func buildPilotage(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "pilotage")
