@@ -2,6 +2,7 @@ package pdl
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suppress"
@@ -29,7 +30,7 @@ func Suppressions(name string, src []byte) []suppress.Directive {
 			switch n := n.(type) {
 			case *Comment:
 				if c, ok := suppress.ParseComment(n.Text); ok && n.Text != "" {
-					d := suppress.Directive{Comment: c, At: at(name, n.Pos)}
+					d := suppress.Directive{Comment: c, At: at(name, n.Pos), Width: utf8.RuneCountInString(n.Text)}
 					d.Start, d.End = d.At, d.At // covers nothing…
 					if i+1 < len(body) {
 						if next, ok := body[i+1].(*Stmt); ok {
@@ -39,9 +40,9 @@ func Suppressions(name string, src []byte) []suppress.Directive {
 					out = append(out, d)
 				}
 			case *Stmt:
-				for _, text := range trailing(n) {
-					if c, ok := suppress.ParseComment(text); ok {
-						d := suppress.Directive{Comment: c, At: at(name, n.Pos)}
+				for _, t := range trailing(n) {
+					if c, ok := suppress.ParseComment(t.text); ok {
+						d := suppress.Directive{Comment: c, At: at(name, commentPos(src, t.after, t.text)), Width: utf8.RuneCountInString(t.text)}
 						d.Start, d.End = extent(name, n)
 						out = append(out, d)
 					}
@@ -56,17 +57,44 @@ func Suppressions(name string, src []byte) []suppress.Directive {
 	return out
 }
 
+// trailingComment is a comment on a statement's own line, and the
+// position it follows.
+type trailingComment struct {
+	text  string
+	after Pos
+}
+
 // trailing are the comments on a statement's own lines: after its
 // opening brace and after the statement.
-func trailing(s *Stmt) []string {
-	var out []string
+func trailing(s *Stmt) []trailingComment {
+	var out []trailingComment
 	if s.Block != nil && s.Block.OpenComment != "" {
-		out = append(out, s.Block.OpenComment)
+		out = append(out, trailingComment{s.Block.OpenComment, s.Block.Pos})
 	}
 	if s.Comment != "" {
-		out = append(out, s.Comment)
+		after := s.Pos // a statement without a block ends past its comment
+		if s.Block != nil {
+			after = s.Block.EndPos
+		}
+		out = append(out, trailingComment{s.Comment, after})
 	}
 	return out
+}
+
+// commentPos is where text, a comment, starts after the position after,
+// on its line or, for a statement without a block, on the statement's
+// lines; after itself when it is not found there, so a finding on the
+// comment is still near it.
+func commentPos(src []byte, after Pos, text string) Pos {
+	from := min(int(after.Offset), len(src))
+	// Bounded, so a file of many directives is never scanned to its end
+	// for each: a statement's own lines before its comment are shorter.
+	i := bytes.Index(src[from:min(len(src), from+len(text)+64<<10)], []byte(text))
+	if i < 0 {
+		return after
+	}
+	after.Advance(string(src[from : from+i]))
+	return after
 }
 
 // extent is where a statement starts and the position just after it:

@@ -85,8 +85,10 @@ func ParseComment(text string) (c Comment, ok bool) {
 // (alone), block included.
 type Directive struct {
 	Comment
-	// At is the comment.
-	At report.Location
+	// At is the comment, Width its length in columns (0 when unknown),
+	// which findings on it underline.
+	At    report.Location
+	Width int
 	// Start and End bound what it covers: findings at a position p with
 	// Start <= p < End (line, then column).
 	Start, End report.Location
@@ -186,6 +188,10 @@ func (d *Directive) applies() bool { return d.Problem == "" && d.Reason != "" }
 // finding is a finding of rule (one of this package's) at d.
 func finding(d *Directive, rule, msg, hint string) report.Finding {
 	r, _ := registry.Lookup(rule)
-	return report.Finding{Rule: rule, Section: r.Section, Severity: r.Severity, Message: msg, Hint: hint,
+	f := report.Finding{Rule: rule, Section: r.Section, Severity: r.Severity, Message: msg, Hint: hint,
 		File: d.At.File, Line: d.At.Line, Column: d.At.Column}
+	if d.Width > 0 {
+		f.EndLine, f.EndColumn = d.At.Line, d.At.Column+d.Width
+	}
+	return f
 }
