@@ -55,6 +55,11 @@ func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langSt
 	l := ls.lang
 	syn := syntax.For(l)
 	parsed, err := syn.Parse(src, l.Limits.Depth)
+	if le, ok := errors.AsType[*program.LimitError](err); ok && (le.Pointer != "" || le.At.Line > 0) {
+		// The message names where (a step past the steps limit, a
+		// construct past the depth limit).
+		return checked{problems: []problem{{msg: pilotage.ErrResourceLimit + ": " + err.Error(), noPointer: true}}}
+	}
 	if err != nil {
 		return checked{problems: []problem{{msg: err.Error()}}}
 	}
@@ -68,7 +73,7 @@ func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langSt
 		// Placed at the expression or step over the limit, as validate
 		// places it.
 		d := pilotage.Diagnostic{Severity: pilotage.SeverityError, Path: pilotage.PointerPath(le.Pointer)}
-		return checked{problems: []problem{{diag: d, msg: err.Error(), noPointer: true}}, parsed: parsed}
+		return checked{problems: []problem{{diag: d, msg: pilotage.ErrResourceLimit + ": " + err.Error(), noPointer: true}}, parsed: parsed}
 	}
 	if err != nil {
 		return checked{problems: []problem{{msg: err.Error()}}, parsed: parsed}

@@ -502,7 +502,10 @@ func TestConcurrentUse(t *testing.T) {
 // TestProgramTooLarge: a program beyond the Language's size bound is a
 // resource_limit request error at validate and at execute (§10.1).
 func TestProgramTooLarge(t *testing.T) {
-	e := newEngine(t, homeServer(), t.TempDir())
+	srv := homeServer()
+	// Room for the steps: what is over a bound here is the size alone.
+	srv.Languages[0].Limits.Steps = 10000
+	e := newEngine(t, srv, t.TempDir())
 	step := `{"id": "s%d", "call": "fan.set", "with": {"on": "true"}}`
 	var steps []string
 	for i := 0; len(strings.Join(steps, ",")) < 64<<10; i++ {

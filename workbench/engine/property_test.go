@@ -102,7 +102,7 @@ func newPropEnv(t testing.TB) *propEnv {
 type tally map[string]int
 
 // behaviours every run of the default seed range must reach.
-var behaviours = []string{"valid", "invalid", "too deep", "success", "device_error", "runtime error",
+var behaviours = []string{"valid", "invalid", "too deep", "too many steps", "success", "device_error", "runtime error",
 	"step limit", "iteration limit", "memory limit", "time limit", "zero-iteration loop", "sub-program", "branch", "summary truncation", "deployed", "stored"}
 
 func TestGeneratedPrograms(t *testing.T) {
@@ -168,8 +168,8 @@ func (p *propEnv) check(t *testing.T, c *genCase, seen tally) {
 	}
 	req := pilotage.ExecuteRequest{Program: c.program, Input: c.input}
 	switch c.expect {
-	case expectTooDeep:
-		seen["too deep"]++
+	case expectTooDeep, expectTooMany:
+		seen[map[expectation]string{expectTooDeep: "too deep", expectTooMany: "too many steps"}[c.expect]]++
 		reqErr(t, verr, pilotage.ErrResourceLimit)
 		_, err := p.e.Execute(bg, alice, c.lang, req)
 		reqErr(t, err, pilotage.ErrResourceLimit)
@@ -197,6 +197,8 @@ func (c *genCase) describe() string {
 		return fmt.Sprintf("made invalid with %s (want code %s)", c.mistake, c.wantCode)
 	case expectTooDeep:
 		return "nested past the depth bound"
+	case expectTooMany:
+		return "more steps than the steps bound"
 	}
 	return "valid"
 }

@@ -24,6 +24,7 @@ const (
 	expectValid   expectation = iota
 	expectInvalid             // diagnostics, one of them with wantCode
 	expectTooDeep             // a resource_limit request error (§10.1)
+	expectTooMany             // more steps than limits steps: resource_limit too
 )
 
 // genCase is one generated program with its input.
@@ -183,6 +184,12 @@ func generate(seed uint64) *genCase {
 	c.store = r.IntN(8) == 0
 	if c.lang == "home/v1" && c.expect == expectValid {
 		g.rebound(c, &prog.Steps)
+	}
+	// Decided after every draw, so the draws, and the corpus seeds'
+	// cases, stay: a program of more steps than tight/v1 runs is refused
+	// by validate (§10.1), whatever else it holds.
+	if c.lang == "tight/v1" && c.expect != expectTooDeep && countSteps(prog.Steps) > tightLimits.Steps {
+		c.expect, c.deploy = expectTooMany, false
 	}
 	c.program = mustJSON(prog)
 	return c
@@ -510,6 +517,22 @@ func (g *gen) mutate() (string, string) {
 		insert(&gstep{id: "badif", kind: pilotage.KindBranch, cond: "input.n >"})
 		return "an expression CEL cannot parse", pilotage.CodeSyntax
 	}
+}
+
+// countSteps is how many steps steps holds, nested ones counted.
+func countSteps(steps []*gstep) int {
+	n := len(steps)
+	for _, s := range steps {
+		for _, arm := range s.arms {
+			if arm != nil {
+				n += countSteps(*arm)
+			}
+		}
+		if s.body != nil {
+			n += countSteps(*s.body)
+		}
+	}
+	return n
 }
 
 // nest wraps steps in branches until the program is deeper than depth.

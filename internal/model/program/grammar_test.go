@@ -42,7 +42,9 @@ func lampEnv(g *language.Grammar) *program.Env {
 
 func parse(t *testing.T, src string, g *language.Grammar) (*program.Program, []pilotage.Diagnostic) {
 	t.Helper()
-	prog, diags, err := program.Parse([]byte(src), g, 8)
+	// Any number of steps: the steps bound is Parse's (TestStepsLimit),
+	// and Check's tests hold programs of 20,000.
+	prog, diags, err := program.Parse([]byte(src), g, 8, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

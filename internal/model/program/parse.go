@@ -31,10 +31,10 @@ func (e *LimitError) Error() string { return e.Msg }
 
 // parser turns the jsonpos tree into steps, collecting syntax diagnostics.
 type parser struct {
-	g        *language.Grammar
-	maxDepth int
-	diags    []pilotage.Diagnostic
-	limit    *LimitError
+	g                  *language.Grammar
+	maxDepth, maxSteps int
+	diags              []pilotage.Diagnostic
+	limit              *LimitError
 	// cons are the Grammar's constructs (constructs), names their
 	// sorted names and noConstruct and notObject the hints of a step
 	// with no construct and of one that is no object: read once, not
@@ -67,12 +67,13 @@ type parser struct {
 }
 
 // Parse reads a JSON program. Malformed programs give syntax diagnostics;
-// a program nested deeper than maxDepth constructs gives a *LimitError.
-// A program with more than MaxDiagnostics wrong step ids, which Check
-// refuses for them, is modelled only up to the step whose id is one too
-// many.
-func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
-	return parse(src, g, maxDepth, false)
+// a program nested deeper than maxDepth constructs, or of more than
+// maxSteps steps (the Language's `limits steps`, nested steps counted),
+// gives a *LimitError. A program with more than MaxDiagnostics wrong
+// step ids, which Check refuses for them, is modelled only up to the
+// step whose id is one too many.
+func Parse(src []byte, g *language.Grammar, maxDepth, maxSteps int) (*Program, []pilotage.Diagnostic, error) {
+	return parse(src, g, maxDepth, maxSteps, false)
 }
 
 // ParseHeld is Parse for a caller that holds src, unchanged, as long as
@@ -81,11 +82,11 @@ func Parse(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.
 // Copied, they were 27 bytes a step of a program of 20,000 steps, beside
 // the program's own bytes (docs/performance.md, "A large valid
 // program").
-func ParseHeld(src []byte, g *language.Grammar, maxDepth int) (*Program, []pilotage.Diagnostic, error) {
-	return parse(src, g, maxDepth, true)
+func ParseHeld(src []byte, g *language.Grammar, maxDepth, maxSteps int) (*Program, []pilotage.Diagnostic, error) {
+	return parse(src, g, maxDepth, maxSteps, true)
 }
 
-func parse(src []byte, g *language.Grammar, maxDepth int, held bool) (*Program, []pilotage.Diagnostic, error) {
+func parse(src []byte, g *language.Grammar, maxDepth, maxSteps int, held bool) (*Program, []pilotage.Diagnostic, error) {
 	// The tree reads src itself, not a copy of it (1 byte a byte of the
 	// program): the strings the steps keep are written into p.strs. It
 	// is built to the steps, each step's own when it is read (step): the
@@ -95,7 +96,7 @@ func parse(src []byte, g *language.Grammar, maxDepth int, held bool) (*Program, 
 	if err != nil {
 		return nil, []pilotage.Diagnostic{NotJSON(src, err)}, nil
 	}
-	p := &parser{g: g, maxDepth: maxDepth, cons: constructs(g), ids: map[string]bool{}, held: held}
+	p := &parser{g: g, maxDepth: maxDepth, maxSteps: maxSteps, cons: constructs(g), ids: map[string]bool{}, held: held}
 	p.names = slices.Sorted(maps.Keys(p.cons))
 	if len(p.names) > 0 {
 		p.noConstruct = "add one of: " + strings.Join(quoteAll(p.names), ", ")
@@ -157,6 +158,16 @@ const MaxDiagnostics = 1000
 func tooMany(diags []pilotage.Diagnostic) *LimitError {
 	d := diags[0]
 	return &LimitError{Msg: fmt.Sprintf("the program has more than %d diagnostics, the most one validation builds; the first, at %q: %s; fix it where the program repeats it, then validate again", MaxDiagnostics, d.Path.Pointer, d.Message), Pointer: d.Path.Pointer}
+}
+
+// TooManySteps is the LimitError message of a program with more than
+// max steps, the Language's `limits steps`, at the first step past it
+// (where: a JSON Pointer, or a text's line and column); what is what the
+// program's syntax calls its steps. §10.1: validation bounds the step
+// count, and a bound exceeded during validation is a request error: a
+// program holds no more steps than a Run of its Language executes.
+func TooManySteps(max int, what, where string) string {
+	return fmt.Sprintf("the program has more than %d %s (at %s), the most steps a Run of this Language executes (limits steps); split the program, or raise the limit (limits { steps N } in the Language's PDL)", max, what, where)
 }
 
 // aKind names a JSON kind with its article: "an array", "a string".
@@ -348,6 +359,10 @@ func (p *parser) step(n jsonpos.Node, ptr string, index int, enclosing *Step, ar
 			}
 		}
 		p.errorf(ptr, p.noConstruct, "the step has no construct member")
+		return nil
+	}
+	if p.made == p.maxSteps {
+		p.limit = &LimitError{Msg: TooManySteps(p.maxSteps, "steps", ptr), Pointer: ptr}
 		return nil
 	}
 	m := p.members(n, ptr, p.cons[which])

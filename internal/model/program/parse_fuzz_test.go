@@ -41,7 +41,7 @@ func FuzzParse(f *testing.F) {
 			g = &callOnly
 		}
 		maxDepth := int(depth%16) + 1
-		prog, diags, err := program.Parse(src, g, maxDepth)
+		prog, diags, err := program.Parse(src, g, maxDepth, language.DefaultLimits.Steps)
 		doc, jerr := jsonpos.Parse(src)
 		if jerr != nil {
 			if err != nil || prog != nil || len(diags) != 1 || diags[0].Code != pilotage.CodeSyntax {

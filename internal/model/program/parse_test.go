@@ -15,7 +15,7 @@ import (
 // item 9); before, the last was kept with a diagnostic of its own.
 func TestDuplicateNameIsNotJSON(t *testing.T) {
 	src := []byte(`{"steps": [{"id": "a", "call": "x", "with": {"n": "first", "n": "second"}}], "output": "one"}`)
-	prog, diags, err := program.Parse(src, &language.DefaultGrammar, 8)
+	prog, diags, err := program.Parse(src, &language.DefaultGrammar, 8, language.DefaultLimits.Steps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,21 +35,36 @@ func TestMaxDiagnostics(t *testing.T) {
 	steps := func(n int, step string) []byte {
 		return []byte(`{"steps": [` + strings.TrimSuffix(strings.Repeat(step+",", n), ",") + `]}`)
 	}
-	_, diags, err := program.Parse(steps(program.MaxDiagnostics, `{}`), &language.DefaultGrammar, 8)
+	_, diags, err := program.Parse(steps(program.MaxDiagnostics, `{}`), &language.DefaultGrammar, 8, language.DefaultLimits.Steps)
 	if err != nil || len(diags) != program.MaxDiagnostics {
 		t.Fatalf("%d empty steps: %d diagnostics, %v", program.MaxDiagnostics, len(diags), err)
 	}
 	want := `the program has more than 1000 diagnostics, the most one validation builds; the first, at "/steps/0": the step has no construct member; fix it where the program repeats it, then validate again`
 	var le *program.LimitError
-	if _, _, err := program.Parse(steps(program.MaxDiagnostics+1, `{}`), &language.DefaultGrammar, 8); !errors.As(err, &le) || le.Msg != want {
+	if _, _, err := program.Parse(steps(program.MaxDiagnostics+1, `{}`), &language.DefaultGrammar, 8, language.DefaultLimits.Steps); !errors.As(err, &le) || le.Msg != want {
 		t.Errorf("one more: %v, want %s", err, want)
 	}
-	prog, diags, err := program.Parse(steps(program.MaxDiagnostics+1, `{"id": "a", "call": "nothing"}`), &language.DefaultGrammar, 8)
+	prog, diags, err := program.Parse(steps(program.MaxDiagnostics+1, `{"id": "a", "call": "nothing"}`), &language.DefaultGrammar, 8, language.DefaultLimits.Steps)
 	if err != nil || len(diags) != 0 {
 		t.Fatalf("%v %+v", err, diags)
 	}
 	if _, err := program.Check(prog, lampEnv(&language.DefaultGrammar)); !errors.As(err, &le) || !strings.HasPrefix(le.Msg, "the program has more than 1000 diagnostics") {
 		t.Errorf("Check of %d unknown calls: %v", program.MaxDiagnostics+1, err)
+	}
+}
+
+// A program holds at most maxSteps steps, nested ones counted (the
+// Language's limits steps, §10.1): the step past it is a LimitError at
+// its pointer, a resource_limit request error as the text form's is.
+func TestStepsLimit(t *testing.T) {
+	src := []byte(`{"steps": [{"id": "a", "call": "x"}, {"id": "b", "if": "true", "then": [{"id": "c", "call": "x"}], "else": [{"id": "d", "call": "x"}]}]}`)
+	if _, diags, err := program.Parse(src, &language.DefaultGrammar, 8, 4); err != nil || len(diags) != 0 {
+		t.Fatalf("four steps are within a limit of 4: %v %+v", err, diags)
+	}
+	want := "the program has more than 3 steps (at /steps/1/else/0), the most steps a Run of this Language executes (limits steps); split the program, or raise the limit (limits { steps N } in the Language's PDL)"
+	var le *program.LimitError
+	if _, _, err := program.Parse(src, &language.DefaultGrammar, 8, 3); !errors.As(err, &le) || le.Msg != want || le.Pointer != "/steps/1/else/0" {
+		t.Errorf("one over: %v, want %s", err, want)
 	}
 }
 
@@ -70,7 +85,7 @@ func TestWrongIDsPastTheCap(t *testing.T) {
 		program.Walk(prog.Steps, func(*program.Step) { n++ })
 		return n
 	}
-	prog, diags, err := program.Parse(program1(600, 2400, ""), g, 8)
+	prog, diags, err := program.Parse(program1(600, 2400, ""), g, 8, language.DefaultLimits.Steps)
 	if err != nil || len(diags) > 0 {
 		t.Fatalf("%v %+v", err, diags)
 	}
@@ -83,7 +98,7 @@ func TestWrongIDsPastTheCap(t *testing.T) {
 	if _, err := program.Check(prog, lampEnv(g)); !errors.As(err, &le) || le.Msg != want {
 		t.Errorf("Check: %v, want %s", err, want)
 	}
-	if prog, diags, err = program.Parse(program1(1, program.MaxDiagnostics, ""), g, 8); err != nil || len(diags) > 0 {
+	if prog, diags, err = program.Parse(program1(1, program.MaxDiagnostics, ""), g, 8, language.DefaultLimits.Steps); err != nil || len(diags) > 0 {
 		t.Fatalf("%v %+v", err, diags)
 	}
 	if n := count(prog); n != program.MaxDiagnostics+2 {
@@ -92,7 +107,7 @@ func TestWrongIDsPastTheCap(t *testing.T) {
 	if ck, err := program.Check(prog, lampEnv(g)); err != nil || len(ck.Diagnostics) != program.MaxDiagnostics {
 		t.Errorf("Check of %d wrong ids: %v, %+v", program.MaxDiagnostics, err, ck)
 	}
-	_, diags, err = program.Parse(program1(600, 2400, `, {"id": "c"}`), g, 8)
+	_, diags, err = program.Parse(program1(600, 2400, `, {"id": "c"}`), g, 8, language.DefaultLimits.Steps)
 	if err != nil || len(diags) != 1 || diags[0].Path.Pointer != "/steps/2401" {
 		t.Errorf("a step without construct after them: %v %+v", err, diags)
 	}
@@ -109,7 +124,7 @@ func TestParseAllocationsPerStep(t *testing.T) {
 	src := []byte(`{"steps": [` + strings.Repeat(`{"id": "a", "call": "x"}, `, n-1) + `{"id": "a", "call": "x"}], "output": "1"}`)
 	g := language.DefaultGrammar
 	allocs := testing.AllocsPerRun(3, func() {
-		if _, _, err := program.Parse(src, &g, 100); err != nil {
+		if _, _, err := program.Parse(src, &g, 100, language.DefaultLimits.Steps); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -135,7 +150,7 @@ func TestTextIsNotJSON(t *testing.T) {
 		"'steps'":                             false,
 		"":                                    false,
 	} {
-		_, diags, err := program.Parse([]byte(src), &language.DefaultGrammar, 8)
+		_, diags, err := program.Parse([]byte(src), &language.DefaultGrammar, 8, language.DefaultLimits.Steps)
 		if err != nil || len(diags) != 1 {
 			t.Fatalf("%q: %v, %+v", src, err, diags)
 		}
@@ -156,11 +171,11 @@ func TestParseHeldViewsTheSource(t *testing.T) {
 		start := uintptr(unsafe.Pointer(unsafe.SliceData(src)))
 		return at >= start && at < start+uintptr(len(src))
 	}
-	copied, diags, err := program.Parse(src, &language.DefaultGrammar, 8)
+	copied, diags, err := program.Parse(src, &language.DefaultGrammar, 8, language.DefaultLimits.Steps)
 	if err != nil || len(diags) > 0 {
 		t.Fatal(err, diags)
 	}
-	held, diags, err := program.ParseHeld(src, &language.DefaultGrammar, 8)
+	held, diags, err := program.ParseHeld(src, &language.DefaultGrammar, 8, language.DefaultLimits.Steps)
 	if err != nil || len(diags) > 0 {
 		t.Fatal(err, diags)
 	}

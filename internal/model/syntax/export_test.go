@@ -6,6 +6,7 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
 )
 
 // For reader_test.go, which reads programs with participle's grammar
@@ -28,7 +29,7 @@ func Tokens(src []byte, ts *language.TextSyntax) (*lexer.PeekingLexer, error) {
 // ReadError is the error the reader gives on src, nil if it reads.
 func ReadError(src []byte, ts *language.TextSyntax) error {
 	lex := newStream(newScanner(string(src), ts, maxNesting(8)), 8*kept)
-	if err := newReader(lex, math.MaxInt).program(func(*tItem) {}); err != nil {
+	if err := newReader(lex, math.MaxInt).program(func(*tItem) *program.LimitError { return nil }); err != nil {
 		return err
 	}
 	return lex.err

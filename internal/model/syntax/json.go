@@ -20,6 +20,9 @@ import (
 type jsonSyntax struct {
 	g        *language.Grammar
 	stringed bool
+	// steps is the most steps a program may hold: the most a Run of
+	// the Language executes (limits steps), as for the text surface.
+	steps int
 }
 
 func (s *jsonSyntax) Locator() string {
@@ -33,8 +36,8 @@ func (s *jsonSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
 	return s.parse(src, maxDepth, program.Parse)
 }
 
-func (s *jsonSyntax) parse(src []byte, maxDepth int, parse func([]byte, *language.Grammar, int) (*program.Program, []pilotage.Diagnostic, error)) (*Parsed, error) {
-	prog, diags, err := parse(src, s.g, maxDepth)
+func (s *jsonSyntax) parse(src []byte, maxDepth int, parse func([]byte, *language.Grammar, int, int) (*program.Program, []pilotage.Diagnostic, error)) (*Parsed, error) {
+	prog, diags, err := parse(src, s.g, maxDepth, s.steps)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,8 @@ type Syntax interface {
 	Locator() string
 	// Parse reads a program's characters (Source of the program
 	// argument) into the step model. A program nested deeper than
-	// maxDepth constructs gives a *program.LimitError.
+	// maxDepth constructs, or of more steps than the Language's steps
+	// limit, gives a *program.LimitError.
 	Parse(src []byte, maxDepth int) (*Parsed, error)
 	// Example reports whether a guide's fenced code block, with info
 	// string info and content, is an example program of the Language
@@ -48,7 +49,7 @@ func For(l *language.Language) Syntax {
 	if l.Text != nil {
 		return newText(l)
 	}
-	return &jsonSyntax{g: &l.Grammar, stringed: Textual(l.Locator)}
+	return &jsonSyntax{g: &l.Grammar, stringed: Textual(l.Locator), steps: l.Limits.WithDefaults().Steps}
 }
 
 // Parsed is a program read by a Syntax. Its syntax diagnostics, and the

@@ -67,11 +67,11 @@ func (t *textSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
 // read lexes and parses text, handing each top-level statement to top as
 // it is read; a diagnostic (located) when it is not a program of the
 // surface, a *program.LimitError when its brackets nest too deep to
-// parse or its statements deeper than maxDepth (the reader stops at the
-// first). A character no token starts with, or brackets nested too deep,
+// parse, its statements deeper than maxDepth, or top returns one (the
+// reader stops at the first). A character no token starts with, or brackets nested too deep,
 // anywhere in the text is reported before any parse error, as when the
 // whole text was lexed first.
-func (t *textSyntax) read(text string, doc *jsonpos.Doc, maxDepth int, top func(*tItem)) (*pilotage.Diagnostic, error) {
+func (t *textSyntax) read(text string, doc *jsonpos.Doc, maxDepth int, top func(*tItem) *program.LimitError) (*pilotage.Diagnostic, error) {
 	if !utf8.ValidString(text) {
 		at := invalidUTF8(doc.Src)
 		return syntaxAt(doc, at, at+1, "the program is not UTF-8 text: the byte at this position is not a character", "save the program as UTF-8"), nil

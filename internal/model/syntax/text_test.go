@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -183,8 +182,10 @@ func TestTextLongLine(t *testing.T) {
 }
 
 // A program holds at most as many statements as a Run of its Language
-// executes steps: the statement past the limit is a diagnostic (nested
-// statements count, each where it starts), and nothing after it is built.
+// executes steps: the statement past the limit is a resource_limit
+// request error at it (§10.1; nested statements count, each where it
+// starts), and nothing after it is built. fmt refuses it alike, and the
+// JSON form of the same program too.
 func TestTextStepsLimit(t *testing.T) {
 	l := textLanguage(everyConstruct, "")
 	l.Limits.Steps = 3
@@ -192,14 +193,21 @@ func TestTextStepsLimit(t *testing.T) {
 	if p, err := syn.Parse([]byte("a.b()\nif x { c.d() }\n"), 8); err != nil || !pilotage.Valid(p.Diagnostics) {
 		t.Fatalf("three statements are within a limit of 3: %v %v", err, p.Diagnostics)
 	}
-	p, err := syn.Parse([]byte("a.b()\nif x { c.d() } else { e.f(); g.h() }\ni.j()\n"), 8)
-	if err != nil || len(p.Diagnostics) != 1 {
-		t.Fatalf("want one diagnostic: %v %v", err, p.Diagnostics)
+	over := "a.b()\nif x { c.d() } else { e.f(); g.h() }\ni.j()\n"
+	want := "the program has more than 3 statements (at line 2, column 23), the most steps a Run of this Language executes (limits steps); split the program, or raise the limit (limits { steps N } in the Language's PDL)"
+	_, err := syn.Parse([]byte(over), 8)
+	var le *program.LimitError
+	if !errors.As(err, &le) || le.At != (pilotage.LineCol{Line: 2, Column: 23}) || le.Msg != want {
+		t.Errorf("want the limit error at e.f(), got %v", err)
 	}
-	d := p.Locate(p.Diagnostics)[0]
-	if r := d.Path.Text; r.Start != (pilotage.LineCol{Line: 2, Column: 23}) || r.End != (pilotage.LineCol{Line: 2, Column: 28}) ||
-		d.Message != "the program has more than 3 statements, the most steps a Run of this Language executes (limits steps)" {
-		t.Errorf("want the diagnostic on e.f(), got %+v %s", d.Path.Text, d.Message)
+	if _, _, err := syn.(Formatter).Format([]byte(over), 8); !errors.As(err, &le) || le.Msg != want {
+		t.Errorf("fmt: want validate's limit error, got %v", err)
+	}
+	jl := textLanguage(everyConstruct, "")
+	jl.Text, jl.Limits.Steps = nil, 3
+	_, err = For(jl).Parse([]byte(`{"steps": [{"id": "a", "call": "a.b"}, {"id": "b", "if": "x", "then": [{"id": "c", "call": "c.d"}], "else": [{"id": "e", "call": "e.f"}]}]}`), 8)
+	if !errors.As(err, &le) || le.Pointer != "/steps/1/else/0" || !strings.Contains(le.Msg, "more than 3 steps") {
+		t.Errorf("JSON: want the limit error at /steps/1/else/0, got %v", err)
 	}
 }
 
@@ -496,7 +504,9 @@ func TestTextReadMemory(t *testing.T) {
 		var err error
 		src := []byte(c.src)
 		total, peak := readCost(func() { p, err = syn.Parse(src, 32) })
-		if err != nil {
+		overSteps := strings.HasPrefix(c.name, "empty calls")
+		var le *program.LimitError
+		if err != nil && !(overSteps && errors.As(err, &le)) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		n := float64(len(c.src))
@@ -504,11 +514,8 @@ func TestTextReadMemory(t *testing.T) {
 		if limit := 10*n + float64(c.model); float64(peak) > limit {
 			t.Errorf("%s: reading %d bytes held %d bytes at its peak, over %.0f", c.name, len(c.src), peak, limit)
 		}
-		if strings.HasPrefix(c.name, "empty calls") {
-			at := p.Diagnostics[0].Path.Text.Start
-			if len(p.Diagnostics) != 1 || at.Line != steps+1 || !strings.Contains(p.Diagnostics[0].Message, "more than 10000 statements") {
-				t.Errorf("%s: want one diagnostic at line %d, got %v", c.name, steps+1, p.Diagnostics)
-			}
+		if overSteps && (le == nil || le.At.Line != steps+1 || !strings.Contains(le.Msg, "more than 10000 statements")) {
+			t.Errorf("%s: want the limit error at line %d, got %v", c.name, steps+1, err)
 		}
 		runtime.KeepAlive(p)
 		// fmt reads the same way and holds no more than the read: the
@@ -517,15 +524,15 @@ func TestTextReadMemory(t *testing.T) {
 		var out []byte
 		var diags []pilotage.Diagnostic
 		total, peak = readCost(func() { out, diags, err = syn.(Formatter).Format(src, 32) })
-		if err != nil {
+		if err != nil && !overSteps {
 			t.Fatalf("%s: fmt: %v", c.name, err)
 		}
 		t.Logf("%s: fmt: peak %.1f×, allocated %.1f×", c.name, float64(peak)/n, float64(total)/n)
 		if limit := 10*n + float64(c.model); float64(peak) > limit {
 			t.Errorf("%s: formatting %d bytes held %d bytes at its peak, over %.0f", c.name, len(c.src), peak, limit)
 		}
-		if strings.HasPrefix(c.name, "empty calls") && (len(diags) != 1 || !reflect.DeepEqual(diags[0], p.Diagnostics[0])) {
-			t.Errorf("%s: fmt gives %v, not validate's diagnostic %v", c.name, diags, p.Diagnostics[0])
+		if fle, ok := errors.AsType[*program.LimitError](err); overSteps && (!ok || le == nil || *fle != *le || diags != nil) {
+			t.Errorf("%s: fmt gives %v %v, not validate's limit error %v", c.name, err, diags, le)
 		}
 		runtime.KeepAlive(out)
 	}

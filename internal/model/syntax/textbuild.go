@@ -37,7 +37,9 @@ type builder struct {
 	text string
 	doc  *jsonpos.Doc
 	prog *program.Program
-	full bool // the steps limit is reached: no more steps are built
+	// limit is set at the first statement past the Language's steps
+	// limit: no more steps are built, and the read stops.
+	limit *program.LimitError
 
 	// diags are the diagnostics of the steps as they are built; the
 	// labels' come first, then the one on a statement after the output.
@@ -95,8 +97,14 @@ var reserved = []string{"input", "context", "steps"}
 
 // top builds a top-level statement: a step, or the program's output;
 // nothing after the output is built, and the first statement there is
-// a diagnostic.
-func (b *builder) top(it *tItem) {
+// a diagnostic. It returns the limit error of a statement past the
+// steps limit, which ends the read.
+func (b *builder) top(it *tItem) *program.LimitError {
+	b.add(it)
+	return b.limit
+}
+
+func (b *builder) add(it *tItem) {
 	b.collectLabels(it)
 	switch {
 	case b.output:
@@ -109,7 +117,7 @@ func (b *builder) top(it *tItem) {
 		b.output, b.outputAt = true, it.whole.start
 		b.prog.Output = b.expr(&program.Expr{}, it.Output.sp, "/output")
 		return
-	case b.full:
+	case b.limit != nil:
 		return
 	}
 	b.prog.Steps = append(b.prog.Steps, b.step(it, b.ptrs.Join("/steps", strconv.Itoa(len(b.prog.Steps))), len(b.prog.Steps), nil, 0))
@@ -215,7 +223,7 @@ func (b *builder) sequence(items []*tItem, ptr string, enclosing *program.Step, 
 	out := make([]*program.Step, 0, len(items))
 	for i, it := range items {
 		items[i] = nil // built: a block's statements go as its steps come
-		if b.full {
+		if b.limit != nil {
 			return nil
 		}
 		if it.Output != nil {
@@ -228,23 +236,24 @@ func (b *builder) sequence(items []*tItem, ptr string, enclosing *program.Step, 
 	return out
 }
 
-// tooManySteps is the diagnostic on the statement at sp, the first past
-// the Language's steps limit, that validate and fmt give.
-func (t *textSyntax) tooManySteps(doc *jsonpos.Doc, sp span) pilotage.Diagnostic {
-	return *syntaxAt(doc, int(sp.start), int(sp.end),
-		fmt.Sprintf("the program has more than %d statements, the most steps a Run of this Language executes (limits steps)", t.steps),
-		"split the program, or raise the Language's steps limit (limits { steps N } in its PDL)")
+// tooManySteps is the limit error at the statement at sp, the first
+// past the Language's steps limit, that validate and fmt give: a bound
+// of §10.1 exceeded during validation, a resource_limit request error,
+// as the JSON form's steps past it are (program.TooManySteps).
+func (t *textSyntax) tooManySteps(doc *jsonpos.Doc, sp span) *program.LimitError {
+	at := doc.Position(int(sp.start))
+	return &program.LimitError{Msg: program.TooManySteps(t.steps, "statements", fmt.Sprintf("line %d, column %d", at.Line, at.Column)),
+		At: pilotage.LineCol{Line: at.Line, Column: at.Column}}
 }
 
 // newStep is a step of the statement at offset start; a step without a
 // label waits for its id, base, until every label is known. A statement
-// past the Language's steps limit is a diagnostic, and no more steps
+// past the Language's steps limit is the limit error, and no more steps
 // are built: the step model of each statement, about 300 bytes, is what
 // a program of tiny statements (`f()`, 4 bytes) holds.
 func (b *builder) newStep(index int, enclosing *program.Step, arm int, whole span, label *tName, base string) *program.Step {
-	if len(b.starts) == b.t.steps {
-		b.full = true
-		b.diags = append(b.diags, b.t.tooManySteps(b.doc, whole))
+	if len(b.starts) == b.t.steps && b.limit == nil {
+		b.limit = b.t.tooManySteps(b.doc, whole)
 	}
 	start := whole.start
 	s := program.NewStep(index, enclosing, arm)
@@ -410,7 +419,7 @@ func (b *builder) branch(s *program.Step, ptr string, n *tIf) {
 	switch {
 	case n.ElseIf != nil:
 		// else IF … is an else arm holding one unlabeled branch.
-		if b.full {
+		if b.limit != nil {
 			return
 		}
 		inner := b.newStep(0, s, 1, n.ElseIf.whole, nil, b.t.ts.If)

@@ -10,6 +10,7 @@ import (
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
+	"github.com/pilotage-dev/pilotage/internal/model/program"
 )
 
 // Formatter is a Syntax that prints its programs in a canonical layout.
@@ -26,22 +27,24 @@ type Formatter interface {
 // end the line of) and runs of blank lines kept as one. A call whose
 // arguments were on several lines gets one argument per line. Formatting
 // formatted text changes nothing. A program with more statements than
-// the Language's steps limit is not formatted: it is the diagnostic
-// validate gives, on the first statement past the limit.
+// the Language's steps limit is not formatted: it is the
+// *program.LimitError validate gives, at the first statement past the
+// limit.
 func (t *textSyntax) Format(src []byte, maxDepth int) ([]byte, []pilotage.Diagnostic, error) {
 	doc := &jsonpos.Doc{Src: src}
 	text := string(src)
 	f := &formatter{t: t, src: src, doc: doc, comments: comments{sc: newScanner(text, t.ts, maxNesting(maxDepth)), last: -1}}
 	// Each top-level statement is written as it is read and then let
 	// go, so fmt holds what read holds and the text it writes.
-	d, err := t.read(text, doc, maxDepth, func(it *tItem) { f.statement(it, 0) })
+	d, err := t.read(text, doc, maxDepth, func(it *tItem) *program.LimitError {
+		f.statement(it, 0)
+		return f.over
+	})
 	switch {
 	case err != nil:
 		return nil, nil, err
 	case d != nil:
 		return nil, []pilotage.Diagnostic{*d}, nil
-	case f.over != nil:
-		return nil, []pilotage.Diagnostic{*f.over}, nil
 	}
 	f.flush(len(src)+1, 0)
 	return f.b.Bytes(), nil, nil
@@ -55,11 +58,11 @@ type formatter struct {
 	comments comments
 	lastLine int // source line of the last thing written, 0 before any
 	// steps counts the statements written that are steps, as the
-	// builder does; over is the diagnostic on the first past the
+	// builder does; over is the limit error at the first past the
 	// Language's steps limit, after which nothing is written.
 	steps  int
 	output bool // the top-level output is written: what follows is no step
-	over   *pilotage.Diagnostic
+	over   *program.LimitError
 }
 
 // comments are the program's comments, scanned from the text no further
@@ -196,7 +199,7 @@ func (f *formatter) statement(it *tItem, depth int) {
 // overSteps counts the step a statement is, as the builder counts them
 // (statements after the top-level output are none), and reports whether
 // the steps limit is passed, by it or before: the program is then the
-// diagnostic validate gives, not text to write.
+// limit error validate gives, not text to write.
 func (f *formatter) overSteps(it *tItem, depth int) bool {
 	switch {
 	case f.over != nil:
@@ -215,8 +218,7 @@ func (f *formatter) count(sp span) {
 		return
 	}
 	if f.steps == f.t.steps && f.over == nil {
-		d := f.t.tooManySteps(f.doc, sp)
-		f.over = &d
+		f.over = f.t.tooManySteps(f.doc, sp)
 	}
 	f.steps++
 }

@@ -293,8 +293,9 @@ func (r *reader) part(read func(tokens) error, want string) error {
 }
 
 // program reads the whole text, handing each top-level statement to top
-// as soon as it is read. The error is participle's.
-func (r *reader) program(top func(*tItem)) error {
+// as soon as it is read; a limit error top returns ends the read. The
+// error is participle's.
+func (r *reader) program(top func(*tItem) *program.LimitError) error {
 	if err := r.items(top); err != nil {
 		return reported(err)
 	}
@@ -307,8 +308,9 @@ func (r *reader) program(top func(*tItem)) error {
 	return nil
 }
 
-// items is `( @@ | Sep )*`, each statement handed to add.
-func (r *reader) items(add func(*tItem)) error {
+// items is `( @@ | Sep )*`, each statement handed to add; a limit error
+// add returns ends the read.
+func (r *reader) items(add func(*tItem) *program.LimitError) error {
 	return r.repeat(true, func(b *reader) (bool, error) {
 		if b.lex.Peek().Type == kSep {
 			b.seps()
@@ -317,7 +319,10 @@ func (r *reader) items(add func(*tItem)) error {
 		return b.oneOf(func(b *reader) (bool, error) {
 			it, err := b.item()
 			if err == nil {
-				add(it)
+				if le := add(it); le != nil {
+					b.limit = le
+					return true, le
+				}
 			}
 			return true, err
 		}, func(b *reader) (bool, error) { return b.token(kSep, ""), nil })
@@ -519,7 +524,10 @@ func (r *reader) block() (bl *tBlock, ok bool, err error) {
 		}
 		r.nest++
 		defer func() { r.nest-- }()
-		if err := r.items(func(it *tItem) { bl.Items = append(bl.Items, it) }); err != nil {
+		if err := r.items(func(it *tItem) *program.LimitError {
+			bl.Items = append(bl.Items, it)
+			return nil
+		}); err != nil {
 			return true, err
 		}
 		if !r.token(kOp, "}") {
