@@ -32,7 +32,15 @@ func ListRules(s Streams, inputs []string, output string, format report.Format, 
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tCATEGORY\tSECTION\tSEVERITY\tSUMMARY")
 			for _, r := range infos {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Category, report.Cite(r.Section), r.Severity, r.Summary)
+				// A rule whose findings cite several sections shows the
+				// one most cite, and lists them all after its summary,
+				// where their length moves no column.
+				section, summary := report.Cite(r.Section), r.Summary
+				if len(r.Sections) > 1 {
+					section += " …"
+					summary += " Its findings cite " + report.CiteAll(r.Sections) + "."
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Category, section, r.Severity, summary)
 			}
 			return tw.Flush()
 		})

@@ -142,7 +142,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			}
 			d, err := time.ParseDuration(a.Value.Str())
 			if err != nil || d < 0 || d > time.Hour {
-				c.errf(pdl.RuleValue, argAt{a}, "write a duration such as 20ms or 1s", "latency must be a duration up to 1h")
+				c.valueErr(report.Convention, argAt{a}, "write a duration such as 20ms or 1s", "latency must be a duration up to 1h")
 				return
 			}
 			b.Latency = d
@@ -310,7 +310,7 @@ func (c *compiler) resolveEntries() {
 	}
 	if total > MaxCatalogItems {
 		c.tooBig = true
-		c.errf(pdl.RuleValue, c.entries[0].at, "restrict entries to the Languages that use them with languages \"…\"",
+		c.valueErr(report.Convention, c.entries[0].at, "restrict entries to the Languages that use them with languages \"…\"",
 			"the catalogs would list %d items in all; the limit is %d", total, MaxCatalogItems)
 		return
 	}
@@ -390,7 +390,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			c.errf(pdl.RuleRequired, es.at, `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
 				"entry %s is a promoted program without a body", report.Clip(e.ID))
 		case !kind.Promoted && es.program != nil:
-			c.errf(pdl.RuleValue, es.program.at, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", report.Clip(e.ID), report.Clip(e.Kind))
+			c.valueErr("5.4", es.program.at, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", report.Clip(e.ID), report.Clip(e.Kind))
 		}
 		if kind != nil && kind.Promoted && !es.inputWritten {
 			c.errf(pdl.RuleRequired, es.at, "add input_schema `{\"type\": \"object\"}` (§5.4)", "promoted program %s has no input_schema", report.Clip(e.ID))
@@ -406,7 +406,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 			if first {
 				e.RiskHints = r.Hints
 			} else if e.RiskHints != r.Hints {
-				c.errf(pdl.RuleValue, es.risk, "define the level once, at file level, for every Language",
+				c.valueErr("5.3", es.risk, "define the level once, at file level, for every Language",
 					"risk %s has different hints in the Languages that see entry %s", report.Clip(e.Risk), report.Clip(e.ID))
 			}
 		}

@@ -254,6 +254,12 @@ func (c *compiler) citeErr(rule, section string, at positioned, hint func() stri
 	c.addLazy(f, hint, format, args...)
 }
 
+// valueErr is a pdl-value error citing section, the one that defines
+// the value (the rule's Sections list every one cited).
+func (c *compiler) valueErr(section string, at positioned, hint, format string, args ...any) {
+	c.citeErr(pdl.RuleValue, section, at, func() string { return hint }, format, args...)
+}
+
 // addLazy records f, given its hint and message only when the cap lists
 // it (errHint).
 func (c *compiler) addLazy(f report.Finding, hint func() string, format string, args ...any) {
@@ -539,8 +545,9 @@ func (c *compiler) text(a *pdl.Arg, what string) string {
 	return ""
 }
 
-// oneOf returns a's value when it is one of set, reporting otherwise.
-func (c *compiler) oneOf(a *pdl.Arg, what string, set []string) string {
+// oneOf returns a's value when it is one of set, reporting otherwise,
+// citing section, the one that defines the set.
+func (c *compiler) oneOf(a *pdl.Arg, section, what string, set []string) string {
 	v := c.word(a, what)
 	if v == "" {
 		return ""
@@ -550,7 +557,7 @@ func (c *compiler) oneOf(a *pdl.Arg, what string, set []string) string {
 			return v
 		}
 	}
-	c.errHint(pdl.RuleValue, argAt{a}, func() string {
+	c.citeErr(pdl.RuleValue, section, argAt{a}, func() string {
 		if hint := suggest.DidYouMean(v, set); hint != "" {
 			return hint
 		}

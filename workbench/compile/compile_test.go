@@ -1,11 +1,13 @@
 package compile
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
+	"github.com/pilotage-dev/pilotage/workbench/pdl"
 )
 
 // render is pdltest.Render, short for the many calls here.
@@ -34,4 +36,44 @@ func sortedFindings(fs []report.Finding) []report.Finding {
 	r.Add(fs...)
 	r.Sort()
 	return r.Findings
+}
+
+// TestRuleSectionsAgree: every finding of the testdata/errors archives
+// cites only sections its rule's metadata lists (--list-rules, sarif),
+// and every section pdl-value lists is cited by one of them: the list
+// says where the rule's findings come from, no more and no less. Before,
+// pdl-value listed §5.1 alone while its findings cited §6.6, §4.3 or
+// binding.md, and cited §5.1 for values other sections define (a
+// Language id's §3.3, a status's §5.7, a guide level's §5.2).
+func TestRuleSectionsAgree(t *testing.T) {
+	infos := map[string]report.RuleInfo{}
+	for _, r := range pdl.Rules {
+		infos[r.ID] = r
+	}
+	cited := map[string]bool{}
+	golden.Archives(t, "testdata/errors/*.txtar", func(t *testing.T, ar *golden.Archive) {
+		src, err := ar.ReadFile("lang.pdl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range Source("lang.pdl", src, Options{ReadFile: ar.ReadFile}).Findings {
+			ri, ok := infos[f.Rule]
+			if !ok {
+				continue
+			}
+			for _, s := range f.AllSections() {
+				if !slices.Contains(ri.AllSections(), s) {
+					t.Errorf("%s:%d: %s cites %s, which the rule does not list (%v): %s", f.File, f.Line, f.Rule, s, ri.AllSections(), f.Message)
+				}
+				if f.Rule == pdl.RuleValue {
+					cited[s] = true
+				}
+			}
+		}
+	})
+	for _, s := range infos[pdl.RuleValue].AllSections() {
+		if !cited[s] {
+			t.Errorf("pdl-value lists %s, which no finding of testdata/errors cites", s)
+		}
+	}
 }

@@ -119,16 +119,14 @@ func (c *compiler) language(s *pdl.Stmt) {
 	if a := arg(p, 0); a != nil {
 		l.ID = c.word(a, "the Language id")
 		if _, err := pilotage.ParseLanguageID(l.ID); l.ID != "" && err != nil {
-			c.errf(pdl.RuleValue, argAt{a}, `write family/version, as in "homeflow/v1" (§3.3)`, "Language id %q: %v", report.Clip(l.ID), err)
+			c.valueErr("3.3", argAt{a}, `write family/version, as in "homeflow/v1" (§3.3)`, "Language id %q: %v", report.Clip(l.ID), err)
 		}
 		// serve registers a tool per operation named from the id; one
 		// longer than MCP allows is refused there, so the Language would
 		// be served without its tools.
 		if tool := binding.LongestTool(l.ID); len(tool) > binding.MaxTool {
-			// The tool names are the binding's (binding.md), not the
-			// manifest's §5.1 the rule cites for its other values.
-			hint := "shorten the id to at most " + strconv.Itoa(binding.MaxTool-len(binding.LongestTool(""))) + " characters: serve names its tools <id>_<operation>"
-			c.citeErr(pdl.RuleValue, "binding.md", argAt{a}, func() string { return hint },
+			// The tool names are the binding's (binding.md).
+			c.valueErr("binding.md", argAt{a}, "shorten the id to at most "+strconv.Itoa(binding.MaxTool-len(binding.LongestTool("")))+" characters: serve names its tools <id>_<operation>",
 				"Language id %q gives the tool name %q of %d bytes; MCP allows at most %d", report.Clip(l.ID), report.Clip(tool), len(tool), binding.MaxTool)
 		}
 		if _, dup := c.langByID[l.ID]; dup {
@@ -150,7 +148,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 			case set == nil:
 				*dst = c.text(a, ss.Keyword)
 			default:
-				*dst = c.oneOf(a, ss.Keyword, set)
+				*dst = c.oneOf(a, "5.1", ss.Keyword, set)
 			}
 		}
 	}
@@ -213,7 +211,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 		"prose": func(ss *pdl.Stmt) {
 			p := c.shape(ss, 2, 2, false)
 			names := slices.Sorted(maps.Keys(proseFields))
-			sec := c.oneOf(arg(p, 0), "the section", names)
+			sec := c.oneOf(arg(p, 0), "closed-sets-format.md", "the section", names)
 			if proseFields[sec] != nil {
 				ls.prose.add(sec, strings.TrimSpace(c.text(arg(p, 1), "the paragraph")))
 				for _, v := range namedArgs(ss) {
@@ -252,7 +250,7 @@ func (c *compiler) language(s *pdl.Stmt) {
 	}
 	if ss := ls.settings["syntax"]; ss != nil && l.Text != nil {
 		if loc := ls.settings["locator"]; loc != nil && l.Locator != pilotage.LocatorTextRange {
-			c.errf(pdl.RuleValue, stmtAt{loc}, "remove the locator line: a text syntax implies locator text-range", "a Language with syntax text locates its findings by text-range, not %s (§5.5)", report.Clip(l.Locator))
+			c.valueErr("5.5", stmtAt{loc}, "remove the locator line: a text syntax implies locator text-range", "a Language with syntax text locates its findings by text-range, not %s (§5.5)", report.Clip(l.Locator))
 		}
 		l.Locator = pilotage.LocatorTextRange
 		if l.Text.Fence == "" {
@@ -270,7 +268,7 @@ var letGo = map[string]bool{"guide": true, "risk": true, "kind": true, "diagnost
 // json is the step model as JSON (the default); text is the statement
 // surface of docs/pdl.md, with the words the block names.
 func (c *compiler) syntax(s *pdl.Stmt, l *language.Language) {
-	kind := c.oneOf(arg(c.shape(s, 1, 1, true), 0), "the syntax", []string{"json", "text"})
+	kind := c.oneOf(arg(c.shape(s, 1, 1, true), 0), report.Convention, "the syntax", []string{"json", "text"})
 	if kind != "text" {
 		if len(s.Children()) > 0 {
 			c.errf(pdl.RuleArgs, stmtAt{s}, "remove the block, or write syntax text", "syntax json takes no block: its members are the grammar block's")
@@ -299,7 +297,7 @@ func (c *compiler) syntax(s *pdl.Stmt, l *language.Language) {
 				set []string
 			}{{"assign", &ts.Assign, language.TextAssigns}, {"bind", &ts.Bind, language.TextBinds}} {
 				if a, ok := ss.Option(x.key); ok {
-					if v := c.oneOf(a, x.key, x.set); v != "" {
+					if v := c.oneOf(a, report.Convention, x.key, x.set); v != "" {
 						*x.dst = v
 					}
 				}
@@ -330,9 +328,9 @@ func (c *compiler) keyword(a *pdl.Arg) string {
 	switch {
 	case w == "":
 	case !valid:
-		c.errf(pdl.RuleValue, argAt{a}, "use letters, digits and '_', starting with a letter", "keyword %q is not a name", report.Clip(w))
+		c.valueErr(report.Convention, argAt{a}, "use letters, digits and '_', starting with a letter", "keyword %q is not a name", report.Clip(w))
 	case w == "input" || w == "context" || w == "steps" || w == "true" || w == "false" || w == "null":
-		c.errf(pdl.RuleValue, argAt{a}, "choose another word", "keyword %q is a name expressions use", report.Clip(w))
+		c.valueErr(report.Convention, argAt{a}, "choose another word", "keyword %q is a name expressions use", report.Clip(w))
 	}
 	return w
 }
@@ -348,7 +346,7 @@ func (c *compiler) limits(s *pdl.Stmt, l *language.Limits) {
 			}
 			n, err := strconv.Atoi(strings.ReplaceAll(a.Value.Str(), "_", ""))
 			if err != nil || n <= 0 || a.Value.Kind() != pdl.KindNumber {
-				c.errf(pdl.RuleValue, argAt{a}, "write a positive whole number, such as 1000", "%s must be a positive number", report.Clip(ss.Keyword))
+				c.valueErr("10.1", argAt{a}, "write a positive whole number, such as 1000", "%s must be a positive number", report.Clip(ss.Keyword))
 				return
 			}
 			*dst = n
@@ -362,7 +360,7 @@ func (c *compiler) limits(s *pdl.Stmt, l *language.Limits) {
 			}
 			n, ok := bytesize.Parse(a.Value.Str())
 			if !ok || a.Value.Kind() != pdl.KindNumber {
-				c.errf(pdl.RuleValue, argAt{a}, "write a size such as 512KiB, 16MiB or 1GiB", "%s must be a size in bytes", report.Clip(ss.Keyword))
+				c.valueErr("10.1", argAt{a}, "write a size such as 512KiB, 16MiB or 1GiB", "%s must be a size in bytes", report.Clip(ss.Keyword))
 				return
 			}
 			*dst = n
@@ -383,7 +381,7 @@ func (c *compiler) limits(s *pdl.Stmt, l *language.Limits) {
 			}
 			d, err := time.ParseDuration(a.Value.Str())
 			if err != nil || d <= 0 {
-				c.errf(pdl.RuleValue, argAt{a}, "write a duration such as 500ms, 5s or 2m", "time must be a positive duration")
+				c.valueErr("10.1", argAt{a}, "write a duration such as 500ms, 5s or 2m", "time must be a positive duration")
 				return
 			}
 			l.Time = d
@@ -416,7 +414,7 @@ func (c *compiler) grammar(s *pdl.Stmt, g *language.Grammar) {
 		"run":   func(ss *pdl.Stmt) { members(ss, 2, &g.Run, &g.RunArgs) },
 		"input": func(ss *pdl.Stmt) { c.shape(ss, 0, 0, false); g.Input = true },
 		"expressions": func(ss *pdl.Stmt) {
-			g.Expressions = c.oneOf(arg(c.shape(ss, 1, 1, false), 0), "the expression language", []string{"cel"})
+			g.Expressions = c.oneOf(arg(c.shape(ss, 1, 1, false), 0), report.Convention, "the expression language", []string{"cel"})
 		},
 	})
 	// Every member name must be distinct from the others and from the
@@ -457,7 +455,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	g.Title = c.text(arg(p, 1), "the guide title")
 	g.MediaType = "text/markdown"
 	if a, ok := s.Option("level"); ok {
-		g.Level = c.oneOf(a, "level", pilotage.GuideLevels)
+		g.Level = c.oneOf(a, "5.2", "level", pilotage.GuideLevels)
 	} else if !misspelt(s, "level", guideOptions) {
 		c.errf(pdl.RuleRequired, stmtAt{s}, "add level=core, level=reference or level=example (§5.2)", "guide %s has no level", report.Clip(g.ID))
 	}
@@ -468,7 +466,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 	// rule, so ids that differ only in characters it replaces collide.
 	fileName := binding.Prefix(g.ID)
 	if len(fileName)+len(".md") > maxFileName {
-		c.errf(pdl.RuleValue, argAt{p[0]}, "shorten the id to at most "+strconv.Itoa(maxFileName-len(".md"))+" characters",
+		c.valueErr(report.Convention, argAt{p[0]}, "shorten the id to at most "+strconv.Itoa(maxFileName-len(".md"))+" characters",
 			"guide id %q gives a file name of %d bytes; build writes each guide to guides/<language>/<id>.md, and a file system allows at most %d", report.Clip(g.ID), len(fileName)+len(".md"), maxFileName)
 	}
 	if prev, dup := ls.guideIDs[fileName]; dup && g.ID != "" {
@@ -501,7 +499,7 @@ func (c *compiler) guide(ls *langState, s *pdl.Stmt) {
 			for _, a := range c.shape(ss, 1, -1, false) {
 				t := c.word(a, "a topic")
 				if t == pilotage.TopicClosedSets {
-					c.errf(pdl.RuleValue, argAt{a}, "only the generated closed-sets guide carries it (§5.2)", "topic closed-sets is reserved")
+					c.valueErr("5.2", argAt{a}, "only the generated closed-sets guide carries it (§5.2)", "topic closed-sets is reserved")
 					continue
 				}
 				g.Topics = append(g.Topics, t)
@@ -697,7 +695,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 			l.Retention = pilotage.RetentionSession
 		}
 		if caps.HasSub(pilotage.CapExecute, pilotage.SubTestRun) && l.ExecutionMode == pilotage.ModeImmediate {
-			c.errf(pdl.RuleValue, stmtAt{ls.stmt}, "test runs observe a deployed body: use mode deploy or both (§6.5.7)",
+			c.valueErr("6.5.7", stmtAt{ls.stmt}, "test runs observe a deployed body: use mode deploy or both (§6.5.7)",
 				"Language %s declares execute test_run but its mode is immediate", report.Clip(l.ID))
 		}
 	} else if !misspeltCapabilities(ls.stmt) {
@@ -712,7 +710,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 			if s := ls.settings[wire]; s != nil {
 				// A claim of a feature not provided: §4.3 rule 6, as
 				// lint's truthful-declarations on a manifest cites.
-				c.citeErr(pdl.RuleValue, "4.3", stmtAt{s}, func() string { return "declare execute in capabilities, or remove it (§4.3 rule 6)" },
+				c.valueErr("4.3", stmtAt{s}, "declare execute in capabilities, or remove it (§4.3 rule 6)",
 					"%s is set but Language %s does not declare execute", report.Clip(s.Keyword), report.Clip(l.ID))
 			}
 		}
@@ -748,7 +746,7 @@ func (c *compiler) finishLanguage(i int, ls *langState) {
 	closedSets, size := closedsets.Head(ClosedSetsTitle, &l.Sets, guidemd.MaxBlocks+1)
 	var tc *guidemd.TooComplexError
 	if errors.As(guidemd.CheckHead(closedSets, size), &tc) {
-		c.errf(pdl.RuleValue, stmtAt{ls.stmt}, fmt.Sprintf("declare fewer risk levels, diagnostic codes, statuses and loop decisions: a guide is read within %d bytes and %d lines and table cells", guidemd.MaxBodyBytes, guidemd.MaxBlocks),
+		c.valueErr(report.Convention, stmtAt{ls.stmt}, fmt.Sprintf("declare fewer risk levels, diagnostic codes, statuses and loop decisions: a guide is read within %d bytes and %d lines and table cells", guidemd.MaxBodyBytes, guidemd.MaxBlocks),
 			"Language %s: its generated closed-sets guide would be too large to read back (line %d: %s)", report.Clip(l.ID), tc.Line, tc.Message)
 	}
 	l.Guides = append(l.Guides, &language.Guide{

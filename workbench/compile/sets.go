@@ -100,7 +100,7 @@ func (d *setDecls) add(s *pdl.Stmt) {
 		r.Hints = pilotage.RiskHints{ReadOnly: flags["readOnly"], Destructive: flags["destructive"], OpenWorld: flags["openWorld"]}
 		r.Meaning = meaning
 		if !r.Hints.Consistent() {
-			c.errf(pdl.RuleValue, stmtAt{s}, "a level that destroys cannot be read-only; drop one flag",
+			c.valueErr("5.3", stmtAt{s}, "a level that destroys cannot be read-only; drop one flag",
 				"risk %s is both readOnly and destructive (§5.3)", r.Risk)
 		}
 		if d.define(s, "risk", r.Risk) {
@@ -112,7 +112,7 @@ func (d *setDecls) add(s *pdl.Stmt) {
 		flags, meaning, misread := c.flags(p[min(1, len(p)):], "callable", "promoted")
 		k.Callable, k.Promoted, k.Meaning = flags["callable"], flags["promoted"], meaning
 		if k.Promoted && !k.Callable {
-			c.errf(pdl.RuleValue, stmtAt{s}, "add callable: promoted programs are run by reference", "promoted kind %s is not callable", report.Clip(k.Kind))
+			c.valueErr("3.5", stmtAt{s}, "add callable: promoted programs are run by reference", "promoted kind %s is not callable", report.Clip(k.Kind))
 		}
 		if !d.define(s, "kind", k.Kind) {
 			return
@@ -137,16 +137,16 @@ func (d *setDecls) add(s *pdl.Stmt) {
 		}
 	case "status":
 		p := c.shape(s, 2, 3, false, statusOptions...)
-		scope := c.oneOf(arg(p, 0), "the status scope", []string{"run", "step"})
+		scope := c.oneOf(arg(p, 0), "5.7", "the status scope", []string{"run", "step"})
 		st := closedsets.Status{Status: c.word(arg(p, 1), "the status"), Meaning: c.text(arg(p, 2), "the meaning")}
 		if a, ok := s.Option("ok"); ok {
-			st.OK = c.oneOf(a, "ok", []string{"true", "false"}) == "true"
+			st.OK = c.oneOf(a, "5.7", "ok", []string{"true", "false"}) == "true"
 		} else if !misspelt(s, "ok", statusOptions) {
 			c.errf(pdl.RuleRequired, stmtAt{s}, "add ok=true or ok=false (§5.7)", "status %s does not say whether it is ok", report.Clip(st.Status))
 		}
 		st.SideEffects = !st.OK
 		if a, ok := s.Option("effects"); ok {
-			st.SideEffects = c.oneOf(a, "effects", []string{"none", "possible"}) == "possible"
+			st.SideEffects = c.oneOf(a, "5.7", "effects", []string{"none", "possible"}) == "possible"
 		}
 		for _, r := range pilotage.ReservedRunStatuses {
 			if r.Status == st.Status {

@@ -277,7 +277,7 @@ func (s *sarifWriter) end(r *Report) error {
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID:                   ri.ID,
 			ShortDescription:     sarifText{Text: ri.Summary},
-			FullDescription:      sarifText{Text: ri.Summary + " (" + Cite(ri.Section) + ")"},
+			FullDescription:      sarifText{Text: ri.Summary + " (" + CiteAll(ri.AllSections()) + ")"},
 			Help:                 sarifText{Text: help},
 			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(ri.Severity)},
 			Properties:           map[string]string{"category": ri.Category, "section": ri.Section},

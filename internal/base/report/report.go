@@ -104,10 +104,13 @@ func (f Finding) AllSections() []string {
 
 // cited is what f cites as people write it, after its rule in text,
 // github and junit output: "§5.1, §11.1, §1.1".
-func (f Finding) cited() string {
-	cites := make([]string, 0, len(f.Sections)+1)
-	for _, s := range f.AllSections() {
-		cites = append(cites, Cite(s))
+func (f Finding) cited() string { return CiteAll(f.AllSections()) }
+
+// CiteAll is Cite of each of sections, joined: "§5.1, §11.1, §1.1".
+func CiteAll(sections []string) string {
+	cites := make([]string, len(sections))
+	for i, s := range sections {
+		cites[i] = Cite(s)
 	}
 	return strings.Join(cites, ", ")
 }
@@ -185,13 +188,25 @@ func source(section string) string {
 
 // RuleInfo describes a rule for reporters that list rules (sarif).
 type RuleInfo struct {
-	ID       string   `json:"id"`
-	Category string   `json:"category"`
-	Section  string   `json:"section"`
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	Section  string `json:"section"`
+	// Sections lists every section the rule's findings cite, Section
+	// (what most cite) first, when they do not all cite it: each cites
+	// the one that defines what it checks (CiteSections).
+	Sections []string `json:"sections,omitempty"`
 	Severity Severity `json:"severity"`
 	Summary  string   `json:"summary"`
 	// Doc is the repository path of the rule's documentation page.
 	Doc string `json:"doc,omitempty"`
+}
+
+// AllSections is every section r's findings cite, Section first.
+func (r RuleInfo) AllSections() []string {
+	if len(r.Sections) > 0 {
+		return r.Sections
+	}
+	return []string{r.Section}
 }
 
 // Info returns r: a RuleInfo describes itself, so a checker whose rules

@@ -99,7 +99,7 @@ func Table(infos []report.RuleInfo, link func(id string) string) string {
 	var b strings.Builder
 	b.WriteString("| rule | category | section | severity | summary |\n|---|---|---|---|---|\n")
 	for _, r := range infos {
-		fmt.Fprintf(&b, "| [%s](%s) | %s | %s | %s | %s |\n", r.ID, link(r.ID), r.Category, report.Cite(r.Section), r.Severity,
+		fmt.Fprintf(&b, "| [%s](%s) | %s | %s | %s | %s |\n", r.ID, link(r.ID), r.Category, report.CiteAll(r.AllSections()), r.Severity,
 			strings.ReplaceAll(r.Summary, "|", `\|`))
 	}
 	return b.String()
