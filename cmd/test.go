@@ -35,8 +35,8 @@ and narration. Every trace is also replayed against its plan (pilotage
 replay's checks), so a passing case is a trace replay accepts.
 
 A case file that does not parse, a stub of an unknown entry or of one the
-program never calls, a stub's fail: status that is no failing step status,
-and an expected code, risk or status outside the Language's closed sets
+program never calls, a stub's fail: status that is no failing step status
+or CEL that the PDL would refuse, and an expected code, risk or status outside the Language's closed sets
 are findings at their line, never a pass.
 
 --update rewrites the expectations each case states to what the engine

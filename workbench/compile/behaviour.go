@@ -183,11 +183,56 @@ func (c *compiler) cel(a *pdl.Arg, inputSchema json.RawMessage, wantBool bool) s
 		c.add(pdl.Errorf(pdl.RuleCEL, pos, end, p.hint, oneLine(p.msg)))
 		return ""
 	}
-	if wantBool && !cel.BoolType.IsExactType(r.typ) && !cel.DynType.IsExactType(r.typ) {
-		c.errf(pdl.RuleCEL, argAt{a}, "a condition is true or false", "CEL condition has type %s, not bool", r.typ)
+	if p := r.notBool(wantBool); p != nil {
+		c.errf(pdl.RuleCEL, argAt{a}, p.hint, "%s", p.msg)
 		return ""
 	}
 	return src
+}
+
+// notBool is the problem of a condition (wantBool) whose type is not
+// bool, nil for any other.
+func (r celResult) notBool(wantBool bool) *celProblem {
+	if !wantBool || cel.BoolType.IsExactType(r.typ) || cel.DynType.IsExactType(r.typ) {
+		return nil
+	}
+	return &celProblem{msg: fmt.Sprintf("CEL condition has type %s, not bool", r.typ), hint: "a condition is true or false"}
+}
+
+// Behaviours checks behaviour expressions written outside a PDL (a test
+// case's stubs) as the compiler checks an entry's compute and when=.
+// It keeps one environment per input_schema, as a compile does.
+type Behaviours struct{ envs map[string]*inputEnv }
+
+// NewBehaviours is an empty Behaviours.
+func NewBehaviours() *Behaviours { return &Behaviours{envs: map[string]*inputEnv{}} }
+
+// BehaviourProblem is what is wrong with a behaviour expression: Msg and
+// Hint in the PDL's words, at code point Offset of the expression, or
+// of the whole expression when Whole is set.
+type BehaviourProblem struct {
+	Offset    int
+	Whole     bool
+	Msg, Hint string
+}
+
+// Check checks src, a behaviour expression of an entry whose
+// input_schema is inputSchema; cond asks for a condition (when=). It is
+// nil when src checks.
+func (b *Behaviours) Check(inputSchema json.RawMessage, src string, cond bool) *BehaviourProblem {
+	ie, ok := b.envs[string(inputSchema)]
+	if !ok {
+		ie = newInputEnv(inputSchema)
+		b.envs[string(inputSchema)] = ie
+	}
+	r := ie.checkCEL(src)
+	if p := r.problem; p != nil {
+		return &BehaviourProblem{Offset: p.start, Msg: oneLine(p.msg), Hint: p.hint}
+	}
+	if p := r.notBool(cond); p != nil {
+		return &BehaviourProblem{Whole: true, Msg: p.msg, Hint: p.hint}
+	}
+	return nil
 }
 
 // contentPos is the source position of code point offset of a literal's

@@ -196,13 +196,15 @@ type compiled struct {
 	// drift): starting an engine per case was most of a corpus's time.
 	eng    *engine.Engine
 	replay map[string]*replay.Language
+	// cel checks the cases' stub CEL in the PDL's entries' environments.
+	cel *compile.Behaviours
 }
 
 func (r *Runner) load(path string) *compiled {
 	if c, ok := r.pdls[path]; ok {
 		return c
 	}
-	c := &compiled{replay: map[string]*replay.Language{}}
+	c := &compiled{replay: map[string]*replay.Language{}, cel: compile.NewBehaviours()}
 	res, rep, err := compile.Load(path, 1)
 	switch {
 	case err != nil:
@@ -244,12 +246,14 @@ func findingAt(f *testcase.File, at testcase.Place, rule, msg, hint string) repo
 // valueFindings are c's values no Run could meet, all at once: an
 // undeclared principal, stubs of entries the catalog lacks, values
 // outside lang's closed sets (not checked when lang is nil). They need
-// the PDL, srv, but not the program. withStubs is srv with c's stubs.
-func valueFindings(f *testcase.File, c *testcase.Case, srv *language.Server, lang *language.Language) (withStubs *language.Server, fs []report.Finding) {
+// the PDL, pdl, but not the program. withStubs is pdl's server with c's
+// stubs.
+func valueFindings(f *testcase.File, c *testcase.Case, pdl *compiled, lang *language.Language) (withStubs *language.Server, fs []report.Finding) {
+	srv := pdl.srv
 	if err := srv.CheckPrincipalAs(c.Principal, "principal:"); err != nil {
 		fs = append(fs, findingAt(f, c.PrincipalAt, "test-case", fmt.Sprintf("case %q: %v", c.Name, err), ""))
 	}
-	withStubs, more := stubbed(srv, f, c)
+	withStubs, more := stubbed(srv, f, c, pdl.cel)
 	if fs = append(fs, more...); lang != nil {
 		fs = append(fs, closedSetFindings(f, c, lang)...)
 	}
@@ -285,7 +289,7 @@ func (r *Runner) Broken(e *testcase.Error) []report.Finding {
 		if len(fs)+len(values) > testcase.MaxErrors {
 			break
 		}
-		_, more := valueFindings(f, c, pdl.srv, lang)
+		_, more := valueFindings(f, c, pdl, lang)
 		values = append(values, more...)
 	}
 	if room := testcase.MaxErrors - len(fs); len(values) > room {
@@ -322,7 +326,7 @@ func (r *Runner) runCase(f *testcase.File, c *testcase.Case, pdl *compiled, lang
 		return bad(c.Line, RulePDL, pdl.err, "")
 	}
 	o.Lang, o.Server = lang, pdl.srv
-	srv, fs := valueFindings(f, c, pdl.srv, lang)
+	srv, fs := valueFindings(f, c, pdl, lang)
 	if o.Findings = fs; len(o.Findings) > 0 {
 		return o
 	}

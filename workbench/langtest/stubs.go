@@ -6,17 +6,24 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
 	"github.com/pilotage-dev/pilotage/internal/model/testcase"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
 // stubbed is srv with the case's stubs as its entries' behaviour: a
 // copy, so the next case meets the PDL's own. A stub of an entry the
 // catalog lacks is a finding at the entry's key, once for its stubs.
-func stubbed(srv *language.Server, f *testcase.File, c *testcase.Case) (*language.Server, []report.Finding) {
+//
+// Each stub's CEL is checked as the PDL's is (compile.Behaviours), in the
+// entry's input_schema, and a problem is a finding at the stub's value:
+// the engine would only meet it when the entry is called, and fail the
+// Run, or read a condition that is no bool as false.
+func stubbed(srv *language.Server, f *testcase.File, c *testcase.Case, cel *compile.Behaviours) (*language.Server, []report.Finding) {
 	if len(c.Stubs) == 0 {
 		return srv, nil
 	}
@@ -41,6 +48,18 @@ func stubbed(srv *language.Server, f *testcase.File, c *testcase.Case) (*languag
 			}
 			continue
 		}
+		for _, x := range []struct {
+			key, src string
+			at       testcase.Place
+			cond     bool
+		}{{"compute", s.Compute, s.ComputeAt, false}, {"when", s.When, s.WhenAt, true}} {
+			if x.src == "" {
+				continue
+			}
+			if p := cel.Check(cp.Catalog[i].InputSchema, x.src, x.cond); p != nil {
+				fs = append(fs, findingAt(f, celAt(x.at, x.src, p), "test-stub", fmt.Sprintf("case %q stubs %s with %s: %s", c.Name, report.Clip(s.Entry), x.key, p.Msg), p.Hint))
+			}
+		}
 		if s.Call > 0 {
 			continue // per call, through engine.Options.Behave
 		}
@@ -54,6 +73,18 @@ func stubbed(srv *language.Server, f *testcase.File, c *testcase.Case) (*languag
 		cp.Catalog[i] = &en
 	}
 	return &cp, fs
+}
+
+// celAt is where p, a problem of src, the CEL a stub writes at at, is:
+// at its offset in the value when the value is written as it reads, on
+// one line (quotes around it, no escapes), else the whole value.
+func celAt(at testcase.Place, src string, p *compile.BehaviourProblem) testcase.Place {
+	n := utf8.RuneCountInString(src)
+	if p.Whole || at.End == 0 {
+		return at
+	}
+	quote := (at.End - at.Col - n) / 2 // 1 for a quoted value, 0 for a plain one
+	return testcase.Place{File: at.File, Line: at.Line, Col: at.Col + quote + p.Offset}
 }
 
 // addStub adds s to b: a failure tried after b's, or the output.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -111,9 +112,20 @@ func endCol(n *yaml.Node) int {
 		return 0
 	}
 	w := utf8.RuneCountInString(n.Value)
-	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		if strings.ContainsAny(n.Value, `'"\`) {
-			return 0 // escaped: its written width is not the value's
+	// What a quoted scalar may escape: its written width is then not the
+	// value's. Single quotes escape only themselves ('it''s'); double
+	// quotes their own, backslashes and what a backslash writes (\t).
+	switch {
+	case n.Style&yaml.SingleQuotedStyle != 0:
+		if strings.ContainsRune(n.Value, '\'') {
+			return 0
+		}
+		w += 2
+	case n.Style&yaml.DoubleQuotedStyle != 0:
+		if strings.ContainsFunc(n.Value, func(r rune) bool {
+			return r == '"' || r == '\\' || r < ' ' || r == 0x7f || r > 0x7e && !unicode.IsPrint(r)
+		}) {
+			return 0
 		}
 		w += 2
 	}
