@@ -71,7 +71,13 @@ func Check(c *Case, got *Got) []Failure {
 			Msg: fmt.Sprintf("states no plan %s; pilotage test --update writes what the engine answers", m.Name)})
 	}
 	if e.Valid != nil && *e.Valid != v.Valid {
-		fail("valid", fmt.Sprintf("valid is %t, expected %t", v.Valid, *e.Valid), nil, nil)
+		msg := fmt.Sprintf("valid is %t, expected %t", v.Valid, *e.Valid)
+		if !v.Valid {
+			// Why, as a case that expects a plan of an invalid program
+			// is told: the author need not run validate to learn it.
+			msg += ": " + whyInvalid(v.Diagnostics)
+		}
+		fail("valid", msg, nil, nil)
 	}
 	if e.Diagnostics != nil {
 		if have := Diagnostics(v.Diagnostics); !listMatches(e.Diagnostics, have, diagShown) {

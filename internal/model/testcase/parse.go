@@ -317,6 +317,16 @@ var yamlKinds = map[string]string{"map": "a mapping", "seq": "a list", "str": "a
 
 // decode reads a node into v, placing a type mismatch at the node.
 func (p *parser) decode(n *yaml.Node, v any) error {
+	switch v.(type) {
+	case *bool, **bool:
+		// go-yaml reads YAML 1.1's words (yes, on) and any quoted
+		// spelling of them into a bool, but not "false": true or false
+		// is a YAML boolean, and every string is refused alike.
+		if n.Kind == yaml.ScalarNode && n.ShortTag() != "!!bool" {
+			return &Error{File: p.name, Line: n.Line, Col: n.Column, EndCol: endCol(n),
+				Msg: "expected true or false here, found " + cmp.Or(yamlKinds[strings.TrimPrefix(n.ShortTag(), "!!")], "a "+n.ShortTag()), Hint: "write true or false, unquoted"}
+		}
+	}
 	err := n.Decode(v)
 	if err == nil {
 		return nil
