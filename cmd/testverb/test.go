@@ -295,8 +295,13 @@ func (fr *fileRun) add(p Params) func(langtest.Outcome) {
 		if len(o.Findings) > 0 || !p.Update && len(o.Unmet) > 0 {
 			fr.failed++
 		}
-		fr.findings = append(fr.findings, o.Findings...)
-		fr.pdlFailed = fr.pdlFailed || slices.ContainsFunc(o.Findings, func(f report.Finding) bool { return f.Rule == langtest.RulePDL })
+		pdl := slices.ContainsFunc(o.Findings, func(f report.Finding) bool { return f.Rule == langtest.RulePDL })
+		if !pdl || !fr.pdlFailed {
+			// A PDL that does not load is one finding a file, at its
+			// pdl:, though each of its cases fails.
+			fr.findings = append(fr.findings, o.Findings...)
+		}
+		fr.pdlFailed = fr.pdlFailed || pdl
 		if p.Coverage || p.Update {
 			fr.kept = append(fr.kept, o)
 		}

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 
@@ -192,12 +193,36 @@ func (r *Runner) Close() {
 type compiled struct {
 	srv *language.Server
 	err string
+	// readErr is why the PDL could not be read, when it could not.
+	readErr error
 	// eng serves the cases that change nothing of the PDL (no stubs, no
 	// drift): starting an engine per case was most of a corpus's time.
 	eng    *engine.Engine
 	replay map[string]*replay.Language
 	// cel checks the cases' stub CEL in the PDL's entries' environments.
 	cel *compile.Behaviours
+}
+
+// finding is the RulePDL finding of case c of f, whose PDL, p, does not
+// load: at the file's pdl:, the same for each of its cases (the test
+// verb reports it once), naming a file that cannot be read as written
+// there; at the case when the file gives no pdl: (the *.pdl beside its
+// tests directory).
+func (p *compiled) finding(f *testcase.File, c *testcase.Case) report.Finding {
+	at := f.PDLAt
+	if at.Line == 0 {
+		return finding(f, c.Line, RulePDL, p.err, "")
+	}
+	msg, hint := p.err, ""
+	if p.readErr != nil {
+		dir := filepath.Dir(f.Name)
+		rel := f.PDL
+		if r, err := filepath.Rel(dir, f.PDL); err == nil && !filepath.IsAbs(f.PDL) {
+			rel = r
+		}
+		msg, hint = testcase.ReadError(dir, rel, p.readErr)
+	}
+	return findingAt(f, at, RulePDL, msg, hint)
 }
 
 func (r *Runner) load(path string) *compiled {
@@ -208,7 +233,7 @@ func (r *Runner) load(path string) *compiled {
 	res, rep, err := compile.Load(path, 1)
 	switch {
 	case err != nil:
-		c.err = err.Error()
+		c.err, c.readErr = err.Error(), err
 	case !res.OK():
 		// The first error of the PDL, not a count of those its cap left
 		// out, which sorts first (it has no line).
@@ -323,7 +348,8 @@ func (r *Runner) runCase(f *testcase.File, c *testcase.Case, pdl *compiled, lang
 		return o
 	}
 	if pdl.srv == nil {
-		return bad(c.Line, RulePDL, pdl.err, "")
+		o.Findings = append(o.Findings, pdl.finding(f, c))
+		return o
 	}
 	o.Lang, o.Server = lang, pdl.srv
 	srv, fs := valueFindings(f, c, pdl, lang)

@@ -105,6 +105,21 @@ func (p *parser) place(n *yaml.Node) Place {
 	return Place{File: p.name, Line: n.Line, Col: n.Column, End: endCol(n)}
 }
 
+// keyed is where the member of mapping m whose value is v is: from its
+// key to the value's end when both are on one line, else the key.
+func (p *parser) keyed(m, v *yaml.Node) Place {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; m.Content[i+1] == v {
+			at := p.place(k)
+			if at.End = 0; k.Line == v.Line {
+				at.End = endCol(v)
+			}
+			return at
+		}
+	}
+	return p.place(v)
+}
+
 // endCol is the column past a scalar written on one line, quotes
 // included, so a report underlines the whole value; 0 for any other.
 func endCol(n *yaml.Node) int {
@@ -310,7 +325,7 @@ func (p *parser) str(n *yaml.Node, dst *string) error {
 	return nil
 }
 
-var mismatch = regexp.MustCompile(`cannot unmarshal !!(\w+) (?:` + "`[^`]*`" + ` )?into (\S+)`)
+var mismatch = regexp.MustCompile(`(?:line (\d+): )?cannot unmarshal !!(\w+) (?:` + "`([^`]*)`" + ` )?into (\S+)`)
 
 // yamlKinds words YAML tags and Go types for a case file's author.
 var yamlKinds = map[string]string{"map": "a mapping", "seq": "a list", "str": "a string", "int": "a number", "float": "a number", "bool": "true or false", "null": "nothing"}
@@ -331,20 +346,42 @@ func (p *parser) decode(n *yaml.Node, v any) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
+	msg, at := err.Error(), n
 	if m := mismatch.FindStringSubmatch(msg); m != nil {
 		want := "a mapping"
 		switch {
-		case strings.HasPrefix(m[2], "[]"):
+		case strings.HasPrefix(m[4], "[]"):
 			want = "a list"
-		case m[2] == "bool" || m[2] == "*bool":
+		case m[4] == "bool" || m[4] == "*bool":
 			want = "true or false"
-		case m[2] == "string":
+		case m[4] == "string":
 			want = "a string"
 		}
-		msg = fmt.Sprintf("expected %s here, found %s", want, yamlKinds[m[1]])
+		msg = fmt.Sprintf("expected %s here, found %s", want, yamlKinds[m[2]])
+		if line, err := strconv.Atoi(m[1]); err == nil {
+			at = cmp.Or(mismatched(n, line, "!!"+m[2], strings.TrimSuffix(m[3], "...")), n)
+		}
 	}
-	return &Error{File: p.name, Line: n.Line, Col: n.Column, Msg: msg, Hint: "docs/test.md shows each key's shape"}
+	return &Error{File: p.name, Line: at.Line, Col: at.Column, EndCol: endCol(at), Msg: msg, Hint: "docs/test.md shows each key's shape"}
+}
+
+// mismatched is the value under n that go-yaml names in a type error:
+// the first at line of tag whose value starts with prefix (go-yaml
+// clips a long one), the innermost of those, nil when there is none. A
+// key is passed over: the error is of the value it names.
+func mismatched(n *yaml.Node, line int, tag, prefix string) *yaml.Node {
+	for i, x := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 || x.Line > line {
+			continue
+		}
+		if found := mismatched(x, line, tag, prefix); found != nil {
+			return found
+		}
+	}
+	if n.Line == line && n.ShortTag() == tag && strings.HasPrefix(n.Value, prefix) {
+		return n
+	}
+	return nil
 }
 
 // jsonValue turns a YAML value into JSON bytes, numbers as written:
@@ -466,7 +503,7 @@ func (p *parser) testCase(n *yaml.Node) (*Case, error) {
 	c := &Case{Line: n.Line, Col: n.Column, node: n}
 	before := len(p.errs)
 	err := p.fields(n, map[string]func(*yaml.Node) error{
-		"name": func(v *yaml.Node) error { return p.str(v, &c.Name) },
+		"name": func(v *yaml.Node) error { c.NameAt = p.keyed(n, v); return p.str(v, &c.Name) },
 		"principal": func(v *yaml.Node) error {
 			c.PrincipalAt = p.place(v)
 			return p.str(v, &c.Principal)
@@ -584,6 +621,7 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		list, perCall := []*yaml.Node{v}, false
+		what := "stubs of %s are a list of stubs tried in order"
 		if v.Kind == yaml.SequenceNode {
 			list = v.Content
 		}
@@ -591,6 +629,17 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 			if list, perCall = v.Content[1].Content, true; v.Content[1].Kind != yaml.SequenceNode || len(list) == 0 {
 				return p.errAt(v.Content[1], "calls is not a list of stubs", "calls: [{returns: …}, {fail: STATUS}]")
 			}
+			v, what = v.Content[1], "calls of %s are a list of stubs, one a call"
+		}
+		if j := slices.IndexFunc(list, func(x *yaml.Node) bool { return x.Kind != yaml.MappingNode }); j >= 0 && v.Kind == yaml.SequenceNode {
+			// A list of values ([1, 2]) is most likely an output: the
+			// error is at the list, which the hint mends.
+			item := "the item at line " + strconv.Itoa(list[j].Line)
+			if list[j].Kind == yaml.ScalarNode && list[j].Line == v.Line {
+				item = report.Clip(list[j].Value)
+			}
+			return p.errAt(v, fmt.Sprintf(what+", but %s is not a stub", report.Clip(k.Value), item),
+				"a stub is {returns: VALUE}, {compute: CEL} or {fail: STATUS}; for an output that is a list, write "+report.Clip(k.Value)+": {returns: […]}")
 		}
 		for i, sn := range list {
 			s := Stub{Entry: k.Value, At: p.place(k)}

@@ -62,7 +62,7 @@ func readHead(name string, src []byte, refs *Refs) *File {
 	f := &File{Name: name, Src: src, items: items, p: p}
 	root := doc.Content[0]
 	err = p.fields(root, map[string]func(*yaml.Node) error{
-		"pdl":      func(n *yaml.Node) error { return p.str(n, &f.PDL) },
+		"pdl":      func(n *yaml.Node) error { f.PDLAt = p.place(n); return p.str(n, &f.PDL) },
 		"language": func(n *yaml.Node) error { f.LanguageAt = p.place(n); return p.str(n, &f.Language) },
 		"cases": func(n *yaml.Node) error {
 			if n.Kind != yaml.ScalarNode || n.Tag != "!!null" {

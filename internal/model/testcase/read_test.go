@@ -151,7 +151,7 @@ func TestReadHoldsNoCase(t *testing.T) {
 	name := filepath.Join(dir, "case.yaml")
 	for second, want := range map[string]string{
 		"  - name: b\n    programm: {steps: [], output: '1'}\n": `6:5: unknown key "programm"`,
-		"  - name: a\n    program: {steps: [], output: '2'}\n":  `5:1: a second case named "a" (the first is at line 3)`,
+		"  - name: a\n    program: {steps: [], output: '2'}\n":  `5:5: a second case named "a" (the first is at line 3)`,
 	} {
 		src := []byte("pdl: lang.pdl\ncases:\n  - name: a\n    program: {steps: [], output: '1'}\n" + second)
 		f, err := Read(name, src)
@@ -216,7 +216,7 @@ func TestReadLateError(t *testing.T) {
 			return fmt.Sprintf("%d:5: key \"program\" given twice (first at %d:5)", l+2, l+1)
 		}},
 		"bad indent":          {"  - name: last\n" + program + "   expect: {}\n", func(l int) string { return fmt.Sprintf("%d:4: not YAML: did not find expected '-' indicator", l+2) }},
-		"a second case named": {"  - name: c1\n" + program, func(l int) string { return fmt.Sprintf("%d:1: a second case named \"c1\" (the first is at line 7)", l) }},
+		"a second case named": {"  - name: c1\n" + program, func(l int) string { return fmt.Sprintf("%d:5: a second case named \"c1\" (the first is at line 7)", l) }},
 	} {
 		t.Run(kind, func(t *testing.T) {
 			// The wrong case last, after n-2 more cases, and third,

@@ -31,6 +31,8 @@ type File struct {
 	// directory; Language picks one Language of it ("" for its only one).
 	PDL      string
 	Language string
+	// PDLAt is where the file gives pdl:, zero when it does not.
+	PDLAt Place
 	// LanguageAt is where the file gives language:, zero when it does not.
 	LanguageAt Place
 	// Cases are the cases of a file Parse read; one Read reads a case at
@@ -46,6 +48,9 @@ type File struct {
 // Case is one test: a program, what it runs with, and what it expects.
 type Case struct {
 	Name string
+	// NameAt is where the case gives name:, from the key to the value's
+	// end.
+	NameAt Place
 	// Line and Col are where the case's mapping starts, its first key.
 	Line, Col int
 	Principal string
@@ -289,7 +294,7 @@ func (r *Refs) Parse(name string, src []byte) (*File, error) {
 	}
 	root := doc.Content[0]
 	err = p.fields(root, map[string]func(*yaml.Node) error{
-		"pdl":      func(n *yaml.Node) error { return p.str(n, &f.PDL) },
+		"pdl":      func(n *yaml.Node) error { f.PDLAt = p.place(n); return p.str(n, &f.PDL) },
 		"language": func(n *yaml.Node) error { f.LanguageAt = p.place(n); return p.str(n, &f.Language) },
 		"cases": func(n *yaml.Node) error {
 			if n.Kind != yaml.SequenceNode {
@@ -331,7 +336,8 @@ func (p *parser) finish(f *File, root *yaml.Node) error {
 	seen := map[string]int{}
 	for _, c := range f.Cases {
 		if l, dup := seen[c.Name]; dup {
-			return &Error{File: p.name, Line: c.Line, Col: 1, Msg: fmt.Sprintf("a second case named %q (the first is at line %d)", c.Name, l), Hint: "case names select cases with --run; make them unique"}
+			at := c.NameAt
+			return &Error{File: p.name, Line: at.Line, Col: at.Col, EndCol: at.End, Msg: fmt.Sprintf("a second case named %q (the first is at line %d)", c.Name, l), Hint: "case names select cases with --run; make them unique"}
 		}
 		seen[c.Name] = c.Line
 	}
@@ -381,15 +387,23 @@ func (p *parser) readRel(n *yaml.Node, rel string) (string, *refFile, error) {
 	}
 	b, err := inputs.ReadRegular(path, refBound)
 	if err != nil {
-		hint := "paths are relative to the case file, or absolute"
-		if errors.Is(err, fs.ErrNotExist) {
-			if near := nearFile(p.dir, rel); near != "" {
-				hint = "did you mean " + report.Clip(near) + "?"
-			}
-		}
-		return "", nil, p.errAt(n, fmt.Sprintf("cannot read %s: %v", rel, why(err)), hint)
+		msg, hint := ReadError(p.dir, rel, err)
+		return "", nil, p.errAt(n, msg, hint)
 	}
 	return path, p.refs.put(path, b), nil
+}
+
+// ReadError is what a report says of err, met reading rel, a file a case
+// file in dir names (a program, an input, its PDL): the file as written,
+// why, and the file it likely meant when there is none.
+func ReadError(dir, rel string, err error) (msg, hint string) {
+	hint = "paths are relative to the case file, or absolute"
+	if errors.Is(err, fs.ErrNotExist) {
+		if near := nearFile(dir, rel); near != "" {
+			hint = "did you mean " + report.Clip(near) + "?"
+		}
+	}
+	return fmt.Sprintf("cannot read %s: %v", rel, why(err)), hint
 }
 
 // nearFile is the file rel, a missing file a case names relative to
