@@ -36,8 +36,9 @@ replay's checks), so a passing case is a trace replay accepts.
 
 A case file that does not parse, a stub of an unknown entry or of one the
 program never calls, a stub's fail: status that is no failing step status
-or CEL that the PDL would refuse, and an expected code, risk or status outside the Language's closed sets
-are findings at their line, never a pass.
+or CEL that the PDL would refuse, and an expected code, risk or status
+outside the Language's closed sets are findings at their line, never a
+pass.
 
 --update rewrites the expectations each case states to what the engine
 answers now, keeping comments and order (a case stating none gets its
