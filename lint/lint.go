@@ -299,13 +299,17 @@ func parse(in *Input) (*jsonpos.Doc, error) {
 
 // lintOne parses one input and runs the rules over it, with base (nil
 // for none) as the pass's Baseline, and returns the findings cap (nil
-// for none) lists.
+// for none) lists, which it hands on (report.Cap.Take).
 func lintOne(rules []*Rule, in *Input, base *Pass, cap *report.Cap) []report.Finding {
 	doc, err := parse(in)
 	if err != nil {
 		f := syntaxFinding(rules, in, err)
-		if f == nil || (cap != nil && !cap.Admit(*f)) {
+		if f == nil {
 			return nil
+		}
+		if cap != nil {
+			cap.Admit(*f)
+			return cap.Take()
 		}
 		return []report.Finding{*f}
 	}
@@ -315,6 +319,11 @@ func lintOne(rules []*Rule, in *Input, base *Pass, cap *report.Cap) []report.Fin
 	for _, r := range rules {
 		p.rule = r
 		r.Check(p)
+	}
+	if cap != nil {
+		// The cap holds what it lists until the end: a finding raised
+		// later before one listed takes its place.
+		return cap.Take()
 	}
 	return p.findings
 }

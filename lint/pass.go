@@ -429,11 +429,17 @@ func (p *Pass) report(sev report.Severity, pointer string, key bool, message, hi
 		// the cap counts per file.
 		f.File, f.Line, f.Column, f.EndLine, f.EndColumn = p.position(pointer, key)
 	}
+	// A finding of a JSON document is offered before it is placed, so
+	// those of a rule are listed in the order the rule raises them, the
+	// order of the document it walks (report.Cap).
 	if p.cap != nil && !p.cap.Admit(f) {
 		return nil
 	}
 	if p.In.Locate == nil {
 		f.File, f.Line, f.Column, f.EndLine, f.EndColumn = p.position(pointer, key)
+	}
+	if p.cap != nil {
+		return p.cap.Keep(f)
 	}
 	p.findings = append(p.findings, f)
 	return &p.findings[len(p.findings)-1]
@@ -455,7 +461,7 @@ func (p *Pass) CountedAs(sev report.Severity, pointer string) bool {
 	}
 	f := report.Finding{Rule: p.rule.ID, Section: p.rule.Section, Severity: sev, File: p.In.File}
 	if p.In.Locate != nil {
-		f.File, _, _ = p.In.Locate(p.whole(pointer), false)
+		f.File, f.Line, f.Column = p.In.Locate(p.whole(pointer), false)
 	}
 	return p.cap.LeaveAll(f, 1)
 }

@@ -89,37 +89,38 @@ type finding struct {
 }
 
 // admit reports whether a finding of rule with severity sev ("" for the
-// rule's) under condition k is still wanted: not when k is already known
-// not to hold (the level or outcome came before the steps), nor when the
-// rule's list is full.
-func (c *checker) admit(rule string, sev report.Severity, k cond) bool {
+// rule's) under condition k, at at, is still wanted: not when k is
+// already known not to hold (the level or outcome came before the
+// steps), nor when the rule's list is full up to at. A finding admitted
+// is completed with keep right after; at orders it among the listed
+// (report.Cap), and is where it is, or the start of its entry.
+func (c *checker) admit(rule string, sev report.Severity, k cond, at site) bool {
 	if c.known != nil && !c.known(k) {
 		return false
 	}
-	return c.out.admit(c.head(rule, sev), k)
+	return c.out.admit(c.head(rule, sev, at), k)
 }
 
-// head is a finding of rule in this file with what a report.Cap reads:
-// rule, section, severity ("" for the rule's) and file.
-func (c *checker) head(rule string, sev report.Severity) report.Finding {
+// head is a finding of rule in this file at at with what a report.Cap
+// reads: rule, section, severity ("" for the rule's), file and position.
+func (c *checker) head(rule string, sev report.Severity, at site) report.Finding {
 	r := RuleByID(rule)
 	if sev == "" {
 		sev = r.Severity
 	}
-	return report.Finding{Rule: rule, Section: r.Section, Severity: sev, File: c.file}
+	return report.Finding{Rule: rule, Section: r.Section, Severity: sev, File: c.file, Line: at.line, Column: at.col}
 }
 
 func (c *checker) add(f finding) {
-	if c.admit(f.rule, f.sev, f.c) {
+	if c.admit(f.rule, f.sev, f.c, f.at) {
 		c.keep(f)
 	}
 }
 
 // keep records an admitted finding.
 func (c *checker) keep(f finding) {
-	rf := c.head(f.rule, f.sev)
-	rf.Message, rf.Hint, rf.Related = f.msg, f.hint, f.rel
-	rf.Line, rf.Column, rf.Pointer = f.at.line, f.at.col, f.at.ptr
+	rf := c.head(f.rule, f.sev, f.at)
+	rf.Message, rf.Hint, rf.Related, rf.Pointer = f.msg, f.hint, f.rel, f.at.ptr
 	c.out.keep(rf, f.c)
 }
 
@@ -199,7 +200,7 @@ func (c *checker) badEntry(e *entry) {
 	// A steps array of millions of values that are not steps is one
 	// finding each, nearly all counted, not listed: their messages are
 	// worded only for the listed ones.
-	if !c.admit(RuleTraceShape, "", always) {
+	if !c.admit(RuleTraceShape, "", always, e.site) {
 		return
 	}
 	msg := "trace step does not have the shape of a trace step: " + strings.TrimPrefix(e.bad.Error(), "json: ")
@@ -211,17 +212,17 @@ func (c *checker) badEntry(e *entry) {
 // that are not objects, or are empty (null, {}), or for steps objects
 // without an id, when none of them would be listed: each would be one
 // finding of rule, counted (badEntry, "trace step has no id",
-// diagnostic), once the cap lists no more and, for steps, the first
-// entry has been seen. It reports false, having counted nothing,
-// otherwise.
-func (c *checker) countBad(rule string, n int) bool {
+// diagnostic), the first of them at at, once the cap lists no more up
+// to at and, for steps, the first entry has been seen. It reports false,
+// having counted nothing, otherwise.
+func (c *checker) countBad(rule string, n int, at site) bool {
 	if rule == RuleTraceShape && c.first == nil {
 		return false
 	}
 	if c.known != nil && !c.known(always) {
 		return true // none would be counted either
 	}
-	return c.out.leaveAll(c.head(rule, ""), always, n)
+	return c.out.leaveAll(c.head(rule, "", at), always, n)
 }
 
 // kind returns the entry's kind as the plan gives it (the trace's own

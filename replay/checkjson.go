@@ -9,7 +9,7 @@ import "io"
 // decoder of their own (the timeline) run it beside that decoder so the
 // file is refused where and as replay refuses it.
 func CheckJSON(file string, r io.Reader) error {
-	s, _ := walk(r, sourceLimit, func(*traceMembers) {}, func(*entry) {}, func(string, int) bool { return true }, func(*diagnostic) {}, false)
+	s, _ := walk(r, sourceLimit, func(*traceMembers) {}, func(*entry) {}, func(string, int, site) bool { return true }, func(*diagnostic) {}, false)
 	if s.syntax == nil {
 		return nil
 	}

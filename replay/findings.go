@@ -21,13 +21,13 @@ type pending struct {
 	c cond
 }
 
-// findingBuffer keeps at most max findings per rule and condition, and
-// counts the rest, so memory stays bounded however long the trace. Each
-// condition has its own cap: findings waiting on a condition that turns
-// out not to hold must not take the places of those that stand.
+// findingBuffer keeps at most max findings per rule and condition, the
+// first by position, and counts the rest, so memory stays bounded
+// however long the trace (report.Cap). Each condition has its own cap:
+// findings waiting on a condition that turns out not to hold must not
+// take the places of those that stand.
 type findingBuffer struct {
 	max  int
-	kept []pending
 	caps map[cond]*report.Cap
 }
 
@@ -35,10 +35,10 @@ func newFindingBuffer(max int) *findingBuffer {
 	return &findingBuffer{max: max, caps: map[cond]*report.Cap{}}
 }
 
-// admit counts one finding under c and reports whether it is to be kept;
-// f needs only its rule, section, severity and file, so the caller
-// builds the message only then, and a trace wrong in every entry costs a
-// count per entry, not a message.
+// admit offers one finding under c and reports whether it is listed, for
+// now; f needs only its rule, section, severity, file and position, so
+// the caller builds the message only then (keep), and a trace wrong in
+// every entry costs a count per entry, not a message.
 func (b *findingBuffer) admit(f report.Finding, c cond) bool {
 	k := b.caps[c]
 	if k == nil {
@@ -48,34 +48,32 @@ func (b *findingBuffer) admit(f report.Finding, c cond) bool {
 	return k.Admit(f)
 }
 
-// leaveAll counts n findings like f under c, none of them kept, when
-// none would be (report.Cap.LeaveAll), and reports whether it did.
+// leaveAll counts n findings like f under c, at f's position or after,
+// none of them kept, when none would be (report.Cap.LeaveAll), and
+// reports whether it did.
 func (b *findingBuffer) leaveAll(f report.Finding, c cond, n int) bool {
 	k := b.caps[c]
 	return k != nil && k.LeaveAll(f, n)
 }
 
-func (b *findingBuffer) keep(f report.Finding, c cond) { b.kept = append(b.kept, pending{f, c}) }
+// keep completes the finding admit has just listed under c.
+func (b *findingBuffer) keep(f report.Finding, c cond) { b.caps[c].Keep(f) }
 
-// resolve returns the findings whose condition holds, at most max of a
-// rule, plus one finding per rule that had more, saying how many were
-// left out (report.Cap). drop lists rules whose findings do not apply to
-// this trace at all.
+// resolve returns the findings whose condition holds, the first max of a
+// rule by position, plus one finding per rule that had more, saying how
+// many were left out (report.Cap). drop lists rules whose findings do
+// not apply to this trace at all.
 func (b *findingBuffer) resolve(holds func(cond) bool, drop func(rule string) bool, key string) []report.Finding {
 	all := report.NewCap(b.max)
-	var out []report.Finding
-	for _, p := range b.kept {
-		if holds(p.c) && !drop(p.f.Rule) && all.Admit(p.f) {
-			out = append(out, p.f)
-		}
-	}
 	keep := func(rule string) bool { return !drop(rule) }
 	for _, c := range []cond{always, ifComplete, ifIncomplete, ifFull, ifSummary} {
-		if k := b.caps[c]; k != nil && holds(c) {
-			all.Include(k, keep)
+		k := b.caps[c]
+		if k == nil || !holds(c) {
+			continue
 		}
+		all.Merge(k, keep)
 	}
-	out = append(out, all.Left()...)
+	out := append(all.Take(), all.Left()...)
 	key = report.Clip(key)
 	for i := range out {
 		out[i].Key = key

@@ -20,13 +20,13 @@ func (c *checker) levels(e *entry, kind string, s *Step) {
 	if len(e.w.Input) > 0 {
 		// Checked here so a full trace, every entry of which has input,
 		// costs no message per entry.
-		if c.admit(RuleLevelContent, "", ifSummary) {
+		if c.admit(RuleLevelContent, "", ifSummary, e.site) {
 			c.keep(finding{rule: RuleLevelContent, c: ifSummary, at: e.at("/input"), rel: c.rels(s),
 				msg: fmt.Sprintf("entry %q carries input, which a summary trace omits", report.Clip(id))})
 		}
 		return
 	}
-	if kind != pilotage.KindBranch && kind != pilotage.KindLoop && !madeNoCall(&e.w) && c.admit(RuleLevelContent, "", ifFull) {
+	if kind != pilotage.KindBranch && kind != pilotage.KindLoop && !madeNoCall(&e.w) && c.admit(RuleLevelContent, "", ifFull, e.site) {
 		c.keep(finding{rule: RuleLevelContent, c: ifFull, at: e.site, rel: c.rels(s),
 			msg:  fmt.Sprintf("entry %q has no input; at full every executed step carries its input", report.Clip(id)),
 			hint: "only branch and loop entries, and failed entries that name no call, may omit input at full (reading 6, docs/readings.md)"})

@@ -120,7 +120,10 @@ func (r *Runner) PlanReport() *report.Report {
 	keep := func(rule string) bool { return !r.opt.Disabled[rule] }
 	planCap := report.NewCap(perRule(r.opt.MaxPerRule))
 	for _, f := range r.plan.Findings {
-		if keep(f.Rule) && planCap.Admit(f) {
+		// Offered unplaced, as LoadPlan and riskAgainst offer theirs:
+		// the plan's are listed in the order its walk raises them.
+		head := report.Finding{Rule: f.Rule, Section: f.Section, Sections: f.Sections, Severity: f.Severity, File: f.File}
+		if keep(f.Rule) && planCap.Admit(head) {
 			rep.Add(f)
 		}
 	}
@@ -255,9 +258,9 @@ func Replay(plan *Plan, file string, r io.Reader, opt Options) Result {
 	// Entries that are not steps are counted in a row when the checker
 	// would only count them and nothing else reads each entry; so are
 	// diagnostics that are not diagnostics, which only the checker reads.
-	countBad := func(rule string, n int) bool {
+	countBad := func(rule string, n int, at site) bool {
 		steps := rule == RuleTraceShape
-		if steps && (opt.OnStep != nil || deep != nil) || !c.countBad(rule, n) {
+		if steps && (opt.OnStep != nil || deep != nil) || !c.countBad(rule, n, at) {
 			return false
 		}
 		if steps && opt.OnEntry != nil {

@@ -198,9 +198,9 @@ type elements struct {
 	target func(i int) any
 	done   func(raw []byte, at site, bad error)
 	// count, when set, takes n elements in a row that do not decode
-	// into a target in place of done, when all done would do is count
-	// them, and reports whether it did.
-	count func(n int) bool
+	// into a target, the first at at, in place of done, when all done
+	// would do is count them, and reports whether it did.
+	count func(n int, at site) bool
 	// objects makes an object without a string id one of the others
 	// (steps): it decodes into an entry without id or with an error,
 	// which the checker counts as it counts a value that is not a step
@@ -244,14 +244,13 @@ func (w *walker) otherElements(a *elements, i int, prev int64) (n int, end int64
 			fast = false
 			break
 		}
-		if a.count != nil && a.count(len(w.spans)) {
+		if a.count != nil && a.count(len(w.spans), w.site(a.ptr, i+n, w.spans[0].from)) {
 			n += len(w.spans)
 			w.pr.advance(last)
 		} else {
 			for _, s := range w.spans {
 				bad := a.decode(w.pr.bytes(s.from, s.end), i+n)
-				p := w.pr.position(s.from)
-				a.done(w.pr.bytes(s.from, s.end), site{a.ptr + "/" + strconv.Itoa(i+n), p.Line, p.Column}, bad)
+				a.done(w.pr.bytes(s.from, s.end), w.site(a.ptr, i+n, s.from), bad)
 				n++
 			}
 		}
@@ -261,6 +260,13 @@ func (w *walker) otherElements(a *elements, i int, prev int64) (n int, end int64
 		w.resumeAt(end)
 	}
 	return n, end, fast
+}
+
+// site is the place of element i of the array at ptr, which starts at
+// offset from.
+func (w *walker) site(ptr string, i int, from int64) site {
+	p := w.pr.position(from)
+	return site{ptr + "/" + strconv.Itoa(i), p.Line, p.Column}
 }
 
 // decode decodes raw, element i, into a.target(i) as the decoder would

@@ -269,7 +269,7 @@ type walker struct {
 	// that are not what the array holds, in place of handing each to
 	// onEntry or onDiagnostic, when that would only count them, and
 	// reports whether it did (checker.countBad).
-	countBad func(rule string, n int) bool
+	countBad func(rule string, n int, at site) bool
 	// keepOutput keeps a response's output value (deep replay).
 	keepOutput bool
 	// spans and scratch are reused by otherElements and checkSpan for
@@ -284,7 +284,7 @@ func (w *walker) offset() int64 { return w.dec.InputOffset() + w.shift }
 // errStop ends a walk after a syntax error.
 var errStop = errors.New("stop")
 
-func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), countBad func(string, int) bool, onDiagnostic func(*diagnostic), keepOutput bool) (*stream, *posReader) {
+func walk(r io.Reader, headLimit int, onSteps func(*traceMembers), onEntry func(*entry), countBad func(string, int, site) bool, onDiagnostic func(*diagnostic), keepOutput bool) (*stream, *posReader) {
 	pr := newPosReader(r, headLimit)
 	// A byte order mark, or a file in UTF-16 or UTF-32, is the one error
 	// lint reports at 1:1 for the file; decoded, it would be a bad first
@@ -705,8 +705,8 @@ func (w *walker) steps(ptr string, m *traceMembers) error {
 			}
 			w.onEntry(e)
 		},
-		count: func(n int) bool {
-			if !w.countBad(RuleTraceShape, n) {
+		count: func(n int, at site) bool {
+			if !w.countBad(RuleTraceShape, n, at) {
 				return false
 			}
 			w.s.entries += n
@@ -806,7 +806,7 @@ func (w *walker) diagnostics(ptr string) error {
 			d.raw, d.site, d.bad = raw, at, bad
 			w.onDiagnostic(d)
 		},
-		count: func(n int) bool { return w.countBad(RuleResponseDiagnostics, n) }})
+		count: func(n int, at site) bool { return w.countBad(RuleResponseDiagnostics, n, at) }})
 }
 
 // skipValue skips the next value.

@@ -38,9 +38,10 @@ type Options struct {
 	// file (--max-per-rule): a finding past it is counted in Cap and its
 	// message is never built, so a file repeating one wrong line 300,000
 	// times does not build 600,000 findings to list 100. Result.Findings
-	// then holds only what Cap admitted; a report that lists them adds
-	// them with report.Report.AddListed and takes Cap's counts (sharing
-	// Cap, or through Cap.Include).
+	// then holds only what Cap lists in the end, the first of each rule
+	// by position, handed on (report.Cap.Take); a report that lists them
+	// adds them with report.Report.AddListed and takes Cap's counts
+	// (sharing Cap, or through Cap.Include).
 	Cap *report.Cap
 	// Shared promises that the source is never changed after: the
 	// compiled model's strings are then slices of it rather than of a
@@ -121,12 +122,12 @@ func source(name string, src []byte, opts Options, read func(string, []byte) (*p
 	if f == nil || f.Unbalanced {
 		// A tree whose blocks are a guess would have each statement
 		// recovery put in the wrong block reported again.
-		return res
+		return c.done()
 	}
 	c.name, c.tree = f.Name, f
 	c.file(f)
 	res.Server = c.srv
-	return res
+	return c.done()
 }
 
 // compiler holds the state of one compilation.
@@ -266,25 +267,44 @@ func (c *compiler) addLazy(f report.Finding, hint func() string, format string, 
 	if c.listed(f) {
 		f.Hint = hint()
 		f.Message = fmt.Sprintf(format, args...)
-		c.res.Findings = append(c.res.Findings, f)
+		c.record(f)
 	}
 }
 
 // add records a finding built whole, when the cap lists it.
 func (c *compiler) add(f report.Finding) {
 	if c.listed(f) {
-		c.res.Findings = append(c.res.Findings, f)
+		c.record(f)
 	}
 }
 
 // listed reports whether a finding is listed: always without a cap, else
-// when the cap admits it (counting it otherwise). Only the finding's rule,
-// section, severity and file are read.
+// when the cap admits it (counting it otherwise), for now (report.Cap:
+// one raised later before it may take its place). Only the finding's
+// rule, section, severity, file and position are read.
 func (c *compiler) listed(f report.Finding) bool {
 	if c.cur != nil && f.Severity == report.Error {
 		c.cur.broken = true
 	}
 	return c.opts.Cap == nil || c.opts.Cap.Admit(f)
+}
+
+// record keeps f, which listed admitted: in the findings, or in the cap
+// until the compilation ends (done).
+func (c *compiler) record(f report.Finding) {
+	if c.opts.Cap != nil {
+		c.opts.Cap.Keep(f)
+		return
+	}
+	c.res.Findings = append(c.res.Findings, f)
+}
+
+// done takes the findings the cap lists in the end into the result.
+func (c *compiler) done() *Result {
+	if c.opts.Cap != nil {
+		c.res.Findings = c.opts.Cap.Take()
+	}
+	return c.res
 }
 
 // positioned is anything with a source span in the PDL file.

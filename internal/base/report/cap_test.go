@@ -121,30 +121,33 @@ func TestReportNoCap(t *testing.T) {
 	}
 }
 
-// TestReportAddListed: findings a producer listed through the report's
-// own Cap (the PDL compiler) are counted once: the report equals one that
-// offered every finding to Add, listed findings, count and summary alike.
+// TestReportAddListed: findings a producer offered to the report's own
+// Cap and completed there (the PDL compiler: Admit, then Keep with the
+// message) are listed once: the report equals one that offered every
+// finding to Add, listed findings, count and summary alike; and findings
+// the cap handed on (Take) and added with AddListed are not listed again.
 func TestReportAddListed(t *testing.T) {
 	shared := &Report{Cap: NewCap(2)}
 	offered := &Report{Cap: NewCap(2)}
+	taken := &Report{Cap: NewCap(2)}
 	for i := range 10 {
-		f := finding("x.pdl", "r1", Error, i+1)
-		if shared.Cap.Admit(f) {
-			shared.AddListed(f)
+		f := finding("x.pdl", "r1", Error, 10-i)
+		if shared.Cap.Admit(Finding{Rule: f.Rule, Section: f.Section, Severity: f.Severity, File: f.File, Line: f.Line}) {
+			shared.Cap.Keep(f)
 		}
 		offered.Add(f)
+		taken.Cap.Admit(f)
 	}
-	shared.Sort()
-	offered.Sort()
+	taken.AddListed(taken.Cap.Take()...)
 	want := []string{"x.pdl: error: 8 more r1 findings in this file are not listed", "x.pdl: error: r1 at 1", "x.pdl: error: r1 at 2"}
-	if got := messages(shared.Findings); !slices.Equal(got, want) {
-		t.Errorf("findings %q, want %q", got, want)
-	}
-	if got := messages(offered.Findings); !slices.Equal(got, want) {
-		t.Errorf("with Add: findings %q, want %q", got, want)
-	}
-	if shared.Summary.Errors != 3 || offered.Summary.Errors != 3 {
-		t.Errorf("summaries %+v and %+v, want 3 errors each", shared.Summary, offered.Summary)
+	for _, r := range []*Report{shared, offered, taken} {
+		r.Sort()
+		if got := messages(r.Findings); !slices.Equal(got, want) {
+			t.Errorf("findings %q, want %q", got, want)
+		}
+		if r.Summary.Errors != 3 {
+			t.Errorf("summary %+v, want 3 errors", r.Summary)
+		}
 	}
 }
 
@@ -157,6 +160,7 @@ func TestCapCountCitesTheRule(t *testing.T) {
 	missing := Finding{Rule: "schema", Severity: Error, File: "m.json", Line: 1, Column: 1, Message: "missing"}
 	missing.CiteSections([]string{"5.1", "11.1", "1.1"})
 	mistyped := Finding{Rule: "schema", Section: "4.2", Severity: Error, File: "m.json", Line: 2, Column: 1, Message: "mistyped"}
+	missing.Line = 3
 	r.Add(mistyped, missing, mistyped)
 	if count := leftCount(t, r); count.Section != "1.1" || count.Sections != nil {
 		t.Errorf("the counting finding cites %q %q, want the rule's 1.1 alone: %+v", count.Section, count.Sections, count)

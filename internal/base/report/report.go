@@ -234,10 +234,12 @@ type Report struct {
 	// text writer can show it; empty shows no key.
 	KeyLabel string
 	// Cap, when set, lists at most its number of findings per rule and
-	// file: Add counts the rest without keeping them (a PDL file
-	// repeating one wrong line 300,000 times spent most of lint's time
-	// growing and sorting the list), and Sort adds the findings that
-	// count them. The summary counts what is listed.
+	// file, the first by position: Add offers findings to it, which
+	// holds those listed so far and counts the rest without keeping them
+	// (a PDL file repeating one wrong line 300,000 times spent most of
+	// lint's time growing and sorting the list), and Sort adds those it
+	// lists and the findings that count the rest. The summary counts
+	// what is listed, once sorted.
 	Cap *Cap
 	// left are the findings of Cap.Left that Sort added last, replaced
 	// when findings are added after a Sort.
@@ -247,7 +249,8 @@ type Report struct {
 // Add appends findings and keeps the summary counts in step.
 func (r *Report) Add(fs ...Finding) {
 	for _, f := range fs {
-		if r.Cap != nil && !r.Cap.Admit(f) {
+		if r.Cap != nil {
+			r.Cap.Admit(f) // Sort adds it if it is still listed
 			continue
 		}
 		r.Findings = append(r.Findings, f)
@@ -290,13 +293,15 @@ func (r *Report) AddReport(b *Report) {
 	}
 }
 
-// addLeft puts Cap's counts of what it left out in the findings, in
-// place of those an earlier Sort added (pdllint adds the PDL compiler's
-// findings after lint.Run has sorted its own).
+// addLeft adds the findings Cap lists and has not handed on (Add), and
+// puts its counts of what it left out in the findings, in place of those
+// an earlier Sort added (pdllint adds the PDL compiler's findings after
+// lint.Run has sorted its own).
 func (r *Report) addLeft() {
 	if r.Cap == nil {
 		return
 	}
+	r.AddListed(r.Cap.Take()...)
 	if len(r.left) > 0 {
 		type id struct{ file, rule, msg string }
 		was := map[id]bool{}
