@@ -85,7 +85,7 @@ func LoadDeep(file string, src []byte, srv *language.Server, l *language.Languag
 	if !pilotage.Valid(parsed.Diagnostics) {
 		return nil, deepDiag(file, parsed, parsed.Diagnostics)
 	}
-	res, err := program.Check(parsed.Program, deepEnv(srv, l, lim, expr.Schema{"type": "object"}))
+	res, err := program.Check(parsed.Program, deepEnv(srv, l, lim, expr.Schema{"type": "object"}, parsed))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
@@ -128,7 +128,7 @@ func (d *Deep) loadBodies(steps []*program.Step, srv *language.Server, l *langua
 		d.bodies[e.ID] = b
 		diags := parsed.Diagnostics
 		if pilotage.Valid(diags) {
-			res, err := program.Check(parsed.Program, deepEnv(srv, l, lim, expr.ParseSchema(e.InputSchema)))
+			res, err := program.Check(parsed.Program, deepEnv(srv, l, lim, expr.ParseSchema(e.InputSchema), parsed))
 			if err != nil {
 				return fmt.Errorf("%s: the body of %s: %v", e.Pos.File, e.ID, err)
 			}
@@ -182,8 +182,9 @@ func deepDiag(file string, parsed *syntax.Parsed, diags []pilotage.Diagnostic) e
 // deepEnv is the checking environment the workbench engine gives a
 // program (engine's view.programEnv): the catalog entries the Language
 // sees, every one callable, since each call in the trace was already made,
-// and input of the schema input (a promoted body's is its entry's).
-func deepEnv(srv *language.Server, l *language.Language, lim language.Limits, input expr.Schema) *program.Env {
+// and input of the schema input (a promoted body's is its entry's);
+// its messages name places as parsed, the program checked, has them.
+func deepEnv(srv *language.Server, l *language.Language, lim language.Limits, input expr.Schema, parsed *syntax.Parsed) *program.Env {
 	byID := map[string]*language.Entry{}
 	var visible []string
 	for _, e := range srv.Catalog {
@@ -195,6 +196,7 @@ func deepEnv(srv *language.Server, l *language.Language, lim language.Limits, in
 	env := &program.Env{
 		Grammar: &l.Grammar,
 		Labels:  l.Text != nil,
+		Place:   parsed.Place(),
 		Limits:  expr.Limits{Depth: lim.Depth, Size: expr.MaxSize, Cost: DeepCost},
 		Lookup: func(id string) (program.Target, bool) {
 			e := byID[id]

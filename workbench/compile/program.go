@@ -68,6 +68,7 @@ func (c *compiler) checkBody(src []byte, inputSchema json.RawMessage, ls *langSt
 	}
 	env := *c.programEnv(ls)
 	env.Input = expr.ParseSchema(inputSchema)
+	env.Place = parsed.Place()
 	res, err := program.Check(parsed.Program, &env)
 	if le, ok := errors.AsType[*program.LimitError](err); ok && le.Pointer != "" {
 		// Placed at the expression or step over the limit, as validate

@@ -201,6 +201,7 @@ func (e *Engine) checkNow(ctx context.Context, v *view, raw, ctxRaw json.RawMess
 	if pilotage.Valid(diags) {
 		env := v.programEnv(body, e.noPrincipalHint(v))
 		env.TypesOnly = !run
+		env.Place = parsed.Place()
 		res, err := program.Check(prog, env)
 		var le *program.LimitError
 		if errors.As(err, &le) {

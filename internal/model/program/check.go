@@ -55,6 +55,20 @@ type Env struct {
 	// to run (expr.Env.Typed), for a program validated, not run: Expr.X
 	// is left nil.
 	TypesOnly bool
+	// Place says where a JSON Pointer of the step model is in the
+	// program as its author wrote it, for a message that names another
+	// place than its own (a text program's line and column: its author
+	// never sees the pointers, docs/pdl.md); nil names the pointer, which
+	// is where a JSON program's author finds it.
+	Place func(ptr string) string
+}
+
+// place is ptr named for a message (Env.Place).
+func (e *Env) place(ptr string) string {
+	if e.Place != nil {
+		return e.Place(ptr)
+	}
+	return ptr
 }
 
 // Preferred engine diagnostic codes: a Language that declares one of these
@@ -178,7 +192,7 @@ func Check(prog *Program, env *Env) (*Checked, error) {
 func (c *checker) add(code, sev, ptr, msg, hint string, r *pilotage.CharRange) {
 	if len(c.diags) == MaxDiagnostics {
 		if c.limit == nil {
-			c.limit = tooMany(c.diags)
+			c.limit = tooMany(c.diags, c.env.Place)
 		}
 		return
 	}
@@ -247,7 +261,7 @@ func (c *checker) ids() {
 				"use letters, digits and '_', e.g. "+suggestID(s.ID), nil)
 		case c.step(s.ID) != s:
 			c.add(c.env.Code(CodeDuplicateID), pilotage.SeverityError, ptr(),
-				fmt.Sprintf("step id %q is already used at %s", report.Clip(s.ID), c.step(s.ID).Pointer(c.env.Grammar)), "step ids are unique within the whole program", nil)
+				fmt.Sprintf("step id %q is already used at %s", report.Clip(s.ID), c.env.place(c.step(s.ID).Pointer(c.env.Grammar))), "step ids are unique within the whole program", nil)
 		default:
 			c.stepPaths = c.stepPaths || validPath(s.ID)
 			if !validPath(s.ID) {
@@ -668,7 +682,7 @@ func (c *checker) issues(e *Expr, issues []expr.Issue, env *expr.Env, visible []
 		switch {
 		case is.Limit:
 			if c.limit == nil {
-				c.limit = &LimitError{Msg: fmt.Sprintf("the expression at %s is too deeply nested or too long for this Language's limits (%s)", e.Pointer, is.Message), Pointer: e.Pointer}
+				c.limit = &LimitError{Msg: fmt.Sprintf("the expression at %s is too deeply nested or too long for this Language's limits (%s)", c.env.place(e.Pointer), is.Message), Pointer: e.Pointer}
 			}
 		case is.Syntax:
 			c.add(pilotage.CodeSyntax, pilotage.SeverityError, e.Pointer, "CEL: "+is.Message, is.Hint, r)
@@ -863,14 +877,14 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 			return
 		}
 		if c.addressableSteps(id) == 0 {
-			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("steps.%s is not addressable here: %s", report.Clip(id), c.why(s)), suggest.DidYouMean(id, visible), rng)
+			c.add(code, pilotage.SeverityError, e.Pointer, fmt.Sprintf("%s is not addressable here: %s", c.named(report.Clip(id)), c.why(s)), suggest.DidYouMean(id, visible), rng)
 			return
 		}
 		c.addressed(s)
 		if (s.Kind == Call || s.Kind == Run) && s.Entry != nil {
 			schema = expr.ParseSchema(s.Entry.OutputSchema)
 		}
-		fields, what = r.Path[2:], "steps."+id+".output"
+		fields, what = r.Path[2:], c.result(id)
 	case "input":
 		if !c.env.HasInput {
 			return // the checker reports the undeclared name
@@ -906,7 +920,34 @@ func (c *checker) why(s *Step) string {
 		if s.Enclosing.Kind == Branch {
 			kind = fmt.Sprintf("arm %q of %s", c.env.Grammar.Arms[s.Arm], report.Clip(s.Enclosing.ID))
 		}
+		if c.env.Labels {
+			// The text's blocks, where its statement is: the arms'
+			// member names and a generated id are the step model's.
+			at := c.env.place(s.Enclosing.Pointer(c.env.Grammar))
+			kind = "the body of the loop at " + at
+			if s.Enclosing.Kind == Branch {
+				kind = [2]string{"the first block", "the else block"}[s.Arm] + " of the branch at " + at
+			}
+		}
 		return "it is inside " + kind + " and is addressable only there, after it ran"
 	}
 	return "a step can address only the steps before it"
+}
+
+// result is how an expression reads the result of step id: its label's
+// NAME.output in a text program, steps.ID.output in JSON.
+func (c *checker) result(id string) string {
+	if c.env.Labels {
+		return id + ".output"
+	}
+	return "steps." + id + ".output"
+}
+
+// named is step id as a message about addressing it names it: by its
+// result in a text program, which writes no steps.ID.
+func (c *checker) named(id string) string {
+	if c.env.Labels {
+		return c.result(id)
+	}
+	return "steps." + id
 }

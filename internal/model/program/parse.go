@@ -135,7 +135,7 @@ func (p *parser) errorf(ptr, hint, format string, args ...any) {
 	if len(p.diags) == MaxDiagnostics {
 		// sequence stops at the step that set it.
 		if p.limit == nil {
-			p.limit = tooMany(p.diags)
+			p.limit = tooMany(p.diags, nil)
 		}
 		return
 	}
@@ -151,13 +151,18 @@ func (p *parser) errorf(ptr, hint, format string, args ...any) {
 const MaxDiagnostics = 1000
 
 // tooMany is the LimitError of a program with more than MaxDiagnostics
-// diagnostics, naming the first, which is where to start. A request
+// diagnostics, naming the first, which is where to start: at its
+// pointer, quoted, or where place (Env.Place) says it is. A request
 // error has no hint member (data-model.md §8), so the way on is in the
 // message: so many diagnostics are nearly always one mistake repeated by
 // whatever wrote the program.
-func tooMany(diags []pilotage.Diagnostic) *LimitError {
+func tooMany(diags []pilotage.Diagnostic, place func(string) string) *LimitError {
 	d := diags[0]
-	return &LimitError{Msg: fmt.Sprintf("the program has more than %d diagnostics, the most one validation builds; the first, at %q: %s; fix it where the program repeats it, then validate again", MaxDiagnostics, d.Path.Pointer, d.Message), Pointer: d.Path.Pointer}
+	at := strconv.Quote(d.Path.Pointer)
+	if place != nil {
+		at = place(d.Path.Pointer)
+	}
+	return &LimitError{Msg: fmt.Sprintf("the program has more than %d diagnostics, the most one validation builds; the first, at %s: %s; fix it where the program repeats it, then validate again", MaxDiagnostics, at, d.Message), Pointer: d.Path.Pointer}
 }
 
 // TooManySteps is the LimitError message of a program with more than

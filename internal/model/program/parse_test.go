@@ -203,3 +203,32 @@ func TestParseHeldViewsTheSource(t *testing.T) {
 		t.Errorf("held %q, copied %q", b, a)
 	}
 }
+
+// A message that names another place in the program names it as
+// Env.Place says (a text program's line and column), and the pointer
+// itself when Place is nil (a JSON program): a repeated id, and the
+// first of more than MaxDiagnostics.
+func TestMessagesPlace(t *testing.T) {
+	steps := func(n int) []byte {
+		return []byte(`{"steps": [` + strings.TrimSuffix(strings.Repeat(`{"id": "a", "call": "lamp"},`, n), ",") + `]}`)
+	}
+	prog, diags, err := program.Parse(steps(2), &language.DefaultGrammar, 8, language.DefaultLimits.Steps)
+	if err != nil || len(diags) > 0 {
+		t.Fatal(err, diags)
+	}
+	env := lampEnv(&language.DefaultGrammar)
+	ck, err := program.Check(prog, env)
+	if err != nil || len(ck.Diagnostics) != 1 || ck.Diagnostics[0].Message != `step id "a" is already used at /steps/0` {
+		t.Fatalf("JSON: %v %+v", err, ck)
+	}
+	env.Place = func(ptr string) string { return "line of " + ptr }
+	if ck, err = program.Check(prog, env); err != nil || ck.Diagnostics[0].Message != `step id "a" is already used at line of /steps/0` {
+		t.Fatalf("text: %v %+v", err, ck)
+	}
+	prog, _, _ = program.Parse(steps(program.MaxDiagnostics+2), &language.DefaultGrammar, 8, language.DefaultLimits.Steps)
+	var le *program.LimitError
+	want := `the first, at line of /steps/1/id: step id "a" is already used at line of /steps/0;`
+	if _, err := program.Check(prog, env); !errors.As(err, &le) || !strings.Contains(le.Msg, want) {
+		t.Errorf("more than %d: %v, want %s", program.MaxDiagnostics, err, want)
+	}
+}

@@ -63,7 +63,13 @@ type Parsed struct {
 	Diagnostics []pilotage.Diagnostic
 	locate      func([]pilotage.Diagnostic) []pilotage.Diagnostic
 	span        func(pilotage.Diagnostic) (start, end pilotage.LineCol)
+	place       func(string) string
 }
+
+// Place is program.Env's Place for this program: where a step model's
+// JSON Pointer is in its text, as a message names it; nil for a program
+// written as JSON, whose pointers are its author's.
+func (p *Parsed) Place() func(ptr string) string { return p.place }
 
 // Locate returns diags with their paths in the Language's dialect (§5.5),
 // as validate answers them.

@@ -49,7 +49,7 @@ func (t *textSyntax) Parse(src []byte, maxDepth int) (*Parsed, error) {
 	doc := &jsonpos.Doc{Src: src}
 	text := string(src)
 	b := newBuilder(t, text, doc)
-	p := &Parsed{locate: b.locate, span: b.spanOf}
+	p := &Parsed{locate: b.locate, span: b.spanOf, place: b.place}
 	d, err := t.read(text, doc, maxDepth, b.top)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -36,6 +37,13 @@ func (b *builder) spanOf(d pilotage.Diagnostic) (start, end pilotage.LineCol) {
 		end = r.End
 	}
 	return start, end
+}
+
+// place names where ptr is in the text for a message: the line and
+// column where what it names starts (a step's statement, its label).
+func (b *builder) place(ptr string) string {
+	at := b.doc.Position(int(b.find(ptr, nil).start))
+	return fmt.Sprintf("line %d, column %d", at.Line, at.Column)
 }
 
 // find is the span of what ptr names, with r (a range inside the
