@@ -18,6 +18,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/model/syntax"
 	"github.com/pilotage-dev/pilotage/internal/model/testcase"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -281,8 +282,28 @@ func valueFindings(f *testcase.File, c *testcase.Case, pdl *compiled, lang *lang
 	withStubs, more := stubbed(srv, f, c, pdl.cel)
 	if fs = append(fs, more...); lang != nil {
 		fs = append(fs, closedSetFindings(f, c, lang)...)
+		if x, ok := textInJSON(f, c, lang); ok {
+			fs = append(fs, x)
+		}
 	}
 	return withStubs, fs
+}
+
+// textInJSON is the finding of a case that gives a text program to lang,
+// a Language that takes JSON programs (neither a text syntax nor text
+// ranges, §5.5), unless it expects the program to
+// be refused (valid: false, diagnostics): the engine's answer, that "the
+// program is a JSON string, not an object", does not say what to write.
+func textInJSON(f *testcase.File, c *testcase.Case, lang *language.Language) (report.Finding, bool) {
+	e := &c.Expect
+	if !c.Text || lang.Text != nil || syntax.Textual(lang.Locator) || e.Valid != nil && !*e.Valid || e.Diagnostics != nil {
+		return report.Finding{}, false
+	}
+	what, hint := "a text program", "write it under program: as JSON (program: {steps: […]}), or name a .json file"
+	if c.ProgramFile != "" {
+		what, hint = "a text program file", "name a .json file, or write the program under program: as JSON (program: {steps: […]})"
+	}
+	return findingAt(f, c.ProgramAt, "test-case", fmt.Sprintf("case %q gives %s, but %s takes JSON programs", c.Name, what, lang.ID), hint), true
 }
 
 // Broken is what a run reports of a case file that does not read, e:

@@ -175,13 +175,20 @@ func quotedCause(c *Case, v *pilotage.ValidateResponse) *Failure {
 	if !ok || d.Path.Text != nil {
 		return nil
 	}
-	prose := d.Code == pilotage.CodeSyntax && !strings.ContainsAny(q.Value, ".()[]{}=<>&|+*/\\\"'?:")
-	if !expr.IsTextHint(d.Hint) && !prose {
+	// Only an error CEL gave (its messages start "CEL: ") is one of an
+	// expression: a string where the grammar wants a list (steps:
+	// "notalist") is at the value, with the engine's hint alone.
+	cel := strings.HasPrefix(d.Message, "CEL: ")
+	prose := cel && d.Code == pilotage.CodeSyntax && !strings.ContainsAny(q.Value, ".()[]{}=<>&|+*/\\\"'?:")
+	hint := d.Hint
+	switch {
+	case expr.IsTextHint(d.Hint) || prose:
+		hint = "YAML's quotes are not CEL's: YAML reads the value as " + report.Clip(q.Value) + ", which CEL reads as an expression; " + yamlText(q)
+		if d.Hint != "" {
+			hint = d.Hint + "; " + hint
+		}
+	case cel || d.Code != pilotage.CodeSyntax:
 		return nil
-	}
-	hint := "YAML's quotes are not CEL's: YAML reads the value as " + report.Clip(q.Value) + ", which CEL reads as an expression; " + yamlText(q)
-	if d.Hint != "" {
-		hint = d.Hint + "; " + hint
 	}
 	return &Failure{Line: q.At.Line, Col: q.At.Col, End: q.At.End, Key: "program", Msg: whyInvalid(v.Diagnostics), Diff: hint}
 }

@@ -509,10 +509,10 @@ func (p *parser) testCase(n *yaml.Node) (*Case, error) {
 			return p.str(v, &c.Principal)
 		},
 		"trace_level": func(v *yaml.Node) error { return p.str(v, &c.TraceLevel) },
-		"program":     func(v *yaml.Node) error { return p.program(v, c) },
+		"program":     func(v *yaml.Node) error { c.ProgramAt = p.keyed(n, v); return p.program(v, c) },
 		"program_ref": func(v *yaml.Node) error { return p.str(v, &c.ProgramRef) },
 		"program_text": func(v *yaml.Node) error {
-			c.Text = true
+			c.Text, c.ProgramAt = true, p.keyed(n, v)
 			return p.str(v, &c.ProgramText)
 		},
 		"input":    func(v *yaml.Node) error { return p.jsonOrFile(v, &c.Input) },

@@ -12,15 +12,17 @@ import (
 // TestQuotedCause: an inline program's first error at a string YAML
 // took the quotes of is the case's one failure, at that string, when
 // the error is CEL reading text (a bare word, prose that does not
-// parse); any other error there, or one of a case that expects the
-// program invalid, is not.
+// parse), with YAML's hint, or a string where no expression goes, with
+// the engine's alone; any other error there, or one of a case that
+// expects the program invalid, is not.
 func TestQuotedCause(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "lang.pdl"), []byte("\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A diagnostic of CEL's, as the engine words them ("CEL: …").
 	diag := func(code, ptr, hint string) *pilotage.ValidateResponse {
-		return &pilotage.ValidateResponse{Diagnostics: []pilotage.Diagnostic{{Code: code, Severity: pilotage.SeverityError, Message: "m", Path: pilotage.Path{Pointer: ptr}, Hint: hint}}}
+		return &pilotage.ValidateResponse{Diagnostics: []pilotage.Diagnostic{{Code: code, Severity: pilotage.SeverityError, Message: "CEL: m", Path: pilotage.Path{Pointer: ptr}, Hint: hint}}}
 	}
 	for _, tc := range []struct {
 		name, program, expect string
@@ -34,6 +36,9 @@ func TestQuotedCause(t *testing.T) {
 			`YAML's quotes are not CEL's: YAML reads the value as milk and eggs, which CEL reads as an expression; write item: "'milk and eggs'"`, 3, 53, 68},
 		{"an expression's syntax error", `{steps: [], output: 'input.x =='}`, "{output: 1}", diag("syntax", "/output", ""), "", 0, 0, 0},
 		{"another error at a quoted string", `{steps: [{id: a, call: 'todo.lst', with: {}}]}`, "{output: 1}", diag("unknown_name", "/steps/0/call", ""), "", 0, 0, 0},
+		{"a quoted string of the wrong shape", `{steps: "notalist"}`, "{output: 1}", &pilotage.ValidateResponse{Diagnostics: []pilotage.Diagnostic{{Code: "syntax", Severity: pilotage.SeverityError,
+			Message: "a step sequence must be an array, not a string", Path: pilotage.Path{Pointer: "/steps"}, Hint: "write the steps as a JSON array"}}},
+			"write the steps as a JSON array", 3, 22, 32},
 		{"a plain string", `{steps: [{id: a, call: x, with: {item: milk}}]}`, "{output: 1}", diag("constraint", "/steps/0/with/item", expr.TextHint("milk")), "", 0, 0, 0},
 		{"expects it invalid", `{steps: [{id: a, call: x, with: {item: 'milk'}}]}`, "{valid: false}", diag("constraint", "/steps/0/with/item", expr.TextHint("milk")), "", 0, 0, 0},
 	} {

@@ -61,6 +61,9 @@ type Case struct {
 	Program     json.RawMessage
 	ProgramText string
 	Text        bool
+	// ProgramAt is where the case gives program: or program_text:, the
+	// key.
+	ProgramAt Place
 	// ProgramRef runs a promoted program by reference (§6.5.1) instead:
 	// nothing is validated or planned, so only Run expectations apply.
 	ProgramRef string
