@@ -121,7 +121,6 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	// input_schema wherever in the block it stands.
 	var computeArg *pdl.Arg
 	var whenArgs []*pdl.Arg
-	var failStmts []*pdl.Stmt
 	unknown := c.keywords("an entry", s.Children(), map[string]func(*pdl.Stmt){
 		"name":        field(func(ss *pdl.Stmt) { e.Name = one(ss, "the name") }),
 		"description": field(func(ss *pdl.Stmt) { e.Description = one(ss, "the description") }),
@@ -152,7 +151,6 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			f := language.Failure{Status: c.word(arg(p, 0), "the status"), Message: c.text(arg(p, 1), "the message")}
 			w, _ := ss.Option("when")
 			whenArgs = append(whenArgs, w)
-			failStmts = append(failStmts, ss)
 			b.Fails = append(b.Fails, f)
 			var status place
 			if a := arg(p, 0); a != nil {
@@ -196,16 +194,6 @@ func (c *compiler) entry(s *pdl.Stmt) {
 		// the id would judge callers on the second, the catalog would
 		// list the id twice, and each would be reported as well.
 		return
-	}
-	// The principals are read (file's first pass); the names the texts
-	// hold are judged once every entry is known.
-	if len(c.srv.Principals) > 0 {
-		if texts := c.entryTexts(append(fields, failStmts...)); len(texts) > 0 {
-			if c.entryShown == nil {
-				c.entryShown = map[*entryState][]shown{}
-			}
-			c.entryShown[es] = texts
-		}
 	}
 	es.index = int32(len(c.entries))
 	c.entries = append(c.entries, es)

@@ -157,11 +157,6 @@ type compiler struct {
 	// an entry (docs/performance.md, "Many small entries").
 	entries   []*entryState
 	itemSpots []language.ItemSpots
-	// entryShown are the texts lookup and Runs hand, of an entry, to the
-	// principals that see it (entryTexts), kept for checkShownNames when
-	// the file has principals and the entry such texts: apart from its
-	// state, which they took to a larger size class in a file of none.
-	entryShown map[*entryState][]shown
 	// principalPatterns locate each principal's sees patterns, in order,
 	// beside its Sees, so a pattern that matches nothing is reported at
 	// itself.
