@@ -68,16 +68,43 @@ func Manifest(srv *language.Server) *pilotage.Manifest {
 // Catalog returns the entries Language l sees, in definition order, or
 // nil when l declares no catalog.
 func Catalog(srv *language.Server, l *language.Language) []pilotage.CatalogEntry {
+	return copies(catalogOf(srv, l))
+}
+
+// catalogOf is Catalog pointing into the model, in a list of exactly its
+// length: a snapshot's splice encodes the items from it, where a copy of
+// them, grown by doubling, took 200 to 400 bytes an entry beside the
+// model (docs/performance.md, "Generated catalogs past the tree budget").
+func catalogOf(srv *language.Server, l *language.Language) []*pilotage.CatalogEntry {
 	if !pilotage.Effective(srv.Capabilities, l.Capabilities).Has(pilotage.CapCatalog) {
 		return nil
 	}
-	items := []pilotage.CatalogEntry{}
+	sees := func(e *language.Entry) bool { return len(e.Languages) == 0 || slices.Contains(e.Languages, l.ID) }
+	n := 0
 	for _, e := range srv.Catalog {
-		if len(e.Languages) == 0 || slices.Contains(e.Languages, l.ID) {
-			items = append(items, e.CatalogEntry)
+		if sees(e) {
+			n++
+		}
+	}
+	items := make([]*pilotage.CatalogEntry, 0, n)
+	for _, e := range srv.Catalog {
+		if sees(e) {
+			items = append(items, &e.CatalogEntry)
 		}
 	}
 	return items
+}
+
+// copies is the entries items point to, nil for nil.
+func copies(items []*pilotage.CatalogEntry) []pilotage.CatalogEntry {
+	if items == nil {
+		return nil
+	}
+	out := make([]pilotage.CatalogEntry, len(items))
+	for i, e := range items {
+		out[i] = *e
+	}
+	return out
 }
 
 // CatalogVersion is the opaque catalog_version of a list of entries: a
@@ -103,7 +130,8 @@ func Snapshot(srv *language.Server) *pilotage.Snapshot {
 			gs[i] = withBody(g)
 		}
 		return gs
-	}, func(_ *language.Language, items []pilotage.CatalogEntry) pilotage.CatalogSnapshot {
+	}, func(_ *language.Language, seen []*pilotage.CatalogEntry) pilotage.CatalogSnapshot {
+		items := copies(seen)
 		return pilotage.CatalogSnapshot{CatalogVersion: CatalogVersion(items), Items: items}
 	})
 }
@@ -119,12 +147,12 @@ func withBody(g *language.Guide) pilotage.Guide {
 // snapshot builds the snapshot with each Language's guides listed by
 // guides and each catalog-bearing Language's catalog made by catalog
 // from the entries it sees.
-func snapshot(srv *language.Server, guides func(*language.Language) []pilotage.Guide, catalog func(*language.Language, []pilotage.CatalogEntry) pilotage.CatalogSnapshot) *pilotage.Snapshot {
+func snapshot(srv *language.Server, guides func(*language.Language) []pilotage.Guide, catalog func(*language.Language, []*pilotage.CatalogEntry) pilotage.CatalogSnapshot) *pilotage.Snapshot {
 	s := &pilotage.Snapshot{Snapshot: pilotage.SnapshotFormat, Manifest: *Manifest(srv),
 		Guides: map[string][]pilotage.Guide{}}
 	for _, l := range srv.Languages {
 		s.Guides[l.ID] = guides(l)
-		if items := Catalog(srv, l); items != nil {
+		if items := catalogOf(srv, l); items != nil {
 			if s.Catalog == nil {
 				s.Catalog = map[string]pilotage.CatalogSnapshot{}
 			}

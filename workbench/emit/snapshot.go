@@ -105,7 +105,7 @@ func splice(srv *language.Server, lay layout) (*spliced, error) {
 	s := snapshot(srv, func(l *language.Language) []pilotage.Guide {
 		guides[l.ID] = l.Guides
 		return []pilotage.Guide{}
-	}, func(l *language.Language, items []pilotage.CatalogEntry) pilotage.CatalogSnapshot {
+	}, func(l *language.Language, items []*pilotage.CatalogEntry) pilotage.CatalogSnapshot {
 		e, ierr := encodeItems(items)
 		if ierr != nil && err == nil {
 			err = ierr
@@ -311,7 +311,7 @@ type encodedItems struct {
 // the item's compact encoding, except when the item has a revision or
 // characters json.Marshal escapes for HTML (<, >, &) and JSON does not;
 // only those are marshalled again.
-func encodeItems(items []pilotage.CatalogEntry) (*encodedItems, error) {
+func encodeItems(items []*pilotage.CatalogEntry) (*encodedItems, error) {
 	out := &encodedItems{items: make([][]byte, len(items))}
 	hashed := make([][]byte, len(items))
 	errs := make([]error, len(items))
@@ -326,7 +326,7 @@ func encodeItems(items []pilotage.CatalogEntry) (*encodedItems, error) {
 			enc.SetEscapeHTML(false)
 			for i := w; i < len(items); i += workers {
 				compact.Reset()
-				if errs[i] = enc.Encode(&items[i]); errs[i] != nil {
+				if errs[i] = enc.Encode(items[i]); errs[i] != nil {
 					continue
 				}
 				c := bytes.TrimSuffix(compact.Bytes(), []byte("\n"))
@@ -334,7 +334,7 @@ func encodeItems(items []pilotage.CatalogEntry) (*encodedItems, error) {
 				if items[i].Revision == "" && !bytes.ContainsAny(c, "<>&") {
 					continue // hashed as it is
 				}
-				e := items[i]
+				e := *items[i]
 				e.Revision = ""
 				hashed[i], errs[i] = json.Marshal(e)
 			}
