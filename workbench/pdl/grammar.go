@@ -16,18 +16,34 @@ import (
 // pointers are one slice of exactly its length, collected on a stack
 // shared by the whole parse rather than grown by append per list.
 
-// Tree bounds: reading a file may take treePerByte bytes a byte of it,
-// plus treeSlack, besides its text. Written files take less (the
-// Languages of langs/ 3.5 to 5.5 a byte, the 2.5 MiB generated Language
-// of docs/performance.md 4), and the slack lets a generated file of
-// short statements be terse (20,000 one-line entries of 28 bytes take 13
-// a byte, docs/pdl.md); a file of one-byte tokens would take 40 to 60: a
-// statement costs 120 bytes (for "a;"), a value 80 (for " a"). With the
-// text of the file (one copy) and the caller's bytes, a parse stays
-// within 10 times its input, plus treeSlack (docs/pdl.md, "The file").
+// Tree bounds: reading a file whole (Parse) may take treePerByte bytes a
+// byte of it, plus treeSlack, besides its text. Written files take less
+// (the Languages of langs/ 3.5 to 5.5 a byte, the 2.5 MiB generated
+// Language of docs/performance.md 4); a file of one-byte tokens would
+// take 40 to 60: a statement costs 120 bytes (for "a;"), a value 80 (for
+// " a"). With the text of the file (one copy) and the caller's bytes, a
+// parse stays within 10 times its input, plus treeSlack (docs/pdl.md,
+// "How large a file can be").
+//
+// A streamed reading (Stream, the compiler's) holds one top-level
+// statement's tree at a time, so what bounds its memory is what the
+// compiler keeps of each. A catalog entry (keptStatements) is charged its
+// tree while it is read, then keptCost in place of it: at least what the
+// compiler keeps of an entry (its model, places and index: 740 to 760
+// bytes, measured on generated catalogs). Other statements are charged
+// their trees, a Language block its whole tree as its statements are
+// compiled into what the compiler keeps, all at streamPerByte bytes a
+// byte plus treeSlack. With the text, the compiler's entries stay within
+// about 10 bytes a byte: an entry needs keptCost / streamPerByte (96)
+// bytes of the file on average, beyond the 8,000 the slack takes; a
+// generated entry of schemas and returns takes 100, one with a name and
+// a description too 155, and one of its kind and risk alone (40) goes
+// over past the slack's.
 const (
-	treePerByte = 6
-	treeSlack   = 6 << 20
+	treePerByte   = 6
+	treeSlack     = 6 << 20
+	streamPerByte = 8
+	keptCost      = 768
 )
 
 // What the budget charges for each part of the tree: its struct, its
@@ -43,9 +59,11 @@ const (
 	argCost     = int(unsafe.Sizeof(Arg{})) + 2*ptrSize
 )
 
-// treeBudget is how many bytes reading a file of n bytes may take
-// besides its text.
+// treeBudget is how many bytes reading a file of n bytes whole may take
+// besides its text; streamBudget how many a streamed reading may charge.
 func treeBudget(n int) int { return treePerByte*n + treeSlack }
+
+func streamBudget(n int) int { return streamPerByte*n + treeSlack }
 
 // syntaxError is a token the grammar does not allow where it stands.
 type syntaxError struct {
@@ -89,7 +107,16 @@ type parser struct {
 	// unreadNext is set while such a statement's arguments are read.
 	unread     string
 	unreadNext bool
+	// kept, set in a streamed reading of a file, is what each top-level
+	// statement is charged once read, in place of its tree (keptCost).
+	kept int
 }
+
+// keptStatements is the keyword of the top-level statements a streamed
+// reading of a file charges keptCost in place of their trees: a catalog
+// entry, of which the compiler keeps its model and places, not its tree
+// (workbench/compile, entryState).
+const keptStatements = "entry"
 
 // unreadBlocks is the keyword of the top-level statements whose blocks a
 // streamed reading leaves unread: a Language block is one statement of
@@ -145,7 +172,7 @@ func readTree(name, src string, budget int, dry bool) (*File, error) {
 func read(name, src string, budget int, each func(*Stmt) bool, dry bool, only string) (*File, error) {
 	p := &parser{sc: newScanner(src), budget: budget, dry: dry, only: only}
 	if each != nil {
-		p.unread = unreadBlocks
+		p.unread, p.kept = unreadBlocks, keptCost
 	}
 	p.tok = p.sc.next()
 	f := &File{Name: name, Pos: p.tok.pos, text: src, budget: budget, streamed: each != nil}
@@ -208,8 +235,9 @@ func (p *parser) body() ([]Node, error) {
 }
 
 // stream reads the top-level nodes as body does, handing each statement
-// to each instead of keeping it; the charge to the budget is body's, so
-// a file goes over it exactly when its whole tree would.
+// to each instead of keeping it. In a streamed reading of a file (kept
+// set), a catalog entry is charged its tree while it is read, then kept
+// in place of it; any other node is charged as body charges it.
 //
 // After a statement with a block the slabs start anew. A block of a slab
 // holds parts of several statements, whose parts of each kind lie in
@@ -225,12 +253,19 @@ func (p *parser) stream(each func(*Stmt) bool) error {
 			p.dry = p.tok.typ != tokIdent || p.tok.val != p.only
 		}
 		p.unreadNext = p.unread != "" && p.tok.typ == tokIdent && p.tok.val == p.unread
-		keyword := p.tok.val
+		t, before := p.tok, p.budget
 		n, err := p.node()
 		if err != nil || n == nil {
 			return err
 		}
 		s, ok := n.(*Stmt)
+		if ok && p.kept > 0 && t.val == keptStatements {
+			// Its tree is the reader's to let go of (Statements); what
+			// the compiler keeps of it is charged instead.
+			if p.budget = before - p.kept; p.budget < 0 {
+				return &overBudget{tok: t}
+			}
+		}
 		if !ok || p.only != "" && p.dry {
 			continue
 		}
@@ -238,7 +273,7 @@ func (p *parser) stream(each func(*Stmt) bool) error {
 		case p.dry:
 			// The scratch statement was written over by those of its
 			// block (CountChildren reads the keyword).
-			s.Keyword = keyword
+			s.Keyword = t.val
 		case s.Block != nil:
 			p.slabs.restart()
 		}

@@ -3,6 +3,8 @@ package pdl
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -88,19 +90,67 @@ func TestParseMemoryPerByte(t *testing.T) {
 
 // TestTreeBudgetFinding: the finding is at the statement whose node
 // takes the tree over its budget, spans its keyword, and says what the
-// budget is and what to do.
+// budget is, how many statements the file has room for, and where the
+// limit is explained, whole (Parse) and streamed (Stream).
 func TestTreeBudgetFinding(t *testing.T) {
 	src := bytes.Repeat([]byte("a;"), 60_000)
 	f, fs := Parse("dense.pdl", src)
 	over := treeBudget(len(src))/(stmtCost) + 1 // statements that fit, plus the one that does not
-	want := fmt.Sprintf("dense.pdl:1:%d-1:%d pdl-syntax: too many statements and values for a file of 120000 bytes: reading them would take more than %d bytes of memory [hint: PDL reads a file in at most 6 bytes of memory a byte of it, plus 6 MiB, and a statement takes about %d bytes, a value %d: on average a statement needs %d bytes of the file, a value %d. Check what wrote the file; statements this short are not written by hand]\n",
-		2*over-1, 2*over, treeBudget(len(src)), stmtCost, argCost, (stmtCost)/6, argCost/6)
+	want := fmt.Sprintf("dense.pdl:1:%d-1:%d pdl-syntax: too many statements and values for a file of 120000 bytes: reading them would take more than %d bytes of memory [hint: PDL reads a file whole (pilotage fmt, the language server) within 6 bytes of memory a byte of it, plus 6 MiB, and a statement takes about %d bytes, a value %d, so a file of 120000 bytes has room for about %d statements of one value; lint, build, validate and serve read it a statement at a time, with room for more (docs/pdl.md, \"How large a file can be\")]\n",
+		2*over-1, 2*over, treeBudget(len(src)), stmtCost, argCost, treeBudget(len(src))/(stmtCost+argCost))
 	if got := string(render(fs)); f != nil || got != want {
 		t.Errorf("tree %v, findings\n%s\nwant\n%s", f != nil, got, want)
 	}
 	// Half as many fit.
 	if f, fs := Parse("dense.pdl", src[:len(src)/2]); f == nil || len(fs) > 0 {
 		t.Errorf("30,000 statements: %s", render(fs))
+	}
+	// Streamed, the statements are charged at 8 bytes a byte: 60,000
+	// fit, 200,000 do not.
+	if f, fs := Stream("dense.pdl", src, false); f == nil || len(fs) > 0 {
+		t.Errorf("60,000 statements streamed: %s", render(fs))
+	}
+	src = bytes.Repeat([]byte("a;"), 200_000)
+	f, fs = Stream("dense.pdl", src, false)
+	over = streamBudget(len(src))/stmtCost + 1
+	want = fmt.Sprintf("dense.pdl:1:%d-1:%d pdl-syntax: too many entries and statements for a file of 400000 bytes: compiling them would keep more than %d bytes of memory [hint: PDL compiles a file within 8 bytes of memory a byte of it, plus 6 MiB, and keeps about 768 bytes of each catalog entry, so a file of 400000 bytes has room for about %d entries, fewer beside other statements; write fewer entries in it, or fuller ones (docs/pdl.md, \"How large a file can be\")]\n",
+		2*over-1, 2*over, streamBudget(len(src)), streamBudget(len(src))/keptCost)
+	if got := string(render(fs)); f != nil || got != want {
+		t.Errorf("streamed: tree %v, findings\n%s\nwant\n%s", f != nil, got, want)
+	}
+}
+
+// TestStreamBudgetCatalogs: generated catalogs of the two shapes
+// GeneratedCatalog writes, 60,000 entries with a name and a description
+// (9.3 MB) and 40,000 with schemas alone (4 MB), stream within their
+// budget, which they went over when each statement was charged its whole
+// tree (at entries 50,000 and 36,334), and which a reading of the whole
+// tree still goes over (pilotage fmt, the language server).
+func TestStreamBudgetCatalogs(t *testing.T) {
+	head, err := os.ReadFile(filepath.Join("..", "scaffold", "templates", "json", "todo.pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		n     int
+		named bool
+	}{{60000, true}, {40000, false}} {
+		src := pdltest.GeneratedCatalog(head, c.n, c.named)
+		if f, fs := Stream("cat.pdl", src, true); f == nil || len(fs) > 0 {
+			t.Errorf("%d entries (%d bytes) streamed: %s", c.n, len(src), render(fs))
+		}
+		if testing.Short() {
+			continue
+		}
+		if _, fs := Parse("cat.pdl", src); len(fs) != 1 || !strings.Contains(fs[0].Message, "too many statements and values") {
+			t.Errorf("%d entries (%d bytes) read whole: want the budget's finding, got %s", c.n, len(src), render(fs))
+		}
+	}
+	// Entries of nothing but their kind and risk are what the budget
+	// stops: the compiler would keep 768 bytes of each 40.
+	src := bytes.Repeat([]byte("entry \"e.n\" kind=action risk=safe {}\n"), 300_000)
+	if f, fs := Stream("stubs.pdl", src, true); f != nil || len(fs) != 1 || !strings.Contains(fs[0].Message, "too many entries and statements") {
+		t.Errorf("300,000 empty entries streamed: want the budget's finding, got %s", render(fs))
 	}
 }
 

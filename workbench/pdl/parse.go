@@ -99,7 +99,11 @@ func parse(name string, src []byte, shared, streamed bool) (*File, []report.Find
 		text = view(work)
 	}
 	for {
-		f, err := readTree(name, text, treeBudget(len(src)), streamed)
+		budget := treeBudget(len(src))
+		if streamed {
+			budget = streamBudget(len(src))
+		}
+		f, err := readTree(name, text, budget, streamed)
 		if f != nil {
 			f.Unbalanced = unbalanced
 		}
@@ -107,7 +111,7 @@ func parse(name string, src []byte, shared, streamed bool) (*File, []report.Find
 			return f, sortFindings(findings)
 		}
 		if over, ok := err.(*overBudget); ok {
-			return nil, sortFindings(append(findings, budgetFinding(name, over.tok, len(src))))
+			return nil, sortFindings(append(findings, budgetFinding(name, over.tok, len(src), streamed)))
 		}
 		if len(findings) >= maxSyntaxErrors {
 			return f, sortFindings(findings)
@@ -313,15 +317,22 @@ func scan(name string, src []byte) (findings []report.Finding, work []byte, quie
 	return findings, work, quiet, true, unbalanced
 }
 
-// budgetFinding reports the token at which a file's tree went over its
-// budget: a file of one-byte statements or values, which no person or
-// sound generator writes.
-func budgetFinding(name string, t token, size int) report.Finding {
+// budgetFinding reports the token at which a file's reading went over
+// its budget: its tree, read whole (Parse), or what its statements are
+// charged, streamed (Stream).
+func budgetFinding(name string, t token, size int, streamed bool) report.Finding {
 	end := t.pos
 	end.Advance(firstLine(t.val))
+	const doc = `docs/pdl.md, "How large a file can be"`
+	if streamed {
+		return Errorf(RuleSyntax, t.pos.In(name), end.In(name),
+			fmt.Sprintf("PDL compiles a file within %d bytes of memory a byte of it, plus %d MiB, and keeps about %d bytes of each catalog entry, so a file of %d bytes has room for about %d entries, fewer beside other statements; write fewer entries in it, or fuller ones (%s)",
+				streamPerByte, treeSlack>>20, keptCost, size, streamBudget(size)/keptCost, doc),
+			fmt.Sprintf("too many entries and statements for a file of %d bytes: compiling them would keep more than %d bytes of memory", size, streamBudget(size)))
+	}
 	return Errorf(RuleSyntax, t.pos.In(name), end.In(name),
-		fmt.Sprintf("PDL reads a file in at most %d bytes of memory a byte of it, plus %d MiB, and a statement takes about %d bytes, a value %d: on average a statement needs %d bytes of the file, a value %d. Check what wrote the file; statements this short are not written by hand",
-			treePerByte, treeSlack>>20, stmtCost, argCost, (stmtCost)/treePerByte, argCost/treePerByte),
+		fmt.Sprintf("PDL reads a file whole (pilotage fmt, the language server) within %d bytes of memory a byte of it, plus %d MiB, and a statement takes about %d bytes, a value %d, so a file of %d bytes has room for about %d statements of one value; lint, build, validate and serve read it a statement at a time, with room for more (%s)",
+			treePerByte, treeSlack>>20, stmtCost, argCost, size, treeBudget(size)/(stmtCost+argCost), doc),
 		fmt.Sprintf("too many statements and values for a file of %d bytes: reading them would take more than %d bytes of memory", size, treeBudget(size)))
 }
 

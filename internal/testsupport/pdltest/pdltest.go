@@ -113,6 +113,25 @@ func SmallEntries(n int) []byte {
 	return []byte(b.String())
 }
 
+// GeneratedCatalog is head followed by n catalog entries as a generator
+// of a building's devices writes them: kind=action risk=safe, an
+// input_schema and returns, and when named a name and a description too,
+// about 100 and 155 bytes an entry (docs/pdl.md, "How large a file can
+// be").
+func GeneratedCatalog(head []byte, n int, named bool) []byte {
+	var b strings.Builder
+	b.Grow(len(head) + n*160)
+	b.Write(head)
+	for i := range n {
+		fmt.Fprintf(&b, "entry \"e.n%d\" kind=action risk=safe {\n", i)
+		if named {
+			fmt.Fprintf(&b, "  name \"Entry %d\"\n  description \"Does thing %d.\"\n", i, i)
+		}
+		b.WriteString("  input_schema `{\"type\": \"object\"}`\n  returns `{\"x\": 1}`\n}\n")
+	}
+	return []byte(b.String())
+}
+
 // SmallProse is a PDL file of the Language of SmallGuides(0) with n
 // one-line prose paragraphs of scope_rules, about 58 bytes a paragraph:
 // many statements the Language block keeps until it has compiled
