@@ -135,6 +135,7 @@ func (c *Cap) Admit(f Finding) bool {
 	k, n := c.count(&f)
 	if c.full(n, f.Line, f.Column) {
 		c.leave(k, n, &f, 1)
+		c.last = nil
 		return false
 	}
 	c.hold(k, n, held{line: f.Line, col: f.Column, seq: int(admitted.Add(1)), f: f})
@@ -161,8 +162,12 @@ func (c *Cap) hold(k capKey, n *capCount, h held) {
 // Keep puts f in place of the finding Admit has just listed (f's
 // position orders it as that one's did) and returns where the cap holds
 // it, for the producer to complete before it offers another finding
-// (which may take its place).
+// (which may take its place); nil, keeping nothing, when Admit has just
+// left one out.
 func (c *Cap) Keep(f Finding) *Finding {
+	if c.last == nil {
+		return nil
+	}
 	c.last.f = f
 	return &c.last.f
 }

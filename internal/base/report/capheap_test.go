@@ -62,7 +62,8 @@ func TestCapTies(t *testing.T) {
 
 // TestCapKeep: a producer offers a finding without its message, and
 // completes the one listed with Keep: the position offered orders it,
-// and the pointer Keep returns completes it until Take.
+// and the pointer Keep returns completes it; after a finding left out
+// Keep keeps nothing.
 func TestCapKeep(t *testing.T) {
 	c := NewCap(1)
 	head := Finding{Rule: "r1", Section: "5.8", Severity: Error, File: "t.json", Line: 5}
@@ -76,11 +77,15 @@ func TestCapKeep(t *testing.T) {
 		t.Fatal("a finding before the only one listed is not listed")
 	}
 	c.Keep(at("t.json", "r1", Error, 2, 7))
+	head.Line = 9
+	if c.Admit(head) || c.Keep(at("t.json", "r1", Error, 9, 1)) != nil {
+		t.Error("a finding after the only one listed is listed, or kept when left out")
+	}
 	got := c.Take()
 	if len(got) != 1 || got[0].Message != "r1 at 2:7" {
 		t.Errorf("listed %+v, want r1 at 2:7", got)
 	}
-	if left := c.Left(); len(left) != 1 || left[0].Message != "1 more r1 findings in this file are not listed" {
+	if left := c.Left(); len(left) != 1 || left[0].Message != "2 more r1 findings in this file are not listed" {
 		t.Errorf("left %+v", left)
 	}
 }
