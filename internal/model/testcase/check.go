@@ -57,7 +57,7 @@ func Check(c *Case, got *Got) []Failure {
 		// what it does, as a blank key does.
 		msg := "states nothing to check"
 		if !v.Valid {
-			msg += ", and " + whyInvalid(v.Diagnostics)
+			msg += ", and " + whyInvalid(c, v.Diagnostics)
 		}
 		return []Failure{{Line: c.Line, Col: max(c.Col, 1), Key: "expect", Msg: msg, Diff: "run pilotage test --update to record what it does"}}
 	}
@@ -75,7 +75,7 @@ func Check(c *Case, got *Got) []Failure {
 		if !v.Valid {
 			// Why, as a case that expects a plan of an invalid program
 			// is told: the author need not run validate to learn it.
-			msg += ": " + whyInvalid(v.Diagnostics)
+			msg += ": " + whyInvalid(c, v.Diagnostics)
 		}
 		fail("valid", msg, nil, nil)
 	}
@@ -102,7 +102,7 @@ func Check(c *Case, got *Got) []Failure {
 		switch {
 		case reflect.DeepEqual(want, have):
 		case v.Plan == nil && !v.Valid:
-			fail("plan", "expects a plan, but there is none: "+whyInvalid(v.Diagnostics), nil, nil)
+			fail("plan", "expects a plan, but there is none: "+whyInvalid(c, v.Diagnostics), nil, nil)
 		default:
 			fail("plan", "the plan differs", want, have)
 		}
@@ -123,14 +123,14 @@ func Check(c *Case, got *Got) []Failure {
 		}
 		for _, k := range runKeys {
 			if _, ok := e.Lines[k]; ok && !slices.Contains(e.Blank, k) && (k != "status" || !refusedInvalid) {
-				fail(k, fmt.Sprintf("expects %s of a Run, but the case did not run: %s", k, whyInvalid(v.Diagnostics)), nil, nil)
+				fail(k, fmt.Sprintf("expects %s of a Run, but the case did not run: %s", k, whyInvalid(c, v.Diagnostics)), nil, nil)
 			}
 		}
 		if !v.Valid && len(fs) == 0 && (e.Valid == nil || *e.Valid) && e.Diagnostics == nil && !refusedInvalid {
 			// What it states held of a program that does not validate
 			// (a plan: {}), but not that it does not: a typo in the
 			// program must not pass unseen.
-			fs = append(fs, Failure{Line: c.Line, Col: max(c.Col, 1), Key: "valid", Msg: whyInvalid(v.Diagnostics),
+			fs = append(fs, Failure{Line: c.Line, Col: max(c.Col, 1), Key: "valid", Msg: whyInvalid(c, v.Diagnostics),
 				Diff: "expect valid: false, or the diagnostics, if the case tests an invalid program; else mend the program"})
 		}
 		return fs
@@ -190,7 +190,7 @@ func quotedCause(c *Case, v *pilotage.ValidateResponse) *Failure {
 	case cel || d.Code != pilotage.CodeSyntax:
 		return nil
 	}
-	return &Failure{Line: q.At.Line, Col: q.At.Col, End: q.At.End, Key: "program", Msg: whyInvalid(v.Diagnostics), Diff: hint}
+	return &Failure{Line: q.At.Line, Col: q.At.Col, End: q.At.End, Key: "program", Msg: whyInvalid(c, v.Diagnostics), Diff: hint}
 }
 
 // yamlText says how to write q's value as a CEL text in YAML: in CEL's
@@ -215,14 +215,14 @@ func yamlText(q Quoted) string {
 // whyInvalid says why a case's program did not validate: its first
 // error, where, and how many more, so the author need not run validate
 // to learn it.
-func whyInvalid(ds []pilotage.Diagnostic) string {
+func whyInvalid(c *Case, ds []pilotage.Diagnostic) string {
 	i := slices.IndexFunc(ds, func(d pilotage.Diagnostic) bool { return d.Severity == pilotage.SeverityError })
 	if i < 0 {
 		return "the program is invalid"
 	}
 	d := ds[i]
 	msg := fmt.Sprintf("the program is invalid: %s (%s)", d.Message, d.Code)
-	if at := pathString(d.Path); at != "" {
+	if at := c.textPlace(d.Path); at != "" {
 		// A diagnostic of the whole program (JSON that does not parse)
 		// has no place to give; validate on the file gives its line.
 		msg = fmt.Sprintf("the program is invalid: %s (%s at %s)", d.Message, d.Code, at)
@@ -248,6 +248,25 @@ func Diagnostics(ds []pilotage.Diagnostic) []DiagWant {
 		out = append(out, DiagWant{Code: d.Code, Path: pathString(d.Path), Message: d.Message})
 	}
 	return out
+}
+
+// textPlace is where p, a diagnostic's path in c's program, is: in a
+// text program, at the line and column of the case file (a
+// program_text: | block) or of the program's file that they are, or of
+// the text when they are not the file's (a folded block); else p as a
+// case states it.
+func (c *Case) textPlace(p pilotage.Path) string {
+	t := p.Text
+	switch {
+	case t == nil || !c.Text:
+		return pathString(p)
+	case c.ProgramFile != "":
+		return fmt.Sprintf("%s:%d:%d", c.ProgramFile, t.Start.Line, t.Start.Column)
+	case c.TextAt.Line > 0:
+		at := c.TextAt
+		return fmt.Sprintf("%s:%d:%d", at.File, at.Line+t.Start.Line-1, at.Col+t.Start.Column-1)
+	}
+	return pathString(p) + " of program_text"
 }
 
 func pathString(p pilotage.Path) string {

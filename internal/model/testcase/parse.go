@@ -33,6 +33,67 @@ type parser struct {
 	errs []*Error
 	// stop is the error past MaxErrors, where reading stopped.
 	stop *Error
+	// src is the text being read, whose first line is line shift+1 of
+	// the case file; at is where line last read it (line).
+	src   []byte
+	shift int
+	at    struct{ line, off int }
+}
+
+// setSrc makes src, whose first line is line shift+1 of the case file,
+// the text line reads.
+func (p *parser) setSrc(src []byte, shift int) {
+	p.src, p.shift = src, shift
+	p.at.line, p.at.off = 1, 0
+}
+
+// line is line n of the case file, without its newline; nil when src
+// does not hold it. Cases are read in order, so it reads on from the
+// line asked for last, and the file is scanned about once.
+func (p *parser) line(n int) []byte {
+	if n -= p.shift; n < 1 {
+		return nil
+	}
+	if n < p.at.line {
+		p.at.line, p.at.off = 1, 0
+	}
+	for p.at.line < n {
+		i := bytes.IndexByte(p.src[p.at.off:], '\n')
+		if i < 0 {
+			return nil
+		}
+		p.at.off += i + 1
+		p.at.line++
+	}
+	rest := p.src[p.at.off:]
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// textAt is where the text of v, a program_text: value, is in the case
+// file when its lines and columns are the text's, moved (a literal block,
+// |, with no indentation indicator): its first line, and the column its
+// lines are indented to. Zero for any other: a folded or quoted text's
+// lines are not the file's.
+func (p *parser) textAt(v *yaml.Node) Place {
+	head := p.line(v.Line)
+	if v.Style&yaml.LiteralStyle == 0 || v.Column < 1 || v.Column > len(head) || head[v.Column-1] != '|' {
+		return Place{}
+	}
+	if ind := bytes.TrimLeft(head[v.Column:], "+-"); len(ind) > 0 && ind[0] >= '1' && ind[0] <= '9' {
+		return Place{}
+	}
+	for l := v.Line + 1; ; l++ {
+		t := p.line(l)
+		if t == nil {
+			return Place{}
+		}
+		if body := bytes.TrimLeft(t, " "); len(bytes.TrimRight(body, "\r")) > 0 {
+			return Place{File: p.name, Line: v.Line + 1, Col: len(t) - len(body) + 1}
+		}
+	}
 }
 
 // MaxErrors bounds the errors one reading of a case file collects, and
@@ -512,7 +573,7 @@ func (p *parser) testCase(n *yaml.Node) (*Case, error) {
 		"program":     func(v *yaml.Node) error { c.ProgramAt = p.keyed(n, v); return p.program(v, c) },
 		"program_ref": func(v *yaml.Node) error { return p.str(v, &c.ProgramRef) },
 		"program_text": func(v *yaml.Node) error {
-			c.Text, c.ProgramAt = true, p.keyed(n, v)
+			c.Text, c.ProgramAt, c.TextAt = true, p.keyed(n, v), p.textAt(v)
 			return p.str(v, &c.ProgramText)
 		},
 		"input":    func(v *yaml.Node) error { return p.jsonOrFile(v, &c.Input) },

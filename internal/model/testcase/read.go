@@ -212,6 +212,7 @@ func (p *parser) oneCase(item []byte, line int) (*Case, bool, error) {
 	}
 	n := d.Content[0].Content[0]
 	anchor := shiftLines(n, line-1)
+	p.setSrc(item, line-1)
 	c, err := p.testCase(n)
 	if err != nil || len(p.errs) > 0 {
 		// Parse reads the file whole, to name every error of it.

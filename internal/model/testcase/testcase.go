@@ -62,8 +62,10 @@ type Case struct {
 	ProgramText string
 	Text        bool
 	// ProgramAt is where the case gives program: or program_text:, the
-	// key.
-	ProgramAt Place
+	// key. TextAt is where the text of a program_text: | block starts,
+	// line 1 column 1 of the program: zero when the text's lines and
+	// columns are not the file's (a folded or quoted text).
+	ProgramAt, TextAt Place
 	// ProgramRef runs a promoted program by reference (§6.5.1) instead:
 	// nothing is validated or planned, so only Run expectations apply.
 	ProgramRef string
@@ -287,6 +289,7 @@ func (r *Refs) Parse(name string, src []byte) (*File, error) {
 		return nil, e
 	}
 	p := &parser{name: name, dir: filepath.Dir(name), refs: r}
+	p.setSrc(src, 0)
 	doc, err := p.readYAML(src)
 	if err != nil {
 		return nil, err
@@ -296,6 +299,10 @@ func (r *Refs) Parse(name string, src []byte) (*File, error) {
 		return nil, &Error{File: name, Line: 1, Col: 1, Msg: "the file holds no cases", Hint: "write `cases:` with a list of cases (docs/test.md)"}
 	}
 	root := doc.Content[0]
+	if root.Kind == yaml.SequenceNode {
+		return nil, p.errAt(root, "expected a mapping of keys to values, found a list",
+			"a case file is a mapping whose cases: key holds the list: write cases: on the first line and indent the list under it")
+	}
 	err = p.fields(root, map[string]func(*yaml.Node) error{
 		"pdl":      func(n *yaml.Node) error { f.PDLAt = p.place(n); return p.str(n, &f.PDL) },
 		"language": func(n *yaml.Node) error { f.LanguageAt = p.place(n); return p.str(n, &f.Language) },
