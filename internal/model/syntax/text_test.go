@@ -264,7 +264,9 @@ func FuzzText(f *testing.F) {
 		if err != nil {
 			return
 		}
-		lines := bytes.Split(src, []byte("\n"))
+		// A lone CR ends a line for every position reported
+		// (textpos.LineEnd), the lone CR's own diagnostic's end too.
+		lines := bytes.Split(bytes.ReplaceAll(bytes.ReplaceAll(src, []byte("\r\n"), []byte("\x00\n")), []byte("\r"), []byte("\n")), []byte("\n"))
 		in := func(lc pilotage.LineCol) bool {
 			return lc.Line >= 1 && lc.Line <= len(lines) && lc.Column >= 1 && lc.Column <= len([]rune(string(lines[lc.Line-1])))+1
 		}
