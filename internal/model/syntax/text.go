@@ -3,6 +3,7 @@ package syntax
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -123,8 +124,11 @@ func syntaxAt(doc *jsonpos.Doc, start, end int, msg, hint string) *pilotage.Diag
 func maxNesting(maxDepth int) int { return 2*maxDepth + maxBracketNesting }
 
 // parseError turns participle's error into a diagnostic at the failing
-// token, saying what the surface expected there, with a did-you-mean
-// when the token, or the one before it, is a misspelt keyword.
+// token, saying in words what the surface expected there, with a hint:
+// the Language's own word when the token, or the one before it, is a
+// default keyword this Language renames (`for` in a Language that loops
+// with `each`), else a did-you-mean when one misspells a keyword. A
+// keyword written as a label is said so, at the keyword.
 func (t *textSyntax) parseError(doc *jsonpos.Doc, text string, maxDepth int, err error) *pilotage.Diagnostic {
 	var pe participle.Error
 	if !errors.As(err, &pe) {
@@ -132,16 +136,31 @@ func (t *textSyntax) parseError(doc *jsonpos.Doc, text string, maxDepth int, err
 	}
 	pos := pe.Position()
 	start, end := pos.Offset, pos.Offset
-	got, prev := t.around(text, maxDepth, pos.Offset)
+	got, prev, kwLabel := t.around(text, maxDepth, pos.Offset)
+	if kwLabel != nil {
+		return syntaxAt(doc, kwLabel.Pos.Offset, kwLabel.Pos.Offset+len(kwLabel.Value),
+			fmt.Sprintf("%q is a keyword of this Language, so it cannot label a statement", kwLabel.Value), "choose another label")
+	}
 	msg := "unexpected " + t.describe(got)
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
-		msg += expected(t.words(), ute.Message())
+		if want := t.expectation(ute.Expect); want != "" {
+			msg += "; expected " + want
+		}
 	}
 	if got != nil {
 		end = start + len(got.Value)
 	}
-	hint := t.keywordHint(got, prev)
+	hint, renamed := t.renamedHint(got, prev)
+	if renamed != nil && renamed != got {
+		// The default keyword was read as a call's catalog id: it is
+		// the mistake, not the token after it.
+		return syntaxAt(doc, renamed.Pos.Offset, renamed.Pos.Offset+len(renamed.Value),
+			fmt.Sprintf("%q is not a keyword of this Language", renamed.Value), hint)
+	}
+	if hint == "" {
+		hint = t.keywordHint(got, prev)
+	}
 	if ute != nil && ute.Expect == bindWanted && prev != nil && got != nil {
 		hint = fmt.Sprintf("did you mean %s%s %s?", prev.Value, t.ts.Bind, report.Clip(got.Value))
 	}
@@ -159,22 +178,63 @@ func (t *textSyntax) parseError(doc *jsonpos.Doc, text string, maxDepth int, err
 
 // around is the token at offset off, and the last before it that is not
 // a comment or separator, lexed again from the start (the reader keeps
-// no tokens behind it).
-func (t *textSyntax) around(text string, maxDepth, off int) (got, prev *lexer.Token) {
+// no tokens behind it); kwLabel is a keyword written as a label (a
+// keyword followed by the label's punctuation) on the line of either,
+// which is then the mistake.
+func (t *textSyntax) around(text string, maxDepth, off int) (got, prev, kwLabel *lexer.Token) {
 	sc := newScanner(text, t.ts, maxNesting(maxDepth))
+	var last, kw *lexer.Token // the last token, and a keyword before a label's punctuation
 	for {
 		tok, err := sc.Next()
+		if err == nil && tok.Type == kAssign && last != nil && isKeyword(last.Type) {
+			kw = last
+		}
 		switch {
 		case err != nil:
-			return nil, prev
+			return nil, prev, onLine(kw, prev)
 		case tok.Pos.Offset == off && tok.Type != kComment:
-			return &tok, prev
+			if isKeyword(tok.Type) && nextIs(sc, kAssign) {
+				kw = &tok // the keyword starts the statement it labels
+			}
+			return &tok, prev, onLine(kw, &tok, prev)
 		case tok.Pos.Offset > off || tok.EOF():
-			return nil, prev
+			return nil, prev, onLine(kw, prev)
 		case tok.Type != kComment && tok.Type != kSep:
 			prev = &tok
 		}
+		if tok.Type != kComment {
+			last = &tok
+		}
 	}
+}
+
+// nextIs reports whether the scanner's next token, comments skipped,
+// has type typ.
+func nextIs(sc *scanner, typ lexer.TokenType) bool {
+	for {
+		tok, err := sc.Next()
+		if err != nil || tok.Type != kComment {
+			return err == nil && tok.Type == typ
+		}
+	}
+}
+
+func isKeyword(typ lexer.TokenType) bool {
+	switch typ {
+	case kIf, kElse, kFor, kIn, kRun, kOutput:
+		return true
+	}
+	return false
+}
+
+// onLine is kw when it is on the line of one of toks.
+func onLine(kw *lexer.Token, toks ...*lexer.Token) *lexer.Token {
+	for _, tok := range toks {
+		if kw != nil && tok != nil && tok.Pos.Line == kw.Pos.Line {
+			return kw
+		}
+	}
+	return nil
 }
 
 // describe names a token for a message.
@@ -191,25 +251,42 @@ func (t *textSyntax) describe(tok *lexer.Token) string {
 	return report.Quote(tok.Value)
 }
 
-// words maps the grammar's token type names, as participle's messages
-// show them, to what the author writes.
-func (t *textSyntax) words() *strings.Replacer {
-	q := func(s string) string { return fmt.Sprintf("%q", s) }
-	return strings.NewReplacer("<name>", "a name", "<sep>", "end of line", "<if>", q(t.ts.If), "<else>", q(t.ts.Else),
-		"<for>", q(t.ts.For), "<in>", q(t.ts.In), "<run>", q(t.ts.Run), "<output>", q(t.ts.Output),
-		"<assign>", q(t.ts.Assign), "<bind>", q(t.ts.Bind), "<string>", "a string", "<number>", "a number", "<op>", "an operator",
-		"TArgs", `"(" and the arguments`, "TExprArg", "an expression", "TExprOpen", "an expression", "tExprArg", "an expression", "tExprOpen", "an expression", "tArgs", `"(" and the arguments`,
-		"TBlock", `"{"`, "TName", "a name", "TItem", "a statement", "TIf", q(t.ts.If), "TCall", "a catalog id")
-}
-
-// expected is the "(expected …)" part of participle's message, in the
-// author's words.
-func expected(words *strings.Replacer, msg string) string {
-	i := strings.Index(msg, " (expected ")
-	if i < 0 {
+// expectation says in the author's words what the reader wanted where
+// it failed, want being the grammar's name for it (textgrammar.go).
+func (t *textSyntax) expectation(want string) string {
+	ts := t.ts
+	q := strconv.Quote
+	switch want {
+	case "":
 		return ""
+	case wantStatement:
+		return "a statement"
+	case wantLabel:
+		return q(ts.Assign)
+	case "tExprOpen " + wantThen:
+		return `a condition, then "{"`
+	case wantThen:
+		return `"{" after the condition`
+	case wantElse:
+		return fmt.Sprintf(`%q or "{" after %q`, ts.If, ts.Else)
+	case "TName <in> " + wantList:
+		return "the loop variable's name"
+	case "<in> " + wantList:
+		return fmt.Sprintf("%q after the loop variable", ts.In)
+	case wantList:
+		return `the list to loop over, then "{"`
+	case "TBlock":
+		return `"{" after the list`
+	case "TCall":
+		return "the program to run and its arguments"
+	case "tExprArg":
+		return "an expression"
+	case "tArgs":
+		return `"(" and the arguments`
+	case bindWanted:
+		return q(ts.Bind) + " after the argument's name"
 	}
-	return "; expected " + words.Replace(strings.TrimSuffix(msg[i+len(" (expected "):], ")"))
+	return want // `"}"`, `")"`, `"," or ")"`: as written
 }
 
 // keywordHint suggests the keyword a name next to the failure misspells.
@@ -224,6 +301,30 @@ func (t *textSyntax) keywordHint(toks ...*lexer.Token) string {
 		}
 	}
 	return ""
+}
+
+// renamedHint names this Language's own keyword when a name next to the
+// failure, tok, is a default keyword (docs/pdl.md) that it spells
+// otherwise: a model that learnt the defaults writes `for x in …` in a
+// Language of `each x of …`.
+func (t *textSyntax) renamedHint(toks ...*lexer.Token) (hint string, tok *lexer.Token) {
+	ts, def := t.ts, &language.DefaultTextSyntax
+	loop := fmt.Sprintf("%s ITEM %s LIST { … }", ts.For, ts.In)
+	branch := fmt.Sprintf("%s COND { … } %s { … }", ts.If, ts.Else)
+	for _, tok := range toks {
+		if tok == nil || tok.Type != kName {
+			continue
+		}
+		for _, k := range []struct{ def, own, example string }{
+			{def.If, ts.If, branch}, {def.Else, ts.Else, branch}, {def.For, ts.For, loop}, {def.In, ts.In, loop},
+			{def.Run, ts.Run, ts.Run + " PROGRAM@VERSION(ARGS)"}, {def.Output, ts.Output, ts.Output + " EXPR"},
+		} {
+			if tok.Value == k.def && k.own != k.def {
+				return fmt.Sprintf("this Language writes %q as %q: %s", k.def, k.own, k.example), tok
+			}
+		}
+	}
+	return "", nil
 }
 
 // Paths is the closed-sets guide's paragraph on how a diagnostic's path
