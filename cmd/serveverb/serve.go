@@ -75,6 +75,10 @@ type Params struct {
 	// raised it, since serve reads the file only for that warning; nil
 	// Rules judges it so too.
 	Rules func() (func(*report.Report), error)
+	// Loaded, when set, is called once the PDL is compiled, checked and
+	// its engine built, before the first request is read (cmd lifts its
+	// soft memory limit of the loading there).
+	Loaded func()
 }
 
 // MessageBound is the largest JSON-RPC message serve reads by default:
@@ -235,6 +239,9 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 			notices := append(eng.ChangedBodies(), p.conformance(name, r)...)
 			return notices, srv.Refresh(ctx)
 		}})
+	}
+	if p.Loaded != nil {
+		p.Loaded()
 	}
 	if p.HTTP == "" {
 		who := "with no principal"
