@@ -31,19 +31,17 @@ import (
 // model, and the places later checks report at, kept as positions rather
 // than as the statement's tree, since the file's statements are read one
 // at a time and a large catalog's tree is never whole (file).
+//
+// It takes 112 bytes beside its model: its keyword's place is its
+// model's (at), and what few entries have is in more, nil when none of
+// it is set (176 bytes, of 760 an entry kept; docs/performance.md,
+// "Generated catalogs past the tree budget").
 type entryState struct {
 	e *language.Entry
-	// at is the entry's keyword; kind and risk are its options (zero
-	// when absent).
-	at, kind, risk place
-	// languages are the arguments of its languages statement, fails the
-	// status of each fail statement, in order.
-	languages, fails []place
-	// program is its program statement's, nil without one;
-	// programMisspelt says a statement of its block is a likely
-	// misspelling of program, whose body is then unknown, not absent.
-	program         *programAt
-	programMisspelt bool
+	// kind and risk are its options' places (zero when absent).
+	kind, risk place
+	// more is what it has of entryMore, nil for none.
+	more *entryMore
 	// inputWritten says its block has an input_schema statement, or a
 	// likely misspelling of one: without a compiled input_schema its
 	// input is then unknown, not absent, the statement's error said why.
@@ -52,6 +50,44 @@ type entryState struct {
 	index int32
 	// input is its input_schema once compiled, for checkSchemaSums.
 	input schemaUse
+}
+
+// entryMore is what few entries have: places of its languages, fails
+// and program statements.
+type entryMore struct {
+	// languages are the arguments of its languages statement, fails the
+	// status of each fail statement, in order.
+	languages, fails []place
+	// program is its program statement's, nil without one;
+	// programMisspelt says a statement of its block is a likely
+	// misspelling of program, whose body is then unknown, not absent.
+	program         *programAt
+	programMisspelt bool
+}
+
+// at is the place of the entry's keyword.
+func (es *entryState) at() place {
+	p := es.e.Pos
+	from := pdl.Pos{Offset: int32(p.Offset), Line: int32(p.Line), Column: int32(p.Column)}
+	end := from
+	end.Advance("entry")
+	return place{from, end}
+}
+
+// extra is es.more, made when it is nil.
+func (es *entryState) extra() *entryMore {
+	if es.more == nil {
+		es.more = &entryMore{}
+	}
+	return es.more
+}
+
+// program is its program statement's place, nil without one.
+func (es *entryState) program() *programAt {
+	if es.more == nil {
+		return nil
+	}
+	return es.more.program
 }
 
 // programAt is where a promoted program is written: its statement, and
@@ -68,7 +104,7 @@ var entryOptions = []string{"kind", "risk"}
 // are resolved later, against every Language that sees the entry.
 func (c *compiler) entry(s *pdl.Stmt) {
 	p := c.shape(s, 1, 1, true, entryOptions...)
-	es := &entryState{e: &language.Entry{Pos: c.pos(s.Pos)}, at: stmtAt{s}.place()}
+	es := &entryState{e: &language.Entry{Pos: c.pos(s.Pos)}}
 	e := es.e
 	e.ID = c.word(arg(p, 0), "the entry id")
 	first, dup := c.entryByID[e.ID]
@@ -156,20 +192,23 @@ func (c *compiler) entry(s *pdl.Stmt) {
 			if a := arg(p, 0); a != nil {
 				status = argAt{a}.place()
 			}
-			es.fails = append(es.fails, status)
+			es.extra().fails = append(es.extra().fails, status)
 		},
 		"program": field(func(ss *pdl.Stmt) {
-			es.program = &programAt{at: stmtAt{ss}.place()}
+			prog := &programAt{at: stmtAt{ss}.place()}
+			es.extra().program = prog
 			a := arg(c.shape(ss, 1, 1, false), 0)
 			if e.Program = c.programBody(a); e.Program != nil {
-				es.program.value = a.Value
+				prog.value = a.Value
 				e.ProgramSource = a.Value.Str()
 				e.ProgramAt = c.textAt(&a.Value, e.ProgramSource)
 			}
 		}),
 	})
 	es.inputWritten = es.inputWritten || unknown.misspell("input_schema")
-	es.programMisspelt = es.program == nil && unknown.misspell("program")
+	if es.program() == nil && unknown.misspell("program") {
+		es.extra().programMisspelt = true
+	}
 	b.ReturnsExpr = c.cel(computeArg, e.InputSchema, false)
 	for i, w := range whenArgs {
 		b.Fails[i].When = c.cel(w, e.InputSchema, true)
@@ -185,7 +224,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	}
 	if ls := byKeyword("languages"); ls != nil {
 		for _, a := range ls.Positional() {
-			es.languages = append(es.languages, argAt{a}.place())
+			es.extra().languages = append(es.extra().languages, argAt{a}.place())
 		}
 	}
 	if dup {
@@ -298,7 +337,7 @@ func (c *compiler) resolveEntries() {
 	}
 	if total > MaxCatalogItems {
 		c.tooBig = true
-		c.valueErr(report.Convention, c.entries[0].at, "restrict entries to the Languages that use them with languages \"…\"",
+		c.valueErr(report.Convention, c.entries[0].at(), "restrict entries to the Languages that use them with languages \"…\"",
 			"the catalogs would list %d items in all; the limit is %d", total, MaxCatalogItems)
 		return
 	}
@@ -313,11 +352,11 @@ func (c *compiler) resolveEntries() {
 				switch {
 				case id == "":
 				case l == nil:
-					c.errf(pdl.RuleReference, es.languages[i], suggest.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", report.Clip(e.ID), report.Clip(id))
+					c.errf(pdl.RuleReference, es.more.languages[i], suggest.DidYouMean(id, ids), "entry %s names Language %s, which is not defined", report.Clip(e.ID), report.Clip(id))
 				case !c.hasCatalog(l) && misspeltCapabilities(l.stmt):
 					// Its misspelt capabilities block is the mistake.
 				case !c.hasCatalog(l):
-					c.errf(pdl.RuleReference, es.at, "declare catalog in that Language, or remove it from languages (§4.3 rule 2)",
+					c.errf(pdl.RuleReference, es.at(), "declare catalog in that Language, or remove it from languages (§4.3 rule 2)",
 						"entry %s is for Language %s, which declares no catalog", report.Clip(e.ID), report.Clip(id))
 				default:
 					seers = append(seers, l)
@@ -325,7 +364,7 @@ func (c *compiler) resolveEntries() {
 			}
 			sort.SliceStable(seers, func(i, j int) bool { return seers[i].index < seers[j].index })
 		} else if len(c.langs) > 0 && len(catalogLangs) == 0 && !c.capabilitiesMisspelt() {
-			c.errf(pdl.RuleReference, es.at, "declare catalog in a Language that should offer it (§4.3 rule 2)",
+			c.errf(pdl.RuleReference, es.at(), "declare catalog in a Language that should offer it (§4.3 rule 2)",
 				"entry %s is in no Language's catalog", report.Clip(e.ID))
 		}
 		for i, ls := range seers {
@@ -339,7 +378,7 @@ func (c *compiler) resolveEntries() {
 		c.srv.Catalog = append(c.srv.Catalog, es.e)
 	}
 	for _, es := range c.entries {
-		if es.program == nil {
+		if es.program() == nil {
 			continue
 		}
 		for _, ls := range catalogLangs {
@@ -374,14 +413,14 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 				return hintOr(suggest.DidYouMean(e.Kind, namesOf(c.kindsOf(ls), func(k closedsets.Kind) string { return k.Kind })), "define it: kind "+e.Kind+" callable \"…\"")
 			},
 				"kind %s is not defined for Language %s", report.Clip(e.Kind), report.Clip(ls.lang.ID))
-		case kind.Promoted && es.program == nil && !es.programMisspelt:
-			c.errf(pdl.RuleRequired, es.at, `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
+		case kind.Promoted && es.program() == nil && (es.more == nil || !es.more.programMisspelt):
+			c.errf(pdl.RuleRequired, es.at(), `add program """{"steps": […]}""": the body a run step executes (§3.5)`,
 				"entry %s is a promoted program without a body", report.Clip(e.ID))
-		case !kind.Promoted && es.program != nil:
-			c.valueErr("5.4", es.program.at, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", report.Clip(e.ID), report.Clip(e.Kind))
+		case !kind.Promoted && es.program() != nil:
+			c.valueErr("5.4", es.program().at, "give the entry a kind marked promoted", "entry %s has a program but its kind %s is not promoted", report.Clip(e.ID), report.Clip(e.Kind))
 		}
 		if kind != nil && kind.Promoted && !es.inputWritten {
-			c.errf(pdl.RuleRequired, es.at, "add input_schema `{\"type\": \"object\"}` (§5.4)", "promoted program %s has no input_schema", report.Clip(e.ID))
+			c.errf(pdl.RuleRequired, es.at(), "add input_schema `{\"type\": \"object\"}` (§5.4)", "promoted program %s has no input_schema", report.Clip(e.ID))
 		}
 	}
 	if e.Risk != "" {
@@ -413,7 +452,7 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 		if f.Status == "" || slices.Contains(statuses, f.Status) || c.lostDef(ls, "status", f.Status) {
 			continue
 		}
-		c.errf(pdl.RuleReference, es.fails[i], hintOr(suggest.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
+		c.errf(pdl.RuleReference, es.more.fails[i], hintOr(suggest.DidYouMean(f.Status, statuses), "define it: status step "+f.Status+" ok=false \"…\""),
 			"failure status %s is not a failing step status of Language %s", report.Clip(f.Status), report.Clip(ls.lang.ID))
 	}
 }

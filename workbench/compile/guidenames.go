@@ -62,7 +62,7 @@ func (c *compiler) checkEntriesShown() {
 	next := 0
 	for s := range c.tree.StatementsOf("entry") {
 		es := c.entries[next]
-		if s.Pos != es.at.from {
+		if s.Pos != es.at().from {
 			continue // an id given twice: its first is the one checked
 		}
 		c.checkShown(readers{entry: es.e}, c.entryTexts(entryTextStmts(s)))

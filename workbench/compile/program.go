@@ -170,7 +170,7 @@ func (c *compiler) checkProgram(es *entryState, ls *langState) {
 		return
 	}
 	// Check the text as written, so positions point into the PDL.
-	v := &es.program.value
+	v := &es.program().value
 	src := []byte(v.Str())
 	res := c.checkBody(src, e.InputSchema, ls)
 	for _, p := range res.problems {
