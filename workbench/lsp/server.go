@@ -30,6 +30,9 @@ type Options struct {
 	// text, for hover: the top-level key it is under, its path and its
 	// description; nil means none.
 	KeyDoc func(text []byte, off int) (top, path, doc string, ok bool)
+	// Memory is told the bytes of the documents under analysis whenever
+	// they change, 0 once none is (lspserve.Options.Memory); nil: nothing.
+	Memory func(analysing int64)
 	// Watch are the glob patterns of the settings files, which the
 	// server asks a client that can watch files to report changes of.
 	Watch []string
@@ -84,7 +87,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opt Options) error {
 		opt.DocsBase = DefaultDocsBase
 	}
 	s := &server{opt: opt}
-	s.Server = lspserve.New(lspserve.Options{Log: opt.Log, Analyse: s.analyse})
+	s.Server = lspserve.New(lspserve.Options{Log: opt.Log, Analyse: s.analyse, Memory: opt.Memory})
 	return s.Serve(ctx, rwc, s.handler())
 }
 
@@ -112,8 +115,6 @@ func (s *server) handler() *protocol.Handler {
 		Exit:                           func(*glsp.Context) error { return nil },
 		Initialized:                    func(*glsp.Context, *protocol.InitializedParams) error { s.register(); return nil },
 		SetTrace:                       func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
-		TextDocumentDidOpen:            func(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error { return s.DidOpen(p) },
-		TextDocumentDidChange:          func(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error { return s.DidChange(p) },
 		TextDocumentDidClose:           s.didClose,
 		TextDocumentDidSave:            func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
 		WorkspaceDidChangeWatchedFiles: s.watched,

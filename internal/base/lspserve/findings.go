@@ -17,14 +17,20 @@ import (
 // code points to UTF-16 units, the rule as code with the page link gives.
 func Diagnostics(fs []report.Finding, path, uri string, text []byte, sources map[string][]byte, link func(rule string) string) map[string][]protocol.Diagnostic {
 	out := map[string][]protocol.Diagnostic{}
-	texts := map[string]*textpos.Text{path: textpos.New(text)}
+	// A file's line table is made for its first finding: a large file
+	// without findings needs none.
+	texts := map[string]*textpos.Text{}
 	for _, f := range fs {
 		if f.Suppressed() {
 			continue
 		}
 		t := texts[f.File]
 		if t == nil {
-			t = textpos.New(sources[f.File])
+			src := sources[f.File]
+			if f.File == path {
+				src = text
+			}
+			t = textpos.New(src)
 			texts[f.File] = t
 		}
 		u := uri

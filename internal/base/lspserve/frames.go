@@ -23,14 +23,17 @@ import (
 // own codec would have lost its place and ended the connection.
 // A stream whose framing breaks ends the connection as the stream's end
 // does, and broken keeps why, for Serve to return.
-func resync(rwc io.ReadWriteCloser, logger *log.Logger, broken *atomic.Pointer[FramingError]) jsonrpc2.ObjectStream {
-	return resyncStream{jsonrpc2.NewBufferedStream(rwc, frameCodec{}), logger, broken}
+// Each valid body passes through hold (nil: none) before jsonrpc2
+// reads it.
+func resync(rwc io.ReadWriteCloser, logger *log.Logger, broken *atomic.Pointer[FramingError], hold func([]byte) []byte) jsonrpc2.ObjectStream {
+	return resyncStream{jsonrpc2.NewBufferedStream(rwc, frameCodec{}), logger, broken, hold}
 }
 
 type resyncStream struct {
 	jsonrpc2.ObjectStream
 	log    *log.Logger
 	broken *atomic.Pointer[FramingError]
+	hold   func([]byte) []byte
 }
 
 // FramingError is Serve's error when the stream broke LSP's framing: a
@@ -72,6 +75,9 @@ func (s resyncStream) ReadObject(v any) error {
 		case big > 0:
 			code, msg = jsonrpc2.CodeInvalidRequest, big.Error()
 		case json.Valid(body):
+			if s.hold != nil {
+				body = s.hold(body)
+			}
 			err := json.Unmarshal(body, v)
 			if err == nil {
 				return nil
@@ -146,14 +152,32 @@ func (frameCodec) ReadObject(r *bufio.Reader, v any) error {
 		}
 		return tooLarge(n)
 	}
-	// ReadAll grows with what arrives: a huge length announced on a
-	// short stream costs no memory up front.
-	body, err := io.ReadAll(io.LimitReader(r, int64(n)))
-	if err == nil && uint64(len(body)) < n {
-		err = io.ErrUnexpectedEOF
-	}
+	body, err := readBody(r, int(n))
 	*v.(*frame) = body
 	return err
+}
+
+// readBody reads n bytes of r into a buffer that doubles as they
+// arrive, from at most 1 MiB to n: a huge length announced on a short
+// stream costs no memory up front, and a large body is not copied as
+// often as io.ReadAll's growth by a quarter copied it (four times its
+// size in garbage).
+func readBody(r io.Reader, n int) ([]byte, error) {
+	body := make([]byte, 0, min(n, 1<<20))
+	for len(body) < n {
+		if len(body) == cap(body) {
+			body = append(make([]byte, 0, min(n, 2*cap(body))), body...)
+		}
+		m, err := r.Read(body[len(body):min(cap(body), n)])
+		body = body[:len(body)+m]
+		if err == io.EOF && len(body) < n {
+			return body, io.ErrUnexpectedEOF
+		}
+		if err != nil && err != io.EOF {
+			return body, err
+		}
+	}
+	return body, nil
 }
 
 // byteLimiter reads one byte at a time from r, at most left bytes.

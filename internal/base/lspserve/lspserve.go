@@ -36,6 +36,10 @@ type Options struct {
 	// runs beside the request loop, and a panic in it becomes a
 	// diagnostic.
 	Analyse func(path, uri string, text []byte) *Analysis
+	// Memory, when set, is told the bytes of the documents under
+	// analysis whenever they change, 0 once none is, for a soft memory
+	// limit while analyses run (the CLI's, as lint's of a file).
+	Memory func(analysing int64)
 }
 
 // Server holds the open documents; analysis runs beside the request
@@ -48,6 +52,14 @@ type Server struct {
 	notify glsp.NotifyFunc
 	conn   *jsonrpc2.Conn
 	wg     sync.WaitGroup
+	// held are the params of large didOpen and didChange messages, read
+	// before jsonrpc2 reads the rest (hold).
+	held  map[int64]*docParams
+	heldN int64
+	// memMu orders the calls of opt.Memory; analysing is the bytes of
+	// the documents under analysis.
+	memMu     sync.Mutex
+	analysing int64
 	// shutdown is set once the client asked to shut down, exited once it
 	// sent exit, and early when it exited without asking.
 	shutdown, exited, early bool
@@ -86,7 +98,7 @@ func New(opt Options) *Server {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	return &Server{opt: opt, log: log.New(opt.Log, "pilotage lsp: ", 0), docs: map[string]*Document{}}
+	return &Server{opt: opt, log: log.New(opt.Log, "pilotage lsp: ", 0), docs: map[string]*Document{}, held: map[int64]*docParams{}}
 }
 
 // Serve answers the LSP requests h binds on rwc until the client exits
@@ -119,6 +131,20 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 				res, err = nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: fmt.Sprintf("pilotage lsp: %s failed: %v", req.Method, r)}
 			}
 		}()
+		// The documents' texts are read here, not through glsp (docParams).
+		switch req.Method {
+		case protocol.MethodTextDocumentDidOpen, protocol.MethodTextDocumentDidChange:
+			p, err := s.params(gctx.Params)
+			if err == nil && req.Method == protocol.MethodTextDocumentDidOpen {
+				err = s.didOpen(p)
+			} else if err == nil {
+				err = s.didChange(p)
+			}
+			if err != nil {
+				s.log.Printf("%s: %v", req.Method, err)
+			}
+			return nil, nil
+		}
 		r, validMethod, validParams, herr := h.Handle(gctx)
 		switch {
 		case req.Method == protocol.MethodShutdown:
@@ -147,7 +173,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 		return r, nil
 	}
 	var broken atomic.Pointer[FramingError]
-	stream := resync(rwc, s.log, &broken)
+	stream := resync(rwc, s.log, &broken, s.hold)
 	conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(serve), jsonrpc2.SetLogger(s.log))
 	select {
 	case <-conn.DisconnectNotify():
@@ -188,10 +214,13 @@ func URIOf(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 }
 
-// DidOpen keeps a newly opened document and analyses it.
-func (s *Server) DidOpen(p *protocol.DidOpenTextDocumentParams) error {
+// didOpen keeps a newly opened document and analyses it.
+func (s *Server) didOpen(p *docParams) error {
 	s.mu.Lock()
-	d := &Document{URI: p.TextDocument.URI, Path: PathOf(p.TextDocument.URI), version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
+	d := &Document{URI: p.TextDocument.URI, Path: PathOf(p.TextDocument.URI), version: p.TextDocument.Version, text: p.TextDocument.Text}
+	if d.text == nil {
+		d.text = []byte{}
+	}
 	if old := s.docs[d.URI]; old != nil {
 		old.closed = true
 	}
@@ -201,9 +230,9 @@ func (s *Server) DidOpen(p *protocol.DidOpenTextDocumentParams) error {
 	return nil
 }
 
-// DidChange applies a change (whole text, or a range) and analyses the
+// didChange applies a change (whole text, or a range) and analyses the
 // new text.
-func (s *Server) DidChange(p *protocol.DidChangeTextDocumentParams) error {
+func (s *Server) didChange(p *docParams) error {
 	s.mu.Lock()
 	d := s.docs[p.TextDocument.URI]
 	if d == nil {
@@ -211,23 +240,18 @@ func (s *Server) DidChange(p *protocol.DidChangeTextDocumentParams) error {
 		return fmt.Errorf("%s is not open", p.TextDocument.URI)
 	}
 	for _, c := range p.ContentChanges {
-		switch c := c.(type) {
-		case protocol.TextDocumentContentChangeEventWhole:
-			d.text = []byte(c.Text)
-		case protocol.TextDocumentContentChangeEvent:
-			// Full sync is what the server asks for; a client sending a
-			// range anyway gets it applied.
-			if c.Range == nil {
-				d.text = []byte(c.Text)
-				continue
-			}
-			t := textpos.New(d.text)
-			from, to := t.Offset(c.Range.Start.Line, c.Range.Start.Character), t.Offset(c.Range.End.Line, c.Range.End.Character)
-			if to < from {
-				to = from
-			}
-			d.text = append(append(append([]byte{}, d.text[:from]...), c.Text...), d.text[to:]...)
+		// Full sync is what the server asks for; a client sending a
+		// range anyway gets it applied.
+		if c.Range == nil {
+			d.text = c.Text
+			continue
 		}
+		t := textpos.New(d.text)
+		from, to := t.Offset(c.Range.Start.Line, c.Range.Start.Character), t.Offset(c.Range.End.Line, c.Range.End.Character)
+		if to < from {
+			to = from
+		}
+		d.text = append(append(append([]byte{}, d.text[:from]...), c.Text...), d.text[to:]...)
 	}
 	d.version = p.TextDocument.Version
 	d.gen++
@@ -395,7 +419,20 @@ func (s *Server) safeAnalyse(path, uri string, text []byte) (res *Analysis) {
 	if len(text) > MaxLive {
 		return &Analysis{Diags: map[string][]protocol.Diagnostic{uri: {ErrorDiag(fmt.Sprintf("this file is %d bytes; pilotage lsp analyses files up to %d bytes live, so run pilotage lint on it instead", len(text), MaxLive))}}}
 	}
+	s.analysed(int64(len(text)))
+	defer s.analysed(-int64(len(text)))
 	return s.opt.Analyse(path, uri, text)
+}
+
+// analysed adds delta to the bytes under analysis and tells opt.Memory.
+func (s *Server) analysed(delta int64) {
+	if s.opt.Memory == nil {
+		return
+	}
+	s.memMu.Lock()
+	defer s.memMu.Unlock()
+	s.analysing += delta
+	s.opt.Memory(s.analysing)
 }
 
 // ErrorDiag is a diagnostic on the whole of a document's first line.
