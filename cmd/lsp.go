@@ -70,9 +70,11 @@ framing (a bad header, a stream that ends inside a message).`,
 }
 
 // lspOptions are the language server's: pilotage.yaml read by project,
-// its keys documented from its schema, and watched for changes on disk.
+// its keys documented from its schema, and watched for changes on disk,
+// and a soft memory limit while it analyses a large document
+// (lspMemory).
 func lspOptions(docsBase string, log io.Writer) lsp.Options {
-	return lsp.Options{DocsBase: docsBase, Log: log, Project: project, KeyDoc: config.KeyDoc, Watch: []string{"**/" + config.FileName}}
+	return lsp.Options{DocsBase: docsBase, Log: log, Project: project, KeyDoc: config.KeyDoc, Memory: new(lspMemory).analysing, Watch: []string{"**/" + config.FileName}}
 }
 
 // project reads the pilotage.yaml governing a file for the language

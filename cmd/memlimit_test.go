@@ -86,3 +86,31 @@ func TestMemLimitKeep(t *testing.T) {
 		t.Error("keep without a limit did not run start")
 	}
 }
+
+// TestLSPMemory: the language server's limit is set while documents of
+// lspLimitFrom bytes or more in all are analysed, at memPerByte a byte
+// of them over what it held (after a collection) and memSlack, follows
+// the bytes as analyses start and end, and is given back once none
+// runs; a small document's analysis sets none.
+func TestLSPMemory(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	var m lspMemory
+	m.analysing(lspLimitFrom - 1)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit %d for a small document, want none (%d)", got, before)
+	}
+	held := heldMemory()
+	m.analysing(4 << 20)
+	one := debug.SetMemoryLimit(-1)
+	if least := int64(memSlack + memPerByte*4<<20); one < least || one > least+held+64<<20 {
+		t.Errorf("limit %d for 4 MiB, want %d plus what the server holds (about %d)", one, least, held)
+	}
+	m.analysing(6 << 20)
+	if got := debug.SetMemoryLimit(-1); got != one+memPerByte*2<<20 {
+		t.Errorf("limit %d for 6 MiB, want %d", got, one+memPerByte*2<<20)
+	}
+	m.analysing(0)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit %d after the analyses, want %d", got, before)
+	}
+}
