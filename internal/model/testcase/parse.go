@@ -166,6 +166,16 @@ func (p *parser) place(n *yaml.Node) Place {
 	return Place{File: p.name, Line: n.Line, Col: n.Column, End: endCol(n)}
 }
 
+// keyNode is the key name of mapping m, m when it has none.
+func keyNode(m *yaml.Node, name string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == name {
+			return m.Content[i]
+		}
+	}
+	return m
+}
+
 // keyed is where the member of mapping m whose value is v is: from its
 // key to the value's end when both are on one line, else the key.
 func (p *parser) keyed(m, v *yaml.Node) Place {
@@ -723,6 +733,16 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 			}
 			if (s.Returns != nil) == (s.Compute != "") && s.Fail == "" {
 				return p.errAt(sn, fmt.Sprintf("stub of %s gives neither or both of returns and compute", k.Value), "give returns: VALUE, compute: CEL or fail: STATUS")
+			}
+			if s.Fail == "" {
+				// A condition and a message are a failure's: on an output
+				// they would be read past, and the output always given.
+				for _, m := range [][2]string{{"when", s.When}, {"message", s.Message}} {
+					if m[1] != "" {
+						return p.errAt(keyNode(sn, m[0]), fmt.Sprintf("stub of %s gives %s: without fail:; only a failure has a condition and a message", report.Clip(k.Value), m[0]),
+							"add fail: STATUS, or list the stubs in the order they are tried: [{fail: STATUS, when: CEL}, {returns: VALUE}]")
+					}
+				}
 			}
 			c.Stubs = append(c.Stubs, s)
 		}
