@@ -21,10 +21,10 @@ const DefaultMaxPerRule = 50
 // a finding offered before the last of a full one takes the last's
 // place, which is then counted. What it left out is told by one finding
 // per rule and file (Left), in every format, so the omission shows and
-// an error left out still fails the run. A finding whose file comes
-// after the listed (a trace's "has no level", known at its end, placed
-// at its start) is listed as it would be had it come first. lint, build
-// and replay all cap through it.
+// an error left out still fails the run. A finding found after those
+// listed but placed before them (a trace's "has no level", known at its
+// end, placed at its start) is listed as it would be had it come first.
+// lint, build and replay all cap through it.
 //
 // A producer that places a finding only once it is listed (a search of
 // the document) offers it at position zero (Line and Column 0): such
@@ -113,9 +113,9 @@ func (c *Cap) count(f *Finding) (capKey, *capCount) {
 	return k, n
 }
 
-// full reports whether n lists max findings, the last of them at or
-// before line:col (a finding offered there now comes after it), or one
-// handed on already: a finding offered at line:col is not listed.
+// full reports whether n lists max findings and a finding offered at
+// line:col now is not listed: the last listed is at or before line:col
+// (one offered there now comes after it), or handed on already.
 func (c *Cap) full(n *capCount, line, col int) bool {
 	if len(n.listed) < c.max {
 		return false
