@@ -229,8 +229,8 @@ func TestManyEntriesPeakRSS(t *testing.T) {
 // the 155-byte entries, and over 10 of the 100-byte ones, whose rows
 // hold them to what they take now, as serve's, which holds the compiled
 // Language, its lint and its engine together while it loads: 21 bytes a
-// byte of the named catalog, 11 to 12 under the soft memory limit of its
-// loading.
+// byte of the named catalog, 11 to 12.5 under the soft memory limit of
+// its loading.
 func TestGeneratedCatalogPeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	head, err := os.ReadFile(filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl"))
@@ -248,7 +248,7 @@ func TestGeneratedCatalogPeakRSS(t *testing.T) {
 		// perByte bounds each verb, in bytes a byte of the file.
 		perByte map[string]float64
 	}{
-		{"named", 60000, true, map[string]float64{"build": 10, "lint": 10, "validate": 10, "serve": 13}},
+		{"named", 60000, true, map[string]float64{"build": 10, "lint": 10, "validate": 10, "serve": 14}},
 		{"terse", 40000, false, map[string]float64{"build": 14, "lint": 14, "serve": 21}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
