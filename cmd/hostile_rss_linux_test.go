@@ -225,7 +225,7 @@ func TestManyEntriesPeakRSS(t *testing.T) {
 // entry its tree though the compiler holds one at a time
 // (docs/pdl.md, "How large a file can be"; docs/performance.md,
 // "Generated catalogs past the tree budget"). What the compiler keeps of
-// an entry, about 760 bytes, is most of the peak: 8 to 9 bytes a byte of
+// an entry, about 700 bytes, is most of the peak: 8 to 9 bytes a byte of
 // the 155-byte entries, and over 10 of the 100-byte ones, whose rows
 // hold them to what they take now, as serve's, which holds the compiled
 // Language, its lint and its engine together while it loads: 21 bytes a

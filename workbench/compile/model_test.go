@@ -203,7 +203,7 @@ func TestHostileSizes(t *testing.T) {
 	dups.WriteString("risk r readOnly \"r\"\nkind k callable \"k\"\nlanguage \"a/v1\" {\n  capabilities {\n    guides\n    validate\n    catalog\n  }\n  guide core \"C\" level=core {\n    body \"# C\"\n  }\n}\n")
 	// Each entry is padded with a comment to the 96 bytes the parser's
 	// budget asks of an entry on average (pdl, keptCost): the compiler
-	// keeps about 760 bytes of each.
+	// keeps about 700 bytes of each.
 	for i := 0; i < 20000; i++ {
 		fmt.Fprintf(&dups, "entry \"e%d\" kind=k risk=r  # %s\n", i%10000, strings.Repeat("-", 70))
 	}

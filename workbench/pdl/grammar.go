@@ -29,12 +29,14 @@ import (
 // statement's tree at a time, so what bounds its memory is what the
 // compiler keeps of each. A catalog entry (keptStatements) is charged its
 // tree while it is read, then keptCost in place of it: at least what the
-// compiler keeps of an entry (its model, places and index: 740 to 760
+// compiler keeps of an entry (its model, places and index: about 700
 // bytes, measured on generated catalogs). Other statements are charged
 // their trees, a Language block its whole tree as its statements are
 // compiled into what the compiler keeps, all at streamPerByte bytes a
-// byte plus treeSlack. With the text, the compiler's entries stay within
-// about 10 bytes a byte: an entry needs keptCost / streamPerByte (96)
+// byte plus treeSlack. With the text, the compiler's entries take at most
+// about 9 bytes a byte live (what verbs peak at beside them is in
+// docs/performance.md, "Generated catalogs past the tree budget"): an
+// entry needs keptCost / streamPerByte (96)
 // bytes of the file on average, beyond the 8,000 the slack takes; a
 // generated entry of schemas and returns takes 100, one with a name and
 // a description too 155, and one of its kind and risk alone (40) goes
