@@ -157,6 +157,12 @@ func (sc *scanner) Next() (lexer.Token, error) {
 		return emit(kNumber, numberLen(s[i:]))
 	case stringStart(s[i:]) >= 0:
 		n, ok := stringLen(s[i:])
+		if q := tripleQuote(s[i:]); !ok && q != "" {
+			// It may span lines: what is missing is its end anywhere
+			// after it, placed at its opening.
+			open := stringStart(s[i:]) + 3
+			return lexer.Token{}, &lexError{at: i, end: i + open, msg: fmt.Sprintf("the string opened with %s is never closed: no %s follows it before the end of the program", q, q)}
+		}
 		if !ok {
 			return lexer.Token{}, &lexError{at: i, end: i + 1, msg: "the string is not closed before the end of its line"}
 		}
@@ -265,6 +271,16 @@ func stringStart(s string) int {
 	return -1
 }
 
+// tripleQuote is the triple quote a string at the start of s opens with
+// (after its prefix), "" when it is quoted once.
+func tripleQuote(s string) string {
+	p := stringStart(s)
+	if q := s[p : p+1]; strings.HasPrefix(s[p:], q+q+q) {
+		return q + q + q
+	}
+	return ""
+}
+
 // stringLen is the length of the CEL string literal at the start of s,
 // prefix included; ok is false when it is not closed (a single-quoted
 // string before the end of its line, a triple-quoted one before the end
@@ -273,7 +289,7 @@ func stringLen(s string) (n int, ok bool) {
 	p := stringStart(s)
 	raw := strings.ContainsAny(s[:p], "rR")
 	q := s[p : p+1]
-	if strings.HasPrefix(s[p:], q+q+q) {
+	if tripleQuote(s) != "" {
 		end := strings.Index(s[p+3:], q+q+q)
 		if end < 0 {
 			return 0, false
