@@ -136,7 +136,7 @@ func (t *textSyntax) parseError(doc *jsonpos.Doc, text string, maxDepth int, err
 	}
 	pos := pe.Position()
 	start, end := pos.Offset, pos.Offset
-	got, prev, kwLabel := t.around(text, maxDepth, pos.Offset)
+	got, prev, kwLabel, open := t.around(text, maxDepth, pos.Offset)
 	if kwLabel != nil {
 		return syntaxAt(doc, kwLabel.Pos.Offset, kwLabel.Pos.Offset+len(kwLabel.Value),
 			fmt.Sprintf("%q is a keyword of this Language, so it cannot label a statement", kwLabel.Value), "choose another label")
@@ -145,7 +145,7 @@ func (t *textSyntax) parseError(doc *jsonpos.Doc, text string, maxDepth int, err
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
 		if want := t.expectation(ute.Expect); want != "" {
-			msg += "; expected " + want
+			msg += "; expected " + want + closing(ute.Expect, open, got)
 		}
 	}
 	if got != nil {
@@ -180,10 +180,18 @@ func (t *textSyntax) parseError(doc *jsonpos.Doc, text string, maxDepth int, err
 // a comment or separator, lexed again from the start (the reader keeps
 // no tokens behind it); kwLabel is a keyword written as a label (a
 // keyword followed by the label's punctuation) on the line of either,
-// which is then the mistake.
-func (t *textSyntax) around(text string, maxDepth, off int) (got, prev, kwLabel *lexer.Token) {
+// which is then the mistake; open is the innermost bracket still open
+// before off, nil when none is.
+func (t *textSyntax) around(text string, maxDepth, off int) (got, prev, kwLabel, open *lexer.Token) {
 	sc := newScanner(text, t.ts, maxNesting(maxDepth))
 	var last, kw *lexer.Token // the last token, and a keyword before a label's punctuation
+	var opens []lexer.Token   // at most maxNesting: the scanner stops past it
+	inner := func() *lexer.Token {
+		if len(opens) == 0 {
+			return nil
+		}
+		return &opens[len(opens)-1]
+	}
 	for {
 		tok, err := sc.Next()
 		if err == nil && tok.Type == kAssign && last != nil && isKeyword(last.Type) {
@@ -191,21 +199,48 @@ func (t *textSyntax) around(text string, maxDepth, off int) (got, prev, kwLabel 
 		}
 		switch {
 		case err != nil:
-			return nil, prev, onLine(kw, prev)
+			return nil, prev, onLine(kw, prev), inner()
 		case tok.Pos.Offset == off && tok.Type != kComment:
 			if isKeyword(tok.Type) && nextIs(sc, kAssign) {
 				kw = &tok // the keyword starts the statement it labels
 			}
-			return &tok, prev, onLine(kw, &tok, prev)
+			return &tok, prev, onLine(kw, &tok, prev), inner()
 		case tok.Pos.Offset > off || tok.EOF():
-			return nil, prev, onLine(kw, prev)
+			return nil, prev, onLine(kw, prev), inner()
 		case tok.Type != kComment && tok.Type != kSep:
 			prev = &tok
 		}
 		if tok.Type != kComment {
 			last = &tok
 		}
+		if tok.Type == kOp {
+			switch tok.Value {
+			case "(", "[", "{":
+				opens = append(opens, tok)
+			case ")", "]", "}":
+				if len(opens) > 0 {
+					opens = opens[:len(opens)-1]
+				}
+			}
+		}
 	}
+}
+
+// closing names the bracket open, still open where the reader wanted
+// want, a closing bracket, when it is on an earlier line than got: the
+// one it would close, or, at the end of the program, an inner one never
+// closed.
+func closing(want string, open, got *lexer.Token) string {
+	closer := map[string]string{`"}"`: "{", `")"`: "(", `"," or ")"`: "("}[want]
+	switch {
+	case closer == "" || open == nil || got != nil && !got.EOF() && got.Pos.Line == open.Pos.Line:
+		return ""
+	case open.Value == closer:
+		return fmt.Sprintf(" to close the %q at line %d, column %d", open.Value, open.Pos.Line, open.Pos.Column)
+	case got == nil || got.EOF():
+		return fmt.Sprintf("; the %q at line %d, column %d is never closed", open.Value, open.Pos.Line, open.Pos.Column)
+	}
+	return ""
 }
 
 // nextIs reports whether the scanner's next token, comments skipped,

@@ -110,6 +110,12 @@ func (b *builder) add(it *tItem) {
 	case b.output:
 		if b.follows == nil {
 			d := b.diag(it.whole, "move the "+b.t.ts.Output+" statement to the end", "nothing may follow the program's %s statement", b.t.ts.Output)
+			if it.Output != nil {
+				// A second output: one of the two goes, not where.
+				at := b.doc.Position(int(b.outputAt))
+				d = b.diag(it.whole, fmt.Sprintf("remove one of the two: a program gives its output once, in its last statement (the first is at line %d, column %d)", at.Line, at.Column),
+					"the program has a second %s statement", b.t.ts.Output)
+			}
 			b.follows = &d
 		}
 		return
