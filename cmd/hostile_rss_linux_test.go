@@ -813,7 +813,7 @@ func TestHostilePeakRSS(t *testing.T) {
 		// is plan's own check of 20,000 steps (plan as text takes as much).
 		{"plan --format svg of a valid 1 MB program of 20,000 steps", longID(1, 20_000),
 			func(f string) []string {
-				return []string{"plan", "--principal", "owner", "--lang", todo, "--format", "svg", f}
+				return []string{"plan", "--principal", "owner", "--lang", todoOfSteps(t, 20_001), "--format", "svg", f}
 			}, tinyProg, 40 << 20},
 		// A Run of 1,001 steps takes 6 MB over the baseline's of none,
 		// whatever their ids: held to that besides 10 bytes a byte.
@@ -917,6 +917,27 @@ func TestHostilePeakRSS(t *testing.T) {
 
 // chainPDL is a Language of one entry, t.a, whose output o is its
 // argument i, and of programs of up to 20,000 steps.
+// todoOfSteps is the init template's todo Language with limits steps n,
+// written to a temporary file: a program of more steps than the default
+// 10,000 is refused at validation (§10.1), before what a row measures.
+func todoOfSteps(t *testing.T, n int) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = "language \"todo/v1\" {\n"
+	if !bytes.Contains(src, []byte(head)) {
+		t.Fatalf("todo.pdl has no line %q", head)
+	}
+	name := filepath.Join(t.TempDir(), "todo.pdl")
+	src = bytes.Replace(src, []byte(head), fmt.Appendf(nil, "%s  limits {\n    steps %d\n  }\n", head, n), 1)
+	if err := os.WriteFile(name, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
 const chainPDL = `server "chain" version="1"
 risk safe readOnly "Reads."
 kind action callable "Called."
@@ -1154,6 +1175,7 @@ func TestReportsNotAmplified(t *testing.T) {
 	bin := pilotageBinary(t)
 	dir := t.TempDir()
 	todo := filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl")
+	manyTodo := todoOfSteps(t, 20_001)
 	prog := filepath.Join(dir, "long.json")
 	src := longID(300_000, 1000)
 	if err := os.WriteFile(prog, src, 0o644); err != nil {
@@ -1170,8 +1192,8 @@ func TestReportsNotAmplified(t *testing.T) {
 	pdl, pdlSrc := write(t, dir, "long.pdl", longLanguagePDL(t, 1_000_000, 500))
 	leaky, leakySrc := leakyEntryPDL(t, t.TempDir(), 200_000, 50)
 	many, manySrc := write(t, dir, "many.json", longID(1, 20_000))
-	manyPlan, manyPlanSrc := write(t, dir, "many.plan.json", planJSON(t, bin, todo, manySrc))
-	manyRunSrc, _ := exec.Command(bin, "run", "--format", "json", "--principal", "owner", "--lang", todo, many).Output()
+	manyPlan, manyPlanSrc := write(t, dir, "many.plan.json", planJSON(t, bin, manyTodo, manySrc))
+	manyRunSrc, _ := exec.Command(bin, "run", "--format", "json", "--principal", "owner", "--lang", manyTodo, many).Output()
 	manyRun, _ := write(t, dir, "many.run.json", manyRunSrc)
 	for _, c := range []struct {
 		name string
@@ -1195,7 +1217,7 @@ func TestReportsNotAmplified(t *testing.T) {
 		// A picture of 20,000 boxes would be tens of MB; past
 		// picture.MaxBoxes plan refuses it and the page says so in its
 		// place.
-		{"plan svg", []string{"plan", "--principal", "owner", "--lang", todo, "--format", "svg", many}, len(manySrc)},
+		{"plan svg", []string{"plan", "--principal", "owner", "--lang", manyTodo, "--format", "svg", many}, len(manySrc)},
 		{"replay html", []string{"replay", "--format", "html", "--plan", manyPlan, manyRun}, len(manyPlanSrc) + len(manyRunSrc)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
