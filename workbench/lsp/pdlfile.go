@@ -72,7 +72,9 @@ type pdlFacts struct {
 }
 
 func factsOf(path string, text []byte) *pdlFacts {
-	f, _ := pdl.Parse(path, text)
+	// A document's text is replaced, never changed: the tree's strings
+	// are views of it.
+	f, _ := pdl.ParseShared(path, text)
 	pf := &pdlFacts{file: f, defs: map[string]*pdl.Stmt{}}
 	if f == nil {
 		return pf
@@ -220,10 +222,30 @@ var takes = regexp.MustCompile(` takes: (.*)$`)
 // statementsAt asks the compiler which keywords the block around off
 // takes: it compiles the text with a probe statement at off and reads
 // the list from its finding, so completion never drifts from the
-// compiler.
-func statementsAt(path string, text []byte, off int) []string {
+// compiler. Only the top-level statement around off is compiled, or the
+// probe alone between them (f, the file's tree, says which; nil: the
+// whole text): the keywords a block takes do not depend on the
+// statements beside it, and a compile of a 3 MB file held as much
+// memory as its analysis.
+func statementsAt(path string, f *pdl.File, text []byte, off int) []string {
 	line := bytes.LastIndexByte(text[:off], '\n') + 1
-	probed := append(append(append([]byte{}, text[:line]...), []byte(probe+"\n")...), text[line:]...)
+	from, to := 0, len(text)
+	if f != nil {
+		from, to = line, line
+		for _, st := range pdl.Stmts(f.Body) {
+			// A statement ends after its line end; a tree of a text
+			// mid-edit may end past the text.
+			start, end := min(int(st.Pos.Offset), len(text)), min(int(st.EndPos.Offset), len(text))
+			if start < line && line < end {
+				from, to = bytes.LastIndexByte(text[:start], '\n')+1, len(text)
+				if i := bytes.IndexByte(text[end-1:], '\n'); i >= 0 {
+					to = end + i
+				}
+				break
+			}
+		}
+	}
+	probed := append(append(append([]byte{}, text[from:line]...), []byte(probe+"\n")...), text[line:to]...)
 	res := compile.Source(path, probed, compile.Options{Dir: filepath.Dir(path)})
 	for _, f := range res.Findings {
 		if f.Rule == pdl.RuleUnknown && strings.Contains(f.Message, probe) {
@@ -258,7 +280,7 @@ func (s *server) pdlCompletion(path string, text []byte, off int) []protocol.Com
 		}
 	}
 	if strings.TrimSpace(before) == "" || !strings.ContainsAny(strings.TrimSpace(before), " \t\"=") {
-		for _, k := range statementsAt(path, text, lineStart) {
+		for _, k := range statementsAt(path, pf.file, text, lineStart) {
 			detail := "PDL statement"
 			if d, ok := keywordDoc[k]; ok {
 				detail = d.meaning

@@ -14,6 +14,7 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 		return nil, err
 	}
 	if isPDL(d.Path) {
+		defer s.Working(len(text))()
 		return s.pdlHover(d.Path, text, off), nil
 	}
 	if _, ok := s.settings.Load(d.Path); ok {
@@ -45,6 +46,7 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 		return nil, err
 	}
 	if isPDL(d.Path) {
+		defer s.Working(len(text))()
 		return s.pdlCompletion(d.Path, text, off), nil
 	}
 	if pf := programOf(res); pf != nil {
@@ -58,6 +60,7 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 	if err != nil || !lspserve.Live(text) || !isPDL(d.Path) {
 		return nil, err
 	}
+	defer s.Working(len(text))()
 	return s.pdlDefinition(d.Path, text, off), nil
 }
 
@@ -66,6 +69,7 @@ func (s *server) references(_ *glsp.Context, p *protocol.ReferenceParams) ([]pro
 	if err != nil || !lspserve.Live(text) || !isPDL(d.Path) {
 		return nil, err
 	}
+	defer s.Working(len(text))()
 	return s.pdlReferences(d.URI, text, off, p.Context.IncludeDeclaration, d.Path), nil
 }
 
@@ -74,6 +78,7 @@ func (s *server) symbols(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any
 	if err != nil || !lspserve.Live(text) || !isPDL(d.Path) {
 		return nil, err
 	}
+	defer s.Working(len(text))()
 	return s.pdlSymbols(d.Path, text), nil
 }
 

@@ -419,9 +419,17 @@ func (s *Server) safeAnalyse(path, uri string, text []byte) (res *Analysis) {
 	if len(text) > MaxLive {
 		return &Analysis{Diags: map[string][]protocol.Diagnostic{uri: {ErrorDiag(fmt.Sprintf("this file is %d bytes; pilotage lsp analyses files up to %d bytes live, so run pilotage lint on it instead", len(text), MaxLive))}}}
 	}
-	s.analysed(int64(len(text)))
-	defer s.analysed(-int64(len(text)))
+	defer s.Working(len(text))()
 	return s.opt.Analyse(path, uri, text)
+}
+
+// Working counts n bytes as under analysis (Options.Memory) until the
+// function it returns is called: a request that parses or compiles a
+// document's whole text (hover, completion) runs under the analyses'
+// memory limit.
+func (s *Server) Working(n int) (done func()) {
+	s.analysed(int64(n))
+	return func() { s.analysed(-int64(n)) }
 }
 
 // analysed adds delta to the bytes under analysis and tells opt.Memory.
