@@ -86,7 +86,8 @@ type RiskLevel struct {
 // that "The engine-defined risk value MUST be consistent with risk_hints"
 // (reading 9 as docs/readings.md amends it). A level with exactly agg is
 // the least risky covering one, so this is the first declared level whose
-// hints are agg. ok is false when no level has them.
+// hints are agg; a later level with the same hints is never named (lint's
+// risk-levels-distinct warns of it). ok is false when no level has them.
 func MaxRisk(levels []RiskLevel, agg RiskHints) (name string, ok bool) {
 	for _, l := range levels {
 		if l.Hints == agg {

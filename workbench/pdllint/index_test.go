@@ -39,7 +39,7 @@ version (reading 11). Turn a rule off with ` + "`--disable ID`" + `; list them w
 ` + "`pilotage lint --list-rules`" + `.
 
 The text report ends with a summary line,
-` + "`3 errors, 0 warnings in 3 files (checked 52 rules)`" + `: the files counted are the inputs and, besides
+` + "`3 errors, 0 warnings in 3 files (checked 53 rules)`" + `: the files counted are the inputs and, besides
 them, the files findings are in (the guides and schemas a PDL file names,
 a trace's plan), so the count is of files to open. The
 ` + "`summary.files`" + ` of ` + "`--format json`" + ` counts the inputs alone: it is the
