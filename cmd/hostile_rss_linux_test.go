@@ -300,7 +300,7 @@ func TestLSPPeakRSS(t *testing.T) {
 	// its standard input: open text, replace it changes times, shut
 	// down, exit.
 	session := func(name string, text []byte, changes int) string {
-		uri := "file://" + filepath.Join(dir, name+".pdl")
+		uri := "file://" + filepath.Join(dir, name)
 		msgs := []map[string]any{
 			{"id": 1, "method": "initialize", "params": map[string]any{"capabilities": map[string]any{}}},
 			{"method": "initialized", "params": map[string]any{}},
@@ -328,27 +328,51 @@ func TestLSPPeakRSS(t *testing.T) {
 	args := func(f string) []string { return []string{"lsp", "--stdio", f} }
 	// The baseline holds what an analysis holds whatever the file's
 	// size: the CEL environment, the rules.
-	base := args(session("todo", todo, 0))
+	base := args(session("todo.pdl", todo, 0))
+	entries := func(n int) []byte {
+		src := bytes.Clone(todo)
+		for i := range n {
+			src = fmt.Appendf(src, "entry \"e.n%d\" kind=action risk=safe {\n  name \"Entry number %d of the generated catalog\"\n  input_schema `{\"type\": \"object\"}`\n  returns `{\"x\": 1}`\n}\n", i, i)
+		}
+		return src
+	}
 	for _, c := range []struct {
 		entries, changes int
 		perByte          int64
 	}{{20000, 0, 10}, {26500, 0, 10}, {20000, 2, 11}} {
-		src := bytes.Clone(todo)
-		for i := range c.entries {
-			src = fmt.Appendf(src, "entry \"e.n%d\" kind=action risk=safe {\n  name \"Entry number %d of the generated catalog\"\n  input_schema `{\"type\": \"object\"}`\n  returns `{\"x\": 1}`\n}\n", i, i)
-		}
+		src := entries(c.entries)
 		if len(src) > lspserve.MaxLive {
 			t.Fatalf("%d entries are %d bytes, past the %d the server analyses", c.entries, len(src), lspserve.MaxLive)
 		}
 		t.Run(fmt.Sprintf("%d/changes=%d", c.entries, c.changes), func(t *testing.T) {
 			limit := c.perByte * int64(len(src))
-			rss, base := leastOver(t, bin, base, args(session(strconv.Itoa(c.entries), src, c.changes)), limit)
+			rss, base := leastOver(t, bin, base, args(session(strconv.Itoa(c.entries)+".pdl", src, c.changes)), limit)
 			t.Logf("%d bytes: peak RSS %d KiB, %.1f bytes a byte over todo.pdl's", len(src), rss>>10, float64(rss-base)/float64(len(src)))
 			if rss-base > limit {
 				t.Errorf("lsp on %d entries, changed %d times: peak RSS %d bytes over todo.pdl's, more than %d a byte (%d)", c.entries, c.changes, rss-base, c.perByte, limit)
 			}
 		})
 	}
+	// A program file that pilotage.yaml maps to the 3 MB PDL: the server
+	// compiles the Language from its file for each analysis of the
+	// program, to 10 bytes a byte of the PDL over a program of todo.pdl.
+	// It took 15 (docs/performance.md, "The language server's memory").
+	t.Run("program", func(t *testing.T) {
+		src := entries(20000)
+		settings := "languages:\n  - files: [\"big-*.json\"]\n    lang: big.pdl\n  - files: [\"todo-*.json\"]\n    lang: todo.pdl\n"
+		for name, b := range map[string][]byte{"big.pdl": src, "todo.pdl": todo, "pilotage.yaml": []byte(settings)} {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		prog := []byte(`{"steps": [], "output": "1"}`)
+		limit := 10 * int64(len(src))
+		rss, base := leastOver(t, bin, args(session("todo-prog.json", prog, 0)), args(session("big-prog.json", prog, 0)), limit)
+		t.Logf("a program of %d bytes of PDL: peak RSS %d KiB, %.1f bytes a byte over todo.pdl's", len(src), rss>>10, float64(rss-base)/float64(len(src)))
+		if rss-base > limit {
+			t.Errorf("lsp on a program of %d bytes of PDL: peak RSS %d bytes over todo.pdl's, more than 10 a byte (%d)", len(src), rss-base, limit)
+		}
+	})
 }
 
 // TestHostilePeakRSS runs other verbs on 2 MB hostile files as child

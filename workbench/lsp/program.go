@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/pilotage-dev/pilotage/internal/base/lspserve"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -48,6 +49,11 @@ func (s *server) analyseProgram(path, uri string, text []byte, p Project) *lspse
 	s.mapped.Store(path, pdlPath != "")
 	if pdlPath == "" {
 		return res
+	}
+	// The Language is compiled from its file for each analysis: the
+	// memory that takes is the file's, under the analyses' limit.
+	if info, err := os.Stat(pdlPath); err == nil {
+		defer s.Working(int(info.Size()))()
 	}
 	comp, _, err := compile.Load(pdlPath, 1)
 	if err != nil || !comp.OK() {
