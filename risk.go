@@ -21,6 +21,21 @@ func (h RiskHints) Text() string {
 	return fmt.Sprintf(`{"readOnly": %t, "destructive": %t, "openWorld": %t}`, h.ReadOnly, h.Destructive, h.OpenWorld)
 }
 
+// Flags names the hints that are true, in the order readOnly,
+// destructive, openWorld: the flags of a PDL risk statement with h.
+func (h RiskHints) Flags() []string {
+	var out []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{h.ReadOnly, "readOnly"}, {h.Destructive, "destructive"}, {h.OpenWorld, "openWorld"}} {
+		if f.on {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
 // Aggregate computes the maximum risk of several steps from their hints
 // (§5.3): readOnly is the AND, destructive and openWorld the OR.
 func Aggregate(hints ...RiskHints) RiskHints {

@@ -16,15 +16,21 @@ import (
 // these say what it tells the reader: both Languages of a prefix
 // collision, the operation that holds a shared tool first, and the name
 // binding.md expects.
-func TestOperationAddressesMessages(t *testing.T) {
-	a := golden.ReadArchive(t, filepath.Join("testdata", operationAddresses.ID+".txtar"))
+func TestOperationAddressesMessages(t *testing.T) { fixtureMessages(t, operationAddresses) }
+
+// fixtureMessages checks, for every failing fixture NAME.json of r's
+// archive, what r says of it against the archive's NAME.messages section
+// (go test -update rewrites them): each finding's pointer, severity,
+// message and hint, which the .want lines do not pin.
+func fixtureMessages(t *testing.T, r *lint.Rule) {
+	a := golden.ReadArchive(t, filepath.Join("testdata", r.ID+".txtar"))
 	checked := 0
 	for _, f := range a.Files {
 		name, ok := strings.CutSuffix(f.Name, ".json")
 		if !ok || !strings.HasPrefix(name, "fail") {
 			continue
 		}
-		rep, err := lint.Run([]*lint.Rule{operationAddresses}, []*lint.Input{{File: f.Name, Src: f.Data}}, lint.Config{})
+		rep, err := lint.Run([]*lint.Rule{r}, []*lint.Input{{File: f.Name, Src: f.Data}}, lint.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

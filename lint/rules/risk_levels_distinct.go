@@ -45,10 +45,20 @@ var riskLevelsDistinct = &lint.Rule{
 				if lv.Risk == first[k] {
 					continue // a level listed twice is closed-sets-format's
 				}
+				// In a build from source, the earlier level is shown
+				// where it is declared too; in a snapshot both rows are
+				// in the body the finding is at.
+				var related []report.Location
+				pdl := p.In.LocateValue != nil
+				if pdl {
+					if file, line, col, ok := p.In.LocateValue(l.ID, closedsets.SecRiskLevels, first[k]); ok {
+						related = append(related, report.Location{File: file, Line: line, Column: col, Note: "the level " + report.Quote(first[k]) + ", declared first with these hints"})
+					}
+				}
 				p.ReportValue(cs.Guide, sectionLine(cs, closedsets.SecRiskLevels, lv.Risk), l.ID, closedsets.SecRiskLevels, lv.Risk,
 					fmt.Sprintf("the risk level %s of %s has the same hints as %s, %s, so no plan names it as its max_risk: a plan with those hints names %s, the first level that has them (reading 9)",
 						report.Quote(lv.Risk), langLabel(l), report.Quote(first[k]), lv.Hints.Text(), report.Quote(first[k])),
-					distinctHint(lv.Risk, first[k], lv.Hints))
+					distinctHint(lv.Risk, first[k], lv.Hints, pdl), related...)
 			}
 		}
 	},
@@ -70,25 +80,43 @@ func hintsIndex(h pilotage.RiskHints) int {
 }
 
 // distinctHint is the fix for a level later that has the hints h of the
-// level first: the flags that would make it riskier, if it means more, or
-// dropping it, if it means the same.
-func distinctHint(later, first string, h pilotage.RiskHints) string {
-	var flags []string
+// level first: the flags that would make it riskier, if it means more, on
+// its risk statement when pdl (a build from source) or in its row of the
+// guide, or dropping it, if it means the same.
+func distinctHint(later, first string, h pilotage.RiskHints, pdl bool) string {
+	var flags, cols []string
 	if !h.ReadOnly && !h.Destructive {
-		flags = append(flags, "destructive")
+		flags, cols = append(flags, "destructive"), append(cols, "destructive true")
 	}
 	if !h.OpenWorld {
-		flags = append(flags, "openWorld")
+		flags, cols = append(flags, "openWorld"), append(cols, "openWorld true")
 	}
 	if h.ReadOnly {
-		flags = append(flags, "no readOnly")
+		flags, cols = append(flags, "no readOnly"), append(cols, "readOnly false")
 	}
-	what := "if it means what " + report.Quote(first) + " means, drop it and use " + report.Quote(first)
+	same := "if it means what " + report.Quote(first) + " means, drop it and use " + report.Quote(first)
 	if len(flags) == 0 {
-		return "no level is riskier than these hints: " + what
+		return fmt.Sprintf("no hints are riskier than these, so %s can say no more than %s: drop it and use %s", report.Quote(later), report.Quote(first), report.Quote(first))
 	}
-	return fmt.Sprintf("if %s means more than %s, set the flags that say so (%s: in PDL on its risk statement, in the guide in its row); %s",
-		report.Quote(later), report.Quote(first), strings.Join(flags, ", "), what)
+	how := fmt.Sprintf("set in its row the columns that say so (%s)", strings.Join(cols, " or "))
+	if pdl {
+		how = fmt.Sprintf("give its risk statement the flags that say so (%s), such as: risk %s %s \"…\"", strings.Join(flags, " or "), later, riskierFlags(h, flags[0]))
+	}
+	return fmt.Sprintf("if %s means more than %s, %s; %s", report.Quote(later), report.Quote(first), how, same)
+}
+
+// riskierFlags writes the flags of a risk statement with hints h and the
+// change named by flag, as distinctHint offers it.
+func riskierFlags(h pilotage.RiskHints, flag string) string {
+	switch flag {
+	case "destructive":
+		h.Destructive = true
+	case "openWorld":
+		h.OpenWorld = true
+	default:
+		h.ReadOnly = false
+	}
+	return strings.Join(h.Flags(), " ")
 }
 
 func init() { register(riskLevelsDistinct) }

@@ -381,13 +381,8 @@ func (c *compiler) riskAt(ls *langState, name string) place {
 // leading space.
 func pdlFlags(h pilotage.RiskHints) string {
 	out := ""
-	for _, f := range []struct {
-		on   bool
-		name string
-	}{{h.ReadOnly, "readOnly"}, {h.Destructive, "destructive"}, {h.OpenWorld, "openWorld"}} {
-		if f.on {
-			out += " " + f.name
-		}
+	for _, f := range h.Flags() {
+		out += " " + f
 	}
 	return out
 }
