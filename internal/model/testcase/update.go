@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -25,8 +26,8 @@ import (
 // mistake is a string YAML took the quotes of (Check's "program"
 // failure): the program is to mend, not its mistake to record. So is an
 // expectation holding a YAML anchor the rewrite would change or remove:
-// its aliases elsewhere would name the new value, or nothing. A trace is
-// edited only where it does not hold (rewriteTrace).
+// its aliases elsewhere would name the new value, or nothing. A trace or
+// the diagnostics are edited only where they do not hold (rewriteList).
 func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) {
 	if c.node == nil {
 		return nil, errDropped
@@ -122,8 +123,14 @@ func Update(c *Case, got *Got, failed []Failure) (refused []Refusal, err error) 
 			continue
 		}
 		old := e.node.Content[i+1]
-		if key == "trace" {
-			a, err := rewriteTrace(e.node.Content[i], old, e.Trace, v.([]TraceWant))
+		if key == "trace" || key == "diagnostics" {
+			var a *yaml.Node
+			var err error
+			if key == "trace" {
+				a, err = rewriteList(e.node.Content[i], old, e.Trace, v.([]TraceWant), traceKind)
+			} else {
+				a, err = rewriteList(e.node.Content[i], old, e.Diagnostics, v.([]DiagWant), diagKind)
+			}
 			if err != nil {
 				return refused, err
 			}
@@ -157,32 +164,34 @@ func anchored(name, key string, a *yaml.Node) Refusal {
 	return Refusal{key, fmt.Sprintf("case %q: %s is in or holds the YAML anchor &%s (line %d), whose aliases a rewrite would change or leave naming nothing; left as it was (write the value out in place of the anchor and its aliases)", name, key, a.Anchor, a.Line)}
 }
 
-// rewriteTrace makes old, the trace expectation under key k that states
-// the entries stated, hold of got's entries with the smallest edit in
-// the case's own terms (docs/test.md, "--update"). Entries are matched
-// by id from each end of the list, and those between paired in order: a
-// paired entry keeps its node, and so its members' order and comments,
-// and only the members it states that do not hold are rewritten (a took
-// the step no longer takes is removed), none added; an entry of a step
-// the case does not state is added with the members the case's entries
-// state; one the trace no longer holds is removed, its comments with it.
-// A trace given blank or as [] states no member, so it is written whole.
-// When a node the rewrite would change or remove carries an anchor (or
-// lies under one), nothing is changed and that node is returned.
-func rewriteTrace(k, old *yaml.Node, stated, got []TraceWant) (*yaml.Node, error) {
+// rewriteList makes old, the list expectation under key k that states
+// the entries stated (a trace's, or the diagnostics), hold of got's
+// entries with the smallest edit in the case's own terms (docs/test.md,
+// "--update"). Entries are matched from each end of the list (kind's
+// same: a trace's by id, a diagnostic by code and the path it states),
+// and those between paired in order: a paired entry keeps its node, and
+// so its members' order and comments, and only the members it states
+// that do not hold are rewritten (one the answer lacks, such as a took
+// the step no longer takes, is removed), none added; an entry of an
+// answer the case does not state is added with the members the case's
+// entries state; one no longer answered is removed, its comments with
+// it. A list given blank or as [] states no member, so it is written
+// whole. When a node the rewrite would change or remove carries an
+// anchor (or lies under one), nothing is changed and that node is
+// returned.
+func rewriteList[T any](k, old *yaml.Node, stated, got []T, kind *entryKind[T]) (*yaml.Node, error) {
 	if old.Kind != yaml.SequenceNode || len(old.Content) == 0 || len(old.Content) != len(stated) {
 		if a := anchorIn(old); a != nil {
 			return a, nil
 		}
 		return nil, rewrite(k, old, got)
 	}
-	same := func(s, g TraceWant) bool { return s.ID == "" || s.ID == g.ID }
 	head := 0
-	for head < min(len(stated), len(got)) && same(stated[head], got[head]) {
+	for head < min(len(stated), len(got)) && kind.same(stated[head], got[head]) {
 		head++
 	}
 	tail := 0
-	for tail < min(len(stated), len(got))-head && same(stated[len(stated)-1-tail], got[len(got)-1-tail]) {
+	for tail < min(len(stated), len(got))-head && kind.same(stated[len(stated)-1-tail], got[len(got)-1-tail]) {
 		tail++
 	}
 	// pair[i] is the stated entry got[i] is paired with, -1 for none.
@@ -210,7 +219,7 @@ func rewriteTrace(k, old *yaml.Node, stated, got []TraceWant) (*yaml.Node, error
 			continue
 		}
 		n := old.Content[j]
-		edits[i] = entryEdits(n, stated[j], got[i])
+		edits[i] = entryEdits(n, stated[j], got[i], kind)
 		if len(edits[i]) == 0 {
 			continue
 		}
@@ -220,7 +229,15 @@ func rewriteTrace(k, old *yaml.Node, stated, got []TraceWant) (*yaml.Node, error
 		}
 		for _, e := range edits[i] {
 			if e.at < 0 {
-				continue // an alias, written out in its place
+				// Written out in its place: an alias's anchor is left
+				// as it is, but a mapping's own members go.
+				if a := anchorIn(n); n.Kind != yaml.AliasNode && a != nil {
+					return a, nil
+				}
+				continue
+			}
+			if e.add != "" {
+				continue // a member added, none changed
 			}
 			if a := cmp.Or(anchorIn(n.Content[e.at]), anchorIn(n.Content[e.at+1])); a != nil {
 				return a, nil
@@ -238,7 +255,7 @@ func rewriteTrace(k, old *yaml.Node, stated, got []TraceWant) (*yaml.Node, error
 	if changed && old.Anchor != "" {
 		return old, nil
 	}
-	members := statedMembers(old.Content)
+	members := statedMembers(old.Content, kind.members)
 	flow := slices.ContainsFunc(old.Content, func(n *yaml.Node) bool { return n.Style&yaml.FlowStyle != 0 })
 	entries := make([]*yaml.Node, 0, len(got))
 	for i, j := range pair {
@@ -246,9 +263,9 @@ func rewriteTrace(k, old *yaml.Node, stated, got []TraceWant) (*yaml.Node, error
 		var err error
 		switch {
 		case j < 0:
-			n = traceEntry(got[i], members, flow)
-		case old.Content[j].Kind == yaml.AliasNode && len(edits[i]) > 0:
-			n = aliasEntry(old.Content[j], got[i])
+			n = newEntry(got[i], members, flow, kind)
+		case len(edits[i]) == 1 && edits[i][0].at < 0:
+			n = writtenOut(old.Content[j], got[i], kind)
 		default:
 			n, err = old.Content[j], applyEdits(old.Content[j], edits[i])
 		}
@@ -261,14 +278,75 @@ func rewriteTrace(k, old *yaml.Node, stated, got []TraceWant) (*yaml.Node, error
 	return nil, nil
 }
 
-// traceMembers are the members of a trace entry, in the order TraceWant
-// writes them.
-var traceMembers = []string{"id", "status", "calls", "took"}
+// entryKind is what rewriteList needs to know of a list's entries.
+type entryKind[T any] struct {
+	// members are an entry's members, in the order a new one is
+	// written; the first is always written.
+	members []string
+	// required: an entry must state the first member to hold, and
+	// one lacking it is written out whole.
+	required bool
+	// same reports whether the stated s names g, to pair them.
+	same func(s, g T) bool
+	// shown is g as s states it: s holds of g when the two are equal.
+	shown func(s, g T) T
+	// member is the value g gives the member key, and whether s's
+	// holds of it; a want of "" is a member g does not give.
+	member func(key string, s, g T) (want any, holds bool)
+}
 
-// statedMembers are the members the entries state, in traceMembers'
-// order, id always.
-func statedMembers(entries []*yaml.Node) []string {
-	seen := map[string]bool{"id": true}
+// traceKind is a trace entry's: matched by id (an entry stating none
+// matches any step), its calls stated empty for a step that called
+// none.
+var traceKind = &entryKind[TraceWant]{
+	members: []string{"id", "status", "calls", "took"},
+	same:    func(s, g TraceWant) bool { return s.ID == "" || s.ID == g.ID },
+	shown:   traceShown,
+	member: func(key string, s, g TraceWant) (any, bool) {
+		switch key {
+		case "id":
+			return g.ID, s.ID == g.ID
+		case "status":
+			return g.Status, s.Status == g.Status
+		case "calls":
+			return stated(g.Calls), len(s.Calls)+len(g.Calls) == 0 || slices.Equal(s.Calls, g.Calls)
+		case "took":
+			return g.Took, s.Took == g.Took
+		}
+		return nil, true
+	},
+}
+
+// diagKind is a diagnostic's: matched by code, and by path when it
+// states one; a stated message holds while it is a substring of the
+// engine's, and one that no longer is becomes the engine's whole.
+var diagKind = &entryKind[DiagWant]{
+	members:  []string{"code", "path", "message"},
+	required: true,
+	same:     func(s, g DiagWant) bool { return s.Code == g.Code && (s.Path == "" || s.Path == g.Path) },
+	shown:    diagShown,
+	member: func(key string, s, g DiagWant) (any, bool) {
+		var have, want string
+		switch key {
+		case "code":
+			have, want = s.Code, g.Code
+		case "path":
+			have, want = s.Path, g.Path
+		case "message":
+			// A blank message is filled, as a blank member is.
+			have, want = s.Message, g.Message
+			return want, have == want || have != "" && strings.Contains(want, have)
+		default:
+			return nil, true
+		}
+		return want, have == want
+	},
+}
+
+// statedMembers are the members the entries state, in members' order,
+// the first always.
+func statedMembers(entries []*yaml.Node, members []string) []string {
+	seen := map[string]bool{members[0]: true}
 	for _, n := range entries {
 		if n.Kind == yaml.AliasNode && n.Alias != nil {
 			n = n.Alias
@@ -279,37 +357,36 @@ func statedMembers(entries []*yaml.Node) []string {
 			}
 		}
 	}
-	return slices.DeleteFunc(slices.Clone(traceMembers), func(m string) bool { return !seen[m] })
+	return slices.DeleteFunc(slices.Clone(members), func(m string) bool { return !seen[m] })
 }
 
-// traceEntry is a new entry for g stating members, in flow style when
-// flow: calls stated empty when the step called none, and took only of a
-// step that took a decision (a blank took states nothing). It is built
-// as nodes, not encoded: a Run's trace may hold 100,000 steps, and an
-// Encode each took 15 µs.
-func traceEntry(g TraceWant, members []string, flow bool) *yaml.Node {
+// newEntry is a new entry for g stating members, in flow style when
+// flow, and leaving out a member g does not give (a blank took states
+// nothing): a trace's calls are stated empty when the step called none.
+// It is built as nodes, not encoded: a Run's trace may hold 100,000
+// steps, and an Encode each took 15 µs.
+func newEntry[T any](g T, members []string, flow bool, kind *entryKind[T]) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	if flow {
 		n.Style = yaml.FlowStyle
 	}
 	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
-	for _, m := range members {
+	var zero T
+	for i, m := range members {
 		var v *yaml.Node
-		switch m {
-		case "id":
-			v = str(g.ID)
-		case "status":
-			v = str(g.Status)
-		case "calls":
-			v = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-			for _, c := range g.Calls {
-				v.Content = append(v.Content, str(c))
-			}
-		case "took":
-			if g.Took == "" {
+		switch want, _ := kind.member(m, zero, g); want := want.(type) {
+		case string:
+			if want == "" && i > 0 {
 				continue
 			}
-			v = str(g.Took)
+			v = str(want)
+		case CallList:
+			v = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			for _, c := range want {
+				v.Content = append(v.Content, str(c))
+			}
+		default:
+			continue
 		}
 		n.Content = append(n.Content, str(m), v)
 	}
@@ -324,22 +401,25 @@ func stated(calls CallList) CallList {
 	return calls
 }
 
-// memberEdit is a change to the member of a trace entry whose key is
-// at Content[at]: its value becomes want, or, with drop, it is removed.
+// memberEdit is a change to the member of an entry whose key is at
+// Content[at]: its value becomes want, or, with drop, it is removed;
+// with add, the member of that key is added first, of value want.
 type memberEdit struct {
 	at   int
 	want any
 	drop bool
+	add  string
 }
 
 // entryEdits are the changes that make the stated entry n, which
 // states s, hold of g: each member it states that differs is rewritten,
-// and a took g does not take is removed (stated, it would fail). An
-// entry given as an alias that does not hold has one edit, at -1: it is
-// written out in its place (aliasEntry).
-func entryEdits(n *yaml.Node, s, g TraceWant) []memberEdit {
+// and one g does not give is removed (stated, it would fail); the
+// member kind requires is added when the entry lacks it. An entry given
+// as an alias that does not hold has one edit, at -1: it is written out
+// in its place (writtenOut).
+func entryEdits[T any](n *yaml.Node, s, g T, kind *entryKind[T]) []memberEdit {
 	if n.Kind == yaml.AliasNode {
-		if reflect.DeepEqual(s, traceShown(s, g)) {
+		if reflect.DeepEqual(s, kind.shown(s, g)) {
 			return nil
 		}
 		return []memberEdit{{at: -1}}
@@ -348,39 +428,45 @@ func entryEdits(n *yaml.Node, s, g TraceWant) []memberEdit {
 		return nil
 	}
 	var edits []memberEdit
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		var want any
-		var holds bool
-		switch k := n.Content[i].Value; k {
-		case "id":
-			want, holds = g.ID, s.ID == g.ID
-		case "status":
-			want, holds = g.Status, s.Status == g.Status
-		case "calls":
-			want, holds = stated(g.Calls), len(s.Calls)+len(g.Calls) == 0 || slices.Equal(s.Calls, g.Calls)
-		case "took":
-			want, holds = g.Took, s.Took == g.Took
+	if r := kind.members[0]; kind.required && !hasKey(n, r) {
+		if want, holds := kind.member(r, s, g); !holds {
+			edits = append(edits, memberEdit{want: want, add: r})
 		}
-		if !holds && want != nil {
-			edits = append(edits, memberEdit{at: i, want: want, drop: n.Content[i].Value == "took" && g.Took == ""})
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if want, holds := kind.member(n.Content[i].Value, s, g); !holds && want != nil {
+			edits = append(edits, memberEdit{at: i, want: want, drop: want == ""})
 		}
 	}
 	return edits
 }
 
 // applyEdits makes the edits to the entry n, in place: a rewritten
-// value keeps its style and comments, and a removed member's comments
-// go with it.
+// value keeps its style and comments, a removed member's comments go
+// with it, and an added member comes first.
 func applyEdits(n *yaml.Node, edits []memberEdit) error {
 	drop := map[int]bool{}
+	var added []*yaml.Node
 	for _, e := range edits {
-		if e.drop {
+		switch {
+		case e.add != "":
+			k, v := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: e.add}, &yaml.Node{}
+			if err := rewrite(k, v, e.want); err != nil {
+				return err
+			}
+			added = append(added, k, v)
+		case e.drop:
 			drop[e.at] = true
-		} else if err := rewrite(n.Content[e.at], n.Content[e.at+1], e.want); err != nil {
-			return err
+		default:
+			if err := rewrite(n.Content[e.at], n.Content[e.at+1], e.want); err != nil {
+				return err
+			}
 		}
 	}
 	kept := n.Content[:0]
+	if added != nil {
+		kept = added
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if !drop[i] {
 			kept = append(kept, n.Content[i], n.Content[i+1])
@@ -390,11 +476,16 @@ func applyEdits(n *yaml.Node, edits []memberEdit) error {
 	return nil
 }
 
-// aliasEntry writes out the entry the alias n names, for g, in n's
-// place: with the members its anchor's entry states, in its style, and
-// n's comments; the anchor's entry is left as it is.
-func aliasEntry(n *yaml.Node, g TraceWant) *yaml.Node {
-	e := traceEntry(g, statedMembers([]*yaml.Node{n}), n.Alias != nil && n.Alias.Style&yaml.FlowStyle != 0)
+// writtenOut writes out the entry n, for g, in n's place: with the
+// members it (or, for an alias, its anchor's entry) states and the
+// first of kind's, in its style, and n's comments; an alias's
+// anchor is left as it is.
+func writtenOut[T any](n *yaml.Node, g T, kind *entryKind[T]) *yaml.Node {
+	like := n
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		like = n.Alias
+	}
+	e := newEntry(g, statedMembers([]*yaml.Node{n}, kind.members), like.Style&yaml.FlowStyle != 0, kind)
 	e.HeadComment, e.LineComment, e.FootComment = n.HeadComment, n.LineComment, n.FootComment
 	return e
 }

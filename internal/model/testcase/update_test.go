@@ -50,12 +50,13 @@ func TestUpdateNothingToWrite(t *testing.T) {
 	}
 }
 
-// TestUpdateTrace: --update's rewrite of a failed trace expectation,
-// golden. Each archive holds the case file before (tests/case.yaml), the
-// trace steps the engine answered (trace.json), and the file after
-// (want), with what Update refused (refused) when it refused any. A
-// kept entry gets only the members it stated, its comments kept; the
-// file after passes.
+// TestUpdateTrace: --update's rewrite of a failed trace or diagnostics
+// expectation, golden. Each archive holds the case file before
+// (tests/case.yaml), the trace steps the engine answered (trace.json) or
+// the diagnostics validate answered (diagnostics.json, diag-*.txtar),
+// and the file after (want), with what Update refused (refused) when it
+// refused any. A kept entry gets only the members it stated, its
+// comments kept; the file after passes.
 func TestUpdateTrace(t *testing.T) {
 	golden.Archives(t, "testdata/update/*.txtar", func(t *testing.T, a *golden.Archive) {
 		dir := extract(t, a)
@@ -64,16 +65,23 @@ func TestUpdateTrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		steps, _ := a.File("trace.json")
 		var trace pilotage.Trace
-		if err := json.Unmarshal(steps, &trace.Steps); err != nil {
-			t.Fatal(err)
+		if steps, ok := a.File("trace.json"); ok {
+			if err := json.Unmarshal(steps, &trace.Steps); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var diags []pilotage.Diagnostic
+		if b, ok := a.File("diagnostics.json"); ok {
+			if err := json.Unmarshal(b, &diags); err != nil {
+				t.Fatal(err)
+			}
 		}
 		f, err := Parse(name, src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, refusals := updateTrace(t, f, &trace)
+		after, refusals := updateTrace(t, f, &trace, diags)
 		a.Check(t, "want", after)
 		if _, ok := a.File("refused"); ok || refusals != "" {
 			a.Check(t, "refused", []byte(refusals))
@@ -81,13 +89,18 @@ func TestUpdateTrace(t *testing.T) {
 	})
 }
 
-// updateTrace updates each case of f to the trace, as --update does,
-// and returns the file after and what Update refused, one line each.
-// When it refused nothing, the file after must parse and pass.
-func updateTrace(t *testing.T, f *File, trace *pilotage.Trace) (after []byte, refusals string) {
+// updateTrace updates each case of f to the trace and diagnostics, as
+// --update does, and returns the file after and what Update refused,
+// one line each. A program with an error among its diagnostics does not
+// validate, so it has no Run. When Update refused nothing, the file
+// after must parse and pass.
+func updateTrace(t *testing.T, f *File, trace *pilotage.Trace, diags []pilotage.Diagnostic) (after []byte, refusals string) {
 	t.Helper()
-	x := &pilotage.ExecuteResponse{Outcome: pilotage.Outcome{OK: true, Status: "success"}, Output: json.RawMessage("1"), Trace: trace}
-	got := &Got{Validate: &pilotage.ValidateResponse{Valid: true}, Execute: x}
+	valid := !slices.ContainsFunc(diags, func(d pilotage.Diagnostic) bool { return d.Severity == pilotage.SeverityError })
+	got := &Got{Validate: &pilotage.ValidateResponse{Valid: valid, Diagnostics: diags}}
+	if valid {
+		got.Execute = &pilotage.ExecuteResponse{Outcome: pilotage.Outcome{OK: true, Status: "success"}, Output: json.RawMessage("1"), Trace: trace}
+	}
 	var b strings.Builder
 	for _, c := range f.Cases {
 		refused, err := Update(c, got, Check(c, got))
@@ -118,15 +131,22 @@ func updateTrace(t *testing.T, f *File, trace *pilotage.Trace) (after []byte, re
 }
 
 // FuzzUpdateTrace: whatever case file parses, Update of its cases to a
-// Run of output 1 and a trace of three steps never panics, and the file after parses and
-// passes unless Update refused a case.
+// Run of output 1 and a trace of three steps, or to a program that does
+// not validate and the diagnostics of diag-entries.txtar, never panics,
+// and the file after parses and passes unless Update refused a case.
 func FuzzUpdateTrace(f *testing.F) {
 	for _, s := range golden.Sections(f, "testdata/update/*.txtar", func(n string) bool { return n == "tests/case.yaml" }) {
-		f.Add(s)
+		f.Add(s, false)
+		f.Add(s, true)
 	}
 	steps := golden.Sections(f, "testdata/update/stated.txtar", func(n string) bool { return n == "trace.json" })
 	var trace pilotage.Trace
 	if err := json.Unmarshal(steps[0], &trace.Steps); err != nil {
+		f.Fatal(err)
+	}
+	answer := golden.Sections(f, "testdata/update/diag-entries.txtar", func(n string) bool { return n == "diagnostics.json" })
+	var diags []pilotage.Diagnostic
+	if err := json.Unmarshal(answer[0], &diags); err != nil {
 		f.Fatal(err)
 	}
 	dir := f.TempDir()
@@ -134,21 +154,26 @@ func FuzzUpdateTrace(f *testing.F) {
 		f.Fatal(err)
 	}
 	name := filepath.Join(dir, "tests", "case.yaml")
-	f.Fuzz(func(t *testing.T, src []byte) {
+	f.Fuzz(func(t *testing.T, src []byte, invalid bool) {
 		file, err := Parse(name, src)
 		if err != nil {
 			return
 		}
+		if invalid {
+			updateTrace(t, file, nil, slices.Clone(diags))
+			return
+		}
 		steps := slices.Clone(trace.Steps)
-		updateTrace(t, file, &pilotage.Trace{Steps: steps})
+		updateTrace(t, file, &pilotage.Trace{Steps: steps}, nil)
 	})
 }
 
-// TestUpdateTraceHostile: a trace rewrite is linear in the entries
-// stated and answered, aliases included: 5,000 entries stated against
-// a trace of 3, 1 against one of 100,000, and 20,000 aliases of one
-// anchored entry (each written out in its place, the anchor left as it
-// is) each take Update well under the bound; an entry nested deep is the
+// TestUpdateTraceHostile: a trace or diagnostics rewrite is linear in
+// the entries stated and answered, aliases included: 5,000 entries
+// stated against a trace of 3 (or 3 diagnostics), 1 against one of
+// 100,000 (or 100,000 diagnostics), and 20,000 aliases of one anchored
+// entry (each written out in its place, the anchor left as it is) each
+// take Update well under the bound; an entry nested deep is the
 // parse's error at its line. -short runs a tenth of each.
 func TestUpdateTraceHostile(t *testing.T) {
 	n := 20_000
@@ -165,14 +190,25 @@ func TestUpdateTraceHostile(t *testing.T) {
 	head := "cases:\n  - name: a\n    program: {steps: [], output: '1'}\n    expect:\n      trace:\n"
 	anchored := "cases:\n  - name: anchor\n    program: {steps: [], output: '1'}\n    expect:\n      trace: [&e {id: s0, status: full}]\n" +
 		"  - name: a\n    program: {steps: [], output: '1'}\n    expect:\n      trace:\n"
+	diags := func(n int) *pilotage.ValidateResponse {
+		v := &pilotage.ValidateResponse{}
+		for i := range n {
+			v.Diagnostics = append(v.Diagnostics, pilotage.Diagnostic{Code: "unknown_name", Severity: "error", Message: "no catalog entry named x", Path: pilotage.Path{Pointer: fmt.Sprintf("/steps/%d/call", i)}})
+		}
+		return v
+	}
+	diagHead := "cases:\n  - name: a\n    program: {steps: [], output: '1'}\n    expect:\n      diagnostics:\n"
 	for _, tc := range []struct {
 		name, src string
 		got       int
+		diags     bool   // got is that many diagnostics, not trace steps
 		want      string // in the file after
 	}{
-		{"many stated", head + strings.Repeat("        - {id: x, status: full}\n", n/4), 3, "- {id: s2, status: success}\n"},
-		{"many answered", head + "        - {id: s0, status: full}\n", 5 * n, fmt.Sprintf("- {id: s%d, status: success}\n", 5*n-1)},
-		{"many aliases", anchored + strings.Repeat("        - *e\n", n), n, fmt.Sprintf("- {id: s%d, status: success}\n", n-1)},
+		{"many stated", head + strings.Repeat("        - {id: x, status: full}\n", n/4), 3, false, "- {id: s2, status: success}\n"},
+		{"many answered", head + "        - {id: s0, status: full}\n", 5 * n, false, fmt.Sprintf("- {id: s%d, status: success}\n", 5*n-1)},
+		{"many aliases", anchored + strings.Repeat("        - *e\n", n), n, false, fmt.Sprintf("- {id: s%d, status: success}\n", n-1)},
+		{"many diagnostics stated", diagHead + strings.Repeat("        - {code: constraint, path: /x}\n", n/4), 3, true, "- {code: unknown_name, path: /steps/2/call}\n"},
+		{"many diagnostics answered", diagHead + "        - {code: unknown_name, path: /steps/0/call}\n", 5 * n, true, fmt.Sprintf("- {code: unknown_name, path: /steps/%d/call}\n", 5*n-1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -184,6 +220,9 @@ func TestUpdateTraceHostile(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := &Got{Validate: &pilotage.ValidateResponse{Valid: true}, Execute: &pilotage.ExecuteResponse{Trace: steps(tc.got)}}
+			if tc.diags {
+				got = &Got{Validate: diags(tc.got)}
+			}
 			// Update alone is timed: Check's diff and go-yaml's writing
 			// of the file (2 s of 100,000 entries on a loaded machine)
 			// are not the rewrite's.
@@ -204,8 +243,8 @@ func TestUpdateTraceHostile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(string(b), tc.want) || strings.Contains(string(b), "calls") {
-				t.Errorf("the file after lacks %q, or gained calls:\n%.400s", tc.want, b)
+			if !strings.Contains(string(b), tc.want) || strings.Contains(string(b), "calls:") || strings.Contains(string(b), "message") {
+				t.Errorf("the file after lacks %q, or gained calls or a message:\n%.400s", tc.want, b)
 			}
 		})
 	}
