@@ -13,6 +13,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/lsptest"
 )
 
@@ -441,4 +442,28 @@ func TestTextProgramCompletion(t *testing.T) {
 			t.Errorf("after %q: %q, want %q (%v)", q.after, labelsOf(items), q.want, err)
 		}
 	}
+}
+
+// Hover on an entry in a program shows what the entry has: its name,
+// description and schemas when given, and no empty lines where an
+// entry without them would have had them.
+func TestEntryHover(t *testing.T) {
+	c := startWith(t, func(string) Project { return Project{Lang: "testdata/hover.pdl"} })
+	prog := `{"steps": [{"id": "g", "call": "greet", "with": {"name": "\"x\""}}, {"id": "b", "call": "bare"}], "output": "steps.g.output"}`
+	uri := c.Open(filepath.Join(t.TempDir(), "p.json"), prog)
+	if ds := c.WaitDiags(uri, 1); len(ds) != 0 {
+		t.Fatalf("valid program: %+v", ds)
+	}
+	var got strings.Builder
+	for _, name := range []string{"greet", "bare"} {
+		var h struct{ Contents protocol.MarkupContent }
+		if err := c.Call("textDocument/hover", lsptest.At(uri, 0, strings.Index(prog, `"`+name+`"`)+2), &h); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(h.Contents.Value, "\n\n\n") || strings.HasSuffix(h.Contents.Value, "\n") {
+			t.Errorf("%s: hover has blank lines: %q", name, h.Contents.Value)
+		}
+		fmt.Fprintf(&got, "-- %s --\n%s\n", name, h.Contents.Value)
+	}
+	golden.Check(t, "testdata/entryhover.golden", []byte(got.String()))
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -94,14 +95,31 @@ func (s *server) analyseProgram(path, uri string, text []byte, p Project) *lspse
 	return res
 }
 
-// entryHover describes the catalog entry named at a program position.
+// entryHover describes the catalog entry named at a program position:
+// its kind and risk, and the name, description and schemas it has, as
+// the PDL side's hover shows them (describe); a part it lacks is left
+// out, not shown empty.
 func (pf *programFacts) entryHover(name string) *protocol.Hover {
 	e := pf.entry(name)
 	if e == nil {
 		return nil
 	}
-	return lspserve.Markdown(fmt.Sprintf("**entry** `%s` · kind `%s` · risk `%s`\n\n%s\n\ninput_schema:\n```json\n%s\n```\n\noutput_schema:\n```json\n%s\n```\n\n(%s, %s)",
-		e.ID, e.Kind, e.Risk, e.Description, e.InputSchema, e.OutputSchema, filepath.Base(pf.pdl), report.Cite("5.4")))
+	parts := []string{fmt.Sprintf("**entry** `%s` · kind `%s` · risk `%s`", e.ID, e.Kind, e.Risk)}
+	for _, f := range []struct{ key, value string }{{"name", e.Name}, {"description", e.Description}} {
+		if f.value != "" {
+			parts = append(parts, f.key+": "+f.value)
+		}
+	}
+	for _, f := range []struct {
+		key    string
+		schema json.RawMessage
+	}{{"input_schema", e.InputSchema}, {"output_schema", e.OutputSchema}} {
+		if len(f.schema) > 0 {
+			parts = append(parts, fmt.Sprintf("%s:\n```json\n%s\n```", f.key, f.schema))
+		}
+	}
+	parts = append(parts, fmt.Sprintf("(%s, %s)", filepath.Base(pf.pdl), report.Cite("5.4")))
+	return lspserve.Markdown(strings.Join(parts, "\n\n"))
 }
 
 // The shapes completion reads before the cursor: the last call of the
