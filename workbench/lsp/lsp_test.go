@@ -264,6 +264,26 @@ func TestProtocolErrors(t *testing.T) {
 	}
 }
 
+// initialize is sent once (LSP 3.17, "Initialize Request"): a second
+// is refused with InvalidRequest, and the session goes on as it was.
+func TestSecondInitialize(t *testing.T) {
+	c := start(t)
+	var out any
+	var je *jsonrpc2.Error
+	err := c.Call("initialize", map[string]any{"capabilities": map[string]any{}}, &out)
+	if !asRPC(err, &je) || je.Code != jsonrpc2.CodeInvalidRequest || je.Message != "initialize was already received" {
+		t.Fatalf("second initialize: %v, answered %v", err, out)
+	}
+	uri := c.Open(filepath.Join(t.TempDir(), "after.pdl"), "server \"x\" version=\"1\"\nrisk safe readOnly \"r\" bad=1\n")
+	if ds := c.WaitDiags(uri, 1); len(ds) == 0 {
+		t.Fatal("no diagnostics after the second initialize")
+	}
+	var edits []protocol.TextEdit
+	if err := c.Call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{}}, &edits); err != nil {
+		t.Errorf("a request after the second initialize: %v", err)
+	}
+}
+
 func asRPC(err error, je **jsonrpc2.Error) bool {
 	e, ok := err.(*jsonrpc2.Error)
 	*je = e

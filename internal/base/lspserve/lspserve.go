@@ -145,6 +145,11 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, h *protocol.
 			}
 			return nil, nil
 		}
+		// initialize is sent once (LSP 3.17); glsp would answer a second
+		// again, as if the session began anew.
+		if req.Method == protocol.MethodInitialize && h.IsInitialized() {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidRequest, Message: "initialize was already received"}
+		}
 		r, validMethod, validParams, herr := h.Handle(gctx)
 		switch {
 		case req.Method == protocol.MethodShutdown:
