@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -76,12 +77,19 @@ func TestPDLDiagnosticsAndQuickFix(t *testing.T) {
 	if !strings.Contains(d.Message, "did you mean write?") {
 		t.Errorf("message: %s", d.Message)
 	}
-	var actions []protocol.CodeAction
-	if err := c.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": d.Range, "context": map[string]any{"diagnostics": []any{d}}}, &actions); err != nil {
+	var raw json.RawMessage
+	if err := c.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": d.Range, "context": map[string]any{"diagnostics": []any{d}}}, &raw); err != nil {
 		t.Fatal(err)
 	}
-	if len(actions) != 1 {
-		t.Fatalf("actions: %+v", actions)
+	var actions []protocol.CodeAction
+	var echoed []struct{ Diagnostics []lsptest.Diag }
+	if err := json.Unmarshal(raw, &actions); err != nil || json.Unmarshal(raw, &echoed) != nil || len(actions) != 1 {
+		t.Fatalf("actions: %s %v", raw, err)
+	}
+	// The action names the diagnostic it fixes as it was published:
+	// its rule as code and the rule's link, never "code": null.
+	if e := echoed[0].Diagnostics; strings.Contains(string(raw), `"code":null`) || len(e) != 1 || e[0].Code != d.Code || e[0].CodeDescription == nil || e[0].CodeDescription.Href != d.CodeDescription.Href {
+		t.Errorf("the action's diagnostics are not the published one: %s", raw)
 	}
 	edit := actions[0].Edit.Changes[uri][0]
 	if edit.NewText != "write" || int(edit.Range.Start.Character) != col+len("risk=") || int(edit.Range.End.Character) != col+len("risk=wirte") {

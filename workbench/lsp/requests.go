@@ -92,11 +92,14 @@ func (s *server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParam
 
 // codeAction offers the did-you-mean of every diagnostic in the request
 // that carries one, as a quick fix.
-func (s *server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any, error) {
+func (s *server) codeAction(ctx *glsp.Context, p *protocol.CodeActionParams) (any, error) {
 	_, text, _, err := s.Doc(p.TextDocument.URI)
 	if err != nil {
 		return nil, err
 	}
+	// Each action names the diagnostic it fixes as published (code and
+	// link), which glsp's decoding loses.
+	lspserve.RestoreCodes(ctx.Params, p.Context.Diagnostics)
 	t := textpos.New(text)
 	out := []protocol.CodeAction{}
 	kind := protocol.CodeActionKindQuickFix

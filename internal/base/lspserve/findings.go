@@ -2,6 +2,7 @@ package lspserve
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -184,4 +185,34 @@ func FixOf(text []byte, t *textpos.Text, d protocol.Diagnostic) (string, *protoc
 		return fmt.Sprintf("Change %s to %s", w, m[1]), &protocol.TextEdit{Range: r, NewText: m[1]}
 	}
 	return "", nil
+}
+
+// RestoreCodes gives the diagnostics of a codeAction request the codes
+// the client sent in params, the request's raw params. glsp decodes
+// every code as a code with no value, which a response echoing them
+// would send as "code": null: its IntegerOrString.UnmarshalJSON has a
+// value receiver. A null or absent code is left out.
+func RestoreCodes(params json.RawMessage, ds []protocol.Diagnostic) {
+	var p struct {
+		Context struct {
+			Diagnostics []struct {
+				Code json.RawMessage `json:"code"`
+			} `json:"diagnostics"`
+		} `json:"context"`
+	}
+	json.Unmarshal(params, &p)
+	sent := p.Context.Diagnostics
+	for i := range ds {
+		ds[i].Code = nil
+		if i >= len(sent) || string(sent[i].Code) == "null" {
+			continue
+		}
+		var str string
+		var n protocol.Integer
+		if json.Unmarshal(sent[i].Code, &str) == nil {
+			ds[i].Code = &protocol.IntegerOrString{Value: str}
+		} else if json.Unmarshal(sent[i].Code, &n) == nil {
+			ds[i].Code = &protocol.IntegerOrString{Value: n}
+		}
+	}
 }

@@ -72,3 +72,25 @@ func TestWordsAndOccurrences(t *testing.T) {
 		t.Errorf("empty name: %v", occ)
 	}
 }
+
+// A codeAction request's diagnostics keep the codes the client sent,
+// string or integer, through glsp's decoding; a null or absent code is
+// left out rather than echoed as null.
+func TestRestoreCodes(t *testing.T) {
+	params := []byte(`{"textDocument": {"uri": "file:///a.pdl"}, "context": {"diagnostics": [
+		{"message": "a", "code": "pdl-reference"}, {"message": "b", "code": 42},
+		{"message": "c", "code": null}, {"message": "d"}]}}`)
+	var p protocol.CodeActionParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		t.Fatal(err)
+	}
+	RestoreCodes(params, p.Context.Diagnostics)
+	got, _ := json.Marshal(p.Context.Diagnostics)
+	want := `[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"code":"pdl-reference","message":"a"},` +
+		`{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"code":42,"message":"b"},` +
+		`{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"message":"c"},` +
+		`{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"message":"d"}]`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
