@@ -104,6 +104,12 @@ func MessageBound(srv *language.Server) int64 {
 // other arguments, a few hundred bytes in practice.
 const envelopeBytes = 64 << 10
 
+// compileAgainFrom is the least PDL file serve compiles a second time
+// after checking its conformance, rather than holding the first
+// compile's Language through lint: a second compile costs less than
+// lint's memory beside the Language for large files only.
+const compileAgainFrom = 1 << 20
+
 // minMessage is the least --max-message-bytes: an initialize request
 // alone is a few hundred bytes.
 const minMessage = 1 << 10
@@ -168,7 +174,24 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	if err := res.Server.CheckPrincipal(p.Principal); err != nil {
 		return verb.Usage("%v", err)
 	}
-	reload.LogNotices(logw, p.conformance(name, res))
+	fi, err := os.Stat(name)
+	again := err == nil && fi.Size() >= compileAgainFrom
+	conform := p.conformance(name, res, again)
+	if again {
+		// The conformance check held the compiled Language beside the
+		// snapshot it linted and lint's tree of it: 16 bytes a byte of a
+		// generated catalog of 40,000 entries. It let go of the Language
+		// once the snapshot was written, as lint does, and the engine is
+		// built from a second compile (docs/performance.md, "serve's
+		// loading a phase at a time").
+		if res, err = verb.LoadPDL(logw, name, "serve", false, report.DefaultMaxPerRule); err != nil {
+			return err
+		}
+		if err := res.Server.CheckPrincipal(p.Principal); err != nil {
+			return verb.Usage("%v", err)
+		}
+	}
+	reload.LogNotices(logw, conform)
 	if maxMessage == 0 {
 		maxMessage = MessageBound(res.Server)
 	}
@@ -236,7 +259,7 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 				// The Languages' limits may have changed with them.
 				srv.SetMaxMessageBytes(MessageBound(r.Server))
 			}
-			notices := append(eng.ChangedBodies(), p.conformance(name, r)...)
+			notices := append(eng.ChangedBodies(), p.conformance(name, r, false)...)
 			return notices, srv.Refresh(ctx)
 		}})
 	}
@@ -324,7 +347,11 @@ func languageIDs(srv *language.Server) string {
 // are tested against broken servers too. It costs one read of
 // pilotage.yaml and one lint of the snapshot, at start and on each
 // reload, nothing per request.
-func (p *Params) conformance(name string, res *compile.Result) []string {
+//
+// With release it lets go of res.Server once the snapshot is written
+// (res.Server is nil after), so that lint does not run beside the
+// compiled Language.
+func (p *Params) conformance(name string, res *compile.Result, release bool) []string {
 	var notices []string
 	var apply func(*report.Report)
 	if p.Rules != nil {
@@ -335,12 +362,16 @@ func (p *Params) conformance(name string, res *compile.Result) []string {
 		}
 	}
 	li, err := pdllint.Prepare(name, res)
+	ids := languageIDs(res.Server)
+	if release {
+		res.Server = nil
+	}
 	var rep *report.Report
 	if err == nil {
 		rep, err = verb.Conformance(name, li, res, report.DefaultMaxPerRule, apply, nil)
 	}
 	if err != nil {
-		return append(notices, fmt.Sprintf("warning: %s could not be linted: %v", languageIDs(res.Server), err))
+		return append(notices, fmt.Sprintf("warning: %s could not be linted: %v", ids, err))
 	}
 	if rep.Summary.Errors == 0 {
 		return notices
@@ -356,7 +387,7 @@ func (p *Params) conformance(name string, res *compile.Result) []string {
 		them = "it"
 	}
 	return append(notices, fmt.Sprintf("warning: %s: %s (%s); pilotage lint %s lists %s",
-		verb.Verdict(rep, languageIDs(res.Server)), report.Count(rep.Summary.Errors, "lint error"), strings.Join(rules, ", "), name, them))
+		verb.Verdict(rep, ids), report.Count(rep.Summary.Errors, "lint error"), strings.Join(rules, ", "), name, them))
 }
 
 // serveHTTP serves srv on ln, listening on addr as --http gave it.
