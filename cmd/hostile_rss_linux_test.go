@@ -217,20 +217,18 @@ func TestManyEntriesPeakRSS(t *testing.T) {
 
 // TestGeneratedCatalogPeakRSS holds lint and build of two generated
 // catalogs (pdltest.GeneratedCatalog on the head of pilotage init's
-// Language, with its principals), and validate --lang of a small program
-// and serve of a ping against the larger, to a bound per byte of the file
-// over the same verb's peak on a one-line file: 60,000 entries of a name,
-// a description, an input_schema and returns (9.3 MB), and 40,000 of
-// schemas alone (4 MB). The parser's budget refused both, charging every
-// entry its tree though the compiler holds one at a time
-// (docs/pdl.md, "How large a file can be"; docs/performance.md,
-// "Generated catalogs past the tree budget"). What the compiler keeps of
-// an entry, about 700 bytes, is most of the peak: 8 to 9 bytes a byte of
-// the 155-byte entries, and over 10 of the 100-byte ones, whose rows
-// hold them to what they take now, as serve's, which holds the compiled
-// Language, its lint and its engine together while it loads: 21 bytes a
-// byte of the named catalog, 11 to 12.5 under the soft memory limit of
-// its loading.
+// Language, with its principals), and serve of a ping against them and
+// validate --lang of a small program against the larger, to 10 bytes a
+// byte of the file over the same verb's peak on a one-line file: 60,000
+// entries of a name, a description, an input_schema and returns (9.3
+// MB), and 40,000 of schemas alone (4 MB). What the verbs hold of an
+// entry at their peaks, about 1,000 to 1,250 bytes, is most of it: 8.5
+// to 10 bytes a byte of the 155-byte entries; the 100-byte ones took 12.3
+// to 12.5, and serve 16.5 to 18.5 while it linted beside the compiled
+// Language, and the parser's budget now refuses them, in 1.3 to 1.5
+// bytes a byte, before the compiler keeps them (docs/pdl.md, "How large
+// a file can be"; docs/performance.md, "Generated catalogs within 10
+// bytes a byte").
 func TestGeneratedCatalogPeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	head, err := os.ReadFile(filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl"))
@@ -247,9 +245,11 @@ func TestGeneratedCatalogPeakRSS(t *testing.T) {
 		named bool
 		// perByte bounds each verb, in bytes a byte of the file.
 		perByte map[string]float64
+		// refused is set when the budget refuses the file.
+		refused bool
 	}{
-		{"named", 60000, true, map[string]float64{"build": 10, "lint": 10, "validate": 10, "serve": 14}},
-		{"terse", 40000, false, map[string]float64{"build": 14, "lint": 14, "serve": 21}},
+		{"named", 60000, true, map[string]float64{"build": 10, "lint": 10, "validate": 10, "serve": 10}, false},
+		{"terse", 40000, false, map[string]float64{"build": 10, "lint": 10, "serve": 10}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -264,6 +264,10 @@ func TestGeneratedCatalogPeakRSS(t *testing.T) {
 				"lint":     func(f string) []string { return []string{"lint", f} },
 				"validate": func(f string) []string { return []string{"validate", "--lang", f, prog} },
 				"serve":    func(f string) []string { return []string{"serve", f, stdin + ping} },
+			}
+			out, _ := exec.Command(bin, "lint", pdl).Output()
+			if refused := bytes.Contains(out, []byte("too many entries and statements")); refused != c.refused {
+				t.Fatalf("lint of %d entries: refused by the budget %v, want %v\n%.2000s", c.n, refused, c.refused, out)
 			}
 			for verb, perByte := range c.perByte {
 				t.Run(verb, func(t *testing.T) {

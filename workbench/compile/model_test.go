@@ -201,11 +201,11 @@ func TestHostileSizes(t *testing.T) {
 	}
 	var dups strings.Builder
 	dups.WriteString("risk r readOnly \"r\"\nkind k callable \"k\"\nlanguage \"a/v1\" {\n  capabilities {\n    guides\n    validate\n    catalog\n  }\n  guide core \"C\" level=core {\n    body \"# C\"\n  }\n}\n")
-	// Each entry is padded with a comment to the 96 bytes the parser's
-	// budget asks of an entry on average (pdl, keptCost): the compiler
-	// keeps about 700 bytes of each.
+	// Each entry is padded with a comment to the 144 bytes the parser's
+	// budget asks of an entry on average (pdl, keptCost): the verbs hold
+	// about 1,000 to 1,250 bytes of each at their peaks.
 	for i := 0; i < 20000; i++ {
-		fmt.Fprintf(&dups, "entry \"e%d\" kind=k risk=r  # %s\n", i%10000, strings.Repeat("-", 70))
+		fmt.Fprintf(&dups, "entry \"e%d\" kind=k risk=r  # %s\n", i%10000, strings.Repeat("-", 118))
 	}
 	for i := 0; i < 2000; i++ {
 		fmt.Fprintf(&dups, "principal p%d token=\"t%d\" {\n  sees \"e*\" \"nothing%d\"\n}\n", i, i, i)

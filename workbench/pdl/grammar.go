@@ -28,24 +28,26 @@ import (
 // A streamed reading (Stream, the compiler's) holds one top-level
 // statement's tree at a time, so what bounds its memory is what the
 // compiler keeps of each. A catalog entry (keptStatements) is charged its
-// tree while it is read, then keptCost in place of it: at least what the
+// tree while it is read, then keptCost in place of it. Other statements
+// are charged their trees, a Language block its whole tree as its
+// statements are compiled into what the compiler keeps, all at
+// streamPerByte bytes a byte plus treeSlack. keptCost is not what the
 // compiler keeps of an entry (its model, places and index: about 700
-// bytes, measured on generated catalogs). Other statements are charged
-// their trees, a Language block its whole tree as its statements are
-// compiled into what the compiler keeps, all at streamPerByte bytes a
-// byte plus treeSlack. With the text, the compiler's entries take at most
-// about 9 bytes a byte live (what verbs peak at beside them is in
-// docs/performance.md, "Generated catalogs past the tree budget"): an
-// entry needs keptCost / streamPerByte (96)
-// bytes of the file on average, beyond the 8,000 the slack takes; a
-// generated entry of schemas and returns takes 100, one with a name and
-// a description too 155, and one of its kind and risk alone (40) goes
-// over past the slack's.
+// bytes) but what an entry costs the verbs at their peaks, beside it the
+// snapshot, lint's tree of it and the collector's room: about 1,000 to
+// 1,250 bytes of RSS an entry beside 2.5 a byte of the file, measured on
+// generated catalogs (docs/performance.md, "Generated catalogs within 10
+// bytes a byte"). An entry then needs keptCost / streamPerByte (144)
+// bytes of the file on average, beyond the 5,000 or so the slack takes,
+// for the verbs to hold 10 bytes a byte of it: a generated entry with a
+// name, a description, schemas and returns takes 155 (8.5 to 9.9 bytes
+// a byte); one of schemas and returns alone, 100, took 12.3 and goes
+// over past the slack's, as one of its kind and risk alone (40).
 const (
 	treePerByte   = 6
 	treeSlack     = 6 << 20
 	streamPerByte = 8
-	keptCost      = 768
+	keptCost      = 1152
 )
 
 // What the budget charges for each part of the tree: its struct, its

@@ -326,7 +326,7 @@ func budgetFinding(name string, t token, size int, streamed bool) report.Finding
 	const doc = `docs/pdl.md, "How large a file can be"`
 	if streamed {
 		return Errorf(RuleSyntax, t.pos.In(name), end.In(name),
-			fmt.Sprintf("PDL compiles a file within %d bytes of memory a byte of it, plus %d MiB, and keeps about %d bytes of each catalog entry, so a file of %d bytes has room for about %d entries, fewer beside other statements; write fewer entries in it, or fuller ones (%s)",
+			fmt.Sprintf("PDL compiles a file within %d bytes of memory a byte of it, plus %d MiB, and counts %d bytes for each catalog entry (what the verbs hold of one at their peak), so a file of %d bytes has room for about %d entries, fewer beside other statements; write fewer entries in it, or fuller ones (%s)",
 				streamPerByte, treeSlack>>20, keptCost, size, streamBudget(size)/keptCost, doc),
 			fmt.Sprintf("too many entries and statements for a file of %d bytes: compiling them would keep more than %d bytes of memory", size, streamBudget(size)))
 	}
