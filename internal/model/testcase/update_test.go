@@ -178,7 +178,7 @@ func FuzzUpdateTrace(f *testing.F) {
 func TestUpdateTraceHostile(t *testing.T) {
 	n := 20_000
 	if testing.Short() {
-		n = 2_000
+		n = 500
 	}
 	steps := func(n int) *pilotage.Trace {
 		tr := &pilotage.Trace{}
