@@ -69,10 +69,18 @@ func (cfg *Config) parse(src []byte, known []string) Diagnostics {
 		e := yamlerr.Place(src, err, "docs/config.md")
 		return Diagnostics{{File: cfg.File, Line: e.Line, Column: e.Column, Message: "not valid YAML: " + e.Message, Hint: e.Hint}}
 	}
-	var next yaml.Node
-	if err := dec.Decode(&next); err != io.EOF {
-		// A second document would be read by no verb: say so rather
-		// than let its settings be silently left out.
+	for {
+		// A later document that holds something would be read by no
+		// verb: say so rather than let its settings be silently left
+		// out. An empty one (a trailing ---) sets nothing.
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if err == io.EOF {
+			break
+		}
+		if err == nil && emptyDocument(&next) {
+			continue
+		}
 		line := documentStart(src, next.Line)
 		return Diagnostics{{File: cfg.File, Line: line, Column: 1, Message: "a second YAML document begins here; pilotage.yaml is one document, and no verb would read this one",
 			Hint: "remove the --- line so its settings join the first document's, or move them to another file --config names"}}
@@ -101,6 +109,16 @@ func (cfg *Config) parse(src []byte, known []string) Diagnostics {
 	}
 	t.decode(cfg, val.(map[string]any))
 	return inFileOrder(append(cfg.checkPatterns(), rules...))
+}
+
+// emptyDocument reports whether a YAML document holds no value: nothing
+// after its ---, or a comment only.
+func emptyDocument(n *yaml.Node) bool {
+	if len(n.Content) == 0 {
+		return true
+	}
+	c := n.Content[0]
+	return c.Kind == yaml.ScalarNode && c.Tag == "!!null" && c.Value == ""
 }
 
 // documentStart is the line of the "---" that starts the document whose
