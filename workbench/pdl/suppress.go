@@ -89,12 +89,21 @@ func commentPos(src []byte, after Pos, text string) Pos {
 	from := min(int(after.Offset), len(src))
 	// Bounded, so a file of many directives is never scanned to its end
 	// for each: a statement's own lines before its comment are shorter.
-	i := bytes.Index(src[from:min(len(src), from+len(text)+64<<10)], []byte(text))
-	if i < 0 {
-		return after
+	window := src[from:min(len(src), from+len(text)+64<<10)]
+	// The comment ends its line; the same text earlier on it (inside a
+	// quoted value) is not the comment.
+	for at := 0; ; {
+		i := bytes.Index(window[at:], []byte(text))
+		if i < 0 {
+			return after
+		}
+		end := at + i + len(text)
+		if rest := bytes.TrimLeft(window[end:], " \t"); len(rest) == 0 || rest[0] == '\n' || rest[0] == '\r' {
+			after.Advance(string(src[from : from+at+i]))
+			return after
+		}
+		at = end
 	}
-	after.Advance(string(src[from : from+i]))
-	return after
 }
 
 // extent is where a statement starts and the position just after it:
