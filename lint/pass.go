@@ -562,7 +562,10 @@ func (p *Pass) ReportValue(g *Guide, line int, lang, section, value, message, hi
 	f.Related = related
 	if p.In.LocateValue != nil {
 		if file, l, col, ok := p.In.LocateValue(lang, section, value); ok {
+			// Placed at the value's own statement, the finding no longer
+			// names the line of a guide the author never wrote.
 			f.File, f.Line, f.Column, f.EndLine, f.EndColumn = file, l, col, 0, 0
+			f.Message = message
 		}
 	}
 }
