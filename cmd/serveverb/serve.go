@@ -5,6 +5,7 @@ package serveverb
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +80,16 @@ type Params struct {
 	// its engine built, before the first request is read (cmd lifts its
 	// soft memory limit of the loading there).
 	Loaded func()
+}
+
+// digests are the SHA-256 sums of a compile's source files, to tell
+// whether a second compile read the same bytes without holding them.
+func digests(sources map[string][]byte) map[string][sha256.Size]byte {
+	out := make(map[string][sha256.Size]byte, len(sources))
+	for name, b := range sources {
+		out[name] = sha256.Sum256(b)
+	}
+	return out
 }
 
 // MessageBound is the largest JSON-RPC message serve reads by default:
@@ -176,6 +187,10 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 	}
 	fi, err := os.Stat(name)
 	again := err == nil && fi.Size() >= compileAgainFrom
+	var read map[string][sha256.Size]byte // what the conformance check judged
+	if again {
+		read = digests(res.Sources)
+	}
 	conform := p.conformance(name, res, again)
 	if again {
 		// The conformance check held the compiled Language beside the
@@ -189,6 +204,11 @@ func Serve(ctx context.Context, p Params, s verb.Streams) error {
 		}
 		if err := res.Server.CheckPrincipal(p.Principal); err != nil {
 			return verb.Usage("%v", err)
+		}
+		if !maps.Equal(digests(res.Sources), read) {
+			// A file changed between the two reads (an editor's save):
+			// judge what is served, holding it this once.
+			conform = p.conformance(name, res, false)
 		}
 	}
 	reload.LogNotices(logw, conform)
