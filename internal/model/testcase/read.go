@@ -29,6 +29,9 @@ func Read(name string, src []byte) (*File, error) { return (*Refs)(nil).Read(nam
 
 // Read is testcase.Read reading the files cases name through r.
 func (r *Refs) Read(name string, src []byte) (*File, error) {
+	if e := secondDocument(name, src); e != nil {
+		return nil, e
+	}
 	if f := readHead(name, src, r); f != nil {
 		return f, nil
 	}
@@ -328,3 +331,47 @@ func splitCases(src []byte) (head []byte, items []span, ok bool) {
 	head = append(head, src[end:]...)
 	return head, items, true
 }
+
+// secondDocument is an error at the --- (or ...) that ends a case file's
+// first YAML document when a value follows it, or nil. go-yaml reads the
+// first document alone, so the cases after the marker would never run,
+// and --update, which writes the file back from what it read, would
+// drop them. A marker before any value, or with only comments after it,
+// leaves nothing unread. A document marker is at column 1 by YAML's
+// rules, so a line of a block scalar or a quoted string never is one.
+func secondDocument(name string, src []byte) *Error {
+	valueSeen, marker := false, 0
+	for line, rest := 1, src; len(rest) > 0; line++ {
+		var l []byte
+		l, rest, _ = bytes.Cut(rest, []byte("\n"))
+		t := bytes.TrimRight(l, " \t\r")
+		if isDocumentMarker(t) {
+			if valueSeen && marker == 0 {
+				marker = line
+			}
+			continue
+		}
+		if v := bytes.TrimLeft(t, " \t"); len(v) == 0 || v[0] == '#' {
+			continue
+		}
+		if marker > 0 {
+			return &Error{File: name, Line: marker, Col: 1, Msg: "a second YAML document begins here; a case file is one document, and its cases after this line would never run",
+				Hint: "remove the line so the cases join the first document's cases: list, or move them to a file of their own (every file in tests/ is run)"}
+		}
+		valueSeen = true
+	}
+	return nil
+}
+
+// isDocumentMarker reports whether a line, its trailing spaces trimmed,
+// starts or ends a YAML document (---, ..., or either followed by a
+// space and more).
+func isDocumentMarker(l []byte) bool {
+	for _, m := range []string{"---", "..."} {
+		if bytes.HasPrefix(l, []byte(m)) && (len(l) == 3 || l[3] == ' ' || l[3] == '\t') {
+			return true
+		}
+	}
+	return false
+}
+

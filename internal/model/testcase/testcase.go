@@ -288,6 +288,9 @@ func (r *Refs) Parse(name string, src []byte) (*File, error) {
 	if e := notUTF8(name, src); e != nil {
 		return nil, e
 	}
+	if e := secondDocument(name, src); e != nil {
+		return nil, e
+	}
 	p := &parser{name: name, dir: filepath.Dir(name), refs: r}
 	p.setSrc(src, 0)
 	doc, err := p.readYAML(src)
