@@ -374,4 +374,3 @@ func isDocumentMarker(l []byte) bool {
 	}
 	return false
 }
-
