@@ -169,10 +169,11 @@ func tooMany(diags []pilotage.Diagnostic, place func(string) string) *LimitError
 // max steps, the Language's `limits steps`, at the first step past it
 // (where: a JSON Pointer, or a text's line and column); what is what the
 // program's syntax calls its steps. §10.1: validation bounds the step
-// count, and a bound exceeded during validation is a request error: a
-// program holds no more steps than a Run of its Language executes.
+// count, and a bound exceeded during validation is a request error. The
+// steps are counted as written, every arm of a branch and a loop's body
+// once, so the message does not claim a Run would take that many.
 func TooManySteps(max int, what, where string) string {
-	return fmt.Sprintf("the program has more than %d %s (at %s), the most steps a Run of this Language executes (limits steps); split the program, or raise the limit (limits { steps N } in the Language's PDL)", max, what, where)
+	return fmt.Sprintf("the program has more than %d %s (at %s), past limits steps, which bounds the steps a program writes, every arm of a branch counted; split the program, or raise the limit (limits { steps N } in the Language's PDL)", max, what, where)
 }
 
 // aKind names a JSON kind with its article: "an array", "a string".

@@ -61,7 +61,7 @@ func TestStepsLimit(t *testing.T) {
 	if _, diags, err := program.Parse(src, &language.DefaultGrammar, 8, 4); err != nil || len(diags) != 0 {
 		t.Fatalf("four steps are within a limit of 4: %v %+v", err, diags)
 	}
-	want := "the program has more than 3 steps (at /steps/1/else/0), the most steps a Run of this Language executes (limits steps); split the program, or raise the limit (limits { steps N } in the Language's PDL)"
+	want := "the program has more than 3 steps (at /steps/1/else/0), past limits steps, which bounds the steps a program writes, every arm of a branch counted; split the program, or raise the limit (limits { steps N } in the Language's PDL)"
 	var le *program.LimitError
 	if _, _, err := program.Parse(src, &language.DefaultGrammar, 8, 3); !errors.As(err, &le) || le.Msg != want || le.Pointer != "/steps/1/else/0" {
 		t.Errorf("one over: %v, want %s", err, want)

@@ -194,7 +194,7 @@ func TestTextStepsLimit(t *testing.T) {
 		t.Fatalf("three statements are within a limit of 3: %v %v", err, p.Diagnostics)
 	}
 	over := "a.b()\nif x { c.d() } else { e.f(); g.h() }\ni.j()\n"
-	want := "the program has more than 3 statements (at line 2, column 23), the most steps a Run of this Language executes (limits steps); split the program, or raise the limit (limits { steps N } in the Language's PDL)"
+	want := "the program has more than 3 statements (at line 2, column 23), past limits steps, which bounds the steps a program writes, every arm of a branch counted; split the program, or raise the limit (limits { steps N } in the Language's PDL)"
 	_, err := syn.Parse([]byte(over), 8)
 	var le *program.LimitError
 	if !errors.As(err, &le) || le.At != (pilotage.LineCol{Line: 2, Column: 23}) || le.Msg != want {
