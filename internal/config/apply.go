@@ -121,14 +121,22 @@ func (c *Config) LanguageFor(program string) (String, bool) {
 // names (l, from LanguageFor) cannot be read, so the verb that would load
 // it tells where the name came from; nil when it can be.
 func (c *Config) CheckLang(l String) error {
-	f, err := os.Open(l.Value)
-	if err == nil {
-		return f.Close()
-	}
-	reason := err
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		reason = pe.Err
+	// Stat, not open: opening a named pipe would block the verb.
+	st, err := os.Stat(l.Value)
+	var reason error
+	switch {
+	case err != nil:
+		reason = err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			reason = pe.Err
+		}
+	case st.IsDir():
+		reason = errors.New("it is a directory")
+	case !st.Mode().IsRegular():
+		reason = errors.New("it is not a regular file")
+	default:
+		return nil
 	}
 	written := l.Value // as the file writes it, relative to its directory
 	if abs, err := filepath.Abs(l.Value); err == nil {

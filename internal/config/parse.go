@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -558,16 +559,32 @@ func (t *tree) patterns(s []any, ptr string) []Pattern {
 }
 
 // checkPatterns reports patterns pathglob cannot read; run after decode.
+// outsidePattern is the error of a pattern that matches no file because
+// of a leading / or a .. segment, or nil: paths are matched relative to
+// the file's directory, cleaned, so neither ever appears in one.
+func outsidePattern(p Pattern) *Diagnostic {
+	if !strings.HasPrefix(p.Glob, "/") && !slices.Contains(strings.Split(p.Glob, "/"), "..") {
+		return nil
+	}
+	d := &Diagnostic{File: p.From.File, Line: p.From.Line, Column: p.From.Column}
+	if clean := path.Clean(p.Glob); !strings.HasPrefix(p.Glob, "/") && clean != ".." && !strings.HasPrefix(clean, "../") {
+		d.Message = fmt.Sprintf("pattern %q matches no file: paths are matched without .. segments", p.Glob)
+		d.Hint = fmt.Sprintf("write it %q", clean)
+		return d
+	}
+	d.Message = fmt.Sprintf("pattern %q matches no file: patterns are relative to the directory of pilotage.yaml and never reach outside it", p.Glob)
+	d.Hint = "write the path from pilotage.yaml's directory, or move pilotage.yaml up to a directory that holds the files"
+	return d
+}
+
 func (cfg *Config) checkPatterns() Diagnostics {
 	var ds Diagnostics
 	check := func(ps []Pattern) {
 		for _, p := range ps {
 			if err := pathglob.Validate(p.Glob); err != nil {
 				ds = append(ds, &Diagnostic{File: p.From.File, Line: p.From.Line, Column: p.From.Column, Message: err.Error()})
-			} else if strings.HasPrefix(p.Glob, "/") || slices.Contains(strings.Split(p.Glob, "/"), "..") {
-				ds = append(ds, &Diagnostic{File: p.From.File, Line: p.From.Line, Column: p.From.Column,
-					Message: fmt.Sprintf("pattern %q matches no file: patterns are relative to the directory of pilotage.yaml and never reach outside it", p.Glob),
-					Hint:    "write the path from pilotage.yaml's directory, or move pilotage.yaml up to a directory that holds the files"})
+			} else if d := outsidePattern(p); d != nil {
+				ds = append(ds, d)
 			}
 		}
 	}
