@@ -734,6 +734,19 @@ func (p *parser) stubs(n *yaml.Node, c *Case) error {
 			if (s.Returns != nil) == (s.Compute != "") && s.Fail == "" {
 				return p.errAt(sn, fmt.Sprintf("stub of %s gives neither or both of returns and compute", k.Value), "give returns: VALUE, compute: CEL or fail: STATUS")
 			}
+			if s.Fail != "" {
+				// A failure gives no output: a returns or compute beside
+				// it would be read past.
+				for _, m := range []struct {
+					key   string
+					given bool
+				}{{"returns", s.Returns != nil}, {"compute", s.Compute != ""}} {
+					if m.given {
+						return p.errAt(keyNode(sn, m.key), fmt.Sprintf("stub of %s gives %s: beside fail:; a failure gives no output", report.Clip(k.Value), m.key),
+							"list the stubs in the order they are tried: [{fail: STATUS, when: CEL}, {returns: VALUE}]")
+					}
+				}
+			}
 			if s.Fail == "" {
 				// A condition and a message are a failure's: on an output
 				// they would be read past, and the output always given.
