@@ -8,24 +8,12 @@ import (
 )
 
 // ShortScripts are the scripts of testdata/script that `go test -short`
-// runs (TestScripts): every verb and its help at least once, end to end,
-// with lint's output in each format, about seventy pilotage processes of
-// the five hundred the whole directory starts. Every process pays 15 – 20
-// ms of CPU before main (cel-go's and jsonschema's tables), so the whole
-// directory is most of what -short would cost; the full suite, which CI
-// runs, runs every script.
-var ShortScripts = []string{
-	"config_show",
-	"conform_deep", // conform of a served Language, then deep replay of its Run
-	"init_basic",   // init, then lint, build, run, fmt and test on what it wrote
-	"lint_formats",
-	"lsp_stdio",
-	"plan_picture",
-	"replay_findings",
-	"validate_text", // a text program through validate, plan, run, replay and serve
-	"version_basic",
-	"version_help",
-}
+// runs (TestScripts): every_verb, which runs every verb and the help once,
+// end to end, in eighteen pilotage processes of the five hundred the
+// whole directory starts. A process costs 20 – 40 ms of CPU, so the whole
+// directory would be most of what -short costs; the full suite, which CI
+// runs, runs every script, each verb's flags, formats and errors.
+var ShortScripts = []string{"every_verb"}
 
 // scriptVerb matches a pilotage command in a script and captures its
 // verb or first flag (help, --help).

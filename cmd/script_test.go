@@ -36,8 +36,8 @@ func TestMain(m *testing.M) {
 // Languages (conform serves langs/homeflow) without keeping copies of
 // them that would drift.
 //
-// With -short only cmd.ShortScripts run, one or more per verb: the edit
-// loop's check that every verb still works end to end.
+// With -short only cmd.ShortScripts run, which run every verb once: the
+// edit loop's check that every verb still works end to end.
 func TestScripts(t *testing.T) {
 	dir, files := "testdata/script", []string(nil)
 	if testing.Short() {
