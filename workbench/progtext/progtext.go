@@ -205,7 +205,7 @@ func Program(w io.Writer, src []byte, lang *language.Language) error {
 	lines := strings.Split(strings.TrimRight(string(src), "\n"), "\n")
 	width := 1
 	for _, l := range ids {
-		if n := len(strings.Join(l, ", ")); n <= maxColumn {
+		if n := len(strings.Join(l, ", ")); n <= MaxColumn {
 			width = max(width, n)
 		}
 	}
@@ -218,17 +218,17 @@ func Program(w io.Writer, src []byte, lang *language.Language) error {
 	return err
 }
 
-// maxColumn caps how wide a padded column grows: a program's step ids
+// MaxColumn caps how wide a padded column grows: a program's step ids
 // (and a Language's entry ids) are as long as their author wrote them,
 // and a table padded every row to one 300,000-byte id was a thousand
 // times its input. A cell wider than the cap is written clipped
 // (report.Clip, as replay's text and the pictures quote ids), followed
 // by the gap, and does not widen its column: the rows around it keep the
 // width of the others. --format json has every id whole.
-const maxColumn = 40
+const MaxColumn = 40
 
 // Table is a text table built a row at a time, laid out as columns two
-// spaces apart, each padded to its widest cell of at most maxColumn
+// spaces apart, each padded to its widest cell of at most MaxColumn
 // characters; the last cell of a row is not padded. Where no cell is
 // wider the bytes are those of text/tabwriter (padding 2, spaces), which
 // the tables were written with. Its cells are kept as they are shown, in
@@ -309,7 +309,7 @@ func measure(widths []int, cells []byte) []int {
 		if i == len(widths) {
 			widths = append(widths, 0)
 		}
-		if n := utf8.RuneCount(cells[:end]); n <= maxColumn {
+		if n := utf8.RuneCount(cells[:end]); n <= MaxColumn {
 			widths[i] = max(widths[i], n)
 		}
 		cells = cells[end+1:]

@@ -1,7 +1,8 @@
-package progtext
+package cmd_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,39 +17,40 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 	"github.com/pilotage-dev/pilotage/internal/model/progdiag"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
+	"github.com/pilotage-dev/pilotage/workbench/progtext"
 )
 
-// files reads the program X.json that the response X.<op>.json is about.
-func files(t *testing.T, response string) *Files {
+// progtextFiles reads the program X.json that the response X.<op>.json is about.
+func progtextFiles(t *testing.T, response string) *progtext.Files {
 	t.Helper()
 	program := strings.SplitN(response, ".", 2)[0] + ".json"
 	src, err := os.ReadFile(program)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Files{Program: program, Docs: progdiag.Files{Program: progdiag.NewDoc(program, src, false)},
+	return &progtext.Files{Program: program, Docs: progdiag.Files{Program: progdiag.NewDoc(program, src, false)},
 		Sources: map[string][]byte{program: src}}
 }
 
-// TestText renders real responses of pilotage validate|plan|run --format
+// TestProgtextText renders real responses of pilotage validate|plan|run --format
 // json (testdata/*.validate.json, *.execute.json) as the text those verbs
 // print, compared with testdata/*.txt: a valid program's plan (or the
 // line for a Language without plan), an invalid one's diagnostics in its
 // source, a Run's outcome, output and trace. long.json's first step id
-// is wider than a column grows (maxColumn): it is written whole (it is
+// is wider than a column grows (progtext.MaxColumn): it is written whole (it is
 // within report.ClipBytes) and the other rows keep their width;
 // oddids.json's ids hold controls, a tab and a newline among them, each
 // shown escaped in its cell.
-func TestText(t *testing.T) {
-	t.Chdir("testdata")
+func TestProgtextText(t *testing.T) {
+	t.Chdir(filepath.Join("testdata", "progtext"))
 	golden.Files(t, "*.validate.json", func(t *testing.T, path string, src []byte) {
-		resp := decode[pilotage.ValidateResponse](t, src)
+		resp := progtextDecode[pilotage.ValidateResponse](t, src)
 		var out bytes.Buffer
 		var err error
 		if resp.Valid {
-			err = Plan(&out, &resp)
+			err = progtext.Plan(&out, &resp)
 		} else {
-			err = Diagnostics(&out, resp.Diagnostics, files(t, path), report.DefaultMaxPerRule, false)
+			err = progtext.Diagnostics(&out, resp.Diagnostics, progtextFiles(t, path), report.DefaultMaxPerRule, false)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -56,7 +58,7 @@ func TestText(t *testing.T) {
 		golden.Check(t, strings.TrimSuffix(path, ".json")+".txt", out.Bytes())
 	})
 	golden.Files(t, "*.execute.json", func(t *testing.T, path string, src []byte) {
-		resp := decode[pilotage.ExecuteResponse](t, src)
+		resp := progtextDecode[pilotage.ExecuteResponse](t, src)
 		// The engine's output is compact; the fixture was indented by
 		// --format json.
 		var compact bytes.Buffer
@@ -67,52 +69,52 @@ func TestText(t *testing.T) {
 			resp.Output = compact.Bytes()
 		}
 		var out bytes.Buffer
-		if err := Run(&out, &resp, nil, files(t, path), report.DefaultMaxPerRule, false); err != nil {
+		if err := progtext.Run(&out, &resp, nil, progtextFiles(t, path), report.DefaultMaxPerRule, false); err != nil {
 			t.Fatal(err)
 		}
 		golden.Check(t, strings.TrimSuffix(path, ".json")+".txt", out.Bytes())
 	})
 }
 
-type fullDisk struct{ writes int }
+type progtextFullDisk struct{ writes int }
 
-func (f *fullDisk) Write([]byte) (int, error) {
+func (f *progtextFullDisk) Write([]byte) (int, error) {
 	f.writes++
 	return 0, errors.New("no space left on device")
 }
 
-// TestRunWritesOnce: a Run is written in one write, so a full disk is
+// TestProgtextRunWritesOnce: a Run is written in one write, so a full disk is
 // one error returned, not a part of the trace lost unseen.
-func TestRunWritesOnce(t *testing.T) {
-	resp := decode[pilotage.ExecuteResponse](t, fixture(t, "evening.execute.json"))
-	w := &fullDisk{}
-	if err := Run(w, &resp, nil, &Files{}, report.DefaultMaxPerRule, false); err == nil || w.writes != 1 {
+func TestProgtextRunWritesOnce(t *testing.T) {
+	resp := progtextDecode[pilotage.ExecuteResponse](t, progtextFixture(t, "evening.execute.json"))
+	w := &progtextFullDisk{}
+	if err := progtext.Run(w, &resp, nil, &progtext.Files{}, report.DefaultMaxPerRule, false); err == nil || w.writes != 1 {
 		t.Errorf("Run on a full disk: %v after %d writes, want the error after 1", err, w.writes)
 	}
 }
 
-// planRows are the rows of the plan table of testdata/evening (Plan).
-func planRows(t testing.TB) [][]string {
-	resp := decode[pilotage.ValidateResponse](t, fixture(t, "evening.validate.json"))
+// progtextPlanRows are the rows of the plan table of testdata/evening (Plan).
+func progtextPlanRows(t testing.TB) [][]string {
+	resp := progtextDecode[pilotage.ValidateResponse](t, progtextFixture(t, "evening.validate.json"))
 	rows := [][]string{{"STEP", "KIND", "RISK", "CALLS", "INSIDE"}}
 	for _, s := range resp.Plan.Steps {
-		rows = append(rows, []string{s.ID, s.Kind, dash(s.Risk), dash(strings.Join(s.Calls, ",")), "-"})
+		rows = append(rows, []string{s.ID, s.Kind, cmp.Or(s.Risk, "-"), cmp.Or(strings.Join(s.Calls, ","), "-"), "-"})
 	}
 	return rows
 }
 
-// table lays rows out as a Table of them does.
-func table(rows [][]string) string {
-	var t Table
+// progtextTable lays rows out as a Table of them does.
+func progtextTable(rows [][]string) string {
+	var t progtext.Table
 	for _, r := range rows {
 		t.Row(r...)
 	}
 	return t.String()
 }
 
-// tabwritten lays rows out as the tables were before table: through
+// progtextTabwritten lays rows out as the tables were before table: through
 // text/tabwriter, padding 2.
-func tabwritten(rows [][]string) string {
+func progtextTabwritten(rows [][]string) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, r := range rows {
@@ -122,50 +124,50 @@ func tabwritten(rows [][]string) string {
 	return b.String()
 }
 
-// TestTableLikeTabwriter: rows whose cells are all within maxColumn are
+// TestProgtextTableLikeTabwriter: rows whose cells are all within MaxColumn are
 // laid out byte for byte as text/tabwriter laid them out, multi-byte
-// characters and cells exactly maxColumn wide included.
-func TestTableLikeTabwriter(t *testing.T) {
+// characters and cells exactly MaxColumn wide included.
+func TestProgtextTableLikeTabwriter(t *testing.T) {
 	for _, rows := range [][][]string{
-		planRows(t),
-		{{"  é", "ok", "-"}, {"  " + strings.Repeat("ü", maxColumn-2), "failed", "x"}, {"  a", "ok", ""}},
-		{{strings.Repeat("a", maxColumn), "b"}, {"c", "d"}},
+		progtextPlanRows(t),
+		{{"  é", "ok", "-"}, {"  " + strings.Repeat("ü", progtext.MaxColumn-2), "failed", "x"}, {"  a", "ok", ""}},
+		{{strings.Repeat("a", progtext.MaxColumn), "b"}, {"c", "d"}},
 		{{"only"}},
 	} {
-		if got, want := table(rows), tabwritten(rows); got != want {
+		if got, want := progtextTable(rows), progtextTabwritten(rows); got != want {
 			t.Errorf("table:\n%s\ntabwriter:\n%s", got, want)
 		}
 	}
 }
 
-// BenchmarkPlanTable lays out the plan table of testdata/evening by
+// BenchmarkProgtextPlanTable lays out the plan table of testdata/evening by
 // table and, in the same loop, by text/tabwriter as before, and reports
 // table's time over tabwriter's.
-func BenchmarkPlanTable(b *testing.B) {
-	rows := planRows(b)
+func BenchmarkProgtextPlanTable(b *testing.B) {
+	rows := progtextPlanRows(b)
 	var now, before time.Duration
 	for b.Loop() {
 		start := time.Now()
-		table(rows)
+		progtextTable(rows)
 		mid := time.Now()
-		tabwritten(rows)
+		progtextTabwritten(rows)
 		now, before = now+mid.Sub(start), before+time.Since(mid)
 	}
 	b.ReportMetric(float64(now)/float64(before), "table/tabwriter")
 }
 
-// fixture is testdata/name.
-func fixture(t testing.TB, name string) []byte {
+// progtextFixture is testdata/progtext/name.
+func progtextFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", name))
+	src, err := os.ReadFile(filepath.Join("testdata", "progtext", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return src
 }
 
-// decode is src, a response the verbs print with --format json.
-func decode[T any](t testing.TB, src []byte) T {
+// progtextDecode is src, a response the verbs print with --format json.
+func progtextDecode[T any](t testing.TB, src []byte) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(src, &v); err != nil {
@@ -174,20 +176,20 @@ func decode[T any](t testing.TB, src []byte) T {
 	return v
 }
 
-// TestTablesEscapeControls: a step id, an outcome's error and an output
+// TestProgtextTablesEscapeControls: a step id, an outcome's error and an output
 // reach the terminal escaped as every text report escapes what it quotes
 // (report.Visible): an id holding ESC [2J cleared the screen from plan's
 // and run's tables, and a U+202E reordered what followed it.
-func TestTablesEscapeControls(t *testing.T) {
+func TestProgtextTablesEscapeControls(t *testing.T) {
 	id := "x\x1b[2J\u202e"
 	var b strings.Builder
-	if err := Plan(&b, &pilotage.ValidateResponse{Valid: true, Plan: &pilotage.Plan{MaxRisk: "safe",
+	if err := progtext.Plan(&b, &pilotage.ValidateResponse{Valid: true, Plan: &pilotage.Plan{MaxRisk: "safe",
 		Steps: []pilotage.PlanStep{{ID: id, Kind: pilotage.KindStep, Risk: "safe", Calls: []string{"todo.list"}}}}}); err != nil {
 		t.Fatal(err)
 	}
 	resp := &pilotage.ExecuteResponse{RunID: "r", Outcome: pilotage.Outcome{Status: "partial", Error: "at " + id}, Output: json.RawMessage("\"a\u202eb\""),
 		Trace: &pilotage.Trace{Level: pilotage.LevelFull, Steps: []pilotage.TraceStep{{ID: id, Kind: pilotage.KindStep, Outcome: pilotage.Outcome{Status: "success"}}}}}
-	if err := Run(&b, resp, nil, &Files{}, report.DefaultMaxPerRule, false); err != nil {
+	if err := progtext.Run(&b, resp, nil, &progtext.Files{}, report.DefaultMaxPerRule, false); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()
@@ -196,14 +198,14 @@ func TestTablesEscapeControls(t *testing.T) {
 	}
 }
 
-// TestTablesEscapeTabsAndNewlines: a step id holding a tab or a newline,
+// TestProgtextTablesEscapeTabsAndNewlines: a step id holding a tab or a newline,
 // which the tables' layout is made of, is shown as \x09 or \x0a, as
 // other controls are: raw, it moved its row's columns or split the row
 // in two (testdata/oddids.json).
-func TestTablesEscapeTabsAndNewlines(t *testing.T) {
+func TestProgtextTablesEscapeTabsAndNewlines(t *testing.T) {
 	var b strings.Builder
 	steps := []pilotage.PlanStep{{ID: "a\tb", Kind: pilotage.KindStep, Risk: "safe"}, {ID: "new\nline", Kind: pilotage.KindStep, Risk: "safe"}}
-	if err := Plan(&b, &pilotage.ValidateResponse{Valid: true, Plan: &pilotage.Plan{MaxRisk: "safe", Steps: steps}}); err != nil {
+	if err := progtext.Plan(&b, &pilotage.ValidateResponse{Valid: true, Plan: &pilotage.Plan{MaxRisk: "safe", Steps: steps}}); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()
@@ -212,12 +214,12 @@ func TestTablesEscapeTabsAndNewlines(t *testing.T) {
 	}
 }
 
-// TestTablesClipLongCells: a cell past report.ClipBytes (a 200,000-byte
+// TestProgtextTablesClipLongCells: a cell past report.ClipBytes (a 200,000-byte
 // step id) is clipped, as replay's text and the pictures clip ids: the
 // table line was as long as the id.
-func TestTablesClipLongCells(t *testing.T) {
+func TestProgtextTablesClipLongCells(t *testing.T) {
 	id := strings.Repeat("s", 200_000)
-	out := table([][]string{{"STEP", "KIND"}, {id, "call"}, {"b", "call"}})
+	out := progtextTable([][]string{{"STEP", "KIND"}, {id, "call"}, {"b", "call"}})
 	for _, line := range strings.Split(out, "\n") {
 		if len(line) > 2*report.ClipBytes {
 			t.Errorf("a line of %d bytes: %.200q", len(line), line)
