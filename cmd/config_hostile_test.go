@@ -1,8 +1,9 @@
-package config
+package cmd_test
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/pilotage-dev/pilotage/internal/config"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // bounded memory: a 10 MB file is refused after reading MaxSize+1
 // bytes, an alias bomb after maxValues values, deep nesting at maxDepth
 // or at go-yaml's own limit.
-func TestHostile(t *testing.T) {
+func TestConfigHostile(t *testing.T) {
 	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
 	for i := 'b'; i <= 'j'; i++ {
 		prev := string(i - 1)
@@ -30,17 +31,17 @@ func TestHostile(t *testing.T) {
 		{"huge", "rules:\n" + strings.Repeat("  # padding padding padding padding padding padding padding\n", 10<<20/60), "pilotage.yaml:1:1: the file is larger than 64 KiB"},
 		{"alias bomb", bomb, "values once its aliases are expanded"},
 		{"deep flow", "rules: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000), "not valid YAML"},
-		{"deep block", nestBlock(40), "nested more than 32 deep"},
+		{"deep block", configNestBlock(40), "nested more than 32 deep"},
 		{"many values", "ignore: [" + strings.Repeat("a,", 12000) + "a]\n", "more than 10000 values"},
 		{"binary", "\x00\x01\x02rules", "not valid YAML"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			name := filepath.Join(t.TempDir(), FileName)
+			name := filepath.Join(t.TempDir(), config.FileName)
 			if err := os.WriteFile(name, []byte(c.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			var err error
-			n := memtest.Allocated(func() { _, err = Load(name) })
+			n := memtest.Allocated(func() { _, err = config.Load(name) })
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error saying %q", err, c.want)
 			}
@@ -48,22 +49,22 @@ func TestHostile(t *testing.T) {
 				t.Errorf("the error does not start at a place in the file: %v", err)
 			}
 			// The limit is ten times the most the file may hold.
-			if limit := uint64(10 * MaxSize * 10); n > limit {
+			if limit := uint64(10 * config.MaxSize * 10); n > limit {
 				t.Errorf("allocated %d bytes reading it, more than %d", n, limit)
 			}
 		})
 	}
 }
 
-// TestYAMLErrorLate: a syntax error on the last line of a file as large
+// TestConfigYAMLErrorLate: a syntax error on the last line of a file as large
 // as MaxSize allows is placed on that line, not at the list go-yaml
 // names (line 1), in a few parses (internal/base/yamlerr): at most 6
 // times what one parse of the file allocates, measured in the same run
 // (a dozen before, by halving the whole file).
-func TestYAMLErrorLate(t *testing.T) {
+func TestConfigYAMLErrorLate(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("ignore:\n")
-	for i := 0; b.Len() < MaxSize-200; i++ {
+	for i := 0; b.Len() < config.MaxSize-200; i++ {
 		fmt.Fprintf(&b, "  - generated/dir%05d/**\n", i)
 	}
 	lines := strings.Count(b.String(), "\n")
@@ -71,8 +72,8 @@ func TestYAMLErrorLate(t *testing.T) {
 	src := []byte(b.String())
 	one := memtest.Allocated(func() { _ = yaml.Unmarshal(src, &yaml.Node{}) })
 	var err error
-	n := memtest.Allocated(func() { _, err = Parse(FileName, src) })
-	want := fmt.Sprintf("%s:%d:3: not valid YAML: did not find expected '-' indicator", FileName, lines+1)
+	n := memtest.Allocated(func() { _, err = config.Parse(config.FileName, src) })
+	want := fmt.Sprintf("%s:%d:3: not valid YAML: did not find expected '-' indicator", config.FileName, lines+1)
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("got %v, want %s…", err, want)
 	}
@@ -82,7 +83,7 @@ func TestYAMLErrorLate(t *testing.T) {
 	}
 }
 
-func nestBlock(depth int) string {
+func configNestBlock(depth int) string {
 	var b strings.Builder
 	b.WriteString("rules:\n")
 	for i := range depth {
@@ -92,10 +93,10 @@ func nestBlock(depth int) string {
 	return b.String()
 }
 
-// FuzzParse: any bytes give a configuration or diagnostics, never a
+// FuzzConfigParse: any bytes give a configuration or diagnostics, never a
 // panic, and every diagnostic has a line and a column.
-func FuzzParse(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/*.txtar")
+func FuzzConfigParse(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/config/*.txtar")
 	for _, s := range seeds {
 		b, _ := os.ReadFile(s)
 		f.Add(b)
@@ -103,9 +104,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("rules: {x: off}\nrules: {}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		cfg, err := Parse(FileName, src, "json-syntax")
+		cfg, err := config.Parse(config.FileName, src, "json-syntax")
 		if err != nil {
-			ds, ok := err.(Diagnostics)
+			ds, ok := err.(config.Diagnostics)
 			if !ok {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
@@ -120,19 +121,19 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		_ = cfg.Effective(testRules, false)
+		_ = cfg.Effective(configTestRules, false)
 	})
 }
 
-// TestDenseRefused: a pilotage.yaml of 64 KiB of `{a,a,…}`, 65,000
+// TestConfigDenseRefused: a pilotage.yaml of 64 KiB of `{a,a,…}`, 65,000
 // nodes whose go-yaml tree would take 15 MB, 230 bytes a byte, is
 // refused at the place its nodes pass the budget, allocating within 10
 // bytes a byte of it plus 6 MiB; the most dense file that Parse reads
 // is within the same bound.
-func TestDenseRefused(t *testing.T) {
-	src := []byte("ignore: {" + strings.Repeat("a,", MaxSize/2-10) + "a}\n")
+func TestConfigDenseRefused(t *testing.T) {
+	src := []byte("ignore: {" + strings.Repeat("a,", config.MaxSize/2-10) + "a}\n")
 	var err error
-	n := memtest.Allocated(func() { _, err = Parse(FileName, src) })
+	n := memtest.Allocated(func() { _, err = config.Parse(config.FileName, src) })
 	if err == nil || !strings.Contains(err.Error(), "pilotage.yaml:1:") || !strings.Contains(err.Error(), "too dense to read") {
 		t.Fatalf("got %v, want an error naming the place and the budget", err)
 	}
@@ -141,7 +142,7 @@ func TestDenseRefused(t *testing.T) {
 	}
 	// The most nodes the budget lets through, as keys without values.
 	fits := []byte("x: {" + strings.Repeat("a,", 12000) + "a}\n")
-	n = memtest.Allocated(func() { _, err = Parse(FileName, fits) })
+	n = memtest.Allocated(func() { _, err = config.Parse(config.FileName, fits) })
 	if err == nil || strings.Contains(err.Error(), "too dense") {
 		t.Fatalf("a file within the budget: %v, want another complaint (key x is unknown)", err)
 	}

@@ -1,15 +1,16 @@
-package config
+package cmd_test
 
 import (
 	"fmt"
+	"github.com/pilotage-dev/pilotage/internal/config"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
 
-// benchReport is 20,000 findings of five rules over 200 files, half of
+// configBenchReport is 20,000 findings of five rules over 200 files, half of
 // them under langs/legacy/, as a large repository's lint gives.
-func benchReport() *report.Report {
+func configBenchReport() *report.Report {
 	rep := &report.Report{Sources: map[string][]byte{}}
 	for f := range 200 {
 		name := fmt.Sprintf("langs/l%d/m.json", f)
@@ -18,27 +19,27 @@ func benchReport() *report.Report {
 		}
 		rep.Files = append(rep.Files, name)
 		for i := range 100 {
-			rep.Add(report.Finding{Rule: testRules[i%len(testRules)].ID, File: name, Line: i + 1, Column: 1, Severity: report.Warning})
+			rep.Add(report.Finding{Rule: configTestRules[i%len(configTestRules)].ID, File: name, Line: i + 1, Column: 1, Severity: report.Warning})
 		}
 	}
 	rep.Sort()
 	return rep
 }
 
-// BenchmarkApply measures bringing a report under a pilotage.yaml with
+// BenchmarkConfigApply measures bringing a report under a pilotage.yaml with
 // rules, two overrides and a suppress entry, against the baseline of
 // ordering the same findings (report.Order, which every verb does
 // anyway), in the same run; docs/performance.md records the ratio.
-func BenchmarkApply(b *testing.B) {
+func BenchmarkConfigApply(b *testing.B) {
 	b.Chdir(b.TempDir())
-	cfg, err := Parse(FileName, []byte(precedenceYAML))
+	cfg, err := config.Parse(config.FileName, []byte(configPrecedenceYAML))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("order (baseline)", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
-			rep := benchReport()
+			rep := configBenchReport()
 			b.StartTimer()
 			rep.Order()
 		}
@@ -46,9 +47,9 @@ func BenchmarkApply(b *testing.B) {
 	b.Run("apply", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
-			rep := benchReport()
+			rep := configBenchReport()
 			b.StartTimer()
-			cfg.Apply(rep, Apply{Known: testIDs()})
+			cfg.Apply(rep, config.Apply{Known: configTestIDs()})
 		}
 	})
 }

@@ -1,6 +1,7 @@
-package config
+package cmd_test
 
 import (
+	"github.com/pilotage-dev/pilotage/internal/config"
 	"strings"
 	"testing"
 )
@@ -9,7 +10,7 @@ import (
 // flow mappings (columns in code points past an emoji), and its
 // description in the schema, following $refs; values, rule IDs, text
 // that is not YAML and offsets off the text have none.
-func TestKeyDoc(t *testing.T) {
+func TestConfigKeyDoc(t *testing.T) {
 	src := "# 😀\nrules:\n  core-guide-size: off\nsuppress:\n  - files: [\"x/**\"]\n    rules: [json-syntax]\n    reason: fixtures\ndefaults: {baseline: \"😀.json\", strict: true}\nlanguages:\n  - {files: [\"p/**\"], lang: a.pdl}\n"
 	for _, tc := range []struct {
 		at, path, has string
@@ -25,7 +26,7 @@ func TestKeyDoc(t *testing.T) {
 		{"😀.json", "", ""},
 	} {
 		off := strings.Index(src, tc.at) + 2
-		top, path, doc, ok := KeyDoc([]byte(src), off)
+		top, path, doc, ok := config.KeyDoc([]byte(src), off)
 		if path != tc.path || ok != (tc.path != "") || !strings.Contains(doc, tc.has) || ok && top != strings.Split(tc.path, ".")[0] {
 			t.Errorf("at %q: %q %q %q %v", tc.at, top, path, doc, ok)
 		}
@@ -34,7 +35,7 @@ func TestKeyDoc(t *testing.T) {
 		src string
 		off int
 	}{{"rules: [\n", 2}, {"rules: {}\n", -1}, {"rules: {}\n", 99}, {strings.Repeat("[", 100) + "x" + strings.Repeat("]", 100), 50}} {
-		if _, _, _, ok := KeyDoc([]byte(bad.src), bad.off); ok {
+		if _, _, _, ok := config.KeyDoc([]byte(bad.src), bad.off); ok {
 			t.Errorf("%q at %d has a key", bad.src, bad.off)
 		}
 	}

@@ -1,7 +1,8 @@
-package config
+package cmd_test
 
 import (
 	"fmt"
+	"github.com/pilotage-dev/pilotage/internal/config"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +11,7 @@ import (
 	"github.com/pilotage-dev/pilotage/internal/base/suppress"
 )
 
-const precedenceYAML = `rules:
+const configPrecedenceYAML = `rules:
   core-guide-size: info
   guide-version-bump: off
 overrides:
@@ -24,13 +25,13 @@ suppress:
     reason: broken on purpose
 `
 
-// finding is one finding of rule in file at line 2.
-func finding(rule, file string) report.Finding {
+// configFinding is one finding of rule in file at line 2.
+func configFinding(rule, file string) report.Finding {
 	return report.Finding{Rule: rule, File: file, Line: 2, Column: 3, Severity: report.Warning, Message: rule}
 }
 
-// shown is each finding as "file rule severity [suppressed kind]".
-func shown(rep *report.Report) []string {
+// configShown is each finding as "file rule severity [suppressed kind]".
+func configShown(rep *report.Report) []string {
 	var out []string
 	for _, f := range rep.Findings {
 		s := fmt.Sprintf("%s %s %s", f.File, f.Rule, f.Severity)
@@ -43,9 +44,9 @@ func shown(rep *report.Report) []string {
 }
 
 // One test per row of docs/config.md's precedence table.
-func TestPrecedence(t *testing.T) {
+func TestConfigPrecedence(t *testing.T) {
 	t.Chdir(t.TempDir())
-	cfg, err := Parse(FileName, []byte(precedenceYAML))
+	cfg, err := config.Parse(config.FileName, []byte(configPrecedenceYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +67,8 @@ func TestPrecedence(t *testing.T) {
 		}
 		rep.Recount()
 		rep.Order()
-		cfg.Apply(rep, Apply{Inline: inline, NoSuppressions: noSup, Known: testIDs()})
-		return shown(rep)
+		cfg.Apply(rep, config.Apply{Inline: inline, NoSuppressions: noSup, Known: configTestIDs()})
+		return configShown(rep)
 	}
 	for _, c := range []struct {
 		row   string
@@ -76,23 +77,23 @@ func TestPrecedence(t *testing.T) {
 		want  []string
 	}{
 		{"default severity: a rule the file does not name keeps its own", false,
-			[]report.Finding{finding("language-id", "a.json")}, []string{"a.json language-id warning"}},
+			[]report.Finding{configFinding("language-id", "a.json")}, []string{"a.json language-id warning"}},
 		{"rules: sets the severity everywhere", false,
-			[]report.Finding{finding("core-guide-size", "a.json")}, []string{"a.json core-guide-size info"}},
+			[]report.Finding{configFinding("core-guide-size", "a.json")}, []string{"a.json core-guide-size info"}},
 		{"rules: off drops the finding", false,
-			[]report.Finding{finding("guide-version-bump", "a.json")}, nil},
+			[]report.Finding{configFinding("guide-version-bump", "a.json")}, nil},
 		{"overrides: wins over rules: for the files it matches", false,
-			[]report.Finding{finding("core-guide-size", "langs/legacy/x.pdl")}, []string{"langs/legacy/x.pdl core-guide-size error"}},
+			[]report.Finding{configFinding("core-guide-size", "langs/legacy/x.pdl")}, []string{"langs/legacy/x.pdl core-guide-size error"}},
 		{"overrides: the last matching entry wins", false,
-			[]report.Finding{finding("core-guide-size", "langs/legacy/old/x.pdl")}, nil},
+			[]report.Finding{configFinding("core-guide-size", "langs/legacy/old/x.pdl")}, nil},
 		{"suppress: marks the finding external, severity kept", false,
-			[]report.Finding{finding("json-syntax", "fixtures/bad-1.json")}, []string{"fixtures/bad-1.json json-syntax warning suppressed external: broken on purpose"}},
+			[]report.Finding{configFinding("json-syntax", "fixtures/bad-1.json")}, []string{"fixtures/bad-1.json json-syntax warning suppressed external: broken on purpose"}},
 		{"suppress: only for the files it matches", false,
-			[]report.Finding{finding("json-syntax", "fixtures/good.json")}, []string{"fixtures/good.json json-syntax warning"}},
+			[]report.Finding{configFinding("json-syntax", "fixtures/good.json")}, []string{"fixtures/good.json json-syntax warning"}},
 		{"inline ignore: marks the finding inSource, severity from the file", false,
-			[]report.Finding{finding("core-guide-size", "langs/a.pdl")}, []string{"langs/a.pdl core-guide-size info suppressed inSource: measured, fine"}},
+			[]report.Finding{configFinding("core-guide-size", "langs/a.pdl")}, []string{"langs/a.pdl core-guide-size info suppressed inSource: measured, fine"}},
 		{"--no-suppressions: every finding shows, severities still apply", true,
-			[]report.Finding{finding("core-guide-size", "langs/a.pdl"), finding("json-syntax", "fixtures/bad-1.json")},
+			[]report.Finding{configFinding("core-guide-size", "langs/a.pdl"), configFinding("json-syntax", "fixtures/bad-1.json")},
 			[]string{"fixtures/bad-1.json json-syntax warning", "langs/a.pdl core-guide-size info"}},
 	} {
 		t.Run(c.row, func(t *testing.T) {
@@ -106,15 +107,15 @@ func TestPrecedence(t *testing.T) {
 
 // The summary counts by the configured severities, and suppressed
 // findings under suppressed only, so the verb's exit follows them.
-func TestApplyRecounts(t *testing.T) {
+func TestConfigApplyRecounts(t *testing.T) {
 	t.Chdir(t.TempDir())
-	cfg, err := Parse(FileName, []byte(precedenceYAML))
+	cfg, err := config.Parse(config.FileName, []byte(configPrecedenceYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := &report.Report{Files: []string{"a.json", "fixtures/bad-1.json"}}
-	rep.Add(finding("core-guide-size", "a.json"), finding("json-syntax", "fixtures/bad-1.json"), finding("guide-version-bump", "a.json"))
-	cfg.Apply(rep, Apply{Known: testIDs()})
+	rep.Add(configFinding("core-guide-size", "a.json"), configFinding("json-syntax", "fixtures/bad-1.json"), configFinding("guide-version-bump", "a.json"))
+	cfg.Apply(rep, config.Apply{Known: configTestIDs()})
 	if s := rep.Summary; s.Errors != 0 || s.Warnings != 0 || s.Infos != 1 || s.Suppressed != 1 {
 		t.Fatalf("summary %+v, want 1 info and 1 suppressed", s)
 	}
@@ -123,9 +124,9 @@ func TestApplyRecounts(t *testing.T) {
 	}
 }
 
-func TestLanguageForAndIgnored(t *testing.T) {
+func TestConfigLanguageForAndIgnored(t *testing.T) {
 	t.Chdir(t.TempDir())
-	cfg, err := Parse(FileName, []byte(`ignore: [out/**]
+	cfg, err := config.Parse(config.FileName, []byte(`ignore: [out/**]
 languages:
   - files: ["programs/home/**"]
     lang: langs/homeflow/homeflow.pdl
