@@ -4,9 +4,9 @@ package suggest
 
 import "strings"
 
-// maxRunes bounds the compared length: closed-set values are short, and a
+// MaxRunes bounds the compared length: closed-set values are short, and a
 // longer input is never a typo of one, so hostile input stays cheap.
-const maxRunes = 64
+const MaxRunes = 64
 
 // Closest returns the member of set nearest to s by edit distance,
 // ignoring case and treating '-' and '_' alike, when it is near enough to
@@ -80,13 +80,13 @@ func Distance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// head is s cut after its first maxRunes runes, all that Distance
+// head is s cut after its first MaxRunes runes, all that Distance
 // compares: a 16 MB word is not lowered, copied and decoded whole once
 // per member of the set to say it is no typo.
 func head(s string) string {
 	n := 0
 	for i := range s {
-		if n == maxRunes {
+		if n == MaxRunes {
 			return s[:i]
 		}
 		n++

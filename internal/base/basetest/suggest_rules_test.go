@@ -1,8 +1,12 @@
-package suggest
+package basetest_test
 
-import "testing"
+import (
+	"testing"
 
-func TestUnknownRule(t *testing.T) {
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
+)
+
+func TestSuggestUnknownRule(t *testing.T) {
 	known := []string{"core-guide-size", "language-id", "retention-value"}
 	for _, tc := range []struct {
 		disabled map[string]bool
@@ -17,7 +21,7 @@ func TestUnknownRule(t *testing.T) {
 		// message does not depend on map order.
 		{map[string]bool{"zz": true, "language-id": true, "languag-id": true}, `unknown rule "languag-id" (did you mean "language-id"?); list the rules with --list-rules`},
 	} {
-		err := UnknownRule(tc.disabled, known)
+		err := suggest.UnknownRule(tc.disabled, known)
 		got := ""
 		if err != nil {
 			got = err.Error()

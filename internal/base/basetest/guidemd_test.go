@@ -1,4 +1,4 @@
-package guidemd
+package basetest_test
 
 import (
 	"errors"
@@ -6,15 +6,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pilotage-dev/pilotage/internal/base/guidemd"
 )
 
-func TestTopics(t *testing.T) {
+func TestGuidemdTopics(t *testing.T) {
 	body := "# Getting started\n\nIntro.\n\n## First program\n\n```\n## not a heading\n```\n\nReading Results\n---------------\n\n> ## Quoted heading\n\n- ## Listed heading\n\n###   Spaces  Around  ###\n"
-	doc, err := Parse([]byte(body))
+	doc, err := guidemd.Parse([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Topics(doc, []byte(body))
+	got := guidemd.Topics(doc, []byte(body))
 	// Headings inside a fence, a quote or a list are not topics: only a
 	// top-level heading starts a section a topic fetch can return.
 	want := []string{"getting-started", "first-program", "reading-results", "spaces--around"}
@@ -23,35 +25,35 @@ func TestTopics(t *testing.T) {
 	}
 }
 
-func TestSlug(t *testing.T) {
+func TestGuidemdSlug(t *testing.T) {
 	for in, want := range map[string]string{"First program": "first-program", "  API ": "api", "Scope Rules": "scope-rules", "a-b c": "a-b-c"} {
-		if got := Slug(in); got != want {
+		if got := guidemd.Slug(in); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
-func TestParseBounds(t *testing.T) {
+func TestGuidemdParseBounds(t *testing.T) {
 	cases := map[string]struct {
 		body string
 		line int
 	}{
-		"too large":     {strings.Repeat("a", MaxBodyBytes+1), 1},
-		"deep quotes":   {"ok\n\n" + strings.Repeat("> ", MaxNesting+1) + "x\n", 3},
-		"deep lists":    {strings.Repeat("- ", MaxNesting+1) + "x", 1},
-		"deep ordered":  {"a\nb\n" + strings.Repeat("1. ", MaxNesting+1) + "x", 3},
-		"deep indented": {"x\n" + strings.Repeat(" ", 4*MaxNesting+4) + "- x", 2},
+		"too large":     {strings.Repeat("a", guidemd.MaxBodyBytes+1), 1},
+		"deep quotes":   {"ok\n\n" + strings.Repeat("> ", guidemd.MaxNesting+1) + "x\n", 3},
+		"deep lists":    {strings.Repeat("- ", guidemd.MaxNesting+1) + "x", 1},
+		"deep ordered":  {"a\nb\n" + strings.Repeat("1. ", guidemd.MaxNesting+1) + "x", 3},
+		"deep indented": {"x\n" + strings.Repeat(" ", 4*guidemd.MaxNesting+4) + "- x", 2},
 		// Each small block is some hundreds of bytes of syntax tree.
-		"many items":    {strings.Repeat("- a\n", 250_000), MaxBlocks/2 + 1},
-		"many headings": {strings.Repeat("## h\n", 200_000), MaxBlocks + 1},
+		"many items":    {strings.Repeat("- a\n", 250_000), guidemd.MaxBlocks/2 + 1},
+		"many headings": {strings.Repeat("## h\n", 200_000), guidemd.MaxBlocks + 1},
 		"wide table":    {"|" + strings.Repeat("a|", 100_000) + "\n|" + strings.Repeat("-|", 100_000) + "\n", 1},
-		"quoted cells":  {strings.Repeat("> a | b\n", MaxBlocks), MaxBlocks/3 + 1},
+		"quoted cells":  {strings.Repeat("> a | b\n", guidemd.MaxBlocks), guidemd.MaxBlocks/3 + 1},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			_, err := Parse([]byte(c.body))
-			var tc *TooComplexError
+			_, err := guidemd.Parse([]byte(c.body))
+			var tc *guidemd.TooComplexError
 			if !errors.As(err, &tc) {
 				t.Fatalf("Parse = %v, want a TooComplexError", err)
 			}
@@ -64,17 +66,17 @@ func TestParseBounds(t *testing.T) {
 		})
 	}
 	// At the bound, the body is parsed.
-	at := strings.Repeat("> ", MaxNesting) + "x\n" + strings.Repeat("- ", MaxNesting) + "y\n"
-	if _, err := Parse([]byte(at)); err != nil {
-		t.Errorf("nesting exactly %d must parse: %v", MaxNesting, err)
+	at := strings.Repeat("> ", guidemd.MaxNesting) + "x\n" + strings.Repeat("- ", guidemd.MaxNesting) + "y\n"
+	if _, err := guidemd.Parse([]byte(at)); err != nil {
+		t.Errorf("nesting exactly %d must parse: %v", guidemd.MaxNesting, err)
 	}
 	// MaxBlocks lines, the last one empty, are parsed.
-	if _, err := Parse([]byte(strings.Repeat("## h\n", MaxBlocks-1))); err != nil {
-		t.Errorf("%d blocks must parse: %v", MaxBlocks, err)
+	if _, err := guidemd.Parse([]byte(strings.Repeat("## h\n", guidemd.MaxBlocks-1))); err != nil {
+		t.Errorf("%d blocks must parse: %v", guidemd.MaxBlocks, err)
 	}
 	// Check reads the body in place: refusing costs nothing but time.
 	body := []byte(strings.Repeat("- a\n", 250_000))
-	if n := testing.AllocsPerRun(3, func() { _ = Check(body[:MaxBlocks]) }); n != 0 {
+	if n := testing.AllocsPerRun(3, func() { _ = guidemd.Check(body[:guidemd.MaxBlocks]) }); n != 0 {
 		t.Errorf("Check of a body it takes allocated %v times", n)
 	}
 }
@@ -84,20 +86,20 @@ func TestParseBounds(t *testing.T) {
 // '['s then ']'s before guidemd stopped parsing inline content (and grows
 // with the square of the size). Each must now parse in well under the
 // generous bound, and a table and a heading in it are still read.
-func TestHostileBodiesAreCheap(t *testing.T) {
+func TestGuidemdHostileBodiesAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("parses megabytes of hostile Markdown; run without -short")
 	}
 	// As many units as the bounds take: bytes, and blocks, a unit's
 	// being its lines and table cells.
 	fill := func(unit string) string {
-		n := (MaxBodyBytes - 100) / len(unit)
+		n := (guidemd.MaxBodyBytes - 100) / len(unit)
 		if blocks := strings.Count(unit, "\n") + strings.Count(unit, "|"); blocks > 0 {
-			n = min(n, (MaxBlocks-10)/blocks)
+			n = min(n, (guidemd.MaxBlocks-10)/blocks)
 		}
 		return strings.Repeat(unit, n)
 	}
-	half := (MaxBodyBytes - 100) / 2
+	half := (guidemd.MaxBodyBytes - 100) / 2
 	for name, body := range map[string]string{
 		"unclosed links":   fill("[a]("),
 		"brackets":         strings.Repeat("[", half) + strings.Repeat("]", half),
@@ -111,41 +113,41 @@ func TestHostileBodiesAreCheap(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			src := []byte("# Top\n\n" + body)
 			start := time.Now()
-			doc, err := Parse(src)
+			doc, err := guidemd.Parse(src)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if d := time.Since(start); d > 20*time.Second {
 				t.Errorf("parsing %d bytes took %v", len(src), d)
 			}
-			if got := Topics(doc, src); len(got) == 0 || got[0] != "top" {
+			if got := guidemd.Topics(doc, src); len(got) == 0 || got[0] != "top" {
 				t.Errorf("topics %q, want the heading \"top\" first", got)
 			}
 		})
 	}
 }
 
-// FuzzParse checks that Parse and Topics never panic, that Parse ends
+// FuzzGuidemdParse checks that Parse and Topics never panic, that Parse ends
 // within a bound far above its linear cost, and that every topic is a
 // slug (lower case, no spaces).
-func FuzzParse(f *testing.F) {
+func FuzzGuidemdParse(f *testing.F) {
 	f.Add([]byte("# A\n\n## B c\n\nText.\n"))
 	f.Add([]byte("> - 1. ## x\n"))
-	// The shapes that were quadratic (TestHostileBodiesAreCheap), small,
+	// The shapes that were quadratic (TestGuidemdHostileBodiesAreCheap), small,
 	// for the fuzzer to grow and vary.
 	f.Add([]byte(strings.Repeat("[a](", 64)))
 	f.Add([]byte(strings.Repeat("[a]: b\n", 64)))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		start := time.Now()
-		doc, err := Parse(body)
+		doc, err := guidemd.Parse(body)
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("parsing %d bytes took %v", len(body), d)
 		}
 		if err != nil {
 			return
 		}
-		for _, topic := range Topics(doc, body) {
-			if topic != Slug(topic) {
+		for _, topic := range guidemd.Topics(doc, body) {
+			if topic != guidemd.Slug(topic) {
 				t.Fatalf("topic %q is not a slug", topic)
 			}
 		}

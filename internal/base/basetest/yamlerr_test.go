@@ -1,26 +1,28 @@
-package yamlerr
+package basetest_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/internal/base/yamlerr"
+
 	"go.yaml.in/yaml/v3"
 )
 
-// TestLineEnds: a file whose lines end in CR LF or a lone CR, which YAML
+// TestYamlerrLineEnds: a file whose lines end in CR LF or a lone CR, which YAML
 // reads as line ends too, places its error where the same file with LF
 // places it: before, a lone CR's lines were one line to the placer while
 // go-yaml counted them.
-func TestLineEnds(t *testing.T) {
+func TestYamlerrLineEnds(t *testing.T) {
 	lines := []string{"cases:", "  - name: a", "    program: p.json", "  - name: b", "    expect:", "      valid: true", "     status: success"}
-	var want Error
+	var want yamlerr.Error
 	for _, end := range []string{"\n", "\r\n", "\r"} {
 		src := []byte(strings.Join(lines, end) + end)
 		err := yaml.Unmarshal(src, &yaml.Node{})
 		if err == nil {
 			t.Fatalf("%q: parsed", end)
 		}
-		got := Place(src, err, "docs/test.md")
+		got := yamlerr.Place(src, err, "docs/test.md")
 		if end == "\n" {
 			want = got
 			if got.Line != 7 || got.Column != 6 {

@@ -1,7 +1,9 @@
-package ruleset
+package basetest_test
 
 import (
 	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/base/ruleset"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
 )
@@ -10,13 +12,13 @@ type rule report.RuleInfo
 
 func (r *rule) Info() report.RuleInfo { return report.RuleInfo(*r) }
 
-var layout = Layout{Code: "replay/%s_rule.go", Doc: "docs/replay.md#%s", Fixture: "replay/testdata/rules/%s.txtar"}
+var layout = ruleset.Layout{Code: "replay/%s_rule.go", Doc: "docs/replay.md#%s", Fixture: "replay/testdata/rules/%s.txtar"}
 
 // A registry lists its rules sorted by ID whatever order their files
 // registered them in, finds each by ID, and writes a table row per rule
 // whose summary's | cannot end the cell.
-func TestRegistry(t *testing.T) {
-	g := New[*rule](layout)
+func TestRulesetRegistry(t *testing.T) {
+	g := ruleset.New[*rule](layout)
 	b := g.Register(&rule{ID: "b-rule", Category: "x", Section: "5.8", Severity: report.Warning, Summary: "B | b."})
 	g.Register(&rule{ID: "a-rule", Category: "y", Section: "binding.md", Severity: report.Error, Summary: "A."})
 	if all := g.All(); len(all) != 2 || all[0].ID != "a-rule" || all[1] != b {
@@ -31,7 +33,7 @@ func TestRegistry(t *testing.T) {
 	want := "| rule | category | section | severity | summary |\n|---|---|---|---|---|\n" +
 		"| [a-rule](#a-rule) | y | binding.md | error | A. |\n" +
 		"| [b-rule](#b-rule) | x | §5.8 | warning | B \\| b. |\n"
-	if got := Table(g.Infos(), func(id string) string { return "#" + id }); got != want {
+	if got := ruleset.Table(g.Infos(), func(id string) string { return "#" + id }); got != want {
 		t.Errorf("Table:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -40,7 +42,7 @@ func TestRegistry(t *testing.T) {
 // Go reads a file name's last _word as a build constraint (a file
 // unselected_arm.go builds only for GOARCH=arm), so replay's and conform's
 // rule files, which share a package with other code, end in _rule.go.
-func TestLayout(t *testing.T) {
+func TestRulesetLayout(t *testing.T) {
 	if got := layout.CodeFile("unselected-arm"); got != "replay/unselected_arm_rule.go" {
 		t.Errorf("CodeFile = %s", got)
 	}
@@ -54,7 +56,7 @@ func TestLayout(t *testing.T) {
 
 // A rule registered twice, or without an ID, is a programming error
 // found at start-up.
-func TestRegisterRefuses(t *testing.T) {
+func TestRulesetRegisterRefuses(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		rules []*rule
@@ -68,7 +70,7 @@ func TestRegisterRefuses(t *testing.T) {
 					t.Error("no panic")
 				}
 			}()
-			g := New[*rule](layout)
+			g := ruleset.New[*rule](layout)
 			for _, r := range tt.rules {
 				g.Register(r)
 			}

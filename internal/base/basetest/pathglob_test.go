@@ -1,12 +1,14 @@
-package pathglob
+package basetest_test
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pilotage-dev/pilotage/internal/base/pathglob"
 )
 
-func TestMatch(t *testing.T) {
+func TestPathglobMatch(t *testing.T) {
 	for _, c := range []struct {
 		pat, name string
 		want      bool
@@ -28,7 +30,7 @@ func TestMatch(t *testing.T) {
 		{"fixtures/bad-?.json", "fixtures/bad-1.json", true},
 		{"[", "[", false},
 	} {
-		if got := Match(c.pat, c.name); got != c.want {
+		if got := pathglob.Match(c.pat, c.name); got != c.want {
 			t.Errorf("Match(%q, %q) = %v, want %v", c.pat, c.name, got, c.want)
 		}
 	}
@@ -36,11 +38,11 @@ func TestMatch(t *testing.T) {
 
 // Many "**" against a long path stay quick: a backtracking matcher
 // takes exponential time here.
-func TestMatchManyStars(t *testing.T) {
+func TestPathglobMatchManyStars(t *testing.T) {
 	pat := strings.Repeat("**/a/", 30) + "b"
 	name := strings.Repeat("a/", 200) + "c"
 	start := time.Now()
-	if Match(pat, name) {
+	if pathglob.Match(pat, name) {
 		t.Fatal("matched a name that does not end in b")
 	}
 	if d := time.Since(start); d > time.Second {
@@ -48,20 +50,20 @@ func TestMatchManyStars(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	if err := Validate("a/[b"); err == nil {
+func TestPathglobValidate(t *testing.T) {
+	if err := pathglob.Validate("a/[b"); err == nil {
 		t.Error("an unclosed [ passed")
 	}
-	if err := Validate("a/**/*.json"); err != nil {
+	if err := pathglob.Validate("a/**/*.json"); err != nil {
 		t.Error(err)
 	}
 }
 
-func TestBase(t *testing.T) {
+func TestPathglobBase(t *testing.T) {
 	for pat, want := range map[string]string{
 		"langs/**/*.pdl": "langs", "*.json": ".", "a/b/c.json": "a/b", "/tmp/*/x": "/tmp", "a/b*/c": "a",
 	} {
-		if got := Base(pat); got != want {
+		if got := pathglob.Base(pat); got != want {
 			t.Errorf("Base(%q) = %q, want %q", pat, got, want)
 		}
 	}

@@ -1,9 +1,13 @@
-package lru
+package basetest_test
 
-import "testing"
+import (
+	"testing"
 
-func TestEvictsLeastRecentlyUsedByWeight(t *testing.T) {
-	c := New[int](100, 0)
+	"github.com/pilotage-dev/pilotage/internal/base/lru"
+)
+
+func TestLruEvictsLeastRecentlyUsedByWeight(t *testing.T) {
+	c := lru.New[int](100, 0)
 	c.Put("a", 1, 29) // weight 30 with the key
 	c.Put("b", 2, 29)
 	c.Put("c", 3, 29)
@@ -34,15 +38,15 @@ func TestEvictsLeastRecentlyUsedByWeight(t *testing.T) {
 		t.Errorf("an entry heavier than the budget must not stay (total %d)", c.Weight())
 	}
 	c.Reset()
-	if c.Len() != 0 || c.Weight() != 0 || c.ll.Len() != 0 {
+	if _, ok := c.Get("a"); ok || c.Len() != 0 || c.Weight() != 0 {
 		t.Errorf("after Reset: %d entries, weight %d", c.Len(), c.Weight())
 	}
 }
 
 // With a count bound, the least recently used entry goes when one more
 // would pass it, whatever the weights.
-func TestEvictsByCount(t *testing.T) {
-	c := New[int](1<<20, 2)
+func TestLruEvictsByCount(t *testing.T) {
+	c := lru.New[int](1<<20, 2)
 	c.Put("a", 1, 1)
 	c.Put("b", 2, 1)
 	c.Get("a")

@@ -1,16 +1,18 @@
-package textpos
+package basetest_test
 
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/pilotage-dev/pilotage/internal/base/textpos"
 )
 
 // The PDL lexer and jsonpos count columns in code points; LSP counts
 // UTF-16 units, so an astral character (two units) before a finding
 // moves its LSP character by two, a BMP one (é, °) by one.
-func TestRoundTrip(t *testing.T) {
+func TestTextposRoundTrip(t *testing.T) {
 	src := []byte("ab\n°C 😀x\r\n\xffz\nlast")
-	tx := New(src)
+	tx := textpos.New(src)
 	cases := []struct {
 		line, col  int
 		l, char    uint32
@@ -39,8 +41,8 @@ func TestRoundTrip(t *testing.T) {
 
 // Positions outside the text clamp instead of panicking: an editor may
 // send a position of a version the server has not seen yet.
-func TestClamp(t *testing.T) {
-	tx := New([]byte("😀\nab"))
+func TestTextposClamp(t *testing.T) {
+	tx := textpos.New([]byte("😀\nab"))
 	if l, ch := tx.ToUTF16(9, 9); l != 1 || ch != 2 {
 		t.Errorf("past the end: %d,%d", l, ch)
 	}
@@ -55,10 +57,10 @@ func TestClamp(t *testing.T) {
 	}
 }
 
-func FuzzConvert(f *testing.F) {
+func FuzzTextposConvert(f *testing.F) {
 	f.Add([]byte("a😀\n\xff"), uint16(0), uint16(3))
 	f.Fuzz(func(t *testing.T, src []byte, line, char uint16) {
-		tx := New(src)
+		tx := textpos.New(src)
 		off := tx.Offset(uint32(line), uint32(char))
 		if off < 0 || off > len(src) {
 			t.Fatalf("offset %d outside [0,%d]", off, len(src))
@@ -72,12 +74,12 @@ func FuzzConvert(f *testing.F) {
 	})
 }
 
-// TestLineEnds: LF, CR LF and a lone CR each end a line, as LSP counts
+// TestTextposLineEnds: LF, CR LF and a lone CR each end a line, as LSP counts
 // them, and a line's text stops before its end: a position past it clamps
 // to the line's last character, not into its CR.
-func TestLineEnds(t *testing.T) {
+func TestTextposLineEnds(t *testing.T) {
 	src := []byte("a\rbc\r\nd\ne\r")
-	tx := New(src)
+	tx := textpos.New(src)
 	if n := tx.Lines(); n != 5 {
 		t.Fatalf("%d lines, want 5", n)
 	}
@@ -90,7 +92,7 @@ func TestLineEnds(t *testing.T) {
 		}
 	}
 	for i, want := range []int{0, 1, 0, 0, 2, 1, 0, 1, 0, 1} {
-		if got := LineEnd(src, i); got != want {
+		if got := textpos.LineEnd(src, i); got != want {
 			t.Errorf("LineEnd at %d (%q) = %d, want %d", i, src[i], got, want)
 		}
 	}

@@ -1,12 +1,14 @@
-package suggest
+package basetest_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pilotage-dev/pilotage/internal/base/suggest"
 )
 
-func TestPath(t *testing.T) {
+func TestSuggestPath(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"schemas/room.json", "schemas/context.json", "guides/core.md"} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -28,7 +30,7 @@ func TestPath(t *testing.T) {
 		{"schemas/unrelated.json", ""},
 		{"schemas/room.json", ""},
 	} {
-		if got := Path(dir, tc.name); got != tc.want {
+		if got := suggest.Path(dir, tc.name); got != tc.want {
 			t.Errorf("Path(%q) = %q, want %q", tc.name, got, tc.want)
 		}
 	}

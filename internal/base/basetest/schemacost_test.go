@@ -1,4 +1,4 @@
-package schemacost
+package basetest_test
 
 import (
 	"os"
@@ -6,14 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pilotage-dev/pilotage/internal/base/schemacost"
+
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
 )
 
-// TestLeastBoundsCost: Least, from the tally alone, is never more than
+// TestSchemacostLeastBoundsCost: Least, from the tally alone, is never more than
 // Cost, so a reader that refuses a schema by Least refuses only schemas
 // Cost would refuse; for the schema files of langs/ and for schemas of
 // each shape Cost charges, subschemas, data keywords and arrays in both.
-func TestLeastBoundsCost(t *testing.T) {
+func TestSchemacostLeastBoundsCost(t *testing.T) {
 	schemas := map[string]string{
 		"empty":        `{}`,
 		"true":         `true`,
@@ -44,25 +46,25 @@ func TestLeastBoundsCost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if least, cost := Least(tally), Cost(doc.Root); least > cost || least == 0 {
+		if least, cost := schemacost.Least(tally), schemacost.Cost(doc.Root); least > cost || least == 0 {
 			t.Errorf("%s: Least %d, Cost %d", name, least, cost)
 		}
 	}
 }
 
-// TestTooDeep: MaxDepth levels of nesting pass, one more does not,
+// TestSchemacostTooDeep: MaxDepth levels of nesting pass, one more does not,
 // through objects and arrays alike.
-func TestTooDeep(t *testing.T) {
+func TestSchemacostTooDeep(t *testing.T) {
 	for _, c := range []struct {
 		open, close string
 	}{{`{"items": `, `}`}, {`[`, `]`}} {
-		for depth, want := range map[int]bool{MaxDepth: false, MaxDepth + 1: true} {
+		for depth, want := range map[int]bool{schemacost.MaxDepth: false, schemacost.MaxDepth + 1: true} {
 			src := strings.Repeat(c.open, depth) + "1" + strings.Repeat(c.close, depth)
 			doc, err := jsonpos.Parse([]byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := TooDeep(doc.Root); got != want {
+			if got := schemacost.TooDeep(doc.Root); got != want {
 				t.Errorf("%s nested %d deep: TooDeep = %v, want %v", c.open, depth, got, want)
 			}
 		}

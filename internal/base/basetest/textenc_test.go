@@ -1,8 +1,10 @@
-package textenc
+package basetest_test
 
 import (
 	"testing"
 	"unicode/utf16"
+
+	"github.com/pilotage-dev/pilotage/internal/base/textenc"
 )
 
 // utf16le and friends encode s as the encodings Sniff names, so the cases
@@ -39,7 +41,7 @@ func utf32be(s string) []byte {
 	return b
 }
 
-func TestSniff(t *testing.T) {
+func TestTextencSniff(t *testing.T) {
 	const pdl, json = "language \"a/v1\" {}\n", "{\"a\": 1}"
 	tests := []struct {
 		name  string
@@ -52,11 +54,11 @@ func TestSniff(t *testing.T) {
 		{"utf8 non-ascii first", []byte("é{}"), "", ""},
 		{"empty", nil, "", ""},
 		{"one byte", []byte("{"), "", ""},
-		{"utf8 bom", []byte(UTF8BOM + json), "UTF-8", "starts with a UTF-8 byte order mark (EF BB BF)"},
-		{"utf16le bom", utf16le(UTF8BOM + pdl), "UTF-16", "is UTF-16 (byte order mark FF FE)"},
-		{"utf16be bom", utf16be(UTF8BOM + json), "UTF-16", "is UTF-16 (byte order mark FE FF)"},
-		{"utf32le bom", utf32le(UTF8BOM + json), "UTF-32", "is UTF-32 (byte order mark FF FE 00 00)"},
-		{"utf32be bom", utf32be(UTF8BOM + pdl), "UTF-32", "is UTF-32 (byte order mark 00 00 FE FF)"},
+		{"utf8 bom", []byte(textenc.UTF8BOM + json), "UTF-8", "starts with a UTF-8 byte order mark (EF BB BF)"},
+		{"utf16le bom", utf16le(textenc.UTF8BOM + pdl), "UTF-16", "is UTF-16 (byte order mark FF FE)"},
+		{"utf16be bom", utf16be(textenc.UTF8BOM + json), "UTF-16", "is UTF-16 (byte order mark FE FF)"},
+		{"utf32le bom", utf32le(textenc.UTF8BOM + json), "UTF-32", "is UTF-32 (byte order mark FF FE 00 00)"},
+		{"utf32be bom", utf32be(textenc.UTF8BOM + pdl), "UTF-32", "is UTF-32 (byte order mark 00 00 FE FF)"},
 		{"utf16le", utf16le(json), "UTF-16LE", "looks like UTF-16 without a byte order mark (its second byte is NUL)"},
 		{"utf16be", utf16be(pdl), "UTF-16BE", "looks like UTF-16 without a byte order mark (its first byte is NUL)"},
 		{"utf32le", utf32le(json), "UTF-32LE", "looks like UTF-32 without a byte order mark (its second to fourth bytes are NUL)"},
@@ -66,7 +68,7 @@ func TestSniff(t *testing.T) {
 		{"utf16le one char", utf16le("{"), "UTF-16LE", "looks like UTF-16 without a byte order mark (its second byte is NUL)"},
 	}
 	for _, tt := range tests {
-		got := Sniff(tt.src)
+		got := textenc.Sniff(tt.src)
 		if got.Name != tt.enc || got.Shows != tt.shows {
 			t.Errorf("%s: Sniff(% x) = %+v, want %q %q", tt.name, tt.src[:min(len(tt.src), 6)], got, tt.enc, tt.shows)
 		}
@@ -74,15 +76,15 @@ func TestSniff(t *testing.T) {
 			t.Errorf("%s: Foreign %v, UTF8WithBOM %v for %q", tt.name, got.Foreign(), got.UTF8WithBOM(), tt.enc)
 		}
 	}
-	if got, want := Sniff(utf16le(json)).Convert(), "save it as UTF-8 (your editor's Save As offers the encoding), or convert it: iconv -f UTF-16LE -t UTF-8"; got != want {
+	if got, want := textenc.Sniff(utf16le(json)).Convert(), "save it as UTF-8 (your editor's Save As offers the encoding), or convert it: iconv -f UTF-16LE -t UTF-8"; got != want {
 		t.Errorf("Convert() = %q, want %q", got, want)
 	}
 }
 
-// TestInvalidUTF8: the first byte that does not start a character, after
+// TestTextencInvalidUTF8: the first byte that does not start a character, after
 // characters of one to four bytes, a lone continuation byte, a cut-off
 // sequence and a surrogate (which UTF-8 may not encode) included.
-func TestInvalidUTF8(t *testing.T) {
+func TestTextencInvalidUTF8(t *testing.T) {
 	for src, want := range map[string]int{
 		"":                   -1,
 		"ascii":              -1,
@@ -95,7 +97,7 @@ func TestInvalidUTF8(t *testing.T) {
 		"\xc3(":              0,
 		"ok\n😀 \xf0\x9f\x98": 8,
 	} {
-		if got := InvalidUTF8([]byte(src)); got != want {
+		if got := textenc.InvalidUTF8([]byte(src)); got != want {
 			t.Errorf("InvalidUTF8(%q) = %d, want %d", src, got, want)
 		}
 	}
