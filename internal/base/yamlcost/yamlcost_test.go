@@ -33,7 +33,7 @@ func realYAML(t testing.TB) [][]byte {
 			out = append(out, b)
 		}
 	}
-	for _, pattern := range []string{"cmd/testdata/script/*.txtar", "internal/config/testdata/*.txtar", "internal/model/testcase/testdata/*/*.txtar"} {
+	for _, pattern := range []string{"cmd/testdata/script/*.txtar", "cmd/testdata/config/*.txtar", "internal/model/testcase/testdata/*/*.txtar"} {
 		out = append(out, golden.Sections(t, filepath.Join(root, pattern), isYAML)...)
 	}
 	return out
