@@ -200,6 +200,10 @@ func (r *runFacts) level() string {
 	return t.Level
 }
 
+// pointerEscaper escapes a member name as a JSON Pointer token (RFC 6901);
+// built once, as a Replacer builds its tables on first use.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // firstDifference compares two decoded JSON values and returns the JSON
 // Pointer of the first place they differ (members in sorted order), with
 // false; "" and true when they are equal.
@@ -223,7 +227,7 @@ func firstDifference(a, b any, at string) (string, bool) {
 		for _, k := range keys {
 			xv, inX := x[k]
 			yv, inY := y[k]
-			p := at + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+			p := at + "/" + pointerEscaper.Replace(k)
 			if inX != inY {
 				return p, false
 			}

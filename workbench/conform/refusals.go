@@ -151,7 +151,7 @@ func withUnknownName(l pilotage.LanguageEntry, src []byte, ids []string) (unknow
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				x[k] = walk(x[k], at+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k))
+				x[k] = walk(x[k], at+"/"+pointerEscaper.Replace(k))
 			}
 		}
 		return x
