@@ -111,6 +111,7 @@ func TestFetchDoorViolations(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := homeflow(t)
 			if tc.summary {
+				res = compileFresh(t, homeflowDir+"homeflow.pdl")
 				res.Server.Languages[0].TraceLevel = "summary"
 			}
 			s := reference(t, res, "owner").MCP()
@@ -364,9 +365,9 @@ func TestInitializeTimeout(t *testing.T) {
 	}()
 	t.Cleanup(func() { conn.Close() })
 	start := time.Now()
-	_, err = Check(context.Background(), ct, Options{Dir: t.TempDir(), Timeout: 100 * time.Millisecond})
+	_, err = Check(context.Background(), ct, Options{Dir: t.TempDir(), Timeout: 20 * time.Millisecond})
 	var ce *ConnectError
-	if !errors.As(err, &ce) || err.Error() != "connecting: the server did not answer initialize within 100ms (--timeout); a server slow to start needs a longer --timeout" {
+	if !errors.As(err, &ce) || err.Error() != "connecting: the server did not answer initialize within 20ms (--timeout); a server slow to start needs a longer --timeout" {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > 40*time.Second {
@@ -385,7 +386,7 @@ func TestInitializeTimeoutLeaksNothing(t *testing.T) {
 	fromServer, _ := io.Pipe()
 	_, toServer := io.Pipe()
 	_, err := Check(context.Background(), &mcp.IOTransport{Reader: fromServer, Writer: toServer},
-		Options{Dir: t.TempDir(), Timeout: 100 * time.Millisecond})
+		Options{Dir: t.TempDir(), Timeout: 20 * time.Millisecond})
 	var ce *ConnectError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want a connection failure", err)

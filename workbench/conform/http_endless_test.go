@@ -60,7 +60,7 @@ func endlessSSE(t *testing.T, data, hang bool) string {
 // server answers the DELETE, so the test does not wait out DeleteGrace.
 func TestEndlessStreamTimeout(t *testing.T) {
 	t.Parallel()
-	const timeout = 300 * time.Millisecond
+	const timeout = 100 * time.Millisecond
 	url := endlessSSE(t, false, !testing.Short())
 	start := time.Now()
 	_, err := Check(context.Background(), HTTP(url, ""), Options{Dir: t.TempDir(), Timeout: timeout})

@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,8 +12,29 @@ import (
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
-// compiled compiles the Language of a PDL file for the reference server.
+// compiled is the Language of a PDL file for the reference server,
+// compiled once per test binary: engines and servers only read it. A
+// test that changes the Language compiles its own (compileFresh).
 func compiled(t testing.TB, pdl string) *compile.Result {
+	t.Helper()
+	once, _ := compiledPDL.LoadOrStore(pdl, sync.OnceValue(func() *compile.Result {
+		res, _, err := compile.Load(pdl, report.DefaultMaxPerRule)
+		if err != nil || !res.OK() {
+			return nil
+		}
+		return res
+	}))
+	if res := once.(func() *compile.Result)(); res != nil {
+		return res
+	}
+	return compileFresh(t, pdl)
+}
+
+var compiledPDL sync.Map // PDL file name → func() *compile.Result
+
+// compileFresh compiles the Language of a PDL file anew, for a test that
+// changes it.
+func compileFresh(t testing.TB, pdl string) *compile.Result {
 	t.Helper()
 	res, _, err := compile.Load(pdl, report.DefaultMaxPerRule)
 	if err != nil || !res.OK() {
@@ -47,36 +69,51 @@ func notes(t testing.TB) (*compile.Result, *Program) {
 // The refusal probes that homeflow does not reach pass on the reference
 // server: store: true under retention none (testdata/keepnothing, §6.5),
 // and the text-range unknown_name probe and changed_since undeclared
-// (notes, §5.5, §6.3). Each counts its probe's requests, so a probe that
-// stops being sent fails here rather than passing silently.
+// (notes, §5.5, §6.3; one check of notes sends both). Each counts its
+// probe's requests, so a probe that stops being sent fails here rather
+// than passing silently.
 func TestRefusalProbesOnOtherLanguagesAreClean(t *testing.T) {
+	type probe struct {
+		name, tool string
+		// is tells the probe's request among the tool's calls.
+		is func(args map[string]any) bool
+	}
 	for _, tc := range []struct {
-		name string
-		lang func(testing.TB) (*compile.Result, *Program)
-		tool string
-		// probe tells the probe's request among the tool's calls.
-		probe func(args map[string]any) bool
+		name   string
+		lang   func(testing.TB) (*compile.Result, *Program)
+		probes []probe
 	}{
-		{"store under retention none", keepNothing, "keepnothing_v1_execute", func(args map[string]any) bool { return args["store"] == true }},
-		{"notes unknown name as text", notes, "notes_v1_validate", func(args map[string]any) bool {
-			p, _ := args["program"].(string)
-			return strings.Contains(p, absentSuffix)
+		{"keepnothing", keepNothing, []probe{
+			{"store under retention none", "keepnothing_v1_execute", func(args map[string]any) bool { return args["store"] == true }},
 		}},
-		{"notes changed_since undeclared", notes, "notes_v1_lookup", func(args map[string]any) bool { return args["verb"] == "changed_since" }},
+		{"notes", notes, []probe{
+			{"unknown name as text", "notes_v1_validate", func(args map[string]any) bool {
+				p, _ := args["program"].(string)
+				return strings.Contains(p, absentSuffix)
+			}},
+			{"changed_since undeclared", "notes_v1_lookup", func(args map[string]any) bool { return args["verb"] == "changed_since" }},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, prog := tc.lang(t)
 			s := reference(t, res, "owner").MCP()
-			probes := 0
-			s.AddReceivingMiddleware(onCall(t, tc.tool, func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
-				if tc.probe(args) {
-					probes++
-				}
-				return next(args)
-			}))
+			sent := make([]int, len(tc.probes))
+			for i, p := range tc.probes {
+				s.AddReceivingMiddleware(onCall(t, p.tool, func(args map[string]any, next func(map[string]any) *mcp.CallToolResult) *mcp.CallToolResult {
+					if p.is(args) {
+						sent[i]++
+					}
+					return next(args)
+				}))
+			}
 			rep := check(t, inMemory(t, s), Options{Execute: true, Program: prog})
-			if len(rep.Findings) != 0 || probes != 1 {
-				t.Fatalf("%d probe requests (want 1), findings:\n%s", probes, findings(rep))
+			if len(rep.Findings) != 0 {
+				t.Errorf("findings:\n%s", findings(rep))
+			}
+			for i, p := range tc.probes {
+				if sent[i] != 1 {
+					t.Errorf("%s: %d probe requests, want 1", p.name, sent[i])
+				}
 			}
 		})
 	}
