@@ -70,7 +70,7 @@ func TestRefreshOverHTTPLogsNoUndeliverable(t *testing.T) {
 	select {
 	case w := <-warnings:
 		t.Errorf("Refresh logged %s", w)
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(50 * time.Millisecond):
 	}
 }
 
@@ -106,11 +106,12 @@ func TestRefreshUnchangedIsQuiet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// go-sdk sends list_changed 10 ms after the last change.
+	// go-sdk sends list_changed 10 ms after the last change; wait five
+	// times that.
 	select {
 	case kind := <-changed:
 		t.Fatalf("a Refresh that changed nothing sent %s/list_changed", kind)
-	case <-time.After(100 * time.Millisecond):
+	case <-time.After(50 * time.Millisecond):
 	}
 	if names := toolNames(t, cs); len(names) != 6 {
 		t.Fatalf("after the quiet refreshes: tools %v", names)
