@@ -464,14 +464,18 @@ func TestMemoryLimit(t *testing.T) {
 }
 
 // TestConcurrentUse runs, validates, fetches and edits the catalog from
-// many goroutines at once (run with -race).
+// many goroutines at once (run with -race); -short does half the rounds.
 func TestConcurrentUse(t *testing.T) {
 	e := newEngine(t, homeServer(), t.TempDir())
+	rounds := 20
+	if testing.Short() {
+		rounds = 10
+	}
 	done := make(chan error)
 	for g := 0; g < 8; g++ {
 		go func(g int) {
 			var err error
-			for i := 0; i < 20 && err == nil; i++ {
+			for i := 0; i < rounds && err == nil; i++ {
 				c := callerOf("alice", fmt.Sprint("s", g))
 				var r *pilotage.ExecuteResponse
 				r, err = e.Execute(bg, c, "home/v1", pilotage.ExecuteRequest{Program: raw(fanProgram), Input: raw(`{"on": true}`), IdempotencyKey: new(fmt.Sprint(g, "-", i))})
@@ -494,7 +498,7 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 	l := lookup(t, e, "alice", "home/v1", pilotage.LookupRequest{Verb: pilotage.VerbList, Kind: new("sensor"), Limit: new(100)}).(*pilotage.ListResponse)
-	if len(l.Items) != 3+8*4 {
+	if len(l.Items) != 3+8*rounds/5 {
 		t.Errorf("concurrent catalog edits lost some: %d sensors", len(l.Items))
 	}
 }

@@ -1,14 +1,17 @@
 package engine
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
@@ -27,7 +30,33 @@ func TestMain(m *testing.M) {
 			os.Setenv("TMPDIR", "/dev/shm")
 		}
 	}
+	loadReplayLanguage = memoReplayLanguage(loadReplayLanguage)
 	os.Exit(m.Run())
+}
+
+// memoReplayLanguage keeps load's answer for each snapshot and Language:
+// the package's tests start about a hundred engines of a few Servers,
+// and each engine read its snapshot again, a fifth of the package's time
+// in -short. The Languages are read-only to replay, so engines may share
+// them.
+func memoReplayLanguage(load func([]byte, string) (*replay.Language, error)) func([]byte, string) (*replay.Language, error) {
+	type answer struct {
+		l   *replay.Language
+		err error
+	}
+	var mu sync.Mutex
+	memo := map[[sha256.Size]byte]answer{}
+	return func(snap []byte, id string) (*replay.Language, error) {
+		key := sha256.Sum256(append(append([]byte(id), 0), snap...))
+		mu.Lock()
+		defer mu.Unlock()
+		a, ok := memo[key]
+		if !ok {
+			a.l, a.err = load(snap, id)
+			memo[key] = a
+		}
+		return a.l, a.err
+	}
 }
 
 // Risk levels of the test Languages: every aggregate of them is covered.

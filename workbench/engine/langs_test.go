@@ -102,7 +102,7 @@ func runData(t *testing.T) map[string]langRun {
 
 func checkLanguagePrograms(t *testing.T, e *Engine, snap []byte, l *language.Language, c service.Caller, data langRun) {
 	_, lg, _ := e.language(l.ID)
-	rl, err := replay.LoadSnapshot("snapshot.json", snap, l.ID)
+	rl, err := loadReplayLanguage(snap, l.ID)
 	if err != nil {
 		t.Fatalf("%s: %v", l.ID, err)
 	}

@@ -19,10 +19,13 @@ import (
 var checkAlways = false
 
 // replayLanguages is what replay knows of each Language of one state,
-// read once from the state's snapshot (the artifact a replay --snapshot
+// read from the state's snapshot (the artifact a replay --snapshot
 // reads), so the engine's traces meet the checks a user's replay runs.
+// A Language is read when a trace of it is first checked: reading one
+// parses the whole snapshot, and most states run few of their Languages.
 type replayLanguages struct {
-	once  sync.Once
+	mu    sync.Mutex
+	snap  []byte // the snapshot, marshalled once; nil before the first read
 	langs map[string]*replay.Language
 }
 
@@ -31,19 +34,32 @@ type replayLanguages struct {
 // (the closed-set checks are then left out; the plan correspondence is
 // still checked).
 func (st *state) replayLanguage(id string) *replay.Language {
-	st.replay.once.Do(func() {
-		st.replay.langs = map[string]*replay.Language{}
+	rl := st.replay
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if l, ok := rl.langs[id]; ok {
+		return l
+	}
+	if rl.snap == nil {
 		snap, err := json.Marshal(emit.Snapshot(st.srv))
 		if err != nil {
-			return
+			return nil
 		}
-		for _, l := range st.srv.Languages {
-			if rl, err := replay.LoadSnapshot("snapshot.json", snap, l.ID); err == nil {
-				st.replay.langs[l.ID] = rl
-			}
-		}
-	})
-	return st.replay.langs[id]
+		rl.snap, rl.langs = snap, map[string]*replay.Language{}
+	}
+	l, err := loadReplayLanguage(rl.snap, id)
+	if err != nil {
+		l = nil
+	}
+	rl.langs[id] = l
+	return l
+}
+
+// loadReplayLanguage reads the Language id from a snapshot as replay
+// does. The tests, which start a hundred engines of a few Servers, keep
+// its answers (helpers_test.go).
+var loadReplayLanguage = func(snap []byte, id string) (*replay.Language, error) {
+	return replay.LoadSnapshot("snapshot.json", snap, id)
 }
 
 // checksTraces reports whether the engine checks its traces

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	pilotage "github.com/pilotage-dev/pilotage"
-	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
 )
 
@@ -31,7 +30,7 @@ func assertTrace(t *testing.T, e *Engine, lang, principal string, req pilotage.E
 	if err != nil {
 		t.Fatal(err)
 	}
-	rl, err := replay.LoadSnapshot("snapshot.json", snap, lang)
+	rl, err := loadReplayLanguage(snap, lang)
 	if err != nil {
 		t.Fatal(err)
 	}
