@@ -145,13 +145,15 @@ func benchDeepVsPlain(b *testing.B, plan *Plan, deep *Deep, prefix string) {
 
 // TestDeepReplayClean: the benchmark's trace is what its program decides,
 // and a trace a hundred times longer holds deep replay's live heap where it was:
-// it keeps the program's live values, not the entries.
+// it keeps the program's live values, not the entries. -short replays
+// the small trace once, for its findings; the heaps are the full suite's.
 func TestDeepReplayClean(t *testing.T) {
-	peakFor := func(rooms int) uint64 { return leastLiveHeap(t, rooms, Options{Deep: deepBench(t, rooms, 50)}) }
-	small := peakFor(10)
 	if testing.Short() {
+		liveHeap(t, 10, Options{Deep: deepBench(t, 10, 50)})
 		return
 	}
+	peakFor := func(rooms int) uint64 { return leastLiveHeap(t, rooms, Options{Deep: deepBench(t, rooms, 50)}) }
+	small := peakFor(10)
 	large := peakFor(1000)
 	t.Logf("deep replay's peak live heap: %.2f MiB for ~1k entries, %.2f MiB for ~100k", float64(small)/(1<<20), float64(large)/(1<<20))
 	// The input (1000 rooms) and the outer loop's entry grow; the 100k

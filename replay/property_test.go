@@ -244,6 +244,12 @@ func (rec recorded) traceJSON(steps []pilotage.TraceStep) []byte {
 
 func replayBytes(t *testing.T, planSrc, trace []byte) []report.Finding {
 	t.Helper()
+	return replayPlan(loadDerived(t, planSrc), trace)
+}
+
+// loadDerived loads a plan the generator derived, which has no findings.
+func loadDerived(t *testing.T, planSrc []byte) *Plan {
+	t.Helper()
 	plan, err := LoadPlan("plan.json", planSrc, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -251,12 +257,20 @@ func replayBytes(t *testing.T, planSrc, trace []byte) []report.Finding {
 	if len(plan.Findings) > 0 {
 		t.Fatalf("derived plan has findings: %v\n%s", plan.Findings, planSrc)
 	}
+	return plan
+}
+
+func replayPlan(plan *Plan, trace []byte) []report.Finding {
 	return Replay(plan, "trace.json", bytes.NewReader(trace), Options{}).Findings
 }
 
 func TestRecordedTracesReplayClean(t *testing.T) {
+	seeds := uint64(600)
+	if testing.Short() {
+		seeds = 200 // the edit loop; each shape still reached often
+	}
 	seen := map[string]int{}
-	for seed := range uint64(600) {
+	for seed := range seeds {
 		rec := record(seed)
 		if fs := replayBytes(t, rec.plan, rec.traceJSON(rec.steps)); len(fs) > 0 {
 			t.Fatalf("seed %d: a recorded trace has findings:\n%s\nplan:\n%s\ntrace:\n%s", seed, findingLines(fs), rec.plan, rec.traceJSON(rec.steps))
@@ -283,9 +297,10 @@ func TestRecordedTracesReplayClean(t *testing.T) {
 	}
 	// The generator must keep producing every shape the checker handles,
 	// or this test would pass without testing them.
+	t.Logf("shapes reached: %v", seen)
 	for _, k := range []string{"stopped early", "full", "steps before outcome", "execute response", "expanded entry",
 		"nested loop entry", "zero-iteration loop", "branch"} {
-		if seen[k] < 50 {
+		if seen[k] < int(seeds/12) {
 			t.Errorf("only %d recorded traces or entries have %s", seen[k], k)
 		}
 	}
@@ -437,17 +452,24 @@ func TestMutationsAreCaught(t *testing.T) {
 	if testing.Short() {
 		seeds = 60 // the edit loop; the full suite tries every seed
 	}
+	// Each mutation starts from the same recorded Runs and plans: made
+	// once, not once a mutation.
+	recs, plans := make([]recorded, seeds), make([]*Plan, seeds)
+	for seed := range seeds {
+		recs[seed] = record(seed)
+		plans[seed] = loadDerived(t, recs[seed].plan)
+	}
 	for name, m := range mutations {
 		t.Run(name, func(t *testing.T) {
 			applied := 0
 			for seed := range seeds {
-				rec := record(seed)
+				rec := recs[seed]
 				steps, ok := m(rand.New(rand.NewPCG(seed, 99)), rec)
 				if !ok {
 					continue
 				}
 				applied++
-				fs := replayBytes(t, rec.plan, rec.traceJSON(steps))
+				fs := replayPlan(plans[seed], rec.traceJSON(steps))
 				rep := report.Report{}
 				rep.Add(fs...)
 				if !rep.Failed(true) {

@@ -192,8 +192,8 @@ func skipCases() [][]byte {
 // cut of the short ones (input ending early) and readers that give a
 // byte or half a read at a time; with the cap at 2 findings a rule, so
 // that entries that are not steps are counted in a row. -short takes a
-// sample: one cut in ten, a sixth of the cases of one chunk, an
-// eighteenth of the larger ones.
+// sample: one cut in twenty, a sixth of the cases of one chunk, a
+// thirty-sixth of the larger ones.
 func TestByteLevelLikeTokens(t *testing.T) {
 	plan := basePlan(t)
 	cases := skipCases()
@@ -210,8 +210,9 @@ func TestByteLevelLikeTokens(t *testing.T) {
 	for i, src := range cases {
 		if len(src) > 1<<16 && testing.Short() {
 			// The cases of several 64 KiB chunks take the token walk
-			// 40 – 110 ms each: -short runs one in eighteen, read whole.
-			if big++; big%18 == 1 {
+			// 40 – 110 ms each: -short runs one in thirty-six, read
+			// whole.
+			if big++; big%36 == 1 {
 				runs = append(runs, run{src, "whole", 2})
 			}
 			continue
@@ -233,10 +234,10 @@ func TestByteLevelLikeTokens(t *testing.T) {
 		}
 		if len(src) < 200 {
 			for cut := range len(src) {
-				// -short: one cut in ten, a different one of each
+				// -short: one cut in twenty, a different one of each
 				// case, so that the cases' cuts still meet every
 				// residue; the full suite takes every cut.
-				if !testing.Short() || (cut+i)%10 == 0 {
+				if !testing.Short() || (cut+i)%20 == 0 {
 					runs = append(runs, run{src[:cut], "whole", 2})
 				}
 			}
@@ -293,10 +294,12 @@ func asSyntax(err error, se **jsonpos.SyntaxError) bool {
 
 // FuzzByteLevelLikeTokens holds the byte-level walk to the token-by-token
 // one on any bytes, as TestByteLevelLikeTokens does on its cases.
+// -short adds no seeds: TestByteLevelLikeTokens replays each case of
+// skipCases up to 4 KiB whole, at 2 findings a rule, as this does.
 func FuzzByteLevelLikeTokens(f *testing.F) {
 	plan := basePlan(f)
 	for _, src := range skipCases() {
-		if len(src) <= 4096 {
+		if len(src) <= 4096 && !testing.Short() {
 			f.Add(src)
 		}
 	}
