@@ -11,25 +11,20 @@ import (
 	pilotage "github.com/pilotage-dev/pilotage"
 	"github.com/pilotage-dev/pilotage/internal/base/closedsets"
 	"github.com/pilotage-dev/pilotage/internal/model/language"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/tmpdir"
 	"github.com/pilotage-dev/pilotage/replay"
 	"github.com/pilotage-dev/pilotage/workbench/service"
 )
 
-// TestMain keeps the tests' temporary directories in memory where the
-// system has a tmpfs for them (/dev/shm) and TMPDIR does not say
-// otherwise. The engines under test keep their Runs in bbolt stores in
-// those directories, about 2,100 commits in a -short run, and each
-// commit's fdatasync waits on the disk: 4 to 6 s of the package's wall
-// time on a loaded machine. No test here is about what reaches the
+// TestMain keeps the tests' temporary directories in memory
+// (tmpdir.InMemory). The engines under test keep their Runs in bbolt
+// stores in those directories, about 2,100 commits in a -short run, and
+// each commit's fdatasync waits on the disk: 4 to 6 s of the package's
+// wall time on a loaded machine. No test here is about what reaches the
 // disk; runstore's own tests and cmd's serve tests keep their stores
 // on it.
 func TestMain(m *testing.M) {
-	if os.Getenv("TMPDIR") == "" {
-		if dir, err := os.MkdirTemp("/dev/shm", "engine-test"); err == nil {
-			os.Remove(dir)
-			os.Setenv("TMPDIR", "/dev/shm")
-		}
-	}
+	tmpdir.InMemory()
 	loadReplayLanguage = memoReplayLanguage(loadReplayLanguage)
 	os.Exit(m.Run())
 }

@@ -12,7 +12,16 @@ import (
 
 	"github.com/pilotage-dev/pilotage/internal/testsupport/golden"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
+	"github.com/pilotage-dev/pilotage/internal/testsupport/tmpdir"
 )
+
+// TestMain keeps the fixtures extract writes in memory (tmpdir.InMemory):
+// on the disk, making and removing the 1,400 files of a -short run was
+// 0.2 – 0.3 s of system CPU, a third of the package's.
+func TestMain(m *testing.M) {
+	tmpdir.InMemory()
+	os.Exit(m.Run())
+}
 
 // extract writes an archive's sections into a directory, so the files a
 // case names exist.
