@@ -58,14 +58,21 @@ func FuzzFileArguments(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	homeflowDir += string(filepath.Separator)
+	// One directory serves every input (they run one after another in a
+	// process), what the last one wrote removed first, so no input sees
+	// another's files: a directory and two links per input cost more than
+	// most commands do. A PDL file names its schemas and guides relative to
+	// its directory: homeflow's are linked in, so the homeflow seed
+	// compiles and mutations of it reach past the file references.
+	dir := f.TempDir()
+	for _, sub := range []string{"schemas", "guides"} {
+		if err := os.Symlink(filepath.Join(homeflowDir, sub), filepath.Join(dir, sub)); err != nil {
+			f.Fatal(err)
+		}
+	}
 	f.Fuzz(func(t *testing.T, verb uint8, content []byte, asJSON bool) {
-		dir := t.TempDir()
-		// A PDL file names its schemas and guides relative to its
-		// directory: homeflow's are linked in, so the homeflow seed
-		// compiles and mutations of it reach past the file references.
-		for _, sub := range []string{"schemas", "guides"} {
-			if err := os.Symlink(homeflowDir+sub, filepath.Join(dir, sub)); err != nil {
+		for _, name := range []string{"FUZZ.json", "FUZZ.pdl", "out"} {
+			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 				t.Fatal(err)
 			}
 		}
