@@ -1,13 +1,12 @@
-package cmd_test
+package cmd
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestPDLFirstFile runs the minimal file and program docs/pdl.md opens
@@ -31,36 +30,51 @@ func TestPDLFirstFile(t *testing.T) {
 	if !strings.Contains(prog, "steps.a.output") || !strings.Contains(prog, `"'milk'"`) {
 		t.Fatalf("the first program of docs/pdl.md no longer shows steps.<id>.output and a quoted string:\n%s", prog)
 	}
-	script := `exec pilotage lint todo.pdl
-stdout '^0 errors, 0 warnings'
-exec pilotage run --lang todo.pdl add.json
-stdout '^output: "milk"$'
-! exec pilotage validate --lang todo.pdl bare.json
-stdout 'hint: did you mean steps.a.output\?'
-stdout 'hint: expressions are CEL: the text milk is written ''milk'''
-! exec pilotage validate --lang todo.pdl near.json
-stdout 'hint: did you mean steps.add.output.added\?'
-! exec pilotage validate --lang todo.pdl unclosed.json
-stdout 'error: CEL: Syntax error: a string is never closed: ''milk'
-stdout 'hint: end it with the quote it starts with'
-stdout '^1 error'
-! exec pilotage validate --lang todo.pdl mixed.json
-stdout 'CEL: ''\+'' does not apply to \(string, int\)'
-stdout 'hint: CEL converts no type implicitly'
--- todo.pdl --
-` + pdl + `-- add.json --
-` + prog + `-- bare.json --
-{"steps": [{"id": "a", "call": "todo.add", "with": {"item": "milk"}}], "output": "a"}
--- near.json --
-{"steps": [{"id": "add", "call": "todo.add", "with": {"item": "'milk'"}}], "output": "ad.output.added"}
--- unclosed.json --
-{"steps": [{"id": "a", "call": "todo.add", "with": {"item": "'milk"}}], "output": "steps.a.output.added"}
--- mixed.json --
-{"steps": [{"id": "a", "call": "todo.add", "with": {"item": "'milk'"}}], "output": "'milk' + 1"}
-`
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "first.txtar"), []byte(script), 0o644); err != nil {
-		t.Fatal(err)
+	for name, src := range map[string]string{
+		"todo.pdl":      pdl,
+		"add.json":      prog,
+		"bare.json":     `{"steps": [{"id": "a", "call": "todo.add", "with": {"item": "milk"}}], "output": "a"}`,
+		"near.json":     `{"steps": [{"id": "add", "call": "todo.add", "with": {"item": "'milk'"}}], "output": "ad.output.added"}`,
+		"unclosed.json": `{"steps": [{"id": "a", "call": "todo.add", "with": {"item": "'milk"}}], "output": "steps.a.output.added"}`,
+		"mixed.json":    `{"steps": [{"id": "a", "call": "todo.add", "with": {"item": "'milk'"}}], "output": "'milk' + 1"}`,
+	} {
+		if !strings.HasSuffix(src, "\n") {
+			src += "\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	testscript.Run(t, testscript.Params{Dir: dir, Setup: shareGraphvizCache})
+	const lang = "todo.pdl"
+	// In-process, as FuzzFileArguments runs the command line: the same
+	// commands a process would run, without paying for seven of them.
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string // regular expressions standard output matches
+	}{
+		{[]string{"lint", lang}, ExitOK, []string{`^0 errors, 0 warnings`}},
+		{[]string{"run", "--lang", lang, "add.json"}, ExitOK, []string{`^output: "milk"$`}},
+		{[]string{"validate", "--lang", lang, "bare.json"}, ExitFindings, []string{`hint: did you mean steps.a.output\?`, `hint: expressions are CEL: the text milk is written 'milk'`}},
+		{[]string{"validate", "--lang", lang, "near.json"}, ExitFindings, []string{`hint: did you mean steps.add.output.added\?`}},
+		{[]string{"validate", "--lang", lang, "unclosed.json"}, ExitFindings, []string{`error: CEL: Syntax error: a string is never closed: 'milk`, `hint: end it with the quote it starts with`, `^1 error`}},
+		{[]string{"validate", "--lang", lang, "mixed.json"}, ExitFindings, []string{`CEL: '\+' does not apply to \(string, int\)`, `hint: CEL converts no type implicitly`}},
+	} {
+		for i, a := range c.args {
+			if strings.HasSuffix(a, ".pdl") || strings.HasSuffix(a, ".json") {
+				c.args[i] = filepath.Join(dir, a)
+			}
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run(c.args, strings.NewReader(""), &stdout, &stderr); code != c.code {
+			t.Errorf("pilotage %s: exit %d, want %d\n%s%s", strings.Join(c.args, " "), code, c.code, stdout.String(), stderr.String())
+			continue
+		}
+		for _, want := range c.want {
+			if !regexp.MustCompile("(?m)" + want).Match(stdout.Bytes()) {
+				t.Errorf("pilotage %s: no line matches %s in:\n%s", strings.Join(c.args, " "), want, stdout.String())
+			}
+		}
+	}
 }
