@@ -2,6 +2,7 @@ package compile
 
 import (
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -18,11 +19,7 @@ var render = pdltest.Render
 // with its position and hint, with the archive's want section.
 func TestErrors(t *testing.T) {
 	golden.Archives(t, "testdata/errors/*.txtar", func(t *testing.T, ar *golden.Archive) {
-		src, err := ar.ReadFile("lang.pdl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := Source("lang.pdl", src, Options{ReadFile: ar.ReadFile})
+		res := errorsSource(t, ar)
 		got := render(sortedFindings(res.Findings))
 		if len(got) == 0 {
 			t.Fatal("no findings for a broken file")
@@ -30,6 +27,32 @@ func TestErrors(t *testing.T) {
 		ar.Check(t, "want", got)
 	})
 }
+
+// errorsSource is Source of lang.pdl of a testdata/errors archive, the
+// files it names read from the archive. TestErrors, TestRuleSectionsAgree
+// and TestStreamedCompilesAlike each read every archive's findings:
+// compiled once, not three times. The Result is shared; a test reads it.
+func errorsSource(t *testing.T, ar *golden.Archive) *Result {
+	t.Helper()
+	src, err := ar.ReadFile("lang.pdl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errorsMemo.Lock()
+	defer errorsMemo.Unlock()
+	key := ar.Path + "\x00" + string(src)
+	res, ok := errorsMemo.m[key]
+	if !ok {
+		res = Source("lang.pdl", src, Options{ReadFile: ar.ReadFile})
+		errorsMemo.m[key] = res
+	}
+	return res
+}
+
+var errorsMemo = struct {
+	sync.Mutex
+	m map[string]*Result
+}{m: map[string]*Result{}}
 
 func sortedFindings(fs []report.Finding) []report.Finding {
 	r := &report.Report{}
@@ -52,11 +75,7 @@ func TestRuleSectionsAgree(t *testing.T) {
 	}
 	cited := map[string]bool{}
 	golden.Archives(t, "testdata/errors/*.txtar", func(t *testing.T, ar *golden.Archive) {
-		src, err := ar.ReadFile("lang.pdl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range Source("lang.pdl", src, Options{ReadFile: ar.ReadFile}).Findings {
+		for _, f := range errorsSource(t, ar).Findings {
 			ri, ok := infos[f.Rule]
 			if !ok {
 				continue

@@ -21,9 +21,9 @@ import (
 // entry once it is compiled, must change nothing a build or lint shows.
 func TestStreamedCompilesAlike(t *testing.T) {
 	whole := func(name string, src []byte) (*pdl.File, []report.Finding) { return pdl.Parse(name, src) }
-	alike := func(t *testing.T, name string, src []byte, opts Options) {
+	alikeTo := func(t *testing.T, a *Result, name string, src []byte, opts Options) {
 		t.Helper()
-		a, b := Source(name, src, opts), source(name, src, opts, whole)
+		b := source(name, src, opts, whole)
 		if !bytes.Equal(render(a.Findings), render(b.Findings)) {
 			t.Errorf("%s: findings differ:\n%s\nfrom the whole tree:\n%s", name, render(a.Findings), render(b.Findings))
 		}
@@ -31,12 +31,16 @@ func TestStreamedCompilesAlike(t *testing.T) {
 			t.Errorf("%s: the compiled model differs", name)
 		}
 	}
+	alike := func(t *testing.T, name string, src []byte, opts Options) {
+		t.Helper()
+		alikeTo(t, Source(name, src, opts), name, src, opts)
+	}
 	golden.Archives(t, "testdata/errors/*.txtar", func(t *testing.T, ar *golden.Archive) {
 		src, err := ar.ReadFile("lang.pdl")
 		if err != nil {
 			t.Fatal(err)
 		}
-		alike(t, "lang.pdl", src, Options{ReadFile: ar.ReadFile})
+		alikeTo(t, errorsSource(t, ar), "lang.pdl", src, Options{ReadFile: ar.ReadFile})
 	})
 	langs, _ := filepath.Glob("../../langs/*/*.pdl")
 	for _, name := range langs {
