@@ -150,15 +150,25 @@ func TestStreamBudgetCatalogs(t *testing.T) {
 			t.Errorf("%d entries (%d bytes) read whole: want the budget's finding, got %s", c.n, len(src), render(fs))
 		}
 	}
-	src := pdltest.GeneratedCatalog(head, 40000, false)
-	if f, fs := Stream("cat.pdl", src, true); f != nil || len(fs) != 1 || !strings.Contains(fs[0].Message, "too many entries and statements") {
-		t.Errorf("40,000 entries of schemas alone streamed: want the budget's finding, got %s", render(fs))
+	var src []byte
+	if !testing.Short() {
+		// 4 MB; -short's refusals are the stubs' below and
+		// TestTreeBudgetFinding's.
+		src = pdltest.GeneratedCatalog(head, 40000, false)
+		if f, fs := Stream("cat.pdl", src, true); f != nil || len(fs) != 1 || !strings.Contains(fs[0].Message, "too many entries and statements") {
+			t.Errorf("40,000 entries of schemas alone streamed: want the budget's finding, got %s", render(fs))
+		}
 	}
 	// Entries of nothing but their kind and risk are what the budget
-	// stops sooner: it counts 1152 bytes for each 40.
-	src = bytes.Repeat([]byte("entry \"e.n\" kind=action risk=safe {}\n"), 300_000)
+	// stops sooner: it counts 1152 bytes for each 40. -short streams
+	// 30,000 of them (1.1 MB), over the budget too.
+	stubs := 300_000
+	if testing.Short() {
+		stubs = 30_000
+	}
+	src = bytes.Repeat([]byte("entry \"e.n\" kind=action risk=safe {}\n"), stubs)
 	if f, fs := Stream("stubs.pdl", src, true); f != nil || len(fs) != 1 || !strings.Contains(fs[0].Message, "too many entries and statements") {
-		t.Errorf("300,000 empty entries streamed: want the budget's finding, got %s", render(fs))
+		t.Errorf("%d empty entries streamed: want the budget's finding, got %s", stubs, render(fs))
 	}
 }
 
