@@ -85,8 +85,13 @@ func TestLintHostileSnapshots(t *testing.T) {
 // json-syntax finding at 1:1 naming the budget, made without building
 // the tree (TestHostilePeakRSS in cmd measures the process), and nothing
 // once json-syntax is disabled; the same values in a small snapshot,
-// within the budget's allowance, are linted.
+// within the budget's allowance, are linted. -short's member holds
+// 1 MiB, its tree still twice the budget's 10 MiB.
 func TestDenseDocumentIsOneFinding(t *testing.T) {
+	n := 2 << 20
+	if testing.Short() {
+		n = 1 << 19
+	}
 	snapshot := func(n int) []byte {
 		return []byte(`{"x": [` + strings.Repeat("0,", n) + `0], "snapshot": "pilotage/1.1", "manifest": {"pilotage": "1.1", "languages": []}}`)
 	}
@@ -97,12 +102,12 @@ func TestDenseDocumentIsOneFinding(t *testing.T) {
 		}
 		return rep.Findings
 	}
-	got := run(snapshot(2<<20), lint.Config{})
+	got := run(snapshot(n), lint.Config{})
 	if len(got) != 1 || got[0].Rule != lint.RuleJSONSyntax || got[0].Line != 1 || got[0].Column != 1 ||
 		!strings.Contains(got[0].Message, "too dense to check") || !strings.Contains(got[0].Message, "4 bytes a byte plus 6 MiB") {
 		t.Errorf("findings = %+v, want one json-syntax finding at 1:1 naming the budget", got)
 	}
-	if got := run(snapshot(2<<20), lint.Config{Disabled: map[string]bool{lint.RuleJSONSyntax: true}}); len(got) != 0 {
+	if got := run(snapshot(n), lint.Config{Disabled: map[string]bool{lint.RuleJSONSyntax: true}}); len(got) != 0 {
 		t.Errorf("with json-syntax disabled: %+v, want none", got)
 	}
 	for _, f := range run(snapshot(1000), lint.Config{}) {
