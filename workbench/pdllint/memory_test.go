@@ -78,10 +78,16 @@ func TestBudgetsAreTheBuiltFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromPDL, err := Run(rules.All(), []*lint.Input{{File: name, Src: src}}, lint.Config{})
+	// What lint runs on a PDL after compiling it (Check), on this compile.
+	in, err := Prepare(name, res)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c, err := NewChecker(rules.All(), lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromPDL := c.Compiled(name, in, res, nil)
 	fromBuild, err := lint.Run(rules.All(), []*lint.Input{{File: "snapshot.json", Src: built}}, lint.Config{})
 	if err != nil {
 		t.Fatal(err)
