@@ -3,9 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,9 +67,19 @@ const benchServerEnv = "PILOTAGE_BENCH_SERVER"
 // TestMain lets the test binary serve BenchmarkRoundTrip's "process"
 // transport: started with benchServerEnv set, it serves langs/homeflow
 // and the benchmark's tools on its stdin and stdout by ServeIO, as
-// `pilotage serve` does, and exits when its input ends.
+// `pilotage serve` does, and exits when its input ends. Tests, when no
+// benchmark runs, let the heap grow to five times what is live before
+// collecting: every message the go-sdk decodes takes a fresh 32 KiB
+// buffer, and at the default pace collection was a quarter of the
+// tests' CPU. The memory tests here count what is live after a
+// collection, or what was allocated, which the pace does not change;
+// benchmarks run at the default pace, as serve does.
 func TestMain(m *testing.M) {
 	if os.Getenv(benchServerEnv) == "" {
+		flag.Parse()
+		if flag.Lookup("test.bench").Value.String() == "" {
+			debug.SetGCPercent(400)
+		}
 		os.Exit(m.Run())
 	}
 	if err := serveBench(); err != nil {
