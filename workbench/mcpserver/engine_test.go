@@ -59,7 +59,7 @@ func newPDLEngine(path string, edit ...func(*language.Server)) (*engine.Engine, 
 // programs and failed or refused Runs are results (isError false), request
 // errors are isError results with the envelope (§8). homeflow's scripted
 // latency (20 ms a sensor read) is left out: it adds no outcome, only
-// wall time to each of the eight Runs of the evening program.
+// wall time to each Run that reads a sensor.
 func TestRealEngineCarrierRules(t *testing.T) {
 	noLatency := func(srv *language.Server) {
 		for _, en := range srv.Catalog {
