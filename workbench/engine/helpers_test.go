@@ -203,6 +203,12 @@ func newEngine(t testing.TB, srv *language.Server, dir string) *Engine {
 func newEngineWith(t testing.TB, srv *language.Server, opts Options) *Engine {
 	t.Helper()
 	opts.CheckTraces = true
+	return startEngine(t, srv, opts)
+}
+
+// startEngine is New with opts as they are, closed when the test ends.
+func startEngine(t testing.TB, srv *language.Server, opts Options) *Engine {
+	t.Helper()
 	e, err := New(srv, opts)
 	if err != nil {
 		t.Fatal(err)

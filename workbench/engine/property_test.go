@@ -74,7 +74,12 @@ func propServer() *language.Server {
 }
 
 // propEnv is one engine the generated cases share, with replay's view of
-// each Language from the engine's snapshot (its closed sets).
+// each Language from the engine's snapshot (its closed sets). The engine
+// does not check its own traces (Options.CheckTraces), as other test
+// engines do: the cases replay every trace they are given against the
+// plan validate gave them (replayClean), or compare it with one they
+// replayed, and the engine replayed each again, twice as many, against
+// its own plan.
 type propEnv struct {
 	e   *Engine
 	dir string
@@ -84,7 +89,7 @@ type propEnv struct {
 func newPropEnv(t testing.TB) *propEnv {
 	dir := t.TempDir()
 	srv := propServer()
-	p := &propEnv{e: newEngine(t, srv, dir), dir: dir, rl: map[string]*replay.Language{}}
+	p := &propEnv{e: startEngine(t, srv, Options{DataDir: dir}), dir: dir, rl: map[string]*replay.Language{}}
 	snap, err := json.Marshal(emit.Snapshot(srv))
 	if err != nil {
 		t.Fatal(err)
