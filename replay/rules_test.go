@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
@@ -54,7 +55,30 @@ func TestRuleFixtures(t *testing.T) {
 
 // replayFixture replays NAME.json of an archive against its NAME.plan.json
 // or else its plan.json, with the Language of its snapshot.json if any.
+//
+// A replay of the same trace of the same archive is kept: TestRuleFixtures
+// replays a passing trace for its rule and for all, and TestLineEnds
+// replays each trace as written again.
 func replayFixture(t *testing.T, a *golden.Archive, name string) *report.Report {
+	t.Helper()
+	trace, _ := a.File(name + ".json")
+	key := a.Path + "\x00" + name + "\x00" + string(trace)
+	fixtureMemo.Lock()
+	defer fixtureMemo.Unlock()
+	if rep, ok := fixtureMemo.m[key]; ok {
+		return rep
+	}
+	rep := replayFixtureOnce(t, a, name)
+	fixtureMemo.m[key] = rep
+	return rep
+}
+
+var fixtureMemo = struct {
+	sync.Mutex
+	m map[string]*report.Report
+}{m: map[string]*report.Report{}}
+
+func replayFixtureOnce(t *testing.T, a *golden.Archive, name string) *report.Report {
 	t.Helper()
 	planName := name + ".plan.json"
 	if _, ok := a.File(planName); !ok {

@@ -192,7 +192,7 @@ func skipCases() [][]byte {
 // cut of the short ones (input ending early) and readers that give a
 // byte or half a read at a time; with the cap at 2 findings a rule, so
 // that entries that are not steps are counted in a row. -short takes a
-// sample: one cut in twenty, a sixth of the cases of one chunk, a
+// sample: one cut in twenty, a twelfth of the cases of one chunk, a
 // thirty-sixth of the larger ones.
 func TestByteLevelLikeTokens(t *testing.T) {
 	plan := basePlan(t)
@@ -217,8 +217,8 @@ func TestByteLevelLikeTokens(t *testing.T) {
 			}
 			continue
 		}
-		if len(src) > 4096 && testing.Short() && i%6 != 0 {
-			continue // -short: one in six of the cases of one chunk
+		if len(src) > 4096 && testing.Short() && i%12 != 0 {
+			continue // -short: one in twelve of the cases of one chunk
 		}
 		for name := range readers {
 			if name == "byte" && (len(src) > 1<<16 || testing.Short()) {
