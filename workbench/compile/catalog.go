@@ -236,7 +236,7 @@ func (c *compiler) entry(s *pdl.Stmt) {
 	}
 	es.index = int32(len(c.entries))
 	c.entries = append(c.entries, es)
-	c.itemSpots = append(c.itemSpots, c.itemPositions(s, byKeyword))
+	c.itemSpots = append(c.itemSpots, spotOf(s.Pos))
 }
 
 // visible returns the entries Language id sees, in file order, or none
@@ -250,10 +250,20 @@ func (c *compiler) visible(id string) []*entryState {
 	if ls == nil || !c.hasCatalog(ls) {
 		return nil
 	}
-	var out []*entryState
+	n := 0
 	for _, es := range c.entries {
 		if sees(es.e, id) {
-			out = append(out, es)
+			n++
+		}
+	}
+	// Every entry is the common case: the list is the compiler's own.
+	out := c.entries
+	if n < len(c.entries) {
+		out = make([]*entryState, 0, n)
+		for _, es := range c.entries {
+			if sees(es.e, id) {
+				out = append(out, es)
+			}
 		}
 	}
 	c.visibleCache[id] = out
@@ -374,6 +384,7 @@ func (c *compiler) resolveEntries() {
 			c.resolveIn(es, ls, i == 0)
 		}
 	}
+	c.srv.Catalog = slices.Grow(c.srv.Catalog, len(c.entries))
 	for _, es := range c.entries {
 		c.srv.Catalog = append(c.srv.Catalog, es.e)
 	}
@@ -398,10 +409,13 @@ func (c *compiler) resolveEntries() {
 func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 	e := es.e
 	if e.Kind != "" {
+		// A pointer into the list, not to a copy: a copy each entry
+		// and kind was garbage the collector, running at the soft
+		// memory limit, counted live (docs/performance.md, "Session 16").
 		var kind *closedsets.Kind
-		for k := range c.kindsOf(ls) {
-			if k.Kind == e.Kind {
-				kind = &k
+		for i := range ls.sets.kinds {
+			if ls.sets.kinds[i].Kind == e.Kind {
+				kind = &ls.sets.kinds[i]
 			}
 		}
 		switch {
@@ -447,6 +461,9 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 				"risk %s is not defined for Language %s", report.Clip(e.Risk), report.Clip(ls.lang.ID))
 		}
 	}
+	if len(e.Behavior.Fails) == 0 {
+		return
+	}
 	statuses := c.stepStatusesOf(ls)
 	for i, f := range e.Behavior.Fails {
 		if f.Status == "" || slices.Contains(statuses, f.Status) || c.lostDef(ls, "status", f.Status) {
@@ -457,19 +474,22 @@ func (c *compiler) resolveIn(es *entryState, ls *langState, first bool) {
 	}
 }
 
-// itemPositions records where the item of entry s and its members came
-// from (language.ItemMembers; risk_hints comes from the risk); field
-// returns the statement that set a member, or nil.
-func (c *compiler) itemPositions(s *pdl.Stmt, field func(kw string) *pdl.Stmt) language.ItemSpots {
+// ItemSpotsAt is where the catalog item of the entry statement at item
+// in src, the Language's PDL file, and its members came from
+// (language.ItemMembers; risk_hints comes from the risk), read again
+// from src: the compiled Language keeps the item's place alone
+// (language.Language.ItemSpotsAt). A member's place is that of the last
+// statement that sets it, the one the compiler took.
+func ItemSpotsAt(src []byte, item language.Spot) language.ItemSpots {
 	var at language.ItemSpots
-	put := func(member string, p pdl.Pos) {
-		i := 0
-		if member != "" {
-			i = 1 + slices.Index(language.ItemMembers[:], member)
-		}
-		at[i] = language.SpotOf(c.pos(p))
+	at[0] = item
+	s := pdl.StatementAt(src, pdl.Pos{Offset: item.Offset, Line: item.Line, Column: item.Column})
+	if s == nil || s.Keyword != "entry" {
+		return at
 	}
-	put("", s.Pos)
+	put := func(member string, p pdl.Pos) {
+		at[1+slices.Index(language.ItemMembers[:], member)] = spotOf(p)
+	}
 	if a := arg(s.Positional(), 0); a != nil {
 		put("id", a.Pos)
 	}
@@ -480,12 +500,17 @@ func (c *compiler) itemPositions(s *pdl.Stmt, field func(kw string) *pdl.Stmt) l
 		put("risk", a.Pos)
 		put("risk_hints", a.Pos)
 	}
-	for _, k := range language.ItemMembers[4:] {
-		if s := field(k); s != nil {
-			put(k, s.Pos)
+	for _, f := range s.Children() {
+		if slices.Contains(language.ItemMembers[4:], f.Keyword) {
+			put(f.Keyword, f.Pos)
 		}
 	}
 	return at
+}
+
+// spotOf is p as a Spot of the compiled file.
+func spotOf(p pdl.Pos) language.Spot {
+	return language.Spot{Line: p.Line, Column: p.Column, Offset: p.Offset}
 }
 
 // schemaControl is read's hint for a control character in a schema's

@@ -150,13 +150,15 @@ type compiler struct {
 	// langs holds each Language's statements and sets while compiling.
 	langs []*langState
 	// entries are the catalog entries with their statements, and
-	// itemSpots the places of each one's item and members, the same in
-	// every Language whose catalog lists it: a Language that lists every
-	// entry shares them as its Items (positions). Held in each entry's
-	// state, and copied into those Items beside it, they took 288 bytes
-	// an entry (docs/performance.md, "Many small entries").
+	// itemSpots the place of each one's item, the same in every Language
+	// whose catalog lists it: a Language that lists every entry shares
+	// them as its Items (positions). Held in each entry's state, and
+	// copied into those Items beside it, the places of an item and its
+	// members took 288 bytes an entry (docs/performance.md, "Many small
+	// entries"); held once, 144, which the members' places, read again
+	// when a finding needs them (ItemSpotsAt), no longer take.
 	entries   []*entryState
-	itemSpots []language.ItemSpots
+	itemSpots []language.Spot
 	// principalPatterns locate each principal's sees patterns, in order,
 	// beside its Sees, so a pattern that matches nothing is reported at
 	// itself.

@@ -792,7 +792,7 @@ func (c *compiler) positions(i int, ls *langState) {
 		l.Items = slices.Clip(c.itemSpots)
 		return
 	}
-	l.Items = make([]language.ItemSpots, len(visible))
+	l.Items = make([]language.Spot, len(visible))
 	for n, e := range visible {
 		l.Items[n] = c.itemSpots[e.index]
 	}

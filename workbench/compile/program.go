@@ -96,11 +96,30 @@ func (c *compiler) programEnv(ls *langState) *program.Env {
 	for k := range c.kindsOf(ls) {
 		kinds[k.Kind] = [2]bool{k.Callable, k.Promoted}
 	}
-	var visible []string
-	byID := map[string]*pilotage.CatalogEntry{}
-	for _, o := range c.visible(l.ID) {
-		visible = append(visible, o.e.ID)
-		byID[o.e.ID] = &o.e.CatalogEntry
+	// A Language that sees every entry looks them up in the compiler's
+	// index; a map of its own took 50 bytes an entry at the compile's
+	// peak on a large catalog.
+	seen := c.visible(l.ID)
+	visible := make([]string, len(seen))
+	for i, o := range seen {
+		visible[i] = o.e.ID
+	}
+	entry := func(id string) (*pilotage.CatalogEntry, bool) {
+		es, ok := c.entryByID[id]
+		if !ok {
+			return nil, false
+		}
+		return &es.e.CatalogEntry, true
+	}
+	if len(seen) < len(c.entries) {
+		byID := make(map[string]*pilotage.CatalogEntry, len(seen))
+		for _, o := range seen {
+			byID[o.e.ID] = &o.e.CatalogEntry
+		}
+		entry = func(id string) (*pilotage.CatalogEntry, bool) {
+			ce, ok := byID[id]
+			return ce, ok
+		}
 	}
 	codes := map[string]bool{}
 	for _, d := range append(append([]closedsets.Code(nil), c.shared.codes...), ls.sets.codes...) {
@@ -111,7 +130,7 @@ func (c *compiler) programEnv(ls *langState) *program.Env {
 		Labels:  l.Text != nil,
 		Limits:  expr.Limits{Depth: l.Limits.Depth, Size: expr.MaxSize, Cost: 1 << 20},
 		Lookup: func(id string) (program.Target, bool) {
-			ce, ok := byID[id]
+			ce, ok := entry(id)
 			if !ok && c.shared.lostDef("entry", id) {
 				// Defined by a statement whose keyword is misspelt
 				// (entyr "id"), reported there: the entry is unknown,

@@ -56,7 +56,7 @@ func (c *compiler) file(f *pdl.File) {
 		// Sized as they are, not grown by doubling: 60,000 entries'
 		// index took 3 MB.
 		c.entries = make([]*entryState, 0, left)
-		c.itemSpots = make([]language.ItemSpots, 0, left)
+		c.itemSpots = make([]language.Spot, 0, left)
 		c.entryByID = make(map[string]*entryState, left)
 		for s := range f.StatementsOf("entry") {
 			c.entry(s)

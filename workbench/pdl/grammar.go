@@ -2,6 +2,7 @@ package pdl
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"unsafe"
 
@@ -394,6 +395,27 @@ func readBlock(src string, pos Pos, budget int, dry bool, each func(*Stmt) bool)
 	}
 	p.accept(tokEOL)
 	_ = p.stream(each)
+}
+
+// StatementAt reads again the statement whose keyword is at pos in src,
+// a place a reading of src gave, with its block: what a reader that kept
+// less of a statement than it now needs reads it for (a catalog entry's
+// members are placed this way, only when a finding is about one). It
+// returns nil when no statement starts there.
+func StatementAt(src []byte, pos Pos) *Stmt {
+	if pos.Offset < 0 || int(pos.Offset) >= len(src) {
+		return nil
+	}
+	// It was read under its budget before, so it is charged nothing.
+	p := &parser{sc: &scanner{src: view(src), pos: pos}, budget: math.MaxInt}
+	if p.tok = p.sc.next(); p.tok.typ != tokIdent {
+		return nil
+	}
+	s, err := p.stmt()
+	if err != nil {
+		return nil
+	}
+	return s
 }
 
 // arguments reads `[key=]literal` until a token that starts none; a key

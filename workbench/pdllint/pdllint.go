@@ -88,7 +88,7 @@ func Prepare(name string, res *compile.Result) (*lint.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lint.Input{File: name, Src: snap, Size: emit.IndentedLen(snap), Locate: Locator(name, res.Server),
+	return &lint.Input{File: name, Src: snap, Size: emit.IndentedLen(snap), Locate: Locator(name, res.Server, res.Sources),
 		LocateValue: ValueLocator(res.Server), Quoted: res.Sources, Grammars: Grammars(res.Server)}, nil
 }
 
@@ -99,11 +99,16 @@ func Prepare(name string, res *compile.Result) (*lint.Input, error) {
 // the compiled positions where they are (a copy of them all into one map
 // was, for a large catalog, as large as the model it copied), and keeps
 // only them: the model's catalog, 2.5 MB of the generated Language's, is
-// garbage once the snapshot is written.
-func Locator(name string, srv *language.Server) lint.Locator {
+// garbage once the snapshot is written. An item's members are placed
+// by reading its entry statement again from sources, the files the
+// Languages were compiled from (compile.ItemSpotsAt).
+func Locator(name string, srv *language.Server, sources map[string][]byte) lint.Locator {
 	langs := make([]language.Language, len(srv.Languages))
 	for i, l := range srv.Languages {
 		langs[i] = language.Language{ID: l.ID, Pos: l.Pos, Positions: l.Positions, Items: l.Items, GuideSpots: l.GuideSpots}
+		if src, ok := sources[l.Pos.File]; ok {
+			langs[i].ItemSpotsAt = func(item language.Spot) language.ItemSpots { return compile.ItemSpotsAt(src, item) }
+		}
 	}
 	positions := srv.Positions
 	at := func(p string) (language.Pos, bool) {

@@ -74,12 +74,15 @@ type Language struct {
 	// snapshot's root ("/manifest/languages/0/execution_mode",
 	// "/guides/homeflow~1v1/0/body", "/catalog/homeflow~1v1/items/3") —
 	// to the PDL construct it came from. Items locate the Language's
-	// catalog items, by index, in its own file, and GuideSpots its
-	// authored guides (Position reads all three).
-	Pos        Pos
-	Positions  map[string]Pos
-	Items      []ItemSpots
-	GuideSpots []GuideSpots
+	// catalog items, by index, in its own file: each its entry
+	// statement, whose members' places ItemSpotsAt, when set, reads again
+	// from the file (ItemSpots). GuideSpots locate its authored guides
+	// (Position reads all three).
+	Pos         Pos
+	Positions   map[string]Pos
+	Items       []Spot
+	ItemSpotsAt func(item Spot) ItemSpots
+	GuideSpots  []GuideSpots
 	// SetValues locates the statement that defines each value of the
 	// Language's closed sets, by set ("risk", "kind", "diagnostic",
 	// "status run", "status step") then value: the closed-sets guide is
