@@ -156,11 +156,20 @@ type Catalog struct {
 
 // Entry is one catalog entry.
 type Entry struct {
-	Node    jsonpos.Node
-	Pointer string
-	ID      string
-	Kind    string
+	Node jsonpos.Node
+	ID   string
+	Kind string
+	// index is the entry's in its catalog's items, whose pointer is
+	// items: a pointer string of its own took 40 bytes of every entry.
+	index int32
+	items *string
 }
+
+// Pointer is the entry's JSON Pointer.
+func (e *Entry) Pointer() string { return *e.items + "/" + strconv.Itoa(int(e.index)) }
+
+// Index is the entry's place in its catalog's items.
+func (e *Entry) Index() int { return int(e.index) }
 
 // ClosedSets is a Language's closed-sets guide, parsed.
 type ClosedSets struct {
@@ -255,11 +264,12 @@ func (p *Pass) attachSnapshotParts(l *Language) {
 	}
 	if cn := root.Get("catalog").Get(l.ID); cn.Is(jsonpos.Object) {
 		c := &Catalog{Node: cn, Pointer: p.PartPointer("catalog", l.ID)}
+		items := c.Pointer + "/items"
 		for i, en := range cn.Get("items").Elems() {
 			if !en.Is(jsonpos.Object) {
 				continue
 			}
-			c.Entries = append(c.Entries, &Entry{Node: en, Pointer: c.Pointer + "/items/" + strconv.Itoa(i),
+			c.Entries = append(c.Entries, &Entry{Node: en, index: int32(i), items: &items,
 				ID: en.Get("id").String(), Kind: en.Get("kind").String()})
 		}
 		l.Catalog = c

@@ -38,13 +38,13 @@ var catalogEntryLanguages = &lint.Rule{
 					}
 					named = append(named, n.Str())
 					if !known[n.Str()] {
-						p.Report(e.Pointer+"/languages/"+strconv.Itoa(i),
+						p.Report(e.Pointer()+"/languages/"+strconv.Itoa(i),
 							fmt.Sprintf("%s names the Language %q, which the manifest does not have", entryLabel(e), report.Clip(n.Str())),
 							nearMiss(n.Str(), ids, "Language ids of the manifest"))
 					}
 				}
 				if l.ID != "" && !slices.Contains(named, l.ID) {
-					p.Report(e.Pointer+"/languages",
+					p.Report(e.Pointer()+"/languages",
 						fmt.Sprintf("%s is in the catalog of %s, but its languages do not include %q, so no program of that Language may reference it", entryLabel(e), langLabel(l), report.Clip(l.ID)),
 						fmt.Sprintf("add %q to \"languages\", or remove the entry from this Language's catalog", report.Clip(l.ID)))
 				}

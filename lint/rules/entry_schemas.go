@@ -35,7 +35,7 @@ var entrySchemas = &lint.Rule{
 					if !n.Is(jsonpos.Object) {
 						continue // absent, a boolean schema, or malformed (the schema rule)
 					}
-					ptr := e.Pointer + "/" + member
+					ptr := e.Pointer() + "/" + member
 					if !compilable(p, ptr, entryLabel(e), member, n) {
 						continue
 					}

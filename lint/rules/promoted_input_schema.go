@@ -30,7 +30,7 @@ var promotedInputSchema = &lint.Rule{
 			}
 			for _, e := range l.Catalog.Entries {
 				if promoted[e.Kind] && !e.Node.Has("input_schema") {
-					p.Report(e.Pointer, fmt.Sprintf("%s is a promoted program (kind %q) without input_schema; a client cannot know what input it takes", entryLabel(e), report.Clip(e.Kind)),
+					p.Report(e.Pointer(), fmt.Sprintf("%s is a promoted program (kind %q) without input_schema; a client cannot know what input it takes", entryLabel(e), report.Clip(e.Kind)),
 						"add \"input_schema\", such as {\"type\": \"object\", \"properties\": {}, \"additionalProperties\": false} for a program without input")
 				}
 			}

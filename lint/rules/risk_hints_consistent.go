@@ -34,7 +34,7 @@ var riskHintsConsistent = &lint.Rule{
 			}
 			for _, e := range l.Catalog.Entries {
 				if h, ok := hintsOf(e.Node.Get("risk_hints")); ok && !h.Consistent() {
-					p.Report(e.Pointer+"/risk_hints", fmt.Sprintf("%s has risk_hints that are both readOnly and destructive", entryLabel(e)), hint)
+					p.Report(e.Pointer()+"/risk_hints", fmt.Sprintf("%s has risk_hints that are both readOnly and destructive", entryLabel(e)), hint)
 				}
 			}
 		}

@@ -49,7 +49,7 @@ var riskHintsMatch = &lint.Rule{
 				if other, ok := byHints[hints]; ok {
 					hint += fmt.Sprintf(", or \"risk\": %q if these hints are right", report.Clip(other))
 				}
-				p.Report(e.Pointer+"/risk_hints",
+				p.Report(e.Pointer()+"/risk_hints",
 					fmt.Sprintf("%s has risk %q, whose hints are %s in the closed-sets guide, but its risk_hints are %s",
 						entryLabel(e), report.Clip(risk), want.Text(), hints.Text()),
 					hint)

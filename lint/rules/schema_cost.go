@@ -90,7 +90,7 @@ func sumOf(p *lint.Pass, l *lint.Language) schemaSum {
 				ctx = jsonpos.Node{}
 			}
 			if charge(n) {
-				sum.at = e.Pointer + "/input_schema"
+				sum.at = e.Pointer() + "/input_schema"
 				return sum
 			}
 		}

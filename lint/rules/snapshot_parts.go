@@ -38,7 +38,7 @@ func entryLabel(e *lint.Entry) string {
 	if e.ID != "" {
 		return "catalog entry " + report.Quote(e.ID)
 	}
-	return "the catalog entry " + indexLabel(e.Pointer)
+	return "the catalog entry " + indexLabel(e.Pointer())
 }
 
 // isMarkdown reports whether the guide's media_type is Markdown, the
@@ -175,7 +175,7 @@ func checkEntryValues(p *lint.Pass, member, title string, listed func(*closedset
 			if !v.Is(jsonpos.String) || known[v.Str()] {
 				continue
 			}
-			sev, ptr := p.ClosedSetSeverity(), e.Pointer+"/"+member
+			sev, ptr := p.ClosedSetSeverity(), e.Pointer()+"/"+member
 			if p.CountedAs(sev, ptr) {
 				continue
 			}
