@@ -266,6 +266,7 @@ func (sp *spliced) writeTo(w io.Writer) error {
 	buf.Write(rest[:start])
 	rest = rest[start:]
 	marker := []byte(lay.empty)
+	enc := newElemEncoder()
 	for _, id := range sp.ids {
 		i := bytes.Index(rest, marker)
 		if i < 0 {
@@ -278,7 +279,7 @@ func (sp *spliced) writeTo(w io.Writer) error {
 			buf.Write(marker)
 			continue
 		}
-		if err := list(len(items), func(j int) ([]byte, error) { return items[j], nil }, itemIndent, lay.open, lay.close); err != nil {
+		if err := list(len(items), func(j int) ([]byte, error) { return enc.encode(items[j]) }, itemIndent, lay.open, lay.close); err != nil {
 			return err
 		}
 	}
@@ -295,62 +296,80 @@ const (
 	guideIndent = indentUnit + indentUnit + indentUnit
 )
 
-// encodedItems are a catalog's items in compact JSON and the catalog's
-// catalog_version. Each item is indented for its depth only as it is
-// written into the snapshot, whose buffer indentedLen sizes first: the
-// indented items kept beside the buffer, and the compact ones kept
-// beside them for the version, were for a large catalog 1.4 times the
-// buffer, live while it was written.
+// encodedItems are a catalog's items, its catalog_version and the
+// bytes they take in the file. Each item is encoded when the version is
+// hashed, and again, then indented for its depth, only as it is written
+// into the snapshot, whose buffer those lengths size first: the indented
+// items kept beside the buffer, and the compact ones kept beside them
+// for the version, were for a large catalog 1.4 times the buffer, live
+// while it was written; the compact ones alone, 160 bytes an item of a
+// catalog of short entries, beside the model and the buffer, were
+// build's and lint's peak (docs/performance.md, "Session 16: terse
+// catalogs under the budget").
 type encodedItems struct {
-	items   [][]byte
+	items   []*pilotage.CatalogEntry
 	version string
+	// compactLen and indentedLen are the items' bytes in each layout,
+	// as totalLen counts them.
+	compactLen, indentedLen int
 }
 
-// encodeItems encodes items concurrently. The version is CatalogVersion's:
-// a hash of each item's json.Marshal form without revision. That form is
-// the item's compact encoding, except when the item has a revision or
-// characters json.Marshal escapes for HTML (<, >, &) and JSON does not;
-// only those are marshalled again.
+// itemBatch is how many items encodeItems encodes at once, between
+// hashing them in order.
+const itemBatch = 1024
+
+// encodeItems encodes items concurrently, a batch at a time. The version
+// is CatalogVersion's: a hash of each item's json.Marshal form without
+// revision. That form is the item's compact encoding, except when the
+// item has a revision or characters json.Marshal escapes for HTML (<, >,
+// &) and JSON does not; only those are marshalled again.
 func encodeItems(items []*pilotage.CatalogEntry) (*encodedItems, error) {
-	out := &encodedItems{items: make([][]byte, len(items))}
-	hashed := make([][]byte, len(items))
-	errs := make([]error, len(items))
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), len(items))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var compact bytes.Buffer
-			enc := json.NewEncoder(&compact)
-			enc.SetEscapeHTML(false)
-			for i := w; i < len(items); i += workers {
-				compact.Reset()
-				if errs[i] = enc.Encode(items[i]); errs[i] != nil {
-					continue
-				}
-				c := bytes.TrimSuffix(compact.Bytes(), []byte("\n"))
-				out.items[i] = bytes.Clone(c)
-				if items[i].Revision == "" && !bytes.ContainsAny(c, "<>&") {
-					continue // hashed as it is
-				}
-				e := *items[i]
-				e.Revision = ""
-				hashed[i], errs[i] = json.Marshal(e)
-			}
-		}()
-	}
-	wg.Wait()
+	out := &encodedItems{items: items}
+	n := min(itemBatch, len(items))
+	encoded, hashed, errs := make([][]byte, n), make([][]byte, n), make([]error, n)
 	h := sha256.New()
-	for i, b := range hashed {
-		if errs[i] != nil {
-			return nil, errs[i]
+	for base := 0; base < len(items); base += itemBatch {
+		batch := items[base:min(base+itemBatch, len(items))]
+		var wg sync.WaitGroup
+		workers := min(runtime.GOMAXPROCS(0), len(batch))
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var compact bytes.Buffer
+				enc := json.NewEncoder(&compact)
+				enc.SetEscapeHTML(false)
+				for i := w; i < len(batch); i += workers {
+					compact.Reset()
+					hashed[i] = nil
+					if errs[i] = enc.Encode(batch[i]); errs[i] != nil {
+						continue
+					}
+					c := bytes.TrimSuffix(compact.Bytes(), []byte("\n"))
+					encoded[i] = append(encoded[i][:0], c...)
+					if batch[i].Revision == "" && !bytes.ContainsAny(c, "<>&") {
+						continue // hashed as it is
+					}
+					e := *batch[i]
+					e.Revision = ""
+					hashed[i], errs[i] = json.Marshal(e)
+				}
+			}()
 		}
-		if b == nil {
-			b = out.items[i]
+		wg.Wait()
+		for i := range batch {
+			if errs[i] != nil {
+				return nil, errs[i]
+			}
+			b := hashed[i]
+			if b == nil {
+				b = encoded[i]
+			}
+			h.Write(b)
+			h.Write([]byte{'\n'})
+			out.compactLen += len(encoded[i]) + 1
+			out.indentedLen += indentedLen(encoded[i], itemIndent) + len(itemIndent) + 2
 		}
-		h.Write(b)
-		h.Write([]byte{'\n'})
 	}
 	out.version = hex.EncodeToString(h.Sum(nil)[:8])
 	return out, nil
@@ -387,12 +406,10 @@ func totalLen(encoded map[string]*encodedItems, lay layout) int {
 	n := 0
 	for _, e := range encoded {
 		n += len(lay.open) + len(lay.close)
-		for _, it := range e.items {
-			if lay.indent {
-				n += indentedLen(it, itemIndent) + len(itemIndent) + 2
-			} else {
-				n += len(it) + 1
-			}
+		if lay.indent {
+			n += e.indentedLen
+		} else {
+			n += e.compactLen
 		}
 	}
 	return n
