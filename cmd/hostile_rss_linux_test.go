@@ -215,20 +215,32 @@ func TestManyEntriesPeakRSS(t *testing.T) {
 	}
 }
 
-// TestGeneratedCatalogPeakRSS holds lint and build of two generated
-// catalogs (pdltest.GeneratedCatalog on the head of pilotage init's
-// Language, with its principals), and serve of a ping against them and
-// validate --lang of a small program against the larger, to 10 bytes a
-// byte of the file over the same verb's peak on a one-line file: 60,000
-// entries of a name, a description, an input_schema and returns (9.3
-// MB), and 40,000 of schemas alone (4 MB). What the verbs hold of an
-// entry at their peaks, about 1,000 to 1,250 bytes, is most of it: 8.5
-// to 10 bytes a byte of the 155-byte entries; the 100-byte ones took 12.3
-// to 12.5, and serve 16.5 to 18.5 while it linted beside the compiled
-// Language, and the parser's budget now refuses them, in 1.3 to 1.5
-// bytes a byte, before the compiler keeps them (docs/pdl.md, "How large
-// a file can be"; docs/performance.md, "Generated catalogs within 10
-// bytes a byte").
+// TestGeneratedCatalogPeakRSS holds lint and build of generated catalogs
+// (pdltest.GeneratedCatalog and OneLineCatalog on the head of pilotage
+// init's Language, with its principals), and serve of a ping against them
+// and validate --lang of a small program against the largest, to 10 bytes
+// a byte of the file over the same verb's peak on a one-line file: 60,000
+// entries of a name, a description, an input_schema and returns (9.3 MB),
+// and 40,000 of schemas alone (4 MB). What the verbs hold of an entry at
+// their peaks, about 1,000 to 1,250 bytes, is most of it: 8.5 to 10 bytes
+// a byte of the 155-byte entries; the 100-byte ones took 12.3 to 12.5,
+// and serve 16.5 to 18.5 while it linted beside the compiled Language,
+// and the parser's budget now refuses them, in 1.3 to 1.5 bytes a byte,
+// before the compiler keeps them (docs/pdl.md, "How large a file can
+// be"; docs/performance.md, "Generated catalogs within 10 bytes a
+// byte").
+//
+// Two smaller catalogs check the budget's slack: 17,000 entries of
+// schemas alone (1.7 MB), which it lets through, within 10 bytes a byte
+// plus the 6 MiB of slack that the budget and TestHostilePDLPeakRSS allow
+// any file (they took 14 to 17 bytes a byte, 12 to 13.4 since an item's
+// members' places are read again when a finding needs them, the compact
+// items are not held while the snapshot is written, and neither the
+// program environment nor catalog-entry-id-unique keeps a map of the
+// ids; docs/performance.md, "Session 16: terse catalogs under the
+// budget"); and 12,000 one-line entries (664 KB), which it refuses: a
+// verb holds 1,000 to 1,300 bytes of an entry of 55, 20 to 30 bytes a
+// byte of such a file had it compiled.
 func TestGeneratedCatalogPeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	head, err := os.ReadFile(filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl"))
@@ -239,21 +251,28 @@ func TestGeneratedCatalogPeakRSS(t *testing.T) {
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"ping","params":{}}
 `)
+	named := func(head []byte, n int) []byte { return pdltest.GeneratedCatalog(head, n, true) }
+	terse := func(head []byte, n int) []byte { return pdltest.GeneratedCatalog(head, n, false) }
+	lintBuildServe := map[string]float64{"build": 10, "lint": 10, "serve": 10}
 	for _, c := range []struct {
-		name  string
-		n     int
-		named bool
-		// perByte bounds each verb, in bytes a byte of the file.
+		name string
+		n    int
+		gen  func(head []byte, n int) []byte
+		// perByte bounds each verb, in bytes a byte of the file, and
+		// slack is allowed beyond it.
 		perByte map[string]float64
+		slack   int64
 		// refused is set when the budget refuses the file.
 		refused bool
 	}{
-		{"named", 60000, true, map[string]float64{"build": 10, "lint": 10, "validate": 10, "serve": 10}, false},
-		{"terse", 40000, false, map[string]float64{"build": 10, "lint": 10, "serve": 10}, true},
+		{"named", 60000, named, map[string]float64{"build": 10, "lint": 10, "validate": 10, "serve": 10}, 0, false},
+		{"terse", 40000, terse, lintBuildServe, 0, true},
+		{"terse under the budget", 17000, terse, lintBuildServe, 6 << 20, false},
+		{"one-line", 12000, pdltest.OneLineCatalog, lintBuildServe, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			src := pdltest.GeneratedCatalog(head, c.n, c.named)
+			src := c.gen(head, c.n)
 			pdl, tiny, prog := pdlBeside(t, dir, src)
 			ping := filepath.Join(dir, "ping.jsonl")
 			if err := os.WriteFile(ping, session, 0o644); err != nil {
@@ -271,11 +290,11 @@ func TestGeneratedCatalogPeakRSS(t *testing.T) {
 			}
 			for verb, perByte := range c.perByte {
 				t.Run(verb, func(t *testing.T) {
-					limit := int64(perByte * float64(len(src)))
+					limit := int64(perByte*float64(len(src))) + c.slack
 					rss, base := leastOver(t, bin, verbs[verb](tiny), verbs[verb](pdl), limit)
 					t.Logf("%s of %d entries: peak RSS %d KiB, %.1f bytes a byte over a one-line file's", verb, c.n, rss>>10, float64(rss-base)/float64(len(src)))
 					if rss-base > limit {
-						t.Errorf("%s of %d entries: peak RSS %d bytes over a one-line file's, more than %.0f a byte (%d)", verb, c.n, rss-base, perByte, limit)
+						t.Errorf("%s of %d entries: peak RSS %d bytes over a one-line file's, more than %.0f a byte plus %d (%d)", verb, c.n, rss-base, perByte, c.slack, limit)
 					}
 				})
 			}

@@ -132,6 +132,21 @@ func GeneratedCatalog(head []byte, n int, named bool) []byte {
 	return []byte(b.String())
 }
 
+// OneLineCatalog is head followed by n catalog entries of one line each,
+// a fixed output alone (entry "e.nI" kind=action risk=safe { returns
+// `{}` }), about 55 bytes an entry: a catalog of entries shorter than the
+// parser's budget lets a file hold many of (docs/pdl.md, "How large a
+// file can be").
+func OneLineCatalog(head []byte, n int) []byte {
+	var b strings.Builder
+	b.Grow(len(head) + n*56)
+	b.Write(head)
+	for i := range n {
+		fmt.Fprintf(&b, "entry \"e.n%d\" kind=action risk=safe { returns `{}` }\n", i)
+	}
+	return []byte(b.String())
+}
+
 // SmallProse is a PDL file of the Language of SmallGuides(0) with n
 // one-line prose paragraphs of scope_rules, about 58 bytes a paragraph:
 // many statements the Language block keeps until it has compiled
