@@ -233,7 +233,7 @@ func TestManyEntriesPeakRSS(t *testing.T) {
 // Two smaller catalogs check the budget's slack: 17,000 entries of
 // schemas alone (1.7 MB), which it lets through, within 10 bytes a byte
 // plus the 6 MiB of slack that the budget and TestHostilePDLPeakRSS allow
-// any file (they took 14 to 17 bytes a byte, 12 to 13.4 since an item's
+// any file (they took 14 to 17 bytes a byte, 10.4 to 13 since an item's
 // members' places are read again when a finding needs them, the compact
 // items are not held while the snapshot is written, and neither the
 // program environment nor catalog-entry-id-unique keeps a map of the

@@ -33,17 +33,19 @@ import (
 // are charged their trees, a Language block its whole tree as its
 // statements are compiled into what the compiler keeps, all at
 // streamPerByte bytes a byte plus treeSlack. keptCost is not what the
-// compiler keeps of an entry (its model, places and index: about 700
-// bytes) but what an entry costs the verbs at their peaks, beside it the
-// snapshot, lint's tree of it and the collector's room: about 1,000 to
-// 1,250 bytes of RSS an entry beside 2.5 a byte of the file, measured on
+// compiler keeps of an entry (its model, its statement's place and
+// index: about 570 bytes) but what an entry costs the verbs at their
+// peaks, beside it the snapshot, lint's tree of it and the collector's
+// room: about 1,000 to 1,250 bytes of RSS an entry beside 2.5 a byte of
+// the file, measured on
 // generated catalogs (docs/performance.md, "Generated catalogs within 10
 // bytes a byte"). An entry then needs keptCost / streamPerByte (144)
 // bytes of the file on average, beyond the 5,000 or so the slack takes,
 // for the verbs to hold 10 bytes a byte of it: a generated entry with a
 // name, a description, schemas and returns takes 155 (8.5 to 9.9 bytes
-// a byte); one of schemas and returns alone, 100, took 12.3 and goes
-// over past the slack's, as one of its kind and risk alone (40).
+// a byte, 7.1 to 7.6 since session 16); one of schemas and returns
+// alone, 100, took 12.3, 9.8 to 12.9 since, and goes over past the
+// slack's, as one of its kind and risk alone (40).
 const (
 	treePerByte   = 6
 	treeSlack     = 6 << 20
