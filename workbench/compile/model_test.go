@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -381,6 +383,57 @@ func TestAndWords(t *testing.T) {
 	} {
 		if got := andWords(c.names); got != c.want {
 			t.Errorf("andWords(%q) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}
+
+// TestItemMembersReadAgain places every member of every catalog item of
+// the examples by reading its entry statement again from the file
+// (ItemSpotsAt), as pdllint's Locator does: the line it gives starts
+// with the member's keyword, the item's own with its entry statement,
+// and its id, kind and risk are on that line.
+func TestItemMembersReadAgain(t *testing.T) {
+	for _, name := range []string{"homeflow", "ledger"} {
+		srv, src := compileExample(t, name)
+		lines := strings.Split(src, "\n")
+		for _, l := range srv.Languages {
+			l.ItemSpotsAt = func(item language.Spot) language.ItemSpots { return ItemSpotsAt([]byte(src), item) }
+			items := "/catalog/" + pilotage.EscapePointerToken(l.ID) + "/items/"
+			n := 0
+			for _, e := range srv.Catalog {
+				if len(e.Languages) > 0 && !slices.Contains(e.Languages, l.ID) {
+					continue
+				}
+				ptr := items + strconv.Itoa(n)
+				n++
+				at := func(member string) string {
+					p, ok := l.Position(ptr + member)
+					if !ok {
+						t.Fatalf("%s: no position for %s%s", name, ptr, member)
+					}
+					return strings.TrimSpace(lines[p.Line-1])
+				}
+				if line := at(""); !strings.HasPrefix(line, `entry "`+e.ID+`"`) {
+					t.Errorf("%s: item %s at %q", name, e.ID, line)
+				}
+				for _, m := range []string{"/id", "/kind", "/risk", "/risk_hints"} {
+					if line := at(m); !strings.HasPrefix(line, `entry "`+e.ID+`"`) {
+						t.Errorf("%s: %s of %s at %q", name, m, e.ID, line)
+					}
+				}
+				for m, set := range map[string]bool{"name": e.Name != "", "description": e.Description != "", "revision": e.Revision != "",
+					"tags": len(e.Tags) > 0, "languages": len(e.Languages) > 0, "input_schema": e.InputSchema != nil, "output_schema": e.OutputSchema != nil} {
+					if !set {
+						continue
+					}
+					if line := at("/" + m); !strings.HasPrefix(line, m+" ") {
+						t.Errorf("%s: %s of %s at %q", name, m, e.ID, line)
+					}
+				}
+			}
+			if n != len(l.Items) {
+				t.Errorf("%s: %d items, %d places", name, n, len(l.Items))
+			}
 		}
 	}
 }
