@@ -130,11 +130,11 @@ func TestReaderMatchesGrammar(t *testing.T) {
 // further behind than the tokens the reader keeps: nested unclosed
 // blocks give up one after another back to the first. After statements
 // enough to have dropped earlier tokens, the reader still agrees.
-// -short takes one count of statements before in seven.
+// -short takes one count of statements before in fourteen.
 func TestReaderRewindsFar(t *testing.T) {
 	ts := language.DefaultTextSyntax
 	for pre := range 120 {
-		if testing.Short() && pre%7 != 0 {
+		if testing.Short() && pre%14 != 0 {
 			continue
 		}
 		for _, tail := range []string{"if x { ", "if x {} else { ", "if x { a.b(c: d\n"} {
