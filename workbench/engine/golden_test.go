@@ -100,6 +100,9 @@ func TestValidateGolden(t *testing.T) {
 // engine: outcomes, traces at each level, refusals and request errors.
 func TestExecuteGolden(t *testing.T) {
 	goldenCases(t, "execute", func(t *testing.T, g *goldenCase) {
+		if testing.Short() && filepath.Base(g.Path) == "cost_limit.txtar" {
+			t.Skip("evaluating to the cost limit (ExprCost) is the full suite's; -short's runtime_error_partial fails an argument's evaluation the same way")
+		}
 		e := newEngineWith(t, homeServer(), Options{DataDir: t.TempDir(), IDKey: goldenIDKey})
 		var req pilotage.ExecuteRequest
 		if err := json.Unmarshal(g.file("execute.json"), &req); err != nil {
