@@ -83,7 +83,7 @@ func FuzzDeepReplayBody(f *testing.F) { fuzzDeep(f, "deep-drift") }
 func fuzzDeep(f *testing.F, rule string) {
 	plan, a := fuzzArchive(f, rule)
 	prog, _ := a.File("program.json")
-	for _, seed := range golden.Sections(f, fixtures, func(name string) bool { return strings.HasSuffix(name, ".json") }) {
+	for _, seed := range traceSeeds(f) {
 		f.Add(seed)
 	}
 	d := deepFixture(f, prog, a)

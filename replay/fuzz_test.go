@@ -14,6 +14,19 @@ import (
 // fixtures are the rule fixtures, the seeds of every fuzz target here.
 var fixtures = filepath.Join("testdata", "rules", "*.txtar")
 
+// traceSeeds are the .json sections of the rule fixtures, the seeds of
+// the fuzz targets that replay a trace. -short takes one in four:
+// TestRuleFixtures replays every trace against its own plan.
+func traceSeeds(f *testing.F) [][]byte {
+	var out [][]byte
+	for i, seed := range golden.Sections(f, fixtures, func(name string) bool { return strings.HasSuffix(name, ".json") }) {
+		if !testing.Short() || i%4 == 0 {
+			out = append(out, seed)
+		}
+	}
+	return out
+}
+
 // FuzzReplay feeds arbitrary bytes as a trace. Whatever they are, replay
 // ends with findings, never a panic or a hang; malformed JSON is exactly
 // one trace-json finding and well-formed JSON none (a member name given
@@ -21,7 +34,7 @@ var fixtures = filepath.Join("testdata", "rules", "*.txtar")
 // rule and a position.
 func FuzzReplay(f *testing.F) {
 	plan := basePlan(f)
-	for _, seed := range golden.Sections(f, fixtures, func(name string) bool { return strings.HasSuffix(name, ".json") }) {
+	for _, seed := range traceSeeds(f) {
 		f.Add(seed)
 	}
 	f.Add([]byte(strings.Repeat("[", 20000)))

@@ -267,7 +267,7 @@ func replayPlan(plan *Plan, trace []byte) []report.Finding {
 func TestRecordedTracesReplayClean(t *testing.T) {
 	seeds := uint64(600)
 	if testing.Short() {
-		seeds = 200 // the edit loop; each shape still reached often
+		seeds = 120 // the edit loop; each shape still reached often
 	}
 	seen := map[string]int{}
 	for seed := range seeds {
