@@ -505,14 +505,19 @@ func TestConcurrentUse(t *testing.T) {
 
 // TestProgramTooLarge: a program beyond the Language's size bound is a
 // resource_limit request error at validate and at execute (§10.1).
+// -short bounds the size at 16 KiB, not home/v1's 64 KiB.
 func TestProgramTooLarge(t *testing.T) {
 	srv := homeServer()
 	// Room for the steps: what is over a bound here is the size alone.
 	srv.Languages[0].Limits.Steps = 10000
+	if testing.Short() {
+		srv.Languages[0].Limits.ProgramBytes = 16 << 10
+	}
+	bound := srv.Languages[0].Limits.ProgramBytes
 	e := newEngine(t, srv, t.TempDir())
 	step := `{"id": "s%d", "call": "fan.set", "with": {"on": "true"}}`
 	var steps []string
-	for i := 0; len(strings.Join(steps, ",")) < 64<<10; i++ {
+	for i := 0; len(strings.Join(steps, ",")) < bound; i++ {
 		steps = append(steps, fmt.Sprintf(step, i))
 	}
 	big := raw(`{"steps": [` + strings.Join(steps, ",") + `]}`)
@@ -520,8 +525,8 @@ func TestProgramTooLarge(t *testing.T) {
 	reqErr(t, err, pilotage.ErrResourceLimit)
 	_, err = e.Execute(bg, alice, "home/v1", pilotage.ExecuteRequest{Program: big})
 	reqErr(t, err, pilotage.ErrResourceLimit)
-	// Just under the bound, a program of over a thousand steps validates
-	// quickly.
+	// Just under the bound, a program of over a thousand steps (at
+	// 64 KiB) validates quickly.
 	fits := raw(`{"steps": [` + strings.Join(steps[:len(steps)-2], ",") + `]}`)
 	start := time.Now()
 	v, err := e.Validate(bg, alice, "home/v1", pilotage.ValidateRequest{Program: fits})
