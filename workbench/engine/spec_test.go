@@ -21,8 +21,15 @@ import (
 // runnable and input that arrive together are one execution (§6.5.6),
 // not several that each missed the record of the others.
 func TestIdempotencyConcurrentRequestsAreOneRun(t *testing.T) {
-	e := newEngine(t, homeServer(), t.TempDir())
-	// slow.op holds each Run for 300ms, so the requests overlap.
+	// slow.op holds each Run for 100ms here (300ms in home/v1), so the
+	// requests, started together, overlap.
+	srv := homeServer()
+	for _, en := range srv.Catalog {
+		if en.ID == "slow.op" {
+			en.Behavior.Latency = 100 * time.Millisecond
+		}
+	}
+	e := newEngine(t, srv, t.TempDir())
 	req := pilotage.ExecuteRequest{Program: raw(`{"steps": [{"id": "s", "call": "slow.op"}]}`), IdempotencyKey: new("together")}
 	const n = 6
 	ids := make([]string, n)
