@@ -227,8 +227,8 @@ func TestManyEntriesPeakRSS(t *testing.T) {
 // a name, a description, an input_schema and returns (9.3 MB), no
 // allowance; 40,000 of schemas alone (4 MB), refused. What the verbs hold
 // of an entry at their peaks, about 1,000 to 1,250 bytes, is most of it:
-// 8.5 to 10 bytes a byte of the 155-byte entries over a one-line file;
-// the 100-byte ones took 12.3 to 12.5, and serve 16.5 to 18.5 while it
+// 8.5 to 10 bytes a byte of the 155-byte entries over a one-line file
+// (6.2 to 6.9 over todo.pdl, session 16); the 100-byte ones took 12.3 to 12.5, and serve 16.5 to 18.5 while it
 // linted beside the compiled Language, and the parser's budget now
 // refuses them, in 1.3 to 1.5 bytes a byte, before the compiler keeps
 // them (docs/pdl.md, "How large a file can be"; docs/performance.md,
@@ -237,12 +237,14 @@ func TestManyEntriesPeakRSS(t *testing.T) {
 // Three smaller catalogs check the budget's slack. Two it lets through,
 // held to 10 bytes a byte plus the 6 MiB of slack that the budget and
 // TestHostilePDLPeakRSS allow any file: 17,000 entries of schemas alone
-// (1.7 MB; 8.7 to 10.8 bytes a byte, so not within 10 alone), and 8,000
-// one-line entries (442 KB; 13 to 21 bytes a byte, 6 to 9 MB, since a
-// verb holds 1,000 to 1,300 bytes of an entry of 55). The third, 12,000
-// one-line entries (664 KB), it refuses within 10 bytes a byte: compiled,
-// they would take 13 to 20 MB (docs/performance.md, "Session 16: terse
-// catalogs under the budget").
+// (1.7 MB; 7.6 to 10.8 bytes a byte, so not always within 10 alone), and
+// 8,000 one-line entries (442 KB; 10.8 to 16.2 bytes a byte, 4.7 to 7.1
+// MB, since a verb holds 1,000 to 1,300 bytes of an entry of 55; serve
+// took up to 10.2 MB of its 10.7 while it compiled files under 1 MiB
+// once). The third, 12,000 one-line entries (664 KB), it refuses within
+// 10 bytes a byte, since it charges every entry 1,152 bytes from the
+// first (docs/performance.md, "Session 16: terse catalogs under the
+// budget").
 func TestGeneratedCatalogPeakRSS(t *testing.T) {
 	bin := pilotageBinary(t)
 	head, err := os.ReadFile(filepath.Join("..", "workbench", "scaffold", "templates", "json", "todo.pdl"))
