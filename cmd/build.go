@@ -14,6 +14,8 @@ type buildParams struct {
 	color      string
 	maxPerRule int
 	verbose    bool
+	// report holds --format (build's -o is its DIR).
+	report reportFlags
 	// flags are the verb's, for --config.
 	flags *pflag.FlagSet
 }
@@ -54,10 +56,7 @@ relative to its directory. When a PDL has errors, build writes nothing,
 prints every error of every file named, with its source line (at most
 --max-per-rule of one rule, 50 by default; the rest are counted in one
 more finding, as lint counts them), then lint's errors in the files that
-compile, and exits 2. For the errors in a
-machine format (json, sarif, github, junit), run pilotage lint FILE.pdl
---format …: it reports the same compile errors, then lints what build
-would write.
+compile, and exits 2.
 
 A definition that compiles is then linted as pilotage lint FILE.pdl
 lints it, under the same pilotage.yaml (rule severities, overrides,
@@ -69,15 +68,25 @@ pilotage lint FILE.pdl shows every finding, warnings too, and a finding
 meant to stay is suppressed with a reason. Warnings alone do not stop
 the build: one line on standard error counts them.
 
+--format json (or sarif, github, junit) writes to standard output one
+report in that format, as pilotage lint FILE.pdl --format writes it: the
+PDL errors, and every finding of lint, warnings too, in what each
+definition that compiles would write, counted in its summary. What build
+says besides ("wrote …", "removed stale …", the count of warnings) goes
+to standard error; the exit status is the same. The default, text, lists
+errors on standard error and the files written on standard output.
+
 Exit status: 0 written, 1 lint finds errors in what would be written
 (nothing is), 2 errors in the PDL, usage errors or unwritable output.`,
 		Example: `  pilotage build langs/homeflow/homeflow.pdl
   pilotage build -o dist langs/calc/calc.pdl
+  pilotage build --format sarif -o dist langs/ > build.sarif
   pilotage build -o dist langs/`,
 		Args: needArgs(1, -1, "one or more FILE.pdl, directories or globs"),
 		RunE: func(c *cobra.Command, args []string) error { return runBuild(streams(c), p, args) },
 	}
 	c.Flags().StringVarP(&p.dir, "output", "o", "out", "write into `DIR`")
+	p.report.registerFormat(c, findingFormats)
 	registerErrorColor(c, &p.color)
 	maxPerRuleFlag(c, &p.maxPerRule)
 	verboseFlag(c, &p.verbose)
@@ -86,10 +95,12 @@ Exit status: 0 written, 1 lint finds errors in what would be written
 }
 
 func runBuild(s stdio, p *buildParams, args []string) error {
-	color, err := errorColor(s, p.color)
+	p.report.color = p.color
+	format, err := p.report.validate()
 	if err != nil {
 		return err
 	}
+	color := p.report.useColor(s.err)
 	cfg, _, err := loadConfig(p.flags)
 	if err != nil {
 		return err
@@ -111,5 +122,6 @@ func runBuild(s stdio, p *buildParams, args []string) error {
 		Verbose:    p.verbose,
 		Ignored:    cfg.Ignored,
 		Apply:      conf.applier(),
+		Format:     format,
 	}, s.verb())
 }

@@ -84,7 +84,7 @@ Exit status: 0 no errors, 1 error findings (or warnings with --strict),
   pilotage lint --list-rules --format json`,
 		RunE: func(c *cobra.Command, args []string) error { return runLint(streams(c), p, args) },
 	}
-	p.out.register(c, []report.Format{report.Text, report.JSON, report.SARIF, report.GitHub, report.JUnit})
+	p.out.register(c, findingFormats)
 	c.Flags().StringSliceVar(&p.disable, "disable", nil, "turn off a rule by `ID` (repeatable, or comma-separated)")
 	c.Flags().BoolVar(&p.listRules, "list-rules", false, "list the rules and exit")
 	c.Flags().StringVar(&p.baseline, "baseline", "", "compare every input with the earlier capture `OLD` (a snapshot, manifest or .pdl file)")

@@ -41,16 +41,26 @@ type reportFlags struct {
 	flags *pflag.FlagSet
 }
 
+// findingFormats are the formats of lint's report, which build writes
+// too.
+var findingFormats = []report.Format{report.Text, report.JSON, report.SARIF, report.GitHub, report.JUnit}
+
 func (f *reportFlags) register(c *cobra.Command, formats []report.Format) {
-	f.formats = formats
-	f.flags = c.Flags()
-	names := f.formatNames()
-	c.Flags().StringVarP(&f.format, "format", "f", "text", "output format: "+strings.Join(names, ", "))
+	f.registerFormat(c, formats)
 	c.Flags().StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of standard output, which then names FILE")
 	c.Flags().BoolVar(&f.strict, "strict", false, "exit 1 on warnings too, not only on errors")
 	c.Flags().StringVar(&f.color, "color", "auto", "colour text output: auto, always or never (NO_COLOR disables auto)")
 	c.Flags().BoolVar(&f.noSuppressions, "no-suppressions", false, "show every finding: ignore # pilotage:ignore comments and pilotage.yaml's suppress entries")
 	c.Flags().BoolVar(&f.includeSuppressed, "include-suppressed", false, "keep suppressed findings in sarif output, marked (GitHub code scanning would show them as open alerts)")
+}
+
+// registerFormat adds -f, --format taking formats, for register and for
+// build, whose -o is a directory and which has no --strict.
+func (f *reportFlags) registerFormat(c *cobra.Command, formats []report.Format) {
+	f.formats = formats
+	f.flags = c.Flags()
+	names := f.formatNames()
+	c.Flags().StringVarP(&f.format, "format", "f", "text", "output format: "+strings.Join(names, ", "))
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return names, cobra.ShellCompDirectiveNoFileComp
 	})

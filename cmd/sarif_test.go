@@ -15,7 +15,8 @@ import (
 // TestSARIFOutputIsValid validates what the checking verbs really print
 // with --format sarif against the SARIF 2.1.0 schema, clean and with
 // findings: lint of JSON and PDL inputs (findings placed in the PDL
-// source), replay, and conform against `pilotage serve` of homeflow
+// source), build of PDL files (compile errors and lint's findings of what
+// it would write), replay, and conform against `pilotage serve` of homeflow
 // (lint's and replay's findings in the saved files, conform's own naming
 // an MCP operation instead of a file). internal/base/report's test validates
 // made-up reports; this one catches what only real output carries.
@@ -27,8 +28,11 @@ func TestSARIFOutputIsValid(t *testing.T) {
 	// Schema findings that cite several sections each (a missing pilotage:
 	// §5.1, §11.1, §1.1), which results carry in their properties.
 	noPilotage := filepath.Join(dir, "no-pilotage.json")
+	// A definition that compiles and that lint rejects (§4.3).
+	floorPDL := filepath.Join(dir, "floor.pdl")
 	for name, src := range map[string]string{
 		badPDL:     "language \"x/v1\" {\n  mode sometimes\n}\n",
+		floorPDL:   "language \"floor/v1\" {\n  capabilities {\n    guides\n    trace_fetch\n  }\n  guide core \"Core\" level=core {\n    body \"# Core\"\n  }\n}\n",
 		badProgram: `{"steps": [{"id": "a", "call": "no_such_tool"}]}`,
 		noPilotage: `{"languages": [{"id": "a/v1", "loop": {}}]}`,
 	} {
@@ -55,22 +59,26 @@ func TestSARIFOutputIsValid(t *testing.T) {
 		name     string
 		args     []string
 		findings bool // exit 1 with results, or exit 0 with none
+		code     int  // the exit status with results when not 1 (build's PDL errors: 2)
 	}{
-		{"lint clean json", []string{"lint", "../docs/examples/snapshot.json", "../docs/examples/manifest.json"}, false},
-		{"lint findings json", []string{"lint", "../docs/examples/broken-snapshot.json"}, true},
+		{"lint clean json", []string{"lint", "../docs/examples/snapshot.json", "../docs/examples/manifest.json"}, false, 0},
+		{"lint findings json", []string{"lint", "../docs/examples/broken-snapshot.json"}, true, 0},
 		// An absolute path, as conform's findings in the files it saves
 		// carry (--save is absolute here, and a temporary directory
 		// without it).
-		{"lint findings absolute", []string{"lint", brokenAbs}, true},
-		{"lint findings awkward name", []string{"lint", awkward}, true},
-		{"lint schema sections", []string{"lint", noPilotage}, true},
-		{"lint clean pdl", []string{"lint", homeflow, "../langs/notes/notes.pdl"}, false},
-		{"lint findings pdl", []string{"lint", badPDL}, true},
-		{"replay clean", []string{"replay", replayDir + "trace.json", "--plan", replayDir + "plan.json"}, false},
-		{"replay findings", []string{"replay", replayDir + "broken.json", "--plan", replayDir + "plan.json"}, true},
+		{"lint findings absolute", []string{"lint", brokenAbs}, true, 0},
+		{"lint findings awkward name", []string{"lint", awkward}, true, 0},
+		{"lint schema sections", []string{"lint", noPilotage}, true, 0},
+		{"lint clean pdl", []string{"lint", homeflow, "../langs/notes/notes.pdl"}, false, 0},
+		{"lint findings pdl", []string{"lint", badPDL}, true, 0},
+		{"build clean", []string{"build", "-o", filepath.Join(dir, "build"), homeflow}, false, 0},
+		{"build lint findings", []string{"build", "-o", filepath.Join(dir, "floor"), floorPDL}, true, 0},
+		{"build pdl errors", []string{"build", "-o", filepath.Join(dir, "bad"), badPDL, floorPDL}, true, 2},
+		{"replay clean", []string{"replay", replayDir + "trace.json", "--plan", replayDir + "plan.json"}, false, 0},
+		{"replay findings", []string{"replay", replayDir + "broken.json", "--plan", replayDir + "plan.json"}, true, 0},
 		{"conform clean", append([]string{"conform", "--save", filepath.Join(dir, "clean"), "--execute",
-			"--program", "../langs/homeflow/programs/evening.json", "--input", "../langs/homeflow/programs/evening.input.json"}, serve...), false},
-		{"conform findings", append([]string{"conform", "--save", filepath.Join(dir, "findings"), "--program", badProgram}, serve...), true},
+			"--program", "../langs/homeflow/programs/evening.json", "--input", "../langs/homeflow/programs/evening.input.json"}, serve...), false, 0},
+		{"conform findings", append([]string{"conform", "--save", filepath.Join(dir, "findings"), "--program", badProgram}, serve...), true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runExit(t, exec.Command(pilotageBinary(t), append([]string{tc.args[0], "--format", "sarif"}, tc.args[1:]...)...))
@@ -82,7 +90,11 @@ func TestSARIFOutputIsValid(t *testing.T) {
 			if jerr := json.Unmarshal(stdout.Bytes(), &log); jerr != nil || len(log.Runs) != 1 {
 				t.Fatalf("exit %d, output is not one SARIF run (%v):\n%s\nstderr:\n%s", code, jerr, stdout.String(), stderr.String())
 			}
-			if want := map[bool]int{false: 0, true: 1}[tc.findings]; code != want || (len(log.Runs[0].Results) > 0) != tc.findings {
+			want := map[bool]int{false: 0, true: 1}[tc.findings]
+			if tc.code != 0 {
+				want = tc.code
+			}
+			if code != want || (len(log.Runs[0].Results) > 0) != tc.findings {
 				t.Fatalf("exit %d with %d results, want exit %d\nstderr:\n%s", code, len(log.Runs[0].Results), want, stderr.String())
 			}
 			golden.ValidSARIF(t, "the output", stdout.Bytes())

@@ -41,12 +41,22 @@ type Params struct {
 	// pilotage.yaml (severities, disabled rules, suppressions) as lint's
 	// report is brought; nil leaves it as the rules raised it.
 	Apply func(*report.Report)
+	// Format is the report's format: "" or text lists the errors on
+	// standard error; any other writes one report in it to standard
+	// output, as pilotage lint --format writes it, and what build says
+	// besides to standard error.
+	Format report.Format
 }
+
+// machine says the report goes to standard output in p.Format.
+func (p Params) machine() bool { return p.Format != "" && p.Format != report.Text }
 
 // Build compiles the PDL files p names, lints what each builds as
 // pilotage lint FILE.pdl would, and writes it, manifest, snapshot and
 // guides, into p.Dir (DIR/<name>/ for each of several), naming each file
 // written. Every file compiles and conforms before any build is written.
+// In a machine format (Params.Format) standard output holds one report:
+// the PDL errors and every lint finding of each definition that compiles.
 // Its error carries the exit code (verb.Code): 1 when lint finds errors
 // in a build, 2 for PDL errors, unreadable files and what cannot be
 // written.
@@ -83,8 +93,20 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 	if err != nil {
 		return err
 	}
+	// In a machine format the report holds every definition's findings
+	// and the PDL errors, as lint's report of the same files does.
+	var merged *report.Report
+	if p.machine() {
+		if merged, err = verb.ConformanceHead("pilotage build", baseline); err != nil {
+			return verb.Usage("%v", err)
+		}
+	}
 	var broken error
-	if failed != nil {
+	switch {
+	case failed != nil && merged != nil:
+		merged.AddReport(failed)
+		broken = &verb.ExitError{Code: verb.ExitUsage}
+	case failed != nil:
 		broken = verb.Unusable(s.Err, failed, p.Color)
 	}
 	// Each build is staged (written beside its files), then linted; only
@@ -109,9 +131,27 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 			return err
 		}
 		o.dir = dirs[i]
+		if merged != nil {
+			merged.AddReport(o.report)
+			o.report = nil
+		}
 		outs = append(outs, o)
 		conforms = conforms && o.conforms
 		builds[i] = nil
+	}
+	if merged != nil {
+		// Every input once, in the order named, as CompilePDLs counts
+		// them.
+		merged.Files, merged.Summary.Files = names, len(names)
+		merged.Sort()
+		merged.Dedupe()
+		if err := report.Write(s.Out, p.Format, merged, report.Options{}); err != nil {
+			discard(outs)
+			return verb.Usage("writing standard output: %v", fserr.Plain(err))
+		}
+		// What build says of the files it writes is no part of the
+		// report.
+		s.Out = s.Err
 	}
 	if broken != nil || !conforms {
 		discard(outs)
@@ -143,6 +183,8 @@ type output struct {
 	sources  []string
 	conforms bool
 	dir      string // where it is built
+	// report is lint's report of the build, kept for a machine format.
+	report *report.Report
 }
 
 // check stages what res, the definition name compiled, builds into dir,
@@ -182,6 +224,9 @@ func check(s verb.Streams, p Params, guard *verb.Guard, res *compile.Result, nam
 		out.staged.Discard()
 		return output{}, verb.Usage("%s: %v", name, err)
 	}
+	if p.machine() {
+		out.report = rep
+	}
 	if rep.Summary.Errors == 0 {
 		if n := rep.Summary.Warnings; n > 0 {
 			them := "them"
@@ -191,6 +236,10 @@ func check(s verb.Streams, p Params, guard *verb.Guard, res *compile.Result, nam
 			fmt.Fprintf(s.Err, "%s: lint finds %s in the build; run pilotage lint %s to see %s\n", name, report.Count(n, "warning"), name, them)
 		}
 		out.conforms = true
+		return out, nil
+	}
+	if p.machine() {
+		fmt.Fprintf(s.Err, "pilotage build: %s, so nothing was written\n", verb.Verdict(rep, name))
 		return out, nil
 	}
 	// Only the errors are listed, above lint's summary of them all.

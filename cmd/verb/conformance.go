@@ -30,6 +30,21 @@ func Conformance(name string, li *lint.Input, res *compile.Result, max int, appl
 	return rep, nil
 }
 
+// ConformanceHead is the report of no definition that the Conformance
+// reports of several definitions, and the PDL errors of those that do not
+// compile, join (report.AddReport) into the one report pilotage lint
+// FILE.pdl... would write: tool, the rules of lint and PDL, what they
+// count, and baseline's text, which related locations quote.
+func ConformanceHead(tool string, baseline *lint.Input) (*report.Report, error) {
+	c, err := pdllint.NewChecker(rules.All(), lint.Config{Baseline: baseline})
+	if err != nil {
+		return nil, err
+	}
+	head := c.Head()
+	head.Tool, head.Rules = tool, c.PDLRules()
+	return head, nil
+}
+
 // Verdict says what the errors of rep, a Conformance report with
 // errors, make of what, the file or Languages judged: that it "does not
 // conform to Part II" when one cites a section of Part II, else that

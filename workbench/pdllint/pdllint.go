@@ -275,12 +275,20 @@ func (c *Checker) Head() *report.Report { return c.lint.Head() }
 // run, and when an input was PDL the rules of PDL and of suppressions
 // that are on.
 func (c *Checker) Rules() []report.RuleInfo {
+	if !c.pdlSeen {
+		return c.lint.Rules()
+	}
+	return c.PDLRules()
+}
+
+// PDLRules are Rules once a PDL input is checked: the lint rules that
+// run and the rules of PDL and of suppressions that are on. Build's
+// report of several definitions lists them whether or not any compiles.
+func (c *Checker) PDLRules() []report.RuleInfo {
 	out := c.lint.Rules()
-	if c.pdlSeen {
-		for _, r := range append(slices.Clip(pdl.Rules), suppress.Rules()...) {
-			if !c.pdlOff[r.ID] {
-				out = append(out, r)
-			}
+	for _, r := range append(slices.Clip(pdl.Rules), suppress.Rules()...) {
+		if !c.pdlOff[r.ID] {
+			out = append(out, r)
 		}
 	}
 	return out
