@@ -228,7 +228,8 @@ func check(s verb.Streams, p Params, guard *verb.Guard, res *compile.Result, nam
 		out.report = rep
 	}
 	if rep.Summary.Errors == 0 {
-		if n := rep.Summary.Warnings; n > 0 {
+		// In a machine format the report lists the warnings.
+		if n := rep.Summary.Warnings; n > 0 && !p.machine() {
 			them := "them"
 			if n == 1 {
 				them = "it"
