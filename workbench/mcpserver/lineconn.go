@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -113,7 +114,27 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	return c.inner.Write(ctx, msg)
+	return c.inner.Write(ctx, coded(msg))
+}
+
+// coded gives a JSON-RPC code to an error answer of go-sdk's that has
+// none (codeOf). The message stays go-sdk's.
+func coded(msg jsonrpc.Message) jsonrpc.Message {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error == nil {
+		return msg
+	}
+	var wire *jsonrpc.Error
+	if errors.As(resp.Error, &wire) && wire.Code != 0 {
+		return msg
+	}
+	e := &jsonrpc.Error{Code: codeOf(resp.Error.Error()), Message: resp.Error.Error()}
+	if wire != nil {
+		e.Data = wire.Data
+	}
+	answer := *resp
+	answer.Error = e
+	return &answer
 }
 
 // Close closes go-sdk's connection and the input (standard input, when
@@ -129,3 +150,17 @@ func (c *lineConn) Close() error {
 }
 
 func (c *lineConn) SessionID() string { return "" }
+
+// codeOf is the JSON-RPC code of go-sdk's error answer of message when
+// go-sdk gives it none: it answers some requests with a plain Go error,
+// which its encoder writes with code 0, a code JSON-RPC does not define.
+// A request other than initialize or ping before initialize (go-sdk's
+// server.go, "invalid during session initialization") is an Invalid
+// Request (-32600): the request is not valid in the Session's state; any
+// other is an Internal error (-32603).
+func codeOf(message string) int64 {
+	if strings.HasSuffix(message, " is invalid during session initialization") {
+		return jsonrpc.CodeInvalidRequest
+	}
+	return jsonrpc.CodeInternalError
+}

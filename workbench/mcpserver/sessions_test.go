@@ -67,3 +67,41 @@ func TestHTTPMaxSessions(t *testing.T) {
 		t.Errorf("initialize after a DELETE: %d %q %s", code, id, body)
 	}
 }
+
+// A request other than initialize without a session id is refused by
+// go-sdk as before initialize over stdio, and with the same code
+// (TestServeIORequestBeforeInitialize), where go-sdk alone gave code 0.
+func TestHTTPRequestBeforeInitialize(t *testing.T) {
+	s, err := New(context.Background(), newFake(), Options{Principal: "alice", Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.HTTPHandler(nil))
+	defer srv.Close()
+	resp := postMessage(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"method \"tools/call\" is invalid during session initialization"}}`
+	if !strings.Contains(string(body), want) {
+		t.Errorf("%d %s, want %s", resp.StatusCode, body, want)
+	}
+}
+
+// codedWriter codes every error answer without one, and leaves the rest,
+// a string holding the same words included, as go-sdk wrote it.
+func TestCodedWriter(t *testing.T) {
+	rec := httptest.NewRecorder()
+	w := &codedWriter{ResponseWriter: rec}
+	in := "data: " + `[{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"method \"x\" is invalid during session initialization"}},` +
+		`{"jsonrpc":"2.0","id":2,"error":{"code":0,"message":"broke"}},` +
+		`{"jsonrpc":"2.0","id":3,"result":{"text":"\"error\":{\"code\":0,\"message\":\"\""}}]` + "\n\n"
+	if n, err := w.Write([]byte(in)); n != len(in) || err != nil {
+		t.Fatalf("Write: %d, %v", n, err)
+	}
+	want := "data: " + `[{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"method \"x\" is invalid during session initialization"}},` +
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"broke"}},` +
+		`{"jsonrpc":"2.0","id":3,"result":{"text":"\"error\":{\"code\":0,\"message\":\"\""}}]` + "\n\n"
+	if got := rec.Body.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -602,5 +603,53 @@ func TestOverlongNamesClipped(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %.80s… in\n%s", want, got)
 		}
+	}
+}
+
+// A request before initialize is refused by go-sdk with a plain Go error,
+// which its encoder writes with code 0; serve gives it Invalid Request
+// (-32600), go-sdk's words kept, and the Session goes on.
+func TestServeIORequestBeforeInitialize(t *testing.T) {
+	s := newServer(t, newFake(), "alice")
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	if err := s.ServeIO(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"method \"tools/call\" is invalid during session initialization"}}`
+	if !strings.Contains(out.String(), want+"\n") {
+		t.Errorf("no\n%s\nin\n%s", want, out.String())
+	}
+	if !strings.Contains(out.String(), `"id":2,"result"`) {
+		t.Errorf("initialize after it not answered:\n%s", out.String())
+	}
+}
+
+// Any other error answer go-sdk gives without a code is an Internal
+// error; one with a code keeps it.
+func TestCodedErrors(t *testing.T) {
+	id, _ := jsonrpc.MakeID(float64(1))
+	for _, c := range []struct {
+		err  error
+		want int64
+	}{
+		{errors.New(`method "tools/call" is invalid during session initialization`), jsonrpc.CodeInvalidRequest},
+		{errors.New("something broke"), jsonrpc.CodeInternalError},
+		{&jsonrpc.Error{Message: "no code"}, jsonrpc.CodeInternalError},
+		{fmt.Errorf("wrapped: %w", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "bad"}), jsonrpc.CodeInvalidParams},
+		{&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "nope"}, jsonrpc.CodeMethodNotFound},
+	} {
+		resp := coded(&jsonrpc.Response{ID: id, Error: c.err}).(*jsonrpc.Response)
+		var wire *jsonrpc.Error
+		if !errors.As(resp.Error, &wire) || wire.Code != c.want || resp.Error.Error() != c.err.Error() {
+			t.Errorf("%v: answered %#v, want code %d and the message kept", c.err, resp.Error, c.want)
+		}
+	}
+	ok := &jsonrpc.Response{ID: id, Result: []byte(`{}`)}
+	if coded(ok) != ok {
+		t.Error("a result was changed")
 	}
 }
