@@ -261,6 +261,7 @@ func rewriteList[T any](k, old *yaml.Node, stated, got []T, kind *entryKind[T]) 
 	for i, j := range pair {
 		var n *yaml.Node
 		var err error
+		renamed := j >= 0 && names(old.Content[j], stated[j], got[i], kind)
 		switch {
 		case j < 0:
 			n = newEntry(got[i], members, flow, kind)
@@ -271,6 +272,12 @@ func rewriteList[T any](k, old *yaml.Node, stated, got []T, kind *entryKind[T]) 
 		}
 		if err != nil {
 			return nil, err
+		}
+		if renamed {
+			// The stated entry named what the answer no longer has: it
+			// is removed, and its comments with it, the answer's entry
+			// taking its node.
+			uncomment(n)
 		}
 		entries = append(entries, n)
 	}
@@ -476,6 +483,28 @@ func applyEdits(n *yaml.Node, edits []memberEdit) error {
 	return nil
 }
 
+// names reports whether the entry n, which states s, names something
+// other than g: it states kind's first member (a step's id, a
+// diagnostic's code), and g's differs.
+func names[T any](n *yaml.Node, s, g T, kind *entryKind[T]) bool {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	_, holds := kind.member(kind.members[0], s, g)
+	return !holds && hasKey(n, kind.members[0])
+}
+
+// uncomment removes the comments of n and of the nodes under it, not
+// following aliases.
+func uncomment(n *yaml.Node) {
+	stack := []*yaml.Node{n}
+	for len(stack) > 0 {
+		n, stack = stack[len(stack)-1], stack[:len(stack)-1]
+		n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+		stack = append(stack, n.Content...)
+	}
+}
+
 // writtenOut writes out the entry n, for g, in n's place: with the
 // members it (or, for an alias, its anchor's entry) states and the
 // first of kind's, in its style, and n's comments; an alias's
@@ -639,6 +668,7 @@ func (f *File) Marshal() ([]byte, error) {
 	if f.doc == nil {
 		return nil, errDropped
 	}
+	liftFlowFeet(f.doc)
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -646,6 +676,46 @@ func (f *File) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), enc.Close()
+}
+
+// liftFlowFeet moves the foot comment of each flow mapping under n (the
+// comment on the lines after a flow entry of a list) where go-yaml
+// writes it in place without a change to the entry: it writes a flow
+// mapping's foot comment after a comma of its own, `{id: a,}`, an edit
+// of an entry that may have held. The comment goes to the head of the
+// next entry; under the last, after its line comment, which go-yaml
+// writes to the end of the line and the comment's lines under it; and
+// under a last entry with no line comment, before what follows the list.
+// It returns the comments nothing under n follows, for what follows n.
+func liftFlowFeet(n *yaml.Node) (rest string) {
+	if n.Style&yaml.FlowStyle != 0 {
+		return ""
+	}
+	for i, c := range n.Content {
+		if rest != "" && (n.Kind != yaml.MappingNode || i%2 == 0) {
+			c.HeadComment, rest = joinComments(rest, c.HeadComment), ""
+		}
+		rest = joinComments(rest, liftFlowFeet(c))
+		if c.Kind != yaml.MappingNode || c.Style&yaml.FlowStyle == 0 || c.FootComment == "" {
+			continue
+		}
+		if n.Kind == yaml.SequenceNode && i == len(n.Content)-1 && c.LineComment != "" {
+			c.LineComment = joinComments(c.LineComment, c.FootComment)
+		} else {
+			rest = joinComments(rest, c.FootComment)
+		}
+		c.FootComment = ""
+	}
+	return rest
+}
+
+// joinComments is comment a, then comment b, either of which may be
+// none.
+func joinComments(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "\n" + b
 }
 
 // errDropped is Update's and Marshal's answer on a file whose tree
