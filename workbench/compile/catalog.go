@@ -651,7 +651,8 @@ func (c *compiler) jsonSyntax(a *pdl.Arg, inFile bool, src []byte, se *jsonpos.S
 // budget (schemacost) is not compiled, nor its tree built when its
 // values alone cost more: the caller reports it. Nor is one nested
 // deeper than schemacost.MaxDepth, which would cost time quadratic in
-// its depth.
+// its depth. A text compiled before in the process, and still kept
+// (compiled), is not compiled again.
 func compileSchema(src []byte, budget int64) schemaResult {
 	// A byte order mark or UTF-16 is named as lint names it in a JSON file.
 	if se := jsonpos.CheckEncoding(src); se != nil {
@@ -677,19 +678,33 @@ func compileSchema(src []byte, budget int64) schemaResult {
 	if cost > budget {
 		return schemaResult{cost: cost, over: true}
 	}
+	key := string(src) // a copy: src may be a piece of the whole source
+	r, ok := compiled.Get(key)
+	if !ok {
+		r = compileText(src)
+		r = compiled.Put(key, r, len(r.schema)+len(r.err)+len(r.hint))
+	}
+	r.cost = cost
+	return r
+}
+
+// compileText compiles src, a schema within its budget, with
+// pilotage.CompileOffline: checking it against its draft's metaschema
+// is most of what compiling a small schema costs.
+func compileText(src []byte) schemaResult {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 	if err != nil {
 		return schemaResult{hint: "a schema is one JSON value", err: "is not valid JSON: " + err.Error()}
 	}
 	if _, err := pilotage.CompileOffline(schemaName, doc); err != nil {
 		msg, hint := schemaProblem(err)
-		return schemaResult{hint: hint, err: msg, cost: cost}
+		return schemaResult{hint: hint, err: msg}
 	}
 	out, err := json.Marshal(doc)
 	if err != nil {
 		return schemaResult{err: err.Error()}
 	}
-	return schemaResult{schema: out, cost: cost}
+	return schemaResult{schema: out}
 }
 
 // schemaName is what compileSchema names every schema for

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
 	"github.com/pilotage-dev/pilotage/workbench/emit"
@@ -46,7 +45,7 @@ func benchBuild(b *testing.B, src []byte) {
 		// would make every build after the first a warm one, and keep a
 		// large live heap for the collector to mark). Each side starts
 		// from a collected heap, so neither pays for the other's garbage.
-		expr.ResetCaches()
+		compile.ResetCaches()
 		runtime.GC()
 		t0, c0 := time.Now(), cpuNow()
 		buildSnapshot(b, src)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/jsonpos"
-	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 	"github.com/pilotage-dev/pilotage/workbench/compile"
@@ -28,7 +27,7 @@ func TestBuildHeapPeak(t *testing.T) {
 	}
 	src := pdltest.Generated(5000, 50, true)
 	dir := t.TempDir()
-	expr.ResetCaches()
+	compile.ResetCaches()
 	peak := memtest.HeapGoalPeak(func() {
 		// As pilotage build compiles a file it read (compile.Load) and
 		// writes what it builds (cmd/buildverb).

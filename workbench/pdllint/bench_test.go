@@ -3,10 +3,10 @@ package pdllint
 import (
 	"testing"
 
-	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 	"github.com/pilotage-dev/pilotage/lint"
 	"github.com/pilotage-dev/pilotage/lint/rules"
+	"github.com/pilotage-dev/pilotage/workbench/compile"
 )
 
 // BenchmarkLintGenerated lints the generated Language of
@@ -28,7 +28,7 @@ principal guest token="guest-token" {
 	all := rules.All()
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		expr.ResetCaches()
+		compile.ResetCaches()
 		rep, err := Run(all, []*lint.Input{{File: "gen.pdl", Src: src}}, lint.Config{})
 		if err != nil || rep.Summary.Errors > 0 {
 			b.Fatalf("%v %+v", err, rep.Findings)

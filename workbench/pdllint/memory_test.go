@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pilotage-dev/pilotage/internal/base/report"
-	"github.com/pilotage-dev/pilotage/internal/model/expr"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/memtest"
 	"github.com/pilotage-dev/pilotage/internal/testsupport/pdltest"
 	"github.com/pilotage-dev/pilotage/lint"
@@ -31,7 +30,7 @@ func TestLintHeapPeak(t *testing.T) {
 		return
 	}
 	src := pdltest.Generated(5000, 50, true)
-	expr.ResetCaches()
+	compile.ResetCaches()
 	all := rules.All()
 	peak := memtest.HeapGoalPeak(func() {
 		rep, err := Run(all, []*lint.Input{{File: "gen.pdl", Src: src}}, lint.Config{})

@@ -1,10 +1,11 @@
 // Package lru is a least-recently-used map, safe for concurrent use,
 // bounded by the total weight (estimated bytes) of its entries and,
 // optionally, by their number. The caches of parsed and checked CEL
-// (internal/model/expr) and of the engine's compiled JSON Schemas hold
-// what programs and catalogs bring, which a caller controls: one
-// expression may be a megabyte long, one schema may take megabytes to
-// compile, so a count alone would not bound memory.
+// (internal/model/expr), of the engine's compiled JSON Schemas and of
+// the compiler's checked schema texts hold what programs and catalogs
+// bring, which a caller controls: one expression may be a megabyte long,
+// one schema may take megabytes to compile, so a count alone would not
+// bound memory.
 package lru
 
 import (
