@@ -72,8 +72,9 @@ the build: one line on standard error counts them.
 report in that format, as pilotage lint FILE.pdl --format writes it: the
 PDL errors, and every finding of lint, warnings too, in what each
 definition that compiles would write, counted in its summary. What build
-says besides ("wrote …", "removed stale …") goes to standard error; the exit status is the same. The default, text, lists
-errors on standard error and the files written on standard output.
+says besides ("wrote …", "removed stale …") goes to standard error;
+the exit status is the same. The default, text, lists errors on
+standard error and the files written on standard output.
 
 Exit status: 0 written, 1 lint finds errors in what would be written
 (nothing is), 2 errors in the PDL, usage errors or unwritable output.`,
