@@ -79,7 +79,7 @@ func (ie *inputEnv) checkCEL(src string) celResult {
 			prop, listed, _ := schema.Property(f)
 			if !listed {
 				return celResult{problem: &celProblem{start: r.Start,
-					msg:  fmt.Sprintf("CEL: %s has no field %q in the entry's input_schema", what, report.Clip(f)),
+					msg:  fmt.Sprintf("CEL: %s has no field %s in the entry's input_schema", what, report.QuoteName(f)),
 					hint: hintOr(suggest.DidYouMean(f, schema.Properties()), "add it to input_schema, or read a field it lists")}}
 			}
 			schema, what = prop, what+"."+f

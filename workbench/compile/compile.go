@@ -579,7 +579,7 @@ func (c *compiler) oneOf(a *pdl.Arg, section, what string, set []string) string 
 			return hint
 		}
 		return "use one of: " + strings.Join(set, ", ")
-	}, "%s %q is not one of %s", what, report.Clip(v), strings.Join(set, ", "))
+	}, "%s %s is not one of %s", what, report.QuoteName(v), strings.Join(set, ", "))
 	return ""
 }
 

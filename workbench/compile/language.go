@@ -623,7 +623,7 @@ func (c *compiler) read(a *pdl.Arg, name string, what namedFile) ([]byte, bool) 
 		hint := func() string {
 			if c.nearFile != nil && errors.Is(err, fs.ErrNotExist) {
 				if near := c.nearFile(name); near != "" {
-					return "did you mean " + report.Clip(near) + "?"
+					return "did you mean " + suggest.OneLine(report.Clip(near)) + "?"
 				}
 			}
 			return "file names are relative to the PDL file's directory"

@@ -210,7 +210,7 @@ func (c *compiler) checkPrincipals() {
 				return h
 			}
 			return `patterns use * and ? as in "lights.*"`
-		}, "principal %s: malformed pattern %q", report.Clip(b.principal.Name), report.Clip(b.g))
+		}, "principal %s: malformed pattern %s", report.Clip(b.principal.Name), report.QuoteName(b.g))
 	}
 	if len(c.srv.Catalog) == 0 {
 		return
@@ -248,7 +248,7 @@ func (c *compiler) checkPrincipals() {
 				// Principals and what they see are §10.3's, not the
 				// catalog's (§5.4) the rule cites for its other names.
 				c.citeErr(pdl.RuleReference, "10.3", argAt{c.principalPatterns[i][j]}, func() string { return suggest.DidYouMean(g, c.patternsLike(g)) },
-					"principal %s: pattern %q matches no catalog entry", report.Clip(pr.Name), report.Clip(g))
+					"principal %s: pattern %s matches no catalog entry", report.Clip(pr.Name), report.QuoteName(g))
 				// The principal meant to see something else, so what it
 				// sees is unknown rather than what its other patterns
 				// match: the checks that depend on it (checkShownNames)

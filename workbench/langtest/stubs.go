@@ -41,8 +41,8 @@ func stubbed(srv *language.Server, f *testcase.File, c *testcase.Case, cel *comp
 			if !told[s.Entry] {
 				told[s.Entry] = true
 				hint := "stubs name catalog entries of the PDL"
-				if near := suggest.Closest(s.Entry, ids); near != "" {
-					hint = fmt.Sprintf("did you mean %s?", near)
+				if near := suggest.DidYouMean(s.Entry, ids); near != "" {
+					hint = near
 				}
 				fs = append(fs, findingAt(f, s.At, "test-stub", fmt.Sprintf("case %q stubs %s, which the catalog does not hold", c.Name, s.Entry), hint))
 			}
@@ -177,7 +177,7 @@ func closedSetFindings(f *testcase.File, c *testcase.Case, l *language.Language)
 		}
 	}
 	check := func(where testcase.Place, what, v string, set []string) {
-		outside(where, v, set, fmt.Sprintf("case %q expects %s %q, which is not in %s's closed set", c.Name, what, report.Clip(v), l.ID), "the set is ")
+		outside(where, v, set, fmt.Sprintf("case %q expects %s %s, which is not in %s's closed set", c.Name, what, report.QuoteName(v), l.ID), "the set is ")
 	}
 	codes, risks, statuses, steps := testcase.ClosedSets(l)
 	for _, d := range e.Diagnostics {

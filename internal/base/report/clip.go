@@ -36,6 +36,15 @@ func Clip[T ~string | ~[]byte](b T) string {
 // Quote is strconv.Quote of Clip(s): a name quoted as %q quotes it.
 func Quote(s string) string { return strconv.Quote(Clip(s)) }
 
+// QuoteName is Clip(s) in double quotes as a finding's message and hint
+// quote a name: not escaped as Go's %q escapes it ("a\tb"), so that the
+// text formats show its controls as they show them in the rest of the
+// message and hint (a\x09b, OneLine), one way in both; its newlines are
+// written \x0a already, since a hint keeps its own newlines.
+func QuoteName(s string) string {
+	return `"` + strings.ReplaceAll(Clip(s), "\n", `\x0a`) + `"`
+}
+
 // Clips clips each name of a list a finding quotes (Clip) and keeps the
 // first ClipNames of them, the last element then counting the rest
 // ("and 7 more"): a list comes from the input too, a plan step's calls

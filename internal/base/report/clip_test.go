@@ -53,3 +53,21 @@ func TestClipPointer(t *testing.T) {
 		t.Errorf("ClipPointer = %q, want %q", got, want)
 	}
 }
+
+// QuoteName quotes a name without Go's escapes, its newline written
+// \x0a, clipped as Clip clips it.
+func TestQuoteName(t *testing.T) {
+	for in, want := range map[string]string{
+		"lamp.read":              `"lamp.read"`,
+		"lamp\tread":             "\"lamp\tread\"",
+		"a\nb":                   `"a\x0ab"`,
+		strings.Repeat("x", 200): `"` + strings.Repeat("x", 117) + `…"`,
+	} {
+		if got := QuoteName(in); got != want {
+			t.Errorf("QuoteName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := OneLine(QuoteName("lamp\tread")); got != `"lamp\x09read"` {
+		t.Errorf("shown in a message as %s", got)
+	}
+}

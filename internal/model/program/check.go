@@ -315,7 +315,7 @@ func (c *checker) targets() {
 			// Only the entries the caller may see are offered (§10.3), so
 			// a hint never reveals an invisible one.
 			c.add(pilotage.CodeUnknownName, pilotage.SeverityError, s.TargetPointer(c.env.Grammar),
-				fmt.Sprintf("no catalog entry named %q", report.Clip(s.Target)), cmp.Or(suggest.DidYouMean(s.Target, c.env.Visible), c.env.UnknownHint), nil)
+				fmt.Sprintf("no catalog entry named %s", report.QuoteName(s.Target)), cmp.Or(suggest.DidYouMean(s.Target, c.env.Visible), c.env.UnknownHint), nil)
 			return
 		}
 		switch {
@@ -605,10 +605,10 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 		switch {
 		case !listed && closed:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, a.Expr.Pointer,
-				fmt.Sprintf("%s takes no argument %q", report.Clip(s.Target), report.Clip(a.Name)), suggest.DidYouMean(a.Name, in.Properties()), nil)
+				fmt.Sprintf("%s takes no argument %s", report.Clip(s.Target), report.QuoteName(a.Name)), suggest.DidYouMean(a.Name, in.Properties()), nil)
 		case !listed && typo == "":
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityWarning, a.Expr.Pointer,
-				fmt.Sprintf("%s's input_schema does not list an argument %q", report.Clip(s.Target), report.Clip(a.Name)), suggest.DidYouMean(a.Name, in.Properties()), nil)
+				fmt.Sprintf("%s's input_schema does not list an argument %s", report.Clip(s.Target), report.QuoteName(a.Name)), suggest.DidYouMean(a.Name, in.Properties()), nil)
 		case !listed:
 		case x != nil && !assignable(prop.Type(), x.Type):
 			c.typeMismatch(a.Expr, fmt.Sprintf("argument %q of %s must be %s, this is %s", report.Clip(a.Name), report.Clip(s.Target), prop.Type(), x.Type))
@@ -629,7 +629,7 @@ func (c *checker) args(s *Step, env *expr.Env, vis []string) {
 			// Its "takes no argument" says it all.
 		case misspelt:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, ptr,
-				fmt.Sprintf("%s requires the argument %q", report.Clip(s.Target), r), fmt.Sprintf("did you mean %s, not %q?", suggest.OneLine(r), report.Clip(typo)), nil)
+				fmt.Sprintf("%s requires the argument %s", report.Clip(s.Target), report.QuoteName(r)), fmt.Sprintf("did you mean %s, not %s?", suggest.OneLine(r), report.QuoteName(typo)), nil)
 		default:
 			c.add(c.env.Code(CodeArguments), pilotage.SeverityError, ptr,
 				fmt.Sprintf("%s requires the argument %q", report.Clip(s.Target), r), fmt.Sprintf("add %q: \"<CEL expression>\"", r), nil)
@@ -906,7 +906,7 @@ func (c *checker) ref(e *Expr, r expr.Ref, visible []string) {
 			if closed {
 				sev = pilotage.SeverityError
 			}
-			c.add(c.env.Code(CodeField), sev, e.Pointer, fmt.Sprintf("%s has no field %q in its schema", report.Clip(what), report.Clip(f)), suggest.DidYouMean(f, schema.Properties()), rng)
+			c.add(c.env.Code(CodeField), sev, e.Pointer, fmt.Sprintf("%s has no field %s in its schema", report.Clip(what), report.QuoteName(f)), suggest.DidYouMean(f, schema.Properties()), rng)
 			return
 		}
 		schema, what = prop, what+"."+f

@@ -200,7 +200,7 @@ func (p *parser) members(n jsonpos.Node, ptr string, allowed []string) kept {
 			if hint == "" {
 				hint = "allowed here: " + strings.Join(quoteAll(allowed), ", ")
 			}
-			p.errorf(join(ptr, m.Key), hint, "unknown member %q", report.Clip(m.Key))
+			p.errorf(join(ptr, m.Key), hint, "unknown member %s", report.QuoteName(m.Key))
 			continue
 		}
 		out = append(out, m)
@@ -360,7 +360,7 @@ func (p *parser) step(n jsonpos.Node, ptr string, index int, enclosing *Step, ar
 		// member some construct allows ("id", "with") is none.
 		for _, m := range n.Members() {
 			if hint := suggest.DidYouMean(m.Key, p.names); hint != "" && !p.allowed(m.Key) {
-				p.errorf(join(ptr, m.Key), hint, "the step has no construct member; %q is none", report.Clip(m.Key))
+				p.errorf(join(ptr, m.Key), hint, "the step has no construct member; %s is none", report.QuoteName(m.Key))
 				return nil
 			}
 		}

@@ -341,10 +341,10 @@ func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error
 // unknownKey is the error of key k, none of known, naming the closest.
 func (p *parser) unknownKey(k *yaml.Node, known []string) error {
 	hint := "the keys here are " + strings.Join(known, ", ")
-	if s := suggest.Closest(k.Value, known); s != "" {
-		hint = fmt.Sprintf("did you mean %s?", s)
+	if s := suggest.DidYouMean(k.Value, known); s != "" {
+		hint = s
 	}
-	return p.errAt(k, fmt.Sprintf("unknown key %q", k.Value), hint)
+	return p.errAt(k, "unknown key "+report.QuoteName(k.Value), hint)
 }
 
 // decodeKnown decodes n into v as decode does, after refusing a key no

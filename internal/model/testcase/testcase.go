@@ -413,7 +413,7 @@ func ReadError(dir, rel string, err error) (msg, hint string) {
 	hint = "paths are relative to the case file, or absolute"
 	if errors.Is(err, fs.ErrNotExist) {
 		if near := nearFile(dir, rel); near != "" {
-			hint = "did you mean " + report.Clip(near) + "?"
+			hint = "did you mean " + suggest.OneLine(report.Clip(near)) + "?"
 		}
 	}
 	return fmt.Sprintf("cannot read %s: %v", rel, why(err)), hint
