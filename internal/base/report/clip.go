@@ -40,10 +40,15 @@ func Quote(s string) string { return strconv.Quote(Clip(s)) }
 // quote a name: not escaped as Go's %q escapes it ("a\tb"), so that the
 // text formats show its controls as they show them in the rest of the
 // message and hint (a\x09b, OneLine), one way in both; its newlines are
-// written \x0a already, since a hint keeps its own newlines.
+// written \x0a already, since a hint keeps its own newlines. A quote or
+// a backslash in the name is escaped (\", \\), so the quotes around it
+// stay the name's bounds and a name holding the text \x09 reads apart
+// from one holding a tab.
 func QuoteName(s string) string {
-	return `"` + strings.ReplaceAll(Clip(s), "\n", `\x0a`) + `"`
+	return `"` + nameEscapes.Replace(Clip(s)) + `"`
 }
+
+var nameEscapes = strings.NewReplacer("\n", `\x0a`, `"`, `\"`, `\`, `\\`)
 
 // Clips clips each name of a list a finding quotes (Clip) and keeps the
 // first ClipNames of them, the last element then counting the rest

@@ -61,6 +61,8 @@ func TestQuoteName(t *testing.T) {
 		"lamp.read":              `"lamp.read"`,
 		"lamp\tread":             "\"lamp\tread\"",
 		"a\nb":                   `"a\x0ab"`,
+		`say "hi"`:               `"say \"hi\""`,
+		`a\x09b`:                 `"a\\x09b"`,
 		strings.Repeat("x", 200): `"` + strings.Repeat("x", 117) + `…"`,
 	} {
 		if got := QuoteName(in); got != want {
