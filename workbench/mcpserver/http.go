@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -105,9 +104,6 @@ func (s *Server) guardBodies(next http.Handler) http.Handler {
 					fmt.Sprintf("this server has %d sessions open, the most it keeps (serve --max-sessions); end one (DELETE with its Mcp-Session-Id) or retry once an idle one closes, after %v", n, SessionIdleTimeout))
 				return
 			}
-			// A request other than initialize there is refused by
-			// go-sdk with code 0, as over stdio (codeOf).
-			w = &codedWriter{ResponseWriter: w}
 		}
 		r.Body = &readOnce{rest: body}
 		next.ServeHTTP(w, r)
@@ -245,31 +241,3 @@ func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
 func (h quietHandler) WithGroup(name string) slog.Handler {
 	return quietHandler{h.Handler.WithGroup(name)}
 }
-
-// codedWriter gives go-sdk's error answers without a code in the
-// answer to a POST without a session id the code codeOf gives them, as
-// lineConn does over stdio: there go-sdk refuses a request other than
-// initialize before initialize, and the Session it opened for it is not
-// one serve can wrap. go-sdk writes each answer (a JSON body, or an
-// event of a stream) in one Write, so an error answer is never split
-// between two.
-type codedWriter struct{ http.ResponseWriter }
-
-// uncoded is an error answer without a code, as go-sdk's encoder writes
-// it: the quotes of a JSON string's content are escaped, so it matches
-// no string's content.
-var uncoded = regexp.MustCompile(`"error":\{"code":0,"message":"((?:[^"\\]|\\.)*)"`)
-
-func (c *codedWriter) Write(p []byte) (int, error) {
-	fixed := uncoded.ReplaceAllFunc(p, func(m []byte) []byte {
-		message := uncoded.FindSubmatch(m)[1]
-		return fmt.Appendf(nil, `"error":{"code":%d,"message":"%s"`, codeOf(string(message)), message)
-	})
-	if _, err := c.ResponseWriter.Write(fixed); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// Unwrap lets http.ResponseController flush the event streams.
-func (c *codedWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
