@@ -120,6 +120,25 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 			o.staged.Discard()
 		}
 	}
+	// writeReport writes the machine format's report, once, and sends
+	// what build says afterwards to standard error: it is no part of
+	// the report.
+	writeReport := func() error {
+		if merged == nil {
+			return nil
+		}
+		// Every input once, in the order named, as CompilePDLs counts
+		// them.
+		merged.Files, merged.Summary.Files = names, len(names)
+		merged.Sort()
+		merged.Dedupe()
+		err := report.Write(s.Out, p.Format, merged, report.Options{})
+		merged, s.Out = nil, s.Err
+		if err != nil {
+			return verb.Usage("writing standard output: %v", fserr.Plain(err))
+		}
+		return nil
+	}
 	conforms := true
 	for i, res := range builds {
 		if res == nil {
@@ -128,6 +147,11 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 		o, err := check(s, p, guard, res, names[i], dirs[i], baseline)
 		if err != nil {
 			discard(outs)
+			// The PDL errors and the findings so far are reported
+			// still, as text has printed them by now.
+			if werr := writeReport(); werr != nil {
+				return werr
+			}
 			return err
 		}
 		o.dir = dirs[i]
@@ -139,19 +163,9 @@ func Build(_ context.Context, p Params, s verb.Streams) error {
 		conforms = conforms && o.conforms
 		builds[i] = nil
 	}
-	if merged != nil {
-		// Every input once, in the order named, as CompilePDLs counts
-		// them.
-		merged.Files, merged.Summary.Files = names, len(names)
-		merged.Sort()
-		merged.Dedupe()
-		if err := report.Write(s.Out, p.Format, merged, report.Options{}); err != nil {
-			discard(outs)
-			return verb.Usage("writing standard output: %v", fserr.Plain(err))
-		}
-		// What build says of the files it writes is no part of the
-		// report.
-		s.Out = s.Err
+	if err := writeReport(); err != nil {
+		discard(outs)
+		return err
 	}
 	if broken != nil || !conforms {
 		discard(outs)
