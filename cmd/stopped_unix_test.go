@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -115,5 +116,54 @@ func TestStoppedBuildLeavesNoStagedFile(t *testing.T) {
 	}
 	if m := staged(); len(m) > 0 {
 		t.Errorf("the stopped build left %v", m)
+	}
+}
+
+// TestIgnoredInterruptBuildFinishes: a build started with SIGINT ignored
+// (a job a script starts with &) goes on through a SIGINT to the end, as
+// its parent asked. The guard caught it anyway, removed the staged
+// files, raised it again to end the process (which ignored it) and kept
+// its lock: the build then waited on that lock for ever (review 16b).
+func TestIgnoredInterruptBuildFinishes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a generated Language of some MB")
+	}
+	bin := pilotageBinary(t)
+	dir := t.TempDir()
+	pdl, out := filepath.Join(dir, "gen.pdl"), filepath.Join(dir, "out")
+	if err := os.WriteFile(pdl, pdltest.Generated(5000, 50, true), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "build", "-o", out, pdl)
+	// The child inherits an ignored signal's disposition.
+	signal.Ignore(os.Interrupt)
+	err := cmd.Start()
+	signal.Reset(os.Interrupt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(out, ".pilotage-build-*")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no staged file appeared within 60 s")
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the build started with SIGINT ignored ended with %v, want it to finish", err)
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the build started with SIGINT ignored hung after a SIGINT")
+	}
+	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
+		t.Errorf("the build did not finish: %v", err)
 	}
 }

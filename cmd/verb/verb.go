@@ -228,7 +228,15 @@ type Guard struct {
 // GuardSignals starts watching for Ctrl-C and SIGTERM; Stop ends it.
 func GuardSignals() *Guard {
 	g := &Guard{sigs: make(chan os.Signal, 1), done: make(chan struct{}), over: make(chan struct{})}
-	signal.Notify(g.sigs, os.Interrupt, syscall.SIGTERM)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		// A signal the process was started ignoring (a job a script
+		// starts with &) stays ignored, as the parent asked: caught, it
+		// was raised again after the cleanup to end a process that
+		// ignores it, which went on with the guard held for ever.
+		if !signal.Ignored(sig) {
+			signal.Notify(g.sigs, sig)
+		}
+	}
 	go g.watch()
 	return g
 }
