@@ -79,15 +79,7 @@ func TestStoppedTestLeavesNoTemporaryFile(t *testing.T) {
 // beside it (.pilotage-build-*) before lint judges the build; Ctrl-C
 // while lint runs removes them, and the process ends by the signal.
 func TestStoppedBuildLeavesNoStagedFile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a generated Language of some MB")
-	}
-	bin := pilotageBinary(t)
-	dir := t.TempDir()
-	pdl, out := filepath.Join(dir, "gen.pdl"), filepath.Join(dir, "out")
-	if err := os.WriteFile(pdl, pdltest.Generated(5000, 50, true), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin, pdl, out := generatedBuild(t)
 	staged := func() []string {
 		var found []string
 		filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
@@ -125,15 +117,7 @@ func TestStoppedBuildLeavesNoStagedFile(t *testing.T) {
 // files, raised it again to end the process (which ignored it) and kept
 // its lock: the build then waited on that lock for ever (review 16b).
 func TestIgnoredInterruptBuildFinishes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a generated Language of some MB")
-	}
-	bin := pilotageBinary(t)
-	dir := t.TempDir()
-	pdl, out := filepath.Join(dir, "gen.pdl"), filepath.Join(dir, "out")
-	if err := os.WriteFile(pdl, pdltest.Generated(5000, 50, true), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin, pdl, out := generatedBuild(t)
 	cmd := exec.Command(bin, "build", "-o", out, pdl)
 	// The child inherits an ignored signal's disposition.
 	signal.Ignore(os.Interrupt)
@@ -166,4 +150,20 @@ func TestIgnoredInterruptBuildFinishes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
 		t.Errorf("the build did not finish: %v", err)
 	}
+}
+
+// generatedBuild is the pilotage binary, a generated Language of some MB
+// that takes a build some time, and the build's output directory; the
+// full suite's only.
+func generatedBuild(t *testing.T) (bin, pdl, out string) {
+	if testing.Short() {
+		t.Skip("builds a generated Language of some MB")
+	}
+	bin = pilotageBinary(t)
+	dir := t.TempDir()
+	pdl, out = filepath.Join(dir, "gen.pdl"), filepath.Join(dir, "out")
+	if err := os.WriteFile(pdl, pdltest.Generated(5000, 50, true), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bin, pdl, out
 }
