@@ -494,15 +494,20 @@ func names[T any](n *yaml.Node, s, g T, kind *entryKind[T]) bool {
 	return !holds && hasKey(n, kind.members[0])
 }
 
-// uncomment removes the comments of n and of the nodes under it, not
-// following aliases.
-func uncomment(n *yaml.Node) {
-	stack := []*yaml.Node{n}
+// uncomment removes the comments of the entry n and of the nodes under
+// it, not following aliases, but for the lines above and below it (n's
+// head and foot comments): those are often the list's (a heading over
+// the entries that follow, a commented-out entry), not the entry's.
+func uncomment(entry *yaml.Node) {
+	head, foot := entry.HeadComment, entry.FootComment
+	stack := []*yaml.Node{entry}
 	for len(stack) > 0 {
-		n, stack = stack[len(stack)-1], stack[:len(stack)-1]
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		n.HeadComment, n.LineComment, n.FootComment = "", "", ""
 		stack = append(stack, n.Content...)
 	}
+	entry.HeadComment, entry.FootComment = head, foot
 }
 
 // writtenOut writes out the entry n, for g, in n's place: with the
